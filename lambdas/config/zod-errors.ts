@@ -1,0 +1,27 @@
+// Turns the first zod issue into an InvalidInputError that names the field,
+// the value that was given and what is expected.
+import type { z } from 'zod';
+import { InvalidInputError } from '../engine/errors.ts';
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = input;
+  for (const key of path) {
+    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, key)) return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[key];
+  }
+  return cur;
+}
+
+export function preview(value: unknown): string {
+  const text = value === undefined ? 'nothing' : typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = 'input'): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = [root, ...issue.path.map(String)].filter(Boolean).join('.');
+  const value = valueAt(input, issue.path);
+  throw new InvalidInputError(field, value, `${field}: ${issue.message} (got ${preview(value)})`);
+}

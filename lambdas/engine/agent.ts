@@ -1,0 +1,49 @@
+// The one interface every agent implements: baselines here, LLM providers
+// later. An agent is created per turn; anything it must remember across turns
+// comes from the Observation, which the engine rebuilds from the database.
+import type { Point } from '../maze/grid.ts';
+import type { ExperimentConfig } from '../config/experiment-config.ts';
+import type { ActionResult, SeenTile } from './game.ts';
+import type { ToolCall } from './tools.ts';
+
+export interface KnownMap {
+  readonly width: number;
+  readonly height: number;
+  /** UNKNOWN (255) or the tile the agent saw there. */
+  readonly cells: Uint8Array;
+}
+
+export interface Observation {
+  turnNumber: number;
+  position: Point;
+  visible: SeenTile[];
+  known: KnownMap;
+  /** Results of the calls in the agent's previous reply within this turn; empty at turn start. */
+  results: ActionResult[];
+  actionsTaken: number;
+  actionsLeftInTurn: number;
+  config: ExperimentConfig;
+}
+
+export interface TokenUsage { inputTokens: number; outputTokens: number }
+
+export interface AgentReply {
+  calls: ToolCall[];
+  text?: string | null;
+  usage?: TokenUsage | null;
+  latencyMs?: number | null;
+  stopReason?: string | null;
+}
+
+export interface Agent {
+  act(observation: Observation): Promise<AgentReply>;
+}
+
+export interface AgentIdentity {
+  experimentId: string;
+  agent: string;
+  model: string | null;
+  seed: number;
+}
+
+export type AgentFactory = (identity: AgentIdentity) => Agent;

@@ -1,0 +1,110 @@
+// Experiment lifecycle outside the turn loop: start (resolve maze and config,
+// write the experiment once), the progress check between turns, and the
+// final status. Pure logic over a store interface; no AWS, no Lambda.
+import { createHash, randomUUID } from 'node:crypto';
+import { experimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
+import { generateMaze, type MazeSpec } from '../maze/generators/index.ts';
+import { buildMaze, REFERENCE_VISION, type Maze } from '../maze/maze.ts';
+import { Grid, type Point } from '../maze/grid.ts';
+import { shortestPathToSight } from '../maze/solver.ts';
+import { mixSeed } from '../maze/rng.ts';
+import { initialState, visionOf, type GameState } from './game.ts';
+import { InvalidInputError } from './errors.ts';
+
+export type MazeSource =
+  | { kind: 'generated'; spec: MazeSpec }
+  | { kind: 'inline'; grid: number[][]; start: Point };
+
+export interface StartRequest {
+  experimentId?: string;
+  executionArn?: string | null;
+  agent: string;
+  provider: string;
+  model?: string | null;
+  promptVersion?: string | null;
+  promptText?: string | null;
+  agentSeed?: number;
+  maze: MazeSource;
+  config?: ExperimentConfigInput;
+}
+
+export interface StartStore {
+  saveMaze(maze: Maze): Promise<number>;
+  createExperiment(e: {
+    id: string; executionArn: string | null; agent: string; provider: string; model: string | null;
+    promptVersion: string | null; promptHash: string | null; promptText: string | null; agentSeed: number;
+    mazeId: number; config: ExperimentConfig; optimalMoves: number; initialState: GameState;
+  }): Promise<boolean>;
+  getExperimentInfo(id: string): Promise<{ startedAt: Date; config: ExperimentConfig }>;
+}
+
+export interface StartedExperiment {
+  experimentId: string;
+  created: boolean;
+  maze: Maze;
+  mazeId: number;
+  config: ExperimentConfig;
+  optimalMoves: number;
+  startedAt: Date;
+}
+
+/** A stable experiment id for an execution, so a retried StartExperiment finds the same row. */
+export function experimentIdFor(executionArn: string): string {
+  const h = createHash('sha256').update(executionArn).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export function resolveMaze(source: MazeSource): Maze {
+  return source.kind === 'generated'
+    ? generateMaze(source.spec)
+    : buildMaze(Grid.fromRows(source.grid), source.start, 'imported', null);
+}
+
+export function resolveConfig(input: ExperimentConfigInput | undefined): ExperimentConfig {
+  const parsed = experimentConfigSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = `config.${issue.path.join('.')}`;
+    const value = issue.path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<PropertyKey, unknown>)[k] : undefined), input);
+    throw new InvalidInputError(field, value, `${field}: ${issue.message} (got ${JSON.stringify(value) ?? 'nothing'})`);
+  }
+  return parsed.data;
+}
+
+/** The optimum a run is scored against, under its own success rule and vision. */
+export function optimalMoves(maze: Maze, config: ExperimentConfig): number {
+  if (config.success_rule === 'reached') return maze.shortestPath;
+  const vision = visionOf(config);
+  return vision.range === REFERENCE_VISION.range && vision.seeThrough === REFERENCE_VISION.seeThrough
+    ? maze.shortestPathToSight
+    : shortestPathToSight(maze.grid, maze.start, maze.goal, vision);
+}
+
+export async function startExperiment(req: StartRequest, store: StartStore): Promise<StartedExperiment> {
+  // Everything is validated and computed before the first write, so bad input writes nothing.
+  const config = resolveConfig(req.config);
+  const maze = resolveMaze(req.maze);
+  const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
+  const optimal = optimalMoves(maze, config);
+  const state = initialState(maze, config);
+  const promptHash = req.promptText ? createHash('sha256').update(req.promptText).digest('hex') : null;
+  const mazeId = await store.saveMaze(maze);
+  const created = await store.createExperiment({
+    id: experimentId, executionArn: req.executionArn ?? null, agent: req.agent, provider: req.provider,
+    model: req.model ?? null, promptVersion: req.promptVersion ?? null, promptHash, promptText: req.promptText ?? null,
+    agentSeed: req.agentSeed ?? mixSeed(experimentId), mazeId, config, optimalMoves: optimal, initialState: state,
+  });
+  const info = await store.getExperimentInfo(experimentId);
+  return { experimentId, created, maze, mazeId, config: info.config, optimalMoves: optimal, startedAt: info.startedAt };
+}
+
+export type ProgressDecision = 'continue' | 'success' | 'timeout';
+export interface Progress { decision: ProgressDecision; reason: 'goal_found' | 'max_moves' | 'max_duration' | 'running' }
+
+/** Between turns: stop on goal found, max_moves, or max_duration_minutes. */
+export function checkProgress(p: { goalFound: boolean; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number }, now: Date): Progress {
+  if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
+  if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
+  if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000) return { decision: 'timeout', reason: 'max_duration' };
+  return { decision: 'continue', reason: 'running' };
+}

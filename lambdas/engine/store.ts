@@ -1,0 +1,60 @@
+// What the engine needs from persistence. The Postgres store implements it;
+// the engine never sees SQL, pg or AWS.
+import type { ExperimentConfig } from '../config/experiment-config.ts';
+import type { Maze } from '../maze/maze.ts';
+import type { ActionResult, GameState } from './game.ts';
+
+export type ExperimentStatus = 'running' | 'completed' | 'timeout' | 'failed';
+
+export interface ExperimentInfo {
+  id: string;
+  agent: string;
+  model: string | null;
+  agentSeed: number;
+  status: ExperimentStatus;
+  config: ExperimentConfig;
+  startedAt: Date;
+}
+
+export interface TurnContext { experiment: ExperimentInfo; maze: Maze; state: GameState }
+
+export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'max_moves';
+
+export interface TurnTotals {
+  llmCalls: number;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  latencyMs: number;
+}
+
+export interface TurnWrite {
+  experimentId: string;
+  turnNumber: number;
+  startedAt: Date;
+  endedAt: Date;
+  stopReason: TurnStopReason;
+  totals: TurnTotals;
+  actions: ActionResult[];
+  stateAfter: GameState;
+}
+
+/** What a turn handler returns, also rebuilt from the database when a turn is replayed. */
+export interface TurnSummary {
+  experimentId: string;
+  turnNumber: number;
+  actionsExecuted: number;
+  callsRefused: number;
+  stopReason: TurnStopReason;
+  goalFound: boolean;
+  actionsTaken: number;
+  tilesSeen: number;
+  position: { x: number; y: number };
+  replayed: boolean;
+}
+
+export interface EngineStore {
+  loadTurnContext(experimentId: string): Promise<TurnContext>;
+  findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null>;
+  /** Writes the turn atomically; false if this (experiment, turn) was already written. */
+  commitTurn(turn: TurnWrite): Promise<boolean>;
+}

@@ -1,0 +1,92 @@
+// The turn engine: one turn is up to max_actions_per_turn tool actions. The
+// agent is asked, its calls run in order, results go back, until it stops
+// calling tools, the turn's actions are used up, the goal is found, or
+// max_moves is reached. The whole turn is committed at once, keyed by
+// (experiment, turn number), so a retried invocation never doubles a row.
+import type { AgentFactory, AgentReply } from './agent.ts';
+import { cloneState, executeCall, refuseCall, visionOf, type ActionResult, type SeenTile } from './game.ts';
+import { visibleCells } from '../maze/vision.ts';
+import type { Tile } from '../maze/grid.ts';
+import type { EngineStore, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
+import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
+
+export interface TurnDeps {
+  store: EngineStore;
+  agents: AgentFactory;
+  now?: () => Date;
+}
+
+export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
+  const now = deps.now ?? (() => new Date());
+  const { experiment, maze, state: saved } = await deps.store.loadTurnContext(experimentId);
+  if (saved.turnsCompleted >= turnNumber) {
+    // A replay (a retried invocation): return what was committed, write nothing.
+    const existing = await deps.store.findTurn(experimentId, turnNumber);
+    if (existing) return existing;
+  }
+  if (experiment.status !== 'running') throw new ExperimentClosedError(experimentId, experiment.status);
+  if (saved.turnsCompleted !== turnNumber - 1) throw new TurnOutOfOrderError(experimentId, turnNumber, saved.turnsCompleted);
+
+  const config = experiment.config;
+  const state = cloneState(saved);
+  const startedAt = now();
+  const agent = deps.agents({ experimentId, agent: experiment.agent, model: experiment.model, seed: experiment.agentSeed });
+  const actions: ActionResult[] = [];
+  const totals: TurnTotals = { llmCalls: 0, inputTokens: null, outputTokens: null, latencyMs: 0 };
+  let executed = 0;
+  let lastResults: ActionResult[] = [];
+  const limitReached = (): TurnStopReason | null =>
+    state.goalFound ? 'goal_found'
+      : state.actionsTaken >= config.max_moves ? 'max_moves'
+        : executed >= config.max_actions_per_turn ? 'action_limit' : null;
+  let stopReason: TurnStopReason | null = limitReached(); // a finished game asks the agent nothing
+
+  while (stopReason === null) {
+    const visible: SeenTile[] = visibleCells(maze.grid, state.position, visionOf(config))
+      .map((i) => [i % maze.width, Math.floor(i / maze.width), maze.grid.cells[i] as Tile]);
+    const reply: AgentReply = await agent.act({
+      turnNumber, position: { ...state.position }, visible,
+      known: { width: maze.width, height: maze.height, cells: state.known },
+      results: lastResults, actionsTaken: state.actionsTaken,
+      actionsLeftInTurn: config.max_actions_per_turn - executed, config,
+    });
+    totals.llmCalls++;
+    if (reply.usage) {
+      totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
+      totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;
+    }
+    totals.latencyMs += reply.latencyMs ?? 0;
+    if (reply.calls.length === 0) { stopReason = 'no_tool_calls'; break; }
+
+    lastResults = [];
+    reply.calls.forEach((call, k) => {
+      const ctx = { callIndex: actions.length, assistantText: k === 0 ? reply.text ?? null : null };
+      const ended = limitReached();
+      const result = ended === null
+        ? executeCall(state, maze, config, call, ctx)
+        : ended === 'action_limit'
+          ? refuseCall(state, call, ctx, 'refused_action_limit', `not executed: a turn runs at most ${config.max_actions_per_turn} actions`)
+          : refuseCall(state, call, ctx, 'refused_turn_over', `not executed: the turn ended (${ended})`);
+      if (result.executed) executed++;
+      actions.push(result);
+      lastResults.push(result);
+    });
+    stopReason = limitReached();
+  }
+
+  state.turnsCompleted = turnNumber;
+  const written = await deps.store.commitTurn({
+    experimentId, turnNumber, startedAt, endedAt: now(), stopReason, totals, actions, stateAfter: state,
+  });
+  if (!written) {
+    // Another invocation of the same turn committed first: its rows are the truth.
+    const winner = await deps.store.findTurn(experimentId, turnNumber);
+    if (winner) return winner;
+    throw new TurnOutOfOrderError(experimentId, turnNumber, saved.turnsCompleted);
+  }
+  return {
+    experimentId, turnNumber, actionsExecuted: executed,
+    callsRefused: actions.length - executed, stopReason, goalFound: state.goalFound,
+    actionsTaken: state.actionsTaken, tilesSeen: state.tilesSeen, position: { ...state.position }, replayed: false,
+  };
+}

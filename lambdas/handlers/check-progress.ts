@@ -1,0 +1,15 @@
+// CheckProgress: decide between another turn, success and timeout.
+import { checkProgress, type Progress } from '../engine/experiment.ts';
+import { parseOrThrow } from '../config/zod-errors.ts';
+import { progressInputSchema } from '../../state-machine/contracts.ts';
+import { lambdaEntry, type HandlerDeps } from './deps.ts';
+
+export const checkProgressHandler = (deps: HandlerDeps) => async (event: unknown): Promise<Progress> => {
+  const s = parseOrThrow(progressInputSchema, event);
+  return checkProgress({
+    goalFound: s.turn.goalFound, actionsTaken: s.turn.actionsTaken, startedAt: new Date(s.startedAt),
+    maxMoves: s.limits.maxMoves, maxDurationMinutes: s.limits.maxDurationMinutes,
+  }, deps.now());
+};
+
+export const handler = lambdaEntry(checkProgressHandler);

@@ -1,0 +1,33 @@
+// What handlers need, injected: the local runner and tests pass their own;
+// in Lambda, `lambdaEntry` builds them once per cold start from the environment.
+import type { AgentFactory } from '../engine/agent.ts';
+import { PgStore } from '../store/pg-store.ts';
+import { openDatabase } from '../store/database.ts';
+import { DatabaseConfigError } from '../store/errors.ts';
+
+export interface HandlerDeps {
+  store: PgStore;
+  agents: AgentFactory;
+  now: () => Date;
+}
+
+export type Handler = (event: unknown) => Promise<unknown>;
+export type HandlerFactory = (deps: HandlerDeps) => Handler;
+
+let cold: Promise<HandlerDeps> | null = null;
+
+async function depsFromEnvironment(): Promise<HandlerDeps> {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new DatabaseConfigError('DATABASE_URL', 'DATABASE_URL is not set for this function');
+  const db = await openDatabase({ url, poolSize: 2, migrate: false, schema: process.env.DATABASE_SCHEMA });
+  const { baselineAgents } = await import('../providers/baselines.ts');
+  return { store: new PgStore(db.pool), agents: baselineAgents, now: () => new Date() };
+}
+
+/** Wraps a handler factory as a Lambda entry point; deps are created once per container. */
+export function lambdaEntry(factory: HandlerFactory): Handler {
+  return async (event) => {
+    cold ??= depsFromEnvironment().catch((err) => { cold = null; throw err; });
+    return factory(await cold)(event);
+  };
+}

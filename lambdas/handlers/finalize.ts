@@ -1,0 +1,53 @@
+// FinalizeSuccess / FinalizeTimeout / FinalizeFailure: give the experiment its
+// final status, idempotently (a retried finalize changes nothing).
+import { experimentIdFor } from '../engine/experiment.ts';
+import { parseOrThrow } from '../config/zod-errors.ts';
+import { failureInputSchema, finalizeInputSchema } from '../../state-machine/contracts.ts';
+import { lambdaEntry, type HandlerDeps } from './deps.ts';
+
+export interface FinalizeOutput { experimentId: string | null; status: string; stopReason: string }
+
+export const finalizeSuccessHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizeOutput> => {
+  const s = parseOrThrow(finalizeInputSchema, event);
+  const { status } = await deps.store.finalizeExperiment(s.experimentId, { status: 'completed', stopReason: 'goal_found' });
+  return { experimentId: s.experimentId, status, stopReason: 'goal_found' };
+};
+
+export const finalizeTimeoutHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizeOutput> => {
+  const s = parseOrThrow(finalizeInputSchema, event);
+  const { status } = await deps.store.finalizeExperiment(s.experimentId, { status: 'timeout', stopReason: s.progress.reason });
+  return { experimentId: s.experimentId, status, stopReason: s.progress.reason };
+};
+
+/** Caught error: { state: <state at the failing Task, with .error>, executionArn }. */
+export const finalizeFailureHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizeOutput> => {
+  const { state, executionArn } = parseOrThrow(failureInputSchema, event, '');
+  const error = (state.error ?? {}) as { Error?: string; Cause?: string };
+  const reason = `${error.Error ?? 'Error'}: ${causeMessage(error.Cause)}`.slice(0, 4000);
+  const request = state.request as { experimentId?: string } | undefined;
+  const experimentId = typeof state.experimentId === 'string' ? state.experimentId
+    : request?.experimentId ?? experimentIdFor(executionArn);
+  try {
+    const { status } = await deps.store.finalizeExperiment(experimentId, { status: 'failed', stopReason: 'error', failureReason: reason });
+    return { experimentId, status, stopReason: 'error' };
+  } catch (err) {
+    // The start failed before any row existed (bad input): nothing to mark.
+    if ((err as Error).name === 'ExperimentNotFoundError') return { experimentId: null, status: 'not_created', stopReason: 'error' };
+    throw err;
+  }
+};
+
+/** Lambda puts {errorMessage, errorType} JSON in Cause; the local runner the message. */
+function causeMessage(cause: string | undefined): string {
+  if (!cause) return 'no cause given';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: string };
+    return parsed.errorMessage ?? cause;
+  } catch {
+    return cause;
+  }
+}
+
+export const successHandler = lambdaEntry(finalizeSuccessHandler);
+export const timeoutHandler = lambdaEntry(finalizeTimeoutHandler);
+export const failureHandler = lambdaEntry(finalizeFailureHandler);

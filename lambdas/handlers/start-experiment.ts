@@ -1,0 +1,39 @@
+// StartExperiment: validate the StartExecution input, write the maze and the
+// experiment (once, keyed by the execution), hand the loop its state.
+import { startExperiment, type MazeSource } from '../engine/experiment.ts';
+import { parseOrThrow } from '../config/zod-errors.ts';
+import { startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
+import { lambdaEntry, type HandlerDeps } from './deps.ts';
+
+export function providerOf(agent: string): LoopState['llmProvider'] {
+  return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
+}
+
+export const startExperimentHandler = (deps: HandlerDeps) => async (event: unknown): Promise<LoopState> => {
+  const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
+  const input = parseOrThrow(startRequestSchema, request, 'input');
+  const maze: MazeSource = 'grid' in input.maze
+    ? { kind: 'inline', grid: input.maze.grid, start: input.maze.start }
+    : {
+      kind: 'generated',
+      spec: {
+        generator: input.maze.generator, seed: input.maze.seed,
+        width: input.maze.width ?? input.maze.size!, height: input.maze.height ?? input.maze.size!,
+      },
+    };
+  const llmProvider = providerOf(input.agent);
+  const started = await startExperiment({
+    experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
+    model: input.model ?? null, promptVersion: input.promptVersion ?? null, agentSeed: input.agentSeed,
+    maze, config: input.config,
+  }, deps.store);
+  return {
+    experimentId: started.experimentId,
+    llmProvider,
+    turnNumber: 1,
+    startedAt: started.startedAt.toISOString(),
+    limits: { maxMoves: started.config.max_moves, maxDurationMinutes: started.config.max_duration_minutes },
+  };
+};
+
+export const handler = lambdaEntry(startExperimentHandler);

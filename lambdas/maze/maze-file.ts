@@ -1,0 +1,55 @@
+// Maze JSON import/export: { grid: number[][], start: {x,y} | [x,y] } in,
+// the same plus identity and optima out, so a maze can travel between labs.
+import { z } from 'zod';
+import { Grid } from './grid.ts';
+import { buildMaze, type Maze } from './maze.ts';
+import { MazeInputError } from './errors.ts';
+import { MAX_SIZE } from './generators/index.ts';
+
+const point = z.union([
+  z.object({ x: z.number().int().nonnegative(), y: z.number().int().nonnegative() }),
+  z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).transform(([x, y]) => ({ x, y })),
+]);
+
+const row = z.array(z.union([z.literal(0), z.literal(1), z.literal(2)])).min(2).max(MAX_SIZE);
+
+export const mazeFileSchema = z.object({
+  grid: z.array(row).min(2).max(MAX_SIZE)
+    .refine((rows) => rows.every((r) => r.length === rows[0].length), { message: 'every row must have the same length' }),
+  start: point,
+  generator: z.string().max(64).optional(),
+  seed: z.number().int().nullable().optional(),
+});
+
+export type MazeFile = z.input<typeof mazeFileSchema>;
+
+/** Parses maze JSON text; every problem becomes a MazeInputError naming the JSON path. */
+export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new MazeInputError('maze-file', source, `${source} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = mazeFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    throw new MazeInputError(`maze-file:${path}`, source, `${source}: field "${path}": ${issue.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`);
+  }
+  const { grid, start } = parsed.data;
+  return buildMaze(Grid.fromRows(grid), start, 'imported', parsed.data.seed ?? null);
+}
+
+export function mazeToJson(maze: Maze): object {
+  return {
+    format: 'ariadne-maze', version: 1,
+    generator: maze.generator, seed: maze.seed,
+    width: maze.width, height: maze.height,
+    start: maze.start, goal: maze.goal,
+    hash: maze.hash,
+    shortestPath: maze.shortestPath,
+    shortestPathToSight: maze.shortestPathToSight,
+    grid: maze.grid.toRows(),
+  };
+}

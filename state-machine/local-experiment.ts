@@ -1,0 +1,66 @@
+// One experiment on this machine, end to end: the synthesized state machine
+// run locally, handlers in-process, results in Postgres. Used by the CLI,
+// the tests and the benchmarks.
+import type { Database } from '../lambdas/store/database.ts';
+import { PgStore } from '../lambdas/store/pg-store.ts';
+import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import type { AgentFactory } from '../lambdas/engine/agent.ts';
+import type { TurnSummary } from '../lambdas/engine/store.ts';
+import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
+import { STATES } from './states.ts';
+import type { StartExecutionInput } from './contracts.ts';
+
+export interface ExperimentSummary {
+  experiment_id: string;
+  agent: string;
+  status: string;
+  goal_found: boolean;
+  stop_reason: string | null;
+  failure_reason: string | null;
+  maze_generator: string;
+  maze_width: number;
+  maze_height: number;
+  maze_seed: number | null;
+  actions: number;
+  optimal_moves: number;
+  efficiency: number | null;
+  tiles_seen: number;
+  turns: number;
+  invalid_actions: number;
+  failed_moves: number;
+  recall_calls: number;
+  refused_calls: number;
+  loop_cells: number;
+  wall_seconds: number;
+  completed_at: Date | null;
+}
+
+export interface LocalExperimentOptions {
+  db: Database;
+  agents?: AgentFactory;
+  onTurn?: (turn: TurnSummary) => void;
+  wrap?: LocalRunOptions['wrap'];
+  executionName?: string;
+}
+
+export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
+  const { rows } = await db.pool.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId]);
+  return rows[0] ?? null;
+}
+
+export async function runLocalExperiment(input: StartExecutionInput, opts: LocalExperimentOptions): Promise<{ experimentId: string | null; executionArn: string; summary: ExperimentSummary | null; output: unknown }> {
+  const store = new PgStore(opts.db.pool);
+  let experimentId: string | null = null;
+  const { executionArn, output } = await runLocalExecution(input, {
+    deps: { store, agents: opts.agents ?? baselineAgents, now: () => new Date() },
+    executionName: opts.executionName,
+    wrap: opts.wrap,
+    onTaskResult: (state, out) => {
+      if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
+      if (state === STATES.InvokeBaselineAgent || state === STATES.InvokeOllamaAgent || state === STATES.InvokeBedrockAgent) {
+        opts.onTurn?.(out as TurnSummary);
+      }
+    },
+  });
+  return { experimentId, executionArn, output, summary: experimentId ? await summaryOf(opts.db, experimentId) : null };
+}

@@ -1,0 +1,56 @@
+// Runs the synthesized experiment state machine on this machine with
+// aws-local-stepfunctions, each Task bound to its handler in-process.
+import './promise-polyfill.ts';
+import { randomUUID } from 'node:crypto';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { experimentDefinition } from './definition.ts';
+import { TASKS, HANDLERS_DIR } from './tasks.ts';
+import type { TaskState } from './states.ts';
+import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
+
+export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
+
+export interface LocalRunOptions {
+  deps: HandlerDeps;
+  executionName?: string;
+  /** Called with each Task's output, e.g. to show progress after every turn. */
+  onTaskResult?: (state: TaskState, output: unknown) => void;
+  /** Wraps handlers, e.g. to inject faults in tests. */
+  wrap?: (state: TaskState, handler: Handler) => Handler;
+}
+
+export interface LocalRunResult { executionArn: string; output: unknown }
+
+async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (input: unknown) => Promise<never>>> {
+  const out: Record<string, (input: unknown) => Promise<never>> = {};
+  for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
+    const mod = await import(new URL(binding.file, HANDLERS_DIR).href) as Record<string, HandlerFactory>;
+    const factory = mod[binding.factoryExport];
+    if (typeof factory !== 'function') throw new Error(`${binding.file} does not export ${binding.factoryExport}`);
+    const base = factory(opts.deps);
+    const handler = opts.wrap ? opts.wrap(state, base) : base;
+    out[state] = async (input) => {
+      // A Lambda only ever sees JSON: round-trip so local runs cannot pass Dates or class instances along.
+      const output = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(input)))));
+      opts.onTaskResult?.(state, output);
+      return output as never;
+    };
+  }
+  return out;
+}
+
+/** Executes one experiment through the state machine; resolves with the execution's output or throws its failure. */
+export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
+  const name = opts.executionName ?? randomUUID();
+  const executionArn = `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
+  const machine = new StateMachine(experimentDefinition() as never, { validationOptions: { checkArn: false } });
+  const execution = machine.run(input as never, {
+    overrides: { taskResourceLocalHandlers: await localHandlers(opts) },
+    context: {
+      Execution: { Id: executionArn, Name: name, StartTime: new Date().toISOString(), Input: input as never },
+      StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },
+    },
+  });
+  const output = await execution.result;
+  return { executionArn, output };
+}

@@ -1,0 +1,29 @@
+// State names of the experiment machine. They are constants because they are
+// the keys that bind each Task to its Lambda in CDK and to its in-process
+// handler in the local runner.
+export const STATES = {
+  StartExperiment: 'StartExperiment',
+  ProviderRouter: 'ProviderRouter',
+  InvokeBedrockAgent: 'InvokeBedrockAgent',
+  InvokeOllamaAgent: 'InvokeOllamaAgent',
+  InvokeBaselineAgent: 'InvokeBaselineAgent',
+  CheckProgress: 'CheckProgress',
+  ConditionCheck: 'ConditionCheck',
+  ContinueLoop: 'ContinueLoop',
+  FinalizeSuccess: 'FinalizeSuccess',
+  FinalizeTimeout: 'FinalizeTimeout',
+  FinalizeFailure: 'FinalizeFailure',
+  ExperimentFailed: 'ExperimentFailed',
+} as const;
+
+export const TASK_STATES = [
+  STATES.StartExperiment, STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent,
+  STATES.CheckProgress, STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.FinalizeFailure,
+] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+/** Errors a Task retries: Lambda service hiccups and our transient typed errors. Everything else is caught and finalized. */
+export const TRANSIENT_ERRORS = [
+  'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException', 'DatabaseUnavailableError',
+];
