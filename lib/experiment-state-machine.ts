@@ -35,8 +35,9 @@ export class ExperimentStateMachine extends Construct {
       return t;
     };
 
+    // The execution fails with the original error, so StartExecution callers see what went wrong.
     const failed = new sfn.Fail(this, STATES.ExperimentFailed, {
-      stateName: STATES.ExperimentFailed, error: 'ExperimentFailed', cause: 'the experiment was finalized as failed; see experiments.failure_reason',
+      stateName: STATES.ExperimentFailed, errorPath: '$.error.Error', causePath: '$.error.Cause',
     });
     const finalizeFailure = task(STATES.FinalizeFailure, {
       payload: sfn.TaskInput.fromObject({ state: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),

@@ -17,11 +17,19 @@ export function preview(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
+export interface FieldProblem { field: string; value: unknown; message: string }
+
+/** The first problem zod found, with the field's dotted path under `root` and the value given there. */
+export function firstProblem(error: z.ZodError, input: unknown, root: string): FieldProblem {
+  const issue = error.issues[0];
+  const field = [root, ...issue.path.map(String)].filter(Boolean).join('.') || '(root)';
+  const value = valueAt(input, issue.path);
+  return { field, value, message: `${field}: ${issue.message} (got ${preview(value)})` };
+}
+
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, root = 'input'): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = [root, ...issue.path.map(String)].filter(Boolean).join('.');
-  const value = valueAt(input, issue.path);
-  throw new InvalidInputError(field, value, `${field}: ${issue.message} (got ${preview(value)})`);
+  const p = firstProblem(parsed.error, input, root);
+  throw new InvalidInputError(p.field, p.value, p.message);
 }

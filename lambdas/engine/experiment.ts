@@ -9,7 +9,7 @@ import { Grid, type Point } from '../maze/grid.ts';
 import { shortestPathToSight } from '../maze/solver.ts';
 import { mixSeed } from '../maze/rng.ts';
 import { initialState, visionOf, type GameState } from './game.ts';
-import { InvalidInputError } from './errors.ts';
+import { parseOrThrow } from '../config/zod-errors.ts';
 
 export type MazeSource =
   | { kind: 'generated'; spec: MazeSpec }
@@ -61,14 +61,7 @@ export function resolveMaze(source: MazeSource): Maze {
 }
 
 export function resolveConfig(input: ExperimentConfigInput | undefined): ExperimentConfig {
-  const parsed = experimentConfigSchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = `config.${issue.path.join('.')}`;
-    const value = issue.path.reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<PropertyKey, unknown>)[k] : undefined), input);
-    throw new InvalidInputError(field, value, `${field}: ${issue.message} (got ${JSON.stringify(value) ?? 'nothing'})`);
-  }
-  return parsed.data;
+  return parseOrThrow(experimentConfigSchema, input ?? {}, 'config');
 }
 
 /** The optimum a run is scored against, under its own success rule and vision. */

@@ -5,13 +5,15 @@ import { Grid } from './grid.ts';
 import { buildMaze, type Maze } from './maze.ts';
 import { MazeInputError } from './errors.ts';
 import { MAX_SIZE } from './generators/index.ts';
+import { firstProblem } from '../config/zod-errors.ts';
 
 const point = z.union([
   z.object({ x: z.number().int().nonnegative(), y: z.number().int().nonnegative() }),
   z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).transform(([x, y]) => ({ x, y })),
 ]);
 
-const row = z.array(z.union([z.literal(0), z.literal(1), z.literal(2)])).min(2).max(MAX_SIZE);
+const TILE_HELP = 'a tile is 0 (empty), 1 (wall) or 2 (goal)';
+const row = z.array(z.number({ error: TILE_HELP }).int(TILE_HELP).min(0, TILE_HELP).max(2, TILE_HELP)).min(2).max(MAX_SIZE);
 
 export const mazeFileSchema = z.object({
   grid: z.array(row).min(2).max(MAX_SIZE)
@@ -33,9 +35,8 @@ export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
   }
   const parsed = mazeFileSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new MazeInputError(`maze-file:${path}`, source, `${source}: field "${path}": ${issue.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`);
+    const p = firstProblem(parsed.error, raw, '');
+    throw new MazeInputError(p.field || '(root)', p.value, `${source}: ${p.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`);
   }
   const { grid, start } = parsed.data;
   return buildMaze(Grid.fromRows(grid), start, 'imported', parsed.data.seed ?? null);

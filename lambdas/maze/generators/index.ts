@@ -1,6 +1,7 @@
 // The generator registry and the placement every generator shares.
 import { EMPTY, GOAL, WALL, type Grid, type Point } from '../grid.ts';
-import { buildMaze, type Maze } from '../maze.ts';
+import { buildMaze, REFERENCE_VISION, type Maze } from '../maze.ts';
+import { visibleCells } from '../vision.ts';
 import { MazeInputError } from '../errors.ts';
 import { createRng, mixSeed, type Rng } from '../rng.ts';
 import { distancesFrom, UNREACHABLE } from '../solver.ts';
@@ -80,17 +81,18 @@ export function generateMaze(spec: MazeSpec): Maze {
 
 /**
  * A seeded pick among reachable cells in the farthest quarter of BFS distance
- * that the start cannot see even in see-through mode (so no run is won at step 0).
+ * that the start cannot see under the reference vision (so no run is won at step 0).
  */
 function placeGoal(grid: Grid, start: Point, rng: Rng): Point | null {
   const dist = distancesFrom(grid, start);
+  const inView = new Set(visibleCells(grid, start, REFERENCE_VISION));
   let max = 0;
   for (const d of dist) if (d > max) max = d;
   const candidates: Point[] = [];
   for (let y = 0; y < grid.height; y++) for (let x = 0; x < grid.width; x++) {
     const d = dist[grid.index(x, y)];
     if (d === UNREACHABLE || d < max * 0.75 || grid.get(x, y) === WALL) continue;
-    if (Math.abs(x - start.x) <= 3 && Math.abs(y - start.y) <= 3) continue;
+    if (inView.has(grid.index(x, y))) continue;
     candidates.push({ x, y });
   }
   return candidates.length > 0 ? rng.pick(candidates) : null;

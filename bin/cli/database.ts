@@ -1,0 +1,14 @@
+// The CLI's database: DATABASE_URL if set, else the embedded server in the
+// data directory (created on first use, kept across runs).
+import { openDatabase, type Database } from '../../lambdas/store/database.ts';
+import { startEmbeddedPostgres } from '../../lambdas/store/embedded.ts';
+
+export async function cliDatabase(log: (line: string) => void): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  const schema = process.env.DATABASE_SCHEMA;
+  if (url !== undefined) return openDatabase({ url, field: 'DATABASE_URL', schema });
+  const server = await startEmbeddedPostgres();
+  log(`database: embedded Postgres, data in ${server.dataDir}${server.owned ? '' : ' (already running, reused)'}`);
+  const db = await openDatabase({ url: server.url, schema });
+  return { ...db, close: async () => { await db.close(); await server.stop(); } };
+}

@@ -1,0 +1,42 @@
+// A migrated schema of its own for one test file, dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../lambdas/store/database.ts';
+
+export interface TestDatabase extends Database { url: string; drop(): Promise<void> }
+
+export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
+  const url = inject('databaseUrl');
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const db = await openDatabase({ url, schema, poolSize, field: 'TEST_DATABASE_URL' });
+  return {
+    ...db,
+    url,
+    async drop() {
+      await db.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** Row counts of every table the engine writes, to prove a step wrote nothing (or exactly what it should). */
+export async function tableCounts(db: Database): Promise<Record<string, number>> {
+  const { rows } = await db.pool.query(`SELECT
+    (SELECT count(*) FROM mazes) AS mazes, (SELECT count(*) FROM experiments) AS experiments,
+    (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM actions) AS actions`);
+  return rows[0];
+}
+
+/** Every row of the engine's tables, as text, for before/after equality. */
+export async function tableDump(db: Database): Promise<string> {
+  const out: string[] = [];
+  for (const [table, order] of [['mazes', 'id'], ['experiments', 'id'], ['turns', 'experiment_id, turn_number'], ['actions', 'experiment_id, turn_number, call_index']]) {
+    const { rows } = await db.pool.query(`SELECT * FROM ${table} ORDER BY ${order}`);
+    out.push(`${table}:${JSON.stringify(rows, (_k, v) => (v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))}`);
+  }
+  return out.join('\n');
+}
