@@ -1,0 +1,84 @@
+// The stack as CloudFormation: what `cdk synth` produces.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { synthesizeTemplate, resolveDefinitionString, type Definition } from '../state-machine/definition.ts';
+import { STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
+
+let template: Template;
+let def: Definition;
+beforeAll(() => {
+  template = synthesizeTemplate();
+  const [machine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
+  def = JSON.parse(resolveDefinitionString(machine.Properties.DefinitionString));
+});
+
+describe('experiment state machine', () => {
+  it('is a Standard machine with tracing, logging and an execution timeout', () => {
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ Level: 'ERROR' }),
+    });
+    expect(def.TimeoutSeconds).toBeGreaterThan(0);
+  });
+
+  it('loops StartExperiment -> ProviderRouter -> Invoke* -> CheckProgress -> ConditionCheck -> ContinueLoop | Finalize*', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    expect(s[STATES.StartExperiment].Next).toBe(STATES.ProviderRouter);
+    expect(s[STATES.ProviderRouter].Type).toBe('Choice');
+    expect(s[STATES.ProviderRouter].Choices.map((c: any) => [c.Variable, c.StringEquals, c.Next])).toEqual([
+      ['$.llmProvider', 'bedrock', STATES.InvokeBedrockAgent],
+      ['$.llmProvider', 'ollama', STATES.InvokeOllamaAgent],
+    ]);
+    expect(s[STATES.ProviderRouter].Default).toBe(STATES.InvokeBaselineAgent);
+    for (const invoke of [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent]) {
+      expect(s[invoke].Next).toBe(STATES.CheckProgress);
+    }
+    expect(s[STATES.CheckProgress].Next).toBe(STATES.ConditionCheck);
+    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([STATES.FinalizeSuccess, STATES.FinalizeTimeout]);
+    expect(s[STATES.ConditionCheck].Default).toBe(STATES.ContinueLoop);
+    expect(s[STATES.ContinueLoop]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
+    expect(s[STATES.ContinueLoop].Parameters['turnNumber.$']).toBe('States.MathAdd($.turnNumber, 1)');
+    expect(s[STATES.FinalizeSuccess].End).toBe(true);
+    expect(s[STATES.FinalizeTimeout].End).toBe(true);
+    expect(s[STATES.FinalizeFailure].Next).toBe(STATES.ExperimentFailed);
+    expect(s[STATES.ExperimentFailed].Type).toBe('Fail');
+  });
+
+  it('every Task retries transient errors and every Task but FinalizeFailure catches the rest', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    for (const name of TASK_STATES) {
+      expect(s[name].Type, name).toBe('Task');
+      expect(s[name].Retry[0].ErrorEquals, name).toEqual(TRANSIENT_ERRORS);
+      if (name !== STATES.FinalizeFailure) {
+        expect(s[name].Catch, name).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure }]);
+      }
+    }
+  });
+
+  it('uses JSONPath only (the local engine supports no JSONata or variables)', () => {
+    const text = JSON.stringify(def);
+    expect(text).not.toMatch(/"QueryLanguage"\s*:\s*"JSONata"|"Assign"|"Arguments"|\{%/);
+  });
+});
+
+describe('handler Lambdas', () => {
+  it('run on nodejs22.x or newer, arm64, with JSON logs and X-Ray', () => {
+    const fns = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(fns.length).toBeGreaterThanOrEqual(5);
+    for (const fn of fns) {
+      const p = fn.Properties;
+      expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
+      expect(p.Architectures).toEqual(['arm64']);
+      expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
+      expect(p.TracingConfig).toEqual({ Mode: 'Active' });
+    }
+  });
+
+  it('the state machine may invoke exactly its handler functions', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const invoke = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('lambda:InvokeFunction'));
+    expect(invoke.length).toBeGreaterThan(0);
+    for (const st of invoke) expect(JSON.stringify(st.Resource)).not.toContain('"*"');
+  });
+});

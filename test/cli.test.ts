@@ -1,0 +1,94 @@
+// The ariadne command as a user runs it: a real process, real exit codes.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+let db: TestDatabase;
+beforeAll(async () => { db = await testDatabase(); });
+afterAll(async () => { await db.drop(); });
+
+function ariadne(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
+    cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+    env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ...env },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'ariadne-cli-'));
+const malformed = join(dir, 'malformed.json');
+writeFileSync(malformed, '{"grid": [[0, 1], [1');
+
+describe('bad input: exit 2, a message naming option, value and fix, nothing written', () => {
+  it.each([
+    [['run', '--maze', 'labyrinth'], /--maze "labyrinth" is not one of: sparse, light, medium/],
+    [['run', '--size', '4'], /--size must be a whole number from 5 to 201, got 4/],
+    [['run', '--maze', 'perfect', '--size', '30'], /"perfect" needs an odd width, got 30; use 29 or 31/],
+    [['run', '--seed', '7.5'], /--seed must be a whole number from 0 to 4294967295, got "7.5"/],
+    [['run', '--seed', 'seven'], /--seed must be a whole number .* got "seven"/],
+    [['run', '--agent', 'gpt-5'], /--agent "gpt-5" is not one of: random, frontier/],
+    [['run', '--maze-file', malformed], /malformed\.json is not valid JSON/],
+    [['run', '--maze-file', join(dir, 'missing.json')], /--maze-file ".*missing\.json" cannot be read: ENOENT/],
+    [['run', '--max-moves', '0'], /--max-moves must be a whole number from 1 to 1000000, got 0/],
+    [['run', '--success-rule', 'touched'], /--success-rule "touched" is not one of: seen, reached/],
+  ])('ariadne %j', async (args, message) => {
+    const before = await tableCounts(db);
+    const r = ariadne(args);
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(await tableCounts(db)).toEqual(before);
+  });
+
+  it('a bad DATABASE_URL names the variable and the expected form', () => {
+    const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/DATABASE_URL "mysql:\/\/root@localhost\/db" has scheme "mysql:"; expected postgres:\/\/user:password@host:5432\/database/);
+  });
+
+  it('an unknown command or option is a usage error', () => {
+    const r = ariadne(['run', '--colour', 'blue']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown option '--colour'/);
+  });
+});
+
+describe('commands', () => {
+  it('run prints a summary that matches the database', async () => {
+    const r = ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '15', '--seed', '3', '--json']);
+    expect(r.stderr).not.toMatch(/ariadne:/);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true, maze_generator: 'light', maze_width: 15 });
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM actions WHERE experiment_id = $1 AND executed', [summary.experiment_id]);
+    expect(rows[0].n).toBe(summary.actions);
+  });
+
+  it('mazes lists every generator', () => {
+    const r = ariadne(['mazes']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(13);
+    expect(r.stdout).toMatch(/^perfect .*odd sizes only/m);
+  });
+
+  it('maze --out exports a file that run --maze-file accepts', () => {
+    const file = join(dir, 'exported.json');
+    const shown = ariadne(['maze', '--maze', 'spiral', '--size', '11', '--seed', '2', '--out', file]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/spiral 11x11 seed 2/);
+    const r = ariadne(['run', '--maze-file', file, '--agent', 'frontier', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ maze_generator: 'imported', goal_found: true });
+  });
+
+  it('--help describes run options', () => {
+    const r = ariadne(['run', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/--agent <name>/);
+    expect(r.stdout).toMatch(/--maze-file <path>/);
+  });
+});
