@@ -45,9 +45,9 @@ CREATE TABLE experiments (
   position_y       integer NOT NULL,
   turns_completed  integer NOT NULL DEFAULT 0,
   actions_taken    integer NOT NULL DEFAULT 0,
-  tiles_seen       integer NOT NULL DEFAULT 0,
-  known_tiles      bytea NOT NULL,                   -- the agent's map: 255 unknown, else the tile
-  game_state       jsonb NOT NULL                    -- recall window and cooldown
+  tiles_seen       integer NOT NULL DEFAULT 0
+  -- What the agent knows (seen tiles, recall window) is not stored here: it is
+  -- derived from actions.vision, so it can never disagree with the log.
 );
 CREATE INDEX experiments_status ON experiments (status);
 CREATE INDEX experiments_maze ON experiments (maze_id);

@@ -48,10 +48,18 @@ export async function summaryOf(db: Database, experimentId: string): Promise<Exp
   return rows[0] ?? null;
 }
 
-export async function runLocalExperiment(input: StartExecutionInput, opts: LocalExperimentOptions): Promise<{ experimentId: string | null; executionArn: string; summary: ExperimentSummary | null; output: unknown }> {
+export interface LocalExperimentResult {
+  experimentId: string | null;
+  executionArn: string;
+  summary: ExperimentSummary | null;
+  output: unknown;
+  events: number;
+}
+
+export async function runLocalExperiment(input: StartExecutionInput, opts: LocalExperimentOptions): Promise<LocalExperimentResult> {
   const store = new PgStore(opts.db.pool);
   let experimentId: string | null = null;
-  const { executionArn, output } = await runLocalExecution(input, {
+  const { executionArn, output, events } = await runLocalExecution(input, {
     deps: { store, agents: opts.agents ?? baselineAgents, now: () => new Date() },
     executionName: opts.executionName,
     wrap: opts.wrap,
@@ -62,5 +70,5 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
       }
     },
   });
-  return { experimentId, executionArn, output, summary: experimentId ? await summaryOf(opts.db, experimentId) : null };
+  return { experimentId, executionArn, output, events, summary: experimentId ? await summaryOf(opts.db, experimentId) : null };
 }

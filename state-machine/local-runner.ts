@@ -19,7 +19,12 @@ export interface LocalRunOptions {
   wrap?: (state: TaskState, handler: Handler) => Handler;
 }
 
-export interface LocalRunResult { executionArn: string; output: unknown }
+export interface LocalRunResult {
+  executionArn: string;
+  output: unknown;
+  /** Events the execution produced (the local engine's count; AWS history counts differ slightly). */
+  events: number;
+}
 
 async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (input: unknown) => Promise<never>>> {
   const out: Record<string, (input: unknown) => Promise<never>> = {};
@@ -51,6 +56,13 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },
     },
   });
-  const output = await execution.result;
-  return { executionArn, output };
+  // The engine queues every event until read: drain them, or a long run holds them all in memory.
+  let events = 0;
+  const drained = (async () => { for await (const _event of execution.eventLogs) events++; })();
+  try {
+    const output = await execution.result;
+    return { executionArn, output, events };
+  } finally {
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
+  }
 }

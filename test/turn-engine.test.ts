@@ -97,4 +97,47 @@ describe('turn engine', () => {
     expect(rows.map((r) => r.outcome)).toEqual(['recalled', 'moved', 'recall_cooldown', 'moved', 'moved', 'refused_turn_over', 'refused_turn_over']);
     expect(rows[2].message).toMatch(/recall refused: last recall was 2 actions ago/);
   });
+
+  it('a cold process rebuilds the state from the log and continues exactly as a warm one', async () => {
+    // Recalls every other action (exercising the recall window and cooldown)
+    // and otherwise moves like the random agent (which reads the known map).
+    const agents = (identity: Parameters<typeof baselineAgents>[0]) => {
+      const random = baselineAgents({ ...identity, agent: 'random' });
+      return { act: async (obs: Observation) => (obs.actionsTaken % 3 === 0 ? { calls: [{ name: 'recall_all', arguments: {} }] } : random.act(obs)) };
+    };
+    const config = { recall_interval: 4, max_recall_actions: 5 };
+    const start = async (s: PgStore) => (await startExperiment({
+      agent: 'random', provider: 'baseline', agentSeed: 9,
+      maze: { kind: 'generated', spec: { generator: 'light', width: 21, height: 21, seed: 5 } }, config,
+    }, s)).experimentId;
+    const warmId = await start(store);
+    for (let n = 1; n <= 6; n++) await runTurn(warmId, n, { store, agents });
+    const coldId = await start(new PgStore(db.pool));
+    for (let n = 1; n <= 6; n++) await runTurn(coldId, n, { store: new PgStore(db.pool), agents });
+    const log = async (id: string) => (await db.pool.query(
+      'SELECT step_number, tool, outcome, to_x, to_y, new_tiles_seen, recalled FROM actions WHERE experiment_id = $1 ORDER BY step_number', [id])).rows;
+    const warm = await log(warmId);
+    expect(warm).toHaveLength(48);
+    expect(new Set(warm.map((a) => a.outcome))).toEqual(new Set(['recalled', 'recall_cooldown', 'moved']));
+    expect(await log(coldId)).toEqual(warm);
+  });
+
+  it('a warm process whose experiment was finalized elsewhere writes nothing and says why', async () => {
+    const id = await newExperiment('random');
+    await runTurn(id, 1, { store, agents: baselineAgents }); // `store` now holds the experiment warm
+    await new PgStore(db.pool).finalizeExperiment(id, { status: 'failed', stopReason: 'error', failureReason: 'aborted elsewhere' });
+    const before = await tableDump(db);
+    await expect(runTurn(id, 2, { store, agents: baselineAgents })).rejects.toMatchObject({ name: 'ExperimentClosedError' });
+    expect(await tableDump(db)).toBe(before);
+  });
+
+  it('a warm process whose experiment was advanced elsewhere returns the committed turn', async () => {
+    const id = await newExperiment('random');
+    await runTurn(id, 1, { store, agents: baselineAgents });
+    const other = await runTurn(id, 2, { store: new PgStore(db.pool), agents: scriptedAgents([['move_east', 'move_east']]) });
+    const before = await tableDump(db);
+    const mine = await runTurn(id, 2, { store, agents: baselineAgents });
+    expect(mine).toEqual({ ...other, replayed: true });
+    expect(await tableDump(db)).toBe(before);
+  });
 });

@@ -185,3 +185,27 @@ export function executeCall(state: GameState, maze: Maze, config: ExperimentConf
     from, to: { ...state.position }, vision: toSeen(maze, cells), newTiles, recalled, goalFound: state.goalFound,
   };
 }
+
+/** One executed action as the log keeps it: enough to rebuild what the agent knows. */
+export interface LoggedVision { step: number; vision: SeenTile[]; recalled: boolean }
+
+/**
+ * Rebuilds the state from the action log (executed actions in step order):
+ * known tiles and the recall window follow from the logged visions, exactly as
+ * executeCall built them.
+ */
+export function stateFromLog(
+  maze: Maze, config: ExperimentConfig,
+  counters: Pick<GameState, 'position' | 'actionsTaken' | 'turnsCompleted' | 'goalFound'>,
+  log: LoggedVision[],
+): GameState {
+  const state = initialState(maze, config);
+  for (const entry of log) {
+    const cells = entry.vision.map(([x, y]) => y * maze.width + x);
+    learn(state, maze, cells);
+    state.recentVision.push(cells);
+    if (state.recentVision.length > config.max_recall_actions) state.recentVision.shift();
+    if (entry.recalled) state.lastRecallStep = entry.step;
+  }
+  return { ...state, position: { ...counters.position }, actionsTaken: counters.actionsTaken, turnsCompleted: counters.turnsCompleted, goalFound: counters.goalFound };
+}

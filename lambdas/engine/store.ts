@@ -53,7 +53,12 @@ export interface TurnSummary {
 }
 
 export interface EngineStore {
-  loadTurnContext(experimentId: string): Promise<TurnContext>;
+  /**
+   * The experiment, its maze and the state after its last committed turn.
+   * With `forTurn`, a store may answer from memory when it holds the state
+   * after turn forTurn-1; commitTurn then detects if that was stale.
+   */
+  loadTurnContext(experimentId: string, opts?: { forTurn?: number }): Promise<TurnContext>;
   findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null>;
   /** Writes the turn atomically; false if this (experiment, turn) was already written. */
   commitTurn(turn: TurnWrite): Promise<boolean>;

@@ -18,7 +18,7 @@ export interface TurnDeps {
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
   const now = deps.now ?? (() => new Date());
-  const { experiment, maze, state: saved } = await deps.store.loadTurnContext(experimentId);
+  const { experiment, maze, state: saved } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
   if (saved.turnsCompleted >= turnNumber) {
     // A replay (a retried invocation): return what was committed, write nothing.
     const existing = await deps.store.findTurn(experimentId, turnNumber);
@@ -82,7 +82,10 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     // Another invocation of the same turn committed first: its rows are the truth.
     const winner = await deps.store.findTurn(experimentId, turnNumber);
     if (winner) return winner;
-    throw new TurnOutOfOrderError(experimentId, turnNumber, saved.turnsCompleted);
+    // Or the experiment moved on without us (finalized, or further along).
+    const now = await deps.store.loadTurnContext(experimentId);
+    if (now.experiment.status !== 'running') throw new ExperimentClosedError(experimentId, now.experiment.status);
+    throw new TurnOutOfOrderError(experimentId, turnNumber, now.state.turnsCompleted);
   }
   return {
     experimentId, turnNumber, actionsExecuted: executed,

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { Grid } from '../maze/grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import type { GameState } from '../engine/game.ts';
+import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
 import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSummary, TurnWrite } from '../engine/store.ts';
 import { ExperimentNotFoundError } from '../engine/errors.ts';
 import { COMMIT_TURN_SQL, turnParams } from './turn-sql.ts';
@@ -32,9 +32,24 @@ export interface Finalization {
   failureReason?: string | null;
 }
 
+const STATE_CACHE_SIZE = 256;
+
 export class PgStore implements EngineStore {
   private readonly mazes = new Map<number, Maze>();
+  /**
+   * The state after turn n never changes once committed, so a warm process
+   * keeps the context of the running experiments it commits, and runs the
+   * next turn without reading: if anyone else moved the experiment on
+   * meanwhile, the commit's conditional update fails and the engine re-reads.
+   */
+  private readonly contexts = new Map<string, TurnContext>();
   constructor(readonly pool: pg.Pool) {}
+
+  private remember(ctx: TurnContext): void {
+    this.contexts.delete(ctx.experiment.id);
+    this.contexts.set(ctx.experiment.id, { ...ctx, state: cloneState(ctx.state) });
+    if (this.contexts.size > STATE_CACHE_SIZE) this.contexts.delete(this.contexts.keys().next().value!);
+  }
 
   /** Inserts the maze unless its content hash is known; returns its id either way. */
   async saveMaze(maze: Maze): Promise<number> {
@@ -69,12 +84,17 @@ export class PgStore implements EngineStore {
     const s = e.initialState;
     const { rowCount } = await this.pool.query(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text, agent_seed,
-         maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen, known_tiles, game_state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+         maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
        ON CONFLICT (id) DO NOTHING`,
       [e.id, e.executionArn ? [e.executionArn] : [], e.agent, e.provider, e.model, e.promptVersion, e.promptHash, e.promptText,
-        e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen,
-        Buffer.from(s.known), JSON.stringify({ lastRecallStep: s.lastRecallStep, recentVision: s.recentVision })]);
+        e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen]);
+    if (rowCount === 1) {
+      this.remember({
+        experiment: { id: e.id, agent: e.agent, model: e.model, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: (await this.getExperimentInfo(e.id)).startedAt },
+        maze: await this.loadMaze(e.mazeId), state: s,
+      });
+    }
     if (!rowCount && e.executionArn) {
       await this.pool.query(
         `UPDATE experiments SET execution_arns = array_append(execution_arns, $2::text)
@@ -91,25 +111,27 @@ export class PgStore implements EngineStore {
     return { id: r.id, agent: r.agent, model: r.model, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at, mazeId: r.maze_id };
   }
 
-  async loadTurnContext(experimentId: string): Promise<TurnContext> {
+  async loadTurnContext(experimentId: string, opts: { forTurn?: number } = {}): Promise<TurnContext> {
+    const cached = this.contexts.get(experimentId);
+    if (cached && opts.forTurn !== undefined && cached.state.turnsCompleted === opts.forTurn - 1) {
+      return { ...cached, state: cloneState(cached.state) };
+    }
     const { rows } = await this.pool.query(
       `SELECT id, agent, model, agent_seed, status, config, started_at, maze_id, position_x, position_y,
-              actions_taken, turns_completed, tiles_seen, goal_found, known_tiles, game_state
+              actions_taken, turns_completed, goal_found
        FROM experiments WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
+    const experiment: ExperimentInfo = { id: r.id, agent: r.agent, model: r.model, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at };
     const maze = await this.loadMaze(r.maze_id);
-    const known: Buffer = r.known_tiles;
-    return {
-      experiment: { id: r.id, agent: r.agent, model: r.model, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at },
-      maze,
-      state: {
-        position: { x: r.position_x, y: r.position_y },
-        actionsTaken: r.actions_taken, turnsCompleted: r.turns_completed, tilesSeen: r.tiles_seen, goalFound: r.goal_found,
-        lastRecallStep: r.game_state.lastRecallStep, recentVision: r.game_state.recentVision,
-        known: new Uint8Array(known.buffer, known.byteOffset, known.byteLength).slice(),
-      },
-    };
+    if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state) };
+    const log = await this.pool.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
+      'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number', [experimentId]);
+    const state = stateFromLog(maze, experiment.config, {
+      position: { x: r.position_x, y: r.position_y }, actionsTaken: r.actions_taken, turnsCompleted: r.turns_completed, goalFound: r.goal_found,
+    }, log.rows.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })));
+    if (experiment.status === 'running') this.remember({ experiment, maze, state });
+    return { experiment, maze, state };
   }
 
   async findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null> {
@@ -127,11 +149,16 @@ export class PgStore implements EngineStore {
 
   async commitTurn(turn: TurnWrite): Promise<boolean> {
     const { rows } = await this.pool.query<{ written: number }>(COMMIT_TURN_SQL, turnParams(turn));
-    return rows[0].written === 1;
+    const written = rows[0].written === 1;
+    const cached = this.contexts.get(turn.experimentId);
+    if (written && cached) this.remember({ ...cached, state: turn.stateAfter });
+    else this.contexts.delete(turn.experimentId);
+    return written;
   }
 
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
+    this.contexts.delete(id);
     const { rows } = await this.pool.query<{ status: ExperimentStatus }>(
       `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4, completed_at = now(), updated_at = now()
        WHERE id = $1 AND status = 'running' RETURNING status`, [id, f.status, f.stopReason, f.failureReason ?? null]);

@@ -7,20 +7,20 @@ export const COMMIT_TURN_SQL = `
 WITH advanced AS (
   UPDATE experiments SET
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
-    goal_found = $7, known_tiles = $8, game_state = $9, updated_at = now()
+    goal_found = $7, updated_at = now()
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
     position_x_after, position_y_after)
-  SELECT id, $2, $10, $11, $12, $13, $14, $15, $16, $17, $18, $7, $3, $4, $5, $6 FROM advanced
+  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6 FROM advanced
   RETURNING experiment_id
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
     parsed_from_text, executed, success, outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen, recalled, goal_found)
   SELECT turn.experiment_id, $2, a.c, a.s, a.t, a.a, a.r, a.x, a.p, a.e, a.ok, a.o, a.m, a.fx, a.fy, a.tx, a.ty, a.v, a.n, a.rc, a.g
-  FROM turn, jsonb_to_recordset($19::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean, ok boolean,
+  FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean, ok boolean,
     o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean)
   RETURNING 1
 )
@@ -35,8 +35,6 @@ export function turnParams(t: TurnWrite): unknown[] {
   }));
   return [
     t.experimentId, t.turnNumber, s.actionsTaken, s.tilesSeen, s.position.x, s.position.y, s.goalFound,
-    Buffer.from(s.known.buffer, s.known.byteOffset, s.known.byteLength),
-    JSON.stringify({ lastRecallStep: s.lastRecallStep, recentVision: s.recentVision }),
     t.startedAt, t.endedAt, t.stopReason, t.actions.filter((a) => a.executed).length, t.actions.filter((a) => !a.executed).length,
     t.totals.llmCalls, t.totals.inputTokens, t.totals.outputTokens, Math.round(t.totals.latencyMs),
     JSON.stringify(actions),

@@ -1,0 +1,97 @@
+// A 10,000-action experiment (random agent, 101x101 perfect maze, max_moves
+// 10,000) through the local state machine on the embedded Postgres, against
+// writing the very same rows with plain batched pg inserts.
+// Targets: ratio >= 0.3 and the whole experiment under 15 s on 2 cores.
+import { fileURLToPath } from 'node:url';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { experimentDefinition } from '../state-machine/definition.ts';
+import { benchPostgres, fmt, timed } from './support.ts';
+
+const ACTION_COLUMNS = ['experiment_id', 'turn_number', 'call_index', 'step_number', 'tool', 'arguments', 'reasoning', 'assistant_text',
+  'parsed_from_text', 'executed', 'success', 'outcome', 'message', 'from_x', 'from_y', 'to_x', 'to_y', 'vision', 'new_tiles_seen', 'recalled', 'goal_found'];
+const JSON_COLUMNS = new Set(['arguments', 'vision', 'recalled', 'config', 'game_state']);
+
+function multiRowInsert(table: string, columns: string[], rows: Record<string, unknown>[]): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const tuples = rows.map((row) => `(${columns.map((c) => {
+    const v = row[c];
+    values.push(JSON_COLUMNS.has(c) && v !== null ? JSON.stringify(v) : v);
+    return `$${values.length}`;
+  }).join(', ')})`);
+  return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values };
+}
+
+async function copyTargetSchema(url: string, name: string): Promise<Database> {
+  return openDatabase({ url, schema: name, poolSize: 1 });
+}
+
+export async function engineBench(): Promise<Record<string, number>> {
+  const pgServer = await benchPostgres();
+  const db = await openDatabase({ url: pgServer.url, schema: 'bench_engine', poolSize: 4 });
+  try {
+    const synth = await timed(async () => experimentDefinition());
+    const run = await timed(() => runLocalExperiment({
+      agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 101, seed: 1 }, config: { max_moves: 10_000 },
+    }, { db }));
+    const heapAfter = process.memoryUsage().heapUsed / 2 ** 20;
+    const summary = run.value.summary!;
+    const id = run.value.experimentId!;
+    const engineRate = summary.actions / run.seconds;
+
+    // The same rows, written by plain pg: one multi-row INSERT per table per batch.
+    const turns = (await db.pool.query('SELECT * FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [id])).rows;
+    const actions = (await db.pool.query(`SELECT ${ACTION_COLUMNS.join(', ')} FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index`, [id])).rows;
+    const turnColumns = Object.keys(turns[0]);
+    const target = await copyTargetSchema(pgServer.url, 'bench_plain');
+    const client = await target.pool.connect();
+    const setup = async () => {
+      await client.query('TRUNCATE experiments, mazes CASCADE');
+      await client.query('INSERT INTO mazes SELECT * FROM bench_engine.mazes');
+      await client.query('INSERT INTO experiments SELECT * FROM bench_engine.experiments WHERE id = $1', [id]);
+    };
+    // (a) bulk: 1,000 rows per INSERT in one transaction, the fastest plain pg gets
+    await setup();
+    const bulk = await timed(async () => {
+      await client.query('BEGIN');
+      for (let i = 0; i < turns.length; i += 1000) { const q = multiRowInsert('turns', turnColumns, turns.slice(i, i + 1000)); await client.query(q.text, q.values); }
+      for (let i = 0; i < actions.length; i += 1000) { const q = multiRowInsert('actions', ACTION_COLUMNS, actions.slice(i, i + 1000)); await client.query(q.text, q.values); }
+      await client.query('COMMIT');
+    });
+    // (b) per turn: the turn row and its actions batched, one transaction per turn (the engine's durability unit)
+    await setup();
+    const byTurn = new Map<number, Record<string, unknown>[]>();
+    for (const a of actions) byTurn.set(a.turn_number, [...(byTurn.get(a.turn_number) ?? []), a]);
+    const perTurn = await timed(async () => {
+      for (const t of turns) {
+        await client.query('BEGIN');
+        const tq = multiRowInsert('turns', turnColumns, [t]);
+        await client.query(tq.text, tq.values);
+        const aq = multiRowInsert('actions', ACTION_COLUMNS, byTurn.get(t.turn_number)!);
+        await client.query(aq.text, aq.values);
+        await client.query('COMMIT');
+      }
+    });
+    client.release();
+    await target.close();
+
+    const bulkRate = summary.actions / bulk.seconds;
+    const perTurnRate = summary.actions / perTurn.seconds;
+    const peakRss = process.resourceUsage().maxRSS / 1024; // KiB -> MiB
+    console.log('engine: 10,000-action experiment through the local state machine (random agent, perfect 101x101, embedded Postgres)');
+    console.log(`  definition synthesis (once per process)  ${fmt(synth.seconds, 2)} s`);
+    console.log(`  experiment: ${fmt(summary.actions)} actions in ${fmt(summary.turns)} turns, ${fmt(run.seconds, 2)} s  -> ${fmt(engineRate)} actions/s  (target: under 15 s)`);
+    console.log(`  plain pg, same rows, 1,000-row INSERTs, one transaction   ${fmt(bulk.seconds, 2)} s -> ${fmt(bulkRate)} actions/s`);
+    console.log(`  plain pg, same rows, one transaction per turn            ${fmt(perTurn.seconds, 2)} s -> ${fmt(perTurnRate)} actions/s`);
+    console.log(`  ratio engine / plain bulk      ${fmt(engineRate / bulkRate, 2)}  (target >= 0.30)`);
+    console.log(`  ratio engine / plain per turn  ${fmt(engineRate / perTurnRate, 2)}`);
+    console.log(`  rows: ${fmt(turns.length)} turns, ${fmt(actions.length)} actions; local engine events ${fmt(run.value.events)}`);
+    console.log(`  heap after the run ${fmt(heapAfter)} MB; peak RSS of the process ${fmt(peakRss)} MB (CDK synthesis included)`);
+    return { seconds: run.seconds, engineRate, bulkRate, perTurnRate, ratioBulk: engineRate / bulkRate, ratioPerTurn: engineRate / perTurnRate };
+  } finally {
+    await db.close();
+    await pgServer.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await engineBench();
