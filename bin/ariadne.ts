@@ -19,6 +19,10 @@ import { choiceOption, intOption, numberOption } from './cli/options.ts';
 import { turnProgress } from './cli/progress.ts';
 import { cliDatabase } from './cli/database.ts';
 import { printSummary } from './cli/summary.ts';
+import { formatTable } from './cli/table.ts';
+
+// `ariadne sql ... | head` closes the pipe early: that is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => { if (err.code === 'EPIPE') process.exit(0); throw err; });
 
 const SEED = intOption('--seed', 0, 0xffffffff);
 
@@ -133,6 +137,33 @@ program.command('summary')
     } finally {
       await db.close();
     }
+  });
+
+program.command('sql')
+  .description('run a SQL query against the results database and print the rows')
+  .argument('<query>', 'e.g. "SELECT * FROM experiment_summary ORDER BY started_at DESC LIMIT 5"')
+  .option('--json', 'rows as JSON')
+  .action(async (query: string, o: { json?: boolean }) => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    try {
+      const result = await db.pool.query(query);
+      if (o.json) process.stdout.write(`${JSON.stringify(result.rows, null, 2)}\n`);
+      else process.stdout.write(`${formatTable(result.rows, result.fields.map((f) => f.name))}\n`);
+    } catch (err) {
+      throw new InvalidInputError('query', query, `the query failed: ${(err as Error).message}`);
+    } finally {
+      await db.close();
+    }
+  });
+
+program.command('db')
+  .description('start the embedded results database and keep it running, printing its URL (for psql, notebooks, BI tools); Ctrl-C stops it')
+  .action(async () => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    process.stdout.write(`DATABASE_URL=${process.env.DATABASE_URL ?? db.url}\n`);
+    process.stderr.write('serving until Ctrl-C\n');
+    await new Promise<void>((resolve) => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve); });
+    await db.close();
   });
 
 function isInputError(err: unknown): err is Error & { field?: string } {

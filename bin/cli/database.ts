@@ -3,12 +3,18 @@
 import { openDatabase, type Database } from '../../lambdas/store/database.ts';
 import { startEmbeddedPostgres } from '../../lambdas/store/embedded.ts';
 
-export async function cliDatabase(log: (line: string) => void): Promise<Database> {
+export async function cliDatabase(log: (line: string) => void): Promise<Database & { url: string }> {
   const url = process.env.DATABASE_URL;
   const schema = process.env.DATABASE_SCHEMA;
-  if (url !== undefined) return openDatabase({ url, field: 'DATABASE_URL', schema });
+  if (url !== undefined) return { ...(await openDatabase({ url, field: 'DATABASE_URL', schema })), url };
   const server = await startEmbeddedPostgres();
   log(`database: embedded Postgres, data in ${server.dataDir}${server.owned ? '' : ' (already running, reused)'}`);
-  const db = await openDatabase({ url: server.url, schema });
-  return { ...db, close: async () => { await db.close(); await server.stop(); } };
+  let db: Database;
+  try {
+    db = await openDatabase({ url: server.url, schema });
+  } catch (err) {
+    await server.stop(); // a running server child would keep this process alive
+    throw err;
+  }
+  return { ...db, url: server.url, close: async () => { await db.close(); await server.stop(); } };
 }

@@ -1,0 +1,13 @@
+// Query results as an aligned text table, for `ariadne sql`.
+export function formatTable(rows: Record<string, unknown>[], fields: string[]): string {
+  const cell = (v: unknown): string => {
+    if (v === null || v === undefined) return '';
+    if (v instanceof Date) return v.toISOString();
+    if (typeof v === 'object') return JSON.stringify(v);
+    return String(v).replace(/\s+/g, ' ');
+  };
+  const cells = rows.map((r) => fields.map((f) => cell(r[f])));
+  const widths = fields.map((f, i) => Math.min(60, Math.max(f.length, ...cells.map((c) => c[i].length))));
+  const line = (vals: string[]) => vals.map((v, i) => (v.length > widths[i] ? `${v.slice(0, widths[i] - 1)}…` : v.padEnd(widths[i]))).join(' | ').trimEnd();
+  return [line(fields), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n');
+}
