@@ -87,8 +87,10 @@ mazeOptions(program.command('run')
     log(`maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} (shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`);
     const db = await cliDatabase(log);
     try {
-      const progress = turnProgress(resolved.max_moves);
       const { runLocalExperiment } = await import('../state-machine/local-experiment.ts');
+      const { experimentDefinition } = await import('../state-machine/definition.ts');
+      experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
+      const progress = turnProgress(resolved.max_moves);
       const result = await runLocalExperiment(request, { db, onTurn: (t) => { if (!o.quiet && !o.json) progress.update(t); } });
       progress.done();
       if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);

@@ -1,5 +1,6 @@
 // The ariadne command as a user runs it: a real process, real exit codes.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import pg from 'pg';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,5 +91,31 @@ describe('commands', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--agent <name>/);
     expect(r.stdout).toMatch(/--maze-file <path>/);
+  });
+
+  it('sql prints rows as a table; a broken query exits 2 with the database error', async () => {
+    const r = ariadne(['sql', 'SELECT 2 + 3 AS five, \'a\' AS letter']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/five \| letter\n-+-\+-+\n5 +\| a\n\(1 row\)/);
+    const bad = ariadne(['sql', 'SELEC 1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/the query failed: syntax error at or near "SELEC"/);
+  });
+
+  it('db serves the database until interrupted', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'db'], {
+      cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
+    });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d) => { out += d; const m = /^DATABASE_URL=(\S+)$/m.exec(out); if (m) resolve(m[1]); });
+      child.on('exit', (code) => reject(new Error(`exited ${code} before printing the URL`)));
+    });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await client.end();
+    const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGINT'); });
+    expect(code).toBe(0);
   });
 });

@@ -39,6 +39,7 @@ describe('local execution of the synthesized state machine', () => {
     expect(turnRows).toHaveLength(summary!.turns);
     expect(turnRows.map((t) => t.turn_number)).toEqual(turns.map((t) => t.turnNumber));
     expect(turnRows.reduce((n, t) => n + t.actions_executed, 0)).toBe(summary!.actions);
+    expect(turnRows.every((t) => t.llm_calls === 0 && t.input_tokens === null)).toBe(true); // a baseline calls no model
     expect(actionRows.at(-1)!.goal_found).toBe(true);
     expect(actionRows.slice(0, -1).every((a) => !a.goal_found)).toBe(true);
     // each action starts where the previous one ended

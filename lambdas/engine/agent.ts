@@ -36,6 +36,8 @@ export interface AgentReply {
 }
 
 export interface Agent {
+  /** True when each act() is a model call (counted in turns.llm_calls); baselines are not. */
+  readonly callsModel?: boolean;
   act(observation: Observation): Promise<AgentReply>;
 }
 

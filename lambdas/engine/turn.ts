@@ -50,7 +50,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       results: lastResults, actionsTaken: state.actionsTaken,
       actionsLeftInTurn: config.max_actions_per_turn - executed, config,
     });
-    totals.llmCalls++;
+    if (agent.callsModel) totals.llmCalls++;
     if (reply.usage) {
       totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
       totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;

@@ -4,6 +4,7 @@ import type { Agent, AgentFactory, Observation } from '../../lambdas/engine/agen
 export function scriptedAgents(replies: string[][], seenObservations: Observation[] = []): AgentFactory {
   let next = 0;
   const agent: Agent = {
+    callsModel: true, // stands in for a model in tests of the turn loop
     async act(obs) {
       seenObservations.push(obs);
       const reply = replies[next++] ?? [];
