@@ -69,6 +69,15 @@ describe('commands', () => {
     expect(rows[0].n).toBe(summary.actions);
   });
 
+  it('run shows progress while it works and a readable summary at the end', () => {
+    const r = ariadne(['run', '--agent', 'random', '--agent-seed', '2', '--maze', 'dense', '--size', '21', '--max-moves', '40']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^turn 1 \| actions 8\/40 \| tiles seen \d+ \| position \(\d+,\d+\)/m);
+    expect(r.stderr).toMatch(/^turn 5 \| actions 40\/40 \|/m);
+    expect(r.stdout).toMatch(/^status +timeout \(max_moves\)$/m);
+    expect(r.stdout).toMatch(/^actions +40$/m);
+  });
+
   it('mazes lists every generator', () => {
     const r = ariadne(['mazes']);
     expect(r.code).toBe(0);
