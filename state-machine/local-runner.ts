@@ -19,6 +19,14 @@ export interface LocalRunOptions {
   wrap?: (state: TaskState, handler: Handler) => Handler;
 }
 
+let machine: StateMachine | null = null;
+
+/** One validated machine per process: constructing it compiles the ASL validator's schemas. */
+function localMachine(): StateMachine {
+  machine ??= new StateMachine(experimentDefinition() as never, { validationOptions: { checkArn: false } });
+  return machine;
+}
+
 export interface LocalRunResult {
   executionArn: string;
   output: unknown;
@@ -48,7 +56,7 @@ async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (inp
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
   const name = opts.executionName ?? randomUUID();
   const executionArn = `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
-  const machine = new StateMachine(experimentDefinition() as never, { validationOptions: { checkArn: false } });
+  const machine = localMachine();
   const execution = machine.run(input as never, {
     overrides: { taskResourceLocalHandlers: await localHandlers(opts) },
     context: {

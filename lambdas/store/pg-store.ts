@@ -148,7 +148,8 @@ export class PgStore implements EngineStore {
   }
 
   async commitTurn(turn: TurnWrite): Promise<boolean> {
-    const { rows } = await this.pool.query<{ written: number }>(COMMIT_TURN_SQL, turnParams(turn));
+    // Named: each connection parses and plans the statement once, not every turn.
+    const { rows } = await this.pool.query<{ written: number }>({ name: 'ariadne-commit-turn', text: COMMIT_TURN_SQL, values: turnParams(turn) });
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
     if (written && cached) this.remember({ ...cached, state: turn.stateAfter });
