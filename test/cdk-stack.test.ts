@@ -82,3 +82,29 @@ describe('handler Lambdas', () => {
     for (const st of invoke) expect(JSON.stringify(st.Resource)).not.toContain('"*"');
   });
 });
+
+describe('cdk synth with bundling', () => {
+  it('the CDK CLI synthesizes the app and every bundled handler loads in Node', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { mkdtempSync, readdirSync, readFileSync, existsSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { fileURLToPath, pathToFileURL } = await import('node:url');
+    const out = mkdtempSync(join(tmpdir(), 'ariadne-cdk-'));
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const r = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const tpl = JSON.parse(readFileSync(join(out, 'Ariadne.template.json'), 'utf8'));
+    const fns = Object.values(tpl.Resources as Record<string, any>).filter((res) => res.Type === 'AWS::Lambda::Function');
+    const assets = readdirSync(out).filter((d) => d.startsWith('asset.') && existsSync(join(out, d, 'index.mjs')));
+    const { TASKS } = await import('../state-machine/tasks.ts');
+    expect(assets.length).toBe(new Set(Object.values(TASKS).map((t) => t.file)).size); // one bundle per handler file
+    for (const fn of fns) {
+      const asset = assets.find((a) => JSON.stringify(fn.Properties.Code).includes(a.slice('asset.'.length)));
+      expect(asset, `bundle of ${fn.Properties.Handler}`).toBeDefined();
+      const [file, exportName] = fn.Properties.Handler.split('.');
+      const mod = await import(pathToFileURL(join(out, asset!, `${file}.mjs`)).href);
+      expect(typeof mod[exportName], fn.Properties.Handler).toBe('function');
+    }
+  });
+});
