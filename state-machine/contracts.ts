@@ -6,7 +6,7 @@ import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 
-export const AGENTS = [...BASELINE_NAMES] as const;
+export const AGENTS = [...BASELINE_NAMES, 'ollama', 'bedrock'] as const;
 export const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
@@ -36,7 +36,10 @@ export const startRequestSchema = z.object({
   agentSeed: seed.optional(),
   maze: z.union([generatedMazeSchema, inlineMazeSchema]),
   config: experimentConfigSchema.partial().strict().optional(),
-}).strict();
+}).strict().refine((r) => !['ollama', 'bedrock'].includes(r.agent) || (r.model !== undefined && r.model !== null), {
+  message: 'agent "ollama" and agent "bedrock" need a "model" (e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
+  path: ['model'],
+});
 export type StartExecutionInput = z.input<typeof startRequestSchema>;
 
 export const startTaskInputSchema = z.object({
@@ -49,7 +52,7 @@ export const loopStateSchema = z.object({
   llmProvider: z.enum(LLM_PROVIDERS),
   turnNumber: z.number().int().positive(),
   startedAt: z.string(),
-  limits: z.object({ maxMoves: z.number().int().positive(), maxDurationMinutes: z.number().positive() }),
+  limits: z.object({ maxMoves: z.number().int().positive(), maxDurationMinutes: z.number().positive(), maxTurns: z.number().int().positive() }),
 }).passthrough();
 export type LoopState = z.output<typeof loopStateSchema>;
 

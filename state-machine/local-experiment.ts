@@ -3,7 +3,7 @@
 // the tests and the benchmarks.
 import type { Database } from '../lambdas/store/database.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import { agents as allAgents } from '../lambdas/providers/agents.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
@@ -60,7 +60,7 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
   const store = new PgStore(opts.db.pool);
   let experimentId: string | null = null;
   const { executionArn, output, events } = await runLocalExecution(input, {
-    deps: { store, agents: opts.agents ?? baselineAgents, now: () => new Date() },
+    deps: { store, agents: opts.agents ?? allAgents, now: () => new Date() },
     executionName: opts.executionName,
     wrap: opts.wrap,
     onTaskResult: (state, out) => {

@@ -5,6 +5,42 @@ import { z } from 'zod';
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
+/** USD per million tokens; unknown models cost null rather than a guess. */
+const priceSchema = z.object({ input_per_mtok: z.number().min(0).max(10_000), output_per_mtok: z.number().min(0).max(10_000) }).strict();
+
+export const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
+  // Bedrock on-demand list prices (us-east-1) at the time of writing; override per experiment in config.prices.
+  'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_mtok: 3, output_per_mtok: 15 },
+  'anthropic.claude-3-haiku-20240307-v1:0': { input_per_mtok: 0.25, output_per_mtok: 1.25 },
+  'amazon.nova-lite-v1:0': { input_per_mtok: 0.06, output_per_mtok: 0.24 },
+  'amazon.nova-pro-v1:0': { input_per_mtok: 0.8, output_per_mtok: 3.2 },
+};
+
+export const retrySchema = z.object({
+  max_attempts: z.number().int().min(1).max(20).default(5),
+  base_delay_ms: z.number().int().min(0).max(60_000).default(500),
+  max_delay_ms: z.number().int().min(0).max(600_000).default(20_000),
+  /** Give up (ProviderTransientError) once retrying has taken this long. */
+  max_total_ms: z.number().int().min(0).max(3_600_000).default(120_000),
+  timeout_ms: z.number().int().min(10).max(3_600_000).default(120_000),
+}).strict();
+
+export const ollamaSchema = z.object({
+  host: z.string().url().default('http://127.0.0.1:11434'),
+  num_ctx: z.number().int().min(256).max(1_048_576).default(32_768),
+  temperature: z.number().min(0).max(2).default(0.2),
+  repeat_penalty: z.number().min(0).max(10).default(1.4),
+  stream: z.boolean().default(false),
+}).strict();
+
+export const bedrockSchema = z.object({
+  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as us-east-1').default('us-east-1'),
+  /** Only for local simulators and VPC endpoints; empty means the regional endpoint. */
+  endpoint: z.string().url().optional(),
+  max_tokens: z.number().int().min(1).max(200_000).default(1024),
+  temperature: z.number().min(0).max(1).default(0.2),
+}).strict();
+
 export const experimentConfigSchema = z.object({
   max_moves: z.number().int().min(1).max(1_000_000).default(10_000),
   max_duration_minutes: z.number().min(0.01).max(7 * 24 * 60).default(120),
@@ -14,6 +50,13 @@ export const experimentConfigSchema = z.object({
   max_recall_actions: z.number().int().min(1).max(100_000).default(50),
   recall_interval: z.number().int().min(0).max(100_000).default(10),
   success_rule: z.enum(SUCCESS_RULES).default('seen'),
+  /** Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). */
+  max_turns: z.number().int().min(1).max(1_000_000).default(5_000),
+  prompt_version: z.string().regex(/^[a-z0-9_-]{1,40}$/, 'a prompt version name such as v1').default('v1'),
+  ollama: ollamaSchema.default(ollamaSchema.parse({})),
+  bedrock: bedrockSchema.default(bedrockSchema.parse({})),
+  retry: retrySchema.default(retrySchema.parse({})),
+  prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
 }).strict();
 
 export type ExperimentConfig = z.output<typeof experimentConfigSchema>;

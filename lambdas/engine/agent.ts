@@ -33,6 +33,8 @@ export interface AgentReply {
   usage?: TokenUsage | null;
   latencyMs?: number | null;
   stopReason?: string | null;
+  /** Retries made before this reply arrived (provider-specific records, logged as they are). */
+  retries?: ReadonlyArray<Record<string, unknown>>;
 }
 
 export interface Agent {
@@ -46,6 +48,9 @@ export interface AgentIdentity {
   agent: string;
   model: string | null;
   seed: number;
+  config: ExperimentConfig;
+  /** The rendered system prompt of the experiment's prompt version (null for baselines). */
+  promptText: string | null;
 }
 
 export type AgentFactory = (identity: AgentIdentity) => Agent;

@@ -10,6 +10,7 @@ import { shortestPathToSight } from '../maze/solver.ts';
 import { mixSeed } from '../maze/rng.ts';
 import { initialState, visionOf, type GameState } from './game.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
+import { promptTemplate, renderPrompt } from '../config/prompts.ts';
 
 export type MazeSource =
   | { kind: 'generated'; spec: MazeSpec }
@@ -73,6 +74,18 @@ export function optimalMoves(maze: Maze, config: ExperimentConfig): number {
     : shortestPathToSight(maze.grid, maze.start, maze.goal, vision);
 }
 
+const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
+
+/** The experiment's system prompt: its prompt version with the maze and limits filled in. */
+export function systemPrompt(maze: Maze, config: ExperimentConfig): string {
+  return renderPrompt(promptTemplate(config.prompt_version), {
+    width: maze.width, height: maze.height, start_x: maze.start.x, start_y: maze.start.y,
+    vision_range: config.vision_range, max_recall_actions: config.max_recall_actions, recall_interval: config.recall_interval,
+    max_actions_per_turn: config.max_actions_per_turn,
+    success_text: config.success_rule === 'seen' ? 'the goal tile comes into your view' : 'you stand on the goal tile',
+  });
+}
+
 export async function startExperiment(req: StartRequest, store: StartStore): Promise<StartedExperiment> {
   // Everything is validated and computed before the first write, so bad input writes nothing.
   const config = resolveConfig(req.config);
@@ -80,11 +93,12 @@ export async function startExperiment(req: StartRequest, store: StartStore): Pro
   const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
   const optimal = optimalMoves(maze, config);
   const state = initialState(maze, config);
-  const promptHash = req.promptText ? createHash('sha256').update(req.promptText).digest('hex') : null;
+  const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config) : null);
+  const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
   const mazeId = await store.saveMaze(maze);
   const created = await store.createExperiment({
     id: experimentId, executionArn: req.executionArn ?? null, agent: req.agent, provider: req.provider,
-    model: req.model ?? null, promptVersion: req.promptVersion ?? null, promptHash, promptText: req.promptText ?? null,
+    model: req.model ?? null, promptVersion: promptText ? config.prompt_version : null, promptHash, promptText,
     agentSeed: req.agentSeed ?? mixSeed(experimentId), mazeId, config, optimalMoves: optimal, initialState: state,
   });
   const info = await store.getExperimentInfo(experimentId);
@@ -92,12 +106,15 @@ export async function startExperiment(req: StartRequest, store: StartStore): Pro
 }
 
 export type ProgressDecision = 'continue' | 'success' | 'timeout';
-export interface Progress { decision: ProgressDecision; reason: 'goal_found' | 'max_moves' | 'max_duration' | 'running' }
+export interface Progress { decision: ProgressDecision; reason: 'goal_found' | 'max_moves' | 'max_duration' | 'max_turns' | 'running' }
 
-/** Between turns: stop on goal found, max_moves, or max_duration_minutes. */
-export function checkProgress(p: { goalFound: boolean; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number }, now: Date): Progress {
+/** Between turns: stop on goal found, max_moves, max_duration_minutes, or max_turns. */
+export function checkProgress(p: {
+  goalFound: boolean; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number; turnNumber: number; maxTurns: number;
+}, now: Date): Progress {
   if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
   if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000) return { decision: 'timeout', reason: 'max_duration' };
+  if (p.turnNumber >= p.maxTurns) return { decision: 'timeout', reason: 'max_turns' };
   return { decision: 'continue', reason: 'running' };
 }

@@ -10,6 +10,7 @@ export interface ExperimentInfo {
   id: string;
   agent: string;
   model: string | null;
+  promptText: string | null;
   agentSeed: number;
   status: ExperimentStatus;
   config: ExperimentConfig;
@@ -18,13 +19,28 @@ export interface ExperimentInfo {
 
 export interface TurnContext { experiment: ExperimentInfo; maze: Maze; state: GameState }
 
-export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'max_moves';
+export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves';
 
 export interface TurnTotals {
   llmCalls: number;
   inputTokens: number | null;
   outputTokens: number | null;
+  costUsd: number | null;
   latencyMs: number;
+}
+
+/** One model call of a turn, as the provider reported it. */
+export interface LlmCallRecord {
+  callIndex: number;
+  /** call_index in actions of the first tool call this reply made (null if it made none). */
+  firstActionIndex: number | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  latencyMs: number;
+  stopReason: string | null;
+  text: string | null;
+  toolCalls: Array<{ name: string; arguments: unknown; parsedFromText: boolean }>;
+  retries: ReadonlyArray<Record<string, unknown>>;
 }
 
 export interface TurnWrite {
@@ -34,6 +50,7 @@ export interface TurnWrite {
   endedAt: Date;
   stopReason: TurnStopReason;
   totals: TurnTotals;
+  llmCalls: LlmCallRecord[];
   actions: ActionResult[];
   stateAfter: GameState;
 }

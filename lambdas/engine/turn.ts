@@ -7,7 +7,7 @@ import type { AgentFactory, AgentReply } from './agent.ts';
 import { cloneState, executeCall, refuseCall, visionOf, type ActionResult, type SeenTile } from './game.ts';
 import { visibleCells } from '../maze/vision.ts';
 import type { Tile } from '../maze/grid.ts';
-import type { EngineStore, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
+import type { EngineStore, LlmCallRecord, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
 import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
 
 export interface TurnDeps {
@@ -30,9 +30,12 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   const config = experiment.config;
   const state = cloneState(saved);
   const startedAt = now();
-  const agent = deps.agents({ experimentId, agent: experiment.agent, model: experiment.model, seed: experiment.agentSeed });
+  const agent = deps.agents({
+    experimentId, agent: experiment.agent, model: experiment.model, seed: experiment.agentSeed, config, promptText: experiment.promptText,
+  });
   const actions: ActionResult[] = [];
-  const totals: TurnTotals = { llmCalls: 0, inputTokens: null, outputTokens: null, latencyMs: 0 };
+  const llmCalls: LlmCallRecord[] = [];
+  const totals: TurnTotals = { llmCalls: 0, inputTokens: null, outputTokens: null, costUsd: null, latencyMs: 0 };
   let executed = 0;
   let lastResults: ActionResult[] = [];
   const limitReached = (): TurnStopReason | null =>
@@ -50,13 +53,22 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       results: lastResults, actionsTaken: state.actionsTaken,
       actionsLeftInTurn: config.max_actions_per_turn - executed, config,
     });
-    if (agent.callsModel) totals.llmCalls++;
+    if (agent.callsModel) {
+      totals.llmCalls++;
+      llmCalls.push({
+        callIndex: llmCalls.length, firstActionIndex: reply.calls.length > 0 ? actions.length : null,
+        inputTokens: reply.usage?.inputTokens ?? null, outputTokens: reply.usage?.outputTokens ?? null,
+        latencyMs: Math.round(reply.latencyMs ?? 0), stopReason: reply.stopReason ?? null, text: reply.text ?? null,
+        toolCalls: reply.calls.map((c) => ({ name: String(c.name), arguments: c.arguments ?? null, parsedFromText: c.parsedFromText === true })),
+        retries: reply.retries ?? [],
+      });
+    }
     if (reply.usage) {
       totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
       totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;
     }
     totals.latencyMs += reply.latencyMs ?? 0;
-    if (reply.calls.length === 0) { stopReason = 'no_tool_calls'; break; }
+    if (reply.calls.length === 0) { stopReason = reply.text ? 'no_tool_calls' : 'empty_reply'; break; }
 
     lastResults = [];
     reply.calls.forEach((call, k) => {
@@ -75,8 +87,12 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   }
 
   state.turnsCompleted = turnNumber;
+  const price = experiment.model ? config.prices[experiment.model] : undefined;
+  if (price && totals.inputTokens !== null) {
+    totals.costUsd = (totals.inputTokens * price.input_per_mtok + (totals.outputTokens ?? 0) * price.output_per_mtok) / 1e6;
+  }
   const written = await deps.store.commitTurn({
-    experimentId, turnNumber, startedAt, endedAt: now(), stopReason, totals, actions, stateAfter: state,
+    experimentId, turnNumber, startedAt, endedAt: now(), stopReason, totals, llmCalls, actions, stateAfter: state,
   });
   if (!written) {
     // Another invocation of the same turn committed first: its rows are the truth.

@@ -8,7 +8,7 @@ export const checkProgressHandler = (deps: HandlerDeps) => async (event: unknown
   const s = parseOrThrow(progressInputSchema, event);
   return checkProgress({
     goalFound: s.turn.goalFound, actionsTaken: s.turn.actionsTaken, startedAt: new Date(s.startedAt),
-    maxMoves: s.limits.maxMoves, maxDurationMinutes: s.limits.maxDurationMinutes,
+    maxMoves: s.limits.maxMoves, maxDurationMinutes: s.limits.maxDurationMinutes, turnNumber: s.turnNumber, maxTurns: s.limits.maxTurns,
   }, deps.now());
 };
 

@@ -20,8 +20,8 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new DatabaseConfigError('DATABASE_URL', 'DATABASE_URL is not set for this function');
   const db = await openDatabase({ url, poolSize: 2, migrate: false, schema: process.env.DATABASE_SCHEMA });
-  const { baselineAgents } = await import('../providers/baselines.ts');
-  return { store: new PgStore(db.pool), agents: baselineAgents, now: () => new Date() };
+  const { agents } = await import('../providers/agents.ts');
+  return { store: new PgStore(db.pool), agents, now: () => new Date() };
 }
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */

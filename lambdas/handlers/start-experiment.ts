@@ -24,15 +24,16 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
   const llmProvider = providerOf(input.agent);
   const started = await startExperiment({
     experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
-    model: input.model ?? null, promptVersion: input.promptVersion ?? null, agentSeed: input.agentSeed,
-    maze, config: input.config,
+    model: input.model ?? null, agentSeed: input.agentSeed, maze,
+    // promptVersion is shorthand for config.prompt_version
+    config: input.promptVersion ? { ...input.config, prompt_version: input.promptVersion } : input.config,
   }, deps.store);
   return {
     experimentId: started.experimentId,
     llmProvider,
     turnNumber: 1,
     startedAt: started.startedAt.toISOString(),
-    limits: { maxMoves: started.config.max_moves, maxDurationMinutes: started.config.max_duration_minutes },
+    limits: { maxMoves: started.config.max_moves, maxDurationMinutes: started.config.max_duration_minutes, maxTurns: started.config.max_turns },
   };
 };
 

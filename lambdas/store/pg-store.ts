@@ -91,7 +91,7 @@ export class PgStore implements EngineStore {
         e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen]);
     if (rowCount === 1) {
       this.remember({
-        experiment: { id: e.id, agent: e.agent, model: e.model, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: (await this.getExperimentInfo(e.id)).startedAt },
+        experiment: { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: (await this.getExperimentInfo(e.id)).startedAt },
         maze: await this.loadMaze(e.mazeId), state: s,
       });
     }
@@ -105,10 +105,10 @@ export class PgStore implements EngineStore {
 
   async getExperimentInfo(id: string): Promise<ExperimentInfo & { mazeId: number }> {
     const { rows } = await this.pool.query(
-      'SELECT id, agent, model, agent_seed, status, config, started_at, maze_id FROM experiments WHERE id = $1', [id]);
+      'SELECT id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id FROM experiments WHERE id = $1', [id]);
     if (rows.length === 0) throw new ExperimentNotFoundError(id);
     const r = rows[0];
-    return { id: r.id, agent: r.agent, model: r.model, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at, mazeId: r.maze_id };
+    return { id: r.id, agent: r.agent, model: r.model, promptText: r.prompt_text, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at, mazeId: r.maze_id };
   }
 
   async loadTurnContext(experimentId: string, opts: { forTurn?: number } = {}): Promise<TurnContext> {
@@ -117,12 +117,12 @@ export class PgStore implements EngineStore {
       return { ...cached, state: cloneState(cached.state) };
     }
     const { rows } = await this.pool.query(
-      `SELECT id, agent, model, agent_seed, status, config, started_at, maze_id, position_x, position_y,
+      `SELECT id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, position_x, position_y,
               actions_taken, turns_completed, goal_found
        FROM experiments WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
-    const experiment: ExperimentInfo = { id: r.id, agent: r.agent, model: r.model, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at };
+    const experiment: ExperimentInfo = { id: r.id, agent: r.agent, model: r.model, promptText: r.prompt_text, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at };
     const maze = await this.loadMaze(r.maze_id);
     if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state) };
     const log = await this.pool.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(

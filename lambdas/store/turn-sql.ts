@@ -13,8 +13,8 @@ WITH advanced AS (
 ), turn AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
-    position_x_after, position_y_after)
-  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6 FROM advanced
+    position_x_after, position_y_after, cost_usd)
+  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18 FROM advanced
   RETURNING experiment_id
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
@@ -22,6 +22,12 @@ WITH advanced AS (
   SELECT turn.experiment_id, $2, a.c, a.s, a.t, a.a, a.r, a.x, a.p, a.e, a.ok, a.o, a.m, a.fx, a.fy, a.tx, a.ty, a.v, a.n, a.rc, a.g
   FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean, ok boolean,
     o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean)
+  RETURNING 1
+), calls AS (
+  INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens, latency_ms,
+    stop_reason, assistant_text, tool_calls, retries)
+  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r
+  FROM turn, jsonb_to_recordset($19::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb)
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
@@ -38,5 +44,9 @@ export function turnParams(t: TurnWrite): unknown[] {
     t.startedAt, t.endedAt, t.stopReason, t.actions.filter((a) => a.executed).length, t.actions.filter((a) => !a.executed).length,
     t.totals.llmCalls, t.totals.inputTokens, t.totals.outputTokens, Math.round(t.totals.latencyMs),
     JSON.stringify(actions),
+    t.totals.costUsd,
+    JSON.stringify(t.llmCalls.map((l) => ({
+      c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries,
+    }))),
   ];
 }

@@ -1,0 +1,32 @@
+// Versioned system prompts. A version is never edited once used in published
+// runs: add v2 instead. The text and its sha256 are stored with every
+// experiment. (Issue 5 moves these to Parameter Store under the same names.)
+import { InvalidInputError } from '../engine/errors.ts';
+
+export const PROMPTS: Record<string, string> = {
+  v1: [
+    'You are exploring a 2-D grid maze of {width}x{height} tiles to find the goal tile.',
+    'Coordinates are (x, y): x grows to the east, y grows to the south. You start at ({start_x},{start_y}).',
+    'After every action you see up to {vision_range} tiles in each of the four directions; walls block your view.',
+    'Tiles: "." open, "#" wall, "G" goal. The maze edge behaves like a wall.',
+    'Use the tools: move_north, move_south, move_east, move_west (each may carry a short "reasoning"), and recall_all to list the tiles you saw during your last {max_recall_actions} actions (at most once every {recall_interval} actions).',
+    'You may take up to {max_actions_per_turn} actions per turn. The experiment ends when {success_text}.',
+    'Explore efficiently: avoid revisiting tiles and walking into walls.',
+  ].join('\n'),
+};
+
+export function promptTemplate(version: string): string {
+  const text = PROMPTS[version];
+  if (text === undefined) {
+    throw new InvalidInputError('config.prompt_version', version, `config.prompt_version "${version}" is not defined; choose one of: ${Object.keys(PROMPTS).join(', ')}`);
+  }
+  return text;
+}
+
+/** Fills {name} placeholders; an unknown placeholder is an error, never left in a prompt. */
+export function renderPrompt(template: string, vars: Record<string, string | number>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_m, name: string) => {
+    if (!Object.hasOwn(vars, name)) throw new InvalidInputError('prompt', name, `the prompt uses {${name}}, which is not a known variable (${Object.keys(vars).join(', ')})`);
+    return String(vars[name]);
+  });
+}
