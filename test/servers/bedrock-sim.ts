@@ -1,0 +1,60 @@
+// A local server speaking the Bedrock Runtime Converse API
+// (POST /model/{modelId}/converse, REST-JSON) with a simulated model that
+// plays. The real @aws-sdk/client-bedrock-runtime reaches it through
+// `endpoint` with static credentials. Errors carry x-amzn-ErrorType and a
+// {"message"} body, as the service's do.
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { SimServer, type LoggedRequest } from './sim-server.ts';
+import { tokensOf } from './sim-player.ts';
+
+const ERROR_TYPES: Record<number, string> = {
+  400: 'ValidationException', 403: 'AccessDeniedException', 404: 'ResourceNotFoundException', 408: 'ModelTimeoutException',
+  424: 'ModelErrorException', 429: 'ThrottlingException', 500: 'InternalServerException', 503: 'ServiceUnavailableException',
+};
+
+function awsError(res: ServerResponse, status: number, message: string, type = ERROR_TYPES[status] ?? 'InternalServerException') {
+  res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': randomBytes(16).toString('hex') });
+  res.end(JSON.stringify({ message }));
+}
+
+type Block = { text?: string; toolUse?: { toolUseId: string; name: string; input: unknown }; toolResult?: { toolUseId: string; content: Array<{ text?: string }>; status?: string } };
+
+export class BedrockSim extends SimServer {
+  protected override readonly http2 = true;
+  protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
+    const m = /^\/model\/(.+)\/converse$/.exec(req.path);
+    if (req.method !== 'POST' || !m) return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');
+    const model = m[1];
+    if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256')) return awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
+    if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
+    const fault = this.nextFault();
+    if (!(await this.transport(fault, res))) return;
+    if (fault?.kind === 'status') return awsError(res, fault.status, fault.status === 429 ? 'Too many requests, please wait before trying again.' : 'The system encountered an unexpected error during processing. Try your request again.');
+
+    const body = req.body ?? {};
+    const system = (body.system ?? []).map((b: { text?: string }) => b.text ?? '').join('\n');
+    const texts: string[] = [];
+    for (const msg of body.messages ?? []) {
+      if (msg.role !== 'user') continue;
+      for (const b of msg.content as Block[]) {
+        if (b.text) texts.push(b.text);
+        if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
+      }
+    }
+    const planned = this.plan({ model, system, texts, requestChars: JSON.stringify(body).length }, fault);
+    const content: Block[] = [];
+    if (planned.text) content.push({ text: planned.text });
+    for (const c of planned.calls) content.push({ toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments } });
+    const inputTokens = tokensOf(JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}));
+    const outputTokens = tokensOf(JSON.stringify(content));
+    this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault });
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
+    res.end(JSON.stringify({
+      output: { message: { role: 'assistant', content } },
+      stopReason: planned.calls.length > 0 ? 'tool_use' : 'end_turn',
+      usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+      metrics: { latencyMs: 350 },
+    }));
+  }
+}

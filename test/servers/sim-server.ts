@@ -1,0 +1,145 @@
+// What both simulators share: an HTTP server on loopback, a log of every
+// request, and scripted misbehaviour. Faults are taken one per model request
+// from `faults` (in order), then `always` applies (if set).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { SimPlayer } from './sim-player.ts';
+
+export type Fault =
+  | { kind: 'status'; status: number }         // 429, 500, 503...: an error reply in the service's format
+  | { kind: 'reset' }                          // the connection is dropped without a reply
+  | { kind: 'slow'; ms: number }               // the reply comes after ms
+  | { kind: 'malformed' }                      // an unknown tool and a call whose arguments fail the schema
+  | { kind: 'text-embedded' }                  // the tool call written as JSON in the text, not as a tool call
+  | { kind: 'text-only' }                      // a sentence and no tool call
+  | { kind: 'empty' };                         // nothing at all
+
+export interface SimOptions {
+  models?: string[];
+  faults?: Fault[];
+  always?: Fault;
+  callsPerReply?: number;
+  port?: number;
+}
+
+export interface LoggedRequest { method: string; path: string; headers: IncomingMessage['headers']; body: any }
+export interface SentReply { model: string; inputTokens: number; outputTokens: number; fault: Fault['kind'] | null }
+
+export interface ModelTurn {
+  model: string;
+  system: string;
+  texts: string[];
+  requestChars: number;
+}
+
+export interface PlannedReply { text: string; calls: Array<{ name: string; arguments: unknown }>; fault: Fault['kind'] | null }
+
+export abstract class SimServer {
+  readonly requests: LoggedRequest[] = [];
+  readonly replies: SentReply[] = [];
+  readonly models: string[];
+  faults: Fault[];
+  always: Fault | undefined;
+  protected readonly player = new SimPlayer();
+  protected readonly callsPerReply: number;
+  private server: { listen: Function; close: (cb: () => void) => void; address: () => unknown } | null = null;
+  private closeConnections: () => void = () => undefined;
+  /** HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: what the Bedrock Runtime client speaks by default. */
+  protected readonly http2: boolean = false;
+
+  constructor(opts: SimOptions = {}) {
+    this.models = opts.models ?? ['qwen2.5:7b', 'llama3.1:8b', 'anthropic.claude-3-5-sonnet-20240620-v1:0', 'amazon.nova-lite-v1:0'];
+    this.faults = [...(opts.faults ?? [])];
+    this.always = opts.always;
+    this.callsPerReply = opts.callsPerReply ?? 2;
+  }
+
+  protected abstract handle(req: LoggedRequest, res: ServerResponse): Promise<void>;
+
+  async listen(port = 0): Promise<string> {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try { body = text ? JSON.parse(text) : null; } catch { /* keep text */ }
+        const logged = { method: req.method ?? 'GET', path: decodeURIComponent((req.url ?? '/').split('?')[0]), headers: req.headers, body };
+        this.requests.push(logged);
+        this.handle(logged, res).catch((err) => {
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: String(err) }));
+        });
+      });
+    };
+    if (this.http2) {
+      const server = createHttp2Server(onRequest as never);
+      const sessions = new Set<Http2Session>();
+      server.on('session', (s) => { sessions.add(s); s.on('close', () => sessions.delete(s)); });
+      this.closeConnections = () => { for (const s of sessions) s.destroy(); };
+      this.server = server;
+    } else {
+      const server = createServer(onRequest);
+      this.closeConnections = () => server.closeAllConnections();
+      this.server = server;
+    }
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.closeConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** The next fault for a model request, if any. */
+  protected nextFault(): Fault | null {
+    return this.faults.shift() ?? this.always ?? null;
+  }
+
+  /** Applies transport faults (reset, slow); returns false when the reply must not be sent. */
+  protected async transport(fault: Fault | null, res: ServerResponse): Promise<boolean> {
+    if (fault?.kind === 'reset') {
+      const stream = (res as unknown as { stream?: { close: (code: number) => void } }).stream;
+      if (stream) stream.close(2); // HTTP/2: reset the stream with INTERNAL_ERROR
+      else res.socket?.destroy();
+      return false;
+    }
+    if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.ms));
+    return true;
+  }
+
+  /** What the simulated model answers, given the fault to play. */
+  protected plan(turn: ModelTurn, fault: Fault | null): PlannedReply {
+    const kind = fault?.kind ?? null;
+    if (kind === 'empty') return { text: '', calls: [], fault: kind };
+    if (kind === 'text-only') return { text: 'I am thinking about where to go next.', calls: [], fault: kind };
+    if (kind === 'malformed') {
+      return { text: '', calls: [{ name: 'teleport', arguments: { to: 'goal' } }, { name: 'move_north', arguments: { reasoning: 42 } }], fault: kind };
+    }
+    const calls = this.player.decide(turn.model, turn.system, turn.texts, this.callsPerReply);
+    if (kind === 'text-embedded') {
+      const first = calls[0] ?? { name: 'recall_all', arguments: {} };
+      return { text: `I will move now.\n\`\`\`json\n${JSON.stringify({ name: first.name, arguments: first.arguments })}\n\`\`\``, calls: [], fault: kind };
+    }
+    return { text: calls.length > 0 ? '' : 'Nothing left to explore.', calls, fault: kind === 'slow' ? kind : null };
+  }
+}
+
+/** Parses a fault list such as "429x2,500,reset,slow:3000,text-embedded" (for `ariadne sim`). */
+export function parseFaults(spec: string): Fault[] {
+  const out: Fault[] = [];
+  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [what, times] = part.split('x');
+    const n = times === undefined ? 1 : Number(times);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`fault "${part}": the repeat count after x must be a whole number`);
+    let fault: Fault;
+    if (/^\d{3}$/.test(what)) fault = { kind: 'status', status: Number(what) };
+    else if (what.startsWith('slow:')) fault = { kind: 'slow', ms: Number(what.slice(5)) };
+    else if (['reset', 'malformed', 'text-embedded', 'text-only', 'empty'].includes(what)) fault = { kind: what as 'reset' };
+    else throw new Error(`fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty`);
+    for (let i = 0; i < n; i++) out.push(fault);
+  }
+  return out;
+}
