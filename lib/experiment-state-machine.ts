@@ -10,7 +10,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { STATES, TRANSIENT_ERRORS, type TaskState } from '../state-machine/states.ts';
+import { PROVIDER_TRANSIENT_ERRORS, STATES, TRANSIENT_ERRORS, type TaskState } from '../state-machine/states.ts';
 
 export interface ExperimentStateMachineProps {
   functions: Record<TaskState, IFunction>;
@@ -48,7 +48,12 @@ export class ExperimentStateMachine extends Construct {
     const start = caught(task(STATES.StartExperiment, {
       payload: sfn.TaskInput.fromObject({ request: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
     }));
-    const invoke = (state: TaskState) => caught(task(state, { resultPath: '$.turn' }));
+    const invoke = (state: TaskState) => {
+      const t = task(state, { resultPath: '$.turn' });
+      // The handler already retried the model with backoff; a longer outage gets a few more, slower tries.
+      t.addRetry({ errors: PROVIDER_TRANSIENT_ERRORS, interval: Duration.seconds(30), maxAttempts: 2, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+      return caught(t);
+    };
     const checkProgress = caught(task(STATES.CheckProgress, { resultPath: '$.progress' }));
     const finalizeSuccess = caught(task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
     const finalizeTimeout = caught(task(STATES.FinalizeTimeout, { resultPath: '$.result' }));

@@ -40,6 +40,7 @@ export interface LocalExperimentOptions {
   agents?: AgentFactory;
   onTurn?: (turn: TurnSummary) => void;
   wrap?: LocalRunOptions['wrap'];
+  retryIntervals?: LocalRunOptions['retryIntervals'];
   executionName?: string;
 }
 
@@ -63,6 +64,7 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
     deps: { store, agents: opts.agents ?? allAgents, now: () => new Date() },
     executionName: opts.executionName,
     wrap: opts.wrap,
+    retryIntervals: opts.retryIntervals,
     onTaskResult: (state, out) => {
       if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
       if (state === STATES.InvokeBaselineAgent || state === STATES.InvokeOllamaAgent || state === STATES.InvokeBedrockAgent) {

@@ -17,6 +17,8 @@ export interface LocalRunOptions {
   onTaskResult?: (state: TaskState, output: unknown) => void;
   /** Wraps handlers, e.g. to inject faults in tests. */
   wrap?: (state: TaskState, handler: Handler) => Handler;
+  /** Milliseconds to wait before each Retry of a state, instead of the definition's intervals (tests). */
+  retryIntervals?: Record<string, number>;
 }
 
 let machine: StateMachine | null = null;
@@ -58,7 +60,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
   const executionArn = `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
   const machine = localMachine();
   const execution = machine.run(input as never, {
-    overrides: { taskResourceLocalHandlers: await localHandlers(opts) },
+    overrides: { taskResourceLocalHandlers: await localHandlers(opts), ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}) },
     context: {
       Execution: { Id: executionArn, Name: name, StartTime: new Date().toISOString(), Input: input as never },
       StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },

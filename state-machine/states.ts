@@ -27,3 +27,6 @@ export const TRANSIENT_ERRORS = [
   'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException',
   'Lambda.TooManyRequestsException', 'DatabaseUnavailableError',
 ];
+
+/** A model that stayed unavailable through the handler's own retries (ProviderTransientError). */
+export const PROVIDER_TRANSIENT_ERRORS = ['ProviderTransientError'];

@@ -1,0 +1,185 @@
+// LLM agents through the real `ollama` and Bedrock SDK clients, over HTTP,
+// against local servers that speak those services' wire protocols.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { STATES } from '../state-machine/states.ts';
+import { PROMPTS } from '../lambdas/config/prompts.ts';
+import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
+import { OllamaSim } from './servers/ollama-sim.ts';
+import { BedrockSim } from './servers/bedrock-sim.ts';
+import type { Fault } from './servers/sim-server.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+
+let db: TestDatabase;
+const ollama = new OllamaSim();
+const bedrock = new BedrockSim();
+let ollamaUrl = '';
+let bedrockUrl = '';
+const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+const FAST_RETRY = { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, max_total_ms: 10_000, timeout_ms: 5_000 };
+const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
+
+beforeAll(async () => {
+  db = await testDatabase();
+  ollamaUrl = await ollama.listen();
+  bedrockUrl = await bedrock.listen();
+  process.env.AWS_ACCESS_KEY_ID = 'sim';
+  process.env.AWS_SECRET_ACCESS_KEY = 'sim';
+});
+afterAll(async () => { await ollama.close(); await bedrock.close(); await db.drop(); });
+beforeEach(() => {
+  for (const sim of [ollama, bedrock]) { sim.requests.length = 0; sim.replies.length = 0; sim.faults = []; sim.always = undefined; }
+});
+
+const runOllama = (config: Record<string, unknown> = {}, maze = { generator: 'medium', size: 15, seed: 3 }) =>
+  runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze, config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, ...config } } as never, { db, retryIntervals: NO_WAIT });
+const runBedrock = (config: Record<string, unknown> = {}) =>
+  runLocalExperiment({ agent: 'bedrock', model: SONNET, maze: { generator: 'medium', size: 15, seed: 3 }, config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config } } as never, { db, retryIntervals: NO_WAIT });
+
+async function llmCalls(id: string | null) {
+  return (await db.pool.query('SELECT * FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index', [id])).rows;
+}
+
+describe.each([
+  ['ollama (non-streaming)', () => runOllama(), ollama],
+  ['ollama (streaming NDJSON)', () => runOllama({ ollama: { host: ollamaUrl, stream: true } }), ollama],
+  ['bedrock (Converse over HTTP/2)', () => runBedrock(), bedrock],
+] as const)('%s', (_label, run, sim) => {
+  it('finds the goal on a 15x15 maze; tokens in the database are what the server sent; config and prompt are recorded', async () => {
+    const { experimentId, summary } = await run();
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+    const calls = await llmCalls(experimentId);
+    expect(calls.length).toBe(sim.replies.length);
+    expect(calls.map((c) => [c.input_tokens, c.output_tokens])).toEqual(sim.replies.map((r) => [r.inputTokens, r.outputTokens]));
+    const turns = (await db.pool.query('SELECT turn_number, input_tokens, output_tokens, llm_calls FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [experimentId])).rows;
+    for (const t of turns) {
+      const mine = calls.filter((c) => c.turn_number === t.turn_number);
+      expect(t.llm_calls).toBe(mine.length);
+      expect(t.input_tokens).toBe(mine.reduce((n, c) => n + c.input_tokens, 0));
+      expect(t.output_tokens).toBe(mine.reduce((n, c) => n + c.output_tokens, 0));
+    }
+    const exp = (await db.pool.query('SELECT config, prompt_text, prompt_hash, prompt_version, model FROM experiments WHERE id = $1', [experimentId])).rows[0];
+    expect(exp.prompt_version).toBe('v1');
+    expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
+    expect(exp.config).toMatchObject({ recall_interval: 10, max_recall_actions: 50 });
+    if (sim === ollama) expect(exp.config.ollama).toMatchObject({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
+    else expect(exp.config.bedrock).toMatchObject({ region: 'us-west-2', max_tokens: 1024 });
+  });
+});
+
+describe('what the engine sends', () => {
+  it('ollama: tool schemas, the system prompt of the configured version, and each tool result in order', async () => {
+    const { experimentId } = await runOllama();
+    const exp = (await db.pool.query('SELECT prompt_text FROM experiments WHERE id = $1', [experimentId])).rows[0];
+    const chats = ollama.requests.filter((r) => r.path === '/api/chat');
+    expect(chats.length).toBeGreaterThan(2);
+    for (const req of chats) {
+      expect(req.body.model).toBe('qwen2.5:7b');
+      expect(req.body.options).toEqual({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
+      expect(req.body.tools.map((t: any) => t.function.name)).toEqual(TOOL_NAMES);
+      expect(req.body.tools[0]).toMatchObject({ type: 'function', function: { parameters: { type: 'object', properties: { reasoning: { type: 'string' } } } } });
+      expect(req.body.messages[0]).toEqual({ role: 'system', content: exp.prompt_text });
+      expect(req.body.messages[0].content.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
+    }
+    // A follow-up request carries the assistant's calls and then one tool message per call, in order, matching the logged actions.
+    const followUp = chats.find((r) => r.body.messages.some((m: any) => m.role === 'tool'))!;
+    const msgs = followUp.body.messages;
+    const assistant = msgs.findIndex((m: any) => m.role === 'assistant');
+    const calls = msgs[assistant].tool_calls.map((c: any) => c.function.name);
+    const tools = msgs.slice(assistant + 1).filter((m: any) => m.role === 'tool');
+    expect(tools.map((m: any) => m.tool_name)).toEqual(calls);
+    const actions = (await db.pool.query('SELECT tool, to_x, to_y FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index LIMIT $2', [experimentId, calls.length])).rows;
+    expect(tools.map((m: any) => JSON.parse(m.content).position)).toEqual(actions.map((a) => [a.to_x, a.to_y]));
+  });
+
+  it('bedrock: toolConfig, system blocks, and toolResult blocks answering each toolUseId in order', async () => {
+    await runBedrock();
+    const conv = bedrock.requests.filter((r) => r.path === `/model/${SONNET}/converse`);
+    expect(conv.length).toBeGreaterThan(2);
+    for (const req of conv) {
+      expect(req.body.toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(TOOL_NAMES);
+      expect(req.body.toolConfig.tools[0].toolSpec.inputSchema.json).toMatchObject({ type: 'object' });
+      expect(req.body.system[0].text.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
+      expect(req.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0.2 });
+      expect(req.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=sim\/\d{8}\/us-west-2\/bedrock\/aws4_request/);
+    }
+    const followUp = conv.find((r) => r.body.messages.length >= 3)!;
+    const [, assistant, results] = followUp.body.messages;
+    const ids = assistant.content.filter((b: any) => b.toolUse).map((b: any) => b.toolUse.toolUseId);
+    expect(results.role).toBe('user');
+    expect(results.content.map((b: any) => b.toolResult.toolUseId)).toEqual(ids);
+  });
+});
+
+describe('faults', () => {
+  it('two 429s then success: the run completes and the two retries are logged', async () => {
+    ollama.faults = [{ kind: 'status', status: 429 }, { kind: 'status', status: 429 }];
+    const { experimentId, summary } = await runOllama();
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+    const first = (await llmCalls(experimentId))[0];
+    expect(first.retries).toHaveLength(2);
+    expect(first.retries.map((r: any) => r.status)).toEqual([429, 429]);
+    expect(first.retries[0].error).toMatch(/too many requests/);
+  });
+
+  it.each([
+    ['ollama', () => runOllama(), ollama, /ProviderTransientError: ollama model "qwen2.5:7b": 500 /],
+    ['bedrock', () => runBedrock(), bedrock, /ProviderTransientError: bedrock model "anthropic\.claude-3-5-sonnet-20240620-v1:0": 500 InternalServerException/],
+  ] as const)('endless 500s from %s finalize the experiment failed, naming provider, model and status', async (_p, run, sim, reason) => {
+    sim.always = { kind: 'status', status: 500 };
+    await expect(run()).rejects.toThrow(/500 .*gave up after 4 attempts/);
+    const { rows } = await db.pool.query("SELECT status, stop_reason, failure_reason FROM experiments WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1");
+    expect(rows[0].status).toBe('failed');
+    expect(rows[0].failure_reason).toMatch(reason);
+    // the handler's attempts times the state machine's: every one reached the server
+    expect(sim.requests.filter((r) => r.method === 'POST').length).toBe(FAST_RETRY.max_attempts * 3);
+  });
+
+  it('an unknown model is a permanent error: failed at once, with provider, model and status', async () => {
+    const run = runLocalExperiment({ agent: 'ollama', model: 'no-such-model:1b', maze: { generator: 'medium', size: 15, seed: 3 }, config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY } } as never, { db, retryIntervals: NO_WAIT });
+    await expect(run).rejects.toThrow(/ollama model "no-such-model:1b": 404 model 'no-such-model:1b' not found/);
+    expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(1);
+    const { rows } = await db.pool.query("SELECT failure_reason FROM experiments WHERE model = 'no-such-model:1b'");
+    expect(rows[0].failure_reason).toMatch(/^ProviderPermanentError: ollama model "no-such-model:1b": 404 /);
+  });
+
+  it.each<[string, Fault, (rows: any[]) => void]>([
+    ['a malformed tool call', { kind: 'malformed' }, (rows) => {
+      expect(rows.slice(0, 2).map((r) => [r.tool, r.outcome])).toEqual([['teleport', 'unknown_tool'], ['move_north', 'invalid_arguments']]);
+      expect(rows[1].message).toMatch(/reasoning/);
+    }],
+    ['a tool call written as JSON in the text', { kind: 'text-embedded' }, (rows) => {
+      expect(rows[0]).toMatchObject({ parsed_from_text: true, executed: true });
+      expect(rows[0].assistant_text).toMatch(/```json/);
+    }],
+  ])('%s is logged and the run goes on to the goal', async (_label, fault, check) => {
+    ollama.faults = [fault];
+    const { experimentId, summary } = await runOllama();
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+    check((await db.pool.query('SELECT * FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index', [experimentId])).rows);
+  });
+
+  it.each([
+    ['a text-only reply', { kind: 'text-only' } as Fault, 'no_tool_calls'],
+    ['an empty reply', { kind: 'empty' } as Fault, 'empty_reply'],
+  ])('%s ends the turn with its reason and the run goes on', async (_label, fault, reason) => {
+    bedrock.faults = [fault];
+    const { experimentId, summary } = await runBedrock();
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+    const first = (await db.pool.query('SELECT stop_reason, actions_executed FROM turns WHERE experiment_id = $1 ORDER BY turn_number LIMIT 1', [experimentId])).rows[0];
+    expect(first).toEqual({ stop_reason: reason, actions_executed: 0 });
+  });
+
+  it.each([
+    ['a reply slower than the timeout', () => { ollama.faults = [{ kind: 'slow', ms: 1_500 }]; }, 'timeout'],
+    ['a connection reset', () => { ollama.faults = [{ kind: 'reset' }]; }, /ECONNRESET|network|UND_ERR_SOCKET/],
+  ])('%s is retried', async (_label, arrange, status) => {
+    arrange();
+    const { experimentId, summary } = await runOllama({ retry: { ...FAST_RETRY, timeout_ms: 500 } });
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+    const first = (await llmCalls(experimentId))[0];
+    expect(first.retries).toHaveLength(1);
+    expect(String(first.retries[0].status)).toMatch(status);
+  });
+});
