@@ -13,6 +13,9 @@ import { resolveConfig } from '../lambdas/engine/experiment.ts';
 import { DatabaseConfigError } from '../lambdas/store/errors.ts';
 import { SUCCESS_RULES } from '../lambdas/config/experiment-config.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
+import { LLM_AGENTS } from '../lambdas/providers/agents.ts';
+import { PROMPTS } from '../lambdas/config/prompts.ts';
+import { checkEndpoint, checkOllama } from './cli/preflight.ts';
 import { parseOrThrow } from '../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../state-machine/contracts.ts';
 import { choiceOption, intOption, numberOption } from './cli/options.ts';
@@ -59,6 +62,13 @@ const program = new Command('ariadne')
 mazeOptions(program.command('run')
   .description('run one experiment through the local state machine, with live progress and a summary')
   .addOption(new Option('--agent <name>', `agent: ${BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ')}`).default('frontier').argParser(choiceOption('--agent', BASELINE_NAMES))))
+  .addOption(new Option('--provider <name>', 'run an LLM agent: ollama or bedrock (needs --model)').argParser(choiceOption('--provider', LLM_AGENTS)))
+  .option('--model <id>', 'model name: e.g. qwen2.5:7b (ollama), anthropic.claude-3-5-sonnet-20240620-v1:0 (bedrock)')
+  .option('--ollama-host <url>', 'Ollama server (default: $OLLAMA_HOST or http://127.0.0.1:11434); hosted Ollama reads its key from $OLLAMA_API_KEY')
+  .option('--stream', 'ask Ollama for streaming (NDJSON) replies')
+  .option('--region <region>', 'AWS region for Bedrock (default: $AWS_REGION or us-east-1)')
+  .option('--bedrock-endpoint <url>', 'Bedrock Runtime endpoint override (a simulator or a VPC endpoint)')
+  .option('--prompt-version <name>', `system prompt version (${Object.keys(PROMPTS).join(', ')})`)
   .addOption(new Option('--agent-seed <n>', 'seed of the random agent (default: derived from the experiment id)').argParser(intOption('--agent-seed', 0, 0xffffffff)))
   .addOption(new Option('--max-moves <n>', 'stop after this many actions').argParser(intOption('--max-moves', 1, 1_000_000)))
   .addOption(new Option('--max-duration-minutes <n>', 'stop after this long').argParser(numberOption('--max-duration-minutes', 0.01, 10080)))
@@ -73,16 +83,33 @@ mazeOptions(program.command('run')
   .option('--quiet', 'no progress line')
   .action(async (o) => {
     const { maze, input } = mazeFromOptions(o);
-    const config = Object.fromEntries(Object.entries({
+    const config: Record<string, unknown> = Object.fromEntries(Object.entries({
       max_moves: o.maxMoves, max_duration_minutes: o.maxDurationMinutes, max_actions_per_turn: o.maxActionsPerTurn,
       vision_range: o.visionRange, see_through: o.seeThrough, success_rule: o.successRule,
       recall_interval: o.recallInterval, max_recall_actions: o.maxRecallActions,
     }).filter(([, v]) => v !== undefined));
+    const agent: string = o.provider ?? o.agent;
+    if (o.provider && o.model === undefined) throw new InvalidInputError('--model', undefined, `--provider ${o.provider} needs --model (e.g. ${o.provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0'})`);
+    if (!o.provider && o.model !== undefined) throw new InvalidInputError('--model', o.model, '--model goes with --provider ollama or --provider bedrock');
+    if (o.provider === 'ollama') {
+      const host = o.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
+      config.ollama = { host: host.includes('://') ? host : `http://${host}`, ...(o.stream ? { stream: true } : {}) };
+    }
+    if (o.provider === 'bedrock') {
+      config.bedrock = { region: o.region ?? process.env.AWS_REGION ?? 'us-east-1', ...(o.bedrockEndpoint ? { endpoint: o.bedrockEndpoint } : {}) };
+    }
+    if (o.promptVersion !== undefined) config.prompt_version = o.promptVersion;
     const request = parseOrThrow(startRequestSchema, {
-      agent: o.agent, maze: input, config, ...(o.agentSeed !== undefined ? { agentSeed: o.agentSeed } : {}),
+      agent, maze: input, config, ...(o.model !== undefined ? { model: o.model } : {}),
+      ...(o.agentSeed !== undefined ? { agentSeed: o.agentSeed } : {}),
       ...(o.experimentId !== undefined ? { experimentId: o.experimentId } : {}),
     }, 'input');
     const resolved = resolveConfig(request.config);
+    if (!Object.hasOwn(PROMPTS, resolved.prompt_version)) {
+      throw new InvalidInputError('--prompt-version', resolved.prompt_version, `--prompt-version "${resolved.prompt_version}" is not defined; choose one of: ${Object.keys(PROMPTS).join(', ')}`);
+    }
+    if (agent === 'ollama') await checkOllama(resolved.ollama.host, o.model);
+    if (agent === 'bedrock' && resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
     const log = (line: string) => { if (!o.json) process.stderr.write(`${line}\n`); };
     log(`maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} (shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`);
     const db = await cliDatabase(log);
@@ -166,6 +193,41 @@ program.command('db')
     process.stderr.write('serving until Ctrl-C\n');
     await new Promise<void>((resolve) => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve); });
     await db.close();
+  });
+
+program.command('sim')
+  .description('serve a simulated model that speaks a real wire protocol: ollama (/api/chat, /api/tags, /api/show, /api/version) or bedrock (POST /model/{id}/converse, HTTP/2)')
+  .argument('<service>', 'ollama or bedrock')
+  .addOption(new Option('--port <n>', 'port on 127.0.0.1 (default: 11434 for ollama, 8787 for bedrock)').argParser(intOption('--port', 0, 65535)))
+  .option('--faults <list>', 'misbehave on the next requests, in order: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty; xN repeats (e.g. 429x2,500,text-embedded)')
+  .option('--always <fault>', 'misbehave on every request after --faults (e.g. 500)')
+  .option('--models <list>', 'comma-separated model names it serves (others get "not found")')
+  .option('--calls-per-reply <n>', 'tool calls per reply', '2')
+  .action(async (service: string, o: { port?: number; faults?: string; always?: string; models?: string; callsPerReply: string }) => {
+    const kind = choiceOption('service', ['ollama', 'bedrock'] as const)(service);
+    const { parseFaults } = await import('../test/servers/sim-server.ts');
+    const parse = (option: string, spec: string) => { try { return parseFaults(spec); } catch (err) { throw new InvalidInputError(option, spec, `${option}: ${(err as Error).message}`); } };
+    const opts = {
+      faults: o.faults ? parse('--faults', o.faults) : [],
+      always: o.always ? parse('--always', o.always)[0] : undefined,
+      models: o.models?.split(',').map((m) => m.trim()).filter(Boolean),
+      callsPerReply: intOption('--calls-per-reply', 1, 8)(o.callsPerReply),
+    };
+    const sim = kind === 'ollama'
+      ? new (await import('../test/servers/ollama-sim.ts')).OllamaSim(opts)
+      : new (await import('../test/servers/bedrock-sim.ts')).BedrockSim(opts);
+    const url = await sim.listen(o.port ?? (kind === 'ollama' ? 11434 : 8787));
+    process.stdout.write(`simulated ${kind} at ${url} serving ${sim.models.join(', ')}\n`);
+    process.stdout.write(kind === 'ollama'
+      ? `try: npm run ariadne -- run --provider ollama --model ${sim.models[0]} --ollama-host ${url}\n`
+      : `try: AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim npm run ariadne -- run --provider bedrock --model ${sim.models[0]} --bedrock-endpoint ${url}\n`);
+    let requests = 0;
+    const timer = setInterval(() => {
+      if (sim.requests.length !== requests) { requests = sim.requests.length; process.stderr.write(`requests served: ${requests}\n`); }
+    }, 2000);
+    await new Promise<void>((resolve) => { process.once('SIGINT', resolve); process.once('SIGTERM', resolve); });
+    clearInterval(timer);
+    await sim.close();
   });
 
 function isInputError(err: unknown): err is Error & { field?: string } {

@@ -22,6 +22,7 @@ type Block = { text?: string; toolUse?: { toolUseId: string; name: string; input
 
 export class BedrockSim extends SimServer {
   protected override readonly http2 = true;
+  protected defaultModels() { return ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'amazon.nova-lite-v1:0']; }
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
     const m = /^\/model\/(.+)\/converse$/.exec(req.path);
     if (req.method !== 'POST' || !m) return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');

@@ -13,11 +13,13 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 };
 
 export class OllamaSim extends SimServer {
+  protected defaultModels() { return ['qwen2.5:7b', 'llama3.1:8b', 'llama3.2:3b']; }
+
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
     if (req.method === 'GET' && req.path === '/api/version') return json(res, 200, { version: '0.12.6' });
     if (req.method === 'GET' && req.path === '/api/tags') {
       return json(res, 200, {
-        models: this.models.filter((m) => !m.includes('.')).map((name) => ({
+        models: this.models.map((name) => ({
           name, model: name, modified_at: new Date(0).toISOString(), size: 4_683_087_332, digest: 'sim'.padEnd(64, '0'),
           details: { parent_model: '', format: 'gguf', family: 'sim', families: ['sim'], parameter_size: '7.6B', quantization_level: 'Q4_K_M' },
         })),

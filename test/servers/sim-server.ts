@@ -49,12 +49,13 @@ export abstract class SimServer {
   protected readonly http2: boolean = false;
 
   constructor(opts: SimOptions = {}) {
-    this.models = opts.models ?? ['qwen2.5:7b', 'llama3.1:8b', 'anthropic.claude-3-5-sonnet-20240620-v1:0', 'amazon.nova-lite-v1:0'];
+    this.models = opts.models ?? this.defaultModels();
     this.faults = [...(opts.faults ?? [])];
     this.always = opts.always;
     this.callsPerReply = opts.callsPerReply ?? 2;
   }
 
+  protected abstract defaultModels(): string[];
   protected abstract handle(req: LoggedRequest, res: ServerResponse): Promise<void>;
 
   async listen(port = 0): Promise<string> {
