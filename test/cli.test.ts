@@ -131,7 +131,7 @@ describe('LLM providers from the command line', () => {
       child.on('exit', (code) => reject(new Error(`exited ${code}`)));
     });
     expect(await (await fetch(`${url}/api/version`)).json()).toHaveProperty('version');
-    const tags = await (await fetch(`${url}/api/tags`)).json();
+    const tags = await (await fetch(`${url}/api/tags`)).json() as { models: Array<{ name: string }> };
     expect(tags.models.map((m: { name: string }) => m.name)).toContain('qwen2.5:7b');
     const throttled = await fetch(`${url}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'qwen2.5:7b', messages: [], stream: false }) });
     expect(throttled.status).toBe(429);

@@ -1,0 +1,73 @@
+// The engine's own overhead per LLM call: an experiment's wall time minus the
+// time spent inside model calls (client serialization + HTTP round trip +
+// parsing), divided by the number of calls, with simulated servers that
+// answer at once. Everything else (engine, local state machine, Postgres
+// commits) is overhead. Target: under 2 ms per call.
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../lambdas/store/database.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { experimentDefinition } from '../state-machine/definition.ts';
+import { agents } from '../lambdas/providers/agents.ts';
+import type { AgentFactory } from '../lambdas/engine/agent.ts';
+import { llmAgent } from '../lambdas/providers/llm/llm-agent.ts';
+import { classifyOllamaError, ollamaModel } from '../lambdas/providers/llm/ollama-model.ts';
+import { bedrockModel, classifyBedrockError } from '../lambdas/providers/llm/bedrock-model.ts';
+import type { ChatModel } from '../lambdas/providers/llm/chat-model.ts';
+import { OllamaSim } from '../test/servers/ollama-sim.ts';
+import { BedrockSim } from '../test/servers/bedrock-sim.ts';
+import { benchPostgres, fmt, timed } from './support.ts';
+
+const REPEATS = 3;
+
+function timedModel(model: ChatModel, spent: { ms: number; calls: number }): ChatModel {
+  return {
+    provider: model.provider, model: model.model,
+    async complete(...args) {
+      const t = performance.now();
+      try { return await model.complete(...args); } finally { spent.ms += performance.now() - t; spent.calls++; }
+    },
+  };
+}
+
+export async function providersBench(): Promise<Record<string, number>> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  process.env.AWS_ACCESS_KEY_ID ??= 'sim';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'sim';
+  const pgServer = await benchPostgres();
+  const db = await openDatabase({ url: pgServer.url, schema: 'bench_providers', poolSize: 4 });
+  const ollama = new OllamaSim({ callsPerReply: 2 });
+  const bedrock = new BedrockSim({ callsPerReply: 2 });
+  const urls = { ollama: await ollama.listen(), bedrock: await bedrock.listen() };
+  experimentDefinition();
+  const out: Record<string, number> = {};
+  console.log(`providers: engine overhead per LLM call outside the model round trip (simulators answer at once), medians of ${REPEATS} runs`);
+  try {
+    for (const provider of ['ollama', 'bedrock'] as const) {
+      const results: Array<{ overhead: number; roundTrip: number; calls: number; seconds: number }> = [];
+      for (let i = 0; i < REPEATS; i++) {
+        const spent = { ms: 0, calls: 0 };
+        const factory: AgentFactory = (identity) => {
+          if (identity.agent !== provider) return agents(identity);
+          const { config } = identity;
+          const model = provider === 'ollama' ? ollamaModel(identity.model!, config.ollama) : bedrockModel(identity.model!, config.bedrock);
+          return llmAgent({ model: timedModel(model, spent), system: identity.promptText ?? '', policy: config.retry, classify: provider === 'ollama' ? classifyOllamaError : classifyBedrockError, maxMoves: config.max_moves });
+        };
+        const config = provider === 'ollama' ? { ollama: { host: urls.ollama } } : { bedrock: { endpoint: urls.bedrock } };
+        const model = provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+        const run = await timed(() => runLocalExperiment({ agent: provider, model, maze: { generator: 'rooms_and_corridors', size: 41, seed: 2 }, config: { ...config, max_moves: 2_000 } } as never, { db, agents: factory }));
+        results.push({ overhead: (run.seconds * 1000 - spent.ms) / spent.calls, roundTrip: spent.ms / spent.calls, calls: spent.calls, seconds: run.seconds });
+      }
+      const m = results.sort((a, b) => a.overhead - b.overhead)[Math.floor(REPEATS / 2)];
+      console.log(`  ${provider.padEnd(8)} ${fmt(m.calls)} calls in ${fmt(m.seconds, 2)} s: model call (client + HTTP) ${fmt(m.roundTrip, 2)} ms, engine overhead ${fmt(m.overhead, 2)} ms per call  (target < 2 ms; ratio overhead/round trip ${fmt(m.overhead / m.roundTrip, 2)})`);
+      out[provider] = m.overhead;
+    }
+  } finally {
+    await ollama.close();
+    await bedrock.close();
+    await db.close();
+    await pgServer.stop();
+  }
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await providersBench();
