@@ -56,6 +56,13 @@ describe('experiment state machine', () => {
     }
   });
 
+  it('the agent Tasks give a model that stayed down a few more, slower tries', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    for (const name of [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent]) {
+      expect(s[name].Retry[1]).toMatchObject({ ErrorEquals: ['ProviderTransientError'], IntervalSeconds: 30, MaxAttempts: 2 });
+    }
+  });
+
   it('uses JSONPath only (the local engine supports no JSONata or variables)', () => {
     const text = JSON.stringify(def);
     expect(text).not.toMatch(/"QueryLanguage"\s*:\s*"JSONata"|"Assign"|"Arguments"|\{%/);

@@ -68,6 +68,31 @@ describe.each([
   });
 });
 
+describe('cost and environment', () => {
+  it('prices each turn from the per-model table in config', async () => {
+    const prices = { [SONNET]: { input_per_mtok: 3, output_per_mtok: 15 } };
+    const { experimentId } = await runBedrock({ prices });
+    const turns = (await db.pool.query('SELECT input_tokens, output_tokens, cost_usd FROM turns WHERE experiment_id = $1', [experimentId])).rows;
+    expect(turns.length).toBeGreaterThan(0);
+    for (const t of turns) expect(t.cost_usd).toBeCloseTo((t.input_tokens * 3 + t.output_tokens * 15) / 1e6, 6);
+    const { experimentId: unpriced } = await runBedrock({ prices: {} });
+    const none = (await db.pool.query('SELECT count(*)::int AS n FROM turns WHERE experiment_id = $1 AND cost_usd IS NOT NULL', [unpriced])).rows[0];
+    expect(none.n).toBe(0); // no price, no guess
+  });
+
+  it('takes the Ollama host from OLLAMA_HOST when the input names none, and records it', async () => {
+    process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
+    try {
+      const { experimentId, summary } = await runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze: { generator: 'light', size: 11, seed: 1 }, config: { retry: FAST_RETRY } } as never, { db, retryIntervals: NO_WAIT });
+      expect(summary).toMatchObject({ goal_found: true });
+      const exp = (await db.pool.query('SELECT config FROM experiments WHERE id = $1', [experimentId])).rows[0];
+      expect(exp.config.ollama.host).toBe(ollamaUrl);
+    } finally {
+      delete process.env.OLLAMA_HOST;
+    }
+  });
+});
+
 describe('what the engine sends', () => {
   it('ollama: tool schemas, the system prompt of the configured version, and each tool result in order', async () => {
     const { experimentId } = await runOllama();

@@ -1,6 +1,6 @@
 // StartExperiment: validate the StartExecution input, write the maze and the
 // experiment (once, keyed by the execution), hand the loop its state.
-import { startExperiment, type MazeSource } from '../engine/experiment.ts';
+import { resolveConfig, startExperiment, type MazeSource } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
@@ -22,11 +22,18 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
       },
     };
   const llmProvider = providerOf(input.agent);
+  let config = input.promptVersion ? { ...input.config, prompt_version: input.promptVersion } : input.config;
+  // The environment supplies the Ollama host when the input names none (zod has filled in the default,
+  // so look at what was sent); either way the host lands in the snapshot.
+  const sentHost = (request as { config?: { ollama?: { host?: unknown } } }).config?.ollama?.host;
+  if (input.agent === 'ollama' && sentHost === undefined && process.env.OLLAMA_HOST) {
+    const host = process.env.OLLAMA_HOST;
+    const ollama = { ...resolveConfig(config).ollama, host: host.includes('://') ? host : `http://${host}` };
+    config = { ...config, ollama };
+  }
   const started = await startExperiment({
     experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
-    model: input.model ?? null, agentSeed: input.agentSeed, maze,
-    // promptVersion is shorthand for config.prompt_version
-    config: input.promptVersion ? { ...input.config, prompt_version: input.promptVersion } : input.config,
+    model: input.model ?? null, agentSeed: input.agentSeed, maze, config,
   }, deps.store);
   return {
     experimentId: started.experimentId,
