@@ -36,6 +36,15 @@ function ariadneAsync(args: string[]): Promise<{ code: number | null; stdout: st
   });
 }
 
+/** Bad input: exit 2, the message, and not a row written. */
+async function expectInputError(args: string[], message: RegExp): Promise<void> {
+  const before = await tableCounts(db);
+  const r = ariadne(args);
+  expect(r.stderr).toMatch(message);
+  expect(r.code).toBe(2);
+  expect(await tableCounts(db)).toEqual(before);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'ariadne-cli-'));
 const malformed = join(dir, 'malformed.json');
 writeFileSync(malformed, '{"grid": [[0, 1], [1');
@@ -52,13 +61,7 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--maze-file', join(dir, 'missing.json')], /--maze-file ".*missing\.json" cannot be read: ENOENT/],
     [['run', '--max-moves', '0'], /--max-moves must be a whole number from 1 to 1000000, got 0/],
     [['run', '--success-rule', 'touched'], /--success-rule "touched" is not one of: seen, reached/],
-  ])('ariadne %j', async (args, message) => {
-    const before = await tableCounts(db);
-    const r = ariadne(args);
-    expect(r.stderr).toMatch(message);
-    expect(r.code).toBe(2);
-    expect(await tableCounts(db)).toEqual(before);
-  });
+  ])('ariadne %j', expectInputError);
 
   it('a bad DATABASE_URL names the variable and the expected form', () => {
     const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
@@ -93,13 +96,7 @@ describe('LLM providers from the command line', () => {
     [['run', '--provider', 'bedrock'], /--provider bedrock needs --model/],
     [['run', '--model', 'qwen2.5:7b'], /--model goes with --provider/],
     [['run', '--prompt-version', 'v99'], /--prompt-version "v99" is not defined; choose one of: v1/],
-  ])('ariadne %j exits 2 and writes nothing', async (args, message) => {
-    const before = await tableCounts(db);
-    const r = ariadne(args);
-    expect(r.stderr).toMatch(message);
-    expect(r.code).toBe(2);
-    expect(await tableCounts(db)).toEqual(before);
-  });
+  ])('ariadne %j exits 2 and writes nothing', expectInputError);
 
   it('an unreachable host, or a model the host lacks, exits 2 naming the option; nothing written', async () => {
     const before = await tableCounts(db);
