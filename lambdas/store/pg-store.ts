@@ -8,7 +8,7 @@ import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
 import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSummary, TurnWrite } from '../engine/store.ts';
 import { ExperimentNotFoundError } from '../engine/errors.ts';
-import { COMMIT_TURN_SQL, turnParams } from './turn-sql.ts';
+import { commitTurnQuery } from './turn-sql.ts';
 
 export interface NewExperiment {
   id: string;
@@ -148,8 +148,7 @@ export class PgStore implements EngineStore {
   }
 
   async commitTurn(turn: TurnWrite): Promise<boolean> {
-    // Named: each connection parses and plans the statement once, not every turn.
-    const { rows } = await this.pool.query<{ written: number }>({ name: 'ariadne-commit-turn', text: COMMIT_TURN_SQL, values: turnParams(turn) });
+    const { rows } = await this.pool.query<{ written: number }>(commitTurnQuery(turn));
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
     if (written && cached) this.remember({ ...cached, state: turn.stateAfter });

@@ -3,7 +3,7 @@
 // that update happened. One statement is one transaction and one round trip.
 import type { TurnWrite } from '../engine/store.ts';
 
-export const COMMIT_TURN_SQL = `
+const COMMIT_TURN_HEAD = `
 WITH advanced AS (
   UPDATE experiments SET
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
@@ -23,16 +23,29 @@ WITH advanced AS (
   FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean, ok boolean,
     o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean)
   RETURNING 1
-), calls AS (
+)`;
+
+// Turns of baseline agents make no model calls; their statement skips this part.
+const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens, latency_ms,
     stop_reason, assistant_text, tool_calls, retries)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r
   FROM turn, jsonb_to_recordset($19::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb)
   RETURNING 1
-)
+)`;
+
+const COMMIT_TURN_TAIL = `
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
 
-export function turnParams(t: TurnWrite): unknown[] {
+/** The statement for a turn (named, so each connection prepares each form once) and its parameters. */
+export function commitTurnQuery(t: TurnWrite): { name: string; text: string; values: unknown[] } {
+  const values = turnParams(t);
+  return t.llmCalls.length > 0
+    ? { name: 'ariadne-commit-turn-llm', text: COMMIT_TURN_HEAD + LLM_CALLS_CTE + COMMIT_TURN_TAIL, values }
+    : { name: 'ariadne-commit-turn', text: COMMIT_TURN_HEAD + COMMIT_TURN_TAIL, values: values.slice(0, 18) };
+}
+
+function turnParams(t: TurnWrite): unknown[] {
   const s = t.stateAfter;
   const actions = t.actions.map((a) => ({
     c: a.callIndex, s: a.step, t: a.tool, a: a.arguments, r: a.reasoning, x: a.assistantText, p: a.parsedFromText,
