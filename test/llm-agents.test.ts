@@ -93,6 +93,24 @@ describe('cost and environment', () => {
   });
 });
 
+describe('hosted Ollama', () => {
+  it('sends OLLAMA_API_KEY as a bearer token and stores it nowhere', async () => {
+    process.env.OLLAMA_API_KEY = 'sk-test-very-secret-4242';
+    try {
+      const { experimentId } = await runOllama({}, { generator: 'light', size: 11, seed: 1 });
+      const chats = ollama.requests.filter((r) => r.path === '/api/chat');
+      expect(chats.length).toBeGreaterThan(0);
+      for (const req of chats) expect(req.headers.authorization).toBe('Bearer sk-test-very-secret-4242');
+      const dump = JSON.stringify((await db.pool.query(`SELECT e.*, (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS a,
+        (SELECT json_agg(l) FROM llm_calls l WHERE l.experiment_id = e.id) AS l FROM experiments e WHERE e.id = $1`, [experimentId])).rows);
+      expect(dump).toContain('qwen2.5:7b');
+      expect(dump).not.toContain('very-secret');
+    } finally {
+      delete process.env.OLLAMA_API_KEY;
+    }
+  });
+});
+
 describe('what the engine sends', () => {
   it('ollama: tool schemas, the system prompt of the configured version, and each tool result in order', async () => {
     const { experimentId } = await runOllama();
