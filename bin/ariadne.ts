@@ -1,7 +1,8 @@
 #!/usr/bin/env -S npx tsx
 // The ariadne command line: run experiments locally, list and export mazes,
 // show results.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE, describeGenerator, generateMaze } from '../lambdas/maze/generators/index.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
@@ -11,7 +12,9 @@ import type { Maze } from '../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { resolveConfig } from '../lambdas/engine/experiment.ts';
 import { DatabaseConfigError } from '../lambdas/store/errors.ts';
-import { SUCCESS_RULES } from '../lambdas/config/experiment-config.ts';
+import { SUCCESS_RULES, mergeConfig } from '../lambdas/config/experiment-config.ts';
+import { InvalidParameterError, ParameterCache } from '../lambdas/config/parameters.ts';
+import { fileSource } from '../lambdas/config/file-source.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { LLM_AGENTS } from '../lambdas/providers/agents.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
@@ -104,9 +107,11 @@ mazeOptions(program.command('run')
       ...(o.agentSeed !== undefined ? { agentSeed: o.agentSeed } : {}),
       ...(o.experimentId !== undefined ? { experimentId: o.experimentId } : {}),
     }, 'input');
-    const resolved = resolveConfig(request.config);
-    if (!Object.hasOwn(PROMPTS, resolved.prompt_version)) {
-      throw new InvalidInputError('--prompt-version', resolved.prompt_version, `--prompt-version "${resolved.prompt_version}" is not defined; choose one of: ${Object.keys(PROMPTS).join(', ')}`);
+    const parameters = localParameters();
+    const fromFile = await parameters?.get();
+    const resolved = resolveConfig(mergeConfig(fromFile?.config, config)); // `config`: only what was given, so the file's values count
+    if (!Object.hasOwn(PROMPTS, resolved.prompt_version) && !Object.hasOwn(fromFile?.prompts ?? {}, resolved.prompt_version)) {
+      throw new InvalidInputError('--prompt-version', resolved.prompt_version, `--prompt-version "${resolved.prompt_version}" is not defined; choose one of: ${[...Object.keys(PROMPTS), ...Object.keys(fromFile?.prompts ?? {})].join(', ')}`);
     }
     if (agent === 'ollama') await checkOllama(resolved.ollama.host, o.model);
     if (agent === 'bedrock' && resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
@@ -118,7 +123,7 @@ mazeOptions(program.command('run')
       const { experimentDefinition } = await import('../state-machine/definition.ts');
       experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
       const progress = turnProgress(resolved.max_moves);
-      const result = await runLocalExperiment(request, { db, onTurn: (t) => { if (!o.quiet && !o.json) progress.update(t); } });
+      const result = await runLocalExperiment(request, { db, parameters, onTurn: (t) => { if (!o.quiet && !o.json) progress.update(t); } });
       progress.done();
       if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
       if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
@@ -230,8 +235,18 @@ program.command('sim')
     await sim.close();
   });
 
+/** config/parameters.yaml (or $ARIADNE_PARAMETERS): the local stand-in for Parameter Store. */
+function localParameters(): ParameterCache | undefined {
+  const file = process.env.ARIADNE_PARAMETERS ?? fileURLToPath(new URL('../config/parameters.yaml', import.meta.url));
+  if (!existsSync(file)) {
+    if (process.env.ARIADNE_PARAMETERS) throw new InvalidInputError('ARIADNE_PARAMETERS', file, `ARIADNE_PARAMETERS names ${file}, which does not exist`);
+    return undefined;
+  }
+  return new ParameterCache(fileSource(file));
+}
+
 function isInputError(err: unknown): err is Error & { field?: string } {
-  return err instanceof InvalidInputError || err instanceof MazeInputError || err instanceof DatabaseConfigError;
+  return err instanceof InvalidInputError || err instanceof MazeInputError || err instanceof DatabaseConfigError || err instanceof InvalidParameterError;
 }
 
 try {

@@ -7,6 +7,7 @@ import { agents as allAgents } from '../lambdas/providers/agents.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
+import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import { STATES } from './states.ts';
 import type { StartExecutionInput } from './contracts.ts';
 
@@ -41,6 +42,7 @@ export interface LocalExperimentOptions {
   onTurn?: (turn: TurnSummary) => void;
   wrap?: LocalRunOptions['wrap'];
   retryIntervals?: LocalRunOptions['retryIntervals'];
+  parameters?: ParameterCache;
   executionName?: string;
 }
 
@@ -61,7 +63,7 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
   const store = new PgStore(opts.db.pool);
   let experimentId: string | null = null;
   const { executionArn, output, events } = await runLocalExecution(input, {
-    deps: { store, agents: opts.agents ?? allAgents, now: () => new Date() },
+    deps: { store, agents: opts.agents ?? allAgents, now: () => new Date(), parameters: opts.parameters },
     executionName: opts.executionName,
     wrap: opts.wrap,
     retryIntervals: opts.retryIntervals,

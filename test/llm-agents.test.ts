@@ -1,6 +1,11 @@
 // LLM agents through the real `ollama` and Bedrock SDK clients, over HTTP,
 // against local servers that speak those services' wire protocols.
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ParameterCache } from '../lambdas/config/parameters.ts';
+import { fileSource } from '../lambdas/config/file-source.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../state-machine/states.ts';
@@ -90,6 +95,34 @@ describe('cost and environment', () => {
     } finally {
       delete process.env.OLLAMA_HOST;
     }
+  });
+});
+
+describe('parameters', () => {
+  it('defaults, prompt versions and secrets come from the parameters; the request still wins; secrets stay out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ariadne-llm-params-'));
+    const file = join(dir, 'parameters.yaml');
+    writeFileSync(file, [
+      '/ariadne/config/max_moves: 777',
+      '/ariadne/config/vision_range: 2',
+      '/ariadne/config/ollama/num_ctx: 8192',
+      '/ariadne/prompts/study/v3: "Maze {width}x{height}. Find the goal; {success_text}."',
+      '/ariadne/secrets/ollama_api_key: key-from-parameters-99',
+    ].join('\n'));
+    const parameters = new ParameterCache(fileSource(file));
+    const { experimentId } = await runLocalExperiment({
+      agent: 'ollama', model: 'qwen2.5:7b', promptVersion: 'study/v3', maze: { generator: 'light', size: 11, seed: 1 },
+      config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
+    } as never, { db, parameters, retryIntervals: NO_WAIT });
+    const exp = (await db.pool.query('SELECT config, prompt_text, prompt_version, prompt_hash FROM experiments WHERE id = $1', [experimentId])).rows[0];
+    expect(exp.config).toMatchObject({ max_moves: 777, vision_range: 3, ollama: { num_ctx: 8192, host: ollamaUrl, temperature: 0.2 } });
+    expect(exp.prompt_version).toBe('study/v3');
+    expect(exp.prompt_text).toBe('Maze 11x11. Find the goal; the goal tile comes into your view.');
+    expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
+    const chats = ollama.requests.filter((r) => r.path === '/api/chat');
+    expect(chats[0].body.messages[0].content).toBe(exp.prompt_text);
+    expect(chats.every((r) => r.headers.authorization === 'Bearer key-from-parameters-99')).toBe(true);
+    expect(JSON.stringify(exp)).not.toContain('key-from-parameters');
   });
 });
 

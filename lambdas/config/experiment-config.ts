@@ -52,7 +52,7 @@ export const experimentConfigSchema = z.object({
   success_rule: z.enum(SUCCESS_RULES).default('seen'),
   /** Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). */
   max_turns: z.number().int().min(1).max(1_000_000).default(5_000),
-  prompt_version: z.string().regex(/^[a-z0-9_-]{1,40}$/, 'a prompt version name such as v1').default('v1'),
+  prompt_version: z.string().regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2').default('v1'),
   ollama: ollamaSchema.default(ollamaSchema.parse({})),
   bedrock: bedrockSchema.default(bedrockSchema.parse({})),
   retry: retrySchema.default(retrySchema.parse({})),
@@ -63,3 +63,15 @@ export type ExperimentConfig = z.output<typeof experimentConfigSchema>;
 export type ExperimentConfigInput = z.input<typeof experimentConfigSchema>;
 
 export const DEFAULT_CONFIG: ExperimentConfig = experimentConfigSchema.parse({});
+
+/** Config layers, later wins: nested sections (ollama, bedrock, retry, prices) merge key by key. */
+export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>): ExperimentConfigInput {
+  const out: Record<string, unknown> = {};
+  for (const layer of layers) {
+    for (const [k, v] of Object.entries(layer ?? {})) {
+      const prev = out[k];
+      out[k] = v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' ? { ...prev, ...v } : v;
+    }
+  }
+  return out as ExperimentConfigInput;
+}

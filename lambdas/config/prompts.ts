@@ -15,10 +15,12 @@ export const PROMPTS: Record<string, string> = {
   ].join('\n'),
 };
 
-export function promptTemplate(version: string): string {
-  const text = PROMPTS[version];
+/** A prompt version's text: from parameters (<prefix>/prompts/<name>/v<N>) first, then the built-in ones. */
+export function promptTemplate(version: string, fromParameters: Record<string, string> = {}): string {
+  const text = fromParameters[version] ?? PROMPTS[version];
   if (text === undefined) {
-    throw new InvalidInputError('config.prompt_version', version, `config.prompt_version "${version}" is not defined; choose one of: ${Object.keys(PROMPTS).join(', ')}`);
+    const known = [...Object.keys(PROMPTS), ...Object.keys(fromParameters)];
+    throw new InvalidInputError('config.prompt_version', version, `config.prompt_version "${version}" is not defined; choose one of: ${known.join(', ')}`);
   }
   return text;
 }

@@ -51,6 +51,8 @@ export interface AgentIdentity {
   config: ExperimentConfig;
   /** The rendered system prompt of the experiment's prompt version (null for baselines). */
   promptText: string | null;
+  /** Secrets for this call only (e.g. ollama_api_key): never logged or stored. */
+  secrets?: Readonly<Record<string, string>>;
 }
 
 export type AgentFactory = (identity: AgentIdentity) => Agent;

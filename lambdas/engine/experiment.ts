@@ -2,7 +2,7 @@
 // write the experiment once), the progress check between turns, and the
 // final status. Pure logic over a store interface; no AWS, no Lambda.
 import { createHash, randomUUID } from 'node:crypto';
-import { experimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
+import { experimentConfigSchema, mergeConfig, type ExperimentConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
 import { generateMaze, type MazeSpec } from '../maze/generators/index.ts';
 import { buildMaze, REFERENCE_VISION, type Maze } from '../maze/maze.ts';
 import { Grid, type Point } from '../maze/grid.ts';
@@ -28,6 +28,9 @@ export interface StartRequest {
   maze: MazeSource;
   config?: ExperimentConfigInput;
 }
+
+/** Defaults and prompts from Parameter Store (or the local parameters file). */
+export interface ConfigDefaults { config: ExperimentConfigInput; prompts: Record<string, string> }
 
 export interface StartStore {
   saveMaze(maze: Maze): Promise<number>;
@@ -77,8 +80,8 @@ export function optimalMoves(maze: Maze, config: ExperimentConfig): number {
 const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
 
 /** The experiment's system prompt: its prompt version with the maze and limits filled in. */
-export function systemPrompt(maze: Maze, config: ExperimentConfig): string {
-  return renderPrompt(promptTemplate(config.prompt_version), {
+export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Record<string, string> = {}): string {
+  return renderPrompt(promptTemplate(config.prompt_version, prompts), {
     width: maze.width, height: maze.height, start_x: maze.start.x, start_y: maze.start.y,
     vision_range: config.vision_range, max_recall_actions: config.max_recall_actions, recall_interval: config.recall_interval,
     max_actions_per_turn: config.max_actions_per_turn,
@@ -86,14 +89,15 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig): string {
   });
 }
 
-export async function startExperiment(req: StartRequest, store: StartStore): Promise<StartedExperiment> {
+export async function startExperiment(req: StartRequest, store: StartStore, defaults?: ConfigDefaults): Promise<StartedExperiment> {
   // Everything is validated and computed before the first write, so bad input writes nothing.
-  const config = resolveConfig(req.config);
+  // Code defaults < parameters < this request; the result is the snapshot.
+  const config = resolveConfig(mergeConfig(defaults?.config, req.config));
   const maze = resolveMaze(req.maze);
   const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
   const optimal = optimalMoves(maze, config);
   const state = initialState(maze, config);
-  const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config) : null);
+  const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
   const mazeId = await store.saveMaze(maze);
   const created = await store.createExperiment({

@@ -4,11 +4,14 @@ import type { AgentFactory } from '../engine/agent.ts';
 import { PgStore } from '../store/pg-store.ts';
 import { openDatabase } from '../store/database.ts';
 import { DatabaseConfigError } from '../store/errors.ts';
+import { ParameterCache } from '../config/parameters.ts';
 
 export interface HandlerDeps {
   store: PgStore;
   agents: AgentFactory;
   now: () => Date;
+  /** Parameter Store (or the local file); absent means code defaults only. */
+  parameters?: ParameterCache;
 }
 
 export type Handler = (event: unknown) => Promise<unknown>;
@@ -21,7 +24,9 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
   if (!url) throw new DatabaseConfigError('DATABASE_URL', 'DATABASE_URL is not set for this function');
   const db = await openDatabase({ url, poolSize: 2, migrate: false, schema: process.env.DATABASE_SCHEMA });
   const { agents } = await import('../providers/agents.ts');
-  return { store: new PgStore(db.pool), agents, now: () => new Date() };
+  const { ssmSource } = await import('../config/ssm-source.ts');
+  const parameters = new ParameterCache(ssmSource(), process.env.PARAMETER_PREFIX ?? '/ariadne', Number(process.env.PARAMETER_TTL_MS ?? 60_000));
+  return { store: new PgStore(db.pool), agents, now: () => new Date(), parameters };
 }
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */

@@ -4,6 +4,7 @@ import { resolveConfig, startExperiment, type MazeSource } from '../engine/exper
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
+import type { ExperimentConfigInput } from '../config/experiment-config.ts';
 
 export function providerOf(agent: string): LoopState['llmProvider'] {
   return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
@@ -22,10 +23,14 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
       },
     };
   const llmProvider = providerOf(input.agent);
-  let config = input.promptVersion ? { ...input.config, prompt_version: input.promptVersion } : input.config;
+  // Layer what was sent (validated above), not the parsed copy: zod fills in defaults, which would
+  // silently override Parameter Store.
+  const sent = (request as { config?: ExperimentConfigInput }).config;
+  let config: ExperimentConfigInput | undefined = input.promptVersion ? { ...sent, prompt_version: input.promptVersion } : sent;
   // The environment supplies the Ollama host when the input names none (zod has filled in the default,
   // so look at what was sent); either way the host lands in the snapshot.
-  const sentHost = (request as { config?: { ollama?: { host?: unknown } } }).config?.ollama?.host;
+  const parameters = await deps.parameters?.get();
+  const sentHost = sent?.ollama?.host ?? parameters?.config.ollama?.host;
   if (input.agent === 'ollama' && sentHost === undefined && process.env.OLLAMA_HOST) {
     const host = process.env.OLLAMA_HOST;
     const ollama = { ...resolveConfig(config).ollama, host: host.includes('://') ? host : `http://${host}` };
@@ -34,7 +39,7 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
   const started = await startExperiment({
     experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
     model: input.model ?? null, agentSeed: input.agentSeed, maze, config,
-  }, deps.store);
+  }, deps.store, parameters && { config: parameters.config, prompts: parameters.prompts });
   return {
     experimentId: started.experimentId,
     llmProvider,

@@ -17,7 +17,7 @@ export const agents: AgentFactory = (identity) => {
   const system = identity.promptText ?? '';
   switch (identity.agent) {
     case 'ollama':
-      return llmAgent({ model: ollamaModel(identity.model, config.ollama), system, policy: config.retry, classify: classifyOllamaError, maxMoves: config.max_moves });
+      return llmAgent({ model: ollamaModel(identity.model, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY), system, policy: config.retry, classify: classifyOllamaError, maxMoves: config.max_moves });
     case 'bedrock':
       return llmAgent({ model: bedrockModel(identity.model, config.bedrock), system, policy: config.retry, classify: classifyBedrockError, maxMoves: config.max_moves });
     default:

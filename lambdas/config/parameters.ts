@@ -1,0 +1,97 @@
+// Configuration from Parameter Store (or, locally, a file with the same
+// names), all under one prefix:
+//   <prefix>/config/<key>[/<subkey>]  experiment defaults, e.g. /ariadne/config/max_moves = 10000,
+//                                     /ariadne/config/ollama/num_ctx = 32768, /ariadne/config/prices = {json}
+//   <prefix>/prompts/<name>/v<N>      prompt texts, used as prompt_version "<name>/v<N>"
+//   <prefix>/secrets/<name>           SecureStrings (e.g. ollama_api_key): never logged, never snapshotted
+// Read in one by-path call (paginated, decrypted) and kept for a TTL, so a
+// warm Lambda does not call SSM every turn. Values are validated with the
+// same zod schema as the experiment config; a bad one names its parameter.
+import { z } from 'zod';
+import { experimentConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
+
+export interface RawParameter { name: string; value: string; secure: boolean }
+
+/** Where parameters come from: SSM in AWS, a file on a laptop, anything in tests. */
+export interface ParameterSource { readAll(prefix: string): Promise<RawParameter[]> }
+
+export class InvalidParameterError extends Error {
+  override readonly name = 'InvalidParameterError';
+  constructor(readonly parameter: string, message: string) { super(message); }
+}
+
+export interface ResolvedParameters {
+  /** Experiment config defaults from <prefix>/config/... (partial: code defaults fill the rest). */
+  config: ExperimentConfigInput;
+  /** Prompt texts by version name ("<name>/v<N>"). */
+  prompts: Record<string, string>;
+  /** Secret values by name; keep them out of logs, errors and snapshots. */
+  secrets: Record<string, string>;
+}
+
+const partialConfig = experimentConfigSchema.partial().strict();
+
+/** Numbers and booleans as such, JSON objects parsed, anything else a string. */
+function coerce(value: string): unknown {
+  const v = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (v === 'true' || v === 'false') return v === 'true';
+  if (v.startsWith('{') || v.startsWith('[')) {
+    try { return JSON.parse(v); } catch { return value; }
+  }
+  return value;
+}
+
+export function resolveParameters(prefix: string, params: RawParameter[]): ResolvedParameters {
+  const root = prefix.replace(/\/+$/, '');
+  const config: Record<string, unknown> = {};
+  const origin = new Map<string, RawParameter>();
+  const prompts: Record<string, string> = {};
+  const secrets: Record<string, string> = {};
+  for (const p of params) {
+    if (!p.name.startsWith(`${root}/`)) continue;
+    const [section, ...rest] = p.name.slice(root.length + 1).split('/');
+    if (section === 'secrets' && rest.length === 1) { secrets[rest[0]] = p.value; continue; }
+    if (p.secure) throw new InvalidParameterError(p.name, `${p.name} is a SecureString outside ${root}/secrets/; keep secrets under ${root}/secrets/ so they stay out of snapshots`);
+    if (section === 'prompts' && rest.length === 2 && /^v\d+$/.test(rest[1])) { prompts[rest.join('/')] = p.value; continue; }
+    if (section === 'config' && rest.length >= 1 && rest.length <= 2) {
+      let node = config;
+      for (const key of rest.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+      node[rest.at(-1)!] = coerce(p.value);
+      origin.set(rest.join('.'), p);
+      continue;
+    }
+    throw new InvalidParameterError(p.name, `${p.name} is not a known Ariadne parameter; use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/secrets/<name>`);
+  }
+  const parsed = partialConfig.safeParse(config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    // an unknown key is reported at its parent, with the key in `keys`
+    const path = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' ? [issue.keys[0]] : [])];
+    // the parameter is the longest dotted prefix of the issue's path that we read
+    let source: RawParameter | undefined;
+    for (let n = path.length; n > 0 && !source; n--) source = origin.get(path.slice(0, n).join('.'));
+    const name = source?.name ?? `${root}/config/${path.join('/')}`;
+    const shown = source ? (source.secure ? '(secure value)' : JSON.stringify(source.value).slice(0, 80)) : 'nothing';
+    throw new InvalidParameterError(name, `parameter ${name}: ${issue.message} (got ${shown})`);
+  }
+  return { config: config as ExperimentConfigInput, prompts, secrets };
+}
+
+/** Loads and validates parameters, at most once per TTL. */
+export class ParameterCache {
+  private cached: { at: number; value: ResolvedParameters } | null = null;
+  private pending: Promise<ResolvedParameters> | null = null;
+  constructor(private readonly source: ParameterSource, readonly prefix = '/ariadne', private readonly ttlMs = 60_000, private readonly now = () => Date.now()) {}
+
+  async get(): Promise<ResolvedParameters> {
+    if (this.cached && this.now() - this.cached.at < this.ttlMs) return this.cached.value;
+    this.pending ??= this.source.readAll(this.prefix)
+      .then((raw) => resolveParameters(this.prefix, raw))
+      .then((value) => { this.cached = { at: this.now(), value }; return value; })
+      .finally(() => { this.pending = null; });
+    return this.pending;
+  }
+}
+
+export const parameterNameSchema = z.string().regex(/^(\/[A-Za-z0-9_.-]+)+$/);
