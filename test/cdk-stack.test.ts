@@ -69,6 +69,25 @@ describe('experiment state machine', () => {
   });
 });
 
+describe('no zombie experiments', () => {
+  it('an EventBridge rule sends this machine\'s FAILED, TIMED_OUT and ABORTED executions to the finalizer, with retries and a dead-letter queue', () => {
+    const rules = Object.values(template.findResources('AWS::Events::Rule'));
+    expect(rules).toHaveLength(1);
+    const rule = rules[0].Properties;
+    expect(rule.EventPattern).toMatchObject({
+      source: ['aws.states'], 'detail-type': ['Step Functions Execution Status Change'],
+      detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [{ Ref: expect.stringMatching(/^ExperimentsMachine/) }] },
+    });
+    expect(rule.Targets).toHaveLength(1);
+    expect(rule.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21600 }, DeadLetterConfig: { Arn: expect.anything() } });
+    const target = rule.Targets[0].Arn['Fn::GetAtt'];
+    expect(target[1]).toBe('Arn');
+    expect(template.findResources('AWS::Lambda::Function')[target[0]]).toBeDefined();
+    expect(target[0]).toMatch(/^FailureHandlingFinalizerFn/);
+    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', Action: 'lambda:InvokeFunction' });
+  });
+});
+
 describe('handler Lambdas', () => {
   it('run on nodejs22.x or newer, arm64, with JSON logs and X-Ray', () => {
     const fns = Object.values(template.findResources('AWS::Lambda::Function'));
@@ -104,8 +123,8 @@ describe('cdk synth with bundling', () => {
     const tpl = JSON.parse(readFileSync(join(out, 'Ariadne.template.json'), 'utf8'));
     const fns = Object.values(tpl.Resources as Record<string, any>).filter((res) => res.Type === 'AWS::Lambda::Function');
     const assets = readdirSync(out).filter((d) => d.startsWith('asset.') && existsSync(join(out, d, 'index.mjs')));
-    const { TASKS } = await import('../state-machine/tasks.ts');
-    expect(assets.length).toBe(new Set(Object.values(TASKS).map((t) => t.file)).size); // one bundle per handler file
+    const codeKeys = new Set(fns.map((fn) => JSON.stringify(fn.Properties.Code.S3Key)));
+    expect(assets.length).toBe(codeKeys.size); // one bundle per distinct handler file
     for (const fn of fns) {
       const asset = assets.find((a) => JSON.stringify(fn.Properties.Code).includes(a.slice('asset.'.length)));
       expect(asset, `bundle of ${fn.Properties.Handler}`).toBeDefined();

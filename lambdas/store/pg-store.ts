@@ -156,6 +156,14 @@ export class PgStore implements EngineStore {
     return written;
   }
 
+  /** The experiment an execution belongs to, and the latest execution of that experiment. */
+  async findByExecution(executionArn: string): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null> {
+    const { rows } = await this.pool.query(
+      `SELECT id, status, execution_arns[array_upper(execution_arns, 1)] AS latest
+       FROM experiments WHERE execution_arns @> ARRAY[$1::text]`, [executionArn]);
+    return rows.length === 0 ? null : { id: rows[0].id, status: rows[0].status, latestExecution: rows[0].latest };
+  }
+
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
     this.contexts.delete(id);

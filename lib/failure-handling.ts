@@ -1,0 +1,37 @@
+// No zombie experiments: when an execution fails outside a Catch, times out
+// or is aborted, EventBridge's "Step Functions Execution Status Change"
+// event reaches a finalizer that marks the experiment failed (idempotently;
+// an execution that continued as new is ignored by the handler).
+import { Duration } from 'aws-cdk-lib';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { handlerFunction } from './handler-functions.ts';
+
+export const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
+
+export interface FailureHandlingProps { stateMachine: IStateMachine; environment?: Record<string, string> }
+
+export class FailureHandling extends Construct {
+  readonly finalizer: IFunction;
+  readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: FailureHandlingProps) {
+    super(scope, id);
+    this.finalizer = handlerFunction(this, 'FinalizerFn', { file: 'finalize-execution.ts', exportName: 'handler', timeoutSeconds: 30, environment: props.environment });
+    // Events the finalizer could not take after EventBridge's retries are kept here, not lost.
+    const deadLetters = new Queue(this, 'FinalizerDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    this.rule = new Rule(this, 'ExecutionStatusChange', {
+      description: 'Finalizes Ariadne experiments whose execution failed, timed out or was aborted',
+      eventPattern: {
+        source: ['aws.states'],
+        detailType: ['Step Functions Execution Status Change'],
+        detail: { status: FINALIZED_STATUSES, stateMachineArn: [props.stateMachine.stateMachineArn] },
+      },
+    });
+    this.rule.addTarget(new LambdaFunction(this.finalizer, { retryAttempts: 8, maxEventAge: Duration.hours(6), deadLetterQueue: deadLetters }));
+  }
+}
