@@ -19,6 +19,8 @@ import { BASELINE_AGENTS, BASELINE_NAMES } from '../lambdas/providers/baselines.
 import { LLM_AGENTS } from '../lambdas/providers/agents.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { checkEndpoint, checkOllama } from './cli/preflight.ts';
+import { describe as describeExecution, launchRequests, regionOf, startExecutions } from './cli/launch.ts';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { parseOrThrow } from '../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../state-machine/contracts.ts';
 import { choiceOption, intOption, numberOption } from './cli/options.ts';
@@ -62,58 +64,22 @@ const program = new Command('ariadne')
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
-mazeOptions(program.command('run')
-  .description('run one experiment through the local state machine, with live progress and a summary')
-  .addOption(new Option('--agent <name>', `agent: ${BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ')}`).default('frontier').argParser(choiceOption('--agent', BASELINE_NAMES))))
-  .addOption(new Option('--provider <name>', 'run an LLM agent: ollama or bedrock (needs --model)').argParser(choiceOption('--provider', LLM_AGENTS)))
-  .option('--model <id>', 'model name: e.g. qwen2.5:7b (ollama), anthropic.claude-3-5-sonnet-20240620-v1:0 (bedrock)')
-  .option('--ollama-host <url>', 'Ollama server (default: $OLLAMA_HOST or http://127.0.0.1:11434); hosted Ollama reads its key from $OLLAMA_API_KEY')
-  .option('--stream', 'ask Ollama for streaming (NDJSON) replies')
-  .option('--region <region>', 'AWS region for Bedrock (default: $AWS_REGION or us-east-1)')
-  .option('--bedrock-endpoint <url>', 'Bedrock Runtime endpoint override (a simulator or a VPC endpoint)')
-  .option('--prompt-version <name>', `system prompt version (${Object.keys(PROMPTS).join(', ')})`)
-  .addOption(new Option('--agent-seed <n>', 'seed of the random agent (default: derived from the experiment id)').argParser(intOption('--agent-seed', 0, 0xffffffff)))
-  .addOption(new Option('--max-moves <n>', 'stop after this many actions').argParser(intOption('--max-moves', 1, 1_000_000)))
-  .addOption(new Option('--max-duration-minutes <n>', 'stop after this long').argParser(numberOption('--max-duration-minutes', 0.01, 10080)))
-  .addOption(new Option('--max-actions-per-turn <n>', 'tool actions per turn').argParser(intOption('--max-actions-per-turn', 1, 64)))
-  .addOption(new Option('--vision-range <n>', 'how far the agent sees').argParser(intOption('--vision-range', 0, 50)))
-  .option('--see-through', 'see every tile within vision range, walls do not block')
-  .addOption(new Option('--success-rule <rule>', 'seen: the goal is in view; reached: the agent stands on it').argParser(choiceOption('--success-rule', SUCCESS_RULES)))
-  .addOption(new Option('--recall-interval <n>', 'actions between two recall_all calls').argParser(intOption('--recall-interval', 0, 100_000)))
-  .addOption(new Option('--max-recall-actions <n>', 'how many recent actions recall_all covers').argParser(intOption('--max-recall-actions', 1, 100_000)))
-  .option('--experiment-id <id>', 'experiment id (default: derived from the execution)')
+experimentOptions(program.command('run')
+  .description('run one experiment through the local state machine, with live progress and a summary'))
   .option('--json', 'print the summary as JSON on stdout')
   .option('--quiet', 'no progress line')
   .action(async (o) => {
-    const { maze, input } = mazeFromOptions(o);
-    const config: Record<string, unknown> = Object.fromEntries(Object.entries({
-      max_moves: o.maxMoves, max_duration_minutes: o.maxDurationMinutes, max_actions_per_turn: o.maxActionsPerTurn,
-      vision_range: o.visionRange, see_through: o.seeThrough, success_rule: o.successRule,
-      recall_interval: o.recallInterval, max_recall_actions: o.maxRecallActions,
-    }).filter(([, v]) => v !== undefined));
-    const agent: string = o.provider ?? o.agent;
-    if (o.provider && o.model === undefined) throw new InvalidInputError('--model', undefined, `--provider ${o.provider} needs --model (e.g. ${o.provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0'})`);
-    if (!o.provider && o.model !== undefined) throw new InvalidInputError('--model', o.model, '--model goes with --provider ollama or --provider bedrock');
-    if (o.provider === 'ollama') {
-      const host = o.ollamaHost ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434';
-      config.ollama = { host: host.includes('://') ? host : `http://${host}`, ...(o.stream ? { stream: true } : {}) };
-    }
-    if (o.provider === 'bedrock') {
-      config.bedrock = { region: o.region ?? process.env.AWS_REGION ?? 'us-east-1', ...(o.bedrockEndpoint ? { endpoint: o.bedrockEndpoint } : {}) };
-    }
-    if (o.promptVersion !== undefined) config.prompt_version = o.promptVersion;
-    const request = parseOrThrow(startRequestSchema, {
-      agent, maze: input, config, ...(o.model !== undefined ? { model: o.model } : {}),
-      ...(o.agentSeed !== undefined ? { agentSeed: o.agentSeed } : {}),
-      ...(o.experimentId !== undefined ? { experimentId: o.experimentId } : {}),
-    }, 'input');
+    const { maze, request, config, agent } = requestFromOptions(o);
     const parameters = localParameters();
     const fromFile = await parameters?.get();
     const resolved = resolveConfig(mergeConfig(fromFile?.config, config)); // `config`: only what was given, so the file's values count
     if (!Object.hasOwn(PROMPTS, resolved.prompt_version) && !Object.hasOwn(fromFile?.prompts ?? {}, resolved.prompt_version)) {
       throw new InvalidInputError('--prompt-version', resolved.prompt_version, `--prompt-version "${resolved.prompt_version}" is not defined; choose one of: ${[...Object.keys(PROMPTS), ...Object.keys(fromFile?.prompts ?? {})].join(', ')}`);
     }
-    if (agent === 'ollama') await checkOllama(resolved.ollama.host, o.model);
+    if (agent === 'ollama') {
+      const host = o.ollamaHost ?? process.env.OLLAMA_HOST ?? resolved.ollama.host;
+      await checkOllama(host.includes('://') ? host : `http://${host}`, o.model);
+    }
     if (agent === 'bedrock' && resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
     const log = (line: string) => { if (!o.json) process.stderr.write(`${line}\n`); };
     log(`maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} (shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`);
@@ -143,6 +109,62 @@ program.command('mazes')
     }
   });
 
+/** The options that describe one experiment, shared by run and launch. */
+function experimentOptions(cmd: Command): Command {
+  return mazeOptions(cmd)
+    .addOption(new Option('--agent <name>', `agent: ${BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ')}`).default('frontier').argParser(choiceOption('--agent', BASELINE_NAMES)))
+    .addOption(new Option('--provider <name>', 'run an LLM agent: ollama or bedrock (needs --model)').argParser(choiceOption('--provider', LLM_AGENTS)))
+    .option('--model <id>', 'model name: e.g. qwen2.5:7b (ollama), anthropic.claude-3-5-sonnet-20240620-v1:0 (bedrock)')
+    .option('--ollama-host <url>', 'Ollama server (default: $OLLAMA_HOST or http://127.0.0.1:11434); hosted Ollama reads its key from $OLLAMA_API_KEY')
+    .option('--stream', 'ask Ollama for streaming (NDJSON) replies')
+    .option('--region <region>', 'AWS region for Bedrock (default: /ariadne/config/bedrock/region, else us-east-1)')
+    .option('--bedrock-endpoint <url>', 'Bedrock Runtime endpoint override (a simulator or a VPC endpoint)')
+    .option('--prompt-version <name>', `system prompt version (${Object.keys(PROMPTS).join(', ')})`)
+    .addOption(new Option('--agent-seed <n>', 'seed of the random agent (default: derived from the experiment id)').argParser(intOption('--agent-seed', 0, 0xffffffff)))
+    .addOption(new Option('--max-moves <n>', 'stop after this many actions').argParser(intOption('--max-moves', 1, 1_000_000)))
+    .addOption(new Option('--max-duration-minutes <n>', 'stop after this long').argParser(numberOption('--max-duration-minutes', 0.01, 10080)))
+    .addOption(new Option('--max-actions-per-turn <n>', 'tool actions per turn').argParser(intOption('--max-actions-per-turn', 1, 64)))
+    .addOption(new Option('--vision-range <n>', 'how far the agent sees').argParser(intOption('--vision-range', 0, 50)))
+    .option('--see-through', 'see every tile within vision range, walls do not block')
+    .addOption(new Option('--success-rule <rule>', 'seen: the goal is in view; reached: the agent stands on it').argParser(choiceOption('--success-rule', SUCCESS_RULES)))
+    .addOption(new Option('--recall-interval <n>', 'actions between two recall_all calls').argParser(intOption('--recall-interval', 0, 100_000)))
+    .addOption(new Option('--max-recall-actions <n>', 'how many recent actions recall_all covers').argParser(intOption('--max-recall-actions', 1, 100_000)))
+    .option('--experiment-id <id>', 'experiment id (default: derived from the execution)')
+;
+}
+
+/**
+ * The StartExecution input the options describe, validated with the
+ * StartExperiment schema. It is what the user gave, not zod's parsed copy
+ * (which fills in defaults that would override Parameter Store).
+ */
+function requestFromOptions(o: MazeOpts & Record<string, any>): { maze: Maze; request: StartExecutionInput; config: Record<string, unknown>; agent: string } {
+    const { maze, input } = mazeFromOptions(o);
+    const config: Record<string, unknown> = Object.fromEntries(Object.entries({
+      max_moves: o.maxMoves, max_duration_minutes: o.maxDurationMinutes, max_actions_per_turn: o.maxActionsPerTurn,
+      vision_range: o.visionRange, see_through: o.seeThrough, success_rule: o.successRule,
+      recall_interval: o.recallInterval, max_recall_actions: o.maxRecallActions,
+    }).filter(([, v]) => v !== undefined));
+    const agent: string = o.provider ?? o.agent;
+    if (o.provider && o.model === undefined) throw new InvalidInputError('--model', undefined, `--provider ${o.provider} needs --model (e.g. ${o.provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0'})`);
+    if (!o.provider && o.model !== undefined) throw new InvalidInputError('--model', o.model, '--model goes with --provider ollama or --provider bedrock');
+    // Only what was given: hosts and regions left out are filled in where the experiment starts
+    // ($OLLAMA_HOST, Parameter Store, defaults), which for `launch` is AWS, not this machine.
+    const host: string | undefined = o.ollamaHost;
+    const ollama = { ...(host ? { host: host.includes('://') ? host : `http://${host}` } : {}), ...(o.stream ? { stream: true } : {}) };
+    const bedrock = { ...(o.region ? { region: o.region } : {}), ...(o.bedrockEndpoint ? { endpoint: o.bedrockEndpoint } : {}) };
+    if (o.provider === 'ollama' && Object.keys(ollama).length > 0) config.ollama = ollama;
+    if (o.provider === 'bedrock' && Object.keys(bedrock).length > 0) config.bedrock = bedrock;
+    if (o.promptVersion !== undefined) config.prompt_version = o.promptVersion;
+    const request: StartExecutionInput = {
+      agent, maze: input, config, ...(o.model !== undefined ? { model: o.model } : {}),
+      ...(o.agentSeed !== undefined ? { agentSeed: o.agentSeed } : {}),
+      ...(o.experimentId !== undefined ? { experimentId: o.experimentId } : {}),
+    } as StartExecutionInput;
+  parseOrThrow(startRequestSchema, request, 'input');
+  return { maze, request, config, agent };
+}
+
 mazeOptions(program.command('maze')
   .description('show a maze (ASCII: # wall, . empty, G goal, S start) and optionally export it as JSON'))
   .option('--out <path>', 'write the maze as JSON (importable with --maze-file)')
@@ -171,6 +193,39 @@ program.command('summary')
     } finally {
       await db.close();
     }
+  });
+
+experimentOptions(program.command('launch')
+  .description('start experiments on a deployed stack with Step Functions StartExecution (validated first; named so a relaunch cannot run one twice)'))
+  .requiredOption('--state-machine-arn <arn>', 'the stack output StateMachineArn')
+  .addOption(new Option('--repeat <n>', 'how many experiments (agent seeds seed, seed+1, ...)').default(1).argParser(intOption('--repeat', 1, 1000)))
+  .option('--endpoint <url>', 'Step Functions endpoint override (a local server, a VPC endpoint)')
+  .option('--dry-run', 'print the StartExecution requests without sending them')
+  .action(async (o) => {
+    const region = regionOf(o.stateMachineArn);
+    if (o.endpoint !== undefined) { try { new URL(o.endpoint); } catch { throw new InvalidInputError('--endpoint', o.endpoint, `--endpoint "${o.endpoint}" is not a URL`); } }
+    const { request } = requestFromOptions(o);
+    const requests = launchRequests(request, o.repeat);
+    if (o.dryRun) {
+      for (const r of requests) process.stdout.write(`${JSON.stringify({ stateMachineArn: o.stateMachineArn, name: r.name, input: JSON.stringify(r.input) })}\n`);
+      return;
+    }
+    const client = new SFNClient({ region, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
+    for (const r of await startExecutions(client, o.stateMachineArn, requests)) {
+      process.stdout.write(`${r.already ? 'already launched' : 'started'} ${r.executionArn}\n`);
+    }
+  });
+
+program.command('status')
+  .description('show a deployed execution: status, times, error')
+  .argument('<execution-arn>')
+  .option('--endpoint <url>', 'Step Functions endpoint override')
+  .action(async (arn: string, o: { endpoint?: string }) => {
+    const m = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):\d{12}:execution:/.exec(arn);
+    if (!m) throw new InvalidInputError('execution-arn', arn, `"${arn}" is not an execution ARN (arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME)`);
+    const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
+    const d = await describeExecution(client, arn);
+    process.stdout.write(`${d.status} ${d.name}\nstarted ${d.startDate?.toISOString()}${d.stopDate ? `\nstopped ${d.stopDate.toISOString()}` : ''}${d.error ? `\nerror ${d.error}: ${d.cause ?? ''}` : ''}\n`);
   });
 
 program.command('sql')

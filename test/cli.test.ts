@@ -157,6 +157,16 @@ describe('commands', () => {
     expect(r.stdout).toMatch(/^actions +40$/m);
   });
 
+  it('run takes its defaults from the parameters file; options still win', () => {
+    const file = join(dir, 'parameters.yaml');
+    writeFileSync(file, '/ariadne/config/max_moves: 24\n/ariadne/config/max_actions_per_turn: 4\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ARIADNE_PARAMETERS: file },
+    });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'timeout', actions: 24, turns: 4 }); // 24 moves, 6 per turn
+  });
+
   it('mazes lists every generator', () => {
     const r = ariadne(['mazes']);
     expect(r.code).toBe(0);

@@ -1,0 +1,90 @@
+// ariadne launch / status through the real @aws-sdk/client-sfn against a
+// local server speaking the Step Functions JSON 1.0 protocol.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startRequestSchema } from '../state-machine/contracts.ts';
+import { SfnSim } from './servers/sfn-sim.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
+const sim = new SfnSim();
+let endpoint = '';
+beforeAll(async () => { endpoint = await sim.listen(); });
+afterAll(async () => { await sim.close(); });
+beforeEach(() => { sim.requests.length = 0; });
+
+function ariadne(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
+      cwd: ROOT, env: { ...process.env, AWS_ACCESS_KEY_ID: 'sim', AWS_SECRET_ACCESS_KEY: 'sim', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const launch = (...extra: string[]) => ariadne(['launch', '--state-machine-arn', ARN, '--endpoint', endpoint, ...extra]);
+
+describe('ariadne launch', () => {
+  it('sends a valid StartExecution named after what it runs', async () => {
+    const r = await launch('--provider', 'bedrock', '--model', 'anthropic.claude-3-5-sonnet-20240620-v1:0', '--maze', 'perfect', '--size', '21', '--seed', '4', '--max-moves', '2000');
+    expect(r.stderr).not.toMatch(/ariadne:/);
+    expect(r.code).toBe(0);
+    expect(sim.requests).toHaveLength(1);
+    const { target, body } = sim.requests[0];
+    expect(target).toBe('AWSStepFunctions.StartExecution');
+    expect(body.stateMachineArn).toBe(ARN);
+    expect(body.name).toMatch(/^bedrock-anthropic-claude-3-5-sonnet-20240620-v1-0-perfect-21-s4-r1-[0-9a-f]{10}$/);
+    const input = JSON.parse(body.input);
+    expect(startRequestSchema.safeParse(input).success).toBe(true);
+    expect(input).toEqual({ agent: 'bedrock', model: 'anthropic.claude-3-5-sonnet-20240620-v1:0', maze: { generator: 'perfect', size: 21, seed: 4 }, config: { max_moves: 2000 } });
+    expect(r.stdout.trim()).toBe(`started arn:aws:states:eu-west-1:123456789012:execution:AriadneExperiments:${body.name}`);
+  });
+
+  it('--repeat N starts N experiments; launching again starts none twice', async () => {
+    const first = await launch('--agent', 'random', '--maze', 'medium', '--size', '31', '--seed', '9', '--repeat', '3');
+    expect(first.code).toBe(0);
+    const names = sim.requests.map((r) => r.body.name);
+    expect(new Set(names).size).toBe(3);
+    expect(sim.requests.map((r) => JSON.parse(r.body.input).agentSeed)).toEqual([0, 1, 2]);
+    const before = sim.executions.size;
+    const again = await launch('--agent', 'random', '--maze', 'medium', '--size', '31', '--seed', '9', '--repeat', '3');
+    expect(again.code).toBe(0);
+    expect(sim.requests.slice(3).map((r) => r.body.name)).toEqual(names);
+    expect(sim.executions.size).toBe(before);
+    expect(again.stdout).toBe(first.stdout);
+  });
+
+  it.each([
+    [['--size', '4'], /--size must be a whole number from 5 to 201, got 4/],
+    [['--provider', 'bedrock'], /--provider bedrock needs --model/],
+    [['--max-moves', '0'], /--max-moves must be a whole number/],
+    [['--experiment-id', 'has spaces'], /input\.experimentId: use 1-80 letters, digits, - or _/],
+  ])('rejects %j before any call, naming the field', async (args, message) => {
+    const r = await launch(...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(sim.requests).toHaveLength(0);
+  });
+
+  it('rejects a malformed state machine ARN before any call', async () => {
+    const r = await ariadne(['launch', '--state-machine-arn', 'arn:aws:lambda:us-east-1:123456789012:function:x', '--endpoint', endpoint]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--state-machine-arn ".*" is not a state machine ARN/);
+    expect(sim.requests).toHaveLength(0);
+  });
+});
+
+describe('ariadne status', () => {
+  it('describes an execution', async () => {
+    await launch('--agent', 'frontier', '--maze', 'light', '--size', '11', '--seed', '1');
+    const arn = [...sim.executions.keys()].find((k) => k.endsWith(`:${sim.requests[0].body.name}`))!;
+    const r = await ariadne(['status', arn, '--endpoint', endpoint]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^RUNNING frontier-light-11-s1-r1-[0-9a-f]{10}\nstarted \d{4}-\d\d-\d\dT/);
+    expect(sim.requests.at(-1)!.target).toBe('AWSStepFunctions.DescribeExecution');
+  });
+});
