@@ -16,7 +16,7 @@ export class AriadneStack extends Stack {
   constructor(scope: Construct, id: string, props: AriadneStackProps = {}) {
     super(scope, id, props);
     const functions = new HandlerFunctions(this, 'Handlers', { environment: props.handlerEnvironment });
-    this.experiments = new ExperimentStateMachine(this, 'Experiments', { functions: functions.byState });
+    this.experiments = new ExperimentStateMachine(this, 'Experiments', { functions: functions.byState, stateMachineName: `${this.stackName}-experiments` });
     new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment: props.handlerEnvironment });
     new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn });
   }

@@ -4,7 +4,8 @@
 // FinalizeTimeout; every Task retries transient errors and catches the rest
 // into FinalizeFailure. JSONPath only: the local runner executes this very
 // definition.
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -16,6 +17,8 @@ export interface ExperimentStateMachineProps {
   functions: Record<TaskState, IFunction>;
   /** Hard stop for one execution; the experiment's own max_duration_minutes normally ends it first. */
   executionTimeout?: Duration;
+  /** A fixed name, so the machine's role can be allowed to start the machine itself (continue as new). */
+  stateMachineName: string;
 }
 
 export class ExperimentStateMachine extends Construct {
@@ -67,12 +70,40 @@ export class ExperimentStateMachine extends Construct {
         'llmProvider.$': '$.llmProvider',
         'startedAt.$': '$.startedAt',
         'limits.$': '$.limits',
+        'executionStartTurn.$': '$.executionStartTurn',
         'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
       },
     });
+    // Continue as new: start this same machine ($$.StateMachine.Id) at the next turn, then end this
+    // execution. The name is the experiment and turn, so a retried start cannot fork the experiment.
+    const continueAsNew = new sfn.CustomState(this, STATES.ContinueAsNew, {
+      stateJson: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::states:startExecution',
+        Parameters: {
+          'StateMachineArn.$': '$$.StateMachine.Id',
+          'Name.$': "States.Format('{}-t{}', $.experimentId, States.MathAdd($.turnNumber, 1))",
+          Input: {
+            resume: {
+              'experimentId.$': '$.experimentId',
+              'llmProvider.$': '$.llmProvider',
+              'startedAt.$': '$.startedAt',
+              'limits.$': '$.limits',
+              'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
+            },
+            'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id',
+          },
+        },
+        ResultPath: '$.continuedAs',
+        Retry: [{ ErrorEquals: ['StepFunctions.SdkClientException', 'States.TaskFailed'], IntervalSeconds: 2, MaxAttempts: 4, BackoffRate: 2 }],
+      },
+    });
+    continueAsNew.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+    continueAsNew.next(new sfn.Succeed(this, STATES.ContinuedAsNew, { stateName: STATES.ContinuedAsNew }));
     const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
       .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue_as_new'), continueAsNew)
       .otherwise(continueLoop);
     checkProgress.next(condition);
     continueLoop.next(router);
@@ -82,6 +113,7 @@ export class ExperimentStateMachine extends Construct {
     router.otherwise(invoke(STATES.InvokeBaselineAgent).next(checkProgress));
 
     this.stateMachine = new sfn.StateMachine(this, 'Machine', {
+      stateMachineName: props.stateMachineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
       timeout: props.executionTimeout ?? Duration.hours(3),
@@ -92,5 +124,11 @@ export class ExperimentStateMachine extends Construct {
         includeExecutionData: false,
       },
     });
+    // Continue as new starts this very machine. Its ARN is built from the fixed name, not referenced,
+    // which would make the role depend on the machine that depends on the role.
+    this.stateMachine.addToRolePolicy(new PolicyStatement({
+      actions: ['states:StartExecution'],
+      resources: [Stack.of(this).formatArn({ service: 'states', resource: 'stateMachine', resourceName: props.stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    }));
   }
 }

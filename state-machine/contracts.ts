@@ -47,12 +47,28 @@ export const startTaskInputSchema = z.object({
   executionArn: z.string().min(1),
 }).strict();
 
+/** What ContinueAsNew passes to the next execution: the loop state to resume at. */
+export const resumeInputSchema = z.object({
+  resume: z.object({
+    experimentId: z.string().min(1),
+    llmProvider: z.enum(['bedrock', 'ollama', 'baseline']),
+    turnNumber: z.number().int().positive(),
+    startedAt: z.string(),
+    limits: z.record(z.string(), z.number()),
+  }).passthrough(),
+}).passthrough();
+
 export const loopStateSchema = z.object({
   experimentId: z.string().min(1),
   llmProvider: z.enum(LLM_PROVIDERS),
   turnNumber: z.number().int().positive(),
+  /** The first turn of this execution: an execution continues as new after turnsPerExecution turns. */
+  executionStartTurn: z.number().int().positive(),
   startedAt: z.string(),
-  limits: z.object({ maxMoves: z.number().int().positive(), maxDurationMinutes: z.number().positive(), maxTurns: z.number().int().positive() }),
+  limits: z.object({
+    maxMoves: z.number().int().positive(), maxDurationMinutes: z.number().positive(), maxTurns: z.number().int().positive(),
+    turnsPerExecution: z.number().int().positive(),
+  }),
 }).passthrough();
 export type LoopState = z.output<typeof loopStateSchema>;
 

@@ -57,12 +57,13 @@ export interface LocalExperimentResult {
   summary: ExperimentSummary | null;
   output: unknown;
   events: number;
+  executions: string[];
 }
 
 export async function runLocalExperiment(input: StartExecutionInput, opts: LocalExperimentOptions): Promise<LocalExperimentResult> {
   const store = new PgStore(opts.db.pool);
   let experimentId: string | null = null;
-  const { executionArn, output, events } = await runLocalExecution(input, {
+  const { executionArn, output, events, executions } = await runLocalExecution(input, {
     deps: { store, agents: opts.agents ?? allAgents, now: () => new Date(), parameters: opts.parameters },
     executionName: opts.executionName,
     wrap: opts.wrap,
@@ -74,5 +75,5 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
       }
     },
   });
-  return { experimentId, executionArn, output, events, summary: experimentId ? await summaryOf(opts.db, experimentId) : null };
+  return { experimentId, executionArn, executions, output, events, summary: experimentId ? await summaryOf(opts.db, experimentId) : null };
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
 import { TASKS, HANDLERS_DIR } from './tasks.ts';
-import type { TaskState } from './states.ts';
+import { STATES, type TaskState } from './states.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
 
 export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
@@ -30,7 +30,9 @@ function localMachine(): StateMachine {
 }
 
 export interface LocalRunResult {
+  /** The last execution; with continue-as-new, `executions` lists them all in order. */
   executionArn: string;
+  executions: string[];
   output: unknown;
   /** Events the execution produced (the local engine's count; AWS history counts differ slightly). */
   events: number;
@@ -54,25 +56,48 @@ async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (inp
   return out;
 }
 
-/** Executes one experiment through the state machine; resolves with the execution's output or throws its failure. */
+const executionArnOf = (name: string) => `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
+
+/**
+ * Executes one experiment through the state machine, following continue-as-new
+ * hand-overs (each a new execution, run after the one that started it).
+ * Resolves with the last execution's output or throws its failure.
+ */
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
-  const name = opts.executionName ?? randomUUID();
-  const executionArn = `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
-  const machine = localMachine();
-  const execution = machine.run(input as never, {
-    overrides: { taskResourceLocalHandlers: await localHandlers(opts), ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}) },
-    context: {
-      Execution: { Id: executionArn, Name: name, StartTime: new Date().toISOString(), Input: input as never },
-      StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },
-    },
-  });
-  // The engine queues every event until read: drain them, or a long run holds them all in memory.
+  const handlers = await localHandlers(opts);
+  let next: { name: string; input: unknown } | null = { name: opts.executionName ?? randomUUID(), input };
+  const executions: string[] = [];
+  let output: unknown = null;
   let events = 0;
-  const drained = (async () => { for await (const _event of execution.eventLogs) events++; })();
-  try {
-    const output = await execution.result;
-    return { executionArn, output, events };
-  } finally {
-    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
+  while (next) {
+    const current: { name: string; input: unknown } = next;
+    next = null;
+    const executionArn = executionArnOf(current.name);
+    executions.push(executionArn);
+    // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
+    const continueAsNew = async (params: unknown) => {
+      const p = params as { StateMachineArn: string; Name: string; Input: unknown };
+      if (p.StateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), { name: 'StateMachineDoesNotExist' });
+      next = { name: p.Name, input: p.Input };
+      return { ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never;
+    };
+    const execution = localMachine().run(current.input as never, {
+      overrides: {
+        taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
+        ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}),
+      },
+      context: {
+        Execution: { Id: executionArn, Name: current.name, StartTime: new Date().toISOString(), Input: current.input as never },
+        StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },
+      },
+    });
+    // The engine queues every event until read: drain them, or a long run holds them all in memory.
+    const drained = (async () => { for await (const _event of execution.eventLogs) events++; })();
+    try {
+      output = await execution.result;
+    } finally {
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
   }
+  return { executionArn: executions.at(-1)!, executions, output, events };
 }

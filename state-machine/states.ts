@@ -14,6 +14,8 @@ export const STATES = {
   FinalizeTimeout: 'FinalizeTimeout',
   FinalizeFailure: 'FinalizeFailure',
   ExperimentFailed: 'ExperimentFailed',
+  ContinueAsNew: 'ContinueAsNew',
+  ContinuedAsNew: 'ContinuedAsNew',
 } as const;
 
 export const TASK_STATES = [

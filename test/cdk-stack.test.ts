@@ -35,7 +35,7 @@ describe('experiment state machine', () => {
       expect(s[invoke].Next).toBe(STATES.CheckProgress);
     }
     expect(s[STATES.CheckProgress].Next).toBe(STATES.ConditionCheck);
-    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([STATES.FinalizeSuccess, STATES.FinalizeTimeout]);
+    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.ContinueAsNew]);
     expect(s[STATES.ConditionCheck].Default).toBe(STATES.ContinueLoop);
     expect(s[STATES.ContinueLoop]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
     expect(s[STATES.ContinueLoop].Parameters['turnNumber.$']).toBe('States.MathAdd($.turnNumber, 1)');
@@ -43,6 +43,19 @@ describe('experiment state machine', () => {
     expect(s[STATES.FinalizeTimeout].End).toBe(true);
     expect(s[STATES.FinalizeFailure].Next).toBe(STATES.ExperimentFailed);
     expect(s[STATES.ExperimentFailed].Type).toBe('Fail');
+    // continue as new: start this machine at the next turn, then end this execution
+    expect(s[STATES.ContinueAsNew]).toMatchObject({ Type: 'Task', Resource: 'arn:aws:states:::states:startExecution', Next: STATES.ContinuedAsNew });
+    expect(s[STATES.ContinueAsNew].Parameters['StateMachineArn.$']).toBe('$$.StateMachine.Id');
+    expect(s[STATES.ContinueAsNew].Catch[0].Next).toBe(STATES.FinalizeFailure);
+    expect(s[STATES.ContinuedAsNew].Type).toBe('Succeed');
+  });
+
+  it('the machine may start only itself (continue as new), by its fixed name', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    const start = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => st.Action === 'states:StartExecution');
+    expect(start).toHaveLength(1);
+    expect(JSON.stringify(start[0].Resource)).toContain(':stateMachine:Ariadne-experiments');
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: 'Ariadne-experiments' });
   });
 
   it('every Task retries transient errors and every Task but FinalizeFailure catches the rest', () => {

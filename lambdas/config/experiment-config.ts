@@ -52,6 +52,8 @@ export const experimentConfigSchema = z.object({
   success_rule: z.enum(SUCCESS_RULES).default('seen'),
   /** Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). */
   max_turns: z.number().int().min(1).max(1_000_000).default(5_000),
+  /** History events one execution may use before it continues as new (Standard workflows stop at 25,000). */
+  history_event_budget: z.number().int().min(20).max(24_000).default(20_000),
   prompt_version: z.string().regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2').default('v1'),
   ollama: ollamaSchema.default(ollamaSchema.parse({})),
   bedrock: bedrockSchema.default(bedrockSchema.parse({})),
@@ -74,4 +76,11 @@ export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>)
     }
   }
   return out as ExperimentConfigInput;
+}
+
+/** History events a turn costs: 2 Lambda Tasks x 5, 2 Choices x 2, a Pass x 2 = 16, plus room for retries. */
+export const EVENTS_PER_TURN = 20;
+
+export function turnsPerExecution(config: { history_event_budget: number }): number {
+  return Math.max(1, Math.floor(config.history_event_budget / EVENTS_PER_TURN));
 }

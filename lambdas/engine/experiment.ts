@@ -109,16 +109,19 @@ export async function startExperiment(req: StartRequest, store: StartStore, defa
   return { experimentId, created, maze, mazeId, config: info.config, optimalMoves: optimal, startedAt: info.startedAt };
 }
 
-export type ProgressDecision = 'continue' | 'success' | 'timeout';
-export interface Progress { decision: ProgressDecision; reason: 'goal_found' | 'max_moves' | 'max_duration' | 'max_turns' | 'running' }
+export type ProgressDecision = 'continue' | 'success' | 'timeout' | 'continue_as_new';
+export interface Progress { decision: ProgressDecision; reason: 'goal_found' | 'max_moves' | 'max_duration' | 'max_turns' | 'history_budget' | 'running' }
 
 /** Between turns: stop on goal found, max_moves, max_duration_minutes, or max_turns. */
 export function checkProgress(p: {
   goalFound: boolean; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number; turnNumber: number; maxTurns: number;
+  executionStartTurn: number; turnsPerExecution: number;
 }, now: Date): Progress {
   if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
   if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000) return { decision: 'timeout', reason: 'max_duration' };
   if (p.turnNumber >= p.maxTurns) return { decision: 'timeout', reason: 'max_turns' };
+  // Well before the 25,000-event history cap, hand over to a fresh execution.
+  if (p.turnNumber - p.executionStartTurn + 1 >= p.turnsPerExecution) return { decision: 'continue_as_new', reason: 'history_budget' };
   return { decision: 'continue', reason: 'running' };
 }

@@ -9,6 +9,7 @@ export const checkProgressHandler = (deps: HandlerDeps) => async (event: unknown
   return checkProgress({
     goalFound: s.turn.goalFound, actionsTaken: s.turn.actionsTaken, startedAt: new Date(s.startedAt),
     maxMoves: s.limits.maxMoves, maxDurationMinutes: s.limits.maxDurationMinutes, turnNumber: s.turnNumber, maxTurns: s.limits.maxTurns,
+    executionStartTurn: s.executionStartTurn, turnsPerExecution: s.limits.turnsPerExecution,
   }, deps.now());
 };
 

@@ -2,9 +2,9 @@
 // experiment (once, keyed by the execution), hand the loop its state.
 import { resolveConfig, startExperiment, type MazeSource } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
+import { resumeInputSchema, startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
-import type { ExperimentConfigInput } from '../config/experiment-config.ts';
+import { turnsPerExecution, type ExperimentConfigInput } from '../config/experiment-config.ts';
 
 export function providerOf(agent: string): LoopState['llmProvider'] {
   return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
@@ -12,6 +12,12 @@ export function providerOf(agent: string): LoopState['llmProvider'] {
 
 export const startExperimentHandler = (deps: HandlerDeps) => async (event: unknown): Promise<LoopState> => {
   const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
+  if (request && typeof request === 'object' && 'resume' in request) {
+    // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
+    const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
+    await deps.store.attachExecution(resume.experimentId, executionArn);
+    return { ...(resume as LoopState), executionStartTurn: resume.turnNumber };
+  }
   const input = parseOrThrow(startRequestSchema, request, 'input');
   const maze: MazeSource = 'grid' in input.maze
     ? { kind: 'inline', grid: input.maze.grid, start: input.maze.start }
@@ -44,8 +50,12 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
     experimentId: started.experimentId,
     llmProvider,
     turnNumber: 1,
+    executionStartTurn: 1,
     startedAt: started.startedAt.toISOString(),
-    limits: { maxMoves: started.config.max_moves, maxDurationMinutes: started.config.max_duration_minutes, maxTurns: started.config.max_turns },
+    limits: {
+      maxMoves: started.config.max_moves, maxDurationMinutes: started.config.max_duration_minutes, maxTurns: started.config.max_turns,
+      turnsPerExecution: turnsPerExecution(started.config),
+    },
   };
 };
 

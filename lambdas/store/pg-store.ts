@@ -7,7 +7,7 @@ import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
 import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSummary, TurnWrite } from '../engine/store.ts';
-import { ExperimentNotFoundError } from '../engine/errors.ts';
+import { ExperimentClosedError, ExperimentNotFoundError } from '../engine/errors.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 
 export interface NewExperiment {
@@ -154,6 +154,17 @@ export class PgStore implements EngineStore {
     if (written && cached) this.remember({ ...cached, state: turn.stateAfter });
     else this.contexts.delete(turn.experimentId);
     return written;
+  }
+
+  /** Records a further execution of a running experiment (continue as new); idempotent. */
+  async attachExecution(id: string, executionArn: string): Promise<void> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE experiments SET execution_arns = CASE WHEN $2::text = ANY (execution_arns) THEN execution_arns ELSE array_append(execution_arns, $2::text) END,
+              updated_at = now()
+       WHERE id = $1 AND status = 'running'`, [id, executionArn]);
+    if (rowCount === 1) return;
+    const { status } = await this.getExperimentInfo(id); // throws ExperimentNotFoundError
+    throw new ExperimentClosedError(id, status);
   }
 
   /** The experiment an execution belongs to, and the latest execution of that experiment. */
