@@ -1,7 +1,10 @@
 // npm run bench: every benchmark in turn, figures printed, nothing asserted.
 import { engineBench } from './engine.ts';
 import { providersBench } from './providers.ts';
+import { costBench } from './cost.ts';
 
 await engineBench();
 console.log('');
 await providersBench();
+console.log('');
+await costBench();

@@ -42,6 +42,7 @@ export interface LocalExperimentOptions {
   onTurn?: (turn: TurnSummary) => void;
   wrap?: LocalRunOptions['wrap'];
   retryIntervals?: LocalRunOptions['retryIntervals'];
+  onEvent?: LocalRunOptions['onEvent'];
   parameters?: ParameterCache;
   executionName?: string;
 }
@@ -68,6 +69,7 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
     executionName: opts.executionName,
     wrap: opts.wrap,
     retryIntervals: opts.retryIntervals,
+    onEvent: opts.onEvent,
     onTaskResult: (state, out) => {
       if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
       if (state === STATES.InvokeBaselineAgent || state === STATES.InvokeOllamaAgent || state === STATES.InvokeBedrockAgent) {

@@ -17,6 +17,8 @@ export interface LocalRunOptions {
   onTaskResult?: (state: TaskState, output: unknown) => void;
   /** Wraps handlers, e.g. to inject faults in tests. */
   wrap?: (state: TaskState, handler: Handler) => Handler;
+  /** Every event of the local engine (StateEntered, StateExited, ...), e.g. to count state transitions. */
+  onEvent?: (event: { type: string; state?: { name: string; type: string } }) => void;
   /** Milliseconds to wait before each Retry of a state, instead of the definition's intervals (tests). */
   retryIntervals?: Record<string, number>;
 }
@@ -92,7 +94,9 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       },
     });
     // The engine queues every event until read: drain them, or a long run holds them all in memory.
-    const drained = (async () => { for await (const _event of execution.eventLogs) events++; })();
+    const drained = (async () => {
+      for await (const event of execution.eventLogs) { events++; opts.onEvent?.(event as never); }
+    })();
     try {
       output = await execution.result;
     } finally {

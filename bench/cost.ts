@@ -1,0 +1,59 @@
+// State transitions and history events per turn, from the synthesized
+// definition run locally, and what a 10,000-action experiment costs on AWS at
+// list prices (us-east-1, 2026: Step Functions Standard $0.025 per 1,000
+// state transitions; Lambda arm64 $0.0000133334 per GB-second and $0.20 per
+// million requests). Model costs are not included: the random agent calls none.
+// Target: at most 5 state transitions per turn.
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../lambdas/store/database.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { experimentDefinition } from '../state-machine/definition.ts';
+import { TASKS } from '../state-machine/tasks.ts';
+import { benchPostgres, fmt, timed } from './support.ts';
+
+const PRICE = { transition: 0.025 / 1000, gbSecond: 0.0000133334, request: 0.2 / 1e6 };
+const LAMBDA_GB = 0.5; // memorySize 512 in lib/handler-functions.ts
+/** AWS history events per state entered: a Lambda Task writes Entered, Scheduled, Started, Succeeded, Exited. */
+const HISTORY_EVENTS: Record<string, number> = { Task: 5, Choice: 2, Pass: 2, Succeed: 2, Fail: 1 };
+
+export async function costBench(): Promise<Record<string, number>> {
+  const pgServer = await benchPostgres();
+  const db = await openDatabase({ url: pgServer.url, schema: 'bench_cost', poolSize: 4 });
+  try {
+    const def = experimentDefinition();
+    const entered = new Map<string, number>();
+    const handlerMs = new Map<string, number>();
+    const run = await timed(() => runLocalExperiment({
+      agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 101, seed: 1 }, config: { max_moves: 10_000 },
+    }, {
+      db,
+      onEvent: (e) => { if (e.type === 'StateEntered' && e.state) entered.set(e.state.name, (entered.get(e.state.name) ?? 0) + 1); },
+      wrap: (state, handler) => async (event) => {
+        const t = performance.now();
+        try { return await handler(event); } finally { handlerMs.set(state, (handlerMs.get(state) ?? 0) + performance.now() - t); }
+      },
+    }));
+    const turns = run.value.summary!.turns;
+    const transitions = [...entered.values()].reduce((a, b) => a + b, 0);
+    const history = [...entered].reduce((n, [name, count]) => n + count * (HISTORY_EVENTS[String(def.States[name]?.Type)] ?? 2), 0);
+    const perTurnStates = ['ProviderRouter', 'InvokeBaselineAgent', 'CheckProgress', 'ConditionCheck', 'ContinueLoop'];
+    const loopTransitions = perTurnStates.reduce((n, s) => n + (entered.get(s) ?? 0), 0) / turns;
+    const invocations = [...entered].filter(([name]) => name in TASKS).reduce((n, [, c]) => n + c, 0);
+    // Lambda bills whole milliseconds per invocation: round each task's mean up.
+    const gbSeconds = [...handlerMs].reduce((n, [state, ms]) => n + (entered.get(state) ?? 0) * Math.ceil(ms / (entered.get(state) ?? 1)) / 1000 * LAMBDA_GB, 0);
+    const cost = { sfn: transitions * PRICE.transition, lambdaCompute: gbSeconds * PRICE.gbSecond, lambdaRequests: invocations * PRICE.request };
+    const total = cost.sfn + cost.lambdaCompute + cost.lambdaRequests;
+    console.log('cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized definition, run locally');
+    console.log(`  ${fmt(run.value.summary!.actions)} actions, ${fmt(turns)} turns, ${fmt(run.value.executions.length)} executions (continue as new), ${fmt(run.seconds, 2)} s`);
+    console.log(`  state transitions: ${fmt(transitions)} in all, ${fmt(loopTransitions, 2)} per turn in the loop  (target <= 5)`);
+    console.log(`  AWS history events (estimated from state types): ${fmt(history)} in all, ${fmt(history / turns, 1)} per turn, ${fmt(history / run.value.executions.length)} per execution (cap 25,000)`);
+    console.log(`  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times (in AWS, database round trips through RDS Proxy make them longer)`);
+    console.log(`  list-price cost: Step Functions $${fmt(cost.sfn, 4)} + Lambda compute $${fmt(cost.lambdaCompute, 6)} + Lambda requests $${fmt(cost.lambdaRequests, 6)} = $${fmt(total, 4)} per experiment ($${fmt(total / run.value.summary!.actions * 1000, 5)} per 1,000 actions)`);
+    return { transitionsPerTurn: loopTransitions, historyPerTurn: history / turns, total };
+  } finally {
+    await db.close();
+    await pgServer.stop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await costBench();
