@@ -1,5 +1,9 @@
 // The Ariadne stack: handler Lambdas and the experiment state machine.
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AriadneParameters } from './parameters.ts';
+import { Monitoring } from './monitoring.ts';
+import { STATES } from '../state-machine/states.ts';
 import type { Construct } from 'constructs';
 import { HandlerFunctions } from './handler-functions.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
@@ -8,16 +12,32 @@ import { FailureHandling } from './failure-handling.ts';
 export interface AriadneStackProps extends StackProps {
   /** Environment passed to every handler (database settings). */
   handlerEnvironment?: Record<string, string>;
+  /** Parameter Store prefix of all Ariadne settings. */
+  parameterPrefix?: string;
+  /** The Bedrock models experiments may call (InvokeModel is allowed on these only). */
+  bedrockModelIds?: string[];
 }
+
+export const DEFAULT_BEDROCK_MODELS = ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'amazon.nova-lite-v1:0', 'amazon.nova-pro-v1:0'];
 
 export class AriadneStack extends Stack {
   readonly experiments: ExperimentStateMachine;
 
   constructor(scope: Construct, id: string, props: AriadneStackProps = {}) {
     super(scope, id, props);
-    const functions = new HandlerFunctions(this, 'Handlers', { environment: props.handlerEnvironment });
+    const prefix = props.parameterPrefix ?? '/ariadne';
+    const environment = { PARAMETER_PREFIX: prefix, ...props.handlerEnvironment };
+    const parameters = new AriadneParameters(this, 'Parameters', prefix);
+    const functions = new HandlerFunctions(this, 'Handlers', { environment });
+    // Configuration is read where experiments start and where models are called.
+    for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent]) parameters.grantRead(functions.byState[state]);
+    functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(new PolicyStatement({
+      actions: ['bedrock:InvokeModel'],
+      resources: (props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS).map((id) => this.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
+    }));
     this.experiments = new ExperimentStateMachine(this, 'Experiments', { functions: functions.byState, stateMachineName: `${this.stackName}-experiments` });
-    new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment: props.handlerEnvironment });
+    const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment });
+    new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: [...new Set([...Object.values(functions.byState), failures.finalizer])] });
     new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn });
   }
 }

@@ -43,7 +43,8 @@ export class HandlerFunctions extends Construct {
     const made = new Map<string, IFunction>();
     const byState = {} as Record<TaskState, IFunction>;
     for (const [state, entry] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
-      const key = `${entry.file}#${entry.lambdaExport}#${entry.timeoutSeconds}`;
+      // One function per Task state, so each gets only the permissions its state needs.
+      const key = state;
       let fn = made.get(key);
       if (!fn) {
         fn = handlerFunction(this, `${state}Fn`, { file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds, environment: props.environment });

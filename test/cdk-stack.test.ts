@@ -3,6 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { synthesizeTemplate, resolveDefinitionString, type Definition } from '../state-machine/definition.ts';
 import { STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
+import { resolveParameters } from '../lambdas/config/parameters.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { PROMPTS } from '../lambdas/config/prompts.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 
 let template: Template;
 let def: Definition;
@@ -98,6 +102,65 @@ describe('no zombie experiments', () => {
     expect(template.findResources('AWS::Lambda::Function')[target[0]]).toBeDefined();
     expect(target[0]).toMatch(/^FailureHandlingFinalizerFn/);
     template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', Action: 'lambda:InvokeFunction' });
+  });
+});
+
+describe('Parameter Store and least privilege', () => {
+  it('creates every config default and the built-in prompts under /ariadne, as valid parameters', () => {
+    const params = Object.values(template.findResources('AWS::SSM::Parameter')).map((p) => p.Properties);
+    const names = params.map((p) => p.Name);
+    expect(names).toEqual(expect.arrayContaining(['/ariadne/config/max_moves', '/ariadne/config/ollama/num_ctx', '/ariadne/config/bedrock/region', '/ariadne/prompts/maze/v1']));
+    expect(names.every((n: string) => n.startsWith('/ariadne/'))).toBe(true);
+    const raw = params.filter((p) => typeof p.Value === 'string').map((p) => ({ name: p.Name, value: p.Value, secure: false }));
+    const resolved = resolveParameters('/ariadne', raw);
+    expect(experimentConfigSchema.parse(resolved.config)).toMatchObject({ ...DEFAULT_CONFIG, bedrock: { ...DEFAULT_CONFIG.bedrock } });
+    expect(resolved.prompts['maze/v1']).toBe(PROMPTS.v1);
+    // the Bedrock region defaults to the stack's own
+    expect(params.find((p) => p.Name === '/ariadne/config/bedrock/region').Value).toEqual({ Ref: 'AWS::Region' });
+  });
+
+  const statements = () => Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement.map((st: any) => ({ ...st, roles: p.Properties.Roles })));
+
+  it('only the Bedrock agent may call Bedrock, and only the configured models', () => {
+    const bedrock = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('bedrock:')));
+    expect(bedrock).toHaveLength(1);
+    expect(bedrock[0].Action).toBe('bedrock:InvokeModel');
+    expect(JSON.stringify(bedrock[0].roles)).toMatch(/InvokeBedrockAgentFn/);
+    const arns = JSON.stringify(bedrock[0].Resource);
+    for (const id of DEFAULT_BEDROCK_MODELS) expect(arns).toContain(`:foundation-model/${id}`);
+  });
+
+  it('parameters are readable under the prefix only, and decryptable through SSM only', () => {
+    const ssm = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('ssm:')));
+    expect(ssm.length).toBe(3); // StartExperiment, InvokeOllamaAgent, InvokeBedrockAgent
+    for (const st of ssm) {
+      expect(st.Action).toBe('ssm:GetParametersByPath');
+      expect(JSON.stringify(st.Resource)).toMatch(/:parameter\/ariadne"\]\]\}.*:parameter\/ariadne\/\*/);
+    }
+    const kms = statements().filter((st) => [st.Action].flat().includes('kms:Decrypt'));
+    for (const st of kms) expect(st.Condition.StringEquals['kms:ViaService']).toBeDefined();
+  });
+
+  it('no IAM statement allows every action, and every resource only where AWS requires it', () => {
+    // X-Ray trace segments and CloudWatch Logs delivery for Step Functions take no resource ARN: AWS requires "*".
+    const REQUIRES_STAR = /^(xray:(PutTraceSegments|PutTelemetryRecords|GetSamplingRules|GetSamplingTargets)|logs:(CreateLogDelivery|GetLogDelivery|UpdateLogDelivery|DeleteLogDelivery|ListLogDeliveries|PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups))$/;
+    for (const st of statements()) {
+      const actions = [st.Action].flat();
+      expect(actions.some((a: string) => a === '*' || a.endsWith(':*')), JSON.stringify(actions)).toBe(false);
+      if ([st.Resource].flat().includes('*')) expect(actions.every((a: string) => REQUIRES_STAR.test(a)), JSON.stringify(actions)).toBe(true);
+    }
+  });
+
+  it('alarms on failed and timed-out executions, with a dashboard', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.MetricName);
+    expect(alarms.sort()).toEqual(['ExecutionsFailed', 'ExecutionsTimedOut']);
+    expect(Object.keys(template.findResources('AWS::CloudWatch::Dashboard'))).toHaveLength(1);
+  });
+
+  it('asl-validator accepts the synthesized definition', async () => {
+    const { default: validate } = await import('asl-validator');
+    const result = validate(def);
+    expect(result.isValid, result.errorsText()).toBe(true);
   });
 });
 

@@ -1,0 +1,50 @@
+// Parameter Store defaults under one prefix, created by the stack: every
+// experiment config default and the built-in prompt versions. Secrets (the
+// Ollama API key) are SecureStrings the user creates under <prefix>/secrets/
+// (CloudFormation cannot create SecureStrings); the README says how.
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { Construct } from 'constructs';
+import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
+import { PROMPTS } from '../lambdas/config/prompts.ts';
+
+/** The parameters the stack creates: name -> value, from the code's defaults (nested sections one level down). */
+export function defaultParameters(prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
+    if (key === 'prices') out[`${prefix}/config/prices`] = JSON.stringify(value);
+    else if (value && typeof value === 'object') for (const [sub, v] of Object.entries(value)) out[`${prefix}/config/${key}/${sub}`] = String(v);
+    else out[`${prefix}/config/${key}`] = String(value);
+  }
+  for (const [version, text] of Object.entries(PROMPTS)) out[`${prefix}/prompts/maze/${version}`] = text;
+  return out;
+}
+
+export class AriadneParameters extends Construct {
+  constructor(scope: Construct, id: string, readonly prefix: string) {
+    super(scope, id);
+    const defaults = { ...defaultParameters(prefix), [`${prefix}/config/bedrock/region`]: Stack.of(this).region };
+    Object.entries(defaults).forEach(([name, value], i) => {
+      new StringParameter(this, `P${i}`, { parameterName: name, stringValue: value, description: 'Ariadne default; edit to change new experiments (running ones keep their snapshot)' });
+    });
+  }
+
+  /** Read access to the prefix only, and decryption of its SecureStrings through SSM only. */
+  grantRead(grantee: IGrantable): void {
+    const stack = Stack.of(this);
+    const name = this.prefix.replace(/^\//, '');
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({
+      actions: ['ssm:GetParametersByPath'],
+      resources: [
+        stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+        stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: `${name}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
+      ],
+    }));
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({
+      actions: ['kms:Decrypt'],
+      resources: [stack.formatArn({ service: 'kms', resource: 'alias', resourceName: 'aws/ssm', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
+      conditions: { StringEquals: { 'kms:ViaService': `ssm.${stack.region}.amazonaws.com` } },
+    }));
+  }
+}
