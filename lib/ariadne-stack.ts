@@ -1,6 +1,8 @@
 // The Ariadne stack: handler Lambdas and the experiment state machine.
 import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FlowLogTrafficType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { ExperimentDatabase } from './database.ts';
 import { AriadneParameters } from './parameters.ts';
 import { Monitoring } from './monitoring.ts';
 import { STATES } from '../state-machine/states.ts';
@@ -16,6 +18,8 @@ export interface AriadneStackProps extends StackProps {
   parameterPrefix?: string;
   /** The Bedrock models experiments may call (InvokeModel is allowed on these only). */
   bedrockModelIds?: string[];
+  /** Deploy into this existing VPC (it needs private subnets with egress); default: a new VPC. */
+  vpcId?: string;
 }
 
 export const DEFAULT_BEDROCK_MODELS = ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'amazon.nova-lite-v1:0', 'amazon.nova-pro-v1:0'];
@@ -26,9 +30,14 @@ export class AriadneStack extends Stack {
   constructor(scope: Construct, id: string, props: AriadneStackProps = {}) {
     super(scope, id, props);
     const prefix = props.parameterPrefix ?? '/ariadne';
-    const environment = { PARAMETER_PREFIX: prefix, ...props.handlerEnvironment };
+    // Lambdas reach Bedrock, SSM, Secrets Manager and Ollama through one NAT gateway.
+    const vpc = props.vpcId
+      ? Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId })
+      : new Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: { all: { trafficType: FlowLogTrafficType.REJECT } } });
+    const database = new ExperimentDatabase(this, 'Database', { vpc });
+    const environment = { PARAMETER_PREFIX: prefix, ...database.clientEnvironment(), ...props.handlerEnvironment };
     const parameters = new AriadneParameters(this, 'Parameters', prefix);
-    const functions = new HandlerFunctions(this, 'Handlers', { environment });
+    const functions = new HandlerFunctions(this, 'Handlers', { environment, vpc, securityGroups: [database.clientSecurityGroup] });
     // Configuration is read where experiments start and where models are called.
     for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent]) parameters.grantRead(functions.byState[state]);
     functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(new PolicyStatement({
@@ -36,8 +45,12 @@ export class AriadneStack extends Stack {
       resources: (props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS).map((id) => this.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
     }));
     this.experiments = new ExperimentStateMachine(this, 'Experiments', { functions: functions.byState, stateMachineName: `${this.stackName}-experiments` });
-    const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment });
+    const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment, vpc, securityGroups: [database.clientSecurityGroup] });
+    for (const fn of new Set([...Object.values(functions.byState), failures.finalizer])) database.grantConnect(fn);
     new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: [...new Set([...Object.values(functions.byState), failures.finalizer])] });
-    new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn, description: 'ariadne launch --state-machine-arn' });
+    new CfnOutput(this, 'DatabaseProxyEndpoint', { value: database.proxy.endpoint, description: 'RDS Proxy endpoint (reachable from the VPC only)' });
+    new CfnOutput(this, 'DatabaseClusterEndpoint', { value: database.cluster.clusterEndpoint.hostname });
+    new CfnOutput(this, 'DatabaseSecretArn', { value: database.cluster.secret!.secretArn, description: 'username and password (Secrets Manager)' });
   }
 }

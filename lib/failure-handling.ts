@@ -6,6 +6,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ISecurityGroup, IVpc } from 'aws-cdk-lib/aws-ec2';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -13,7 +14,7 @@ import { handlerFunction } from './handler-functions.ts';
 
 export const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
 
-export interface FailureHandlingProps { stateMachine: IStateMachine; environment?: Record<string, string> }
+export interface FailureHandlingProps { stateMachine: IStateMachine; environment?: Record<string, string>; vpc?: IVpc; securityGroups?: ISecurityGroup[] }
 
 export class FailureHandling extends Construct {
   readonly finalizer: IFunction;
@@ -21,7 +22,9 @@ export class FailureHandling extends Construct {
 
   constructor(scope: Construct, id: string, props: FailureHandlingProps) {
     super(scope, id);
-    this.finalizer = handlerFunction(this, 'FinalizerFn', { file: 'finalize-execution.ts', exportName: 'handler', timeoutSeconds: 30, environment: props.environment });
+    this.finalizer = handlerFunction(this, 'FinalizerFn', {
+      file: 'finalize-execution.ts', exportName: 'handler', timeoutSeconds: 30, environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
+    });
     // Events the finalizer could not take after EventBridge's retries are kept here, not lost.
     const deadLetters = new Queue(this, 'FinalizerDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     this.rule = new Rule(this, 'ExecutionStatusChange', {

