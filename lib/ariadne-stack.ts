@@ -3,6 +3,7 @@ import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FlowLogTrafficType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { ExperimentDatabase } from './database.ts';
+import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { AriadneParameters } from './parameters.ts';
 import { Monitoring } from './monitoring.ts';
 import { STATES } from '../state-machine/states.ts';
@@ -48,6 +49,10 @@ export class AriadneStack extends Stack {
     const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment, vpc, securityGroups: [database.clientSecurityGroup] });
     for (const fn of new Set([...Object.values(functions.byState), failures.finalizer])) database.grantConnect(fn);
     new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: [...new Set([...Object.values(functions.byState), failures.finalizer])] });
+    acknowledgeNagFindings(this, {
+      parameterPrefix: prefix, deadLetterQueue: failures.deadLetters,
+      functions: [...new Set([...Object.values(functions.byState), failures.finalizer, database.migrateFunction])],
+    });
     new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn, description: 'ariadne launch --state-machine-arn' });
     new CfnOutput(this, 'DatabaseProxyEndpoint', { value: database.proxy.endpoint, description: 'RDS Proxy endpoint (reachable from the VPC only)' });
     new CfnOutput(this, 'DatabaseClusterEndpoint', { value: database.cluster.clusterEndpoint.hostname });

@@ -11,6 +11,7 @@ import {
   AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine, type DatabaseProxy,
 } from 'aws-cdk-lib/aws-rds';
 import { Provider } from 'aws-cdk-lib/custom-resources';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
 
@@ -31,6 +32,7 @@ export class ExperimentDatabase extends Construct {
   readonly proxy: DatabaseProxy;
   /** Put every function that talks to the database in this group: the only way in. */
   readonly clientSecurityGroup: SecurityGroup;
+  readonly migrateFunction: IFunction;
 
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
@@ -58,6 +60,8 @@ export class ExperimentDatabase extends Construct {
       // Published numbers come from this database: never delete it with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Monthly rotation of the generated password; RDS Proxy reads the secret, so clients never notice.
+    this.cluster.addRotationSingleUser({ automaticallyAfter: Duration.days(30) });
     this.proxy = this.cluster.addProxy('Proxy', {
       secrets: [this.cluster.secret!],
       vpc: props.vpc,
@@ -66,7 +70,7 @@ export class ExperimentDatabase extends Construct {
       debugLogging: false,
     });
 
-    const migrate = handlerFunction(this, 'MigrateFn', {
+    const migrate = this.migrateFunction = handlerFunction(this, 'MigrateFn', {
       file: 'migrate-database.ts', exportName: 'handler', timeoutSeconds: 300,
       environment: this.clientEnvironment(), vpc: props.vpc, securityGroups: [this.clientSecurityGroup], copyMigrations: true,
     });

@@ -120,7 +120,8 @@ export class ExperimentStateMachine extends Construct {
       tracingEnabled: true,
       logs: {
         destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
-        level: sfn.LogLevel.ERROR,
+        // Every state's events, without inputs and outputs (those can carry prompts and model text).
+        level: sfn.LogLevel.ALL,
         includeExecutionData: false,
       },
     });

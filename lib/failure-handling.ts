@@ -19,6 +19,7 @@ export interface FailureHandlingProps { stateMachine: IStateMachine; environment
 export class FailureHandling extends Construct {
   readonly finalizer: IFunction;
   readonly rule: Rule;
+  readonly deadLetters: Queue;
 
   constructor(scope: Construct, id: string, props: FailureHandlingProps) {
     super(scope, id);
@@ -26,7 +27,7 @@ export class FailureHandling extends Construct {
       file: 'finalize-execution.ts', exportName: 'handler', timeoutSeconds: 30, environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
     });
     // Events the finalizer could not take after EventBridge's retries are kept here, not lost.
-    const deadLetters = new Queue(this, 'FinalizerDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    const deadLetters = this.deadLetters = new Queue(this, 'FinalizerDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     this.rule = new Rule(this, 'ExecutionStatusChange', {
       description: 'Finalizes Ariadne experiments whose execution failed, timed out or was aborted',
       eventPattern: {

