@@ -1,5 +1,5 @@
 // The Ariadne stack: handler Lambdas and the experiment state machine.
-import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FlowLogTrafficType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { ExperimentDatabase } from './database.ts';
@@ -21,6 +21,8 @@ export interface AriadneStackProps extends StackProps {
   bedrockModelIds?: string[];
   /** Deploy into this existing VPC (it needs private subnets with egress); default: a new VPC. */
   vpcId?: string;
+  /** Hard limit of one execution; keep it above max_duration_minutes so experiments end by their own rule. Default 180. */
+  executionTimeoutMinutes?: number;
 }
 
 export const DEFAULT_BEDROCK_MODELS = ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'amazon.nova-lite-v1:0', 'amazon.nova-pro-v1:0'];
@@ -45,7 +47,10 @@ export class AriadneStack extends Stack {
       actions: ['bedrock:InvokeModel'],
       resources: (props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS).map((id) => this.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
     }));
-    this.experiments = new ExperimentStateMachine(this, 'Experiments', { functions: functions.byState, stateMachineName: `${this.stackName}-experiments` });
+    this.experiments = new ExperimentStateMachine(this, 'Experiments', {
+      functions: functions.byState, stateMachineName: `${this.stackName}-experiments`,
+      executionTimeout: Duration.minutes(props.executionTimeoutMinutes ?? 180),
+    });
     const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment, vpc, securityGroups: [database.clientSecurityGroup] });
     for (const fn of new Set([...Object.values(functions.byState), failures.finalizer])) database.grantConnect(fn);
     new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: [...new Set([...Object.values(functions.byState), failures.finalizer])] });

@@ -24,7 +24,7 @@ describe('experiment state machine', () => {
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: Match.objectLike({ Level: 'ALL', IncludeExecutionData: false }),
     });
-    expect(def.TimeoutSeconds).toBeGreaterThan(0);
+    expect(def.TimeoutSeconds).toBe(180 * 60); // above the default max_duration_minutes (120): experiments end by their own rule
   });
 
   it('loops StartExperiment -> ProviderRouter -> Invoke* -> CheckProgress -> ConditionCheck -> ContinueLoop | Finalize*', () => {
