@@ -1,0 +1,45 @@
+// What the SSM and Step Functions simulators share: the AWS JSON protocol
+// (POST / with X-Amz-Target, application/x-amz-json-1.x bodies, SigV4 required,
+// errors as {"__type", "message"}), a log of every request, listen and close.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface AwsJsonReply { status: number; payload: unknown }
+
+export abstract class AwsJsonServer {
+  readonly requests: Array<{ target: string; body: any; headers: Record<string, unknown> }> = [];
+  private server: Server | null = null;
+
+  constructor(private readonly jsonVersion: '1.0' | '1.1', private readonly errorTypePrefix = '') {}
+
+  /** Answers one operation (target without the service prefix is the caller's business). */
+  protected abstract operation(target: string, body: any): AwsJsonReply;
+
+  protected error(type: string, message: string, status = 400): AwsJsonReply {
+    return { status, payload: { __type: `${this.errorTypePrefix}${type}`, message } };
+  }
+
+  async listen(): Promise<string> {
+    this.server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c) => { text += c; });
+      req.on('end', () => {
+        const target = String(req.headers['x-amz-target'] ?? '');
+        const body = text ? JSON.parse(text) : {};
+        this.requests.push({ target, body, headers: req.headers });
+        const { status, payload } = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256')
+          ? this.operation(target, body)
+          : this.error('MissingAuthenticationTokenException', 'Missing Authentication Token');
+        res.writeHead(status, { 'content-type': `application/x-amz-json-${this.jsonVersion}`, 'x-amzn-requestid': `req-${this.requests.length}` });
+        res.end(JSON.stringify(payload));
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+}
