@@ -29,7 +29,8 @@ export const inlineMazeSchema = z.object({
 }).strict();
 
 export const startRequestSchema = z.object({
-  experimentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/, 'use 1-80 letters, digits, - or _').optional(),
+  // At most 64: continuation executions are named "<experimentId>-t<turn>" and names stop at 80.
+  experimentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, - or _').optional(),
   agent: z.enum(AGENTS as unknown as [string, ...string[]]),
   model: z.string().min(1).max(200).nullable().optional(),
   promptVersion: z.string().min(1).max(100).nullable().optional(),

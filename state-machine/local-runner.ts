@@ -80,6 +80,8 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     const continueAsNew = async (params: unknown) => {
       const p = params as { StateMachineArn: string; Name: string; Input: unknown };
       if (p.StateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), { name: 'StateMachineDoesNotExist' });
+      // As the service: names are 1-80 of [A-Za-z0-9_-].
+      if (!/^[A-Za-z0-9_-]{1,80}$/.test(p.Name)) throw Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' });
       next = { name: p.Name, input: p.Input };
       return { ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never;
     };

@@ -36,4 +36,12 @@ describe('continue as new', () => {
     // each continuation is named after the experiment and the turn it starts at
     expect(split.executions[1]).toMatch(new RegExp(`:${split.experimentId}-t4$`));
   });
+
+  it('a 64-character experiment id still names its continuations within the 80-character limit', async () => {
+    const experimentId = `e${'x'.repeat(63)}`;
+    const run = await runLocalExperiment({ ...experiment(2 * EVENTS_PER_TURN), experimentId, config: { max_moves: 40, history_event_budget: 2 * EVENTS_PER_TURN } } as never, { db });
+    expect(run.executions.length).toBe(3); // 5 turns, 2 per execution
+    expect(run.executions.at(-1)).toMatch(new RegExp(`:${experimentId}-t5$`));
+    expect(run.summary).toMatchObject({ actions: 40 });
+  });
 });

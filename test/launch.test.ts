@@ -62,7 +62,8 @@ describe('ariadne launch', () => {
     [['--size', '4'], /--size must be a whole number from 5 to 201, got 4/],
     [['--provider', 'bedrock'], /--provider bedrock needs --model/],
     [['--max-moves', '0'], /--max-moves must be a whole number/],
-    [['--experiment-id', 'has spaces'], /input\.experimentId: use 1-80 letters, digits, - or _/],
+    [['--experiment-id', 'has spaces'], /input\.experimentId: use 1-64 letters, digits, - or _/],
+    [['--experiment-id', 'x'.repeat(65)], /input\.experimentId: use 1-64 letters, digits, - or _/],
   ])('rejects %j before any call, naming the field', async (args, message) => {
     const r = await launch(...args);
     expect(r.code).toBe(2);
