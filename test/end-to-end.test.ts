@@ -4,6 +4,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
+import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { baselineAgents } from '../lambdas/providers/baselines.ts';
 import { STATES } from '../state-machine/states.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
@@ -94,5 +95,16 @@ describe('local execution of the synthesized state machine', () => {
       { deps: { store, agents: baselineAgents, now: () => new Date() } });
     await expect(run).rejects.toThrow(/input\.config\.max_moves: .*(got -1)/);
     expect(await tableCounts(db)).toEqual(before);
+  });
+
+  it('a failing execution finalizes only its own experiment, even when its input names another one', async () => {
+    const store = new PgStore(db.pool);
+    const deps = { store, agents: baselineAgents, now: () => new Date() };
+    const other = await startExperiment({ agent: 'random', provider: 'baseline', executionArn: 'arn:aws:states:local:000000000000:execution:AriadneExperiments:other',
+      maze: { kind: 'generated', spec: { generator: 'light', width: 11, height: 11, seed: 1 } } }, store);
+    const run = runLocalExecution({ experimentId: other.experimentId, agent: 'frontier', maze: { generator: 'medium', size: 4, seed: 7 } }, { deps });
+    await expect(run).rejects.toThrow(/input\.maze/);
+    const { rows } = await db.pool.query('SELECT status FROM experiments WHERE id = $1', [other.experimentId]);
+    expect(rows[0].status).toBe('running');
   });
 });

@@ -1,6 +1,5 @@
 // FinalizeSuccess / FinalizeTimeout / FinalizeFailure: give the experiment its
 // final status, idempotently (a retried finalize changes nothing).
-import { experimentIdFor } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { failureInputSchema, finalizeInputSchema } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
@@ -19,22 +18,23 @@ export const finalizeTimeoutHandler = (deps: HandlerDeps) => async (event: unkno
   return { experimentId: s.experimentId, status, stopReason: s.progress.reason };
 };
 
-/** Caught error: { state: <state at the failing Task, with .error>, executionArn }. */
+/**
+ * Caught error: { state: <state at the failing Task, with .error>, executionArn }.
+ * Only the experiment this execution belongs to is finalized (found by its
+ * recorded ARN, or the one it was resuming): a bad input that names another
+ * experiment's id must not fail that experiment.
+ */
 export const finalizeFailureHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizeOutput> => {
   const { state, executionArn } = parseOrThrow(failureInputSchema, event, '');
   const error = (state.error ?? {}) as { Error?: string; Cause?: string };
   const reason = `${error.Error ?? 'Error'}: ${causeMessage(error.Cause)}`.slice(0, 4000);
-  const request = state.request as { experimentId?: string } | undefined;
-  const experimentId = typeof state.experimentId === 'string' ? state.experimentId
-    : request?.experimentId ?? experimentIdFor(executionArn);
-  try {
-    const { status } = await deps.store.finalizeExperiment(experimentId, { status: 'failed', stopReason: 'error', failureReason: reason });
-    return { experimentId, status, stopReason: 'error' };
-  } catch (err) {
-    // The start failed before any row existed (bad input): nothing to mark.
-    if ((err as Error).name === 'ExperimentNotFoundError') return { experimentId: null, status: 'not_created', stopReason: 'error' };
-    throw err;
-  }
+  const owned = await deps.store.findByExecution(executionArn);
+  const resuming = (state.resume as { experimentId?: unknown } | undefined)?.experimentId;
+  const experimentId = owned?.id ?? (typeof resuming === 'string' ? resuming : null);
+  // The start failed before any row was this execution's (bad input): nothing to mark.
+  if (experimentId === null) return { experimentId: null, status: 'not_created', stopReason: 'error' };
+  const { status } = await deps.store.finalizeExperiment(experimentId, { status: 'failed', stopReason: 'error', failureReason: reason });
+  return { experimentId, status, stopReason: 'error' };
 };
 
 /** Lambda puts {errorMessage, errorType} JSON in Cause; the local runner the message. */
