@@ -1,8 +1,6 @@
 // CLI option parsing that names the option, the value and the valid choices.
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 
-export class UsageError extends InvalidInputError {}
-
 export function intOption(option: string, min: number, max: number) {
   return (raw: string): number => {
     const text = raw.trim();

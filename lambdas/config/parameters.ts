@@ -7,7 +7,6 @@
 // Read in one by-path call (paginated, decrypted) and kept for a TTL, so a
 // warm Lambda does not call SSM every turn. Values are validated with the
 // same zod schema as the experiment config; a bad one names its parameter.
-import { z } from 'zod';
 import { experimentConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
 
 export interface RawParameter { name: string; value: string; secure: boolean }
@@ -93,5 +92,3 @@ export class ParameterCache {
     return this.pending;
   }
 }
-
-export const parameterNameSchema = z.string().regex(/^(\/[A-Za-z0-9_.-]+)+$/);

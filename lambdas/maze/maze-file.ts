@@ -23,8 +23,6 @@ export const mazeFileSchema = z.object({
   seed: z.number().int().nullable().optional(),
 });
 
-export type MazeFile = z.input<typeof mazeFileSchema>;
-
 /** Parses maze JSON text; every problem becomes a MazeInputError naming the JSON path. */
 export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
   let raw: unknown;
