@@ -12,7 +12,7 @@ import type { Maze } from '../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { resolveConfig } from '../lambdas/engine/experiment.ts';
 import { DatabaseConfigError } from '../lambdas/store/errors.ts';
-import { SUCCESS_RULES, mergeConfig } from '../lambdas/config/experiment-config.ts';
+import { SUCCESS_RULES, mergeConfig, ollamaHostUrl } from '../lambdas/config/experiment-config.ts';
 import { InvalidParameterError, ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
@@ -78,7 +78,7 @@ experimentOptions(program.command('run')
     }
     if (agent === 'ollama') {
       const host = o.ollamaHost ?? process.env.OLLAMA_HOST ?? resolved.ollama.host;
-      await checkOllama(host.includes('://') ? host : `http://${host}`, o.model);
+      await checkOllama(ollamaHostUrl(host), o.model);
     }
     if (agent === 'bedrock' && resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
     const log = (line: string) => { if (!o.json) process.stderr.write(`${line}\n`); };
@@ -151,7 +151,7 @@ function requestFromOptions(o: MazeOpts & Record<string, any>): { maze: Maze; re
     // Only what was given: hosts and regions left out are filled in where the experiment starts
     // ($OLLAMA_HOST, Parameter Store, defaults), which for `launch` is AWS, not this machine.
     const host: string | undefined = o.ollamaHost;
-    const ollama = { ...(host ? { host: host.includes('://') ? host : `http://${host}` } : {}), ...(o.stream ? { stream: true } : {}) };
+    const ollama = { ...(host ? { host: ollamaHostUrl(host) } : {}), ...(o.stream ? { stream: true } : {}) };
     const bedrock = { ...(o.region ? { region: o.region } : {}), ...(o.bedrockEndpoint ? { endpoint: o.bedrockEndpoint } : {}) };
     if (o.provider === 'ollama' && Object.keys(ollama).length > 0) config.ollama = ollama;
     if (o.provider === 'bedrock' && Object.keys(bedrock).length > 0) config.bedrock = bedrock;

@@ -85,13 +85,17 @@ describe('cost and environment', () => {
     expect(none.n).toBe(0); // no price, no guess
   });
 
-  it('takes the Ollama host from OLLAMA_HOST when the input names none, and records it', async () => {
+  it('takes the Ollama host from OLLAMA_HOST when neither input nor parameters name one, keeping the other Ollama parameters', async () => {
     process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
+    const file = join(mkdtempSync(join(tmpdir(), 'ariadne-host-')), 'parameters.yaml');
+    writeFileSync(file, '/ariadne/config/ollama/num_ctx: 4096\n');
     try {
-      const { experimentId, summary } = await runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze: { generator: 'light', size: 11, seed: 1 }, config: { retry: FAST_RETRY } } as never, { db, retryIntervals: NO_WAIT });
+      const { experimentId, summary } = await runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze: { generator: 'light', size: 11, seed: 1 }, config: { retry: FAST_RETRY } } as never,
+        { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) });
       expect(summary).toMatchObject({ goal_found: true });
       const exp = (await db.pool.query('SELECT config FROM experiments WHERE id = $1', [experimentId])).rows[0];
       expect(exp.config.ollama.host).toBe(ollamaUrl);
+      expect(exp.config.ollama.num_ctx).toBe(4096);
     } finally {
       delete process.env.OLLAMA_HOST;
     }

@@ -84,3 +84,8 @@ export const EVENTS_PER_TURN = 20;
 export function turnsPerExecution(config: { history_event_budget: number }): number {
   return Math.max(1, Math.floor(config.history_event_budget / EVENTS_PER_TURN));
 }
+
+/** An Ollama host as OLLAMA_HOST and --ollama-host accept it ("host:port" or a URL), as a URL. */
+export function ollamaHostUrl(host: string): string {
+  return host.includes('://') ? host : `http://${host}`;
+}

@@ -1,10 +1,10 @@
 // StartExperiment: validate the StartExecution input, write the maze and the
 // experiment (once, keyed by the execution), hand the loop its state.
-import { resolveConfig, startExperiment, type MazeSource } from '../engine/experiment.ts';
+import { startExperiment, type MazeSource } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { resumeInputSchema, startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
-import { turnsPerExecution, type ExperimentConfigInput } from '../config/experiment-config.ts';
+import { ollamaHostUrl, turnsPerExecution, type ExperimentConfigInput } from '../config/experiment-config.ts';
 
 export function providerOf(agent: string): LoopState['llmProvider'] {
   return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
@@ -38,9 +38,8 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
   const parameters = await deps.parameters?.get();
   const sentHost = sent?.ollama?.host ?? parameters?.config.ollama?.host;
   if (input.agent === 'ollama' && sentHost === undefined && process.env.OLLAMA_HOST) {
-    const host = process.env.OLLAMA_HOST;
-    const ollama = { ...resolveConfig(config).ollama, host: host.includes('://') ? host : `http://${host}` };
-    config = { ...config, ollama };
+    // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
+    config = { ...config, ollama: { ...config?.ollama, host: ollamaHostUrl(process.env.OLLAMA_HOST) } };
   }
   const started = await startExperiment({
     experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
