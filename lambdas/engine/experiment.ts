@@ -34,12 +34,12 @@ export interface ConfigDefaults { config: ExperimentConfigInput; prompts: Record
 
 export interface StartStore {
   saveMaze(maze: Maze): Promise<number>;
+  /** Creates the experiment unless it exists; either way, its stored start time and config. */
   createExperiment(e: {
     id: string; executionArn: string | null; agent: string; provider: string; model: string | null;
     promptVersion: string | null; promptHash: string | null; promptText: string | null; agentSeed: number;
     mazeId: number; config: ExperimentConfig; optimalMoves: number; initialState: GameState;
-  }): Promise<boolean>;
-  getExperimentInfo(id: string): Promise<{ startedAt: Date; config: ExperimentConfig }>;
+  }): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }>;
 }
 
 export interface StartedExperiment {
@@ -100,13 +100,12 @@ export async function startExperiment(req: StartRequest, store: StartStore, defa
   const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
   const mazeId = await store.saveMaze(maze);
-  const created = await store.createExperiment({
+  const stored = await store.createExperiment({
     id: experimentId, executionArn: req.executionArn ?? null, agent: req.agent, provider: req.provider,
     model: req.model ?? null, promptVersion: promptText ? config.prompt_version : null, promptHash, promptText,
     agentSeed: req.agentSeed ?? mixSeed(experimentId), mazeId, config, optimalMoves: optimal, initialState: state,
   });
-  const info = await store.getExperimentInfo(experimentId);
-  return { experimentId, created, maze, mazeId, config: info.config, optimalMoves: optimal, startedAt: info.startedAt };
+  return { experimentId, created: stored.created, maze, mazeId, config: stored.config, optimalMoves: optimal, startedAt: stored.startedAt };
 }
 
 export type ProgressDecision = 'continue' | 'success' | 'timeout' | 'continue_as_new';

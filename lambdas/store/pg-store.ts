@@ -34,6 +34,12 @@ export interface Finalization {
 
 const STATE_CACHE_SIZE = 256;
 
+const INFO_COLUMNS = 'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id';
+
+function experimentInfoOf(r: Record<string, any>): ExperimentInfo {
+  return { id: r.id, agent: r.agent, model: r.model, promptText: r.prompt_text, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at };
+}
+
 export class PgStore implements EngineStore {
   private readonly mazes = new Map<number, Maze>();
   /**
@@ -79,36 +85,37 @@ export class PgStore implements EngineStore {
     return maze;
   }
 
-  /** Creates the experiment unless it exists (a retried start); records the execution ARN once. Returns true if created. */
-  async createExperiment(e: NewExperiment): Promise<boolean> {
+  /**
+   * Creates the experiment unless it exists (a retried start), recording the
+   * execution ARN once; returns the stored start time and config either way.
+   */
+  async createExperiment(e: NewExperiment): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }> {
     const s = e.initialState;
-    const { rowCount } = await this.pool.query(
+    const { rows } = await this.pool.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text, agent_seed,
          maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [e.id, e.executionArn ? [e.executionArn] : [], e.agent, e.provider, e.model, e.promptVersion, e.promptHash, e.promptText,
         e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen]);
-    if (rowCount === 1) {
-      this.remember({
-        experiment: { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: (await this.getExperimentInfo(e.id)).startedAt },
-        maze: await this.loadMaze(e.mazeId), state: s,
-      });
+    if (rows.length === 1) {
+      const experiment: ExperimentInfo = { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: rows[0].started_at };
+      this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s });
+      return { created: true, startedAt: rows[0].started_at, config: e.config };
     }
-    if (!rowCount && e.executionArn) {
+    if (e.executionArn) {
       await this.pool.query(
         `UPDATE experiments SET execution_arns = array_append(execution_arns, $2::text)
          WHERE id = $1 AND NOT ($2::text = ANY (execution_arns))`, [e.id, e.executionArn]);
     }
-    return rowCount === 1;
+    const stored = await this.getExperimentInfo(e.id);
+    return { created: false, startedAt: stored.startedAt, config: stored.config };
   }
 
   async getExperimentInfo(id: string): Promise<ExperimentInfo & { mazeId: number }> {
-    const { rows } = await this.pool.query(
-      'SELECT id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id FROM experiments WHERE id = $1', [id]);
+    const { rows } = await this.pool.query(`SELECT ${INFO_COLUMNS} FROM experiments WHERE id = $1`, [id]);
     if (rows.length === 0) throw new ExperimentNotFoundError(id);
-    const r = rows[0];
-    return { id: r.id, agent: r.agent, model: r.model, promptText: r.prompt_text, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at, mazeId: r.maze_id };
+    return { ...experimentInfoOf(rows[0]), mazeId: rows[0].maze_id };
   }
 
   async loadTurnContext(experimentId: string, opts: { forTurn?: number } = {}): Promise<TurnContext> {
@@ -117,12 +124,10 @@ export class PgStore implements EngineStore {
       return { ...cached, state: cloneState(cached.state) };
     }
     const { rows } = await this.pool.query(
-      `SELECT id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, position_x, position_y,
-              actions_taken, turns_completed, goal_found
-       FROM experiments WHERE id = $1`, [experimentId]);
+      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found FROM experiments WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
-    const experiment: ExperimentInfo = { id: r.id, agent: r.agent, model: r.model, promptText: r.prompt_text, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at };
+    const experiment = experimentInfoOf(r);
     const maze = await this.loadMaze(r.maze_id);
     if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state) };
     const log = await this.pool.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
