@@ -55,7 +55,8 @@ export function visionOf(config: ExperimentConfig) {
   return { range: config.vision_range, seeThrough: config.see_through };
 }
 
-function toSeen(maze: Maze, cells: number[]): SeenTile[] {
+/** Cell indices as the agent sees them: [x, y, tile]. */
+export function toSeen(maze: Maze, cells: number[]): SeenTile[] {
   return cells.map((i) => [i % maze.width, Math.floor(i / maze.width), maze.grid.cells[i] as Tile]);
 }
 

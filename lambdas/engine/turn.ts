@@ -4,9 +4,8 @@
 // max_moves is reached. The whole turn is committed at once, keyed by
 // (experiment, turn number), so a retried invocation never doubles a row.
 import type { AgentFactory, AgentReply } from './agent.ts';
-import { cloneState, executeCall, refuseCall, visionOf, type ActionResult, type SeenTile } from './game.ts';
+import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult } from './game.ts';
 import { visibleCells } from '../maze/vision.ts';
-import type { Tile } from '../maze/grid.ts';
 import type { EngineStore, LlmCallRecord, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
 import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
 
@@ -45,8 +44,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   let stopReason: TurnStopReason | null = limitReached(); // a finished game asks the agent nothing
 
   while (stopReason === null) {
-    const visible: SeenTile[] = visibleCells(maze.grid, state.position, visionOf(config))
-      .map((i) => [i % maze.width, Math.floor(i / maze.width), maze.grid.cells[i] as Tile]);
+    const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
     const reply: AgentReply = await agent.act({
       turnNumber, position: { ...state.position }, visible,
       known: { width: maze.width, height: maze.height, cells: state.known },
@@ -54,7 +52,6 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       actionsLeftInTurn: config.max_actions_per_turn - executed, config,
     });
     if (agent.callsModel) {
-      totals.llmCalls++;
       llmCalls.push({
         callIndex: llmCalls.length, firstActionIndex: reply.calls.length > 0 ? actions.length : null,
         inputTokens: reply.usage?.inputTokens ?? null, outputTokens: reply.usage?.outputTokens ?? null,
@@ -87,6 +84,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   }
 
   state.turnsCompleted = turnNumber;
+  totals.llmCalls = llmCalls.length;
   const price = experiment.model ? config.prices[experiment.model] : undefined;
   if (price && totals.inputTokens !== null) {
     totals.costUsd = (totals.inputTokens * price.input_per_mtok + (totals.outputTokens ?? 0) * price.output_per_mtok) / 1e6;
@@ -99,9 +97,9 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     const winner = await deps.store.findTurn(experimentId, turnNumber);
     if (winner) return winner;
     // Or the experiment moved on without us (finalized, or further along).
-    const now = await deps.store.loadTurnContext(experimentId);
-    if (now.experiment.status !== 'running') throw new ExperimentClosedError(experimentId, now.experiment.status);
-    throw new TurnOutOfOrderError(experimentId, turnNumber, now.state.turnsCompleted);
+    const current = await deps.store.loadTurnContext(experimentId);
+    if (current.experiment.status !== 'running') throw new ExperimentClosedError(experimentId, current.experiment.status);
+    throw new TurnOutOfOrderError(experimentId, turnNumber, current.state.turnsCompleted);
   }
   return {
     experimentId, turnNumber, actionsExecuted: executed,
