@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
+import { parametersFile } from './support/parameters-file.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
@@ -158,8 +159,7 @@ describe('commands', () => {
   });
 
   it('run takes its defaults from the parameters file; options still win', () => {
-    const file = join(dir, 'parameters.yaml');
-    writeFileSync(file, '/ariadne/config/max_moves: 24\n/ariadne/config/max_actions_per_turn: 4\n');
+    const file = parametersFile(['/ariadne/config/max_moves: 24', '/ariadne/config/max_actions_per_turn: 4']);
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'], {
       cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ARIADNE_PARAMETERS: file },
     });

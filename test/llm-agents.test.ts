@@ -1,9 +1,6 @@
 // LLM agents through the real `ollama` and Bedrock SDK clients, over HTTP,
 // against local servers that speak those services' wire protocols.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +12,7 @@ import { OllamaSim } from './servers/ollama-sim.ts';
 import { BedrockSim } from './servers/bedrock-sim.ts';
 import type { Fault } from './servers/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { parametersFile } from './support/parameters-file.ts';
 
 let db: TestDatabase;
 const ollama = new OllamaSim();
@@ -87,8 +85,7 @@ describe('cost and environment', () => {
 
   it('takes the Ollama host from OLLAMA_HOST when neither input nor parameters name one, keeping the other Ollama parameters', async () => {
     process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
-    const file = join(mkdtempSync(join(tmpdir(), 'ariadne-host-')), 'parameters.yaml');
-    writeFileSync(file, '/ariadne/config/ollama/num_ctx: 4096\n');
+    const file = parametersFile(['/ariadne/config/ollama/num_ctx: 4096']);
     try {
       const { experimentId, summary } = await runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze: { generator: 'light', size: 11, seed: 1 }, config: { retry: FAST_RETRY } } as never,
         { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) });
@@ -104,15 +101,13 @@ describe('cost and environment', () => {
 
 describe('parameters', () => {
   it('defaults, prompt versions and secrets come from the parameters; the request still wins; secrets stay out', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ariadne-llm-params-'));
-    const file = join(dir, 'parameters.yaml');
-    writeFileSync(file, [
+    const file = parametersFile([
       '/ariadne/config/max_moves: 777',
       '/ariadne/config/vision_range: 2',
       '/ariadne/config/ollama/num_ctx: 8192',
       '/ariadne/prompts/study/v3: "Maze {width}x{height}. Find the goal; {success_text}."',
       '/ariadne/secrets/ollama_api_key: key-from-parameters-99',
-    ].join('\n'));
+    ]);
     const parameters = new ParameterCache(fileSource(file));
     const { experimentId } = await runLocalExperiment({
       agent: 'ollama', model: 'qwen2.5:7b', promptVersion: 'study/v3', maze: { generator: 'light', size: 11, seed: 1 },

@@ -1,14 +1,12 @@
 // Parameter Store through the real @aws-sdk/client-ssm against a local server
 // speaking the SSM JSON protocol, and the same names from a local file.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { ParameterCache, resolveParameters } from '../lambdas/config/parameters.ts';
 import { ssmSource } from '../lambdas/config/ssm-source.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { SsmSim, type SimParameter } from './servers/ssm-sim.ts';
+import { parametersFile } from './support/parameters-file.ts';
 
 const sim = new SsmSim();
 let client: SSMClient;
@@ -103,9 +101,7 @@ describe('Parameter Store over the SSM JSON protocol', () => {
 
 describe('the same names from a local file', () => {
   it('reads YAML with multi-line prompts and treats /secrets/ as secure', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ariadne-params-'));
-    const file = join(dir, 'parameters.yaml');
-    writeFileSync(file, [
+    const file = parametersFile([
       '/ariadne/config/max_moves: 2000',
       '/ariadne/config/bedrock/region: eu-west-1',
       '/ariadne/prompts/careful/v2: |',
@@ -113,7 +109,7 @@ describe('the same names from a local file', () => {
       '  Avoid walls.',
       '/ariadne/secrets/ollama_api_key: local-key',
       '/not-ours/x: 1',
-    ].join('\n'));
+    ]);
     const resolved = await new ParameterCache(fileSource(file)).get();
     expect(resolved.config).toEqual({ max_moves: 2000, bedrock: { region: 'eu-west-1' } });
     expect(resolved.prompts['careful/v2']).toBe('Walk carefully.\nAvoid walls.\n');
