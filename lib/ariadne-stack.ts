@@ -52,11 +52,12 @@ export class AriadneStack extends Stack {
       executionTimeout: Duration.minutes(props.executionTimeoutMinutes ?? 180),
     });
     const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment, vpc, securityGroups: [database.clientSecurityGroup] });
-    for (const fn of new Set([...Object.values(functions.byState), failures.finalizer])) database.grantConnect(fn);
-    new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: [...new Set([...Object.values(functions.byState), failures.finalizer])] });
+    const handlers = [...Object.values(functions.byState), failures.finalizer];
+    for (const fn of handlers) database.grantConnect(fn);
+    new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: handlers });
     acknowledgeNagFindings(this, {
       parameterPrefix: prefix, deadLetterQueue: failures.deadLetters,
-      functions: [...new Set([...Object.values(functions.byState), failures.finalizer, database.migrateFunction])],
+      functions: [...handlers, database.migrateFunction],
     });
     new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn, description: 'ariadne launch --state-machine-arn' });
     new CfnOutput(this, 'DatabaseProxyEndpoint', { value: database.proxy.endpoint, description: 'RDS Proxy endpoint (reachable from the VPC only)' });

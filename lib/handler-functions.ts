@@ -54,20 +54,13 @@ export class HandlerFunctions extends Construct {
 
   constructor(scope: Construct, id: string, props: HandlerFunctionsProps = {}) {
     super(scope, id);
-    const made = new Map<string, IFunction>();
     const byState = {} as Record<TaskState, IFunction>;
+    // One function per Task state, so each gets only the permissions its state needs.
     for (const [state, entry] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
-      // One function per Task state, so each gets only the permissions its state needs.
-      const key = state;
-      let fn = made.get(key);
-      if (!fn) {
-        fn = handlerFunction(this, `${state}Fn`, {
-          file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds,
-          environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
-        });
-        made.set(key, fn);
-      }
-      byState[state] = fn;
+      byState[state] = handlerFunction(this, `${state}Fn`, {
+        file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds,
+        environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
+      });
     }
     this.byState = byState;
   }
