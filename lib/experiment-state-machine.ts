@@ -1,7 +1,7 @@
 // The experiment state machine, one turn per loop:
 // StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,Baseline}Agent
 // -> CheckProgress -> ConditionCheck -> ContinueLoop | FinalizeSuccess |
-// FinalizeTimeout; every Task retries transient errors and catches the rest
+// FinalizeTimeout | FinalizeStuck (halt policy) | ContinueAsNew; every Task retries transient errors and catches the rest
 // into FinalizeFailure. JSONPath only: the local runner executes this very
 // definition.
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
@@ -60,6 +60,7 @@ export class ExperimentStateMachine extends Construct {
     const checkProgress = caught(task(STATES.CheckProgress, { resultPath: '$.progress' }));
     const finalizeSuccess = caught(task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
     const finalizeTimeout = caught(task(STATES.FinalizeTimeout, { resultPath: '$.result' }));
+    const finalizeStuck = caught(task(STATES.FinalizeStuck, { resultPath: '$.result' }));
 
     const router = new sfn.Choice(this, STATES.ProviderRouter, { stateName: STATES.ProviderRouter });
     const continueLoop = new sfn.Pass(this, STATES.ContinueLoop, {
@@ -103,6 +104,7 @@ export class ExperimentStateMachine extends Construct {
     const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
       .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'stuck'), finalizeStuck)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'continue_as_new'), continueAsNew)
       .otherwise(continueLoop);
     checkProgress.next(condition);

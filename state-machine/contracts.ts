@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
+import { DETECTORS } from '../lambdas/engine/agent-monitor.ts';
 
 export const AGENTS = [...BASELINE_NAMES, 'ollama', 'bedrock'] as const;
 export const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
@@ -76,11 +77,12 @@ export type LoopState = z.output<typeof loopStateSchema>;
 export const turnResultSchema = z.object({
   goalFound: z.boolean(),
   actionsTaken: z.number().int().nonnegative(),
+  halt: z.object({ detector: z.enum(DETECTORS), detail: z.string(), step: z.number().int() }).nullable().default(null),
 }).passthrough();
 
 export const progressInputSchema = loopStateSchema.extend({ turn: turnResultSchema });
 export const finalizeInputSchema = loopStateSchema.extend({
-  progress: z.object({ decision: z.string(), reason: z.string() }),
+  progress: z.object({ decision: z.string(), reason: z.string(), detail: z.string().optional() }),
 });
 export const failureInputSchema = z.object({
   state: z.record(z.string(), z.unknown()),

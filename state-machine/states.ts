@@ -12,6 +12,7 @@ export const STATES = {
   ContinueLoop: 'ContinueLoop',
   FinalizeSuccess: 'FinalizeSuccess',
   FinalizeTimeout: 'FinalizeTimeout',
+  FinalizeStuck: 'FinalizeStuck',
   FinalizeFailure: 'FinalizeFailure',
   ExperimentFailed: 'ExperimentFailed',
   ContinueAsNew: 'ContinueAsNew',
@@ -20,7 +21,7 @@ export const STATES = {
 
 export const TASK_STATES = [
   STATES.StartExperiment, STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent,
-  STATES.CheckProgress, STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.FinalizeFailure,
+  STATES.CheckProgress, STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.FinalizeStuck, STATES.FinalizeFailure,
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 

@@ -13,6 +13,7 @@ export const TASKS: Record<TaskState, TaskBinding> = {
   [STATES.CheckProgress]: { file: 'check-progress.ts', lambdaExport: 'handler', factoryExport: 'checkProgressHandler', timeoutSeconds: 10 },
   [STATES.FinalizeSuccess]: { file: 'finalize.ts', lambdaExport: 'successHandler', factoryExport: 'finalizeSuccessHandler', timeoutSeconds: 30 },
   [STATES.FinalizeTimeout]: { file: 'finalize.ts', lambdaExport: 'timeoutHandler', factoryExport: 'finalizeTimeoutHandler', timeoutSeconds: 30 },
+  [STATES.FinalizeStuck]: { file: 'finalize.ts', lambdaExport: 'stuckHandler', factoryExport: 'finalizeStuckHandler', timeoutSeconds: 30 },
   [STATES.FinalizeFailure]: { file: 'finalize.ts', lambdaExport: 'failureHandler', factoryExport: 'finalizeFailureHandler', timeoutSeconds: 30 },
 };
 

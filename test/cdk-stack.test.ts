@@ -40,12 +40,13 @@ describe('experiment state machine', () => {
       expect(s[invoke].Next).toBe(STATES.CheckProgress);
     }
     expect(s[STATES.CheckProgress].Next).toBe(STATES.ConditionCheck);
-    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.ContinueAsNew]);
+    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.FinalizeStuck, STATES.ContinueAsNew]);
     expect(s[STATES.ConditionCheck].Default).toBe(STATES.ContinueLoop);
     expect(s[STATES.ContinueLoop]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
     expect(s[STATES.ContinueLoop].Parameters['turnNumber.$']).toBe('States.MathAdd($.turnNumber, 1)');
     expect(s[STATES.FinalizeSuccess].End).toBe(true);
     expect(s[STATES.FinalizeTimeout].End).toBe(true);
+    expect(s[STATES.FinalizeStuck].End).toBe(true);
     expect(s[STATES.FinalizeFailure].Next).toBe(STATES.ExperimentFailed);
     expect(s[STATES.ExperimentFailed].Type).toBe('Fail');
     // continue as new: start this machine at the next turn, then end this execution
@@ -242,7 +243,7 @@ describe('handler Lambdas', () => {
     expect(framework).toHaveLength(1);
     expect(Number(/^nodejs(\d+)\.x$/.exec(framework[0].Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
     const fns = all.filter((fn) => !fn.Properties.Handler.startsWith('framework.'));
-    expect(fns.length).toBe(10); // one per Task state (8), the EventBridge finalizer, the migrations
+    expect(fns.length).toBe(TASK_STATES.length + 2); // one per Task state, the EventBridge finalizer, the migrations
     for (const fn of fns) {
       const p = fn.Properties;
       expect(p.VpcConfig.SecurityGroupIds).toHaveLength(1);

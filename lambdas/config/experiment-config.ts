@@ -41,6 +41,26 @@ export const bedrockSchema = z.object({
   temperature: z.number().min(0).max(1).default(0.2),
 }).strict();
 
+/** Thresholds of the stuck detectors (engine/agent-monitor.ts). */
+export const stuckThresholdsSchema = z.object({
+  /** The same failed move, from the same cell, this many times in a row. */
+  repeated_failed_move: z.number().int().min(2).max(1_000).default(3),
+  /** Positions A-B-A-B... over this many moves. */
+  oscillation_window: z.number().int().min(3).max(100).default(4),
+  /** Executed actions without progress (a new tile, or a new best distance to unexplored ground). */
+  no_new_tile_actions: z.number().int().min(2).max(100_000).default(20),
+  /** recall_all calls within the last `recall_window` actions. */
+  recall_spam: z.number().int().min(2).max(1_000).default(3),
+  recall_window: z.number().int().min(2).max(10_000).default(10),
+  /** Turns in a row in which the agent executed no action. */
+  idle_turns: z.number().int().min(1).max(1_000).default(3),
+  /** Entries into one cell without progress. */
+  cell_revisits: z.number().int().min(2).max(100_000).default(10),
+}).strict();
+
+/** observe: record only (the default: measuring must not change the subject); advise: tell the agent; halt: end the run as stuck. */
+export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
+
 export const experimentConfigSchema = z.object({
   max_moves: z.number().int().min(1).max(1_000_000).default(10_000),
   max_duration_minutes: z.number().min(0.01).max(7 * 24 * 60).default(120),
@@ -59,6 +79,8 @@ export const experimentConfigSchema = z.object({
   bedrock: bedrockSchema.default(bedrockSchema.parse({})),
   retry: retrySchema.default(retrySchema.parse({})),
   prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
+  stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
+  stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
 }).strict();
 
 export type ExperimentConfig = z.output<typeof experimentConfigSchema>;
@@ -66,7 +88,7 @@ export type ExperimentConfigInput = z.input<typeof experimentConfigSchema>;
 
 export const DEFAULT_CONFIG: ExperimentConfig = experimentConfigSchema.parse({});
 
-/** Config layers, later wins: nested sections (ollama, bedrock, retry, prices) merge key by key. */
+/** Config layers, later wins: nested sections (ollama, bedrock, retry, prices, stuck_thresholds) merge key by key. */
 export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>): ExperimentConfigInput {
   const out: Record<string, unknown> = {};
   for (const layer of layers) {

@@ -2,11 +2,15 @@
 // feed it every executed action (and every turn's end) in order and it keeps
 // the phase (exploring, backtracking, recalling, stuck, finishing), records
 // each transition with its step and cause, and raises a signal when a
-// detector trips. Because it depends only on the action log, a cold process
-// can rebuild it by replaying the log, exactly like the agent's known map.
-// Progress (a new tile seen) resets the detectors, so a long productive run
-// raises nothing.
+// detector trips. Its whole state is a small JSON snapshot persisted with
+// each turn, so it survives between turns without living in Lambda memory.
+// Progress (a new tile seen, or getting closer than ever to unexplored
+// ground) resets the detectors, so a long productive run raises nothing.
+// Every detector is O(1) per action (or O(window)): no history scans.
 import type { ActionResult } from './game.ts';
+import { DEFAULT_CONFIG, type ExperimentConfig } from '../config/experiment-config.ts';
+
+type StuckThresholds = ExperimentConfig['stuck_thresholds'];
 
 export const PHASES = ['exploring', 'backtracking', 'recalling', 'stuck', 'finishing'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -20,70 +24,118 @@ export const TRANSITIONS: Record<Phase, readonly Phase[]> = {
   finishing: [],
 };
 
-export interface DetectorThresholds {
-  /** The same failed move, from the same cell, this many times in a row. */
-  repeated_failed_move: number;
-  /** Positions A-B-A-B... over this many moves. */
-  oscillation_window: number;
-  /** Executed actions without a new tile. */
-  no_new_tile_actions: number;
-  /** recall_all calls within the last `recall_window` actions. */
-  recall_spam: number;
-  recall_window: number;
-  /** Turns in a row in which the agent executed no action. */
-  idle_turns: number;
-  /** Entries into one cell since the last progress. */
-  cell_revisits: number;
-}
+export type DetectorThresholds = StuckThresholds;
 
-export const DEFAULT_THRESHOLDS: DetectorThresholds = {
-  repeated_failed_move: 3, oscillation_window: 4, no_new_tile_actions: 20, recall_spam: 3, recall_window: 10, idle_turns: 3, cell_revisits: 10,
+export const DEFAULT_THRESHOLDS: DetectorThresholds = DEFAULT_CONFIG.stuck_thresholds;
+
+export const DETECTORS = ['repeated_failed_move', 'oscillation', 'no_new_tiles', 'recall_spam', 'idle_turns', 'cell_revisits'] as const;
+export type Detector = (typeof DETECTORS)[number];
+
+/** What the agent is told under the `advise` policy, per detector. */
+export const ADVICE: Record<Detector, string> = {
+  repeated_failed_move: 'You keep trying the same move into a wall. That direction is blocked: choose another one.',
+  oscillation: 'You are moving back and forth between the same two cells. Commit to one direction and follow it to unexplored ground.',
+  no_new_tiles: 'Your recent actions revealed nothing new. Head for the edge of what you have seen.',
+  recall_spam: 'You call recall_all too often; it shows nothing new. Move instead.',
+  idle_turns: 'You have ended several turns without a tool call. Call a move tool.',
+  cell_revisits: 'You keep returning to the same cell. Try routes you have not taken yet.',
 };
-
-export type Detector = 'repeated_failed_move' | 'oscillation' | 'no_new_tiles' | 'recall_spam' | 'idle_turns' | 'cell_revisits';
 
 export interface StuckSignal { detector: Detector; step: number; turn: number; detail: string }
 
 export interface Transition { from: Phase; to: Phase; step: number; turn: number; cause: string; refused: boolean }
 
+export interface MonitorSnapshot {
+  phase: Phase;
+  phaseSinceStep: number;
+  phaseSinceTurn: number;
+  failedStreak: { key: string; count: number } | null;
+  positions: string[];
+  sinceProgress: number;
+  recentRecalls: number[];
+  idleTurns: number;
+  visits: Array<[string, number]>;
+  /** Best known-route distance to unexplored ground since the last new tile; null until measured. */
+  bestFrontierDistance: number | null;
+  tripped: Array<[Detector, string]>;
+}
+
+export interface AgentStateView {
+  phase: Phase;
+  actionsInPhase: number;
+  turnsInPhase: number;
+  healthy: boolean;
+  /** Detectors tripped since the last progress, with their details and advice. */
+  detected: Array<{ detector: Detector; detail: string; advice: string }>;
+}
+
 export class AgentMonitor {
   phase: Phase = 'exploring';
   phaseSinceStep = 0;
+  phaseSinceTurn = 1;
+  /** Transitions and signals recorded by this instance (one turn's, when restored per turn). */
   readonly transitions: Transition[] = [];
   readonly signals: StuckSignal[] = [];
   private failedStreak: { key: string; count: number } | null = null;
   private positions: string[] = [];
-  private sinceNewTile = 0;
+  private sinceProgress = 0;
   private recentRecalls: number[] = [];
   private idleTurns = 0;
   private visits = new Map<string, number>();
-  private bestFrontierDistance = Infinity;
-  /** Detectors already tripped in the current streak: each raises once until progress resets it. */
-  private tripped = new Set<Detector>();
+  private bestFrontierDistance: number | null = null;
+  /** Detectors tripped since the last progress, with their details: each raises once until progress resets it. */
+  private tripped = new Map<Detector, string>();
 
-  constructor(private readonly thresholds: DetectorThresholds = DEFAULT_THRESHOLDS) {}
+  constructor(private readonly thresholds: DetectorThresholds = DEFAULT_THRESHOLDS, snapshot?: MonitorSnapshot) {
+    if (!snapshot) return;
+    this.phase = snapshot.phase;
+    this.phaseSinceStep = snapshot.phaseSinceStep;
+    this.phaseSinceTurn = snapshot.phaseSinceTurn;
+    this.failedStreak = snapshot.failedStreak;
+    this.positions = [...snapshot.positions];
+    this.sinceProgress = snapshot.sinceProgress;
+    this.recentRecalls = [...snapshot.recentRecalls];
+    this.idleTurns = snapshot.idleTurns;
+    this.visits = new Map(snapshot.visits);
+    this.bestFrontierDistance = snapshot.bestFrontierDistance;
+    this.tripped = new Map(snapshot.tripped);
+  }
+
+  snapshot(): MonitorSnapshot {
+    return {
+      phase: this.phase, phaseSinceStep: this.phaseSinceStep, phaseSinceTurn: this.phaseSinceTurn, failedStreak: this.failedStreak,
+      positions: [...this.positions], sinceProgress: this.sinceProgress, recentRecalls: [...this.recentRecalls], idleTurns: this.idleTurns,
+      visits: [...this.visits], bestFrontierDistance: this.bestFrontierDistance, tripped: [...this.tripped],
+    };
+  }
 
   /**
    * Feeds one executed action; returns what it changed. Calls that were not
-   * executed are ignored. `frontierDistance`: the length of the agent's known
-   * route to unexplored ground after the action (engine/frontier.ts). Getting
-   * closer than ever since the last new tile counts as progress, like a new
-   * tile: a walk back across explored ground to the next unexplored area is
-   * not a loop, while stepping back and forth is (it never sets a new best).
+   * executed are ignored. `frontierDistance` measures the agent's known route
+   * to unexplored ground after the action (engine/frontier.ts); it is called
+   * only for moves that saw nothing new, so productive runs never pay for it.
+   * Getting closer than ever since the last new tile counts as progress: a
+   * walk back across explored ground to the next unexplored area is not a
+   * loop, while stepping back and forth is (it never sets a new best).
    */
-  observe(action: ActionResult, turn: number, frontierDistance: number | null = null): { transitions: Transition[]; signals: StuckSignal[] } {
+  observe(action: ActionResult, turn: number, frontierDistance: () => number | null = () => null): { transitions: Transition[]; signals: StuckSignal[] } {
     const before = { t: this.transitions.length, s: this.signals.length };
     if (!action.executed || action.step === null) return { transitions: [], signals: [] };
     const step = action.step;
     const moved = action.outcome === 'moved';
     const failedMove = action.outcome === 'blocked_by_wall' || action.outcome === 'blocked_by_edge';
-    // The first distance seen only sets the baseline; after that, only a new best is progress.
-    const closer = frontierDistance !== null && this.bestFrontierDistance !== Infinity && frontierDistance < this.bestFrontierDistance;
-    const progress = action.newTiles > 0 || closer;
-    if (action.newTiles > 0 || closer || this.bestFrontierDistance === Infinity) this.bestFrontierDistance = frontierDistance ?? Infinity;
+    let progress = action.newTiles > 0;
+    if (progress) {
+      this.bestFrontierDistance = null;
+    } else if (moved) {
+      const d = frontierDistance();
+      // The first distance after a new tile only sets the baseline; after that, only a new best is progress.
+      if (d !== null && this.bestFrontierDistance !== null && d < this.bestFrontierDistance) progress = true;
+      if (d !== null && (this.bestFrontierDistance === null || d < this.bestFrontierDistance)) this.bestFrontierDistance = d;
+    }
 
     if (progress) this.resetDetectors();
-    else this.sinceNewTile++;
+    else this.sinceProgress++;
 
     // the same failed move from the same cell
     if (failedMove) {
@@ -106,16 +158,16 @@ export class AgentMonitor {
       }
       const n = (this.visits.get(cell) ?? 0) + 1;
       this.visits.set(cell, n);
-      if (n >= this.thresholds.cell_revisits) this.trip('cell_revisits', step, turn, `entered (${cell}) ${n} times without seeing a new tile`);
+      if (n >= this.thresholds.cell_revisits) this.trip('cell_revisits', step, turn, `entered (${cell}) ${n} times without progress`);
     }
 
-    if (this.sinceNewTile >= this.thresholds.no_new_tile_actions) {
-      this.trip('no_new_tiles', step, turn, `${this.sinceNewTile} actions without a new tile`);
+    if (this.sinceProgress >= this.thresholds.no_new_tile_actions) {
+      this.trip('no_new_tiles', step, turn, `${this.sinceProgress} actions without a new tile`);
     }
 
     if (action.tool === 'recall_all') {
       this.recentRecalls.push(step);
-      this.recentRecalls = this.recentRecalls.filter((s) => s > step - this.thresholds.recall_window);
+      while (this.recentRecalls[0] <= step - this.thresholds.recall_window) this.recentRecalls.shift();
       if (this.recentRecalls.length >= this.thresholds.recall_spam) {
         this.trip('recall_spam', step, turn, `${this.recentRecalls.length} recall_all calls in the last ${this.thresholds.recall_window} actions`);
       }
@@ -127,8 +179,9 @@ export class AgentMonitor {
       : tripped ? 'stuck'
         : action.tool === 'recall_all' && action.success ? 'recalling'
           : moved && action.newTiles > 0 ? 'exploring'
-            : moved && this.phase !== 'stuck' ? 'backtracking'
-              : null;
+            : moved && progress ? 'backtracking'
+              : moved && this.phase !== 'stuck' ? 'backtracking'
+                : null;
     if (next && next !== this.phase) this.transition(next, step, turn, action.goalFound ? 'goal found' : tripped ? this.signals.at(-1)!.detector : action.outcome);
     return { transitions: this.transitions.slice(before.t), signals: this.signals.slice(before.s) };
   }
@@ -139,7 +192,7 @@ export class AgentMonitor {
     this.idleTurns = actionsExecuted === 0 ? this.idleTurns + 1 : 0;
     if (this.idleTurns >= this.thresholds.idle_turns) {
       this.trip('idle_turns', step, turn, `${this.idleTurns} turns in a row without a tool call`);
-      if (this.phase !== 'stuck') this.transition('stuck', step, turn, 'idle_turns');
+      if (this.signals.length > before && this.phase !== 'stuck') this.transition('stuck', step, turn, 'idle_turns');
     }
     return this.signals.slice(before);
   }
@@ -151,6 +204,14 @@ export class AgentMonitor {
 
   get healthy(): boolean { return this.phase !== 'stuck'; }
 
+  /** The agent's state as the `advise` policy reports it, at `step` of `turn`. */
+  view(step: number, turn: number): AgentStateView {
+    return {
+      phase: this.phase, actionsInPhase: step - this.phaseSinceStep, turnsInPhase: turn - this.phaseSinceTurn, healthy: this.healthy,
+      detected: [...this.tripped].map(([detector, detail]) => ({ detector, detail, advice: ADVICE[detector] })),
+    };
+  }
+
   private transition(to: Phase, step: number, turn: number, cause: string): boolean {
     const allowed = TRANSITIONS[this.phase].includes(to);
     this.transitions.push({ from: this.phase, to, step, turn, cause, refused: !allowed });
@@ -159,17 +220,18 @@ export class AgentMonitor {
     this.failedStreak = null;
     this.phase = to;
     this.phaseSinceStep = step;
+    this.phaseSinceTurn = turn;
     return true;
   }
 
   private trip(detector: Detector, step: number, turn: number, detail: string): void {
     if (this.tripped.has(detector)) return;
-    this.tripped.add(detector);
+    this.tripped.set(detector, detail);
     this.signals.push({ detector, step, turn, detail });
   }
 
   private resetDetectors(): void {
-    this.sinceNewTile = 0;
+    this.sinceProgress = 0;
     this.positions = [];
     this.visits.clear();
     this.recentRecalls = [];

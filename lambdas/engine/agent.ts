@@ -5,6 +5,7 @@ import type { Point } from '../maze/grid.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { ActionResult, SeenTile } from './game.ts';
 import type { ToolCall } from './tools.ts';
+import type { AgentStateView } from './agent-monitor.ts';
 
 export interface KnownMap {
   readonly width: number;
@@ -23,6 +24,8 @@ export interface Observation {
   actionsTaken: number;
   actionsLeftInTurn: number;
   config: ExperimentConfig;
+  /** Only under the `advise` stuck policy: the agent's phase and what the detectors saw. */
+  agentState?: AgentStateView;
 }
 
 export interface TokenUsage { inputTokens: number; outputTokens: number }

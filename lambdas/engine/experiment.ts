@@ -10,6 +10,8 @@ import { shortestPathToSight } from '../maze/solver.ts';
 import { mixSeed } from '../maze/rng.ts';
 import { initialState, visionOf, type GameState } from './game.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
+import type { Detector } from './agent-monitor.ts';
+import type { Halt } from './store.ts';
 import { promptTemplate, renderPrompt } from '../config/prompts.ts';
 
 export type MazeSource =
@@ -108,15 +110,22 @@ export async function startExperiment(req: StartRequest, store: StartStore, defa
   return { experimentId, created: stored.created, maze, mazeId, config: stored.config, optimalMoves: optimal, startedAt: stored.startedAt };
 }
 
-export type ProgressDecision = 'continue' | 'success' | 'timeout' | 'continue_as_new';
-export interface Progress { decision: ProgressDecision; reason: 'goal_found' | 'max_moves' | 'max_duration' | 'max_turns' | 'history_budget' | 'running' }
+export type ProgressDecision = 'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new';
+export interface Progress {
+  decision: ProgressDecision;
+  /** For `stuck`, the detector that tripped. */
+  reason: 'goal_found' | 'max_moves' | 'max_duration' | 'max_turns' | 'history_budget' | 'running' | Detector;
+  /** For `stuck`, what the detector saw. */
+  detail?: string;
+}
 
-/** Between turns: stop on goal found, max_moves, max_duration_minutes, or max_turns. */
+/** Between turns: stop on goal found, a halting stuck signal, max_moves, max_duration_minutes, or max_turns. */
 export function checkProgress(p: {
-  goalFound: boolean; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number; turnNumber: number; maxTurns: number;
+  goalFound: boolean; halt: Halt | null; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number; turnNumber: number; maxTurns: number;
   executionStartTurn: number; turnsPerExecution: number;
 }, now: Date): Progress {
   if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
+  if (p.halt) return { decision: 'stuck', reason: p.halt.detector, detail: p.halt.detail };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
   if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000) return { decision: 'timeout', reason: 'max_duration' };
   if (p.turnNumber >= p.maxTurns) return { decision: 'timeout', reason: 'max_turns' };

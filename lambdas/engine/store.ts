@@ -3,8 +3,9 @@
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ActionResult, GameState } from './game.ts';
+import type { MonitorSnapshot, Phase, StuckSignal } from './agent-monitor.ts';
 
-export type ExperimentStatus = 'running' | 'completed' | 'timeout' | 'failed';
+export type ExperimentStatus = 'running' | 'completed' | 'timeout' | 'failed' | 'stuck';
 
 export interface ExperimentInfo {
   id: string;
@@ -17,9 +18,24 @@ export interface ExperimentInfo {
   startedAt: Date;
 }
 
-export interface TurnContext { experiment: ExperimentInfo; maze: Maze; state: GameState }
+export interface TurnContext {
+  experiment: ExperimentInfo;
+  maze: Maze;
+  state: GameState;
+  /** The agent monitor after the last committed turn; null before the first. */
+  agentState: MonitorSnapshot | null;
+}
 
-export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves';
+export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves' | 'stuck';
+
+/** A transition as stored: the agent's phase, or a workflow's state (from/to are then workflow states). */
+export interface RecordedTransition {
+  machine?: 'agent' | 'workflow';
+  from: string; to: string; step: number; turn: number; cause: string; refused: boolean; at: Date;
+}
+
+/** A stuck signal that ended the run (halt policy). */
+export type Halt = Pick<StuckSignal, 'detector' | 'detail' | 'step'>;
 
 export interface TurnTotals {
   llmCalls: number;
@@ -53,6 +69,12 @@ export interface TurnWrite {
   llmCalls: LlmCallRecord[];
   actions: ActionResult[];
   stateAfter: GameState;
+  agentStateAfter: MonitorSnapshot;
+  /** Phase transitions (machine agent) and, for workflow prompts, workflow state transitions, in order. */
+  transitions: Array<RecordedTransition>;
+  signals: Array<StuckSignal & { at: Date }>;
+  stuckPolicy: ExperimentConfig['stuck_policy'];
+  halt: Halt | null;
 }
 
 /** What a turn handler returns, also rebuilt from the database when a turn is replayed. */
@@ -66,6 +88,10 @@ export interface TurnSummary {
   actionsTaken: number;
   tilesSeen: number;
   position: { x: number; y: number };
+  /** The agent's phase after the turn. */
+  phase: Phase;
+  /** Set when the halt policy ends the run: CheckProgress then finalizes it as stuck. */
+  halt: Halt | null;
   replayed: boolean;
 }
 

@@ -1,13 +1,17 @@
 // The turn engine: one turn is up to max_actions_per_turn tool actions. The
 // agent is asked, its calls run in order, results go back, until it stops
 // calling tools, the turn's actions are used up, the goal is found, or
-// max_moves is reached. The whole turn is committed at once, keyed by
+// max_moves is reached, or (halt policy) a stuck detector trips. The agent
+// monitor watches every executed action. The whole turn, with the monitor's
+// transitions, signals and state, is committed at once, keyed by
 // (experiment, turn number), so a retried invocation never doubles a row.
 import type { AgentFactory, AgentReply } from './agent.ts';
 import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult } from './game.ts';
 import { visibleCells } from '../maze/vision.ts';
-import type { EngineStore, LlmCallRecord, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
+import type { EngineStore, Halt, LlmCallRecord, RecordedTransition, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
 import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
+import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
+import { frontierSearch } from './frontier.ts';
 
 export interface TurnDeps {
   store: EngineStore;
@@ -17,7 +21,7 @@ export interface TurnDeps {
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
   const now = deps.now ?? (() => new Date());
-  const { experiment, maze, state: saved } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
+  const { experiment, maze, state: saved, agentState } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
   if (saved.turnsCompleted >= turnNumber) {
     // A replay (a retried invocation): return what was committed, write nothing.
     const existing = await deps.store.findTurn(experimentId, turnNumber);
@@ -37,8 +41,24 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   const totals: TurnTotals = { llmCalls: 0, inputTokens: null, outputTokens: null, costUsd: null, latencyMs: 0 };
   let executed = 0;
   let lastResults: ActionResult[] = [];
+  const monitor = new AgentMonitor(config.stuck_thresholds, agentState ?? undefined);
+  const transitions: RecordedTransition[] = [];
+  const signals: Array<StuckSignal & { at: Date }> = [];
+  let halt: Halt | null = null;
+  const known = { width: maze.width, height: maze.height, cells: state.known };
+  const frontierDistance = () => frontierSearch(known, state.position)?.distance ?? null;
+  const watch = (seen: { transitions: Transition[]; signals: StuckSignal[] }) => {
+    const at = now();
+    for (const t of seen.transitions) transitions.push({ ...t, at });
+    for (const s of seen.signals) signals.push({ ...s, at });
+    if (config.stuck_policy === 'halt' && halt === null && seen.signals.length > 0) {
+      const { detector, detail, step } = seen.signals[0];
+      halt = { detector, detail, step };
+    }
+  };
   const limitReached = (): TurnStopReason | null =>
     state.goalFound ? 'goal_found'
+      : halt ? 'stuck'
       : state.actionsTaken >= config.max_moves ? 'max_moves'
         : executed >= config.max_actions_per_turn ? 'action_limit' : null;
   let stopReason: TurnStopReason | null = limitReached(); // a finished game asks the agent nothing
@@ -47,9 +67,9 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
     const reply: AgentReply = await agent.act({
       turnNumber, position: { ...state.position }, visible,
-      known: { width: maze.width, height: maze.height, cells: state.known },
-      results: lastResults, actionsTaken: state.actionsTaken,
+      known, results: lastResults, actionsTaken: state.actionsTaken,
       actionsLeftInTurn: config.max_actions_per_turn - executed, config,
+      ...(config.stuck_policy === 'advise' ? { agentState: monitor.view(state.actionsTaken, turnNumber) } : {}),
     });
     if (agent.callsModel) {
       llmCalls.push({
@@ -76,13 +96,19 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         : ended === 'action_limit'
           ? refuseCall(state, call, ctx, 'refused_action_limit', `not executed: a turn runs at most ${config.max_actions_per_turn} actions`)
           : refuseCall(state, call, ctx, 'refused_turn_over', `not executed: the turn ended (${ended})`);
-      if (result.executed) executed++;
+      if (result.executed) {
+        executed++;
+        watch(monitor.observe(result, turnNumber, frontierDistance));
+      }
       actions.push(result);
       lastResults.push(result);
     });
     stopReason = limitReached();
   }
 
+  const idle = monitor.endTurn(turnNumber, executed, state.actionsTaken);
+  watch({ transitions: monitor.transitions.slice(transitions.length), signals: idle });
+  if (halt !== null && !state.goalFound) stopReason = 'stuck';
   state.turnsCompleted = turnNumber;
   totals.llmCalls = llmCalls.length;
   const price = experiment.model ? config.prices[experiment.model] : undefined;
@@ -91,6 +117,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   }
   const written = await deps.store.commitTurn({
     experimentId, turnNumber, startedAt, endedAt: now(), stopReason, totals, llmCalls, actions, stateAfter: state,
+    agentStateAfter: monitor.snapshot(), transitions, signals, stuckPolicy: config.stuck_policy, halt,
   });
   if (!written) {
     // Another invocation of the same turn committed first: its rows are the truth.
@@ -104,6 +131,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   return {
     experimentId, turnNumber, actionsExecuted: executed,
     callsRefused: actions.length - executed, stopReason, goalFound: state.goalFound,
-    actionsTaken: state.actionsTaken, tilesSeen: state.tilesSeen, position: { ...state.position }, replayed: false,
+    actionsTaken: state.actionsTaken, tilesSeen: state.tilesSeen, position: { ...state.position },
+    phase: monitor.phase, halt, replayed: false,
   };
 }

@@ -1,4 +1,4 @@
-// CheckProgress: decide between another turn, success and timeout.
+// CheckProgress: decide between another turn, success, timeout and stuck.
 import { checkProgress, type Progress } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { progressInputSchema } from '../../state-machine/contracts.ts';
@@ -7,7 +7,7 @@ import { lambdaEntry, type HandlerDeps } from './deps.ts';
 export const checkProgressHandler = (deps: HandlerDeps) => async (event: unknown): Promise<Progress> => {
   const s = parseOrThrow(progressInputSchema, event);
   return checkProgress({
-    goalFound: s.turn.goalFound, actionsTaken: s.turn.actionsTaken, startedAt: new Date(s.startedAt),
+    goalFound: s.turn.goalFound, halt: s.turn.halt, actionsTaken: s.turn.actionsTaken, startedAt: new Date(s.startedAt),
     maxMoves: s.limits.maxMoves, maxDurationMinutes: s.limits.maxDurationMinutes, turnNumber: s.turnNumber, maxTurns: s.limits.maxTurns,
     executionStartTurn: s.executionStartTurn, turnsPerExecution: s.limits.turnsPerExecution,
   }, deps.now());

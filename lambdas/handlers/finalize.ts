@@ -1,4 +1,4 @@
-// FinalizeSuccess / FinalizeTimeout / FinalizeFailure: give the experiment its
+// FinalizeSuccess / FinalizeTimeout / FinalizeStuck / FinalizeFailure: give the experiment its
 // final status, idempotently (a retried finalize changes nothing).
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { failureInputSchema, finalizeInputSchema } from '../../state-machine/contracts.ts';
@@ -15,6 +15,13 @@ export const finalizeSuccessHandler = (deps: HandlerDeps) => async (event: unkno
 export const finalizeTimeoutHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizeOutput> => {
   const s = parseOrThrow(finalizeInputSchema, event);
   const { status } = await deps.store.finalizeExperiment(s.experimentId, { status: 'timeout', stopReason: s.progress.reason });
+  return { experimentId: s.experimentId, status, stopReason: s.progress.reason };
+};
+
+/** The halt policy: status stuck, stop_reason the detector, failure_reason what it saw. */
+export const finalizeStuckHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizeOutput> => {
+  const s = parseOrThrow(finalizeInputSchema, event);
+  const { status } = await deps.store.finalizeExperiment(s.experimentId, { status: 'stuck', stopReason: s.progress.reason, failureReason: s.progress.detail ?? null });
   return { experimentId: s.experimentId, status, stopReason: s.progress.reason };
 };
 
@@ -50,4 +57,5 @@ function causeMessage(cause: string | undefined): string {
 
 export const successHandler = lambdaEntry(finalizeSuccessHandler);
 export const timeoutHandler = lambdaEntry(finalizeTimeoutHandler);
+export const stuckHandler = lambdaEntry(finalizeStuckHandler);
 export const failureHandler = lambdaEntry(finalizeFailureHandler);

@@ -100,7 +100,7 @@ export class PgStore implements EngineStore {
         e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen]);
     if (rows.length === 1) {
       const experiment: ExperimentInfo = { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: rows[0].started_at };
-      this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s });
+      this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s, agentState: null });
       return { created: true, startedAt: rows[0].started_at, config: e.config };
     }
     if (e.executionArn) {
@@ -124,31 +124,33 @@ export class PgStore implements EngineStore {
       return { ...cached, state: cloneState(cached.state) };
     }
     const { rows } = await this.pool.query(
-      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found FROM experiments WHERE id = $1`, [experimentId]);
+      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_state FROM experiments WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);
     const maze = await this.loadMaze(r.maze_id);
-    if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state) };
+    if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state), agentState: r.agent_state };
     const log = await this.pool.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
       'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number', [experimentId]);
     const state = stateFromLog(maze, experiment.config, {
       position: { x: r.position_x, y: r.position_y }, actionsTaken: r.actions_taken, turnsCompleted: r.turns_completed, goalFound: r.goal_found,
     }, log.rows.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })));
-    if (experiment.status === 'running') this.remember({ experiment, maze, state });
-    return { experiment, maze, state };
+    const ctx: TurnContext = { experiment, maze, state, agentState: r.agent_state };
+    if (experiment.status === 'running') this.remember(ctx);
+    return ctx;
   }
 
   async findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null> {
     const { rows } = await this.pool.query(
-      `SELECT actions_executed, calls_refused, stop_reason, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after
+      `SELECT actions_executed, calls_refused, stop_reason, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after,
+              agent_phase, halted_by
        FROM turns WHERE experiment_id = $1 AND turn_number = $2`, [experimentId, turnNumber]);
     if (rows.length === 0) return null;
     const r = rows[0];
     return {
       experimentId, turnNumber, actionsExecuted: r.actions_executed, callsRefused: r.calls_refused, stopReason: r.stop_reason,
       goalFound: r.goal_found, actionsTaken: r.actions_taken_after, tilesSeen: r.tiles_seen_after,
-      position: { x: r.position_x_after, y: r.position_y_after }, replayed: true,
+      position: { x: r.position_x_after, y: r.position_y_after }, phase: r.agent_phase ?? 'exploring', halt: r.halted_by, replayed: true,
     };
   }
 
@@ -156,7 +158,7 @@ export class PgStore implements EngineStore {
     const { rows } = await this.pool.query<{ written: number }>(commitTurnQuery(turn));
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
-    if (written && cached) this.remember({ ...cached, state: turn.stateAfter });
+    if (written && cached) this.remember({ ...cached, state: turn.stateAfter, agentState: turn.agentStateAfter });
     else this.contexts.delete(turn.experimentId);
     return written;
   }

@@ -7,14 +7,14 @@ const COMMIT_TURN_HEAD = `
 WITH advanced AS (
   UPDATE experiments SET
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
-    goal_found = $7, updated_at = now()
+    goal_found = $7, agent_state = $19, updated_at = now()
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
-    position_x_after, position_y_after, cost_usd)
-  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18 FROM advanced
+    position_x_after, position_y_after, cost_usd, agent_phase, halted_by)
+  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $20, $21 FROM advanced
   RETURNING experiment_id
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
@@ -25,24 +25,54 @@ WITH advanced AS (
   RETURNING 1
 )`;
 
-// Turns of baseline agents make no model calls; their statement skips this part.
+// Optional parts, each with its own parameters ({n} = the next free number):
+// turns of baseline agents make no model calls, and most turns change no
+// phase and raise no signal; their statements skip those parts.
 const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens, latency_ms,
     stop_reason, assistant_text, tool_calls, retries)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r
-  FROM turn, jsonb_to_recordset($19::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb)
+  FROM turn, jsonb_to_recordset(\${0}::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb)
+  RETURNING 1
+)`;
+
+const AGENT_STATE_CTE = `, transitions AS (
+  INSERT INTO agent_state_transitions (experiment_id, turn_number, seq, machine, step_number, from_phase, to_phase, cause, refused, recorded_at)
+  SELECT turn.experiment_id, $2, t.q, t.k, t.s, t.f, t.t, t.c, t.r, t.at
+  FROM turn, jsonb_to_recordset(\${0}::jsonb) AS t(q int, k text, s int, f text, t text, c text, r boolean, at timestamptz)
+  RETURNING 1
+), signals AS (
+  INSERT INTO stuck_signals (experiment_id, turn_number, seq, step_number, detector, detail, policy, recorded_at)
+  SELECT turn.experiment_id, $2, g.q, g.s, g.d, g.x, g.p, g.at
+  FROM turn, jsonb_to_recordset(\${1}::jsonb) AS g(q int, s int, d text, x text, p text, at timestamptz)
   RETURNING 1
 )`;
 
 const COMMIT_TURN_TAIL = `
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
 
-/** The statement for a turn (named, so each connection prepares each form once) and its parameters. */
+/** The statement for a turn (named, so each connection prepares each of its four forms once) and its parameters. */
 export function commitTurnQuery(t: TurnWrite): { name: string; text: string; values: unknown[] } {
   const values = turnParams(t);
-  return t.llmCalls.length > 0
-    ? { name: 'ariadne-commit-turn-llm', text: COMMIT_TURN_HEAD + LLM_CALLS_CTE + COMMIT_TURN_TAIL, values }
-    : { name: 'ariadne-commit-turn', text: COMMIT_TURN_HEAD + COMMIT_TURN_TAIL, values: values.slice(0, 18) };
+  let text = COMMIT_TURN_HEAD;
+  let name = 'ariadne-commit-turn';
+  const part = (suffix: string, cte: string, params: unknown[]) => {
+    name += suffix;
+    text += cte.replace(/\$\{(\d)\}/g, (_, k: string) => `$${values.length + 1 + Number(k)}`);
+    values.push(...params);
+  };
+  if (t.llmCalls.length > 0) {
+    part('-llm', LLM_CALLS_CTE, [JSON.stringify(t.llmCalls.map((l) => ({
+      c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries,
+    })))]);
+  }
+  if (t.transitions.length > 0 || t.signals.length > 0) {
+    part('-state', AGENT_STATE_CTE, [
+      JSON.stringify(t.transitions.map((x, q) => ({ q, k: x.machine ?? 'agent', s: x.step, f: x.from, t: x.to, c: x.cause, r: x.refused, at: x.at }))),
+      JSON.stringify(t.signals.map((x, q) => ({ q, s: x.step, d: x.detector, x: x.detail, p: t.stuckPolicy, at: x.at }))),
+    ]);
+  }
+  return { name, text: text + COMMIT_TURN_TAIL, values };
 }
 
 function turnParams(t: TurnWrite): unknown[] {
@@ -58,8 +88,6 @@ function turnParams(t: TurnWrite): unknown[] {
     t.totals.llmCalls, t.totals.inputTokens, t.totals.outputTokens, Math.round(t.totals.latencyMs),
     JSON.stringify(actions),
     t.totals.costUsd,
-    JSON.stringify(t.llmCalls.map((l) => ({
-      c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries,
-    }))),
+    JSON.stringify(t.agentStateAfter), t.agentStateAfter.phase, t.halt ? JSON.stringify(t.halt) : null,
   ];
 }

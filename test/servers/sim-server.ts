@@ -13,7 +13,8 @@ export type Fault =
   | { kind: 'malformed' }                      // an unknown tool and a call whose arguments fail the schema
   | { kind: 'text-embedded' }                  // the tool call written as JSON in the text, not as a tool call
   | { kind: 'text-only' }                      // a sentence and no tool call
-  | { kind: 'empty' };                         // nothing at all
+  | { kind: 'empty' }                          // nothing at all
+  | { kind: 'script'; calls: string[] };       // exactly these tool calls (e.g. a move into a wall, three times)
 
 export interface SimOptions {
   models?: string[];
@@ -116,6 +117,7 @@ export abstract class SimServer {
     const kind = fault?.kind ?? null;
     if (kind === 'empty') return { text: '', calls: [], fault: kind };
     if (kind === 'text-only') return { text: 'I am thinking about where to go next.', calls: [], fault: kind };
+    if (fault?.kind === 'script') return { text: '', calls: fault.calls.map((name) => ({ name, arguments: {} })), fault: kind };
     if (kind === 'malformed') {
       return { text: '', calls: [{ name: 'teleport', arguments: { to: 'goal' } }, { name: 'move_north', arguments: { reasoning: 42 } }], fault: kind };
     }
@@ -138,8 +140,9 @@ export function parseFaults(spec: string): Fault[] {
     let fault: Fault;
     if (/^\d{3}$/.test(what)) fault = { kind: 'status', status: Number(what) };
     else if (what.startsWith('slow:')) fault = { kind: 'slow', ms: Number(what.slice(5)) };
+    else if (what.startsWith('script:')) fault = { kind: 'script', calls: what.slice(7).split('+') };
     else if (['reset', 'malformed', 'text-embedded', 'text-only', 'empty'].includes(what)) fault = { kind: what as 'reset' };
-    else throw new Error(`fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty`);
+    else throw new Error(`fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty, script:TOOL+TOOL...`);
     for (let i = 0; i < n; i++) out.push(fault);
   }
   return out;

@@ -27,14 +27,16 @@ export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
 export async function tableCounts(db: Database): Promise<Record<string, number>> {
   const { rows } = await db.pool.query(`SELECT
     (SELECT count(*) FROM mazes) AS mazes, (SELECT count(*) FROM experiments) AS experiments,
-    (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM llm_calls) AS llm_calls`);
+    (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM llm_calls) AS llm_calls,
+    (SELECT count(*) FROM agent_state_transitions) AS transitions, (SELECT count(*) FROM stuck_signals) AS stuck_signals`);
   return rows[0];
 }
 
 /** Every row of the engine's tables, as text, for before/after equality. */
 export async function tableDump(db: Database): Promise<string> {
   const out: string[] = [];
-  for (const [table, order] of [['mazes', 'id'], ['experiments', 'id'], ['turns', 'experiment_id, turn_number'], ['actions', 'experiment_id, turn_number, call_index'], ['llm_calls', 'experiment_id, turn_number, call_index']]) {
+  for (const [table, order] of [['mazes', 'id'], ['experiments', 'id'], ['turns', 'experiment_id, turn_number'], ['actions', 'experiment_id, turn_number, call_index'], ['llm_calls', 'experiment_id, turn_number, call_index'],
+    ['agent_state_transitions', 'experiment_id, turn_number, seq'], ['stuck_signals', 'experiment_id, turn_number, seq']]) {
     const { rows } = await db.pool.query(`SELECT * FROM ${table} ORDER BY ${order}`);
     out.push(`${table}:${JSON.stringify(rows, (_k, v) => (v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))}`);
   }

@@ -2,6 +2,7 @@
 // short text plus one JSON line with the same facts (position and what is in
 // view per direction), so answers can be checked and simulators can play.
 import type { Observation } from '../../engine/agent.ts';
+import type { AgentStateView } from '../../engine/agent-monitor.ts';
 import type { ActionResult, SeenTile } from '../../engine/game.ts';
 import { DIRECTIONS, DIRECTION_NAMES, type Point } from '../../maze/grid.ts';
 
@@ -32,6 +33,18 @@ export function describeObservation(obs: Observation, maxMoves: number): string 
     `You may take up to ${obs.actionsLeftInTurn} actions this turn.`,
     `STATE ${JSON.stringify({ turn: obs.turnNumber, actions: obs.actionsTaken, position: [obs.position.x, obs.position.y], view })}`,
   ];
+  if (obs.agentState) lines.push('', describeAgentState(obs.agentState));
+  return lines.join('\n');
+}
+
+/** The `advise` policy's section, at the end of the turn's first message. */
+export function describeAgentState(s: AgentStateView): string {
+  const lines = [
+    '## Agent State',
+    `Phase: ${s.phase} (for ${s.actionsInPhase} actions, ${s.turnsInPhase} turns)`,
+    `Status: ${s.healthy ? 'HEALTHY' : 'STUCK'}`,
+  ];
+  for (const d of s.detected) lines.push(`Detected (${d.detector}): ${d.detail}`, `Advice: ${d.advice}`);
   return lines.join('\n');
 }
 
