@@ -10,7 +10,7 @@ import { benchPostgres, fmt, timed } from './support.ts';
 
 const ACTION_COLUMNS = ['experiment_id', 'turn_number', 'call_index', 'step_number', 'tool', 'arguments', 'reasoning', 'assistant_text',
   'parsed_from_text', 'executed', 'success', 'outcome', 'message', 'from_x', 'from_y', 'to_x', 'to_y', 'vision', 'new_tiles_seen', 'recalled', 'goal_found'];
-const JSON_COLUMNS = new Set(['arguments', 'vision', 'recalled', 'config', 'game_state']);
+const JSON_COLUMNS = new Set(['arguments', 'vision', 'recalled', 'config', 'game_state', 'halted_by']);
 
 function multiRowInsert(table: string, columns: string[], rows: Record<string, unknown>[]): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -54,6 +54,11 @@ export async function engineBench(): Promise<Record<string, number>> {
     const turns = (await db.pool.query('SELECT * FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [id])).rows;
     const actions = (await db.pool.query(`SELECT ${ACTION_COLUMNS.join(', ')} FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index`, [id])).rows;
     const turnColumns = Object.keys(turns[0]);
+    // the agent monitor's rows, written in the same transactions
+    const extras = await Promise.all(['agent_state_transitions', 'stuck_signals'].map(async (table) => {
+      const rows = (await db.pool.query(`SELECT * FROM ${table} WHERE experiment_id = $1 ORDER BY turn_number, seq`, [id])).rows;
+      return { table, rows, columns: rows.length > 0 ? Object.keys(rows[0]) : [] };
+    }));
     const target = await copyTargetSchema(pgServer.url, 'bench_plain');
     const client = await target.pool.connect();
     const setup = async () => {
@@ -69,6 +74,7 @@ export async function engineBench(): Promise<Record<string, number>> {
         await client.query('BEGIN');
         for (let k = 0; k < turns.length; k += 1000) { const q = multiRowInsert('turns', turnColumns, turns.slice(k, k + 1000)); await client.query(q.text, q.values); }
         for (let k = 0; k < actions.length; k += 1000) { const q = multiRowInsert('actions', ACTION_COLUMNS, actions.slice(k, k + 1000)); await client.query(q.text, q.values); }
+        for (const e of extras.filter((x) => x.rows.length > 0)) { const q = multiRowInsert(e.table, e.columns, e.rows); await client.query(q.text, q.values); }
         await client.query('COMMIT');
       }));
     }
@@ -86,6 +92,10 @@ export async function engineBench(): Promise<Record<string, number>> {
           await client.query(tq.text, tq.values);
           const aq = multiRowInsert('actions', ACTION_COLUMNS, byTurn.get(t.turn_number)!);
           await client.query(aq.text, aq.values);
+          for (const e of extras) {
+            const rows = e.rows.filter((r) => r.turn_number === t.turn_number);
+            if (rows.length > 0) { const q = multiRowInsert(e.table, e.columns, rows); await client.query(q.text, q.values); }
+          }
           await client.query('COMMIT');
         }
       }));
@@ -104,7 +114,7 @@ export async function engineBench(): Promise<Record<string, number>> {
     console.log(`  plain pg, same rows, one transaction per turn            ${fmt(perTurn.seconds, 2)} s -> ${fmt(perTurnRate)} actions/s`);
     console.log(`  ratio engine / plain bulk      ${fmt(engineRate / bulkRate, 2)}  (target >= 0.30)`);
     console.log(`  ratio engine / plain per turn  ${fmt(engineRate / perTurnRate, 2)}`);
-    console.log(`  rows: ${fmt(turns.length)} turns, ${fmt(actions.length)} actions; local engine events ${fmt(run.value.events)}`);
+    console.log(`  rows: ${fmt(turns.length)} turns, ${fmt(actions.length)} actions, ${extras.map((e) => `${fmt(e.rows.length)} ${e.table}`).join(', ')}; local engine events ${fmt(run.value.events)}`);
     console.log(`  heap after the run ${fmt(heapAfter)} MB; peak RSS of the process ${fmt(peakRss)} MB (CDK synthesis included)`);
     return { seconds: run.seconds, engineRate, bulkRate, perTurnRate, ratioBulk: engineRate / bulkRate, ratioPerTurn: engineRate / perTurnRate };
   } finally {

@@ -2,9 +2,12 @@
 import { engineBench } from './engine.ts';
 import { providersBench } from './providers.ts';
 import { costBench } from './cost.ts';
+import { detectorsBench } from './detectors.ts';
 
 await engineBench();
 console.log('');
 await providersBench();
 console.log('');
 await costBench();
+console.log('');
+await detectorsBench();

@@ -15,7 +15,7 @@ function game(maze: Maze) {
   let i = 0;
   const act = (name: string) => {
     const r = executeCall(state, maze, config, { name, arguments: {} }, { callIndex: i++, assistantText: null });
-    const distance = () => frontierSearch({ width: maze.width, height: maze.height, cells: state.known }, state.position)?.distance ?? null;
+    const distance = (below?: number) => frontierSearch({ width: maze.width, height: maze.height, cells: state.known }, state.position, below)?.distance ?? null;
     return monitor.observe(r, 1 + Math.floor((r.step! - 1) / 8), distance);
   };
   return { state, monitor, act };

@@ -48,7 +48,7 @@ function expectedStep(detector: Detector, calls: string[]): number {
   const monitor = new AgentMonitor(config.stuck_thresholds);
   for (const [i, name] of calls.entries()) {
     const r = executeCall(state, maze, config, { name, arguments: {} }, { callIndex: i, assistantText: null });
-    const hit = monitor.observe(r, 1, () => frontierSearch({ width: 9, height: 9, cells: state.known }, state.position)?.distance ?? null)
+    const hit = monitor.observe(r, 1, (below) => frontierSearch({ width: 9, height: 9, cells: state.known }, state.position, below)?.distance ?? null)
       .signals.find((s) => s.detector === detector);
     if (hit) return hit.step;
   }

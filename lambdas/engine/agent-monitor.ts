@@ -111,14 +111,15 @@ export class AgentMonitor {
 
   /**
    * Feeds one executed action; returns what it changed. Calls that were not
-   * executed are ignored. `frontierDistance` measures the agent's known route
-   * to unexplored ground after the action (engine/frontier.ts); it is called
-   * only for moves that saw nothing new, so productive runs never pay for it.
+   * executed are ignored. `frontierDistance(below)` measures the agent's known
+   * route to unexplored ground after the action (engine/frontier.ts), or null
+   * if it is not shorter than `below`; it is called only for moves that saw
+   * nothing new, so productive runs rarely pay for it.
    * Getting closer than ever since the last new tile counts as progress: a
    * walk back across explored ground to the next unexplored area is not a
    * loop, while stepping back and forth is (it never sets a new best).
    */
-  observe(action: ActionResult, turn: number, frontierDistance: () => number | null = () => null): { transitions: Transition[]; signals: StuckSignal[] } {
+  observe(action: ActionResult, turn: number, frontierDistance: (below?: number) => number | null = () => null): { transitions: Transition[]; signals: StuckSignal[] } {
     const before = { t: this.transitions.length, s: this.signals.length };
     if (!action.executed || action.step === null) return { transitions: [], signals: [] };
     const step = action.step;
@@ -128,7 +129,7 @@ export class AgentMonitor {
     if (progress) {
       this.bestFrontierDistance = null;
     } else if (moved) {
-      const d = frontierDistance();
+      const d = frontierDistance(this.bestFrontierDistance ?? undefined);
       // The first distance after a new tile only sets the baseline; after that, only a new best is progress.
       if (d !== null && this.bestFrontierDistance !== null && d < this.bestFrontierDistance) progress = true;
       if (d !== null && (this.bestFrontierDistance === null || d < this.bestFrontierDistance)) this.bestFrontierDistance = d;

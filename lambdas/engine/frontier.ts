@@ -32,8 +32,12 @@ function scratch(size: number) {
   return b;
 }
 
-/** First move and length of a shortest known route to the nearest target (the goal first, if known); null when none is reachable. */
-export function frontierSearch(known: KnownMap, from: { x: number; y: number }): { direction: Direction; distance: number } | null {
+/**
+ * First move and length of a shortest known route to the nearest target (the
+ * goal first, if known); null when none is reachable in fewer than
+ * `below` moves (any distance by default).
+ */
+export function frontierSearch(known: KnownMap, from: { x: number; y: number }, below = Infinity): { direction: Direction; distance: number } | null {
   const { width, height, cells } = known;
   const { seen, firstStep, dist, queue, generation } = scratch(width * height);
   let head = 0, tail = 0;
@@ -44,6 +48,7 @@ export function frontierSearch(known: KnownMap, from: { x: number; y: number }):
   const goalAt = cells.indexOf(GOAL);
   while (head < tail) {
     const i = queue[head++];
+    if (dist[i] >= below) return null; // breadth-first: everything after is at least as far
     if (i !== start && (goalAt >= 0 ? i === goalAt : isTarget(known, i))) return { direction: DIRECTION_NAMES[firstStep[i]], distance: dist[i] };
     const x = i % width, y = (i - x) / width;
     for (let d = 0; d < DIRECTION_NAMES.length; d++) {

@@ -46,7 +46,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   const signals: Array<StuckSignal & { at: Date }> = [];
   let halt: Halt | null = null;
   const known = { width: maze.width, height: maze.height, cells: state.known };
-  const frontierDistance = () => frontierSearch(known, state.position)?.distance ?? null;
+  const frontierDistance = (below?: number) => frontierSearch(known, state.position, below)?.distance ?? null;
   const watch = (seen: { transitions: Transition[]; signals: StuckSignal[] }) => {
     const at = now();
     for (const t of seen.transitions) transitions.push({ ...t, at });
