@@ -12,7 +12,7 @@ import type { Maze } from '../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { resolveConfig } from '../lambdas/engine/experiment.ts';
 import { DatabaseConfigError } from '../lambdas/store/errors.ts';
-import { SUCCESS_RULES, mergeConfig, ollamaHostUrl } from '../lambdas/config/experiment-config.ts';
+import { STUCK_POLICIES, SUCCESS_RULES, mergeConfig, ollamaHostUrl } from '../lambdas/config/experiment-config.ts';
 import { InvalidParameterError, ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
@@ -26,7 +26,7 @@ import { startRequestSchema, type StartExecutionInput } from '../state-machine/c
 import { choiceOption, intOption, numberOption } from './cli/options.ts';
 import { turnProgress } from './cli/progress.ts';
 import { cliDatabase } from './cli/database.ts';
-import { printSummary } from './cli/summary.ts';
+import { showSummary } from './cli/summary.ts';
 import { formatTable } from './cli/table.ts';
 
 // `ariadne sql ... | head` closes the pipe early: that is not an error.
@@ -92,8 +92,7 @@ experimentOptions(program.command('run')
       const result = await runLocalExperiment(request, { db, parameters, onTurn: (t) => { if (!o.quiet && !o.json) progress.update(t); } });
       progress.done();
       if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
-      if (o.json) process.stdout.write(`${JSON.stringify(result.summary, null, 2)}\n`);
-      else printSummary(result.summary);
+      await showSummary(db, result.summary, o.json === true);
       if (result.summary.status === 'failed') process.exitCode = 1;
     } finally {
       await db.close();
@@ -129,6 +128,7 @@ function experimentOptions(cmd: Command): Command {
     .addOption(new Option('--success-rule <rule>', 'seen: the goal is in view; reached: the agent stands on it').argParser(choiceOption('--success-rule', SUCCESS_RULES)))
     .addOption(new Option('--recall-interval <n>', 'actions between two recall_all calls').argParser(intOption('--recall-interval', 0, 100_000)))
     .addOption(new Option('--max-recall-actions <n>', 'how many recent actions recall_all covers').argParser(intOption('--max-recall-actions', 1, 100_000)))
+    .addOption(new Option('--stuck-policy <policy>', 'observe: record stuck signals only (default); advise: tell the agent in its next prompt; halt: end the run as stuck').argParser(choiceOption('--stuck-policy', STUCK_POLICIES)))
     .option('--experiment-id <id>', 'experiment id (default: derived from the execution)')
 ;
 }
@@ -143,7 +143,7 @@ function requestFromOptions(o: MazeOpts & Record<string, any>): { maze: Maze; re
     const config: Record<string, unknown> = Object.fromEntries(Object.entries({
       max_moves: o.maxMoves, max_duration_minutes: o.maxDurationMinutes, max_actions_per_turn: o.maxActionsPerTurn,
       vision_range: o.visionRange, see_through: o.seeThrough, success_rule: o.successRule,
-      recall_interval: o.recallInterval, max_recall_actions: o.maxRecallActions,
+      recall_interval: o.recallInterval, max_recall_actions: o.maxRecallActions, stuck_policy: o.stuckPolicy,
     }).filter(([, v]) => v !== undefined));
     const agent: string = o.provider ?? o.agent;
     if (o.provider && o.model === undefined) throw new InvalidInputError('--model', undefined, `--provider ${o.provider} needs --model (e.g. ${o.provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0'})`);
@@ -188,8 +188,7 @@ program.command('summary')
       const { summaryOf } = await import('../state-machine/local-experiment.ts');
       const summary = await summaryOf(db, id);
       if (!summary) throw new InvalidInputError('experiment-id', id, `no experiment with id "${id}"; list them with: SELECT experiment_id FROM experiment_summary`);
-      if (o.json) process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-      else printSummary(summary);
+      await showSummary(db, summary, o.json === true);
     } finally {
       await db.close();
     }

@@ -34,6 +34,19 @@ export interface ExperimentSummary {
   loop_cells: number;
   wall_seconds: number;
   completed_at: Date | null;
+  stuck_policy: string;
+  agent_phase: string;
+  stuck_signals: number;
+  first_stuck_detector: string | null;
+  first_stuck_step: number | null;
+}
+
+/** The agent's phases over the run, and its stuck signals: what `ariadne summary` shows below the numbers. */
+export interface AgentStory {
+  /** Consecutive stretches of one phase: from the action after `fromStep` to `toStep`. */
+  phases: Array<{ phase: string; fromStep: number; toStep: number }>;
+  signals: Array<{ detector: string; step: number; turn: number; detail: string; policy: string }>;
+  refusedTransitions: number;
 }
 
 export interface LocalExperimentOptions {
@@ -50,6 +63,24 @@ export interface LocalExperimentOptions {
 export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
   const { rows } = await db.pool.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId]);
   return rows[0] ?? null;
+}
+
+export async function agentStoryOf(db: Database, experimentId: string, actions: number): Promise<AgentStory> {
+  const [t, g] = await Promise.all([
+    db.pool.query(`SELECT step_number, from_phase, to_phase, refused FROM agent_state_transitions
+                   WHERE experiment_id = $1 AND machine = 'agent' ORDER BY turn_number, seq`, [experimentId]),
+    db.pool.query(`SELECT detector, step_number AS step, turn_number AS turn, detail, policy FROM stuck_signals
+                   WHERE experiment_id = $1 ORDER BY turn_number, seq`, [experimentId]),
+  ]);
+  const phases: AgentStory['phases'] = [];
+  let phase = 'exploring', from = 0;
+  for (const r of t.rows.filter((x) => !x.refused)) {
+    phases.push({ phase, fromStep: from, toStep: r.step_number });
+    phase = r.to_phase;
+    from = r.step_number;
+  }
+  phases.push({ phase, fromStep: from, toStep: actions });
+  return { phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)), signals: g.rows, refusedTransitions: t.rows.filter((x) => x.refused).length };
 }
 
 export interface LocalExperimentResult {

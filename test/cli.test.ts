@@ -62,6 +62,7 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--maze-file', join(dir, 'missing.json')], /--maze-file ".*missing\.json" cannot be read: ENOENT/],
     [['run', '--max-moves', '0'], /--max-moves must be a whole number from 1 to 1000000, got 0/],
     [['run', '--success-rule', 'touched'], /--success-rule "touched" is not one of: seen, reached/],
+    [['run', '--stuck-policy', 'panic'], /--stuck-policy "panic" is not one of: observe, advise, halt/],
   ])('ariadne %j', expectInputError);
 
   it('a bad DATABASE_URL names the variable and the expected form', () => {
@@ -74,6 +75,24 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     const r = ariadne(['run', '--colour', 'blue']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown option '--colour'/);
+  });
+});
+
+describe('stuck policy from the command line', () => {
+  it('--stuck-policy halt ends a looping random walk as stuck; the summary shows the phases and the signal', () => {
+    const r = ariadne(['run', '--agent', 'random', '--maze', 'medium', '--size', '21', '--seed', '3', '--max-moves', '400', '--stuck-policy', 'halt', '--quiet']);
+    expect(r.code).toBe(0);
+    const status = /^status\s+stuck \((\w+)\): (.+)$/m.exec(r.stdout);
+    expect(status).not.toBeNull();
+    expect(r.stdout).toMatch(/^phase\s+stuck \(stuck policy: halt\)$/m);
+    expect(r.stdout).toMatch(new RegExp(`^stuck\\s+1 signal\\(s\\), first ${status![1]} at action \\d+$`, 'm'));
+    expect(r.stdout).toMatch(/actions per phase: exploring \d+ \(\d+%\)/);
+    expect(r.stdout).toMatch(/timeline: exploring 1-\d+ > /);
+    const id = /^experiment\s+(\S+)$/m.exec(r.stdout)![1];
+    const json = JSON.parse(ariadne(['summary', id, '--json']).stdout);
+    expect(json).toMatchObject({ status: 'stuck', stop_reason: status![1], stuck_policy: 'halt', stuck_signals: 1 });
+    expect(json.signals).toMatchObject([{ detector: status![1], policy: 'halt' }]);
+    expect(json.phases.at(-1).toStep).toBe(json.actions);
   });
 });
 
