@@ -7,6 +7,10 @@ ALTER TABLE experiments ADD CONSTRAINT experiments_status_check
 -- The agent monitor's snapshot after the last committed turn (engine/agent-monitor.ts MonitorSnapshot);
 -- null before the first turn. It is how the state survives between turns without Lambda memory.
 ALTER TABLE experiments ADD COLUMN agent_state jsonb;
+-- The agent's own memory between turns: a workflow's state, step and variables (null for other agents).
+ALTER TABLE experiments ADD COLUMN agent_memory jsonb;
+-- A workflow agent's steps behind each reply (which ran, which were skipped or failed, and why).
+ALTER TABLE llm_calls ADD COLUMN workflow_steps jsonb;
 
 ALTER TABLE turns ADD COLUMN agent_phase text;        -- phase after the turn
 ALTER TABLE turns ADD COLUMN halted_by jsonb;          -- {detector, detail, step} when the halt policy ended the run here

@@ -5,7 +5,7 @@ import type { Point } from '../maze/grid.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { ActionResult, SeenTile } from './game.ts';
 import type { ToolCall } from './tools.ts';
-import type { AgentStateView } from './agent-monitor.ts';
+import type { AgentStateView, Phase } from './agent-monitor.ts';
 
 export interface KnownMap {
   readonly width: number;
@@ -22,6 +22,9 @@ export interface Observation {
   /** Results of the calls in the agent's previous reply within this turn; empty at turn start. */
   results: ActionResult[];
   actionsTaken: number;
+  tilesSeen: number;
+  /** The agent monitor's phase (exploring, backtracking, recalling, stuck, finishing). */
+  phase: Phase;
   actionsLeftInTurn: number;
   config: ExperimentConfig;
   /** Only under the `advise` stuck policy: the agent's phase and what the detectors saw. */
@@ -38,12 +41,16 @@ export interface AgentReply {
   stopReason?: string | null;
   /** Retries made before this reply arrived (provider-specific records, logged as they are). */
   retries?: ReadonlyArray<Record<string, unknown>>;
+  /** A workflow agent's steps for this reply and the moves between its states (logged as machine 'workflow'). */
+  workflow?: { steps: ReadonlyArray<object>; moves: ReadonlyArray<{ from: string; to: string; cause: string; refused: boolean }> };
 }
 
 export interface Agent {
   /** True when each act() is a model call (counted in turns.llm_calls); baselines are not. */
   readonly callsModel?: boolean;
   act(observation: Observation): Promise<AgentReply>;
+  /** What the agent must remember into the next turn (plain JSON, persisted with the turn); agents without memory omit it. */
+  memory?(): unknown;
 }
 
 export interface AgentIdentity {
@@ -54,6 +61,8 @@ export interface AgentIdentity {
   config: ExperimentConfig;
   /** The rendered system prompt of the experiment's prompt version (null for baselines). */
   promptText: string | null;
+  /** What the agent's memory() returned after the previous turn; null before the first. */
+  memory?: unknown;
   /** Secrets for this call only (e.g. ollama_api_key): never logged or stored. */
   secrets?: Readonly<Record<string, string>>;
 }

@@ -13,6 +13,8 @@ import { parseOrThrow } from '../config/zod-errors.ts';
 import type { Detector } from './agent-monitor.ts';
 import type { Halt } from './store.ts';
 import { promptTemplate, renderPrompt } from '../config/prompts.ts';
+import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from './workflow/definition.ts';
+import { InvalidInputError } from './errors.ts';
 
 export type MazeSource =
   | { kind: 'generated'; spec: MazeSpec }
@@ -81,14 +83,26 @@ export function optimalMoves(maze: Maze, config: ExperimentConfig): number {
 
 const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
 
-/** The experiment's system prompt: its prompt version with the maze and limits filled in. */
+/**
+ * The experiment's system prompt: its prompt version with the maze and limits
+ * filled in. A workflow version is validated in full here, before anything is
+ * written, and stored whole with its `system` filled in.
+ */
 export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Record<string, string> = {}): string {
-  return renderPrompt(promptTemplate(config.prompt_version, prompts), {
+  const template = promptTemplate(config.prompt_version, prompts);
+  const vars = {
     width: maze.width, height: maze.height, start_x: maze.start.x, start_y: maze.start.y,
     vision_range: config.vision_range, max_recall_actions: config.max_recall_actions, recall_interval: config.recall_interval,
     max_actions_per_turn: config.max_actions_per_turn,
     success_text: config.success_rule === 'seen' ? 'the goal tile comes into your view' : 'you stand on the goal tile',
-  });
+  };
+  if (!isWorkflowText(template)) return renderPrompt(template, vars);
+  try {
+    return renderWorkflowSystem(template, (system) => renderPrompt(system, vars), `"${config.prompt_version}"`);
+  } catch (e) {
+    if (e instanceof WorkflowDefinitionError) throw new InvalidInputError('config.prompt_version', config.prompt_version, e.message);
+    throw e;
+  }
 }
 
 export async function startExperiment(req: StartRequest, store: StartStore, defaults?: ConfigDefaults): Promise<StartedExperiment> {

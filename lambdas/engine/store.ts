@@ -24,6 +24,8 @@ export interface TurnContext {
   state: GameState;
   /** The agent monitor after the last committed turn; null before the first. */
   agentState: MonitorSnapshot | null;
+  /** The agent's own memory (a workflow's state and variables) after the last committed turn. */
+  agentMemory: unknown;
 }
 
 export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves' | 'stuck';
@@ -57,6 +59,8 @@ export interface LlmCallRecord {
   text: string | null;
   toolCalls: Array<{ name: string; arguments: unknown; parsedFromText: boolean }>;
   retries: ReadonlyArray<Record<string, unknown>>;
+  /** A workflow agent's steps behind this reply; null for other agents. */
+  workflowSteps: ReadonlyArray<object> | null;
 }
 
 export interface TurnWrite {
@@ -70,6 +74,8 @@ export interface TurnWrite {
   actions: ActionResult[];
   stateAfter: GameState;
   agentStateAfter: MonitorSnapshot;
+  /** Written only when the agent has memory (undefined leaves the column as it is). */
+  agentMemoryAfter: unknown;
   /** Phase transitions (machine agent) and, for workflow prompts, workflow state transitions, in order. */
   transitions: Array<RecordedTransition>;
   signals: Array<StuckSignal & { at: Date }>;

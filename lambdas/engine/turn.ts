@@ -21,7 +21,7 @@ export interface TurnDeps {
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
   const now = deps.now ?? (() => new Date());
-  const { experiment, maze, state: saved, agentState } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
+  const { experiment, maze, state: saved, agentState, agentMemory } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
   if (saved.turnsCompleted >= turnNumber) {
     // A replay (a retried invocation): return what was committed, write nothing.
     const existing = await deps.store.findTurn(experimentId, turnNumber);
@@ -35,6 +35,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   const startedAt = now();
   const agent = deps.agents({
     experimentId, agent: experiment.agent, model: experiment.model, seed: experiment.agentSeed, config, promptText: experiment.promptText,
+    memory: agentMemory ?? null,
   });
   const actions: ActionResult[] = [];
   const llmCalls: LlmCallRecord[] = [];
@@ -67,7 +68,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
     const reply: AgentReply = await agent.act({
       turnNumber, position: { ...state.position }, visible,
-      known, results: lastResults, actionsTaken: state.actionsTaken,
+      known, results: lastResults, actionsTaken: state.actionsTaken, tilesSeen: state.tilesSeen, phase: monitor.phase,
       actionsLeftInTurn: config.max_actions_per_turn - executed, config,
       ...(config.stuck_policy === 'advise' ? { agentState: monitor.view(state.actionsTaken, turnNumber) } : {}),
     });
@@ -77,8 +78,12 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         inputTokens: reply.usage?.inputTokens ?? null, outputTokens: reply.usage?.outputTokens ?? null,
         latencyMs: Math.round(reply.latencyMs ?? 0), stopReason: reply.stopReason ?? null, text: reply.text ?? null,
         toolCalls: reply.calls.map((c) => ({ name: String(c.name), arguments: c.arguments ?? null, parsedFromText: c.parsedFromText === true })),
-        retries: reply.retries ?? [],
+        retries: reply.retries ?? [], workflowSteps: reply.workflow?.steps ?? null,
       });
+    }
+    if (reply.workflow) {
+      const at = now();
+      for (const m of reply.workflow.moves) transitions.push({ machine: 'workflow', ...m, step: state.actionsTaken, turn: turnNumber, at });
     }
     if (reply.usage) {
       totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
@@ -106,8 +111,9 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     stopReason = limitReached();
   }
 
+  const recorded = monitor.transitions.length;
   const idle = monitor.endTurn(turnNumber, executed, state.actionsTaken);
-  watch({ transitions: monitor.transitions.slice(transitions.length), signals: idle });
+  watch({ transitions: monitor.transitions.slice(recorded), signals: idle });
   if (halt !== null && !state.goalFound) stopReason = 'stuck';
   state.turnsCompleted = turnNumber;
   totals.llmCalls = llmCalls.length;
@@ -117,7 +123,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   }
   const written = await deps.store.commitTurn({
     experimentId, turnNumber, startedAt, endedAt: now(), stopReason, totals, llmCalls, actions, stateAfter: state,
-    agentStateAfter: monitor.snapshot(), transitions, signals, stuckPolicy: config.stuck_policy, halt,
+    agentStateAfter: monitor.snapshot(), agentMemoryAfter: agent.memory?.(), transitions, signals, stuckPolicy: config.stuck_policy, halt,
   });
   if (!written) {
     // Another invocation of the same turn committed first: its rows are the truth.

@@ -6,6 +6,10 @@ import { baselineAgents, isBaseline } from './baselines.ts';
 import { llmAgent } from './llm/llm-agent.ts';
 import { classifyOllamaError, ollamaModel } from './llm/ollama-model.ts';
 import { bedrockModel, classifyBedrockError } from './llm/bedrock-model.ts';
+import { workflowAgent } from './llm/workflow-agent.ts';
+import { isWorkflowText, loadWorkflow } from '../engine/workflow/definition.ts';
+import type { ChatModel } from './llm/chat-model.ts';
+import type { Failure } from './llm/retry.ts';
 
 export const LLM_AGENTS = ['ollama', 'bedrock'] as const;
 export type LlmAgent = (typeof LLM_AGENTS)[number];
@@ -15,11 +19,18 @@ export const agents: AgentFactory = (identity) => {
   if (!identity.model) throw new InvalidInputError('model', identity.model, `agent "${identity.agent}" needs a model`);
   const { config } = identity;
   const system = identity.promptText ?? '';
+  const chat = (model: ChatModel, classify: (err: unknown) => Failure) => {
+    const common = { model, policy: config.retry, classify, maxMoves: config.max_moves };
+    if (!isWorkflowText(system)) return llmAgent({ ...common, system });
+    // A workflow prompt version: stored whole at start, its system prompt already filled in.
+    const workflow = loadWorkflow(system, `"${config.prompt_version}"`);
+    return workflowAgent({ ...common, workflow, system: workflow.definition.system, memory: identity.memory ?? null });
+  };
   switch (identity.agent) {
     case 'ollama':
-      return llmAgent({ model: ollamaModel(identity.model, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY), system, policy: config.retry, classify: classifyOllamaError, maxMoves: config.max_moves });
+      return chat(ollamaModel(identity.model, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY), classifyOllamaError);
     case 'bedrock':
-      return llmAgent({ model: bedrockModel(identity.model, config.bedrock), system, policy: config.retry, classify: classifyBedrockError, maxMoves: config.max_moves });
+      return chat(bedrockModel(identity.model, config.bedrock), classifyBedrockError);
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);
   }

@@ -100,7 +100,7 @@ export class PgStore implements EngineStore {
         e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen]);
     if (rows.length === 1) {
       const experiment: ExperimentInfo = { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: rows[0].started_at };
-      this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s, agentState: null });
+      this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s, agentState: null, agentMemory: null });
       return { created: true, startedAt: rows[0].started_at, config: e.config };
     }
     if (e.executionArn) {
@@ -124,18 +124,18 @@ export class PgStore implements EngineStore {
       return { ...cached, state: cloneState(cached.state) };
     }
     const { rows } = await this.pool.query(
-      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_state FROM experiments WHERE id = $1`, [experimentId]);
+      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_state, agent_memory FROM experiments WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);
     const maze = await this.loadMaze(r.maze_id);
-    if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state), agentState: r.agent_state };
+    if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state), agentState: r.agent_state, agentMemory: r.agent_memory };
     const log = await this.pool.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
       'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number', [experimentId]);
     const state = stateFromLog(maze, experiment.config, {
       position: { x: r.position_x, y: r.position_y }, actionsTaken: r.actions_taken, turnsCompleted: r.turns_completed, goalFound: r.goal_found,
     }, log.rows.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })));
-    const ctx: TurnContext = { experiment, maze, state, agentState: r.agent_state };
+    const ctx: TurnContext = { experiment, maze, state, agentState: r.agent_state, agentMemory: r.agent_memory };
     if (experiment.status === 'running') this.remember(ctx);
     return ctx;
   }
@@ -158,7 +158,7 @@ export class PgStore implements EngineStore {
     const { rows } = await this.pool.query<{ written: number }>(commitTurnQuery(turn));
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
-    if (written && cached) this.remember({ ...cached, state: turn.stateAfter, agentState: turn.agentStateAfter });
+    if (written && cached) this.remember({ ...cached, state: turn.stateAfter, agentState: turn.agentStateAfter, agentMemory: turn.agentMemoryAfter ?? cached.agentMemory });
     else this.contexts.delete(turn.experimentId);
     return written;
   }

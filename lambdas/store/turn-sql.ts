@@ -7,7 +7,7 @@ const COMMIT_TURN_HEAD = `
 WITH advanced AS (
   UPDATE experiments SET
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
-    goal_found = $7, agent_state = $19, updated_at = now()
+    goal_found = $7, agent_state = $19, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now()
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
@@ -30,9 +30,9 @@ WITH advanced AS (
 // phase and raise no signal; their statements skip those parts.
 const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens, latency_ms,
-    stop_reason, assistant_text, tool_calls, retries)
-  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r
-  FROM turn, jsonb_to_recordset(\${0}::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb)
+    stop_reason, assistant_text, tool_calls, retries, workflow_steps)
+  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w
+  FROM turn, jsonb_to_recordset(\${0}::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb)
   RETURNING 1
 )`;
 
@@ -63,7 +63,7 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
   };
   if (t.llmCalls.length > 0) {
     part('-llm', LLM_CALLS_CTE, [JSON.stringify(t.llmCalls.map((l) => ({
-      c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries,
+      c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries, w: l.workflowSteps,
     })))]);
   }
   if (t.transitions.length > 0 || t.signals.length > 0) {
@@ -89,5 +89,6 @@ function turnParams(t: TurnWrite): unknown[] {
     JSON.stringify(actions),
     t.totals.costUsd,
     JSON.stringify(t.agentStateAfter), t.agentStateAfter.phase, t.halt ? JSON.stringify(t.halt) : null,
+    t.agentMemoryAfter === undefined ? null : JSON.stringify(t.agentMemoryAfter),
   ];
 }

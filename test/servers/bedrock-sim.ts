@@ -43,7 +43,7 @@ export class BedrockSim extends SimServer {
         if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
       }
     }
-    const planned = this.plan({ model, system, texts, requestChars: JSON.stringify(body).length }, fault);
+    const planned = this.plan({ model, system, texts, tools: (body.toolConfig?.tools ?? []).map((t: { toolSpec: { name: string } }) => t.toolSpec.name), requestChars: JSON.stringify(body).length }, fault);
     const content: Block[] = [];
     if (planned.text) content.push({ text: planned.text });
     for (const c of planned.calls) content.push({ toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments } });

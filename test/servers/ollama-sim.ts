@@ -49,7 +49,7 @@ export class OllamaSim extends SimServer {
     const messages: Array<{ role: string; content: string }> = body.messages ?? [];
     const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
     const texts = messages.filter((m) => m.role === 'user' || m.role === 'tool').map((m) => m.content);
-    const planned = this.plan({ model, system, texts, requestChars: JSON.stringify(body).length }, fault);
+    const planned = this.plan({ model, system, texts, tools: (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name), requestChars: JSON.stringify(body).length }, fault);
     const toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
     const promptTokens = tokensOf(JSON.stringify(messages) + JSON.stringify(body.tools ?? []));
     const evalTokens = tokensOf(planned.text + JSON.stringify(toolCalls));

@@ -14,7 +14,8 @@ export type Fault =
   | { kind: 'text-embedded' }                  // the tool call written as JSON in the text, not as a tool call
   | { kind: 'text-only' }                      // a sentence and no tool call
   | { kind: 'empty' }                          // nothing at all
-  | { kind: 'script'; calls: string[] };       // exactly these tool calls (e.g. a move into a wall, three times)
+  | { kind: 'script'; calls: string[] }        // exactly these tool calls (e.g. a move into a wall, three times)
+  | { kind: 'say'; text: string };             // exactly this text, no tool call (e.g. a workflow's choice)
 
 export interface SimOptions {
   models?: string[];
@@ -31,6 +32,8 @@ export interface ModelTurn {
   model: string;
   system: string;
   texts: string[];
+  /** Tool names the request offers; none means the model can only answer in text. */
+  tools: string[];
   requestChars: number;
 }
 
@@ -118,10 +121,17 @@ export abstract class SimServer {
     if (kind === 'empty') return { text: '', calls: [], fault: kind };
     if (kind === 'text-only') return { text: 'I am thinking about where to go next.', calls: [], fault: kind };
     if (fault?.kind === 'script') return { text: '', calls: fault.calls.map((name) => ({ name, arguments: {} })), fault: kind };
+    if (fault?.kind === 'say') return { text: fault.text, calls: [], fault: kind };
+    if (turn.tools.length === 0) {
+      // Offered no tools (a workflow's thinking or choosing step): answer in words; pick the first option when asked to choose.
+      const options = /Answer with exactly one of: ([^\n]+)\./.exec(turn.texts.at(-1) ?? '');
+      return { text: options ? options[1].split(', ')[0] : 'I will head for the nearest unexplored tiles and avoid walls.', calls: [], fault: null };
+    }
     if (kind === 'malformed') {
       return { text: '', calls: [{ name: 'teleport', arguments: { to: 'goal' } }, { name: 'move_north', arguments: { reasoning: 42 } }], fault: kind };
     }
-    const calls = this.player.decide(turn.model, turn.system, turn.texts, this.callsPerReply);
+    // a model calls only the tools it is offered
+    const calls = this.player.decide(turn.model, turn.system, turn.texts, this.callsPerReply).filter((c) => turn.tools.includes(c.name));
     if (kind === 'text-embedded') {
       const first = calls[0] ?? { name: 'recall_all', arguments: {} };
       return { text: `I will move now.\n\`\`\`json\n${JSON.stringify({ name: first.name, arguments: first.arguments })}\n\`\`\``, calls: [], fault: kind };
@@ -141,8 +151,9 @@ export function parseFaults(spec: string): Fault[] {
     if (/^\d{3}$/.test(what)) fault = { kind: 'status', status: Number(what) };
     else if (what.startsWith('slow:')) fault = { kind: 'slow', ms: Number(what.slice(5)) };
     else if (what.startsWith('script:')) fault = { kind: 'script', calls: what.slice(7).split('+') };
+    else if (what.startsWith('say:')) fault = { kind: 'say', text: what.slice(4) };
     else if (['reset', 'malformed', 'text-embedded', 'text-only', 'empty'].includes(what)) fault = { kind: what as 'reset' };
-    else throw new Error(`fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty, script:TOOL+TOOL...`);
+    else throw new Error(`fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty, script:TOOL+TOOL..., say:TEXT`);
     for (let i = 0; i < n; i++) out.push(fault);
   }
   return out;

@@ -8,20 +8,42 @@ import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 
 export interface BedrockSettings { region: string; endpoint?: string; max_tokens: number; temperature: number }
 
-function toWire(messages: ChatMessage[]): Message[] {
-  return messages.map((m): Message => {
-    if (m.role === 'user') return { role: 'user', content: [{ text: m.text }] };
-    if (m.role === 'assistant') {
-      const content: ContentBlock[] = [];
-      if (m.text) content.push({ text: m.text });
-      for (const c of m.calls) content.push({ toolUse: { toolUseId: c.id, name: c.name, input: (c.arguments ?? {}) as never } });
-      return { role: 'assistant', content };
-    }
-    return {
-      role: 'user',
-      content: m.results.map((r) => ({ toolResult: { toolUseId: r.id, content: [{ text: r.content }], status: r.ok ? 'success' : 'error' } })),
-    };
-  });
+function toWire(messages: ChatMessage[], toolsOffered: boolean): Message[] {
+  const out: Message[] = [];
+  // Converse refuses toolUse/toolResult blocks without a toolConfig, and a toolConfig needs a tool:
+  // a call that offers none (a workflow's thinking step) carries the earlier tool traffic as text.
+  const wire = toolsOffered ? toWireMessage : toTextMessage;
+  // Converse wants user and assistant to alternate: a workflow step's prompt right after
+  // tool results joins them in one user message.
+  for (const m of messages.map(wire)) {
+    const prev = out.at(-1);
+    if (prev && prev.role === m.role) prev.content = [...(prev.content ?? []), ...(m.content ?? [])];
+    else out.push(m);
+  }
+  return out;
+}
+
+function toWireMessage(m: ChatMessage): Message {
+  if (m.role === 'user') return { role: 'user', content: [{ text: m.text }] };
+  if (m.role === 'assistant') {
+    const content: ContentBlock[] = [];
+    if (m.text) content.push({ text: m.text });
+    for (const c of m.calls) content.push({ toolUse: { toolUseId: c.id, name: c.name, input: (c.arguments ?? {}) as never } });
+    return { role: 'assistant', content };
+  }
+  return {
+    role: 'user',
+    content: m.results.map((r) => ({ toolResult: { toolUseId: r.id, content: [{ text: r.content }], status: r.ok ? 'success' : 'error' } })),
+  };
+}
+
+function toTextMessage(m: ChatMessage): Message {
+  if (m.role === 'user') return { role: 'user', content: [{ text: m.text }] };
+  if (m.role === 'assistant') {
+    const calls = m.calls.map((c) => `${c.name} ${JSON.stringify(c.arguments ?? {})}`).join('\n');
+    return { role: 'assistant', content: [{ text: [m.text, calls].filter(Boolean).join('\n') || '(no text)' }] };
+  }
+  return { role: 'user', content: [{ text: m.results.map((r) => `${r.name}: ${r.content}`).join('\n') }] };
 }
 
 export function bedrockTools(tools: ToolSpec[]): Tool[] {
@@ -42,8 +64,8 @@ export function bedrockModel(model: string, settings: BedrockSettings, credentia
       const res = await client.send(new ConverseCommand({
         modelId: model,
         system: [{ text: system }],
-        messages: toWire(messages),
-        toolConfig: { tools: bedrockTools(tools) },
+        messages: toWire(messages, tools.length > 0),
+        ...(tools.length > 0 ? { toolConfig: { tools: bedrockTools(tools) } } : {}),
         inferenceConfig: { maxTokens: settings.max_tokens, temperature: settings.temperature },
       }), { abortSignal: signal });
       const blocks = res.output?.message?.content ?? [];

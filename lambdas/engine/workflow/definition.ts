@@ -1,0 +1,206 @@
+// A prompt version may be a declarative workflow instead of one prompt: YAML
+// with states, transitions, steps and prompt components. It is validated in
+// full when loaded (zod for the shape, then every reference and every
+// expression), and each problem is reported with its path in the YAML and
+// its line, e.g. `steps[2].run_if (line 17): Unknown variable: atempts`.
+import { z } from 'zod';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import { TOOL_NAMES } from '../tools.ts';
+import { BUILTIN_VARIABLES, Expressions, ExpressionError, typeOf, type VarType, type VarValue } from './expressions.ts';
+
+const name = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a lower-case name: letters, digits and _, starting with a letter');
+const expression = z.string().min(1).max(2_000);
+const template = z.string().min(1).max(20_000);
+
+const onFailureSchema = z.object({
+  action: z.enum(['retry', 'skip', 'fail']),
+  max_retries: z.number().int().min(0).max(10).default(1),
+}).strict();
+
+const stepBase = {
+  name,
+  in_state: z.union([name, z.array(name).min(1)]).optional(),
+  run_if: expression.optional(),
+  transition_to: name.optional(),
+  on_failure: onFailureSchema.default({ action: 'fail', max_retries: 0 }),
+};
+
+const llmStep = z.object({
+  ...stepBase,
+  type: z.literal('llm'),
+  prompt: template,
+  /** Tools the model may call in this step; [] for a step that only thinks. Default: all. */
+  tools: z.array(z.enum(TOOL_NAMES as [string, ...string[]])).optional(),
+  /** Where the reply text goes (a string variable), e.g. a plan for later steps. */
+  save_reply_as: name.optional(),
+}).strict();
+
+const codeStep = z.object({
+  ...stepBase,
+  type: z.literal('code'),
+  /** variable: expression, evaluated in order. */
+  set: z.record(name, expression).refine((s) => Object.keys(s).length > 0, 'set at least one variable'),
+}).strict();
+
+const transitionStep = z.object({
+  ...stepBase,
+  type: z.literal('transition'),
+  prompt: template,
+  /** The model's answer (a key) -> the state to go to. */
+  transition_map: z.record(z.string().regex(/^[a-z0-9_-]{1,40}$/, 'an option: lower-case letters, digits, - or _'), name)
+    .refine((m) => Object.keys(m).length >= 2, 'give the model at least two options'),
+}).strict();
+
+export const workflowSchema = z.object({
+  workflow: name,
+  description: z.string().max(2_000).optional(),
+  /** The system prompt; {width}, {height}, ... as in plain prompt versions, filled in at start. */
+  system: template,
+  states: z.array(name).min(1).max(50),
+  initial_state: name,
+  variables: z.record(name, z.union([z.number().finite(), z.string().max(10_000), z.boolean()])).default({}),
+  transitions: z.array(z.object({ from: z.union([name, z.literal('*')]), to: name, condition: expression.optional() }).strict()).default([]),
+  components: z.array(z.object({
+    name,
+    text: template,
+    inject_into: z.array(name).min(1),
+    position: z.enum(['before', 'after']).default('before'),
+  }).strict()).default([]),
+  steps: z.array(z.discriminatedUnion('type', [llmStep, codeStep, transitionStep])).min(1).max(100),
+  /** Steps run for one reply before the workflow gives up the turn (a guard against loops without model calls). */
+  max_steps_per_reply: z.number().int().min(1).max(1_000).default(50),
+}).strict();
+
+export type Workflow = z.output<typeof workflowSchema>;
+export type WorkflowStep = Workflow['steps'][number];
+
+/** A workflow that cannot be loaded; `path` is where in the YAML (e.g. steps[2].run_if), `line` its line. */
+export class WorkflowDefinitionError extends Error {
+  override readonly name = 'WorkflowDefinitionError';
+  constructor(readonly path: string, readonly line: number | null, readonly problem: string, readonly source: string) {
+    super(`workflow ${source}: ${path}${line ? ` (line ${line})` : ''}: ${problem}`);
+  }
+}
+
+/** A loaded workflow with its expressions checked, ready to run. */
+export interface LoadedWorkflow {
+  definition: Workflow;
+  types: Record<string, VarType>;
+  expressions: Expressions;
+  /** Variables a step prompt may use: the built-ins, the workflow's own. */
+  initialVariables: Record<string, VarValue>;
+}
+
+/** Whether a prompt version's text is a workflow (YAML with a top-level `workflow:` key) rather than a prompt. */
+export function isWorkflowText(text: string): boolean {
+  return /^workflow:\s*\S/m.test(text);
+}
+
+const pathText = (path: ReadonlyArray<PropertyKey>) =>
+  path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';
+
+const loadCache = new Map<string, LoadedWorkflow>();
+
+export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
+  const cached = loadCache.get(text);
+  if (cached) return cached;
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (path: ReadonlyArray<PropertyKey>): number | null => {
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n) as Array<string | number>, true);
+      if (isNode(node) && node.range) return lines.linePos(node.range[0]).line;
+    }
+    return null;
+  };
+  const fail = (path: ReadonlyArray<PropertyKey>, problem: string): never => {
+    throw new WorkflowDefinitionError(pathText(path), lineOf(path), problem, source);
+  };
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw new WorkflowDefinitionError('(yaml)', lines.linePos(e.pos[0]).line, e.message.split('\n')[0], source);
+  }
+  const raw = doc.toJS({ maxAliasCount: 50 });
+  const parsed = workflowSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    // an unknown key is reported at the key itself
+    fail(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path, issue.message);
+  }
+  const wf = parsed.data!;
+
+  // references: states, step names, components
+  const states = new Set(wf.states);
+  const state = (s: string, path: PropertyKey[]) => { if (!states.has(s)) fail(path, `"${s}" is not a state; states are: ${wf.states.join(', ')}`); };
+  wf.states.forEach((s, i) => { if (wf.states.indexOf(s) !== i) fail(['states', i], `state "${s}" is listed twice`); });
+  state(wf.initial_state, ['initial_state']);
+  wf.transitions.forEach((t, i) => {
+    if (t.from !== '*') state(t.from, ['transitions', i, 'from']);
+    state(t.to, ['transitions', i, 'to']);
+  });
+  const stepNames = new Set<string>();
+  wf.steps.forEach((s, i) => {
+    if (stepNames.has(s.name)) fail(['steps', i, 'name'], `step "${s.name}" is defined twice`);
+    stepNames.add(s.name);
+    const inState = s.in_state === undefined ? [] : Array.isArray(s.in_state) ? s.in_state : [s.in_state];
+    inState.forEach((x, j) => state(x, Array.isArray(s.in_state) ? ['steps', i, 'in_state', j] : ['steps', i, 'in_state']));
+    if (s.transition_to) state(s.transition_to, ['steps', i, 'transition_to']);
+    if (s.type === 'transition') for (const [k, to] of Object.entries(s.transition_map)) state(to, ['steps', i, 'transition_map', k]);
+  });
+  wf.components.forEach((c, i) => c.inject_into.forEach((stepName, j) => {
+    const target = wf.steps.find((s) => s.name === stepName);
+    if (!target) fail(['components', i, 'inject_into', j], `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`);
+    if (target!.type === 'code') fail(['components', i, 'inject_into', j], `step "${stepName}" is a code step; components go into llm and transition steps`);
+  }));
+
+  // variables and expressions
+  const types: Record<string, VarType> = Object.fromEntries(Object.entries(BUILTIN_VARIABLES).map(([k, v]) => [k, v.type]));
+  for (const [k, v] of Object.entries(wf.variables)) {
+    if (Object.hasOwn(BUILTIN_VARIABLES, k)) fail(['variables', k], `"${k}" is a built-in variable; choose another name`);
+    types[k] = typeOf(v);
+  }
+  const expressions = new Expressions(types);
+  const check = (expr: string, path: PropertyKey[], want?: VarType) => {
+    let got: string;
+    try {
+      got = expressions.check(expr);
+    } catch (e) {
+      return fail(path, e instanceof ExpressionError ? e.message : String(e));
+    }
+    if (want && got !== want && !(want === 'double' && got === 'int')) fail(path, `gives ${got}, expected ${want}`);
+  };
+  const placeholders = (tpl: string, path: PropertyKey[]) => {
+    for (const m of tpl.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+      if (!Object.hasOwn(types, m[1])) fail(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
+    }
+  };
+  wf.transitions.forEach((t, i) => { if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool'); });
+  wf.components.forEach((c, i) => placeholders(c.text, ['components', i, 'text']));
+  wf.steps.forEach((s, i) => {
+    if (s.run_if) check(s.run_if, ['steps', i, 'run_if'], 'bool');
+    if (s.type === 'code') {
+      for (const [k, expr] of Object.entries(s.set)) {
+        if (!Object.hasOwn(wf.variables, k)) fail(['steps', i, 'set', k], Object.hasOwn(BUILTIN_VARIABLES, k) ? `"${k}" is built in and read-only` : `"${k}" is not declared under variables`);
+        check(expr, ['steps', i, 'set', k], types[k]);
+      }
+    } else {
+      placeholders(s.prompt, ['steps', i, 'prompt']);
+    }
+    if (s.type === 'llm' && s.save_reply_as && types[s.save_reply_as] !== 'string') {
+      fail(['steps', i, 'save_reply_as'], `"${s.save_reply_as}" must be a string variable declared under variables`);
+    }
+  });
+
+  const loaded: LoadedWorkflow = { definition: wf, types, expressions, initialVariables: { ...wf.variables } };
+  if (loadCache.size > 100) loadCache.clear();
+  loadCache.set(text, loaded);
+  return loaded;
+}
+
+/** The workflow's text with its `system` prompt rendered (at start: the maze and limits), everything else kept as written. */
+export function renderWorkflowSystem(text: string, render: (system: string) => string, source: string): string {
+  const wf = loadWorkflow(text, source);
+  const doc = parseDocument(text);
+  doc.set('system', render(wf.definition.system));
+  return doc.toString({ lineWidth: 0 });
+}

@@ -1,0 +1,83 @@
+// An agent driven by a workflow prompt version (engine/workflow/). The
+// runner decides which step runs; this agent holds the turn's conversation
+// and makes each step's model call: the turn's observation first, then, per
+// step, the results of the previous tool calls together with the step's
+// prompt, offering only the step's tools. Several model calls may make one
+// reply; their tokens and latency are summed into it and the steps are
+// recorded with it. The runner's memory is returned to the engine, which
+// persists it with the turn.
+import type { Agent, AgentReply, Observation } from '../../engine/agent.ts';
+import { TOOL_SPECS } from '../../engine/tools.ts';
+import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
+import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
+import { parseTextToolCalls } from './text-tool-calls.ts';
+import { describeObservation, describeResult } from './views.ts';
+import type { LoadedWorkflow } from '../../engine/workflow/definition.ts';
+import { WorkflowRunner, initialMemory, type StepAsk, type WorkflowMemory } from '../../engine/workflow/runner.ts';
+
+export interface WorkflowAgentOptions {
+  workflow: LoadedWorkflow;
+  model: ChatModel;
+  system: string;
+  policy: RetryPolicy;
+  classify: (err: unknown) => Failure;
+  maxMoves: number;
+  /** What the runner remembered after the previous turn; null on the first. */
+  memory: unknown;
+}
+
+export function workflowAgent(opts: WorkflowAgentOptions): Agent {
+  const memory = (opts.memory as WorkflowMemory | null) ?? initialMemory(opts.workflow);
+  const runner = new WorkflowRunner(opts.workflow, structuredClone(memory));
+  const messages: ChatMessage[] = [];
+  let lastCalls: ModelToolCall[] = [];
+  let lastFromText = false;
+  return {
+    callsModel: true,
+    memory: () => runner.memory,
+    async act(obs: Observation): Promise<AgentReply> {
+      let pending: string | null = messages.length === 0 ? describeObservation(obs, opts.maxMoves) : null;
+      if (messages.length > 0 && lastCalls.length > 0) {
+        const results = lastCalls.map((c, i) => ({ id: c.id, name: c.name, content: describeResult(obs.results[i]), ok: obs.results[i].success }));
+        if (lastFromText) pending = results.map((r) => `${r.name}: ${r.content}`).join('\n');
+        else messages.push({ role: 'tool', results });
+      }
+      lastCalls = [];
+      const usage = { inputTokens: 0, outputTokens: 0 };
+      let reported = false, latencyMs = 0, stopReason: string | null = null;
+      const retries: Array<Record<string, unknown>> = [];
+
+      const ask = async (a: StepAsk) => {
+        messages.push({ role: 'user', text: pending ? `${pending}\n\n${a.prompt}` : a.prompt });
+        pending = null;
+        const tools = a.tools === null ? TOOL_SPECS : TOOL_SPECS.filter((t) => a.tools!.includes(t.name));
+        const t0 = performance.now();
+        const { value: reply, retries: r } = await withRetry((signal) => opts.model.complete(opts.system, messages, tools, signal),
+          { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model });
+        latencyMs += performance.now() - t0;
+        retries.push(...r.map((x) => ({ ...x, step: a.step })));
+        if (reply.usage) { reported = true; usage.inputTokens += reply.usage.inputTokens; usage.outputTokens += reply.usage.outputTokens; }
+        stopReason = reply.stopReason;
+        let calls = tools.length > 0 ? reply.calls : [];
+        let fromText = false;
+        if (calls.length === 0 && reply.text && tools.length > 0) {
+          calls = parseTextToolCalls(reply.text);
+          fromText = calls.length > 0;
+        }
+        messages.push({ role: 'assistant', text: reply.text, calls: fromText ? [] : calls });
+        lastCalls = calls;
+        lastFromText = fromText;
+        return { text: reply.text, calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: fromText })) };
+      };
+
+      const out = await runner.reply({
+        turn: obs.turnNumber, actionsTaken: obs.actionsTaken, actionsLeftInTurn: obs.actionsLeftInTurn,
+        tilesSeen: obs.tilesSeen, phase: obs.phase, results: obs.results,
+      }, ask);
+      return {
+        calls: out.calls, text: out.text, usage: reported ? usage : null, latencyMs, stopReason, retries,
+        workflow: { steps: out.steps, moves: out.moves },
+      };
+    },
+  };
+}
