@@ -9,6 +9,7 @@ import { fileSource } from '../lambdas/config/file-source.ts';
 import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
 import { WorkflowRunner, initialMemory } from '../lambdas/engine/workflow/runner.ts';
 import { OllamaSim } from './servers/ollama-sim.ts';
+import { BedrockSim } from './servers/bedrock-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { parametersFile } from './support/parameters-file.ts';
 
@@ -133,6 +134,31 @@ describe('a workflow prompt version, end to end against the simulated Ollama ser
       { from_phase: 'plan', to_phase: 'act', cause: 'end of state', refused: false },
     ]);
     expect(moves.some((m) => m.from_phase === 'act' && m.cause === 'condition: actions_in_state >= 4')).toBe(true);
+  });
+
+  it('runs on Bedrock Converse too: tool results and the next step prompt share one user message; steps without tools carry tool traffic as text', async () => {
+    const bedrock = new BedrockSim({ callsPerReply: 2 });
+    const url = await bedrock.listen();
+    process.env.AWS_ACCESS_KEY_ID = 'sim';
+    process.env.AWS_SECRET_ACCESS_KEY = 'sim';
+    try {
+      const file = parametersFile([`/ariadne/prompts/study/v1: |\n${indent(WORKFLOW)}`]);
+      const { summary } = await runLocalExperiment({
+        agent: 'bedrock', model: 'amazon.nova-lite-v1:0', maze: { generator: 'medium', size: 15, seed: 3 },
+        config: { prompt_version: 'study/v1', bedrock: { endpoint: url, region: 'us-west-2' } },
+      }, { db, parameters: new ParameterCache(fileSource(file)), retryIntervals: { [STATES.InvokeBedrockAgent]: 0 } });
+      expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+      const converse = bedrock.requests.filter((r) => r.path.endsWith('/converse'));
+      // a thinking step after moves: no toolConfig, and the earlier tool calls and results as plain text
+      const thinking = converse.filter((r) => !r.body.toolConfig && /move_(north|south|east|west) \{/.test(JSON.stringify(r.body.messages)));
+      expect(thinking.length).toBeGreaterThan(0);
+      for (const r of thinking) expect(JSON.stringify(r.body.messages)).not.toMatch(/toolUse|toolResult/);
+      // a move step after moves: the results and the step's prompt in one user message
+      const acting = converse.find((r) => r.body.toolConfig && r.body.messages.at(-1).content.some((b: { toolResult?: unknown }) => b.toolResult));
+      expect(acting!.body.messages.at(-1).content.at(-1).text).toMatch(/Make your next moves/);
+    } finally {
+      await bedrock.close();
+    }
   });
 
   it('a broken workflow in Parameter Store stops the start with its YAML path; nothing is written', async () => {

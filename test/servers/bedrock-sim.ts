@@ -34,6 +34,15 @@ export class BedrockSim extends SimServer {
     if (fault?.kind === 'status') return awsError(res, fault.status, fault.status === 429 ? 'Too many requests, please wait before trying again.' : 'The system encountered an unexpected error during processing. Try your request again.');
 
     const body = req.body ?? {};
+    // Converse's own request rules, so an adapter that breaks them fails here as it would on AWS.
+    const messages = (body.messages ?? []) as Array<{ role: string; content: Block[] }>;
+    if (messages.some((msg, i) => i > 0 && messages[i - 1].role === msg.role)) {
+      return awsError(res, 400, 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
+    }
+    if (!body.toolConfig && messages.some((msg) => msg.content.some((b) => b.toolUse || b.toolResult))) {
+      return awsError(res, 400, 'The toolConfig field must be defined when using toolUse and toolResult content blocks.');
+    }
+    if (body.toolConfig && (body.toolConfig.tools ?? []).length === 0) return awsError(res, 400, '1 validation error detected: Value at \'toolConfig.tools\' failed to satisfy constraint: Member must have length greater than or equal to 1');
     const system = (body.system ?? []).map((b: { text?: string }) => b.text ?? '').join('\n');
     const texts: string[] = [];
     for (const msg of body.messages ?? []) {
