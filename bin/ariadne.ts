@@ -13,7 +13,8 @@ import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { resolveConfig } from '../lambdas/engine/experiment.ts';
 import { DatabaseConfigError } from '../lambdas/store/errors.ts';
 import { STUCK_POLICIES, SUCCESS_RULES, mergeConfig, ollamaHostUrl } from '../lambdas/config/experiment-config.ts';
-import { InvalidParameterError, ParameterCache } from '../lambdas/config/parameters.ts';
+import { InvalidParameterError, ParameterCache, type ParameterSource } from '../lambdas/config/parameters.ts';
+import { readWorkflowFile, withWorkflowPrompt } from './cli/workflow-file.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { LLM_AGENTS } from '../lambdas/providers/agents.ts';
@@ -68,9 +69,17 @@ experimentOptions(program.command('run')
   .description('run one experiment through the local state machine, with live progress and a summary'))
   .option('--json', 'print the summary as JSON on stdout')
   .option('--quiet', 'no progress line')
+  .option('--workflow <file>', 'a workflow YAML file as the prompt (LLM agents; used as prompt version "<workflow>/v0")')
   .action(async (o) => {
     const { maze, request, config, agent } = requestFromOptions(o);
-    const parameters = localParameters();
+    let parameters = localParameters();
+    if (o.workflow !== undefined) {
+      if (!o.provider) throw new InvalidInputError('--workflow', o.workflow, '--workflow goes with --provider ollama or --provider bedrock');
+      const { text, workflow } = readWorkflowFile('--workflow', o.workflow);
+      const overlay = withWorkflowPrompt(localParameterSource(), workflow.definition.workflow, text);
+      parameters = overlay.parameters;
+      config.prompt_version = overlay.version;
+    }
     const fromFile = await parameters?.get();
     const resolved = resolveConfig(mergeConfig(fromFile?.config, config)); // `config`: only what was given, so the file's values count
     if (!Object.hasOwn(PROMPTS, resolved.prompt_version) && !Object.hasOwn(fromFile?.prompts ?? {}, resolved.prompt_version)) {
@@ -176,6 +185,16 @@ mazeOptions(program.command('maze')
       writeFileSync(o.out, `${JSON.stringify(mazeToJson(maze))}\n`);
       process.stdout.write(`written to ${o.out}\n`);
     }
+  });
+
+program.command('workflow')
+  .description('check a workflow YAML file: every state, step, variable and expression, with the YAML path of each problem')
+  .argument('<file>')
+  .action((file: string) => {
+    const { workflow } = readWorkflowFile('workflow', file);
+    const d = workflow.definition;
+    process.stdout.write(`${file}: workflow "${d.workflow}" is valid: ${d.states.length} states (${d.states.join(', ')}), initial ${d.initial_state}, `
+      + `${d.steps.length} steps, ${d.transitions.length} transitions, ${Object.keys(d.variables).length} variables\n`);
   });
 
 program.command('summary')
@@ -290,13 +309,18 @@ program.command('sim')
   });
 
 /** config/parameters.yaml (or $ARIADNE_PARAMETERS): the local stand-in for Parameter Store. */
-function localParameters(): ParameterCache | undefined {
+function localParameterSource(): ParameterSource | undefined {
   const file = process.env.ARIADNE_PARAMETERS ?? fileURLToPath(new URL('../config/parameters.yaml', import.meta.url));
   if (!existsSync(file)) {
     if (process.env.ARIADNE_PARAMETERS) throw new InvalidInputError('ARIADNE_PARAMETERS', file, `ARIADNE_PARAMETERS names ${file}, which does not exist`);
     return undefined;
   }
-  return new ParameterCache(fileSource(file));
+  return fileSource(file);
+}
+
+function localParameters(): ParameterCache | undefined {
+  const source = localParameterSource();
+  return source ? new ParameterCache(source) : undefined;
 }
 
 function isInputError(err: unknown): err is Error & { field?: string } {

@@ -11,6 +11,9 @@ import { buildMaze, Grid } from '../lambdas/maze/index.ts';
 import { frontierSearch } from '../lambdas/engine/frontier.ts';
 import { OllamaSim } from './servers/ollama-sim.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
+import { PgStore } from '../lambdas/store/pg-store.ts';
+import { startExperiment } from '../lambdas/engine/experiment.ts';
+import { runTurn } from '../lambdas/engine/turn.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;
@@ -112,6 +115,20 @@ describe.each(Object.keys(SCRIPTS) as Array<keyof typeof SCRIPTS>)('%s', (detect
     // advice does not stop the run: the simulated model goes on and finds the goal
     expect(summary).toMatchObject({ status: 'completed' });
     expect((await signalsOf(experimentId)).find((s) => s.detector === detector)).toMatchObject({ step_number: step, policy: 'advise' });
+  });
+});
+
+describe('persistence', () => {
+  it('the agent state survives between turns in the database, not in process memory: a streak split across turns and processes is still caught', async () => {
+    const first = new PgStore(db.pool);
+    const { experimentId } = await startExperiment({ agent: 'random', provider: 'baseline', maze: { kind: 'inline', ...MAZE }, config: { stuck_policy: 'halt' } }, first);
+    const t1 = await runTurn(experimentId, 1, { store: first, agents: scriptedAgents([['move_east', 'move_east']]) });
+    expect(t1).toMatchObject({ actionsExecuted: 2, halt: null });
+    // a cold process: a new store with nothing cached reads the monitor's snapshot from the row
+    const t2 = await runTurn(experimentId, 2, { store: new PgStore(db.pool), agents: scriptedAgents([['move_east', 'move_south']]) });
+    expect(t2).toMatchObject({ actionsExecuted: 1, callsRefused: 1, stopReason: 'stuck', halt: { detector: 'repeated_failed_move', step: 3 } });
+    // and a replay of that turn returns the same, from the database
+    expect(await runTurn(experimentId, 2, { store: new PgStore(db.pool), agents: scriptedAgents([]) })).toMatchObject({ replayed: true, halt: { detector: 'repeated_failed_move', step: 3 }, phase: 'stuck' });
   });
 });
 

@@ -1,0 +1,34 @@
+// A workflow YAML file on the command line: validated here (bad files exit 2
+// with the YAML path of the problem), then offered to the experiment as the
+// prompt version "<workflow>/v0" (v0: a local file, not a published version),
+// on top of the local parameters.
+import { readFileSync } from 'node:fs';
+import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { loadWorkflow, WorkflowDefinitionError, type LoadedWorkflow } from '../../lambdas/engine/workflow/definition.ts';
+import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
+
+export function readWorkflowFile(option: string, file: string): { text: string; workflow: LoadedWorkflow } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InvalidInputError(option, file, `${option} "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return { text, workflow: loadWorkflow(text, file) };
+  } catch (err) {
+    if (err instanceof WorkflowDefinitionError) throw new InvalidInputError(option, file, `${option}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The local parameters (if any) plus the workflow as prompt version "<name>/v0"; returns that version. */
+export function withWorkflowPrompt(base: ParameterSource | undefined, name: string, text: string): { parameters: ParameterCache; version: string } {
+  const source: ParameterSource = {
+    async readAll(prefix) {
+      const params = base ? await base.readAll(prefix) : [];
+      return [...params, { name: `${prefix}/prompts/${name}/v0`, value: text, secure: false }];
+    },
+  };
+  return { parameters: new ParameterCache(source), version: `${name}/v0` };
+}
