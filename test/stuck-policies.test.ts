@@ -118,6 +118,18 @@ describe.each(Object.keys(SCRIPTS) as Array<keyof typeof SCRIPTS>)('%s', (detect
   });
 });
 
+describe('a long productive run', () => {
+  it.each([['rooms_and_corridors', 1], ['perfect', 2]])('the frontier agent on a 101x101 %s maze under halt: up to 3,000 actions, no stuck signal', async (generator, seed) => {
+    const { experimentId, summary } = await runLocalExperiment({
+      agent: 'frontier', maze: { generator, size: 101, seed },
+      config: { stuck_policy: 'halt', max_moves: 3_000, success_rule: 'reached', max_actions_per_turn: 64 },
+    }, { db });
+    expect(summary!.status).not.toBe('stuck');
+    expect(summary!.actions).toBeGreaterThan(1_000);
+    expect(await signalsOf(experimentId)).toEqual([]);
+  });
+});
+
 describe('persistence', () => {
   it('the agent state survives between turns in the database, not in process memory: a streak split across turns and processes is still caught', async () => {
     const first = new PgStore(db.pool);
