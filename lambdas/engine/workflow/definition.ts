@@ -4,7 +4,8 @@
 // expression), and each problem is reported with its path in the YAML and
 // its line, e.g. `steps[2].run_if (line 17): Unknown variable: atempts`.
 import { z } from 'zod';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { parseDocument } from 'yaml';
+import { readYaml } from '../../config/yaml-paths.ts';
 import { TOOL_NAMES } from '../tools.ts';
 import { BUILTIN_VARIABLES, Expressions, ExpressionError, typeOf, type VarType, type VarValue } from './expressions.ts';
 
@@ -96,38 +97,12 @@ export function isWorkflowText(text: string): boolean {
   return /^workflow:\s*\S/m.test(text);
 }
 
-const pathText = (path: ReadonlyArray<PropertyKey>) =>
-  path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';
-
 const loadCache = new Map<string, LoadedWorkflow>();
 
 export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   const cached = loadCache.get(text);
   if (cached) return cached;
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const lineOf = (path: ReadonlyArray<PropertyKey>): number | null => {
-    for (let n = path.length; n >= 0; n--) {
-      const node = doc.getIn(path.slice(0, n) as Array<string | number>, true);
-      if (isNode(node) && node.range) return lines.linePos(node.range[0]).line;
-    }
-    return null;
-  };
-  const fail = (path: ReadonlyArray<PropertyKey>, problem: string): never => {
-    throw new WorkflowDefinitionError(pathText(path), lineOf(path), problem, source);
-  };
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    throw new WorkflowDefinitionError('(yaml)', lines.linePos(e.pos[0]).line, e.message.split('\n')[0], source);
-  }
-  const raw = doc.toJS({ maxAliasCount: 50 });
-  const parsed = workflowSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    // an unknown key is reported at the key itself
-    fail(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path, issue.message);
-  }
-  const wf = parsed.data!;
+  const { value: wf, fail } = readYaml(text, workflowSchema, (p) => new WorkflowDefinitionError(p.path, p.line, p.problem, source));
 
   // references: states, step names, components
   const states = new Set(wf.states);

@@ -1,0 +1,44 @@
+// YAML read with positions, so that every problem in a researcher's file
+// (a workflow, a sweep) is reported by its path and line: the YAML syntax,
+// then the shape (zod), then whatever the caller checks on top.
+import type { z } from 'zod';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+
+export interface YamlProblem { path: string; line: number | null; problem: string }
+
+/** The path as written in messages: steps[2].run_if, mazes.sizes[0], (root). */
+export const pathText = (path: ReadonlyArray<PropertyKey>) =>
+  path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';
+
+export interface YamlFile<T> {
+  value: T;
+  /** Throws the caller's error for a problem at `path`. */
+  fail(path: ReadonlyArray<PropertyKey>, problem: string): never;
+}
+
+/** Parses and validates; `toError` builds the caller's typed error from a problem. */
+export function readYaml<S extends z.ZodType>(text: string, schema: S, toError: (p: YamlProblem) => Error): YamlFile<z.output<S>> {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lineOf = (path: ReadonlyArray<PropertyKey>): number | null => {
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n) as Array<string | number>, true);
+      if (isNode(node) && node.range) return lines.linePos(node.range[0]).line;
+    }
+    return null;
+  };
+  const fail = (path: ReadonlyArray<PropertyKey>, problem: string): never => {
+    throw toError({ path: pathText(path), line: lineOf(path), problem });
+  };
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0];
+    throw toError({ path: '(yaml)', line: lines.linePos(e.pos[0]).line, problem: e.message.split('\n')[0] });
+  }
+  const parsed = schema.safeParse(doc.toJS({ maxAliasCount: 50 }));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    // an unknown key is reported at the key itself
+    fail(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path, issue.message);
+  }
+  return { value: parsed.data as z.output<S>, fail };
+}
