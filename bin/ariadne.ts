@@ -28,6 +28,7 @@ import { choiceOption, intOption, numberOption } from './cli/options.ts';
 import { turnProgress } from './cli/progress.ts';
 import { cliDatabase } from './cli/database.ts';
 import { showSummary } from './cli/summary.ts';
+import { sweepProgress } from './cli/sweep-progress.ts';
 import { formatTable } from './cli/table.ts';
 
 // `ariadne sql ... | head` closes the pipe early: that is not an error.
@@ -184,6 +185,43 @@ mazeOptions(program.command('maze')
     if (o.out) {
       writeFileSync(o.out, `${JSON.stringify(mazeToJson(maze))}\n`);
       process.stdout.write(`written to ${o.out}\n`);
+    }
+  });
+
+program.command('sweep')
+  .description('run a sweep file (agents x mazes x settings x repeats) with live progress; run it again to resume')
+  .argument('<file>', 'a sweep YAML file (see sweeps/example.yaml)')
+  .addOption(new Option('--concurrency <n>', 'experiments at a time (default: max_concurrency in the file)').argParser(intOption('--concurrency', 1, 256)))
+  .option('--aws', 'run it on AWS: start the stack\'s sweep state machine (Distributed Map) instead of running locally')
+  .option('--state-machine-arn <arn>', 'with --aws: the sweep state machine (default: $ARIADNE_SWEEP_STATE_MACHINE_ARN)')
+  .option('--json', 'print the result as JSON on stdout')
+  .action(async (file: string, o: { concurrency?: number; aws?: boolean; stateMachineArn?: string; json?: boolean }) => {
+    const { readSweepFile, startAwsSweep } = await import('./cli/sweep.ts');
+    const sweep = readSweepFile(file);
+    if (o.aws) {
+      const arn = o.stateMachineArn ?? process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN;
+      if (!arn) throw new InvalidInputError('--state-machine-arn', arn, '--aws needs --state-machine-arn (or ARIADNE_SWEEP_STATE_MACHINE_ARN): the SweepStateMachineArn output of the stack');
+      const started = await startAwsSweep(sweep, arn, o.concurrency);
+      process.stdout.write(`${o.json ? JSON.stringify(started) : `started ${started.runs} runs of sweep ${sweep.spec.sweep}: ${started.executionArn}`}\n`);
+      return;
+    }
+    const concurrency = o.concurrency ?? sweep.spec.max_concurrency;
+    const log = (line: string) => { if (!o.json) process.stderr.write(`${line}\n`); };
+    log(`sweep ${sweep.spec.sweep}: ${sweep.cells.length} cells x ${sweep.spec.repeats} repeats = ${sweep.runs.length} runs, ${concurrency} at a time`);
+    const db = await cliDatabase(log, concurrency + 2);
+    try {
+      const { runLocalSweep } = await import('../state-machine/local-sweep.ts');
+      const { experimentDefinition } = await import('../state-machine/definition.ts');
+      experimentDefinition();
+      const progress = sweepProgress();
+      const result = await runLocalSweep(sweep, { db, concurrency, parameters: localParameters(), onProgress: (p) => progress.update(p) });
+      progress.done();
+      if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else log(`sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ${result.planned.resume} resumed, ${result.planned.retry} retried; `
+        + `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s. Statistics: ariadne sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`);
+      if (result.failed > 0) process.exitCode = 1;
+    } finally {
+      await db.close();
     }
   });
 

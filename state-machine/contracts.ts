@@ -2,7 +2,7 @@
 // writes, and the small loop state passed between Tasks. Validated with zod at
 // every handler, the same in Lambda and locally.
 import { z } from 'zod';
-import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { experimentConfigSchema, turnsPerExecution, type ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { DETECTORS } from '../lambdas/engine/agent-monitor.ts';
@@ -38,6 +38,10 @@ export const startRequestSchema = z.object({
   agentSeed: seed.optional(),
   maze: z.union([generatedMazeSchema, inlineMazeSchema]),
   config: experimentConfigSchema.partial().strict().optional(),
+  /** Set by sweeps: the run this experiment is (the sweep and its cell must exist). */
+  sweep: z.object({
+    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/), cell: z.number().int().min(0), repeat: z.number().int().min(1), attempt: z.number().int().min(1),
+  }).strict().optional(),
 }).strict().refine((r) => !['ollama', 'bedrock'].includes(r.agent) || (r.model !== undefined && r.model !== null), {
   message: 'agent "ollama" and agent "bedrock" need a "model" (e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
   path: ['model'],
@@ -73,6 +77,15 @@ export const loopStateSchema = z.object({
   }),
 }).passthrough();
 export type LoopState = z.output<typeof loopStateSchema>;
+
+/** The limits the loop carries, from an experiment's config snapshot. */
+export function loopLimits(config: ExperimentConfig): LoopState['limits'] {
+  return { maxMoves: config.max_moves, maxDurationMinutes: config.max_duration_minutes, maxTurns: config.max_turns, turnsPerExecution: turnsPerExecution(config) };
+}
+
+export function providerOf(agent: string): LlmProvider {
+  return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
+}
 
 export const turnResultSchema = z.object({
   goalFound: z.boolean(),

@@ -3,15 +3,15 @@
 import { openDatabase, type Database } from '../../lambdas/store/database.ts';
 import { startEmbeddedPostgres } from '../../lambdas/store/embedded.ts';
 
-export async function cliDatabase(log: (line: string) => void): Promise<Database & { url: string }> {
+export async function cliDatabase(log: (line: string) => void, poolSize?: number): Promise<Database & { url: string }> {
   const url = process.env.DATABASE_URL;
   const schema = process.env.DATABASE_SCHEMA;
-  if (url !== undefined) return { ...(await openDatabase({ url, field: 'DATABASE_URL', schema })), url };
+  if (url !== undefined) return { ...(await openDatabase({ url, field: 'DATABASE_URL', schema, poolSize })), url };
   const server = await startEmbeddedPostgres();
   log(`database: embedded Postgres, data in ${server.dataDir}${server.owned ? '' : ' (already running, reused)'}`);
   let db: Database;
   try {
-    db = await openDatabase({ url: server.url, schema });
+    db = await openDatabase({ url: server.url, schema, poolSize });
   } catch (err) {
     await server.stop(); // a running server child would keep this process alive
     throw err;

@@ -31,7 +31,11 @@ export interface StartRequest {
   agentSeed?: number;
   maze: MazeSource;
   config?: ExperimentConfigInput;
+  sweep?: SweepRef;
 }
+
+/** The sweep run an experiment is. */
+export interface SweepRef { id: string; cell: number; repeat: number; attempt: number }
 
 /** Defaults and prompts from Parameter Store (or the local parameters file). */
 export interface ConfigDefaults { config: ExperimentConfigInput; prompts: Record<string, string> }
@@ -42,7 +46,7 @@ export interface StartStore {
   createExperiment(e: {
     id: string; executionArn: string | null; agent: string; provider: string; model: string | null;
     promptVersion: string | null; promptHash: string | null; promptText: string | null; agentSeed: number;
-    mazeId: number; config: ExperimentConfig; optimalMoves: number; initialState: GameState;
+    mazeId: number; config: ExperimentConfig; optimalMoves: number; initialState: GameState; sweep?: SweepRef;
   }): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }>;
 }
 
@@ -119,7 +123,7 @@ export async function startExperiment(req: StartRequest, store: StartStore, defa
   const stored = await store.createExperiment({
     id: experimentId, executionArn: req.executionArn ?? null, agent: req.agent, provider: req.provider,
     model: req.model ?? null, promptVersion: promptText ? config.prompt_version : null, promptHash, promptText,
-    agentSeed: req.agentSeed ?? mixSeed(experimentId), mazeId, config, optimalMoves: optimal, initialState: state,
+    agentSeed: req.agentSeed ?? mixSeed(experimentId), mazeId, config, optimalMoves: optimal, initialState: state, sweep: req.sweep,
   });
   return { experimentId, created: stored.created, maze, mazeId, config: stored.config, optimalMoves: optimal, startedAt: stored.startedAt };
 }

@@ -2,13 +2,9 @@
 // experiment (once, keyed by the execution), hand the loop its state.
 import { startExperiment, type MazeSource } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { resumeInputSchema, startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
+import { loopLimits, providerOf, resumeInputSchema, startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
-import { ollamaHostUrl, turnsPerExecution, type ExperimentConfigInput } from '../config/experiment-config.ts';
-
-export function providerOf(agent: string): LoopState['llmProvider'] {
-  return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
-}
+import { ollamaHostUrl, type ExperimentConfigInput } from '../config/experiment-config.ts';
 
 export const startExperimentHandler = (deps: HandlerDeps) => async (event: unknown): Promise<LoopState> => {
   const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
@@ -43,7 +39,7 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
   }
   const started = await startExperiment({
     experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
-    model: input.model ?? null, agentSeed: input.agentSeed, maze, config,
+    model: input.model ?? null, agentSeed: input.agentSeed, maze, config, sweep: input.sweep,
   }, deps.store, parameters && { config: parameters.config, prompts: parameters.prompts });
   return {
     experimentId: started.experimentId,
@@ -51,10 +47,7 @@ export const startExperimentHandler = (deps: HandlerDeps) => async (event: unkno
     turnNumber: 1,
     executionStartTurn: 1,
     startedAt: started.startedAt.toISOString(),
-    limits: {
-      maxMoves: started.config.max_moves, maxDurationMinutes: started.config.max_duration_minutes, maxTurns: started.config.max_turns,
-      turnsPerExecution: turnsPerExecution(started.config),
-    },
+    limits: loopLimits(started.config),
   };
 };
 

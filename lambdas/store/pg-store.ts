@@ -8,6 +8,7 @@ import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
 import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSummary, TurnWrite } from '../engine/store.ts';
 import { ExperimentClosedError, ExperimentNotFoundError } from '../engine/errors.ts';
+import type { SweepRef } from '../engine/experiment.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 
 export interface NewExperiment {
@@ -24,6 +25,7 @@ export interface NewExperiment {
   config: ExperimentConfig;
   optimalMoves: number;
   initialState: GameState;
+  sweep?: SweepRef;
 }
 
 export interface Finalization {
@@ -93,11 +95,12 @@ export class PgStore implements EngineStore {
     const s = e.initialState;
     const { rows } = await this.pool.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text, agent_seed,
-         maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [e.id, e.executionArn ? [e.executionArn] : [], e.agent, e.provider, e.model, e.promptVersion, e.promptHash, e.promptText,
-        e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen]);
+        e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen,
+        e.sweep?.id ?? null, e.sweep?.cell ?? null, e.sweep?.repeat ?? null, e.sweep?.attempt ?? null]);
     if (rows.length === 1) {
       const experiment: ExperimentInfo = { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: rows[0].started_at };
       this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s, agentState: null, agentMemory: null });

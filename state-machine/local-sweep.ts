@@ -1,0 +1,141 @@
+// A sweep on this machine: the experiment state machine run locally for every
+// run of the sweep, `concurrency` at a time (on AWS a Distributed Map does
+// this). Resumable: a run whose latest attempt finished is skipped, one left
+// running by a process that died is resumed where its turns stopped, a failed
+// one is tried again as a new attempt. One process at a time per sweep (an
+// advisory lock), so "running" always means "interrupted" here.
+import type { Database } from '../lambdas/store/database.ts';
+import type { AgentFactory } from '../lambdas/engine/agent.ts';
+import type { ParameterCache } from '../lambdas/config/parameters.ts';
+import type { TurnSummary } from '../lambdas/engine/store.ts';
+import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { runLocalExperiment } from './local-experiment.ts';
+import { loopLimits, providerOf } from './contracts.ts';
+import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from './sweep-spec.ts';
+import type { LocalRunOptions } from './local-runner.ts';
+
+export class SweepBusyError extends Error {
+  override readonly name = 'SweepBusyError';
+  constructor(readonly sweep: string) { super(`sweep "${sweep}" is being run by another process; wait for it, or stop it first`); }
+}
+
+export type RunAction = 'start' | 'resume' | 'retry' | 'skip';
+
+export interface PlannedRun { run: SweepRun; action: RunAction; attempt: number; experimentId: string; finished?: { goalFound: boolean } }
+
+export interface SweepProgress {
+  total: number;
+  skipped: number;
+  done: number;
+  successes: number;
+  failed: number;
+  /** Runs in flight: experiment id -> what it is doing. */
+  running: Map<string, { key: string; turn: number; actions: number }>;
+  startedAt: number;
+}
+
+export interface SweepResult { sweep: string; planned: Record<RunAction, number>; done: number; successes: number; failed: number; seconds: number }
+
+export interface LocalSweepOptions {
+  db: Database;
+  concurrency?: number;
+  parameters?: ParameterCache;
+  agents?: AgentFactory;
+  retryIntervals?: LocalRunOptions['retryIntervals'];
+  onProgress?: (p: SweepProgress) => void;
+}
+
+/** Writes the sweep and its cells once; a name reused for a different spec is refused. */
+export async function registerSweep(db: Database, s: LoadedSweep): Promise<void> {
+  const { rows } = await db.pool.query<{ spec_hash: string }>(
+    `INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING spec_hash`,
+    [s.spec.sweep, JSON.stringify(s.spec), s.hash, s.text, s.cells.length, s.spec.repeats]);
+  if (rows[0].spec_hash !== s.hash) {
+    throw new InvalidInputError('sweep', s.spec.sweep, `sweep "${s.spec.sweep}" already exists with a different spec; a sweep name keeps its meaning: give the changed sweep a new name`);
+  }
+  await db.pool.query(
+    `INSERT INTO sweep_cells (sweep_id, cell_index, cell_key, label, agent, model, maze_generator, maze_size, maze_seed, settings)
+     SELECT $1, c.i, c.k, c.l, c.a, c.m, c.g, c.s, c.d, c.x FROM jsonb_to_recordset($2::jsonb)
+       AS c(i int, k text, l text, a text, m text, g text, s int, d bigint, x jsonb)
+     ON CONFLICT DO NOTHING`,
+    [s.spec.sweep, JSON.stringify(s.cells.map((c) => ({ i: c.index, k: c.key, l: c.label, a: c.agent, m: c.model, g: c.generator, s: c.size, d: c.seed, x: c.settings })))]);
+}
+
+/** What each run needs, from the latest attempt in the database. */
+export async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRun[]> {
+  const { rows } = await db.pool.query<{ sweep_cell: number; sweep_repeat: number; sweep_attempt: number; id: string; status: string; goal_found: boolean }>(
+    `SELECT DISTINCT ON (sweep_cell, sweep_repeat) sweep_cell, sweep_repeat, sweep_attempt, id, status, goal_found
+     FROM experiments WHERE sweep_id = $1 ORDER BY sweep_cell, sweep_repeat, sweep_attempt DESC`, [s.spec.sweep]);
+  const latest = new Map(rows.map((r) => [`${r.sweep_cell}/${r.sweep_repeat}`, r]));
+  return s.runs.map((run): PlannedRun => {
+    const r = latest.get(`${run.cell.index}/${run.repeat}`);
+    if (!r) return { run, action: 'start', attempt: 1, experimentId: sweepExperimentId(s.spec.sweep, run, 1) };
+    if (r.status === 'running') return { run, action: 'resume', attempt: r.sweep_attempt, experimentId: r.id };
+    if (r.status === 'failed') return { run, action: 'retry', attempt: r.sweep_attempt + 1, experimentId: sweepExperimentId(s.spec.sweep, run, r.sweep_attempt + 1) };
+    return { run, action: 'skip', attempt: r.sweep_attempt, experimentId: r.id, finished: { goalFound: r.goal_found } };
+  });
+}
+
+/** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
+async function resumeInput(db: Database, experimentId: string) {
+  const { rows } = await db.pool.query('SELECT agent, turns_completed, started_at, config FROM experiments WHERE id = $1', [experimentId]);
+  const e = rows[0];
+  return {
+    resume: {
+      experimentId, llmProvider: providerOf(e.agent), turnNumber: e.turns_completed + 1,
+      startedAt: new Date(e.started_at).toISOString(), limits: loopLimits(e.config),
+    },
+  };
+}
+
+export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
+  const started = Date.now();
+  const lock = await opts.db.pool.connect();
+  try {
+    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok", [s.spec.sweep]);
+    if (!rows[0].ok) throw new SweepBusyError(s.spec.sweep);
+    await registerSweep(opts.db, s);
+    const plan = await planSweep(opts.db, s);
+    const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
+    for (const p of plan) planned[p.action]++;
+    const progress: SweepProgress = {
+      total: plan.length, skipped: planned.skip, done: planned.skip,
+      successes: plan.filter((p) => p.finished?.goalFound).length, failed: 0, running: new Map(), startedAt: started,
+    };
+    opts.onProgress?.(progress);
+    const queue = plan.filter((p) => p.action !== 'skip');
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const p = next;
+        progress.running.set(p.experimentId, { key: `${p.run.cell.key} | repeat ${p.run.repeat}`, turn: 0, actions: 0 });
+        opts.onProgress?.(progress);
+        const onTurn = (t: TurnSummary) => {
+          progress.running.set(p.experimentId, { key: `${p.run.cell.key} | repeat ${p.run.repeat}`, turn: t.turnNumber, actions: t.actionsTaken });
+          opts.onProgress?.(progress);
+        };
+        const input = p.action === 'resume' ? await resumeInput(opts.db, p.experimentId) : sweepRunInput(s.spec.sweep, p.run, p.attempt);
+        try {
+          const result = await runLocalExperiment(input as never, {
+            db: opts.db, agents: opts.agents, parameters: opts.parameters, retryIntervals: opts.retryIntervals, onTurn,
+            executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
+          });
+          const summary = result.summary ?? (await opts.db.pool.query('SELECT goal_found FROM experiments WHERE id = $1', [p.experimentId])).rows[0];
+          if (summary?.goal_found) progress.successes++;
+        } catch {
+          // the experiment is finalized failed (its reason is in the database); the sweep goes on
+          progress.failed++;
+        }
+        progress.running.delete(p.experimentId);
+        progress.done++;
+        opts.onProgress?.(progress);
+      }
+    };
+    const concurrency = Math.max(1, opts.concurrency ?? s.spec.max_concurrency);
+    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
+    return { sweep: s.spec.sweep, planned, done: progress.done, successes: progress.successes, failed: progress.failed, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await lock.query("SELECT pg_advisory_unlock(hashtext('ariadne-sweep'), hashtext($1))", [s.spec.sweep]).catch(() => undefined);
+    lock.release();
+  }
+}
