@@ -52,12 +52,12 @@ ORDER BY e.sweep_id, e.sweep_cell, e.sweep_repeat, e.sweep_attempt DESC;
 -- Wilson score interval for k successes in n trials (95%: z = 1.959964); null for n = 0.
 CREATE FUNCTION wilson_low(k bigint, n bigint, z double precision DEFAULT 1.959963984540054) RETURNS double precision
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN n = 0 THEN NULL ELSE greatest(0.0,
+  SELECT CASE WHEN n = 0 THEN NULL WHEN k = 0 THEN 0.0 ELSE greatest(0.0,
     ((k::float8 / n) + z * z / (2 * n) - z * sqrt((k::float8 / n) * (1 - k::float8 / n) / n + z * z / (4.0 * n * n))) / (1 + z * z / n)) END
 $$;
 CREATE FUNCTION wilson_high(k bigint, n bigint, z double precision DEFAULT 1.959963984540054) RETURNS double precision
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN n = 0 THEN NULL ELSE least(1.0,
+  SELECT CASE WHEN n = 0 THEN NULL WHEN k = n THEN 1.0 ELSE least(1.0,
     ((k::float8 / n) + z * z / (2 * n) + z * sqrt((k::float8 / n) * (1 - k::float8 / n) / n + z * z / (4.0 * n * n))) / (1 + z * z / n)) END
 $$;
 

@@ -1,0 +1,221 @@
+// Sweeps: a real `ariadne sweep` process killed halfway and run again, the
+// statistics views against formulas computed here, and sweep files with
+// mistakes reported by their YAML path.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
+import { runLocalSweep } from '../state-machine/local-sweep.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+let db: TestDatabase;
+beforeAll(async () => { db = await testDatabase(8); });
+afterAll(async () => { await db.drop(); });
+
+const dir = mkdtempSync(join(tmpdir(), 'ariadne-sweeps-'));
+const SWEEP = `sweep: kill-test
+agents:
+  - { agent: random }
+  - { agent: frontier }
+mazes:
+  generators: [medium, rooms_and_corridors]
+  sizes: [15, 21]
+  seeds: [2]
+config:
+  max_moves: 1500
+  max_actions_per_turn: 4
+repeats: 5
+max_concurrency: 4
+`;
+
+function sweepProcess(file: string): { done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>; kill: () => void } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'sweep', file, '--concurrency', '4'], {
+    cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
+  });
+  let stdout = '', stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  return {
+    done: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+const count = async (sql: string, params: unknown[] = []) => Number((await db.pool.query(sql, params)).rows[0].n);
+
+describe('a sweep killed halfway and run again', () => {
+  it('finishes with exactly one experiment per cell and repeat; interrupted runs are resumed, not repeated', async () => {
+    const file = join(dir, 'kill-test.yaml');
+    writeFileSync(file, SWEEP);
+    const first = sweepProcess(file);
+    // wait until about a quarter of the 40 runs are done, then kill -9 in the middle of the rest
+    for (let i = 0; i < 1200; i++) {
+      const finished = await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status <> 'running'").catch(() => 0);
+      if (finished >= 10) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    first.kill();
+    const killed = await first.done;
+    expect(killed.signal).toBe('SIGKILL');
+    const interrupted = (await db.pool.query("SELECT id, turns_completed FROM experiments WHERE sweep_id = 'kill-test' AND status = 'running'")).rows;
+    const before = await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'");
+    expect(before).toBeLessThan(40);
+
+    const second = await sweepProcess(file).done;
+    expect(second.code).toBe(0);
+    const resumedLine = /(\d+) already done, (\d+) started, (\d+) resumed, (\d+) retried/.exec(second.stderr);
+    expect(resumedLine).not.toBeNull();
+    expect(Number(resumedLine![3])).toBe(interrupted.length);
+    expect(Number(resumedLine![1]) + Number(resumedLine![2]) + Number(resumedLine![3])).toBe(40);
+
+    // exactly one experiment per cell and repeat, all finished
+    expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
+    expect(await count("SELECT count(*) AS n FROM (SELECT 1 FROM experiments WHERE sweep_id = 'kill-test' GROUP BY sweep_cell, sweep_repeat HAVING count(*) <> 1) x")).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status NOT IN ('completed', 'timeout')")).toBe(0);
+    // the resumed ones went on from where they stopped: turns 1..n, no gap, no double
+    for (const r of interrupted) {
+      const t = (await db.pool.query('SELECT count(*)::int AS n, max(turn_number) AS last FROM turns WHERE experiment_id = $1', [r.id])).rows[0];
+      const e = (await db.pool.query('SELECT turns_completed, actions_taken, (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed FROM experiments e WHERE id = $1', [r.id])).rows[0];
+      expect(t.n).toBe(e.turns_completed);
+      expect(t.last).toBe(e.turns_completed);
+      expect(e.executed).toBe(e.actions_taken);
+      expect(e.turns_completed).toBeGreaterThanOrEqual(r.turns_completed);
+    }
+    // a third run has nothing left to do
+    const third = await sweepProcess(file).done;
+    expect(third.stderr).toMatch(/40 already done, 0 started, 0 resumed, 0 retried/);
+  }, 180_000);
+
+  it('the statistics views agree with the runs, computed here', async () => {
+    const runs = (await db.pool.query("SELECT label, maze_generator, maze_size, cell_index, repeat, goal_found, efficiency, actions, loop_cells, invalid_actions FROM sweep_runs WHERE sweep_id = 'kill-test'")).rows;
+    expect(runs).toHaveLength(40);
+    const stats = (await db.pool.query("SELECT * FROM sweep_stats WHERE sweep_id = 'kill-test'")).rows;
+    expect(stats).toHaveLength(8);
+    for (const s of stats) {
+      const group = runs.filter((r) => r.label === s.label && r.maze_generator === s.maze_generator && r.maze_size === s.maze_size);
+      const k = group.filter((r) => r.goal_found).length;
+      expect(Number(s.n)).toBe(group.length);
+      expect(Number(s.successes)).toBe(k);
+      const [low, high] = wilson(k, group.length);
+      expect(Number(s.success_low95)).toBeCloseTo(low, 4);
+      expect(Number(s.success_high95)).toBeCloseTo(high, 4);
+      const eff = group.filter((r) => r.efficiency !== null).map((r) => Number(r.efficiency));
+      if (eff.length > 0) expect(Number(s.mean_efficiency)).toBeCloseTo(eff.reduce((a, b) => a + b, 0) / eff.length, 3);
+      expect(Number(s.loop_rate)).toBeCloseTo(group.filter((r) => r.loop_cells > 0).length / group.length, 4);
+    }
+    const passK = (await db.pool.query("SELECT label, maze_generator, maze_size, k, pass_k FROM sweep_pass_k WHERE sweep_id = 'kill-test'")).rows;
+    for (const p of passK) {
+      const cells = new Map<number, boolean[]>();
+      for (const r of runs.filter((x) => x.label === p.label && x.maze_generator === p.maze_generator && x.maze_size === p.maze_size)) {
+        cells.set(r.cell_index, [...(cells.get(r.cell_index) ?? []), r.goal_found]);
+      }
+      const expected = [...cells.values()].map((o) => allKSucceed(o.filter(Boolean).length, o.length, p.k)).reduce((a, b) => a + b, 0) / cells.size;
+      expect(Number(p.pass_k)).toBeCloseTo(expected, 4);
+    }
+    const pair = (await db.pool.query("SELECT * FROM sweep_pairs WHERE sweep_id = 'kill-test'")).rows[0];
+    expect(pair).toMatchObject({ label_a: 'frontier', label_b: 'random' });
+    expect(Number(pair.pairs)).toBe(20);
+    expect(Number(pair.mcnemar_p)).toBeCloseTo(mcnemar(Number(pair.only_a), Number(pair.only_b)), 10);
+  });
+});
+
+// Reference formulas, written out here independently of the SQL.
+function wilson(k: number, n: number, z = 1.959963984540054): [number, number] {
+  const p = k / n, d = 1 + (z * z) / n;
+  const centre = p + (z * z) / (2 * n);
+  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [Math.max(0, (centre - half) / d), Math.min(1, (centre + half) / d)];
+}
+function choose(n: number, k: number): number {
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return r;
+}
+function allKSucceed(c: number, n: number, k: number): number {
+  return choose(c, k) / choose(n, k);
+}
+function mcnemar(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  let tail = 0;
+  for (let i = 0; i <= Math.min(b, c); i++) tail += choose(n, i) / 2 ** n;
+  return Math.min(1, 2 * tail);
+}
+
+describe('the statistics functions against published values and edge cases', () => {
+  const q = async (sql: string, params: unknown[]) => (await db.pool.query(sql, params)).rows[0];
+
+  it.each([
+    // Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I, method 3 (Wilson score)
+    [81, 263, 0.2553, 0.3662],
+    [15, 148, 0.0624, 0.1605],
+    [0, 20, 0, 0.1611],
+    [1, 29, 0.0061, 0.1718],
+  ])('Wilson interval (95 percent) for %i of %i is %f to %f', async (k, n, low, high) => {
+    const r = await q('SELECT wilson_low($1, $2) AS low, wilson_high($1, $2) AS high', [k, n]);
+    expect(r.low).toBeCloseTo(low, 4);
+    expect(r.high).toBeCloseTo(high, 4);
+  });
+
+  it('Wilson: n = 0 gives no interval; all successes and no successes stay inside [0, 1]; every k/n matches the formula', async () => {
+    expect(await q('SELECT wilson_low(0, 0) AS low, wilson_high(0, 0) AS high', [])).toEqual({ low: null, high: null });
+    const all = await q('SELECT wilson_low(5, 5) AS low, wilson_high(5, 5) AS high', []);
+    expect(all.high).toBe(1);
+    expect(all.low).toBeCloseTo(wilson(5, 5)[0], 10);
+    const none = await q('SELECT wilson_low(0, 7) AS low, wilson_high(0, 7) AS high', []);
+    expect(none.low).toBe(0);
+    expect(none.high).toBeCloseTo(wilson(0, 7)[1], 10);
+    const { rows } = await db.pool.query('SELECT k, n, wilson_low(k, n) AS low, wilson_high(k, n) AS high FROM generate_series(1, 40) n, generate_series(0, 40) k WHERE k <= n');
+    for (const r of rows) {
+      const [low, high] = wilson(r.k, r.n);
+      expect(r.low).toBeCloseTo(low, 10);
+      expect(r.high).toBeCloseTo(high, 10);
+    }
+  });
+
+  it('McNemar exact p matches the binomial tail, with its edge cases', async () => {
+    expect((await q('SELECT mcnemar_exact_p(0, 0) AS p', [])).p).toBe(1);
+    expect((await q('SELECT mcnemar_exact_p(10, 0) AS p', [])).p).toBeCloseTo(2 / 1024, 12);
+    expect((await q('SELECT mcnemar_exact_p(6, 6) AS p', [])).p).toBe(1);
+    const { rows } = await db.pool.query('SELECT b, c, mcnemar_exact_p(b, c) AS p FROM generate_series(0, 30) b, generate_series(0, 30) c');
+    for (const r of rows) expect(r.p).toBeCloseTo(mcnemar(r.b, r.c), 10);
+  });
+
+  it('pass^k is C(c,k)/C(n,k): 0 with too few successes, 1 with all, none when k > n', async () => {
+    expect((await q('SELECT all_k_succeed(0, 5, 1) AS p', [])).p).toBe(0);
+    expect((await q('SELECT all_k_succeed(5, 5, 5) AS p', [])).p).toBeCloseTo(1, 12);
+    expect((await q('SELECT all_k_succeed(3, 5, 4) AS p', [])).p).toBe(0);
+    expect((await q('SELECT all_k_succeed(3, 5, 6) AS p', [])).p).toBeNull();
+    expect((await q('SELECT all_k_succeed(0, 0, 1) AS p', [])).p).toBeNull();
+    const { rows } = await db.pool.query('SELECT c, n, k, all_k_succeed(c, n, k) AS p FROM generate_series(1, 12) n, generate_series(0, 12) c, generate_series(1, 12) k WHERE c <= n AND k <= n');
+    for (const r of rows) expect(r.p).toBeCloseTo(allKSucceed(r.c, r.n, r.k), 10);
+  });
+});
+
+describe('sweep files', () => {
+  const broken: Array<[string, string, RegExp]> = [
+    ['an unknown generator', SWEEP.replace('[medium, rooms_and_corridors]', '[medium, labyrinth]'), /^mazes\.generators\[1\] \(line 6\): /],
+    ['an even size for an odd-size generator', SWEEP.replace('[medium, rooms_and_corridors]', '[perfect]').replace('[15, 21]', '[15, 20]'), /^mazes\.sizes\[1\] \(line 7\): perfect 20: generator "perfect" needs an odd width, got 20; use 19 or 21/],
+    ['a bad config value', SWEEP.replace('max_moves: 1500', 'max_moves: -3'), /^config\.max_moves \(line 10\): max_moves: /],
+    ['a bad setting', SWEEP.replace('config:', 'settings:\n  vision_range: [3, 99]\nconfig:'), /^settings\.vision_range \(line 10\): vision_range: /],
+    ['an unknown key', SWEEP.replace('repeats: 5', 'repeat: 5'), /^repeat \(line 12\): Unrecognized key/],
+    ['an LLM agent without a model', SWEEP.replace('{ agent: random }', '{ agent: ollama }'), /^agents\[0\]\.model \(line 3\): /],
+  ];
+  it.each(broken)('%s is reported with its YAML path', (_what, text, expected) => {
+    let error: unknown;
+    try { loadSweep(text, 'test'); } catch (e) { error = e; }
+    expect(error).toBeInstanceOf(SweepDefinitionError);
+    const e = error as SweepDefinitionError;
+    expect(`${e.path}${e.line ? ` (line ${e.line})` : ''}: ${e.problem}`).toMatch(expected);
+  });
+
+  it('a sweep name keeps its meaning: a changed spec under the same name is refused before anything runs', async () => {
+    const changed = loadSweep(SWEEP.replace('repeats: 5', 'repeats: 6'), 'test');
+    await expect(runLocalSweep(changed, { db })).rejects.toThrow(/sweep "kill-test" already exists with a different spec/);
+    expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
+  });
+});
