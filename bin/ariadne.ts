@@ -225,6 +225,31 @@ program.command('sweep')
     }
   });
 
+program.command('replay')
+  .description('write a self-contained HTML replay of an experiment: the maze, path, vision, known tiles, phases, signals, tokens and words per step')
+  .argument('<experiment-id>')
+  .option('--out <file>', 'where to write it (default: replay-<experiment-id>.html)')
+  .action(async (id: string, o: { out?: string }) => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    try {
+      const { loadReplay } = await import('../reports/replay-data.ts');
+      const { replayHtml } = await import('../reports/replay-page.ts');
+      let data;
+      try {
+        data = await loadReplay(db, id);
+      } catch (err) {
+        if ((err as Error).name === 'ExperimentNotFoundError') throw new InvalidInputError('experiment-id', id, `no experiment with id "${id}"; list them with: ariadne sql "SELECT experiment_id FROM experiment_summary"`);
+        throw err;
+      }
+      const out = o.out ?? `replay-${id}.html`;
+      const html = replayHtml(data);
+      writeFileSync(out, html);
+      process.stdout.write(`${out} (${(html.length / 1024).toFixed(0)} KB, ${data.steps} steps): open it in a browser\n`);
+    } finally {
+      await db.close();
+    }
+  });
+
 program.command('workflow')
   .description('check a workflow YAML file: every state, step, variable and expression, with the YAML path of each problem')
   .argument('<file>')
