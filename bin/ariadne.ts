@@ -250,6 +250,39 @@ program.command('replay')
     }
   });
 
+program.command('report')
+  .description('write a self-contained HTML report of a sweep: statistics tables, charts, and replays of the runs that did not succeed')
+  .argument('<sweep>')
+  .option('--out <file>', 'where to write it (default: report-<sweep>.html; replays go to <name>-replays/ beside it)')
+  .addOption(new Option('--max-replays <n>', 'replays to write for runs that did not succeed').default(50).argParser(intOption('--max-replays', 0, 10_000)))
+  .action(async (sweepId: string, o: { out?: string; maxReplays: number }) => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    try {
+      const { writeReport } = await import('../reports/write-report.ts');
+      const written = await writeReport(db, sweepId, o.out ?? `report-${sweepId}.html`, o.maxReplays);
+      process.stdout.write(`${written.report} (${written.kb} KB) and ${written.replays} replays in ${written.replayDir}: open the report in a browser\n`);
+    } finally {
+      await db.close();
+    }
+  });
+
+program.command('export')
+  .description('export a sweep\'s experiments and actions as CSV or JSON Lines (for pandas, R)')
+  .argument('<sweep>')
+  .addOption(new Option('--format <format>', 'csv or jsonl').default('csv').argParser(choiceOption('--format', ['csv', 'jsonl'] as const)))
+  .option('--out <dir>', 'directory for <sweep>-experiments.<format> and <sweep>-actions.<format>', '.')
+  .action(async (sweepId: string, o: { format: 'csv' | 'jsonl'; out: string }) => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    try {
+      const exists = await db.pool.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
+      if (exists.rowCount === 0) throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`);
+      const { exportSweep } = await import('../reports/export.ts');
+      for (const f of await exportSweep(db, sweepId, o.format, o.out)) process.stdout.write(`${f.file}: ${f.rows} rows\n`);
+    } finally {
+      await db.close();
+    }
+  });
+
 program.command('workflow')
   .description('check a workflow YAML file: every state, step, variable and expression, with the YAML path of each problem')
   .argument('<file>')

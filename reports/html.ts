@@ -3,6 +3,7 @@
 // be inlined, so a page opens from a file with no network.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 export const escapeHtml = (s: unknown): string =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -13,8 +14,12 @@ export const scriptJson = (value: unknown): string =>
 
 export const asset = (name: string): string => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
-/** A package file (e.g. Chart.js's UMD build) to inline; "</script" inside it is broken up. */
-export function packageFile(specifier: string): string {
-  const path = createRequire(import.meta.url).resolve(specifier);
-  return readFileSync(path, 'utf8').replace(/<\/script/gi, '<\\/script');
+/**
+ * A file of a package's dist folder (e.g. Chart.js's UMD build) to inline,
+ * found beside the package's entry point (its exports do not list it);
+ * "</script" inside it is broken up.
+ */
+export function packageDistFile(pkg: string, file: string): string {
+  const entry = createRequire(import.meta.url).resolve(pkg);
+  return readFileSync(join(dirname(entry), file), 'utf8').replace(/<\/script/gi, '<\\/script');
 }

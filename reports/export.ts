@@ -1,0 +1,63 @@
+// A sweep's experiments and actions as CSV or JSON Lines, for pandas and R.
+// Streams from Postgres in pages, so a sweep of millions of actions does not
+// sit in memory. CSV quoting per RFC 4180; JSON columns stay JSON text.
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import type { Database } from '../lambdas/store/database.ts';
+
+export type ExportFormat = 'csv' | 'jsonl';
+
+const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model, r.maze_generator, r.maze_size, r.maze_seed,
+  r.settings, s.* FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) WHERE r.sweep_id = $1 ORDER BY r.cell_index, r.repeat`;
+const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments, a.reasoning, a.executed, a.success,
+  a.outcome, a.from_x, a.from_y, a.to_x, a.to_y, a.new_tiles_seen, a.goal_found
+  FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = $1 AND (a.experiment_id, a.turn_number, a.call_index) > ($2, $3, $4)
+  ORDER BY a.experiment_id, a.turn_number, a.call_index LIMIT 5000`;
+
+function csvValue(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+async function writeRows(file: string, format: ExportFormat, pages: AsyncIterable<Array<Record<string, unknown>>>): Promise<number> {
+  const out = createWriteStream(file);
+  let n = 0;
+  let columns: string[] | null = null;
+  for await (const rows of pages) {
+    for (const row of rows) {
+      let line: string;
+      if (format === 'jsonl') line = `${JSON.stringify(row)}\n`;
+      else {
+        if (!columns) { columns = Object.keys(row); if (!out.write(`${columns.join(',')}\n`)) await once(out, 'drain'); }
+        line = `${columns.map((c) => csvValue(row[c])).join(',')}\n`;
+      }
+      n++;
+      if (!out.write(line)) await once(out, 'drain');
+    }
+  }
+  out.end();
+  await once(out, 'finish');
+  return n;
+}
+
+export async function exportSweep(db: Database, sweepId: string, format: ExportFormat, dir: string): Promise<Array<{ file: string; rows: number }>> {
+  mkdirSync(dir, { recursive: true });
+  const experimentsFile = join(dir, `${sweepId}-experiments.${format}`);
+  const actionsFile = join(dir, `${sweepId}-actions.${format}`);
+  const experiments = await writeRows(experimentsFile, format, (async function* () {
+    yield (await db.pool.query(EXPERIMENTS_SQL, [sweepId])).rows;
+  })());
+  const actions = await writeRows(actionsFile, format, (async function* () {
+    let after: [string, number, number] = ['', 0, -1];
+    for (;;) {
+      const { rows } = await db.pool.query(ACTIONS_SQL, [sweepId, ...after]);
+      if (rows.length === 0) return;
+      yield rows;
+      const last = rows.at(-1)!;
+      after = [last.experiment_id, last.turn_number, last.call_index];
+    }
+  })());
+  return [{ file: experimentsFile, rows: experiments }, { file: actionsFile, rows: actions }];
+}

@@ -1,0 +1,25 @@
+// ariadne report: the report file and, beside it, a replay for each run that
+// did not succeed (up to a limit), linked relatively so the folder can move.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Database } from '../lambdas/store/database.ts';
+import { loadReport } from './report-data.ts';
+import { reportHtml } from './report-page.ts';
+import { loadReplay } from './replay-data.ts';
+import { replayHtml } from './replay-page.ts';
+
+export async function writeReport(db: Database, sweepId: string, out: string, maxReplays: number) {
+  const data = await loadReport(db, sweepId);
+  const replayDirName = `${basename(out).replace(/\.html?$/, '')}-replays`;
+  const replayDir = join(dirname(out), replayDirName);
+  const failures = data.runs.filter((r) => !r.goal_found).slice(0, maxReplays);
+  if (failures.length > 0) mkdirSync(replayDir, { recursive: true });
+  const written = new Set<string>();
+  for (const r of failures) {
+    writeFileSync(join(replayDir, `${r.experiment_id}.html`), replayHtml(await loadReplay(db, r.experiment_id)));
+    written.add(r.experiment_id);
+  }
+  const html = reportHtml(data, (id) => (written.has(id) ? `${replayDirName}/${encodeURIComponent(id)}.html` : null));
+  writeFileSync(out, html);
+  return { report: out, kb: Math.round(html.length / 1024), replays: written.size, replayDir };
+}
