@@ -3,6 +3,7 @@ import { engineBench } from './engine.ts';
 import { providersBench } from './providers.ts';
 import { costBench } from './cost.ts';
 import { detectorsBench } from './detectors.ts';
+import { replayBench } from './replay.ts';
 
 await engineBench();
 console.log('');
@@ -11,3 +12,5 @@ console.log('');
 await costBench();
 console.log('');
 await detectorsBench();
+console.log('');
+await replayBench();
