@@ -8,8 +8,9 @@ import { AriadneParameters } from './parameters.ts';
 import { Monitoring } from './monitoring.ts';
 import { STATES } from '../state-machine/states.ts';
 import type { Construct } from 'constructs';
-import { HandlerFunctions } from './handler-functions.ts';
+import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
+import { SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
 
 export interface AriadneStackProps extends StackProps {
@@ -29,6 +30,7 @@ export const DEFAULT_BEDROCK_MODELS = ['anthropic.claude-3-5-sonnet-20240620-v1:
 
 export class AriadneStack extends Stack {
   readonly experiments: ExperimentStateMachine;
+  readonly sweeps: SweepStateMachine;
 
   constructor(scope: Construct, id: string, props: AriadneStackProps = {}) {
     super(scope, id, props);
@@ -51,14 +53,20 @@ export class AriadneStack extends Stack {
       functions: functions.byState, stateMachineName: `${this.stackName}-experiments`,
       executionTimeout: Duration.minutes(props.executionTimeoutMinutes ?? 180),
     });
+    // Sweeps: RegisterSweep, then a Distributed Map of experiment executions.
+    const registerSweep = handlerFunction(this, 'RegisterSweepFn', {
+      file: 'register-sweep.ts', exportName: 'handler', timeoutSeconds: 60, environment, vpc, securityGroups: [database.clientSecurityGroup],
+    });
+    this.sweeps = new SweepStateMachine(this, 'Sweeps', { registerFunction: registerSweep, experiments: this.experiments.stateMachine, stateMachineName: `${this.stackName}-sweeps` });
     const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment, vpc, securityGroups: [database.clientSecurityGroup] });
-    const handlers = [...Object.values(functions.byState), failures.finalizer];
+    const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const fn of handlers) database.grantConnect(fn);
     new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: handlers });
     acknowledgeNagFindings(this, {
-      parameterPrefix: prefix, deadLetterQueue: failures.deadLetters,
+      parameterPrefix: prefix, deadLetterQueue: failures.deadLetters, sweepMachine: this.sweeps.stateMachine, experimentsMachine: this.experiments.stateMachine,
       functions: [...handlers, database.migrateFunction],
     });
+    new CfnOutput(this, 'SweepStateMachineArn', { value: this.sweeps.stateMachine.stateMachineArn, description: 'ariadne sweep FILE --aws --state-machine-arn' });
     new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn, description: 'ariadne launch --state-machine-arn' });
     new CfnOutput(this, 'DatabaseProxyEndpoint', { value: database.proxy.endpoint, description: 'RDS Proxy endpoint (reachable from the VPC only)' });
     new CfnOutput(this, 'DatabaseClusterEndpoint', { value: database.cluster.clusterEndpoint.hostname });

@@ -15,7 +15,9 @@ export function synthesizeTemplate(): Template {
   return Template.fromStack(stack);
 }
 
-/** Resolves Fn::Join over literal strings and tokens; each token becomes a dummy ARN naming the resource. */
+const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012' };
+
+/** Resolves Fn::Join over literal strings, pseudo parameters and tokens; each token becomes a dummy ARN naming the resource. */
 export function resolveDefinitionString(value: unknown): string {
   if (typeof value === 'string') return value;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
@@ -23,16 +25,20 @@ export function resolveDefinitionString(value: unknown): string {
   return join[1].map((part) => {
     if (typeof part === 'string') return part;
     const ref = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+    if (ref.Ref && Object.hasOwn(PSEUDO, ref.Ref)) return PSEUDO[ref.Ref];
     const name = ref['Fn::GetAtt']?.[0] ?? ref.Ref ?? 'Token';
     return `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
   }).join(join[0]);
 }
 
+/** A state machine of the template, by the logical id prefix of its construct path (e.g. "Experiments", "Sweeps"). */
+export function machineDefinition(template: Template, construct: 'Experiments' | 'Sweeps'): Definition {
+  const machines = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) => id.startsWith(`${construct}Machine`));
+  if (machines.length !== 1) throw new Error(`expected one ${construct} state machine in the stack, found ${machines.length}`);
+  return JSON.parse(resolveDefinitionString(machines[0][1].Properties.DefinitionString)) as Definition;
+}
+
 export function experimentDefinition(): Definition {
-  if (cached) return cached;
-  const template = synthesizeTemplate();
-  const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-  if (machines.length !== 1) throw new Error(`expected one state machine in the stack, found ${machines.length}`);
-  cached = JSON.parse(resolveDefinitionString(machines[0].Properties.DefinitionString)) as Definition;
+  cached ??= machineDefinition(synthesizeTemplate(), 'Experiments');
   return cached;
 }

@@ -8,10 +8,10 @@ import type { Database } from '../lambdas/store/database.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { runLocalExperiment } from './local-experiment.ts';
 import { loopLimits, providerOf } from './contracts.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from './sweep-spec.ts';
+import { registerSweep } from './sweep-registry.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 
 export class SweepBusyError extends Error {
@@ -43,23 +43,6 @@ export interface LocalSweepOptions {
   agents?: AgentFactory;
   retryIntervals?: LocalRunOptions['retryIntervals'];
   onProgress?: (p: SweepProgress) => void;
-}
-
-/** Writes the sweep and its cells once; a name reused for a different spec is refused. */
-export async function registerSweep(db: Database, s: LoadedSweep): Promise<void> {
-  const { rows } = await db.pool.query<{ spec_hash: string }>(
-    `INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING spec_hash`,
-    [s.spec.sweep, JSON.stringify(s.spec), s.hash, s.text, s.cells.length, s.spec.repeats]);
-  if (rows[0].spec_hash !== s.hash) {
-    throw new InvalidInputError('sweep', s.spec.sweep, `sweep "${s.spec.sweep}" already exists with a different spec; a sweep name keeps its meaning: give the changed sweep a new name`);
-  }
-  await db.pool.query(
-    `INSERT INTO sweep_cells (sweep_id, cell_index, cell_key, label, agent, model, maze_generator, maze_size, maze_seed, settings)
-     SELECT $1, c.i, c.k, c.l, c.a, c.m, c.g, c.s, c.d, c.x FROM jsonb_to_recordset($2::jsonb)
-       AS c(i int, k text, l text, a text, m text, g text, s int, d bigint, x jsonb)
-     ON CONFLICT DO NOTHING`,
-    [s.spec.sweep, JSON.stringify(s.cells.map((c) => ({ i: c.index, k: c.key, l: c.label, a: c.agent, m: c.model, g: c.generator, s: c.size, d: c.seed, x: c.settings })))]);
 }
 
 /** What each run needs, from the latest attempt in the database. */
@@ -95,7 +78,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
   try {
     const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok", [s.spec.sweep]);
     if (!rows[0].ok) throw new SweepBusyError(s.spec.sweep);
-    await registerSweep(opts.db, s);
+    await registerSweep(opts.db.pool, s);
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
     for (const p of plan) planned[p.action]++;

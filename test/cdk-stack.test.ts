@@ -1,7 +1,8 @@
 // The stack as CloudFormation: what `cdk synth` produces.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { synthesizeTemplate, resolveDefinitionString, type Definition } from '../state-machine/definition.ts';
+import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
+import { SWEEP_STATES } from '../lib/sweep-state-machine.ts';
 import { STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
@@ -13,8 +14,7 @@ let template: Template;
 let def: Definition;
 beforeAll(() => {
   template = synthesizeTemplate();
-  const [machine] = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
-  def = JSON.parse(resolveDefinitionString(machine.Properties.DefinitionString));
+  def = machineDefinition(template, 'Experiments');
 });
 
 describe('experiment state machine', () => {
@@ -57,8 +57,8 @@ describe('experiment state machine', () => {
   });
 
   it('the machine may start only itself (continue as new), by its fixed name', () => {
-    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
-    const start = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => st.Action === 'states:StartExecution');
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('ExperimentsMachineRole')).map(([, p]) => p);
+    const start = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('states:StartExecution'));
     expect(start).toHaveLength(1);
     expect(JSON.stringify(start[0].Resource)).toContain(':stateMachine:Ariadne-experiments');
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: 'Ariadne-experiments' });
@@ -85,6 +85,40 @@ describe('experiment state machine', () => {
   it('uses JSONPath only (the local engine supports no JSONata or variables)', () => {
     const text = JSON.stringify(def);
     expect(text).not.toMatch(/"QueryLanguage"\s*:\s*"JSONata"|"Assign"|"Arguments"|\{%/);
+  });
+});
+
+describe('sweep state machine', () => {
+  it('registers the sweep, then runs the experiment machine per run in a Distributed Map with MaxConcurrency from the input', () => {
+    const sweep = machineDefinition(template, 'Sweeps');
+    const s = sweep.States as Record<string, Record<string, any>>;
+    expect(sweep.StartAt).toBe(SWEEP_STATES.RegisterSweep);
+    expect(s[SWEEP_STATES.RegisterSweep]).toMatchObject({ Type: 'Task', ResultPath: '$.registered', Next: SWEEP_STATES.RunExperiments });
+    expect(s[SWEEP_STATES.RegisterSweep].Resource).toMatch(/function:RegisterSweepFn/);
+    const map = s[SWEEP_STATES.RunExperiments];
+    expect(map).toMatchObject({
+      Type: 'Map', ItemsPath: '$.runs', MaxConcurrencyPath: '$.maxConcurrency', ToleratedFailurePercentage: 100, ResultPath: null, Next: SWEEP_STATES.SweepDone,
+      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' }, StartAt: SWEEP_STATES.RunExperiment },
+    });
+    const child = map.ItemProcessor.States[SWEEP_STATES.RunExperiment];
+    expect(child).toMatchObject({ Type: 'Task', Resource: 'arn:aws:states:::states:startExecution.sync:2', ResultPath: null, End: true });
+    expect(child.Parameters).toMatchObject({ 'Name.$': '$.name', 'Input.$': '$.input' });
+    expect(JSON.stringify(child.Parameters.StateMachineArn)).toMatch(/arn:aws:lambda|Experiments/);
+    // a child that already ran is not run again, and does not fail the sweep
+    expect(child.Catch).toEqual([{ ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'], ResultPath: null, Next: SWEEP_STATES.AlreadyRun }]);
+    expect(s[SWEEP_STATES.SweepDone].Type).toBe('Succeed');
+  });
+
+  it('may start, watch and stop only the experiment machine, and run its own Map children', () => {
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('SweepsMachine')).map(([, p]) => p);
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const starts = statements.filter((st: any) => [st.Action].flat().includes('states:StartExecution'));
+    expect(starts.length).toBeGreaterThan(0);
+    // it starts the experiment machine and (its Distributed Map) itself, nothing else
+    for (const st of starts) expect(JSON.stringify(st.Resource)).toMatch(/ExperimentsMachine|SweepsMachine/);
+    expect(statements.some((st: any) => [st.Action].flat().includes('events:PutRule'))).toBe(true); // .sync:2 watches the child through EventBridge
+    for (const st of statements) expect([st.Action].flat().some((a: string) => a === 'states:*' || a === '*')).toBe(false);
+    template.hasOutput('SweepStateMachineArn', {});
   });
 });
 
@@ -231,7 +265,7 @@ describe('database', () => {
   });
 
   it('outputs the state machine ARN, the proxy endpoint and the secret', () => {
-    expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['DatabaseClusterEndpoint', 'DatabaseProxyEndpoint', 'DatabaseSecretArn', 'StateMachineArn']);
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['DatabaseClusterEndpoint', 'DatabaseProxyEndpoint', 'DatabaseSecretArn', 'StateMachineArn', 'SweepStateMachineArn']);
   });
 });
 
@@ -243,7 +277,7 @@ describe('handler Lambdas', () => {
     expect(framework).toHaveLength(1);
     expect(Number(/^nodejs(\d+)\.x$/.exec(framework[0].Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
     const fns = all.filter((fn) => !fn.Properties.Handler.startsWith('framework.'));
-    expect(fns.length).toBe(TASK_STATES.length + 2); // one per Task state, the EventBridge finalizer, the migrations
+    expect(fns.length).toBe(TASK_STATES.length + 3); // one per Task state, the EventBridge finalizer, the migrations, RegisterSweep
     for (const fn of fns) {
       const p = fn.Properties;
       expect(p.VpcConfig.SecurityGroupIds).toHaveLength(1);
