@@ -194,14 +194,15 @@ program.command('sweep')
   .addOption(new Option('--concurrency <n>', 'experiments at a time (default: max_concurrency in the file)').argParser(intOption('--concurrency', 1, 256)))
   .option('--aws', 'run it on AWS: start the stack\'s sweep state machine (Distributed Map) instead of running locally')
   .option('--state-machine-arn <arn>', 'with --aws: the sweep state machine (default: $ARIADNE_SWEEP_STATE_MACHINE_ARN)')
+  .option('--endpoint <url>', 'with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)')
   .option('--json', 'print the result as JSON on stdout')
-  .action(async (file: string, o: { concurrency?: number; aws?: boolean; stateMachineArn?: string; json?: boolean }) => {
+  .action(async (file: string, o: { concurrency?: number; aws?: boolean; stateMachineArn?: string; endpoint?: string; json?: boolean }) => {
     const { readSweepFile, startAwsSweep } = await import('./cli/sweep.ts');
     const sweep = readSweepFile(file);
     if (o.aws) {
       const arn = o.stateMachineArn ?? process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN;
       if (!arn) throw new InvalidInputError('--state-machine-arn', arn, '--aws needs --state-machine-arn (or ARIADNE_SWEEP_STATE_MACHINE_ARN): the SweepStateMachineArn output of the stack');
-      const started = await startAwsSweep(sweep, arn, o.concurrency);
+      const started = await startAwsSweep(sweep, arn, o.concurrency, o.endpoint);
       process.stdout.write(`${o.json ? JSON.stringify(started) : `started ${started.runs} runs of sweep ${sweep.spec.sweep}: ${started.executionArn}`}\n`);
       return;
     }
@@ -278,6 +279,29 @@ program.command('export')
       if (exists.rowCount === 0) throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`);
       const { exportSweep } = await import('../reports/export.ts');
       for (const f of await exportSweep(db, sweepId, o.format, o.out)) process.stdout.write(`${f.file}: ${f.rows} rows\n`);
+    } finally {
+      await db.close();
+    }
+  });
+
+program.command('compare')
+  .description('compare two agents of a sweep on the same mazes: McNemar exact test on success, paired bootstrap of the efficiency difference')
+  .argument('<sweep>').argument('<a>', 'an agent label of the sweep').argument('<b>', 'another one')
+  .addOption(new Option('--resamples <n>', 'bootstrap resamples').default(10_000).argParser(intOption('--resamples', 100, 1_000_000)))
+  .option('--json', 'as JSON')
+  .action(async (sweep: string, a: string, b: string, o: { resamples: number; json?: boolean }) => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    try {
+      const { compareAgents } = await import('../reports/compare.ts');
+      const c = await compareAgents(db, sweep, a, b, o.resamples);
+      if (o.json) { process.stdout.write(`${JSON.stringify(c, null, 2)}\n`); return; }
+      const f = (x: number | null, d = 4) => (x === null ? '-' : x.toFixed(d));
+      process.stdout.write([
+        `${c.a} vs ${c.b} in sweep ${c.sweep}: ${c.pairs} paired runs (same maze, settings, repeat)`,
+        `  both solved ${c.bothSolved}, only ${c.a} ${c.onlyA}, only ${c.b} ${c.onlyB}, neither ${c.neither}`,
+        `  McNemar exact p = ${f(c.mcnemarP, 6)}`,
+        `  efficiency ${c.a} - ${c.b} over ${c.efficiency.pairs} pairs both solved: mean ${f(c.efficiency.meanDiff)}, 95% bootstrap interval [${f(c.efficiency.low95)}, ${f(c.efficiency.high95)}] (${c.efficiency.resamples} resamples, seed 1)`,
+      ].join('\n') + '\n');
     } finally {
       await db.close();
     }

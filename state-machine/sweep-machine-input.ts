@@ -9,6 +9,7 @@ export function sweepStartInput(sweep: LoadedSweep, concurrency?: number) {
       id: sweep.spec.sweep, specText: sweep.text,
     },
     maxConcurrency: concurrency ?? sweep.spec.max_concurrency,
-    runs: sweep.runs.map((run) => ({ name: `${sweep.spec.sweep}-c${run.cell.index}-r${run.repeat}`, input: sweepRunInput(sweep.spec.sweep, run, 1) })),
+    // each child is named by its experiment id: starting the sweep again cannot run it twice
+    runs: sweep.runs.map((run) => { const input = sweepRunInput(sweep.spec.sweep, run, 1); return { name: input.experimentId!, input }; }),
   };
 }

@@ -2,6 +2,7 @@
 // local server speaking the Step Functions JSON 1.0 protocol.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRequestSchema } from '../state-machine/contracts.ts';
 import { SfnSim } from './servers/sfn-sim.ts';
@@ -87,5 +88,31 @@ describe('ariadne status', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^RUNNING frontier-light-11-s1-r1-[0-9a-f]{10}\nstarted \d{4}-\d\d-\d\dT/);
     expect(sim.requests.at(-1)!.target).toBe('AWSStepFunctions.DescribeExecution');
+  });
+});
+
+describe('ariadne sweep --aws', () => {
+  it('starts the sweep machine once with the sweep file and one valid experiment input per run', async () => {
+    const SWEEP_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-sweeps';
+    const r = await ariadne(['sweep', 'sweeps/example.yaml', '--aws', '--state-machine-arn', SWEEP_ARN, '--endpoint', endpoint, '--concurrency', '8']);
+    expect(r.stderr).not.toMatch(/ariadne:/);
+    expect(r.code).toBe(0);
+    expect(sim.requests).toHaveLength(1);
+    const { body } = sim.requests[0];
+    expect(body.stateMachineArn).toBe(SWEEP_ARN);
+    expect(body.name).toMatch(/^baselines-example-[0-9a-f]{12}$/);
+    const input = JSON.parse(body.input);
+    expect(input.maxConcurrency).toBe(8);
+    expect(input.sweep.id).toBe('baselines-example');
+    expect(input.sweep.specText).toBe(readFileSync(`${ROOT}/sweeps/example.yaml`, 'utf8'));
+    expect(input.runs).toHaveLength(40);
+    const ids = new Set<string>();
+    for (const run of input.runs) {
+      expect(startRequestSchema.safeParse(run.input).success).toBe(true);
+      expect(run.name).toBe(run.input.experimentId);
+      ids.add(run.name);
+    }
+    expect(ids.size).toBe(40);
+    expect(r.stdout.trim()).toBe(`started 40 runs of sweep baselines-example: arn:aws:states:eu-west-1:123456789012:execution:Ariadne-sweeps:${body.name}`);
   });
 });

@@ -2,7 +2,7 @@
 // statistics views against formulas computed here, and sweep files with
 // mistakes reported by their YAML path.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { compareAgents } from '../reports/compare.ts';
+import { exportSweep } from '../reports/export.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
@@ -120,6 +122,37 @@ describe('a sweep killed halfway and run again', () => {
     expect(pair).toMatchObject({ label_a: 'frontier', label_b: 'random' });
     expect(Number(pair.pairs)).toBe(20);
     expect(Number(pair.mcnemar_p)).toBeCloseTo(mcnemar(Number(pair.only_a), Number(pair.only_b)), 10);
+  });
+});
+
+describe('compare and export', () => {
+  it('ariadne compare: the 2x2 table and McNemar p of the view, a reproducible bootstrap interval around the mean difference', async () => {
+    const c = await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000);
+    const view = (await db.pool.query("SELECT * FROM sweep_pairs WHERE sweep_id = 'kill-test'")).rows[0];
+    expect([c.onlyA, c.onlyB, c.bothSolved, c.neither]).toEqual([Number(view.only_b), Number(view.only_a), Number(view.both_solved), Number(view.neither)]);
+    expect(c.mcnemarP).toBeCloseTo(mcnemar(c.onlyA, c.onlyB), 10);
+    if (c.efficiency.pairs > 0) {
+      expect(c.efficiency.meanDiff).toBeCloseTo(-Number(view.mean_efficiency_diff), 3);
+      expect(c.efficiency.low95!).toBeLessThanOrEqual(c.efficiency.meanDiff!);
+      expect(c.efficiency.high95!).toBeGreaterThanOrEqual(c.efficiency.meanDiff!);
+      expect(await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000)).toEqual(c);
+    }
+    await expect(compareAgents(db, 'kill-test', 'random', 'gpt-9')).rejects.toThrow(/agent "gpt-9" is not in sweep "kill-test"; its agents are: frontier, random/);
+  });
+
+  it.each(['csv', 'jsonl'] as const)('ariadne export --format %s writes every experiment and action of the sweep', async (format) => {
+    const files = await exportSweep(db, 'kill-test', format, join(dir, `export-${format}`));
+    const actions = await count("SELECT count(*) AS n FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = 'kill-test'");
+    expect(files.map((f) => f.rows)).toEqual([40, actions]);
+    const lines = readFileSync(files[0].file, 'utf8').trimEnd().split('\n');
+    if (format === 'jsonl') {
+      expect(lines).toHaveLength(40);
+      expect(JSON.parse(lines[0])).toMatchObject({ sweep_id: 'kill-test', settings: {} });
+    } else {
+      expect(lines).toHaveLength(41);
+      expect(lines[0].split(',')).toEqual(expect.arrayContaining(['sweep_id', 'cell_index', 'repeat', 'experiment_id', 'goal_found', 'efficiency']));
+    }
+    expect(readFileSync(files[1].file, 'utf8').trimEnd().split('\n')).toHaveLength(format === 'csv' ? actions + 1 : actions);
   });
 });
 

@@ -25,8 +25,8 @@ export function readSweepFile(file: string): LoadedSweep {
 }
 
 /** Starts the sweep machine; its name is the sweep and a hash of its spec, so starting it twice while it runs is harmless. */
-export async function startAwsSweep(sweep: LoadedSweep, stateMachineArn: string, concurrency?: number) {
-  const client = new SFNClient({ region: regionOf(stateMachineArn), ...(process.env.ARIADNE_SFN_ENDPOINT ? { endpoint: process.env.ARIADNE_SFN_ENDPOINT } : {}) });
+export async function startAwsSweep(sweep: LoadedSweep, stateMachineArn: string, concurrency?: number, endpoint?: string) {
+  const client = new SFNClient({ region: regionOf(stateMachineArn), ...(endpoint ? { endpoint } : {}) });
   const input = sweepStartInput(sweep, concurrency);
   const name = `${sweep.spec.sweep}-${createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 12)}`;
   const res = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
