@@ -1,50 +1,20 @@
 // The ariadne command as a user runs it: a real process, real exit codes.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { createServer } from 'node:net';
-import { OllamaSim } from './servers/ollama-sim.ts';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
 import { parametersFile } from './support/parameters-file.ts';
+import { cli, ROOT } from './support/cli.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
 beforeAll(async () => { db = await testDatabase(); });
 afterAll(async () => { await db.drop(); });
-
-function ariadne(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
-    cwd: ROOT, encoding: 'utf8', timeout: 120_000,
-    env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ...env },
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Like ariadne(), without blocking this process: needed when a server in this process must answer the CLI. */
-function ariadneAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
-    });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Bad input: exit 2, the message, and not a row written. */
-async function expectInputError(args: string[], message: RegExp): Promise<void> {
-  const before = await tableCounts(db);
-  const r = ariadne(args);
-  expect(r.stderr).toMatch(message);
-  expect(r.code).toBe(2);
-  expect(await tableCounts(db)).toEqual(before);
-}
+const ariadne = (args: string[], env: Record<string, string> = {}) => cli(db).ariadne(args, env);
+const ariadneAsync = (args: string[]) => cli(db).ariadneAsync(args);
+const expectInputError = (args: string[], message: RegExp) => cli(db).expectInputError(args, message);
 
 const dir = mkdtempSync(join(tmpdir(), 'ariadne-cli-'));
 const malformed = join(dir, 'malformed.json');
@@ -96,86 +66,6 @@ describe('stuck policy from the command line', () => {
   });
 });
 
-describe('LLM providers from the command line', () => {
-  let sim: OllamaSim;
-  let simUrl = '';
-  let closedPort = 0;
-  beforeAll(async () => {
-    sim = new OllamaSim();
-    simUrl = await sim.listen();
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-    closedPort = (probe.address() as { port: number }).port;
-    await new Promise((r) => probe.close(r));
-  });
-  afterAll(async () => { await sim.close(); });
-
-  it.each([
-    [['run', '--provider', 'openai', '--model', 'gpt-4o'], /--provider "openai" is not one of: ollama, bedrock/],
-    [['run', '--provider', 'ollama'], /--provider ollama needs --model \(e\.g\. qwen2\.5:7b\)/],
-    [['run', '--provider', 'bedrock'], /--provider bedrock needs --model/],
-    [['run', '--model', 'qwen2.5:7b'], /--model goes with --provider/],
-    [['run', '--prompt-version', 'v99'], /--prompt-version "v99" is not defined; choose one of: v1/],
-  ])('ariadne %j exits 2 and writes nothing', expectInputError);
-
-  it('an unreachable host, or a model the host lacks, exits 2 naming the option; nothing written', async () => {
-    const before = await tableCounts(db);
-    const down = ariadne(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', `http://127.0.0.1:${closedPort}`]);
-    expect(down.code).toBe(2);
-    expect(down.stderr).toMatch(new RegExp(`cannot reach Ollama at --ollama-host http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`));
-    const missing = await ariadneAsync(['run', '--provider', 'ollama', '--model', 'mistral:7b', '--ollama-host', simUrl]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--model "mistral:7b" is not on the Ollama server .* pull it with: ollama pull mistral:7b/);
-    const bedrock = ariadne(['run', '--provider', 'bedrock', '--model', 'amazon.nova-lite-v1:0', '--bedrock-endpoint', `http://127.0.0.1:${closedPort}`]);
-    expect(bedrock.code).toBe(2);
-    expect(bedrock.stderr).toMatch(/cannot reach --bedrock-endpoint .*ECONNREFUSED/);
-    expect(await tableCounts(db)).toEqual(before);
-  });
-
-  it('runs an Ollama experiment against the simulator', async () => {
-    const r = await ariadneAsync(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--maze', 'medium', '--size', '15', '--seed', '3', '--json']);
-    expect(r.code).toBe(0);
-    const summary = JSON.parse(r.stdout);
-    expect(summary).toMatchObject({ agent: 'ollama', model: 'qwen2.5:7b', status: 'completed', goal_found: true });
-    expect(summary.input_tokens).toBe(sim.replies.reduce((n, x) => n + x.inputTokens, 0));
-  });
-
-  it('--workflow runs a workflow file as the prompt; ariadne workflow checks one and names the YAML path of a problem', async () => {
-    const sample = join(ROOT, 'workflows', 'observe-plan-act.yaml');
-    expect(ariadne(['workflow', sample]).stdout).toMatch(/workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/);
-    const bad = join(dir, 'bad-workflow.yaml');
-    writeFileSync(bad, readFileSync(sample, 'utf8').replace('"plans + 1"', '"plans + 1 +"'));
-    const checked = ariadne(['workflow', bad]);
-    expect(checked.code).toBe(2);
-    expect(checked.stderr).toMatch(/workflow: workflow .*bad-workflow\.yaml: steps\[1\]\.set\.plans \(line \d+\): /);
-    await expectInputError(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--workflow', bad], /--workflow: workflow .*steps\[1\]\.set\.plans/);
-    await expectInputError(['run', '--workflow', sample], /--workflow goes with --provider ollama or --provider bedrock/);
-    const r = await ariadneAsync(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--maze', 'medium', '--size', '15', '--seed', '3', '--workflow', sample, '--json']);
-    expect(r.code).toBe(0);
-    const summary = JSON.parse(r.stdout);
-    expect(summary).toMatchObject({ status: 'completed', prompt_version: 'observe_plan_act/v0' });
-    const { rows } = await db.pool.query(
-      `SELECT count(*)::int AS n FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'workflow' AND from_phase = 'observe' AND to_phase = 'plan'`, [summary.experiment_id]);
-    expect(rows[0].n).toBeGreaterThan(0);
-  });
-
-  it('ariadne sim serves the wire protocol until interrupted', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'sim', 'ollama', '--port', '0', '--faults', '429'], { cwd: ROOT });
-    let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d) => { out += d; const m = /simulated ollama at (\S+)/.exec(out); if (m) resolve(m[1]); });
-      child.on('exit', (code) => reject(new Error(`exited ${code}`)));
-    });
-    expect(await (await fetch(`${url}/api/version`)).json()).toHaveProperty('version');
-    const tags = await (await fetch(`${url}/api/tags`)).json() as { models: Array<{ name: string }> };
-    expect(tags.models.map((m: { name: string }) => m.name)).toContain('qwen2.5:7b');
-    const throttled = await fetch(`${url}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'qwen2.5:7b', messages: [], stream: false }) });
-    expect(throttled.status).toBe(429);
-    const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGINT'); });
-    expect(code).toBe(0);
-  });
-});
-
 describe('commands', () => {
   it('run prints a summary that matches the database', async () => {
     const r = ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '15', '--seed', '3', '--json']);
@@ -198,10 +88,8 @@ describe('commands', () => {
 
   it('run takes its defaults from the parameters file; options still win', () => {
     const file = parametersFile(['/ariadne/config/max_moves: 24', '/ariadne/config/max_actions_per_turn: 4']);
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ARIADNE_PARAMETERS: file },
-    });
-    expect(r.status).toBe(0);
+    const r = ariadne(['run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'], { ARIADNE_PARAMETERS: file });
+    expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'timeout', actions: 24, turns: 4 }); // 24 moves, 6 per turn
   });
 
