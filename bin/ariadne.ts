@@ -307,6 +307,33 @@ program.command('compare')
     }
   });
 
+program.command('resume')
+  .description('continue an interrupted local experiment (left running by a process that died) from its next turn')
+  .argument('<experiment-id>')
+  .option('--json', 'print the summary as JSON on stdout')
+  .action(async (id: string, o: { json?: boolean }) => {
+    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
+    try {
+      const { resumeInput, runLocalExperiment } = await import('../state-machine/local-experiment.ts');
+      let input;
+      try {
+        input = await resumeInput(db, id);
+      } catch (err) {
+        const name = (err as Error).name;
+        if (name === 'ExperimentNotFoundError' || name === 'ExperimentClosedError') throw new InvalidInputError('experiment-id', id, `${(err as Error).message}; only an interrupted (running) experiment can be resumed`);
+        throw err;
+      }
+      const progress = turnProgress(input.resume.limits.maxMoves);
+      const result = await runLocalExperiment(input as never, { db, parameters: localParameters(), onTurn: (t) => { if (!o.json) progress.update(t); }, executionName: `${id}-resume-${Date.now()}` });
+      progress.done();
+      const { summaryOf } = await import('../state-machine/local-experiment.ts');
+      const summary = result.summary ?? await summaryOf(db, id);
+      if (summary) await showSummary(db, summary, o.json === true);
+    } finally {
+      await db.close();
+    }
+  });
+
 program.command('workflow')
   .description('check a workflow YAML file: every state, step, variable and expression, with the YAML path of each problem')
   .argument('<file>')

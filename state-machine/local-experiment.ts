@@ -9,7 +9,8 @@ import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import { STATES } from './states.ts';
-import type { StartExecutionInput } from './contracts.ts';
+import { loopLimits, providerOf, type StartExecutionInput } from './contracts.ts';
+import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
 
 export interface ExperimentSummary {
   experiment_id: string;
@@ -81,6 +82,20 @@ export async function agentStoryOf(db: Database, experimentId: string, actions: 
   }
   phases.push({ phase, fromStep: from, toStep: actions });
   return { phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)), signals: g.rows, refusedTransitions: t.rows.filter((x) => x.refused).length };
+}
+
+/** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
+export async function resumeInput(db: Database, experimentId: string) {
+  const { rows } = await db.pool.query('SELECT agent, status, turns_completed, started_at, config FROM experiments WHERE id = $1', [experimentId]);
+  const e = rows[0];
+  if (!e) throw new ExperimentNotFoundError(experimentId);
+  if (e.status !== 'running') throw new ExperimentClosedError(experimentId, e.status);
+  return {
+    resume: {
+      experimentId, llmProvider: providerOf(e.agent), turnNumber: e.turns_completed + 1,
+      startedAt: new Date(e.started_at).toISOString(), limits: loopLimits(e.config),
+    },
+  };
 }
 
 export interface LocalExperimentResult {

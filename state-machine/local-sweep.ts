@@ -8,8 +8,7 @@ import type { Database } from '../lambdas/store/database.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
-import { runLocalExperiment } from './local-experiment.ts';
-import { loopLimits, providerOf } from './contracts.ts';
+import { resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from './sweep-spec.ts';
 import { registerSweep } from './sweep-registry.ts';
 import type { LocalRunOptions } from './local-runner.ts';
@@ -58,18 +57,6 @@ export async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRu
     if (r.status === 'failed') return { run, action: 'retry', attempt: r.sweep_attempt + 1, experimentId: sweepExperimentId(s.spec.sweep, run, r.sweep_attempt + 1) };
     return { run, action: 'skip', attempt: r.sweep_attempt, experimentId: r.id, finished: { goalFound: r.goal_found } };
   });
-}
-
-/** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
-async function resumeInput(db: Database, experimentId: string) {
-  const { rows } = await db.pool.query('SELECT agent, turns_completed, started_at, config FROM experiments WHERE id = $1', [experimentId]);
-  const e = rows[0];
-  return {
-    resume: {
-      experimentId, llmProvider: providerOf(e.agent), turnNumber: e.turns_completed + 1,
-      startedAt: new Date(e.started_at).toISOString(), limits: loopLimits(e.config),
-    },
-  };
 }
 
 export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {

@@ -46,6 +46,8 @@ export interface OpenOptions {
   poolSize?: number;
   field?: string;
   migrate?: boolean;
+  /** A statement running longer is cancelled by the server (a stuck lock must not hold a Lambda to its timeout). */
+  statementTimeoutMs?: number;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -58,7 +60,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
-    options: `-c search_path=${schema}`,
+    options: `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 60_000} -c idle_in_transaction_session_timeout=60000`,
   });
   pool.on('error', () => undefined); // an idle client dropped by the server; the pool replaces it
   try {

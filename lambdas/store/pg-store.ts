@@ -10,6 +10,7 @@ import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSu
 import { ExperimentClosedError, ExperimentNotFoundError } from '../engine/errors.ts';
 import type { SweepRef } from '../engine/experiment.ts';
 import { commitTurnQuery } from './turn-sql.ts';
+import { queryWithRetry } from './retry-query.ts';
 
 export interface NewExperiment {
   id: string;
@@ -53,6 +54,11 @@ export class PgStore implements EngineStore {
   private readonly contexts = new Map<string, TurnContext>();
   constructor(readonly pool: pg.Pool) {}
 
+  /** Every statement of the store: connection failures are retried (writes are idempotent), then DatabaseUnavailableError. */
+  private query<R extends pg.QueryResultRow = any>(query: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    return queryWithRetry<R>(this.pool, query, values);
+  }
+
   private remember(ctx: TurnContext): void {
     this.contexts.delete(ctx.experiment.id);
     this.contexts.set(ctx.experiment.id, { ...ctx, state: cloneState(ctx.state) });
@@ -61,7 +67,7 @@ export class PgStore implements EngineStore {
 
   /** Inserts the maze unless its content hash is known; returns its id either way. */
   async saveMaze(maze: Maze): Promise<number> {
-    const { rows } = await this.pool.query<{ id: number }>(
+    const { rows } = await this.query<{ id: number }>(
       `INSERT INTO mazes (content_hash, generator, seed, width, height, grid, start_x, start_y, goal_x, goal_y, shortest_path, shortest_path_to_sight)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (content_hash) DO UPDATE SET content_hash = EXCLUDED.content_hash
@@ -75,7 +81,7 @@ export class PgStore implements EngineStore {
   async loadMaze(id: number): Promise<Maze> {
     const cached = this.mazes.get(id);
     if (cached) return cached;
-    const { rows } = await this.pool.query('SELECT * FROM mazes WHERE id = $1', [id]);
+    const { rows } = await this.query('SELECT * FROM mazes WHERE id = $1', [id]);
     if (rows.length === 0) throw new Error(`maze ${id} not found`);
     const r = rows[0];
     const maze: Maze = {
@@ -93,7 +99,7 @@ export class PgStore implements EngineStore {
    */
   async createExperiment(e: NewExperiment): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }> {
     const s = e.initialState;
-    const { rows } = await this.pool.query<{ started_at: Date }>(
+    const { rows } = await this.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text, agent_seed,
          maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
@@ -107,7 +113,7 @@ export class PgStore implements EngineStore {
       return { created: true, startedAt: rows[0].started_at, config: e.config };
     }
     if (e.executionArn) {
-      await this.pool.query(
+      await this.query(
         `UPDATE experiments SET execution_arns = array_append(execution_arns, $2::text)
          WHERE id = $1 AND NOT ($2::text = ANY (execution_arns))`, [e.id, e.executionArn]);
     }
@@ -116,7 +122,7 @@ export class PgStore implements EngineStore {
   }
 
   async getExperimentInfo(id: string): Promise<ExperimentInfo & { mazeId: number }> {
-    const { rows } = await this.pool.query(`SELECT ${INFO_COLUMNS} FROM experiments WHERE id = $1`, [id]);
+    const { rows } = await this.query(`SELECT ${INFO_COLUMNS} FROM experiments WHERE id = $1`, [id]);
     if (rows.length === 0) throw new ExperimentNotFoundError(id);
     return { ...experimentInfoOf(rows[0]), mazeId: rows[0].maze_id };
   }
@@ -126,14 +132,14 @@ export class PgStore implements EngineStore {
     if (cached && opts.forTurn !== undefined && cached.state.turnsCompleted === opts.forTurn - 1) {
       return { ...cached, state: cloneState(cached.state) };
     }
-    const { rows } = await this.pool.query(
+    const { rows } = await this.query(
       `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_state, agent_memory FROM experiments WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);
     const maze = await this.loadMaze(r.maze_id);
     if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state), agentState: r.agent_state, agentMemory: r.agent_memory };
-    const log = await this.pool.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
+    const log = await this.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
       'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number', [experimentId]);
     const state = stateFromLog(maze, experiment.config, {
       position: { x: r.position_x, y: r.position_y }, actionsTaken: r.actions_taken, turnsCompleted: r.turns_completed, goalFound: r.goal_found,
@@ -144,7 +150,7 @@ export class PgStore implements EngineStore {
   }
 
   async findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.query(
       `SELECT actions_executed, calls_refused, stop_reason, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after,
               agent_phase, halted_by
        FROM turns WHERE experiment_id = $1 AND turn_number = $2`, [experimentId, turnNumber]);
@@ -158,7 +164,7 @@ export class PgStore implements EngineStore {
   }
 
   async commitTurn(turn: TurnWrite): Promise<boolean> {
-    const { rows } = await this.pool.query<{ written: number }>(commitTurnQuery(turn));
+    const { rows } = await this.query<{ written: number }>(commitTurnQuery(turn));
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
     if (written && cached) this.remember({ ...cached, state: turn.stateAfter, agentState: turn.agentStateAfter, agentMemory: turn.agentMemoryAfter ?? cached.agentMemory });
@@ -168,7 +174,7 @@ export class PgStore implements EngineStore {
 
   /** Records a further execution of a running experiment (continue as new); idempotent. */
   async attachExecution(id: string, executionArn: string): Promise<void> {
-    const { rowCount } = await this.pool.query(
+    const { rowCount } = await this.query(
       `UPDATE experiments SET execution_arns = CASE WHEN $2::text = ANY (execution_arns) THEN execution_arns ELSE array_append(execution_arns, $2::text) END,
               updated_at = now()
        WHERE id = $1 AND status = 'running'`, [id, executionArn]);
@@ -179,7 +185,7 @@ export class PgStore implements EngineStore {
 
   /** The experiment an execution belongs to, and the latest execution of that experiment. */
   async findByExecution(executionArn: string): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null> {
-    const { rows } = await this.pool.query(
+    const { rows } = await this.query(
       `SELECT id, status, execution_arns[array_upper(execution_arns, 1)] AS latest
        FROM experiments WHERE execution_arns @> ARRAY[$1::text]`, [executionArn]);
     return rows.length === 0 ? null : { id: rows[0].id, status: rows[0].status, latestExecution: rows[0].latest };
@@ -188,11 +194,11 @@ export class PgStore implements EngineStore {
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
     this.contexts.delete(id);
-    const { rows } = await this.pool.query<{ status: ExperimentStatus }>(
+    const { rows } = await this.query<{ status: ExperimentStatus }>(
       `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4, completed_at = now(), updated_at = now()
        WHERE id = $1 AND status = 'running' RETURNING status`, [id, f.status, f.stopReason, f.failureReason ?? null]);
     if (rows.length > 0) return { status: rows[0].status, changed: true };
-    const current = await this.pool.query<{ status: ExperimentStatus }>('SELECT status FROM experiments WHERE id = $1', [id]);
+    const current = await this.query<{ status: ExperimentStatus }>('SELECT status FROM experiments WHERE id = $1', [id]);
     if (current.rows.length === 0) throw new ExperimentNotFoundError(id);
     return { status: current.rows[0].status, changed: false };
   }

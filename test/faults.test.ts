@@ -1,0 +1,175 @@
+// Crash safety and database faults: a turn interrupted at every point, then
+// run again as a Step Functions retry would, leaves exactly the actions of an
+// uninterrupted run; a connection killed mid-turn is retried; a database that
+// is down gives a clear error, not a hang.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { runTurn } from '../lambdas/engine/turn.ts';
+import { startExperiment } from '../lambdas/engine/experiment.ts';
+import { PgStore } from '../lambdas/store/pg-store.ts';
+import { commitTurnQuery } from '../lambdas/store/turn-sql.ts';
+import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import { openDatabase } from '../lambdas/store/database.ts';
+import type { AgentFactory } from '../lambdas/engine/agent.ts';
+import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+import { cli } from './support/cli.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+
+let db: TestDatabase;
+beforeAll(async () => { db = await testDatabase(); });
+afterAll(async () => { await db.drop(); });
+
+const MAZE = { kind: 'generated' as const, spec: { generator: 'medium', width: 21, height: 21, seed: 5 } };
+const CONFIG = { max_moves: 120, max_actions_per_turn: 6 };
+
+class Crash extends Error { override readonly name = 'Crash'; }
+
+async function newExperiment(id: string) {
+  await startExperiment({ experimentId: id, agent: 'random', provider: 'baseline', agentSeed: 42, maze: MAZE, config: CONFIG }, new PgStore(db.pool));
+  return id;
+}
+
+/** Turns until the game ends, each in a new store (a cold Lambda) unless one is given. */
+async function playOut(id: string, agents: AgentFactory = baselineAgents, from = 1): Promise<void> {
+  for (let turn = from; ; turn++) {
+    const t = await runTurn(id, turn, { store: new PgStore(db.pool), agents });
+    if (t.goalFound || t.actionsTaken >= CONFIG.max_moves) return;
+  }
+}
+
+const log = async (id: string) => (await db.pool.query(
+  'SELECT turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y, new_tiles_seen FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index', [id])).rows;
+const counters = async (id: string) => (await db.pool.query(
+  `SELECT e.actions_taken, e.turns_completed, e.tiles_seen, (SELECT count(*)::int FROM turns t WHERE t.experiment_id = e.id) AS turns,
+          (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed
+   FROM experiments e WHERE id = $1`, [id])).rows[0];
+
+/** A store that runs `before`/`instead` around commitTurn, to crash at a chosen point of turn `at`. */
+function crashingStore(at: number, point: 'after_reply' | 'mid_transaction' | 'after_commit'): EngineStore {
+  const store = new PgStore(db.pool);
+  return {
+    loadTurnContext: (id, opts) => store.loadTurnContext(id, opts),
+    findTurn: (id, n) => store.findTurn(id, n),
+    async commitTurn(turn: TurnWrite) {
+      if (turn.turnNumber !== at) return store.commitTurn(turn);
+      if (point === 'after_reply') throw new Crash('process died after the reply, before the commit');
+      if (point === 'mid_transaction') {
+        // the turn's statement runs inside a transaction that never commits: the process dies, the server rolls back
+        const client = await db.pool.connect();
+        await client.query('BEGIN');
+        await client.query(commitTurnQuery(turn));
+        client.release(new Error('process died mid-transaction')); // destroys the connection: the transaction is rolled back
+        throw new Crash('process died mid-transaction');
+      }
+      await store.commitTurn(turn);
+      throw new Crash('process died after the commit, before the handler returned');
+    },
+  };
+}
+
+describe('a turn interrupted at any point, then run again', () => {
+  let reference: Array<Record<string, unknown>>;
+  beforeAll(async () => {
+    const id = await newExperiment('crash-reference');
+    await playOut(id);
+    reference = await log(id);
+    expect(reference.length).toBeGreaterThan(20);
+  });
+
+  it.each(['before_reply', 'after_reply', 'mid_transaction', 'after_commit'] as const)('crash %s: the rerun yields exactly the uninterrupted actions', async (point) => {
+    const id = await newExperiment(`crash-${point.replace('_', '-')}`);
+    await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
+    await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
+    const crashAt = 3;
+    const failingAgents: AgentFactory = (identity) => {
+      const agent = baselineAgents(identity);
+      return { ...agent, act: async () => { throw new Crash('process died before the reply'); } };
+    };
+    const attempt = point === 'before_reply'
+      ? runTurn(id, crashAt, { store: new PgStore(db.pool), agents: failingAgents })
+      : runTurn(id, crashAt, { store: crashingStore(crashAt, point), agents: baselineAgents });
+    await expect(attempt).rejects.toThrow(Crash);
+    const afterCrash = await counters(id);
+    expect(afterCrash.turns).toBe(point === 'after_commit' ? 3 : 2); // committed whole or not at all
+    expect(afterCrash.executed).toBe(afterCrash.actions_taken);
+    // the retry (a new process) and the rest of the run
+    const retried = await runTurn(id, crashAt, { store: new PgStore(db.pool), agents: baselineAgents });
+    expect(retried.replayed).toBe(point === 'after_commit');
+    await playOut(id, baselineAgents, crashAt + 1);
+    expect(await log(id)).toEqual(reference);
+    const c = await counters(id);
+    expect([c.executed, c.turns]).toEqual([c.actions_taken, c.turns_completed]);
+  });
+});
+
+describe('database faults', () => {
+  it('a connection terminated mid-turn is retried: the turn commits once', async () => {
+    const id = await newExperiment('killed-connection');
+    const pool = new pg.Pool({ connectionString: db.url, max: 1, options: `-c search_path=${db.schema}` });
+    pool.on('error', () => undefined);
+    try {
+      const store = new PgStore(pool);
+      const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
+      // while the agent thinks, another connection kills the store's only backend
+      const agents: AgentFactory = (identity) => {
+        const agent = baselineAgents(identity);
+        return { ...agent, act: async (obs) => { await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]); return agent.act(obs); } };
+      };
+      const turn = await runTurn(id, 1, { store, agents });
+      expect(turn.replayed).toBe(false);
+      const { rows: pids } = await pool.query('SELECT pg_backend_pid() AS pid');
+      expect(pids[0].pid).not.toBe(rows[0].pid); // a new connection did the work
+    } finally {
+      await pool.end();
+    }
+    const c = await counters(id);
+    expect([c.turns, c.executed]).toEqual([1, c.actions_taken]);
+  });
+
+  it('the pool has limits and the server cancels a statement that runs too long', async () => {
+    const limited = await openDatabase({ url: db.url, schema: db.schema, poolSize: 3, statementTimeoutMs: 200, migrate: false });
+    try {
+      expect(limited.pool.options.max).toBe(3);
+      expect((await limited.pool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('200ms');
+      await expect(limited.pool.query('SELECT pg_sleep(2)')).rejects.toThrow(/canceling statement due to statement timeout/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a database that is down at start: a clear error within seconds, naming the setting', async () => {
+    const probe = await import('node:net').then((net) => new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => { const port = (s.address() as { port: number }).port; s.close(() => resolve(port)); });
+    }));
+    const started = Date.now();
+    await expect(openDatabase({ url: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` })).rejects.toThrow(
+      new RegExp(`cannot connect to DATABASE_URL postgres://ariadne:\\*+@127\\.0\\.0\\.1:${probe}/ariadne: .*ECONNREFUSED.*unset DATABASE_URL to use the embedded database`));
+    expect(Date.now() - started).toBeLessThan(12_000);
+    const r = cli(db).ariadne(['run', '--agent', 'random'], { DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot connect to DATABASE_URL/);
+    expect(r.stderr).not.toContain('secret-pw');
+  });
+});
+
+describe('ariadne resume', () => {
+  it('continues an experiment a dead process left running, from its next turn, to the same end', async () => {
+    const id = await newExperiment('resume-me');
+    await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
+    await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
+    const r = cli(db).ariadne(['resume', id, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ experiment_id: id, status: 'timeout', actions: CONFIG.max_moves });
+    const reference = await log('crash-reference');
+    expect(await log(id)).toEqual(reference);
+    const again = cli(db).ariadne(['resume', id]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/experiment resume-me is timeout; only running experiments take turns; only an interrupted \(running\) experiment can be resumed/);
+  });
+
+  it('the local runner resumes the same way', async () => {
+    const { experimentId } = await runLocalExperiment({ agent: 'random', agentSeed: 42, experimentId: 'resume-local', maze: { generator: 'medium', size: 21, seed: 5 }, config: CONFIG }, { db });
+    expect(await log(experimentId!)).toEqual(await log('crash-reference'));
+  });
+});
