@@ -3,7 +3,6 @@
 // uninterrupted run; a connection killed mid-turn is retried; a database that
 // is down gives a clear error, not a hang.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { runTurn } from '../lambdas/engine/turn.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
@@ -104,25 +103,25 @@ describe('a turn interrupted at any point, then run again', () => {
 });
 
 describe('database faults', () => {
-  it('a connection terminated mid-turn is retried: the turn commits once', async () => {
+  it('a connection terminated during the turn\'s commit is retried: the turn commits once', async () => {
     const id = await newExperiment('killed-connection');
-    const pool = new pg.Pool({ connectionString: db.url, max: 1, options: `-c search_path=${db.schema}` });
-    pool.on('error', () => undefined);
-    try {
-      const store = new PgStore(pool);
-      const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
-      // while the agent thinks, another connection kills the store's only backend
-      const agents: AgentFactory = (identity) => {
-        const agent = baselineAgents(identity);
-        return { ...agent, act: async (obs) => { await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]); return agent.act(obs); } };
-      };
-      const turn = await runTurn(id, 1, { store, agents });
-      expect(turn.replayed).toBe(false);
-      const { rows: pids } = await pool.query('SELECT pg_backend_pid() AS pid');
-      expect(pids[0].pid).not.toBe(rows[0].pid); // a new connection did the work
-    } finally {
-      await pool.end();
+    // hold the experiment row, so the turn's statement waits on it where we can see it, then kill that backend
+    const locker = await db.pool.connect();
+    await locker.query('BEGIN');
+    await locker.query('SELECT 1 FROM experiments WHERE id = $1 FOR UPDATE', [id]);
+    const turn = runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
+    let killed = 0;
+    for (let i = 0; i < 200 && killed === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      const { rows } = await locker.query(
+        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO turns%' AND pid <> pg_backend_pid()`);
+      for (const r of rows) { await locker.query('SELECT pg_terminate_backend($1)', [r.pid]); killed++; }
     }
+    expect(killed).toBe(1);
+    await locker.query('ROLLBACK');
+    locker.release();
+    const t = await turn;
+    expect(t.replayed).toBe(false);
     const c = await counters(id);
     expect([c.turns, c.executed]).toEqual([1, c.actions_taken]);
   });
