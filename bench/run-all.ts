@@ -4,6 +4,7 @@ import { providersBench } from './providers.ts';
 import { costBench } from './cost.ts';
 import { detectorsBench } from './detectors.ts';
 import { replayBench } from './replay.ts';
+import { loadBench } from './load.ts';
 
 await engineBench();
 console.log('');
@@ -14,3 +15,5 @@ console.log('');
 await detectorsBench();
 console.log('');
 await replayBench();
+console.log('');
+await loadBench();

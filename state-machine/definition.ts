@@ -1,6 +1,8 @@
 // Takes the experiment state machine's definition out of the synthesized
 // CloudFormation template, so local runs execute exactly what `cdk synth`
 // produces. Bundling is skipped: the local runner binds handlers in-process.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AriadneStack } from '../lib/ariadne-stack.ts';
@@ -38,7 +40,15 @@ export function machineDefinition(template: Template, construct: 'Experiments' |
   return JSON.parse(resolveDefinitionString(machines[0][1].Properties.DefinitionString)) as Definition;
 }
 
+/**
+ * The experiment machine's definition, synthesized once per process, in a
+ * child process: CDK synthesis needs a few hundred MB that a long run (a
+ * sweep, 32 experiments at once) should not keep.
+ */
 export function experimentDefinition(): Definition {
-  cached ??= machineDefinition(synthesizeTemplate(), 'Experiments');
+  if (cached) return cached;
+  const script = fileURLToPath(new URL('./synthesize-definition.ts', import.meta.url));
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  cached = JSON.parse(out) as Definition;
   return cached;
 }

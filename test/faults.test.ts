@@ -152,6 +152,30 @@ describe('database faults', () => {
   });
 });
 
+describe('load', () => {
+  it('8 experiments at once through one pool: every action logged once, every experiment finalized, no deadlock', async () => {
+    const n = 8;
+    const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment({
+      agent: 'random', agentSeed: i, experimentId: `load-${i}`, maze: { generator: 'perfect', size: 31, seed: i + 1 }, config: { max_moves: 400, max_actions_per_turn: 5 },
+    }, { db })));
+    for (const r of results) expect(['completed', 'timeout']).toContain(r.summary!.status);
+    const { rows } = await db.pool.query(`
+      SELECT e.id, e.actions_taken, e.turns_completed,
+        (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed,
+        (SELECT count(DISTINCT step_number)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS distinct_steps,
+        (SELECT max(step_number) FROM actions a WHERE a.experiment_id = e.id) AS last_step,
+        (SELECT count(*)::int FROM turns t WHERE t.experiment_id = e.id) AS turns,
+        (SELECT max(turn_number) FROM turns t WHERE t.experiment_id = e.id) AS last_turn
+      FROM experiments e WHERE e.id LIKE 'load-%' ORDER BY e.id`);
+    expect(rows).toHaveLength(n);
+    for (const r of rows) {
+      // steps 1..n exactly once, turns 1..n exactly once, counters equal to rows
+      expect([r.executed, r.distinct_steps, r.last_step]).toEqual([r.actions_taken, r.actions_taken, r.actions_taken]);
+      expect([r.turns, r.last_turn]).toEqual([r.turns_completed, r.turns_completed]);
+    }
+  });
+});
+
 describe('ariadne resume', () => {
   it('continues an experiment a dead process left running, from its next turn, to the same end', async () => {
     const id = await newExperiment('resume-me');
