@@ -62,9 +62,9 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
     values.push(...params);
   };
   if (t.llmCalls.length > 0) {
-    part('-llm', LLM_CALLS_CTE, [JSON.stringify(t.llmCalls.map((l) => ({
+    part('-llm', LLM_CALLS_CTE, [JSON.stringify(pgSafe(t.llmCalls.map((l) => ({
       c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries, w: l.workflowSteps,
-    })))]);
+    }))))]);
   }
   if (t.transitions.length > 0 || t.signals.length > 0) {
     part('-state', AGENT_STATE_CTE, [
@@ -73,6 +73,20 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
     ]);
   }
   return { name, text: text + COMMIT_TURN_TAIL, values };
+}
+
+/**
+ * Postgres text and jsonb cannot hold NUL or unpaired UTF-16 surrogates, which
+ * a model (or a hostile prompt) can produce: each becomes U+FFFD, so the
+ * turn is logged rather than lost. Everything else is kept byte for byte.
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+export function pgSafe<T>(value: T): T {
+  if (typeof value === 'string') return (/[\u0000\ud800-\udfff]/.test(value) ? value.replace(UNSTORABLE, '\ufffd') : value) as T;
+  if (Array.isArray(value)) return value.map(pgSafe) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [pgSafe(k), pgSafe(v)])) as T;
+  return value;
 }
 
 function turnParams(t: TurnWrite): unknown[] {
@@ -86,9 +100,9 @@ function turnParams(t: TurnWrite): unknown[] {
     t.experimentId, t.turnNumber, s.actionsTaken, s.tilesSeen, s.position.x, s.position.y, s.goalFound,
     t.startedAt, t.endedAt, t.stopReason, t.actions.filter((a) => a.executed).length, t.actions.filter((a) => !a.executed).length,
     t.totals.llmCalls, t.totals.inputTokens, t.totals.outputTokens, Math.round(t.totals.latencyMs),
-    JSON.stringify(actions),
+    JSON.stringify(pgSafe(actions)),
     t.totals.costUsd,
     JSON.stringify(t.agentStateAfter), t.agentStateAfter.phase, t.halt ? JSON.stringify(t.halt) : null,
-    t.agentMemoryAfter === undefined ? null : JSON.stringify(t.agentMemoryAfter),
+    t.agentMemoryAfter === undefined ? null : JSON.stringify(pgSafe(t.agentMemoryAfter)),
   ];
 }
