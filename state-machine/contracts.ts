@@ -12,6 +12,8 @@ export const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 const size = z.number().int().min(MIN_SIZE).max(MAX_SIZE);
+/** A name as a model or prompt is called: printable, no control characters (they cannot be stored, or hide in logs). */
+const printable = (max: number) => z.string().min(1).max(max).regex(/^[^\u0000-\u001f\u007f]+$/, 'printable characters only (no control characters)');
 const seed = z.number().int().min(0).max(0xffffffff);
 
 export const generatedMazeSchema = z.object({
@@ -33,8 +35,8 @@ export const startRequestSchema = z.object({
   // At most 64: continuation executions are named "<experimentId>-t<turn>" and names stop at 80.
   experimentId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, - or _').optional(),
   agent: z.enum(AGENTS as unknown as [string, ...string[]]),
-  model: z.string().min(1).max(200).nullable().optional(),
-  promptVersion: z.string().min(1).max(100).nullable().optional(),
+  model: printable(200).nullable().optional(),
+  promptVersion: printable(100).nullable().optional(),
   agentSeed: seed.optional(),
   maze: z.union([generatedMazeSchema, inlineMazeSchema]),
   config: experimentConfigSchema.partial().strict().optional(),

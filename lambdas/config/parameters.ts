@@ -7,6 +7,7 @@
 // Read in one by-path call (paginated, decrypted) and kept for a TTL, so a
 // warm Lambda does not call SSM every turn. Values are validated with the
 // same zod schema as the experiment config; a bad one names its parameter.
+import { isForbiddenKey } from './forbidden-keys.ts';
 import { experimentConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
 
 export interface RawParameter { name: string; value: string; secure: boolean }
@@ -53,6 +54,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     if (section === 'secrets' && rest.length === 1) { secrets[rest[0]] = p.value; continue; }
     if (p.secure) throw new InvalidParameterError(p.name, `${p.name} is a SecureString outside ${root}/secrets/; keep secrets under ${root}/secrets/ so they stay out of snapshots`);
     if (section === 'prompts' && rest.length === 2 && /^v\d+$/.test(rest[1])) { prompts[rest.join('/')] = p.value; continue; }
+    if (rest.some(isForbiddenKey)) throw new InvalidParameterError(p.name, `${p.name}: the name part "${rest.find(isForbiddenKey)}" is not allowed (it could reach object prototypes)`);
     if (section === 'config' && rest.length >= 1 && rest.length <= 2) {
       let node = config;
       for (const key of rest.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;

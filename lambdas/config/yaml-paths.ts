@@ -2,7 +2,8 @@
 // (a workflow, a sweep) is reported by its path and line: the YAML syntax,
 // then the shape (zod), then whatever the caller checks on top.
 import type { z } from 'zod';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq } from 'yaml';
+import { isForbiddenKey } from './forbidden-keys.ts';
 
 export interface YamlProblem { path: string; line: number | null; problem: string }
 
@@ -34,11 +35,39 @@ export function readYaml<S extends z.ZodType>(text: string, schema: S, toError: 
     const e = doc.errors[0];
     throw toError({ path: '(yaml)', line: lines.linePos(e.pos[0]).line, problem: e.message.split('\n')[0] });
   }
-  const parsed = schema.safeParse(doc.toJS({ maxAliasCount: 50 }));
+  // keys that reach prototypes are refused, not silently dropped or applied (YAML's own __proto__ handling)
+  const forbidden = findForbiddenYamlKey(doc.contents);
+  if (forbidden) fail(forbidden, `the key "${forbidden.at(-1)}" is not allowed (it could reach object prototypes)`);
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 50 });
+  } catch (e) {
+    // e.g. an alias bomb: "Excessive alias count"
+    throw toError({ path: '(yaml)', line: null, problem: (e as Error).message.split('\n')[0] });
+  }
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     // an unknown key is reported at the key itself
     fail(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path, issue.message);
   }
   return { value: parsed.data as z.output<S>, fail };
+}
+
+/** The path of the first mapping key named __proto__, constructor or prototype, in the YAML nodes themselves. */
+function findForbiddenYamlKey(node: unknown, path: Array<string | number> = []): Array<string | number> | null {
+  if (isMap(node)) {
+    for (const item of node.items) {
+      const key = isScalar(item.key) ? String(item.key.value) : String(item.key);
+      if (isForbiddenKey(key)) return [...path, key];
+      const found = findForbiddenYamlKey(item.value, [...path, key]);
+      if (found) return found;
+    }
+  } else if (isSeq(node)) {
+    for (let i = 0; i < node.items.length; i++) {
+      const found = findForbiddenYamlKey(node.items[i], [...path, i]);
+      if (found) return found;
+    }
+  }
+  return null;
 }

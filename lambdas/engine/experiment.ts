@@ -41,6 +41,8 @@ export interface SweepRef { id: string; cell: number; repeat: number; attempt: n
 export interface ConfigDefaults { config: ExperimentConfigInput; prompts: Record<string, string> }
 
 export interface StartStore {
+  /** Throws InvalidInputError unless the sweep cell exists (checked before anything is written). */
+  checkSweepRun?(ref: SweepRef): Promise<void>;
   saveMaze(maze: Maze): Promise<number>;
   /** Creates the experiment unless it exists; either way, its stored start time and config. */
   createExperiment(e: {
@@ -119,6 +121,7 @@ export async function startExperiment(req: StartRequest, store: StartStore, defa
   const state = initialState(maze, config);
   const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
+  if (req.sweep) await store.checkSweepRun?.(req.sweep);
   const mazeId = await store.saveMaze(maze);
   const stored = await store.createExperiment({
     id: experimentId, executionArn: req.executionArn ?? null, agent: req.agent, provider: req.provider,

@@ -6,6 +6,7 @@ import { buildMaze, type Maze } from './maze.ts';
 import { MazeInputError } from './errors.ts';
 import { MAX_SIZE } from './generators/index.ts';
 import { firstProblem } from '../config/zod-errors.ts';
+import { findForbiddenKey } from '../config/forbidden-keys.ts';
 
 const point = z.union([
   z.object({ x: z.number().int().nonnegative(), y: z.number().int().nonnegative() }),
@@ -31,6 +32,8 @@ export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
   } catch (err) {
     throw new MazeInputError('maze-file', source, `${source} is not valid JSON: ${(err as Error).message}`);
   }
+  const forbidden = findForbiddenKey(raw);
+  if (forbidden) throw new MazeInputError(forbidden.join('.'), source, `${source}: the key "${forbidden.join('.')}" is not allowed (it could reach object prototypes)`);
   const parsed = mazeFileSchema.safeParse(raw);
   if (!parsed.success) {
     const p = firstProblem(parsed.error, raw, '');

@@ -7,7 +7,7 @@ import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
 import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSummary, TurnWrite } from '../engine/store.ts';
-import { ExperimentClosedError, ExperimentNotFoundError } from '../engine/errors.ts';
+import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
 import type { SweepRef } from '../engine/experiment.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import { queryWithRetry } from './retry-query.ts';
@@ -63,6 +63,11 @@ export class PgStore implements EngineStore {
     this.contexts.delete(ctx.experiment.id);
     this.contexts.set(ctx.experiment.id, { ...ctx, state: cloneState(ctx.state) });
     if (this.contexts.size > STATE_CACHE_SIZE) this.contexts.delete(this.contexts.keys().next().value!);
+  }
+
+  async checkSweepRun(ref: SweepRef): Promise<void> {
+    const { rowCount } = await this.query('SELECT 1 FROM sweep_cells WHERE sweep_id = $1 AND cell_index = $2', [ref.id, ref.cell]);
+    if (rowCount === 0) throw new InvalidInputError('sweep', ref, `sweep "${ref.id}" has no cell ${ref.cell}; sweeps are registered by ariadne sweep (or the sweep machine's RegisterSweep) before their runs start`);
   }
 
   /** Inserts the maze unless its content hash is known; returns its id either way. */

@@ -1,14 +1,18 @@
 // An agent that replies from a script: each reply is a list of tool names.
+// `words`, when given, is the reply's text and every move's reasoning.
 import type { Agent, AgentFactory, Observation } from '../../lambdas/engine/agent.ts';
 
-export function scriptedAgents(replies: string[][], seenObservations: Observation[] = []): AgentFactory {
+export function scriptedAgents(replies: string[][], seenObservations: Observation[] = [], words?: string): AgentFactory {
   let next = 0;
   const agent: Agent = {
     callsModel: true, // stands in for a model in tests of the turn loop
     async act(obs) {
       seenObservations.push(obs);
       const reply = replies[next++] ?? [];
-      return { calls: reply.map((name) => ({ name, arguments: name.startsWith('move_') ? { reasoning: `scripted ${name}` } : {} })), text: `reply ${next}` };
+      return {
+        calls: reply.map((name) => ({ name, arguments: name.startsWith('move_') ? { reasoning: words ?? `scripted ${name}` } : {} })),
+        text: words ?? `reply ${next}`,
+      };
     },
   };
   return () => agent;
