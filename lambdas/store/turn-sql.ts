@@ -91,16 +91,17 @@ export function pgSafe<T>(value: T): T {
 
 function turnParams(t: TurnWrite): unknown[] {
   const s = t.stateAfter;
+  // only the fields an agent writes can hold unstorable text; vision and positions are ours
   const actions = t.actions.map((a) => ({
-    c: a.callIndex, s: a.step, t: a.tool, a: a.arguments, r: a.reasoning, x: a.assistantText, p: a.parsedFromText,
-    e: a.executed, ok: a.success, o: a.outcome, m: a.message, fx: a.from.x, fy: a.from.y, tx: a.to.x, ty: a.to.y,
+    c: a.callIndex, s: a.step, t: pgSafe(a.tool), a: pgSafe(a.arguments), r: pgSafe(a.reasoning), x: pgSafe(a.assistantText), p: a.parsedFromText,
+    e: a.executed, ok: a.success, o: a.outcome, m: pgSafe(a.message), fx: a.from.x, fy: a.from.y, tx: a.to.x, ty: a.to.y,
     v: a.vision, n: a.newTiles, rc: a.recalled, g: a.goalFound,
   }));
   return [
     t.experimentId, t.turnNumber, s.actionsTaken, s.tilesSeen, s.position.x, s.position.y, s.goalFound,
     t.startedAt, t.endedAt, t.stopReason, t.actions.filter((a) => a.executed).length, t.actions.filter((a) => !a.executed).length,
     t.totals.llmCalls, t.totals.inputTokens, t.totals.outputTokens, Math.round(t.totals.latencyMs),
-    JSON.stringify(pgSafe(actions)),
+    JSON.stringify(actions),
     t.totals.costUsd,
     JSON.stringify(t.agentStateAfter), t.agentStateAfter.phase, t.halt ? JSON.stringify(t.halt) : null,
     t.agentMemoryAfter === undefined ? null : JSON.stringify(pgSafe(t.agentMemoryAfter)),
