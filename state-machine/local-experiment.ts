@@ -75,10 +75,12 @@ export async function agentStoryOf(db: Database, experimentId: string, actions: 
   ]);
   const phases: AgentStory['phases'] = [];
   let phase = 'exploring', from = 0;
+  // the action that caused a transition is the first of the new phase
   for (const r of t.rows.filter((x) => !x.refused)) {
-    phases.push({ phase, fromStep: from, toStep: r.step_number });
+    const at = Math.max(from, r.step_number - 1);
+    phases.push({ phase, fromStep: from, toStep: at });
     phase = r.to_phase;
-    from = r.step_number;
+    from = at;
   }
   phases.push({ phase, fromStep: from, toStep: actions });
   return { phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)), signals: g.rows, refusedTransitions: t.rows.filter((x) => x.refused).length };
