@@ -4,15 +4,16 @@
 ALTER TABLE experiments DROP CONSTRAINT experiments_status_check;
 ALTER TABLE experiments ADD CONSTRAINT experiments_status_check
   CHECK (status IN ('running', 'completed', 'timeout', 'failed', 'stuck'));
--- The agent monitor's snapshot after the last committed turn (engine/agent-monitor.ts MonitorSnapshot);
--- null before the first turn. It is how the state survives between turns without Lambda memory.
-ALTER TABLE experiments ADD COLUMN agent_state jsonb;
 -- The agent's own memory between turns: a workflow's state, step and variables (null for other agents).
 ALTER TABLE experiments ADD COLUMN agent_memory jsonb;
 -- A workflow agent's steps behind each reply (which ran, which were skipped or failed, and why).
 ALTER TABLE llm_calls ADD COLUMN workflow_steps jsonb;
 
 ALTER TABLE turns ADD COLUMN agent_phase text;        -- phase after the turn
+-- The agent monitor's snapshot after the turn (engine/agent-monitor.ts MonitorSnapshot): how the state survives
+-- between turns without Lambda memory. Kept with the turn (an insert), not on the experiment row, which every
+-- turn updates: a wider row there would be compressed or moved to TOAST again on every update.
+ALTER TABLE turns ADD COLUMN agent_state jsonb;
 ALTER TABLE turns ADD COLUMN halted_by jsonb;          -- {detector, detail, step} when the halt policy ended the run here
 
 CREATE TABLE agent_state_transitions (
@@ -93,7 +94,7 @@ SELECT
   round(EXTRACT(epoch FROM (coalesce(e.completed_at, now()) - e.started_at))::numeric, 3) AS wall_seconds,
   -- added by 004: the agent's phase and the stuck detectors
   e.config ->> 'stuck_policy'            AS stuck_policy,
-  coalesce(e.agent_state ->> 'phase', 'exploring') AS agent_phase,
+  coalesce(lt.agent_phase, 'exploring')  AS agent_phase,
   coalesce(s.signals, 0)                 AS stuck_signals,
   s.first_detector                       AS first_stuck_detector,
   s.first_step                           AS first_stuck_step
@@ -117,6 +118,9 @@ LEFT JOIN LATERAL (
          sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
   FROM turns WHERE experiment_id = e.id
 ) t ON true
+LEFT JOIN LATERAL (
+  SELECT agent_phase FROM turns WHERE experiment_id = e.id ORDER BY turn_number DESC LIMIT 1
+) lt ON true
 LEFT JOIN LATERAL (
   SELECT count(*) AS signals, (array_agg(detector ORDER BY turn_number, seq))[1] AS first_detector, min(step_number) AS first_step
   FROM stuck_signals WHERE experiment_id = e.id

@@ -176,7 +176,7 @@ describe('phase transitions', () => {
     expect(log.rows.at(-1).goal_found).toBe(true);
     const timeline = await db.pool.query('SELECT count(*)::int AS n FROM agent_phase_timeline WHERE experiment_id = $1', [experimentId]);
     expect(timeline.rows[0].n).toBe(rows.length);
-    const state = await db.pool.query('SELECT agent_state FROM experiments WHERE id = $1', [experimentId]);
+    const state = await db.pool.query('SELECT agent_state FROM turns WHERE experiment_id = $1 ORDER BY turn_number DESC LIMIT 1', [experimentId]);
     expect(state.rows[0].agent_state.phase).toBe('finishing');
   });
 });

@@ -138,7 +138,9 @@ export class PgStore implements EngineStore {
       return { ...cached, state: cloneState(cached.state) };
     }
     const { rows } = await this.query(
-      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_state, agent_memory FROM experiments WHERE id = $1`, [experimentId]);
+      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory,
+              (SELECT agent_state FROM turns t WHERE t.experiment_id = e.id ORDER BY turn_number DESC LIMIT 1) AS agent_state
+       FROM experiments e WHERE id = $1`, [experimentId]);
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);

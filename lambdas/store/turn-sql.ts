@@ -7,14 +7,14 @@ const COMMIT_TURN_HEAD = `
 WITH advanced AS (
   UPDATE experiments SET
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
-    goal_found = $7, agent_state = $19, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now()
+    goal_found = $7, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now()
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
-    position_x_after, position_y_after, cost_usd, agent_phase, halted_by)
-  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $20, $21 FROM advanced
+    position_x_after, position_y_after, cost_usd, agent_state, agent_phase, halted_by)
+  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19, $20, $21 FROM advanced
   RETURNING experiment_id
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
