@@ -2,6 +2,11 @@
 // CloudFormation template, so local runs execute exactly what `cdk synth`
 // produces. Bundling is skipped: the local runner binds handlers in-process.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -47,8 +52,35 @@ export function machineDefinition(template: Template, construct: 'Experiments' |
  */
 export function experimentDefinition(): Definition {
   if (cached) return cached;
+  // Synthesis takes seconds: the result is kept in the OS temp dir under a hash of everything it depends on
+  // (the stack's sources and the aws-cdk-lib version), so the next process reads it instead.
+  const file = join(tmpdir(), `ariadne-definition-${definitionInputsHash()}.json`);
+  if (existsSync(file)) {
+    try {
+      cached = JSON.parse(readFileSync(file, 'utf8')) as Definition;
+      return cached;
+    } catch { /* a torn or foreign file: synthesize again */ }
+  }
   const script = fileURLToPath(new URL('./synthesize-definition.ts', import.meta.url));
   const out = execFileSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20, stdio: ['ignore', 'pipe', 'pipe'] });
   cached = JSON.parse(out) as Definition;
+  const partial = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(partial, out);
+    renameSync(partial, file); // atomic: a concurrent reader sees the whole file or none
+  } catch { /* a read-only temp dir only costs the next process a synthesis */ }
   return cached;
+}
+
+/** sha256 over the sources the definition is synthesized from, and the CDK library's version. */
+function definitionInputsHash(): string {
+  const hash = createHash('sha256');
+  const root = new URL('../', import.meta.url);
+  for (const dir of ['lib/', 'state-machine/']) {
+    const path = fileURLToPath(new URL(dir, root));
+    for (const name of readdirSync(path).filter((f) => f.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(join(path, name)));
+  }
+  const require = createRequire(import.meta.url);
+  hash.update(JSON.parse(readFileSync(require.resolve('aws-cdk-lib/package.json'), 'utf8')).version);
+  return hash.digest('hex').slice(0, 24);
 }
