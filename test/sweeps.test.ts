@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
-import { runLocalSweep } from '../state-machine/local-sweep.ts';
+import { runLocalSweep, type SweepProgress } from '../state-machine/local-sweep.ts';
+import { sweepProgress, sweepSummaryLine } from '../bin/cli/sweep-progress.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
@@ -122,6 +123,37 @@ describe('a sweep killed halfway and run again', () => {
     expect(pair).toMatchObject({ label_a: 'frontier', label_b: 'random' });
     expect(Number(pair.pairs)).toBe(20);
     expect(Number(pair.mcnemar_p)).toBeCloseTo(mcnemar(Number(pair.only_a), Number(pair.only_b)), 10);
+  });
+});
+
+describe('the live sweep display', () => {
+  const progress = (over: Partial<SweepProgress> = {}): SweepProgress => ({
+    total: 40, skipped: 10, done: 20, successes: 15, failed: 1, startedAt: Date.now() - 20_000,
+    running: new Map([['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 7, actions: 28 }], ['b', { key: 'frontier | medium 21 seed 2 | repeat 1', turn: 2, actions: 8 }]]),
+    ...over,
+  });
+
+  it('totals: done, running, failed, success so far and an ETA from the runs finished in this process', () => {
+    // 10 finished here in 20 s, 20 left: 40 s
+    expect(sweepSummaryLine(progress())).toBe('done 20/40 (10 from before) | running 2 | failed 1 | success so far 15/20 (75%) | 20s elapsed | ETA 40s');
+  });
+
+  it('on a terminal, redraws its block in place: the totals, then one line per run in flight', async () => {
+    let out = '';
+    const stream = { isTTY: true, columns: 120, write: (s: string) => { out += s; return true; } } as unknown as NodeJS.WriteStream;
+    const display = sweepProgress(stream);
+    display.update(progress());
+    await new Promise((r) => setTimeout(r, 150));
+    display.update(progress({ done: 21, running: new Map([['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 9, actions: 36 }]]) }));
+    display.done();
+    const frames = out.split('\x1b[3A');
+    expect(frames).toHaveLength(2); // the second frame moved up over the first frame's three lines
+    expect(frames[0]).toContain('\r\x1b[2Kdone 20/40');
+    expect(frames[0]).toContain('  random | medium 15 seed 2 | repeat 3: turn 7, 28 actions');
+    expect(frames[1]).toContain('done 21/40');
+    expect(frames[1]).toContain('turn 9, 36 actions');
+    expect(frames[1]).not.toContain('frontier');
+    expect(frames[1].endsWith('\x1b[J')).toBe(true); // the line no longer needed is cleared
   });
 });
 
