@@ -11,7 +11,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { PROVIDER_TRANSIENT_ERRORS, STATES, TRANSIENT_ERRORS, type TaskState } from '../state-machine/states.ts';
+import { INPUT_ERRORS, PROVIDER_TRANSIENT_ERRORS, STATES, TRANSIENT_ERRORS, type TaskState } from '../state-machine/states.ts';
 
 export interface ExperimentStateMachineProps {
   functions: Record<TaskState, IFunction>;
@@ -48,9 +48,16 @@ export class ExperimentStateMachine extends Construct {
     }).next(failed);
     const caught = <T extends tasks.LambdaInvoke>(t: T): T => { t.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' }); return t; };
 
-    const start = caught(task(STATES.StartExperiment, {
+    const start = task(STATES.StartExperiment, {
       payload: sfn.TaskInput.fromObject({ request: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
-    }));
+    });
+    // Bad input is refused before anything is written, whatever its shape: the error replaces the state
+    // (no ResultPath: the ASL default "$"; aws-local-stepfunctions mishandles an explicit "$"), so even an
+    // input that is not an object (where "$.error" cannot be set) ends with its error.
+    start.addCatch(new sfn.Fail(this, STATES.InputRefused, { stateName: STATES.InputRefused, errorPath: '$.Error', causePath: '$.Cause' }), {
+      errors: INPUT_ERRORS,
+    });
+    caught(start);
     const invoke = (state: TaskState) => {
       const t = task(state, { resultPath: '$.turn' });
       // The handler already retried the model with backoff; a longer outage gets a few more, slower tries.

@@ -15,6 +15,7 @@ export const STATES = {
   FinalizeStuck: 'FinalizeStuck',
   FinalizeFailure: 'FinalizeFailure',
   ExperimentFailed: 'ExperimentFailed',
+  InputRefused: 'InputRefused',
   ContinueAsNew: 'ContinueAsNew',
   ContinuedAsNew: 'ContinuedAsNew',
 } as const;
@@ -33,3 +34,6 @@ export const TRANSIENT_ERRORS = [
 
 /** A model that stayed unavailable through the handler's own retries (ProviderTransientError). */
 export const PROVIDER_TRANSIENT_ERRORS = ['ProviderTransientError'];
+
+/** StartExperiment's refusals of bad input: thrown before anything is written, so there is nothing to finalize. */
+export const INPUT_ERRORS = ['InvalidInputError', 'MazeInputError'];

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { SWEEP_STATES } from '../lib/sweep-state-machine.ts';
-import { STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
+import { INPUT_ERRORS, STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
@@ -69,7 +69,14 @@ describe('experiment state machine', () => {
     for (const name of TASK_STATES) {
       expect(s[name].Type, name).toBe('Task');
       expect(s[name].Retry[0].ErrorEquals, name).toEqual(TRANSIENT_ERRORS);
-      if (name !== STATES.FinalizeFailure) {
+      if (name === STATES.StartExperiment) {
+        // bad input ends at InputRefused with the error as the whole state (works for any input shape)
+        expect(s[name].Catch, name).toEqual([
+          { ErrorEquals: INPUT_ERRORS, Next: STATES.InputRefused }, // no ResultPath: the error replaces the state
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },
+        ]);
+        expect(s[STATES.InputRefused]).toEqual({ Type: 'Fail', ErrorPath: '$.Error', CausePath: '$.Cause' });
+      } else if (name !== STATES.FinalizeFailure) {
         expect(s[name].Catch, name).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure }]);
       }
     }

@@ -51,6 +51,7 @@ describe('StartExecution input: refused with the field named, nothing written', 
     ['constructor.prototype in the maze', withPollution('{"agent":"random","maze":{"generator":"medium","size":11,"constructor":{"prototype":{"x":1}}}}'), /maze/],
     ['an inline grid with a bad tile', { agent: 'random', maze: { grid: [[0, 7], [0, 0]], start: { x: 0, y: 0 } } }, /maze/],
     ['an inline grid far too big', { agent: 'random', maze: { grid: Array.from({ length: 300 }, () => [0]), start: { x: 0, y: 0 } } }, /maze/],
+    ['not an object at all', [1, 2, 3], /InvalidInputError|input: .*expected object/],
     ['a sweep reference to a sweep that does not exist', { ...base, sweep: { id: 'nope', cell: 0, repeat: 1, attempt: 1 } }, /sweep "nope" has no cell 0/],
   ];
   it.each(cases)('%s', async (_what, input, field) => {
