@@ -76,9 +76,8 @@ export async function detectorsBench(): Promise<void> {
     const m = median(Array.from({ length: REPEATS }, () => timeMonitor(run)), (x) => x.seconds);
     const perAction = (m.seconds / n) * 1e6;
     const distPerAction = (run.distanceSeconds / n) * 1e6;
-    const dist = { calls: run.distanceCalls };
     console.log(`  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ${fmt(perAction / 5, 2)}x of target), `
-      + `signals ${m.signals}; distance checks on ${fmt(dist.calls)} actions (${fmt((100 * dist.calls) / n)}%) add ${fmt(distPerAction, 2)} us/action, `
+      + `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions (${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, `
       + `detectors + distance ${fmt(perAction + distPerAction, 2)} us/action`);
   }
 }

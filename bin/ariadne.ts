@@ -26,7 +26,7 @@ import { parseOrThrow } from '../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../state-machine/contracts.ts';
 import { choiceOption, intOption, numberOption } from './cli/options.ts';
 import { turnProgress } from './cli/progress.ts';
-import { cliDatabase } from './cli/database.ts';
+import { cliDatabase, withCliDatabase } from './cli/database.ts';
 import { showSummary } from './cli/summary.ts';
 import { sweepProgress } from './cli/sweep-progress.ts';
 import { formatTable } from './cli/table.ts';
@@ -93,8 +93,7 @@ experimentOptions(program.command('run')
     if (agent === 'bedrock' && resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
     const log = (line: string) => { if (!o.json) process.stderr.write(`${line}\n`); };
     log(`maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} (shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`);
-    const db = await cliDatabase(log);
-    try {
+    await withCliDatabase(async (db) => {
       const { runLocalExperiment } = await import('../state-machine/local-experiment.ts');
       const { experimentDefinition } = await import('../state-machine/definition.ts');
       experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
@@ -104,9 +103,7 @@ experimentOptions(program.command('run')
       if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
       await showSummary(db, result.summary, o.json === true);
       if (result.summary.status === 'failed') process.exitCode = 1;
-    } finally {
-      await db.close();
-    }
+    }, { log });
   });
 
 program.command('mazes')
@@ -209,8 +206,7 @@ program.command('sweep')
     const concurrency = o.concurrency ?? sweep.spec.max_concurrency;
     const log = (line: string) => { if (!o.json) process.stderr.write(`${line}\n`); };
     log(`sweep ${sweep.spec.sweep}: ${sweep.cells.length} cells x ${sweep.spec.repeats} repeats = ${sweep.runs.length} runs, ${concurrency} at a time`);
-    const db = await cliDatabase(log, concurrency + 2);
-    try {
+    await withCliDatabase(async (db) => {
       const { runLocalSweep } = await import('../state-machine/local-sweep.ts');
       const { experimentDefinition } = await import('../state-machine/definition.ts');
       experimentDefinition();
@@ -221,9 +217,7 @@ program.command('sweep')
       else log(`sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ${result.planned.resume} resumed, ${result.planned.retry} retried; `
         + `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s. Statistics: ariadne sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`);
       if (result.failed > 0) process.exitCode = 1;
-    } finally {
-      await db.close();
-    }
+    }, { log, poolSize: concurrency + 2 });
   });
 
 program.command('replay')
@@ -231,8 +225,7 @@ program.command('replay')
   .argument('<experiment-id>')
   .option('--out <file>', 'where to write it (default: replay-<experiment-id>.html)')
   .action(async (id: string, o: { out?: string }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
+    await withCliDatabase(async (db) => {
       const { loadReplay } = await import('../reports/replay-data.ts');
       const { replayHtml } = await import('../reports/replay-page.ts');
       let data;
@@ -246,9 +239,7 @@ program.command('replay')
       const html = replayHtml(data);
       writeFileSync(out, html);
       process.stdout.write(`${out} (${(html.length / 1024).toFixed(0)} KB, ${data.steps} steps): open it in a browser\n`);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 program.command('report')
@@ -257,14 +248,11 @@ program.command('report')
   .option('--out <file>', 'where to write it (default: report-<sweep>.html; replays go to <name>-replays/ beside it)')
   .addOption(new Option('--max-replays <n>', 'replays to write for runs that did not succeed').default(50).argParser(intOption('--max-replays', 0, 10_000)))
   .action(async (sweepId: string, o: { out?: string; maxReplays: number }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
+    await withCliDatabase(async (db) => {
       const { writeReport } = await import('../reports/write-report.ts');
       const written = await writeReport(db, sweepId, o.out ?? `report-${sweepId}.html`, o.maxReplays);
       process.stdout.write(`${written.report} (${written.kb} KB) and ${written.replays} replays in ${written.replayDir}: open the report in a browser\n`);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 program.command('export')
@@ -273,15 +261,12 @@ program.command('export')
   .addOption(new Option('--format <format>', 'csv or jsonl').default('csv').argParser(choiceOption('--format', ['csv', 'jsonl'] as const)))
   .option('--out <dir>', 'directory for <sweep>-experiments.<format> and <sweep>-actions.<format>', '.')
   .action(async (sweepId: string, o: { format: 'csv' | 'jsonl'; out: string }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
+    await withCliDatabase(async (db) => {
       const exists = await db.pool.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
       if (exists.rowCount === 0) throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`);
       const { exportSweep } = await import('../reports/export.ts');
       for (const f of await exportSweep(db, sweepId, o.format, o.out)) process.stdout.write(`${f.file}: ${f.rows} rows\n`);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 program.command('compare')
@@ -290,8 +275,7 @@ program.command('compare')
   .addOption(new Option('--resamples <n>', 'bootstrap resamples').default(10_000).argParser(intOption('--resamples', 100, 1_000_000)))
   .option('--json', 'as JSON')
   .action(async (sweep: string, a: string, b: string, o: { resamples: number; json?: boolean }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
+    await withCliDatabase(async (db) => {
       const { compareAgents } = await import('../reports/compare.ts');
       const c = await compareAgents(db, sweep, a, b, o.resamples);
       if (o.json) { process.stdout.write(`${JSON.stringify(c, null, 2)}\n`); return; }
@@ -302,9 +286,7 @@ program.command('compare')
         `  McNemar exact p = ${f(c.mcnemarP, 6)}`,
         `  efficiency ${c.a} - ${c.b} over ${c.efficiency.pairs} pairs both solved: mean ${f(c.efficiency.meanDiff)}, 95% bootstrap interval [${f(c.efficiency.low95)}, ${f(c.efficiency.high95)}] (${c.efficiency.resamples} resamples, seed 1)`,
       ].join('\n') + '\n');
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 program.command('resume')
@@ -312,8 +294,7 @@ program.command('resume')
   .argument('<experiment-id>')
   .option('--json', 'print the summary as JSON on stdout')
   .action(async (id: string, o: { json?: boolean }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
+    await withCliDatabase(async (db) => {
       const { resumeInput, runLocalExperiment } = await import('../state-machine/local-experiment.ts');
       let input;
       try {
@@ -329,9 +310,7 @@ program.command('resume')
       const { summaryOf } = await import('../state-machine/local-experiment.ts');
       const summary = result.summary ?? await summaryOf(db, id);
       if (summary) await showSummary(db, summary, o.json === true);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 program.command('workflow')
@@ -349,15 +328,12 @@ program.command('summary')
   .argument('<experiment-id>')
   .option('--json', 'as JSON')
   .action(async (id: string, o: { json?: boolean }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
+    await withCliDatabase(async (db) => {
       const { summaryOf } = await import('../state-machine/local-experiment.ts');
       const summary = await summaryOf(db, id);
       if (!summary) throw new InvalidInputError('experiment-id', id, `no experiment with id "${id}"; list them with: SELECT experiment_id FROM experiment_summary`);
       await showSummary(db, summary, o.json === true);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 experimentOptions(program.command('launch')
@@ -398,16 +374,16 @@ program.command('sql')
   .argument('<query>', 'e.g. "SELECT * FROM experiment_summary ORDER BY started_at DESC LIMIT 5"')
   .option('--json', 'rows as JSON')
   .action(async (query: string, o: { json?: boolean }) => {
-    const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
-    try {
-      const result = await db.pool.query(query);
+    await withCliDatabase(async (db) => {
+      let result;
+      try {
+        result = await db.pool.query(query);
+      } catch (err) {
+        throw new InvalidInputError('query', query, `the query failed: ${(err as Error).message}`);
+      }
       if (o.json) process.stdout.write(`${JSON.stringify(result.rows, null, 2)}\n`);
       else process.stdout.write(`${formatTable(result.rows, result.fields.map((f) => f.name))}\n`);
-    } catch (err) {
-      throw new InvalidInputError('query', query, `the query failed: ${(err as Error).message}`);
-    } finally {
-      await db.close();
-    }
+    });
   });
 
 program.command('db')

@@ -78,10 +78,11 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     const worker = async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const p = next;
-        progress.running.set(p.experimentId, { key: `${p.run.cell.key} | repeat ${p.run.repeat}`, turn: 0, actions: 0 });
+        const key = `${p.run.cell.key} | repeat ${p.run.repeat}`;
+        progress.running.set(p.experimentId, { key, turn: 0, actions: 0 });
         opts.onProgress?.(progress);
         const onTurn = (t: TurnSummary) => {
-          progress.running.set(p.experimentId, { key: `${p.run.cell.key} | repeat ${p.run.repeat}`, turn: t.turnNumber, actions: t.actionsTaken });
+          progress.running.set(p.experimentId, { key, turn: t.turnNumber, actions: t.actionsTaken });
           opts.onProgress?.(progress);
         };
         const input = p.action === 'resume' ? await resumeInput(opts.db, p.experimentId) : sweepRunInput(s.spec.sweep, p.run, p.attempt);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { experimentConfigSchema, mergeConfig, type ExperimentConfigInput } from '../lambdas/config/experiment-config.ts';
-import { readYaml } from '../lambdas/config/yaml-paths.ts';
+import { readYaml, YamlFileError, type YamlProblem } from '../lambdas/config/yaml-paths.ts';
 import { checkMazeSpec, GENERATOR_NAMES } from '../lambdas/maze/generators/index.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
 import { mixSeed } from '../lambdas/maze/rng.ts';
@@ -40,11 +40,10 @@ export const sweepSchema = z.object({
 
 export type SweepSpec = z.output<typeof sweepSchema>;
 
-export class SweepDefinitionError extends Error {
+/** A sweep file that cannot be used. */
+export class SweepDefinitionError extends YamlFileError {
   override readonly name = 'SweepDefinitionError';
-  constructor(readonly path: string, readonly line: number | null, readonly problem: string, readonly source: string) {
-    super(`sweep ${source}: ${path}${line ? ` (line ${line})` : ''}: ${problem}`);
-  }
+  constructor(p: YamlProblem, source: string) { super('sweep', p.path, p.line, p.problem, source); }
 }
 
 export interface SweepCell {
@@ -71,7 +70,7 @@ function product(settings: Record<string, unknown[]>): Array<Record<string, unkn
 }
 
 export function loadSweep(text: string, source = 'file'): LoadedSweep {
-  const { value: spec, fail } = readYaml(text, sweepSchema, (p) => new SweepDefinitionError(p.path, p.line, p.problem, source));
+  const { value: spec, fail } = readYaml(text, sweepSchema, (p) => new SweepDefinitionError(p, source));
   spec.mazes.generators.forEach((generator, g) => spec.mazes.sizes.forEach((size, s) => {
     try {
       checkMazeSpec({ generator, width: size, height: size, seed: 0 });

@@ -12,9 +12,7 @@ import { cli, ROOT } from './support/cli.ts';
 let db: TestDatabase;
 beforeAll(async () => { db = await testDatabase(); });
 afterAll(async () => { await db.drop(); });
-const ariadne = (args: string[], env: Record<string, string> = {}) => cli(db).ariadne(args, env);
-const ariadneAsync = (args: string[]) => cli(db).ariadneAsync(args);
-const expectInputError = (args: string[], message: RegExp) => cli(db).expectInputError(args, message);
+const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
 
 const dir = mkdtempSync(join(tmpdir(), 'ariadne-cli-'));
 const malformed = join(dir, 'malformed.json');

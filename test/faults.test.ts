@@ -145,7 +145,7 @@ describe('database faults', () => {
     await expect(openDatabase({ url: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` })).rejects.toThrow(
       new RegExp(`cannot connect to DATABASE_URL postgres://ariadne:\\*+@127\\.0\\.0\\.1:${probe}/ariadne: .*ECONNREFUSED.*unset DATABASE_URL to use the embedded database`));
     expect(Date.now() - started).toBeLessThan(12_000);
-    const r = cli(db).ariadne(['run', '--agent', 'random'], { DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` });
+    const r = cli(() => db).ariadne(['run', '--agent', 'random'], { DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/cannot connect to DATABASE_URL/);
     expect(r.stderr).not.toContain('secret-pw');
@@ -181,12 +181,12 @@ describe('ariadne resume', () => {
     const id = await newExperiment('resume-me');
     await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
     await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
-    const r = cli(db).ariadne(['resume', id, '--json']);
+    const r = cli(() => db).ariadne(['resume', id, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ experiment_id: id, status: 'timeout', actions: CONFIG.max_moves });
     const reference = await log('crash-reference');
     expect(await log(id)).toEqual(reference);
-    const again = cli(db).ariadne(['resume', id]);
+    const again = cli(() => db).ariadne(['resume', id]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/experiment resume-me is timeout; only running experiments take turns; only an interrupted \(running\) experiment can be resumed/);
   });

@@ -275,7 +275,7 @@ describe('sweep files', () => {
     try { loadSweep(text, 'test'); } catch (e) { error = e; }
     expect(error).toBeInstanceOf(SweepDefinitionError);
     const e = error as SweepDefinitionError;
-    expect(`${e.path}${e.line ? ` (line ${e.line})` : ''}: ${e.problem}`).toMatch(expected);
+    expect(`${e.where}: ${e.problem}`).toMatch(expected);
   });
 
   it('a sweep name keeps its meaning: a changed spec under the same name is refused before anything runs', async () => {

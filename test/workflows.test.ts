@@ -192,7 +192,7 @@ describe('workflow validation: each problem reported with its path in the YAML',
     try { loadWorkflow(text, 'test'); } catch (e) { error = e; }
     expect(error).toBeInstanceOf(WorkflowDefinitionError);
     const e = error as WorkflowDefinitionError;
-    expect(`${e.path}${e.line ? ` (line ${e.line})` : ''}: ${e.problem}`).toMatch(expected);
+    expect(`${e.where}: ${e.problem}`).toMatch(expected);
     expect(e.name).toBe('WorkflowDefinitionError');
   });
 

@@ -7,6 +7,19 @@ import { isForbiddenKey } from './forbidden-keys.ts';
 
 export interface YamlProblem { path: string; line: number | null; problem: string }
 
+/** A YAML file that cannot be used: `path` is where in it (e.g. steps[2].run_if), `line` its line. Subclasses name the kind. */
+export abstract class YamlFileError extends Error {
+  constructor(kind: string, readonly path: string, readonly line: number | null, readonly problem: string, readonly source: string) {
+    super('');
+    this.message = `${kind} ${source}: ${this.where}: ${problem}`;
+  }
+
+  /** The path, and the line when known: "steps[2].run_if (line 17)". */
+  get where(): string {
+    return `${this.path}${this.line ? ` (line ${this.line})` : ''}`;
+  }
+}
+
 /** The path as written in messages: steps[2].run_if, mazes.sizes[0], (root). */
 export const pathText = (path: ReadonlyArray<PropertyKey>) =>
   path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';

@@ -180,9 +180,9 @@ export class AgentMonitor {
       : tripped ? 'stuck'
         : action.tool === 'recall_all' && action.success ? 'recalling'
           : moved && action.newTiles > 0 ? 'exploring'
-            : moved && progress ? 'backtracking'
-              : moved && this.phase !== 'stuck' ? 'backtracking'
-                : null;
+            // a move over known ground; out of stuck only with progress
+            : moved && (progress || this.phase !== 'stuck') ? 'backtracking'
+              : null;
     if (next && next !== this.phase) this.transition(next, step, turn, action.goalFound ? 'goal found' : tripped ? this.signals.at(-1)!.detector : action.outcome);
     return { transitions: this.transitions.slice(before.t), signals: this.signals.slice(before.s) };
   }

@@ -7,8 +7,10 @@ import { tableCounts, type TestDatabase } from './db.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export function cli(db: TestDatabase) {
+/** The helpers for a test file; `database` gives its database, which exists only once beforeAll has run. */
+export function cli(database: () => TestDatabase) {
   const ariadne = (args: string[], env: Record<string, string> = {}) => {
+    const db = database();
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
       cwd: ROOT, encoding: 'utf8', timeout: 120_000,
       env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ...env },
@@ -17,6 +19,7 @@ export function cli(db: TestDatabase) {
   };
   /** Like ariadne(), without blocking this process: needed when a server in this process must answer the CLI. */
   const ariadneAsync = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => new Promise((resolve) => {
+    const db = database();
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
       cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
     });
@@ -27,11 +30,11 @@ export function cli(db: TestDatabase) {
   });
   /** Bad input: exit 2, the message, and not a row written. */
   const expectInputError = async (args: string[], message: RegExp): Promise<void> => {
-    const before = await tableCounts(db);
+    const before = await tableCounts(database());
     const r = ariadne(args);
     expect(r.stderr).toMatch(message);
     expect(r.code).toBe(2);
-    expect(await tableCounts(db)).toEqual(before);
+    expect(await tableCounts(database())).toEqual(before);
   };
   return { ariadne, ariadneAsync, expectInputError };
 }

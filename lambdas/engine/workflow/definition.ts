@@ -5,7 +5,7 @@
 // its line, e.g. `steps[2].run_if (line 17): Unknown variable: atempts`.
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
-import { readYaml } from '../../config/yaml-paths.ts';
+import { readYaml, YamlFileError, type YamlProblem } from '../../config/yaml-paths.ts';
 import { TOOL_NAMES } from '../tools.ts';
 import { BUILTIN_VARIABLES, Expressions, ExpressionError, typeOf, type VarType, type VarValue } from './expressions.ts';
 
@@ -75,12 +75,10 @@ export const workflowSchema = z.object({
 export type Workflow = z.output<typeof workflowSchema>;
 export type WorkflowStep = Workflow['steps'][number];
 
-/** A workflow that cannot be loaded; `path` is where in the YAML (e.g. steps[2].run_if), `line` its line. */
-export class WorkflowDefinitionError extends Error {
+/** A workflow that cannot be loaded. */
+export class WorkflowDefinitionError extends YamlFileError {
   override readonly name = 'WorkflowDefinitionError';
-  constructor(readonly path: string, readonly line: number | null, readonly problem: string, readonly source: string) {
-    super(`workflow ${source}: ${path}${line ? ` (line ${line})` : ''}: ${problem}`);
-  }
+  constructor(p: YamlProblem, source: string) { super('workflow', p.path, p.line, p.problem, source); }
 }
 
 /** A loaded workflow with its expressions checked, ready to run. */
@@ -102,7 +100,7 @@ const loadCache = new Map<string, LoadedWorkflow>();
 export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   const cached = loadCache.get(text);
   if (cached) return cached;
-  const { value: wf, fail } = readYaml(text, workflowSchema, (p) => new WorkflowDefinitionError(p.path, p.line, p.problem, source));
+  const { value: wf, fail } = readYaml(text, workflowSchema, (p) => new WorkflowDefinitionError(p, source));
 
   // references: states, step names, components
   const states = new Set(wf.states);
