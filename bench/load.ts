@@ -1,48 +1,111 @@
-// Many experiments at once against one Postgres through one pool: baseline
-// agents (random, 2,000 actions each on a 51x51 perfect maze), 1, 8 and 32 at
-// a time in one process, as a local sweep would run them. Prints actions per
-// second, the speed-up over one, turn latency (the agent Task, database round
-// trips included) at p50/p95/p99, and peak RSS. Targets: 32 concurrent at
-// least 4x the throughput of one; RSS under 500 MB.
+// Many experiments at once against one Postgres through one pool, 1, 8 and 32
+// at a time in one process, as a local sweep runs them. Two workloads:
+//   - baseline agents (random, 2,000 actions each on a 51x51 perfect maze):
+//     pure engine + state machine + Postgres work, no waiting on anything;
+//   - model-bound agents (the real ollama client against the Ollama simulator
+//     answering after MODEL_MS, as a fast local model would): the shape of a
+//     real LLM experiment, where a turn mostly waits for the model.
+// Prints actions per second, the speed-up over one, turn latency (the agent
+// Task, database round trips included) at p50/p95/p99, CPU per action of Node
+// and of Postgres, and peak RSS. Targets: 32 concurrent at least 4x the
+// throughput of one; RSS under 500 MB.
+//
+// Why the CPU figures: a baseline experiment never waits on anything but the
+// CPU (Node, then Postgres, then Node...), so one of them already keeps
+// about one core busy, and on C cores N of them can go at most C / (cores one
+// keeps busy) times faster. The bench prints that ceiling beside the speed-up.
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../lambdas/store/database.ts';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
 import { STATES } from '../state-machine/states.ts';
+import type { StartExecutionInput } from '../state-machine/contracts.ts';
+import { OllamaSim } from '../test/servers/ollama-sim.ts';
 import { benchPostgres, fmt } from './support.ts';
 
-const ACTIONS = 2_000;
+const BASELINE_ACTIONS = 2_000;
+const MODEL_ACTIONS = 200;
+const MODEL_MS = 100;
+
+interface Level { n: number; actions: number; seconds: number; latencies: number[]; nodeCpu: number; pgCpu: number | null }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
+/** Runs n experiments at once and measures them; `input(i)` is the i-th experiment. */
+async function runLevel(db: Database, pgCpu: () => number | null, n: number, agentState: string, input: (i: number) => StartExecutionInput): Promise<Level> {
+  const latencies: number[] = [];
+  const wrap = (state: string, handler: (e: unknown) => Promise<unknown>) => (state === agentState
+    ? async (e: unknown) => { const t = performance.now(); try { return await handler(e); } finally { latencies.push(performance.now() - t); } }
+    : handler);
+  const cpu0 = process.cpuUsage();
+  const pg0 = pgCpu();
+  const started = performance.now();
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap: wrap as never })));
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = pgCpu();
+  latencies.sort((a, b) => a - b);
+  return {
+    n, seconds, latencies,
+    actions: results.reduce((s, r) => s + (r.summary?.actions ?? 0), 0),
+    nodeCpu: (cpu.user + cpu.system) / 1e6,
+    pgCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
+  };
+}
+
+function report(levels: Level[], cores: number, nodeLabel: string): void {
+  const single = levels[0];
+  const rateOf = (l: Level) => l.actions / l.seconds;
+  const us = (seconds: number, l: Level) => fmt((seconds * 1e6) / l.actions);
+  for (const l of levels) {
+    const rss = process.resourceUsage().maxRSS / 1024;
+    const busy = `${fmt(l.nodeCpu / l.seconds, 2)}${l.pgCpu === null ? '' : ` + ${fmt(l.pgCpu / l.seconds, 2)}`}`;
+    console.log(`  ${String(l.n).padStart(2)} at once: ${fmt(l.actions)} actions in ${fmt(l.seconds, 2)} s -> ${fmt(rateOf(l))} actions/s (${fmt(rateOf(l) / rateOf(single), 2)}x one; target at 32: >= 4x); `
+      + `turn p50 ${fmt(percentile(l.latencies, 0.5), 1)} ms, p95 ${fmt(percentile(l.latencies, 0.95), 1)} ms, p99 ${fmt(percentile(l.latencies, 0.99), 1)} ms; `
+      + `CPU per action: ${nodeLabel} ${us(l.nodeCpu, l)} µs, Postgres ${l.pgCpu === null ? 'n/a' : `${us(l.pgCpu, l)} µs`}; cores busy ${busy} of ${cores}; peak RSS ${fmt(rss)} MB (target < 500)`);
+  }
+  const last = levels.at(-1)!;
+  if (last.pgCpu === null || levels.length < 2) return;
+  // No schedule can beat all cores busy at the CPU cost per action measured at this level.
+  const bound = (cores * last.actions) / (last.nodeCpu + last.pgCpu);
+  console.log(`  at ${last.n} at once the CPU per action (${us(last.nodeCpu + last.pgCpu, last)} µs) allows at most ${fmt(bound)} actions/s on ${cores} cores, `
+    + `${fmt(bound / rateOf(single), 2)}x one; reached ${fmt((100 * rateOf(last)) / bound)}% of that`);
+}
+
 export async function loadBench(levels = [1, 8, 32]): Promise<void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const pgServer = await benchPostgres();
   const db = await openDatabase({ url: pgServer.url, schema: 'bench_load', poolSize: 20 });
+  // one model name per concurrent experiment: the simulated model keeps its map of the maze per model name
+  const models = Array.from({ length: Math.max(...levels) }, (_, i) => `qwen2.5:7b-${i}`);
+  const ollama = new OllamaSim({ models, always: { kind: 'slow', ms: MODEL_MS } });
+  const ollamaHost = await ollama.listen();
   experimentDefinition();
+  const cores = availableParallelism();
+  const baseline = (seed: number): StartExecutionInput => ({
+    agent: 'random', agentSeed: seed, maze: { generator: 'perfect', size: 51, seed: seed + 1 }, config: { max_moves: BASELINE_ACTIONS, success_rule: 'reached' },
+  });
+  const modelBound = (seed: number): StartExecutionInput => ({
+    agent: 'ollama', model: models[seed], maze: { generator: 'perfect', size: 21, seed: seed + 1 }, config: { max_moves: MODEL_ACTIONS, success_rule: 'reached', ollama: { host: ollamaHost } },
+  });
   try {
-    console.log(`load: N experiments at once (random agent, ${fmt(ACTIONS)} actions each, perfect 51x51), one process, one pool of 20 connections`);
-    let single = 0;
-    // one run first, not counted: JIT warm-up and the first connections
-    await runLocalExperiment({ agent: 'random', agentSeed: 99, maze: { generator: 'perfect', size: 51, seed: 99 }, config: { max_moves: ACTIONS } }, { db });
-    for (const n of levels) {
-      const latencies: number[] = [];
-      const wrap = (state: string, handler: (e: unknown) => Promise<unknown>) => (state === STATES.InvokeBaselineAgent
-        ? async (e: unknown) => { const t = performance.now(); try { return await handler(e); } finally { latencies.push(performance.now() - t); } }
-        : handler);
-      const started = performance.now();
-      const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment({
-        agent: 'random', agentSeed: i, maze: { generator: 'perfect', size: 51, seed: i + 1 }, config: { max_moves: ACTIONS, success_rule: 'reached' },
-      }, { db, wrap: wrap as never })));
-      const seconds = (performance.now() - started) / 1000;
-      const actions = results.reduce((s, r) => s + (r.summary?.actions ?? 0), 0);
-      const rate = actions / seconds;
-      if (n === 1) single = rate;
-      latencies.sort((a, b) => a - b);
-      const rss = process.resourceUsage().maxRSS / 1024;
-      console.log(`  ${String(n).padStart(2)} at once: ${fmt(actions)} actions in ${fmt(seconds, 2)} s -> ${fmt(rate)} actions/s (${fmt(rate / single, 2)}x one; target at 32: >= 4x), `
-        + `turn latency p50 ${fmt(percentile(latencies, 0.5), 1)} ms, p95 ${fmt(percentile(latencies, 0.95), 1)} ms, p99 ${fmt(percentile(latencies, 0.99), 1)} ms; peak RSS ${fmt(rss)} MB (target < 500)`);
-    }
+    console.log(`load: N experiments at once in one process, one pool of 20 connections, ${cores} cores`);
+    // not counted: JIT warm-up on every path, and the pool's connections opened
+    await Promise.all(Array.from({ length: 8 }, (_, i) => runLocalExperiment(baseline(1000 + i), { db })));
+    await runLocalExperiment(baseline(999), { db });
+
+    console.log(` baseline agents (random, ${fmt(BASELINE_ACTIONS)} actions each, perfect 51x51):`);
+    const measured: Level[] = [];
+    for (const n of levels) measured.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeBaselineAgent, (i) => baseline(i)));
+    report(measured, cores, 'Node');
+
+    console.log(` model-bound agents (ollama client, simulated model answering after ${MODEL_MS} ms, ${MODEL_ACTIONS} actions each, perfect 21x21):`);
+    const model: Level[] = [];
+    for (const n of levels) model.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeOllamaAgent, modelBound));
+    report(model, cores, 'Node (simulator included)');
   } finally {
+    await ollama.close();
     await db.close();
     await pgServer.stop();
   }
