@@ -28,7 +28,7 @@ const BASELINE_ACTIONS = 2_000;
 const MODEL_ACTIONS = 200;
 const MODEL_MS = 100;
 
-interface Level { n: number; actions: number; seconds: number; latencies: number[]; nodeCpu: number; pgCpu: number | null }
+interface Level { n: number; actions: number; seconds: number; latencies: number[]; nodeCpu: number; pgCpu: number | null; problems: string[] }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
@@ -47,11 +47,33 @@ async function runLevel(db: Database, pgCpu: () => number | null, n: number, age
   const pg1 = pgCpu();
   latencies.sort((a, b) => a - b);
   return {
-    n, seconds, latencies,
+    n, seconds, latencies, problems: await integrityProblems(db, results.map((r) => r.experimentId!)),
     actions: results.reduce((s, r) => s + (r.summary?.actions ?? 0), 0),
     nodeCpu: (cpu.user + cpu.system) / 1e6,
     pgCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
   };
+}
+
+/**
+ * What concurrency must never do, checked in the database after each level:
+ * an experiment left unfinalized, a step or turn lost or logged twice, a
+ * counter that disagrees with the rows.
+ */
+async function integrityProblems(db: Database, ids: string[]): Promise<string[]> {
+  const { rows } = await db.pool.query(`
+    SELECT e.id, e.status, e.actions_taken, e.turns_completed, a.executed, a.distinct_steps, a.last_step, t.turns, t.last_turn
+    FROM experiments e
+    CROSS JOIN LATERAL (SELECT count(*)::int AS executed, count(DISTINCT step_number)::int AS distinct_steps, coalesce(max(step_number), 0) AS last_step
+                        FROM actions WHERE experiment_id = e.id AND executed) a
+    CROSS JOIN LATERAL (SELECT count(*)::int AS turns, coalesce(max(turn_number), 0) AS last_turn FROM turns WHERE experiment_id = e.id) t
+    WHERE e.id = ANY ($1)`, [ids]);
+  const problems = ids.length === rows.length ? [] : [`${ids.length - rows.length} experiments missing`];
+  for (const r of rows) {
+    if (r.status === 'running') problems.push(`${r.id} not finalized`);
+    if (![r.executed, r.distinct_steps, r.last_step].every((v) => v === r.actions_taken)) problems.push(`${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} distinct steps, last ${r.last_step}`);
+    if (![r.turns, r.last_turn].every((v) => v === r.turns_completed)) problems.push(`${r.id}: ${r.turns_completed} turns counted, ${r.turns} logged, last ${r.last_turn}`);
+  }
+  return problems;
 }
 
 function report(levels: Level[], cores: number, nodeLabel: string): void {
@@ -64,6 +86,9 @@ function report(levels: Level[], cores: number, nodeLabel: string): void {
     console.log(`  ${String(l.n).padStart(2)} at once: ${fmt(l.actions)} actions in ${fmt(l.seconds, 2)} s -> ${fmt(rateOf(l))} actions/s (${fmt(rateOf(l) / rateOf(single), 2)}x one; target at 32: >= 4x); `
       + `turn p50 ${fmt(percentile(l.latencies, 0.5), 1)} ms, p95 ${fmt(percentile(l.latencies, 0.95), 1)} ms, p99 ${fmt(percentile(l.latencies, 0.99), 1)} ms; `
       + `CPU per action: ${nodeLabel} ${us(l.nodeCpu, l)} µs, Postgres ${l.pgCpu === null ? 'n/a' : `${us(l.pgCpu, l)} µs`}; cores busy ${busy} of ${cores}; peak RSS ${fmt(rss)} MB (target < 500)`);
+    console.log(l.problems.length === 0
+      ? `     checked: all ${l.n} finalized; every step and turn logged once; counters equal the rows`
+      : `     INTEGRITY PROBLEMS: ${l.problems.join('; ')}`);
   }
   const last = levels.at(-1)!;
   if (last.pgCpu === null || levels.length < 2) return;
