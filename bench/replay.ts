@@ -2,7 +2,7 @@
 // The replay of a 10,000-action run (random agent, 101x101 perfect maze):
 // file size, and time to first draw in headless Chromium (navigation start to
 // the viewer's first frame), medians of 5 loads. Targets: under 5 MB, under 1 s.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,10 +19,11 @@ export async function replayBench(): Promise<void> {
   const pgServer = await benchPostgres();
   const db = await openDatabase({ url: pgServer.url, schema: 'bench_replay', poolSize: 4 });
   const browser = await launchBrowser();
+  const dir = mkdtempSync(join(tmpdir(), 'ariadne-replay-bench-'));
   try {
     const { experimentId, summary } = await runLocalExperiment({ agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 101, seed: 1 }, config: { max_moves: 10_000 } }, { db });
     const built = await timed(async () => replayHtml(await loadReplay(db, experimentId!)));
-    const file = join(mkdtempSync(join(tmpdir(), 'ariadne-replay-bench-')), 'replay.html');
+    const file = join(dir, 'replay.html');
     writeFileSync(file, built.value);
     const bytes = Buffer.byteLength(built.value);
     const draws: number[] = [];
@@ -42,6 +43,7 @@ export async function replayBench(): Promise<void> {
     console.log(`  first draw ${fmt(median(draws))} ms after navigation start (target < 1,000 ms; ${fmt(median(draws) / 1000, 2)}x of target)`);
     console.log(`  one frame at the last step (whole path, known map, cone) ${fmt(median(scrubs), 1)} ms (${fmt(1000 / median(scrubs))} frames/s possible)`);
   } finally {
+    rmSync(dir, { recursive: true, force: true });
     await browser.close();
     await db.close();
     await pgServer.stop();

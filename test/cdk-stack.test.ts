@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experi
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { migrationsChecksum } from '../lib/database.ts';
+import { tempDir } from './support/temp-dir.ts';
 
 let template: Template;
 let def: Definition;
@@ -212,10 +213,9 @@ describe('cdk-nag', () => {
     const { App, Validations } = await import('aws-cdk-lib');
     const { AwsSolutionsChecks } = await import('cdk-nag');
     const { AriadneStack } = await import('../lib/ariadne-stack.ts');
-    const { mkdtempSync, readFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { readFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const outdir = mkdtempSync(join(tmpdir(), 'ariadne-nag-'));
+    const outdir = tempDir('nag');
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
     new AriadneStack(app, 'Ariadne');
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
@@ -306,11 +306,10 @@ describe('handler Lambdas', () => {
 describe('cdk synth with bundling', () => {
   it('the CDK CLI synthesizes the app and every bundled handler loads in Node', async () => {
     const { spawnSync } = await import('node:child_process');
-    const { mkdtempSync, readdirSync, readFileSync, existsSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { readdirSync, readFileSync, existsSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { fileURLToPath, pathToFileURL } = await import('node:url');
-    const out = mkdtempSync(join(tmpdir(), 'ariadne-cdk-'));
+    const out = tempDir('cdk');
     const root = fileURLToPath(new URL('..', import.meta.url));
     const r = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { cwd: root, encoding: 'utf8', timeout: 180_000 });
     expect(r.status, r.stderr).toBe(0);

@@ -2,19 +2,19 @@
 // against the simulated Ollama server and Bedrock endpoint checks.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaSim } from './servers/ollama-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
 import { cli, ROOT } from './support/cli.ts';
 
 let db: TestDatabase;
 beforeAll(async () => { db = await testDatabase(); });
 afterAll(async () => { await db.drop(); });
 const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
-const dir = mkdtempSync(join(tmpdir(), 'ariadne-cli-providers-'));
+const dir = tempDir('cli-providers');
 
 describe('LLM providers from the command line', () => {
   let sim: OllamaSim;

@@ -1,11 +1,11 @@
 // The ariadne command as a user runs it: a real process, real exit codes.
 import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
 import { parametersFile } from './support/parameters-file.ts';
 import { cli, ROOT } from './support/cli.ts';
 
@@ -14,7 +14,7 @@ beforeAll(async () => { db = await testDatabase(); });
 afterAll(async () => { await db.drop(); });
 const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
 
-const dir = mkdtempSync(join(tmpdir(), 'ariadne-cli-'));
+const dir = tempDir('cli');
 const malformed = join(dir, 'malformed.json');
 writeFileSync(malformed, '{"grid": [[0, 1], [1');
 

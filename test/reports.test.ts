@@ -3,8 +3,7 @@
 // no console errors, charts and maze drawn (pixels and DOM), the scrubber
 // moves the agent to the chosen step, links to failure replays work.
 // Screenshots go to test-output/screenshots/.
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +15,12 @@ import { writeReport } from '../reports/write-report.ts';
 import { loadReplay } from '../reports/replay-data.ts';
 import { replayHtml } from '../reports/replay-page.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
 import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
 
 let db: TestDatabase;
 let browser: Browser;
-const dir = mkdtempSync(join(tmpdir(), 'ariadne-reports-'));
+const dir = tempDir('reports');
 beforeAll(async () => {
   db = await testDatabase();
   browser = await launchBrowser();

@@ -2,8 +2,7 @@
 // statistics views against formulas computed here, and sweep files with
 // mistakes reported by their YAML path.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts'
 import { runLocalSweep, type SweepProgress } from '../state-machine/local-sweep.ts';
 import { sweepProgress, sweepSummaryLine } from '../bin/cli/sweep-progress.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
 
@@ -19,7 +19,7 @@ let db: TestDatabase;
 beforeAll(async () => { db = await testDatabase(8); });
 afterAll(async () => { await db.drop(); });
 
-const dir = mkdtempSync(join(tmpdir(), 'ariadne-sweeps-'));
+const dir = tempDir('sweeps');
 const SWEEP = `sweep: kill-test
 agents:
   - { agent: random }

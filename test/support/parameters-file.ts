@@ -1,10 +1,10 @@
 // A local parameters file (the stand-in for Parameter Store) for one test.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp-dir.ts';
 
 export function parametersFile(lines: string[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'ariadne-params-')), 'parameters.yaml');
+  const file = join(tempDir('params'), 'parameters.yaml');
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
