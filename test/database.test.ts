@@ -37,6 +37,35 @@ describe('migrations', () => {
   });
 });
 
+describe('per-turn writes', () => {
+  it("keep experiments' row updates on their page (HOT): no index churn, few dead rows", async () => {
+    const { runLocalExperiment } = await import('../state-machine/local-experiment.ts');
+    const own = await testDatabase(8);
+    await Promise.all([0, 1, 2, 3].map((i) => runLocalExperiment({
+      agent: 'random', agentSeed: i, maze: { generator: 'perfect', size: 31, seed: i + 1 }, config: { max_moves: 400, success_rule: 'reached' },
+    }, { db: own })));
+    const turns = Number((await own.pool.query('SELECT count(*) FROM turns')).rows[0].count);
+    await own.close(); // backends report their statistics as they exit
+    const client = new pg.Client({ connectionString: own.url });
+    await client.connect();
+    try {
+      let stats = { updated: 0, hot: 0 };
+      for (const deadline = Date.now() + 20_000; Date.now() < deadline && stats.updated < turns;) {
+        await new Promise((r) => setTimeout(r, 100));
+        await client.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await client.query(
+          "SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'experiments'", [own.schema]);
+        stats = rows[0];
+      }
+      expect(stats.updated).toBeGreaterThanOrEqual(turns);
+      expect(stats.hot / stats.updated).toBeGreaterThan(0.95);
+    } finally {
+      await client.query(`DROP SCHEMA IF EXISTS "${own.schema}" CASCADE`);
+      await client.end();
+    }
+  });
+});
+
 describe('database configuration errors', () => {
   it.each([
     ['not a url', /is not a URL/],
