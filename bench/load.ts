@@ -22,6 +22,7 @@ import { experimentDefinition } from '../state-machine/definition.ts';
 import { STATES } from '../state-machine/states.ts';
 import type { StartExecutionInput } from '../state-machine/contracts.ts';
 import { OllamaSim } from '../test/servers/ollama-sim.ts';
+import { ledgerProblems } from '../test/support/db.ts';
 import { benchPostgres, fmt } from './support.ts';
 
 const BASELINE_ACTIONS = 2_000;
@@ -47,33 +48,11 @@ async function runLevel(db: Database, pgCpu: () => number | null, n: number, age
   const pg1 = pgCpu();
   latencies.sort((a, b) => a - b);
   return {
-    n, seconds, latencies, problems: await integrityProblems(db, results.map((r) => r.experimentId!)),
+    n, seconds, latencies, problems: await ledgerProblems(db, results.map((r) => r.experimentId!)),
     actions: results.reduce((s, r) => s + (r.summary?.actions ?? 0), 0),
     nodeCpu: (cpu.user + cpu.system) / 1e6,
     pgCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
   };
-}
-
-/**
- * What concurrency must never do, checked in the database after each level:
- * an experiment left unfinalized, a step or turn lost or logged twice, a
- * counter that disagrees with the rows.
- */
-async function integrityProblems(db: Database, ids: string[]): Promise<string[]> {
-  const { rows } = await db.pool.query(`
-    SELECT e.id, e.status, e.actions_taken, e.turns_completed, a.executed, a.distinct_steps, a.last_step, t.turns, t.last_turn
-    FROM experiments e
-    CROSS JOIN LATERAL (SELECT count(*)::int AS executed, count(DISTINCT step_number)::int AS distinct_steps, coalesce(max(step_number), 0) AS last_step
-                        FROM actions WHERE experiment_id = e.id AND executed) a
-    CROSS JOIN LATERAL (SELECT count(*)::int AS turns, coalesce(max(turn_number), 0) AS last_turn FROM turns WHERE experiment_id = e.id) t
-    WHERE e.id = ANY ($1)`, [ids]);
-  const problems = ids.length === rows.length ? [] : [`${ids.length - rows.length} experiments missing`];
-  for (const r of rows) {
-    if (r.status === 'running') problems.push(`${r.id} not finalized`);
-    if (![r.executed, r.distinct_steps, r.last_step].every((v) => v === r.actions_taken)) problems.push(`${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} distinct steps, last ${r.last_step}`);
-    if (![r.turns, r.last_turn].every((v) => v === r.turns_completed)) problems.push(`${r.id}: ${r.turns_completed} turns counted, ${r.turns} logged, last ${r.last_turn}`);
-  }
-  return problems;
 }
 
 function report(levels: Level[], cores: number, nodeLabel: string): void {
@@ -99,7 +78,6 @@ function report(levels: Level[], cores: number, nodeLabel: string): void {
 }
 
 export async function loadBench(levels = [1, 8, 32]): Promise<void> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const pgServer = await benchPostgres();
   const db = await openDatabase({ url: pgServer.url, schema: 'bench_load', poolSize: 20 });
   // one model name per concurrent experiment: the simulated model keeps its map of the maze per model name
@@ -122,7 +100,7 @@ export async function loadBench(levels = [1, 8, 32]): Promise<void> {
 
     console.log(` baseline agents (random, ${fmt(BASELINE_ACTIONS)} actions each, perfect 51x51):`);
     const measured: Level[] = [];
-    for (const n of levels) measured.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeBaselineAgent, (i) => baseline(i)));
+    for (const n of levels) measured.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeBaselineAgent, baseline));
     report(measured, cores, 'Node');
 
     console.log(` model-bound agents (ollama client, simulated model answering after ${MODEL_MS} ms, ${MODEL_ACTIONS} actions each, perfect 21x21):`);

@@ -60,8 +60,8 @@ describe('per-turn writes', () => {
       expect(stats.updated).toBeGreaterThanOrEqual(turns);
       expect(stats.hot / stats.updated).toBeGreaterThan(0.95);
     } finally {
-      await client.query(`DROP SCHEMA IF EXISTS "${own.schema}" CASCADE`);
       await client.end();
+      await own.drop();
     }
   });
 });

@@ -11,7 +11,7 @@ import { baselineAgents } from '../lambdas/providers/baselines.ts';
 import { openDatabase } from '../lambdas/store/database.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
-import { testDatabase, type TestDatabase } from './support/db.ts';
+import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 
@@ -159,20 +159,8 @@ describe('load', () => {
       agent: 'random', agentSeed: i, experimentId: `load-${i}`, maze: { generator: 'perfect', size: 31, seed: i + 1 }, config: { max_moves: 400, max_actions_per_turn: 5 },
     }, { db })));
     for (const r of results) expect(['completed', 'timeout']).toContain(r.summary!.status);
-    const { rows } = await db.pool.query(`
-      SELECT e.id, e.actions_taken, e.turns_completed,
-        (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed,
-        (SELECT count(DISTINCT step_number)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS distinct_steps,
-        (SELECT max(step_number) FROM actions a WHERE a.experiment_id = e.id) AS last_step,
-        (SELECT count(*)::int FROM turns t WHERE t.experiment_id = e.id) AS turns,
-        (SELECT max(turn_number) FROM turns t WHERE t.experiment_id = e.id) AS last_turn
-      FROM experiments e WHERE e.id LIKE 'load-%' ORDER BY e.id`);
-    expect(rows).toHaveLength(n);
-    for (const r of rows) {
-      // steps 1..n exactly once, turns 1..n exactly once, counters equal to rows
-      expect([r.executed, r.distinct_steps, r.last_step]).toEqual([r.actions_taken, r.actions_taken, r.actions_taken]);
-      expect([r.turns, r.last_turn]).toEqual([r.turns_completed, r.turns_completed]);
-    }
+    // steps 1..n exactly once, turns 1..n exactly once, counters equal to rows
+    expect(await ledgerProblems(db, Array.from({ length: n }, (_, i) => `load-${i}`))).toEqual([]);
   });
 });
 

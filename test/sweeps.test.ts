@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep, type SweepProgress } from '../state-machine/local-sweep.ts';
 import { sweepProgress, sweepSummaryLine } from '../bin/cli/sweep-progress.ts';
-import { testDatabase, type TestDatabase } from './support/db.ts';
+import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
@@ -80,12 +80,9 @@ describe('a sweep killed halfway and run again', () => {
     expect(await count("SELECT count(*) AS n FROM (SELECT 1 FROM experiments WHERE sweep_id = 'kill-test' GROUP BY sweep_cell, sweep_repeat HAVING count(*) <> 1) x")).toBe(0);
     expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status NOT IN ('completed', 'timeout')")).toBe(0);
     // the resumed ones went on from where they stopped: turns 1..n, no gap, no double
+    expect(await ledgerProblems(db, interrupted.map((r) => r.id))).toEqual([]);
     for (const r of interrupted) {
-      const t = (await db.pool.query('SELECT count(*)::int AS n, max(turn_number) AS last FROM turns WHERE experiment_id = $1', [r.id])).rows[0];
-      const e = (await db.pool.query('SELECT turns_completed, actions_taken, (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed FROM experiments e WHERE id = $1', [r.id])).rows[0];
-      expect(t.n).toBe(e.turns_completed);
-      expect(t.last).toBe(e.turns_completed);
-      expect(e.executed).toBe(e.actions_taken);
+      const e = (await db.pool.query('SELECT turns_completed FROM experiments WHERE id = $1', [r.id])).rows[0];
       expect(e.turns_completed).toBeGreaterThanOrEqual(r.turns_completed);
     }
     // a third run has nothing left to do

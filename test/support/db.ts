@@ -14,13 +14,36 @@ export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
     ...db,
     url,
     async drop() {
-      await db.close();
+      if (!db.pool.ended) await db.close(); // a test may have closed it already
+
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await client.end();
     },
   };
+}
+
+/**
+ * What must hold for every experiment however it was run (at once, killed and
+ * resumed, retried): finalized, every step 1..n and turn 1..n logged exactly
+ * once, counters equal to the rows. Returns each breach in words; none is [].
+ */
+export async function ledgerProblems(db: Database, ids: string[]): Promise<string[]> {
+  const { rows } = await db.pool.query(`
+    SELECT e.id, e.status, e.actions_taken, e.turns_completed, a.executed, a.distinct_steps, a.last_step, t.turns, t.last_turn
+    FROM experiments e
+    CROSS JOIN LATERAL (SELECT count(*)::int AS executed, count(DISTINCT step_number)::int AS distinct_steps, coalesce(max(step_number), 0) AS last_step
+                        FROM actions WHERE experiment_id = e.id AND executed) a
+    CROSS JOIN LATERAL (SELECT count(*)::int AS turns, coalesce(max(turn_number), 0) AS last_turn FROM turns WHERE experiment_id = e.id) t
+    WHERE e.id = ANY ($1)`, [ids]);
+  const problems = ids.length === rows.length ? [] : [`${ids.length - rows.length} experiments missing`];
+  for (const r of rows) {
+    if (r.status === 'running') problems.push(`${r.id} not finalized`);
+    if (![r.executed, r.distinct_steps, r.last_step].every((v) => v === r.actions_taken)) problems.push(`${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} distinct steps, last ${r.last_step}`);
+    if (![r.turns, r.last_turn].every((v) => v === r.turns_completed)) problems.push(`${r.id}: ${r.turns_completed} turns counted, ${r.turns} logged, last ${r.last_turn}`);
+  }
+  return problems;
 }
 
 /** Row counts of every table the engine writes, to prove a step wrote nothing (or exactly what it should). */
