@@ -11,7 +11,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', 'test-output/', 'bench-output/', 'reports/output/', '.stryker-tmp/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      'coverage/',
+      'test-output/',
+      'bench-output/',
+      'reports/output/',
+      '.stryker-tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,

@@ -23,32 +23,69 @@ export async function costBench(): Promise<Record<string, number>> {
     const def = experimentDefinition();
     const entered = new Map<string, number>();
     const handlerMs = new Map<string, number>();
-    const run = await timed(() => runLocalExperiment({
-      agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 101, seed: 1 }, config: { max_moves: 10_000 },
-    }, {
-      db,
-      onEvent: (e) => { if (e.type === 'StateEntered' && e.state) entered.set(e.state.name, (entered.get(e.state.name) ?? 0) + 1); },
-      wrap: (state, handler) => async (event) => {
-        const t = performance.now();
-        try { return await handler(event); } finally { handlerMs.set(state, (handlerMs.get(state) ?? 0) + performance.now() - t); }
-      },
-    }));
+    const run = await timed(() =>
+      runLocalExperiment(
+        {
+          agent: 'random',
+          agentSeed: 1,
+          maze: { generator: 'perfect', size: 101, seed: 1 },
+          config: { max_moves: 10_000 },
+        },
+        {
+          db,
+          onEvent: (e) => {
+            if (e.type === 'StateEntered' && e.state) entered.set(e.state.name, (entered.get(e.state.name) ?? 0) + 1);
+          },
+          wrap: (state, handler) => async (event) => {
+            const t = performance.now();
+            try {
+              return await handler(event);
+            } finally {
+              handlerMs.set(state, (handlerMs.get(state) ?? 0) + performance.now() - t);
+            }
+          },
+        },
+      ),
+    );
     const turns = run.value.summary!.turns;
     const transitions = [...entered.values()].reduce((a, b) => a + b, 0);
-    const history = [...entered].reduce((n, [name, count]) => n + count * (HISTORY_EVENTS[String(def.States[name]?.Type)] ?? 2), 0);
+    const history = [...entered].reduce(
+      (n, [name, count]) => n + count * (HISTORY_EVENTS[String(def.States[name]?.Type)] ?? 2),
+      0,
+    );
     const perTurnStates = ['ProviderRouter', 'InvokeBaselineAgent', 'CheckProgress', 'ConditionCheck', 'ContinueLoop'];
     const loopTransitions = perTurnStates.reduce((n, s) => n + (entered.get(s) ?? 0), 0) / turns;
     const invocations = [...entered].filter(([name]) => name in TASKS).reduce((n, [, c]) => n + c, 0);
     // Lambda bills whole milliseconds per invocation: round each task's mean up.
-    const gbSeconds = [...handlerMs].reduce((n, [state, ms]) => n + (entered.get(state) ?? 0) * Math.ceil(ms / (entered.get(state) ?? 1)) / 1000 * LAMBDA_GB, 0);
-    const cost = { sfn: transitions * PRICE.transition, lambdaCompute: gbSeconds * PRICE.gbSecond, lambdaRequests: invocations * PRICE.request };
+    const gbSeconds = [...handlerMs].reduce(
+      (n, [state, ms]) =>
+        n + (((entered.get(state) ?? 0) * Math.ceil(ms / (entered.get(state) ?? 1))) / 1000) * LAMBDA_GB,
+      0,
+    );
+    const cost = {
+      sfn: transitions * PRICE.transition,
+      lambdaCompute: gbSeconds * PRICE.gbSecond,
+      lambdaRequests: invocations * PRICE.request,
+    };
     const total = cost.sfn + cost.lambdaCompute + cost.lambdaRequests;
-    console.log('cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized definition, run locally');
-    console.log(`  ${fmt(run.value.summary!.actions)} actions, ${fmt(turns)} turns, ${fmt(run.value.executions.length)} executions (continue as new), ${fmt(run.seconds, 2)} s`);
-    console.log(`  state transitions: ${fmt(transitions)} in all, ${fmt(loopTransitions, 2)} per turn in the loop  (target <= 5)`);
-    console.log(`  AWS history events (estimated from state types): ${fmt(history)} in all, ${fmt(history / turns, 1)} per turn, ${fmt(history / run.value.executions.length)} per execution (cap 25,000)`);
-    console.log(`  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times (in AWS, database round trips through RDS Proxy make them longer)`);
-    console.log(`  list-price cost: Step Functions $${fmt(cost.sfn, 4)} + Lambda compute $${fmt(cost.lambdaCompute, 6)} + Lambda requests $${fmt(cost.lambdaRequests, 6)} = $${fmt(total, 4)} per experiment ($${fmt(total / run.value.summary!.actions * 1000, 5)} per 1,000 actions)`);
+    console.log(
+      'cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized definition, run locally',
+    );
+    console.log(
+      `  ${fmt(run.value.summary!.actions)} actions, ${fmt(turns)} turns, ${fmt(run.value.executions.length)} executions (continue as new), ${fmt(run.seconds, 2)} s`,
+    );
+    console.log(
+      `  state transitions: ${fmt(transitions)} in all, ${fmt(loopTransitions, 2)} per turn in the loop  (target <= 5)`,
+    );
+    console.log(
+      `  AWS history events (estimated from state types): ${fmt(history)} in all, ${fmt(history / turns, 1)} per turn, ${fmt(history / run.value.executions.length)} per execution (cap 25,000)`,
+    );
+    console.log(
+      `  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times (in AWS, database round trips through RDS Proxy make them longer)`,
+    );
+    console.log(
+      `  list-price cost: Step Functions $${fmt(cost.sfn, 4)} + Lambda compute $${fmt(cost.lambdaCompute, 6)} + Lambda requests $${fmt(cost.lambdaRequests, 6)} = $${fmt(total, 4)} per experiment ($${fmt((total / run.value.summary!.actions) * 1000, 5)} per 1,000 actions)`,
+    );
     return { transitionsPerTurn: loopTransitions, historyPerTurn: history / turns, total };
   } finally {
     await db.close();

@@ -37,7 +37,13 @@ function play(agent: 'random' | 'frontier'): Run {
   const run: Run = { actions: [], distances: [], distanceSeconds: 0, distanceCalls: 0 };
   for (let i = 0; i < ACTIONS && !state.goalFound; i++) {
     const dir = agent === 'frontier' ? frontierSearch(known, state.position)?.direction : null;
-    const r = executeCall(state, maze, config, { name: dir ? `move_${dir}` : random.pick(MOVES), arguments: {} }, { callIndex: i, assistantText: null });
+    const r = executeCall(
+      state,
+      maze,
+      config,
+      { name: dir ? `move_${dir}` : random.pick(MOVES), arguments: {} },
+      { callIndex: i, assistantText: null },
+    );
     run.actions.push(r);
     run.distances.push(null);
     monitor.observe(r, 1, (below) => {
@@ -73,12 +79,17 @@ export async function detectorsBench(): Promise<void> {
     const run = median(plays, (p) => p.distanceSeconds);
     const n = run.actions.length;
     for (let i = 0; i < 2; i++) timeMonitor(run); // warm up the JIT
-    const m = median(Array.from({ length: REPEATS }, () => timeMonitor(run)), (x) => x.seconds);
+    const m = median(
+      Array.from({ length: REPEATS }, () => timeMonitor(run)),
+      (x) => x.seconds,
+    );
     const perAction = (m.seconds / n) * 1e6;
     const distPerAction = (run.distanceSeconds / n) * 1e6;
-    console.log(`  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ${fmt(perAction / 5, 2)}x of target), `
-      + `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions (${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, `
-      + `detectors + distance ${fmt(perAction + distPerAction, 2)} us/action`);
+    console.log(
+      `  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ${fmt(perAction / 5, 2)}x of target), ` +
+        `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions (${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, ` +
+        `detectors + distance ${fmt(perAction + distPerAction, 2)} us/action`,
+    );
   }
 }
 

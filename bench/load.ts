@@ -29,26 +29,56 @@ const BASELINE_ACTIONS = 2_000;
 const MODEL_ACTIONS = 200;
 const MODEL_MS = 100;
 
-interface Level { n: number; actions: number; seconds: number; latencies: number[]; nodeCpu: number; pgCpu: number | null; problems: string[] }
+interface Level {
+  n: number;
+  actions: number;
+  seconds: number;
+  latencies: number[];
+  nodeCpu: number;
+  pgCpu: number | null;
+  problems: string[];
+}
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 /** Runs n experiments at once and measures them; `input(i)` is the i-th experiment. */
-async function runLevel(db: Database, pgCpu: () => number | null, n: number, agentState: string, input: (i: number) => StartExecutionInput): Promise<Level> {
+async function runLevel(
+  db: Database,
+  pgCpu: () => number | null,
+  n: number,
+  agentState: string,
+  input: (i: number) => StartExecutionInput,
+): Promise<Level> {
   const latencies: number[] = [];
-  const wrap = (state: string, handler: (e: unknown) => Promise<unknown>) => (state === agentState
-    ? async (e: unknown) => { const t = performance.now(); try { return await handler(e); } finally { latencies.push(performance.now() - t); } }
-    : handler);
+  const wrap = (state: string, handler: (e: unknown) => Promise<unknown>) =>
+    state === agentState
+      ? async (e: unknown) => {
+          const t = performance.now();
+          try {
+            return await handler(e);
+          } finally {
+            latencies.push(performance.now() - t);
+          }
+        }
+      : handler;
   const cpu0 = process.cpuUsage();
   const pg0 = pgCpu();
   const started = performance.now();
-  const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap: wrap as never })));
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap: wrap as never })),
+  );
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const pg1 = pgCpu();
   latencies.sort((a, b) => a - b);
   return {
-    n, seconds, latencies, problems: await ledgerProblems(db, results.map((r) => r.experimentId!)),
+    n,
+    seconds,
+    latencies,
+    problems: await ledgerProblems(
+      db,
+      results.map((r) => r.experimentId!),
+    ),
     actions: results.reduce((s, r) => s + (r.summary?.actions ?? 0), 0),
     nodeCpu: (cpu.user + cpu.system) / 1e6,
     pgCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
@@ -62,19 +92,25 @@ function report(levels: Level[], cores: number, nodeLabel: string): void {
   for (const l of levels) {
     const rss = process.resourceUsage().maxRSS / 1024;
     const busy = `${fmt(l.nodeCpu / l.seconds, 2)}${l.pgCpu === null ? '' : ` + ${fmt(l.pgCpu / l.seconds, 2)}`}`;
-    console.log(`  ${String(l.n).padStart(2)} at once: ${fmt(l.actions)} actions in ${fmt(l.seconds, 2)} s -> ${fmt(rateOf(l))} actions/s (${fmt(rateOf(l) / rateOf(single), 2)}x one; target at 32: >= 4x); `
-      + `turn p50 ${fmt(percentile(l.latencies, 0.5), 1)} ms, p95 ${fmt(percentile(l.latencies, 0.95), 1)} ms, p99 ${fmt(percentile(l.latencies, 0.99), 1)} ms; `
-      + `CPU per action: ${nodeLabel} ${us(l.nodeCpu, l)} µs, Postgres ${l.pgCpu === null ? 'n/a' : `${us(l.pgCpu, l)} µs`}; cores busy ${busy} of ${cores}; peak RSS ${fmt(rss)} MB (target < 500)`);
-    console.log(l.problems.length === 0
-      ? `     checked: all ${l.n} finalized; every step and turn logged once; counters equal the rows`
-      : `     INTEGRITY PROBLEMS: ${l.problems.join('; ')}`);
+    console.log(
+      `  ${String(l.n).padStart(2)} at once: ${fmt(l.actions)} actions in ${fmt(l.seconds, 2)} s -> ${fmt(rateOf(l))} actions/s (${fmt(rateOf(l) / rateOf(single), 2)}x one; target at 32: >= 4x); ` +
+        `turn p50 ${fmt(percentile(l.latencies, 0.5), 1)} ms, p95 ${fmt(percentile(l.latencies, 0.95), 1)} ms, p99 ${fmt(percentile(l.latencies, 0.99), 1)} ms; ` +
+        `CPU per action: ${nodeLabel} ${us(l.nodeCpu, l)} µs, Postgres ${l.pgCpu === null ? 'n/a' : `${us(l.pgCpu, l)} µs`}; cores busy ${busy} of ${cores}; peak RSS ${fmt(rss)} MB (target < 500)`,
+    );
+    console.log(
+      l.problems.length === 0
+        ? `     checked: all ${l.n} finalized; every step and turn logged once; counters equal the rows`
+        : `     INTEGRITY PROBLEMS: ${l.problems.join('; ')}`,
+    );
   }
   const last = levels.at(-1)!;
   if (last.pgCpu === null || levels.length < 2) return;
   // No schedule can beat all cores busy at the CPU cost per action measured at this level.
   const bound = (cores * last.actions) / (last.nodeCpu + last.pgCpu);
-  console.log(`  at ${last.n} at once the CPU per action (${us(last.nodeCpu + last.pgCpu, last)} µs) allows at most ${fmt(bound)} actions/s on ${cores} cores, `
-    + `${fmt(bound / rateOf(single), 2)}x one; reached ${fmt((100 * rateOf(last)) / bound)}% of that`);
+  console.log(
+    `  at ${last.n} at once the CPU per action (${us(last.nodeCpu + last.pgCpu, last)} µs) allows at most ${fmt(bound)} actions/s on ${cores} cores, ` +
+      `${fmt(bound / rateOf(single), 2)}x one; reached ${fmt((100 * rateOf(last)) / bound)}% of that`,
+  );
 }
 
 export async function loadBench(levels = [1, 8, 32]): Promise<void> {
@@ -87,10 +123,16 @@ export async function loadBench(levels = [1, 8, 32]): Promise<void> {
   experimentDefinition();
   const cores = availableParallelism();
   const baseline = (seed: number): StartExecutionInput => ({
-    agent: 'random', agentSeed: seed, maze: { generator: 'perfect', size: 51, seed: seed + 1 }, config: { max_moves: BASELINE_ACTIONS, success_rule: 'reached' },
+    agent: 'random',
+    agentSeed: seed,
+    maze: { generator: 'perfect', size: 51, seed: seed + 1 },
+    config: { max_moves: BASELINE_ACTIONS, success_rule: 'reached' },
   });
   const modelBound = (seed: number): StartExecutionInput => ({
-    agent: 'ollama', model: models[seed], maze: { generator: 'perfect', size: 21, seed: seed + 1 }, config: { max_moves: MODEL_ACTIONS, success_rule: 'reached', ollama: { host: ollamaHost } },
+    agent: 'ollama',
+    model: models[seed],
+    maze: { generator: 'perfect', size: 21, seed: seed + 1 },
+    config: { max_moves: MODEL_ACTIONS, success_rule: 'reached', ollama: { host: ollamaHost } },
   });
   try {
     console.log(`load: N experiments at once in one process, one pool of 20 connections, ${cores} cores`);
@@ -100,12 +142,16 @@ export async function loadBench(levels = [1, 8, 32]): Promise<void> {
 
     console.log(` baseline agents (random, ${fmt(BASELINE_ACTIONS)} actions each, perfect 51x51):`);
     const measured: Level[] = [];
-    for (const n of levels) measured.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeBaselineAgent, baseline));
+    for (const n of levels)
+      measured.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeBaselineAgent, baseline));
     report(measured, cores, 'Node');
 
-    console.log(` model-bound agents (ollama client, simulated model answering after ${MODEL_MS} ms, ${MODEL_ACTIONS} actions each, perfect 21x21):`);
+    console.log(
+      ` model-bound agents (ollama client, simulated model answering after ${MODEL_MS} ms, ${MODEL_ACTIONS} actions each, perfect 21x21):`,
+    );
     const model: Level[] = [];
-    for (const n of levels) model.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeOllamaAgent, modelBound));
+    for (const n of levels)
+      model.push(await runLevel(db, pgServer.cpuSeconds, n, STATES.InvokeOllamaAgent, modelBound));
     report(model, cores, 'Node (simulator included)');
   } finally {
     await ollama.close();

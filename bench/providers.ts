@@ -21,10 +21,16 @@ const REPEATS = 3;
 
 function timedModel(model: ChatModel, spent: { ms: number; calls: number }): ChatModel {
   return {
-    provider: model.provider, model: model.model,
+    provider: model.provider,
+    model: model.model,
     async complete(...args) {
       const t = performance.now();
-      try { return await model.complete(...args); } finally { spent.ms += performance.now() - t; spent.calls++; }
+      try {
+        return await model.complete(...args);
+      } finally {
+        spent.ms += performance.now() - t;
+        spent.calls++;
+      }
     },
   };
 }
@@ -40,7 +46,9 @@ export async function providersBench(): Promise<Record<string, number>> {
   const urls = { ollama: await ollama.listen(), bedrock: await bedrock.listen() };
   experimentDefinition();
   const out: Record<string, number> = {};
-  console.log(`providers: engine overhead per LLM call outside the model round trip (simulators answer at once), medians of ${REPEATS} runs`);
+  console.log(
+    `providers: engine overhead per LLM call outside the model round trip (simulators answer at once), medians of ${REPEATS} runs`,
+  );
   try {
     for (const provider of ['ollama', 'bedrock'] as const) {
       const results: Array<{ overhead: number; roundTrip: number; calls: number; seconds: number }> = [];
@@ -49,16 +57,43 @@ export async function providersBench(): Promise<Record<string, number>> {
         const factory: AgentFactory = (identity) => {
           if (identity.agent !== provider) return agents(identity);
           const { config } = identity;
-          const model = provider === 'ollama' ? ollamaModel(identity.model!, config.ollama) : bedrockModel(identity.model!, config.bedrock);
-          return llmAgent({ model: timedModel(model, spent), system: identity.promptText ?? '', policy: config.retry, classify: provider === 'ollama' ? classifyOllamaError : classifyBedrockError, maxMoves: config.max_moves });
+          const model =
+            provider === 'ollama'
+              ? ollamaModel(identity.model!, config.ollama)
+              : bedrockModel(identity.model!, config.bedrock);
+          return llmAgent({
+            model: timedModel(model, spent),
+            system: identity.promptText ?? '',
+            policy: config.retry,
+            classify: provider === 'ollama' ? classifyOllamaError : classifyBedrockError,
+            maxMoves: config.max_moves,
+          });
         };
-        const config = provider === 'ollama' ? { ollama: { host: urls.ollama } } : { bedrock: { endpoint: urls.bedrock } };
+        const config =
+          provider === 'ollama' ? { ollama: { host: urls.ollama } } : { bedrock: { endpoint: urls.bedrock } };
         const model = provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0';
-        const run = await timed(() => runLocalExperiment({ agent: provider, model, maze: { generator: 'rooms_and_corridors', size: 41, seed: 2 }, config: { ...config, max_moves: 2_000 } } as never, { db, agents: factory }));
-        results.push({ overhead: (run.seconds * 1000 - spent.ms) / spent.calls, roundTrip: spent.ms / spent.calls, calls: spent.calls, seconds: run.seconds });
+        const run = await timed(() =>
+          runLocalExperiment(
+            {
+              agent: provider,
+              model,
+              maze: { generator: 'rooms_and_corridors', size: 41, seed: 2 },
+              config: { ...config, max_moves: 2_000 },
+            } as never,
+            { db, agents: factory },
+          ),
+        );
+        results.push({
+          overhead: (run.seconds * 1000 - spent.ms) / spent.calls,
+          roundTrip: spent.ms / spent.calls,
+          calls: spent.calls,
+          seconds: run.seconds,
+        });
       }
       const m = results.sort((a, b) => a.overhead - b.overhead)[Math.floor(REPEATS / 2)];
-      console.log(`  ${provider.padEnd(8)} ${fmt(m.calls)} calls in ${fmt(m.seconds, 2)} s: model call (client + HTTP) ${fmt(m.roundTrip, 2)} ms, engine overhead ${fmt(m.overhead, 2)} ms per call  (target < 2 ms; ratio overhead/round trip ${fmt(m.overhead / m.roundTrip, 2)})`);
+      console.log(
+        `  ${provider.padEnd(8)} ${fmt(m.calls)} calls in ${fmt(m.seconds, 2)} s: model call (client + HTTP) ${fmt(m.roundTrip, 2)} ms, engine overhead ${fmt(m.overhead, 2)} ms per call  (target < 2 ms; ratio overhead/round trip ${fmt(m.overhead / m.roundTrip, 2)})`,
+      );
       out[provider] = m.overhead;
     }
   } finally {

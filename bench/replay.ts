@@ -21,7 +21,15 @@ export async function replayBench(): Promise<void> {
   const browser = await launchBrowser();
   const dir = mkdtempSync(join(tmpdir(), 'ariadne-replay-bench-'));
   try {
-    const { experimentId, summary } = await runLocalExperiment({ agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 101, seed: 1 }, config: { max_moves: 10_000 } }, { db });
+    const { experimentId, summary } = await runLocalExperiment(
+      {
+        agent: 'random',
+        agentSeed: 1,
+        maze: { generator: 'perfect', size: 101, seed: 1 },
+        config: { max_moves: 10_000 },
+      },
+      { db },
+    );
     const built = await timed(async () => replayHtml(await loadReplay(db, experimentId!)));
     const file = join(dir, 'replay.html');
     writeFileSync(file, built.value);
@@ -34,14 +42,28 @@ export async function replayBench(): Promise<void> {
       await page.waitForFunction(() => (window as any).__replay);
       draws.push(await page.evaluate(() => (window as any).__replay.firstDrawMs));
       // one redraw at the last step: the whole path and the known map
-      scrubs.push(await page.evaluate(() => { const t = performance.now(); (window as any).__replay.go(10_000); return performance.now() - t; }));
+      scrubs.push(
+        await page.evaluate(() => {
+          const t = performance.now();
+          (window as any).__replay.go(10_000);
+          return performance.now() - t;
+        }),
+      );
       await page.close();
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    console.log(`replay: ${fmt(summary!.actions)}-action run (random agent, perfect 101x101), medians of ${LOADS} loads in headless Chromium`);
-    console.log(`  file ${fmt(bytes / 1e6, 2)} MB (target < 5 MB; ${fmt(bytes / 5e6, 2)}x of target), built from the database in ${fmt(built.seconds, 2)} s`);
-    console.log(`  first draw ${fmt(median(draws))} ms after navigation start (target < 1,000 ms; ${fmt(median(draws) / 1000, 2)}x of target)`);
-    console.log(`  one frame at the last step (whole path, known map, cone) ${fmt(median(scrubs), 1)} ms (${fmt(1000 / median(scrubs))} frames/s possible)`);
+    console.log(
+      `replay: ${fmt(summary!.actions)}-action run (random agent, perfect 101x101), medians of ${LOADS} loads in headless Chromium`,
+    );
+    console.log(
+      `  file ${fmt(bytes / 1e6, 2)} MB (target < 5 MB; ${fmt(bytes / 5e6, 2)}x of target), built from the database in ${fmt(built.seconds, 2)} s`,
+    );
+    console.log(
+      `  first draw ${fmt(median(draws))} ms after navigation start (target < 1,000 ms; ${fmt(median(draws) / 1000, 2)}x of target)`,
+    );
+    console.log(
+      `  one frame at the last step (whole path, known map, cone) ${fmt(median(scrubs), 1)} ms (${fmt(1000 / median(scrubs))} frames/s possible)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     await browser.close();

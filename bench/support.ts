@@ -5,12 +5,20 @@ import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 
 export async function benchPostgres() {
-  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, cpuSeconds: () => null, stop: async () => undefined };
+  if (process.env.BENCH_DATABASE_URL)
+    return { url: process.env.BENCH_DATABASE_URL, cpuSeconds: () => null, stop: async () => undefined };
   const parent = mkdtempSync(join(tmpdir(), 'ariadne-bench-'));
   chmodSync(parent, 0o755);
   const dataDir = join(parent, 'pgdata');
   const server = await startEmbeddedPostgres({ dataDir, persistent: false });
-  return { url: server.url, cpuSeconds: () => postgresCpuSeconds(dataDir), stop: async () => { await server.stop(); rmSync(parent, { recursive: true, force: true }); } };
+  return {
+    url: server.url,
+    cpuSeconds: () => postgresCpuSeconds(dataDir),
+    stop: async () => {
+      await server.stop();
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -31,7 +39,9 @@ function postgresCpuSeconds(dataDir: string): number | null {
       // fields after "pid (comm) ": state ppid ... utime(12th) stime(13th)
       const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       if (pid === postmaster || f[1] === postmaster) seconds += (Number(f[11]) + Number(f[12])) / ticks;
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return seconds;
 }
@@ -42,4 +52,5 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; second
   return { value, seconds: Number(process.hrtime.bigint() - t) / 1e9 };
 }
 
-export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -26,7 +26,12 @@ export interface AriadneStackProps extends StackProps {
   executionTimeoutMinutes?: number;
 }
 
-export const DEFAULT_BEDROCK_MODELS = ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'amazon.nova-lite-v1:0', 'amazon.nova-pro-v1:0'];
+export const DEFAULT_BEDROCK_MODELS = [
+  'anthropic.claude-3-5-sonnet-20240620-v1:0',
+  'anthropic.claude-3-haiku-20240307-v1:0',
+  'amazon.nova-lite-v1:0',
+  'amazon.nova-pro-v1:0',
+];
 
 export class AriadneStack extends Stack {
   readonly experiments: ExperimentStateMachine;
@@ -38,38 +43,87 @@ export class AriadneStack extends Stack {
     // Lambdas reach Bedrock, SSM, Secrets Manager and Ollama through one NAT gateway.
     const vpc = props.vpcId
       ? Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId })
-      : new Vpc(this, 'Vpc', { maxAzs: 2, natGateways: 1, flowLogs: { all: { trafficType: FlowLogTrafficType.REJECT } } });
+      : new Vpc(this, 'Vpc', {
+          maxAzs: 2,
+          natGateways: 1,
+          flowLogs: { all: { trafficType: FlowLogTrafficType.REJECT } },
+        });
     const database = new ExperimentDatabase(this, 'Database', { vpc });
     const environment = { PARAMETER_PREFIX: prefix, ...database.clientEnvironment(), ...props.handlerEnvironment };
     const parameters = new AriadneParameters(this, 'Parameters', prefix);
-    const functions = new HandlerFunctions(this, 'Handlers', { environment, vpc, securityGroups: [database.clientSecurityGroup] });
+    const functions = new HandlerFunctions(this, 'Handlers', {
+      environment,
+      vpc,
+      securityGroups: [database.clientSecurityGroup],
+    });
     // Configuration is read where experiments start and where models are called.
-    for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent]) parameters.grantRead(functions.byState[state]);
-    functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(new PolicyStatement({
-      actions: ['bedrock:InvokeModel'],
-      resources: (props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS).map((id) => this.formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: id, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
-    }));
+    for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent])
+      parameters.grantRead(functions.byState[state]);
+    functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(
+      new PolicyStatement({
+        actions: ['bedrock:InvokeModel'],
+        resources: (props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS).map((id) =>
+          this.formatArn({
+            service: 'bedrock',
+            account: '',
+            resource: 'foundation-model',
+            resourceName: id,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ),
+      }),
+    );
     this.experiments = new ExperimentStateMachine(this, 'Experiments', {
-      functions: functions.byState, stateMachineName: `${this.stackName}-experiments`,
+      functions: functions.byState,
+      stateMachineName: `${this.stackName}-experiments`,
       executionTimeout: Duration.minutes(props.executionTimeoutMinutes ?? 180),
     });
     // Sweeps: RegisterSweep, then a Distributed Map of experiment executions.
     const registerSweep = handlerFunction(this, 'RegisterSweepFn', {
-      file: 'register-sweep.ts', exportName: 'handler', timeoutSeconds: 60, environment, vpc, securityGroups: [database.clientSecurityGroup],
+      file: 'register-sweep.ts',
+      exportName: 'handler',
+      timeoutSeconds: 60,
+      environment,
+      vpc,
+      securityGroups: [database.clientSecurityGroup],
     });
-    this.sweeps = new SweepStateMachine(this, 'Sweeps', { registerFunction: registerSweep, experiments: this.experiments.stateMachine, stateMachineName: `${this.stackName}-sweeps` });
-    const failures = new FailureHandling(this, 'FailureHandling', { stateMachine: this.experiments.stateMachine, environment, vpc, securityGroups: [database.clientSecurityGroup] });
+    this.sweeps = new SweepStateMachine(this, 'Sweeps', {
+      registerFunction: registerSweep,
+      experiments: this.experiments.stateMachine,
+      stateMachineName: `${this.stackName}-sweeps`,
+    });
+    const failures = new FailureHandling(this, 'FailureHandling', {
+      stateMachine: this.experiments.stateMachine,
+      environment,
+      vpc,
+      securityGroups: [database.clientSecurityGroup],
+    });
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const fn of handlers) database.grantConnect(fn);
     new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: handlers });
     acknowledgeNagFindings(this, {
-      parameterPrefix: prefix, deadLetterQueue: failures.deadLetters, sweepMachine: this.sweeps.stateMachine, experimentsMachine: this.experiments.stateMachine,
+      parameterPrefix: prefix,
+      deadLetterQueue: failures.deadLetters,
+      sweepMachine: this.sweeps.stateMachine,
+      experimentsMachine: this.experiments.stateMachine,
       functions: [...handlers, database.migrateFunction],
     });
-    new CfnOutput(this, 'SweepStateMachineArn', { value: this.sweeps.stateMachine.stateMachineArn, description: 'ariadne sweep FILE --aws --state-machine-arn' });
-    new CfnOutput(this, 'StateMachineArn', { value: this.experiments.stateMachine.stateMachineArn, description: 'ariadne launch --state-machine-arn' });
-    new CfnOutput(this, 'DatabaseProxyEndpoint', { value: database.proxy.endpoint, description: 'RDS Proxy endpoint (reachable from the VPC only)' });
+    new CfnOutput(this, 'SweepStateMachineArn', {
+      value: this.sweeps.stateMachine.stateMachineArn,
+      description: 'ariadne sweep FILE --aws --state-machine-arn',
+    });
+    new CfnOutput(this, 'StateMachineArn', {
+      value: this.experiments.stateMachine.stateMachineArn,
+      description: 'ariadne launch --state-machine-arn',
+    });
+    new CfnOutput(this, 'DatabaseProxyEndpoint', {
+      value: database.proxy.endpoint,
+      description: 'RDS Proxy endpoint (reachable from the VPC only)',
+    });
     new CfnOutput(this, 'DatabaseClusterEndpoint', { value: database.cluster.clusterEndpoint.hostname });
-    new CfnOutput(this, 'DatabaseSecretArn', { value: database.cluster.secret!.secretArn, description: 'username and password (Secrets Manager)' });
+    new CfnOutput(this, 'DatabaseSecretArn', {
+      value: database.cluster.secret!.secretArn,
+      description: 'username and password (Secrets Manager)',
+    });
   }
 }

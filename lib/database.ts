@@ -8,7 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Port, SecurityGroup, SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import {
-  AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine, type DatabaseProxy,
+  AuroraPostgresEngineVersion,
+  ClusterInstance,
+  Credentials,
+  DatabaseCluster,
+  DatabaseClusterEngine,
+  type DatabaseProxy,
 } from 'aws-cdk-lib/aws-rds';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -21,11 +26,16 @@ const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
 /** A hash of the SQL files: a changed or added migration makes the custom resource run again. */
 export function migrationsChecksum(): string {
   const h = createHash('sha256');
-  for (const f of readdirSync(MIGRATIONS).filter((n) => n.endsWith('.sql')).sort()) h.update(f).update(readFileSync(`${MIGRATIONS}${f}`));
+  for (const f of readdirSync(MIGRATIONS)
+    .filter((n) => n.endsWith('.sql'))
+    .sort())
+    h.update(f).update(readFileSync(`${MIGRATIONS}${f}`));
   return h.digest('hex');
 }
 
-export interface ExperimentDatabaseProps { vpc: IVpc }
+export interface ExperimentDatabaseProps {
+  vpc: IVpc;
+}
 
 export class ExperimentDatabase extends Construct {
   readonly cluster: DatabaseCluster;
@@ -36,8 +46,16 @@ export class ExperimentDatabase extends Construct {
 
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
-    this.clientSecurityGroup = new SecurityGroup(this, 'Clients', { vpc: props.vpc, description: 'Ariadne Lambdas: the only clients of the database', allowAllOutbound: true });
-    const dbGroup = new SecurityGroup(this, 'Database', { vpc: props.vpc, description: 'Ariadne Aurora cluster and RDS Proxy', allowAllOutbound: false });
+    this.clientSecurityGroup = new SecurityGroup(this, 'Clients', {
+      vpc: props.vpc,
+      description: 'Ariadne Lambdas: the only clients of the database',
+      allowAllOutbound: true,
+    });
+    const dbGroup = new SecurityGroup(this, 'Database', {
+      vpc: props.vpc,
+      description: 'Ariadne Aurora cluster and RDS Proxy',
+      allowAllOutbound: false,
+    });
     dbGroup.addIngressRule(this.clientSecurityGroup, Port.tcp(5432), 'Ariadne Lambdas');
     // addProxy below lets the proxy in to the cluster; it also needs to get out to it.
     dbGroup.addEgressRule(dbGroup, Port.tcp(5432), 'RDS Proxy to the cluster');
@@ -70,13 +88,21 @@ export class ExperimentDatabase extends Construct {
       debugLogging: false,
     });
 
-    const migrate = this.migrateFunction = handlerFunction(this, 'MigrateFn', {
-      file: 'migrate-database.ts', exportName: 'handler', timeoutSeconds: 300,
-      environment: this.clientEnvironment(), vpc: props.vpc, securityGroups: [this.clientSecurityGroup], copyMigrations: true,
-    });
+    const migrate = (this.migrateFunction = handlerFunction(this, 'MigrateFn', {
+      file: 'migrate-database.ts',
+      exportName: 'handler',
+      timeoutSeconds: 300,
+      environment: this.clientEnvironment(),
+      vpc: props.vpc,
+      securityGroups: [this.clientSecurityGroup],
+      copyMigrations: true,
+    }));
     this.grantConnect(migrate);
     const provider = new Provider(this, 'MigrationsProvider', { onEventHandler: migrate });
-    const migrations = new CustomResource(this, 'Migrations', { serviceToken: provider.serviceToken, properties: { checksum: migrationsChecksum() } });
+    const migrations = new CustomResource(this, 'Migrations', {
+      serviceToken: provider.serviceToken,
+      properties: { checksum: migrationsChecksum() },
+    });
     migrations.node.addDependency(this.proxy);
     migrations.node.addDependency(this.cluster);
   }

@@ -11,7 +11,13 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { INPUT_ERRORS, PROVIDER_TRANSIENT_ERRORS, STATES, TRANSIENT_ERRORS, type TaskState } from '../state-machine/states.ts';
+import {
+  INPUT_ERRORS,
+  PROVIDER_TRANSIENT_ERRORS,
+  STATES,
+  TRANSIENT_ERRORS,
+  type TaskState,
+} from '../state-machine/states.ts';
 
 export interface ExperimentStateMachineProps {
   functions: Record<TaskState, IFunction>;
@@ -34,34 +40,61 @@ export class ExperimentStateMachine extends Construct {
         retryOnServiceExceptions: false,
         ...opts,
       });
-      t.addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+      t.addRetry({
+        errors: TRANSIENT_ERRORS,
+        interval: Duration.seconds(2),
+        maxAttempts: 6,
+        backoffRate: 2,
+        jitterStrategy: sfn.JitterType.FULL,
+      });
       return t;
     };
 
     // The execution fails with the original error, so StartExecution callers see what went wrong.
     const failed = new sfn.Fail(this, STATES.ExperimentFailed, {
-      stateName: STATES.ExperimentFailed, errorPath: '$.error.Error', causePath: '$.error.Cause',
+      stateName: STATES.ExperimentFailed,
+      errorPath: '$.error.Error',
+      causePath: '$.error.Cause',
     });
     const finalizeFailure = task(STATES.FinalizeFailure, {
       payload: sfn.TaskInput.fromObject({ state: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
       resultPath: '$.finalized',
     }).next(failed);
-    const caught = <T extends tasks.LambdaInvoke>(t: T): T => { t.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' }); return t; };
+    const caught = <T extends tasks.LambdaInvoke>(t: T): T => {
+      t.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+      return t;
+    };
 
     const start = task(STATES.StartExperiment, {
-      payload: sfn.TaskInput.fromObject({ request: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
+      payload: sfn.TaskInput.fromObject({
+        request: sfn.JsonPath.entirePayload,
+        executionArn: sfn.JsonPath.executionId,
+      }),
     });
     // Bad input is refused before anything is written, whatever its shape: the error replaces the state
     // (no ResultPath: the ASL default "$"; aws-local-stepfunctions mishandles an explicit "$"), so even an
     // input that is not an object (where "$.error" cannot be set) ends with its error.
-    start.addCatch(new sfn.Fail(this, STATES.InputRefused, { stateName: STATES.InputRefused, errorPath: '$.Error', causePath: '$.Cause' }), {
-      errors: INPUT_ERRORS,
-    });
+    start.addCatch(
+      new sfn.Fail(this, STATES.InputRefused, {
+        stateName: STATES.InputRefused,
+        errorPath: '$.Error',
+        causePath: '$.Cause',
+      }),
+      {
+        errors: INPUT_ERRORS,
+      },
+    );
     caught(start);
     const invoke = (state: TaskState) => {
       const t = task(state, { resultPath: '$.turn' });
       // The handler already retried the model with backoff; a longer outage gets a few more, slower tries.
-      t.addRetry({ errors: PROVIDER_TRANSIENT_ERRORS, interval: Duration.seconds(30), maxAttempts: 2, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+      t.addRetry({
+        errors: PROVIDER_TRANSIENT_ERRORS,
+        interval: Duration.seconds(30),
+        maxAttempts: 2,
+        backoffRate: 2,
+        jitterStrategy: sfn.JitterType.FULL,
+      });
       return caught(t);
     };
     const checkProgress = caught(task(STATES.CheckProgress, { resultPath: '$.progress' }));
@@ -103,7 +136,14 @@ export class ExperimentStateMachine extends Construct {
           },
         },
         ResultPath: '$.continuedAs',
-        Retry: [{ ErrorEquals: ['StepFunctions.SdkClientException', 'States.TaskFailed'], IntervalSeconds: 2, MaxAttempts: 4, BackoffRate: 2 }],
+        Retry: [
+          {
+            ErrorEquals: ['StepFunctions.SdkClientException', 'States.TaskFailed'],
+            IntervalSeconds: 2,
+            MaxAttempts: 4,
+            BackoffRate: 2,
+          },
+        ],
       },
     });
     continueAsNew.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
@@ -116,7 +156,10 @@ export class ExperimentStateMachine extends Construct {
       .otherwise(continueLoop);
     checkProgress.next(condition);
     continueLoop.next(router);
-    for (const [provider, state] of [['bedrock', STATES.InvokeBedrockAgent], ['ollama', STATES.InvokeOllamaAgent]] as const) {
+    for (const [provider, state] of [
+      ['bedrock', STATES.InvokeBedrockAgent],
+      ['ollama', STATES.InvokeOllamaAgent],
+    ] as const) {
       router.when(sfn.Condition.stringEquals('$.llmProvider', provider), invoke(state).next(checkProgress));
     }
     router.otherwise(invoke(STATES.InvokeBaselineAgent).next(checkProgress));
@@ -136,9 +179,18 @@ export class ExperimentStateMachine extends Construct {
     });
     // Continue as new starts this very machine. Its ARN is built from the fixed name, not referenced,
     // which would make the role depend on the machine that depends on the role.
-    this.stateMachine.addToRolePolicy(new PolicyStatement({
-      actions: ['states:StartExecution'],
-      resources: [Stack.of(this).formatArn({ service: 'states', resource: 'stateMachine', resourceName: props.stateMachineName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-    }));
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'states',
+            resource: 'stateMachine',
+            resourceName: props.stateMachineName,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
   }
 }

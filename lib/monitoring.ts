@@ -11,20 +11,39 @@ export class Monitoring extends Construct {
     super(scope, id);
     const m = props.stateMachine;
     const period = Duration.minutes(5);
-    for (const [name, metric] of [['ExecutionsFailed', m.metricFailed({ period })], ['ExecutionsTimedOut', m.metricTimedOut({ period })]] as const) {
+    for (const [name, metric] of [
+      ['ExecutionsFailed', m.metricFailed({ period })],
+      ['ExecutionsTimedOut', m.metricTimedOut({ period })],
+    ] as const) {
       new Alarm(this, name, {
         alarmDescription: `Ariadne experiment executions ${name === 'ExecutionsFailed' ? 'failed' : 'timed out'}: see experiments.failure_reason`,
-        metric, threshold: 1, evaluationPeriods: 1,
+        metric,
+        threshold: 1,
+        evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
     }
     new Dashboard(this, 'Dashboard', {
-      widgets: [[
-        new GraphWidget({ title: 'Executions', left: [m.metricStarted({ period }), m.metricSucceeded({ period }), m.metricFailed({ period }), m.metricTimedOut({ period }), m.metricAborted({ period })] }),
-        new GraphWidget({ title: 'Execution time', left: [m.metricTime({ period, statistic: 'p50' }), m.metricTime({ period, statistic: 'p95' })] }),
-        new GraphWidget({ title: 'Handler errors', left: props.functions.map((f) => f.metricErrors({ period })) }),
-      ]],
+      widgets: [
+        [
+          new GraphWidget({
+            title: 'Executions',
+            left: [
+              m.metricStarted({ period }),
+              m.metricSucceeded({ period }),
+              m.metricFailed({ period }),
+              m.metricTimedOut({ period }),
+              m.metricAborted({ period }),
+            ],
+          }),
+          new GraphWidget({
+            title: 'Execution time',
+            left: [m.metricTime({ period, statistic: 'p50' }), m.metricTime({ period, statistic: 'p95' })],
+          }),
+          new GraphWidget({ title: 'Handler errors', left: props.functions.map((f) => f.metricErrors({ period })) }),
+        ],
+      ],
     });
   }
 }

@@ -14,7 +14,8 @@ export function defaultParameters(prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
     if (key === 'prices') out[`${prefix}/config/prices`] = JSON.stringify(value);
-    else if (value && typeof value === 'object') for (const [sub, v] of Object.entries(value)) out[`${prefix}/config/${key}/${sub}`] = String(v);
+    else if (value && typeof value === 'object')
+      for (const [sub, v] of Object.entries(value)) out[`${prefix}/config/${key}/${sub}`] = String(v);
     else out[`${prefix}/config/${key}`] = String(value);
   }
   for (const [version, text] of Object.entries(PROMPTS)) out[`${prefix}/prompts/maze/${version}`] = text;
@@ -22,11 +23,19 @@ export function defaultParameters(prefix: string): Record<string, string> {
 }
 
 export class AriadneParameters extends Construct {
-  constructor(scope: Construct, id: string, readonly prefix: string) {
+  constructor(
+    scope: Construct,
+    id: string,
+    readonly prefix: string,
+  ) {
     super(scope, id);
     const defaults = { ...defaultParameters(prefix), [`${prefix}/config/bedrock/region`]: Stack.of(this).region };
     Object.entries(defaults).forEach(([name, value], i) => {
-      new StringParameter(this, `P${i}`, { parameterName: name, stringValue: value, description: 'Ariadne default; edit to change new experiments (running ones keep their snapshot)' });
+      new StringParameter(this, `P${i}`, {
+        parameterName: name,
+        stringValue: value,
+        description: 'Ariadne default; edit to change new experiments (running ones keep their snapshot)',
+      });
     });
   }
 
@@ -34,17 +43,38 @@ export class AriadneParameters extends Construct {
   grantRead(grantee: IGrantable): void {
     const stack = Stack.of(this);
     const name = this.prefix.replace(/^\//, '');
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({
-      actions: ['ssm:GetParametersByPath'],
-      resources: [
-        stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: name, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-        stack.formatArn({ service: 'ssm', resource: 'parameter', resourceName: `${name}/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
-      ],
-    }));
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({
-      actions: ['kms:Decrypt'],
-      resources: [stack.formatArn({ service: 'kms', resource: 'alias', resourceName: 'aws/ssm', arnFormat: ArnFormat.SLASH_RESOURCE_NAME })],
-      conditions: { StringEquals: { 'kms:ViaService': `ssm.${stack.region}.amazonaws.com` } },
-    }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ssm:GetParametersByPath'],
+        resources: [
+          stack.formatArn({
+            service: 'ssm',
+            resource: 'parameter',
+            resourceName: name,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+          stack.formatArn({
+            service: 'ssm',
+            resource: 'parameter',
+            resourceName: `${name}/*`,
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [
+          stack.formatArn({
+            service: 'kms',
+            resource: 'alias',
+            resourceName: 'aws/ssm',
+            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+          }),
+        ],
+        conditions: { StringEquals: { 'kms:ViaService': `ssm.${stack.region}.amazonaws.com` } },
+      }),
+    );
   }
 }

@@ -13,7 +13,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { TRANSIENT_ERRORS } from '../state-machine/states.ts';
 
-export const SWEEP_STATES = { RegisterSweep: 'RegisterSweep', RunExperiments: 'RunExperiments', RunExperiment: 'RunExperiment', AlreadyRun: 'AlreadyRun', SweepDone: 'SweepDone' } as const;
+export const SWEEP_STATES = {
+  RegisterSweep: 'RegisterSweep',
+  RunExperiments: 'RunExperiments',
+  RunExperiment: 'RunExperiment',
+  AlreadyRun: 'AlreadyRun',
+  SweepDone: 'SweepDone',
+} as const;
 
 export interface SweepStateMachineProps {
   registerFunction: IFunction;
@@ -34,7 +40,13 @@ export class SweepStateMachine extends Construct {
       retryOnServiceExceptions: false,
       resultPath: '$.registered',
     });
-    register.addRetry({ errors: TRANSIENT_ERRORS, interval: Duration.seconds(2), maxAttempts: 6, backoffRate: 2, jitterStrategy: sfn.JitterType.FULL });
+    register.addRetry({
+      errors: TRANSIENT_ERRORS,
+      interval: Duration.seconds(2),
+      maxAttempts: 6,
+      backoffRate: 2,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
 
     const run = new tasks.StepFunctionsStartExecution(this, SWEEP_STATES.RunExperiment, {
       stateName: SWEEP_STATES.RunExperiment,
@@ -46,7 +58,10 @@ export class SweepStateMachine extends Construct {
       associateWithParent: false,
       resultPath: sfn.JsonPath.DISCARD,
     });
-    run.addCatch(new sfn.Pass(this, SWEEP_STATES.AlreadyRun, { stateName: SWEEP_STATES.AlreadyRun }), { errors: ['StepFunctions.ExecutionAlreadyExistsException'], resultPath: sfn.JsonPath.DISCARD });
+    run.addCatch(new sfn.Pass(this, SWEEP_STATES.AlreadyRun, { stateName: SWEEP_STATES.AlreadyRun }), {
+      errors: ['StepFunctions.ExecutionAlreadyExistsException'],
+      resultPath: sfn.JsonPath.DISCARD,
+    });
 
     const map = new sfn.DistributedMap(this, SWEEP_STATES.RunExperiments, {
       stateName: SWEEP_STATES.RunExperiments,
@@ -62,10 +77,16 @@ export class SweepStateMachine extends Construct {
     this.stateMachine = new sfn.StateMachine(this, 'Machine', {
       stateMachineName: props.stateMachineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(register.next(map).next(new sfn.Succeed(this, SWEEP_STATES.SweepDone, { stateName: SWEEP_STATES.SweepDone }))),
+      definitionBody: sfn.DefinitionBody.fromChainable(
+        register.next(map).next(new sfn.Succeed(this, SWEEP_STATES.SweepDone, { stateName: SWEEP_STATES.SweepDone })),
+      ),
       timeout: Duration.days(7),
       tracingEnabled: true,
-      logs: { destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }), level: sfn.LogLevel.ALL, includeExecutionData: false },
+      logs: {
+        destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
+        level: sfn.LogLevel.ALL,
+        includeExecutionData: false,
+      },
     });
   }
 }

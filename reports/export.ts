@@ -21,7 +21,11 @@ function csvValue(v: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-async function writeRows(file: string, format: ExportFormat, pages: AsyncIterable<Array<Record<string, unknown>>>): Promise<number> {
+async function writeRows(
+  file: string,
+  format: ExportFormat,
+  pages: AsyncIterable<Array<Record<string, unknown>>>,
+): Promise<number> {
   const out = createWriteStream(file);
   let n = 0;
   let columns: string[] | null = null;
@@ -30,7 +34,10 @@ async function writeRows(file: string, format: ExportFormat, pages: AsyncIterabl
       let line: string;
       if (format === 'jsonl') line = `${JSON.stringify(row)}\n`;
       else {
-        if (!columns) { columns = Object.keys(row); if (!out.write(`${columns.join(',')}\n`)) await once(out, 'drain'); }
+        if (!columns) {
+          columns = Object.keys(row);
+          if (!out.write(`${columns.join(',')}\n`)) await once(out, 'drain');
+        }
         line = `${columns.map((c) => csvValue(row[c])).join(',')}\n`;
       }
       n++;
@@ -42,22 +49,38 @@ async function writeRows(file: string, format: ExportFormat, pages: AsyncIterabl
   return n;
 }
 
-export async function exportSweep(db: Database, sweepId: string, format: ExportFormat, dir: string): Promise<Array<{ file: string; rows: number }>> {
+export async function exportSweep(
+  db: Database,
+  sweepId: string,
+  format: ExportFormat,
+  dir: string,
+): Promise<Array<{ file: string; rows: number }>> {
   mkdirSync(dir, { recursive: true });
   const experimentsFile = join(dir, `${sweepId}-experiments.${format}`);
   const actionsFile = join(dir, `${sweepId}-actions.${format}`);
-  const experiments = await writeRows(experimentsFile, format, (async function* () {
-    yield (await db.pool.query(EXPERIMENTS_SQL, [sweepId])).rows;
-  })());
-  const actions = await writeRows(actionsFile, format, (async function* () {
-    let after: [string, number, number] = ['', 0, -1];
-    for (;;) {
-      const { rows } = await db.pool.query(ACTIONS_SQL, [sweepId, ...after]);
-      if (rows.length === 0) return;
-      yield rows;
-      const last = rows.at(-1)!;
-      after = [last.experiment_id, last.turn_number, last.call_index];
-    }
-  })());
-  return [{ file: experimentsFile, rows: experiments }, { file: actionsFile, rows: actions }];
+  const experiments = await writeRows(
+    experimentsFile,
+    format,
+    (async function* () {
+      yield (await db.pool.query(EXPERIMENTS_SQL, [sweepId])).rows;
+    })(),
+  );
+  const actions = await writeRows(
+    actionsFile,
+    format,
+    (async function* () {
+      let after: [string, number, number] = ['', 0, -1];
+      for (;;) {
+        const { rows } = await db.pool.query(ACTIONS_SQL, [sweepId, ...after]);
+        if (rows.length === 0) return;
+        yield rows;
+        const last = rows.at(-1)!;
+        after = [last.experiment_id, last.turn_number, last.call_index];
+      }
+    })(),
+  );
+  return [
+    { file: experimentsFile, rows: experiments },
+    { file: actionsFile, rows: actions },
+  ];
 }

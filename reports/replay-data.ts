@@ -12,7 +12,15 @@ import { PHASES } from '../lambdas/engine/agent-monitor.ts';
 import { ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
 import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
 
-export const OUTCOMES = ['moved', 'blocked_by_wall', 'blocked_by_edge', 'recalled', 'recall_cooldown', 'unknown_tool', 'invalid_arguments'] as const;
+export const OUTCOMES = [
+  'moved',
+  'blocked_by_wall',
+  'blocked_by_edge',
+  'recalled',
+  'recall_cooldown',
+  'unknown_tool',
+  'invalid_arguments',
+] as const;
 export const TOOLS = [...TOOL_NAMES, 'other'] as const;
 const NEVER = 0xffffffff;
 
@@ -21,13 +29,27 @@ export interface ReplayData {
   maze: { width: number; height: number; grid: string; start: [number, number]; goal: [number, number] };
   steps: number;
   /** base64 typed arrays, one entry per step 0..steps (step 0 is the start). */
-  x: string; y: string; tool: string; outcome: string; turn: string; phase: string;
+  x: string;
+  y: string;
+  tool: string;
+  outcome: string;
+  turn: string;
+  phase: string;
   /** Vision cone of step s: cells visionCells[visionStart[s] .. visionStart[s+1]). */
-  visionStart: string; visionCells: string;
+  visionStart: string;
+  visionCells: string;
   /** Per cell, the first step at which it was seen (0xffffffff: never). */
   seenAt: string;
-  tools: readonly string[]; outcomes: readonly string[]; phases: readonly string[];
-  turns: Array<{ turn: number; firstStep: number; inputTokens: number | null; outputTokens: number | null; stopReason: string }>;
+  tools: readonly string[];
+  outcomes: readonly string[];
+  phases: readonly string[];
+  turns: Array<{
+    turn: number;
+    firstStep: number;
+    inputTokens: number | null;
+    outputTokens: number | null;
+    stopReason: string;
+  }>;
   signals: Array<{ step: number; turn: number; detector: string; detail: string }>;
   /** Words of the model, by step: the reply's text (on its first call) and the call's reasoning. */
   notes: Array<{ step: number; text: string | null; reasoning: string | null; call: string }>;
@@ -37,30 +59,53 @@ const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLe
 
 export async function loadReplay(db: Database, experimentId: string): Promise<ReplayData> {
   const store = new PgStore(db.pool);
-  const summary = (await db.pool.query('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId])).rows[0];
+  const summary = (await db.pool.query('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId]))
+    .rows[0];
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const info = await store.getExperimentInfo(experimentId);
   const maze = await store.loadMaze(info.mazeId);
   const [acts, turns, transitions, signals] = await Promise.all([
-    db.pool.query(`SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
-                   FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number`, [experimentId]),
-    db.pool.query('SELECT turn_number, input_tokens, output_tokens, stop_reason, actions_taken_after - actions_executed AS first_step FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [experimentId]),
-    db.pool.query(`SELECT step_number, to_phase FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused ORDER BY turn_number, seq`, [experimentId]),
-    db.pool.query('SELECT step_number, turn_number, detector, detail FROM stuck_signals WHERE experiment_id = $1 ORDER BY turn_number, seq', [experimentId]),
+    db.pool.query(
+      `SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
+                   FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number`,
+      [experimentId],
+    ),
+    db.pool.query(
+      'SELECT turn_number, input_tokens, output_tokens, stop_reason, actions_taken_after - actions_executed AS first_step FROM turns WHERE experiment_id = $1 ORDER BY turn_number',
+      [experimentId],
+    ),
+    db.pool.query(
+      `SELECT step_number, to_phase FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused ORDER BY turn_number, seq`,
+      [experimentId],
+    ),
+    db.pool.query(
+      'SELECT step_number, turn_number, detector, detail FROM stuck_signals WHERE experiment_id = $1 ORDER BY turn_number, seq',
+      [experimentId],
+    ),
   ]);
   const n = acts.rows.length;
   const size = maze.width * maze.height;
-  const x = new Uint16Array(n + 1), y = new Uint16Array(n + 1), tool = new Uint8Array(n + 1), outcome = new Uint8Array(n + 1);
-  const turn = new Uint32Array(n + 1), phase = new Uint8Array(n + 1), visionStart = new Uint32Array(n + 2);
+  const x = new Uint16Array(n + 1),
+    y = new Uint16Array(n + 1),
+    tool = new Uint8Array(n + 1),
+    outcome = new Uint8Array(n + 1);
+  const turn = new Uint32Array(n + 1),
+    phase = new Uint8Array(n + 1),
+    visionStart = new Uint32Array(n + 2);
   const seenAt = new Uint32Array(size).fill(NEVER);
   const cone: number[] = [];
-  x[0] = maze.start.x; y[0] = maze.start.y;
-  for (const i of visibleCells(maze.grid, maze.start, visionOf(info.config))) { cone.push(i); seenAt[i] = 0; }
+  x[0] = maze.start.x;
+  y[0] = maze.start.y;
+  for (const i of visibleCells(maze.grid, maze.start, visionOf(info.config))) {
+    cone.push(i);
+    seenAt[i] = 0;
+  }
   const notes: ReplayData['notes'] = [];
   acts.rows.forEach((a, k) => {
     const s = k + 1;
     visionStart[s] = cone.length;
-    x[s] = a.to_x; y[s] = a.to_y;
+    x[s] = a.to_x;
+    y[s] = a.to_y;
     const t = TOOLS.indexOf(a.tool);
     tool[s] = t >= 0 ? t : TOOLS.length - 1;
     outcome[s] = Math.max(0, OUTCOMES.indexOf(a.outcome));
@@ -70,25 +115,63 @@ export async function loadReplay(db: Database, experimentId: string): Promise<Re
       cone.push(i);
       if (seenAt[i] === NEVER) seenAt[i] = s;
     }
-    const reasoning = a.arguments && typeof a.arguments === 'object' && typeof a.arguments.reasoning === 'string' ? a.arguments.reasoning : null;
-    if (reasoning || a.assistant_text) notes.push({ step: s, text: a.assistant_text, reasoning, call: `${a.tool}(${JSON.stringify(a.arguments ?? {})})` });
+    const reasoning =
+      a.arguments && typeof a.arguments === 'object' && typeof a.arguments.reasoning === 'string'
+        ? a.arguments.reasoning
+        : null;
+    if (reasoning || a.assistant_text)
+      notes.push({
+        step: s,
+        text: a.assistant_text,
+        reasoning,
+        call: `${a.tool}(${JSON.stringify(a.arguments ?? {})})`,
+      });
   });
   visionStart[n + 1] = cone.length;
   // the phase each step leaves the agent in
-  let p = 0, next = 0;
+  let p = 0,
+    next = 0;
   for (let s = 0; s <= n; s++) {
-    while (next < transitions.rows.length && transitions.rows[next].step_number <= s) p = PHASES.indexOf(transitions.rows[next++].to_phase);
+    while (next < transitions.rows.length && transitions.rows[next].step_number <= s)
+      p = PHASES.indexOf(transitions.rows[next++].to_phase);
     phase[s] = Math.max(0, p);
   }
   const { grid: _grid, ...rest } = summary;
   return {
     experiment: { ...rest, config: info.config, prompt_text: undefined },
-    maze: { width: maze.width, height: maze.height, grid: b64(maze.grid.cells), start: [maze.start.x, maze.start.y], goal: [maze.goal.x, maze.goal.y] },
-    steps: n, x: b64(x), y: b64(y), tool: b64(tool), outcome: b64(outcome), turn: b64(turn), phase: b64(phase),
-    visionStart: b64(visionStart), visionCells: b64(Uint32Array.from(cone)), seenAt: b64(seenAt),
-    tools: TOOLS, outcomes: OUTCOMES, phases: PHASES,
-    turns: turns.rows.map((t) => ({ turn: t.turn_number, firstStep: t.first_step + 1, inputTokens: t.input_tokens, outputTokens: t.output_tokens, stopReason: t.stop_reason })),
-    signals: signals.rows.map((g) => ({ step: g.step_number, turn: g.turn_number, detector: g.detector, detail: g.detail })),
+    maze: {
+      width: maze.width,
+      height: maze.height,
+      grid: b64(maze.grid.cells),
+      start: [maze.start.x, maze.start.y],
+      goal: [maze.goal.x, maze.goal.y],
+    },
+    steps: n,
+    x: b64(x),
+    y: b64(y),
+    tool: b64(tool),
+    outcome: b64(outcome),
+    turn: b64(turn),
+    phase: b64(phase),
+    visionStart: b64(visionStart),
+    visionCells: b64(Uint32Array.from(cone)),
+    seenAt: b64(seenAt),
+    tools: TOOLS,
+    outcomes: OUTCOMES,
+    phases: PHASES,
+    turns: turns.rows.map((t) => ({
+      turn: t.turn_number,
+      firstStep: t.first_step + 1,
+      inputTokens: t.input_tokens,
+      outputTokens: t.output_tokens,
+      stopReason: t.stop_reason,
+    })),
+    signals: signals.rows.map((g) => ({
+      step: g.step_number,
+      turn: g.turn_number,
+      detector: g.detector,
+      detail: g.detail,
+    })),
     notes,
   };
 }

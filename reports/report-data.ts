@@ -9,26 +9,80 @@ export interface ReportData {
   stats: Array<Record<string, unknown>>;
   passK: Array<Record<string, unknown>>;
   pairs: Array<Record<string, unknown>>;
-  runs: Array<{ experiment_id: string; label: string; maze_generator: string; maze_size: number; maze_seed: number; repeat: number; status: string; goal_found: boolean; efficiency: number | null; actions: number; stop_reason: string | null; tokens: number }>;
+  runs: Array<{
+    experiment_id: string;
+    label: string;
+    maze_generator: string;
+    maze_size: number;
+    maze_seed: number;
+    repeat: number;
+    status: string;
+    goal_found: boolean;
+    efficiency: number | null;
+    actions: number;
+    stop_reason: string | null;
+    tokens: number;
+  }>;
 }
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function loadReport(db: Database, sweepId: string): Promise<ReportData> {
-  const sweep = (await db.pool.query('SELECT id, cells, repeats, created_at, spec ->> \'description\' AS description FROM sweeps WHERE id = $1', [sweepId])).rows[0];
-  if (!sweep) throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`);
+  const sweep = (
+    await db.pool.query(
+      "SELECT id, cells, repeats, created_at, spec ->> 'description' AS description FROM sweeps WHERE id = $1",
+      [sweepId],
+    )
+  ).rows[0];
+  if (!sweep)
+    throw new InvalidInputError(
+      'sweep',
+      sweepId,
+      `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`,
+    );
   const [stats, passK, pairs, runs] = await Promise.all([
     db.pool.query('SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size', [sweepId]),
-    db.pool.query('SELECT * FROM sweep_pass_k WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, k', [sweepId]),
+    db.pool.query('SELECT * FROM sweep_pass_k WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, k', [
+      sweepId,
+    ]),
     db.pool.query('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [sweepId]),
-    db.pool.query(`SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency, actions, stop_reason,
+    db.pool.query(
+      `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency, actions, stop_reason,
                           coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens
-                   FROM sweep_runs WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, cell_index, repeat`, [sweepId]),
+                   FROM sweep_runs WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, cell_index, repeat`,
+      [sweepId],
+    ),
   ]);
-  const numeric = (rows: Array<Record<string, unknown>>) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+(\.\d+)?(e-?\d+)?$/.test(v) && !['label', 'maze_generator', 'sweep_id', 'label_a', 'label_b'].includes(k) ? Number(v) : v])));
+  const numeric = (rows: Array<Record<string, unknown>>) =>
+    rows.map((r) =>
+      Object.fromEntries(
+        Object.entries(r).map(([k, v]) => [
+          k,
+          typeof v === 'string' &&
+          /^-?\d+(\.\d+)?(e-?\d+)?$/.test(v) &&
+          !['label', 'maze_generator', 'sweep_id', 'label_a', 'label_b'].includes(k)
+            ? Number(v)
+            : v,
+        ]),
+      ),
+    );
   return {
-    sweep: { id: sweep.id, cells: sweep.cells, repeats: sweep.repeats, created_at: new Date(sweep.created_at).toISOString(), description: sweep.description },
-    stats: numeric(stats.rows), passK: numeric(passK.rows), pairs: numeric(pairs.rows),
-    runs: runs.rows.map((r) => ({ ...r, maze_size: Number(r.maze_size), maze_seed: Number(r.maze_seed), efficiency: num(r.efficiency), tokens: Number(r.tokens) })),
+    sweep: {
+      id: sweep.id,
+      cells: sweep.cells,
+      repeats: sweep.repeats,
+      created_at: new Date(sweep.created_at).toISOString(),
+      description: sweep.description,
+    },
+    stats: numeric(stats.rows),
+    passK: numeric(passK.rows),
+    pairs: numeric(pairs.rows),
+    runs: runs.rows.map((r) => ({
+      ...r,
+      maze_size: Number(r.maze_size),
+      maze_seed: Number(r.maze_seed),
+      efficiency: num(r.efficiency),
+      tokens: Number(r.tokens),
+    })),
   };
 }

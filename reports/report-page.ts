@@ -23,12 +23,21 @@ function passKTable(rows: Array<Record<string, unknown>>): string {
   const groups = new Map<string, Record<string, unknown>>();
   for (const r of rows) {
     const key = `${r.label}|${r.maze_generator}|${r.maze_size}`;
-    const g = groups.get(key) ?? { label: r.label, maze_generator: r.maze_generator, maze_size: r.maze_size, cells: r.cells };
+    const g = groups.get(key) ?? {
+      label: r.label,
+      maze_generator: r.maze_generator,
+      maze_size: r.maze_size,
+      cells: r.cells,
+    };
     g[`k${r.k}`] = r.pass_k;
     groups.set(key, g);
   }
   const ks = Array.from({ length: maxK }, (_, i) => [`k${i + 1}`, `pass^${i + 1}`] as [string, string]);
-  return table([...groups.values()], [['label', 'agent'], ['maze_generator', 'maze'], ['maze_size', 'size'], ['cells', 'cells'], ...ks], 'pass-k');
+  return table(
+    [...groups.values()],
+    [['label', 'agent'], ['maze_generator', 'maze'], ['maze_size', 'size'], ['cells', 'cells'], ...ks],
+    'pass-k',
+  );
 }
 
 export function reportHtml(d: ReportData, replayHref: (experimentId: string) => string | null): string {
@@ -48,17 +57,61 @@ Success is the experiment's own success rule; intervals are Wilson 95%; efficien
 <h2>Tokens per success</h2>
 <div class="charts"><div class="chart"><canvas id="tokens-chart"></canvas></div></div>
 <h2>Per agent and maze</h2>
-${table(d.stats, [['label', 'agent'], ['maze_generator', 'maze'], ['maze_size', 'size'], ['n', 'n'], ['successes', 'successes'], ['success_rate', 'success'], ['success_low95', 'low 95%'], ['success_high95', 'high 95%'],
-    ['mean_efficiency', 'mean eff.'], ['median_efficiency', 'median eff.'], ['median_actions_to_success', 'median actions (success)'], ['invalid_action_rate', 'invalid rate'], ['loop_rate', 'loop rate'],
-    ['tokens_per_experiment', 'tokens/run'], ['tokens_per_success', 'tokens/success'], ['cost_per_experiment', 'cost/run $'], ['cost_per_success', 'cost/success $'], ['unfinished', 'unfinished']], 'stats')}
+${table(
+  d.stats,
+  [
+    ['label', 'agent'],
+    ['maze_generator', 'maze'],
+    ['maze_size', 'size'],
+    ['n', 'n'],
+    ['successes', 'successes'],
+    ['success_rate', 'success'],
+    ['success_low95', 'low 95%'],
+    ['success_high95', 'high 95%'],
+    ['mean_efficiency', 'mean eff.'],
+    ['median_efficiency', 'median eff.'],
+    ['median_actions_to_success', 'median actions (success)'],
+    ['invalid_action_rate', 'invalid rate'],
+    ['loop_rate', 'loop rate'],
+    ['tokens_per_experiment', 'tokens/run'],
+    ['tokens_per_success', 'tokens/success'],
+    ['cost_per_experiment', 'cost/run $'],
+    ['cost_per_success', 'cost/success $'],
+    ['unfinished', 'unfinished'],
+  ],
+  'stats',
+)}
 <h2>pass^k over repeats</h2>
 ${passKTable(d.passK)}
 <h2>Paired comparisons (same mazes, settings and repeats)</h2>
-${table(d.pairs, [['label_a', 'a'], ['label_b', 'b'], ['pairs', 'pairs'], ['both_solved', 'both'], ['only_a', 'only a'], ['only_b', 'only b'], ['neither', 'neither'], ['mcnemar_p', 'McNemar exact p', 4], ['mean_efficiency_diff', 'mean eff. a - b']], 'pairs')}
+${table(
+  d.pairs,
+  [
+    ['label_a', 'a'],
+    ['label_b', 'b'],
+    ['pairs', 'pairs'],
+    ['both_solved', 'both'],
+    ['only_a', 'only a'],
+    ['only_b', 'only b'],
+    ['neither', 'neither'],
+    ['mcnemar_p', 'McNemar exact p', 4],
+    ['mean_efficiency_diff', 'mean eff. a - b'],
+  ],
+  'pairs',
+)}
 <h2>Runs that did not succeed (${failures.length})</h2>
-${failures.length === 0 ? '<p>none</p>' : `<table id="failures"><thead><tr><th>agent</th><th>maze</th><th>size</th><th>seed</th><th>repeat</th><th>status</th><th>stop</th><th>actions</th><th>replay</th></tr></thead><tbody>
-${failures.map((r) => { const href = replayHref(r.experiment_id); return `<tr><td>${escapeHtml(r.label)}</td><td>${escapeHtml(r.maze_generator)}</td><td class="n">${r.maze_size}</td><td class="n">${r.maze_seed}</td><td class="n">${r.repeat}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.stop_reason ?? '')}</td><td class="n">${r.actions}</td><td>${href ? `<a href="${escapeHtml(href)}">${escapeHtml(r.experiment_id)}</a>` : escapeHtml(r.experiment_id)}</td></tr>`; }).join('\n')}
-</tbody></table>`}
+${
+  failures.length === 0
+    ? '<p>none</p>'
+    : `<table id="failures"><thead><tr><th>agent</th><th>maze</th><th>size</th><th>seed</th><th>repeat</th><th>status</th><th>stop</th><th>actions</th><th>replay</th></tr></thead><tbody>
+${failures
+  .map((r) => {
+    const href = replayHref(r.experiment_id);
+    return `<tr><td>${escapeHtml(r.label)}</td><td>${escapeHtml(r.maze_generator)}</td><td class="n">${r.maze_size}</td><td class="n">${r.maze_seed}</td><td class="n">${r.repeat}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.stop_reason ?? '')}</td><td class="n">${r.actions}</td><td>${href ? `<a href="${escapeHtml(href)}">${escapeHtml(r.experiment_id)}</a>` : escapeHtml(r.experiment_id)}</td></tr>`;
+  })
+  .join('\n')}
+</tbody></table>`
+}
 <script id="data" type="application/json">${scriptJson(d)}</script>
 <script>${packageDistFile('chart.js', 'chart.umd.min.js')}</script>
 <script>${asset('report.js')}</script>

@@ -22,26 +22,36 @@ export function synthesizeTemplate(): Template {
   return Template.fromStack(stack);
 }
 
-const PSEUDO: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012' };
+const PSEUDO: Record<string, string> = {
+  'AWS::Partition': 'aws',
+  'AWS::Region': 'us-east-1',
+  'AWS::AccountId': '123456789012',
+};
 
 /** Resolves Fn::Join over literal strings, pseudo parameters and tokens; each token becomes a dummy ARN naming the resource. */
 export function resolveDefinitionString(value: unknown): string {
   if (typeof value === 'string') return value;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
-  if (!join) throw new Error(`DefinitionString is neither a string nor Fn::Join: ${JSON.stringify(value).slice(0, 200)}`);
-  return join[1].map((part) => {
-    if (typeof part === 'string') return part;
-    const ref = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
-    if (ref.Ref && Object.hasOwn(PSEUDO, ref.Ref)) return PSEUDO[ref.Ref];
-    const name = ref['Fn::GetAtt']?.[0] ?? ref.Ref ?? 'Token';
-    return `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
-  }).join(join[0]);
+  if (!join)
+    throw new Error(`DefinitionString is neither a string nor Fn::Join: ${JSON.stringify(value).slice(0, 200)}`);
+  return join[1]
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const ref = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+      if (ref.Ref && Object.hasOwn(PSEUDO, ref.Ref)) return PSEUDO[ref.Ref];
+      const name = ref['Fn::GetAtt']?.[0] ?? ref.Ref ?? 'Token';
+      return `arn:aws:lambda:us-east-1:123456789012:function:${name}`;
+    })
+    .join(join[0]);
 }
 
 /** A state machine of the template, by the logical id prefix of its construct path (e.g. "Experiments", "Sweeps"). */
 export function machineDefinition(template: Template, construct: 'Experiments' | 'Sweeps'): Definition {
-  const machines = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) => id.startsWith(`${construct}Machine`));
-  if (machines.length !== 1) throw new Error(`expected one ${construct} state machine in the stack, found ${machines.length}`);
+  const machines = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) =>
+    id.startsWith(`${construct}Machine`),
+  );
+  if (machines.length !== 1)
+    throw new Error(`expected one ${construct} state machine in the stack, found ${machines.length}`);
   return JSON.parse(resolveDefinitionString(machines[0][1].Properties.DefinitionString)) as Definition;
 }
 
@@ -59,16 +69,24 @@ export function experimentDefinition(): Definition {
     try {
       cached = JSON.parse(readFileSync(file, 'utf8')) as Definition;
       return cached;
-    } catch { /* a torn or foreign file: synthesize again */ }
+    } catch {
+      /* a torn or foreign file: synthesize again */
+    }
   }
   const script = fileURLToPath(new URL('./synthesize-definition.ts', import.meta.url));
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   cached = JSON.parse(out) as Definition;
   const partial = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(partial, out);
     renameSync(partial, file); // atomic: a concurrent reader sees the whole file or none
-  } catch { /* a read-only temp dir only costs the next process a synthesis */ }
+  } catch {
+    /* a read-only temp dir only costs the next process a synthesis */
+  }
   return cached;
 }
 
@@ -78,7 +96,10 @@ function definitionInputsHash(): string {
   const root = new URL('../', import.meta.url);
   for (const dir of ['lib/', 'state-machine/']) {
     const path = fileURLToPath(new URL(dir, root));
-    for (const name of readdirSync(path).filter((f) => f.endsWith('.ts')).sort()) hash.update(name).update(readFileSync(join(path, name)));
+    for (const name of readdirSync(path)
+      .filter((f) => f.endsWith('.ts'))
+      .sort())
+      hash.update(name).update(readFileSync(join(path, name)));
   }
   const require = createRequire(import.meta.url);
   hash.update(JSON.parse(readFileSync(require.resolve('aws-cdk-lib/package.json'), 'utf8')).version);

@@ -62,19 +62,28 @@ export interface LocalExperimentOptions {
 }
 
 export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
-  const { rows } = await db.pool.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId]);
+  const { rows } = await db.pool.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
+    experimentId,
+  ]);
   return rows[0] ?? null;
 }
 
 export async function agentStoryOf(db: Database, experimentId: string, actions: number): Promise<AgentStory> {
   const [t, g] = await Promise.all([
-    db.pool.query(`SELECT step_number, from_phase, to_phase, refused FROM agent_state_transitions
-                   WHERE experiment_id = $1 AND machine = 'agent' ORDER BY turn_number, seq`, [experimentId]),
-    db.pool.query(`SELECT detector, step_number AS step, turn_number AS turn, detail, policy FROM stuck_signals
-                   WHERE experiment_id = $1 ORDER BY turn_number, seq`, [experimentId]),
+    db.pool.query(
+      `SELECT step_number, from_phase, to_phase, refused FROM agent_state_transitions
+                   WHERE experiment_id = $1 AND machine = 'agent' ORDER BY turn_number, seq`,
+      [experimentId],
+    ),
+    db.pool.query(
+      `SELECT detector, step_number AS step, turn_number AS turn, detail, policy FROM stuck_signals
+                   WHERE experiment_id = $1 ORDER BY turn_number, seq`,
+      [experimentId],
+    ),
   ]);
   const phases: AgentStory['phases'] = [];
-  let phase = 'exploring', from = 0;
+  let phase = 'exploring',
+    from = 0;
   // the action that caused a transition is the first of the new phase
   for (const r of t.rows.filter((x) => !x.refused)) {
     const at = Math.max(from, r.step_number - 1);
@@ -83,19 +92,29 @@ export async function agentStoryOf(db: Database, experimentId: string, actions: 
     from = at;
   }
   phases.push({ phase, fromStep: from, toStep: actions });
-  return { phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)), signals: g.rows, refusedTransitions: t.rows.filter((x) => x.refused).length };
+  return {
+    phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)),
+    signals: g.rows,
+    refusedTransitions: t.rows.filter((x) => x.refused).length,
+  };
 }
 
 /** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
 export async function resumeInput(db: Database, experimentId: string) {
-  const { rows } = await db.pool.query('SELECT agent, status, turns_completed, started_at, config FROM experiments WHERE id = $1', [experimentId]);
+  const { rows } = await db.pool.query(
+    'SELECT agent, status, turns_completed, started_at, config FROM experiments WHERE id = $1',
+    [experimentId],
+  );
   const e = rows[0];
   if (!e) throw new ExperimentNotFoundError(experimentId);
   if (e.status !== 'running') throw new ExperimentClosedError(experimentId, e.status);
   return {
     resume: {
-      experimentId, llmProvider: providerOf(e.agent), turnNumber: e.turns_completed + 1,
-      startedAt: new Date(e.started_at).toISOString(), limits: loopLimits(e.config),
+      experimentId,
+      llmProvider: providerOf(e.agent),
+      turnNumber: e.turns_completed + 1,
+      startedAt: new Date(e.started_at).toISOString(),
+      limits: loopLimits(e.config),
     },
   };
 }
@@ -109,7 +128,10 @@ export interface LocalExperimentResult {
   executions: string[];
 }
 
-export async function runLocalExperiment(input: StartExecutionInput, opts: LocalExperimentOptions): Promise<LocalExperimentResult> {
+export async function runLocalExperiment(
+  input: StartExecutionInput,
+  opts: LocalExperimentOptions,
+): Promise<LocalExperimentResult> {
   const store = new PgStore(opts.db.pool);
   let experimentId: string | null = null;
   const { executionArn, output, events, executions } = await runLocalExecution(input, {
@@ -120,10 +142,21 @@ export async function runLocalExperiment(input: StartExecutionInput, opts: Local
     onEvent: opts.onEvent,
     onTaskResult: (state, out) => {
       if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
-      if (state === STATES.InvokeBaselineAgent || state === STATES.InvokeOllamaAgent || state === STATES.InvokeBedrockAgent) {
+      if (
+        state === STATES.InvokeBaselineAgent ||
+        state === STATES.InvokeOllamaAgent ||
+        state === STATES.InvokeBedrockAgent
+      ) {
         opts.onTurn?.(out as TurnSummary);
       }
     },
   });
-  return { experimentId, executionArn, executions, output, events, summary: experimentId ? await summaryOf(opts.db, experimentId) : null };
+  return {
+    experimentId,
+    executionArn,
+    executions,
+    output,
+    events,
+    summary: experimentId ? await summaryOf(opts.db, experimentId) : null,
+  };
 }

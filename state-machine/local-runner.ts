@@ -43,7 +43,7 @@ export interface LocalRunResult {
 async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (input: unknown) => Promise<never>>> {
   const out: Record<string, (input: unknown) => Promise<never>> = {};
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
-    const mod = await import(new URL(binding.file, HANDLERS_DIR).href) as Record<string, HandlerFactory>;
+    const mod = (await import(new URL(binding.file, HANDLERS_DIR).href)) as Record<string, HandlerFactory>;
     const factory = mod[binding.factoryExport];
     if (typeof factory !== 'function') throw new Error(`${binding.file} does not export ${binding.factoryExport}`);
     const base = factory(opts.deps);
@@ -79,9 +79,13 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
     const continueAsNew = async (params: unknown) => {
       const p = params as { StateMachineArn: string; Name: string; Input: unknown };
-      if (p.StateMachineArn !== LOCAL_STATE_MACHINE_ARN) throw Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), { name: 'StateMachineDoesNotExist' });
+      if (p.StateMachineArn !== LOCAL_STATE_MACHINE_ARN)
+        throw Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), {
+          name: 'StateMachineDoesNotExist',
+        });
       // As the service: names are 1-80 of [A-Za-z0-9_-].
-      if (!/^[A-Za-z0-9_-]{1,80}$/.test(p.Name)) throw Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' });
+      if (!/^[A-Za-z0-9_-]{1,80}$/.test(p.Name))
+        throw Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' });
       next = { name: p.Name, input: p.Input };
       return { ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never;
     };
@@ -91,13 +95,21 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
         ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}),
       },
       context: {
-        Execution: { Id: executionArn, Name: current.name, StartTime: new Date().toISOString(), Input: current.input as never },
+        Execution: {
+          Id: executionArn,
+          Name: current.name,
+          StartTime: new Date().toISOString(),
+          Input: current.input as never,
+        },
         StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },
       },
     });
     // The engine queues every event until read: drain them, or a long run holds them all in memory.
     const drained = (async () => {
-      for await (const event of execution.eventLogs) { events++; opts.onEvent?.(event as never); }
+      for await (const event of execution.eventLogs) {
+        events++;
+        opts.onEvent?.(event as never);
+      }
     })();
     try {
       output = await execution.result;

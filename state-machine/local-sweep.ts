@@ -15,12 +15,20 @@ import type { LocalRunOptions } from './local-runner.ts';
 
 export class SweepBusyError extends Error {
   override readonly name = 'SweepBusyError';
-  constructor(readonly sweep: string) { super(`sweep "${sweep}" is being run by another process; wait for it, or stop it first`); }
+  constructor(readonly sweep: string) {
+    super(`sweep "${sweep}" is being run by another process; wait for it, or stop it first`);
+  }
 }
 
 export type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 
-export interface PlannedRun { run: SweepRun; action: RunAction; attempt: number; experimentId: string; finished?: { goalFound: boolean } }
+export interface PlannedRun {
+  run: SweepRun;
+  action: RunAction;
+  attempt: number;
+  experimentId: string;
+  finished?: { goalFound: boolean };
+}
 
 export interface SweepProgress {
   total: number;
@@ -33,7 +41,14 @@ export interface SweepProgress {
   startedAt: number;
 }
 
-export interface SweepResult { sweep: string; planned: Record<RunAction, number>; done: number; successes: number; failed: number; seconds: number }
+export interface SweepResult {
+  sweep: string;
+  planned: Record<RunAction, number>;
+  done: number;
+  successes: number;
+  failed: number;
+  seconds: number;
+}
 
 export interface LocalSweepOptions {
   db: Database;
@@ -46,15 +61,30 @@ export interface LocalSweepOptions {
 
 /** What each run needs, from the latest attempt in the database. */
 export async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRun[]> {
-  const { rows } = await db.pool.query<{ sweep_cell: number; sweep_repeat: number; sweep_attempt: number; id: string; status: string; goal_found: boolean }>(
+  const { rows } = await db.pool.query<{
+    sweep_cell: number;
+    sweep_repeat: number;
+    sweep_attempt: number;
+    id: string;
+    status: string;
+    goal_found: boolean;
+  }>(
     `SELECT DISTINCT ON (sweep_cell, sweep_repeat) sweep_cell, sweep_repeat, sweep_attempt, id, status, goal_found
-     FROM experiments WHERE sweep_id = $1 ORDER BY sweep_cell, sweep_repeat, sweep_attempt DESC`, [s.spec.sweep]);
+     FROM experiments WHERE sweep_id = $1 ORDER BY sweep_cell, sweep_repeat, sweep_attempt DESC`,
+    [s.spec.sweep],
+  );
   const latest = new Map(rows.map((r) => [`${r.sweep_cell}/${r.sweep_repeat}`, r]));
   return s.runs.map((run): PlannedRun => {
     const r = latest.get(`${run.cell.index}/${run.repeat}`);
     if (!r) return { run, action: 'start', attempt: 1, experimentId: sweepExperimentId(s.spec.sweep, run, 1) };
     if (r.status === 'running') return { run, action: 'resume', attempt: r.sweep_attempt, experimentId: r.id };
-    if (r.status === 'failed') return { run, action: 'retry', attempt: r.sweep_attempt + 1, experimentId: sweepExperimentId(s.spec.sweep, run, r.sweep_attempt + 1) };
+    if (r.status === 'failed')
+      return {
+        run,
+        action: 'retry',
+        attempt: r.sweep_attempt + 1,
+        experimentId: sweepExperimentId(s.spec.sweep, run, r.sweep_attempt + 1),
+      };
     return { run, action: 'skip', attempt: r.sweep_attempt, experimentId: r.id, finished: { goalFound: r.goal_found } };
   });
 }
@@ -63,15 +93,23 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
   const started = Date.now();
   const lock = await opts.db.pool.connect();
   try {
-    const { rows } = await lock.query<{ ok: boolean }>("SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok", [s.spec.sweep]);
+    const { rows } = await lock.query<{ ok: boolean }>(
+      "SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok",
+      [s.spec.sweep],
+    );
     if (!rows[0].ok) throw new SweepBusyError(s.spec.sweep);
     await registerSweep(opts.db.pool, s);
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
     for (const p of plan) planned[p.action]++;
     const progress: SweepProgress = {
-      total: plan.length, skipped: planned.skip, done: planned.skip,
-      successes: plan.filter((p) => p.finished?.goalFound).length, failed: 0, running: new Map(), startedAt: started,
+      total: plan.length,
+      skipped: planned.skip,
+      done: planned.skip,
+      successes: plan.filter((p) => p.finished?.goalFound).length,
+      failed: 0,
+      running: new Map(),
+      startedAt: started,
     };
     opts.onProgress?.(progress);
     const queue = plan.filter((p) => p.action !== 'skip');
@@ -85,13 +123,22 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
           progress.running.set(p.experimentId, { key, turn: t.turnNumber, actions: t.actionsTaken });
           opts.onProgress?.(progress);
         };
-        const input = p.action === 'resume' ? await resumeInput(opts.db, p.experimentId) : sweepRunInput(s.spec.sweep, p.run, p.attempt);
+        const input =
+          p.action === 'resume'
+            ? await resumeInput(opts.db, p.experimentId)
+            : sweepRunInput(s.spec.sweep, p.run, p.attempt);
         try {
           const result = await runLocalExperiment(input as never, {
-            db: opts.db, agents: opts.agents, parameters: opts.parameters, retryIntervals: opts.retryIntervals, onTurn,
+            db: opts.db,
+            agents: opts.agents,
+            parameters: opts.parameters,
+            retryIntervals: opts.retryIntervals,
+            onTurn,
             executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
           });
-          const summary = result.summary ?? (await opts.db.pool.query('SELECT goal_found FROM experiments WHERE id = $1', [p.experimentId])).rows[0];
+          const summary =
+            result.summary ??
+            (await opts.db.pool.query('SELECT goal_found FROM experiments WHERE id = $1', [p.experimentId])).rows[0];
           if (summary?.goal_found) progress.successes++;
         } catch {
           // the experiment is finalized failed (its reason is in the database); the sweep goes on
@@ -104,9 +151,18 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     };
     const concurrency = Math.max(1, opts.concurrency ?? s.spec.max_concurrency);
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
-    return { sweep: s.spec.sweep, planned, done: progress.done, successes: progress.successes, failed: progress.failed, seconds: (Date.now() - started) / 1000 };
+    return {
+      sweep: s.spec.sweep,
+      planned,
+      done: progress.done,
+      successes: progress.successes,
+      failed: progress.failed,
+      seconds: (Date.now() - started) / 1000,
+    };
   } finally {
-    await lock.query("SELECT pg_advisory_unlock(hashtext('ariadne-sweep'), hashtext($1))", [s.spec.sweep]).catch(() => undefined);
+    await lock
+      .query("SELECT pg_advisory_unlock(hashtext('ariadne-sweep'), hashtext($1))", [s.spec.sweep])
+      .catch(() => undefined);
     lock.release();
   }
 }

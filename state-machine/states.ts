@@ -21,15 +21,25 @@ export const STATES = {
 } as const;
 
 export const TASK_STATES = [
-  STATES.StartExperiment, STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent,
-  STATES.CheckProgress, STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.FinalizeStuck, STATES.FinalizeFailure,
+  STATES.StartExperiment,
+  STATES.InvokeBedrockAgent,
+  STATES.InvokeOllamaAgent,
+  STATES.InvokeBaselineAgent,
+  STATES.CheckProgress,
+  STATES.FinalizeSuccess,
+  STATES.FinalizeTimeout,
+  STATES.FinalizeStuck,
+  STATES.FinalizeFailure,
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
 /** Errors a Task retries: Lambda service hiccups and our transient typed errors. Everything else is caught and finalized. */
 export const TRANSIENT_ERRORS = [
-  'Lambda.ServiceException', 'Lambda.AWSLambdaException', 'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException', 'DatabaseUnavailableError',
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+  'DatabaseUnavailableError',
 ];
 
 /** A model that stayed unavailable through the handler's own retries (ProviderTransientError). */

@@ -6,10 +6,14 @@ import { sweepRunInput, type LoadedSweep } from './sweep-spec.ts';
 export function sweepStartInput(sweep: LoadedSweep, concurrency?: number) {
   return {
     sweep: {
-      id: sweep.spec.sweep, specText: sweep.text,
+      id: sweep.spec.sweep,
+      specText: sweep.text,
     },
     maxConcurrency: concurrency ?? sweep.spec.max_concurrency,
     // each child is named by its experiment id: starting the sweep again cannot run it twice
-    runs: sweep.runs.map((run) => { const input = sweepRunInput(sweep.spec.sweep, run, 1); return { name: input.experimentId!, input }; }),
+    runs: sweep.runs.map((run) => {
+      const input = sweepRunInput(sweep.spec.sweep, run, 1);
+      return { name: input.experimentId!, input };
+    }),
   };
 }

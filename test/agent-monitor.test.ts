@@ -15,7 +15,9 @@ function game(maze: Maze) {
   let i = 0;
   const act = (name: string) => {
     const r = executeCall(state, maze, config, { name, arguments: {} }, { callIndex: i++, assistantText: null });
-    const distance = (below?: number) => frontierSearch({ width: maze.width, height: maze.height, cells: state.known }, state.position, below)?.distance ?? null;
+    const distance = (below?: number) =>
+      frontierSearch({ width: maze.width, height: maze.height, cells: state.known }, state.position, below)?.distance ??
+      null;
     return monitor.observe(r, 1 + Math.floor((r.step! - 1) / 8), distance);
   };
   return { state, monitor, act };
@@ -52,11 +54,15 @@ describe('stuck detectors', () => {
 
   it('stepping back and forth towards a frontier and away is still an oscillation', () => {
     // a corridor (x = 1..7, y = 1) seen whole from the start; the unexplored end is east
-    const rows: number[][] = Array.from({ length: 3 }, (_, y) => Array.from({ length: 12 }, (_, x) => (y === 1 && x < 11 ? 0 : 1)));
+    const rows: number[][] = Array.from({ length: 3 }, (_, y) =>
+      Array.from({ length: 12 }, (_, x) => (y === 1 && x < 11 ? 0 : 1)),
+    );
     rows[1][10] = 2;
     const maze = buildMaze(Grid.fromRows(rows), { x: 1, y: 1 }, 'test', null);
     const { act } = game(maze);
-    act('move_east'); act('move_east'); act('move_east'); // (4,1): everything up to (7,1) seen
+    act('move_east');
+    act('move_east');
+    act('move_east'); // (4,1): everything up to (7,1) seen
     const signals = ['move_west', 'move_east', 'move_west', 'move_east', 'move_west'].flatMap((m) => act(m).signals);
     expect(signals.map((s) => s.detector)).toContain('oscillation');
   });
@@ -80,7 +86,9 @@ describe('stuck detectors', () => {
   });
 
   it.each([
-    ['medium', 101], ['rooms_and_corridors', 101], ['open_field', 101],
+    ['medium', 101],
+    ['rooms_and_corridors', 101],
+    ['open_field', 101],
     ['perfect', 101],
   ])('a productive frontier run (%s %i, up to 3,000 actions) raises no stuck signal', (generator, size) => {
     const maze = generateMaze({ generator, width: size, height: size, seed: 1 });
@@ -99,14 +107,22 @@ describe('stuck detectors', () => {
 describe('phases', () => {
   it('records every transition in order with its step and cause; finishing is terminal', () => {
     const { act, monitor } = game(field());
-    act('move_south');          // new tiles: stays exploring
-    act('move_north');          // known ground: backtracking
-    act('recall_all');          // recalling
-    act('move_east');           // blocked: no change
-    expect(monitor.transitions.map((t) => [t.from, t.to, t.step])).toEqual([['exploring', 'backtracking', 2], ['backtracking', 'recalling', 3]]);
+    act('move_south'); // new tiles: stays exploring
+    act('move_north'); // known ground: backtracking
+    act('recall_all'); // recalling
+    act('move_east'); // blocked: no change
+    expect(monitor.transitions.map((t) => [t.from, t.to, t.step])).toEqual([
+      ['exploring', 'backtracking', 2],
+      ['backtracking', 'recalling', 3],
+    ]);
     expect(monitor.request('finishing', 5, 1, 'test')).toBe(true);
     expect(monitor.request('exploring', 6, 1, 'workflow asked')).toBe(false);
-    expect(monitor.transitions.at(-1)).toMatchObject({ from: 'finishing', to: 'exploring', refused: true, cause: 'workflow asked' });
+    expect(monitor.transitions.at(-1)).toMatchObject({
+      from: 'finishing',
+      to: 'exploring',
+      refused: true,
+      cause: 'workflow asked',
+    });
     expect(monitor.phase).toBe('finishing');
   });
 

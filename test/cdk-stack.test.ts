@@ -41,7 +41,12 @@ describe('experiment state machine', () => {
       expect(s[invoke].Next).toBe(STATES.CheckProgress);
     }
     expect(s[STATES.CheckProgress].Next).toBe(STATES.ConditionCheck);
-    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([STATES.FinalizeSuccess, STATES.FinalizeTimeout, STATES.FinalizeStuck, STATES.ContinueAsNew]);
+    expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([
+      STATES.FinalizeSuccess,
+      STATES.FinalizeTimeout,
+      STATES.FinalizeStuck,
+      STATES.ContinueAsNew,
+    ]);
     expect(s[STATES.ConditionCheck].Default).toBe(STATES.ContinueLoop);
     expect(s[STATES.ContinueLoop]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
     expect(s[STATES.ContinueLoop].Parameters['turnNumber.$']).toBe('States.MathAdd($.turnNumber, 1)');
@@ -51,15 +56,23 @@ describe('experiment state machine', () => {
     expect(s[STATES.FinalizeFailure].Next).toBe(STATES.ExperimentFailed);
     expect(s[STATES.ExperimentFailed].Type).toBe('Fail');
     // continue as new: start this machine at the next turn, then end this execution
-    expect(s[STATES.ContinueAsNew]).toMatchObject({ Type: 'Task', Resource: 'arn:aws:states:::states:startExecution', Next: STATES.ContinuedAsNew });
+    expect(s[STATES.ContinueAsNew]).toMatchObject({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::states:startExecution',
+      Next: STATES.ContinuedAsNew,
+    });
     expect(s[STATES.ContinueAsNew].Parameters['StateMachineArn.$']).toBe('$$.StateMachine.Id');
     expect(s[STATES.ContinueAsNew].Catch[0].Next).toBe(STATES.FinalizeFailure);
     expect(s[STATES.ContinuedAsNew].Type).toBe('Succeed');
   });
 
   it('the machine may start only itself (continue as new), by its fixed name', () => {
-    const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('ExperimentsMachineRole')).map(([, p]) => p);
-    const start = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('states:StartExecution'));
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => id.startsWith('ExperimentsMachineRole'))
+      .map(([, p]) => p);
+    const start = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st: any) => [st.Action].flat().includes('states:StartExecution'));
     expect(start).toHaveLength(1);
     expect(JSON.stringify(start[0].Resource)).toContain(':stateMachine:Ariadne-experiments');
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: 'Ariadne-experiments' });
@@ -78,7 +91,9 @@ describe('experiment state machine', () => {
         ]);
         expect(s[STATES.InputRefused]).toEqual({ Type: 'Fail', ErrorPath: '$.Error', CausePath: '$.Cause' });
       } else if (name !== STATES.FinalizeFailure) {
-        expect(s[name].Catch, name).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure }]);
+        expect(s[name].Catch, name).toEqual([
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },
+        ]);
       }
     }
   });
@@ -86,7 +101,11 @@ describe('experiment state machine', () => {
   it('the agent Tasks give a model that stayed down a few more, slower tries', () => {
     const s = def.States as Record<string, Record<string, any>>;
     for (const name of [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent]) {
-      expect(s[name].Retry[1]).toMatchObject({ ErrorEquals: ['ProviderTransientError'], IntervalSeconds: 30, MaxAttempts: 2 });
+      expect(s[name].Retry[1]).toMatchObject({
+        ErrorEquals: ['ProviderTransientError'],
+        IntervalSeconds: 30,
+        MaxAttempts: 2,
+      });
     }
   });
 
@@ -101,51 +120,87 @@ describe('sweep state machine', () => {
     const sweep = machineDefinition(template, 'Sweeps');
     const s = sweep.States as Record<string, Record<string, any>>;
     expect(sweep.StartAt).toBe(SWEEP_STATES.RegisterSweep);
-    expect(s[SWEEP_STATES.RegisterSweep]).toMatchObject({ Type: 'Task', ResultPath: '$.registered', Next: SWEEP_STATES.RunExperiments });
+    expect(s[SWEEP_STATES.RegisterSweep]).toMatchObject({
+      Type: 'Task',
+      ResultPath: '$.registered',
+      Next: SWEEP_STATES.RunExperiments,
+    });
     expect(s[SWEEP_STATES.RegisterSweep].Resource).toMatch(/function:RegisterSweepFn/);
     const map = s[SWEEP_STATES.RunExperiments];
     expect(map).toMatchObject({
-      Type: 'Map', ItemsPath: '$.runs', MaxConcurrencyPath: '$.maxConcurrency', ToleratedFailurePercentage: 100, ResultPath: null, Next: SWEEP_STATES.SweepDone,
-      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' }, StartAt: SWEEP_STATES.RunExperiment },
+      Type: 'Map',
+      ItemsPath: '$.runs',
+      MaxConcurrencyPath: '$.maxConcurrency',
+      ToleratedFailurePercentage: 100,
+      ResultPath: null,
+      Next: SWEEP_STATES.SweepDone,
+      ItemProcessor: {
+        ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' },
+        StartAt: SWEEP_STATES.RunExperiment,
+      },
     });
     const child = map.ItemProcessor.States[SWEEP_STATES.RunExperiment];
-    expect(child).toMatchObject({ Type: 'Task', Resource: 'arn:aws:states:::states:startExecution.sync:2', ResultPath: null, End: true });
+    expect(child).toMatchObject({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::states:startExecution.sync:2',
+      ResultPath: null,
+      End: true,
+    });
     expect(child.Parameters).toMatchObject({ 'Name.$': '$.name', 'Input.$': '$.input' });
     expect(JSON.stringify(child.Parameters.StateMachineArn)).toMatch(/arn:aws:lambda|Experiments/);
     // a child that already ran is not run again, and does not fail the sweep
-    expect(child.Catch).toEqual([{ ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'], ResultPath: null, Next: SWEEP_STATES.AlreadyRun }]);
+    expect(child.Catch).toEqual([
+      {
+        ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'],
+        ResultPath: null,
+        Next: SWEEP_STATES.AlreadyRun,
+      },
+    ]);
     expect(s[SWEEP_STATES.SweepDone].Type).toBe('Succeed');
   });
 
   it('may start, watch and stop only the experiment machine, and run its own Map children', () => {
-    const policies = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id.startsWith('SweepsMachine')).map(([, p]) => p);
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => id.startsWith('SweepsMachine'))
+      .map(([, p]) => p);
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
     const starts = statements.filter((st: any) => [st.Action].flat().includes('states:StartExecution'));
     expect(starts.length).toBeGreaterThan(0);
     // it starts the experiment machine and (its Distributed Map) itself, nothing else
     for (const st of starts) expect(JSON.stringify(st.Resource)).toMatch(/ExperimentsMachine|SweepsMachine/);
     expect(statements.some((st: any) => [st.Action].flat().includes('events:PutRule'))).toBe(true); // .sync:2 watches the child through EventBridge
-    for (const st of statements) expect([st.Action].flat().some((a: string) => a === 'states:*' || a === '*')).toBe(false);
+    for (const st of statements)
+      expect([st.Action].flat().some((a: string) => a === 'states:*' || a === '*')).toBe(false);
     template.hasOutput('SweepStateMachineArn', {});
   });
 });
 
 describe('no zombie experiments', () => {
-  it('an EventBridge rule sends this machine\'s FAILED, TIMED_OUT and ABORTED executions to the finalizer, with retries and a dead-letter queue', () => {
+  it("an EventBridge rule sends this machine's FAILED, TIMED_OUT and ABORTED executions to the finalizer, with retries and a dead-letter queue", () => {
     const rules = Object.values(template.findResources('AWS::Events::Rule'));
     expect(rules).toHaveLength(1);
     const rule = rules[0].Properties;
     expect(rule.EventPattern).toMatchObject({
-      source: ['aws.states'], 'detail-type': ['Step Functions Execution Status Change'],
-      detail: { status: ['FAILED', 'TIMED_OUT', 'ABORTED'], stateMachineArn: [{ Ref: expect.stringMatching(/^ExperimentsMachine/) }] },
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: {
+        status: ['FAILED', 'TIMED_OUT', 'ABORTED'],
+        stateMachineArn: [{ Ref: expect.stringMatching(/^ExperimentsMachine/) }],
+      },
     });
     expect(rule.Targets).toHaveLength(1);
-    expect(rule.Targets[0]).toMatchObject({ RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21600 }, DeadLetterConfig: { Arn: expect.anything() } });
+    expect(rule.Targets[0]).toMatchObject({
+      RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 21600 },
+      DeadLetterConfig: { Arn: expect.anything() },
+    });
     const target = rule.Targets[0].Arn['Fn::GetAtt'];
     expect(target[1]).toBe('Arn');
     expect(template.findResources('AWS::Lambda::Function')[target[0]]).toBeDefined();
     expect(target[0]).toMatch(/^FailureHandlingFinalizerFn/);
-    template.hasResourceProperties('AWS::Lambda::Permission', { Principal: 'events.amazonaws.com', Action: 'lambda:InvokeFunction' });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Principal: 'events.amazonaws.com',
+      Action: 'lambda:InvokeFunction',
+    });
   });
 });
 
@@ -153,17 +208,32 @@ describe('Parameter Store and least privilege', () => {
   it('creates every config default and the built-in prompts under /ariadne, as valid parameters', () => {
     const params = Object.values(template.findResources('AWS::SSM::Parameter')).map((p) => p.Properties);
     const names = params.map((p) => p.Name);
-    expect(names).toEqual(expect.arrayContaining(['/ariadne/config/max_moves', '/ariadne/config/ollama/num_ctx', '/ariadne/config/bedrock/region', '/ariadne/prompts/maze/v1']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        '/ariadne/config/max_moves',
+        '/ariadne/config/ollama/num_ctx',
+        '/ariadne/config/bedrock/region',
+        '/ariadne/prompts/maze/v1',
+      ]),
+    );
     expect(names.every((n: string) => n.startsWith('/ariadne/'))).toBe(true);
-    const raw = params.filter((p) => typeof p.Value === 'string').map((p) => ({ name: p.Name, value: p.Value, secure: false }));
+    const raw = params
+      .filter((p) => typeof p.Value === 'string')
+      .map((p) => ({ name: p.Name, value: p.Value, secure: false }));
     const resolved = resolveParameters('/ariadne', raw);
-    expect(experimentConfigSchema.parse(resolved.config)).toMatchObject({ ...DEFAULT_CONFIG, bedrock: { ...DEFAULT_CONFIG.bedrock } });
+    expect(experimentConfigSchema.parse(resolved.config)).toMatchObject({
+      ...DEFAULT_CONFIG,
+      bedrock: { ...DEFAULT_CONFIG.bedrock },
+    });
     expect(resolved.prompts['maze/v1']).toBe(PROMPTS.v1);
     // the Bedrock region defaults to the stack's own
     expect(params.find((p) => p.Name === '/ariadne/config/bedrock/region').Value).toEqual({ Ref: 'AWS::Region' });
   });
 
-  const statements = () => Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement.map((st: any) => ({ ...st, roles: p.Properties.Roles })));
+  const statements = () =>
+    Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.map((st: any) => ({ ...st, roles: p.Properties.Roles })),
+    );
 
   it('only the Bedrock agent may call Bedrock, and only the configured models', () => {
     const bedrock = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('bedrock:')));
@@ -187,11 +257,19 @@ describe('Parameter Store and least privilege', () => {
 
   it('no IAM statement allows every action, and every resource only where AWS requires it', () => {
     // X-Ray trace segments and CloudWatch Logs delivery for Step Functions take no resource ARN: AWS requires "*".
-    const REQUIRES_STAR = /^(xray:(PutTraceSegments|PutTelemetryRecords|GetSamplingRules|GetSamplingTargets)|logs:(CreateLogDelivery|GetLogDelivery|UpdateLogDelivery|DeleteLogDelivery|ListLogDeliveries|PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups))$/;
+    const REQUIRES_STAR =
+      /^(xray:(PutTraceSegments|PutTelemetryRecords|GetSamplingRules|GetSamplingTargets)|logs:(CreateLogDelivery|GetLogDelivery|UpdateLogDelivery|DeleteLogDelivery|ListLogDeliveries|PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups))$/;
     for (const st of statements()) {
       const actions = [st.Action].flat();
-      expect(actions.some((a: string) => a === '*' || a.endsWith(':*')), JSON.stringify(actions)).toBe(false);
-      if ([st.Resource].flat().includes('*')) expect(actions.every((a: string) => REQUIRES_STAR.test(a)), JSON.stringify(actions)).toBe(true);
+      expect(
+        actions.some((a: string) => a === '*' || a.endsWith(':*')),
+        JSON.stringify(actions),
+      ).toBe(false);
+      if ([st.Resource].flat().includes('*'))
+        expect(
+          actions.every((a: string) => REQUIRES_STAR.test(a)),
+          JSON.stringify(actions),
+        ).toBe(true);
     }
   });
 
@@ -232,22 +310,34 @@ describe('cdk-nag', () => {
 describe('database', () => {
   it('Aurora PostgreSQL Serverless v2, encrypted, retained, with generated credentials in Secrets Manager', () => {
     template.hasResourceProperties('AWS::RDS::DBCluster', {
-      Engine: 'aurora-postgresql', StorageEncrypted: true, DeletionProtection: true, DatabaseName: 'ariadne',
+      Engine: 'aurora-postgresql',
+      StorageEncrypted: true,
+      DeletionProtection: true,
+      DatabaseName: 'ariadne',
       ServerlessV2ScalingConfiguration: { MinCapacity: 0.5, MaxCapacity: 8 },
     });
     template.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless' });
     template.hasResource('AWS::RDS::DBCluster', { DeletionPolicy: 'Retain' });
     template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', { RotationRules: { ScheduleExpression: 'rate(30 days)' } });
+    template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+    });
   });
 
   it('the Lambdas reach it through RDS Proxy with TLS required, and nothing else can', () => {
     template.hasResourceProperties('AWS::RDS::DBProxy', { EngineFamily: 'POSTGRESQL', RequireTLS: true });
     const groups = template.findResources('AWS::EC2::SecurityGroup');
-    const dbGroup = Object.entries(groups).find(([, g]) => /cluster and RDS Proxy/.test(g.Properties.GroupDescription))![0];
-    const clients = Object.entries(groups).find(([, g]) => /only clients of the database/.test(g.Properties.GroupDescription))![0];
-    const rotation = Object.entries(groups).find(([, g]) => /RotationSingleUser/.test(g.Properties.GroupDescription))![0]; // the secret rotation Lambda
-    const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress')).map((r) => r.Properties)
+    const dbGroup = Object.entries(groups).find(([, g]) =>
+      /cluster and RDS Proxy/.test(g.Properties.GroupDescription),
+    )![0];
+    const clients = Object.entries(groups).find(([, g]) =>
+      /only clients of the database/.test(g.Properties.GroupDescription),
+    )![0];
+    const rotation = Object.entries(groups).find(([, g]) =>
+      /RotationSingleUser/.test(g.Properties.GroupDescription),
+    )![0]; // the secret rotation Lambda
+    const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress'))
+      .map((r) => r.Properties)
       .filter((r) => JSON.stringify(r.GroupId).includes(dbGroup));
     expect(ingress.length).toBeGreaterThan(0);
     for (const rule of ingress) {
@@ -256,11 +346,19 @@ describe('database', () => {
       expect(JSON.stringify(rule.FromPort)).toMatch(/^5432$|Endpoint\.Port/);
       expect(rule.CidrIp).toBeUndefined();
       expect(rule.CidrIpv6).toBeUndefined();
-      expect([clients, dbGroup, rotation].some((g) => JSON.stringify(rule.SourceSecurityGroupId).includes(g))).toBe(true);
+      expect([clients, dbGroup, rotation].some((g) => JSON.stringify(rule.SourceSecurityGroupId).includes(g))).toBe(
+        true,
+      );
     }
-    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')).filter((f) => !f.Properties.Handler.startsWith('framework.'))) {
+    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (f) => !f.Properties.Handler.startsWith('framework.'),
+    )) {
       expect(JSON.stringify(fn.Properties.VpcConfig.SecurityGroupIds)).toContain(clients);
-      expect(fn.Properties.Environment.Variables).toMatchObject({ DATABASE_NAME: 'ariadne', DATABASE_HOST: expect.anything(), DATABASE_SECRET_ARN: expect.anything() });
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        DATABASE_NAME: 'ariadne',
+        DATABASE_HOST: expect.anything(),
+        DATABASE_SECRET_ARN: expect.anything(),
+      });
     }
   });
 
@@ -272,7 +370,13 @@ describe('database', () => {
   });
 
   it('outputs the state machine ARN, the proxy endpoint and the secret', () => {
-    expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['DatabaseClusterEndpoint', 'DatabaseProxyEndpoint', 'DatabaseSecretArn', 'StateMachineArn', 'SweepStateMachineArn']);
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
+      'DatabaseClusterEndpoint',
+      'DatabaseProxyEndpoint',
+      'DatabaseSecretArn',
+      'StateMachineArn',
+      'SweepStateMachineArn',
+    ]);
   });
 });
 
@@ -297,7 +401,9 @@ describe('handler Lambdas', () => {
 
   it('the state machine may invoke exactly its handler functions', () => {
     const policies = Object.values(template.findResources('AWS::IAM::Policy'));
-    const invoke = policies.flatMap((p) => p.Properties.PolicyDocument.Statement).filter((st: any) => [st.Action].flat().includes('lambda:InvokeFunction'));
+    const invoke = policies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st: any) => [st.Action].flat().includes('lambda:InvokeFunction'));
     expect(invoke.length).toBeGreaterThan(0);
     for (const st of invoke) expect(JSON.stringify(st.Resource)).not.toContain('"*"');
   });
@@ -311,10 +417,16 @@ describe('cdk synth with bundling', () => {
     const { fileURLToPath, pathToFileURL } = await import('node:url');
     const out = tempDir('cdk');
     const root = fileURLToPath(new URL('..', import.meta.url));
-    const r = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], { cwd: root, encoding: 'utf8', timeout: 180_000 });
+    const r = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     const tpl = JSON.parse(readFileSync(join(out, 'Ariadne.template.json'), 'utf8'));
-    const fns = Object.values(tpl.Resources as Record<string, any>).filter((res) => res.Type === 'AWS::Lambda::Function' && !res.Properties.Handler.startsWith('framework.'));
+    const fns = Object.values(tpl.Resources as Record<string, any>).filter(
+      (res) => res.Type === 'AWS::Lambda::Function' && !res.Properties.Handler.startsWith('framework.'),
+    );
     const assets = readdirSync(out).filter((d) => d.startsWith('asset.') && existsSync(join(out, d, 'index.mjs')));
     const codeKeys = new Set(fns.map((fn) => JSON.stringify(fn.Properties.Code.S3Key)));
     expect(assets.length).toBe(codeKeys.size); // one bundle per distinct handler file
@@ -328,16 +440,34 @@ describe('cdk synth with bundling', () => {
 
     // The bundled migration handler, as Lambda runs it: its own copy of the SQL files, a real Postgres.
     const migrateFn = fns.find((fn) => fn.Properties.Environment.Variables.MIGRATIONS_DIR)!;
-    const migrateAsset = assets.find((a) => JSON.stringify(migrateFn.Properties.Code).includes(a.slice('asset.'.length)))!;
-    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort());
+    const migrateAsset = assets.find((a) =>
+      JSON.stringify(migrateFn.Properties.Code).includes(a.slice('asset.'.length)),
+    )!;
+    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(
+      readdirSync(join(root, 'migrations'))
+        .filter((f) => f.endsWith('.sql'))
+        .sort(),
+    );
     const schema = `t_migrate_${Date.now()}`;
-    Object.assign(process.env, { MIGRATIONS_DIR: join(out, migrateAsset, 'migrations'), DATABASE_URL: inject('databaseUrl'), DATABASE_SCHEMA: schema });
+    Object.assign(process.env, {
+      MIGRATIONS_DIR: join(out, migrateAsset, 'migrations'),
+      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_SCHEMA: schema,
+    });
     try {
       const { handler } = await import(`${pathToFileURL(join(out, migrateAsset, 'index.mjs')).href}?fresh`);
       const created = await handler({ RequestType: 'Create' });
-      expect(created.Data.Applied.split(',')).toEqual(readdirSync(join(root, 'migrations')).filter((f) => f.endsWith('.sql')).sort());
-      expect((await handler({ RequestType: 'Update', PhysicalResourceId: created.PhysicalResourceId })).PhysicalResourceId).toBe(created.PhysicalResourceId);
-      expect(await handler({ RequestType: 'Delete', PhysicalResourceId: created.PhysicalResourceId })).toEqual({ PhysicalResourceId: created.PhysicalResourceId });
+      expect(created.Data.Applied.split(',')).toEqual(
+        readdirSync(join(root, 'migrations'))
+          .filter((f) => f.endsWith('.sql'))
+          .sort(),
+      );
+      expect(
+        (await handler({ RequestType: 'Update', PhysicalResourceId: created.PhysicalResourceId })).PhysicalResourceId,
+      ).toBe(created.PhysicalResourceId);
+      expect(await handler({ RequestType: 'Delete', PhysicalResourceId: created.PhysicalResourceId })).toEqual({
+        PhysicalResourceId: created.PhysicalResourceId,
+      });
     } finally {
       for (const k of ['MIGRATIONS_DIR', 'DATABASE_URL', 'DATABASE_SCHEMA']) delete process.env[k];
       const { default: pg } = await import('pg');

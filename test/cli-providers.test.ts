@@ -11,8 +11,12 @@ import { tempDir } from './support/temp-dir.ts';
 import { cli, ROOT } from './support/cli.ts';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await testDatabase(); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
 const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
 const dir = tempDir('cli-providers');
 
@@ -28,7 +32,9 @@ describe('LLM providers from the command line', () => {
     closedPort = (probe.address() as { port: number }).port;
     await new Promise((r) => probe.close(r));
   });
-  afterAll(async () => { await sim.close(); });
+  afterAll(async () => {
+    await sim.close();
+  });
 
   it.each([
     [['run', '--provider', 'openai', '--model', 'gpt-4o'], /--provider "openai" is not one of: ollama, bedrock/],
@@ -40,20 +46,63 @@ describe('LLM providers from the command line', () => {
 
   it('an unreachable host, or a model the host lacks, exits 2 naming the option; nothing written', async () => {
     const before = await tableCounts(db);
-    const down = ariadne(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', `http://127.0.0.1:${closedPort}`]);
+    const down = ariadne([
+      'run',
+      '--provider',
+      'ollama',
+      '--model',
+      'qwen2.5:7b',
+      '--ollama-host',
+      `http://127.0.0.1:${closedPort}`,
+    ]);
     expect(down.code).toBe(2);
-    expect(down.stderr).toMatch(new RegExp(`cannot reach Ollama at --ollama-host http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`));
-    const missing = await ariadneAsync(['run', '--provider', 'ollama', '--model', 'mistral:7b', '--ollama-host', simUrl]);
+    expect(down.stderr).toMatch(
+      new RegExp(`cannot reach Ollama at --ollama-host http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`),
+    );
+    const missing = await ariadneAsync([
+      'run',
+      '--provider',
+      'ollama',
+      '--model',
+      'mistral:7b',
+      '--ollama-host',
+      simUrl,
+    ]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--model "mistral:7b" is not on the Ollama server .* pull it with: ollama pull mistral:7b/);
-    const bedrock = ariadne(['run', '--provider', 'bedrock', '--model', 'amazon.nova-lite-v1:0', '--bedrock-endpoint', `http://127.0.0.1:${closedPort}`]);
+    expect(missing.stderr).toMatch(
+      /--model "mistral:7b" is not on the Ollama server .* pull it with: ollama pull mistral:7b/,
+    );
+    const bedrock = ariadne([
+      'run',
+      '--provider',
+      'bedrock',
+      '--model',
+      'amazon.nova-lite-v1:0',
+      '--bedrock-endpoint',
+      `http://127.0.0.1:${closedPort}`,
+    ]);
     expect(bedrock.code).toBe(2);
     expect(bedrock.stderr).toMatch(/cannot reach --bedrock-endpoint .*ECONNREFUSED/);
     expect(await tableCounts(db)).toEqual(before);
   });
 
   it('runs an Ollama experiment against the simulator', async () => {
-    const r = await ariadneAsync(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--maze', 'medium', '--size', '15', '--seed', '3', '--json']);
+    const r = await ariadneAsync([
+      'run',
+      '--provider',
+      'ollama',
+      '--model',
+      'qwen2.5:7b',
+      '--ollama-host',
+      simUrl,
+      '--maze',
+      'medium',
+      '--size',
+      '15',
+      '--seed',
+      '3',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ agent: 'ollama', model: 'qwen2.5:7b', status: 'completed', goal_found: true });
@@ -62,37 +111,77 @@ describe('LLM providers from the command line', () => {
 
   it('--workflow runs a workflow file as the prompt; ariadne workflow checks one and names the YAML path of a problem', async () => {
     const sample = join(ROOT, 'workflows', 'observe-plan-act.yaml');
-    expect(ariadne(['workflow', sample]).stdout).toMatch(/workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/);
+    expect(ariadne(['workflow', sample]).stdout).toMatch(
+      /workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/,
+    );
     const bad = join(dir, 'bad-workflow.yaml');
     writeFileSync(bad, readFileSync(sample, 'utf8').replace('"plans + 1"', '"plans + 1 +"'));
     const checked = ariadne(['workflow', bad]);
     expect(checked.code).toBe(2);
     expect(checked.stderr).toMatch(/workflow: workflow .*bad-workflow\.yaml: steps\[1\]\.set\.plans \(line \d+\): /);
-    await expectInputError(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--workflow', bad], /--workflow: workflow .*steps\[1\]\.set\.plans/);
-    await expectInputError(['run', '--workflow', sample], /--workflow goes with --provider ollama or --provider bedrock/);
-    const r = await ariadneAsync(['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--maze', 'medium', '--size', '15', '--seed', '3', '--workflow', sample, '--json']);
+    await expectInputError(
+      ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--workflow', bad],
+      /--workflow: workflow .*steps\[1\]\.set\.plans/,
+    );
+    await expectInputError(
+      ['run', '--workflow', sample],
+      /--workflow goes with --provider ollama or --provider bedrock/,
+    );
+    const r = await ariadneAsync([
+      'run',
+      '--provider',
+      'ollama',
+      '--model',
+      'qwen2.5:7b',
+      '--ollama-host',
+      simUrl,
+      '--maze',
+      'medium',
+      '--size',
+      '15',
+      '--seed',
+      '3',
+      '--workflow',
+      sample,
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ status: 'completed', prompt_version: 'observe_plan_act/v0' });
     const { rows } = await db.pool.query(
-      `SELECT count(*)::int AS n FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'workflow' AND from_phase = 'observe' AND to_phase = 'plan'`, [summary.experiment_id]);
+      `SELECT count(*)::int AS n FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'workflow' AND from_phase = 'observe' AND to_phase = 'plan'`,
+      [summary.experiment_id],
+    );
     expect(rows[0].n).toBeGreaterThan(0);
   });
 
   it('ariadne sim serves the wire protocol until interrupted', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'sim', 'ollama', '--port', '0', '--faults', '429'], { cwd: ROOT });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bin/ariadne.ts', 'sim', 'ollama', '--port', '0', '--faults', '429'],
+      { cwd: ROOT },
+    );
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d) => { out += d; const m = /simulated ollama at (\S+)/.exec(out); if (m) resolve(m[1]); });
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /simulated ollama at (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
       child.on('exit', (code) => reject(new Error(`exited ${code}`)));
     });
     expect(await (await fetch(`${url}/api/version`)).json()).toHaveProperty('version');
-    const tags = await (await fetch(`${url}/api/tags`)).json() as { models: Array<{ name: string }> };
+    const tags = (await (await fetch(`${url}/api/tags`)).json()) as { models: Array<{ name: string }> };
     expect(tags.models.map((m: { name: string }) => m.name)).toContain('qwen2.5:7b');
-    const throttled = await fetch(`${url}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'qwen2.5:7b', messages: [], stream: false }) });
+    const throttled = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'qwen2.5:7b', messages: [], stream: false }),
+    });
     expect(throttled.status).toBe(429);
-    const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGINT'); });
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGINT');
+    });
     expect(code).toBe(0);
   });
 });
-

@@ -10,8 +10,12 @@ import { parametersFile } from './support/parameters-file.ts';
 import { cli, ROOT } from './support/cli.ts';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await testDatabase(); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
 const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
 
 const dir = tempDir('cli');
@@ -36,7 +40,9 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
   it('a bad DATABASE_URL names the variable and the expected form', () => {
     const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/DATABASE_URL "mysql:\/\/root@localhost\/db" has scheme "mysql:"; expected postgres:\/\/user:password@host:5432\/database/);
+    expect(r.stderr).toMatch(
+      /DATABASE_URL "mysql:\/\/root@localhost\/db" has scheme "mysql:"; expected postgres:\/\/user:password@host:5432\/database/,
+    );
   });
 
   it('an unknown command or option is a usage error', () => {
@@ -48,7 +54,22 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
 
 describe('stuck policy from the command line', () => {
   it('--stuck-policy halt ends a looping random walk as stuck; the summary shows the phases and the signal', () => {
-    const r = ariadne(['run', '--agent', 'random', '--maze', 'medium', '--size', '21', '--seed', '3', '--max-moves', '400', '--stuck-policy', 'halt', '--quiet']);
+    const r = ariadne([
+      'run',
+      '--agent',
+      'random',
+      '--maze',
+      'medium',
+      '--size',
+      '21',
+      '--seed',
+      '3',
+      '--max-moves',
+      '400',
+      '--stuck-policy',
+      'halt',
+      '--quiet',
+    ]);
     expect(r.code).toBe(0);
     const status = /^status\s+stuck \((\w+)\): (.+)$/m.exec(r.stdout);
     expect(status).not.toBeNull();
@@ -71,12 +92,27 @@ describe('commands', () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ status: 'completed', goal_found: true, maze_generator: 'light', maze_width: 15 });
-    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM actions WHERE experiment_id = $1 AND executed', [summary.experiment_id]);
+    const { rows } = await db.pool.query(
+      'SELECT count(*)::int AS n FROM actions WHERE experiment_id = $1 AND executed',
+      [summary.experiment_id],
+    );
     expect(rows[0].n).toBe(summary.actions);
   });
 
   it('run shows progress while it works and a readable summary at the end', () => {
-    const r = ariadne(['run', '--agent', 'random', '--agent-seed', '2', '--maze', 'dense', '--size', '21', '--max-moves', '40']);
+    const r = ariadne([
+      'run',
+      '--agent',
+      'random',
+      '--agent-seed',
+      '2',
+      '--maze',
+      'dense',
+      '--size',
+      '21',
+      '--max-moves',
+      '40',
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/^turn 1 \| actions 8\/40 \| tiles seen \d+ \| position \(\d+,\d+\)/m);
     expect(r.stderr).toMatch(/^turn 5 \| actions 40\/40 \|/m);
@@ -86,7 +122,10 @@ describe('commands', () => {
 
   it('run takes its defaults from the parameters file; options still win', () => {
     const file = parametersFile(['/ariadne/config/max_moves: 24', '/ariadne/config/max_actions_per_turn: 4']);
-    const r = ariadne(['run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'], { ARIADNE_PARAMETERS: file });
+    const r = ariadne(
+      ['run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'],
+      { ARIADNE_PARAMETERS: file },
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'timeout', actions: 24, turns: 4 }); // 24 moves, 6 per turn
   });
@@ -116,7 +155,7 @@ describe('commands', () => {
   });
 
   it('sql prints rows as a table; a broken query exits 2 with the database error', async () => {
-    const r = ariadne(['sql', 'SELECT 2 + 3 AS five, \'a\' AS letter']);
+    const r = ariadne(['sql', "SELECT 2 + 3 AS five, 'a' AS letter"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/five \| letter\n-+-\+-+\n5 +\| a\n\(1 row\)/);
     const bad = ariadne(['sql', 'SELEC 1']);
@@ -126,18 +165,26 @@ describe('commands', () => {
 
   it('db serves the database until interrupted', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'db'], {
-      cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
     });
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d) => { out += d; const m = /^DATABASE_URL=(\S+)$/m.exec(out); if (m) resolve(m[1]); });
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /^DATABASE_URL=(\S+)$/m.exec(out);
+        if (m) resolve(m[1]);
+      });
       child.on('exit', (code) => reject(new Error(`exited ${code} before printing the URL`)));
     });
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
     await client.end();
-    const code = await new Promise<number | null>((resolve) => { child.on('exit', resolve); child.kill('SIGINT'); });
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', resolve);
+      child.kill('SIGINT');
+    });
     expect(code).toBe(0);
   });
 });

@@ -10,8 +10,12 @@ import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await testDatabase(); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
 
 describe('migrations', () => {
   it('are applied once: a second run applies nothing and changes no table', async () => {
@@ -41,9 +45,19 @@ describe('per-turn writes', () => {
   it("keep experiments' row updates on their page (HOT): no index churn, few dead rows", async () => {
     const { runLocalExperiment } = await import('../state-machine/local-experiment.ts');
     const own = await testDatabase(8);
-    await Promise.all([0, 1, 2, 3].map((i) => runLocalExperiment({
-      agent: 'random', agentSeed: i, maze: { generator: 'perfect', size: 31, seed: i + 1 }, config: { max_moves: 400, success_rule: 'reached' },
-    }, { db: own })));
+    await Promise.all(
+      [0, 1, 2, 3].map((i) =>
+        runLocalExperiment(
+          {
+            agent: 'random',
+            agentSeed: i,
+            maze: { generator: 'perfect', size: 31, seed: i + 1 },
+            config: { max_moves: 400, success_rule: 'reached' },
+          },
+          { db: own },
+        ),
+      ),
+    );
     const turns = Number((await own.pool.query('SELECT count(*) FROM turns')).rows[0].count);
     await own.close(); // backends report their statistics as they exit
     const client = new pg.Client({ connectionString: own.url });
@@ -54,7 +68,9 @@ describe('per-turn writes', () => {
         await new Promise((r) => setTimeout(r, 100));
         await client.query('SELECT pg_stat_clear_snapshot()');
         const { rows } = await client.query(
-          "SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'experiments'", [own.schema]);
+          "SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'experiments'",
+          [own.schema],
+        );
         stats = rows[0];
       }
       expect(stats.updated).toBeGreaterThanOrEqual(turns);
@@ -93,7 +109,9 @@ describe('embedded Postgres', () => {
     try {
       const first = await startEmbeddedPostgres({ dataDir });
       const a = await openDatabase({ url: first.url });
-      await a.pool.query("INSERT INTO mazes (content_hash, generator, width, height, grid, start_x, start_y, goal_x, goal_y, shortest_path, shortest_path_to_sight) VALUES ('persist-check', 't', 1, 1, '[[2]]', 0, 0, 0, 0, 0, 0)");
+      await a.pool.query(
+        "INSERT INTO mazes (content_hash, generator, width, height, grid, start_x, start_y, goal_x, goal_y, shortest_path, shortest_path_to_sight) VALUES ('persist-check', 't', 1, 1, '[[2]]', 0, 0, 0, 0, 0, 0)",
+      );
       const shared = await startEmbeddedPostgres({ dataDir });
       expect(shared.owned).toBe(false);
       expect(shared.url).toBe(first.url);

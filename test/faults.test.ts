@@ -16,16 +16,25 @@ import { cli } from './support/cli.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await testDatabase(); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
 
 const MAZE = { kind: 'generated' as const, spec: { generator: 'medium', width: 21, height: 21, seed: 5 } };
 const CONFIG = { max_moves: 120, max_actions_per_turn: 6 };
 
-class Crash extends Error { override readonly name = 'Crash'; }
+class Crash extends Error {
+  override readonly name = 'Crash';
+}
 
 async function newExperiment(id: string) {
-  await startExperiment({ experimentId: id, agent: 'random', provider: 'baseline', agentSeed: 42, maze: MAZE, config: CONFIG }, new PgStore(db.pool));
+  await startExperiment(
+    { experimentId: id, agent: 'random', provider: 'baseline', agentSeed: 42, maze: MAZE, config: CONFIG },
+    new PgStore(db.pool),
+  );
   return id;
 }
 
@@ -37,12 +46,22 @@ async function playOut(id: string, agents: AgentFactory = baselineAgents, from =
   }
 }
 
-const log = async (id: string) => (await db.pool.query(
-  'SELECT turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y, new_tiles_seen FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index', [id])).rows;
-const counters = async (id: string) => (await db.pool.query(
-  `SELECT e.actions_taken, e.turns_completed, e.tiles_seen, (SELECT count(*)::int FROM turns t WHERE t.experiment_id = e.id) AS turns,
+const log = async (id: string) =>
+  (
+    await db.pool.query(
+      'SELECT turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y, new_tiles_seen FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index',
+      [id],
+    )
+  ).rows;
+const counters = async (id: string) =>
+  (
+    await db.pool.query(
+      `SELECT e.actions_taken, e.turns_completed, e.tiles_seen, (SELECT count(*)::int FROM turns t WHERE t.experiment_id = e.id) AS turns,
           (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed
-   FROM experiments e WHERE id = $1`, [id])).rows[0];
+   FROM experiments e WHERE id = $1`,
+      [id],
+    )
+  ).rows[0];
 
 /** A store that runs `before`/`instead` around commitTurn, to crash at a chosen point of turn `at`. */
 function crashingStore(at: number, point: 'after_reply' | 'mid_transaction' | 'after_commit'): EngineStore {
@@ -76,34 +95,43 @@ describe('a turn interrupted at any point, then run again', () => {
     expect(reference.length).toBeGreaterThan(20);
   });
 
-  it.each(['before_reply', 'after_reply', 'mid_transaction', 'after_commit'] as const)('crash %s: the rerun yields exactly the uninterrupted actions', async (point) => {
-    const id = await newExperiment(`crash-${point.replace('_', '-')}`);
-    await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
-    await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
-    const crashAt = 3;
-    const failingAgents: AgentFactory = (identity) => {
-      const agent = baselineAgents(identity);
-      return { ...agent, act: async () => { throw new Crash('process died before the reply'); } };
-    };
-    const attempt = point === 'before_reply'
-      ? runTurn(id, crashAt, { store: new PgStore(db.pool), agents: failingAgents })
-      : runTurn(id, crashAt, { store: crashingStore(crashAt, point), agents: baselineAgents });
-    await expect(attempt).rejects.toThrow(Crash);
-    const afterCrash = await counters(id);
-    expect(afterCrash.turns).toBe(point === 'after_commit' ? 3 : 2); // committed whole or not at all
-    expect(afterCrash.executed).toBe(afterCrash.actions_taken);
-    // the retry (a new process) and the rest of the run
-    const retried = await runTurn(id, crashAt, { store: new PgStore(db.pool), agents: baselineAgents });
-    expect(retried.replayed).toBe(point === 'after_commit');
-    await playOut(id, baselineAgents, crashAt + 1);
-    expect(await log(id)).toEqual(reference);
-    const c = await counters(id);
-    expect([c.executed, c.turns]).toEqual([c.actions_taken, c.turns_completed]);
-  });
+  it.each(['before_reply', 'after_reply', 'mid_transaction', 'after_commit'] as const)(
+    'crash %s: the rerun yields exactly the uninterrupted actions',
+    async (point) => {
+      const id = await newExperiment(`crash-${point.replace('_', '-')}`);
+      await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
+      await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
+      const crashAt = 3;
+      const failingAgents: AgentFactory = (identity) => {
+        const agent = baselineAgents(identity);
+        return {
+          ...agent,
+          act: async () => {
+            throw new Crash('process died before the reply');
+          },
+        };
+      };
+      const attempt =
+        point === 'before_reply'
+          ? runTurn(id, crashAt, { store: new PgStore(db.pool), agents: failingAgents })
+          : runTurn(id, crashAt, { store: crashingStore(crashAt, point), agents: baselineAgents });
+      await expect(attempt).rejects.toThrow(Crash);
+      const afterCrash = await counters(id);
+      expect(afterCrash.turns).toBe(point === 'after_commit' ? 3 : 2); // committed whole or not at all
+      expect(afterCrash.executed).toBe(afterCrash.actions_taken);
+      // the retry (a new process) and the rest of the run
+      const retried = await runTurn(id, crashAt, { store: new PgStore(db.pool), agents: baselineAgents });
+      expect(retried.replayed).toBe(point === 'after_commit');
+      await playOut(id, baselineAgents, crashAt + 1);
+      expect(await log(id)).toEqual(reference);
+      const c = await counters(id);
+      expect([c.executed, c.turns]).toEqual([c.actions_taken, c.turns_completed]);
+    },
+  );
 });
 
 describe('database faults', () => {
-  it('a connection terminated during the turn\'s commit is retried: the turn commits once', async () => {
+  it("a connection terminated during the turn's commit is retried: the turn commits once", async () => {
     const id = await newExperiment('killed-connection');
     // hold the experiment row, so the turn's statement waits on it where we can see it, then kill that backend
     const locker = await db.pool.connect();
@@ -114,8 +142,12 @@ describe('database faults', () => {
     for (let i = 0; i < 200 && killed === 0; i++) {
       await new Promise((r) => setTimeout(r, 25));
       const { rows } = await locker.query(
-        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO turns%' AND pid <> pg_backend_pid()`);
-      for (const r of rows) { await locker.query('SELECT pg_terminate_backend($1)', [r.pid]); killed++; }
+        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO turns%' AND pid <> pg_backend_pid()`,
+      );
+      for (const r of rows) {
+        await locker.query('SELECT pg_terminate_backend($1)', [r.pid]);
+        killed++;
+      }
     }
     expect(killed).toBe(1);
     await locker.query('ROLLBACK');
@@ -127,25 +159,44 @@ describe('database faults', () => {
   });
 
   it('the pool has limits and the server cancels a statement that runs too long', async () => {
-    const limited = await openDatabase({ url: db.url, schema: db.schema, poolSize: 3, statementTimeoutMs: 200, migrate: false });
+    const limited = await openDatabase({
+      url: db.url,
+      schema: db.schema,
+      poolSize: 3,
+      statementTimeoutMs: 200,
+      migrate: false,
+    });
     try {
       expect(limited.pool.options.max).toBe(3);
       expect((await limited.pool.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('200ms');
-      await expect(limited.pool.query('SELECT pg_sleep(2)')).rejects.toThrow(/canceling statement due to statement timeout/);
+      await expect(limited.pool.query('SELECT pg_sleep(2)')).rejects.toThrow(
+        /canceling statement due to statement timeout/,
+      );
     } finally {
       await limited.close();
     }
   });
 
   it('a database that is down at start: a clear error within seconds, naming the setting', async () => {
-    const probe = await import('node:net').then((net) => new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => { const port = (s.address() as { port: number }).port; s.close(() => resolve(port)); });
-    }));
+    const probe = await import('node:net').then(
+      (net) =>
+        new Promise<number>((resolve) => {
+          const s = net.createServer().listen(0, '127.0.0.1', () => {
+            const port = (s.address() as { port: number }).port;
+            s.close(() => resolve(port));
+          });
+        }),
+    );
     const started = Date.now();
     await expect(openDatabase({ url: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` })).rejects.toThrow(
-      new RegExp(`cannot connect to DATABASE_URL postgres://ariadne:\\*+@127\\.0\\.0\\.1:${probe}/ariadne: .*ECONNREFUSED.*unset DATABASE_URL to use the embedded database`));
+      new RegExp(
+        `cannot connect to DATABASE_URL postgres://ariadne:\\*+@127\\.0\\.0\\.1:${probe}/ariadne: .*ECONNREFUSED.*unset DATABASE_URL to use the embedded database`,
+      ),
+    );
     expect(Date.now() - started).toBeLessThan(12_000);
-    const r = cli(() => db).ariadne(['run', '--agent', 'random'], { DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` });
+    const r = cli(() => db).ariadne(['run', '--agent', 'random'], {
+      DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne`,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/cannot connect to DATABASE_URL/);
     expect(r.stderr).not.toContain('secret-pw');
@@ -155,12 +206,28 @@ describe('database faults', () => {
 describe('load', () => {
   it('8 experiments at once through one pool: every action logged once, every experiment finalized, no deadlock', async () => {
     const n = 8;
-    const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment({
-      agent: 'random', agentSeed: i, experimentId: `load-${i}`, maze: { generator: 'perfect', size: 31, seed: i + 1 }, config: { max_moves: 400, max_actions_per_turn: 5 },
-    }, { db })));
+    const results = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        runLocalExperiment(
+          {
+            agent: 'random',
+            agentSeed: i,
+            experimentId: `load-${i}`,
+            maze: { generator: 'perfect', size: 31, seed: i + 1 },
+            config: { max_moves: 400, max_actions_per_turn: 5 },
+          },
+          { db },
+        ),
+      ),
+    );
     for (const r of results) expect(['completed', 'timeout']).toContain(r.summary!.status);
     // steps 1..n exactly once, turns 1..n exactly once, counters equal to rows
-    expect(await ledgerProblems(db, Array.from({ length: n }, (_, i) => `load-${i}`))).toEqual([]);
+    expect(
+      await ledgerProblems(
+        db,
+        Array.from({ length: n }, (_, i) => `load-${i}`),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -176,11 +243,22 @@ describe('ariadne resume', () => {
     expect(await log(id)).toEqual(reference);
     const again = cli(() => db).ariadne(['resume', id]);
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/experiment resume-me is timeout; only running experiments take turns; only an interrupted \(running\) experiment can be resumed/);
+    expect(again.stderr).toMatch(
+      /experiment resume-me is timeout; only running experiments take turns; only an interrupted \(running\) experiment can be resumed/,
+    );
   });
 
   it('the local runner resumes the same way', async () => {
-    const { experimentId } = await runLocalExperiment({ agent: 'random', agentSeed: 42, experimentId: 'resume-local', maze: { generator: 'medium', size: 21, seed: 5 }, config: CONFIG }, { db });
+    const { experimentId } = await runLocalExperiment(
+      {
+        agent: 'random',
+        agentSeed: 42,
+        experimentId: 'resume-local',
+        maze: { generator: 'medium', size: 21, seed: 5 },
+        config: CONFIG,
+      },
+      { db },
+    );
     expect(await log(experimentId!)).toEqual(await log('crash-reference'));
   });
 });

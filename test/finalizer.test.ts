@@ -14,7 +14,9 @@ beforeAll(async () => {
   store = new PgStore(db.pool);
   handler = finalizeExecutionHandler({ store, agents: baselineAgents, now: () => new Date() });
 });
-afterAll(async () => { await db.drop(); });
+afterAll(async () => {
+  await db.drop();
+});
 
 const MACHINE = 'arn:aws:states:us-east-1:123456789012:stateMachine:AriadneExperiments';
 const exec = (name: string) => `arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:${name}`;
@@ -22,38 +24,72 @@ const exec = (name: string) => `arn:aws:states:us-east-1:123456789012:execution:
 /** As EventBridge delivers it (see the Step Functions "Execution Status Change" event). */
 function statusEvent(executionArn: string, status: string, error: string | null = null, cause: string | null = null) {
   return {
-    version: '0', id: '315c1398-40ff-a850-213b-158f73e60175', 'detail-type': 'Step Functions Execution Status Change',
-    source: 'aws.states', account: '123456789012', time: '2026-11-22T19:42:21Z', region: 'us-east-1', resources: [executionArn],
+    version: '0',
+    id: '315c1398-40ff-a850-213b-158f73e60175',
+    'detail-type': 'Step Functions Execution Status Change',
+    source: 'aws.states',
+    account: '123456789012',
+    time: '2026-11-22T19:42:21Z',
+    region: 'us-east-1',
+    resources: [executionArn],
     detail: {
-      executionArn, stateMachineArn: MACHINE, name: executionArn.split(':').at(-1), status,
-      startDate: 1_763_840_541_984, stopDate: 1_763_844_141_984, input: '{}', output: null,
-      inputDetails: { included: true }, outputDetails: null, error, cause,
+      executionArn,
+      stateMachineArn: MACHINE,
+      name: executionArn.split(':').at(-1),
+      status,
+      startDate: 1_763_840_541_984,
+      stopDate: 1_763_844_141_984,
+      input: '{}',
+      output: null,
+      inputDetails: { included: true },
+      outputDetails: null,
+      error,
+      cause,
     },
   };
 }
 
 async function running(executions: string[]): Promise<string> {
-  const base = { agent: 'random', provider: 'baseline', maze: { kind: 'generated' as const, spec: { generator: 'light', width: 11, height: 11, seed: 1 } } };
+  const base = {
+    agent: 'random',
+    provider: 'baseline',
+    maze: { kind: 'generated' as const, spec: { generator: 'light', width: 11, height: 11, seed: 1 } },
+  };
   const first = await startExperiment({ ...base, executionArn: executions[0] }, store);
   // each later execution (continue as new) starts the same experiment again, which records its ARN
-  for (const arn of executions.slice(1)) await startExperiment({ ...base, experimentId: first.experimentId, executionArn: arn }, store);
+  for (const arn of executions.slice(1))
+    await startExperiment({ ...base, experimentId: first.experimentId, executionArn: arn }, store);
   return first.experimentId;
 }
 
-const row = async (id: string) => (await db.pool.query('SELECT status, stop_reason, failure_reason, completed_at FROM experiments WHERE id = $1', [id])).rows[0];
+const row = async (id: string) =>
+  (await db.pool.query('SELECT status, stop_reason, failure_reason, completed_at FROM experiments WHERE id = $1', [id]))
+    .rows[0];
 
 describe('finalizer', () => {
   it('finalizes a running experiment whose execution timed out, once: a second delivery changes nothing', async () => {
     const id = await running([exec('run-1')]);
-    const outcome = await handler(statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout', 'The execution reached its TimeoutSeconds'));
+    const outcome = await handler(
+      statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout', 'The execution reached its TimeoutSeconds'),
+    );
     expect(outcome).toEqual({ action: 'finalized', experimentId: id });
-    expect(await row(id)).toMatchObject({ status: 'failed', stop_reason: 'execution_timed_out', failure_reason: 'TIMED_OUT: States.Timeout: The execution reached its TimeoutSeconds' });
+    expect(await row(id)).toMatchObject({
+      status: 'failed',
+      stop_reason: 'execution_timed_out',
+      failure_reason: 'TIMED_OUT: States.Timeout: The execution reached its TimeoutSeconds',
+    });
     const before = await tableDump(db);
-    expect(await handler(statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout'))).toMatchObject({ action: 'ignored', experimentId: id });
+    expect(await handler(statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout'))).toMatchObject({
+      action: 'ignored',
+      experimentId: id,
+    });
     expect(await tableDump(db)).toBe(before);
   });
 
-  it.each([['FAILED', 'execution_failed'], ['ABORTED', 'execution_aborted']])('finalizes on %s', async (status, stopReason) => {
+  it.each([
+    ['FAILED', 'execution_failed'],
+    ['ABORTED', 'execution_aborted'],
+  ])('finalizes on %s', async (status, stopReason) => {
     const id = await running([exec(`run-${status}`)]);
     await handler(statusEvent(exec(`run-${status}`), status, status === 'FAILED' ? 'Lambda.Unknown' : null));
     expect(await row(id)).toMatchObject({ status: 'failed', stop_reason: stopReason });
@@ -64,7 +100,10 @@ describe('finalizer', () => {
     const ignored = await handler(statusEvent(exec('gen-2'), 'ABORTED'));
     expect(ignored).toMatchObject({ action: 'ignored', experimentId: id });
     expect((await row(id)).status).toBe('running');
-    expect(await handler(statusEvent(exec('gen-3'), 'FAILED', 'States.Runtime', 'boom'))).toEqual({ action: 'finalized', experimentId: id });
+    expect(await handler(statusEvent(exec('gen-3'), 'FAILED', 'States.Runtime', 'boom'))).toEqual({
+      action: 'finalized',
+      experimentId: id,
+    });
   });
 
   it('leaves finished experiments and unknown executions alone, and ignores SUCCEEDED', async () => {

@@ -26,7 +26,9 @@ function play(calls: string[], config: Partial<ExperimentConfig> = {}, from?: { 
   const cfg = { ...DEFAULT_CONFIG, ...config };
   const state: GameState = initialState(maze, cfg);
   if (from) state.position = { ...from };
-  const results = calls.map((name, i) => executeCall(state, maze, cfg, { name, arguments: {} }, { callIndex: i, assistantText: null }));
+  const results = calls.map((name, i) =>
+    executeCall(state, maze, cfg, { name, arguments: {} }, { callIndex: i, assistantText: null }),
+  );
   return { state, results, maze };
 }
 
@@ -34,7 +36,13 @@ describe('moves', () => {
   it('a move into a wall fails, is logged with its reason, and leaves the agent in place', () => {
     const { results, state } = play(['move_east', 'move_east', 'move_east']); // (2,1) (3,1) then the wall at (4,1)
     expect(results.map((r) => r.outcome)).toEqual(['moved', 'moved', 'blocked_by_wall']);
-    expect(results[2]).toMatchObject({ success: false, executed: true, from: { x: 3, y: 1 }, to: { x: 3, y: 1 }, step: 3 });
+    expect(results[2]).toMatchObject({
+      success: false,
+      executed: true,
+      from: { x: 3, y: 1 },
+      to: { x: 3, y: 1 },
+      step: 3,
+    });
     expect(results[2].message).toMatch(/wall/);
     expect(state.position).toEqual({ x: 3, y: 1 });
     expect(state.actionsTaken).toBe(3);
@@ -49,8 +57,20 @@ describe('moves', () => {
   it('unknown tools and bad arguments are failed actions that take a step', () => {
     const maze = testMaze();
     const state = initialState(maze, DEFAULT_CONFIG);
-    const a = executeCall(state, maze, DEFAULT_CONFIG, { name: 'teleport', arguments: {} }, { callIndex: 0, assistantText: null });
-    const b = executeCall(state, maze, DEFAULT_CONFIG, { name: 'move_east', arguments: { reasoning: 5 } }, { callIndex: 1, assistantText: null });
+    const a = executeCall(
+      state,
+      maze,
+      DEFAULT_CONFIG,
+      { name: 'teleport', arguments: {} },
+      { callIndex: 0, assistantText: null },
+    );
+    const b = executeCall(
+      state,
+      maze,
+      DEFAULT_CONFIG,
+      { name: 'move_east', arguments: { reasoning: 5 } },
+      { callIndex: 1, assistantText: null },
+    );
     expect([a.outcome, b.outcome]).toEqual(['unknown_tool', 'invalid_arguments']);
     expect(b.message).toMatch(/reasoning/);
     expect(state.position).toEqual({ x: 1, y: 1 });
@@ -60,7 +80,13 @@ describe('moves', () => {
   it('keeps the reasoning argument', () => {
     const maze = testMaze();
     const state = initialState(maze, DEFAULT_CONFIG);
-    const r = executeCall(state, maze, DEFAULT_CONFIG, { name: 'move_south', arguments: { reasoning: 'open corridor' } }, { callIndex: 0, assistantText: 'thinking' });
+    const r = executeCall(
+      state,
+      maze,
+      DEFAULT_CONFIG,
+      { name: 'move_south', arguments: { reasoning: 'open corridor' } },
+      { callIndex: 0, assistantText: 'thinking' },
+    );
     expect(r).toMatchObject({ reasoning: 'open corridor', assistantText: 'thinking', outcome: 'moved' });
   });
 });
@@ -102,7 +128,10 @@ describe('recall', () => {
 
   it('returns the tiles seen within the last max_recall_actions actions only', () => {
     // walk east along row 2 from (1,2); with a window of 2 actions the start view falls out
-    const { results } = play(['move_south', 'move_east', 'move_east', 'move_east', 'recall_all'], { max_recall_actions: 2, recall_interval: 0 });
+    const { results } = play(['move_south', 'move_east', 'move_east', 'move_east', 'recall_all'], {
+      max_recall_actions: 2,
+      recall_interval: 0,
+    });
     const recalled = new Set(results[4].recalled!.map(([x, y]) => `${x},${y}`));
     expect(recalled.has('6,2')).toBe(true); // seen from (3,2) and (4,2)
     expect(recalled.has('1,0')).toBe(false); // seen only from the start, outside the window
@@ -122,7 +151,11 @@ describe('success rules', () => {
   it('reached: only standing on the goal counts', () => {
     const seenOnly = play(['move_south'], { success_rule: 'reached' }, { x: 6, y: 0 });
     expect(seenOnly.state.goalFound).toBe(false);
-    const reached = play(['move_south', 'move_south', 'move_south', 'move_south'], { success_rule: 'reached' }, { x: 6, y: 0 });
+    const reached = play(
+      ['move_south', 'move_south', 'move_south', 'move_south'],
+      { success_rule: 'reached' },
+      { x: 6, y: 0 },
+    );
     expect(reached.results.map((r) => r.goalFound)).toEqual([false, false, false, true]);
   });
 });

@@ -21,8 +21,12 @@ import { loadReplay } from '../reports/replay-data.ts';
 import { replayHtml } from '../reports/replay-page.ts';
 
 let db: TestDatabase;
-beforeAll(async () => { db = await testDatabase(); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
 
 const HUGE = 'x'.repeat(10 * 2 ** 20);
 const SQL = "'; DROP TABLE experiments; --";
@@ -39,20 +43,59 @@ describe('StartExecution input: refused with the field named, nothing written', 
     ['a negative size', { ...base, maze: { generator: 'medium', size: -5, seed: 1 } }, /maze/],
     ['a fractional seed', { ...base, maze: { generator: 'medium', size: 11, seed: 1.5 } }, /maze/],
     ['a 10 MB model name', { ...base, agent: 'ollama', model: HUGE }, /model/],
-    ['control characters in the model', { ...base, agent: 'ollama', model: CONTROL }, /model: printable characters only/],
+    [
+      'control characters in the model',
+      { ...base, agent: 'ollama', model: CONTROL },
+      /model: printable characters only/,
+    ],
     ['an SQL fragment as experiment id', { ...base, experimentId: SQL }, /experimentId/],
     ['path traversal as experiment id', { ...base, experimentId: TRAVERSAL }, /experimentId/],
     ['max_moves of the wrong type', { ...base, config: { max_moves: '10' } }, /config\.max_moves/],
     ['max_moves far too large', { ...base, config: { max_moves: Number.MAX_SAFE_INTEGER } }, /config\.max_moves/],
     ['NaN-like vision range', { ...base, config: { vision_range: -1 } }, /config\.vision_range/],
     ['an unknown config key', { ...base, config: { max_mooves: 5 } }, /config/],
-    ['__proto__ in the input', withPollution('{"agent":"random","maze":{"generator":"medium","size":11},"__proto__":{"polluted":true}}'), /__proto__|Unrecognized/],
-    ['__proto__ in the config', withPollution('{"agent":"random","maze":{"generator":"medium","size":11},"config":{"__proto__":{"max_moves":1}}}'), /config/],
-    ['constructor.prototype in the maze', withPollution('{"agent":"random","maze":{"generator":"medium","size":11,"constructor":{"prototype":{"x":1}}}}'), /maze/],
-    ['an inline grid with a bad tile', { agent: 'random', maze: { grid: [[0, 7], [0, 0]], start: { x: 0, y: 0 } } }, /maze/],
-    ['an inline grid far too big', { agent: 'random', maze: { grid: Array.from({ length: 300 }, () => [0]), start: { x: 0, y: 0 } } }, /maze/],
+    [
+      '__proto__ in the input',
+      withPollution('{"agent":"random","maze":{"generator":"medium","size":11},"__proto__":{"polluted":true}}'),
+      /__proto__|Unrecognized/,
+    ],
+    [
+      '__proto__ in the config',
+      withPollution(
+        '{"agent":"random","maze":{"generator":"medium","size":11},"config":{"__proto__":{"max_moves":1}}}',
+      ),
+      /config/,
+    ],
+    [
+      'constructor.prototype in the maze',
+      withPollution('{"agent":"random","maze":{"generator":"medium","size":11,"constructor":{"prototype":{"x":1}}}}'),
+      /maze/,
+    ],
+    [
+      'an inline grid with a bad tile',
+      {
+        agent: 'random',
+        maze: {
+          grid: [
+            [0, 7],
+            [0, 0],
+          ],
+          start: { x: 0, y: 0 },
+        },
+      },
+      /maze/,
+    ],
+    [
+      'an inline grid far too big',
+      { agent: 'random', maze: { grid: Array.from({ length: 300 }, () => [0]), start: { x: 0, y: 0 } } },
+      /maze/,
+    ],
     ['not an object at all', [1, 2, 3], /InvalidInputError|input: .*expected object/],
-    ['a sweep reference to a sweep that does not exist', { ...base, sweep: { id: 'nope', cell: 0, repeat: 1, attempt: 1 } }, /sweep "nope" has no cell 0/],
+    [
+      'a sweep reference to a sweep that does not exist',
+      { ...base, sweep: { id: 'nope', cell: 0, repeat: 1, attempt: 1 } },
+      /sweep "nope" has no cell 0/,
+    ],
   ];
   it.each(cases)('%s', async (_what, input, field) => {
     const before = await tableCounts(db);
@@ -68,15 +111,24 @@ describe('files and parameters: refused with the field named', () => {
   it.each([
     ['not JSON', '{"grid": [[0, 1], [1', /maze\.json is not valid JSON/],
     ['a wrong type', '{"grid": "walls", "start": {"x": 0, "y": 0}}', /grid/],
-    ['__proto__ keys', '{"__proto__": {"polluted": 1}, "grid": [[0,0],[0,2]], "start": {"x": 0, "y": 0}}', /__proto__|Unrecognized|grid/],
-    ['a huge grid', JSON.stringify({ grid: Array.from({ length: 1000 }, () => Array(1000).fill(0)), start: { x: 0, y: 0 } }), /grid|size|201/],
+    [
+      '__proto__ keys',
+      '{"__proto__": {"polluted": 1}, "grid": [[0,0],[0,2]], "start": {"x": 0, "y": 0}}',
+      /__proto__|Unrecognized|grid/,
+    ],
+    [
+      'a huge grid',
+      JSON.stringify({ grid: Array.from({ length: 1000 }, () => Array(1000).fill(0)), start: { x: 0, y: 0 } }),
+      /grid|size|201/,
+    ],
     ['a start in a wall', '{"grid": [[1,0,0],[0,0,0],[0,0,2]], "start": {"x": 0, "y": 0}}', /start/],
   ])('maze JSON: %s', (_what, text, message) => {
     expect(() => parseMazeJson(text, 'maze.json')).toThrow(message);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  const SWEEP = 'sweep: hostile\nagents: [{ agent: random }]\nmazes: { generators: [medium], sizes: [11], seeds: [1] }\n';
+  const SWEEP =
+    'sweep: hostile\nagents: [{ agent: random }]\nmazes: { generators: [medium], sizes: [11], seeds: [1] }\n';
   it.each([
     ['an SQL fragment as name', SWEEP.replace('sweep: hostile', `sweep: "${SQL}"`), /^sweep /],
     ['path traversal as name', SWEEP.replace('sweep: hostile', `sweep: "${TRAVERSAL}"`), /^sweep /],
@@ -84,24 +136,42 @@ describe('files and parameters: refused with the field named', () => {
     ['a negative size', SWEEP.replace('sizes: [11]', 'sizes: [-11]'), /mazes\.sizes\[0\]/],
     ['__proto__ as a key', SWEEP + '__proto__: { polluted: true }\n', /__proto__/],
     ['a 10 MB description', SWEEP + `description: "${'d'.repeat(3_000)}"\n`, /description/],
-    ['YAML alias bombs', 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n' + SWEEP, /alias|aliases|Unrecognized|\(yaml\)|\(root\)/i],
+    [
+      'YAML alias bombs',
+      'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n' +
+        SWEEP,
+      /alias|aliases|Unrecognized|\(yaml\)|\(root\)/i,
+    ],
   ])('sweep YAML: %s', (_what, text, path) => {
     let error: unknown;
-    try { loadSweep(text, 'sweep.yaml'); } catch (e) { error = e; }
+    try {
+      loadSweep(text, 'sweep.yaml');
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(SweepDefinitionError);
     expect(`${(error as SweepDefinitionError).path} ${(error as SweepDefinitionError).problem}`).toMatch(path);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  const WF = 'workflow: w\nsystem: s\nstates: [a]\ninitial_state: a\nsteps:\n  - { name: x, type: llm, prompt: "go" }\n';
+  const WF =
+    'workflow: w\nsystem: s\nstates: [a]\ninitial_state: a\nsteps:\n  - { name: x, type: llm, prompt: "go" }\n';
   it.each([
-    ['a JS expression', WF.replace('prompt: "go" }', 'prompt: "go", run_if: "require(\'fs\')" }'), /steps\[0\]\.run_if/],
+    [
+      'a JS expression',
+      WF.replace('prompt: "go" }', 'prompt: "go", run_if: "require(\'fs\')" }'),
+      /steps\[0\]\.run_if/,
+    ],
     ['__proto__ as a variable', WF + 'variables: { __proto__: 1 }\n', /variables/],
     ['control characters in a state name', WF.replace('states: [a]', 'states: ["a\\u0007"]'), /states\[0\]/],
     ['a huge prompt', WF.replace('prompt: "go"', `prompt: "${'p'.repeat(30_000)}"`), /steps\[0\]\.prompt/],
   ])('workflow YAML: %s', (_what, text, path) => {
     let error: unknown;
-    try { loadWorkflow(text, 'wf.yaml'); } catch (e) { error = e; }
+    try {
+      loadWorkflow(text, 'wf.yaml');
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(WorkflowDefinitionError);
     expect((error as WorkflowDefinitionError).path).toMatch(path);
   });
@@ -139,10 +209,30 @@ describe('hostile text through a full run', () => {
     const sim = new OllamaSim({ models: [model], callsPerReply: 1 });
     const url = await sim.listen();
     try {
-      const { experimentId } = await runLocalExperiment({
-        agent: 'random', maze: { generator: 'medium', size: 11, seed: 1 }, config: { max_moves: 6, max_actions_per_turn: 3 },
-      }, { db, agents: scriptedAgents([['move_east', 'move_south', 'move_north'], ['move_west', 'move_east', 'move_south']], [], HOSTILE) });
-      const acts = (await db.pool.query('SELECT reasoning, arguments, assistant_text FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number', [experimentId])).rows;
+      const { experimentId } = await runLocalExperiment(
+        {
+          agent: 'random',
+          maze: { generator: 'medium', size: 11, seed: 1 },
+          config: { max_moves: 6, max_actions_per_turn: 3 },
+        },
+        {
+          db,
+          agents: scriptedAgents(
+            [
+              ['move_east', 'move_south', 'move_north'],
+              ['move_west', 'move_east', 'move_south'],
+            ],
+            [],
+            HOSTILE,
+          ),
+        },
+      );
+      const acts = (
+        await db.pool.query(
+          'SELECT reasoning, arguments, assistant_text FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number',
+          [experimentId],
+        )
+      ).rows;
       expect(acts.length).toBeGreaterThan(0);
       for (const a of acts) {
         expect(a.reasoning).toBe(HOSTILE);
@@ -152,7 +242,15 @@ describe('hostile text through a full run', () => {
       const html = replayHtml(await loadReplay(db, experimentId!));
       expect(html).not.toContain('<script>window.__pwned');
       // Ollama: a model name with quotes and SQL, stored and read back as given
-      const { summary } = await runLocalExperiment({ agent: 'ollama', model, maze: { generator: 'medium', size: 11, seed: 1 }, config: { max_moves: 4, ollama: { host: url } } }, { db });
+      const { summary } = await runLocalExperiment(
+        {
+          agent: 'ollama',
+          model,
+          maze: { generator: 'medium', size: 11, seed: 1 },
+          config: { max_moves: 4, ollama: { host: url } },
+        },
+        { db },
+      );
       expect(summary).toMatchObject({ model });
       expect(sim.requests.filter((r) => r.path === '/api/chat')[0].body.model).toBe(model);
     } finally {
@@ -166,14 +264,36 @@ describe('hostile text through a full run', () => {
     const url = await sim.listen();
     process.env.OLLAMA_API_KEY = key;
     try {
-      const { experimentId } = await runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze: { generator: 'medium', size: 11, seed: 1 }, config: { max_moves: 4, ollama: { host: url } } }, { db });
+      const { experimentId } = await runLocalExperiment(
+        {
+          agent: 'ollama',
+          model: 'qwen2.5:7b',
+          maze: { generator: 'medium', size: 11, seed: 1 },
+          config: { max_moves: 4, ollama: { host: url } },
+        },
+        { db },
+      );
       expect(sim.requests.find((r) => r.path === '/api/chat')!.headers.authorization).toBe(`Bearer ${key}`);
-      const stored = JSON.stringify((await db.pool.query(
-        `SELECT e.*, (SELECT json_agg(l) FROM llm_calls l WHERE l.experiment_id = e.id) AS calls,
-                (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS acts FROM experiments e WHERE e.id = $1`, [experimentId])).rows);
+      const stored = JSON.stringify(
+        (
+          await db.pool.query(
+            `SELECT e.*, (SELECT json_agg(l) FROM llm_calls l WHERE l.experiment_id = e.id) AS calls,
+                (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS acts FROM experiments e WHERE e.id = $1`,
+            [experimentId],
+          )
+        ).rows,
+      );
       expect(stored).not.toContain(key);
       expect(replayHtml(await loadReplay(db, experimentId!))).not.toContain(key);
-      const failed = runLocalExperiment({ agent: 'ollama', model: 'no-such-model', maze: { generator: 'medium', size: 11, seed: 1 }, config: { ollama: { host: url } } }, { db });
+      const failed = runLocalExperiment(
+        {
+          agent: 'ollama',
+          model: 'no-such-model',
+          maze: { generator: 'medium', size: 11, seed: 1 },
+          config: { ollama: { host: url } },
+        },
+        { db },
+      );
       await expect(failed).rejects.toThrow(/no-such-model/);
       const reasons = JSON.stringify((await db.pool.query('SELECT failure_reason FROM experiments')).rows);
       expect(reasons).not.toContain(key);

@@ -11,27 +11,58 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const sim = new SfnSim();
 let endpoint = '';
-beforeAll(async () => { endpoint = await sim.listen(); });
-afterAll(async () => { await sim.close(); });
-beforeEach(() => { sim.requests.length = 0; });
+beforeAll(async () => {
+  endpoint = await sim.listen();
+});
+afterAll(async () => {
+  await sim.close();
+});
+beforeEach(() => {
+  sim.requests.length = 0;
+});
 
 function ariadne(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
-      cwd: ROOT, env: { ...process.env, AWS_ACCESS_KEY_ID: 'sim', AWS_SECRET_ACCESS_KEY: 'sim', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: 'sim',
+        AWS_SECRET_ACCESS_KEY: 'sim',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
     });
-    let stdout = '', stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-const launch = (...extra: string[]) => ariadne(['launch', '--state-machine-arn', ARN, '--endpoint', endpoint, ...extra]);
+const launch = (...extra: string[]) =>
+  ariadne(['launch', '--state-machine-arn', ARN, '--endpoint', endpoint, ...extra]);
 
 describe('ariadne launch', () => {
   it('sends a valid StartExecution named after what it runs', async () => {
-    const r = await launch('--provider', 'bedrock', '--model', 'anthropic.claude-3-5-sonnet-20240620-v1:0', '--maze', 'perfect', '--size', '21', '--seed', '4', '--max-moves', '2000');
+    const r = await launch(
+      '--provider',
+      'bedrock',
+      '--model',
+      'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      '--maze',
+      'perfect',
+      '--size',
+      '21',
+      '--seed',
+      '4',
+      '--max-moves',
+      '2000',
+    );
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
     expect(sim.requests).toHaveLength(1);
@@ -41,8 +72,15 @@ describe('ariadne launch', () => {
     expect(body.name).toMatch(/^bedrock-anthropic-claude-3-5-sonnet-20240620-v1-0-perfect-21-s4-r1-[0-9a-f]{10}$/);
     const input = JSON.parse(body.input);
     expect(startRequestSchema.safeParse(input).success).toBe(true);
-    expect(input).toEqual({ agent: 'bedrock', model: 'anthropic.claude-3-5-sonnet-20240620-v1:0', maze: { generator: 'perfect', size: 21, seed: 4 }, config: { max_moves: 2000 } });
-    expect(r.stdout.trim()).toBe(`started arn:aws:states:eu-west-1:123456789012:execution:AriadneExperiments:${body.name}`);
+    expect(input).toEqual({
+      agent: 'bedrock',
+      model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      maze: { generator: 'perfect', size: 21, seed: 4 },
+      config: { max_moves: 2000 },
+    });
+    expect(r.stdout.trim()).toBe(
+      `started arn:aws:states:eu-west-1:123456789012:execution:AriadneExperiments:${body.name}`,
+    );
   });
 
   it('--repeat N starts N experiments; launching again starts none twice', async () => {
@@ -73,7 +111,13 @@ describe('ariadne launch', () => {
   });
 
   it('rejects a malformed state machine ARN before any call', async () => {
-    const r = await ariadne(['launch', '--state-machine-arn', 'arn:aws:lambda:us-east-1:123456789012:function:x', '--endpoint', endpoint]);
+    const r = await ariadne([
+      'launch',
+      '--state-machine-arn',
+      'arn:aws:lambda:us-east-1:123456789012:function:x',
+      '--endpoint',
+      endpoint,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--state-machine-arn ".*" is not a state machine ARN/);
     expect(sim.requests).toHaveLength(0);
@@ -94,7 +138,17 @@ describe('ariadne status', () => {
 describe('ariadne sweep --aws', () => {
   it('starts the sweep machine once with the sweep file and one valid experiment input per run', async () => {
     const SWEEP_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-sweeps';
-    const r = await ariadne(['sweep', 'sweeps/example.yaml', '--aws', '--state-machine-arn', SWEEP_ARN, '--endpoint', endpoint, '--concurrency', '8']);
+    const r = await ariadne([
+      'sweep',
+      'sweeps/example.yaml',
+      '--aws',
+      '--state-machine-arn',
+      SWEEP_ARN,
+      '--endpoint',
+      endpoint,
+      '--concurrency',
+      '8',
+    ]);
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
     expect(sim.requests).toHaveLength(1);
@@ -113,6 +167,8 @@ describe('ariadne sweep --aws', () => {
       ids.add(run.name);
     }
     expect(ids.size).toBe(40);
-    expect(r.stdout.trim()).toBe(`started 40 runs of sweep baselines-example: arn:aws:states:eu-west-1:123456789012:execution:Ariadne-sweeps:${body.name}`);
+    expect(r.stdout.trim()).toBe(
+      `started 40 runs of sweep baselines-example: arn:aws:states:eu-west-1:123456789012:execution:Ariadne-sweeps:${body.name}`,
+    );
   });
 });

@@ -30,18 +30,45 @@ beforeAll(async () => {
   process.env.AWS_ACCESS_KEY_ID = 'sim';
   process.env.AWS_SECRET_ACCESS_KEY = 'sim';
 });
-afterAll(async () => { await ollama.close(); await bedrock.close(); await db.drop(); });
+afterAll(async () => {
+  await ollama.close();
+  await bedrock.close();
+  await db.drop();
+});
 beforeEach(() => {
-  for (const sim of [ollama, bedrock]) { sim.requests.length = 0; sim.replies.length = 0; sim.faults = []; sim.always = undefined; }
+  for (const sim of [ollama, bedrock]) {
+    sim.requests.length = 0;
+    sim.replies.length = 0;
+    sim.faults = [];
+    sim.always = undefined;
+  }
 });
 
 const runOllama = (config: Record<string, unknown> = {}, maze = { generator: 'medium', size: 15, seed: 3 }) =>
-  runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze, config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, ...config } } as never, { db, retryIntervals: NO_WAIT });
+  runLocalExperiment(
+    {
+      agent: 'ollama',
+      model: 'qwen2.5:7b',
+      maze,
+      config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, ...config },
+    } as never,
+    { db, retryIntervals: NO_WAIT },
+  );
 const runBedrock = (config: Record<string, unknown> = {}) =>
-  runLocalExperiment({ agent: 'bedrock', model: SONNET, maze: { generator: 'medium', size: 15, seed: 3 }, config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config } } as never, { db, retryIntervals: NO_WAIT });
+  runLocalExperiment(
+    {
+      agent: 'bedrock',
+      model: SONNET,
+      maze: { generator: 'medium', size: 15, seed: 3 },
+      config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config },
+    } as never,
+    { db, retryIntervals: NO_WAIT },
+  );
 
 async function llmCalls(id: string | null) {
-  return (await db.pool.query('SELECT * FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index', [id])).rows;
+  return (
+    await db.pool.query('SELECT * FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index', [id])
+  ).rows;
 }
 
 describe.each([
@@ -54,19 +81,32 @@ describe.each([
     expect(summary).toMatchObject({ status: 'completed', goal_found: true });
     const calls = await llmCalls(experimentId);
     expect(calls.length).toBe(sim.replies.length);
-    expect(calls.map((c) => [c.input_tokens, c.output_tokens])).toEqual(sim.replies.map((r) => [r.inputTokens, r.outputTokens]));
-    const turns = (await db.pool.query('SELECT turn_number, input_tokens, output_tokens, llm_calls FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [experimentId])).rows;
+    expect(calls.map((c) => [c.input_tokens, c.output_tokens])).toEqual(
+      sim.replies.map((r) => [r.inputTokens, r.outputTokens]),
+    );
+    const turns = (
+      await db.pool.query(
+        'SELECT turn_number, input_tokens, output_tokens, llm_calls FROM turns WHERE experiment_id = $1 ORDER BY turn_number',
+        [experimentId],
+      )
+    ).rows;
     for (const t of turns) {
       const mine = calls.filter((c) => c.turn_number === t.turn_number);
       expect(t.llm_calls).toBe(mine.length);
       expect(t.input_tokens).toBe(mine.reduce((n, c) => n + c.input_tokens, 0));
       expect(t.output_tokens).toBe(mine.reduce((n, c) => n + c.output_tokens, 0));
     }
-    const exp = (await db.pool.query('SELECT config, prompt_text, prompt_hash, prompt_version, model FROM experiments WHERE id = $1', [experimentId])).rows[0];
+    const exp = (
+      await db.pool.query(
+        'SELECT config, prompt_text, prompt_hash, prompt_version, model FROM experiments WHERE id = $1',
+        [experimentId],
+      )
+    ).rows[0];
     expect(exp.prompt_version).toBe('v1');
     expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
     expect(exp.config).toMatchObject({ recall_interval: 10, max_recall_actions: 50 });
-    if (sim === ollama) expect(exp.config.ollama).toMatchObject({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
+    if (sim === ollama)
+      expect(exp.config.ollama).toMatchObject({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
     else expect(exp.config.bedrock).toMatchObject({ region: 'us-west-2', max_tokens: 1024 });
   });
 });
@@ -75,11 +115,19 @@ describe('cost and environment', () => {
   it('prices each turn from the per-model table in config', async () => {
     const prices = { [SONNET]: { input_per_mtok: 3, output_per_mtok: 15 } };
     const { experimentId } = await runBedrock({ prices });
-    const turns = (await db.pool.query('SELECT input_tokens, output_tokens, cost_usd FROM turns WHERE experiment_id = $1', [experimentId])).rows;
+    const turns = (
+      await db.pool.query('SELECT input_tokens, output_tokens, cost_usd FROM turns WHERE experiment_id = $1', [
+        experimentId,
+      ])
+    ).rows;
     expect(turns.length).toBeGreaterThan(0);
     for (const t of turns) expect(t.cost_usd).toBeCloseTo((t.input_tokens * 3 + t.output_tokens * 15) / 1e6, 6);
     const { experimentId: unpriced } = await runBedrock({ prices: {} });
-    const none = (await db.pool.query('SELECT count(*)::int AS n FROM turns WHERE experiment_id = $1 AND cost_usd IS NOT NULL', [unpriced])).rows[0];
+    const none = (
+      await db.pool.query('SELECT count(*)::int AS n FROM turns WHERE experiment_id = $1 AND cost_usd IS NOT NULL', [
+        unpriced,
+      ])
+    ).rows[0];
     expect(none.n).toBe(0); // no price, no guess
   });
 
@@ -87,8 +135,15 @@ describe('cost and environment', () => {
     process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
     const file = parametersFile(['/ariadne/config/ollama/num_ctx: 4096']);
     try {
-      const { experimentId, summary } = await runLocalExperiment({ agent: 'ollama', model: 'qwen2.5:7b', maze: { generator: 'light', size: 11, seed: 1 }, config: { retry: FAST_RETRY } } as never,
-        { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) });
+      const { experimentId, summary } = await runLocalExperiment(
+        {
+          agent: 'ollama',
+          model: 'qwen2.5:7b',
+          maze: { generator: 'light', size: 11, seed: 1 },
+          config: { retry: FAST_RETRY },
+        } as never,
+        { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) },
+      );
       expect(summary).toMatchObject({ goal_found: true });
       const exp = (await db.pool.query('SELECT config FROM experiments WHERE id = $1', [experimentId])).rows[0];
       expect(exp.config.ollama.host).toBe(ollamaUrl);
@@ -109,12 +164,26 @@ describe('parameters', () => {
       '/ariadne/secrets/ollama_api_key: key-from-parameters-99',
     ]);
     const parameters = new ParameterCache(fileSource(file));
-    const { experimentId } = await runLocalExperiment({
-      agent: 'ollama', model: 'qwen2.5:7b', promptVersion: 'study/v3', maze: { generator: 'light', size: 11, seed: 1 },
-      config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
-    } as never, { db, parameters, retryIntervals: NO_WAIT });
-    const exp = (await db.pool.query('SELECT config, prompt_text, prompt_version, prompt_hash FROM experiments WHERE id = $1', [experimentId])).rows[0];
-    expect(exp.config).toMatchObject({ max_moves: 777, vision_range: 3, ollama: { num_ctx: 8192, host: ollamaUrl, temperature: 0.2 } });
+    const { experimentId } = await runLocalExperiment(
+      {
+        agent: 'ollama',
+        model: 'qwen2.5:7b',
+        promptVersion: 'study/v3',
+        maze: { generator: 'light', size: 11, seed: 1 },
+        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
+      } as never,
+      { db, parameters, retryIntervals: NO_WAIT },
+    );
+    const exp = (
+      await db.pool.query('SELECT config, prompt_text, prompt_version, prompt_hash FROM experiments WHERE id = $1', [
+        experimentId,
+      ])
+    ).rows[0];
+    expect(exp.config).toMatchObject({
+      max_moves: 777,
+      vision_range: 3,
+      ollama: { num_ctx: 8192, host: ollamaUrl, temperature: 0.2 },
+    });
     expect(exp.prompt_version).toBe('study/v3');
     expect(exp.prompt_text).toBe('Maze 11x11. Find the goal; the goal tile comes into your view.');
     expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
@@ -133,8 +202,15 @@ describe('hosted Ollama', () => {
       const chats = ollama.requests.filter((r) => r.path === '/api/chat');
       expect(chats.length).toBeGreaterThan(0);
       for (const req of chats) expect(req.headers.authorization).toBe('Bearer sk-test-very-secret-4242');
-      const dump = JSON.stringify((await db.pool.query(`SELECT e.*, (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS a,
-        (SELECT json_agg(l) FROM llm_calls l WHERE l.experiment_id = e.id) AS l FROM experiments e WHERE e.id = $1`, [experimentId])).rows);
+      const dump = JSON.stringify(
+        (
+          await db.pool.query(
+            `SELECT e.*, (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS a,
+        (SELECT json_agg(l) FROM llm_calls l WHERE l.experiment_id = e.id) AS l FROM experiments e WHERE e.id = $1`,
+            [experimentId],
+          )
+        ).rows,
+      );
       expect(dump).toContain('qwen2.5:7b');
       expect(dump).not.toContain('very-secret');
     } finally {
@@ -153,7 +229,10 @@ describe('what the engine sends', () => {
       expect(req.body.model).toBe('qwen2.5:7b');
       expect(req.body.options).toEqual({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
       expect(req.body.tools.map((t: any) => t.function.name)).toEqual(TOOL_NAMES);
-      expect(req.body.tools[0]).toMatchObject({ type: 'function', function: { parameters: { type: 'object', properties: { reasoning: { type: 'string' } } } } });
+      expect(req.body.tools[0]).toMatchObject({
+        type: 'function',
+        function: { parameters: { type: 'object', properties: { reasoning: { type: 'string' } } } },
+      });
       expect(req.body.messages[0]).toEqual({ role: 'system', content: exp.prompt_text });
       expect(req.body.messages[0].content.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
     }
@@ -164,7 +243,12 @@ describe('what the engine sends', () => {
     const calls = msgs[assistant].tool_calls.map((c: any) => c.function.name);
     const tools = msgs.slice(assistant + 1).filter((m: any) => m.role === 'tool');
     expect(tools.map((m: any) => m.tool_name)).toEqual(calls);
-    const actions = (await db.pool.query('SELECT tool, to_x, to_y FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index LIMIT $2', [experimentId, calls.length])).rows;
+    const actions = (
+      await db.pool.query(
+        'SELECT tool, to_x, to_y FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index LIMIT $2',
+        [experimentId, calls.length],
+      )
+    ).rows;
     expect(tools.map((m: any) => JSON.parse(m.content).position)).toEqual(actions.map((a) => [a.to_x, a.to_y]));
   });
 
@@ -177,7 +261,9 @@ describe('what the engine sends', () => {
       expect(req.body.toolConfig.tools[0].toolSpec.inputSchema.json).toMatchObject({ type: 'object' });
       expect(req.body.system[0].text.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
       expect(req.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0.2 });
-      expect(req.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=sim\/\d{8}\/us-west-2\/bedrock\/aws4_request/);
+      expect(req.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=sim\/\d{8}\/us-west-2\/bedrock\/aws4_request/,
+      );
     }
     const followUp = conv.find((r) => r.body.messages.length >= 3)!;
     const [, assistant, results] = followUp.body.messages;
@@ -189,7 +275,10 @@ describe('what the engine sends', () => {
 
 describe('faults', () => {
   it('two 429s then success: the run completes and the two retries are logged', async () => {
-    ollama.faults = [{ kind: 'status', status: 429 }, { kind: 'status', status: 429 }];
+    ollama.faults = [
+      { kind: 'status', status: 429 },
+      { kind: 'status', status: 429 },
+    ];
     const { experimentId, summary } = await runOllama();
     expect(summary).toMatchObject({ status: 'completed', goal_found: true });
     const first = (await llmCalls(experimentId))[0];
@@ -200,19 +289,37 @@ describe('faults', () => {
 
   it.each([
     ['ollama', () => runOllama(), ollama, /ProviderTransientError: ollama model "qwen2.5:7b": 500 /],
-    ['bedrock', () => runBedrock(), bedrock, /ProviderTransientError: bedrock model "anthropic\.claude-3-5-sonnet-20240620-v1:0": 500 InternalServerException/],
-  ] as const)('endless 500s from %s finalize the experiment failed, naming provider, model and status', async (_p, run, sim, reason) => {
-    sim.always = { kind: 'status', status: 500 };
-    await expect(run()).rejects.toThrow(/500 .*gave up after 4 attempts/);
-    const { rows } = await db.pool.query("SELECT status, stop_reason, failure_reason FROM experiments WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1");
-    expect(rows[0].status).toBe('failed');
-    expect(rows[0].failure_reason).toMatch(reason);
-    // the handler's attempts times the state machine's: every one reached the server
-    expect(sim.requests.filter((r) => r.method === 'POST').length).toBe(FAST_RETRY.max_attempts * 3);
-  });
+    [
+      'bedrock',
+      () => runBedrock(),
+      bedrock,
+      /ProviderTransientError: bedrock model "anthropic\.claude-3-5-sonnet-20240620-v1:0": 500 InternalServerException/,
+    ],
+  ] as const)(
+    'endless 500s from %s finalize the experiment failed, naming provider, model and status',
+    async (_p, run, sim, reason) => {
+      sim.always = { kind: 'status', status: 500 };
+      await expect(run()).rejects.toThrow(/500 .*gave up after 4 attempts/);
+      const { rows } = await db.pool.query(
+        "SELECT status, stop_reason, failure_reason FROM experiments WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1",
+      );
+      expect(rows[0].status).toBe('failed');
+      expect(rows[0].failure_reason).toMatch(reason);
+      // the handler's attempts times the state machine's: every one reached the server
+      expect(sim.requests.filter((r) => r.method === 'POST').length).toBe(FAST_RETRY.max_attempts * 3);
+    },
+  );
 
   it('an unknown model is a permanent error: failed at once, with provider, model and status', async () => {
-    const run = runLocalExperiment({ agent: 'ollama', model: 'no-such-model:1b', maze: { generator: 'medium', size: 15, seed: 3 }, config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY } } as never, { db, retryIntervals: NO_WAIT });
+    const run = runLocalExperiment(
+      {
+        agent: 'ollama',
+        model: 'no-such-model:1b',
+        maze: { generator: 'medium', size: 15, seed: 3 },
+        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY },
+      } as never,
+      { db, retryIntervals: NO_WAIT },
+    );
     await expect(run).rejects.toThrow(/ollama model "no-such-model:1b": 404 model 'no-such-model:1b' not found/);
     expect(ollama.requests.filter((r) => r.path === '/api/chat')).toHaveLength(1);
     const { rows } = await db.pool.query("SELECT failure_reason FROM experiments WHERE model = 'no-such-model:1b'");
@@ -220,19 +327,36 @@ describe('faults', () => {
   });
 
   it.each<[string, Fault, (rows: any[]) => void]>([
-    ['a malformed tool call', { kind: 'malformed' }, (rows) => {
-      expect(rows.slice(0, 2).map((r) => [r.tool, r.outcome])).toEqual([['teleport', 'unknown_tool'], ['move_north', 'invalid_arguments']]);
-      expect(rows[1].message).toMatch(/reasoning/);
-    }],
-    ['a tool call written as JSON in the text', { kind: 'text-embedded' }, (rows) => {
-      expect(rows[0]).toMatchObject({ parsed_from_text: true, executed: true });
-      expect(rows[0].assistant_text).toMatch(/```json/);
-    }],
+    [
+      'a malformed tool call',
+      { kind: 'malformed' },
+      (rows) => {
+        expect(rows.slice(0, 2).map((r) => [r.tool, r.outcome])).toEqual([
+          ['teleport', 'unknown_tool'],
+          ['move_north', 'invalid_arguments'],
+        ]);
+        expect(rows[1].message).toMatch(/reasoning/);
+      },
+    ],
+    [
+      'a tool call written as JSON in the text',
+      { kind: 'text-embedded' },
+      (rows) => {
+        expect(rows[0]).toMatchObject({ parsed_from_text: true, executed: true });
+        expect(rows[0].assistant_text).toMatch(/```json/);
+      },
+    ],
   ])('%s is logged and the run goes on to the goal', async (_label, fault, check) => {
     ollama.faults = [fault];
     const { experimentId, summary } = await runOllama();
     expect(summary).toMatchObject({ status: 'completed', goal_found: true });
-    check((await db.pool.query('SELECT * FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index', [experimentId])).rows);
+    check(
+      (
+        await db.pool.query('SELECT * FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index', [
+          experimentId,
+        ])
+      ).rows,
+    );
   });
 
   it.each([
@@ -242,13 +366,30 @@ describe('faults', () => {
     bedrock.faults = [fault];
     const { experimentId, summary } = await runBedrock();
     expect(summary).toMatchObject({ status: 'completed', goal_found: true });
-    const first = (await db.pool.query('SELECT stop_reason, actions_executed FROM turns WHERE experiment_id = $1 ORDER BY turn_number LIMIT 1', [experimentId])).rows[0];
+    const first = (
+      await db.pool.query(
+        'SELECT stop_reason, actions_executed FROM turns WHERE experiment_id = $1 ORDER BY turn_number LIMIT 1',
+        [experimentId],
+      )
+    ).rows[0];
     expect(first).toEqual({ stop_reason: reason, actions_executed: 0 });
   });
 
   it.each([
-    ['a reply slower than the timeout', () => { ollama.faults = [{ kind: 'slow', ms: 1_500 }]; }, 'timeout'],
-    ['a connection reset', () => { ollama.faults = [{ kind: 'reset' }]; }, /ECONNRESET|network|UND_ERR_SOCKET/],
+    [
+      'a reply slower than the timeout',
+      () => {
+        ollama.faults = [{ kind: 'slow', ms: 1_500 }];
+      },
+      'timeout',
+    ],
+    [
+      'a connection reset',
+      () => {
+        ollama.faults = [{ kind: 'reset' }];
+      },
+      /ECONNRESET|network|UND_ERR_SOCKET/,
+    ],
   ])('%s is retried', async (_label, arrange, status) => {
     arrange();
     const { experimentId, summary } = await runOllama({ retry: { ...FAST_RETRY, timeout_ms: 500 } });

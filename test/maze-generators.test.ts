@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { GENERATOR_NAMES, generateMaze, checkMazeSpec, MazeInputError, parseMazeJson, mazeToJson } from '../lambdas/maze/index.ts';
+import {
+  GENERATOR_NAMES,
+  generateMaze,
+  checkMazeSpec,
+  MazeInputError,
+  parseMazeJson,
+  mazeToJson,
+} from '../lambdas/maze/index.ts';
 import { findTile, referenceBfs, referenceSees } from './support/reference.ts';
 
 const SIZES = [5, 31, 101];
@@ -40,15 +47,18 @@ describe.each(GENERATOR_NAMES)('generator %s', (generator) => {
 
 describe('maze identity and validation', () => {
   it('different seeds give different mazes', () => {
-    const hashes = new Set(SEEDS.map((seed) => generateMaze({ generator: 'medium', width: 31, height: 31, seed }).hash));
+    const hashes = new Set(
+      SEEDS.map((seed) => generateMaze({ generator: 'medium', width: 31, height: 31, seed }).hash),
+    );
     expect(hashes.size).toBe(SEEDS.length);
   });
 
   it('keeps published mazes stable: these hashes change only if a generator changes', () => {
     // Recorded when the generators were written; a changed hash means earlier
     // experiments can no longer be reproduced from (generator, size, seed).
-    expect(generateMaze({ generator: 'medium', width: 30, height: 30, seed: 7 }).hash)
-      .toBe('d7959a941a4796896fdd7904f23cacb3398e5d547e9bcb646e25c19610645ac3');
+    expect(generateMaze({ generator: 'medium', width: 30, height: 30, seed: 7 }).hash).toBe(
+      'd7959a941a4796896fdd7904f23cacb3398e5d547e9bcb646e25c19610645ac3',
+    );
   });
 
   it.each([
@@ -78,7 +88,10 @@ describe('maze identity and validation', () => {
 
   it.each([
     ['{"grid": [[0,1]', /not valid JSON/],
-    ['{"grid": [[0,1,0],[0,3,2]], "start": [0,0]}', /grid\.1\.1: a tile is 0 \(empty\), 1 \(wall\) or 2 \(goal\) \(got 3\)/],
+    [
+      '{"grid": [[0,1,0],[0,3,2]], "start": [0,0]}',
+      /grid\.1\.1: a tile is 0 \(empty\), 1 \(wall\) or 2 \(goal\) \(got 3\)/,
+    ],
     ['{"grid": [[0,1,0],[0,0]], "start": [0,0]}', /same length/],
     ['{"grid": [[0,1,0],[0,0,0]], "start": [0,0]}', /exactly one goal tile/],
     ['{"grid": [[0,1,2],[0,1,0]], "start": {"x":0,"y":0}}', /cannot be reached/],

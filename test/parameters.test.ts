@@ -12,10 +12,20 @@ const sim = new SsmSim();
 let client: SSMClient;
 beforeAll(async () => {
   const endpoint = await sim.listen();
-  client = new SSMClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' }, maxAttempts: 1 });
+  client = new SSMClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'sim', secretAccessKey: 'sim' },
+    maxAttempts: 1,
+  });
 });
-afterAll(async () => { client.destroy(); await sim.close(); });
-beforeEach(() => { sim.requests.length = 0; });
+afterAll(async () => {
+  client.destroy();
+  await sim.close();
+});
+beforeEach(() => {
+  sim.requests.length = 0;
+});
 
 const SECRET = 'ollama-key-do-not-leak-7731';
 const many: SimParameter[] = [
@@ -25,7 +35,10 @@ const many: SimParameter[] = [
   { name: '/ariadne/config/ollama/num_ctx', value: '16384' },
   { name: '/ariadne/config/prices', value: '{"my-model": {"input_per_mtok": 1, "output_per_mtok": 2}}' },
   { name: '/ariadne/secrets/ollama_api_key', value: SECRET, type: 'SecureString' },
-  ...Array.from({ length: 19 }, (_, i) => ({ name: `/ariadne/prompts/study${i}/v1`, value: `Prompt number ${i}: find the goal.` })),
+  ...Array.from({ length: 19 }, (_, i) => ({
+    name: `/ariadne/prompts/study${i}/v1`,
+    value: `Prompt number ${i}: find the goal.`,
+  })),
   { name: '/other-app/config/max_moves', value: '1' },
 ];
 
@@ -37,9 +50,15 @@ describe('Parameter Store over the SSM JSON protocol', () => {
     expect(sim.requests).toHaveLength(3);
     expect(sim.requests.map((r) => r.target)).toEqual(Array(3).fill('AmazonSSM.GetParametersByPath'));
     expect(sim.requests.map((r) => r.body.NextToken ?? null)).toEqual([null, expect.any(String), expect.any(String)]);
-    for (const r of sim.requests) expect(r.body).toMatchObject({ Path: '/ariadne', Recursive: true, WithDecryption: true });
+    for (const r of sim.requests)
+      expect(r.body).toMatchObject({ Path: '/ariadne', Recursive: true, WithDecryption: true });
     const resolved = resolveParameters('/ariadne', raw);
-    expect(resolved.config).toMatchObject({ max_moves: 5000, vision_range: 4, see_through: false, ollama: { num_ctx: 16384 } });
+    expect(resolved.config).toMatchObject({
+      max_moves: 5000,
+      vision_range: 4,
+      see_through: false,
+      ollama: { num_ctx: 16384 },
+    });
     expect(Object.keys(resolved.prompts)).toHaveLength(19);
     expect(resolved.prompts['study3/v1']).toBe('Prompt number 3: find the goal.');
     expect(resolved.secrets.ollama_api_key).toBe(SECRET);
@@ -75,9 +94,19 @@ describe('Parameter Store over the SSM JSON protocol', () => {
   it('a SecureString is requested with decryption and appears in no log, error or config', async () => {
     const logged: string[] = [];
     const spies = [
-      vi.spyOn(process.stdout, 'write').mockImplementation((s) => { logged.push(String(s)); return true; }),
-      vi.spyOn(process.stderr, 'write').mockImplementation((s) => { logged.push(String(s)); return true; }),
-      ...(['log', 'info', 'warn', 'error', 'debug'] as const).map((m) => vi.spyOn(console, m).mockImplementation((...a) => { logged.push(a.join(' ')); })),
+      vi.spyOn(process.stdout, 'write').mockImplementation((s) => {
+        logged.push(String(s));
+        return true;
+      }),
+      vi.spyOn(process.stderr, 'write').mockImplementation((s) => {
+        logged.push(String(s));
+        return true;
+      }),
+      ...(['log', 'info', 'warn', 'error', 'debug'] as const).map((m) =>
+        vi.spyOn(console, m).mockImplementation((...a) => {
+          logged.push(a.join(' '));
+        }),
+      ),
     ];
     try {
       sim.parameters = [many[5], { name: '/ariadne/config/max_moves', value: '-1' }];

@@ -16,8 +16,12 @@ import { exportSweep } from '../reports/export.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
-beforeAll(async () => { db = await testDatabase(8); });
-afterAll(async () => { await db.drop(); });
+beforeAll(async () => {
+  db = await testDatabase(8);
+});
+afterAll(async () => {
+  await db.drop();
+});
 
 const dir = tempDir('sweeps');
 const SWEEP = `sweep: kill-test
@@ -35,13 +39,22 @@ repeats: 5
 max_concurrency: 4
 `;
 
-function sweepProcess(file: string): { done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>; kill: () => void } {
+function sweepProcess(file: string): {
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  kill: () => void;
+} {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'sweep', file, '--concurrency', '4'], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
   });
-  let stdout = '', stderr = '';
-  child.stdout.on('data', (d) => { stdout += d; });
-  child.stderr.on('data', (d) => { stderr += d; });
+  let stdout = '',
+    stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   return {
     done: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))),
     kill: () => child.kill('SIGKILL'),
@@ -57,14 +70,20 @@ describe('a sweep killed halfway and run again', () => {
     const first = sweepProcess(file);
     // wait until about a quarter of the 40 runs are done, then kill -9 in the middle of the rest
     for (let i = 0; i < 1200; i++) {
-      const finished = await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status <> 'running'").catch(() => 0);
+      const finished = await count(
+        "SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status <> 'running'",
+      ).catch(() => 0);
       if (finished >= 10) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     first.kill();
     const killed = await first.done;
     expect(killed.signal).toBe('SIGKILL');
-    const interrupted = (await db.pool.query("SELECT id, turns_completed FROM experiments WHERE sweep_id = 'kill-test' AND status = 'running'")).rows;
+    const interrupted = (
+      await db.pool.query(
+        "SELECT id, turns_completed FROM experiments WHERE sweep_id = 'kill-test' AND status = 'running'",
+      )
+    ).rows;
     const before = await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'");
     expect(before).toBeLessThan(40);
 
@@ -77,10 +96,23 @@ describe('a sweep killed halfway and run again', () => {
 
     // exactly one experiment per cell and repeat, all finished
     expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
-    expect(await count("SELECT count(*) AS n FROM (SELECT 1 FROM experiments WHERE sweep_id = 'kill-test' GROUP BY sweep_cell, sweep_repeat HAVING count(*) <> 1) x")).toBe(0);
-    expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status NOT IN ('completed', 'timeout')")).toBe(0);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM experiments WHERE sweep_id = 'kill-test' GROUP BY sweep_cell, sweep_repeat HAVING count(*) <> 1) x",
+      ),
+    ).toBe(0);
+    expect(
+      await count(
+        "SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status NOT IN ('completed', 'timeout')",
+      ),
+    ).toBe(0);
     // the resumed ones went on from where they stopped: turns 1..n, no gap, no double
-    expect(await ledgerProblems(db, interrupted.map((r) => r.id))).toEqual([]);
+    expect(
+      await ledgerProblems(
+        db,
+        interrupted.map((r) => r.id),
+      ),
+    ).toEqual([]);
     for (const r of interrupted) {
       const e = (await db.pool.query('SELECT turns_completed FROM experiments WHERE id = $1', [r.id])).rows[0];
       expect(e.turns_completed).toBeGreaterThanOrEqual(r.turns_completed);
@@ -91,12 +123,18 @@ describe('a sweep killed halfway and run again', () => {
   }, 180_000);
 
   it('the statistics views agree with the runs, computed here', async () => {
-    const runs = (await db.pool.query("SELECT label, maze_generator, maze_size, cell_index, repeat, goal_found, efficiency, actions, loop_cells, invalid_actions FROM sweep_runs WHERE sweep_id = 'kill-test'")).rows;
+    const runs = (
+      await db.pool.query(
+        "SELECT label, maze_generator, maze_size, cell_index, repeat, goal_found, efficiency, actions, loop_cells, invalid_actions FROM sweep_runs WHERE sweep_id = 'kill-test'",
+      )
+    ).rows;
     expect(runs).toHaveLength(40);
     const stats = (await db.pool.query("SELECT * FROM sweep_stats WHERE sweep_id = 'kill-test'")).rows;
     expect(stats).toHaveLength(8);
     for (const s of stats) {
-      const group = runs.filter((r) => r.label === s.label && r.maze_generator === s.maze_generator && r.maze_size === s.maze_size);
+      const group = runs.filter(
+        (r) => r.label === s.label && r.maze_generator === s.maze_generator && r.maze_size === s.maze_size,
+      );
       const k = group.filter((r) => r.goal_found).length;
       expect(Number(s.n)).toBe(group.length);
       expect(Number(s.successes)).toBe(k);
@@ -107,13 +145,22 @@ describe('a sweep killed halfway and run again', () => {
       if (eff.length > 0) expect(Number(s.mean_efficiency)).toBeCloseTo(eff.reduce((a, b) => a + b, 0) / eff.length, 3);
       expect(Number(s.loop_rate)).toBeCloseTo(group.filter((r) => r.loop_cells > 0).length / group.length, 4);
     }
-    const passK = (await db.pool.query("SELECT label, maze_generator, maze_size, k, pass_k FROM sweep_pass_k WHERE sweep_id = 'kill-test'")).rows;
+    const passK = (
+      await db.pool.query(
+        "SELECT label, maze_generator, maze_size, k, pass_k FROM sweep_pass_k WHERE sweep_id = 'kill-test'",
+      )
+    ).rows;
     for (const p of passK) {
       const cells = new Map<number, boolean[]>();
-      for (const r of runs.filter((x) => x.label === p.label && x.maze_generator === p.maze_generator && x.maze_size === p.maze_size)) {
+      for (const r of runs.filter(
+        (x) => x.label === p.label && x.maze_generator === p.maze_generator && x.maze_size === p.maze_size,
+      )) {
         cells.set(r.cell_index, [...(cells.get(r.cell_index) ?? []), r.goal_found]);
       }
-      const expected = [...cells.values()].map((o) => allKSucceed(o.filter(Boolean).length, o.length, p.k)).reduce((a, b) => a + b, 0) / cells.size;
+      const expected =
+        [...cells.values()]
+          .map((o) => allKSucceed(o.filter(Boolean).length, o.length, p.k))
+          .reduce((a, b) => a + b, 0) / cells.size;
       expect(Number(p.pass_k)).toBeCloseTo(expected, 4);
     }
     const pair = (await db.pool.query("SELECT * FROM sweep_pairs WHERE sweep_id = 'kill-test'")).rows[0];
@@ -125,23 +172,45 @@ describe('a sweep killed halfway and run again', () => {
 
 describe('the live sweep display', () => {
   const progress = (over: Partial<SweepProgress> = {}): SweepProgress => ({
-    total: 40, skipped: 10, done: 20, successes: 15, failed: 1, startedAt: Date.now() - 20_000,
-    running: new Map([['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 7, actions: 28 }], ['b', { key: 'frontier | medium 21 seed 2 | repeat 1', turn: 2, actions: 8 }]]),
+    total: 40,
+    skipped: 10,
+    done: 20,
+    successes: 15,
+    failed: 1,
+    startedAt: Date.now() - 20_000,
+    running: new Map([
+      ['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 7, actions: 28 }],
+      ['b', { key: 'frontier | medium 21 seed 2 | repeat 1', turn: 2, actions: 8 }],
+    ]),
     ...over,
   });
 
   it('totals: done, running, failed, success so far and an ETA from the runs finished in this process', () => {
     // 10 finished here in 20 s, 20 left: 40 s
-    expect(sweepSummaryLine(progress())).toBe('done 20/40 (10 from before) | running 2 | failed 1 | success so far 15/20 (75%) | 20s elapsed | ETA 40s');
+    expect(sweepSummaryLine(progress())).toBe(
+      'done 20/40 (10 from before) | running 2 | failed 1 | success so far 15/20 (75%) | 20s elapsed | ETA 40s',
+    );
   });
 
   it('on a terminal, redraws its block in place: the totals, then one line per run in flight', async () => {
     let out = '';
-    const stream = { isTTY: true, columns: 120, write: (s: string) => { out += s; return true; } } as unknown as NodeJS.WriteStream;
+    const stream = {
+      isTTY: true,
+      columns: 120,
+      write: (s: string) => {
+        out += s;
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream;
     const display = sweepProgress(stream);
     display.update(progress());
     await new Promise((r) => setTimeout(r, 150));
-    display.update(progress({ done: 21, running: new Map([['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 9, actions: 36 }]]) }));
+    display.update(
+      progress({
+        done: 21,
+        running: new Map([['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 9, actions: 36 }]]),
+      }),
+    );
     display.done();
     const frames = out.split('\x1b[3A');
     expect(frames).toHaveLength(2); // the second frame moved up over the first frame's three lines
@@ -158,7 +227,12 @@ describe('compare and export', () => {
   it('ariadne compare: the 2x2 table and McNemar p of the view, a reproducible bootstrap interval around the mean difference', async () => {
     const c = await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000);
     const view = (await db.pool.query("SELECT * FROM sweep_pairs WHERE sweep_id = 'kill-test'")).rows[0];
-    expect([c.onlyA, c.onlyB, c.bothSolved, c.neither]).toEqual([Number(view.only_b), Number(view.only_a), Number(view.both_solved), Number(view.neither)]);
+    expect([c.onlyA, c.onlyB, c.bothSolved, c.neither]).toEqual([
+      Number(view.only_b),
+      Number(view.only_a),
+      Number(view.both_solved),
+      Number(view.neither),
+    ]);
     expect(c.mcnemarP).toBeCloseTo(mcnemar(c.onlyA, c.onlyB), 10);
     if (c.efficiency.pairs > 0) {
       expect(c.efficiency.meanDiff).toBeCloseTo(-Number(view.mean_efficiency_diff), 3);
@@ -166,28 +240,40 @@ describe('compare and export', () => {
       expect(c.efficiency.high95!).toBeGreaterThanOrEqual(c.efficiency.meanDiff!);
       expect(await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000)).toEqual(c);
     }
-    await expect(compareAgents(db, 'kill-test', 'random', 'gpt-9')).rejects.toThrow(/agent "gpt-9" is not in sweep "kill-test"; its agents are: frontier, random/);
+    await expect(compareAgents(db, 'kill-test', 'random', 'gpt-9')).rejects.toThrow(
+      /agent "gpt-9" is not in sweep "kill-test"; its agents are: frontier, random/,
+    );
   });
 
-  it.each(['csv', 'jsonl'] as const)('ariadne export --format %s writes every experiment and action of the sweep', async (format) => {
-    const files = await exportSweep(db, 'kill-test', format, join(dir, `export-${format}`));
-    const actions = await count("SELECT count(*) AS n FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = 'kill-test'");
-    expect(files.map((f) => f.rows)).toEqual([40, actions]);
-    const lines = readFileSync(files[0].file, 'utf8').trimEnd().split('\n');
-    if (format === 'jsonl') {
-      expect(lines).toHaveLength(40);
-      expect(JSON.parse(lines[0])).toMatchObject({ sweep_id: 'kill-test', settings: {} });
-    } else {
-      expect(lines).toHaveLength(41);
-      expect(lines[0].split(',')).toEqual(expect.arrayContaining(['sweep_id', 'cell_index', 'repeat', 'experiment_id', 'goal_found', 'efficiency']));
-    }
-    expect(readFileSync(files[1].file, 'utf8').trimEnd().split('\n')).toHaveLength(format === 'csv' ? actions + 1 : actions);
-  });
+  it.each(['csv', 'jsonl'] as const)(
+    'ariadne export --format %s writes every experiment and action of the sweep',
+    async (format) => {
+      const files = await exportSweep(db, 'kill-test', format, join(dir, `export-${format}`));
+      const actions = await count(
+        "SELECT count(*) AS n FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = 'kill-test'",
+      );
+      expect(files.map((f) => f.rows)).toEqual([40, actions]);
+      const lines = readFileSync(files[0].file, 'utf8').trimEnd().split('\n');
+      if (format === 'jsonl') {
+        expect(lines).toHaveLength(40);
+        expect(JSON.parse(lines[0])).toMatchObject({ sweep_id: 'kill-test', settings: {} });
+      } else {
+        expect(lines).toHaveLength(41);
+        expect(lines[0].split(',')).toEqual(
+          expect.arrayContaining(['sweep_id', 'cell_index', 'repeat', 'experiment_id', 'goal_found', 'efficiency']),
+        );
+      }
+      expect(readFileSync(files[1].file, 'utf8').trimEnd().split('\n')).toHaveLength(
+        format === 'csv' ? actions + 1 : actions,
+      );
+    },
+  );
 });
 
 // Reference formulas, written out here independently of the SQL.
 function wilson(k: number, n: number, z = 1.959963984540054): [number, number] {
-  const p = k / n, d = 1 + (z * z) / n;
+  const p = k / n,
+    d = 1 + (z * z) / n;
   const centre = p + (z * z) / (2 * n);
   const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
   return [Math.max(0, (centre - half) / d), Math.min(1, (centre + half) / d)];
@@ -231,7 +317,9 @@ describe('the statistics functions against published values and edge cases', () 
     const none = await q('SELECT wilson_low(0, 7) AS low, wilson_high(0, 7) AS high', []);
     expect(none.low).toBe(0);
     expect(none.high).toBeCloseTo(wilson(0, 7)[1], 10);
-    const { rows } = await db.pool.query('SELECT k, n, wilson_low(k, n) AS low, wilson_high(k, n) AS high FROM generate_series(1, 40) n, generate_series(0, 40) k WHERE k <= n');
+    const { rows } = await db.pool.query(
+      'SELECT k, n, wilson_low(k, n) AS low, wilson_high(k, n) AS high FROM generate_series(1, 40) n, generate_series(0, 40) k WHERE k <= n',
+    );
     for (const r of rows) {
       const [low, high] = wilson(r.k, r.n);
       expect(r.low).toBeCloseTo(low, 10);
@@ -243,7 +331,9 @@ describe('the statistics functions against published values and edge cases', () 
     expect((await q('SELECT mcnemar_exact_p(0, 0) AS p', [])).p).toBe(1);
     expect((await q('SELECT mcnemar_exact_p(10, 0) AS p', [])).p).toBeCloseTo(2 / 1024, 12);
     expect((await q('SELECT mcnemar_exact_p(6, 6) AS p', [])).p).toBe(1);
-    const { rows } = await db.pool.query('SELECT b, c, mcnemar_exact_p(b, c) AS p FROM generate_series(0, 30) b, generate_series(0, 30) c');
+    const { rows } = await db.pool.query(
+      'SELECT b, c, mcnemar_exact_p(b, c) AS p FROM generate_series(0, 30) b, generate_series(0, 30) c',
+    );
     for (const r of rows) expect(r.p).toBeCloseTo(mcnemar(r.b, r.c), 10);
   });
 
@@ -253,23 +343,49 @@ describe('the statistics functions against published values and edge cases', () 
     expect((await q('SELECT all_k_succeed(3, 5, 4) AS p', [])).p).toBe(0);
     expect((await q('SELECT all_k_succeed(3, 5, 6) AS p', [])).p).toBeNull();
     expect((await q('SELECT all_k_succeed(0, 0, 1) AS p', [])).p).toBeNull();
-    const { rows } = await db.pool.query('SELECT c, n, k, all_k_succeed(c, n, k) AS p FROM generate_series(1, 12) n, generate_series(0, 12) c, generate_series(1, 12) k WHERE c <= n AND k <= n');
+    const { rows } = await db.pool.query(
+      'SELECT c, n, k, all_k_succeed(c, n, k) AS p FROM generate_series(1, 12) n, generate_series(0, 12) c, generate_series(1, 12) k WHERE c <= n AND k <= n',
+    );
     for (const r of rows) expect(r.p).toBeCloseTo(allKSucceed(r.c, r.n, r.k), 10);
   });
 });
 
 describe('sweep files', () => {
   const broken: Array<[string, string, RegExp]> = [
-    ['an unknown generator', SWEEP.replace('[medium, rooms_and_corridors]', '[medium, labyrinth]'), /^mazes\.generators\[1\] \(line 6\): /],
-    ['an even size for an odd-size generator', SWEEP.replace('[medium, rooms_and_corridors]', '[perfect]').replace('[15, 21]', '[15, 20]'), /^mazes\.sizes\[1\] \(line 7\): perfect 20: generator "perfect" needs an odd width, got 20; use 19 or 21/],
-    ['a bad config value', SWEEP.replace('max_moves: 1500', 'max_moves: -3'), /^config\.max_moves \(line 10\): max_moves: /],
-    ['a bad setting', SWEEP.replace('config:', 'settings:\n  vision_range: [3, 99]\nconfig:'), /^settings\.vision_range \(line 10\): vision_range: /],
+    [
+      'an unknown generator',
+      SWEEP.replace('[medium, rooms_and_corridors]', '[medium, labyrinth]'),
+      /^mazes\.generators\[1\] \(line 6\): /,
+    ],
+    [
+      'an even size for an odd-size generator',
+      SWEEP.replace('[medium, rooms_and_corridors]', '[perfect]').replace('[15, 21]', '[15, 20]'),
+      /^mazes\.sizes\[1\] \(line 7\): perfect 20: generator "perfect" needs an odd width, got 20; use 19 or 21/,
+    ],
+    [
+      'a bad config value',
+      SWEEP.replace('max_moves: 1500', 'max_moves: -3'),
+      /^config\.max_moves \(line 10\): max_moves: /,
+    ],
+    [
+      'a bad setting',
+      SWEEP.replace('config:', 'settings:\n  vision_range: [3, 99]\nconfig:'),
+      /^settings\.vision_range \(line 10\): vision_range: /,
+    ],
     ['an unknown key', SWEEP.replace('repeats: 5', 'repeat: 5'), /^repeat \(line 12\): Unrecognized key/],
-    ['an LLM agent without a model', SWEEP.replace('{ agent: random }', '{ agent: ollama }'), /^agents\[0\]\.model \(line 3\): /],
+    [
+      'an LLM agent without a model',
+      SWEEP.replace('{ agent: random }', '{ agent: ollama }'),
+      /^agents\[0\]\.model \(line 3\): /,
+    ],
   ];
   it.each(broken)('%s is reported with its YAML path', (_what, text, expected) => {
     let error: unknown;
-    try { loadSweep(text, 'test'); } catch (e) { error = e; }
+    try {
+      loadSweep(text, 'test');
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(SweepDefinitionError);
     const e = error as SweepDefinitionError;
     expect(`${e.where}: ${e.problem}`).toMatch(expected);
@@ -277,7 +393,9 @@ describe('sweep files', () => {
 
   it('a sweep name keeps its meaning: a changed spec under the same name is refused before anything runs', async () => {
     const changed = loadSweep(SWEEP.replace('repeats: 5', 'repeats: 6'), 'test');
-    await expect(runLocalSweep(changed, { db })).rejects.toThrow(/sweep "kill-test" already exists with a different spec/);
+    await expect(runLocalSweep(changed, { db })).rejects.toThrow(
+      /sweep "kill-test" already exists with a different spec/,
+    );
     expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
   });
 });

@@ -16,11 +16,21 @@ export async function cliDatabase(log: (line: string) => void, poolSize?: number
     await server.stop(); // a running server child would keep this process alive
     throw err;
   }
-  return { ...db, url: server.url, close: async () => { await db.close(); await server.stop(); } };
+  return {
+    ...db,
+    url: server.url,
+    close: async () => {
+      await db.close();
+      await server.stop();
+    },
+  };
 }
 
 /** Runs `fn` with the CLI's database and closes it afterwards, however `fn` ends. Progress lines go to `log` (stderr by default). */
-export async function withCliDatabase<T>(fn: (db: Database & { url: string }) => Promise<T>, opts: { log?: (line: string) => void; poolSize?: number } = {}): Promise<T> {
+export async function withCliDatabase<T>(
+  fn: (db: Database & { url: string }) => Promise<T>,
+  opts: { log?: (line: string) => void; poolSize?: number } = {},
+): Promise<T> {
   const db = await cliDatabase(opts.log ?? ((line) => process.stderr.write(`${line}\n`)), opts.poolSize);
   try {
     return await fn(db);

@@ -11,30 +11,53 @@ const ARN = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):(\d{12}):stateMachin
 
 export function regionOf(stateMachineArn: string): string {
   const m = ARN.exec(stateMachineArn);
-  if (!m) throw new InvalidInputError('--state-machine-arn', stateMachineArn, `--state-machine-arn "${stateMachineArn}" is not a state machine ARN (arn:aws:states:REGION:ACCOUNT:stateMachine:NAME); the stack prints it as the StateMachineArn output`);
+  if (!m)
+    throw new InvalidInputError(
+      '--state-machine-arn',
+      stateMachineArn,
+      `--state-machine-arn "${stateMachineArn}" is not a state machine ARN (arn:aws:states:REGION:ACCOUNT:stateMachine:NAME); the stack prints it as the StateMachineArn output`,
+    );
   return m[1];
 }
 
-const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** One execution per repeat; the name is what it runs plus a hash of the exact input, at most 80 characters. */
 export function launchRequests(base: unknown, repeat: number): Array<{ name: string; input: StartExecutionInput }> {
   const checked = parseOrThrow(startRequestSchema, base, 'input');
   return Array.from({ length: repeat }, (_, i) => {
-    const input = { ...(base as StartExecutionInput), ...(repeat > 1 ? { agentSeed: (checked.agentSeed ?? 0) + i } : {}) };
+    const input = {
+      ...(base as StartExecutionInput),
+      ...(repeat > 1 ? { agentSeed: (checked.agentSeed ?? 0) + i } : {}),
+    };
     const hash = createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 10);
-    const maze = 'generator' in checked.maze ? `${checked.maze.generator}-${checked.maze.width ?? checked.maze.size}-s${checked.maze.seed}` : 'file';
+    const maze =
+      'generator' in checked.maze
+        ? `${checked.maze.generator}-${checked.maze.width ?? checked.maze.size}-s${checked.maze.seed}`
+        : 'file';
     const tail = `-${slug(maze)}-r${i + 1}-${hash}`;
-    const head = slug(`${checked.agent}-${checked.model ?? ''}`).slice(0, 80 - tail.length).replace(/-$/, '');
+    const head = slug(`${checked.agent}-${checked.model ?? ''}`)
+      .slice(0, 80 - tail.length)
+      .replace(/-$/, '');
     return { name: `${head}${tail}`, input };
   });
 }
 
-export async function startExecutions(client: SFNClient, stateMachineArn: string, requests: Array<{ name: string; input: StartExecutionInput }>): Promise<Array<{ name: string; executionArn: string; already: boolean }>> {
+export async function startExecutions(
+  client: SFNClient,
+  stateMachineArn: string,
+  requests: Array<{ name: string; input: StartExecutionInput }>,
+): Promise<Array<{ name: string; executionArn: string; already: boolean }>> {
   const out = [];
   for (const r of requests) {
     try {
-      const res = await client.send(new StartExecutionCommand({ stateMachineArn, name: r.name, input: JSON.stringify(r.input) }));
+      const res = await client.send(
+        new StartExecutionCommand({ stateMachineArn, name: r.name, input: JSON.stringify(r.input) }),
+      );
       out.push({ name: r.name, executionArn: res.executionArn!, already: false });
     } catch (err) {
       // Launched before and finished: the name is taken on purpose, so this repeat is not run twice.

@@ -4,9 +4,11 @@ import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 export function intOption(option: string, min: number, max: number) {
   return (raw: string): number => {
     const text = raw.trim();
-    if (!/^-?\d+$/.test(text)) throw new InvalidInputError(option, raw, `${option} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    if (!/^-?\d+$/.test(text))
+      throw new InvalidInputError(option, raw, `${option} must be a whole number from ${min} to ${max}, got "${raw}"`);
     const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw new InvalidInputError(option, raw, `${option} must be a whole number from ${min} to ${max}, got ${text}`);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidInputError(option, raw, `${option} must be a whole number from ${min} to ${max}, got ${text}`);
     return n;
   };
 }
@@ -14,7 +16,8 @@ export function intOption(option: string, min: number, max: number) {
 export function numberOption(option: string, min: number, max: number) {
   return (raw: string): number => {
     const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidInputError(option, raw, `${option} must be a number from ${min} to ${max}, got "${raw}"`);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidInputError(option, raw, `${option} must be a number from ${min} to ${max}, got "${raw}"`);
     return n;
   };
 }

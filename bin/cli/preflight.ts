@@ -20,16 +20,31 @@ function rootCause(err: unknown): string {
 
 export async function checkOllama(host: string, model: string, apiKey = process.env.OLLAMA_API_KEY): Promise<void> {
   const client = new Ollama({
-    host, headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
+    host,
+    headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
     fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(10_000) }),
   });
   try {
     await client.show({ model });
   } catch (err) {
     const e = err as { status_code?: number; error?: string; message?: string };
-    if (e.status_code === 404) throw new InvalidInputError('--model', model, `--model "${model}" is not on the Ollama server at ${host} (${e.error ?? e.message}); pull it with: ollama pull ${model}`);
-    if (typeof e.status_code === 'number') throw new InvalidInputError('--ollama-host', host, `the Ollama server at ${host} answered ${e.status_code}: ${e.error ?? e.message}`);
-    throw new InvalidInputError('--ollama-host', host, `cannot reach Ollama at --ollama-host ${host} (${rootCause(err)}); start it (ollama serve, or: ariadne sim ollama) or pass the right --ollama-host`);
+    if (e.status_code === 404)
+      throw new InvalidInputError(
+        '--model',
+        model,
+        `--model "${model}" is not on the Ollama server at ${host} (${e.error ?? e.message}); pull it with: ollama pull ${model}`,
+      );
+    if (typeof e.status_code === 'number')
+      throw new InvalidInputError(
+        '--ollama-host',
+        host,
+        `the Ollama server at ${host} answered ${e.status_code}: ${e.error ?? e.message}`,
+      );
+    throw new InvalidInputError(
+      '--ollama-host',
+      host,
+      `cannot reach Ollama at --ollama-host ${host} (${rootCause(err)}); start it (ollama serve, or: ariadne sim ollama) or pass the right --ollama-host`,
+    );
   }
 }
 
@@ -38,8 +53,22 @@ export async function checkEndpoint(option: string, url: string): Promise<void> 
   const u = new URL(url);
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   await new Promise<void>((resolve, reject) => {
-    const socket = createConnection({ host: u.hostname, port, timeout: 5_000 }, () => { socket.end(); resolve(); });
-    socket.on('timeout', () => { socket.destroy(); reject(new InvalidInputError(option, url, `cannot reach ${option} ${url}: no answer within 5 s`)); });
-    socket.on('error', (err: NodeJS.ErrnoException) => reject(new InvalidInputError(option, url, `cannot reach ${option} ${url} (${err.code ?? err.message}); check the URL or start the server (ariadne sim bedrock)`)));
+    const socket = createConnection({ host: u.hostname, port, timeout: 5_000 }, () => {
+      socket.end();
+      resolve();
+    });
+    socket.on('timeout', () => {
+      socket.destroy();
+      reject(new InvalidInputError(option, url, `cannot reach ${option} ${url}: no answer within 5 s`));
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new InvalidInputError(
+          option,
+          url,
+          `cannot reach ${option} ${url} (${err.code ?? err.message}); check the URL or start the server (ariadne sim bedrock)`,
+        ),
+      ),
+    );
   });
 }

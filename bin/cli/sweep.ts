@@ -14,7 +14,11 @@ export function readSweepFile(file: string): LoadedSweep {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new InvalidInputError('file', file, `sweep file "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new InvalidInputError(
+      'file',
+      file,
+      `sweep file "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     return loadSweep(text, file);
@@ -25,11 +29,15 @@ export function readSweepFile(file: string): LoadedSweep {
 }
 
 /** Starts the sweep machine; its name is the sweep and a hash of its spec, so starting it twice while it runs is harmless. */
-export async function startAwsSweep(sweep: LoadedSweep, stateMachineArn: string, concurrency?: number, endpoint?: string) {
+export async function startAwsSweep(
+  sweep: LoadedSweep,
+  stateMachineArn: string,
+  concurrency?: number,
+  endpoint?: string,
+) {
   const client = new SFNClient({ region: regionOf(stateMachineArn), ...(endpoint ? { endpoint } : {}) });
   const input = sweepStartInput(sweep, concurrency);
   const name = `${sweep.spec.sweep}-${createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 12)}`;
   const res = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
   return { executionArn: res.executionArn!, name, runs: input.runs.length };
 }
-

@@ -8,6 +8,15 @@ export function formatTable(rows: Record<string, unknown>[], fields: string[]): 
   };
   const cells = rows.map((r) => fields.map((f) => cell(r[f])));
   const widths = fields.map((f, i) => Math.min(60, Math.max(f.length, ...cells.map((c) => c[i].length))));
-  const line = (vals: string[]) => vals.map((v, i) => (v.length > widths[i] ? `${v.slice(0, widths[i] - 1)}…` : v.padEnd(widths[i]))).join(' | ').trimEnd();
-  return [line(fields), widths.map((w) => '-'.repeat(w)).join('-+-'), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n');
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => (v.length > widths[i] ? `${v.slice(0, widths[i] - 1)}…` : v.padEnd(widths[i])))
+      .join(' | ')
+      .trimEnd();
+  return [
+    line(fields),
+    widths.map((w) => '-'.repeat(w)).join('-+-'),
+    ...cells.map(line),
+    `(${rows.length} row${rows.length === 1 ? '' : 's'})`,
+  ].join('\n');
 }

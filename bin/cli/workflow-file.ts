@@ -4,7 +4,11 @@
 // on top of the local parameters.
 import { readFileSync } from 'node:fs';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { loadWorkflow, WorkflowDefinitionError, type LoadedWorkflow } from '../../lambdas/engine/workflow/definition.ts';
+import {
+  loadWorkflow,
+  WorkflowDefinitionError,
+  type LoadedWorkflow,
+} from '../../lambdas/engine/workflow/definition.ts';
 import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
 
 export function readWorkflowFile(option: string, file: string): { text: string; workflow: LoadedWorkflow } {
@@ -12,7 +16,11 @@ export function readWorkflowFile(option: string, file: string): { text: string; 
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new InvalidInputError(option, file, `${option} "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new InvalidInputError(
+      option,
+      file,
+      `${option} "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   try {
     return { text, workflow: loadWorkflow(text, file) };
@@ -23,7 +31,11 @@ export function readWorkflowFile(option: string, file: string): { text: string; 
 }
 
 /** The local parameters (if any) plus the workflow as prompt version "<name>/v0"; returns that version. */
-export function withWorkflowPrompt(base: ParameterSource | undefined, name: string, text: string): { parameters: ParameterCache; version: string } {
+export function withWorkflowPrompt(
+  base: ParameterSource | undefined,
+  name: string,
+  text: string,
+): { parameters: ParameterCache; version: string } {
   const source: ParameterSource = {
     async readAll(prefix) {
       const params = base ? await base.readAll(prefix) : [];

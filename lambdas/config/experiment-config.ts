@@ -6,7 +6,9 @@ import { z } from 'zod';
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
 /** USD per million tokens; unknown models cost null rather than a guess. */
-const priceSchema = z.object({ input_per_mtok: z.number().min(0).max(10_000), output_per_mtok: z.number().min(0).max(10_000) }).strict();
+const priceSchema = z
+  .object({ input_per_mtok: z.number().min(0).max(10_000), output_per_mtok: z.number().min(0).max(10_000) })
+  .strict();
 
 export const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
   // Bedrock on-demand list prices (us-east-1) at the time of writing; override per experiment in config.prices.
@@ -16,72 +18,92 @@ export const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
   'amazon.nova-pro-v1:0': { input_per_mtok: 0.8, output_per_mtok: 3.2 },
 };
 
-export const retrySchema = z.object({
-  max_attempts: z.number().int().min(1).max(20).default(5),
-  base_delay_ms: z.number().int().min(0).max(60_000).default(500),
-  max_delay_ms: z.number().int().min(0).max(600_000).default(20_000),
-  /** Give up (ProviderTransientError) once retrying has taken this long. */
-  max_total_ms: z.number().int().min(0).max(3_600_000).default(120_000),
-  timeout_ms: z.number().int().min(10).max(3_600_000).default(120_000),
-}).strict();
+export const retrySchema = z
+  .object({
+    max_attempts: z.number().int().min(1).max(20).default(5),
+    base_delay_ms: z.number().int().min(0).max(60_000).default(500),
+    max_delay_ms: z.number().int().min(0).max(600_000).default(20_000),
+    /** Give up (ProviderTransientError) once retrying has taken this long. */
+    max_total_ms: z.number().int().min(0).max(3_600_000).default(120_000),
+    timeout_ms: z.number().int().min(10).max(3_600_000).default(120_000),
+  })
+  .strict();
 
-export const ollamaSchema = z.object({
-  host: z.string().url().default('http://127.0.0.1:11434'),
-  num_ctx: z.number().int().min(256).max(1_048_576).default(32_768),
-  temperature: z.number().min(0).max(2).default(0.2),
-  repeat_penalty: z.number().min(0).max(10).default(1.4),
-  stream: z.boolean().default(false),
-}).strict();
+export const ollamaSchema = z
+  .object({
+    host: z.string().url().default('http://127.0.0.1:11434'),
+    num_ctx: z.number().int().min(256).max(1_048_576).default(32_768),
+    temperature: z.number().min(0).max(2).default(0.2),
+    repeat_penalty: z.number().min(0).max(10).default(1.4),
+    stream: z.boolean().default(false),
+  })
+  .strict();
 
-export const bedrockSchema = z.object({
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as us-east-1').default('us-east-1'),
-  /** Only for local simulators and VPC endpoints; empty means the regional endpoint. */
-  endpoint: z.string().url().optional(),
-  max_tokens: z.number().int().min(1).max(200_000).default(1024),
-  temperature: z.number().min(0).max(1).default(0.2),
-}).strict();
+export const bedrockSchema = z
+  .object({
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as us-east-1')
+      .default('us-east-1'),
+    /** Only for local simulators and VPC endpoints; empty means the regional endpoint. */
+    endpoint: z.string().url().optional(),
+    max_tokens: z.number().int().min(1).max(200_000).default(1024),
+    temperature: z.number().min(0).max(1).default(0.2),
+  })
+  .strict();
 
 /** Thresholds of the stuck detectors (engine/agent-monitor.ts). */
-export const stuckThresholdsSchema = z.object({
-  /** The same failed move, from the same cell, this many times in a row. */
-  repeated_failed_move: z.number().int().min(2).max(1_000).default(3),
-  /** Positions A-B-A-B... over this many moves. */
-  oscillation_window: z.number().int().min(3).max(100).default(4),
-  /** Executed actions without progress (a new tile, or a new best distance to unexplored ground). */
-  no_new_tile_actions: z.number().int().min(2).max(100_000).default(20),
-  /** recall_all calls within the last `recall_window` actions. */
-  recall_spam: z.number().int().min(2).max(1_000).default(3),
-  recall_window: z.number().int().min(2).max(10_000).default(10),
-  /** Turns in a row in which the agent executed no action. */
-  idle_turns: z.number().int().min(1).max(1_000).default(3),
-  /** Entries into one cell without progress. */
-  cell_revisits: z.number().int().min(2).max(100_000).default(10),
-}).strict();
+export const stuckThresholdsSchema = z
+  .object({
+    /** The same failed move, from the same cell, this many times in a row. */
+    repeated_failed_move: z.number().int().min(2).max(1_000).default(3),
+    /** Positions A-B-A-B... over this many moves. */
+    oscillation_window: z.number().int().min(3).max(100).default(4),
+    /** Executed actions without progress (a new tile, or a new best distance to unexplored ground). */
+    no_new_tile_actions: z.number().int().min(2).max(100_000).default(20),
+    /** recall_all calls within the last `recall_window` actions. */
+    recall_spam: z.number().int().min(2).max(1_000).default(3),
+    recall_window: z.number().int().min(2).max(10_000).default(10),
+    /** Turns in a row in which the agent executed no action. */
+    idle_turns: z.number().int().min(1).max(1_000).default(3),
+    /** Entries into one cell without progress. */
+    cell_revisits: z.number().int().min(2).max(100_000).default(10),
+  })
+  .strict();
 
 /** observe: record only (the default: measuring must not change the subject); advise: tell the agent; halt: end the run as stuck. */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
-export const experimentConfigSchema = z.object({
-  max_moves: z.number().int().min(1).max(1_000_000).default(10_000),
-  max_duration_minutes: z.number().min(0.01).max(7 * 24 * 60).default(120),
-  max_actions_per_turn: z.number().int().min(1).max(64).default(8),
-  vision_range: z.number().int().min(0).max(50).default(3),
-  see_through: z.boolean().default(false),
-  max_recall_actions: z.number().int().min(1).max(100_000).default(50),
-  recall_interval: z.number().int().min(0).max(100_000).default(10),
-  success_rule: z.enum(SUCCESS_RULES).default('seen'),
-  /** Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). */
-  max_turns: z.number().int().min(1).max(1_000_000).default(5_000),
-  /** History events one execution may use before it continues as new (Standard workflows stop at 25,000). */
-  history_event_budget: z.number().int().min(20).max(24_000).default(20_000),
-  prompt_version: z.string().regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2').default('v1'),
-  ollama: ollamaSchema.default(ollamaSchema.parse({})),
-  bedrock: bedrockSchema.default(bedrockSchema.parse({})),
-  retry: retrySchema.default(retrySchema.parse({})),
-  prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
-  stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
-  stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
-}).strict();
+export const experimentConfigSchema = z
+  .object({
+    max_moves: z.number().int().min(1).max(1_000_000).default(10_000),
+    max_duration_minutes: z
+      .number()
+      .min(0.01)
+      .max(7 * 24 * 60)
+      .default(120),
+    max_actions_per_turn: z.number().int().min(1).max(64).default(8),
+    vision_range: z.number().int().min(0).max(50).default(3),
+    see_through: z.boolean().default(false),
+    max_recall_actions: z.number().int().min(1).max(100_000).default(50),
+    recall_interval: z.number().int().min(0).max(100_000).default(10),
+    success_rule: z.enum(SUCCESS_RULES).default('seen'),
+    /** Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). */
+    max_turns: z.number().int().min(1).max(1_000_000).default(5_000),
+    /** History events one execution may use before it continues as new (Standard workflows stop at 25,000). */
+    history_event_budget: z.number().int().min(20).max(24_000).default(20_000),
+    prompt_version: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2')
+      .default('v1'),
+    ollama: ollamaSchema.default(ollamaSchema.parse({})),
+    bedrock: bedrockSchema.default(bedrockSchema.parse({})),
+    retry: retrySchema.default(retrySchema.parse({})),
+    prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
+    stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
+    stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
+  })
+  .strict();
 
 export type ExperimentConfig = z.output<typeof experimentConfigSchema>;
 export type ExperimentConfigInput = z.input<typeof experimentConfigSchema>;
@@ -94,7 +116,8 @@ export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>)
   for (const layer of layers) {
     for (const [k, v] of Object.entries(layer ?? {})) {
       const prev = out[k];
-      out[k] = v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' ? { ...prev, ...v } : v;
+      out[k] =
+        v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' ? { ...prev, ...v } : v;
     }
   }
   return out as ExperimentConfigInput;

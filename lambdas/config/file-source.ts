@@ -16,7 +16,8 @@ export function fileSource(path: string): ParameterSource {
         throw new InvalidParameterError(path, `cannot read parameters file ${path}: ${(err as Error).message}`);
       }
       if (doc === null || doc === undefined) return [];
-      if (typeof doc !== 'object' || Array.isArray(doc)) throw new InvalidParameterError(path, `${path} must map parameter names to values`);
+      if (typeof doc !== 'object' || Array.isArray(doc))
+        throw new InvalidParameterError(path, `${path} must map parameter names to values`);
       const out: RawParameter[] = [];
       for (const [name, value] of Object.entries(doc as Record<string, unknown>)) {
         if (!name.startsWith(`${prefix}/`)) continue;

@@ -10,14 +10,25 @@
 import { isForbiddenKey } from './forbidden-keys.ts';
 import { experimentConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
 
-export interface RawParameter { name: string; value: string; secure: boolean }
+export interface RawParameter {
+  name: string;
+  value: string;
+  secure: boolean;
+}
 
 /** Where parameters come from: SSM in AWS, a file on a laptop, anything in tests. */
-export interface ParameterSource { readAll(prefix: string): Promise<RawParameter[]> }
+export interface ParameterSource {
+  readAll(prefix: string): Promise<RawParameter[]>;
+}
 
 export class InvalidParameterError extends Error {
   override readonly name = 'InvalidParameterError';
-  constructor(readonly parameter: string, message: string) { super(message); }
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface ResolvedParameters {
@@ -37,7 +48,11 @@ function coerce(value: string): unknown {
   if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
   if (v === 'true' || v === 'false') return v === 'true';
   if (v.startsWith('{') || v.startsWith('[')) {
-    try { return JSON.parse(v); } catch { return value; }
+    try {
+      return JSON.parse(v);
+    } catch {
+      return value;
+    }
   }
   return value;
 }
@@ -51,10 +66,24 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
   for (const p of params) {
     if (!p.name.startsWith(`${root}/`)) continue;
     const [section, ...rest] = p.name.slice(root.length + 1).split('/');
-    if (section === 'secrets' && rest.length === 1) { secrets[rest[0]] = p.value; continue; }
-    if (p.secure) throw new InvalidParameterError(p.name, `${p.name} is a SecureString outside ${root}/secrets/; keep secrets under ${root}/secrets/ so they stay out of snapshots`);
-    if (section === 'prompts' && rest.length === 2 && /^v\d+$/.test(rest[1])) { prompts[rest.join('/')] = p.value; continue; }
-    if (rest.some(isForbiddenKey)) throw new InvalidParameterError(p.name, `${p.name}: the name part "${rest.find(isForbiddenKey)}" is not allowed (it could reach object prototypes)`);
+    if (section === 'secrets' && rest.length === 1) {
+      secrets[rest[0]] = p.value;
+      continue;
+    }
+    if (p.secure)
+      throw new InvalidParameterError(
+        p.name,
+        `${p.name} is a SecureString outside ${root}/secrets/; keep secrets under ${root}/secrets/ so they stay out of snapshots`,
+      );
+    if (section === 'prompts' && rest.length === 2 && /^v\d+$/.test(rest[1])) {
+      prompts[rest.join('/')] = p.value;
+      continue;
+    }
+    if (rest.some(isForbiddenKey))
+      throw new InvalidParameterError(
+        p.name,
+        `${p.name}: the name part "${rest.find(isForbiddenKey)}" is not allowed (it could reach object prototypes)`,
+      );
     if (section === 'config' && rest.length >= 1 && rest.length <= 2) {
       let node = config;
       for (const key of rest.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
@@ -62,7 +91,10 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
       origin.set(rest.join('.'), p);
       continue;
     }
-    throw new InvalidParameterError(p.name, `${p.name} is not a known Ariadne parameter; use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/secrets/<name>`);
+    throw new InvalidParameterError(
+      p.name,
+      `${p.name} is not a known Ariadne parameter; use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/secrets/<name>`,
+    );
   }
   const parsed = partialConfig.safeParse(config);
   if (!parsed.success) {
@@ -83,14 +115,25 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
 export class ParameterCache {
   private cached: { at: number; value: ResolvedParameters } | null = null;
   private pending: Promise<ResolvedParameters> | null = null;
-  constructor(private readonly source: ParameterSource, readonly prefix = '/ariadne', private readonly ttlMs = 60_000, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly source: ParameterSource,
+    readonly prefix = '/ariadne',
+    private readonly ttlMs = 60_000,
+    private readonly now = () => Date.now(),
+  ) {}
 
   async get(): Promise<ResolvedParameters> {
     if (this.cached && this.now() - this.cached.at < this.ttlMs) return this.cached.value;
-    this.pending ??= this.source.readAll(this.prefix)
+    this.pending ??= this.source
+      .readAll(this.prefix)
       .then((raw) => resolveParameters(this.prefix, raw))
-      .then((value) => { this.cached = { at: this.now(), value }; return value; })
-      .finally(() => { this.pending = null; });
+      .then((value) => {
+        this.cached = { at: this.now(), value };
+        return value;
+      })
+      .finally(() => {
+        this.pending = null;
+      });
     return this.pending;
   }
 }

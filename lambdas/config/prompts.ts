@@ -20,7 +20,11 @@ export function promptTemplate(version: string, fromParameters: Record<string, s
   const text = fromParameters[version] ?? PROMPTS[version];
   if (text === undefined) {
     const known = [...Object.keys(PROMPTS), ...Object.keys(fromParameters)];
-    throw new InvalidInputError('config.prompt_version', version, `config.prompt_version "${version}" is not defined; choose one of: ${known.join(', ')}`);
+    throw new InvalidInputError(
+      'config.prompt_version',
+      version,
+      `config.prompt_version "${version}" is not defined; choose one of: ${known.join(', ')}`,
+    );
   }
   return text;
 }
@@ -28,7 +32,12 @@ export function promptTemplate(version: string, fromParameters: Record<string, s
 /** Fills {name} placeholders; an unknown placeholder is an error, never left in a prompt. */
 export function renderPrompt(template: string, vars: Record<string, string | number>): string {
   return template.replace(/\{([a-z_]+)\}/g, (_m, name: string) => {
-    if (!Object.hasOwn(vars, name)) throw new InvalidInputError('prompt', name, `the prompt uses {${name}}, which is not a known variable (${Object.keys(vars).join(', ')})`);
+    if (!Object.hasOwn(vars, name))
+      throw new InvalidInputError(
+        'prompt',
+        name,
+        `the prompt uses {${name}}, which is not a known variable (${Object.keys(vars).join(', ')})`,
+      );
     return String(vars[name]);
   });
 }

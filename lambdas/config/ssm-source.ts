@@ -9,11 +9,18 @@ export function ssmSource(client: SSMClient = new SSMClient({})): ParameterSourc
       const out: RawParameter[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(new GetParametersByPathCommand({
-          Path: prefix, Recursive: true, WithDecryption: true, MaxResults: 10, NextToken: token,
-        }));
+        const page = await client.send(
+          new GetParametersByPathCommand({
+            Path: prefix,
+            Recursive: true,
+            WithDecryption: true,
+            MaxResults: 10,
+            NextToken: token,
+          }),
+        );
         for (const p of page.Parameters ?? []) {
-          if (p.Name && p.Value !== undefined) out.push({ name: p.Name, value: p.Value, secure: p.Type === 'SecureString' });
+          if (p.Name && p.Value !== undefined)
+            out.push({ name: p.Name, value: p.Value, secure: p.Type === 'SecureString' });
         }
         token = page.NextToken;
       } while (token);

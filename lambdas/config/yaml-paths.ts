@@ -5,11 +5,21 @@ import type { z } from 'zod';
 import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq } from 'yaml';
 import { isForbiddenKey } from './forbidden-keys.ts';
 
-export interface YamlProblem { path: string; line: number | null; problem: string }
+export interface YamlProblem {
+  path: string;
+  line: number | null;
+  problem: string;
+}
 
 /** A YAML file that cannot be used: `path` is where in it (e.g. steps[2].run_if), `line` its line. Subclasses name the kind. */
 export abstract class YamlFileError extends Error {
-  constructor(kind: string, readonly path: string, readonly line: number | null, readonly problem: string, readonly source: string) {
+  constructor(
+    kind: string,
+    readonly path: string,
+    readonly line: number | null,
+    readonly problem: string,
+    readonly source: string,
+  ) {
     super('');
     this.message = `${kind} ${source}: ${this.where}: ${problem}`;
   }
@@ -31,7 +41,11 @@ export interface YamlFile<T> {
 }
 
 /** Parses and validates; `toError` builds the caller's typed error from a problem. */
-export function readYaml<S extends z.ZodType>(text: string, schema: S, toError: (p: YamlProblem) => Error): YamlFile<z.output<S>> {
+export function readYaml<S extends z.ZodType>(
+  text: string,
+  schema: S,
+  toError: (p: YamlProblem) => Error,
+): YamlFile<z.output<S>> {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const lineOf = (path: ReadonlyArray<PropertyKey>): number | null => {

@@ -13,11 +13,20 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 export function preview(value: unknown): string {
-  const text = value === undefined ? 'nothing' : typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value) ?? String(value);
+  const text =
+    value === undefined
+      ? 'nothing'
+      : typeof value === 'string'
+        ? JSON.stringify(value)
+        : (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-export interface FieldProblem { field: string; value: unknown; message: string }
+export interface FieldProblem {
+  field: string;
+  value: unknown;
+  message: string;
+}
 
 /** The first problem zod found, with the field's dotted path under `root` and the value given there. */
 export function firstProblem(error: z.ZodError, input: unknown, root: string): FieldProblem {

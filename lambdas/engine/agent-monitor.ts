@@ -28,22 +28,42 @@ export type DetectorThresholds = StuckThresholds;
 
 export const DEFAULT_THRESHOLDS: DetectorThresholds = DEFAULT_CONFIG.stuck_thresholds;
 
-export const DETECTORS = ['repeated_failed_move', 'oscillation', 'no_new_tiles', 'recall_spam', 'idle_turns', 'cell_revisits'] as const;
+export const DETECTORS = [
+  'repeated_failed_move',
+  'oscillation',
+  'no_new_tiles',
+  'recall_spam',
+  'idle_turns',
+  'cell_revisits',
+] as const;
 export type Detector = (typeof DETECTORS)[number];
 
 /** What the agent is told under the `advise` policy, per detector. */
 export const ADVICE: Record<Detector, string> = {
   repeated_failed_move: 'You keep trying the same move into a wall. That direction is blocked: choose another one.',
-  oscillation: 'You are moving back and forth between the same two cells. Commit to one direction and follow it to unexplored ground.',
+  oscillation:
+    'You are moving back and forth between the same two cells. Commit to one direction and follow it to unexplored ground.',
   no_new_tiles: 'Your recent actions revealed nothing new. Head for the edge of what you have seen.',
   recall_spam: 'You call recall_all too often; it shows nothing new. Move instead.',
   idle_turns: 'You have ended several turns without a tool call. Call a move tool.',
   cell_revisits: 'You keep returning to the same cell. Try routes you have not taken yet.',
 };
 
-export interface StuckSignal { detector: Detector; step: number; turn: number; detail: string }
+export interface StuckSignal {
+  detector: Detector;
+  step: number;
+  turn: number;
+  detail: string;
+}
 
-export interface Transition { from: Phase; to: Phase; step: number; turn: number; cause: string; refused: boolean }
+export interface Transition {
+  from: Phase;
+  to: Phase;
+  step: number;
+  turn: number;
+  cause: string;
+  refused: boolean;
+}
 
 export interface MonitorSnapshot {
   phase: Phase;
@@ -86,7 +106,10 @@ export class AgentMonitor {
   /** Detectors tripped since the last progress, with their details: each raises once until progress resets it. */
   private tripped = new Map<Detector, string>();
 
-  constructor(private readonly thresholds: DetectorThresholds = DEFAULT_THRESHOLDS, snapshot?: MonitorSnapshot) {
+  constructor(
+    private readonly thresholds: DetectorThresholds = DEFAULT_THRESHOLDS,
+    snapshot?: MonitorSnapshot,
+  ) {
     if (!snapshot) return;
     this.phase = snapshot.phase;
     this.phaseSinceStep = snapshot.phaseSinceStep;
@@ -103,9 +126,17 @@ export class AgentMonitor {
 
   snapshot(): MonitorSnapshot {
     return {
-      phase: this.phase, phaseSinceStep: this.phaseSinceStep, phaseSinceTurn: this.phaseSinceTurn, failedStreak: this.failedStreak,
-      positions: [...this.positions], sinceProgress: this.sinceProgress, recentRecalls: [...this.recentRecalls], idleTurns: this.idleTurns,
-      visits: [...this.visits], bestFrontierDistance: this.bestFrontierDistance, tripped: [...this.tripped],
+      phase: this.phase,
+      phaseSinceStep: this.phaseSinceStep,
+      phaseSinceTurn: this.phaseSinceTurn,
+      failedStreak: this.failedStreak,
+      positions: [...this.positions],
+      sinceProgress: this.sinceProgress,
+      recentRecalls: [...this.recentRecalls],
+      idleTurns: this.idleTurns,
+      visits: [...this.visits],
+      bestFrontierDistance: this.bestFrontierDistance,
+      tripped: [...this.tripped],
     };
   }
 
@@ -119,7 +150,11 @@ export class AgentMonitor {
    * walk back across explored ground to the next unexplored area is not a
    * loop, while stepping back and forth is (it never sets a new best).
    */
-  observe(action: ActionResult, turn: number, frontierDistance: (below?: number) => number | null = () => null): { transitions: Transition[]; signals: StuckSignal[] } {
+  observe(
+    action: ActionResult,
+    turn: number,
+    frontierDistance: (below?: number) => number | null = () => null,
+  ): { transitions: Transition[]; signals: StuckSignal[] } {
     const before = { t: this.transitions.length, s: this.signals.length };
     if (!action.executed || action.step === null) return { transitions: [], signals: [] };
     const step = action.step;
@@ -132,7 +167,8 @@ export class AgentMonitor {
       const d = frontierDistance(this.bestFrontierDistance ?? undefined);
       // The first distance after a new tile only sets the baseline; after that, only a new best is progress.
       if (d !== null && this.bestFrontierDistance !== null && d < this.bestFrontierDistance) progress = true;
-      if (d !== null && (this.bestFrontierDistance === null || d < this.bestFrontierDistance)) this.bestFrontierDistance = d;
+      if (d !== null && (this.bestFrontierDistance === null || d < this.bestFrontierDistance))
+        this.bestFrontierDistance = d;
     }
 
     if (progress) this.resetDetectors();
@@ -141,9 +177,15 @@ export class AgentMonitor {
     // the same failed move from the same cell
     if (failedMove) {
       const key = `${action.tool}@${action.from.x},${action.from.y}`;
-      this.failedStreak = this.failedStreak?.key === key ? { key, count: this.failedStreak.count + 1 } : { key, count: 1 };
+      this.failedStreak =
+        this.failedStreak?.key === key ? { key, count: this.failedStreak.count + 1 } : { key, count: 1 };
       if (this.failedStreak.count >= this.thresholds.repeated_failed_move) {
-        this.trip('repeated_failed_move', step, turn, `${action.tool} failed ${this.failedStreak.count} times in a row at (${action.from.x},${action.from.y}): ${action.message}`);
+        this.trip(
+          'repeated_failed_move',
+          step,
+          turn,
+          `${action.tool} failed ${this.failedStreak.count} times in a row at (${action.from.x},${action.from.y}): ${action.message}`,
+        );
       }
     } else if (moved || action.tool !== this.failedStreak?.key.split('@')[0]) {
       this.failedStreak = null;
@@ -159,7 +201,8 @@ export class AgentMonitor {
       }
       const n = (this.visits.get(cell) ?? 0) + 1;
       this.visits.set(cell, n);
-      if (n >= this.thresholds.cell_revisits) this.trip('cell_revisits', step, turn, `entered (${cell}) ${n} times without progress`);
+      if (n >= this.thresholds.cell_revisits)
+        this.trip('cell_revisits', step, turn, `entered (${cell}) ${n} times without progress`);
     }
 
     if (this.sinceProgress >= this.thresholds.no_new_tile_actions) {
@@ -170,20 +213,36 @@ export class AgentMonitor {
       this.recentRecalls.push(step);
       while (this.recentRecalls[0] <= step - this.thresholds.recall_window) this.recentRecalls.shift();
       if (this.recentRecalls.length >= this.thresholds.recall_spam) {
-        this.trip('recall_spam', step, turn, `${this.recentRecalls.length} recall_all calls in the last ${this.thresholds.recall_window} actions`);
+        this.trip(
+          'recall_spam',
+          step,
+          turn,
+          `${this.recentRecalls.length} recall_all calls in the last ${this.thresholds.recall_window} actions`,
+        );
       }
     }
 
     // the phase this action puts the agent in
     const tripped = this.signals.length > before.s;
-    const next: Phase | null = action.goalFound ? 'finishing'
-      : tripped ? 'stuck'
-        : action.tool === 'recall_all' && action.success ? 'recalling'
-          : moved && action.newTiles > 0 ? 'exploring'
-            // a move over known ground; out of stuck only with progress
-            : moved && (progress || this.phase !== 'stuck') ? 'backtracking'
+    const next: Phase | null = action.goalFound
+      ? 'finishing'
+      : tripped
+        ? 'stuck'
+        : action.tool === 'recall_all' && action.success
+          ? 'recalling'
+          : moved && action.newTiles > 0
+            ? 'exploring'
+            : // a move over known ground; out of stuck only with progress
+              moved && (progress || this.phase !== 'stuck')
+              ? 'backtracking'
               : null;
-    if (next && next !== this.phase) this.transition(next, step, turn, action.goalFound ? 'goal found' : tripped ? this.signals.at(-1)!.detector : action.outcome);
+    if (next && next !== this.phase)
+      this.transition(
+        next,
+        step,
+        turn,
+        action.goalFound ? 'goal found' : tripped ? this.signals.at(-1)!.detector : action.outcome,
+      );
     return { transitions: this.transitions.slice(before.t), signals: this.signals.slice(before.s) };
   }
 
@@ -203,12 +262,17 @@ export class AgentMonitor {
     return this.transition(to, step, turn, cause);
   }
 
-  get healthy(): boolean { return this.phase !== 'stuck'; }
+  get healthy(): boolean {
+    return this.phase !== 'stuck';
+  }
 
   /** The agent's state as the `advise` policy reports it, at `step` of `turn`. */
   view(step: number, turn: number): AgentStateView {
     return {
-      phase: this.phase, actionsInPhase: step - this.phaseSinceStep, turnsInPhase: turn - this.phaseSinceTurn, healthy: this.healthy,
+      phase: this.phase,
+      actionsInPhase: step - this.phaseSinceStep,
+      turnsInPhase: turn - this.phaseSinceTurn,
+      healthy: this.healthy,
       detected: [...this.tripped].map(([detector, detail]) => ({ detector, detail, advice: ADVICE[detector] })),
     };
   }

@@ -31,7 +31,10 @@ export interface Observation {
   agentState?: AgentStateView;
 }
 
-export interface TokenUsage { inputTokens: number; outputTokens: number }
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export interface AgentReply {
   calls: ToolCall[];
@@ -42,7 +45,10 @@ export interface AgentReply {
   /** Retries made before this reply arrived (provider-specific records, logged as they are). */
   retries?: ReadonlyArray<Record<string, unknown>>;
   /** A workflow agent's steps for this reply and the moves between its states (logged as machine 'workflow'). */
-  workflow?: { steps: ReadonlyArray<object>; moves: ReadonlyArray<{ from: string; to: string; cause: string; refused: boolean }> };
+  workflow?: {
+    steps: ReadonlyArray<object>;
+    moves: ReadonlyArray<{ from: string; to: string; cause: string; refused: boolean }>;
+  };
 }
 
 export interface Agent {

@@ -2,7 +2,12 @@
 // write the experiment once), the progress check between turns, and the
 // final status. Pure logic over a store interface; no AWS, no Lambda.
 import { createHash, randomUUID } from 'node:crypto';
-import { experimentConfigSchema, mergeConfig, type ExperimentConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
+import {
+  experimentConfigSchema,
+  mergeConfig,
+  type ExperimentConfig,
+  type ExperimentConfigInput,
+} from '../config/experiment-config.ts';
 import { generateMaze, type MazeSpec } from '../maze/generators/index.ts';
 import { buildMaze, REFERENCE_VISION, type Maze } from '../maze/maze.ts';
 import { Grid, type Point } from '../maze/grid.ts';
@@ -16,9 +21,7 @@ import { promptTemplate, renderPrompt } from '../config/prompts.ts';
 import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from './workflow/definition.ts';
 import { InvalidInputError } from './errors.ts';
 
-export type MazeSource =
-  | { kind: 'generated'; spec: MazeSpec }
-  | { kind: 'inline'; grid: number[][]; start: Point };
+export type MazeSource = { kind: 'generated'; spec: MazeSpec } | { kind: 'inline'; grid: number[][]; start: Point };
 
 export interface StartRequest {
   experimentId?: string;
@@ -35,10 +38,18 @@ export interface StartRequest {
 }
 
 /** The sweep run an experiment is. */
-export interface SweepRef { id: string; cell: number; repeat: number; attempt: number }
+export interface SweepRef {
+  id: string;
+  cell: number;
+  repeat: number;
+  attempt: number;
+}
 
 /** Defaults and prompts from Parameter Store (or the local parameters file). */
-export interface ConfigDefaults { config: ExperimentConfigInput; prompts: Record<string, string> }
+export interface ConfigDefaults {
+  config: ExperimentConfigInput;
+  prompts: Record<string, string>;
+}
 
 export interface StartStore {
   /** Throws InvalidInputError unless the sweep cell exists (checked before anything is written). */
@@ -46,9 +57,20 @@ export interface StartStore {
   saveMaze(maze: Maze): Promise<number>;
   /** Creates the experiment unless it exists; either way, its stored start time and config. */
   createExperiment(e: {
-    id: string; executionArn: string | null; agent: string; provider: string; model: string | null;
-    promptVersion: string | null; promptHash: string | null; promptText: string | null; agentSeed: number;
-    mazeId: number; config: ExperimentConfig; optimalMoves: number; initialState: GameState; sweep?: SweepRef;
+    id: string;
+    executionArn: string | null;
+    agent: string;
+    provider: string;
+    model: string | null;
+    promptVersion: string | null;
+    promptHash: string | null;
+    promptText: string | null;
+    agentSeed: number;
+    mazeId: number;
+    config: ExperimentConfig;
+    optimalMoves: number;
+    initialState: GameState;
+    sweep?: SweepRef;
   }): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }>;
 }
 
@@ -97,8 +119,13 @@ const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
 export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Record<string, string> = {}): string {
   const template = promptTemplate(config.prompt_version, prompts);
   const vars = {
-    width: maze.width, height: maze.height, start_x: maze.start.x, start_y: maze.start.y,
-    vision_range: config.vision_range, max_recall_actions: config.max_recall_actions, recall_interval: config.recall_interval,
+    width: maze.width,
+    height: maze.height,
+    start_x: maze.start.x,
+    start_y: maze.start.y,
+    vision_range: config.vision_range,
+    max_recall_actions: config.max_recall_actions,
+    recall_interval: config.recall_interval,
     max_actions_per_turn: config.max_actions_per_turn,
     success_text: config.success_rule === 'seen' ? 'the goal tile comes into your view' : 'you stand on the goal tile',
   };
@@ -106,12 +133,17 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
   try {
     return renderWorkflowSystem(template, (system) => renderPrompt(system, vars), `"${config.prompt_version}"`);
   } catch (e) {
-    if (e instanceof WorkflowDefinitionError) throw new InvalidInputError('config.prompt_version', config.prompt_version, e.message);
+    if (e instanceof WorkflowDefinitionError)
+      throw new InvalidInputError('config.prompt_version', config.prompt_version, e.message);
     throw e;
   }
 }
 
-export async function startExperiment(req: StartRequest, store: StartStore, defaults?: ConfigDefaults): Promise<StartedExperiment> {
+export async function startExperiment(
+  req: StartRequest,
+  store: StartStore,
+  defaults?: ConfigDefaults,
+): Promise<StartedExperiment> {
   // Everything is validated and computed before the first write, so bad input writes nothing.
   // Code defaults < parameters < this request; the result is the snapshot.
   const config = resolveConfig(mergeConfig(defaults?.config, req.config));
@@ -124,11 +156,30 @@ export async function startExperiment(req: StartRequest, store: StartStore, defa
   if (req.sweep) await store.checkSweepRun?.(req.sweep);
   const mazeId = await store.saveMaze(maze);
   const stored = await store.createExperiment({
-    id: experimentId, executionArn: req.executionArn ?? null, agent: req.agent, provider: req.provider,
-    model: req.model ?? null, promptVersion: promptText ? config.prompt_version : null, promptHash, promptText,
-    agentSeed: req.agentSeed ?? mixSeed(experimentId), mazeId, config, optimalMoves: optimal, initialState: state, sweep: req.sweep,
+    id: experimentId,
+    executionArn: req.executionArn ?? null,
+    agent: req.agent,
+    provider: req.provider,
+    model: req.model ?? null,
+    promptVersion: promptText ? config.prompt_version : null,
+    promptHash,
+    promptText,
+    agentSeed: req.agentSeed ?? mixSeed(experimentId),
+    mazeId,
+    config,
+    optimalMoves: optimal,
+    initialState: state,
+    sweep: req.sweep,
   });
-  return { experimentId, created: stored.created, maze, mazeId, config: stored.config, optimalMoves: optimal, startedAt: stored.startedAt };
+  return {
+    experimentId,
+    created: stored.created,
+    maze,
+    mazeId,
+    config: stored.config,
+    optimalMoves: optimal,
+    startedAt: stored.startedAt,
+  };
 }
 
 export type ProgressDecision = 'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new';
@@ -141,16 +192,29 @@ export interface Progress {
 }
 
 /** Between turns: stop on goal found, a halting stuck signal, max_moves, max_duration_minutes, or max_turns. */
-export function checkProgress(p: {
-  goalFound: boolean; halt: Halt | null; actionsTaken: number; startedAt: Date; maxMoves: number; maxDurationMinutes: number; turnNumber: number; maxTurns: number;
-  executionStartTurn: number; turnsPerExecution: number;
-}, now: Date): Progress {
+export function checkProgress(
+  p: {
+    goalFound: boolean;
+    halt: Halt | null;
+    actionsTaken: number;
+    startedAt: Date;
+    maxMoves: number;
+    maxDurationMinutes: number;
+    turnNumber: number;
+    maxTurns: number;
+    executionStartTurn: number;
+    turnsPerExecution: number;
+  },
+  now: Date,
+): Progress {
   if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
   if (p.halt) return { decision: 'stuck', reason: p.halt.detector, detail: p.halt.detail };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
-  if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000) return { decision: 'timeout', reason: 'max_duration' };
+  if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000)
+    return { decision: 'timeout', reason: 'max_duration' };
   if (p.turnNumber >= p.maxTurns) return { decision: 'timeout', reason: 'max_turns' };
   // Well before the 25,000-event history cap, hand over to a fresh execution.
-  if (p.turnNumber - p.executionStartTurn + 1 >= p.turnsPerExecution) return { decision: 'continue_as_new', reason: 'history_budget' };
+  if (p.turnNumber - p.executionStartTurn + 1 >= p.turnsPerExecution)
+    return { decision: 'continue_as_new', reason: 'history_budget' };
   return { decision: 'continue', reason: 'running' };
 }

@@ -25,10 +25,15 @@ export interface GameState {
 export type SeenTile = [number, number, Tile];
 
 export type Outcome =
-  | 'moved' | 'blocked_by_wall' | 'blocked_by_edge'
-  | 'recalled' | 'recall_cooldown'
-  | 'unknown_tool' | 'invalid_arguments'
-  | 'refused_action_limit' | 'refused_turn_over';
+  | 'moved'
+  | 'blocked_by_wall'
+  | 'blocked_by_edge'
+  | 'recalled'
+  | 'recall_cooldown'
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'refused_action_limit'
+  | 'refused_turn_over';
 
 export interface ActionResult {
   callIndex: number;
@@ -68,7 +73,10 @@ function goalVisible(maze: Maze, cells: number[]): boolean {
 function learn(state: GameState, maze: Maze, cells: number[]): number {
   let fresh = 0;
   for (const i of cells) {
-    if (state.known[i] === UNKNOWN) { state.known[i] = maze.grid.cells[i]; fresh++; }
+    if (state.known[i] === UNKNOWN) {
+      state.known[i] = maze.grid.cells[i];
+      fresh++;
+    }
   }
   state.tilesSeen += fresh;
   return fresh;
@@ -83,8 +91,13 @@ function isFound(state: GameState, maze: Maze, cells: number[], config: Experime
 /** The state before the first action: at the start, having looked around once. */
 export function initialState(maze: Maze, config: ExperimentConfig): GameState {
   const state: GameState = {
-    position: { ...maze.start }, actionsTaken: 0, turnsCompleted: 0, tilesSeen: 0,
-    goalFound: false, lastRecallStep: null, recentVision: [],
+    position: { ...maze.start },
+    actionsTaken: 0,
+    turnsCompleted: 0,
+    tilesSeen: 0,
+    goalFound: false,
+    lastRecallStep: null,
+    recentVision: [],
     known: new Uint8Array(maze.width * maze.height).fill(UNKNOWN),
   };
   const cells = visibleCells(maze.grid, state.position, visionOf(config));
@@ -95,18 +108,45 @@ export function initialState(maze: Maze, config: ExperimentConfig): GameState {
 }
 
 export function cloneState(state: GameState): GameState {
-  return { ...state, position: { ...state.position }, recentVision: state.recentVision.map((v) => v.slice()), known: state.known.slice() };
+  return {
+    ...state,
+    position: { ...state.position },
+    recentVision: state.recentVision.map((v) => v.slice()),
+    known: state.known.slice(),
+  };
 }
 
-interface CallContext { callIndex: number; assistantText: string | null }
+interface CallContext {
+  callIndex: number;
+  assistantText: string | null;
+}
 
 /** A call that is logged but not executed (over the turn's limit, or after the turn ended). */
-export function refuseCall(state: GameState, call: ToolCall, ctx: CallContext, outcome: 'refused_action_limit' | 'refused_turn_over', message: string): ActionResult {
+export function refuseCall(
+  state: GameState,
+  call: ToolCall,
+  ctx: CallContext,
+  outcome: 'refused_action_limit' | 'refused_turn_over',
+  message: string,
+): ActionResult {
   return {
-    callIndex: ctx.callIndex, step: null, tool: String(call.name), arguments: call.arguments ?? null,
-    reasoning: reasoningOf(call.arguments), assistantText: ctx.assistantText, parsedFromText: call.parsedFromText === true,
-    executed: false, success: false, outcome, message,
-    from: { ...state.position }, to: { ...state.position }, vision: [], newTiles: 0, recalled: null, goalFound: state.goalFound,
+    callIndex: ctx.callIndex,
+    step: null,
+    tool: String(call.name),
+    arguments: call.arguments ?? null,
+    reasoning: reasoningOf(call.arguments),
+    assistantText: ctx.assistantText,
+    parsedFromText: call.parsedFromText === true,
+    executed: false,
+    success: false,
+    outcome,
+    message,
+    from: { ...state.position },
+    to: { ...state.position },
+    vision: [],
+    newTiles: 0,
+    recalled: null,
+    goalFound: state.goalFound,
   };
 }
 
@@ -122,7 +162,13 @@ function reasoningOf(args: unknown): string | null {
  * (unknown tool, bad arguments) are executed as failed actions: they take a
  * step, count toward max_moves and leave the agent where it was.
  */
-export function executeCall(state: GameState, maze: Maze, config: ExperimentConfig, call: ToolCall, ctx: CallContext): ActionResult {
+export function executeCall(
+  state: GameState,
+  maze: Maze,
+  config: ExperimentConfig,
+  call: ToolCall,
+  ctx: CallContext,
+): ActionResult {
   const from = { ...state.position };
   const step = state.actionsTaken + 1;
   state.actionsTaken = step;
@@ -138,7 +184,8 @@ export function executeCall(state: GameState, maze: Maze, config: ExperimentConf
       message = `${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`;
     } else {
       const { dx, dy } = DIRECTIONS[MOVE_TOOLS[call.name]];
-      const nx = from.x + dx, ny = from.y + dy;
+      const nx = from.x + dx,
+        ny = from.y + dy;
       if (!maze.grid.inBounds(nx, ny)) {
         outcome = 'blocked_by_edge';
         message = `cannot move ${MOVE_TOOLS[call.name]}: the edge of the maze`;
@@ -163,7 +210,10 @@ export function executeCall(state: GameState, maze: Maze, config: ExperimentConf
     } else {
       const cells = new Set<number>();
       for (const v of state.recentVision) for (const i of v) cells.add(i);
-      recalled = toSeen(maze, [...cells].sort((a, b) => a - b));
+      recalled = toSeen(
+        maze,
+        [...cells].sort((a, b) => a - b),
+      );
       state.lastRecallStep = step;
       outcome = 'recalled';
       message = `recalled ${recalled.length} tiles seen in the last ${config.max_recall_actions} actions`;
@@ -180,15 +230,32 @@ export function executeCall(state: GameState, maze: Maze, config: ExperimentConf
   if (!state.goalFound && isFound(state, maze, cells, config)) state.goalFound = true;
 
   return {
-    callIndex: ctx.callIndex, step, tool: String(call.name), arguments: call.arguments ?? null,
-    reasoning: reasoningOf(args), assistantText: ctx.assistantText, parsedFromText: call.parsedFromText === true,
-    executed: true, success: outcome === 'moved' || outcome === 'recalled', outcome, message,
-    from, to: { ...state.position }, vision: toSeen(maze, cells), newTiles, recalled, goalFound: state.goalFound,
+    callIndex: ctx.callIndex,
+    step,
+    tool: String(call.name),
+    arguments: call.arguments ?? null,
+    reasoning: reasoningOf(args),
+    assistantText: ctx.assistantText,
+    parsedFromText: call.parsedFromText === true,
+    executed: true,
+    success: outcome === 'moved' || outcome === 'recalled',
+    outcome,
+    message,
+    from,
+    to: { ...state.position },
+    vision: toSeen(maze, cells),
+    newTiles,
+    recalled,
+    goalFound: state.goalFound,
   };
 }
 
 /** One executed action as the log keeps it: enough to rebuild what the agent knows. */
-export interface LoggedVision { step: number; vision: SeenTile[]; recalled: boolean }
+export interface LoggedVision {
+  step: number;
+  vision: SeenTile[];
+  recalled: boolean;
+}
 
 /**
  * Rebuilds the state from the action log (executed actions in step order):
@@ -196,7 +263,8 @@ export interface LoggedVision { step: number; vision: SeenTile[]; recalled: bool
  * executeCall built them.
  */
 export function stateFromLog(
-  maze: Maze, config: ExperimentConfig,
+  maze: Maze,
+  config: ExperimentConfig,
   counters: Pick<GameState, 'position' | 'actionsTaken' | 'turnsCompleted' | 'goalFound'>,
   log: LoggedVision[],
 ): GameState {
@@ -208,5 +276,11 @@ export function stateFromLog(
     if (state.recentVision.length > config.max_recall_actions) state.recentVision.shift();
     if (entry.recalled) state.lastRecallStep = entry.step;
   }
-  return { ...state, position: { ...counters.position }, actionsTaken: counters.actionsTaken, turnsCompleted: counters.turnsCompleted, goalFound: counters.goalFound };
+  return {
+    ...state,
+    position: { ...counters.position },
+    actionsTaken: counters.actionsTaken,
+    turnsCompleted: counters.turnsCompleted,
+    goalFound: counters.goalFound,
+  };
 }

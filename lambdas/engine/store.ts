@@ -33,7 +33,13 @@ export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | '
 /** A transition as stored: the agent's phase, or a workflow's state (from/to are then workflow states). */
 export interface RecordedTransition {
   machine?: 'agent' | 'workflow';
-  from: string; to: string; step: number; turn: number; cause: string; refused: boolean; at: Date;
+  from: string;
+  to: string;
+  step: number;
+  turn: number;
+  cause: string;
+  refused: boolean;
+  at: Date;
 }
 
 /** A stuck signal that ended the run (halt policy). */

@@ -4,7 +4,10 @@ import { z } from 'zod';
 import type { Direction } from '../maze/grid.ts';
 
 export const MOVE_TOOLS = {
-  move_north: 'north', move_south: 'south', move_east: 'east', move_west: 'west',
+  move_north: 'north',
+  move_south: 'south',
+  move_east: 'east',
+  move_west: 'west',
 } as const satisfies Record<string, Direction>;
 export type MoveTool = keyof typeof MOVE_TOOLS;
 export const RECALL_TOOL = 'recall_all';
@@ -16,9 +19,18 @@ export const moveArgsSchema = z.object({ reasoning: z.string().max(MAX_REASONING
 export const recallArgsSchema = z.object({}).strict();
 
 /** A tool call as an agent produced it: arguments not yet validated. */
-export interface ToolCall { name: string; arguments: unknown; id?: string; parsedFromText?: boolean }
+export interface ToolCall {
+  name: string;
+  arguments: unknown;
+  id?: string;
+  parsedFromText?: boolean;
+}
 
-export interface ToolSpec { name: ToolName; description: string; parameters: Record<string, unknown> }
+export interface ToolSpec {
+  name: ToolName;
+  description: string;
+  parameters: Record<string, unknown>;
+}
 
 export const TOOL_SPECS: ToolSpec[] = [
   ...(Object.entries(MOVE_TOOLS) as Array<[MoveTool, Direction]>).map(([name, dir]) => ({

@@ -8,7 +8,15 @@
 import type { AgentFactory, AgentReply } from './agent.ts';
 import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult } from './game.ts';
 import { visibleCells } from '../maze/vision.ts';
-import type { EngineStore, Halt, LlmCallRecord, RecordedTransition, TurnStopReason, TurnSummary, TurnTotals } from './store.ts';
+import type {
+  EngineStore,
+  Halt,
+  LlmCallRecord,
+  RecordedTransition,
+  TurnStopReason,
+  TurnSummary,
+  TurnTotals,
+} from './store.ts';
 import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
@@ -21,20 +29,32 @@ export interface TurnDeps {
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
   const now = deps.now ?? (() => new Date());
-  const { experiment, maze, state: saved, agentState, agentMemory } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
+  const {
+    experiment,
+    maze,
+    state: saved,
+    agentState,
+    agentMemory,
+  } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
   if (saved.turnsCompleted >= turnNumber) {
     // A replay (a retried invocation): return what was committed, write nothing.
     const existing = await deps.store.findTurn(experimentId, turnNumber);
     if (existing) return existing;
   }
   if (experiment.status !== 'running') throw new ExperimentClosedError(experimentId, experiment.status);
-  if (saved.turnsCompleted !== turnNumber - 1) throw new TurnOutOfOrderError(experimentId, turnNumber, saved.turnsCompleted);
+  if (saved.turnsCompleted !== turnNumber - 1)
+    throw new TurnOutOfOrderError(experimentId, turnNumber, saved.turnsCompleted);
 
   const config = experiment.config;
   const state = cloneState(saved);
   const startedAt = now();
   const agent = deps.agents({
-    experimentId, agent: experiment.agent, model: experiment.model, seed: experiment.agentSeed, config, promptText: experiment.promptText,
+    experimentId,
+    agent: experiment.agent,
+    model: experiment.model,
+    seed: experiment.agentSeed,
+    config,
+    promptText: experiment.promptText,
     memory: agentMemory ?? null,
   });
   const actions: ActionResult[] = [];
@@ -58,49 +78,81 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     }
   };
   const limitReached = (): TurnStopReason | null =>
-    state.goalFound ? 'goal_found'
-      : halt ? 'stuck'
-      : state.actionsTaken >= config.max_moves ? 'max_moves'
-        : executed >= config.max_actions_per_turn ? 'action_limit' : null;
+    state.goalFound
+      ? 'goal_found'
+      : halt
+        ? 'stuck'
+        : state.actionsTaken >= config.max_moves
+          ? 'max_moves'
+          : executed >= config.max_actions_per_turn
+            ? 'action_limit'
+            : null;
   let stopReason: TurnStopReason | null = limitReached(); // a finished game asks the agent nothing
 
   while (stopReason === null) {
     const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
     const reply: AgentReply = await agent.act({
-      turnNumber, position: { ...state.position }, visible,
-      known, results: lastResults, actionsTaken: state.actionsTaken, tilesSeen: state.tilesSeen, phase: monitor.phase,
-      actionsLeftInTurn: config.max_actions_per_turn - executed, config,
+      turnNumber,
+      position: { ...state.position },
+      visible,
+      known,
+      results: lastResults,
+      actionsTaken: state.actionsTaken,
+      tilesSeen: state.tilesSeen,
+      phase: monitor.phase,
+      actionsLeftInTurn: config.max_actions_per_turn - executed,
+      config,
       ...(config.stuck_policy === 'advise' ? { agentState: monitor.view(state.actionsTaken, turnNumber) } : {}),
     });
     if (agent.callsModel) {
       llmCalls.push({
-        callIndex: llmCalls.length, firstActionIndex: reply.calls.length > 0 ? actions.length : null,
-        inputTokens: reply.usage?.inputTokens ?? null, outputTokens: reply.usage?.outputTokens ?? null,
-        latencyMs: Math.round(reply.latencyMs ?? 0), stopReason: reply.stopReason ?? null, text: reply.text ?? null,
-        toolCalls: reply.calls.map((c) => ({ name: String(c.name), arguments: c.arguments ?? null, parsedFromText: c.parsedFromText === true })),
-        retries: reply.retries ?? [], workflowSteps: reply.workflow?.steps ?? null,
+        callIndex: llmCalls.length,
+        firstActionIndex: reply.calls.length > 0 ? actions.length : null,
+        inputTokens: reply.usage?.inputTokens ?? null,
+        outputTokens: reply.usage?.outputTokens ?? null,
+        latencyMs: Math.round(reply.latencyMs ?? 0),
+        stopReason: reply.stopReason ?? null,
+        text: reply.text ?? null,
+        toolCalls: reply.calls.map((c) => ({
+          name: String(c.name),
+          arguments: c.arguments ?? null,
+          parsedFromText: c.parsedFromText === true,
+        })),
+        retries: reply.retries ?? [],
+        workflowSteps: reply.workflow?.steps ?? null,
       });
     }
     if (reply.workflow) {
       const at = now();
-      for (const m of reply.workflow.moves) transitions.push({ machine: 'workflow', ...m, step: state.actionsTaken, turn: turnNumber, at });
+      for (const m of reply.workflow.moves)
+        transitions.push({ machine: 'workflow', ...m, step: state.actionsTaken, turn: turnNumber, at });
     }
     if (reply.usage) {
       totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
       totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;
     }
     totals.latencyMs += reply.latencyMs ?? 0;
-    if (reply.calls.length === 0) { stopReason = reply.text ? 'no_tool_calls' : 'empty_reply'; break; }
+    if (reply.calls.length === 0) {
+      stopReason = reply.text ? 'no_tool_calls' : 'empty_reply';
+      break;
+    }
 
     lastResults = [];
     reply.calls.forEach((call, k) => {
-      const ctx = { callIndex: actions.length, assistantText: k === 0 ? reply.text ?? null : null };
+      const ctx = { callIndex: actions.length, assistantText: k === 0 ? (reply.text ?? null) : null };
       const ended = limitReached();
-      const result = ended === null
-        ? executeCall(state, maze, config, call, ctx)
-        : ended === 'action_limit'
-          ? refuseCall(state, call, ctx, 'refused_action_limit', `not executed: a turn runs at most ${config.max_actions_per_turn} actions`)
-          : refuseCall(state, call, ctx, 'refused_turn_over', `not executed: the turn ended (${ended})`);
+      const result =
+        ended === null
+          ? executeCall(state, maze, config, call, ctx)
+          : ended === 'action_limit'
+            ? refuseCall(
+                state,
+                call,
+                ctx,
+                'refused_action_limit',
+                `not executed: a turn runs at most ${config.max_actions_per_turn} actions`,
+              )
+            : refuseCall(state, call, ctx, 'refused_turn_over', `not executed: the turn ended (${ended})`);
       if (result.executed) {
         executed++;
         watch(monitor.observe(result, turnNumber, frontierDistance));
@@ -119,11 +171,25 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   totals.llmCalls = llmCalls.length;
   const price = experiment.model ? config.prices[experiment.model] : undefined;
   if (price && totals.inputTokens !== null) {
-    totals.costUsd = (totals.inputTokens * price.input_per_mtok + (totals.outputTokens ?? 0) * price.output_per_mtok) / 1e6;
+    totals.costUsd =
+      (totals.inputTokens * price.input_per_mtok + (totals.outputTokens ?? 0) * price.output_per_mtok) / 1e6;
   }
   const written = await deps.store.commitTurn({
-    experimentId, turnNumber, startedAt, endedAt: now(), stopReason, totals, llmCalls, actions, stateAfter: state,
-    agentStateAfter: monitor.snapshot(), agentMemoryAfter: agent.memory?.(), transitions, signals, stuckPolicy: config.stuck_policy, halt,
+    experimentId,
+    turnNumber,
+    startedAt,
+    endedAt: now(),
+    stopReason,
+    totals,
+    llmCalls,
+    actions,
+    stateAfter: state,
+    agentStateAfter: monitor.snapshot(),
+    agentMemoryAfter: agent.memory?.(),
+    transitions,
+    signals,
+    stuckPolicy: config.stuck_policy,
+    halt,
   });
   if (!written) {
     // Another invocation of the same turn committed first: its rows are the truth.
@@ -131,13 +197,22 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     if (winner) return winner;
     // Or the experiment moved on without us (finalized, or further along).
     const current = await deps.store.loadTurnContext(experimentId);
-    if (current.experiment.status !== 'running') throw new ExperimentClosedError(experimentId, current.experiment.status);
+    if (current.experiment.status !== 'running')
+      throw new ExperimentClosedError(experimentId, current.experiment.status);
     throw new TurnOutOfOrderError(experimentId, turnNumber, current.state.turnsCompleted);
   }
   return {
-    experimentId, turnNumber, actionsExecuted: executed,
-    callsRefused: actions.length - executed, stopReason, goalFound: state.goalFound,
-    actionsTaken: state.actionsTaken, tilesSeen: state.tilesSeen, position: { ...state.position },
-    phase: monitor.phase, halt, replayed: false,
+    experimentId,
+    turnNumber,
+    actionsExecuted: executed,
+    callsRefused: actions.length - executed,
+    stopReason,
+    goalFound: state.goalFound,
+    actionsTaken: state.actionsTaken,
+    tilesSeen: state.tilesSeen,
+    position: { ...state.position },
+    phase: monitor.phase,
+    halt,
+    replayed: false,
   };
 }

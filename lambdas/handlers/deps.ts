@@ -24,9 +24,16 @@ export async function databaseUrlFromEnvironment(env = process.env): Promise<str
   if (env.DATABASE_URL) return env.DATABASE_URL;
   if (env.DATABASE_SECRET_ARN && env.DATABASE_HOST) {
     const { databaseUrlFromSecret } = await import('../store/database-secret.ts');
-    return databaseUrlFromSecret({ secretArn: env.DATABASE_SECRET_ARN, host: env.DATABASE_HOST, database: env.DATABASE_NAME ?? 'ariadne' });
+    return databaseUrlFromSecret({
+      secretArn: env.DATABASE_SECRET_ARN,
+      host: env.DATABASE_HOST,
+      database: env.DATABASE_NAME ?? 'ariadne',
+    });
   }
-  throw new DatabaseConfigError('DATABASE_URL', 'set DATABASE_URL, or DATABASE_SECRET_ARN and DATABASE_HOST, for this function');
+  throw new DatabaseConfigError(
+    'DATABASE_URL',
+    'set DATABASE_URL, or DATABASE_SECRET_ARN and DATABASE_HOST, for this function',
+  );
 }
 
 async function depsFromEnvironment(): Promise<HandlerDeps> {
@@ -34,14 +41,21 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
   const db = await openDatabase({ url, poolSize: 2, migrate: false, schema: process.env.DATABASE_SCHEMA });
   const { agents } = await import('../providers/agents.ts');
   const { ssmSource } = await import('../config/ssm-source.ts');
-  const parameters = new ParameterCache(ssmSource(), process.env.PARAMETER_PREFIX ?? '/ariadne', Number(process.env.PARAMETER_TTL_MS ?? 60_000));
+  const parameters = new ParameterCache(
+    ssmSource(),
+    process.env.PARAMETER_PREFIX ?? '/ariadne',
+    Number(process.env.PARAMETER_TTL_MS ?? 60_000),
+  );
   return { store: new PgStore(db.pool), agents, now: () => new Date(), parameters };
 }
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */
 export function lambdaEntry(factory: HandlerFactory): Handler {
   return async (event) => {
-    cold ??= depsFromEnvironment().catch((err) => { cold = null; throw err; });
+    cold ??= depsFromEnvironment().catch((err) => {
+      cold = null;
+      throw err;
+    });
     return factory(await cold)(event);
   };
 }

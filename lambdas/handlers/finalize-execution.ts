@@ -2,7 +2,9 @@
 import { finalizeFromExecutionEvent, type FinalizerOutcome } from '../engine/execution-events.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
-export const finalizeExecutionHandler = (deps: HandlerDeps) => async (event: unknown): Promise<FinalizerOutcome> =>
-  finalizeFromExecutionEvent(event, deps.store);
+export const finalizeExecutionHandler =
+  (deps: HandlerDeps) =>
+  async (event: unknown): Promise<FinalizerOutcome> =>
+    finalizeFromExecutionEvent(event, deps.store);
 
 export const handler = lambdaEntry(finalizeExecutionHandler);

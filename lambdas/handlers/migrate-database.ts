@@ -3,12 +3,21 @@
 import { openDatabase } from '../store/database.ts';
 import { databaseUrlFromEnvironment } from './deps.ts';
 
-interface CustomResourceEvent { RequestType: 'Create' | 'Update' | 'Delete'; PhysicalResourceId?: string }
+interface CustomResourceEvent {
+  RequestType: 'Create' | 'Update' | 'Delete';
+  PhysicalResourceId?: string;
+}
 
-export const handler = async (event: CustomResourceEvent): Promise<{ PhysicalResourceId: string; Data?: Record<string, string> }> => {
+export const handler = async (
+  event: CustomResourceEvent,
+): Promise<{ PhysicalResourceId: string; Data?: Record<string, string> }> => {
   const PhysicalResourceId = event.PhysicalResourceId ?? 'ariadne-migrations';
   if (event.RequestType === 'Delete') return { PhysicalResourceId };
-  const db = await openDatabase({ url: await databaseUrlFromEnvironment(), poolSize: 1, schema: process.env.DATABASE_SCHEMA });
+  const db = await openDatabase({
+    url: await databaseUrlFromEnvironment(),
+    poolSize: 1,
+    schema: process.env.DATABASE_SCHEMA,
+  });
   try {
     const { rows } = await db.pool.query('SELECT name FROM schema_migrations ORDER BY version');
     return { PhysicalResourceId, Data: { Applied: rows.map((r) => r.name).join(',') } };

@@ -9,20 +9,29 @@ import { loadSweep, SweepDefinitionError } from '../../state-machine/sweep-spec.
 import { registerSweep } from '../../state-machine/sweep-registry.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
-const inputSchema = z.object({ sweep: z.object({ id: z.string().min(1), specText: z.string().min(1).max(200_000) }).strict() }).passthrough();
+const inputSchema = z
+  .object({ sweep: z.object({ id: z.string().min(1), specText: z.string().min(1).max(200_000) }).strict() })
+  .passthrough();
 
-export const registerSweepHandler = (deps: HandlerDeps) => async (event: unknown): Promise<{ sweepId: string; cells: number; runs: number }> => {
-  const { sweep } = parseOrThrow(inputSchema, event);
-  let loaded;
-  try {
-    loaded = loadSweep(sweep.specText, `"${sweep.id}"`);
-  } catch (err) {
-    if (err instanceof SweepDefinitionError) throw new InvalidInputError(err.path, sweep.id, err.message);
-    throw err;
-  }
-  if (loaded.spec.sweep !== sweep.id) throw new InvalidInputError('sweep.id', sweep.id, `sweep.id "${sweep.id}" does not match the file's sweep "${loaded.spec.sweep}"`);
-  await registerSweep(deps.store.pool, loaded);
-  return { sweepId: loaded.spec.sweep, cells: loaded.cells.length, runs: loaded.runs.length };
-};
+export const registerSweepHandler =
+  (deps: HandlerDeps) =>
+  async (event: unknown): Promise<{ sweepId: string; cells: number; runs: number }> => {
+    const { sweep } = parseOrThrow(inputSchema, event);
+    let loaded;
+    try {
+      loaded = loadSweep(sweep.specText, `"${sweep.id}"`);
+    } catch (err) {
+      if (err instanceof SweepDefinitionError) throw new InvalidInputError(err.path, sweep.id, err.message);
+      throw err;
+    }
+    if (loaded.spec.sweep !== sweep.id)
+      throw new InvalidInputError(
+        'sweep.id',
+        sweep.id,
+        `sweep.id "${sweep.id}" does not match the file's sweep "${loaded.spec.sweep}"`,
+      );
+    await registerSweep(deps.store.pool, loaded);
+    return { sweepId: loaded.spec.sweep, cells: loaded.cells.length, runs: loaded.runs.length };
+  };
 
 export const handler = lambdaEntry(registerSweepHandler);

@@ -7,11 +7,13 @@ import { loopStateSchema } from '../../state-machine/contracts.ts';
 import type { AgentFactory } from '../engine/agent.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
-export const runTurnHandler = (deps: HandlerDeps) => async (event: unknown): Promise<TurnSummary> => {
-  const state = parseOrThrow(loopStateSchema, event);
-  const secrets = (await deps.parameters?.get())?.secrets;
-  const agents: AgentFactory = secrets ? (identity) => deps.agents({ ...identity, secrets }) : deps.agents;
-  return runTurn(state.experimentId, state.turnNumber, { ...deps, agents });
-};
+export const runTurnHandler =
+  (deps: HandlerDeps) =>
+  async (event: unknown): Promise<TurnSummary> => {
+    const state = parseOrThrow(loopStateSchema, event);
+    const secrets = (await deps.parameters?.get())?.secrets;
+    const agents: AgentFactory = secrets ? (identity) => deps.agents({ ...identity, secrets }) : deps.agents;
+    return runTurn(state.experimentId, state.turnNumber, { ...deps, agents });
+  };
 
 export const handler = lambdaEntry(runTurnHandler);

@@ -2,53 +2,78 @@
 // experiment (once, keyed by the execution), hand the loop its state.
 import { startExperiment, type MazeSource } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { loopLimits, providerOf, resumeInputSchema, startRequestSchema, startTaskInputSchema, type LoopState } from '../../state-machine/contracts.ts';
+import {
+  loopLimits,
+  providerOf,
+  resumeInputSchema,
+  startRequestSchema,
+  startTaskInputSchema,
+  type LoopState,
+} from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { ollamaHostUrl, type ExperimentConfigInput } from '../config/experiment-config.ts';
 
-export const startExperimentHandler = (deps: HandlerDeps) => async (event: unknown): Promise<LoopState> => {
-  const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
-  if (request && typeof request === 'object' && 'resume' in request) {
-    // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
-    const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
-    await deps.store.attachExecution(resume.experimentId, executionArn);
-    return { ...(resume as LoopState), executionStartTurn: resume.turnNumber };
-  }
-  const input = parseOrThrow(startRequestSchema, request, 'input');
-  const maze: MazeSource = 'grid' in input.maze
-    ? { kind: 'inline', grid: input.maze.grid, start: input.maze.start }
-    : {
-      kind: 'generated',
-      spec: {
-        generator: input.maze.generator, seed: input.maze.seed,
-        width: input.maze.width ?? input.maze.size!, height: input.maze.height ?? input.maze.size!,
+export const startExperimentHandler =
+  (deps: HandlerDeps) =>
+  async (event: unknown): Promise<LoopState> => {
+    const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
+    if (request && typeof request === 'object' && 'resume' in request) {
+      // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
+      const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
+      await deps.store.attachExecution(resume.experimentId, executionArn);
+      return { ...(resume as LoopState), executionStartTurn: resume.turnNumber };
+    }
+    const input = parseOrThrow(startRequestSchema, request, 'input');
+    const maze: MazeSource =
+      'grid' in input.maze
+        ? { kind: 'inline', grid: input.maze.grid, start: input.maze.start }
+        : {
+            kind: 'generated',
+            spec: {
+              generator: input.maze.generator,
+              seed: input.maze.seed,
+              width: input.maze.width ?? input.maze.size!,
+              height: input.maze.height ?? input.maze.size!,
+            },
+          };
+    const llmProvider = providerOf(input.agent);
+    // Layer what was sent (validated above), not the parsed copy: zod fills in defaults, which would
+    // silently override Parameter Store.
+    const sent = (request as { config?: ExperimentConfigInput }).config;
+    let config: ExperimentConfigInput | undefined = input.promptVersion
+      ? { ...sent, prompt_version: input.promptVersion }
+      : sent;
+    // The environment supplies the Ollama host when the input names none (zod has filled in the default,
+    // so look at what was sent); either way the host lands in the snapshot.
+    const parameters = await deps.parameters?.get();
+    const sentHost = sent?.ollama?.host ?? parameters?.config.ollama?.host;
+    if (input.agent === 'ollama' && sentHost === undefined && process.env.OLLAMA_HOST) {
+      // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
+      config = { ...config, ollama: { ...config?.ollama, host: ollamaHostUrl(process.env.OLLAMA_HOST) } };
+    }
+    const started = await startExperiment(
+      {
+        experimentId: input.experimentId,
+        executionArn,
+        agent: input.agent,
+        provider: llmProvider,
+        model: input.model ?? null,
+        agentSeed: input.agentSeed,
+        maze,
+        config,
+        sweep: input.sweep,
       },
+      deps.store,
+      parameters && { config: parameters.config, prompts: parameters.prompts },
+    );
+    return {
+      experimentId: started.experimentId,
+      llmProvider,
+      turnNumber: 1,
+      executionStartTurn: 1,
+      startedAt: started.startedAt.toISOString(),
+      limits: loopLimits(started.config),
     };
-  const llmProvider = providerOf(input.agent);
-  // Layer what was sent (validated above), not the parsed copy: zod fills in defaults, which would
-  // silently override Parameter Store.
-  const sent = (request as { config?: ExperimentConfigInput }).config;
-  let config: ExperimentConfigInput | undefined = input.promptVersion ? { ...sent, prompt_version: input.promptVersion } : sent;
-  // The environment supplies the Ollama host when the input names none (zod has filled in the default,
-  // so look at what was sent); either way the host lands in the snapshot.
-  const parameters = await deps.parameters?.get();
-  const sentHost = sent?.ollama?.host ?? parameters?.config.ollama?.host;
-  if (input.agent === 'ollama' && sentHost === undefined && process.env.OLLAMA_HOST) {
-    // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
-    config = { ...config, ollama: { ...config?.ollama, host: ollamaHostUrl(process.env.OLLAMA_HOST) } };
-  }
-  const started = await startExperiment({
-    experimentId: input.experimentId, executionArn, agent: input.agent, provider: llmProvider,
-    model: input.model ?? null, agentSeed: input.agentSeed, maze, config, sweep: input.sweep,
-  }, deps.store, parameters && { config: parameters.config, prompts: parameters.prompts });
-  return {
-    experimentId: started.experimentId,
-    llmProvider,
-    turnNumber: 1,
-    executionStartTurn: 1,
-    startedAt: started.startedAt.toISOString(),
-    limits: loopLimits(started.config),
   };
-};
 
 export const handler = lambdaEntry(startExperimentHandler);

@@ -1,7 +1,11 @@
 /** Bad maze input (spec or file): names the field, the value and the fix. Stable name for Step Functions Catch. */
 export class MazeInputError extends Error {
   override readonly name = 'MazeInputError';
-  constructor(readonly field: string, readonly value: unknown, message: string) {
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    message: string,
+  ) {
     super(message);
   }
 }

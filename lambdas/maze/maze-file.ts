@@ -14,11 +14,19 @@ const point = z.union([
 ]);
 
 const TILE_HELP = 'a tile is 0 (empty), 1 (wall) or 2 (goal)';
-const row = z.array(z.number({ error: TILE_HELP }).int(TILE_HELP).min(0, TILE_HELP).max(2, TILE_HELP)).min(2).max(MAX_SIZE);
+const row = z
+  .array(z.number({ error: TILE_HELP }).int(TILE_HELP).min(0, TILE_HELP).max(2, TILE_HELP))
+  .min(2)
+  .max(MAX_SIZE);
 
 export const mazeFileSchema = z.object({
-  grid: z.array(row).min(2).max(MAX_SIZE)
-    .refine((rows) => rows.every((r) => r.length === rows[0].length), { message: 'every row must have the same length' }),
+  grid: z
+    .array(row)
+    .min(2)
+    .max(MAX_SIZE)
+    .refine((rows) => rows.every((r) => r.length === rows[0].length), {
+      message: 'every row must have the same length',
+    }),
   start: point,
   generator: z.string().max(64).optional(),
   seed: z.number().int().nullable().optional(),
@@ -33,11 +41,20 @@ export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
     throw new MazeInputError('maze-file', source, `${source} is not valid JSON: ${(err as Error).message}`);
   }
   const forbidden = findForbiddenKey(raw);
-  if (forbidden) throw new MazeInputError(forbidden.join('.'), source, `${source}: the key "${forbidden.join('.')}" is not allowed (it could reach object prototypes)`);
+  if (forbidden)
+    throw new MazeInputError(
+      forbidden.join('.'),
+      source,
+      `${source}: the key "${forbidden.join('.')}" is not allowed (it could reach object prototypes)`,
+    );
   const parsed = mazeFileSchema.safeParse(raw);
   if (!parsed.success) {
     const p = firstProblem(parsed.error, raw, '');
-    throw new MazeInputError(p.field || '(root)', p.value, `${source}: ${p.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`);
+    throw new MazeInputError(
+      p.field || '(root)',
+      p.value,
+      `${source}: ${p.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`,
+    );
   }
   const { grid, start } = parsed.data;
   return buildMaze(Grid.fromRows(grid), start, 'imported', parsed.data.seed ?? null);
@@ -45,10 +62,14 @@ export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
 
 export function mazeToJson(maze: Maze): object {
   return {
-    format: 'ariadne-maze', version: 1,
-    generator: maze.generator, seed: maze.seed,
-    width: maze.width, height: maze.height,
-    start: maze.start, goal: maze.goal,
+    format: 'ariadne-maze',
+    version: 1,
+    generator: maze.generator,
+    seed: maze.seed,
+    width: maze.width,
+    height: maze.height,
+    start: maze.start,
+    goal: maze.goal,
     hash: maze.hash,
     shortestPath: maze.shortestPath,
     shortestPathToSight: maze.shortestPathToSight,

@@ -39,7 +39,10 @@ export function mixSeed(...parts: Array<number | string>): number {
 
 export function createRng(seed: number): Rng {
   const init = splitmix32(seed);
-  let a = init(), b = init(), c = init(), d = init();
+  let a = init(),
+    b = init(),
+    c = init(),
+    d = init();
   const nextU32 = (): number => {
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;

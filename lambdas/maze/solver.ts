@@ -9,15 +9,18 @@ export function distancesFrom(grid: Grid, from: Point): Int32Array {
   const dist = new Int32Array(grid.width * grid.height).fill(UNREACHABLE);
   if (!grid.isOpen(from.x, from.y)) return dist;
   const queue = new Int32Array(grid.width * grid.height);
-  let head = 0, tail = 0;
+  let head = 0,
+    tail = 0;
   const startIndex = grid.index(from.x, from.y);
   dist[startIndex] = 0;
   queue[tail++] = startIndex;
   while (head < tail) {
     const i = queue[head++];
-    const x = i % grid.width, y = (i - x) / grid.width;
+    const x = i % grid.width,
+      y = (i - x) / grid.width;
     for (const name of DIRECTION_NAMES) {
-      const nx = x + DIRECTIONS[name].dx, ny = y + DIRECTIONS[name].dy;
+      const nx = x + DIRECTIONS[name].dx,
+        ny = y + DIRECTIONS[name].dy;
       if (!grid.isOpen(nx, ny)) continue;
       const j = ny * grid.width + nx;
       if (dist[j] !== UNREACHABLE) continue;

@@ -3,7 +3,10 @@
 // see-through mode, every tile of the (2r+1)^2 square clipped to the grid.
 import { DIRECTIONS, DIRECTION_NAMES, WALL, type Grid, type Point } from './grid.ts';
 
-export interface VisionOptions { range: number; seeThrough: boolean }
+export interface VisionOptions {
+  range: number;
+  seeThrough: boolean;
+}
 
 /** Indices (y*width+x) of the visible cells, the agent's own cell first. */
 export function visibleCells(grid: Grid, at: Point, opts: VisionOptions): number[] {
@@ -19,7 +22,8 @@ export function visibleCells(grid: Grid, at: Point, opts: VisionOptions): number
   for (const name of DIRECTION_NAMES) {
     const { dx, dy } = DIRECTIONS[name];
     for (let d = 1; d <= opts.range; d++) {
-      const x = at.x + dx * d, y = at.y + dy * d;
+      const x = at.x + dx * d,
+        y = at.y + dy * d;
       if (!grid.inBounds(x, y)) break;
       out.push(grid.index(x, y));
       if (grid.get(x, y) === WALL) break;
@@ -37,7 +41,8 @@ export function cellsSeeing(grid: Grid, target: Point, opts: VisionOptions): num
   for (const name of DIRECTION_NAMES) {
     const { dx, dy } = DIRECTIONS[name];
     for (let d = 1; d <= opts.range; d++) {
-      const x = target.x + dx * d, y = target.y + dy * d;
+      const x = target.x + dx * d,
+        y = target.y + dy * d;
       if (!grid.inBounds(x, y) || grid.get(x, y) === WALL) break;
       out.push(grid.index(x, y));
     }

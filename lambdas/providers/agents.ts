@@ -28,7 +28,10 @@ export const agents: AgentFactory = (identity) => {
   };
   switch (identity.agent) {
     case 'ollama':
-      return chat(ollamaModel(identity.model, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY), classifyOllamaError);
+      return chat(
+        ollamaModel(identity.model, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY),
+        classifyOllamaError,
+      );
     case 'bedrock':
       return chat(bedrockModel(identity.model, config.bedrock), classifyBedrockError);
     default:

@@ -17,8 +17,15 @@ export function isBaseline(name: string): name is BaselineAgent {
 
 export const baselineAgents: AgentFactory = (identity) => {
   switch (identity.agent) {
-    case 'random': return randomAgent(identity.seed);
-    case 'frontier': return frontierAgent();
-    default: throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"; choose one of: ${BASELINE_NAMES.join(', ')}`);
+    case 'random':
+      return randomAgent(identity.seed);
+    case 'frontier':
+      return frontierAgent();
+    default:
+      throw new InvalidInputError(
+        'agent',
+        identity.agent,
+        `unknown agent "${identity.agent}"; choose one of: ${BASELINE_NAMES.join(', ')}`,
+      );
   }
 };

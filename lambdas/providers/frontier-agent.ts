@@ -7,7 +7,12 @@ import { frontierSearch } from '../engine/frontier.ts';
 import type { Direction } from '../maze/grid.ts';
 import type { MoveTool } from '../engine/tools.ts';
 
-const TOOL_OF: Record<Direction, MoveTool> = { north: 'move_north', south: 'move_south', east: 'move_east', west: 'move_west' };
+const TOOL_OF: Record<Direction, MoveTool> = {
+  north: 'move_north',
+  south: 'move_south',
+  east: 'move_east',
+  west: 'move_west',
+};
 
 /** First move of a shortest known route to the nearest frontier (goal first); null when nothing is left to explore. */
 export function nextFrontierMove(known: KnownMap, from: { x: number; y: number }): Direction | null {
@@ -19,7 +24,9 @@ export function frontierAgent(): Agent {
     async act(obs: Observation) {
       const dir = nextFrontierMove(obs.known, obs.position);
       // Nothing left to explore: stop calling tools, which ends the turn.
-      return dir === null ? { calls: [], text: 'no reachable unexplored tile left' } : { calls: [{ name: TOOL_OF[dir], arguments: {} }] };
+      return dir === null
+        ? { calls: [], text: 'no reachable unexplored tile left' }
+        : { calls: [{ name: TOOL_OF[dir], arguments: {} }] };
     },
   };
 }

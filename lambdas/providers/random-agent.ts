@@ -16,7 +16,8 @@ export function randomAgent(seed: number): Agent {
       const { known, position } = obs;
       const open = MOVES.filter((tool) => {
         const { dx, dy } = DIRECTIONS[MOVE_TOOLS[tool]];
-        const x = position.x + dx, y = position.y + dy;
+        const x = position.x + dx,
+          y = position.y + dy;
         if (x < 0 || y < 0 || x >= known.width || y >= known.height) return false;
         const tile = known.cells[y * known.width + x];
         return tile === UNKNOWN || tile !== WALL;

@@ -4,15 +4,22 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DatabaseConfigError } from './errors.ts';
 
-export async function databaseUrlFromSecret(opts: { secretArn: string; host: string; database: string }, client = new SecretsManagerClient({})): Promise<string> {
+export async function databaseUrlFromSecret(
+  opts: { secretArn: string; host: string; database: string },
+  client = new SecretsManagerClient({}),
+): Promise<string> {
   const res = await client.send(new GetSecretValueCommand({ SecretId: opts.secretArn }));
   let secret: { username?: string; password?: string; port?: number };
   try {
     secret = JSON.parse(res.SecretString ?? '{}');
   } catch {
-    throw new DatabaseConfigError('DATABASE_SECRET_ARN', `the secret ${opts.secretArn} is not JSON with username and password`);
+    throw new DatabaseConfigError(
+      'DATABASE_SECRET_ARN',
+      `the secret ${opts.secretArn} is not JSON with username and password`,
+    );
   }
-  if (!secret.username || !secret.password) throw new DatabaseConfigError('DATABASE_SECRET_ARN', `the secret ${opts.secretArn} has no username or password`);
+  if (!secret.username || !secret.password)
+    throw new DatabaseConfigError('DATABASE_SECRET_ARN', `the secret ${opts.secretArn} has no username or password`);
   const url = new URL(`postgres://${opts.host}:${secret.port ?? 5432}/${opts.database}`);
   url.username = secret.username;
   url.password = secret.password;

@@ -32,12 +32,22 @@ export function checkDatabaseUrl(url: string, field = 'DATABASE_URL'): void {
   try {
     u = new URL(url);
   } catch {
-    throw new DatabaseConfigError(field, `${field} "${maskUrl(url)}" is not a URL; expected postgres://user:password@host:5432/database`);
+    throw new DatabaseConfigError(
+      field,
+      `${field} "${maskUrl(url)}" is not a URL; expected postgres://user:password@host:5432/database`,
+    );
   }
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
-    throw new DatabaseConfigError(field, `${field} "${maskUrl(url)}" has scheme "${u.protocol}"; expected postgres://user:password@host:5432/database`);
+    throw new DatabaseConfigError(
+      field,
+      `${field} "${maskUrl(url)}" has scheme "${u.protocol}"; expected postgres://user:password@host:5432/database`,
+    );
   }
-  if (!u.hostname) throw new DatabaseConfigError(field, `${field} "${maskUrl(url)}" names no host; expected postgres://user:password@host:5432/database`);
+  if (!u.hostname)
+    throw new DatabaseConfigError(
+      field,
+      `${field} "${maskUrl(url)}" names no host; expected postgres://user:password@host:5432/database`,
+    );
 }
 
 export interface OpenOptions {
@@ -67,7 +77,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     await pool.query('SELECT 1');
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw new DatabaseConfigError(field, `cannot connect to ${field} ${maskUrl(opts.url)}: ${(err as Error).message}. Check that the server is running and the URL is right, or unset ${field} to use the embedded database.`);
+    throw new DatabaseConfigError(
+      field,
+      `cannot connect to ${field} ${maskUrl(opts.url)}: ${(err as Error).message}. Check that the server is running and the URL is right, or unset ${field} to use the embedded database.`,
+    );
   }
   if (opts.migrate !== false) await migrate(pool, schema);
   return { pool, schema, displayUrl: maskUrl(opts.url), close: () => pool.end() };

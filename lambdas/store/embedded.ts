@@ -24,7 +24,12 @@ export function defaultDataDir(): string {
   return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');
 }
 
-export interface EmbeddedServer { url: string; dataDir: string; owned: boolean; stop(): Promise<void> }
+export interface EmbeddedServer {
+  url: string;
+  dataDir: string;
+  owned: boolean;
+  stop(): Promise<void>;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,7 +47,8 @@ function runningPort(dataDir: string): number | null {
   const pidFile = join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return null;
   const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]), port = Number(lines[3]);
+  const pid = Number(lines[0]),
+    port = Number(lines[3]);
   try {
     process.kill(pid, 0);
     return Number.isInteger(port) && port > 0 ? port : null;
@@ -51,7 +57,9 @@ function runningPort(dataDir: string): number | null {
   }
 }
 
-export async function startEmbeddedPostgres(opts: { dataDir?: string; persistent?: boolean; log?: (line: string) => void } = {}): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres(
+  opts: { dataDir?: string; persistent?: boolean; log?: (line: string) => void } = {},
+): Promise<EmbeddedServer> {
   const dataDir = opts.dataDir ?? defaultDataDir();
   const urlFor = (port: number, db = EMBEDDED_DATABASE) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
   const existing = runningPort(dataDir);
@@ -75,17 +83,25 @@ export async function startEmbeddedPostgres(opts: { dataDir?: string; persistent
     initdbFlags: ['--encoding=UTF8', '--no-locale'],
     // Listen on loopback only; enough connections for concurrent experiments.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (m: string) => { logs.push(m); if (logs.length > 200) logs.shift(); opts.log?.(m); },
-    onError: (m: unknown) => { logs.push(String(m)); },
+    onLog: (m: string) => {
+      logs.push(m);
+      if (logs.length > 200) logs.shift();
+      opts.log?.(m);
+    },
+    onError: (m: unknown) => {
+      logs.push(String(m));
+    },
   });
   try {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
   } catch (err) {
-    throw new DatabaseConfigError('ARIADNE_DATA_DIR',
+    throw new DatabaseConfigError(
+      'ARIADNE_DATA_DIR',
       `could not start the embedded Postgres in ${dataDir}: ${err instanceof Error ? err.message : 'the server exited'}\n` +
-      `last server output:\n${logs.slice(-10).join('').trim()}\n` +
-      'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), or set DATABASE_URL to use another server.');
+        `last server output:\n${logs.slice(-10).join('').trim()}\n` +
+        'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), or set DATABASE_URL to use another server.',
+    );
   }
   await ensureDatabase(urlFor(port, 'postgres'));
   return { url: urlFor(port), dataDir, owned: true, stop: () => server.stop() };
@@ -96,9 +112,10 @@ async function ensureDatabase(adminUrl: string): Promise<void> {
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
-    if (!rowCount) await client.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`).catch((err: { code?: string }) => {
-      if (err.code !== '42P04') throw err; // created meanwhile by a concurrent starter
-    });
+    if (!rowCount)
+      await client.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04') throw err; // created meanwhile by a concurrent starter
+      });
   } finally {
     await client.end();
   }

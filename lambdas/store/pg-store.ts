@@ -6,7 +6,14 @@ import { Grid } from '../maze/grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
-import type { EngineStore, ExperimentInfo, ExperimentStatus, TurnContext, TurnSummary, TurnWrite } from '../engine/store.ts';
+import type {
+  EngineStore,
+  ExperimentInfo,
+  ExperimentStatus,
+  TurnContext,
+  TurnSummary,
+  TurnWrite,
+} from '../engine/store.ts';
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
 import type { SweepRef } from '../engine/experiment.ts';
 import { commitTurnQuery } from './turn-sql.ts';
@@ -40,7 +47,16 @@ const STATE_CACHE_SIZE = 256;
 const INFO_COLUMNS = 'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id';
 
 function experimentInfoOf(r: Record<string, any>): ExperimentInfo {
-  return { id: r.id, agent: r.agent, model: r.model, promptText: r.prompt_text, agentSeed: r.agent_seed, status: r.status, config: r.config, startedAt: r.started_at };
+  return {
+    id: r.id,
+    agent: r.agent,
+    model: r.model,
+    promptText: r.prompt_text,
+    agentSeed: r.agent_seed,
+    status: r.status,
+    config: r.config,
+    startedAt: r.started_at,
+  };
 }
 
 export class PgStore implements EngineStore {
@@ -55,7 +71,10 @@ export class PgStore implements EngineStore {
   constructor(readonly pool: pg.Pool) {}
 
   /** Every statement of the store: connection failures are retried (writes are idempotent), then DatabaseUnavailableError. */
-  private query<R extends pg.QueryResultRow = any>(query: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  private query<R extends pg.QueryResultRow = any>(
+    query: string | pg.QueryConfig,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
     return queryWithRetry<R>(this.pool, query, values);
   }
 
@@ -66,8 +85,16 @@ export class PgStore implements EngineStore {
   }
 
   async checkSweepRun(ref: SweepRef): Promise<void> {
-    const { rowCount } = await this.query('SELECT 1 FROM sweep_cells WHERE sweep_id = $1 AND cell_index = $2', [ref.id, ref.cell]);
-    if (rowCount === 0) throw new InvalidInputError('sweep', ref, `sweep "${ref.id}" has no cell ${ref.cell}; sweeps are registered by ariadne sweep (or the sweep machine's RegisterSweep) before their runs start`);
+    const { rowCount } = await this.query('SELECT 1 FROM sweep_cells WHERE sweep_id = $1 AND cell_index = $2', [
+      ref.id,
+      ref.cell,
+    ]);
+    if (rowCount === 0)
+      throw new InvalidInputError(
+        'sweep',
+        ref,
+        `sweep "${ref.id}" has no cell ${ref.cell}; sweeps are registered by ariadne sweep (or the sweep machine's RegisterSweep) before their runs start`,
+      );
   }
 
   /** Inserts the maze unless its content hash is known; returns its id either way. */
@@ -77,8 +104,21 @@ export class PgStore implements EngineStore {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (content_hash) DO UPDATE SET content_hash = EXCLUDED.content_hash
        RETURNING id`,
-      [maze.hash, maze.generator, maze.seed, maze.width, maze.height, JSON.stringify(maze.grid.toRows()),
-        maze.start.x, maze.start.y, maze.goal.x, maze.goal.y, maze.shortestPath, maze.shortestPathToSight]);
+      [
+        maze.hash,
+        maze.generator,
+        maze.seed,
+        maze.width,
+        maze.height,
+        JSON.stringify(maze.grid.toRows()),
+        maze.start.x,
+        maze.start.y,
+        maze.goal.x,
+        maze.goal.y,
+        maze.shortestPath,
+        maze.shortestPathToSight,
+      ],
+    );
     this.mazes.set(rows[0].id, maze);
     return rows[0].id;
   }
@@ -90,9 +130,16 @@ export class PgStore implements EngineStore {
     if (rows.length === 0) throw new Error(`maze ${id} not found`);
     const r = rows[0];
     const maze: Maze = {
-      generator: r.generator, seed: r.seed, width: r.width, height: r.height,
-      grid: Grid.fromRows(r.grid), start: { x: r.start_x, y: r.start_y }, goal: { x: r.goal_x, y: r.goal_y },
-      hash: r.content_hash, shortestPath: r.shortest_path, shortestPathToSight: r.shortest_path_to_sight,
+      generator: r.generator,
+      seed: r.seed,
+      width: r.width,
+      height: r.height,
+      grid: Grid.fromRows(r.grid),
+      start: { x: r.start_x, y: r.start_y },
+      goal: { x: r.goal_x, y: r.goal_y },
+      hash: r.content_hash,
+      shortestPath: r.shortest_path,
+      shortestPathToSight: r.shortest_path_to_sight,
     };
     this.mazes.set(id, maze);
     return maze;
@@ -109,18 +156,49 @@ export class PgStore implements EngineStore {
          maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
-      [e.id, e.executionArn ? [e.executionArn] : [], e.agent, e.provider, e.model, e.promptVersion, e.promptHash, e.promptText,
-        e.agentSeed, e.mazeId, JSON.stringify(e.config), e.optimalMoves, s.goalFound, s.position.x, s.position.y, s.tilesSeen,
-        e.sweep?.id ?? null, e.sweep?.cell ?? null, e.sweep?.repeat ?? null, e.sweep?.attempt ?? null]);
+      [
+        e.id,
+        e.executionArn ? [e.executionArn] : [],
+        e.agent,
+        e.provider,
+        e.model,
+        e.promptVersion,
+        e.promptHash,
+        e.promptText,
+        e.agentSeed,
+        e.mazeId,
+        JSON.stringify(e.config),
+        e.optimalMoves,
+        s.goalFound,
+        s.position.x,
+        s.position.y,
+        s.tilesSeen,
+        e.sweep?.id ?? null,
+        e.sweep?.cell ?? null,
+        e.sweep?.repeat ?? null,
+        e.sweep?.attempt ?? null,
+      ],
+    );
     if (rows.length === 1) {
-      const experiment: ExperimentInfo = { id: e.id, agent: e.agent, model: e.model, promptText: e.promptText, agentSeed: e.agentSeed, status: 'running', config: e.config, startedAt: rows[0].started_at };
+      const experiment: ExperimentInfo = {
+        id: e.id,
+        agent: e.agent,
+        model: e.model,
+        promptText: e.promptText,
+        agentSeed: e.agentSeed,
+        status: 'running',
+        config: e.config,
+        startedAt: rows[0].started_at,
+      };
       this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s, agentState: null, agentMemory: null });
       return { created: true, startedAt: rows[0].started_at, config: e.config };
     }
     if (e.executionArn) {
       await this.query(
         `UPDATE experiments SET execution_arns = array_append(execution_arns, $2::text)
-         WHERE id = $1 AND NOT ($2::text = ANY (execution_arns))`, [e.id, e.executionArn]);
+         WHERE id = $1 AND NOT ($2::text = ANY (execution_arns))`,
+        [e.id, e.executionArn],
+      );
     }
     const stored = await this.getExperimentInfo(e.id);
     return { created: false, startedAt: stored.startedAt, config: stored.config };
@@ -140,17 +218,36 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query(
       `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory,
               (SELECT agent_state FROM turns t WHERE t.experiment_id = e.id ORDER BY turn_number DESC LIMIT 1) AS agent_state
-       FROM experiments e WHERE id = $1`, [experimentId]);
+       FROM experiments e WHERE id = $1`,
+      [experimentId],
+    );
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);
     const maze = await this.loadMaze(r.maze_id);
-    if (cached && cached.state.turnsCompleted === r.turns_completed) return { experiment, maze, state: cloneState(cached.state), agentState: r.agent_state, agentMemory: r.agent_memory };
+    if (cached && cached.state.turnsCompleted === r.turns_completed)
+      return {
+        experiment,
+        maze,
+        state: cloneState(cached.state),
+        agentState: r.agent_state,
+        agentMemory: r.agent_memory,
+      };
     const log = await this.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
-      'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number', [experimentId]);
-    const state = stateFromLog(maze, experiment.config, {
-      position: { x: r.position_x, y: r.position_y }, actionsTaken: r.actions_taken, turnsCompleted: r.turns_completed, goalFound: r.goal_found,
-    }, log.rows.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })));
+      'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number',
+      [experimentId],
+    );
+    const state = stateFromLog(
+      maze,
+      experiment.config,
+      {
+        position: { x: r.position_x, y: r.position_y },
+        actionsTaken: r.actions_taken,
+        turnsCompleted: r.turns_completed,
+        goalFound: r.goal_found,
+      },
+      log.rows.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })),
+    );
     const ctx: TurnContext = { experiment, maze, state, agentState: r.agent_state, agentMemory: r.agent_memory };
     if (experiment.status === 'running') this.remember(ctx);
     return ctx;
@@ -160,13 +257,24 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query(
       `SELECT actions_executed, calls_refused, stop_reason, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after,
               agent_phase, halted_by
-       FROM turns WHERE experiment_id = $1 AND turn_number = $2`, [experimentId, turnNumber]);
+       FROM turns WHERE experiment_id = $1 AND turn_number = $2`,
+      [experimentId, turnNumber],
+    );
     if (rows.length === 0) return null;
     const r = rows[0];
     return {
-      experimentId, turnNumber, actionsExecuted: r.actions_executed, callsRefused: r.calls_refused, stopReason: r.stop_reason,
-      goalFound: r.goal_found, actionsTaken: r.actions_taken_after, tilesSeen: r.tiles_seen_after,
-      position: { x: r.position_x_after, y: r.position_y_after }, phase: r.agent_phase ?? 'exploring', halt: r.halted_by, replayed: true,
+      experimentId,
+      turnNumber,
+      actionsExecuted: r.actions_executed,
+      callsRefused: r.calls_refused,
+      stopReason: r.stop_reason,
+      goalFound: r.goal_found,
+      actionsTaken: r.actions_taken_after,
+      tilesSeen: r.tiles_seen_after,
+      position: { x: r.position_x_after, y: r.position_y_after },
+      phase: r.agent_phase ?? 'exploring',
+      halt: r.halted_by,
+      replayed: true,
     };
   }
 
@@ -174,7 +282,13 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query<{ written: number }>(commitTurnQuery(turn));
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
-    if (written && cached) this.remember({ ...cached, state: turn.stateAfter, agentState: turn.agentStateAfter, agentMemory: turn.agentMemoryAfter ?? cached.agentMemory });
+    if (written && cached)
+      this.remember({
+        ...cached,
+        state: turn.stateAfter,
+        agentState: turn.agentStateAfter,
+        agentMemory: turn.agentMemoryAfter ?? cached.agentMemory,
+      });
     else this.contexts.delete(turn.experimentId);
     return written;
   }
@@ -184,17 +298,23 @@ export class PgStore implements EngineStore {
     const { rowCount } = await this.query(
       `UPDATE experiments SET execution_arns = CASE WHEN $2::text = ANY (execution_arns) THEN execution_arns ELSE array_append(execution_arns, $2::text) END,
               updated_at = now()
-       WHERE id = $1 AND status = 'running'`, [id, executionArn]);
+       WHERE id = $1 AND status = 'running'`,
+      [id, executionArn],
+    );
     if (rowCount === 1) return;
     const { status } = await this.getExperimentInfo(id); // throws ExperimentNotFoundError
     throw new ExperimentClosedError(id, status);
   }
 
   /** The experiment an execution belongs to, and the latest execution of that experiment. */
-  async findByExecution(executionArn: string): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null> {
+  async findByExecution(
+    executionArn: string,
+  ): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null> {
     const { rows } = await this.query(
       `SELECT id, status, execution_arns[array_upper(execution_arns, 1)] AS latest
-       FROM experiments WHERE execution_arns @> ARRAY[$1::text]`, [executionArn]);
+       FROM experiments WHERE execution_arns @> ARRAY[$1::text]`,
+      [executionArn],
+    );
     return rows.length === 0 ? null : { id: rows[0].id, status: rows[0].status, latestExecution: rows[0].latest };
   }
 
@@ -203,9 +323,13 @@ export class PgStore implements EngineStore {
     this.contexts.delete(id);
     const { rows } = await this.query<{ status: ExperimentStatus }>(
       `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4, completed_at = now(), updated_at = now()
-       WHERE id = $1 AND status = 'running' RETURNING status`, [id, f.status, f.stopReason, f.failureReason ?? null]);
+       WHERE id = $1 AND status = 'running' RETURNING status`,
+      [id, f.status, f.stopReason, f.failureReason ?? null],
+    );
     if (rows.length > 0) return { status: rows[0].status, changed: true };
-    const current = await this.query<{ status: ExperimentStatus }>('SELECT status FROM experiments WHERE id = $1', [id]);
+    const current = await this.query<{ status: ExperimentStatus }>('SELECT status FROM experiments WHERE id = $1', [
+      id,
+    ]);
     if (current.rows.length === 0) throw new ExperimentNotFoundError(id);
     return { status: current.rows[0].status, changed: false };
   }

@@ -8,22 +8,44 @@ import type pg from 'pg';
 
 export class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
-  constructor(message: string, cause?: unknown) { super(message, { cause }); }
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+  }
 }
 
-const RETRYABLE_CODES = new Set(['57P01', '57P02', '57P03', '40001', '40P01', '53300', 'ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const RETRYABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '40001',
+  '40P01',
+  '53300',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
 
 export function isTransientDatabaseError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && (RETRYABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(e.message ?? '');
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(
+    e.message ?? '',
+  );
 }
 
-export interface RetryOptions { attempts?: number; baseDelayMs?: number }
+export interface RetryOptions {
+  attempts?: number;
+  baseDelayMs?: number;
+}
 
 export async function queryWithRetry<R extends pg.QueryResultRow = any>(
-  pool: pg.Pool, query: string | pg.QueryConfig, values?: unknown[], opts: RetryOptions = {},
+  pool: pg.Pool,
+  query: string | pg.QueryConfig,
+  values?: unknown[],
+  opts: RetryOptions = {},
 ): Promise<pg.QueryResult<R>> {
   const attempts = opts.attempts ?? 4;
   for (let attempt = 1; ; attempt++) {
@@ -31,8 +53,14 @@ export async function queryWithRetry<R extends pg.QueryResultRow = any>(
       return await pool.query<R>(query as never, values as never);
     } catch (err) {
       if (!isTransientDatabaseError(err)) throw err;
-      if (attempt >= attempts) throw new DatabaseUnavailableError(`the database is unavailable after ${attempts} attempts: ${(err as Error).message}`, err);
-      await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 50) * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)));
+      if (attempt >= attempts)
+        throw new DatabaseUnavailableError(
+          `the database is unavailable after ${attempts} attempts: ${(err as Error).message}`,
+          err,
+        );
+      await new Promise((r) =>
+        setTimeout(r, (opts.baseDelayMs ?? 50) * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)),
+      );
     }
   }
 }

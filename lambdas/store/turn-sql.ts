@@ -62,14 +62,42 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
     values.push(...params);
   };
   if (t.llmCalls.length > 0) {
-    part('-llm', LLM_CALLS_CTE, [JSON.stringify(pgSafe(t.llmCalls.map((l) => ({
-      c: l.callIndex, f: l.firstActionIndex, i: l.inputTokens, o: l.outputTokens, l: l.latencyMs, s: l.stopReason, x: l.text, t: l.toolCalls, r: l.retries, w: l.workflowSteps,
-    }))))]);
+    part('-llm', LLM_CALLS_CTE, [
+      JSON.stringify(
+        pgSafe(
+          t.llmCalls.map((l) => ({
+            c: l.callIndex,
+            f: l.firstActionIndex,
+            i: l.inputTokens,
+            o: l.outputTokens,
+            l: l.latencyMs,
+            s: l.stopReason,
+            x: l.text,
+            t: l.toolCalls,
+            r: l.retries,
+            w: l.workflowSteps,
+          })),
+        ),
+      ),
+    ]);
   }
   if (t.transitions.length > 0 || t.signals.length > 0) {
     part('-state', AGENT_STATE_CTE, [
-      JSON.stringify(t.transitions.map((x, q) => ({ q, k: x.machine ?? 'agent', s: x.step, f: x.from, t: x.to, c: x.cause, r: x.refused, at: x.at }))),
-      JSON.stringify(t.signals.map((x, q) => ({ q, s: x.step, d: x.detector, x: x.detail, p: t.stuckPolicy, at: x.at }))),
+      JSON.stringify(
+        t.transitions.map((x, q) => ({
+          q,
+          k: x.machine ?? 'agent',
+          s: x.step,
+          f: x.from,
+          t: x.to,
+          c: x.cause,
+          r: x.refused,
+          at: x.at,
+        })),
+      ),
+      JSON.stringify(
+        t.signals.map((x, q) => ({ q, s: x.step, d: x.detector, x: x.detail, p: t.stuckPolicy, at: x.at })),
+      ),
     ]);
   }
   return { name, text: text + COMMIT_TURN_TAIL, values };
@@ -83,9 +111,11 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export function pgSafe<T>(value: T): T {
-  if (typeof value === 'string') return (/[\u0000\ud800-\udfff]/.test(value) ? value.replace(UNSTORABLE, '\ufffd') : value) as T;
+  if (typeof value === 'string')
+    return (/[\u0000\ud800-\udfff]/.test(value) ? value.replace(UNSTORABLE, '\ufffd') : value) as T;
   if (Array.isArray(value)) return value.map(pgSafe) as T;
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [pgSafe(k), pgSafe(v)])) as T;
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [pgSafe(k), pgSafe(v)])) as T;
   return value;
 }
 
@@ -93,17 +123,48 @@ function turnParams(t: TurnWrite): unknown[] {
   const s = t.stateAfter;
   // only the fields an agent writes can hold unstorable text; vision and positions are ours
   const actions = t.actions.map((a) => ({
-    c: a.callIndex, s: a.step, t: pgSafe(a.tool), a: pgSafe(a.arguments), r: pgSafe(a.reasoning), x: pgSafe(a.assistantText), p: a.parsedFromText,
-    e: a.executed, ok: a.success, o: a.outcome, m: pgSafe(a.message), fx: a.from.x, fy: a.from.y, tx: a.to.x, ty: a.to.y,
-    v: a.vision, n: a.newTiles, rc: a.recalled, g: a.goalFound,
+    c: a.callIndex,
+    s: a.step,
+    t: pgSafe(a.tool),
+    a: pgSafe(a.arguments),
+    r: pgSafe(a.reasoning),
+    x: pgSafe(a.assistantText),
+    p: a.parsedFromText,
+    e: a.executed,
+    ok: a.success,
+    o: a.outcome,
+    m: pgSafe(a.message),
+    fx: a.from.x,
+    fy: a.from.y,
+    tx: a.to.x,
+    ty: a.to.y,
+    v: a.vision,
+    n: a.newTiles,
+    rc: a.recalled,
+    g: a.goalFound,
   }));
   return [
-    t.experimentId, t.turnNumber, s.actionsTaken, s.tilesSeen, s.position.x, s.position.y, s.goalFound,
-    t.startedAt, t.endedAt, t.stopReason, t.actions.filter((a) => a.executed).length, t.actions.filter((a) => !a.executed).length,
-    t.totals.llmCalls, t.totals.inputTokens, t.totals.outputTokens, Math.round(t.totals.latencyMs),
+    t.experimentId,
+    t.turnNumber,
+    s.actionsTaken,
+    s.tilesSeen,
+    s.position.x,
+    s.position.y,
+    s.goalFound,
+    t.startedAt,
+    t.endedAt,
+    t.stopReason,
+    t.actions.filter((a) => a.executed).length,
+    t.actions.filter((a) => !a.executed).length,
+    t.totals.llmCalls,
+    t.totals.inputTokens,
+    t.totals.outputTokens,
+    Math.round(t.totals.latencyMs),
     JSON.stringify(actions),
     t.totals.costUsd,
-    JSON.stringify(t.agentStateAfter), t.agentStateAfter.phase, t.halt ? JSON.stringify(t.halt) : null,
+    JSON.stringify(t.agentStateAfter),
+    t.agentStateAfter.phase,
+    t.halt ? JSON.stringify(t.halt) : null,
     t.agentMemoryAfter === undefined ? null : JSON.stringify(pgSafe(t.agentMemoryAfter)),
   ];
 }

@@ -4,13 +4,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface AwsJsonReply { status: number; payload: unknown }
+export interface AwsJsonReply {
+  status: number;
+  payload: unknown;
+}
 
 export abstract class AwsJsonServer {
   readonly requests: Array<{ target: string; body: any; headers: Record<string, unknown> }> = [];
   private server: Server | null = null;
 
-  constructor(private readonly jsonVersion: '1.0' | '1.1', private readonly errorTypePrefix = '') {}
+  constructor(
+    private readonly jsonVersion: '1.0' | '1.1',
+    private readonly errorTypePrefix = '',
+  ) {}
 
   /** Answers one operation (target without the service prefix is the caller's business). */
   protected abstract operation(target: string, body: any): AwsJsonReply;
@@ -22,7 +28,9 @@ export abstract class AwsJsonServer {
   async listen(): Promise<string> {
     this.server = createServer((req, res) => {
       let text = '';
-      req.on('data', (c) => { text += c; });
+      req.on('data', (c) => {
+        text += c;
+      });
       req.on('end', () => {
         const target = String(req.headers['x-amz-target'] ?? '');
         const body = text ? JSON.parse(text) : {};
@@ -30,7 +38,10 @@ export abstract class AwsJsonServer {
         const { status, payload } = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256')
           ? this.operation(target, body)
           : this.error('MissingAuthenticationTokenException', 'Missing Authentication Token');
-        res.writeHead(status, { 'content-type': `application/x-amz-json-${this.jsonVersion}`, 'x-amzn-requestid': `req-${this.requests.length}` });
+        res.writeHead(status, {
+          'content-type': `application/x-amz-json-${this.jsonVersion}`,
+          'x-amzn-requestid': `req-${this.requests.length}`,
+        });
         res.end(JSON.stringify(payload));
       });
     });

@@ -9,40 +9,87 @@ import { SimServer, type LoggedRequest } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
 
 const ERROR_TYPES: Record<number, string> = {
-  400: 'ValidationException', 403: 'AccessDeniedException', 404: 'ResourceNotFoundException', 408: 'ModelTimeoutException',
-  424: 'ModelErrorException', 429: 'ThrottlingException', 500: 'InternalServerException', 503: 'ServiceUnavailableException',
+  400: 'ValidationException',
+  403: 'AccessDeniedException',
+  404: 'ResourceNotFoundException',
+  408: 'ModelTimeoutException',
+  424: 'ModelErrorException',
+  429: 'ThrottlingException',
+  500: 'InternalServerException',
+  503: 'ServiceUnavailableException',
 };
 
-function awsError(res: ServerResponse, status: number, message: string, type = ERROR_TYPES[status] ?? 'InternalServerException') {
-  res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': randomBytes(16).toString('hex') });
+function awsError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type = ERROR_TYPES[status] ?? 'InternalServerException',
+) {
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'x-amzn-requestid': randomBytes(16).toString('hex'),
+  });
   res.end(JSON.stringify({ message }));
 }
 
-type Block = { text?: string; toolUse?: { toolUseId: string; name: string; input: unknown }; toolResult?: { toolUseId: string; content: Array<{ text?: string }>; status?: string } };
+type Block = {
+  text?: string;
+  toolUse?: { toolUseId: string; name: string; input: unknown };
+  toolResult?: { toolUseId: string; content: Array<{ text?: string }>; status?: string };
+};
 
 export class BedrockSim extends SimServer {
   protected override readonly http2 = true;
-  protected defaultModels() { return ['anthropic.claude-3-5-sonnet-20240620-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0', 'amazon.nova-lite-v1:0']; }
+  protected defaultModels() {
+    return [
+      'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      'anthropic.claude-3-haiku-20240307-v1:0',
+      'amazon.nova-lite-v1:0',
+    ];
+  }
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
     const m = /^\/model\/(.+)\/converse$/.exec(req.path);
-    if (req.method !== 'POST' || !m) return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');
+    if (req.method !== 'POST' || !m)
+      return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');
     const model = m[1];
-    if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256')) return awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
+    if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
+      return awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
     const fault = this.nextFault();
     if (!(await this.transport(fault, res))) return;
-    if (fault?.kind === 'status') return awsError(res, fault.status, fault.status === 429 ? 'Too many requests, please wait before trying again.' : 'The system encountered an unexpected error during processing. Try your request again.');
+    if (fault?.kind === 'status')
+      return awsError(
+        res,
+        fault.status,
+        fault.status === 429
+          ? 'Too many requests, please wait before trying again.'
+          : 'The system encountered an unexpected error during processing. Try your request again.',
+      );
 
     const body = req.body ?? {};
     // Converse's own request rules, so an adapter that breaks them fails here as it would on AWS.
     const messages = (body.messages ?? []) as Array<{ role: string; content: Block[] }>;
     if (messages.some((msg, i) => i > 0 && messages[i - 1].role === msg.role)) {
-      return awsError(res, 400, 'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
+      return awsError(
+        res,
+        400,
+        'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.',
+      );
     }
     if (!body.toolConfig && messages.some((msg) => msg.content.some((b) => b.toolUse || b.toolResult))) {
-      return awsError(res, 400, 'The toolConfig field must be defined when using toolUse and toolResult content blocks.');
+      return awsError(
+        res,
+        400,
+        'The toolConfig field must be defined when using toolUse and toolResult content blocks.',
+      );
     }
-    if (body.toolConfig && (body.toolConfig.tools ?? []).length === 0) return awsError(res, 400, '1 validation error detected: Value at \'toolConfig.tools\' failed to satisfy constraint: Member must have length greater than or equal to 1');
+    if (body.toolConfig && (body.toolConfig.tools ?? []).length === 0)
+      return awsError(
+        res,
+        400,
+        "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member must have length greater than or equal to 1",
+      );
     const system = (body.system ?? []).map((b: { text?: string }) => b.text ?? '').join('\n');
     const texts: string[] = [];
     for (const msg of body.messages ?? []) {
@@ -52,19 +99,35 @@ export class BedrockSim extends SimServer {
         if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
       }
     }
-    const planned = this.plan({ model, system, texts, tools: (body.toolConfig?.tools ?? []).map((t: { toolSpec: { name: string } }) => t.toolSpec.name), requestChars: JSON.stringify(body).length }, fault);
+    const planned = this.plan(
+      {
+        model,
+        system,
+        texts,
+        tools: (body.toolConfig?.tools ?? []).map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
+        requestChars: JSON.stringify(body).length,
+      },
+      fault,
+    );
     const content: Block[] = [];
     if (planned.text) content.push({ text: planned.text });
-    for (const c of planned.calls) content.push({ toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments } });
-    const inputTokens = tokensOf(JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}));
+    for (const c of planned.calls)
+      content.push({
+        toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments },
+      });
+    const inputTokens = tokensOf(
+      JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}),
+    );
     const outputTokens = tokensOf(JSON.stringify(content));
     this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault });
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
-    res.end(JSON.stringify({
-      output: { message: { role: 'assistant', content } },
-      stopReason: planned.calls.length > 0 ? 'tool_use' : 'end_turn',
-      usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
-      metrics: { latencyMs: 350 },
-    }));
+    res.end(
+      JSON.stringify({
+        output: { message: { role: 'assistant', content } },
+        stopReason: planned.calls.length > 0 ? 'tool_use' : 'end_turn',
+        usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+        metrics: { latencyMs: 350 },
+      }),
+    );
   }
 }

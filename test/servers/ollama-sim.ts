@@ -13,15 +13,28 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 };
 
 export class OllamaSim extends SimServer {
-  protected defaultModels() { return ['qwen2.5:7b', 'llama3.1:8b', 'llama3.2:3b']; }
+  protected defaultModels() {
+    return ['qwen2.5:7b', 'llama3.1:8b', 'llama3.2:3b'];
+  }
 
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
     if (req.method === 'GET' && req.path === '/api/version') return json(res, 200, { version: '0.12.6' });
     if (req.method === 'GET' && req.path === '/api/tags') {
       return json(res, 200, {
         models: this.models.map((name) => ({
-          name, model: name, modified_at: new Date(0).toISOString(), size: 4_683_087_332, digest: 'sim'.padEnd(64, '0'),
-          details: { parent_model: '', format: 'gguf', family: 'sim', families: ['sim'], parameter_size: '7.6B', quantization_level: 'Q4_K_M' },
+          name,
+          model: name,
+          modified_at: new Date(0).toISOString(),
+          size: 4_683_087_332,
+          digest: 'sim'.padEnd(64, '0'),
+          details: {
+            parent_model: '',
+            format: 'gguf',
+            family: 'sim',
+            families: ['sim'],
+            parameter_size: '7.6B',
+            quantization_level: 'Q4_K_M',
+          },
         })),
       });
     }
@@ -29,9 +42,12 @@ export class OllamaSim extends SimServer {
       const model = req.body?.model ?? req.body?.name;
       if (!this.models.includes(model)) return json(res, 404, { error: `model '${model}' not found` });
       return json(res, 200, {
-        modelfile: `FROM ${model}`, parameters: 'num_ctx 32768', template: '{{ .Prompt }}',
+        modelfile: `FROM ${model}`,
+        parameters: 'num_ctx 32768',
+        template: '{{ .Prompt }}',
         details: { format: 'gguf', family: 'sim', parameter_size: '7.6B', quantization_level: 'Q4_K_M' },
-        model_info: { 'general.architecture': 'sim' }, capabilities: ['completion', 'tools'],
+        model_info: { 'general.architecture': 'sim' },
+        capabilities: ['completion', 'tools'],
       });
     }
     if (req.method === 'POST' && req.path === '/api/chat') return this.chat(req, res);
@@ -41,33 +57,68 @@ export class OllamaSim extends SimServer {
   private async chat(req: LoggedRequest, res: ServerResponse): Promise<void> {
     const body = req.body ?? {};
     const model: string = body.model;
-    if (!this.models.includes(model)) return json(res, 404, { error: `model '${model}' not found, try pulling it first` });
+    if (!this.models.includes(model))
+      return json(res, 404, { error: `model '${model}' not found, try pulling it first` });
     const fault = this.nextFault();
     if (!(await this.transport(fault, res))) return;
-    if (fault?.kind === 'status') return json(res, fault.status, { error: fault.status === 429 ? 'too many requests, please retry' : 'llama runner process has terminated: exit status 2' });
+    if (fault?.kind === 'status')
+      return json(res, fault.status, {
+        error:
+          fault.status === 429
+            ? 'too many requests, please retry'
+            : 'llama runner process has terminated: exit status 2',
+      });
 
     const messages: Array<{ role: string; content: string }> = body.messages ?? [];
-    const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+    const system = messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n');
     const texts = messages.filter((m) => m.role === 'user' || m.role === 'tool').map((m) => m.content);
-    const planned = this.plan({ model, system, texts, tools: (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name), requestChars: JSON.stringify(body).length }, fault);
+    const planned = this.plan(
+      {
+        model,
+        system,
+        texts,
+        tools: (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name),
+        requestChars: JSON.stringify(body).length,
+      },
+      fault,
+    );
     const toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
     const promptTokens = tokensOf(JSON.stringify(messages) + JSON.stringify(body.tools ?? []));
     const evalTokens = tokensOf(planned.text + JSON.stringify(toolCalls));
     this.replies.push({ model, inputTokens: promptTokens, outputTokens: evalTokens, fault: planned.fault });
     const final = {
-      model, created_at: new Date().toISOString(), done: true, done_reason: 'stop',
-      total_duration: 1_200_000_000, load_duration: 20_000_000,
-      prompt_eval_count: promptTokens, prompt_eval_duration: 300_000_000, eval_count: evalTokens, eval_duration: 800_000_000,
+      model,
+      created_at: new Date().toISOString(),
+      done: true,
+      done_reason: 'stop',
+      total_duration: 1_200_000_000,
+      load_duration: 20_000_000,
+      prompt_eval_count: promptTokens,
+      prompt_eval_duration: 300_000_000,
+      eval_count: evalTokens,
+      eval_duration: 800_000_000,
     };
-    const message = { role: 'assistant', content: planned.text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+    const message = {
+      role: 'assistant',
+      content: planned.text,
+      ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    };
     if (body.stream === false) return json(res, 200, { ...final, message });
     // Streaming (Ollama's default): NDJSON chunks, text in pieces, tool calls in one chunk, counts on the last.
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const created = new Date().toISOString();
     for (const piece of planned.text.match(/.{1,16}/gs) ?? []) {
-      res.write(`${JSON.stringify({ model, created_at: created, message: { role: 'assistant', content: piece }, done: false })}\n`);
+      res.write(
+        `${JSON.stringify({ model, created_at: created, message: { role: 'assistant', content: piece }, done: false })}\n`,
+      );
     }
-    if (toolCalls.length > 0) res.write(`${JSON.stringify({ model, created_at: created, message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false })}\n`);
+    if (toolCalls.length > 0)
+      res.write(
+        `${JSON.stringify({ model, created_at: created, message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false })}\n`,
+      );
     res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
   }
 }

@@ -4,29 +4,51 @@
 // that execution; the same name with another input is ExecutionAlreadyExists.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 
-interface Execution { executionArn: string; stateMachineArn: string; name: string; input: string; startDate: number; status: string }
+interface Execution {
+  executionArn: string;
+  stateMachineArn: string;
+  name: string;
+  input: string;
+  startDate: number;
+  status: string;
+}
 
 export class SfnSim extends AwsJsonServer {
   readonly executions = new Map<string, Execution>();
 
-  constructor() { super('1.0', 'com.amazonaws.swf.service.v2.model#'); }
+  constructor() {
+    super('1.0', 'com.amazonaws.swf.service.v2.model#');
+  }
 
   protected operation(target: string, body: any): AwsJsonReply {
     if (target === 'AWSStepFunctions.StartExecution') {
       const { stateMachineArn, name, input } = body;
       const m = /^arn:aws:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]+)$/.exec(stateMachineArn ?? '');
       if (!m) return this.error('InvalidArn', `Invalid Arn: '${stateMachineArn}'`);
-      if (name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(name)) return this.error('InvalidName', `Invalid Name: '${name}'`);
-      try { JSON.parse(input ?? '{}'); } catch { return this.error('InvalidExecutionInput', 'Invalid execution input'); }
+      if (name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(name))
+        return this.error('InvalidName', `Invalid Name: '${name}'`);
+      try {
+        JSON.parse(input ?? '{}');
+      } catch {
+        return this.error('InvalidExecutionInput', 'Invalid execution input');
+      }
       const execName = name ?? `auto-${this.executions.size + 1}`;
       const executionArn = `arn:aws:states:${m[1]}:${m[2]}:execution:${m[3]}:${execName}`;
       const existing = this.executions.get(executionArn);
       if (existing) {
-        if (existing.input === (input ?? '{}') && existing.status === 'RUNNING') return { status: 200, payload: { executionArn, startDate: existing.startDate } };
+        if (existing.input === (input ?? '{}') && existing.status === 'RUNNING')
+          return { status: 200, payload: { executionArn, startDate: existing.startDate } };
         return this.error('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
       }
       const startDate = Date.now() / 1000;
-      this.executions.set(executionArn, { executionArn, stateMachineArn, name: execName, input: input ?? '{}', startDate, status: 'RUNNING' });
+      this.executions.set(executionArn, {
+        executionArn,
+        stateMachineArn,
+        name: execName,
+        input: input ?? '{}',
+        startDate,
+        status: 'RUNNING',
+      });
       return { status: 200, payload: { executionArn, startDate } };
     }
     if (target === 'AWSStepFunctions.DescribeExecution') {

@@ -6,7 +6,10 @@ import { nextFrontierMove } from '../../lambdas/providers/frontier-agent.ts';
 import { UNKNOWN } from '../../lambdas/engine/game.ts';
 import { DIRECTIONS, DIRECTION_NAMES, EMPTY, GOAL, WALL, type Direction } from '../../lambdas/maze/grid.ts';
 
-export interface Sighting { position: [number, number]; view: Record<string, string> }
+export interface Sighting {
+  position: [number, number];
+  view: Record<string, string>;
+}
 
 const TILE: Record<string, number> = { '.': EMPTY, '#': WALL, G: GOAL };
 
@@ -14,12 +17,21 @@ const TILE: Record<string, number> = { '.': EMPTY, '#': WALL, G: GOAL };
 export function sightingsIn(text: string): Sighting[] {
   const out: Sighting[] = [];
   for (const line of text.split('\n')) {
-    const json = line.startsWith('STATE ') ? line.slice(6) : line.trim().startsWith('{') ? line.trim() : line.includes(': {') ? line.slice(line.indexOf(': {') + 2) : null;
+    const json = line.startsWith('STATE ')
+      ? line.slice(6)
+      : line.trim().startsWith('{')
+        ? line.trim()
+        : line.includes(': {')
+          ? line.slice(line.indexOf(': {') + 2)
+          : null;
     if (!json) continue;
     try {
       const v = JSON.parse(json) as Partial<Sighting>;
-      if (Array.isArray(v.position) && v.view && typeof v.view === 'object') out.push({ position: v.position as [number, number], view: v.view });
-    } catch { /* not ours */ }
+      if (Array.isArray(v.position) && v.view && typeof v.view === 'object')
+        out.push({ position: v.position as [number, number], view: v.view });
+    } catch {
+      /* not ours */
+    }
   }
   return out;
 }
@@ -28,14 +40,25 @@ export class SimPlayer {
   private maps = new Map<string, { width: number; height: number; cells: Uint8Array }>();
 
   /** Next moves (1..callsPerReply) for the conversation so far; `session` separates concurrent games. */
-  decide(session: string, system: string, texts: string[], callsPerReply: number): Array<{ name: string; arguments: { reasoning: string } }> {
+  decide(
+    session: string,
+    system: string,
+    texts: string[],
+    callsPerReply: number,
+  ): Array<{ name: string; arguments: { reasoning: string } }> {
     const size = /(\d+)x(\d+) tiles/.exec(system);
-    const width = size ? Number(size[1]) : 201, height = size ? Number(size[2]) : 201;
+    const width = size ? Number(size[1]) : 201,
+      height = size ? Number(size[2]) : 201;
     const sightings = texts.flatMap(sightingsIn);
     const first = texts[0] ? /STATE (\{.*\})/.exec(texts[0]) : null;
     const fresh = first ? (JSON.parse(first[1]) as { turn: number; actions: number }) : null;
     let map = this.maps.get(session);
-    if (!map || (fresh && fresh.turn === 1 && fresh.actions === 0 && texts.length === 1) || map.width !== width || map.height !== height) {
+    if (
+      !map ||
+      (fresh && fresh.turn === 1 && fresh.actions === 0 && texts.length === 1) ||
+      map.width !== width ||
+      map.height !== height
+    ) {
       map = { width, height, cells: new Uint8Array(width * height).fill(UNKNOWN) };
       this.maps.set(session, map);
     }
@@ -55,11 +78,13 @@ export class SimPlayer {
 
   private learn(map: { width: number; height: number; cells: Uint8Array }, s: Sighting): void {
     const [x0, y0] = s.position;
-    if (x0 >= 0 && y0 >= 0 && x0 < map.width && y0 < map.height && map.cells[y0 * map.width + x0] === UNKNOWN) map.cells[y0 * map.width + x0] = EMPTY;
+    if (x0 >= 0 && y0 >= 0 && x0 < map.width && y0 < map.height && map.cells[y0 * map.width + x0] === UNKNOWN)
+      map.cells[y0 * map.width + x0] = EMPTY;
     for (const name of DIRECTION_NAMES) {
       const ray = s.view[name] ?? '';
       [...ray].forEach((ch, k) => {
-        const x = x0 + DIRECTIONS[name].dx * (k + 1), y = y0 + DIRECTIONS[name].dy * (k + 1);
+        const x = x0 + DIRECTIONS[name].dx * (k + 1),
+          y = y0 + DIRECTIONS[name].dy * (k + 1);
         if (x >= 0 && y >= 0 && x < map.width && y < map.height && ch in TILE) map.cells[y * map.width + x] = TILE[ch];
       });
     }

@@ -7,15 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { SimPlayer } from './sim-player.ts';
 
 export type Fault =
-  | { kind: 'status'; status: number }         // 429, 500, 503...: an error reply in the service's format
-  | { kind: 'reset' }                          // the connection is dropped without a reply
-  | { kind: 'slow'; ms: number }               // the reply comes after ms
-  | { kind: 'malformed' }                      // an unknown tool and a call whose arguments fail the schema
-  | { kind: 'text-embedded' }                  // the tool call written as JSON in the text, not as a tool call
-  | { kind: 'text-only' }                      // a sentence and no tool call
-  | { kind: 'empty' }                          // nothing at all
-  | { kind: 'script'; calls: string[] }        // exactly these tool calls (e.g. a move into a wall, three times)
-  | { kind: 'say'; text: string };             // exactly this text, no tool call (e.g. a workflow's choice)
+  | { kind: 'status'; status: number } // 429, 500, 503...: an error reply in the service's format
+  | { kind: 'reset' } // the connection is dropped without a reply
+  | { kind: 'slow'; ms: number } // the reply comes after ms
+  | { kind: 'malformed' } // an unknown tool and a call whose arguments fail the schema
+  | { kind: 'text-embedded' } // the tool call written as JSON in the text, not as a tool call
+  | { kind: 'text-only' } // a sentence and no tool call
+  | { kind: 'empty' } // nothing at all
+  | { kind: 'script'; calls: string[] } // exactly these tool calls (e.g. a move into a wall, three times)
+  | { kind: 'say'; text: string }; // exactly this text, no tool call (e.g. a workflow's choice)
 
 export interface SimOptions {
   models?: string[];
@@ -25,8 +25,18 @@ export interface SimOptions {
   port?: number;
 }
 
-export interface LoggedRequest { method: string; path: string; headers: IncomingMessage['headers']; body: any }
-export interface SentReply { model: string; inputTokens: number; outputTokens: number; fault: Fault['kind'] | null }
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+export interface SentReply {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  fault: Fault['kind'] | null;
+}
 
 export interface ModelTurn {
   model: string;
@@ -37,7 +47,11 @@ export interface ModelTurn {
   requestChars: number;
 }
 
-export interface PlannedReply { text: string; calls: Array<{ name: string; arguments: unknown }>; fault: Fault['kind'] | null }
+export interface PlannedReply {
+  text: string;
+  calls: Array<{ name: string; arguments: unknown }>;
+  fault: Fault['kind'] | null;
+}
 
 export abstract class SimServer {
   readonly requests: LoggedRequest[] = [];
@@ -69,8 +83,17 @@ export abstract class SimServer {
       req.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let body: unknown = text;
-        try { body = text ? JSON.parse(text) : null; } catch { /* keep text */ }
-        const logged = { method: req.method ?? 'GET', path: decodeURIComponent((req.url ?? '/').split('?')[0]), headers: req.headers, body };
+        try {
+          body = text ? JSON.parse(text) : null;
+        } catch {
+          /* keep text */
+        }
+        const logged = {
+          method: req.method ?? 'GET',
+          path: decodeURIComponent((req.url ?? '/').split('?')[0]),
+          headers: req.headers,
+          body,
+        };
         this.requests.push(logged);
         this.handle(logged, res).catch((err) => {
           if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -81,8 +104,13 @@ export abstract class SimServer {
     if (this.http2) {
       const server = createHttp2Server(onRequest as never);
       const sessions = new Set<Http2Session>();
-      server.on('session', (s) => { sessions.add(s); s.on('close', () => sessions.delete(s)); });
-      this.closeConnections = () => { for (const s of sessions) s.destroy(); };
+      server.on('session', (s) => {
+        sessions.add(s);
+        s.on('close', () => sessions.delete(s));
+      });
+      this.closeConnections = () => {
+        for (const s of sessions) s.destroy();
+      };
       this.server = server;
     } else {
       const server = createServer(onRequest);
@@ -107,7 +135,8 @@ export abstract class SimServer {
   protected async transport(fault: Fault | null, res: ServerResponse): Promise<boolean> {
     if (fault?.kind === 'reset') {
       const stream = (res as unknown as { stream?: { close: (code: number) => void } }).stream;
-      if (stream) stream.close(2); // HTTP/2: reset the stream with INTERNAL_ERROR
+      if (stream)
+        stream.close(2); // HTTP/2: reset the stream with INTERNAL_ERROR
       else res.socket?.destroy();
       return false;
     }
@@ -120,21 +149,39 @@ export abstract class SimServer {
     const kind = fault?.kind ?? null;
     if (kind === 'empty') return { text: '', calls: [], fault: kind };
     if (kind === 'text-only') return { text: 'I am thinking about where to go next.', calls: [], fault: kind };
-    if (fault?.kind === 'script') return { text: '', calls: fault.calls.map((name) => ({ name, arguments: {} })), fault: kind };
+    if (fault?.kind === 'script')
+      return { text: '', calls: fault.calls.map((name) => ({ name, arguments: {} })), fault: kind };
     if (fault?.kind === 'say') return { text: fault.text, calls: [], fault: kind };
     if (turn.tools.length === 0) {
       // Offered no tools (a workflow's thinking or choosing step): answer in words; pick the first option when asked to choose.
       const options = /Answer with exactly one of: ([^\n]+)\./.exec(turn.texts.at(-1) ?? '');
-      return { text: options ? options[1].split(', ')[0] : 'I will head for the nearest unexplored tiles and avoid walls.', calls: [], fault: null };
+      return {
+        text: options ? options[1].split(', ')[0] : 'I will head for the nearest unexplored tiles and avoid walls.',
+        calls: [],
+        fault: null,
+      };
     }
     if (kind === 'malformed') {
-      return { text: '', calls: [{ name: 'teleport', arguments: { to: 'goal' } }, { name: 'move_north', arguments: { reasoning: 42 } }], fault: kind };
+      return {
+        text: '',
+        calls: [
+          { name: 'teleport', arguments: { to: 'goal' } },
+          { name: 'move_north', arguments: { reasoning: 42 } },
+        ],
+        fault: kind,
+      };
     }
     // a model calls only the tools it is offered
-    const calls = this.player.decide(turn.model, turn.system, turn.texts, this.callsPerReply).filter((c) => turn.tools.includes(c.name));
+    const calls = this.player
+      .decide(turn.model, turn.system, turn.texts, this.callsPerReply)
+      .filter((c) => turn.tools.includes(c.name));
     if (kind === 'text-embedded') {
       const first = calls[0] ?? { name: 'recall_all', arguments: {} };
-      return { text: `I will move now.\n\`\`\`json\n${JSON.stringify({ name: first.name, arguments: first.arguments })}\n\`\`\``, calls: [], fault: kind };
+      return {
+        text: `I will move now.\n\`\`\`json\n${JSON.stringify({ name: first.name, arguments: first.arguments })}\n\`\`\``,
+        calls: [],
+        fault: kind,
+      };
     }
     return { text: calls.length > 0 ? '' : 'Nothing left to explore.', calls, fault: kind === 'slow' ? kind : null };
   }
@@ -143,17 +190,25 @@ export abstract class SimServer {
 /** Parses a fault list such as "429x2,500,reset,slow:3000,text-embedded" (for `ariadne sim`). */
 export function parseFaults(spec: string): Fault[] {
   const out: Fault[] = [];
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [what, times] = part.split('x');
     const n = times === undefined ? 1 : Number(times);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`fault "${part}": the repeat count after x must be a whole number`);
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`fault "${part}": the repeat count after x must be a whole number`);
     let fault: Fault;
     if (/^\d{3}$/.test(what)) fault = { kind: 'status', status: Number(what) };
     else if (what.startsWith('slow:')) fault = { kind: 'slow', ms: Number(what.slice(5)) };
     else if (what.startsWith('script:')) fault = { kind: 'script', calls: what.slice(7).split('+') };
     else if (what.startsWith('say:')) fault = { kind: 'say', text: what.slice(4) };
-    else if (['reset', 'malformed', 'text-embedded', 'text-only', 'empty'].includes(what)) fault = { kind: what as 'reset' };
-    else throw new Error(`fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty, script:TOOL+TOOL..., say:TEXT`);
+    else if (['reset', 'malformed', 'text-embedded', 'text-only', 'empty'].includes(what))
+      fault = { kind: what as 'reset' };
+    else
+      throw new Error(
+        `fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty, script:TOOL+TOOL..., say:TEXT`,
+      );
     for (let i = 0; i < n; i++) out.push(fault);
   }
   return out;

@@ -3,13 +3,20 @@
 // ciphertext unless WithDecryption is true.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 
-export interface SimParameter { name: string; value: string; type?: 'String' | 'StringList' | 'SecureString' }
+export interface SimParameter {
+  name: string;
+  value: string;
+  type?: 'String' | 'StringList' | 'SecureString';
+}
 
 export class SsmSim extends AwsJsonServer {
-  constructor(public parameters: SimParameter[] = []) { super('1.1'); }
+  constructor(public parameters: SimParameter[] = []) {
+    super('1.1');
+  }
 
   protected operation(target: string, body: any): AwsJsonReply {
-    if (target !== 'AmazonSSM.GetParametersByPath') return this.error('UnknownOperationException', `unknown operation ${target}`);
+    if (target !== 'AmazonSSM.GetParametersByPath')
+      return this.error('UnknownOperationException', `unknown operation ${target}`);
     const path: string = body.Path;
     const max = Math.min(body.MaxResults ?? 10, 10);
     if (!path?.startsWith('/')) return this.error('ValidationException', 'Path must start with /');
@@ -24,9 +31,18 @@ export class SsmSim extends AwsJsonServer {
       status: 200,
       payload: {
         Parameters: page.map((p) => ({
-          Name: p.name, Type: p.type ?? 'String',
-          Value: p.type === 'SecureString' && !body.WithDecryption ? `AQICAHh${Buffer.from(p.value).toString('base64').replace(/[A-Za-z]/g, 'x')}` : p.value,
-          Version: 1, LastModifiedDate: 1_763_800_000.123, ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${p.name}`, DataType: 'text',
+          Name: p.name,
+          Type: p.type ?? 'String',
+          Value:
+            p.type === 'SecureString' && !body.WithDecryption
+              ? `AQICAHh${Buffer.from(p.value)
+                  .toString('base64')
+                  .replace(/[A-Za-z]/g, 'x')}`
+              : p.value,
+          Version: 1,
+          LastModifiedDate: 1_763_800_000.123,
+          ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${p.name}`,
+          DataType: 'text',
         })),
         ...(next ? { NextToken: next } : {}),
       },

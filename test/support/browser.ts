@@ -17,10 +17,15 @@ export function chromiumPath(): string {
   const found = CANDIDATES.find((p) => existsSync(p));
   if (found) return found;
   if (process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], {
+      stdio: 'ignore',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
   }
-  throw new Error('the page tests need Chromium: install Debian\'s package (apt-get install chromium) or set CHROMIUM_PATH');
+  throw new Error(
+    "the page tests need Chromium: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH",
+  );
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -31,7 +36,9 @@ export async function launchBrowser(): Promise<Browser> {
 export async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1300, height: 950 } });
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(url);
   return { page, errors };

@@ -4,7 +4,10 @@ import { inject } from 'vitest';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../lambdas/store/database.ts';
 
-export interface TestDatabase extends Database { url: string; drop(): Promise<void> }
+export interface TestDatabase extends Database {
+  url: string;
+  drop(): Promise<void>;
+}
 
 export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
   const url = inject('databaseUrl');
@@ -30,18 +33,25 @@ export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
  * once, counters equal to the rows. Returns each breach in words; none is [].
  */
 export async function ledgerProblems(db: Database, ids: string[]): Promise<string[]> {
-  const { rows } = await db.pool.query(`
+  const { rows } = await db.pool.query(
+    `
     SELECT e.id, e.status, e.actions_taken, e.turns_completed, a.executed, a.distinct_steps, a.last_step, t.turns, t.last_turn
     FROM experiments e
     CROSS JOIN LATERAL (SELECT count(*)::int AS executed, count(DISTINCT step_number)::int AS distinct_steps, coalesce(max(step_number), 0) AS last_step
                         FROM actions WHERE experiment_id = e.id AND executed) a
     CROSS JOIN LATERAL (SELECT count(*)::int AS turns, coalesce(max(turn_number), 0) AS last_turn FROM turns WHERE experiment_id = e.id) t
-    WHERE e.id = ANY ($1)`, [ids]);
+    WHERE e.id = ANY ($1)`,
+    [ids],
+  );
   const problems = ids.length === rows.length ? [] : [`${ids.length - rows.length} experiments missing`];
   for (const r of rows) {
     if (r.status === 'running') problems.push(`${r.id} not finalized`);
-    if (![r.executed, r.distinct_steps, r.last_step].every((v) => v === r.actions_taken)) problems.push(`${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} distinct steps, last ${r.last_step}`);
-    if (![r.turns, r.last_turn].every((v) => v === r.turns_completed)) problems.push(`${r.id}: ${r.turns_completed} turns counted, ${r.turns} logged, last ${r.last_turn}`);
+    if (![r.executed, r.distinct_steps, r.last_step].every((v) => v === r.actions_taken))
+      problems.push(
+        `${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} distinct steps, last ${r.last_step}`,
+      );
+    if (![r.turns, r.last_turn].every((v) => v === r.turns_completed))
+      problems.push(`${r.id}: ${r.turns_completed} turns counted, ${r.turns} logged, last ${r.last_turn}`);
   }
   return problems;
 }
@@ -58,10 +68,19 @@ export async function tableCounts(db: Database): Promise<Record<string, number>>
 /** Every row of the engine's tables, as text, for before/after equality. */
 export async function tableDump(db: Database): Promise<string> {
   const out: string[] = [];
-  for (const [table, order] of [['mazes', 'id'], ['experiments', 'id'], ['turns', 'experiment_id, turn_number'], ['actions', 'experiment_id, turn_number, call_index'], ['llm_calls', 'experiment_id, turn_number, call_index'],
-    ['agent_state_transitions', 'experiment_id, turn_number, seq'], ['stuck_signals', 'experiment_id, turn_number, seq']]) {
+  for (const [table, order] of [
+    ['mazes', 'id'],
+    ['experiments', 'id'],
+    ['turns', 'experiment_id, turn_number'],
+    ['actions', 'experiment_id, turn_number, call_index'],
+    ['llm_calls', 'experiment_id, turn_number, call_index'],
+    ['agent_state_transitions', 'experiment_id, turn_number, seq'],
+    ['stuck_signals', 'experiment_id, turn_number, seq'],
+  ]) {
     const { rows } = await db.pool.query(`SELECT * FROM ${table} ORDER BY ${order}`);
-    out.push(`${table}:${JSON.stringify(rows, (_k, v) => (v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))}`);
+    out.push(
+      `${table}:${JSON.stringify(rows, (_k, v) => (v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))}`,
+    );
   }
   return out.join('\n');
 }

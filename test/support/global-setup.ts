@@ -8,7 +8,10 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../lambdas/store/embedded.ts';
 
 declare module 'vitest' {
-  export interface ProvidedContext { databaseUrl: string; databaseKind: 'embedded' | 'external' }
+  export interface ProvidedContext {
+    databaseUrl: string;
+    databaseKind: 'embedded' | 'external';
+  }
 }
 
 let server: EmbeddedServer | null = null;

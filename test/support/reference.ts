@@ -6,8 +6,14 @@ export function referenceBfs(grid: number[][], start: { x: number; y: number }):
   const queue: Array<[number, number]> = [[start.x, start.y]];
   while (queue.length > 0) {
     const [x, y] = queue.shift()!;
-    for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
-      const nx = x + dx, ny = y + dy;
+    for (const [dx, dy] of [
+      [1, 0],
+      [-1, 0],
+      [0, 1],
+      [0, -1],
+    ]) {
+      const nx = x + dx,
+        ny = y + dy;
       if (ny < 0 || ny >= grid.length || nx < 0 || nx >= grid[0].length || grid[ny][nx] === 1) continue;
       const key = `${nx},${ny}`;
       if (dist.has(key)) continue;
@@ -23,12 +29,14 @@ export function referenceSees(grid: number[][], x: number, y: number, tx: number
   if (x !== tx && y !== ty) return false;
   const d = Math.abs(tx - x) + Math.abs(ty - y);
   if (d > range) return false;
-  const sx = Math.sign(tx - x), sy = Math.sign(ty - y);
+  const sx = Math.sign(tx - x),
+    sy = Math.sign(ty - y);
   for (let k = 1; k < d; k++) if (grid[y + sy * k][x + sx * k] === 1) return false;
   return true;
 }
 
 export function findTile(grid: number[][], tile: number): { x: number; y: number } {
-  for (let y = 0; y < grid.length; y++) for (let x = 0; x < grid[0].length; x++) if (grid[y][x] === tile) return { x, y };
+  for (let y = 0; y < grid.length; y++)
+    for (let x = 0; x < grid[0].length; x++) if (grid[y][x] === tile) return { x, y };
   throw new Error(`no tile ${tile}`);
 }

@@ -2,7 +2,11 @@
 // `words`, when given, is the reply's text and every move's reasoning.
 import type { Agent, AgentFactory, Observation } from '../../lambdas/engine/agent.ts';
 
-export function scriptedAgents(replies: string[][], seenObservations: Observation[] = [], words?: string): AgentFactory {
+export function scriptedAgents(
+  replies: string[][],
+  seenObservations: Observation[] = [],
+  words?: string,
+): AgentFactory {
   let next = 0;
   const agent: Agent = {
     callsModel: true, // stands in for a model in tests of the turn loop
@@ -10,7 +14,10 @@ export function scriptedAgents(replies: string[][], seenObservations: Observatio
       seenObservations.push(obs);
       const reply = replies[next++] ?? [];
       return {
-        calls: reply.map((name) => ({ name, arguments: name.startsWith('move_') ? { reasoning: words ?? `scripted ${name}` } : {} })),
+        calls: reply.map((name) => ({
+          name,
+          arguments: name.startsWith('move_') ? { reasoning: words ?? `scripted ${name}` } : {},
+        })),
         text: words ?? `reply ${next}`,
       };
     },

@@ -9,14 +9,18 @@ import { readYaml, YamlFileError, type YamlProblem } from '../../config/yaml-pat
 import { TOOL_NAMES } from '../tools.ts';
 import { BUILTIN_VARIABLES, Expressions, ExpressionError, typeOf, type VarType, type VarValue } from './expressions.ts';
 
-const name = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'a lower-case name: letters, digits and _, starting with a letter');
+const name = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,39}$/, 'a lower-case name: letters, digits and _, starting with a letter');
 const expression = z.string().min(1).max(2_000);
 const template = z.string().min(1).max(20_000);
 
-const onFailureSchema = z.object({
-  action: z.enum(['retry', 'skip', 'fail']),
-  max_retries: z.number().int().min(0).max(10).default(1),
-}).strict();
+const onFailureSchema = z
+  .object({
+    action: z.enum(['retry', 'skip', 'fail']),
+    max_retries: z.number().int().min(0).max(10).default(1),
+  })
+  .strict();
 
 const stepBase = {
   name,
@@ -26,51 +30,71 @@ const stepBase = {
   on_failure: onFailureSchema.default({ action: 'fail', max_retries: 0 }),
 };
 
-const llmStep = z.object({
-  ...stepBase,
-  type: z.literal('llm'),
-  prompt: template,
-  /** Tools the model may call in this step; [] for a step that only thinks. Default: all. */
-  tools: z.array(z.enum(TOOL_NAMES as [string, ...string[]])).optional(),
-  /** Where the reply text goes (a string variable), e.g. a plan for later steps. */
-  save_reply_as: name.optional(),
-}).strict();
+const llmStep = z
+  .object({
+    ...stepBase,
+    type: z.literal('llm'),
+    prompt: template,
+    /** Tools the model may call in this step; [] for a step that only thinks. Default: all. */
+    tools: z.array(z.enum(TOOL_NAMES as [string, ...string[]])).optional(),
+    /** Where the reply text goes (a string variable), e.g. a plan for later steps. */
+    save_reply_as: name.optional(),
+  })
+  .strict();
 
-const codeStep = z.object({
-  ...stepBase,
-  type: z.literal('code'),
-  /** variable: expression, evaluated in order. */
-  set: z.record(name, expression).refine((s) => Object.keys(s).length > 0, 'set at least one variable'),
-}).strict();
+const codeStep = z
+  .object({
+    ...stepBase,
+    type: z.literal('code'),
+    /** variable: expression, evaluated in order. */
+    set: z.record(name, expression).refine((s) => Object.keys(s).length > 0, 'set at least one variable'),
+  })
+  .strict();
 
-const transitionStep = z.object({
-  ...stepBase,
-  type: z.literal('transition'),
-  prompt: template,
-  /** The model's answer (a key) -> the state to go to. */
-  transition_map: z.record(z.string().regex(/^[a-z0-9_-]{1,40}$/, 'an option: lower-case letters, digits, - or _'), name)
-    .refine((m) => Object.keys(m).length >= 2, 'give the model at least two options'),
-}).strict();
+const transitionStep = z
+  .object({
+    ...stepBase,
+    type: z.literal('transition'),
+    prompt: template,
+    /** The model's answer (a key) -> the state to go to. */
+    transition_map: z
+      .record(z.string().regex(/^[a-z0-9_-]{1,40}$/, 'an option: lower-case letters, digits, - or _'), name)
+      .refine((m) => Object.keys(m).length >= 2, 'give the model at least two options'),
+  })
+  .strict();
 
-export const workflowSchema = z.object({
-  workflow: name,
-  description: z.string().max(2_000).optional(),
-  /** The system prompt; {width}, {height}, ... as in plain prompt versions, filled in at start. */
-  system: template,
-  states: z.array(name).min(1).max(50),
-  initial_state: name,
-  variables: z.record(name, z.union([z.number().finite(), z.string().max(10_000), z.boolean()])).default({}),
-  transitions: z.array(z.object({ from: z.union([name, z.literal('*')]), to: name, condition: expression.optional() }).strict()).default([]),
-  components: z.array(z.object({
-    name,
-    text: template,
-    inject_into: z.array(name).min(1),
-    position: z.enum(['before', 'after']).default('before'),
-  }).strict()).default([]),
-  steps: z.array(z.discriminatedUnion('type', [llmStep, codeStep, transitionStep])).min(1).max(100),
-  /** Steps run for one reply before the workflow gives up the turn (a guard against loops without model calls). */
-  max_steps_per_reply: z.number().int().min(1).max(1_000).default(50),
-}).strict();
+export const workflowSchema = z
+  .object({
+    workflow: name,
+    description: z.string().max(2_000).optional(),
+    /** The system prompt; {width}, {height}, ... as in plain prompt versions, filled in at start. */
+    system: template,
+    states: z.array(name).min(1).max(50),
+    initial_state: name,
+    variables: z.record(name, z.union([z.number().finite(), z.string().max(10_000), z.boolean()])).default({}),
+    transitions: z
+      .array(z.object({ from: z.union([name, z.literal('*')]), to: name, condition: expression.optional() }).strict())
+      .default([]),
+    components: z
+      .array(
+        z
+          .object({
+            name,
+            text: template,
+            inject_into: z.array(name).min(1),
+            position: z.enum(['before', 'after']).default('before'),
+          })
+          .strict(),
+      )
+      .default([]),
+    steps: z
+      .array(z.discriminatedUnion('type', [llmStep, codeStep, transitionStep]))
+      .min(1)
+      .max(100),
+    /** Steps run for one reply before the workflow gives up the turn (a guard against loops without model calls). */
+    max_steps_per_reply: z.number().int().min(1).max(1_000).default(50),
+  })
+  .strict();
 
 export type Workflow = z.output<typeof workflowSchema>;
 export type WorkflowStep = Workflow['steps'][number];
@@ -78,7 +102,9 @@ export type WorkflowStep = Workflow['steps'][number];
 /** A workflow that cannot be loaded. */
 export class WorkflowDefinitionError extends YamlFileError {
   override readonly name = 'WorkflowDefinitionError';
-  constructor(p: YamlProblem, source: string) { super('workflow', p.path, p.line, p.problem, source); }
+  constructor(p: YamlProblem, source: string) {
+    super('workflow', p.path, p.line, p.problem, source);
+  }
 }
 
 /** A loaded workflow with its expressions checked, ready to run. */
@@ -104,8 +130,12 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
 
   // references: states, step names, components
   const states = new Set(wf.states);
-  const state = (s: string, path: PropertyKey[]) => { if (!states.has(s)) fail(path, `"${s}" is not a state; states are: ${wf.states.join(', ')}`); };
-  wf.states.forEach((s, i) => { if (wf.states.indexOf(s) !== i) fail(['states', i], `state "${s}" is listed twice`); });
+  const state = (s: string, path: PropertyKey[]) => {
+    if (!states.has(s)) fail(path, `"${s}" is not a state; states are: ${wf.states.join(', ')}`);
+  };
+  wf.states.forEach((s, i) => {
+    if (wf.states.indexOf(s) !== i) fail(['states', i], `state "${s}" is listed twice`);
+  });
   state(wf.initial_state, ['initial_state']);
   wf.transitions.forEach((t, i) => {
     if (t.from !== '*') state(t.from, ['transitions', i, 'from']);
@@ -116,20 +146,36 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
     if (stepNames.has(s.name)) fail(['steps', i, 'name'], `step "${s.name}" is defined twice`);
     stepNames.add(s.name);
     const inState = s.in_state === undefined ? [] : Array.isArray(s.in_state) ? s.in_state : [s.in_state];
-    inState.forEach((x, j) => state(x, Array.isArray(s.in_state) ? ['steps', i, 'in_state', j] : ['steps', i, 'in_state']));
+    inState.forEach((x, j) =>
+      state(x, Array.isArray(s.in_state) ? ['steps', i, 'in_state', j] : ['steps', i, 'in_state']),
+    );
     if (s.transition_to) state(s.transition_to, ['steps', i, 'transition_to']);
-    if (s.type === 'transition') for (const [k, to] of Object.entries(s.transition_map)) state(to, ['steps', i, 'transition_map', k]);
+    if (s.type === 'transition')
+      for (const [k, to] of Object.entries(s.transition_map)) state(to, ['steps', i, 'transition_map', k]);
   });
-  wf.components.forEach((c, i) => c.inject_into.forEach((stepName, j) => {
-    const target = wf.steps.find((s) => s.name === stepName);
-    if (!target) fail(['components', i, 'inject_into', j], `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`);
-    if (target!.type === 'code') fail(['components', i, 'inject_into', j], `step "${stepName}" is a code step; components go into llm and transition steps`);
-  }));
+  wf.components.forEach((c, i) =>
+    c.inject_into.forEach((stepName, j) => {
+      const target = wf.steps.find((s) => s.name === stepName);
+      if (!target)
+        fail(
+          ['components', i, 'inject_into', j],
+          `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`,
+        );
+      if (target!.type === 'code')
+        fail(
+          ['components', i, 'inject_into', j],
+          `step "${stepName}" is a code step; components go into llm and transition steps`,
+        );
+    }),
+  );
 
   // variables and expressions
-  const types: Record<string, VarType> = Object.fromEntries(Object.entries(BUILTIN_VARIABLES).map(([k, v]) => [k, v.type]));
+  const types: Record<string, VarType> = Object.fromEntries(
+    Object.entries(BUILTIN_VARIABLES).map(([k, v]) => [k, v.type]),
+  );
   for (const [k, v] of Object.entries(wf.variables)) {
-    if (Object.hasOwn(BUILTIN_VARIABLES, k)) fail(['variables', k], `"${k}" is a built-in variable; choose another name`);
+    if (Object.hasOwn(BUILTIN_VARIABLES, k))
+      fail(['variables', k], `"${k}" is a built-in variable; choose another name`);
     types[k] = typeOf(v);
   }
   const expressions = new Expressions(types);
@@ -144,16 +190,25 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   };
   const placeholders = (tpl: string, path: PropertyKey[]) => {
     for (const m of tpl.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
-      if (!Object.hasOwn(types, m[1])) fail(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
+      if (!Object.hasOwn(types, m[1]))
+        fail(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
     }
   };
-  wf.transitions.forEach((t, i) => { if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool'); });
+  wf.transitions.forEach((t, i) => {
+    if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool');
+  });
   wf.components.forEach((c, i) => placeholders(c.text, ['components', i, 'text']));
   wf.steps.forEach((s, i) => {
     if (s.run_if) check(s.run_if, ['steps', i, 'run_if'], 'bool');
     if (s.type === 'code') {
       for (const [k, expr] of Object.entries(s.set)) {
-        if (!Object.hasOwn(wf.variables, k)) fail(['steps', i, 'set', k], Object.hasOwn(BUILTIN_VARIABLES, k) ? `"${k}" is built in and read-only` : `"${k}" is not declared under variables`);
+        if (!Object.hasOwn(wf.variables, k))
+          fail(
+            ['steps', i, 'set', k],
+            Object.hasOwn(BUILTIN_VARIABLES, k)
+              ? `"${k}" is built in and read-only`
+              : `"${k}" is not declared under variables`,
+          );
         check(expr, ['steps', i, 'set', k], types[k]);
       }
     } else {

@@ -16,7 +16,10 @@ export const BUILTIN_VARIABLES: Record<string, { type: VarType; doc: string }> =
   actions_left_in_turn: { type: 'int', doc: 'actions the agent may still take this turn' },
   tiles_seen: { type: 'int', doc: 'distinct tiles seen so far' },
   last_action_tool: { type: 'string', doc: 'the tool of the last executed action ("" before the first)' },
-  last_action_result: { type: 'string', doc: 'its outcome: moved, blocked_by_wall, blocked_by_edge, recalled, recall_cooldown, unknown_tool, invalid_arguments' },
+  last_action_result: {
+    type: 'string',
+    doc: 'its outcome: moved, blocked_by_wall, blocked_by_edge, recalled, recall_cooldown, unknown_tool, invalid_arguments',
+  },
   last_action_ok: { type: 'bool', doc: 'whether it succeeded' },
   last_new_tiles: { type: 'int', doc: 'tiles it revealed' },
   recent_moves_ok: { type: 'double', doc: 'share of the last 5 moves that succeeded (1.0 before any move)' },
@@ -31,7 +34,13 @@ export const BUILTIN_VARIABLES: Record<string, { type: VarType; doc: string }> =
 };
 
 export function typeOf(value: VarValue): VarType {
-  return typeof value === 'string' ? 'string' : typeof value === 'boolean' ? 'bool' : Number.isInteger(value) ? 'int' : 'double';
+  return typeof value === 'string'
+    ? 'string'
+    : typeof value === 'boolean'
+      ? 'bool'
+      : Number.isInteger(value)
+        ? 'int'
+        : 'double';
 }
 
 /** A failed check: where in the expression, and why (one line). */

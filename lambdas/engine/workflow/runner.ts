@@ -37,34 +37,74 @@ export interface WorkflowFacts {
 }
 
 /** One model call a step makes: its prompt and the tools it offers ([] for none). */
-export interface StepAsk { step: string; kind: 'llm' | 'transition'; prompt: string; tools: readonly string[] | null }
+export interface StepAsk {
+  step: string;
+  kind: 'llm' | 'transition';
+  prompt: string;
+  tools: readonly string[] | null;
+}
 export type Ask = (ask: StepAsk) => Promise<{ text: string; calls: ToolCall[] }>;
 
-export interface StepTrace { step: string; state: string; outcome: 'ran' | 'skipped' | 'failed' | 'retried' | 'skipped_after_failure'; detail?: string }
-export interface WorkflowMove { from: string; to: string; cause: string; refused: boolean }
+export interface StepTrace {
+  step: string;
+  state: string;
+  outcome: 'ran' | 'skipped' | 'failed' | 'retried' | 'skipped_after_failure';
+  detail?: string;
+}
+export interface WorkflowMove {
+  from: string;
+  to: string;
+  cause: string;
+  refused: boolean;
+}
 
-export interface WorkflowReply { calls: ToolCall[]; text: string | null; steps: StepTrace[]; moves: WorkflowMove[] }
+export interface WorkflowReply {
+  calls: ToolCall[];
+  text: string | null;
+  steps: StepTrace[];
+  moves: WorkflowMove[];
+}
 
 /** A step failed with on_failure: fail (or ran out of retries): the turn fails, and with it the experiment. */
 export class WorkflowStepError extends Error {
   override readonly name = 'WorkflowStepError';
-  constructor(readonly step: string, readonly state: string, problem: string) { super(`workflow step "${step}" (state ${state}) failed: ${problem}`); }
+  constructor(
+    readonly step: string,
+    readonly state: string,
+    problem: string,
+  ) {
+    super(`workflow step "${step}" (state ${state}) failed: ${problem}`);
+  }
 }
 
 const RECENT_MOVES = 5;
 
 export function initialMemory(wf: LoadedWorkflow): WorkflowMemory {
   return {
-    state: wf.definition.initial_state, next: 0, vars: { ...wf.initialVariables }, stepsInState: 0, actionsAtStateEntry: 0,
-    recentMoves: [], failedMovesInARow: 0, last: { tool: '', result: '', ok: true, newTiles: 0 }, lastReply: '', choice: '',
+    state: wf.definition.initial_state,
+    next: 0,
+    vars: { ...wf.initialVariables },
+    stepsInState: 0,
+    actionsAtStateEntry: 0,
+    recentMoves: [],
+    failedMovesInARow: 0,
+    last: { tool: '', result: '', ok: true, newTiles: 0 },
+    lastReply: '',
+    choice: '',
   };
 }
 
 export class WorkflowRunner {
-  constructor(private readonly wf: LoadedWorkflow, readonly memory: WorkflowMemory) {}
+  constructor(
+    private readonly wf: LoadedWorkflow,
+    readonly memory: WorkflowMemory,
+  ) {}
 
   private stepsOf(state: string): WorkflowStep[] {
-    return this.wf.definition.steps.filter((s) => s.in_state === undefined || (Array.isArray(s.in_state) ? s.in_state.includes(state) : s.in_state === state));
+    return this.wf.definition.steps.filter(
+      (s) =>
+        s.in_state === undefined || (Array.isArray(s.in_state) ? s.in_state.includes(state) : s.in_state === state),
+    );
   }
 
   private variables(f: WorkflowFacts): Record<string, VarValue> {
@@ -72,11 +112,23 @@ export class WorkflowRunner {
     const moves = m.recentMoves;
     return {
       ...m.vars,
-      turn: f.turn, actions_taken: f.actionsTaken, actions_left_in_turn: f.actionsLeftInTurn, tiles_seen: f.tilesSeen,
-      last_action_tool: m.last.tool, last_action_result: m.last.result, last_action_ok: m.last.ok, last_new_tiles: m.last.newTiles,
-      recent_moves_ok: moves.length === 0 ? 1 : moves.filter(Boolean).length / moves.length, failed_moves_in_a_row: m.failedMovesInARow,
-      phase: f.phase, stuck: f.phase === 'stuck', state: m.state, steps_in_state: m.stepsInState,
-      actions_in_state: f.actionsTaken - m.actionsAtStateEntry, last_reply: m.lastReply, choice: m.choice,
+      turn: f.turn,
+      actions_taken: f.actionsTaken,
+      actions_left_in_turn: f.actionsLeftInTurn,
+      tiles_seen: f.tilesSeen,
+      last_action_tool: m.last.tool,
+      last_action_result: m.last.result,
+      last_action_ok: m.last.ok,
+      last_new_tiles: m.last.newTiles,
+      recent_moves_ok: moves.length === 0 ? 1 : moves.filter(Boolean).length / moves.length,
+      failed_moves_in_a_row: m.failedMovesInARow,
+      phase: f.phase,
+      stuck: f.phase === 'stuck',
+      state: m.state,
+      steps_in_state: m.stepsInState,
+      actions_in_state: f.actionsTaken - m.actionsAtStateEntry,
+      last_reply: m.lastReply,
+      choice: m.choice,
     };
   }
 
@@ -124,8 +176,12 @@ export class WorkflowRunner {
       if (m.next >= list.length) {
         // end of the state's steps: the first transition whose condition holds
         const vars = this.variables(f);
-        const t = definition.transitions.find((x) => (x.from === m.state || x.from === '*') && x.to !== m.state
-          && (x.condition === undefined || this.holds(x.condition, vars)));
+        const t = definition.transitions.find(
+          (x) =>
+            (x.from === m.state || x.from === '*') &&
+            x.to !== m.state &&
+            (x.condition === undefined || this.holds(x.condition, vars)),
+        );
         const moved = t ? this.move(t.to, t.condition ? `condition: ${t.condition}` : 'end of state', f, moves) : false;
         if (!moved) m.next = 0;
         // a state with nothing to run and nowhere to go would spin: give the turn back
@@ -175,16 +231,27 @@ export class WorkflowRunner {
     try {
       return this.wf.expressions.evaluate(condition, vars) === true;
     } catch (e) {
-      throw new WorkflowStepError('transitions', this.memory.state, `${condition}: ${e instanceof ExpressionError ? e.message : String(e)}`);
+      throw new WorkflowStepError(
+        'transitions',
+        this.memory.state,
+        `${condition}: ${e instanceof ExpressionError ? e.message : String(e)}`,
+      );
     }
   }
 
   /** Runs one step; returns the tool calls an llm step made (else []). Throws on failure. */
-  private async run(step: WorkflowStep, vars: Record<string, VarValue>, f: WorkflowFacts, ask: Ask, moves: WorkflowMove[]): Promise<ToolCall[]> {
+  private async run(
+    step: WorkflowStep,
+    vars: Record<string, VarValue>,
+    f: WorkflowFacts,
+    ask: Ask,
+    moves: WorkflowMove[],
+  ): Promise<ToolCall[]> {
     const m = this.memory;
     if (step.type === 'code') {
       // in order: a later expression reads what an earlier one set
-      for (const [k, expr] of Object.entries(step.set)) m.vars[k] = this.wf.expressions.evaluate(expr, { ...vars, ...m.vars });
+      for (const [k, expr] of Object.entries(step.set))
+        m.vars[k] = this.wf.expressions.evaluate(expr, { ...vars, ...m.vars });
       return [];
     }
     if (step.type === 'transition') {
@@ -194,10 +261,13 @@ export class WorkflowRunner {
       m.lastReply = reply.text;
       const said = reply.text.toLowerCase();
       // the option named first in the answer (longest first, so "go_back" wins over "go")
-      const choice = [...options].sort((a, b) => b.length - a.length)
+      const choice = [...options]
+        .sort((a, b) => b.length - a.length)
         .map((o) => ({ o, at: said.search(new RegExp(`(^|[^a-z0-9_-])${o.replace(/[-]/g, '\\-')}($|[^a-z0-9_-])`)) }))
-        .filter((x) => x.at >= 0).sort((a, b) => a.at - b.at)[0]?.o;
-      if (!choice) throw new Error(`the answer ${JSON.stringify(reply.text.slice(0, 80))} names none of: ${options.join(', ')}`);
+        .filter((x) => x.at >= 0)
+        .sort((a, b) => a.at - b.at)[0]?.o;
+      if (!choice)
+        throw new Error(`the answer ${JSON.stringify(reply.text.slice(0, 80))} names none of: ${options.join(', ')}`);
       m.choice = choice;
       this.move(step.transition_map[choice], `model chose ${choice}`, f, moves);
       return [];

@@ -16,8 +16,12 @@ export function carveRoute(grid: Grid, from: Point, to: Point, rng: Rng): void {
       // sideways step so the route is not a straight staircase
       const horizontal = rng.chance(0.5);
       const step = rng.chance(0.5) ? 1 : -1;
-      const nx = horizontal ? x + step : x, ny = horizontal ? y : y + step;
-      if (grid.inBounds(nx, ny)) { x = nx; y = ny; }
+      const nx = horizontal ? x + step : x,
+        ny = horizontal ? y : y + step;
+      if (grid.inBounds(nx, ny)) {
+        x = nx;
+        y = ny;
+      }
     } else if (towardsX !== 0 && (towardsY === 0 || rng.chance(0.5))) {
       x += towardsX;
     } else {
@@ -38,7 +42,8 @@ export function scatterWalls(grid: Grid, density: number, rng: Rng): void {
 
 /** A cell in the quadrant opposite the start, where routes are carved to. */
 export function farCorner(grid: Grid, rng: Rng): Point {
-  const x0 = Math.floor(grid.width * 0.6), y0 = Math.floor(grid.height * 0.6);
+  const x0 = Math.floor(grid.width * 0.6),
+    y0 = Math.floor(grid.height * 0.6);
   return {
     x: Math.min(grid.width - 1, x0 + rng.int(Math.max(1, grid.width - 1 - x0))),
     y: Math.min(grid.height - 1, y0 + rng.int(Math.max(1, grid.height - 1 - y0))),
@@ -50,13 +55,23 @@ export function backtrackerMaze(grid: Grid, rng: Rng, start: Point): void {
   grid.cells.fill(WALL);
   const stack: Point[] = [start];
   grid.set(start.x, start.y, EMPTY);
-  const steps = [[0, -2], [0, 2], [2, 0], [-2, 0]] as const;
+  const steps = [
+    [0, -2],
+    [0, 2],
+    [2, 0],
+    [-2, 0],
+  ] as const;
   while (stack.length > 0) {
     const cur = stack[stack.length - 1];
     const options = steps
       .map(([dx, dy]) => ({ x: cur.x + dx, y: cur.y + dy, wx: cur.x + dx / 2, wy: cur.y + dy / 2 }))
-      .filter((n) => n.x > 0 && n.y > 0 && n.x < grid.width - 1 && n.y < grid.height - 1 && grid.get(n.x, n.y) === WALL);
-    if (options.length === 0) { stack.pop(); continue; }
+      .filter(
+        (n) => n.x > 0 && n.y > 0 && n.x < grid.width - 1 && n.y < grid.height - 1 && grid.get(n.x, n.y) === WALL,
+      );
+    if (options.length === 0) {
+      stack.pop();
+      continue;
+    }
     const next = rng.pick(options);
     grid.set(next.wx, next.wy, EMPTY);
     grid.set(next.x, next.y, EMPTY);

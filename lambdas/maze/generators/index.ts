@@ -9,7 +9,11 @@ import { densityField, diagonalBias, openField, randomScatter } from './obstacle
 import { multiplePaths, perfect, roomsAndCorridors, spiral } from './structured.ts';
 import type { LayoutFn } from './types.ts';
 
-interface GeneratorInfo { description: string; layout: LayoutFn; oddSizes?: boolean }
+interface GeneratorInfo {
+  description: string;
+  layout: LayoutFn;
+  oddSizes?: boolean;
+}
 
 export const GENERATORS = {
   sparse: { description: 'random walls, 10% density', layout: densityField(0.1) },
@@ -21,10 +25,18 @@ export const GENERATORS = {
   open_field: { description: 'almost empty, 3% single obstacles', layout: openField },
   spiral: { description: 'one corridor winding into the centre, goal at the centre', layout: spiral },
   rooms_and_corridors: { description: 'rooms 3-6 cells wide joined by doors', layout: roomsAndCorridors },
-  multiple_paths: { description: 'perfect maze with ~10% of walls removed: loops and several routes', layout: multiplePaths, oddSizes: true },
+  multiple_paths: {
+    description: 'perfect maze with ~10% of walls removed: loops and several routes',
+    layout: multiplePaths,
+    oddSizes: true,
+  },
   diagonal_bias: { description: 'wall streaks running diagonally, ~30% walls', layout: diagonalBias },
   random_scatter: { description: 'walls in small clusters, ~25% walls', layout: randomScatter },
-  perfect: { description: 'recursive-backtracker maze: exactly one route between any two cells', layout: perfect, oddSizes: true },
+  perfect: {
+    description: 'recursive-backtracker maze: exactly one route between any two cells',
+    layout: perfect,
+    oddSizes: true,
+  },
 } satisfies Record<string, GeneratorInfo>;
 
 export type GeneratorName = keyof typeof GENERATORS;
@@ -33,7 +45,12 @@ export const MIN_SIZE = 5;
 export const MAX_SIZE = 201;
 export const DEFAULT_START: Point = { x: 1, y: 1 };
 
-export interface MazeSpec { generator: string; width: number; height: number; seed: number }
+export interface MazeSpec {
+  generator: string;
+  width: number;
+  height: number;
+  seed: number;
+}
 
 export function describeGenerator(name: GeneratorName): { description: string; oddSizes: boolean } {
   const info: GeneratorInfo = GENERATORS[name];
@@ -43,14 +60,29 @@ export function describeGenerator(name: GeneratorName): { description: string; o
 /** Throws MazeInputError naming the field, the value and the valid choices. */
 export function checkMazeSpec(spec: MazeSpec): asserts spec is MazeSpec & { generator: GeneratorName } {
   if (!(spec.generator in GENERATORS)) {
-    throw new MazeInputError('maze', spec.generator, `unknown maze generator "${spec.generator}"; choose one of: ${GENERATOR_NAMES.join(', ')}`);
+    throw new MazeInputError(
+      'maze',
+      spec.generator,
+      `unknown maze generator "${spec.generator}"; choose one of: ${GENERATOR_NAMES.join(', ')}`,
+    );
   }
-  for (const [field, value] of [['width', spec.width], ['height', spec.height]] as const) {
+  for (const [field, value] of [
+    ['width', spec.width],
+    ['height', spec.height],
+  ] as const) {
     if (!Number.isInteger(value) || value < MIN_SIZE || value > MAX_SIZE) {
-      throw new MazeInputError(field === 'width' ? 'size' : field, value, `maze ${field} must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}, got ${value}`);
+      throw new MazeInputError(
+        field === 'width' ? 'size' : field,
+        value,
+        `maze ${field} must be a whole number from ${MIN_SIZE} to ${MAX_SIZE}, got ${value}`,
+      );
     }
     if (describeGenerator(spec.generator as GeneratorName).oddSizes && value % 2 === 0) {
-      throw new MazeInputError(field === 'width' ? 'size' : field, value, `generator "${spec.generator}" needs an odd ${field}, got ${value}; use ${value - 1} or ${value + 1}`);
+      throw new MazeInputError(
+        field === 'width' ? 'size' : field,
+        value,
+        `generator "${spec.generator}" needs an odd ${field}, got ${value}; use ${value - 1} or ${value + 1}`,
+      );
     }
   }
   if (!Number.isSafeInteger(spec.seed) || spec.seed < 0 || spec.seed > 0xffffffff) {
@@ -76,7 +108,11 @@ export function generateMaze(spec: MazeSpec): Maze {
     layout.grid.set(goal.x, goal.y, GOAL);
     return buildMaze(layout.grid, start, spec.generator, spec.seed);
   }
-  throw new MazeInputError('seed', spec.seed, `generator "${spec.generator}" found no goal placement for ${spec.width}x${spec.height} seed ${spec.seed}; try another seed`);
+  throw new MazeInputError(
+    'seed',
+    spec.seed,
+    `generator "${spec.generator}" found no goal placement for ${spec.width}x${spec.height} seed ${spec.seed}; try another seed`,
+  );
 }
 
 /**
@@ -89,11 +125,12 @@ function placeGoal(grid: Grid, start: Point, rng: Rng): Point | null {
   let max = 0;
   for (const d of dist) if (d > max) max = d;
   const candidates: Point[] = [];
-  for (let y = 0; y < grid.height; y++) for (let x = 0; x < grid.width; x++) {
-    const d = dist[grid.index(x, y)];
-    if (d === UNREACHABLE || d < max * 0.75 || grid.get(x, y) === WALL) continue;
-    if (inView.has(grid.index(x, y))) continue;
-    candidates.push({ x, y });
-  }
+  for (let y = 0; y < grid.height; y++)
+    for (let x = 0; x < grid.width; x++) {
+      const d = dist[grid.index(x, y)];
+      if (d === UNREACHABLE || d < max * 0.75 || grid.get(x, y) === WALL) continue;
+      if (inView.has(grid.index(x, y))) continue;
+      candidates.push({ x, y });
+    }
   return candidates.length > 0 ? rng.pick(candidates) : null;
 }

@@ -1,12 +1,23 @@
 // Amazon Bedrock over @aws-sdk/client-bedrock-runtime's Converse API with a
 // toolConfig; tool results go back as toolResult blocks in a user message.
 // The SDK's own retries are off (maxAttempts 1): ours log every retry.
-import { BedrockRuntimeClient, ConverseCommand, type ContentBlock, type Message, type Tool } from '@aws-sdk/client-bedrock-runtime';
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type ContentBlock,
+  type Message,
+  type Tool,
+} from '@aws-sdk/client-bedrock-runtime';
 import type { ChatMessage, ChatModel, ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 
-export interface BedrockSettings { region: string; endpoint?: string; max_tokens: number; temperature: number }
+export interface BedrockSettings {
+  region: string;
+  endpoint?: string;
+  max_tokens: number;
+  temperature: number;
+}
 
 function toWire(messages: ChatMessage[], toolsOffered: boolean): Message[] {
   const out: Message[] = [];
@@ -28,12 +39,15 @@ function toWireMessage(m: ChatMessage): Message {
   if (m.role === 'assistant') {
     const content: ContentBlock[] = [];
     if (m.text) content.push({ text: m.text });
-    for (const c of m.calls) content.push({ toolUse: { toolUseId: c.id, name: c.name, input: (c.arguments ?? {}) as never } });
+    for (const c of m.calls)
+      content.push({ toolUse: { toolUseId: c.id, name: c.name, input: (c.arguments ?? {}) as never } });
     return { role: 'assistant', content };
   }
   return {
     role: 'user',
-    content: m.results.map((r) => ({ toolResult: { toolUseId: r.id, content: [{ text: r.content }], status: r.ok ? 'success' : 'error' } })),
+    content: m.results.map((r) => ({
+      toolResult: { toolUseId: r.id, content: [{ text: r.content }], status: r.ok ? 'success' : 'error' },
+    })),
   };
 }
 
@@ -47,10 +61,16 @@ function toTextMessage(m: ChatMessage): Message {
 }
 
 export function bedrockTools(tools: ToolSpec[]): Tool[] {
-  return tools.map((t) => ({ toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters as never } } }));
+  return tools.map((t) => ({
+    toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters as never } },
+  }));
 }
 
-export function bedrockModel(model: string, settings: BedrockSettings, credentials?: { accessKeyId: string; secretAccessKey: string }): ChatModel {
+export function bedrockModel(
+  model: string,
+  settings: BedrockSettings,
+  credentials?: { accessKeyId: string; secretAccessKey: string },
+): ChatModel {
   const client = new BedrockRuntimeClient({
     region: settings.region,
     maxAttempts: 1,
@@ -61,17 +81,24 @@ export function bedrockModel(model: string, settings: BedrockSettings, credentia
     provider: 'bedrock',
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
-      const res = await client.send(new ConverseCommand({
-        modelId: model,
-        system: [{ text: system }],
-        messages: toWire(messages, tools.length > 0),
-        ...(tools.length > 0 ? { toolConfig: { tools: bedrockTools(tools) } } : {}),
-        inferenceConfig: { maxTokens: settings.max_tokens, temperature: settings.temperature },
-      }), { abortSignal: signal });
+      const res = await client.send(
+        new ConverseCommand({
+          modelId: model,
+          system: [{ text: system }],
+          messages: toWire(messages, tools.length > 0),
+          ...(tools.length > 0 ? { toolConfig: { tools: bedrockTools(tools) } } : {}),
+          inferenceConfig: { maxTokens: settings.max_tokens, temperature: settings.temperature },
+        }),
+        { abortSignal: signal },
+      );
       const blocks = res.output?.message?.content ?? [];
       const text = blocks.map((b) => b.text ?? '').join('');
-      const calls = blocks.filter((b) => b.toolUse).map((b) => ({ id: b.toolUse!.toolUseId ?? '', name: b.toolUse!.name ?? '', arguments: b.toolUse!.input }));
-      const usage = res.usage ? { inputTokens: res.usage.inputTokens ?? 0, outputTokens: res.usage.outputTokens ?? 0 } : null;
+      const calls = blocks
+        .filter((b) => b.toolUse)
+        .map((b) => ({ id: b.toolUse!.toolUseId ?? '', name: b.toolUse!.name ?? '', arguments: b.toolUse!.input }));
+      const usage = res.usage
+        ? { inputTokens: res.usage.inputTokens ?? 0, outputTokens: res.usage.outputTokens ?? 0 }
+        : null;
       return { text, calls, usage, stopReason: res.stopReason ?? null };
     },
   };
@@ -81,7 +108,15 @@ export function classifyBedrockError(err: unknown): Failure {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = e?.$metadata?.httpStatusCode;
   if (typeof status === 'number') {
-    const transient = isTransientStatus(status) || ['ThrottlingException', 'ModelNotReadyException', 'ServiceUnavailableException', 'InternalServerException', 'ModelTimeoutException'].includes(e.name ?? '');
+    const transient =
+      isTransientStatus(status) ||
+      [
+        'ThrottlingException',
+        'ModelNotReadyException',
+        'ServiceUnavailableException',
+        'InternalServerException',
+        'ModelTimeoutException',
+      ].includes(e.name ?? '');
     return { transient, status, message: `${e.name ?? 'Error'}: ${e.message ?? ''}` };
   }
   const net = networkFailure(err);

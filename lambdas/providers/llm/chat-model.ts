@@ -3,7 +3,11 @@
 import type { TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 
-export interface ModelToolCall { id: string; name: string; arguments: unknown }
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
 
 export type ChatMessage =
   | { role: 'user'; text: string }

@@ -27,19 +27,29 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
       if (messages.length === 0) {
         messages.push({ role: 'user', text: describeObservation(obs, opts.maxMoves) });
       } else {
-        const results = lastCalls.map((c, i) => ({ id: c.id, name: c.name, content: describeResult(obs.results[i]), ok: obs.results[i].success }));
+        const results = lastCalls.map((c, i) => ({
+          id: c.id,
+          name: c.name,
+          content: describeResult(obs.results[i]),
+          ok: obs.results[i].success,
+        }));
         // Calls the model wrote as text have no tool-call ids the service knows: answer them as text.
-        messages.push(lastFromText
-          ? { role: 'user', text: results.map((r) => `${r.name}: ${r.content}`).join('\n') }
-          : { role: 'tool', results });
+        messages.push(
+          lastFromText
+            ? { role: 'user', text: results.map((r) => `${r.name}: ${r.content}`).join('\n') }
+            : { role: 'tool', results },
+        );
       }
       let latencyMs = 0;
-      const { value: reply, retries } = await withRetry(async (signal) => {
-        const t = performance.now();
-        const r = await opts.model.complete(opts.system, messages, TOOL_SPECS, signal);
-        latencyMs = performance.now() - t;
-        return r;
-      }, { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model });
+      const { value: reply, retries } = await withRetry(
+        async (signal) => {
+          const t = performance.now();
+          const r = await opts.model.complete(opts.system, messages, TOOL_SPECS, signal);
+          latencyMs = performance.now() - t;
+          return r;
+        },
+        { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model },
+      );
 
       let calls = reply.calls;
       lastFromText = false;

@@ -5,23 +5,54 @@
 
 export class ProviderTransientError extends Error {
   override readonly name = 'ProviderTransientError';
-  constructor(message: string, readonly provider: string, readonly model: string, readonly status: number | string) { super(message); }
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly model: string,
+    readonly status: number | string,
+  ) {
+    super(message);
+  }
 }
 
 export class ProviderPermanentError extends Error {
   override readonly name = 'ProviderPermanentError';
-  constructor(message: string, readonly provider: string, readonly model: string, readonly status: number | string) { super(message); }
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly model: string,
+    readonly status: number | string,
+  ) {
+    super(message);
+  }
 }
 
-export interface RetryPolicy { max_attempts: number; base_delay_ms: number; max_delay_ms: number; max_total_ms: number; timeout_ms: number }
+export interface RetryPolicy {
+  max_attempts: number;
+  base_delay_ms: number;
+  max_delay_ms: number;
+  max_total_ms: number;
+  timeout_ms: number;
+}
 
 export type RetryRecord = { attempt: number; status: number | string; error: string; delay_ms: number };
 
-export interface Failure { transient: boolean; status: number | string; message: string }
+export interface Failure {
+  transient: boolean;
+  status: number | string;
+  message: string;
+}
 
 export async function withRetry<T>(
   call: (signal: AbortSignal) => Promise<T>,
-  opts: { policy: RetryPolicy; classify: (err: unknown) => Failure; provider: string; model: string; random?: () => number; sleep?: (ms: number) => Promise<void> },
+  opts: {
+    policy: RetryPolicy;
+    classify: (err: unknown) => Failure;
+    provider: string;
+    model: string;
+    random?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<{ value: T; retries: RetryRecord[] }> {
   const { policy } = opts;
   const random = opts.random ?? Math.random;
@@ -37,7 +68,12 @@ export async function withRetry<T>(
       if (!f.transient) throw new ProviderPermanentError(label, opts.provider, opts.model, f.status);
       const delay = Math.round(random() * Math.min(policy.max_delay_ms, policy.base_delay_ms * 2 ** (attempt - 1)));
       if (attempt >= policy.max_attempts || Date.now() - started + delay > policy.max_total_ms) {
-        throw new ProviderTransientError(`${label} (gave up after ${attempt} attempts in ${Date.now() - started} ms)`, opts.provider, opts.model, f.status);
+        throw new ProviderTransientError(
+          `${label} (gave up after ${attempt} attempts in ${Date.now() - started} ms)`,
+          opts.provider,
+          opts.model,
+          f.status,
+        );
       }
       retries.push({ attempt, status: f.status, error: f.message.slice(0, 500), delay_ms: delay });
       await sleep(delay);
@@ -48,13 +84,20 @@ export async function withRetry<T>(
 /** Network-level failures (no HTTP status): resets, refused connections, timeouts. */
 export function networkFailure(err: unknown): Failure | null {
   const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string }; message?: string };
-  if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError') return { transient: true, status: 'timeout', message: 'no reply within the timeout' };
+  if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError')
+    return { transient: true, status: 'timeout', message: 'no reply within the timeout' };
   const code = e?.code ?? e?.cause?.code;
-  if (code && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT)$/.test(code)) {
+  if (
+    code &&
+    /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT)$/.test(
+      code,
+    )
+  ) {
     // A host that does not resolve will not start resolving: permanent. The rest may pass.
     return { transient: code !== 'ENOTFOUND', status: code, message: e?.message ?? code };
   }
-  if (e?.name === 'TypeError' && /fetch failed/.test(e.message ?? '')) return { transient: true, status: 'network', message: e.message ?? 'fetch failed' };
+  if (e?.name === 'TypeError' && /fetch failed/.test(e.message ?? ''))
+    return { transient: true, status: 'network', message: e.message ?? 'fetch failed' };
   return null;
 }
 

@@ -38,13 +38,20 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
     async act(obs: Observation): Promise<AgentReply> {
       let pending: string | null = messages.length === 0 ? describeObservation(obs, opts.maxMoves) : null;
       if (messages.length > 0 && lastCalls.length > 0) {
-        const results = lastCalls.map((c, i) => ({ id: c.id, name: c.name, content: describeResult(obs.results[i]), ok: obs.results[i].success }));
+        const results = lastCalls.map((c, i) => ({
+          id: c.id,
+          name: c.name,
+          content: describeResult(obs.results[i]),
+          ok: obs.results[i].success,
+        }));
         if (lastFromText) pending = results.map((r) => `${r.name}: ${r.content}`).join('\n');
         else messages.push({ role: 'tool', results });
       }
       lastCalls = [];
       const usage = { inputTokens: 0, outputTokens: 0 };
-      let reported = false, latencyMs = 0, stopReason: string | null = null;
+      let reported = false,
+        latencyMs = 0,
+        stopReason: string | null = null;
       const retries: Array<Record<string, unknown>> = [];
 
       const ask = async (a: StepAsk) => {
@@ -52,11 +59,17 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         pending = null;
         const tools = a.tools === null ? TOOL_SPECS : TOOL_SPECS.filter((t) => a.tools!.includes(t.name));
         const t0 = performance.now();
-        const { value: reply, retries: r } = await withRetry((signal) => opts.model.complete(opts.system, messages, tools, signal),
-          { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model });
+        const { value: reply, retries: r } = await withRetry(
+          (signal) => opts.model.complete(opts.system, messages, tools, signal),
+          { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model },
+        );
         latencyMs += performance.now() - t0;
         retries.push(...r.map((x) => ({ ...x, step: a.step })));
-        if (reply.usage) { reported = true; usage.inputTokens += reply.usage.inputTokens; usage.outputTokens += reply.usage.outputTokens; }
+        if (reply.usage) {
+          reported = true;
+          usage.inputTokens += reply.usage.inputTokens;
+          usage.outputTokens += reply.usage.outputTokens;
+        }
         stopReason = reply.stopReason;
         let calls = tools.length > 0 ? reply.calls : [];
         let fromText = false;
@@ -67,15 +80,30 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         messages.push({ role: 'assistant', text: reply.text, calls: fromText ? [] : calls });
         lastCalls = calls;
         lastFromText = fromText;
-        return { text: reply.text, calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: fromText })) };
+        return {
+          text: reply.text,
+          calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: fromText })),
+        };
       };
 
-      const out = await runner.reply({
-        turn: obs.turnNumber, actionsTaken: obs.actionsTaken, actionsLeftInTurn: obs.actionsLeftInTurn,
-        tilesSeen: obs.tilesSeen, phase: obs.phase, results: obs.results,
-      }, ask);
+      const out = await runner.reply(
+        {
+          turn: obs.turnNumber,
+          actionsTaken: obs.actionsTaken,
+          actionsLeftInTurn: obs.actionsLeftInTurn,
+          tilesSeen: obs.tilesSeen,
+          phase: obs.phase,
+          results: obs.results,
+        },
+        ask,
+      );
       return {
-        calls: out.calls, text: out.text, usage: reported ? usage : null, latencyMs, stopReason, retries,
+        calls: out.calls,
+        text: out.text,
+        usage: reported ? usage : null,
+        latencyMs,
+        stopReason,
+        retries,
         workflow: { steps: out.steps, moves: out.moves },
       };
     },
