@@ -87,6 +87,7 @@ export function registerStackCommands(program: Command): void {
     .action(status);
   withExample(
     statusCommand,
-    'ariadne status arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:random-medium-30-s7-r1-2f41872be7',
+    'ariadne status ' +
+      'arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:random-medium-30-s7-r1-2f41872be7',
   );
 }
