@@ -9,7 +9,8 @@ const vpcId = app.node.tryGetContext('vpcId') as string | undefined;
 const timeout = app.node.tryGetContext('executionTimeoutMinutes') as string | number | undefined;
 if (timeout !== undefined && !(Number(timeout) >= 1 && Number(timeout) <= 525_600)) {
   throw new Error(
-    `context executionTimeoutMinutes must be a number of minutes from 1 to 525600 (a year), got ${JSON.stringify(timeout)}`,
+    'context executionTimeoutMinutes must be a number of minutes from 1 to 525600 (a year), ' +
+      `got ${JSON.stringify(timeout)}`,
   );
 }
 new AriadneStack(app, 'Ariadne', {

@@ -26,7 +26,10 @@ export async function cliDatabase(log: (line: string) => void, poolSize?: number
   };
 }
 
-/** Runs `fn` with the CLI's database and closes it afterwards, however `fn` ends. Progress lines go to `log` (stderr by default). */
+/**
+ * Runs `fn` with the CLI's database and closes it afterwards, however `fn` ends.
+ * Progress lines go to `log` (stderr by default).
+ */
 export async function withCliDatabase<T>(
   fn: (db: Database & { url: string }) => Promise<T>,
   opts: { log?: (line: string) => void; poolSize?: number } = {},

@@ -15,7 +15,8 @@ export function regionOf(stateMachineArn: string): string {
     throw new InvalidInputError(
       '--state-machine-arn',
       stateMachineArn,
-      `--state-machine-arn "${stateMachineArn}" is not a state machine ARN (arn:aws:states:REGION:ACCOUNT:stateMachine:NAME); the stack prints it as the StateMachineArn output`,
+      `--state-machine-arn "${stateMachineArn}" is not a state machine ARN ` +
+        '(arn:aws:states:REGION:ACCOUNT:stateMachine:NAME); the stack prints it as the StateMachineArn output',
     );
   return m[1];
 }

@@ -1,5 +1,18 @@
-// CLI option parsing that names the option, the value and the valid choices.
+// The CLI's options, defined once: parsers that name the option, the value and
+// the valid choices, and the option sets several commands share (the maze, the
+// experiment, --json, --endpoint).
+import { Command, Option } from 'commander';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../../lambdas/maze/generators/index.ts';
+import {
+  DEFAULT_CONFIG,
+  STUCK_POLICIES,
+  SUCCESS_RULES,
+  type ExperimentConfig,
+} from '../../lambdas/config/experiment-config.ts';
+import { BASELINE_AGENTS, BASELINE_NAMES } from '../../lambdas/providers/baselines.ts';
+import { LLM_AGENTS, type LlmAgent } from '../../lambdas/providers/agents.ts';
+import { PROMPTS } from '../../lambdas/config/prompts.ts';
 
 export function intOption(option: string, min: number, max: number) {
   return (raw: string): number => {
@@ -13,7 +26,7 @@ export function intOption(option: string, min: number, max: number) {
   };
 }
 
-export function numberOption(option: string, min: number, max: number) {
+function numberOption(option: string, min: number, max: number) {
   return (raw: string): number => {
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
@@ -29,4 +42,188 @@ export function choiceOption<T extends string>(option: string, choices: readonly
     }
     return raw as T;
   };
+}
+
+const SEED_MAX = 0xffffffff;
+
+/** --json: every command that has it prints one JSON document on stdout instead of text. */
+export function jsonOption(description = 'print the result as JSON on stdout'): Option {
+  return new Option('--json', description);
+}
+
+/** --endpoint: a Step Functions endpoint instead of the regional one. */
+export function endpointOption(
+  description = 'Step Functions endpoint override (a simulator or a VPC endpoint)',
+): Option {
+  return new Option('--endpoint <url>', description);
+}
+
+export interface MazeOptions {
+  maze: string;
+  size: number;
+  seed: number;
+  mazeFile?: string;
+}
+
+/** The options that choose a maze: a generator, its size and seed, or a file. */
+export function addMazeOptions(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--maze <generator>', 'maze generator (see `ariadne mazes`)')
+        .default('medium')
+        .argParser(choiceOption('--maze', GENERATOR_NAMES)),
+    )
+    .addOption(
+      new Option('--size <n>', `square maze side, ${MIN_SIZE}-${MAX_SIZE}`)
+        .default(30)
+        .argParser(intOption('--size', MIN_SIZE, MAX_SIZE)),
+    )
+    .addOption(new Option('--seed <n>', 'maze seed').default(7).argParser(intOption('--seed', 0, SEED_MAX)))
+    .option(
+      '--maze-file <path>',
+      'use a maze from a JSON file ({"grid": [[0,1,2,...]], "start": {"x":1,"y":1}}) instead of a generator',
+    );
+}
+
+export interface ExperimentOptions extends MazeOptions {
+  agent: string;
+  provider?: LlmAgent;
+  model?: string;
+  ollamaHost?: string;
+  stream?: boolean;
+  region?: string;
+  bedrockEndpoint?: string;
+  promptVersion?: string;
+  agentSeed?: number;
+  maxMoves?: number;
+  maxDurationMinutes?: number;
+  maxActionsPerTurn?: number;
+  visionRange?: number;
+  seeThrough?: boolean;
+  successRule?: (typeof SUCCESS_RULES)[number];
+  recallInterval?: number;
+  maxRecallActions?: number;
+  stuckPolicy?: (typeof STUCK_POLICIES)[number];
+  experimentId?: string;
+}
+
+/** The experiment settings with an option of their own (scalars, so their default prints as it is). */
+type SettingKey = keyof Pick<
+  ExperimentConfig,
+  | 'max_moves'
+  | 'max_duration_minutes'
+  | 'max_actions_per_turn'
+  | 'vision_range'
+  | 'success_rule'
+  | 'recall_interval'
+  | 'max_recall_actions'
+  | 'prompt_version'
+  | 'stuck_policy'
+>;
+
+/**
+ * The help text's "(default: ...)" for a setting of the experiment config. The option itself gets no default
+ * value: a value would always be sent and override the parameters file (or Parameter Store), which wins otherwise.
+ */
+function fromParameters(key: SettingKey): string {
+  return `(default: /ariadne/config/${key}, else ${String(DEFAULT_CONFIG[key])})`;
+}
+
+/** A setting of the experiment config: parsed here, its default shown in the help, the parameters file wins. */
+function setting(flags: string, description: string, key: SettingKey, parse: (raw: string) => unknown): Option {
+  return new Option(flags, `${description} ${fromParameters(key)}`).argParser(parse);
+}
+
+/** The options that describe one experiment, shared by run and launch. */
+export function addExperimentOptions(cmd: Command): Command {
+  const agents = BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ');
+  return addMazeOptions(cmd)
+    .addOption(
+      new Option('--agent <name>', `agent: ${agents}`)
+        .default('frontier')
+        .argParser(choiceOption('--agent', BASELINE_NAMES)),
+    )
+    .addOption(
+      new Option('--provider <name>', 'run an LLM agent: ollama or bedrock (needs --model)').argParser(
+        choiceOption('--provider', LLM_AGENTS),
+      ),
+    )
+    .option('--model <id>', 'model name: e.g. qwen2.5:7b (ollama), anthropic.claude-3-5-sonnet-20240620-v1:0 (bedrock)')
+    .option(
+      '--ollama-host <url>',
+      'Ollama server (default: $OLLAMA_HOST or http://127.0.0.1:11434); hosted Ollama reads its key from ' +
+        '$OLLAMA_API_KEY',
+    )
+    .option('--stream', 'ask Ollama for streaming (NDJSON) replies')
+    .option('--region <region>', 'AWS region for Bedrock (default: /ariadne/config/bedrock/region, else us-east-1)')
+    .option('--bedrock-endpoint <url>', 'Bedrock Runtime endpoint override (a simulator or a VPC endpoint)')
+    .addOption(
+      setting(
+        '--prompt-version <name>',
+        `system prompt version (${Object.keys(PROMPTS).join(', ')})`,
+        'prompt_version',
+        (raw) => raw,
+      ),
+    )
+    .addOption(
+      new Option('--agent-seed <n>', 'seed of the random agent (default: derived from the experiment id)').argParser(
+        intOption('--agent-seed', 0, SEED_MAX),
+      ),
+    )
+    .addOption(
+      setting('--max-moves <n>', 'stop after this many actions', 'max_moves', intOption('--max-moves', 1, 1_000_000)),
+    )
+    .addOption(
+      setting(
+        '--max-duration-minutes <n>',
+        'stop after this long',
+        'max_duration_minutes',
+        numberOption('--max-duration-minutes', 0.01, 10080),
+      ),
+    )
+    .addOption(
+      setting(
+        '--max-actions-per-turn <n>',
+        'tool actions per turn',
+        'max_actions_per_turn',
+        intOption('--max-actions-per-turn', 1, 64),
+      ),
+    )
+    .addOption(
+      setting('--vision-range <n>', 'how far the agent sees', 'vision_range', intOption('--vision-range', 0, 50)),
+    )
+    .option('--see-through', 'see every tile within vision range, walls do not block')
+    .addOption(
+      setting(
+        '--success-rule <rule>',
+        'seen: the goal is in view; reached: the agent stands on it',
+        'success_rule',
+        choiceOption('--success-rule', SUCCESS_RULES),
+      ),
+    )
+    .addOption(
+      setting(
+        '--recall-interval <n>',
+        'actions between two recall_all calls',
+        'recall_interval',
+        intOption('--recall-interval', 0, 100_000),
+      ),
+    )
+    .addOption(
+      setting(
+        '--max-recall-actions <n>',
+        'how many recent actions recall_all covers',
+        'max_recall_actions',
+        intOption('--max-recall-actions', 1, 100_000),
+      ),
+    )
+    .addOption(
+      setting(
+        '--stuck-policy <policy>',
+        'observe: record stuck signals only; advise: tell the agent in its next prompt; halt: end the run as stuck',
+        'stuck_policy',
+        choiceOption('--stuck-policy', STUCK_POLICIES),
+      ),
+    )
+    .option('--experiment-id <id>', 'experiment id (default: derived from the execution)');
 }

@@ -32,7 +32,8 @@ export async function checkOllama(host: string, model: string, apiKey = process.
       throw new InvalidInputError(
         '--model',
         model,
-        `--model "${model}" is not on the Ollama server at ${host} (${e.error ?? e.message}); pull it with: ollama pull ${model}`,
+        `--model "${model}" is not on the Ollama server at ${host} (${e.error ?? e.message}); ` +
+          `pull it with: ollama pull ${model}`,
       );
     if (typeof e.status_code === 'number')
       throw new InvalidInputError(
@@ -43,7 +44,8 @@ export async function checkOllama(host: string, model: string, apiKey = process.
     throw new InvalidInputError(
       '--ollama-host',
       host,
-      `cannot reach Ollama at --ollama-host ${host} (${rootCause(err)}); start it (ollama serve, or: ariadne sim ollama) or pass the right --ollama-host`,
+      `cannot reach Ollama at --ollama-host ${host} (${rootCause(err)}); ` +
+        'start it (ollama serve, or: ariadne sim ollama) or pass the right --ollama-host',
     );
   }
 }
@@ -66,7 +68,8 @@ export async function checkEndpoint(option: string, url: string): Promise<void> 
         new InvalidInputError(
           option,
           url,
-          `cannot reach ${option} ${url} (${err.code ?? err.message}); check the URL or start the server (ariadne sim bedrock)`,
+          `cannot reach ${option} ${url} (${err.code ?? err.message}); ` +
+            'check the URL or start the server (ariadne sim bedrock)',
         ),
       ),
     );

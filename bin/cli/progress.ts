@@ -12,7 +12,9 @@ export function turnProgress(maxMoves: number, stream: NodeJS.WriteStream = proc
       first ??= { at: Date.now(), actions: t.actionsTaken };
       const secs = (Date.now() - first.at) / 1000;
       const rate = secs > 0.05 ? ` | ${((t.actionsTaken - first.actions) / secs).toFixed(0)} actions/s` : '';
-      const line = `turn ${t.turnNumber} | actions ${t.actionsTaken}/${maxMoves} | tiles seen ${t.tilesSeen} | position (${t.position.x},${t.position.y})${rate}`;
+      const line =
+        `turn ${t.turnNumber} | actions ${t.actionsTaken}/${maxMoves} | tiles seen ${t.tilesSeen} | ` +
+        `position (${t.position.x},${t.position.y})${rate}`;
       latest = line;
       if (stream.isTTY) {
         stream.write(`\r\x1b[2K${line}`);

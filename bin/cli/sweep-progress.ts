@@ -13,7 +13,11 @@ export function sweepSummaryLine(p: SweepProgress): string {
   const eta = finished > 0 ? ` | ETA ${seconds((elapsed / finished) * left)}` : '';
   const rate =
     p.done > 0 ? ` | success so far ${p.successes}/${p.done} (${Math.round((100 * p.successes) / p.done)}%)` : '';
-  return `done ${p.done}/${p.total}${p.skipped ? ` (${p.skipped} from before)` : ''} | running ${p.running.size} | failed ${p.failed}${rate} | ${seconds(elapsed)} elapsed${eta}`;
+  const before = p.skipped ? ` (${p.skipped} from before)` : '';
+  return (
+    `done ${p.done}/${p.total}${before} | running ${p.running.size} | failed ${p.failed}${rate} | ` +
+    `${seconds(elapsed)} elapsed${eta}`
+  );
 }
 
 export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {
@@ -32,9 +36,9 @@ export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {
         ...[...p.running.values()].map((r) => `  ${r.key}: turn ${r.turn}, ${r.actions} actions`),
       ].map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));
       // up to the top of the last block, rewrite it, clear what is left of it
-      stream.write(
-        `${drawn > 0 ? `\x1b[${drawn}A` : ''}${lines.map((l) => `\r\x1b[2K${l}`).join('\n')}\n${drawn > lines.length ? '\x1b[J' : ''}`,
-      );
+      const up = drawn > 0 ? `\x1b[${drawn}A` : '';
+      const clearRest = drawn > lines.length ? '\x1b[J' : '';
+      stream.write(`${up}${lines.map((l) => `\r\x1b[2K${l}`).join('\n')}\n${clearRest}`);
       drawn = lines.length;
     } else if (p.done !== lastDone || Date.now() - lastPlain >= 5000) {
       lastPlain = Date.now();

@@ -28,7 +28,10 @@ export function readSweepFile(file: string): LoadedSweep {
   }
 }
 
-/** Starts the sweep machine; its name is the sweep and a hash of its spec, so starting it twice while it runs is harmless. */
+/**
+ * Starts the sweep machine; its name is the sweep and a hash of its spec, so starting it twice while it runs is
+ * harmless.
+ */
 export async function startAwsSweep(
   sweep: LoadedSweep,
   stateMachineArn: string,

@@ -4,7 +4,9 @@ export function formatTable(rows: Record<string, unknown>[], fields: string[]): 
     if (v === null || v === undefined) return '';
     if (v instanceof Date) return v.toISOString();
     if (typeof v === 'object') return JSON.stringify(v);
-    return String(v).replace(/\s+/g, ' ');
+    // what is left of a pg row value: a primitive
+    const primitive = v as string | number | bigint | boolean;
+    return String(primitive).replace(/\s+/g, ' ');
   };
   const cells = rows.map((r) => fields.map((f) => cell(r[f])));
   const widths = fields.map((f, i) => Math.min(60, Math.max(f.length, ...cells.map((c) => c[i].length))));

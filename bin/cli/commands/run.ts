@@ -1,0 +1,139 @@
+// ariadne run and ariadne resume: one experiment through the local state
+// machine, with live progress and the summary at the end.
+import type { Command } from 'commander';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { resolveConfig } from '../../../lambdas/engine/experiment.ts';
+import { mergeConfig, ollamaHostUrl } from '../../../lambdas/config/experiment-config.ts';
+import { PROMPTS } from '../../../lambdas/config/prompts.ts';
+import { withCliDatabase } from '../database.ts';
+import { requestFromOptions } from '../experiment-input.ts';
+import { withExample } from '../help.ts';
+import { localParameterSource, localParameters } from '../local-parameters.ts';
+import { addExperimentOptions, jsonOption, type ExperimentOptions } from '../options.ts';
+import { checkEndpoint, checkOllama } from '../preflight.ts';
+import { turnProgress } from '../progress.ts';
+import { showSummary } from '../summary.ts';
+import { readWorkflowFile, withWorkflowPrompt } from '../workflow-file.ts';
+
+interface RunOptions extends ExperimentOptions {
+  json?: boolean;
+  quiet?: boolean;
+  workflow?: string;
+}
+
+async function run(o: RunOptions): Promise<void> {
+  const { maze, request, config, agent } = requestFromOptions(o);
+  let parameters = localParameters();
+  if (o.workflow !== undefined) {
+    if (!o.provider)
+      throw new InvalidInputError(
+        '--workflow',
+        o.workflow,
+        '--workflow goes with --provider ollama or --provider bedrock',
+      );
+    const { text, workflow } = readWorkflowFile('--workflow', o.workflow);
+    const overlay = withWorkflowPrompt(localParameterSource(), workflow.definition.workflow, text);
+    parameters = overlay.parameters;
+    config.prompt_version = overlay.version;
+  }
+  const fromFile = await parameters?.get();
+  // `config`: only what was given, so the file's values count
+  const resolved = resolveConfig(mergeConfig(fromFile?.config, config));
+  const filePrompts = fromFile?.prompts ?? {};
+  if (!Object.hasOwn(PROMPTS, resolved.prompt_version) && !Object.hasOwn(filePrompts, resolved.prompt_version)) {
+    throw new InvalidInputError(
+      '--prompt-version',
+      resolved.prompt_version,
+      `--prompt-version "${resolved.prompt_version}" is not defined; ` +
+        `choose one of: ${[...Object.keys(PROMPTS), ...Object.keys(filePrompts)].join(', ')}`,
+    );
+  }
+  if (agent === 'ollama') {
+    const host = o.ollamaHost ?? process.env.OLLAMA_HOST ?? resolved.ollama.host;
+    // requestFromOptions has checked that --provider comes with --model
+    await checkOllama(ollamaHostUrl(host), o.model ?? '');
+  }
+  if (agent === 'bedrock' && resolved.bedrock.endpoint)
+    await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
+  const log = (line: string) => {
+    if (!o.json) process.stderr.write(`${line}\n`);
+  };
+  log(
+    `maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} ` +
+      `(shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`,
+  );
+  await withCliDatabase(
+    async (db) => {
+      const { runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
+      const { experimentDefinition } = await import('../../../state-machine/definition.ts');
+      experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
+      const progress = turnProgress(resolved.max_moves);
+      const result = await runLocalExperiment(request, {
+        db,
+        parameters,
+        onTurn: (t) => {
+          if (!o.quiet && !o.json) progress.update(t);
+        },
+      });
+      progress.done();
+      if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
+      await showSummary(db, result.summary, o.json === true);
+      if (result.summary.status === 'failed') process.exitCode = 1;
+    },
+    { log },
+  );
+}
+
+async function resume(id: string, o: { json?: boolean }): Promise<void> {
+  await withCliDatabase(async (db) => {
+    const { resumeInput, runLocalExperiment, summaryOf } = await import('../../../state-machine/local-experiment.ts');
+    let input;
+    try {
+      input = await resumeInput(db, id);
+    } catch (err) {
+      const name = (err as Error).name;
+      if (name === 'ExperimentNotFoundError' || name === 'ExperimentClosedError')
+        throw new InvalidInputError(
+          'experiment-id',
+          id,
+          `${(err as Error).message}; only an interrupted (running) experiment can be resumed`,
+        );
+      throw err;
+    }
+    const progress = turnProgress(input.resume.limits.maxMoves);
+    const result = await runLocalExperiment(input as never, {
+      db,
+      parameters: localParameters(),
+      onTurn: (t) => {
+        if (!o.json) progress.update(t);
+      },
+      executionName: `${id}-resume-${Date.now()}`,
+    });
+    progress.done();
+    const summary = result.summary ?? (await summaryOf(db, id));
+    if (summary) await showSummary(db, summary, o.json === true);
+  });
+}
+
+export function registerRunCommands(program: Command): void {
+  const runCommand = program
+    .command('run')
+    .description('run one experiment through the local state machine, with live progress and a summary');
+  addExperimentOptions(runCommand)
+    .addOption(jsonOption('print the summary as JSON on stdout'))
+    .option('--quiet', 'no progress line')
+    .option(
+      '--workflow <file>',
+      'a workflow YAML file as the prompt (LLM agents; used as prompt version "<workflow>/v0")',
+    )
+    .action((o: RunOptions) => run(o));
+  withExample(runCommand, 'ariadne run --agent frontier --maze spiral --size 21 --seed 3 --experiment-id demo-1');
+
+  const resumeCommand = program
+    .command('resume')
+    .description('continue an interrupted local experiment (left running by a process that died) from its next turn')
+    .argument('<experiment-id>')
+    .addOption(jsonOption('print the summary as JSON on stdout'))
+    .action((id: string, o: { json?: boolean }) => resume(id, o));
+  withExample(resumeCommand, 'ariadne resume demo-1');
+}

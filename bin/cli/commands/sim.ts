@@ -1,0 +1,86 @@
+// ariadne sim: a simulated model server that speaks a real wire protocol
+// (Ollama or Bedrock), with faults on demand, for trying the LLM agents offline.
+import { Option, type Command } from 'commander';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { withExample } from '../help.ts';
+import { choiceOption, intOption } from '../options.ts';
+
+interface SimOptions {
+  port?: number;
+  faults?: string;
+  always?: string;
+  models?: string;
+  callsPerReply: string;
+}
+
+async function sim(service: string, o: SimOptions): Promise<void> {
+  const kind = choiceOption('service', ['ollama', 'bedrock'] as const)(service);
+  const { parseFaults } = await import('../../../test/servers/sim-server.ts');
+  const parse = (option: string, spec: string) => {
+    try {
+      return parseFaults(spec);
+    } catch (err) {
+      throw new InvalidInputError(option, spec, `${option}: ${(err as Error).message}`);
+    }
+  };
+  const opts = {
+    faults: o.faults ? parse('--faults', o.faults) : [],
+    always: o.always ? parse('--always', o.always)[0] : undefined,
+    models: o.models
+      ?.split(',')
+      .map((m) => m.trim())
+      .filter(Boolean),
+    callsPerReply: intOption('--calls-per-reply', 1, 8)(o.callsPerReply),
+  };
+  const server =
+    kind === 'ollama'
+      ? new (await import('../../../test/servers/ollama-sim.ts')).OllamaSim(opts)
+      : new (await import('../../../test/servers/bedrock-sim.ts')).BedrockSim(opts);
+  const url = await server.listen(o.port ?? (kind === 'ollama' ? 11434 : 8787));
+  process.stdout.write(`simulated ${kind} at ${url} serving ${server.models.join(', ')}\n`);
+  process.stdout.write(
+    kind === 'ollama'
+      ? `try: npm run ariadne -- run --provider ollama --model ${server.models[0]} --ollama-host ${url}\n`
+      : 'try: AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim npm run ariadne -- run --provider bedrock ' +
+          `--model ${server.models[0]} --bedrock-endpoint ${url}\n`,
+  );
+  let requests = 0;
+  const timer = setInterval(() => {
+    if (server.requests.length !== requests) {
+      requests = server.requests.length;
+      process.stderr.write(`requests served: ${requests}\n`);
+    }
+  }, 2000);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  clearInterval(timer);
+  await server.close();
+}
+
+export function registerSimCommand(program: Command): void {
+  const simCommand = program
+    .command('sim')
+    .description(
+      'serve a simulated model that speaks a real wire protocol: ollama (/api/chat, /api/tags, /api/show, ' +
+        '/api/version) or bedrock (POST /model/{id}/converse, HTTP/2)',
+    )
+    .argument('<service>', 'ollama or bedrock')
+    .addOption(
+      new Option('--port <n>', 'port on 127.0.0.1 (default: 11434 for ollama, 8787 for bedrock)').argParser(
+        intOption('--port', 0, 65535),
+      ),
+    )
+    .option(
+      '--faults <list>',
+      'misbehave on the next requests, in order: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, ' +
+        'text-only, empty, script:TOOL+TOOL (exactly these calls), say:TEXT (exactly this answer); ' +
+        'xN repeats (e.g. 429x2,500,text-embedded)',
+    )
+    .option('--always <fault>', 'misbehave on every request after --faults (e.g. 500)')
+    .option('--models <list>', 'comma-separated model names it serves (others get "not found")')
+    .option('--calls-per-reply <n>', 'tool calls per reply', '2')
+    .action(sim);
+  withExample(simCommand, 'ariadne sim ollama --faults 429x2,500 --port 11435');
+}

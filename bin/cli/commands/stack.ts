@@ -1,0 +1,93 @@
+// The commands for a deployed stack: launch experiments with Step Functions
+// StartExecution, and show the status of one execution.
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { Option, type Command } from 'commander';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { requestFromOptions } from '../experiment-input.ts';
+import { withExample } from '../help.ts';
+import { describe as describeExecution, launchRequests, regionOf, startExecutions } from '../launch.ts';
+import { addExperimentOptions, endpointOption, intOption, type ExperimentOptions } from '../options.ts';
+
+interface LaunchOptions extends ExperimentOptions {
+  stateMachineArn: string;
+  repeat: number;
+  endpoint?: string;
+  dryRun?: boolean;
+}
+
+async function launch(o: LaunchOptions): Promise<void> {
+  const region = regionOf(o.stateMachineArn);
+  if (o.endpoint !== undefined) {
+    try {
+      new URL(o.endpoint);
+    } catch {
+      throw new InvalidInputError('--endpoint', o.endpoint, `--endpoint "${o.endpoint}" is not a URL`);
+    }
+  }
+  const { request } = requestFromOptions(o);
+  const requests = launchRequests(request, o.repeat);
+  if (o.dryRun) {
+    for (const r of requests)
+      process.stdout.write(
+        `${JSON.stringify({ stateMachineArn: o.stateMachineArn, name: r.name, input: JSON.stringify(r.input) })}\n`,
+      );
+    return;
+  }
+  const client = new SFNClient({ region, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
+  for (const r of await startExecutions(client, o.stateMachineArn, requests)) {
+    process.stdout.write(`${r.already ? 'already launched' : 'started'} ${r.executionArn}\n`);
+  }
+}
+
+async function status(arn: string, o: { endpoint?: string }): Promise<void> {
+  const m = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):\d{12}:execution:/.exec(arn);
+  if (!m)
+    throw new InvalidInputError(
+      'execution-arn',
+      arn,
+      `"${arn}" is not an execution ARN (arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME)`,
+    );
+  const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
+  const d = await describeExecution(client, arn);
+  process.stdout.write(
+    `${d.status} ${d.name}\nstarted ${d.startDate?.toISOString()}` +
+      `${d.stopDate ? `\nstopped ${d.stopDate.toISOString()}` : ''}` +
+      `${d.error ? `\nerror ${d.error}: ${d.cause ?? ''}` : ''}\n`,
+  );
+}
+
+export function registerStackCommands(program: Command): void {
+  const launchCommand = program
+    .command('launch')
+    .description(
+      'start experiments on a deployed stack with Step Functions StartExecution ' +
+        '(validated first; named so a relaunch cannot run one twice)',
+    );
+  addExperimentOptions(launchCommand)
+    .requiredOption('--state-machine-arn <arn>', 'the stack output StateMachineArn')
+    .addOption(
+      new Option('--repeat <n>', 'how many experiments (agent seeds seed, seed+1, ...)')
+        .default(1)
+        .argParser(intOption('--repeat', 1, 1000)),
+    )
+    .addOption(endpointOption('Step Functions endpoint override (a local server, a VPC endpoint)'))
+    .option('--dry-run', 'print the StartExecution requests without sending them')
+    .action(launch);
+  withExample(
+    launchCommand,
+    'ariadne launch --state-machine-arn arn:aws:states:us-east-1:123456789012:stateMachine:AriadneExperiments ' +
+      '--agent random --repeat 3 --dry-run',
+  );
+
+  const statusCommand = program
+    .command('status')
+    .description('show a deployed execution: status, times, error')
+    .argument('<execution-arn>')
+    .addOption(endpointOption('Step Functions endpoint override'))
+    .action(status);
+  withExample(
+    statusCommand,
+    'ariadne status ' +
+      'arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:random-medium-30-s7-r1-2f41872be7',
+  );
+}

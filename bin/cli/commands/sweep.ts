@@ -1,0 +1,94 @@
+// ariadne sweep: a sweep file run locally with live progress (run it again to
+// resume), or with --aws on the stack's sweep state machine.
+import { Option, type Command } from 'commander';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { withCliDatabase } from '../database.ts';
+import { withExample } from '../help.ts';
+import { localParameters } from '../local-parameters.ts';
+import { endpointOption, intOption, jsonOption } from '../options.ts';
+import { sweepProgress } from '../sweep-progress.ts';
+
+interface SweepOptions {
+  concurrency?: number;
+  aws?: boolean;
+  stateMachineArn?: string;
+  endpoint?: string;
+  json?: boolean;
+}
+
+async function sweep(file: string, o: SweepOptions): Promise<void> {
+  // loaded here, not at start-up: only this command needs the sweep machinery
+  const { readSweepFile, startAwsSweep } = await import('../sweep.ts');
+  const loaded = readSweepFile(file);
+  if (o.aws) {
+    const arn = o.stateMachineArn ?? process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN;
+    if (!arn)
+      throw new InvalidInputError(
+        '--state-machine-arn',
+        arn,
+        '--aws needs --state-machine-arn (or ARIADNE_SWEEP_STATE_MACHINE_ARN): ' +
+          'the SweepStateMachineArn output of the stack',
+      );
+    const started = await startAwsSweep(loaded, arn, o.concurrency, o.endpoint);
+    const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
+    process.stdout.write(`${o.json ? JSON.stringify(started) : text}\n`);
+    return;
+  }
+  const concurrency = o.concurrency ?? loaded.spec.max_concurrency;
+  const log = (line: string) => {
+    if (!o.json) process.stderr.write(`${line}\n`);
+  };
+  log(
+    `sweep ${loaded.spec.sweep}: ${loaded.cells.length} cells x ${loaded.spec.repeats} repeats = ` +
+      `${loaded.runs.length} runs, ${concurrency} at a time`,
+  );
+  await withCliDatabase(
+    async (db) => {
+      const { runLocalSweep } = await import('../../../state-machine/local-sweep.ts');
+      const { experimentDefinition } = await import('../../../state-machine/definition.ts');
+      experimentDefinition();
+      const progress = sweepProgress();
+      const result = await runLocalSweep(loaded, {
+        db,
+        concurrency,
+        parameters: localParameters(),
+        onProgress: (p) => progress.update(p),
+      });
+      progress.done();
+      if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else
+        log(
+          `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ` +
+            `${result.planned.resume} resumed, ${result.planned.retry} retried; ` +
+            `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s. ` +
+            `Statistics: ariadne sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
+        );
+      if (result.failed > 0) process.exitCode = 1;
+    },
+    { log, poolSize: concurrency + 2 },
+  );
+}
+
+export function registerSweepCommand(program: Command): void {
+  const sweepCommand = program
+    .command('sweep')
+    .description('run a sweep file (agents x mazes x settings x repeats) with live progress; run it again to resume')
+    .argument('<file>', 'a sweep YAML file (see sweeps/example.yaml)')
+    .addOption(
+      new Option('--concurrency <n>', 'experiments at a time (default: max_concurrency in the file)').argParser(
+        intOption('--concurrency', 1, 256),
+      ),
+    )
+    .option(
+      '--aws',
+      "run it on AWS: start the stack's sweep state machine (Distributed Map) instead of running locally",
+    )
+    .option(
+      '--state-machine-arn <arn>',
+      'with --aws: the sweep state machine (default: $ARIADNE_SWEEP_STATE_MACHINE_ARN)',
+    )
+    .addOption(endpointOption('with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)'))
+    .addOption(jsonOption())
+    .action(sweep);
+  withExample(sweepCommand, 'ariadne sweep sweeps/example.yaml --concurrency 4');
+}

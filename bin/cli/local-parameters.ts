@@ -1,0 +1,23 @@
+// config/parameters.yaml (or $ARIADNE_PARAMETERS): the local stand-in for
+// Parameter Store, read by the commands that run experiments on this machine.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
+import { fileSource } from '../../lambdas/config/file-source.ts';
+
+export function localParameterSource(): ParameterSource | undefined {
+  const file =
+    process.env.ARIADNE_PARAMETERS ?? fileURLToPath(new URL('../../config/parameters.yaml', import.meta.url));
+  if (!existsSync(file)) {
+    if (process.env.ARIADNE_PARAMETERS)
+      throw new InvalidInputError('ARIADNE_PARAMETERS', file, `ARIADNE_PARAMETERS names ${file}, which does not exist`);
+    return undefined;
+  }
+  return fileSource(file);
+}
+
+export function localParameters(): ParameterCache | undefined {
+  const source = localParameterSource();
+  return source ? new ParameterCache(source) : undefined;
+}

@@ -1,0 +1,192 @@
+// The ariadne program as buildProgram() makes it: every command's --help lists
+// its options with their defaults and ends with an example that parses, and
+// errors become today's messages and exit codes. One spawned process checks
+// that the real entry prints the same help.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CommanderError, type Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../bin/cli/program.ts';
+import { printError } from '../bin/cli/errors.ts';
+import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
+import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { MazeInputError } from '../lambdas/maze/errors.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Every command below `cmd`, depth first, with its path of names ("" is the program itself). */
+function walk(cmd: Command, path: string[] = []): Array<{ path: string; cmd: Command }> {
+  return cmd.commands.flatMap((c) => {
+    const p = [...path, c.name()];
+    return [{ path: p.join(' '), cmd: c }, ...walk(c, p)];
+  });
+}
+
+/** What `--help` prints, including the text added after it. */
+function helpOf(cmd: Command): string {
+  let out = '';
+  cmd.configureOutput({ writeOut: (s) => (out += s) });
+  cmd.outputHelp();
+  return out;
+}
+
+/** Help is wrapped to the terminal width: compare with runs of whitespace as one space. */
+const flat = (s: string) => s.replace(/\s+/g, ' ');
+
+const program = buildProgram();
+const commands = [{ path: '', cmd: program }, ...walk(program)];
+
+/** The experiment settings whose default is the parameters file's, else the built-in config. */
+const SETTINGS = [
+  ['--max-moves', 'max_moves'],
+  ['--max-duration-minutes', 'max_duration_minutes'],
+  ['--max-actions-per-turn', 'max_actions_per_turn'],
+  ['--vision-range', 'vision_range'],
+  ['--success-rule', 'success_rule'],
+  ['--recall-interval', 'recall_interval'],
+  ['--max-recall-actions', 'max_recall_actions'],
+  ['--prompt-version', 'prompt_version'],
+  ['--stuck-policy', 'stuck_policy'],
+] as const;
+
+describe('the program', () => {
+  it('has every command', () => {
+    expect(commands.map((c) => c.path).sort()).toEqual(
+      [
+        '',
+        'compare',
+        'db',
+        'export',
+        'launch',
+        'maze',
+        'mazes',
+        'replay',
+        'report',
+        'resume',
+        'run',
+        'sim',
+        'sql',
+        'status',
+        'summary',
+        'sweep',
+        'workflow',
+      ].sort(),
+    );
+  });
+});
+
+describe.each(commands)('ariadne $path --help', ({ path, cmd }) => {
+  const help = helpOf(cmd);
+
+  it('lists every option, with its default where it has one', () => {
+    expect(help).toMatch(/-h, --help +display help for command/);
+    for (const option of cmd.options) {
+      const shown =
+        option.defaultValue === undefined || option.isBoolean()
+          ? `${option.flags} ${option.description}`
+          : `${option.flags} ${option.description} (default: ${JSON.stringify(option.defaultValue)})`;
+      expect(flat(help)).toContain(shown);
+    }
+  });
+
+  it('ends with one example that runs this command', () => {
+    expect(help.match(/Example:/g)).toHaveLength(1);
+    const last = help.trimEnd().split('\n').slice(-2);
+    expect(last[0]).toBe('Example:');
+    // the program's example runs some command; a command's runs that command
+    expect(last[1]).toMatch(path === '' ? /^ {2}\$ ariadne \S/ : new RegExp(`^ {2}\\$ ariadne ${path}( |$)`));
+  });
+
+  it('gives an example that parses: the options exist and their values are valid', async () => {
+    const example = help
+      .trimEnd()
+      .split('\n')
+      .at(-1)!
+      .replace(/^ {2}\$ /, '');
+    // shell words: "quoted strings" or runs of non-spaces; the first is the program's own name
+    const argv = [...example.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]).slice(1);
+    const fresh = buildProgram();
+    let ran = '';
+    // the same program, with actions that only record what would run
+    for (const c of walk(fresh)) c.cmd.action(() => void (ran = c.path));
+    await fresh.parseAsync(argv, { from: 'user' });
+    expect(ran).toBe(path === '' ? argv[0] : path);
+  });
+});
+
+describe.each(['run', 'launch'])('ariadne %s: settings the parameters file can set', (name) => {
+  const cmd = program.commands.find((c) => c.name() === name)!;
+
+  it.each(SETTINGS)('%s shows its default and leaves the value to the parameters', (flag, key) => {
+    const option = cmd.options.find((o) => o.long === flag);
+    expect(option).toBeDefined();
+    expect(option!.defaultValue).toBeUndefined();
+    expect(option!.description).toMatch(
+      new RegExp(` \\(default: /ariadne/config/${key}, else ${String(DEFAULT_CONFIG[key])}\\)$`),
+    );
+    expect(flat(helpOf(cmd))).toContain(`${option!.flags} ${option!.description}`);
+  });
+
+  it('leaves every setting undefined when the command line does not give it', async () => {
+    const fresh = buildProgram();
+    const c = fresh.commands.find((x) => x.name() === name)!;
+    c.action(() => {});
+    const args =
+      name === 'launch' ? ['--state-machine-arn', 'arn:aws:states:us-east-1:123456789012:stateMachine:M'] : [];
+    await fresh.parseAsync([name, ...args], { from: 'user' });
+    const opts = c.opts<Record<string, unknown>>();
+    expect(opts).toMatchObject({ maze: 'medium', size: 30, seed: 7, agent: 'frontier' });
+    for (const key of ['maxMoves', 'visionRange', 'successRule', 'promptVersion', 'stuckPolicy', 'seeThrough'])
+      expect(opts[key]).toBeUndefined();
+  });
+});
+
+describe('the error printer', () => {
+  const printed = (err: unknown) => {
+    let text = '';
+    const stderr = { write: (s: string) => (text += s) } as unknown as NodeJS.WritableStream;
+    return { code: printError(err, stderr), text };
+  };
+
+  it('help and version exit 0, a usage error 2, and commander has already printed them', () => {
+    expect(printed(new CommanderError(0, 'commander.helpDisplayed', '(outputHelp)'))).toEqual({ code: 0, text: '' });
+    expect(printed(new CommanderError(1, 'commander.unknownOption', "error: unknown option '--colour'"))).toEqual({
+      code: 2,
+      text: '',
+    });
+  });
+
+  it('an input error exits 2 with its message', () => {
+    expect(printed(new InvalidInputError('--size', '4', '--size must be a whole number from 5 to 201, got 4'))).toEqual(
+      {
+        code: 2,
+        text: '\nariadne: --size must be a whole number from 5 to 201, got 4\n',
+      },
+    );
+    expect(printed(new MazeInputError('--maze-file', 'm.json', 'bad maze')).code).toBe(2);
+  });
+
+  it('anything else exits 1 with the error name', () => {
+    expect(printed(new TypeError('x is not a function'))).toEqual({
+      code: 1,
+      text: '\nariadne: TypeError: x is not a function\n',
+    });
+    expect(printed('a string')).toEqual({ code: 1, text: '\nariadne: a string\n' });
+  });
+});
+
+describe('the real entry', () => {
+  it('npx tsx bin/ariadne.ts run --help prints the options, their defaults and the example, and exits 0', () => {
+    const r = spawnSync('npx', ['tsx', 'bin/ariadne.ts', 'run', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    expect(flat(r.stdout)).toContain('--size <n> square maze side, 5-201 (default: 30)');
+    expect(flat(r.stdout)).toContain(
+      '--max-moves <n> stop after this many actions (default: /ariadne/config/max_moves, else 10000)',
+    );
+    expect(r.stdout.trimEnd()).toMatch(/\nExample:\n {2}\$ ariadne run .+$/);
+  });
+});
