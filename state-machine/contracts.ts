@@ -22,6 +22,7 @@ const printable = (max: number) =>
     .string()
     .min(1)
     .max(max)
+    // eslint-disable-next-line no-control-regex -- the point: names and labels must not hold control characters
     .regex(/^[^\u0000-\u001f\u007f]+$/, 'printable characters only (no control characters)');
 const seed = z.number().int().min(0).max(0xffffffff);
 
@@ -75,7 +76,8 @@ export const startRequestSchema = z
   .strict()
   .refine((r) => !['ollama', 'bedrock'].includes(r.agent) || (r.model !== undefined && r.model !== null), {
     message:
-      'agent "ollama" and agent "bedrock" need a "model" (e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
+      'agent "ollama" and agent "bedrock" need a "model" ' +
+      '(e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
     path: ['model'],
   });
 export type StartExecutionInput = z.input<typeof startRequestSchema>;

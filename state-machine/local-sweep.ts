@@ -138,7 +138,11 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
           });
           const summary =
             result.summary ??
-            (await opts.db.pool.query('SELECT goal_found FROM experiments WHERE id = $1', [p.experimentId])).rows[0];
+            (
+              await opts.db.pool.query<{ goal_found: boolean }>('SELECT goal_found FROM experiments WHERE id = $1', [
+                p.experimentId,
+              ])
+            ).rows[0];
           if (summary?.goal_found) progress.successes++;
         } catch {
           // the experiment is finalized failed (its reason is in the database); the sweep goes on

@@ -129,11 +129,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
       for (const size of spec.mazes.sizes)
         for (const seed of spec.mazes.seeds) {
           for (const settings of combos) {
-            const config = mergeConfig(
-              spec.config as ExperimentConfigInput,
-              a.config as ExperimentConfigInput,
-              settings as ExperimentConfigInput,
-            );
+            const config = mergeConfig(spec.config, a.config, settings);
             const checked = experimentConfigSchema.safeParse(config);
             if (!checked.success) {
               const key = String(checked.error.issues[0].path[0] ?? '');
@@ -185,7 +181,7 @@ export function sweepRunInput(sweep: string, run: SweepRun, attempt: number): St
     // repeats of a random agent differ; everything else about a cell is fixed
     agentSeed: mixSeed(sweep, cell.index, run.repeat),
     maze: { generator: cell.generator, size: cell.size, seed: cell.seed },
-    config: cell.config as never,
+    config: cell.config,
     sweep: { id: sweep, cell: cell.index, repeat: run.repeat, attempt },
-  } as StartExecutionInput;
+  };
 }

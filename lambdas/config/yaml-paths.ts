@@ -36,8 +36,8 @@ export const pathText = (path: ReadonlyArray<PropertyKey>) =>
 
 export interface YamlFile<T> {
   value: T;
-  /** Throws the caller's error for a problem at `path`. */
-  fail(path: ReadonlyArray<PropertyKey>, problem: string): never;
+  /** Throws the caller's error for a problem at `path` (a function, not a method: callers destructure it). */
+  fail: (path: ReadonlyArray<PropertyKey>, problem: string) => never;
 }
 
 /** Parses and validates; `toError` builds the caller's typed error from a problem. */
