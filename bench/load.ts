@@ -64,9 +64,7 @@ async function runLevel(
   const cpu0 = process.cpuUsage();
   const pg0 = pgCpu();
   const started = performance.now();
-  const results = await Promise.all(
-    Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap: wrap as never })),
-  );
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap })));
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const pg1 = pgCpu();

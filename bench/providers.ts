@@ -79,7 +79,7 @@ export async function providersBench(): Promise<Record<string, number>> {
               model,
               maze: { generator: 'rooms_and_corridors', size: 41, seed: 2 },
               config: { ...config, max_moves: 2_000 },
-            } as never,
+            },
             { db, agents: factory },
           ),
         );

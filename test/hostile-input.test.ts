@@ -198,7 +198,7 @@ describe('CLI options: exit 2 naming the option, nothing written', () => {
     [['run', '--agent', HUGE.slice(0, 100_000)], /--agent ".*" is not one of/],
     [['sweep', TRAVERSAL], /sweep file ".*etc\/passwd" cannot be read|sweep/],
     [['replay', SQL], /no experiment with id/],
-  ])('ariadne %#', async (args, message) => cli(() => db).expectInputError(args as string[], message));
+  ])('ariadne %#', async (args, message) => cli(() => db).expectInputError(args, message));
 });
 
 describe('hostile text through a full run', () => {

@@ -51,7 +51,7 @@ const runOllama = (config: Record<string, unknown> = {}, maze = { generator: 'me
       model: 'qwen2.5:7b',
       maze,
       config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, ...config },
-    } as never,
+    },
     { db, retryIntervals: NO_WAIT },
   );
 const runBedrock = (config: Record<string, unknown> = {}) =>
@@ -61,7 +61,7 @@ const runBedrock = (config: Record<string, unknown> = {}) =>
       model: SONNET,
       maze: { generator: 'medium', size: 15, seed: 3 },
       config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config },
-    } as never,
+    },
     { db, retryIntervals: NO_WAIT },
   );
 
@@ -141,7 +141,7 @@ describe('cost and environment', () => {
           model: 'qwen2.5:7b',
           maze: { generator: 'light', size: 11, seed: 1 },
           config: { retry: FAST_RETRY },
-        } as never,
+        },
         { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) },
       );
       expect(summary).toMatchObject({ goal_found: true });
@@ -171,7 +171,7 @@ describe('parameters', () => {
         promptVersion: 'study/v3',
         maze: { generator: 'light', size: 11, seed: 1 },
         config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
-      } as never,
+      },
       { db, parameters, retryIntervals: NO_WAIT },
     );
     const exp = (
@@ -317,7 +317,7 @@ describe('faults', () => {
         model: 'no-such-model:1b',
         maze: { generator: 'medium', size: 15, seed: 3 },
         config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY },
-      } as never,
+      },
       { db, retryIntervals: NO_WAIT },
     );
     await expect(run).rejects.toThrow(/ollama model "no-such-model:1b": 404 model 'no-such-model:1b' not found/);
@@ -360,8 +360,8 @@ describe('faults', () => {
   });
 
   it.each([
-    ['a text-only reply', { kind: 'text-only' } as Fault, 'no_tool_calls'],
-    ['an empty reply', { kind: 'empty' } as Fault, 'empty_reply'],
+    ['a text-only reply', { kind: 'text-only' } satisfies Fault, 'no_tool_calls'],
+    ['an empty reply', { kind: 'empty' } satisfies Fault, 'empty_reply'],
   ])('%s ends the turn with its reason and the run goes on', async (_label, fault, reason) => {
     bedrock.faults = [fault];
     const { experimentId, summary } = await runBedrock();

@@ -120,7 +120,7 @@ export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>)
         v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' ? { ...prev, ...v } : v;
     }
   }
-  return out as ExperimentConfigInput;
+  return out;
 }
 
 /** History events a turn costs: 2 Lambda Tasks x 5, 2 Choices x 2, a Pass x 2 = 16, plus room for retries. */

@@ -108,7 +108,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     const shown = source ? (source.secure ? '(secure value)' : JSON.stringify(source.value).slice(0, 80)) : 'nothing';
     throw new InvalidParameterError(name, `parameter ${name}: ${issue.message} (got ${shown})`);
   }
-  return { config: config as ExperimentConfigInput, prompts, secrets };
+  return { config, prompts, secrets };
 }
 
 /** Loads and validates parameters, at most once per TTL. */

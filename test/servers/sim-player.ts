@@ -28,7 +28,7 @@ export function sightingsIn(text: string): Sighting[] {
     try {
       const v = JSON.parse(json) as Partial<Sighting>;
       if (Array.isArray(v.position) && v.view && typeof v.view === 'object')
-        out.push({ position: v.position as [number, number], view: v.view });
+        out.push({ position: v.position, view: v.view });
     } catch {
       /* not ours */
     }

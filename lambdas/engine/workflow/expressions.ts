@@ -74,7 +74,7 @@ export class Expressions {
   evaluate(expression: string, vars: Record<string, VarValue>): VarValue {
     let run = this.compiled.get(expression);
     if (!run) {
-      run = this.env.parse(expression) as unknown as (ctx: Record<string, unknown>) => unknown;
+      run = this.env.parse(expression);
       this.compiled.set(expression, run);
     }
     const ctx: Record<string, unknown> = {};
