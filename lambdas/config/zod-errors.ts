@@ -18,7 +18,8 @@ export function preview(value: unknown): string {
       ? 'nothing'
       : typeof value === 'string'
         ? JSON.stringify(value)
-        : (JSON.stringify(value) ?? String(value));
+        : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only what JSON cannot encode (a function)
+          (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

