@@ -71,7 +71,10 @@ export const stuckThresholdsSchema = z
   })
   .strict();
 
-/** observe: record only (the default: measuring must not change the subject); advise: tell the agent; halt: end the run as stuck. */
+/**
+ * observe: record only (the default: measuring must not change the subject);
+ * advise: tell the agent; halt: end the run as stuck.
+ */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
 export const experimentConfigSchema = z

@@ -11,7 +11,10 @@ export interface YamlProblem {
   problem: string;
 }
 
-/** A YAML file that cannot be used: `path` is where in it (e.g. steps[2].run_if), `line` its line. Subclasses name the kind. */
+/**
+ * A YAML file that cannot be used: `path` is where in it (e.g.
+ * steps[2].run_if), `line` its line. Subclasses name the kind.
+ */
 export abstract class YamlFileError extends Error {
   constructor(
     kind: string,

@@ -55,7 +55,10 @@ export interface Agent {
   /** True when each act() is a model call (counted in turns.llm_calls); baselines are not. */
   readonly callsModel?: boolean;
   act(observation: Observation): Promise<AgentReply>;
-  /** What the agent must remember into the next turn (plain JSON, persisted with the turn); agents without memory omit it. */
+  /**
+   * What the agent must remember into the next turn (plain JSON, persisted
+   * with the turn); agents without memory omit it.
+   */
   memory?(): unknown;
 }
 

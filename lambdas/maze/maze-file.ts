@@ -53,7 +53,8 @@ export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
     throw new MazeInputError(
       p.field || '(root)',
       p.value,
-      `${source}: ${p.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`,
+      `${source}: ${p.message}. ` +
+        'Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}',
     );
   }
   const { grid, start } = parsed.data;

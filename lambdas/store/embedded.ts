@@ -98,9 +98,11 @@ export async function startEmbeddedPostgres(
   } catch (err) {
     throw new DatabaseConfigError(
       'ARIADNE_DATA_DIR',
-      `could not start the embedded Postgres in ${dataDir}: ${err instanceof Error ? err.message : 'the server exited'}\n` +
+      `could not start the embedded Postgres in ${dataDir}: ` +
+        `${err instanceof Error ? err.message : 'the server exited'}\n` +
         `last server output:\n${logs.slice(-10).join('').trim()}\n` +
-        'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), or set DATABASE_URL to use another server.',
+        'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), ' +
+        'or set DATABASE_URL to use another server.',
     );
   }
   await ensureDatabase(urlFor(port, 'postgres'));

@@ -225,7 +225,10 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   return loaded;
 }
 
-/** The workflow's text with its `system` prompt rendered (at start: the maze and limits), everything else kept as written. */
+/**
+ * The workflow's text with its `system` prompt rendered (at start: the maze
+ * and limits), everything else kept as written.
+ */
 export function renderWorkflowSystem(text: string, render: (system: string) => string, source: string): string {
   const wf = loadWorkflow(text, source);
   const doc = parseDocument(text);

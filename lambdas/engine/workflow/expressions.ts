@@ -18,7 +18,9 @@ export const BUILTIN_VARIABLES: Record<string, { type: VarType; doc: string }> =
   last_action_tool: { type: 'string', doc: 'the tool of the last executed action ("" before the first)' },
   last_action_result: {
     type: 'string',
-    doc: 'its outcome: moved, blocked_by_wall, blocked_by_edge, recalled, recall_cooldown, unknown_tool, invalid_arguments',
+    doc:
+      'its outcome: moved, blocked_by_wall, blocked_by_edge, recalled, recall_cooldown, ' +
+      'unknown_tool, invalid_arguments',
   },
   last_action_ok: { type: 'bool', doc: 'whether it succeeded' },
   last_new_tiles: { type: 'int', doc: 'tiles it revealed' },

@@ -111,7 +111,8 @@ export function generateMaze(spec: MazeSpec): Maze {
   throw new MazeInputError(
     'seed',
     spec.seed,
-    `generator "${spec.generator}" found no goal placement for ${spec.width}x${spec.height} seed ${spec.seed}; try another seed`,
+    `generator "${spec.generator}" found no goal placement ` +
+      `for ${spec.width}x${spec.height} seed ${spec.seed}; try another seed`,
   );
 }
 

@@ -31,7 +31,12 @@ export function describeObservation(obs: Observation, maxMoves: number): string 
     `You are at (${obs.position.x},${obs.position.y}).`,
     ...DIRECTION_NAMES.map((d) => `${d}: ${view[d] === '' ? 'edge of the maze' : view[d]}`),
     `You may take up to ${obs.actionsLeftInTurn} actions this turn.`,
-    `STATE ${JSON.stringify({ turn: obs.turnNumber, actions: obs.actionsTaken, position: [obs.position.x, obs.position.y], view })}`,
+    `STATE ${JSON.stringify({
+      turn: obs.turnNumber,
+      actions: obs.actionsTaken,
+      position: [obs.position.x, obs.position.y],
+      view,
+    })}`,
   ];
   if (obs.agentState) lines.push('', describeAgentState(obs.agentState));
   return lines.join('\n');
