@@ -72,7 +72,7 @@ function timeMonitor(run: Run): { seconds: number; signals: number } {
 const median = <T extends { seconds?: number; distanceSeconds?: number }>(xs: T[], key: (x: T) => number): T =>
   [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
 
-export async function detectorsBench(): Promise<void> {
+export function detectorsBench(): void {
   console.log(`Stuck detectors: ${fmt(ACTIONS)} actions on a 101x101 perfect maze, median of ${REPEATS}`);
   for (const agent of ['random', 'frontier'] as const) {
     const plays = Array.from({ length: REPEATS }, () => play(agent));
@@ -93,4 +93,4 @@ export async function detectorsBench(): Promise<void> {
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await detectorsBench();
+if (process.argv[1] === fileURLToPath(import.meta.url)) detectorsBench();

@@ -1,4 +1,5 @@
 // The stack as CloudFormation: what `cdk synth` produces.
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
@@ -292,7 +293,6 @@ describe('cdk-nag', () => {
     const { AwsSolutionsChecks } = await import('cdk-nag');
     const { AriadneStack } = await import('../lib/ariadne-stack.ts');
     const { readFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
     const outdir = tempDir('nag');
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
     new AriadneStack(app, 'Ariadne');
@@ -413,7 +413,6 @@ describe('cdk synth with bundling', () => {
   it('the CDK CLI synthesizes the app and every bundled handler loads in Node', async () => {
     const { spawnSync } = await import('node:child_process');
     const { readdirSync, readFileSync, existsSync } = await import('node:fs');
-    const { join } = await import('node:path');
     const { fileURLToPath, pathToFileURL } = await import('node:url');
     const out = tempDir('cdk');
     const root = fileURLToPath(new URL('..', import.meta.url));

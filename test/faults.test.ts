@@ -106,9 +106,7 @@ describe('a turn interrupted at any point, then run again', () => {
         const agent = baselineAgents(identity);
         return {
           ...agent,
-          act: async () => {
-            throw new Crash('process died before the reply');
-          },
+          act: () => Promise.reject(new Crash('process died before the reply')),
         };
       };
       const attempt =

@@ -149,7 +149,7 @@ describe('the turn engine and Postgres under random replies', () => {
           let next = 0;
           const agents: AgentFactory = () => ({
             callsModel: true,
-            act: async () => ({ calls: replies[next++] ?? [], text: 'fuzz' }),
+            act: () => Promise.resolve({ calls: replies[next++] ?? [], text: 'fuzz' }),
           });
           let turn = 1;
           for (; next < replies.length; turn++) {

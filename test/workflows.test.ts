@@ -382,13 +382,15 @@ describe('the expression language cannot reach the host', () => {
     const asked: string[] = [];
     const reply = await runner.reply(
       { turn: 1, actionsTaken: 0, actionsLeftInTurn: 8, tilesSeen: 5, phase: 'exploring', results: [] },
-      async (a) => {
+      (a) => {
         asked.push(a.step);
-        return a.kind === 'transition'
-          ? { text: 'act', calls: [] }
-          : a.step === 'move'
-            ? { text: '', calls: [{ name: 'move_east', arguments: {} }] }
-            : { text: 'ok', calls: [] };
+        return Promise.resolve(
+          a.kind === 'transition'
+            ? { text: 'act', calls: [] }
+            : a.step === 'move'
+              ? { text: '', calls: [{ name: 'move_east', arguments: {} }] }
+              : { text: 'ok', calls: [] },
+        );
       },
     );
     expect(runner.memory.vars.careful).toBe(true);

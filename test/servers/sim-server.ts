@@ -61,7 +61,11 @@ export abstract class SimServer {
   always: Fault | undefined;
   protected readonly player = new SimPlayer();
   protected readonly callsPerReply: number;
-  private server: { listen: Function; close: (cb: () => void) => void; address: () => unknown } | null = null;
+  private server: {
+    listen: (port: number, host: string, onListening: () => void) => unknown;
+    close: (cb: () => void) => void;
+    address: () => unknown;
+  } | null = null;
   private closeConnections: () => void = () => undefined;
   /** HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: what the Bedrock Runtime client speaks by default. */
   protected readonly http2: boolean = false;
