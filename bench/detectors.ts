@@ -86,8 +86,10 @@ export function detectorsBench(): void {
     const perAction = (m.seconds / n) * 1e6;
     const distPerAction = (run.distanceSeconds / n) * 1e6;
     console.log(
-      `  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ${fmt(perAction / 5, 2)}x of target), ` +
-        `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions (${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, ` +
+      `  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ` +
+        `${fmt(perAction / 5, 2)}x of target), ` +
+        `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions ` +
+        `(${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, ` +
         `detectors + distance ${fmt(perAction + distPerAction, 2)} us/action`,
     );
   }

@@ -40,8 +40,9 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
   it('a bad DATABASE_URL names the variable and the expected form', () => {
     const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /DATABASE_URL "mysql:\/\/root@localhost\/db" has scheme "mysql:"; expected postgres:\/\/user:password@host:5432\/database/,
+    expect(r.stderr).toContain(
+      'DATABASE_URL "mysql://root@localhost/db" has scheme "mysql:"; ' +
+        'expected postgres://user:password@host:5432/database',
     );
   });
 
