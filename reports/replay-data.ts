@@ -12,7 +12,7 @@ import { PHASES } from '../lambdas/engine/agent-monitor.ts';
 import { ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
 import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
 
-export const OUTCOMES = [
+const OUTCOMES = [
   'moved',
   'blocked_by_wall',
   'blocked_by_edge',
@@ -21,7 +21,7 @@ export const OUTCOMES = [
   'unknown_tool',
   'invalid_arguments',
 ] as const;
-export const TOOLS = [...TOOL_NAMES, 'other'] as const;
+const TOOLS = [...TOOL_NAMES, 'other'] as const;
 const NEVER = 0xffffffff;
 
 export interface ReplayData {

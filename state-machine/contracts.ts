@@ -12,7 +12,7 @@ import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { DETECTORS } from '../lambdas/engine/agent-monitor.ts';
 
 export const AGENTS = [...BASELINE_NAMES, 'ollama', 'bedrock'] as const;
-export const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
+const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 const size = z.number().int().min(MIN_SIZE).max(MAX_SIZE);
@@ -26,7 +26,7 @@ const printable = (max: number) =>
     .regex(/^[^\u0000-\u001f\u007f]+$/, 'printable characters only (no control characters)');
 const seed = z.number().int().min(0).max(0xffffffff);
 
-export const generatedMazeSchema = z
+const generatedMazeSchema = z
   .object({
     generator: z.enum(GENERATOR_NAMES as [string, ...string[]]),
     size: size.optional(),
@@ -39,7 +39,7 @@ export const generatedMazeSchema = z
     message: 'give "size" (square) or both "width" and "height"',
   });
 
-export const inlineMazeSchema = z
+const inlineMazeSchema = z
   .object({
     grid: z
       .array(z.array(z.number().int().min(0).max(2)).max(MAX_SIZE))
@@ -136,7 +136,7 @@ export function providerOf(agent: string): LlmProvider {
   return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
 }
 
-export const turnResultSchema = z
+const turnResultSchema = z
   .object({
     goalFound: z.boolean(),
     actionsTaken: z.number().int().nonnegative(),

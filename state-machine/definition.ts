@@ -32,7 +32,7 @@ const PSEUDO: Record<string, string> = {
  * Resolves Fn::Join over literal strings, pseudo parameters and tokens; each
  * token becomes a dummy ARN naming the resource.
  */
-export function resolveDefinitionString(value: unknown): string {
+function resolveDefinitionString(value: unknown): string {
   if (typeof value === 'string') return value;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (!join)

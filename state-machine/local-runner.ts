@@ -8,7 +8,7 @@ import { TASKS, HANDLERS_DIR } from './tasks.ts';
 import { STATES, type TaskState } from './states.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
 
-export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
+const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
 
 export interface LocalRunOptions {
   deps: HandlerDeps;

@@ -34,7 +34,7 @@ const agentSchema = z
     path: ['model'],
   });
 
-export const sweepSchema = z
+const sweepSchema = z
   .object({
     sweep: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'a sweep name: 1-40 lower-case letters, digits, - or _'),
     description: z.string().max(2_000).optional(),
@@ -58,7 +58,7 @@ export const sweepSchema = z
   })
   .strict();
 
-export type SweepSpec = z.output<typeof sweepSchema>;
+type SweepSpec = z.output<typeof sweepSchema>;
 
 /** A sweep file that cannot be used. */
 export class SweepDefinitionError extends YamlFileError {
@@ -68,7 +68,7 @@ export class SweepDefinitionError extends YamlFileError {
   }
 }
 
-export interface SweepCell {
+interface SweepCell {
   index: number;
   /** Human-readable and stable, e.g. "frontier | medium 21 seed 1 | vision_range=3". */
   key: string;

@@ -34,7 +34,7 @@ export abstract class YamlFileError extends Error {
 }
 
 /** The path as written in messages: steps[2].run_if, mazes.sizes[0], (root). */
-export const pathText = (path: ReadonlyArray<PropertyKey>) =>
+const pathText = (path: ReadonlyArray<PropertyKey>) =>
   path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';
 
 export interface YamlFile<T> {

@@ -12,7 +12,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return cur;
 }
 
-export function preview(value: unknown): string {
+function preview(value: unknown): string {
   const text =
     value === undefined
       ? 'nothing'

@@ -62,7 +62,7 @@ export interface Agent {
   memory?(): unknown;
 }
 
-export interface AgentIdentity {
+interface AgentIdentity {
   experimentId: string;
   agent: string;
   model: string | null;

@@ -19,7 +19,7 @@ const row = z
   .min(2)
   .max(MAX_SIZE);
 
-export const mazeFileSchema = z.object({
+const mazeFileSchema = z.object({
   grid: z
     .array(row)
     .min(2)

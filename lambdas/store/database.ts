@@ -17,7 +17,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function maskUrl(url: string): string {
+function maskUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';

@@ -11,14 +11,14 @@ import { DatabaseConfigError } from './errors.ts';
 
 const PASSWORD = 'ariadne-local';
 const USER = 'postgres';
-export const EMBEDDED_DATABASE = 'ariadne';
+const EMBEDDED_DATABASE = 'ariadne';
 
 /**
  * ARIADNE_DATA_DIR, else ~/.local/share/ariadne/postgres. As root the server
  * runs as the `postgres` user, who cannot enter /root, so root's default is
  * /var/lib/ariadne/postgres.
  */
-export function defaultDataDir(): string {
+function defaultDataDir(): string {
   if (process.env.ARIADNE_DATA_DIR) return process.env.ARIADNE_DATA_DIR;
   if (userInfo().uid === 0) return '/var/lib/ariadne/postgres';
   return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 // In a bundled Lambda the SQL files sit beside the bundle: MIGRATIONS_DIR says where.
-export const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
+const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
   ? new URL(`file://${process.env.MIGRATIONS_DIR.replace(/\/?$/, '/')}`)
   : new URL('../../migrations/', import.meta.url);
 const LOCK_KEY = 0x41524941; // "ARIA"

@@ -6,7 +6,7 @@
 // the turn before, so a commit that did land is not applied twice.
 import type pg from 'pg';
 
-export class DatabaseUnavailableError extends Error {
+class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
   constructor(message: string, cause?: unknown) {
     super(message, { cause });
@@ -38,7 +38,7 @@ const TRANSIENT_MESSAGE = new RegExp(
   'i',
 );
 
-export function isTransientDatabaseError(err: unknown): boolean {
+function isTransientDatabaseError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && (RETRYABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;

@@ -116,7 +116,7 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
 // eslint-disable-next-line no-control-regex -- NUL is exactly what must be replaced
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-export function pgSafe<T>(value: T): T {
+function pgSafe<T>(value: T): T {
   if (typeof value === 'string')
     // eslint-disable-next-line no-control-regex -- a fast check for NUL or a surrogate before the full replace
     return (/[\u0000\ud800-\udfff]/.test(value) ? value.replace(UNSTORABLE, '\ufffd') : value) as T;

@@ -14,7 +14,7 @@ export interface Sighting {
 const TILE: Record<string, number> = { '.': EMPTY, '#': WALL, G: GOAL };
 
 /** Facts in a text the engine wrote: a "STATE {...}" line or a tool-result JSON object. */
-export function sightingsIn(text: string): Sighting[] {
+function sightingsIn(text: string): Sighting[] {
   const out: Sighting[] = [];
   for (const line of text.split('\n')) {
     const json = line.startsWith('STATE ')

@@ -63,7 +63,7 @@ const transitionStep = z
   })
   .strict();
 
-export const workflowSchema = z
+const workflowSchema = z
   .object({
     workflow: name,
     description: z.string().max(2_000).optional(),
@@ -96,7 +96,7 @@ export const workflowSchema = z
   })
   .strict();
 
-export type Workflow = z.output<typeof workflowSchema>;
+type Workflow = z.output<typeof workflowSchema>;
 export type WorkflowStep = Workflow['steps'][number];
 
 /** A workflow that cannot be loaded. */

@@ -31,7 +31,7 @@ function toWire(system: string, messages: ChatMessage[]): Message[] {
   return out;
 }
 
-export function ollamaTools(tools: ToolSpec[]): Tool[] {
+function ollamaTools(tools: ToolSpec[]): Tool[] {
   return tools.map((t) => ({
     type: 'function',
     function: { name: t.name, description: t.description, parameters: t.parameters },

@@ -3,7 +3,7 @@
 // total time, each retry recorded. Then a typed error with a stable name, so
 // the state machine's Retry/Catch match it the same way locally and in AWS.
 
-export class ProviderTransientError extends Error {
+class ProviderTransientError extends Error {
   override readonly name = 'ProviderTransientError';
   constructor(
     message: string,
@@ -15,7 +15,7 @@ export class ProviderTransientError extends Error {
   }
 }
 
-export class ProviderPermanentError extends Error {
+class ProviderPermanentError extends Error {
   override readonly name = 'ProviderPermanentError';
   constructor(
     message: string,

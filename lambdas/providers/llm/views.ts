@@ -9,7 +9,7 @@ import { DIRECTIONS, DIRECTION_NAMES, type Point } from '../../maze/grid.ts';
 const CHAR = ['.', '#', 'G'];
 
 /** Per direction, the tiles along the ray from the agent outwards, e.g. {north: "..#"}. */
-export function rays(at: Point, seen: SeenTile[]): Record<string, string> {
+function rays(at: Point, seen: SeenTile[]): Record<string, string> {
   const byCell = new Map(seen.map(([x, y, t]) => [`${x},${y}`, CHAR[t] ?? '?']));
   const out: Record<string, string> = {};
   for (const name of DIRECTION_NAMES) {
@@ -43,7 +43,7 @@ export function describeObservation(obs: Observation, maxMoves: number): string 
 }
 
 /** The `advise` policy's section, at the end of the turn's first message. */
-export function describeAgentState(s: AgentStateView): string {
+function describeAgentState(s: AgentStateView): string {
   const lines = [
     '## Agent State',
     `Phase: ${s.phase} (for ${s.actionsInPhase} actions, ${s.turnsInPhase} turns)`,
