@@ -118,7 +118,7 @@ describe('LLM providers from the command line', () => {
         /workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/,
       );
       const bad = join(dir, 'bad-workflow.yaml');
-      writeFileSync(bad, readFileSync(sample, 'utf8').replace('"plans + 1"', '"plans + 1 +"'));
+      writeFileSync(bad, readFileSync(sample, 'utf8').replace('plans + 1', 'plans + 1 +'));
       const checked = ariadne(['workflow', bad]);
       expect(checked.code).toBe(2);
       expect(checked.stderr).toMatch(/workflow: workflow .*bad-workflow\.yaml: steps\[1\]\.set\.plans \(line \d+\): /);
