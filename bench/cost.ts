@@ -69,22 +69,28 @@ export async function costBench(): Promise<Record<string, number>> {
     };
     const total = cost.sfn + cost.lambdaCompute + cost.lambdaRequests;
     console.log(
-      'cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized definition, run locally',
+      'cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized ' +
+        'definition, run locally',
     );
     console.log(
-      `  ${fmt(run.value.summary!.actions)} actions, ${fmt(turns)} turns, ${fmt(run.value.executions.length)} executions (continue as new), ${fmt(run.seconds, 2)} s`,
+      `  ${fmt(run.value.summary!.actions)} actions, ${fmt(turns)} turns, ` +
+        `${fmt(run.value.executions.length)} executions (continue as new), ${fmt(run.seconds, 2)} s`,
     );
     console.log(
       `  state transitions: ${fmt(transitions)} in all, ${fmt(loopTransitions, 2)} per turn in the loop  (target <= 5)`,
     );
     console.log(
-      `  AWS history events (estimated from state types): ${fmt(history)} in all, ${fmt(history / turns, 1)} per turn, ${fmt(history / run.value.executions.length)} per execution (cap 25,000)`,
+      `  AWS history events (estimated from state types): ${fmt(history)} in all, ` +
+        `${fmt(history / turns, 1)} per turn, ${fmt(history / run.value.executions.length)} per execution (cap 25,000)`,
     );
     console.log(
-      `  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times (in AWS, database round trips through RDS Proxy make them longer)`,
+      `  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times ` +
+        `(in AWS, database round trips through RDS Proxy make them longer)`,
     );
     console.log(
-      `  list-price cost: Step Functions $${fmt(cost.sfn, 4)} + Lambda compute $${fmt(cost.lambdaCompute, 6)} + Lambda requests $${fmt(cost.lambdaRequests, 6)} = $${fmt(total, 4)} per experiment ($${fmt((total / run.value.summary!.actions) * 1000, 5)} per 1,000 actions)`,
+      `  list-price cost: Step Functions $${fmt(cost.sfn, 4)} + Lambda compute ` +
+        `$${fmt(cost.lambdaCompute, 6)} + Lambda requests $${fmt(cost.lambdaRequests, 6)} = ` +
+        `$${fmt(total, 4)} per experiment ($${fmt((total / run.value.summary!.actions) * 1000, 5)} per 1,000 actions)`,
     );
     return { transitionsPerTurn: loopTransitions, historyPerTurn: history / turns, total };
   } finally {

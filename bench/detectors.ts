@@ -72,7 +72,7 @@ function timeMonitor(run: Run): { seconds: number; signals: number } {
 const median = <T extends { seconds?: number; distanceSeconds?: number }>(xs: T[], key: (x: T) => number): T =>
   [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
 
-export async function detectorsBench(): Promise<void> {
+export function detectorsBench(): void {
   console.log(`Stuck detectors: ${fmt(ACTIONS)} actions on a 101x101 perfect maze, median of ${REPEATS}`);
   for (const agent of ['random', 'frontier'] as const) {
     const plays = Array.from({ length: REPEATS }, () => play(agent));
@@ -86,11 +86,13 @@ export async function detectorsBench(): Promise<void> {
     const perAction = (m.seconds / n) * 1e6;
     const distPerAction = (run.distanceSeconds / n) * 1e6;
     console.log(
-      `  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ${fmt(perAction / 5, 2)}x of target), ` +
-        `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions (${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, ` +
+      `  ${agent.padEnd(8)} ${fmt(n)} actions: detectors ${fmt(perAction, 2)} us/action (target < 5; ` +
+        `${fmt(perAction / 5, 2)}x of target), ` +
+        `signals ${m.signals}; distance checks on ${fmt(run.distanceCalls)} actions ` +
+        `(${fmt((100 * run.distanceCalls) / n)}%) add ${fmt(distPerAction, 2)} us/action, ` +
         `detectors + distance ${fmt(perAction + distPerAction, 2)} us/action`,
     );
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await detectorsBench();
+if (process.argv[1] === fileURLToPath(import.meta.url)) detectorsBench();

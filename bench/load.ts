@@ -64,9 +64,7 @@ async function runLevel(
   const cpu0 = process.cpuUsage();
   const pg0 = pgCpu();
   const started = performance.now();
-  const results = await Promise.all(
-    Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap: wrap as never })),
-  );
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => runLocalExperiment(input(i), { db, wrap })));
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const pg1 = pgCpu();
@@ -93,9 +91,13 @@ function report(levels: Level[], cores: number, nodeLabel: string): void {
     const rss = process.resourceUsage().maxRSS / 1024;
     const busy = `${fmt(l.nodeCpu / l.seconds, 2)}${l.pgCpu === null ? '' : ` + ${fmt(l.pgCpu / l.seconds, 2)}`}`;
     console.log(
-      `  ${String(l.n).padStart(2)} at once: ${fmt(l.actions)} actions in ${fmt(l.seconds, 2)} s -> ${fmt(rateOf(l))} actions/s (${fmt(rateOf(l) / rateOf(single), 2)}x one; target at 32: >= 4x); ` +
-        `turn p50 ${fmt(percentile(l.latencies, 0.5), 1)} ms, p95 ${fmt(percentile(l.latencies, 0.95), 1)} ms, p99 ${fmt(percentile(l.latencies, 0.99), 1)} ms; ` +
-        `CPU per action: ${nodeLabel} ${us(l.nodeCpu, l)} µs, Postgres ${l.pgCpu === null ? 'n/a' : `${us(l.pgCpu, l)} µs`}; cores busy ${busy} of ${cores}; peak RSS ${fmt(rss)} MB (target < 500)`,
+      `  ${String(l.n).padStart(2)} at once: ${fmt(l.actions)} actions in ${fmt(l.seconds, 2)} s -> ` +
+        `${fmt(rateOf(l))} actions/s (${fmt(rateOf(l) / rateOf(single), 2)}x one; target at 32: >= 4x); ` +
+        `turn p50 ${fmt(percentile(l.latencies, 0.5), 1)} ms, p95 ` +
+        `${fmt(percentile(l.latencies, 0.95), 1)} ms, p99 ${fmt(percentile(l.latencies, 0.99), 1)} ms; ` +
+        `CPU per action: ${nodeLabel} ${us(l.nodeCpu, l)} µs, Postgres ` +
+        `${l.pgCpu === null ? 'n/a' : `${us(l.pgCpu, l)} µs`}; cores busy ${busy} of ${cores}; peak RSS ` +
+        `${fmt(rss)} MB (target < 500)`,
     );
     console.log(
       l.problems.length === 0
@@ -108,7 +110,8 @@ function report(levels: Level[], cores: number, nodeLabel: string): void {
   // No schedule can beat all cores busy at the CPU cost per action measured at this level.
   const bound = (cores * last.actions) / (last.nodeCpu + last.pgCpu);
   console.log(
-    `  at ${last.n} at once the CPU per action (${us(last.nodeCpu + last.pgCpu, last)} µs) allows at most ${fmt(bound)} actions/s on ${cores} cores, ` +
+    `  at ${last.n} at once the CPU per action (${us(last.nodeCpu + last.pgCpu, last)} µs) allows at ` +
+      `most ${fmt(bound)} actions/s on ${cores} cores, ` +
       `${fmt(bound / rateOf(single), 2)}x one; reached ${fmt((100 * rateOf(last)) / bound)}% of that`,
   );
 }
@@ -147,7 +150,8 @@ export async function loadBench(levels = [1, 8, 32]): Promise<void> {
     report(measured, cores, 'Node');
 
     console.log(
-      ` model-bound agents (ollama client, simulated model answering after ${MODEL_MS} ms, ${MODEL_ACTIONS} actions each, perfect 21x21):`,
+      ` model-bound agents (ollama client, simulated model answering after ${MODEL_MS} ms, ` +
+        `${MODEL_ACTIONS} actions each, perfect 21x21):`,
     );
     const model: Level[] = [];
     for (const n of levels)

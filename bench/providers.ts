@@ -47,7 +47,8 @@ export async function providersBench(): Promise<Record<string, number>> {
   experimentDefinition();
   const out: Record<string, number> = {};
   console.log(
-    `providers: engine overhead per LLM call outside the model round trip (simulators answer at once), medians of ${REPEATS} runs`,
+    `providers: engine overhead per LLM call outside the model round trip (simulators answer at once), ` +
+      `medians of ${REPEATS} runs`,
   );
   try {
     for (const provider of ['ollama', 'bedrock'] as const) {
@@ -79,7 +80,7 @@ export async function providersBench(): Promise<Record<string, number>> {
               model,
               maze: { generator: 'rooms_and_corridors', size: 41, seed: 2 },
               config: { ...config, max_moves: 2_000 },
-            } as never,
+            },
             { db, agents: factory },
           ),
         );
@@ -92,7 +93,9 @@ export async function providersBench(): Promise<Record<string, number>> {
       }
       const m = results.sort((a, b) => a.overhead - b.overhead)[Math.floor(REPEATS / 2)];
       console.log(
-        `  ${provider.padEnd(8)} ${fmt(m.calls)} calls in ${fmt(m.seconds, 2)} s: model call (client + HTTP) ${fmt(m.roundTrip, 2)} ms, engine overhead ${fmt(m.overhead, 2)} ms per call  (target < 2 ms; ratio overhead/round trip ${fmt(m.overhead / m.roundTrip, 2)})`,
+        `  ${provider.padEnd(8)} ${fmt(m.calls)} calls in ${fmt(m.seconds, 2)} s: model call (client + ` +
+          `HTTP) ${fmt(m.roundTrip, 2)} ms, engine overhead ${fmt(m.overhead, 2)} ms per call  (target ` +
+          `< 2 ms; ratio overhead/round trip ${fmt(m.overhead / m.roundTrip, 2)})`,
       );
       out[provider] = m.overhead;
     }

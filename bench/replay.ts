@@ -53,16 +53,20 @@ export async function replayBench(): Promise<void> {
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     console.log(
-      `replay: ${fmt(summary!.actions)}-action run (random agent, perfect 101x101), medians of ${LOADS} loads in headless Chromium`,
+      `replay: ${fmt(summary!.actions)}-action run (random agent, perfect 101x101), medians of ${LOADS} ` +
+        `loads in headless Chromium`,
     );
     console.log(
-      `  file ${fmt(bytes / 1e6, 2)} MB (target < 5 MB; ${fmt(bytes / 5e6, 2)}x of target), built from the database in ${fmt(built.seconds, 2)} s`,
+      `  file ${fmt(bytes / 1e6, 2)} MB (target < 5 MB; ${fmt(bytes / 5e6, 2)}x of target), built from ` +
+        `the database in ${fmt(built.seconds, 2)} s`,
     );
     console.log(
-      `  first draw ${fmt(median(draws))} ms after navigation start (target < 1,000 ms; ${fmt(median(draws) / 1000, 2)}x of target)`,
+      `  first draw ${fmt(median(draws))} ms after navigation start (target < 1,000 ms; ` +
+        `${fmt(median(draws) / 1000, 2)}x of target)`,
     );
     console.log(
-      `  one frame at the last step (whole path, known map, cone) ${fmt(median(scrubs), 1)} ms (${fmt(1000 / median(scrubs))} frames/s possible)`,
+      `  one frame at the last step (whole path, known map, cone) ${fmt(median(scrubs), 1)} ms ` +
+        `(${fmt(1000 / median(scrubs))} frames/s possible)`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@ await providersBench();
 console.log('');
 await costBench();
 console.log('');
-await detectorsBench();
+detectorsBench();
 console.log('');
 await replayBench();
 console.log('');

@@ -6,7 +6,7 @@ import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 
 export async function benchPostgres() {
   if (process.env.BENCH_DATABASE_URL)
-    return { url: process.env.BENCH_DATABASE_URL, cpuSeconds: () => null, stop: async () => undefined };
+    return { url: process.env.BENCH_DATABASE_URL, cpuSeconds: () => null, stop: () => Promise.resolve() };
   const parent = mkdtempSync(join(tmpdir(), 'ariadne-bench-'));
   chmodSync(parent, 0o755);
   const dataDir = join(parent, 'pgdata');

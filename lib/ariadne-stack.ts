@@ -22,7 +22,10 @@ export interface AriadneStackProps extends StackProps {
   bedrockModelIds?: string[];
   /** Deploy into this existing VPC (it needs private subnets with egress); default: a new VPC. */
   vpcId?: string;
-  /** Hard limit of one execution; keep it above max_duration_minutes so experiments end by their own rule. Default 180. */
+  /**
+   * Hard limit of one execution; keep it above max_duration_minutes so
+   * experiments end by their own rule. Default 180.
+   */
   executionTimeoutMinutes?: number;
 }
 

@@ -20,7 +20,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
 
-export const DATABASE_NAME = 'ariadne';
+const DATABASE_NAME = 'ariadne';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
 
 /** A hash of the SQL files: a changed or added migration makes the custom resource run again. */

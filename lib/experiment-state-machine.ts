@@ -1,9 +1,9 @@
 // The experiment state machine, one turn per loop:
 // StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,Baseline}Agent
 // -> CheckProgress -> ConditionCheck -> ContinueLoop | FinalizeSuccess |
-// FinalizeTimeout | FinalizeStuck (halt policy) | ContinueAsNew; every Task retries transient errors and catches the rest
-// into FinalizeFailure. JSONPath only: the local runner executes this very
-// definition.
+// FinalizeTimeout | FinalizeStuck (halt policy) | ContinueAsNew; every Task
+// retries transient errors and catches the rest into FinalizeFailure.
+// JSONPath only: the local runner executes this very definition.
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';

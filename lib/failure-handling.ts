@@ -12,7 +12,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
 
-export const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
+const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
 
 export interface FailureHandlingProps {
   stateMachine: IStateMachine;

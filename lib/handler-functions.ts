@@ -17,7 +17,10 @@ export interface HandlerFunctionsProps {
   securityGroups?: ISecurityGroup[];
 }
 
-/** Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs24.x (the newest Lambda runtime), arm64, JSON logs, X-Ray. */
+/**
+ * Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs24.x
+ * (the newest Lambda runtime), arm64, JSON logs, X-Ray.
+ */
 export function handlerFunction(
   scope: Construct,
   id: string,

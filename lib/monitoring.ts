@@ -16,7 +16,9 @@ export class Monitoring extends Construct {
       ['ExecutionsTimedOut', m.metricTimedOut({ period })],
     ] as const) {
       new Alarm(this, name, {
-        alarmDescription: `Ariadne experiment executions ${name === 'ExecutionsFailed' ? 'failed' : 'timed out'}: see experiments.failure_reason`,
+        alarmDescription:
+          `Ariadne experiment executions ${name === 'ExecutionsFailed' ? 'failed' : 'timed out'}: ` +
+          'see experiments.failure_reason',
         metric,
         threshold: 1,
         evaluationPeriods: 1,

@@ -28,20 +28,23 @@ export function acknowledgeNagFindings(
   ack(
     stack,
     'IAM5[Resource::*]',
-    'only for actions that take no resource ARN: X-Ray trace segments and CloudWatch Logs delivery for Step Functions logging; ' +
+    'only for actions that take no resource ARN: ' +
+      'X-Ray trace segments and CloudWatch Logs delivery for Step Functions logging; ' +
       'test/cdk-stack.test.ts fails if any other action is granted on "*"',
   );
   ack(
     stack,
     `IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter${opts.parameterPrefix}/*]`,
-    `read-only (GetParametersByPath) on Ariadne's own parameter prefix ${opts.parameterPrefix}, which holds only Ariadne settings`,
+    `read-only (GetParametersByPath) on Ariadne's own parameter prefix ${opts.parameterPrefix}, ` +
+      'which holds only Ariadne settings',
   );
   for (const fn of opts.functions) {
     const logicalId = stack.getLogicalId(fn.node.defaultChild as CfnElement);
     ack(
       stack,
       `IAM5[Resource::<${logicalId}.Arn>:*]`,
-      'lambda:InvokeFunction on the versions and aliases of one of our own functions (the grant CDK makes for Step Functions and custom resources)',
+      'lambda:InvokeFunction on the versions and aliases of one of our own functions ' +
+        '(the grant CDK makes for Step Functions and custom resources)',
     );
   }
   // The sweep machine watches and stops the experiment executions it starts (.sync:2), and its Distributed Map
@@ -52,7 +55,8 @@ export function acknowledgeNagFindings(
   ack(
     stack,
     `IAM5[Resource::${executions}${machineName(opts.experimentsMachine)}*]`,
-    "DescribeExecution/StopExecution on executions of the experiment machine only (the sweep machine's .sync:2 children; their names are known at run time)",
+    'DescribeExecution/StopExecution on executions of the experiment machine only ' +
+      "(the sweep machine's .sync:2 children; their names are known at run time)",
   );
   ack(
     stack,

@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 
 /** The parameters the stack creates: name -> value, from the code's defaults (nested sections one level down). */
-export function defaultParameters(prefix: string): Record<string, string> {
+function defaultParameters(prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
     if (key === 'prices') out[`${prefix}/config/prices`] = JSON.stringify(value);

@@ -25,6 +25,16 @@ export interface Comparison {
   };
 }
 
+/** The counts of a sweep_pairs row this reads (numbers, or numeric text: they go through Number()). */
+interface PairRow {
+  pairs: unknown;
+  both_solved: unknown;
+  only_a: unknown;
+  only_b: unknown;
+  neither: unknown;
+  mcnemar_p: unknown;
+}
+
 export async function compareAgents(
   db: Database,
   sweep: string,
@@ -34,8 +44,10 @@ export async function compareAgents(
   seed = 1,
 ): Promise<Comparison> {
   const labels = (
-    await db.pool.query('SELECT DISTINCT label FROM sweep_runs WHERE sweep_id = $1 ORDER BY label', [sweep])
-  ).rows.map((r) => r.label as string);
+    await db.pool.query<{ label: string }>('SELECT DISTINCT label FROM sweep_runs WHERE sweep_id = $1 ORDER BY label', [
+      sweep,
+    ])
+  ).rows.map((r) => r.label);
   if (labels.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
   for (const [field, label] of [
     ['a', a],
@@ -51,7 +63,7 @@ export async function compareAgents(
   if (a === b) throw new InvalidInputError('b', b, 'compare two different agents');
   const [first, second] = a < b ? [a, b] : [b, a];
   const row = (
-    await db.pool.query('SELECT * FROM sweep_pairs WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3', [
+    await db.pool.query<PairRow>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3', [
       sweep,
       first,
       second,
@@ -65,10 +77,10 @@ export async function compareAgents(
     );
   const swap = first !== a;
   const diffs = (
-    await db.pool.query(
+    await db.pool.query<{ d: number }>(
       `SELECT x.efficiency::float8 - y.efficiency::float8 AS d FROM sweep_runs x JOIN sweep_runs y
-       ON x.sweep_id = y.sweep_id AND x.maze_generator = y.maze_generator AND x.maze_size = y.maze_size AND x.maze_seed = y.maze_seed
-      AND x.settings = y.settings AND x.repeat = y.repeat
+       ON x.sweep_id = y.sweep_id AND x.maze_generator = y.maze_generator AND x.maze_size = y.maze_size
+      AND x.maze_seed = y.maze_seed AND x.settings = y.settings AND x.repeat = y.repeat
      WHERE x.sweep_id = $1 AND x.label = $2 AND y.label = $3 AND x.goal_found AND y.goal_found`,
       [sweep, a, b],
     )

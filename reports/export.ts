@@ -8,16 +8,23 @@ import type { Database } from '../lambdas/store/database.ts';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model, r.maze_generator, r.maze_size, r.maze_seed,
-  r.settings, s.* FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) WHERE r.sweep_id = $1 ORDER BY r.cell_index, r.repeat`;
-const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments, a.reasoning, a.executed, a.success,
-  a.outcome, a.from_x, a.from_y, a.to_x, a.to_y, a.new_tiles_seen, a.goal_found
-  FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = $1 AND (a.experiment_id, a.turn_number, a.call_index) > ($2, $3, $4)
+const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model,
+  r.maze_generator, r.maze_size, r.maze_seed, r.settings, s.*
+  FROM sweep_runs r JOIN experiment_summary s USING (experiment_id)
+  WHERE r.sweep_id = $1 ORDER BY r.cell_index, r.repeat`;
+const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments,
+  a.reasoning, a.executed, a.success, a.outcome, a.from_x, a.from_y, a.to_x, a.to_y, a.new_tiles_seen, a.goal_found
+  FROM actions a JOIN sweep_runs r USING (experiment_id)
+  WHERE r.sweep_id = $1 AND (a.experiment_id, a.turn_number, a.call_index) > ($2, $3, $4)
   ORDER BY a.experiment_id, a.turn_number, a.call_index LIMIT 5000`;
 
 function csvValue(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  let s: string;
+  if (v instanceof Date) s = v.toISOString();
+  else if (typeof v === 'string') s = v;
+  else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') s = String(v);
+  else s = JSON.stringify(v); // objects and arrays (jsonb, text[]); a row holds nothing else
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
@@ -49,6 +56,13 @@ async function writeRows(
   return n;
 }
 
+/** The key an actions page ends at: the next page starts after it. */
+interface ActionKey {
+  experiment_id: string;
+  turn_number: number;
+  call_index: number;
+}
+
 export async function exportSweep(
   db: Database,
   sweepId: string,
@@ -62,7 +76,7 @@ export async function exportSweep(
     experimentsFile,
     format,
     (async function* () {
-      yield (await db.pool.query(EXPERIMENTS_SQL, [sweepId])).rows;
+      yield (await db.pool.query<Record<string, unknown>>(EXPERIMENTS_SQL, [sweepId])).rows;
     })(),
   );
   const actions = await writeRows(
@@ -71,7 +85,7 @@ export async function exportSweep(
     (async function* () {
       let after: [string, number, number] = ['', 0, -1];
       for (;;) {
-        const { rows } = await db.pool.query(ACTIONS_SQL, [sweepId, ...after]);
+        const { rows } = await db.pool.query<ActionKey & Record<string, unknown>>(ACTIONS_SQL, [sweepId, ...after]);
         if (rows.length === 0) return;
         yield rows;
         const last = rows.at(-1)!;

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 export const escapeHtml = (s: unknown): string =>
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- database values: String() is the rendering
   String(s ?? '').replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,

@@ -12,7 +12,7 @@ import { PHASES } from '../lambdas/engine/agent-monitor.ts';
 import { ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
 import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
 
-export const OUTCOMES = [
+const OUTCOMES = [
   'moved',
   'blocked_by_wall',
   'blocked_by_edge',
@@ -21,7 +21,7 @@ export const OUTCOMES = [
   'unknown_tool',
   'invalid_arguments',
 ] as const;
-export const TOOLS = [...TOOL_NAMES, 'other'] as const;
+const TOOLS = [...TOOL_NAMES, 'other'] as const;
 const NEVER = 0xffffffff;
 
 export interface ReplayData {
@@ -55,31 +55,76 @@ export interface ReplayData {
   notes: Array<{ step: number; text: string | null; reasoning: string | null; call: string }>;
 }
 
+interface ActionRow {
+  step_number: number;
+  turn_number: number;
+  tool: string;
+  arguments: unknown;
+  outcome: string;
+  to_x: number;
+  to_y: number;
+  vision: Array<[number, number, number]>;
+  assistant_text: string | null;
+}
+
+interface TurnRow {
+  turn_number: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  stop_reason: string;
+  first_step: number;
+}
+
+interface TransitionRow {
+  step_number: number;
+  to_phase: string;
+}
+
+interface SignalRow {
+  step_number: number;
+  turn_number: number;
+  detector: string;
+  detail: string;
+}
+
+/** The reasoning argument of a tool call, when it has one. */
+function reasoningOf(args: unknown): string | null {
+  if (!args || typeof args !== 'object' || !('reasoning' in args)) return null;
+  return typeof args.reasoning === 'string' ? args.reasoning : null;
+}
+
 const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 
 export async function loadReplay(db: Database, experimentId: string): Promise<ReplayData> {
   const store = new PgStore(db.pool);
-  const summary = (await db.pool.query('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId]))
-    .rows[0];
+  const summary = (
+    await db.pool.query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
+      experimentId,
+    ])
+  ).rows[0];
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const info = await store.getExperimentInfo(experimentId);
   const maze = await store.loadMaze(info.mazeId);
   const [acts, turns, transitions, signals] = await Promise.all([
-    db.pool.query(
+    db.pool.query<ActionRow>(
       `SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
                    FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number`,
       [experimentId],
     ),
-    db.pool.query(
-      'SELECT turn_number, input_tokens, output_tokens, stop_reason, actions_taken_after - actions_executed AS first_step FROM turns WHERE experiment_id = $1 ORDER BY turn_number',
+    db.pool.query<TurnRow>(
+      `SELECT turn_number, input_tokens, output_tokens, stop_reason,
+              actions_taken_after - actions_executed AS first_step
+       FROM turns WHERE experiment_id = $1 ORDER BY turn_number`,
       [experimentId],
     ),
-    db.pool.query(
-      `SELECT step_number, to_phase FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused ORDER BY turn_number, seq`,
+    db.pool.query<TransitionRow>(
+      `SELECT step_number, to_phase FROM agent_state_transitions
+       WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused ORDER BY turn_number, seq`,
       [experimentId],
     ),
-    db.pool.query(
-      'SELECT step_number, turn_number, detector, detail FROM stuck_signals WHERE experiment_id = $1 ORDER BY turn_number, seq',
+    db.pool.query<SignalRow>(
+      `SELECT step_number, turn_number, detector, detail FROM stuck_signals
+       WHERE experiment_id = $1 ORDER BY turn_number, seq`,
       [experimentId],
     ),
   ]);
@@ -106,19 +151,16 @@ export async function loadReplay(db: Database, experimentId: string): Promise<Re
     visionStart[s] = cone.length;
     x[s] = a.to_x;
     y[s] = a.to_y;
-    const t = TOOLS.indexOf(a.tool);
+    const t = (TOOLS as readonly string[]).indexOf(a.tool);
     tool[s] = t >= 0 ? t : TOOLS.length - 1;
-    outcome[s] = Math.max(0, OUTCOMES.indexOf(a.outcome));
+    outcome[s] = Math.max(0, (OUTCOMES as readonly string[]).indexOf(a.outcome));
     turn[s] = a.turn_number;
-    for (const [cx, cy] of a.vision as Array<[number, number, number]>) {
+    for (const [cx, cy] of a.vision) {
       const i = cy * maze.width + cx;
       cone.push(i);
       if (seenAt[i] === NEVER) seenAt[i] = s;
     }
-    const reasoning =
-      a.arguments && typeof a.arguments === 'object' && typeof a.arguments.reasoning === 'string'
-        ? a.arguments.reasoning
-        : null;
+    const reasoning = reasoningOf(a.arguments);
     if (reasoning || a.assistant_text)
       notes.push({
         step: s,
@@ -133,7 +175,7 @@ export async function loadReplay(db: Database, experimentId: string): Promise<Re
     next = 0;
   for (let s = 0; s <= n; s++) {
     while (next < transitions.rows.length && transitions.rows[next].step_number <= s)
-      p = PHASES.indexOf(transitions.rows[next++].to_phase);
+      p = (PHASES as readonly string[]).indexOf(transitions.rows[next++].to_phase);
     phase[s] = Math.max(0, p);
   }
   const { grid: _grid, ...rest } = summary;

@@ -3,25 +3,50 @@
 import { asset, escapeHtml, scriptJson } from './html.ts';
 import type { ReplayData } from './replay-data.ts';
 
+const CONTROLS = [
+  '<button id="back" title="step back (Left)">&#9664;</button>',
+  '<button id="play" title="play / pause (Space)">Play</button>',
+  '<button id="forward" title="step forward (Right)">&#9654;</button>',
+].join('');
+
+const SPEED =
+  '<label>speed <select id="speed">' +
+  [2, 10, 50, 250, 1000].map((v) => `<option value="${v}"${v === 10 ? ' selected' : ''}>${v}/s</option>`).join('') +
+  '</select></label>';
+
+const LEGEND = [
+  '<span class="k known"></span>seen',
+  '<span class="k unknown"></span>not yet seen',
+  '<span class="k cone"></span>in view now',
+  '<span class="k agent"></span>agent',
+  '<span class="k start"></span>start',
+  '<span class="k goal"></span>goal',
+].join(' ');
+
 export function replayHtml(d: ReplayData): string {
-  const e = d.experiment as Record<string, unknown>;
-  const title = `Replay ${e.experiment_id}`;
+  const e = d.experiment;
+  const title = `Replay ${String(e.experiment_id)}`;
+  const headline =
+    `${escapeHtml(e.agent)}${e.model ? ` (${escapeHtml(e.model)})` : ''} on ${escapeHtml(e.maze_generator)} ` +
+    `${escapeHtml(e.maze_width)}x${escapeHtml(e.maze_height)} seed ${escapeHtml(e.maze_seed)}:\n` +
+    `<b>${escapeHtml(e.status)}</b>${e.stop_reason ? ` (${escapeHtml(e.stop_reason)})` : ''}, ` +
+    `${escapeHtml(e.actions)} actions, optimal ${escapeHtml(e.optimal_moves)}` +
+    (e.efficiency !== null ? `, efficiency ${escapeHtml(e.efficiency)}` : '');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${asset('replay.css')}</style></head>
 <body>
 <header><h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(e.agent)}${e.model ? ` (${escapeHtml(e.model)})` : ''} on ${escapeHtml(e.maze_generator)} ${escapeHtml(e.maze_width)}x${escapeHtml(e.maze_height)} seed ${escapeHtml(e.maze_seed)}:
-<b>${escapeHtml(e.status)}</b>${e.stop_reason ? ` (${escapeHtml(e.stop_reason)})` : ''}, ${escapeHtml(e.actions)} actions, optimal ${escapeHtml(e.optimal_moves)}${e.efficiency !== null ? `, efficiency ${escapeHtml(e.efficiency)}` : ''}</p></header>
+<p>${headline}</p></header>
 <main>
 <section class="board"><canvas id="maze" aria-label="the maze at the current step"></canvas>
 <div class="controls">
-<button id="back" title="step back (Left)">&#9664;</button><button id="play" title="play / pause (Space)">Play</button><button id="forward" title="step forward (Right)">&#9654;</button>
+${CONTROLS}
 <input id="scrub" type="range" min="0" value="0" step="1" aria-label="step">
-<label>speed <select id="speed"><option value="2">2/s</option><option value="10" selected>10/s</option><option value="50">50/s</option><option value="250">250/s</option><option value="1000">1000/s</option></select></label>
+${SPEED}
 </div>
-<p class="legend"><span class="k known"></span>seen <span class="k unknown"></span>not yet seen <span class="k cone"></span>in view now <span class="k agent"></span>agent <span class="k start"></span>start <span class="k goal"></span>goal</p>
+<p class="legend">${LEGEND}</p>
 </section>
 <aside><dl>
 <dt>step</dt><dd id="step"></dd><dt>position</dt><dd id="position"></dd><dt>turn</dt><dd id="turn"></dd>

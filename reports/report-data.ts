@@ -25,11 +25,27 @@ export interface ReportData {
   }>;
 }
 
+interface SweepRow {
+  id: string;
+  cells: number;
+  repeats: number;
+  created_at: Date;
+  description: string | null;
+}
+
+/** A sweep_runs row: the view's numeric columns may arrive as text and are converted below. */
+type RunRow = Omit<ReportData['runs'][number], 'maze_size' | 'maze_seed' | 'efficiency' | 'tokens'> & {
+  maze_size: unknown;
+  maze_seed: unknown;
+  efficiency: unknown;
+  tokens: unknown;
+};
+
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function loadReport(db: Database, sweepId: string): Promise<ReportData> {
   const sweep = (
-    await db.pool.query(
+    await db.pool.query<SweepRow>(
       "SELECT id, cells, repeats, created_at, spec ->> 'description' AS description FROM sweeps WHERE id = $1",
       [sweepId],
     )
@@ -41,13 +57,20 @@ export async function loadReport(db: Database, sweepId: string): Promise<ReportD
       `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`,
     );
   const [stats, passK, pairs, runs] = await Promise.all([
-    db.pool.query('SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size', [sweepId]),
-    db.pool.query('SELECT * FROM sweep_pass_k WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, k', [
+    db.pool.query<Record<string, unknown>>(
+      'SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size',
+      [sweepId],
+    ),
+    db.pool.query<Record<string, unknown>>(
+      'SELECT * FROM sweep_pass_k WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, k',
+      [sweepId],
+    ),
+    db.pool.query<Record<string, unknown>>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [
       sweepId,
     ]),
-    db.pool.query('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [sweepId]),
-    db.pool.query(
-      `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency, actions, stop_reason,
+    db.pool.query<RunRow>(
+      `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency,
+                          actions, stop_reason,
                           coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens
                    FROM sweep_runs WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, cell_index, repeat`,
       [sweepId],

@@ -6,13 +6,17 @@ import type { ReportData } from './report-data.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
-  if (typeof v === 'number') return `<td class="n">${escapeHtml(digits === undefined ? v : v.toFixed(digits))}</td>`;
+  if (typeof v === 'number') {
+    const text = digits === undefined ? v : v.toFixed(digits);
+    return `<td class="n">${escapeHtml(text)}</td>`;
+  }
   return `<td>${escapeHtml(v)}</td>`;
 };
 
 function table(rows: Array<Record<string, unknown>>, columns: Array<[string, string, number?]>, id: string): string {
   if (rows.length === 0) return `<p class="na" id="${id}">no rows</p>`;
-  return `<table id="${id}"><thead><tr>${columns.map(([, h]) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>
+  const head = columns.map(([, h]) => `<th>${escapeHtml(h)}</th>`).join('');
+  return `<table id="${id}"><thead><tr>${head}</tr></thead><tbody>
 ${rows.map((r) => `<tr>${columns.map(([k, , d]) => cell(r[k], d)).join('')}</tr>`).join('\n')}
 </tbody></table>`;
 }
@@ -22,14 +26,14 @@ function passKTable(rows: Array<Record<string, unknown>>): string {
   const maxK = Math.max(0, ...rows.map((r) => Number(r.k)));
   const groups = new Map<string, Record<string, unknown>>();
   for (const r of rows) {
-    const key = `${r.label}|${r.maze_generator}|${r.maze_size}`;
+    const key = [r.label, r.maze_generator, r.maze_size].map(String).join('|');
     const g = groups.get(key) ?? {
       label: r.label,
       maze_generator: r.maze_generator,
       maze_size: r.maze_size,
       cells: r.cells,
     };
-    g[`k${r.k}`] = r.pass_k;
+    g[`k${String(r.k)}`] = r.pass_k;
     groups.set(key, g);
   }
   const ks = Array.from({ length: maxK }, (_, i) => [`k${i + 1}`, `pass^${i + 1}`] as [string, string]);
@@ -40,16 +44,22 @@ function passKTable(rows: Array<Record<string, unknown>>): string {
   );
 }
 
+const FAILURE_HEADINGS = ['agent', 'maze', 'size', 'seed', 'repeat', 'status', 'stop', 'actions', 'replay'];
+
 export function reportHtml(d: ReportData, replayHref: (experimentId: string) => string | null): string {
   const failures = d.runs.filter((r) => !r.goal_found);
+  const intro =
+    `${escapeHtml(d.sweep.description ?? '')} ${d.sweep.cells} cells x ${d.sweep.repeats} repeats; ` +
+    `${d.runs.length} runs recorded; created ${escapeHtml(d.sweep.created_at)}.\n` +
+    "Success is the experiment's own success rule; intervals are Wilson 95%; " +
+    'efficiency is optimal moves / actions, over successes.';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sweep ${escapeHtml(d.sweep.id)}</title>
 <style>${asset('report.css')}</style></head>
 <body>
 <h1>Sweep ${escapeHtml(d.sweep.id)}</h1>
-<p>${escapeHtml(d.sweep.description ?? '')} ${d.sweep.cells} cells x ${d.sweep.repeats} repeats; ${d.runs.length} runs recorded; created ${escapeHtml(d.sweep.created_at)}.
-Success is the experiment's own success rule; intervals are Wilson 95%; efficiency is optimal moves / actions, over successes.</p>
+<p>${intro}</p>
 <h2>Success rate by maze size</h2>
 <div id="success-charts" class="charts"></div>
 <h2>Efficiency of successful runs</h2>
@@ -103,11 +113,25 @@ ${table(
 ${
   failures.length === 0
     ? '<p>none</p>'
-    : `<table id="failures"><thead><tr><th>agent</th><th>maze</th><th>size</th><th>seed</th><th>repeat</th><th>status</th><th>stop</th><th>actions</th><th>replay</th></tr></thead><tbody>
+    : `<table id="failures"><thead><tr>${FAILURE_HEADINGS.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>
 ${failures
   .map((r) => {
     const href = replayHref(r.experiment_id);
-    return `<tr><td>${escapeHtml(r.label)}</td><td>${escapeHtml(r.maze_generator)}</td><td class="n">${r.maze_size}</td><td class="n">${r.maze_seed}</td><td class="n">${r.repeat}</td><td>${escapeHtml(r.status)}</td><td>${escapeHtml(r.stop_reason ?? '')}</td><td class="n">${r.actions}</td><td>${href ? `<a href="${escapeHtml(href)}">${escapeHtml(r.experiment_id)}</a>` : escapeHtml(r.experiment_id)}</td></tr>`;
+    const replay = href
+      ? `<a href="${escapeHtml(href)}">${escapeHtml(r.experiment_id)}</a>`
+      : escapeHtml(r.experiment_id);
+    const cells = [
+      `<td>${escapeHtml(r.label)}</td>`,
+      `<td>${escapeHtml(r.maze_generator)}</td>`,
+      `<td class="n">${r.maze_size}</td>`,
+      `<td class="n">${r.maze_seed}</td>`,
+      `<td class="n">${r.repeat}</td>`,
+      `<td>${escapeHtml(r.status)}</td>`,
+      `<td>${escapeHtml(r.stop_reason ?? '')}</td>`,
+      `<td class="n">${r.actions}</td>`,
+      `<td>${replay}</td>`,
+    ];
+    return `<tr>${cells.join('')}</tr>`;
   })
   .join('\n')}
 </tbody></table>`

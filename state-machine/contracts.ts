@@ -12,7 +12,7 @@ import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { DETECTORS } from '../lambdas/engine/agent-monitor.ts';
 
 export const AGENTS = [...BASELINE_NAMES, 'ollama', 'bedrock'] as const;
-export const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
+const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 const size = z.number().int().min(MIN_SIZE).max(MAX_SIZE);
@@ -22,10 +22,11 @@ const printable = (max: number) =>
     .string()
     .min(1)
     .max(max)
+    // eslint-disable-next-line no-control-regex -- the point: names and labels must not hold control characters
     .regex(/^[^\u0000-\u001f\u007f]+$/, 'printable characters only (no control characters)');
 const seed = z.number().int().min(0).max(0xffffffff);
 
-export const generatedMazeSchema = z
+const generatedMazeSchema = z
   .object({
     generator: z.enum(GENERATOR_NAMES as [string, ...string[]]),
     size: size.optional(),
@@ -38,7 +39,7 @@ export const generatedMazeSchema = z
     message: 'give "size" (square) or both "width" and "height"',
   });
 
-export const inlineMazeSchema = z
+const inlineMazeSchema = z
   .object({
     grid: z
       .array(z.array(z.number().int().min(0).max(2)).max(MAX_SIZE))
@@ -75,7 +76,8 @@ export const startRequestSchema = z
   .strict()
   .refine((r) => !['ollama', 'bedrock'].includes(r.agent) || (r.model !== undefined && r.model !== null), {
     message:
-      'agent "ollama" and agent "bedrock" need a "model" (e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
+      'agent "ollama" and agent "bedrock" need a "model" ' +
+      '(e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
     path: ['model'],
   });
 export type StartExecutionInput = z.input<typeof startRequestSchema>;
@@ -134,7 +136,7 @@ export function providerOf(agent: string): LlmProvider {
   return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
 }
 
-export const turnResultSchema = z
+const turnResultSchema = z
   .object({
     goalFound: z.boolean(),
     actionsTaken: z.number().int().nonnegative(),

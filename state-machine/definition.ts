@@ -28,8 +28,11 @@ const PSEUDO: Record<string, string> = {
   'AWS::AccountId': '123456789012',
 };
 
-/** Resolves Fn::Join over literal strings, pseudo parameters and tokens; each token becomes a dummy ARN naming the resource. */
-export function resolveDefinitionString(value: unknown): string {
+/**
+ * Resolves Fn::Join over literal strings, pseudo parameters and tokens; each
+ * token becomes a dummy ARN naming the resource.
+ */
+function resolveDefinitionString(value: unknown): string {
   if (typeof value === 'string') return value;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (!join)
@@ -52,7 +55,8 @@ export function machineDefinition(template: Template, construct: 'Experiments' |
   );
   if (machines.length !== 1)
     throw new Error(`expected one ${construct} state machine in the stack, found ${machines.length}`);
-  return JSON.parse(resolveDefinitionString(machines[0][1].Properties.DefinitionString)) as Definition;
+  const properties = machines[0][1].Properties as { DefinitionString: unknown };
+  return JSON.parse(resolveDefinitionString(properties.DefinitionString)) as Definition;
 }
 
 /**
@@ -102,6 +106,7 @@ function definitionInputsHash(): string {
       hash.update(name).update(readFileSync(join(path, name)));
   }
   const require = createRequire(import.meta.url);
-  hash.update(JSON.parse(readFileSync(require.resolve('aws-cdk-lib/package.json'), 'utf8')).version);
+  const cdk = JSON.parse(readFileSync(require.resolve('aws-cdk-lib/package.json'), 'utf8')) as { version: string };
+  hash.update(cdk.version);
   return hash.digest('hex').slice(0, 24);
 }

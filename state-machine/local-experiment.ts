@@ -5,7 +5,8 @@ import type { Database } from '../lambdas/store/database.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { agents as allAgents } from '../lambdas/providers/agents.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import type { TurnSummary } from '../lambdas/engine/store.ts';
+import type { ExperimentStatus, TurnSummary } from '../lambdas/engine/store.ts';
+import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import { STATES } from './states.ts';
@@ -70,12 +71,12 @@ export async function summaryOf(db: Database, experimentId: string): Promise<Exp
 
 export async function agentStoryOf(db: Database, experimentId: string, actions: number): Promise<AgentStory> {
   const [t, g] = await Promise.all([
-    db.pool.query(
+    db.pool.query<{ step_number: number; from_phase: string; to_phase: string; refused: boolean }>(
       `SELECT step_number, from_phase, to_phase, refused FROM agent_state_transitions
                    WHERE experiment_id = $1 AND machine = 'agent' ORDER BY turn_number, seq`,
       [experimentId],
     ),
-    db.pool.query(
+    db.pool.query<AgentStory['signals'][number]>(
       `SELECT detector, step_number AS step, turn_number AS turn, detail, policy FROM stuck_signals
                    WHERE experiment_id = $1 ORDER BY turn_number, seq`,
       [experimentId],
@@ -101,10 +102,13 @@ export async function agentStoryOf(db: Database, experimentId: string, actions: 
 
 /** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
 export async function resumeInput(db: Database, experimentId: string) {
-  const { rows } = await db.pool.query(
-    'SELECT agent, status, turns_completed, started_at, config FROM experiments WHERE id = $1',
-    [experimentId],
-  );
+  const { rows } = await db.pool.query<{
+    agent: string;
+    status: ExperimentStatus;
+    turns_completed: number;
+    started_at: Date;
+    config: ExperimentConfig;
+  }>('SELECT agent, status, turns_completed, started_at, config FROM experiments WHERE id = $1', [experimentId]);
   const e = rows[0];
   if (!e) throw new ExperimentNotFoundError(experimentId);
   if (e.status !== 'running') throw new ExperimentClosedError(experimentId, e.status);

@@ -8,7 +8,7 @@ import { TASKS, HANDLERS_DIR } from './tasks.ts';
 import { STATES, type TaskState } from './states.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
 
-export const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
+const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
 
 export interface LocalRunOptions {
   deps: HandlerDeps;
@@ -50,7 +50,7 @@ async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (inp
     const handler = opts.wrap ? opts.wrap(state, base) : base;
     out[state] = async (input) => {
       // A Lambda only ever sees JSON: round-trip so local runs cannot pass Dates or class instances along.
-      const output = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(input)))));
+      const output: unknown = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(input)))));
       opts.onTaskResult?.(state, output);
       return output as never;
     };
@@ -77,17 +77,22 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     const executionArn = executionArnOf(current.name);
     executions.push(executionArn);
     // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
-    const continueAsNew = async (params: unknown) => {
+    // (A task handler answers with a promise: a refusal is a rejection, as from the service.)
+    const continueAsNew = (params: unknown): Promise<never> => {
       const p = params as { StateMachineArn: string; Name: string; Input: unknown };
       if (p.StateMachineArn !== LOCAL_STATE_MACHINE_ARN)
-        throw Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), {
-          name: 'StateMachineDoesNotExist',
-        });
+        return Promise.reject(
+          Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), {
+            name: 'StateMachineDoesNotExist',
+          }),
+        );
       // As the service: names are 1-80 of [A-Za-z0-9_-].
       if (!/^[A-Za-z0-9_-]{1,80}$/.test(p.Name))
-        throw Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' });
+        return Promise.reject(
+          Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' }),
+        );
       next = { name: p.Name, input: p.Input };
-      return { ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never;
+      return Promise.resolve({ ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never);
     };
     const execution = localMachine().run(current.input as never, {
       overrides: {
@@ -108,7 +113,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     const drained = (async () => {
       for await (const event of execution.eventLogs) {
         events++;
-        opts.onEvent?.(event as never);
+        opts.onEvent?.(event);
       }
     })();
     try {

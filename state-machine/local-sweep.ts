@@ -13,16 +13,16 @@ import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } fro
 import { registerSweep } from './sweep-registry.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 
-export class SweepBusyError extends Error {
+class SweepBusyError extends Error {
   override readonly name = 'SweepBusyError';
   constructor(readonly sweep: string) {
     super(`sweep "${sweep}" is being run by another process; wait for it, or stop it first`);
   }
 }
 
-export type RunAction = 'start' | 'resume' | 'retry' | 'skip';
+type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 
-export interface PlannedRun {
+interface PlannedRun {
   run: SweepRun;
   action: RunAction;
   attempt: number;
@@ -60,7 +60,7 @@ export interface LocalSweepOptions {
 }
 
 /** What each run needs, from the latest attempt in the database. */
-export async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRun[]> {
+async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRun[]> {
   const { rows } = await db.pool.query<{
     sweep_cell: number;
     sweep_repeat: number;
@@ -138,7 +138,11 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
           });
           const summary =
             result.summary ??
-            (await opts.db.pool.query('SELECT goal_found FROM experiments WHERE id = $1', [p.experimentId])).rows[0];
+            (
+              await opts.db.pool.query<{ goal_found: boolean }>('SELECT goal_found FROM experiments WHERE id = $1', [
+                p.experimentId,
+              ])
+            ).rows[0];
           if (summary?.goal_found) progress.successes++;
         } catch {
           // the experiment is finalized failed (its reason is in the database); the sweep goes on

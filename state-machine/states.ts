@@ -33,7 +33,10 @@ export const TASK_STATES = [
 ] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
-/** Errors a Task retries: Lambda service hiccups and our transient typed errors. Everything else is caught and finalized. */
+/**
+ * Errors a Task retries: Lambda service hiccups and our transient typed
+ * errors. Everything else is caught and finalized.
+ */
 export const TRANSIENT_ERRORS = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',

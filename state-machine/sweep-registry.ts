@@ -15,11 +15,13 @@ export async function registerSweep(pool: pg.Pool, s: LoadedSweep): Promise<void
     throw new InvalidInputError(
       'sweep',
       s.spec.sweep,
-      `sweep "${s.spec.sweep}" already exists with a different spec; a sweep name keeps its meaning: give the changed sweep a new name`,
+      `sweep "${s.spec.sweep}" already exists with a different spec; ` +
+        'a sweep name keeps its meaning: give the changed sweep a new name',
     );
   }
   await pool.query(
-    `INSERT INTO sweep_cells (sweep_id, cell_index, cell_key, label, agent, model, maze_generator, maze_size, maze_seed, settings)
+    `INSERT INTO sweep_cells (sweep_id, cell_index, cell_key, label, agent, model, maze_generator, maze_size, maze_seed,
+                             settings)
      SELECT $1, c.i, c.k, c.l, c.a, c.m, c.g, c.s, c.d, c.x FROM jsonb_to_recordset($2::jsonb)
        AS c(i int, k text, l text, a text, m text, g text, s int, d bigint, x jsonb)
      ON CONFLICT DO NOTHING`,

@@ -34,7 +34,7 @@ const agentSchema = z
     path: ['model'],
   });
 
-export const sweepSchema = z
+const sweepSchema = z
   .object({
     sweep: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'a sweep name: 1-40 lower-case letters, digits, - or _'),
     description: z.string().max(2_000).optional(),
@@ -58,7 +58,7 @@ export const sweepSchema = z
   })
   .strict();
 
-export type SweepSpec = z.output<typeof sweepSchema>;
+type SweepSpec = z.output<typeof sweepSchema>;
 
 /** A sweep file that cannot be used. */
 export class SweepDefinitionError extends YamlFileError {
@@ -68,7 +68,7 @@ export class SweepDefinitionError extends YamlFileError {
   }
 }
 
-export interface SweepCell {
+interface SweepCell {
   index: number;
   /** Human-readable and stable, e.g. "frontier | medium 21 seed 1 | vision_range=3". */
   key: string;
@@ -129,11 +129,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
       for (const size of spec.mazes.sizes)
         for (const seed of spec.mazes.seeds) {
           for (const settings of combos) {
-            const config = mergeConfig(
-              spec.config as ExperimentConfigInput,
-              a.config as ExperimentConfigInput,
-              settings as ExperimentConfigInput,
-            );
+            const config = mergeConfig(spec.config, a.config, settings);
             const checked = experimentConfigSchema.safeParse(config);
             if (!checked.success) {
               const key = String(checked.error.issues[0].path[0] ?? '');
@@ -185,7 +181,7 @@ export function sweepRunInput(sweep: string, run: SweepRun, attempt: number): St
     // repeats of a random agent differ; everything else about a cell is fixed
     agentSeed: mixSeed(sweep, cell.index, run.repeat),
     maze: { generator: cell.generator, size: cell.size, seed: cell.seed },
-    config: cell.config as never,
+    config: cell.config,
     sweep: { id: sweep, cell: cell.index, repeat: run.repeat, attempt },
-  } as StartExecutionInput;
+  };
 }

@@ -109,51 +109,56 @@ describe('LLM providers from the command line', () => {
     expect(summary.input_tokens).toBe(sim.replies.reduce((n, x) => n + x.inputTokens, 0));
   });
 
-  it('--workflow runs a workflow file as the prompt; ariadne workflow checks one and names the YAML path of a problem', async () => {
-    const sample = join(ROOT, 'workflows', 'observe-plan-act.yaml');
-    expect(ariadne(['workflow', sample]).stdout).toMatch(
-      /workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/,
-    );
-    const bad = join(dir, 'bad-workflow.yaml');
-    writeFileSync(bad, readFileSync(sample, 'utf8').replace("'plans + 1'", "'plans + 1 +'"));
-    const checked = ariadne(['workflow', bad]);
-    expect(checked.code).toBe(2);
-    expect(checked.stderr).toMatch(/workflow: workflow .*bad-workflow\.yaml: steps\[1\]\.set\.plans \(line \d+\): /);
-    await expectInputError(
-      ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--workflow', bad],
-      /--workflow: workflow .*steps\[1\]\.set\.plans/,
-    );
-    await expectInputError(
-      ['run', '--workflow', sample],
-      /--workflow goes with --provider ollama or --provider bedrock/,
-    );
-    const r = await ariadneAsync([
-      'run',
-      '--provider',
-      'ollama',
-      '--model',
-      'qwen2.5:7b',
-      '--ollama-host',
-      simUrl,
-      '--maze',
-      'medium',
-      '--size',
-      '15',
-      '--seed',
-      '3',
-      '--workflow',
-      sample,
-      '--json',
-    ]);
-    expect(r.code).toBe(0);
-    const summary = JSON.parse(r.stdout);
-    expect(summary).toMatchObject({ status: 'completed', prompt_version: 'observe_plan_act/v0' });
-    const { rows } = await db.pool.query(
-      `SELECT count(*)::int AS n FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'workflow' AND from_phase = 'observe' AND to_phase = 'plan'`,
-      [summary.experiment_id],
-    );
-    expect(rows[0].n).toBeGreaterThan(0);
-  });
+  it(
+    '--workflow runs a workflow file as the prompt; ariadne workflow checks one and names the YAML ' +
+      'path of a problem',
+    async () => {
+      const sample = join(ROOT, 'workflows', 'observe-plan-act.yaml');
+      expect(ariadne(['workflow', sample]).stdout).toMatch(
+        /workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/,
+      );
+      const bad = join(dir, 'bad-workflow.yaml');
+      writeFileSync(bad, readFileSync(sample, 'utf8').replace('plans + 1', 'plans + 1 +'));
+      const checked = ariadne(['workflow', bad]);
+      expect(checked.code).toBe(2);
+      expect(checked.stderr).toMatch(/workflow: workflow .*bad-workflow\.yaml: steps\[1\]\.set\.plans \(line \d+\): /);
+      await expectInputError(
+        ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl, '--workflow', bad],
+        /--workflow: workflow .*steps\[1\]\.set\.plans/,
+      );
+      await expectInputError(
+        ['run', '--workflow', sample],
+        /--workflow goes with --provider ollama or --provider bedrock/,
+      );
+      const r = await ariadneAsync([
+        'run',
+        '--provider',
+        'ollama',
+        '--model',
+        'qwen2.5:7b',
+        '--ollama-host',
+        simUrl,
+        '--maze',
+        'medium',
+        '--size',
+        '15',
+        '--seed',
+        '3',
+        '--workflow',
+        sample,
+        '--json',
+      ]);
+      expect(r.code).toBe(0);
+      const summary = JSON.parse(r.stdout);
+      expect(summary).toMatchObject({ status: 'completed', prompt_version: 'observe_plan_act/v0' });
+      const { rows } = await db.pool.query(
+        `SELECT count(*)::int AS n FROM agent_state_transitions WHERE experiment_id = $1 AND machine = ` +
+          `'workflow' AND from_phase = 'observe' AND to_phase = 'plan'`,
+        [summary.experiment_id],
+      );
+      expect(rows[0].n).toBeGreaterThan(0);
+    },
+  );
 
   it('ariadne sim serves the wire protocol until interrupted', async () => {
     const child = spawn(

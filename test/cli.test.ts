@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.drop();
 });
-const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
+const { ariadne, expectInputError } = cli(() => db);
 
 const dir = tempDir('cli');
 const malformed = join(dir, 'malformed.json');
@@ -40,8 +40,9 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
   it('a bad DATABASE_URL names the variable and the expected form', () => {
     const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(
-      /DATABASE_URL "mysql:\/\/root@localhost\/db" has scheme "mysql:"; expected postgres:\/\/user:password@host:5432\/database/,
+    expect(r.stderr).toContain(
+      'DATABASE_URL "mysql://root@localhost/db" has scheme "mysql:"; ' +
+        'expected postgres://user:password@host:5432/database',
     );
   });
 
@@ -154,7 +155,7 @@ describe('commands', () => {
     expect(r.stdout).toMatch(/--maze-file <path>/);
   });
 
-  it('sql prints rows as a table; a broken query exits 2 with the database error', async () => {
+  it('sql prints rows as a table; a broken query exits 2 with the database error', () => {
     const r = ariadne(['sql', "SELECT 2 + 3 AS five, 'a' AS letter"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/five \| letter\n-+-\+-+\n5 +\| a\n\(1 row\)/);

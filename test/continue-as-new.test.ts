@@ -32,10 +32,10 @@ async function actionLog(id: string | null) {
 
 describe('continue as new', () => {
   it('an experiment over several executions writes exactly the actions of one execution', async () => {
-    const single = await runLocalExperiment(experiment() as never, { db });
+    const single = await runLocalExperiment(experiment(), { db });
     expect(single.executions).toHaveLength(1);
     // 3 turns per execution: 200 moves at 8 per turn is 25 turns, so 9 executions
-    const split = await runLocalExperiment(experiment(3 * EVENTS_PER_TURN) as never, { db });
+    const split = await runLocalExperiment(experiment(3 * EVENTS_PER_TURN), { db });
     expect(split.executions.length).toBeGreaterThanOrEqual(3);
     expect(split.executions.length).toBe(9);
     expect(new Set(split.executions).size).toBe(split.executions.length);
@@ -59,7 +59,7 @@ describe('continue as new', () => {
         ...experiment(2 * EVENTS_PER_TURN),
         experimentId,
         config: { max_moves: 40, history_event_budget: 2 * EVENTS_PER_TURN },
-      } as never,
+      },
       { db },
     );
     expect(run.executions.length).toBe(3); // 5 turns, 2 per execution

@@ -68,7 +68,8 @@ describe('per-turn writes', () => {
         await new Promise((r) => setTimeout(r, 100));
         await client.query('SELECT pg_stat_clear_snapshot()');
         const { rows } = await client.query(
-          "SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'experiments'",
+          'SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE ' +
+            "schemaname = $1 AND relname = 'experiments'",
           [own.schema],
         );
         stats = rows[0];
@@ -110,7 +111,9 @@ describe('embedded Postgres', () => {
       const first = await startEmbeddedPostgres({ dataDir });
       const a = await openDatabase({ url: first.url });
       await a.pool.query(
-        "INSERT INTO mazes (content_hash, generator, width, height, grid, start_x, start_y, goal_x, goal_y, shortest_path, shortest_path_to_sight) VALUES ('persist-check', 't', 1, 1, '[[2]]', 0, 0, 0, 0, 0, 0)",
+        'INSERT INTO mazes (content_hash, generator, width, height, grid, start_x, start_y, goal_x, ' +
+          "goal_y, shortest_path, shortest_path_to_sight) VALUES ('persist-check', 't', 1, 1, '[[2]]', " +
+          '0, 0, 0, 0, 0, 0)',
       );
       const shared = await startEmbeddedPostgres({ dataDir });
       expect(shared.owned).toBe(false);

@@ -115,7 +115,8 @@ describe('local execution of the synthesized state machine', () => {
     // The machine ends in its Fail state with the original error; the row was finalized before that.
     await expect(run).rejects.toThrow(/model endpoint exploded/);
     const { rows } = await db.pool.query(
-      "SELECT status, stop_reason, failure_reason, completed_at FROM experiments WHERE failure_reason LIKE '%exploded%'",
+      'SELECT status, stop_reason, failure_reason, completed_at FROM experiments WHERE failure_reason ' +
+        "LIKE '%exploded%'",
     );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 'failed', stop_reason: 'error' });

@@ -149,7 +149,7 @@ describe('the turn engine and Postgres under random replies', () => {
           let next = 0;
           const agents: AgentFactory = () => ({
             callsModel: true,
-            act: async () => ({ calls: replies[next++] ?? [], text: 'fuzz' }),
+            act: () => Promise.resolve({ calls: replies[next++] ?? [], text: 'fuzz' }),
           });
           let turn = 1;
           for (; next < replies.length; turn++) {
@@ -162,9 +162,12 @@ describe('the turn engine and Postgres under random replies', () => {
           (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS executed,
           (SELECT count(*)::int FROM actions a WHERE a.experiment_id = e.id) AS logged,
           (SELECT count(*)::int FROM turns t WHERE t.experiment_id = e.id) AS turns,
-          (SELECT coalesce(sum(actions_executed + calls_refused), 0)::int FROM turns t WHERE t.experiment_id = e.id) AS turn_calls,
-          (SELECT array_agg(step_number ORDER BY turn_number, call_index) FROM actions a WHERE a.experiment_id = e.id AND a.executed) AS steps,
-          (SELECT to_x || ',' || to_y FROM actions a WHERE a.experiment_id = e.id AND a.executed ORDER BY step_number DESC LIMIT 1) AS last_to
+          (SELECT coalesce(sum(actions_executed + calls_refused), 0)::int FROM turns t
+           WHERE t.experiment_id = e.id) AS turn_calls,
+          (SELECT array_agg(step_number ORDER BY turn_number, call_index) FROM actions a
+           WHERE a.experiment_id = e.id AND a.executed) AS steps,
+          (SELECT to_x || ',' || to_y FROM actions a
+           WHERE a.experiment_id = e.id AND a.executed ORDER BY step_number DESC LIMIT 1) AS last_to
         FROM experiments e WHERE e.id = $1`,
             [experimentId],
           );

@@ -140,7 +140,8 @@ describe('recall', () => {
 
 describe('success rules', () => {
   it('seen: the goal in view ends the game', () => {
-    const { results, state } = play(['move_east'], {}, { x: 6, y: 0 }); // not a real move: check from a cell seeing (6,4)
+    // not a real move: check from a cell seeing (6,4)
+    const { results, state } = play(['move_east'], {}, { x: 6, y: 0 });
     expect(results[0].outcome).toBe('blocked_by_edge');
     expect(state.goalFound).toBe(false); // (6,0) sees (6,3) at most with range 3
     const again = play(['move_south'], {}, { x: 6, y: 0 }); // at (6,1): (6,4) is 3 away

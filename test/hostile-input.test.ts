@@ -138,7 +138,8 @@ describe('files and parameters: refused with the field named', () => {
     ['a 10 MB description', SWEEP + `description: "${'d'.repeat(3_000)}"\n`, /description/],
     [
       'YAML alias bombs',
-      'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n' +
+      'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, ' +
+        '*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n' +
         SWEEP,
       /alias|aliases|Unrecognized|\(yaml\)|\(root\)/i,
     ],
@@ -198,11 +199,13 @@ describe('CLI options: exit 2 naming the option, nothing written', () => {
     [['run', '--agent', HUGE.slice(0, 100_000)], /--agent ".*" is not one of/],
     [['sweep', TRAVERSAL], /sweep file ".*etc\/passwd" cannot be read|sweep/],
     [['replay', SQL], /no experiment with id/],
-  ])('ariadne %#', async (args, message) => cli(() => db).expectInputError(args as string[], message));
+  ])('ariadne %#', async (args, message) => cli(() => db).expectInputError(args, message));
 });
 
 describe('hostile text through a full run', () => {
-  const HOSTILE = `'); DROP TABLE actions; -- </script><script>window.__pwned = 1</script> \u202e ${'\u{1F600}'} "quotes" \\ backslash`;
+  const HOSTILE =
+    `'); DROP TABLE actions; -- </script><script>window.__pwned = 1</script> \u202e ` +
+    `${'\u{1F600}'} "quotes" \\ backslash`;
 
   it('names, prompts and reasoning come back byte for byte; the replay shows them as text, not markup', async () => {
     const model = `sim:${"robert'); DROP TABLE experiments;--"}`;
@@ -229,7 +232,8 @@ describe('hostile text through a full run', () => {
       );
       const acts = (
         await db.pool.query(
-          'SELECT reasoning, arguments, assistant_text FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number',
+          'SELECT reasoning, arguments, assistant_text FROM actions WHERE experiment_id = $1 AND ' +
+            'executed ORDER BY step_number',
           [experimentId],
         )
       ).rows;
@@ -278,7 +282,8 @@ describe('hostile text through a full run', () => {
         (
           await db.pool.query(
             `SELECT e.*, (SELECT json_agg(l) FROM llm_calls l WHERE l.experiment_id = e.id) AS calls,
-                (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS acts FROM experiments e WHERE e.id = $1`,
+                (SELECT json_agg(a) FROM actions a WHERE a.experiment_id = e.id) AS acts
+             FROM experiments e WHERE e.id = $1`,
             [experimentId],
           )
         ).rows,

@@ -168,7 +168,8 @@ describe('ariadne sweep --aws', () => {
     }
     expect(ids.size).toBe(40);
     expect(r.stdout.trim()).toBe(
-      `started 40 runs of sweep baselines-example: arn:aws:states:eu-west-1:123456789012:execution:Ariadne-sweeps:${body.name}`,
+      `started 40 runs of sweep baselines-example: ` +
+        `arn:aws:states:eu-west-1:123456789012:execution:Ariadne-sweeps:${body.name}`,
     );
   });
 });

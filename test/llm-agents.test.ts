@@ -51,7 +51,7 @@ const runOllama = (config: Record<string, unknown> = {}, maze = { generator: 'me
       model: 'qwen2.5:7b',
       maze,
       config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, ...config },
-    } as never,
+    },
     { db, retryIntervals: NO_WAIT },
   );
 const runBedrock = (config: Record<string, unknown> = {}) =>
@@ -61,7 +61,7 @@ const runBedrock = (config: Record<string, unknown> = {}) =>
       model: SONNET,
       maze: { generator: 'medium', size: 15, seed: 3 },
       config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config },
-    } as never,
+    },
     { db, retryIntervals: NO_WAIT },
   );
 
@@ -76,39 +76,44 @@ describe.each([
   ['ollama (streaming NDJSON)', () => runOllama({ ollama: { host: ollamaUrl, stream: true } }), ollama],
   ['bedrock (Converse over HTTP/2)', () => runBedrock(), bedrock],
 ] as const)('%s', (_label, run, sim) => {
-  it('finds the goal on a 15x15 maze; tokens in the database are what the server sent; config and prompt are recorded', async () => {
-    const { experimentId, summary } = await run();
-    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
-    const calls = await llmCalls(experimentId);
-    expect(calls.length).toBe(sim.replies.length);
-    expect(calls.map((c) => [c.input_tokens, c.output_tokens])).toEqual(
-      sim.replies.map((r) => [r.inputTokens, r.outputTokens]),
-    );
-    const turns = (
-      await db.pool.query(
-        'SELECT turn_number, input_tokens, output_tokens, llm_calls FROM turns WHERE experiment_id = $1 ORDER BY turn_number',
-        [experimentId],
-      )
-    ).rows;
-    for (const t of turns) {
-      const mine = calls.filter((c) => c.turn_number === t.turn_number);
-      expect(t.llm_calls).toBe(mine.length);
-      expect(t.input_tokens).toBe(mine.reduce((n, c) => n + c.input_tokens, 0));
-      expect(t.output_tokens).toBe(mine.reduce((n, c) => n + c.output_tokens, 0));
-    }
-    const exp = (
-      await db.pool.query(
-        'SELECT config, prompt_text, prompt_hash, prompt_version, model FROM experiments WHERE id = $1',
-        [experimentId],
-      )
-    ).rows[0];
-    expect(exp.prompt_version).toBe('v1');
-    expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
-    expect(exp.config).toMatchObject({ recall_interval: 10, max_recall_actions: 50 });
-    if (sim === ollama)
-      expect(exp.config.ollama).toMatchObject({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
-    else expect(exp.config.bedrock).toMatchObject({ region: 'us-west-2', max_tokens: 1024 });
-  });
+  it(
+    'finds the goal on a 15x15 maze; tokens in the database are what the server sent; config and ' +
+      'prompt are recorded',
+    async () => {
+      const { experimentId, summary } = await run();
+      expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+      const calls = await llmCalls(experimentId);
+      expect(calls.length).toBe(sim.replies.length);
+      expect(calls.map((c) => [c.input_tokens, c.output_tokens])).toEqual(
+        sim.replies.map((r) => [r.inputTokens, r.outputTokens]),
+      );
+      const turns = (
+        await db.pool.query(
+          'SELECT turn_number, input_tokens, output_tokens, llm_calls FROM turns WHERE experiment_id = $1 ' +
+            'ORDER BY turn_number',
+          [experimentId],
+        )
+      ).rows;
+      for (const t of turns) {
+        const mine = calls.filter((c) => c.turn_number === t.turn_number);
+        expect(t.llm_calls).toBe(mine.length);
+        expect(t.input_tokens).toBe(mine.reduce((n, c) => n + c.input_tokens, 0));
+        expect(t.output_tokens).toBe(mine.reduce((n, c) => n + c.output_tokens, 0));
+      }
+      const exp = (
+        await db.pool.query(
+          'SELECT config, prompt_text, prompt_hash, prompt_version, model FROM experiments WHERE id = $1',
+          [experimentId],
+        )
+      ).rows[0];
+      expect(exp.prompt_version).toBe('v1');
+      expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
+      expect(exp.config).toMatchObject({ recall_interval: 10, max_recall_actions: 50 });
+      if (sim === ollama)
+        expect(exp.config.ollama).toMatchObject({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
+      else expect(exp.config.bedrock).toMatchObject({ region: 'us-west-2', max_tokens: 1024 });
+    },
+  );
 });
 
 describe('cost and environment', () => {
@@ -131,67 +136,74 @@ describe('cost and environment', () => {
     expect(none.n).toBe(0); // no price, no guess
   });
 
-  it('takes the Ollama host from OLLAMA_HOST when neither input nor parameters name one, keeping the other Ollama parameters', async () => {
-    process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
-    const file = parametersFile(['/ariadne/config/ollama/num_ctx: 4096']);
-    try {
-      const { experimentId, summary } = await runLocalExperiment(
-        {
-          agent: 'ollama',
-          model: 'qwen2.5:7b',
-          maze: { generator: 'light', size: 11, seed: 1 },
-          config: { retry: FAST_RETRY },
-        } as never,
-        { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) },
-      );
-      expect(summary).toMatchObject({ goal_found: true });
-      const exp = (await db.pool.query('SELECT config FROM experiments WHERE id = $1', [experimentId])).rows[0];
-      expect(exp.config.ollama.host).toBe(ollamaUrl);
-      expect(exp.config.ollama.num_ctx).toBe(4096);
-    } finally {
-      delete process.env.OLLAMA_HOST;
-    }
-  });
+  it(
+    'takes the Ollama host from OLLAMA_HOST when neither input nor parameters name one, keeping the ' +
+      'other Ollama parameters',
+    async () => {
+      process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
+      const file = parametersFile(['/ariadne/config/ollama/num_ctx: 4096']);
+      try {
+        const { experimentId, summary } = await runLocalExperiment(
+          {
+            agent: 'ollama',
+            model: 'qwen2.5:7b',
+            maze: { generator: 'light', size: 11, seed: 1 },
+            config: { retry: FAST_RETRY },
+          },
+          { db, retryIntervals: NO_WAIT, parameters: new ParameterCache(fileSource(file)) },
+        );
+        expect(summary).toMatchObject({ goal_found: true });
+        const exp = (await db.pool.query('SELECT config FROM experiments WHERE id = $1', [experimentId])).rows[0];
+        expect(exp.config.ollama.host).toBe(ollamaUrl);
+        expect(exp.config.ollama.num_ctx).toBe(4096);
+      } finally {
+        delete process.env.OLLAMA_HOST;
+      }
+    },
+  );
 });
 
 describe('parameters', () => {
-  it('defaults, prompt versions and secrets come from the parameters; the request still wins; secrets stay out', async () => {
-    const file = parametersFile([
-      '/ariadne/config/max_moves: 777',
-      '/ariadne/config/vision_range: 2',
-      '/ariadne/config/ollama/num_ctx: 8192',
-      '/ariadne/prompts/study/v3: "Maze {width}x{height}. Find the goal; {success_text}."',
-      '/ariadne/secrets/ollama_api_key: key-from-parameters-99',
-    ]);
-    const parameters = new ParameterCache(fileSource(file));
-    const { experimentId } = await runLocalExperiment(
-      {
-        agent: 'ollama',
-        model: 'qwen2.5:7b',
-        promptVersion: 'study/v3',
-        maze: { generator: 'light', size: 11, seed: 1 },
-        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
-      } as never,
-      { db, parameters, retryIntervals: NO_WAIT },
-    );
-    const exp = (
-      await db.pool.query('SELECT config, prompt_text, prompt_version, prompt_hash FROM experiments WHERE id = $1', [
-        experimentId,
-      ])
-    ).rows[0];
-    expect(exp.config).toMatchObject({
-      max_moves: 777,
-      vision_range: 3,
-      ollama: { num_ctx: 8192, host: ollamaUrl, temperature: 0.2 },
-    });
-    expect(exp.prompt_version).toBe('study/v3');
-    expect(exp.prompt_text).toBe('Maze 11x11. Find the goal; the goal tile comes into your view.');
-    expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
-    const chats = ollama.requests.filter((r) => r.path === '/api/chat');
-    expect(chats[0].body.messages[0].content).toBe(exp.prompt_text);
-    expect(chats.every((r) => r.headers.authorization === 'Bearer key-from-parameters-99')).toBe(true);
-    expect(JSON.stringify(exp)).not.toContain('key-from-parameters');
-  });
+  it(
+    'defaults, prompt versions and secrets come from the parameters; the request still wins; secrets ' + 'stay out',
+    async () => {
+      const file = parametersFile([
+        '/ariadne/config/max_moves: 777',
+        '/ariadne/config/vision_range: 2',
+        '/ariadne/config/ollama/num_ctx: 8192',
+        '/ariadne/prompts/study/v3: "Maze {width}x{height}. Find the goal; {success_text}."',
+        '/ariadne/secrets/ollama_api_key: key-from-parameters-99',
+      ]);
+      const parameters = new ParameterCache(fileSource(file));
+      const { experimentId } = await runLocalExperiment(
+        {
+          agent: 'ollama',
+          model: 'qwen2.5:7b',
+          promptVersion: 'study/v3',
+          maze: { generator: 'light', size: 11, seed: 1 },
+          config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
+        },
+        { db, parameters, retryIntervals: NO_WAIT },
+      );
+      const exp = (
+        await db.pool.query('SELECT config, prompt_text, prompt_version, prompt_hash FROM experiments WHERE id = $1', [
+          experimentId,
+        ])
+      ).rows[0];
+      expect(exp.config).toMatchObject({
+        max_moves: 777,
+        vision_range: 3,
+        ollama: { num_ctx: 8192, host: ollamaUrl, temperature: 0.2 },
+      });
+      expect(exp.prompt_version).toBe('study/v3');
+      expect(exp.prompt_text).toBe('Maze 11x11. Find the goal; the goal tile comes into your view.');
+      expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
+      const chats = ollama.requests.filter((r) => r.path === '/api/chat');
+      expect(chats[0].body.messages[0].content).toBe(exp.prompt_text);
+      expect(chats.every((r) => r.headers.authorization === 'Bearer key-from-parameters-99')).toBe(true);
+      expect(JSON.stringify(exp)).not.toContain('key-from-parameters');
+    },
+  );
 });
 
 describe('hosted Ollama', () => {
@@ -236,7 +248,8 @@ describe('what the engine sends', () => {
       expect(req.body.messages[0]).toEqual({ role: 'system', content: exp.prompt_text });
       expect(req.body.messages[0].content.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
     }
-    // A follow-up request carries the assistant's calls and then one tool message per call, in order, matching the logged actions.
+    // A follow-up request carries the assistant's calls and then one tool message per call, in order,
+    // matching the logged actions.
     const followUp = chats.find((r) => r.body.messages.some((m: any) => m.role === 'tool'))!;
     const msgs = followUp.body.messages;
     const assistant = msgs.findIndex((m: any) => m.role === 'assistant');
@@ -301,7 +314,8 @@ describe('faults', () => {
       sim.always = { kind: 'status', status: 500 };
       await expect(run()).rejects.toThrow(/500 .*gave up after 4 attempts/);
       const { rows } = await db.pool.query(
-        "SELECT status, stop_reason, failure_reason FROM experiments WHERE status = 'failed' ORDER BY created_at DESC LIMIT 1",
+        "SELECT status, stop_reason, failure_reason FROM experiments WHERE status = 'failed' ORDER BY " +
+          'created_at DESC LIMIT 1',
       );
       expect(rows[0].status).toBe('failed');
       expect(rows[0].failure_reason).toMatch(reason);
@@ -317,7 +331,7 @@ describe('faults', () => {
         model: 'no-such-model:1b',
         maze: { generator: 'medium', size: 15, seed: 3 },
         config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY },
-      } as never,
+      },
       { db, retryIntervals: NO_WAIT },
     );
     await expect(run).rejects.toThrow(/ollama model "no-such-model:1b": 404 model 'no-such-model:1b' not found/);
@@ -360,8 +374,8 @@ describe('faults', () => {
   });
 
   it.each([
-    ['a text-only reply', { kind: 'text-only' } as Fault, 'no_tool_calls'],
-    ['an empty reply', { kind: 'empty' } as Fault, 'empty_reply'],
+    ['a text-only reply', { kind: 'text-only' } satisfies Fault, 'no_tool_calls'],
+    ['an empty reply', { kind: 'empty' } satisfies Fault, 'empty_reply'],
   ])('%s ends the turn with its reason and the run goes on', async (_label, fault, reason) => {
     bedrock.faults = [fault];
     const { experimentId, summary } = await runBedrock();

@@ -141,10 +141,10 @@ describe('the replay viewer in Chromium', () => {
     expect(await pixel(Math.floor(at.x), Math.floor(at.y))).toEqual([220, 38, 38, 255]);
     // stepping and playing move it on
     await page.locator('#forward').click();
-    await page.waitForFunction((t) => document.getElementById('step')!.textContent!.startsWith(`${t + 1} /`), target);
+    await page.waitForFunction((t) => document.getElementById('step')!.textContent.startsWith(`${t + 1} /`), target);
     await page.locator('#play').click();
     await page.waitForFunction(
-      (t) => Number(document.getElementById('step')!.textContent!.split(' ')[0]) > t + 1,
+      (t) => Number(document.getElementById('step')!.textContent.split(' ')[0]) > t + 1,
       target,
     );
     await page.locator('#play').click();

@@ -105,7 +105,8 @@ const runScripted = (detector: keyof typeof SCRIPTS, policy: string) => {
 const signalsOf = async (id: string | null) =>
   (
     await db.pool.query(
-      'SELECT turn_number, seq, step_number, detector, detail, policy FROM stuck_signals WHERE experiment_id = $1 ORDER BY turn_number, seq',
+      'SELECT turn_number, seq, step_number, detector, detail, policy FROM stuck_signals WHERE ' +
+        'experiment_id = $1 ORDER BY turn_number, seq',
       [id],
     )
   ).rows;
@@ -129,7 +130,8 @@ describe.each(Object.keys(SCRIPTS) as Array<keyof typeof SCRIPTS>)('%s', (detect
     );
     expect(t.rows[0]).toMatchObject({ stop_reason: 'stuck', halted_by: { detector, step } });
     const view = await db.pool.query(
-      'SELECT signals, first_detector, first_signal_step, stuck_policy FROM experiment_stuck_signals WHERE experiment_id = $1',
+      'SELECT signals, first_detector, first_signal_step, stuck_policy FROM experiment_stuck_signals ' +
+        'WHERE experiment_id = $1',
       [experimentId],
     );
     expect(view.rows[0]).toMatchObject({ first_detector: detector, first_signal_step: step, stuck_policy: 'halt' });
@@ -146,47 +148,51 @@ describe.each(Object.keys(SCRIPTS) as Array<keyof typeof SCRIPTS>)('%s', (detect
     expect(signals.find((s) => s.detector === detector)).toMatchObject({ step_number: step, policy: 'observe' });
   });
 
-  it('under advise: the next prompt sent to the simulated Ollama server carries the Agent State section with the advice', async () => {
-    const { turns, perTurn } = SCRIPTS[detector];
-    ollama.faults = turns.map((calls) => ({ kind: 'script', calls }));
-    const { experimentId, summary } = await runLocalExperiment(
-      {
-        agent: 'ollama',
-        model: 'qwen2.5:7b',
-        maze: MAZE,
-        config: {
-          stuck_policy: 'advise',
-          max_actions_per_turn: perTurn,
-          max_turns: turns.length + 60,
-          ollama: { host: ollamaUrl },
+  it(
+    'under advise: the next prompt sent to the simulated Ollama server carries the Agent State section ' +
+      'with the advice',
+    async () => {
+      const { turns, perTurn } = SCRIPTS[detector];
+      ollama.faults = turns.map((calls) => ({ kind: 'script', calls }));
+      const { experimentId, summary } = await runLocalExperiment(
+        {
+          agent: 'ollama',
+          model: 'qwen2.5:7b',
+          maze: MAZE,
+          config: {
+            stuck_policy: 'advise',
+            max_actions_per_turn: perTurn,
+            max_turns: turns.length + 60,
+            ollama: { host: ollamaUrl },
+          },
         },
-      },
-      { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
-    );
-    // the first message of each turn: turn k's is the k-th request with a single user message
-    const firsts = ollama.requests
-      .filter(
-        (r) =>
-          r.path === '/api/chat' && r.body.messages.filter((m: { role: string }) => m.role !== 'system').length === 1,
-      )
-      .map((r) => r.body.messages.at(-1).content as string);
-    const tripTurn = Math.ceil(step / perTurn);
-    const before = firsts.slice(0, tripTurn),
-      after = firsts[tripTurn];
-    for (const text of before) expect(text).not.toMatch(/Status: STUCK/);
-    expect(before[0]).toMatch(/## Agent State\nPhase: exploring \(for 0 actions, 0 turns\)\nStatus: HEALTHY$/);
-    expect(after).toMatch(/\n## Agent State\nPhase: stuck/);
-    expect(after).toMatch(/Status: STUCK/);
-    expect(after).toContain(`Detected (${detector}): `);
-    expect(after).toContain(`Advice: ${ADVICE[detector]}`);
-    expect(after.indexOf('## Agent State')).toBeGreaterThan(after.indexOf('STATE {')); // at the end of the prompt
-    // advice does not stop the run: the simulated model goes on and finds the goal
-    expect(summary).toMatchObject({ status: 'completed' });
-    expect((await signalsOf(experimentId)).find((s) => s.detector === detector)).toMatchObject({
-      step_number: step,
-      policy: 'advise',
-    });
-  });
+        { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
+      );
+      // the first message of each turn: turn k's is the k-th request with a single user message
+      const firsts = ollama.requests
+        .filter(
+          (r) =>
+            r.path === '/api/chat' && r.body.messages.filter((m: { role: string }) => m.role !== 'system').length === 1,
+        )
+        .map((r) => r.body.messages.at(-1).content as string);
+      const tripTurn = Math.ceil(step / perTurn);
+      const before = firsts.slice(0, tripTurn),
+        after = firsts[tripTurn];
+      for (const text of before) expect(text).not.toMatch(/Status: STUCK/);
+      expect(before[0]).toMatch(/## Agent State\nPhase: exploring \(for 0 actions, 0 turns\)\nStatus: HEALTHY$/);
+      expect(after).toMatch(/\n## Agent State\nPhase: stuck/);
+      expect(after).toMatch(/Status: STUCK/);
+      expect(after).toContain(`Detected (${detector}): `);
+      expect(after).toContain(`Advice: ${ADVICE[detector]}`);
+      expect(after.indexOf('## Agent State')).toBeGreaterThan(after.indexOf('STATE {')); // at the end of the prompt
+      // advice does not stop the run: the simulated model goes on and finds the goal
+      expect(summary).toMatchObject({ status: 'completed' });
+      expect((await signalsOf(experimentId)).find((s) => s.detector === detector)).toMatchObject({
+        step_number: step,
+        policy: 'advise',
+      });
+    },
+  );
 });
 
 describe('a long productive run', () => {
@@ -212,32 +218,38 @@ describe('a long productive run', () => {
 });
 
 describe('persistence', () => {
-  it('the agent state survives between turns in the database, not in process memory: a streak split across turns and processes is still caught', async () => {
-    const first = new PgStore(db.pool);
-    const { experimentId } = await startExperiment(
-      { agent: 'random', provider: 'baseline', maze: { kind: 'inline', ...MAZE }, config: { stuck_policy: 'halt' } },
-      first,
-    );
-    const t1 = await runTurn(experimentId, 1, { store: first, agents: scriptedAgents([['move_east', 'move_east']]) });
-    expect(t1).toMatchObject({ actionsExecuted: 2, halt: null });
-    // a cold process: a new store with nothing cached reads the monitor's snapshot from the row
-    const t2 = await runTurn(experimentId, 2, {
-      store: new PgStore(db.pool),
-      agents: scriptedAgents([['move_east', 'move_south']]),
-    });
-    expect(t2).toMatchObject({
-      actionsExecuted: 1,
-      callsRefused: 1,
-      stopReason: 'stuck',
-      halt: { detector: 'repeated_failed_move', step: 3 },
-    });
-    // and a replay of that turn returns the same, from the database
-    expect(await runTurn(experimentId, 2, { store: new PgStore(db.pool), agents: scriptedAgents([]) })).toMatchObject({
-      replayed: true,
-      halt: { detector: 'repeated_failed_move', step: 3 },
-      phase: 'stuck',
-    });
-  });
+  it(
+    'the agent state survives between turns in the database, not in process memory: a streak split ' +
+      'across turns and processes is still caught',
+    async () => {
+      const first = new PgStore(db.pool);
+      const { experimentId } = await startExperiment(
+        { agent: 'random', provider: 'baseline', maze: { kind: 'inline', ...MAZE }, config: { stuck_policy: 'halt' } },
+        first,
+      );
+      const t1 = await runTurn(experimentId, 1, { store: first, agents: scriptedAgents([['move_east', 'move_east']]) });
+      expect(t1).toMatchObject({ actionsExecuted: 2, halt: null });
+      // a cold process: a new store with nothing cached reads the monitor's snapshot from the row
+      const t2 = await runTurn(experimentId, 2, {
+        store: new PgStore(db.pool),
+        agents: scriptedAgents([['move_east', 'move_south']]),
+      });
+      expect(t2).toMatchObject({
+        actionsExecuted: 1,
+        callsRefused: 1,
+        stopReason: 'stuck',
+        halt: { detector: 'repeated_failed_move', step: 3 },
+      });
+      // and a replay of that turn returns the same, from the database
+      expect(await runTurn(experimentId, 2, { store: new PgStore(db.pool), agents: scriptedAgents([]) })).toMatchObject(
+        {
+          replayed: true,
+          halt: { detector: 'repeated_failed_move', step: 3 },
+          phase: 'stuck',
+        },
+      );
+    },
+  );
 });
 
 describe('idle turns', () => {
@@ -252,44 +264,49 @@ describe('idle turns', () => {
 });
 
 describe('phase transitions', () => {
-  it('a full frontier run records every transition, in order, each starting where the last ended; the run finishes in finishing', async () => {
-    const { experimentId, summary } = await runLocalExperiment(
-      { agent: 'frontier', maze: { generator: 'rooms_and_corridors', size: 31, seed: 4 } },
-      { db },
-    );
-    expect(summary!.status).toBe('completed');
-    const { rows } = await db.pool.query(
-      `SELECT turn_number, seq, step_number, from_phase, to_phase, cause, refused FROM agent_state_transitions
+  it(
+    'a full frontier run records every transition, in order, each starting where the last ended; the ' +
+      'run finishes in finishing',
+    async () => {
+      const { experimentId, summary } = await runLocalExperiment(
+        { agent: 'frontier', maze: { generator: 'rooms_and_corridors', size: 31, seed: 4 } },
+        { db },
+      );
+      expect(summary!.status).toBe('completed');
+      const { rows } = await db.pool.query(
+        `SELECT turn_number, seq, step_number, from_phase, to_phase, cause, refused FROM agent_state_transitions
        WHERE experiment_id = $1 ORDER BY turn_number, seq`,
-      [experimentId],
-    );
-    expect(rows.length).toBeGreaterThan(2);
-    expect(rows[0].from_phase).toBe('exploring');
-    rows.forEach((r, i) => {
-      if (i > 0) {
-        expect(r.from_phase).toBe(rows[i - 1].to_phase);
-        expect(r.step_number).toBeGreaterThanOrEqual(rows[i - 1].step_number);
-      }
-      expect(r.refused).toBe(false);
-    });
-    expect(rows.at(-1)).toMatchObject({ to_phase: 'finishing', cause: 'goal found', step_number: summary!.actions });
-    // the same history, recomputed from the action log by a fresh monitor
-    const log = await db.pool.query(
-      'SELECT turn_number, step_number, outcome, new_tiles_seen, goal_found, tool FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number',
-      [experimentId],
-    );
-    const phases = rows.map((r) => r.to_phase);
-    expect(new Set(phases)).toContain('backtracking');
-    expect(log.rows.at(-1).goal_found).toBe(true);
-    const timeline = await db.pool.query(
-      'SELECT count(*)::int AS n FROM agent_phase_timeline WHERE experiment_id = $1',
-      [experimentId],
-    );
-    expect(timeline.rows[0].n).toBe(rows.length);
-    const state = await db.pool.query(
-      'SELECT agent_state FROM turns WHERE experiment_id = $1 ORDER BY turn_number DESC LIMIT 1',
-      [experimentId],
-    );
-    expect(state.rows[0].agent_state.phase).toBe('finishing');
-  });
+        [experimentId],
+      );
+      expect(rows.length).toBeGreaterThan(2);
+      expect(rows[0].from_phase).toBe('exploring');
+      rows.forEach((r, i) => {
+        if (i > 0) {
+          expect(r.from_phase).toBe(rows[i - 1].to_phase);
+          expect(r.step_number).toBeGreaterThanOrEqual(rows[i - 1].step_number);
+        }
+        expect(r.refused).toBe(false);
+      });
+      expect(rows.at(-1)).toMatchObject({ to_phase: 'finishing', cause: 'goal found', step_number: summary!.actions });
+      // the same history, recomputed from the action log by a fresh monitor
+      const log = await db.pool.query(
+        'SELECT turn_number, step_number, outcome, new_tiles_seen, goal_found, tool FROM actions WHERE ' +
+          'experiment_id = $1 AND executed ORDER BY step_number',
+        [experimentId],
+      );
+      const phases = rows.map((r) => r.to_phase);
+      expect(new Set(phases)).toContain('backtracking');
+      expect(log.rows.at(-1).goal_found).toBe(true);
+      const timeline = await db.pool.query(
+        'SELECT count(*)::int AS n FROM agent_phase_timeline WHERE experiment_id = $1',
+        [experimentId],
+      );
+      expect(timeline.rows[0].n).toBe(rows.length);
+      const state = await db.pool.query(
+        'SELECT agent_state FROM turns WHERE experiment_id = $1 ORDER BY turn_number DESC LIMIT 1',
+        [experimentId],
+      );
+      expect(state.rows[0].agent_state.phase).toBe('finishing');
+    },
+  );
 });

@@ -64,68 +64,75 @@ function sweepProcess(file: string): {
 const count = async (sql: string, params: unknown[] = []) => Number((await db.pool.query(sql, params)).rows[0].n);
 
 describe('a sweep killed halfway and run again', () => {
-  it('finishes with exactly one experiment per cell and repeat; interrupted runs are resumed, not repeated', async () => {
-    const file = join(dir, 'kill-test.yaml');
-    writeFileSync(file, SWEEP);
-    const first = sweepProcess(file);
-    // wait until about a quarter of the 40 runs are done, then kill -9 in the middle of the rest
-    for (let i = 0; i < 1200; i++) {
-      const finished = await count(
-        "SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status <> 'running'",
-      ).catch(() => 0);
-      if (finished >= 10) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    first.kill();
-    const killed = await first.done;
-    expect(killed.signal).toBe('SIGKILL');
-    const interrupted = (
-      await db.pool.query(
-        "SELECT id, turns_completed FROM experiments WHERE sweep_id = 'kill-test' AND status = 'running'",
-      )
-    ).rows;
-    const before = await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'");
-    expect(before).toBeLessThan(40);
+  it(
+    'finishes with exactly one experiment per cell and repeat; interrupted runs are resumed, not ' + 'repeated',
+    async () => {
+      const file = join(dir, 'kill-test.yaml');
+      writeFileSync(file, SWEEP);
+      const first = sweepProcess(file);
+      // wait until about a quarter of the 40 runs are done, then kill -9 in the middle of the rest
+      for (let i = 0; i < 1200; i++) {
+        const finished = await count(
+          "SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status <> 'running'",
+        ).catch(() => 0);
+        if (finished >= 10) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      first.kill();
+      const killed = await first.done;
+      expect(killed.signal).toBe('SIGKILL');
+      const interrupted = (
+        await db.pool.query(
+          "SELECT id, turns_completed FROM experiments WHERE sweep_id = 'kill-test' AND status = 'running'",
+        )
+      ).rows;
+      const before = await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'");
+      expect(before).toBeLessThan(40);
 
-    const second = await sweepProcess(file).done;
-    expect(second.code).toBe(0);
-    const resumedLine = /(\d+) already done, (\d+) started, (\d+) resumed, (\d+) retried/.exec(second.stderr);
-    expect(resumedLine).not.toBeNull();
-    expect(Number(resumedLine![3])).toBe(interrupted.length);
-    expect(Number(resumedLine![1]) + Number(resumedLine![2]) + Number(resumedLine![3])).toBe(40);
+      const second = await sweepProcess(file).done;
+      expect(second.code).toBe(0);
+      const resumedLine = /(\d+) already done, (\d+) started, (\d+) resumed, (\d+) retried/.exec(second.stderr);
+      expect(resumedLine).not.toBeNull();
+      expect(Number(resumedLine![3])).toBe(interrupted.length);
+      expect(Number(resumedLine![1]) + Number(resumedLine![2]) + Number(resumedLine![3])).toBe(40);
 
-    // exactly one experiment per cell and repeat, all finished
-    expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
-    expect(
-      await count(
-        "SELECT count(*) AS n FROM (SELECT 1 FROM experiments WHERE sweep_id = 'kill-test' GROUP BY sweep_cell, sweep_repeat HAVING count(*) <> 1) x",
-      ),
-    ).toBe(0);
-    expect(
-      await count(
-        "SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status NOT IN ('completed', 'timeout')",
-      ),
-    ).toBe(0);
-    // the resumed ones went on from where they stopped: turns 1..n, no gap, no double
-    expect(
-      await ledgerProblems(
-        db,
-        interrupted.map((r) => r.id),
-      ),
-    ).toEqual([]);
-    for (const r of interrupted) {
-      const e = (await db.pool.query('SELECT turns_completed FROM experiments WHERE id = $1', [r.id])).rows[0];
-      expect(e.turns_completed).toBeGreaterThanOrEqual(r.turns_completed);
-    }
-    // a third run has nothing left to do
-    const third = await sweepProcess(file).done;
-    expect(third.stderr).toMatch(/40 already done, 0 started, 0 resumed, 0 retried/);
-  }, 180_000);
+      // exactly one experiment per cell and repeat, all finished
+      expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
+      expect(
+        await count(
+          "SELECT count(*) AS n FROM (SELECT 1 FROM experiments WHERE sweep_id = 'kill-test' GROUP BY " +
+            'sweep_cell, sweep_repeat HAVING count(*) <> 1) x',
+        ),
+      ).toBe(0);
+      expect(
+        await count(
+          "SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test' AND status NOT IN " +
+            "('completed', 'timeout')",
+        ),
+      ).toBe(0);
+      // the resumed ones went on from where they stopped: turns 1..n, no gap, no double
+      expect(
+        await ledgerProblems(
+          db,
+          interrupted.map((r) => r.id),
+        ),
+      ).toEqual([]);
+      for (const r of interrupted) {
+        const e = (await db.pool.query('SELECT turns_completed FROM experiments WHERE id = $1', [r.id])).rows[0];
+        expect(e.turns_completed).toBeGreaterThanOrEqual(r.turns_completed);
+      }
+      // a third run has nothing left to do
+      const third = await sweepProcess(file).done;
+      expect(third.stderr).toMatch(/40 already done, 0 started, 0 resumed, 0 retried/);
+    },
+    180_000,
+  );
 
   it('the statistics views agree with the runs, computed here', async () => {
     const runs = (
       await db.pool.query(
-        "SELECT label, maze_generator, maze_size, cell_index, repeat, goal_found, efficiency, actions, loop_cells, invalid_actions FROM sweep_runs WHERE sweep_id = 'kill-test'",
+        'SELECT label, maze_generator, maze_size, cell_index, repeat, goal_found, efficiency, actions, ' +
+          "loop_cells, invalid_actions FROM sweep_runs WHERE sweep_id = 'kill-test'",
       )
     ).rows;
     expect(runs).toHaveLength(40);
@@ -224,26 +231,30 @@ describe('the live sweep display', () => {
 });
 
 describe('compare and export', () => {
-  it('ariadne compare: the 2x2 table and McNemar p of the view, a reproducible bootstrap interval around the mean difference', async () => {
-    const c = await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000);
-    const view = (await db.pool.query("SELECT * FROM sweep_pairs WHERE sweep_id = 'kill-test'")).rows[0];
-    expect([c.onlyA, c.onlyB, c.bothSolved, c.neither]).toEqual([
-      Number(view.only_b),
-      Number(view.only_a),
-      Number(view.both_solved),
-      Number(view.neither),
-    ]);
-    expect(c.mcnemarP).toBeCloseTo(mcnemar(c.onlyA, c.onlyB), 10);
-    if (c.efficiency.pairs > 0) {
-      expect(c.efficiency.meanDiff).toBeCloseTo(-Number(view.mean_efficiency_diff), 3);
-      expect(c.efficiency.low95!).toBeLessThanOrEqual(c.efficiency.meanDiff!);
-      expect(c.efficiency.high95!).toBeGreaterThanOrEqual(c.efficiency.meanDiff!);
-      expect(await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000)).toEqual(c);
-    }
-    await expect(compareAgents(db, 'kill-test', 'random', 'gpt-9')).rejects.toThrow(
-      /agent "gpt-9" is not in sweep "kill-test"; its agents are: frontier, random/,
-    );
-  });
+  it(
+    'ariadne compare: the 2x2 table and McNemar p of the view, a reproducible bootstrap interval ' +
+      'around the mean difference',
+    async () => {
+      const c = await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000);
+      const view = (await db.pool.query("SELECT * FROM sweep_pairs WHERE sweep_id = 'kill-test'")).rows[0];
+      expect([c.onlyA, c.onlyB, c.bothSolved, c.neither]).toEqual([
+        Number(view.only_b),
+        Number(view.only_a),
+        Number(view.both_solved),
+        Number(view.neither),
+      ]);
+      expect(c.mcnemarP).toBeCloseTo(mcnemar(c.onlyA, c.onlyB), 10);
+      if (c.efficiency.pairs > 0) {
+        expect(c.efficiency.meanDiff).toBeCloseTo(-Number(view.mean_efficiency_diff), 3);
+        expect(c.efficiency.low95!).toBeLessThanOrEqual(c.efficiency.meanDiff!);
+        expect(c.efficiency.high95!).toBeGreaterThanOrEqual(c.efficiency.meanDiff!);
+        expect(await compareAgents(db, 'kill-test', 'random', 'frontier', 2_000)).toEqual(c);
+      }
+      await expect(compareAgents(db, 'kill-test', 'random', 'gpt-9')).rejects.toThrow(
+        /agent "gpt-9" is not in sweep "kill-test"; its agents are: frontier, random/,
+      );
+    },
+  );
 
   it.each(['csv', 'jsonl'] as const)(
     'ariadne export --format %s writes every experiment and action of the sweep',
@@ -309,23 +320,31 @@ describe('the statistics functions against published values and edge cases', () 
     expect(r.high).toBeCloseTo(high, 4);
   });
 
-  it('Wilson: n = 0 gives no interval; all successes and no successes stay inside [0, 1]; every k/n matches the formula', async () => {
-    expect(await q('SELECT wilson_low(0, 0) AS low, wilson_high(0, 0) AS high', [])).toEqual({ low: null, high: null });
-    const all = await q('SELECT wilson_low(5, 5) AS low, wilson_high(5, 5) AS high', []);
-    expect(all.high).toBe(1);
-    expect(all.low).toBeCloseTo(wilson(5, 5)[0], 10);
-    const none = await q('SELECT wilson_low(0, 7) AS low, wilson_high(0, 7) AS high', []);
-    expect(none.low).toBe(0);
-    expect(none.high).toBeCloseTo(wilson(0, 7)[1], 10);
-    const { rows } = await db.pool.query(
-      'SELECT k, n, wilson_low(k, n) AS low, wilson_high(k, n) AS high FROM generate_series(1, 40) n, generate_series(0, 40) k WHERE k <= n',
-    );
-    for (const r of rows) {
-      const [low, high] = wilson(r.k, r.n);
-      expect(r.low).toBeCloseTo(low, 10);
-      expect(r.high).toBeCloseTo(high, 10);
-    }
-  });
+  it(
+    'Wilson: n = 0 gives no interval; all successes and no successes stay inside [0, 1]; every k/n ' +
+      'matches the formula',
+    async () => {
+      expect(await q('SELECT wilson_low(0, 0) AS low, wilson_high(0, 0) AS high', [])).toEqual({
+        low: null,
+        high: null,
+      });
+      const all = await q('SELECT wilson_low(5, 5) AS low, wilson_high(5, 5) AS high', []);
+      expect(all.high).toBe(1);
+      expect(all.low).toBeCloseTo(wilson(5, 5)[0], 10);
+      const none = await q('SELECT wilson_low(0, 7) AS low, wilson_high(0, 7) AS high', []);
+      expect(none.low).toBe(0);
+      expect(none.high).toBeCloseTo(wilson(0, 7)[1], 10);
+      const { rows } = await db.pool.query(
+        'SELECT k, n, wilson_low(k, n) AS low, wilson_high(k, n) AS high FROM generate_series(1, 40) n, ' +
+          'generate_series(0, 40) k WHERE k <= n',
+      );
+      for (const r of rows) {
+        const [low, high] = wilson(r.k, r.n);
+        expect(r.low).toBeCloseTo(low, 10);
+        expect(r.high).toBeCloseTo(high, 10);
+      }
+    },
+  );
 
   it('McNemar exact p matches the binomial tail, with its edge cases', async () => {
     expect((await q('SELECT mcnemar_exact_p(0, 0) AS p', [])).p).toBe(1);
@@ -344,7 +363,8 @@ describe('the statistics functions against published values and edge cases', () 
     expect((await q('SELECT all_k_succeed(3, 5, 6) AS p', [])).p).toBeNull();
     expect((await q('SELECT all_k_succeed(0, 0, 1) AS p', [])).p).toBeNull();
     const { rows } = await db.pool.query(
-      'SELECT c, n, k, all_k_succeed(c, n, k) AS p FROM generate_series(1, 12) n, generate_series(0, 12) c, generate_series(1, 12) k WHERE c <= n AND k <= n',
+      'SELECT c, n, k, all_k_succeed(c, n, k) AS p FROM generate_series(1, 12) n, generate_series(0, ' +
+        '12) c, generate_series(1, 12) k WHERE c <= n AND k <= n',
     );
     for (const r of rows) expect(r.p).toBeCloseTo(allKSucceed(r.c, r.n, r.k), 10);
   });

@@ -180,7 +180,8 @@ describe('turn engine', () => {
     const log = async (id: string) =>
       (
         await db.pool.query(
-          'SELECT step_number, tool, outcome, to_x, to_y, new_tiles_seen, recalled FROM actions WHERE experiment_id = $1 ORDER BY step_number',
+          'SELECT step_number, tool, outcome, to_x, to_y, new_tiles_seen, recalled FROM actions WHERE ' +
+            'experiment_id = $1 ORDER BY step_number',
           [id],
         )
       ).rows;

@@ -108,125 +108,140 @@ async function runWorkflow(text: string) {
 }
 
 describe('a workflow prompt version, end to end against the simulated Ollama server', () => {
-  it('runs steps in their states, a code step sets what a condition reads, transition steps follow the model, skip skips', async () => {
-    // the first four model calls: look, decide ("look": back to observe), look, decide ("rest": no edge to done, refused)
-    ollama.faults = [
-      { kind: 'say', text: 'A corridor.' },
-      { kind: 'say', text: 'look' },
-      { kind: 'say', text: 'More corridor.' },
-      { kind: 'say', text: 'I would rather rest.' },
-    ];
-    const { experimentId, summary } = await runWorkflow(WORKFLOW);
-    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
-
-    // the stored prompt is the workflow with its system prompt filled in
-    const exp = (await db.pool.query('SELECT prompt_text, agent_memory FROM experiments WHERE id = $1', [experimentId]))
-      .rows[0];
-    expect(exp.prompt_text).toMatch(/^workflow: observe_plan_act/);
-    expect(exp.prompt_text).toContain('You explore a maze of 15x15 tiles from');
-    expect(exp.agent_memory.vars.cycles).toBeGreaterThanOrEqual(3);
-
-    // every step ran in its state
-    const calls = (
-      await db.pool.query(
-        'SELECT workflow_steps FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index',
-        [experimentId],
-      )
-    ).rows;
-    const steps = calls.flatMap((c) => c.workflow_steps) as Array<{
-      step: string;
-      state: string;
-      outcome: string;
-      detail?: string;
-    }>;
-    const home: Record<string, string> = {
-      look: 'observe',
-      count: 'observe',
-      broken: 'observe',
-      caution: 'plan',
-      decide: 'plan',
-      move: 'act',
-    };
-    for (const s of steps) expect(s.state).toBe(home[s.step]);
-    // on_failure: skip: the failing code step is skipped every time, and the run goes on
-    const broken = steps.filter((s) => s.step === 'broken');
-    expect(broken.length).toBeGreaterThanOrEqual(3);
-    for (const b of broken)
-      expect(b).toMatchObject({ outcome: 'skipped_after_failure', detail: expect.stringMatching(/division by zero/) });
-
-    // the code step's variable drives run_if: caution runs only from the third cycle on
-    const prompts = ollama.requests
-      .filter((r) => r.path === '/api/chat')
-      .map((r) => r.body.messages.at(-1).content as string);
-    const cautions = prompts.filter((p) => p.includes('CAUTION'));
-    const cycles = steps.filter((s) => s.step === 'count').length;
-    expect(cautions.length).toBe(cycles - 2);
-    expect(cautions[0]).toContain('you have planned 3 times');
-    expect(steps.filter((s) => s.step === 'caution' && s.outcome === 'skipped').length).toBe(2);
-    // its reply became {plan} in the move prompt; components were injected
-    expect(prompts.some((p) => /Plan: I will head for the nearest unexplored tiles/.test(p))).toBe(true);
-    expect(
-      prompts
-        .filter((p) => p.includes('Make your next moves'))
-        .every((p) => /Rules: never walk into the same wall twice \(cycle \d+\)\.\n\nPlan: /.test(p)),
-    ).toBe(true);
-    // the move step offers only the moves; the look step offers no tool
-    const requestTools = ollama.requests
-      .filter((r) => r.path === '/api/chat')
-      .map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name));
-    expect(requestTools[0]).toEqual([]);
-    expect(requestTools.find((t) => t.length > 0)).toEqual(['move_north', 'move_south', 'move_east', 'move_west']);
-
-    // the workflow's moves, in order: the model's choices followed, the invalid one refused and logged
-    const moves = (
-      await db.pool.query(
-        `SELECT from_phase, to_phase, cause, refused FROM agent_state_transitions WHERE experiment_id = $1 AND machine = 'workflow' ORDER BY turn_number, seq`,
-        [experimentId],
-      )
-    ).rows;
-    expect(moves.slice(0, 5)).toEqual([
-      { from_phase: 'observe', to_phase: 'plan', cause: 'end of state', refused: false },
-      { from_phase: 'plan', to_phase: 'observe', cause: 'model chose look', refused: false },
-      { from_phase: 'observe', to_phase: 'plan', cause: 'end of state', refused: false },
-      { from_phase: 'plan', to_phase: 'done', cause: 'model chose rest', refused: true },
-      { from_phase: 'plan', to_phase: 'act', cause: 'end of state', refused: false },
-    ]);
-    expect(moves.some((m) => m.from_phase === 'act' && m.cause === 'condition: actions_in_state >= 4')).toBe(true);
-  });
-
-  it('runs on Bedrock Converse too: tool results and the next step prompt share one user message; steps without tools carry tool traffic as text', async () => {
-    const bedrock = new BedrockSim({ callsPerReply: 2 });
-    const url = await bedrock.listen();
-    process.env.AWS_ACCESS_KEY_ID = 'sim';
-    process.env.AWS_SECRET_ACCESS_KEY = 'sim';
-    try {
-      const file = parametersFile([`/ariadne/prompts/study/v1: |\n${indent(WORKFLOW)}`]);
-      const { summary } = await runLocalExperiment(
-        {
-          agent: 'bedrock',
-          model: 'amazon.nova-lite-v1:0',
-          maze: { generator: 'medium', size: 15, seed: 3 },
-          config: { prompt_version: 'study/v1', bedrock: { endpoint: url, region: 'us-west-2' } },
-        },
-        { db, parameters: new ParameterCache(fileSource(file)), retryIntervals: { [STATES.InvokeBedrockAgent]: 0 } },
-      );
+  it(
+    'runs steps in their states, a code step sets what a condition reads, transition steps follow the ' +
+      'model, skip skips',
+    async () => {
+      // the first four model calls: look, decide ("look": back to observe), look,
+      // decide ("rest": no edge to done, refused)
+      ollama.faults = [
+        { kind: 'say', text: 'A corridor.' },
+        { kind: 'say', text: 'look' },
+        { kind: 'say', text: 'More corridor.' },
+        { kind: 'say', text: 'I would rather rest.' },
+      ];
+      const { experimentId, summary } = await runWorkflow(WORKFLOW);
       expect(summary).toMatchObject({ status: 'completed', goal_found: true });
-      const converse = bedrock.requests.filter((r) => r.path.endsWith('/converse'));
-      // a thinking step after moves: no toolConfig, and the earlier tool calls and results as plain text
-      const thinking = converse.filter(
-        (r) => !r.body.toolConfig && /move_(north|south|east|west) \{/.test(JSON.stringify(r.body.messages)),
-      );
-      expect(thinking.length).toBeGreaterThan(0);
-      for (const r of thinking) expect(JSON.stringify(r.body.messages)).not.toMatch(/toolUse|toolResult/);
-      // a move step after moves: the results and the step's prompt in one user message
-      const acting = converse.find(
-        (r) => r.body.toolConfig && r.body.messages.at(-1).content.some((b: { toolResult?: unknown }) => b.toolResult),
-      );
-      expect(acting!.body.messages.at(-1).content.at(-1).text).toMatch(/Make your next moves/);
-    } finally {
-      await bedrock.close();
-    }
-  });
+
+      // the stored prompt is the workflow with its system prompt filled in
+      const exp = (
+        await db.pool.query('SELECT prompt_text, agent_memory FROM experiments WHERE id = $1', [experimentId])
+      ).rows[0];
+      expect(exp.prompt_text).toMatch(/^workflow: observe_plan_act/);
+      expect(exp.prompt_text).toContain('You explore a maze of 15x15 tiles from');
+      expect(exp.agent_memory.vars.cycles).toBeGreaterThanOrEqual(3);
+
+      // every step ran in its state
+      const calls = (
+        await db.pool.query(
+          'SELECT workflow_steps FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index',
+          [experimentId],
+        )
+      ).rows;
+      const steps = calls.flatMap((c) => c.workflow_steps) as Array<{
+        step: string;
+        state: string;
+        outcome: string;
+        detail?: string;
+      }>;
+      const home: Record<string, string> = {
+        look: 'observe',
+        count: 'observe',
+        broken: 'observe',
+        caution: 'plan',
+        decide: 'plan',
+        move: 'act',
+      };
+      for (const s of steps) expect(s.state).toBe(home[s.step]);
+      // on_failure: skip: the failing code step is skipped every time, and the run goes on
+      const broken = steps.filter((s) => s.step === 'broken');
+      expect(broken.length).toBeGreaterThanOrEqual(3);
+      for (const b of broken)
+        expect(b).toMatchObject({
+          outcome: 'skipped_after_failure',
+          detail: expect.stringMatching(/division by zero/),
+        });
+
+      // the code step's variable drives run_if: caution runs only from the third cycle on
+      const prompts = ollama.requests
+        .filter((r) => r.path === '/api/chat')
+        .map((r) => r.body.messages.at(-1).content as string);
+      const cautions = prompts.filter((p) => p.includes('CAUTION'));
+      const cycles = steps.filter((s) => s.step === 'count').length;
+      expect(cautions.length).toBe(cycles - 2);
+      expect(cautions[0]).toContain('you have planned 3 times');
+      expect(steps.filter((s) => s.step === 'caution' && s.outcome === 'skipped').length).toBe(2);
+      // its reply became {plan} in the move prompt; components were injected
+      expect(prompts.some((p) => /Plan: I will head for the nearest unexplored tiles/.test(p))).toBe(true);
+      expect(
+        prompts
+          .filter((p) => p.includes('Make your next moves'))
+          .every((p) => /Rules: never walk into the same wall twice \(cycle \d+\)\.\n\nPlan: /.test(p)),
+      ).toBe(true);
+      // the move step offers only the moves; the look step offers no tool
+      const requestTools = ollama.requests
+        .filter((r) => r.path === '/api/chat')
+        .map((r) => (r.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name));
+      expect(requestTools[0]).toEqual([]);
+      expect(requestTools.find((t) => t.length > 0)).toEqual(['move_north', 'move_south', 'move_east', 'move_west']);
+
+      // the workflow's moves, in order: the model's choices followed, the invalid one refused and logged
+      const moves = (
+        await db.pool.query(
+          `SELECT from_phase, to_phase, cause, refused FROM agent_state_transitions WHERE experiment_id = ` +
+            `$1 AND machine = 'workflow' ORDER BY turn_number, seq`,
+          [experimentId],
+        )
+      ).rows;
+      expect(moves.slice(0, 5)).toEqual([
+        { from_phase: 'observe', to_phase: 'plan', cause: 'end of state', refused: false },
+        { from_phase: 'plan', to_phase: 'observe', cause: 'model chose look', refused: false },
+        { from_phase: 'observe', to_phase: 'plan', cause: 'end of state', refused: false },
+        { from_phase: 'plan', to_phase: 'done', cause: 'model chose rest', refused: true },
+        { from_phase: 'plan', to_phase: 'act', cause: 'end of state', refused: false },
+      ]);
+      expect(moves.some((m) => m.from_phase === 'act' && m.cause === 'condition: actions_in_state >= 4')).toBe(true);
+    },
+  );
+
+  it(
+    'runs on Bedrock Converse too: tool results and the next step prompt share one user message; steps ' +
+      'without tools carry tool traffic as text',
+    async () => {
+      const bedrock = new BedrockSim({ callsPerReply: 2 });
+      const url = await bedrock.listen();
+      process.env.AWS_ACCESS_KEY_ID = 'sim';
+      process.env.AWS_SECRET_ACCESS_KEY = 'sim';
+      try {
+        const file = parametersFile([`/ariadne/prompts/study/v1: |\n${indent(WORKFLOW)}`]);
+        const { summary } = await runLocalExperiment(
+          {
+            agent: 'bedrock',
+            model: 'amazon.nova-lite-v1:0',
+            maze: { generator: 'medium', size: 15, seed: 3 },
+            config: { prompt_version: 'study/v1', bedrock: { endpoint: url, region: 'us-west-2' } },
+          },
+          { db, parameters: new ParameterCache(fileSource(file)), retryIntervals: { [STATES.InvokeBedrockAgent]: 0 } },
+        );
+        expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+        const converse = bedrock.requests.filter((r) => r.path.endsWith('/converse'));
+        // a thinking step after moves: no toolConfig, and the earlier tool calls and results as plain text
+        const thinking = converse.filter(
+          (r) => !r.body.toolConfig && /move_(north|south|east|west) \{/.test(JSON.stringify(r.body.messages)),
+        );
+        expect(thinking.length).toBeGreaterThan(0);
+        for (const r of thinking) expect(JSON.stringify(r.body.messages)).not.toMatch(/toolUse|toolResult/);
+        // a move step after moves: the results and the step's prompt in one user message
+        const acting = converse.find(
+          (r) =>
+            r.body.toolConfig && r.body.messages.at(-1).content.some((b: { toolResult?: unknown }) => b.toolResult),
+        );
+        expect(acting!.body.messages.at(-1).content.at(-1).text).toMatch(/Make your next moves/);
+      } finally {
+        await bedrock.close();
+      }
+    },
+  );
 
   it('a broken workflow in Parameter Store stops the start with its YAML path; nothing is written', async () => {
     const before = await tableCounts(db);
@@ -382,13 +397,15 @@ describe('the expression language cannot reach the host', () => {
     const asked: string[] = [];
     const reply = await runner.reply(
       { turn: 1, actionsTaken: 0, actionsLeftInTurn: 8, tilesSeen: 5, phase: 'exploring', results: [] },
-      async (a) => {
+      (a) => {
         asked.push(a.step);
-        return a.kind === 'transition'
-          ? { text: 'act', calls: [] }
-          : a.step === 'move'
-            ? { text: '', calls: [{ name: 'move_east', arguments: {} }] }
-            : { text: 'ok', calls: [] };
+        return Promise.resolve(
+          a.kind === 'transition'
+            ? { text: 'act', calls: [] }
+            : a.step === 'move'
+              ? { text: '', calls: [{ name: 'move_east', arguments: {} }] }
+              : { text: 'ok', calls: [] },
+        );
       },
     );
     expect(runner.memory.vars.careful).toBe(true);

@@ -10,7 +10,7 @@ const priceSchema = z
   .object({ input_per_mtok: z.number().min(0).max(10_000), output_per_mtok: z.number().min(0).max(10_000) })
   .strict();
 
-export const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
+const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
   // Bedrock on-demand list prices (us-east-1) at the time of writing; override per experiment in config.prices.
   'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_mtok: 3, output_per_mtok: 15 },
   'anthropic.claude-3-haiku-20240307-v1:0': { input_per_mtok: 0.25, output_per_mtok: 1.25 },
@@ -18,7 +18,7 @@ export const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
   'amazon.nova-pro-v1:0': { input_per_mtok: 0.8, output_per_mtok: 3.2 },
 };
 
-export const retrySchema = z
+const retrySchema = z
   .object({
     max_attempts: z.number().int().min(1).max(20).default(5),
     base_delay_ms: z.number().int().min(0).max(60_000).default(500),
@@ -29,7 +29,7 @@ export const retrySchema = z
   })
   .strict();
 
-export const ollamaSchema = z
+const ollamaSchema = z
   .object({
     host: z.string().url().default('http://127.0.0.1:11434'),
     num_ctx: z.number().int().min(256).max(1_048_576).default(32_768),
@@ -39,7 +39,7 @@ export const ollamaSchema = z
   })
   .strict();
 
-export const bedrockSchema = z
+const bedrockSchema = z
   .object({
     region: z
       .string()
@@ -53,7 +53,7 @@ export const bedrockSchema = z
   .strict();
 
 /** Thresholds of the stuck detectors (engine/agent-monitor.ts). */
-export const stuckThresholdsSchema = z
+const stuckThresholdsSchema = z
   .object({
     /** The same failed move, from the same cell, this many times in a row. */
     repeated_failed_move: z.number().int().min(2).max(1_000).default(3),
@@ -71,7 +71,10 @@ export const stuckThresholdsSchema = z
   })
   .strict();
 
-/** observe: record only (the default: measuring must not change the subject); advise: tell the agent; halt: end the run as stuck. */
+/**
+ * observe: record only (the default: measuring must not change the subject);
+ * advise: tell the agent; halt: end the run as stuck.
+ */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
 export const experimentConfigSchema = z
@@ -120,7 +123,7 @@ export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>)
         v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' ? { ...prev, ...v } : v;
     }
   }
-  return out as ExperimentConfigInput;
+  return out;
 }
 
 /** History events a turn costs: 2 Lambda Tasks x 5, 2 Choices x 2, a Pass x 2 = 16, plus room for retries. */

@@ -73,7 +73,8 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     if (p.secure)
       throw new InvalidParameterError(
         p.name,
-        `${p.name} is a SecureString outside ${root}/secrets/; keep secrets under ${root}/secrets/ so they stay out of snapshots`,
+        `${p.name} is a SecureString outside ${root}/secrets/; ` +
+          `keep secrets under ${root}/secrets/ so they stay out of snapshots`,
       );
     if (section === 'prompts' && rest.length === 2 && /^v\d+$/.test(rest[1])) {
       prompts[rest.join('/')] = p.value;
@@ -93,7 +94,8 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     }
     throw new InvalidParameterError(
       p.name,
-      `${p.name} is not a known Ariadne parameter; use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/secrets/<name>`,
+      `${p.name} is not a known Ariadne parameter; ` +
+        `use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/secrets/<name>`,
     );
   }
   const parsed = partialConfig.safeParse(config);
@@ -108,7 +110,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     const shown = source ? (source.secure ? '(secure value)' : JSON.stringify(source.value).slice(0, 80)) : 'nothing';
     throw new InvalidParameterError(name, `parameter ${name}: ${issue.message} (got ${shown})`);
   }
-  return { config: config as ExperimentConfigInput, prompts, secrets };
+  return { config, prompts, secrets };
 }
 
 /** Loads and validates parameters, at most once per TTL. */

@@ -11,7 +11,10 @@ export interface YamlProblem {
   problem: string;
 }
 
-/** A YAML file that cannot be used: `path` is where in it (e.g. steps[2].run_if), `line` its line. Subclasses name the kind. */
+/**
+ * A YAML file that cannot be used: `path` is where in it (e.g.
+ * steps[2].run_if), `line` its line. Subclasses name the kind.
+ */
 export abstract class YamlFileError extends Error {
   constructor(
     kind: string,
@@ -31,13 +34,13 @@ export abstract class YamlFileError extends Error {
 }
 
 /** The path as written in messages: steps[2].run_if, mazes.sizes[0], (root). */
-export const pathText = (path: ReadonlyArray<PropertyKey>) =>
+const pathText = (path: ReadonlyArray<PropertyKey>) =>
   path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';
 
 export interface YamlFile<T> {
   value: T;
-  /** Throws the caller's error for a problem at `path`. */
-  fail(path: ReadonlyArray<PropertyKey>, problem: string): never;
+  /** Throws the caller's error for a problem at `path` (a function, not a method: callers destructure it). */
+  fail: (path: ReadonlyArray<PropertyKey>, problem: string) => never;
 }
 
 /** Parses and validates; `toError` builds the caller's typed error from a problem. */

@@ -12,13 +12,14 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return cur;
 }
 
-export function preview(value: unknown): string {
+function preview(value: unknown): string {
   const text =
     value === undefined
       ? 'nothing'
       : typeof value === 'string'
         ? JSON.stringify(value)
-        : (JSON.stringify(value) ?? String(value));
+        : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only what JSON cannot encode (a function)
+          (JSON.stringify(value) ?? String(value));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

@@ -42,7 +42,8 @@ export type Detector = (typeof DETECTORS)[number];
 export const ADVICE: Record<Detector, string> = {
   repeated_failed_move: 'You keep trying the same move into a wall. That direction is blocked: choose another one.',
   oscillation:
-    'You are moving back and forth between the same two cells. Commit to one direction and follow it to unexplored ground.',
+    'You are moving back and forth between the same two cells. ' +
+    'Commit to one direction and follow it to unexplored ground.',
   no_new_tiles: 'Your recent actions revealed nothing new. Head for the edge of what you have seen.',
   recall_spam: 'You call recall_all too often; it shows nothing new. Move instead.',
   idle_turns: 'You have ended several turns without a tool call. Call a move tool.',
@@ -184,7 +185,8 @@ export class AgentMonitor {
           'repeated_failed_move',
           step,
           turn,
-          `${action.tool} failed ${this.failedStreak.count} times in a row at (${action.from.x},${action.from.y}): ${action.message}`,
+          `${action.tool} failed ${this.failedStreak.count} times in a row ` +
+            `at (${action.from.x},${action.from.y}): ${action.message}`,
         );
       }
     } else if (moved || action.tool !== this.failedStreak?.key.split('@')[0]) {

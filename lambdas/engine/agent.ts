@@ -55,11 +55,14 @@ export interface Agent {
   /** True when each act() is a model call (counted in turns.llm_calls); baselines are not. */
   readonly callsModel?: boolean;
   act(observation: Observation): Promise<AgentReply>;
-  /** What the agent must remember into the next turn (plain JSON, persisted with the turn); agents without memory omit it. */
+  /**
+   * What the agent must remember into the next turn (plain JSON, persisted
+   * with the turn); agents without memory omit it.
+   */
   memory?(): unknown;
 }
 
-export interface AgentIdentity {
+interface AgentIdentity {
   experimentId: string;
   agent: string;
   model: string | null;

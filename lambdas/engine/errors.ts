@@ -29,7 +29,8 @@ export class TurnOutOfOrderError extends Error {
     readonly completed: number,
   ) {
     super(
-      `experiment ${experimentId}: turn ${requested} requested but ${completed} turns are complete; the next turn is ${completed + 1}`,
+      `experiment ${experimentId}: turn ${requested} requested but ${completed} turns are complete; ` +
+        `the next turn is ${completed + 1}`,
     );
   }
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import type { ExperimentStatus } from './store.ts';
 
-export const executionStatusEventSchema = z
+const executionStatusEventSchema = z
   .object({
     source: z.literal('aws.states'),
     'detail-type': z.literal('Step Functions Execution Status Change'),

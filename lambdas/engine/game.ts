@@ -24,7 +24,7 @@ export interface GameState {
 /** One tile as the agent sees it: [x, y, tile]. */
 export type SeenTile = [number, number, Tile];
 
-export type Outcome =
+type Outcome =
   | 'moved'
   | 'blocked_by_wall'
   | 'blocked_by_edge'
@@ -181,7 +181,8 @@ export function executeCall(
     const parsed = moveArgsSchema.safeParse(args);
     if (!parsed.success) {
       outcome = 'invalid_arguments';
-      message = `${call.name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`;
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`);
+      message = `${call.name}: ${issues.join('; ')}`;
     } else {
       const { dx, dy } = DIRECTIONS[MOVE_TOOLS[call.name]];
       const nx = from.x + dx,
@@ -206,7 +207,9 @@ export function executeCall(
       message = `${RECALL_TOOL} takes no arguments`;
     } else if (since < config.recall_interval) {
       outcome = 'recall_cooldown';
-      message = `recall refused: last recall was ${since} actions ago; wait ${config.recall_interval - since} more actions`;
+      message =
+        `recall refused: last recall was ${since} actions ago; ` +
+        `wait ${config.recall_interval - since} more actions`;
     } else {
       const cells = new Set<number>();
       for (const v of state.recentVision) for (const i of v) cells.add(i);
@@ -220,7 +223,9 @@ export function executeCall(
     }
   } else {
     outcome = 'unknown_tool';
-    message = `unknown tool "${String(call.name).slice(0, 80)}"; the tools are move_north, move_south, move_east, move_west, recall_all`;
+    message =
+      `unknown tool "${String(call.name).slice(0, 80)}"; ` +
+      'the tools are move_north, move_south, move_east, move_west, recall_all';
   }
 
   const cells = visibleCells(maze.grid, state.position, visionOf(config));

@@ -6,9 +6,9 @@ import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
 export const checkProgressHandler =
   (deps: HandlerDeps) =>
-  async (event: unknown): Promise<Progress> => {
+  (event: unknown): Promise<Progress> => {
     const s = parseOrThrow(progressInputSchema, event);
-    return checkProgress(
+    const progress = checkProgress(
       {
         goalFound: s.turn.goalFound,
         halt: s.turn.halt,
@@ -23,6 +23,7 @@ export const checkProgressHandler =
       },
       deps.now(),
     );
+    return Promise.resolve(progress);
   };
 
 export const handler = lambdaEntry(checkProgressHandler);

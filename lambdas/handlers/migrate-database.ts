@@ -19,7 +19,7 @@ export const handler = async (
     schema: process.env.DATABASE_SCHEMA,
   });
   try {
-    const { rows } = await db.pool.query('SELECT name FROM schema_migrations ORDER BY version');
+    const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY version');
     return { PhysicalResourceId, Data: { Applied: rows.map((r) => r.name).join(',') } };
   } finally {
     await db.close();

@@ -19,7 +19,7 @@ const row = z
   .min(2)
   .max(MAX_SIZE);
 
-export const mazeFileSchema = z.object({
+const mazeFileSchema = z.object({
   grid: z
     .array(row)
     .min(2)
@@ -53,7 +53,8 @@ export function parseMazeJson(text: string, source = 'maze JSON'): Maze {
     throw new MazeInputError(
       p.field || '(root)',
       p.value,
-      `${source}: ${p.message}. Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}`,
+      `${source}: ${p.message}. ` +
+        'Expected {"grid": [[0,1,...],...] with 0 empty, 1 wall, 2 goal, "start": {"x":..,"y":..}}',
     );
   }
   const { grid, start } = parsed.data;

@@ -21,12 +21,14 @@ export function nextFrontierMove(known: KnownMap, from: { x: number; y: number }
 
 export function frontierAgent(): Agent {
   return {
-    async act(obs: Observation) {
+    act(obs: Observation) {
       const dir = nextFrontierMove(obs.known, obs.position);
       // Nothing left to explore: stop calling tools, which ends the turn.
-      return dir === null
-        ? { calls: [], text: 'no reachable unexplored tile left' }
-        : { calls: [{ name: TOOL_OF[dir], arguments: {} }] };
+      return Promise.resolve(
+        dir === null
+          ? { calls: [], text: 'no reachable unexplored tile left' }
+          : { calls: [{ name: TOOL_OF[dir], arguments: {} }] },
+      );
     },
   };
 }

@@ -12,7 +12,7 @@ const MOVES = Object.keys(MOVE_TOOLS) as MoveTool[];
 
 export function randomAgent(seed: number): Agent {
   return {
-    async act(obs: Observation) {
+    act(obs: Observation) {
       const { known, position } = obs;
       const open = MOVES.filter((tool) => {
         const { dx, dy } = DIRECTIONS[MOVE_TOOLS[tool]];
@@ -24,7 +24,7 @@ export function randomAgent(seed: number): Agent {
       });
       const rng = createRng(mixSeed('random-agent', seed, obs.actionsTaken));
       const tool = rng.pick(open.length > 0 ? open : MOVES);
-      return { calls: [{ name: tool, arguments: {} }] };
+      return Promise.resolve({ calls: [{ name: tool, arguments: {} }] });
     },
   };
 }

@@ -9,9 +9,10 @@ export async function databaseUrlFromSecret(
   client = new SecretsManagerClient({}),
 ): Promise<string> {
   const res = await client.send(new GetSecretValueCommand({ SecretId: opts.secretArn }));
+  // The fields are checked below; anything else in the secret is ignored.
   let secret: { username?: string; password?: string; port?: number };
   try {
-    secret = JSON.parse(res.SecretString ?? '{}');
+    secret = JSON.parse(res.SecretString ?? '{}') as typeof secret;
   } catch {
     throw new DatabaseConfigError(
       'DATABASE_SECRET_ARN',

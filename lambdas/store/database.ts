@@ -17,7 +17,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function maskUrl(url: string): string {
+function maskUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';
@@ -70,7 +70,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
-    options: `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 60_000} -c idle_in_transaction_session_timeout=60000`,
+    options:
+      `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 60_000} ` +
+      '-c idle_in_transaction_session_timeout=60000',
   });
   pool.on('error', () => undefined); // an idle client dropped by the server; the pool replaces it
   try {
@@ -79,7 +81,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     await pool.end().catch(() => undefined);
     throw new DatabaseConfigError(
       field,
-      `cannot connect to ${field} ${maskUrl(opts.url)}: ${(err as Error).message}. Check that the server is running and the URL is right, or unset ${field} to use the embedded database.`,
+      `cannot connect to ${field} ${maskUrl(opts.url)}: ${(err as Error).message}. ` +
+        `Check that the server is running and the URL is right, or unset ${field} to use the embedded database.`,
     );
   }
   if (opts.migrate !== false) await migrate(pool, schema);

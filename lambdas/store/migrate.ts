@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 // In a bundled Lambda the SQL files sit beside the bundle: MIGRATIONS_DIR says where.
-export const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
+const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
   ? new URL(`file://${process.env.MIGRATIONS_DIR.replace(/\/?$/, '/')}`)
   : new URL('../../migrations/', import.meta.url);
 const LOCK_KEY = 0x41524941; // "ARIA"
@@ -41,7 +41,8 @@ export async function migrate(pool: pg.Pool, schema: string, migrations?: Migrat
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
       'SELECT version, name, checksum FROM schema_migrations',
     );
@@ -52,7 +53,8 @@ export async function migrate(pool: pg.Pool, schema: string, migrations?: Migrat
       if (prior) {
         if (prior.checksum !== m.checksum) {
           throw new Error(
-            `migration ${m.name} was changed after it was applied (as ${prior.name}); add a new numbered migration instead of editing an applied one`,
+            `migration ${m.name} was changed after it was applied (as ${prior.name}); ` +
+              'add a new numbered migration instead of editing an applied one',
           );
         }
         continue;
@@ -68,7 +70,7 @@ export async function migrate(pool: pg.Pool, schema: string, migrations?: Migrat
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${m.name} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
       applied.push(m.name);
     }

@@ -10,12 +10,15 @@ import type {
   EngineStore,
   ExperimentInfo,
   ExperimentStatus,
+  Halt,
   TurnContext,
+  TurnStopReason,
   TurnSummary,
   TurnWrite,
 } from '../engine/store.ts';
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
 import type { SweepRef } from '../engine/experiment.ts';
+import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import { queryWithRetry } from './retry-query.ts';
 
@@ -46,7 +49,60 @@ const STATE_CACHE_SIZE = 256;
 
 const INFO_COLUMNS = 'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id';
 
-function experimentInfoOf(r: Record<string, any>): ExperimentInfo {
+// Rows as the queries below return them (bigint and numeric are parsed to numbers in database.ts; jsonb is parsed).
+
+/** The columns of INFO_COLUMNS. */
+interface InfoRow {
+  id: string;
+  agent: string;
+  model: string | null;
+  prompt_text: string | null;
+  agent_seed: number;
+  status: ExperimentStatus;
+  config: ExperimentConfig;
+  started_at: Date;
+  maze_id: number;
+}
+
+interface MazeRow {
+  generator: string;
+  seed: number | null;
+  width: number;
+  height: number;
+  grid: number[][];
+  start_x: number;
+  start_y: number;
+  goal_x: number;
+  goal_y: number;
+  content_hash: string;
+  shortest_path: number;
+  shortest_path_to_sight: number;
+}
+
+interface ContextRow extends InfoRow {
+  position_x: number;
+  position_y: number;
+  actions_taken: number;
+  turns_completed: number;
+  goal_found: boolean;
+  agent_memory: unknown;
+  agent_state: MonitorSnapshot | null;
+}
+
+interface TurnRow {
+  actions_executed: number;
+  calls_refused: number;
+  stop_reason: TurnStopReason;
+  goal_found: boolean;
+  actions_taken_after: number;
+  tiles_seen_after: number;
+  position_x_after: number;
+  position_y_after: number;
+  agent_phase: Phase | null;
+  halted_by: Halt | null;
+}
+
+function experimentInfoOf(r: InfoRow): ExperimentInfo {
   return {
     id: r.id,
     agent: r.agent,
@@ -70,8 +126,11 @@ export class PgStore implements EngineStore {
   private readonly contexts = new Map<string, TurnContext>();
   constructor(readonly pool: pg.Pool) {}
 
-  /** Every statement of the store: connection failures are retried (writes are idempotent), then DatabaseUnavailableError. */
-  private query<R extends pg.QueryResultRow = any>(
+  /**
+   * Every statement of the store: connection failures are retried (writes are
+   * idempotent), then DatabaseUnavailableError.
+   */
+  private query<R extends pg.QueryResultRow = Record<string, unknown>>(
     query: string | pg.QueryConfig,
     values?: unknown[],
   ): Promise<pg.QueryResult<R>> {
@@ -93,14 +152,16 @@ export class PgStore implements EngineStore {
       throw new InvalidInputError(
         'sweep',
         ref,
-        `sweep "${ref.id}" has no cell ${ref.cell}; sweeps are registered by ariadne sweep (or the sweep machine's RegisterSweep) before their runs start`,
+        `sweep "${ref.id}" has no cell ${ref.cell}; ` +
+          "sweeps are registered by ariadne sweep (or the sweep machine's RegisterSweep) before their runs start",
       );
   }
 
   /** Inserts the maze unless its content hash is known; returns its id either way. */
   async saveMaze(maze: Maze): Promise<number> {
     const { rows } = await this.query<{ id: number }>(
-      `INSERT INTO mazes (content_hash, generator, seed, width, height, grid, start_x, start_y, goal_x, goal_y, shortest_path, shortest_path_to_sight)
+      `INSERT INTO mazes (content_hash, generator, seed, width, height, grid, start_x, start_y, goal_x, goal_y,
+         shortest_path, shortest_path_to_sight)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (content_hash) DO UPDATE SET content_hash = EXCLUDED.content_hash
        RETURNING id`,
@@ -126,7 +187,7 @@ export class PgStore implements EngineStore {
   async loadMaze(id: number): Promise<Maze> {
     const cached = this.mazes.get(id);
     if (cached) return cached;
-    const { rows } = await this.query('SELECT * FROM mazes WHERE id = $1', [id]);
+    const { rows } = await this.query<MazeRow>('SELECT * FROM mazes WHERE id = $1', [id]);
     if (rows.length === 0) throw new Error(`maze ${id} not found`);
     const r = rows[0];
     const maze: Maze = {
@@ -152,8 +213,9 @@ export class PgStore implements EngineStore {
   async createExperiment(e: NewExperiment): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }> {
     const s = e.initialState;
     const { rows } = await this.query<{ started_at: Date }>(
-      `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text, agent_seed,
-         maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
+      `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
+         agent_seed, maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen,
+         sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [
@@ -205,7 +267,7 @@ export class PgStore implements EngineStore {
   }
 
   async getExperimentInfo(id: string): Promise<ExperimentInfo & { mazeId: number }> {
-    const { rows } = await this.query(`SELECT ${INFO_COLUMNS} FROM experiments WHERE id = $1`, [id]);
+    const { rows } = await this.query<InfoRow>(`SELECT ${INFO_COLUMNS} FROM experiments WHERE id = $1`, [id]);
     if (rows.length === 0) throw new ExperimentNotFoundError(id);
     return { ...experimentInfoOf(rows[0]), mazeId: rows[0].maze_id };
   }
@@ -215,9 +277,10 @@ export class PgStore implements EngineStore {
     if (cached && opts.forTurn !== undefined && cached.state.turnsCompleted === opts.forTurn - 1) {
       return { ...cached, state: cloneState(cached.state) };
     }
-    const { rows } = await this.query(
+    const { rows } = await this.query<ContextRow>(
       `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory,
-              (SELECT agent_state FROM turns t WHERE t.experiment_id = e.id ORDER BY turn_number DESC LIMIT 1) AS agent_state
+              (SELECT agent_state FROM turns t WHERE t.experiment_id = e.id
+               ORDER BY turn_number DESC LIMIT 1) AS agent_state
        FROM experiments e WHERE id = $1`,
       [experimentId],
     );
@@ -254,9 +317,9 @@ export class PgStore implements EngineStore {
   }
 
   async findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null> {
-    const { rows } = await this.query(
-      `SELECT actions_executed, calls_refused, stop_reason, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after,
-              agent_phase, halted_by
+    const { rows } = await this.query<TurnRow>(
+      `SELECT actions_executed, calls_refused, stop_reason, goal_found, actions_taken_after, tiles_seen_after,
+              position_x_after, position_y_after, agent_phase, halted_by
        FROM turns WHERE experiment_id = $1 AND turn_number = $2`,
       [experimentId, turnNumber],
     );
@@ -296,7 +359,8 @@ export class PgStore implements EngineStore {
   /** Records a further execution of a running experiment (continue as new); idempotent. */
   async attachExecution(id: string, executionArn: string): Promise<void> {
     const { rowCount } = await this.query(
-      `UPDATE experiments SET execution_arns = CASE WHEN $2::text = ANY (execution_arns) THEN execution_arns ELSE array_append(execution_arns, $2::text) END,
+      `UPDATE experiments SET execution_arns = CASE WHEN $2::text = ANY (execution_arns) THEN execution_arns
+                                                    ELSE array_append(execution_arns, $2::text) END,
               updated_at = now()
        WHERE id = $1 AND status = 'running'`,
       [id, executionArn],
@@ -310,7 +374,7 @@ export class PgStore implements EngineStore {
   async findByExecution(
     executionArn: string,
   ): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null> {
-    const { rows } = await this.query(
+    const { rows } = await this.query<{ id: string; status: ExperimentStatus; latest: string | null }>(
       `SELECT id, status, execution_arns[array_upper(execution_arns, 1)] AS latest
        FROM experiments WHERE execution_arns @> ARRAY[$1::text]`,
       [executionArn],
@@ -322,7 +386,8 @@ export class PgStore implements EngineStore {
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
     this.contexts.delete(id);
     const { rows } = await this.query<{ status: ExperimentStatus }>(
-      `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4, completed_at = now(), updated_at = now()
+      `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4,
+                              completed_at = now(), updated_at = now()
        WHERE id = $1 AND status = 'running' RETURNING status`,
       [id, f.status, f.stopReason, f.failureReason ?? null],
     );

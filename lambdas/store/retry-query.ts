@@ -6,7 +6,7 @@
 // the turn before, so a commit that did land is not applied twice.
 import type pg from 'pg';
 
-export class DatabaseUnavailableError extends Error {
+class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
   constructor(message: string, cause?: unknown) {
     super(message, { cause });
@@ -27,13 +27,22 @@ const RETRYABLE_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
-export function isTransientDatabaseError(err: unknown): boolean {
+const TRANSIENT_MESSAGE = new RegExp(
+  [
+    'Connection terminated',
+    'connection timeout',
+    'timeout exceeded when trying to connect',
+    'Client has encountered a connection error',
+    'terminating connection',
+  ].join('|'),
+  'i',
+);
+
+function isTransientDatabaseError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (e.code && (RETRYABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i.test(
-    e.message ?? '',
-  );
+  return TRANSIENT_MESSAGE.test(e.message ?? '');
 }
 
 export interface RetryOptions {
@@ -41,7 +50,7 @@ export interface RetryOptions {
   baseDelayMs?: number;
 }
 
-export async function queryWithRetry<R extends pg.QueryResultRow = any>(
+export async function queryWithRetry<R extends pg.QueryResultRow>(
   pool: pg.Pool,
   query: string | pg.QueryConfig,
   values?: unknown[],

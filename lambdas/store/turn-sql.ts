@@ -18,10 +18,12 @@ WITH advanced AS (
   RETURNING experiment_id
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
-    parsed_from_text, executed, success, outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen, recalled, goal_found)
-  SELECT turn.experiment_id, $2, a.c, a.s, a.t, a.a, a.r, a.x, a.p, a.e, a.ok, a.o, a.m, a.fx, a.fy, a.tx, a.ty, a.v, a.n, a.rc, a.g
-  FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean, ok boolean,
-    o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean)
+    parsed_from_text, executed, success, outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen,
+    recalled, goal_found)
+  SELECT turn.experiment_id, $2, a.c, a.s, a.t, a.a, a.r, a.x, a.p, a.e, a.ok, a.o, a.m, a.fx, a.fy, a.tx, a.ty, a.v,
+    a.n, a.rc, a.g
+  FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean,
+    ok boolean, o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean)
   RETURNING 1
 )`;
 
@@ -29,17 +31,20 @@ WITH advanced AS (
 // turns of baseline agents make no model calls, and most turns change no
 // phase and raise no signal; their statements skip those parts.
 const LLM_CALLS_CTE = `, calls AS (
-  INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens, latency_ms,
-    stop_reason, assistant_text, tool_calls, retries, workflow_steps)
+  INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens,
+    latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w
-  FROM turn, jsonb_to_recordset(\${0}::jsonb) AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb)
+  FROM turn, jsonb_to_recordset(\${0}::jsonb)
+    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb)
   RETURNING 1
 )`;
 
 const AGENT_STATE_CTE = `, transitions AS (
-  INSERT INTO agent_state_transitions (experiment_id, turn_number, seq, machine, step_number, from_phase, to_phase, cause, refused, recorded_at)
+  INSERT INTO agent_state_transitions (experiment_id, turn_number, seq, machine, step_number, from_phase, to_phase,
+    cause, refused, recorded_at)
   SELECT turn.experiment_id, $2, t.q, t.k, t.s, t.f, t.t, t.c, t.r, t.at
-  FROM turn, jsonb_to_recordset(\${0}::jsonb) AS t(q int, k text, s int, f text, t text, c text, r boolean, at timestamptz)
+  FROM turn, jsonb_to_recordset(\${0}::jsonb)
+    AS t(q int, k text, s int, f text, t text, c text, r boolean, at timestamptz)
   RETURNING 1
 ), signals AS (
   INSERT INTO stuck_signals (experiment_id, turn_number, seq, step_number, detector, detail, policy, recorded_at)
@@ -108,10 +113,12 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
  * a model (or a hostile prompt) can produce: each becomes U+FFFD, so the
  * turn is logged rather than lost. Everything else is kept byte for byte.
  */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what must be replaced
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-export function pgSafe<T>(value: T): T {
+function pgSafe<T>(value: T): T {
   if (typeof value === 'string')
+    // eslint-disable-next-line no-control-regex -- a fast check for NUL or a surrogate before the full replace
     return (/[\u0000\ud800-\udfff]/.test(value) ? value.replace(UNSTORABLE, '\ufffd') : value) as T;
   if (Array.isArray(value)) return value.map(pgSafe) as T;
   if (value && typeof value === 'object')

@@ -1,6 +1,7 @@
 // Charts of the sweep report (Chart.js): success rate vs maze size per agent
 // with Wilson 95% interval bars, efficiency of successful runs, tokens per
 // success. Each chart is registered in window.__report for tests.
+/* global Chart -- Chart.js (UMD build) is inlined before this script by report-page.ts */
 (() => {
   'use strict';
   const D = JSON.parse(document.getElementById('data').textContent);

@@ -74,7 +74,8 @@ export class BedrockSim extends SimServer {
       return awsError(
         res,
         400,
-        'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.',
+        'A conversation must alternate between user and assistant roles. Make sure the conversation ' +
+          'alternates between user and assistant roles and try again.',
       );
     }
     if (!body.toolConfig && messages.some((msg) => msg.content.some((b) => b.toolUse || b.toolResult))) {
@@ -88,7 +89,8 @@ export class BedrockSim extends SimServer {
       return awsError(
         res,
         400,
-        "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member must have length greater than or equal to 1",
+        "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member " +
+          'must have length greater than or equal to 1',
       );
     const system = (body.system ?? []).map((b: { text?: string }) => b.text ?? '').join('\n');
     const texts: string[] = [];

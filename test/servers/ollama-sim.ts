@@ -112,12 +112,22 @@ export class OllamaSim extends SimServer {
     const created = new Date().toISOString();
     for (const piece of planned.text.match(/.{1,16}/gs) ?? []) {
       res.write(
-        `${JSON.stringify({ model, created_at: created, message: { role: 'assistant', content: piece }, done: false })}\n`,
+        `${JSON.stringify({
+          model,
+          created_at: created,
+          message: { role: 'assistant', content: piece },
+          done: false,
+        })}\n`,
       );
     }
     if (toolCalls.length > 0)
       res.write(
-        `${JSON.stringify({ model, created_at: created, message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false })}\n`,
+        `${JSON.stringify({
+          model,
+          created_at: created,
+          message: { role: 'assistant', content: '', tool_calls: toolCalls },
+          done: false,
+        })}\n`,
       );
     res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
   }

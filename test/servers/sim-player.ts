@@ -14,7 +14,7 @@ export interface Sighting {
 const TILE: Record<string, number> = { '.': EMPTY, '#': WALL, G: GOAL };
 
 /** Facts in a text the engine wrote: a "STATE {...}" line or a tool-result JSON object. */
-export function sightingsIn(text: string): Sighting[] {
+function sightingsIn(text: string): Sighting[] {
   const out: Sighting[] = [];
   for (const line of text.split('\n')) {
     const json = line.startsWith('STATE ')
@@ -28,7 +28,7 @@ export function sightingsIn(text: string): Sighting[] {
     try {
       const v = JSON.parse(json) as Partial<Sighting>;
       if (Array.isArray(v.position) && v.view && typeof v.view === 'object')
-        out.push({ position: v.position as [number, number], view: v.view });
+        out.push({ position: v.position, view: v.view });
     } catch {
       /* not ours */
     }

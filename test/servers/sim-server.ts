@@ -61,7 +61,11 @@ export abstract class SimServer {
   always: Fault | undefined;
   protected readonly player = new SimPlayer();
   protected readonly callsPerReply: number;
-  private server: { listen: Function; close: (cb: () => void) => void; address: () => unknown } | null = null;
+  private server: {
+    listen: (port: number, host: string, onListening: () => void) => unknown;
+    close: (cb: () => void) => void;
+    address: () => unknown;
+  } | null = null;
   private closeConnections: () => void = () => undefined;
   /** HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: what the Bedrock Runtime client speaks by default. */
   protected readonly http2: boolean = false;
@@ -153,7 +157,8 @@ export abstract class SimServer {
       return { text: '', calls: fault.calls.map((name) => ({ name, arguments: {} })), fault: kind };
     if (fault?.kind === 'say') return { text: fault.text, calls: [], fault: kind };
     if (turn.tools.length === 0) {
-      // Offered no tools (a workflow's thinking or choosing step): answer in words; pick the first option when asked to choose.
+      // Offered no tools (a workflow's thinking or choosing step): answer in words;
+      // pick the first option when asked to choose.
       const options = /Answer with exactly one of: ([^\n]+)\./.exec(turn.texts.at(-1) ?? '');
       return {
         text: options ? options[1].split(', ')[0] : 'I will head for the nearest unexplored tiles and avoid walls.',
@@ -178,7 +183,8 @@ export abstract class SimServer {
     if (kind === 'text-embedded') {
       const first = calls[0] ?? { name: 'recall_all', arguments: {} };
       return {
-        text: `I will move now.\n\`\`\`json\n${JSON.stringify({ name: first.name, arguments: first.arguments })}\n\`\`\``,
+        text:
+          'I will move now.\n```json\n' + JSON.stringify({ name: first.name, arguments: first.arguments }) + '\n```',
         calls: [],
         fault: kind,
       };
@@ -207,7 +213,8 @@ export function parseFaults(spec: string): Fault[] {
       fault = { kind: what as 'reset' };
     else
       throw new Error(
-        `fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, text-only, empty, script:TOOL+TOOL..., say:TEXT`,
+        `fault "${part}" is not one of: NNN (HTTP status), reset, slow:MS, malformed, text-embedded, ` +
+          `text-only, empty, script:TOOL+TOOL..., say:TEXT`,
       );
     for (let i = 0; i < n; i++) out.push(fault);
   }

@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
-export function chromiumPath(): string {
+function chromiumPath(): string {
   const configured = process.env.CHROMIUM_PATH;
   if (configured) {
     if (!existsSync(configured)) throw new Error(`CHROMIUM_PATH=${configured} does not exist`);
@@ -44,7 +44,7 @@ export async function openPage(browser: Browser, url: string): Promise<{ page: P
   return { page, errors };
 }
 
-export const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url);
+const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url);
 export function screenshotPath(name: string): string {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return new URL(name, SCREENSHOTS).pathname;

@@ -35,11 +35,14 @@ export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
 export async function ledgerProblems(db: Database, ids: string[]): Promise<string[]> {
   const { rows } = await db.pool.query(
     `
-    SELECT e.id, e.status, e.actions_taken, e.turns_completed, a.executed, a.distinct_steps, a.last_step, t.turns, t.last_turn
+    SELECT e.id, e.status, e.actions_taken, e.turns_completed, a.executed, a.distinct_steps, a.last_step,
+           t.turns, t.last_turn
     FROM experiments e
-    CROSS JOIN LATERAL (SELECT count(*)::int AS executed, count(DISTINCT step_number)::int AS distinct_steps, coalesce(max(step_number), 0) AS last_step
+    CROSS JOIN LATERAL (SELECT count(*)::int AS executed, count(DISTINCT step_number)::int AS distinct_steps,
+                               coalesce(max(step_number), 0) AS last_step
                         FROM actions WHERE experiment_id = e.id AND executed) a
-    CROSS JOIN LATERAL (SELECT count(*)::int AS turns, coalesce(max(turn_number), 0) AS last_turn FROM turns WHERE experiment_id = e.id) t
+    CROSS JOIN LATERAL (SELECT count(*)::int AS turns, coalesce(max(turn_number), 0) AS last_turn
+                        FROM turns WHERE experiment_id = e.id) t
     WHERE e.id = ANY ($1)`,
     [ids],
   );
@@ -48,7 +51,8 @@ export async function ledgerProblems(db: Database, ids: string[]): Promise<strin
     if (r.status === 'running') problems.push(`${r.id} not finalized`);
     if (![r.executed, r.distinct_steps, r.last_step].every((v) => v === r.actions_taken))
       problems.push(
-        `${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} distinct steps, last ${r.last_step}`,
+        `${r.id}: ${r.actions_taken} actions counted, ${r.executed} logged, ${r.distinct_steps} ` +
+          `distinct steps, last ${r.last_step}`,
       );
     if (![r.turns, r.last_turn].every((v) => v === r.turns_completed))
       problems.push(`${r.id}: ${r.turns_completed} turns counted, ${r.turns} logged, last ${r.last_turn}`);
@@ -60,8 +64,9 @@ export async function ledgerProblems(db: Database, ids: string[]): Promise<strin
 export async function tableCounts(db: Database): Promise<Record<string, number>> {
   const { rows } = await db.pool.query(`SELECT
     (SELECT count(*) FROM mazes) AS mazes, (SELECT count(*) FROM experiments) AS experiments,
-    (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM actions) AS actions, (SELECT count(*) FROM llm_calls) AS llm_calls,
-    (SELECT count(*) FROM agent_state_transitions) AS transitions, (SELECT count(*) FROM stuck_signals) AS stuck_signals`);
+    (SELECT count(*) FROM turns) AS turns, (SELECT count(*) FROM actions) AS actions,
+    (SELECT count(*) FROM llm_calls) AS llm_calls, (SELECT count(*) FROM agent_state_transitions) AS transitions,
+    (SELECT count(*) FROM stuck_signals) AS stuck_signals`);
   return rows[0];
 }
 
@@ -78,9 +83,8 @@ export async function tableDump(db: Database): Promise<string> {
     ['stuck_signals', 'experiment_id, turn_number, seq'],
   ]) {
     const { rows } = await db.pool.query(`SELECT * FROM ${table} ORDER BY ${order}`);
-    out.push(
-      `${table}:${JSON.stringify(rows, (_k, v) => (v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))}`,
-    );
+    const hexBuffers = (_k: string, v: any) => (v && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v);
+    out.push(`${table}:${JSON.stringify(rows, hexBuffers)}`);
   }
   return out.join('\n');
 }

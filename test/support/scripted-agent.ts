@@ -10,16 +10,16 @@ export function scriptedAgents(
   let next = 0;
   const agent: Agent = {
     callsModel: true, // stands in for a model in tests of the turn loop
-    async act(obs) {
+    act(obs) {
       seenObservations.push(obs);
       const reply = replies[next++] ?? [];
-      return {
+      return Promise.resolve({
         calls: reply.map((name) => ({
           name,
           arguments: name.startsWith('move_') ? { reasoning: words ?? `scripted ${name}` } : {},
         })),
         text: words ?? `reply ${next}`,
-      };
+      });
     },
   };
   return () => agent;

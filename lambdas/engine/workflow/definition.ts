@@ -63,7 +63,7 @@ const transitionStep = z
   })
   .strict();
 
-export const workflowSchema = z
+const workflowSchema = z
   .object({
     workflow: name,
     description: z.string().max(2_000).optional(),
@@ -96,7 +96,7 @@ export const workflowSchema = z
   })
   .strict();
 
-export type Workflow = z.output<typeof workflowSchema>;
+type Workflow = z.output<typeof workflowSchema>;
 export type WorkflowStep = Workflow['steps'][number];
 
 /** A workflow that cannot be loaded. */
@@ -225,7 +225,10 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   return loaded;
 }
 
-/** The workflow's text with its `system` prompt rendered (at start: the maze and limits), everything else kept as written. */
+/**
+ * The workflow's text with its `system` prompt rendered (at start: the maze
+ * and limits), everything else kept as written.
+ */
 export function renderWorkflowSystem(text: string, render: (system: string) => string, source: string): string {
   const wf = loadWorkflow(text, source);
   const doc = parseDocument(text);

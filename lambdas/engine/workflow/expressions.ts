@@ -18,7 +18,9 @@ export const BUILTIN_VARIABLES: Record<string, { type: VarType; doc: string }> =
   last_action_tool: { type: 'string', doc: 'the tool of the last executed action ("" before the first)' },
   last_action_result: {
     type: 'string',
-    doc: 'its outcome: moved, blocked_by_wall, blocked_by_edge, recalled, recall_cooldown, unknown_tool, invalid_arguments',
+    doc:
+      'its outcome: moved, blocked_by_wall, blocked_by_edge, recalled, recall_cooldown, ' +
+      'unknown_tool, invalid_arguments',
   },
   last_action_ok: { type: 'bool', doc: 'whether it succeeded' },
   last_new_tiles: { type: 'int', doc: 'tiles it revealed' },
@@ -59,8 +61,8 @@ export class Expressions {
     for (const [name, type] of Object.entries(types)) this.env.registerVariable(name, type);
   }
 
-  /** Parses and type-checks; returns the result type or throws ExpressionError. */
-  check(expression: string): VarType | string {
+  /** Parses and type-checks; returns the result type (a VarType, or e.g. list(int)) or throws ExpressionError. */
+  check(expression: string): string {
     let result;
     try {
       result = this.env.check(expression);
@@ -74,7 +76,7 @@ export class Expressions {
   evaluate(expression: string, vars: Record<string, VarValue>): VarValue {
     let run = this.compiled.get(expression);
     if (!run) {
-      run = this.env.parse(expression) as unknown as (ctx: Record<string, unknown>) => unknown;
+      run = this.env.parse(expression);
       this.compiled.set(expression, run);
     }
     const ctx: Record<string, unknown> = {};

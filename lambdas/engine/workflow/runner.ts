@@ -45,7 +45,7 @@ export interface StepAsk {
 }
 export type Ask = (ask: StepAsk) => Promise<{ text: string; calls: ToolCall[] }>;
 
-export interface StepTrace {
+interface StepTrace {
   step: string;
   state: string;
   outcome: 'ran' | 'skipped' | 'failed' | 'retried' | 'skipped_after_failure';
@@ -66,7 +66,7 @@ export interface WorkflowReply {
 }
 
 /** A step failed with on_failure: fail (or ran out of retries): the turn fails, and with it the experiment. */
-export class WorkflowStepError extends Error {
+class WorkflowStepError extends Error {
   override readonly name = 'WorkflowStepError';
   constructor(
     readonly step: string,

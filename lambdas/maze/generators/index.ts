@@ -15,7 +15,7 @@ interface GeneratorInfo {
   oddSizes?: boolean;
 }
 
-export const GENERATORS = {
+const GENERATORS = {
   sparse: { description: 'random walls, 10% density', layout: densityField(0.1) },
   light: { description: 'random walls, 20% density', layout: densityField(0.2) },
   medium: { description: 'random walls, 30% density', layout: densityField(0.3) },
@@ -43,7 +43,7 @@ export type GeneratorName = keyof typeof GENERATORS;
 export const GENERATOR_NAMES = Object.keys(GENERATORS) as GeneratorName[];
 export const MIN_SIZE = 5;
 export const MAX_SIZE = 201;
-export const DEFAULT_START: Point = { x: 1, y: 1 };
+const DEFAULT_START: Point = { x: 1, y: 1 };
 
 export interface MazeSpec {
   generator: string;
@@ -111,7 +111,8 @@ export function generateMaze(spec: MazeSpec): Maze {
   throw new MazeInputError(
     'seed',
     spec.seed,
-    `generator "${spec.generator}" found no goal placement for ${spec.width}x${spec.height} seed ${spec.seed}; try another seed`,
+    `generator "${spec.generator}" found no goal placement ` +
+      `for ${spec.width}x${spec.height} seed ${spec.seed}; try another seed`,
   );
 }
 

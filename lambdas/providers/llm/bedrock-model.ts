@@ -60,7 +60,7 @@ function toTextMessage(m: ChatMessage): Message {
   return { role: 'user', content: [{ text: m.results.map((r) => `${r.name}: ${r.content}`).join('\n') }] };
 }
 
-export function bedrockTools(tools: ToolSpec[]): Tool[] {
+function bedrockTools(tools: ToolSpec[]): Tool[] {
   return tools.map((t) => ({
     toolSpec: { name: t.name, description: t.description, inputSchema: { json: t.parameters as never } },
   }));

@@ -31,10 +31,10 @@ function toWire(system: string, messages: ChatMessage[]): Message[] {
   return out;
 }
 
-export function ollamaTools(tools: ToolSpec[]): Tool[] {
+function ollamaTools(tools: ToolSpec[]): Tool[] {
   return tools.map((t) => ({
     type: 'function',
-    function: { name: t.name, description: t.description, parameters: t.parameters as Tool['function']['parameters'] },
+    function: { name: t.name, description: t.description, parameters: t.parameters },
   }));
 }
 

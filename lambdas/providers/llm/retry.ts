@@ -3,7 +3,7 @@
 // total time, each retry recorded. Then a typed error with a stable name, so
 // the state machine's Retry/Catch match it the same way locally and in AWS.
 
-export class ProviderTransientError extends Error {
+class ProviderTransientError extends Error {
   override readonly name = 'ProviderTransientError';
   constructor(
     message: string,
@@ -15,7 +15,7 @@ export class ProviderTransientError extends Error {
   }
 }
 
-export class ProviderPermanentError extends Error {
+class ProviderPermanentError extends Error {
   override readonly name = 'ProviderPermanentError';
   constructor(
     message: string,
@@ -82,17 +82,24 @@ export async function withRetry<T>(
 }
 
 /** Network-level failures (no HTTP status): resets, refused connections, timeouts. */
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
+
 export function networkFailure(err: unknown): Failure | null {
   const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string }; message?: string };
   if (e?.name === 'TimeoutError' || e?.cause?.name === 'TimeoutError')
     return { transient: true, status: 'timeout', message: 'no reply within the timeout' };
   const code = e?.code ?? e?.cause?.code;
-  if (
-    code &&
-    /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT)$/.test(
-      code,
-    )
-  ) {
+  if (code && NETWORK_CODES.has(code)) {
     // A host that does not resolve will not start resolving: permanent. The rest may pass.
     return { transient: code !== 'ENOTFOUND', status: code, message: e?.message ?? code };
   }

@@ -34,7 +34,7 @@ function asCall(value: unknown): { name: string; arguments: unknown } | null {
   const fn = v.function && typeof v.function === 'object' ? (v.function as Record<string, unknown>) : null;
   const name = fn?.name ?? v.name ?? v.tool ?? v.tool_name;
   if (typeof name !== 'string' || name.length === 0 || name.length > 100) return null;
-  let args = fn?.arguments ?? v.arguments ?? v.args ?? v.parameters ?? v.input ?? {};
+  let args: unknown = fn?.arguments ?? v.arguments ?? v.args ?? v.parameters ?? v.input ?? {};
   if (typeof args === 'string') {
     try {
       args = JSON.parse(args);

@@ -9,7 +9,7 @@ import { DIRECTIONS, DIRECTION_NAMES, type Point } from '../../maze/grid.ts';
 const CHAR = ['.', '#', 'G'];
 
 /** Per direction, the tiles along the ray from the agent outwards, e.g. {north: "..#"}. */
-export function rays(at: Point, seen: SeenTile[]): Record<string, string> {
+function rays(at: Point, seen: SeenTile[]): Record<string, string> {
   const byCell = new Map(seen.map(([x, y, t]) => [`${x},${y}`, CHAR[t] ?? '?']));
   const out: Record<string, string> = {};
   for (const name of DIRECTION_NAMES) {
@@ -31,14 +31,19 @@ export function describeObservation(obs: Observation, maxMoves: number): string 
     `You are at (${obs.position.x},${obs.position.y}).`,
     ...DIRECTION_NAMES.map((d) => `${d}: ${view[d] === '' ? 'edge of the maze' : view[d]}`),
     `You may take up to ${obs.actionsLeftInTurn} actions this turn.`,
-    `STATE ${JSON.stringify({ turn: obs.turnNumber, actions: obs.actionsTaken, position: [obs.position.x, obs.position.y], view })}`,
+    `STATE ${JSON.stringify({
+      turn: obs.turnNumber,
+      actions: obs.actionsTaken,
+      position: [obs.position.x, obs.position.y],
+      view,
+    })}`,
   ];
   if (obs.agentState) lines.push('', describeAgentState(obs.agentState));
   return lines.join('\n');
 }
 
 /** The `advise` policy's section, at the end of the turn's first message. */
-export function describeAgentState(s: AgentStateView): string {
+function describeAgentState(s: AgentStateView): string {
   const lines = [
     '## Agent State',
     `Phase: ${s.phase} (for ${s.actionsInPhase} actions, ${s.turnsInPhase} turns)`,
