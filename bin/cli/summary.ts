@@ -5,7 +5,7 @@ import type { Database } from '../../lambdas/store/database.ts';
 const TIMELINE_SHOWN = 12;
 
 /** Actions per phase, and the timeline of phases (the first and last stretches when it is long). */
-export function describePhases(story: AgentStory, actions: number): string[] {
+function describePhases(story: AgentStory, actions: number): string[] {
   const totals = new Map<string, number>();
   for (const p of story.phases) totals.set(p.phase, (totals.get(p.phase) ?? 0) + p.toStep - p.fromStep);
   const share = [...totals]
@@ -29,11 +29,7 @@ export function describePhases(story: AgentStory, actions: number): string[] {
   return lines;
 }
 
-export function printSummary(
-  s: ExperimentSummary,
-  out: NodeJS.WritableStream = process.stdout,
-  story?: AgentStory,
-): void {
+function printSummary(s: ExperimentSummary, out: NodeJS.WritableStream = process.stdout, story?: AgentStory): void {
   const rows: Array<[string, string]> = [
     ['experiment', s.experiment_id],
     [

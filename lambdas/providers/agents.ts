@@ -12,6 +12,7 @@ import type { ChatModel } from './llm/chat-model.ts';
 import type { Failure } from './llm/retry.ts';
 
 export const LLM_AGENTS = ['ollama', 'bedrock'] as const;
+export type LlmAgent = (typeof LLM_AGENTS)[number];
 
 export const agents: AgentFactory = (identity) => {
   if (isBaseline(identity.agent)) return baselineAgents(identity);
