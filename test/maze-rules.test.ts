@@ -12,6 +12,7 @@ import {
   describeGenerator,
   distancesFrom,
   generateMaze,
+  GENERATOR_NAMES,
   Grid,
   MazeInputError,
   mazeToJson,
@@ -408,6 +409,33 @@ function openGraph(rows: number[][]) {
 const wallShare = (rows: number[][]) => rows.flat().filter((t) => t === 1).length / rows.flat().length;
 
 describe('generators keep their documented properties', () => {
+  // A light version of maze-generators.test.ts (which runs 20 seeds up to 101x101) for the mutation run.
+  it.each(GENERATOR_NAMES)(
+    '%s: deterministic, solvable, one goal, the true optima stored (sizes 5 and 31)',
+    (generator) => {
+      for (const size of [5, 31])
+        for (const seed of [1, 2, 3]) {
+          const spec = { generator, width: size, height: size, seed };
+          const m = generateMaze(spec);
+          expect(generateMaze(spec).hash).toBe(m.hash);
+          const rows = m.grid.toRows();
+          expect([rows.length, rows[0].length]).toEqual([size, size]);
+          expect(rows.flat().filter((t) => t === 2)).toHaveLength(1);
+          expect(rows[m.goal.y][m.goal.x]).toBe(2);
+          expect(rows[m.start.y][m.start.x]).toBe(0);
+          const dist = referenceBfs(rows, m.start);
+          expect(m.shortestPath).toBe(dist.get(`${m.goal.x},${m.goal.y}`));
+          let toSight = Infinity;
+          for (const [key, d] of dist) {
+            const [x, y] = key.split(',').map(Number);
+            if (referenceSees(rows, x, y, m.goal.x, m.goal.y, 3)) toSight = Math.min(toSight, d);
+          }
+          expect(m.shortestPathToSight).toBe(toSight);
+          expect(toSight).toBeGreaterThan(0);
+        }
+    },
+  );
+
   it('perfect: every open cell reachable, exactly one route between any two (the open cells form a tree)', () => {
     for (const seed of [1, 2, 3]) {
       const m = generateMaze({ generator: 'perfect', width: 31, height: 31, seed });
