@@ -24,6 +24,7 @@ export default defineConfig({
       'test/monitor-rules.test.ts',
       'test/turn-engine.test.ts',
       'test/turn-rules.test.ts',
+      'test/workflow-rules.test.ts',
       'test/workflows.test.ts',
     ],
   },
