@@ -166,7 +166,7 @@ steps:
 });
 
 describe('run_if, code and transition_to', () => {
-  it('run_if false skips the step (and says why); code sets in order, a later expression reads an earlier one', async () => {
+  it('run_if false skips a step, saying why; code sets in order, a later expression reads an earlier one', async () => {
     const r = runnerOf(`states: [a, b]
 initial_state: a
 variables: { x: 1, y: 0, done: false }
@@ -312,12 +312,15 @@ steps:
   });
 
   it('the built-in variables follow the results of the last actions', async () => {
+    const prompt = [
+      ...['{last_action_tool} {last_action_result} {last_action_ok} {last_new_tiles} {recent_moves_ok}'],
+      ...['{failed_moves_in_a_row} {actions_in_state} {steps_in_state} {phase} {stuck} {state}'],
+      ...['{actions_left_in_turn} {actions_taken}'],
+    ].join(' ');
     const r = runnerOf(`states: [a]
 initial_state: a
 steps:
-  - name: act
-    type: llm
-    prompt: "{last_action_tool} {last_action_result} {last_action_ok} {last_new_tiles} {recent_moves_ok} {failed_moves_in_a_row} {actions_in_state} {steps_in_state} {phase} {stuck} {state} {actions_left_in_turn} {actions_taken}"
+  - { name: act, type: llm, prompt: "${prompt}" }
 `);
     const m = model([east, east, east]);
     await r.reply(facts(), m.ask);
