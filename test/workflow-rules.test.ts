@@ -313,9 +313,9 @@ steps:
 
   it('the built-in variables follow the results of the last actions', async () => {
     const prompt = [
-      ...['{last_action_tool} {last_action_result} {last_action_ok} {last_new_tiles} {recent_moves_ok}'],
-      ...['{failed_moves_in_a_row} {actions_in_state} {steps_in_state} {phase} {stuck} {state}'],
-      ...['{actions_left_in_turn} {actions_taken}'],
+      '{last_action_tool} {last_action_result} {last_action_ok} {last_new_tiles} {recent_moves_ok}',
+      '{failed_moves_in_a_row} {actions_in_state} {steps_in_state} {phase} {stuck} {state}',
+      '{actions_left_in_turn} {actions_taken}',
     ].join(' ');
     const r = runnerOf(`states: [a]
 initial_state: a
