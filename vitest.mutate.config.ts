@@ -19,6 +19,7 @@ export default defineConfig({
       'test/database.test.ts',
       'test/experiment-rules.test.ts',
       'test/finalizer.test.ts',
+      'test/frontier-rules.test.ts',
       'test/game-rules.test.ts',
       'test/maze-rules.test.ts',
       'test/monitor-rules.test.ts',
