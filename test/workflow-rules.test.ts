@@ -3,7 +3,12 @@
 // conditions, run_if, code steps, transition steps, on_failure, prompt
 // components, the built-in variables, and the guards against spinning.
 import { describe, expect, it } from 'vitest';
-import { loadWorkflow } from '../lambdas/engine/workflow/definition.ts';
+import {
+  isWorkflowText,
+  loadWorkflow,
+  renderWorkflowSystem,
+  WorkflowDefinitionError,
+} from '../lambdas/engine/workflow/definition.ts';
 import {
   initialMemory,
   WorkflowRunner,
@@ -367,5 +372,115 @@ steps:
       step: 'transitions',
       state: 'a',
     });
+  });
+});
+
+describe('loading a workflow', () => {
+  const problem = (body: string) => {
+    try {
+      loadWorkflow(HEAD + body, 'test');
+    } catch (e) {
+      const err = e as WorkflowDefinitionError;
+      expect(err).toBeInstanceOf(WorkflowDefinitionError);
+      return `${err.where}: ${err.problem}`;
+    }
+    return 'loaded';
+  };
+  const steps = `steps:
+  - { name: think, type: llm, prompt: "p", tools: [] }
+  - { name: calc, type: code, set: { n: "n + 1" } }
+`;
+
+  it.each([
+    [
+      'a state listed twice',
+      'states: [a, a]\ninitial_state: a\n' + steps,
+      /^states\[1\] \(line 3\): state "a" is listed twice/,
+    ],
+    [
+      'a step going to an unknown state',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' +
+        steps.replace('tools: [] }', 'tools: [], transition_to: b }'),
+      /^steps\[0\]\.transition_to \(line 7\): "b" is not a state; states are: a/,
+    ],
+    [
+      'one unknown state in a list of states',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' +
+        steps.replace('tools: [] }', 'tools: [], in_state: [a, z] }'),
+      /^steps\[0\]\.in_state\[1\] \(line 7\): "z" is not a state/,
+    ],
+    [
+      'a transition from an unknown state',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\ntransitions: [{ from: q, to: a }]\n' + steps,
+      /^transitions\[0\]\.from \(line 6\): "q" is not a state/,
+    ],
+    [
+      'a component injected into a code step',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' +
+        'components: [{ name: c, text: "t", inject_into: [calc] }]\n' +
+        steps,
+      /^components\[0\]\.inject_into\[0\] \(line 6\): step "calc" is a code step/,
+    ],
+    [
+      'a code step setting a built-in',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' + steps.replace('n: "n + 1"', 'turn: "1"'),
+      /^steps\[1\]\.set\.turn \(line 8\): "turn" is built in and read-only/,
+    ],
+    [
+      'a reply saved into a number',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' +
+        steps.replace('tools: [] }', 'tools: [], save_reply_as: n }'),
+      /^steps\[0\]\.save_reply_as \(line 7\): "n" must be a string variable/,
+    ],
+    [
+      'a code step giving the wrong type',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' + steps.replace('"n + 1"', '"\'x\'"'),
+      /^steps\[1\]\.set\.n \(line 8\): gives string, expected int/,
+    ],
+    [
+      'a run_if that is not a boolean',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' + steps.replace('tools: [] }', 'tools: [], run_if: "n" }'),
+      /^steps\[0\]\.run_if \(line 7\): gives int, expected bool/,
+    ],
+    [
+      'an unknown placeholder in a component',
+      'states: [a]\ninitial_state: a\nvariables: { n: 0 }\n' +
+        'components: [{ name: c, text: "{nn}", inject_into: [think] }]\n' +
+        steps,
+      /^components\[0\]\.text \(line 6\): \{nn\} is not a variable/,
+    ],
+  ])('refuses %s, naming where', (_what, body, expected) => {
+    expect(problem(body)).toMatch(expected);
+  });
+
+  it('an int where a double is declared is fine; a wildcard transition needs no state named *', () => {
+    const body = `states: [a]
+initial_state: a
+variables: { x: 0.5 }
+transitions: [{ from: "*", to: a }]
+steps:
+  - { name: calc, type: code, set: { x: "1" } }
+  - { name: act, type: llm, prompt: "{x}" }
+`;
+    expect(problem(body)).toBe('loaded');
+    expect(problem(body.replace('"1"', '"1.5"'))).toBe('loaded');
+    expect(problem(body.replace('"1"', '"\'s\'"'))).toMatch(
+      /^steps\[0\]\.set\.x \(line 8\): gives string, expected double/,
+    );
+  });
+
+  it('tells a workflow from a plain prompt by its top-level workflow key', () => {
+    expect(isWorkflowText(HEAD)).toBe(true);
+    expect(isWorkflowText('You are in a maze.\nworkflow: not at the start of a line? it is')).toBe(true);
+    expect(isWorkflowText('You are in a maze. Your workflow: explore.')).toBe(false);
+    expect(isWorkflowText('workflow:\n')).toBe(false);
+  });
+
+  it('renders the system prompt into the stored text and keeps the rest as written', () => {
+    const text = HEAD + 'states: [a]\ninitial_state: a\nsteps:\n  - { name: act, type: llm, prompt: "go" }\n';
+    const out = renderWorkflowSystem(text, (s) => s.replace('{width}x{height}', '5x7'), 'test');
+    expect(out).toContain('system: "maze 5x7"');
+    expect(out).toContain('- { name: act, type: llm, prompt: "go" }');
+    expect(loadWorkflow(out, 'rendered').definition.system).toBe('maze 5x7');
   });
 });
