@@ -5,8 +5,8 @@
 // continue-as-new suites, which run whole (some 3,000-action) experiments
 // through the state machine: each adds seconds to every mutant it reaches
 // (a full run took hours with them), for rules the suites here state directly.
-// agent-monitor.test.ts, maze-generators.test.ts, workflows.test.ts and
-// database.test.ts are left out for the same reason (3,000-action runs, 20 seeds
+// agent-monitor.test.ts, maze-generators.test.ts and database.test.ts are
+// left out for the same reason (3,000-action runs, 20 seeds
 // up to 101x101, whole experiments, a migrated schema per run): the *-rules
 // suites state those rules on small inputs. The store is reached through
 // turn-engine.test.ts and finalizer.test.ts.
@@ -27,6 +27,7 @@ export default defineConfig({
       'test/turn-engine.test.ts',
       'test/turn-rules.test.ts',
       'test/workflow-rules.test.ts',
+      'test/workflows.test.ts',
     ],
   },
 });

@@ -471,6 +471,29 @@ describe('generators keep their documented properties', () => {
     expect(loops).toBeLessThan(45);
   });
 
+  it('multiple_paths opens only walls between two open cells in a line, about 10% of the inner walls', () => {
+    let knocked = 0,
+      inner = 0;
+    for (const seed of [1, 2, 3, 4]) {
+      const rows = generateMaze({ generator: 'multiple_paths', width: 31, height: 31, seed }).grid.toRows();
+      const open = (x: number, y: number) => rows[y][x] !== 1;
+      for (let y = 0; y < 31; y++)
+        for (let x = 0; x < 31; x++) {
+          const border = x === 0 || y === 0 || x === 30 || y === 30;
+          if (border) expect(rows[y][x], `${x},${y}`).toBe(1);
+          else if (!open(x, y)) inner++;
+          // the backtracker's cells have both coordinates odd; any other open cell was opened between two open ones
+          else if (x % 2 === 0 || y % 2 === 0)
+            expect((open(x - 1, y) && open(x + 1, y)) || (open(x, y - 1) && open(x, y + 1)), `${x},${y}`).toBe(true);
+        }
+      const { nodes, edges } = openGraph(rows);
+      knocked += edges - (nodes - 1) > 0 ? edges - (nodes - 1) : 0;
+    }
+    // each loop is a knocked wall (a knocked pillar can close more than one); about 10% of the walls that qualify
+    expect(knocked).toBeGreaterThan(0.04 * inner);
+    expect(knocked).toBeLessThan(0.2 * inner);
+  });
+
   it('spiral: one corridor from a corner to the goal at its centre end', () => {
     for (const seed of [1, 2, 3, 4]) {
       const m = generateMaze({ generator: 'spiral', width: 21, height: 21, seed });
@@ -521,6 +544,59 @@ describe('generators keep their documented properties', () => {
     expect(wallCols.length).toBeGreaterThan(3);
     for (const g of gaps.slice(0, -1)) expect(g).toBeGreaterThanOrEqual(3);
     for (const g of gaps.slice(0, -1)) expect(g).toBeLessThanOrEqual(6);
+  });
+
+  it('rooms_and_corridors: more doors than a spanning tree of the rooms needs (the extras make loops)', () => {
+    for (const seed of [1, 2, 3]) {
+      const rows = generateMaze({ generator: 'rooms_and_corridors', width: 51, height: 51, seed }).grid.toRows();
+      const full = (line: number[]) => line.filter((t) => t === 1).length >= line.length * 0.6;
+      const wallCols = rows[0].map((_, x) => x).filter((x) => full(rows.map((r) => r[x])));
+      const wallRows = rows.map((_, y) => y).filter((y) => full(rows[y]));
+      const rooms = (wallCols.length + 1) * (wallRows.length + 1);
+      // a door: an open cell in a wall line, not where two wall lines cross
+      let doors = 0;
+      for (const x of wallCols) for (let y = 0; y < 51; y++) if (rows[y][x] !== 1 && !wallRows.includes(y)) doors++;
+      for (const y of wallRows) for (let x = 0; x < 51; x++) if (rows[y][x] !== 1 && !wallCols.includes(x)) doors++;
+      // the tree needs rooms - 1 doors; each of the ~2 * rooms adjacent pairs gets an extra one with p = 0.25
+      expect(doors).toBeGreaterThan(rooms - 1 + rooms * 0.2);
+      expect(doors).toBeLessThan(rooms - 1 + rooms * 0.8);
+      // the crossings of wall lines are never opened
+      for (const x of wallCols) for (const y of wallRows) expect(rows[y][x]).toBe(1);
+    }
+  });
+
+  it('diagonal_bias: wall streaks of 3 to 8 cells, mostly down-right, some down-left', () => {
+    const rows = generateMaze({ generator: 'diagonal_bias', width: 101, height: 101, seed: 1 }).grid.toRows();
+    const wall = (x: number, y: number) => rows[y]?.[x] === 1;
+    let downRight = 0,
+      downLeft = 0,
+      longRuns = 0;
+    for (let y = 0; y < 100; y++)
+      for (let x = 0; x < 101; x++) {
+        if (!wall(x, y)) continue;
+        if (wall(x + 1, y + 1)) downRight++;
+        if (wall(x - 1, y + 1)) downLeft++;
+        // a down-right run of 5 starting here
+        if (!wall(x - 1, y - 1) && [1, 2, 3, 4].every((k) => wall(x + k, y + k))) longRuns++;
+      }
+    // chance neighbours count alike both ways; the streaks add four down-right pairs for each down-left one
+    expect(downRight).toBeGreaterThan(1.5 * downLeft);
+    expect(longRuns).toBeGreaterThan(100); // streaks up to 8 long, not just pairs
+  });
+
+  it('random_scatter: walls come in small clusters, so most walls touch another wall', () => {
+    const rows = generateMaze({ generator: 'random_scatter', width: 101, height: 101, seed: 1 }).grid.toRows();
+    let walls = 0,
+      touching = 0;
+    for (let y = 0; y < 101; y++)
+      for (let x = 0; x < 101; x++) {
+        if (rows[y][x] !== 1) continue;
+        walls++;
+        if ([rows[y - 1]?.[x], rows[y + 1]?.[x], rows[y][x - 1], rows[y][x + 1]].includes(1)) touching++;
+      }
+    // blobs of 1 to 9 cells (1-3 by 1-3): 8 of 9 shapes have more than one cell. Independent walls at this
+    // density would touch another one with p = 1 - 0.75^4 = 0.68.
+    expect(touching / walls).toBeGreaterThan(0.85);
   });
 
   it('the goal is in the farthest quarter of BFS distance and out of sight of the start', () => {

@@ -306,3 +306,64 @@ describe('the snapshot', () => {
     expect(cold.view(11, 2)).toEqual(warm.view(11, 2));
   });
 });
+
+describe('the snapshot carries every detector across turns', () => {
+  const restored = (m: AgentMonitor, t: typeof DEFAULT_THRESHOLDS) =>
+    new AgentMonitor(t, JSON.parse(JSON.stringify(m.snapshot())));
+
+  it('recent recalls: spam split across turns is still caught', () => {
+    step = 0;
+    const t = thresholds({ recall_spam: 3, no_new_tile_actions: 99 });
+    const m = new AgentMonitor(t);
+    m.observe(recall(), 1);
+    m.observe(recall('recall_cooldown'), 1);
+    const next = restored(m, t);
+    next.observe(recall('recall_cooldown'), 2);
+    expect(detectors(next)).toEqual(['recall_spam']);
+  });
+
+  it('visits: revisits split across turns are still caught', () => {
+    step = 0;
+    const t = thresholds({ cell_revisits: 2, oscillation_window: 99 });
+    const m = new AgentMonitor(t);
+    m.observe(act({ to: [5, 0] }), 1);
+    const next = restored(m, t);
+    next.observe(act({ to: [6, 0] }), 2);
+    next.observe(act({ to: [5, 0] }), 2);
+    expect(detectors(next)).toEqual(['cell_revisits']);
+  });
+
+  it('tripped detectors: one raised before the snapshot is not raised again; the advice view still shows it', () => {
+    step = 0;
+    const t = thresholds({ no_new_tile_actions: 2 });
+    const m = new AgentMonitor(t);
+    m.observe(wall(), 1);
+    m.observe(wall('move_west'), 1);
+    expect(detectors(m)).toEqual(['no_new_tiles']);
+    const next = restored(m, t);
+    next.observe(wall('move_north'), 2);
+    expect(next.signals).toEqual([]);
+    expect(next.view(3, 2).detected.map((d) => d.detector)).toEqual(['no_new_tiles']);
+  });
+
+  it('positions: an oscillation split across turns is still caught', () => {
+    step = 0;
+    const m = new AgentMonitor();
+    m.observe(act({ to: [1, 0] }), 1);
+    m.observe(act({ to: [2, 0] }), 1);
+    const next = restored(m, DEFAULT_THRESHOLDS);
+    next.observe(act({ to: [1, 0] }), 2);
+    next.observe(act({ to: [2, 0] }), 2);
+    expect(detectors(next)).toEqual(['oscillation']);
+  });
+
+  it('an idle signal while already stuck records no second transition to stuck', () => {
+    step = 0;
+    const m = new AgentMonitor(thresholds({ repeated_failed_move: 2, idle_turns: 1 }));
+    m.observe(wall(), 1);
+    m.observe(wall(), 1);
+    const before = m.transitions.length;
+    expect(m.endTurn(2, 0, 2).map((s) => s.detector)).toEqual(['idle_turns']);
+    expect(m.transitions).toHaveLength(before);
+  });
+});

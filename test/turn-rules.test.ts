@@ -3,7 +3,7 @@
 // exactly what the engine hands the store, without SQL in between.
 import { describe, expect, it } from 'vitest';
 import { runTurn } from '../lambdas/engine/turn.ts';
-import { initialState } from '../lambdas/engine/game.ts';
+import { executeCall, initialState, refuseCall } from '../lambdas/engine/game.ts';
 import type { Agent, AgentReply, Observation } from '../lambdas/engine/agent.ts';
 import type { EngineStore, ExperimentInfo, TurnSummary, TurnWrite } from '../lambdas/engine/store.ts';
 import { experimentConfigSchema, type ExperimentConfigInput } from '../lambdas/config/experiment-config.ts';
@@ -357,5 +357,120 @@ describe('turn order and replays', () => {
     await expect(run(raced(winner))).resolves.toBe(winner);
     await expect(run(raced(null, 'failed'))).rejects.toMatchObject({ name: 'ExperimentClosedError' });
     await expect(run(raced(null))).rejects.toMatchObject({ name: 'TurnOutOfOrderError' });
+  });
+});
+
+describe('one call, as logged', () => {
+  const maze = () => fieldMaze();
+  const cfg = (over: ExperimentConfigInput = {}) => experimentConfigSchema.parse(over);
+  const ctx = { callIndex: 0, assistantText: null };
+
+  it('each outcome with its message; only moves and recalls succeed', () => {
+    const m = maze();
+    const config = cfg({ recall_interval: 2 });
+    const state = initialState(m, config);
+    const run = (name: string, args: unknown = {}) => executeCall(state, m, config, { name, arguments: args }, ctx);
+    const log = [
+      run('move_north'),
+      run('move_south'),
+      run('recall_all'),
+      run('recall_all'),
+      run('move_east'),
+      run('recall_all'),
+      run('recall_all', { all: true }),
+      run('x'.repeat(100)),
+    ];
+    expect(log.map((r) => [r.outcome, r.success, r.message])).toEqual([
+      ['blocked_by_edge', false, 'cannot move north: the edge of the maze'],
+      ['moved', true, 'moved south to (0,1)'],
+      ['recalled', true, `recalled ${log[2].recalled!.length} tiles seen in the last 50 actions`],
+      ['recall_cooldown', false, 'recall refused: last recall was 1 actions ago; wait 1 more actions'],
+      ['moved', true, 'moved east to (1,1)'],
+      // two actions after the last recall: the cooldown of 2 is over
+      ['recalled', true, `recalled ${log[5].recalled!.length} tiles seen in the last 50 actions`],
+      ['invalid_arguments', false, 'recall_all takes no arguments'],
+      [
+        'unknown_tool',
+        false,
+        `unknown tool "${'x'.repeat(80)}"; the tools are move_north, move_south, move_east, move_west, recall_all`,
+      ],
+    ]);
+  });
+
+  it('recall lists each tile once, in row order, exactly the tiles seen in the window', () => {
+    const m = maze();
+    const config = cfg({ vision_range: 1 });
+    const state = initialState(m, config); // at (0,0): sees (0,0) (1,0) (0,1)
+    const moved = executeCall(state, m, config, { name: 'move_south', arguments: {} }, ctx); // (0,1): + (0,2) (1,1)
+    expect(moved.vision).toEqual([
+      [0, 1, 0],
+      [0, 0, 0],
+      [0, 2, 0],
+      [1, 1, 0],
+    ]);
+    const r = executeCall(state, m, config, { name: 'recall_all', arguments: {} }, ctx);
+    expect(r.recalled).toEqual([
+      [0, 0, 0],
+      [1, 0, 0],
+      [0, 1, 0],
+      [1, 1, 0],
+      [0, 2, 0],
+    ]);
+  });
+
+  it('a bad move argument names the argument; reasoning is kept only as a string', () => {
+    const m = maze();
+    const config = cfg();
+    const state = initialState(m, config);
+    const bad = executeCall(state, m, config, { name: 'move_east', arguments: { speed: 2 } }, ctx);
+    expect(bad.message).toBe('move_east: arguments: Unrecognized key: "speed"');
+    expect(bad.reasoning).toBeNull();
+    const text = executeCall(state, m, config, { name: 'move_east', arguments: 'go east' }, ctx);
+    expect([text.outcome, text.reasoning, text.arguments]).toEqual(['invalid_arguments', null, 'go east']);
+    const none = executeCall(state, m, config, { name: 'move_east', arguments: undefined }, ctx);
+    expect([none.outcome, none.arguments]).toEqual(['moved', null]);
+  });
+
+  it('a refused call keeps what the agent sent, takes no step, sees nothing and fails', () => {
+    const m = maze();
+    const state = initialState(m, cfg());
+    const call = { name: 'move_south', arguments: { reasoning: 'r' }, parsedFromText: true };
+    const r = refuseCall(state, call, { callIndex: 3, assistantText: 't' }, 'refused_action_limit', 'no');
+    expect(r).toEqual({
+      callIndex: 3,
+      step: null,
+      tool: 'move_south',
+      arguments: { reasoning: 'r' },
+      reasoning: 'r',
+      assistantText: 't',
+      parsedFromText: true,
+      executed: false,
+      success: false,
+      outcome: 'refused_action_limit',
+      message: 'no',
+      from: { x: 0, y: 0 },
+      to: { x: 0, y: 0 },
+      vision: [],
+      newTiles: 0,
+      recalled: null,
+      goalFound: false,
+    });
+    expect(refuseCall(state, { name: 'x', arguments: undefined }, ctx, 'refused_turn_over', '')).toMatchObject({
+      arguments: null,
+      parsedFromText: false,
+    });
+  });
+
+  it('a turn works on a copy: the state the store loaded is left as it was', async () => {
+    const h = memoryStore(fieldMaze());
+    const before = await h.store.loadTurnContext('e1');
+    const known = before.state.known.slice();
+    const window = before.state.recentVision.map((v) => v.slice());
+    await turn(h, [{ calls: calls('move_south', 'move_south', 'recall_all') }]);
+    const after = await h.store.loadTurnContext('e1');
+    expect(after.state.known).toEqual(known);
+    expect(after.state.recentVision).toEqual(window);
+    expect(after.state.position).toEqual({ x: 0, y: 0 });
+    expect(h.writes[0].stateAfter.recentVision).toHaveLength(4);
   });
 });
