@@ -304,6 +304,11 @@ describe('stuck detection in the turn', () => {
     expect(write.signals[0].step).toBe(4);
     expect(summary).toMatchObject({ stopReason: 'empty_reply', actionsExecuted: 5, halt: null, phase: 'stuck' });
     expect(write.halt).toBeNull();
+    // the one phase change of the turn, recorded once
+    expect(write.transitions.map((t) => [t.from, t.to, t.step, t.cause])).toEqual([
+      ['exploring', 'stuck', 4, 'repeated_failed_move'],
+    ]);
+    expect(summary.replayed).toBe(false);
   });
 
   it('under halt, the turn ends at the signal and the rest of the reply is refused', async () => {
