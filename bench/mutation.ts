@@ -17,7 +17,7 @@ interface Counts {
   timeout: number;
   survived: number;
   noCoverage: number;
-  /** Compile and runtime errors and ignored mutants: outside the score, as in Stryker. */
+  /** Ignored (static, with ignoreStatic) and compile or runtime errors: outside the score, as in Stryker. */
   invalid: number;
 }
 
@@ -61,10 +61,10 @@ export function tally(report: Report): { areas: Map<string, Counts>; files: Map<
 }
 
 function table(rows: Array<[string, Counts]>): string {
-  const head = ['', 'mutants', 'killed', 'timeout', 'survived', 'no coverage', 'score %'];
+  const head = ['', 'mutants', 'killed', 'timeout', 'survived', 'no coverage', 'ignored', 'score %'];
   const body = rows.map(([name, c]) => {
     const s = score(c);
-    return [name, c.mutants, c.killed, c.timeout, c.survived, c.noCoverage]
+    return [name, c.mutants, c.killed, c.timeout, c.survived, c.noCoverage, c.invalid]
       .map(String)
       .concat(s === null ? '-' : fmt(s, 1));
   });
