@@ -5,6 +5,7 @@ import { costBench } from './cost.ts';
 import { detectorsBench } from './detectors.ts';
 import { replayBench } from './replay.ts';
 import { loadBench } from './load.ts';
+import { mutationBench } from './mutation.ts';
 
 await engineBench();
 console.log('');
@@ -17,3 +18,5 @@ console.log('');
 await replayBench();
 console.log('');
 await loadBench();
+console.log('');
+mutationBench(); // from the last `npm run mutate` report: Stryker itself is never run here

@@ -1,0 +1,169 @@
+// The experiment lifecycle's rules outside the turn: when a run stops (and
+// why, in which order the stop rules apply), the optimum it is scored against,
+// stable ids for retried starts, and what startExperiment writes.
+import { describe, expect, it } from 'vitest';
+import {
+  checkProgress,
+  experimentIdFor,
+  optimalMoves,
+  resolveConfig,
+  startExperiment,
+  systemPrompt,
+  type StartStore,
+} from '../lambdas/engine/experiment.ts';
+import { Grid, buildMaze } from '../lambdas/maze/index.ts';
+import { UNKNOWN } from '../lambdas/engine/game.ts';
+
+const t0 = new Date('2026-01-01T00:00:00Z');
+const running = {
+  goalFound: false,
+  halt: null,
+  actionsTaken: 10,
+  startedAt: t0,
+  maxMoves: 100,
+  maxDurationMinutes: 60,
+  turnNumber: 5,
+  maxTurns: 50,
+  executionStartTurn: 1,
+  turnsPerExecution: 1000,
+};
+const minutes = (m: number) => new Date(t0.getTime() + m * 60_000);
+
+describe('between turns', () => {
+  it('continues while no limit is reached', () => {
+    expect(checkProgress(running, minutes(1))).toEqual({ decision: 'continue', reason: 'running' });
+  });
+
+  it('stops at the goal, before any other rule', () => {
+    const p = { ...running, goalFound: true, actionsTaken: 100, turnNumber: 50 };
+    expect(checkProgress(p, minutes(61))).toEqual({ decision: 'success', reason: 'goal_found' });
+  });
+
+  it('stops stuck at a halting signal, naming the detector and what it saw', () => {
+    const halt = { detector: 'oscillation' as const, detail: 'back and forth', step: 9 };
+    expect(checkProgress({ ...running, halt, actionsTaken: 100 }, minutes(1))).toEqual({
+      decision: 'stuck',
+      reason: 'oscillation',
+      detail: 'back and forth',
+    });
+  });
+
+  it('times out at max_moves (reached, not only passed), then at max_duration, then at max_turns', () => {
+    expect(checkProgress({ ...running, actionsTaken: 99 }, minutes(1)).decision).toBe('continue');
+    expect(checkProgress({ ...running, actionsTaken: 100 }, minutes(61))).toEqual({
+      decision: 'timeout',
+      reason: 'max_moves',
+    });
+    expect(checkProgress(running, new Date(minutes(60).getTime() - 1)).decision).toBe('continue');
+    expect(checkProgress({ ...running, turnNumber: 50 }, minutes(60))).toEqual({
+      decision: 'timeout',
+      reason: 'max_duration',
+    });
+    expect(checkProgress({ ...running, turnNumber: 49 }, minutes(1)).decision).toBe('continue');
+    expect(checkProgress({ ...running, turnNumber: 50 }, minutes(1))).toEqual({
+      decision: 'timeout',
+      reason: 'max_turns',
+    });
+  });
+
+  it('hands over to a fresh execution after turnsPerExecution turns of this one', () => {
+    const p = { ...running, executionStartTurn: 11, turnsPerExecution: 10 };
+    expect(checkProgress({ ...p, turnNumber: 19 }, minutes(1)).decision).toBe('continue');
+    expect(checkProgress({ ...p, turnNumber: 20 }, minutes(1))).toEqual({
+      decision: 'continue_as_new',
+      reason: 'history_budget',
+    });
+  });
+});
+
+describe('the optimum', () => {
+  // a corridor along row 0 to the goal at (6,0), start (0,0): 6 moves to reach it
+  const rows = [
+    [0, 0, 0, 0, 0, 0, 2],
+    [1, 1, 1, 1, 1, 1, 1],
+  ];
+  const maze = buildMaze(Grid.fromRows(rows), { x: 0, y: 0 }, 'test', null);
+
+  it('is the shortest path under the reached rule, the path to sight under the seen rule, for its vision', () => {
+    expect(optimalMoves(maze, resolveConfig({ success_rule: 'reached' }))).toBe(6);
+    expect(optimalMoves(maze, resolveConfig({}))).toBe(3); // range 3: (3,0) sees (6,0)
+    expect(maze.shortestPathToSight).toBe(3);
+    expect(optimalMoves(maze, resolveConfig({ vision_range: 1 }))).toBe(5);
+    expect(optimalMoves(maze, resolveConfig({ vision_range: 5 }))).toBe(1);
+    expect(optimalMoves(maze, resolveConfig({ see_through: true, vision_range: 2 }))).toBe(4);
+  });
+});
+
+describe('experiment ids', () => {
+  it('one execution always gets the same UUID-shaped id; another execution another', () => {
+    const a = experimentIdFor('arn:aws:states:us-east-1:1:execution:m:one');
+    expect(experimentIdFor('arn:aws:states:us-east-1:1:execution:m:one')).toBe(a);
+    expect(experimentIdFor('arn:aws:states:us-east-1:1:execution:m:two')).not.toBe(a);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+});
+
+describe('starting an experiment', () => {
+  function recordingStore() {
+    const created: Array<Parameters<StartStore['createExperiment']>[0]> = [];
+    const store: StartStore = {
+      saveMaze: () => Promise.resolve(7),
+      createExperiment: (e) => {
+        created.push(e);
+        return Promise.resolve({ created: true, startedAt: t0, config: e.config });
+      },
+    };
+    return { store, created };
+  }
+  const inline = {
+    kind: 'inline' as const,
+    grid: [
+      [0, 0, 0, 0, 0, 0, 2],
+      [0, 0, 0, 0, 0, 0, 0],
+    ],
+    start: { x: 0, y: 0 },
+  };
+
+  it('writes the resolved config, the optimum, the initial state and no prompt for a baseline', async () => {
+    const { store, created } = recordingStore();
+    const started = await startExperiment(
+      { agent: 'random', provider: 'baseline', executionArn: 'arn:x', maze: inline, config: { vision_range: 2 } },
+      store,
+      { config: { vision_range: 4, max_moves: 77 }, prompts: {} },
+    );
+    expect(started).toMatchObject({ experimentId: experimentIdFor('arn:x'), created: true, mazeId: 7 });
+    expect(started.optimalMoves).toBe(4); // range 2 (the request wins over the defaults): (4,0) sees (6,0)
+    const e = created[0];
+    expect(e).toMatchObject({ id: experimentIdFor('arn:x'), executionArn: 'arn:x', mazeId: 7, optimalMoves: 4 });
+    expect([e.config.vision_range, e.config.max_moves]).toEqual([2, 77]);
+    expect([e.promptText, e.promptHash, e.promptVersion, e.model]).toEqual([null, null, null, null]);
+    expect(e.initialState.actionsTaken).toBe(0);
+    expect(e.initialState.known[0]).not.toBe(UNKNOWN); // the start is seen
+    expect(e.initialState.tilesSeen).toBe(4); // (0,0), (1,0), (2,0), (0,1)
+    expect(Number.isInteger(e.agentSeed)).toBe(true);
+  });
+
+  it('under the reached rule the prompt says so', () => {
+    const maze = buildMaze(Grid.fromRows(inline.grid), inline.start, 'x', null);
+    expect(systemPrompt(maze, resolveConfig({ success_rule: 'reached' }))).toContain(
+      'The experiment ends when you stand on the goal tile.',
+    );
+  });
+
+  it('renders the system prompt of an LLM agent with the maze and limits, and stores its sha256', async () => {
+    const { store, created } = recordingStore();
+    await startExperiment(
+      { agent: 'ollama', provider: 'ollama', model: 'm', agentSeed: 3, maze: inline, config: {} },
+      store,
+    );
+    const e = created[0];
+    expect(e.promptText).toContain('a 2-D grid maze of 7x2 tiles');
+    expect(e.promptText).toContain('You start at (0,0).');
+    expect(e.promptText).toContain('up to 3 tiles in each of the four directions');
+    expect(e.promptText).toContain(
+      'up to 8 actions per turn. The experiment ends when the goal tile comes into your view.',
+    );
+    expect(e.promptHash).toMatch(/^[0-9a-f]{64}$/);
+    expect([e.promptVersion, e.agentSeed, e.model]).toEqual(['v1', 3, 'm']);
+  });
+});
