@@ -85,7 +85,7 @@ export interface StartedExperiment {
 }
 
 /** A stable experiment id for an execution, so a retried StartExperiment finds the same row. */
-function experimentIdFor(executionArn: string): string {
+export function experimentIdFor(executionArn: string): string {
   const h = createHash('sha256').update(executionArn).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -101,7 +101,7 @@ export function resolveConfig(input: ExperimentConfigInput | undefined): Experim
 }
 
 /** The optimum a run is scored against, under its own success rule and vision. */
-function optimalMoves(maze: Maze, config: ExperimentConfig): number {
+export function optimalMoves(maze: Maze, config: ExperimentConfig): number {
   if (config.success_rule === 'reached') return maze.shortestPath;
   const vision = visionOf(config);
   return vision.range === REFERENCE_VISION.range && vision.seeThrough === REFERENCE_VISION.seeThrough
@@ -116,7 +116,7 @@ const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
  * filled in. A workflow version is validated in full here, before anything is
  * written, and stored whole with its `system` filled in.
  */
-function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Record<string, string> = {}): string {
+export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Record<string, string> = {}): string {
   const template = promptTemplate(config.prompt_version, prompts);
   const vars = {
     width: maze.width,

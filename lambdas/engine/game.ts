@@ -24,7 +24,7 @@ export interface GameState {
 /** One tile as the agent sees it: [x, y, tile]. */
 export type SeenTile = [number, number, Tile];
 
-type Outcome =
+export type Outcome =
   | 'moved'
   | 'blocked_by_wall'
   | 'blocked_by_edge'

@@ -66,7 +66,7 @@ export interface WorkflowReply {
 }
 
 /** A step failed with on_failure: fail (or ran out of retries): the turn fails, and with it the experiment. */
-class WorkflowStepError extends Error {
+export class WorkflowStepError extends Error {
   override readonly name = 'WorkflowStepError';
   constructor(
     readonly step: string,
