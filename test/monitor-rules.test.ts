@@ -3,7 +3,8 @@
 // trips and what resets it, and that its snapshot carries everything across turns.
 import { describe, expect, it } from 'vitest';
 import { ADVICE, AgentMonitor, DEFAULT_THRESHOLDS } from '../lambdas/engine/agent-monitor.ts';
-import type { ActionResult, Outcome } from '../lambdas/engine/game.ts';
+import type { Outcome } from '../lambdas/engine/game.ts';
+import { actionResult } from './support/action-result.ts';
 
 let step = 0;
 interface Act {
@@ -19,25 +20,14 @@ interface Act {
 function act({ tool = 'move_east', outcome = 'moved', at = [0, 0], to, newTiles = 0, goalFound = false }: Act) {
   step++;
   const dest = to ?? (outcome === 'moved' ? [at[0] + 1, at[1]] : at);
-  return {
-    callIndex: 0,
+  return actionResult(tool, outcome, {
     step,
-    tool,
-    arguments: {},
-    reasoning: null,
-    assistantText: null,
-    parsedFromText: false,
-    executed: true,
-    success: outcome === 'moved' || outcome === 'recalled',
-    outcome,
     message: outcome === 'blocked_by_wall' ? 'cannot move east: a wall' : 'ok',
     from: { x: at[0], y: at[1] },
     to: { x: dest[0], y: dest[1] },
-    vision: [],
     newTiles,
-    recalled: null,
     goalFound,
-  } satisfies ActionResult;
+  });
 }
 
 const wall = (tool = 'move_east', at: [number, number] = [0, 0]) => act({ tool, outcome: 'blocked_by_wall', at });

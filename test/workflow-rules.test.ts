@@ -18,6 +18,7 @@ import {
   type WorkflowFacts,
 } from '../lambdas/engine/workflow/runner.ts';
 import type { ActionResult, Outcome } from '../lambdas/engine/game.ts';
+import { actionResult } from './support/action-result.ts';
 import type { ToolCall } from '../lambdas/engine/tools.ts';
 
 const HEAD = `workflow: t
@@ -57,25 +58,7 @@ function model(answers: Array<string | ToolCall[] | Error>) {
 }
 
 function result(tool: string, outcome: Outcome, newTiles = 0): ActionResult {
-  return {
-    callIndex: 0,
-    step: 1,
-    tool,
-    arguments: {},
-    reasoning: null,
-    assistantText: null,
-    parsedFromText: false,
-    executed: true,
-    success: outcome === 'moved' || outcome === 'recalled',
-    outcome,
-    message: '',
-    from: { x: 0, y: 0 },
-    to: { x: 0, y: 0 },
-    vision: [],
-    newTiles,
-    recalled: null,
-    goalFound: false,
-  };
+  return actionResult(tool, outcome, { newTiles });
 }
 
 describe('steps and replies', () => {
