@@ -192,7 +192,8 @@ describe('database faults', () => {
     const started = Date.now();
     await expect(openDatabase({ url: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne` })).rejects.toThrow(
       new RegExp(
-        `cannot connect to DATABASE_URL postgres://ariadne:\\*+@127\\.0\\.0\\.1:${probe}/ariadne: .*ECONNREFUSED.*unset DATABASE_URL to use the embedded database`,
+        `cannot connect to DATABASE_URL postgres://ariadne:\\*+@127\\.0\\.0\\.1:${probe}/ariadne: ` +
+          '.*ECONNREFUSED.*unset DATABASE_URL to use the embedded database',
       ),
     );
     expect(Date.now() - started).toBeLessThan(12_000);
