@@ -51,27 +51,30 @@ export interface ConfigDefaults {
   prompts: Record<string, string>;
 }
 
+/** What StartExperiment stores for a new experiment. */
+export interface NewExperiment {
+  id: string;
+  executionArn: string | null;
+  agent: string;
+  provider: string;
+  model: string | null;
+  promptVersion: string | null;
+  promptHash: string | null;
+  promptText: string | null;
+  agentSeed: number;
+  mazeId: number;
+  config: ExperimentConfig;
+  optimalMoves: number;
+  initialState: GameState;
+  sweep?: SweepRef;
+}
+
 export interface StartStore {
   /** Throws InvalidInputError unless the sweep cell exists (checked before anything is written). */
   checkSweepRun?(ref: SweepRef): Promise<void>;
   saveMaze(maze: Maze): Promise<number>;
   /** Creates the experiment unless it exists; either way, its stored start time and config. */
-  createExperiment(e: {
-    id: string;
-    executionArn: string | null;
-    agent: string;
-    provider: string;
-    model: string | null;
-    promptVersion: string | null;
-    promptHash: string | null;
-    promptText: string | null;
-    agentSeed: number;
-    mazeId: number;
-    config: ExperimentConfig;
-    optimalMoves: number;
-    initialState: GameState;
-    sweep?: SweepRef;
-  }): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }>;
+  createExperiment(e: NewExperiment): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }>;
 }
 
 export interface StartedExperiment {

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { Grid } from '../maze/grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import { cloneState, stateFromLog, type GameState, type LoggedVision } from '../engine/game.ts';
+import { cloneState, stateFromLog, type LoggedVision } from '../engine/game.ts';
 import type {
   EngineStore,
   ExperimentInfo,
@@ -17,27 +17,10 @@ import type {
   TurnWrite,
 } from '../engine/store.ts';
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
-import type { SweepRef } from '../engine/experiment.ts';
+import type { NewExperiment, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import { queryWithRetry } from './retry-query.ts';
-
-export interface NewExperiment {
-  id: string;
-  executionArn: string | null;
-  agent: string;
-  provider: string;
-  model: string | null;
-  promptVersion: string | null;
-  promptHash: string | null;
-  promptText: string | null;
-  agentSeed: number;
-  mazeId: number;
-  config: ExperimentConfig;
-  optimalMoves: number;
-  initialState: GameState;
-  sweep?: SweepRef;
-}
 
 export interface Finalization {
   status: Exclude<ExperimentStatus, 'running'>;

@@ -3,8 +3,8 @@
 // total time, each retry recorded. Then a typed error with a stable name, so
 // the state machine's Retry/Catch match it the same way locally and in AWS.
 
-class ProviderTransientError extends Error {
-  override readonly name = 'ProviderTransientError';
+/** The fields both provider errors carry; the subclasses differ only in the name Retry/Catch match. */
+abstract class ProviderError extends Error {
   constructor(
     message: string,
     readonly provider: string,
@@ -15,16 +15,12 @@ class ProviderTransientError extends Error {
   }
 }
 
-class ProviderPermanentError extends Error {
+class ProviderTransientError extends ProviderError {
+  override readonly name = 'ProviderTransientError';
+}
+
+class ProviderPermanentError extends ProviderError {
   override readonly name = 'ProviderPermanentError';
-  constructor(
-    message: string,
-    readonly provider: string,
-    readonly model: string,
-    readonly status: number | string,
-  ) {
-    super(message);
-  }
 }
 
 export interface RetryPolicy {
