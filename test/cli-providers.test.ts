@@ -44,7 +44,7 @@ describe('LLM providers from the command line', () => {
     [['run', '--prompt-version', 'v99'], /--prompt-version "v99" is not defined; choose one of: v1/],
   ])('ariadne %j exits 2 and writes nothing', expectInputError);
 
-  it('an unreachable host, or a model the host lacks, exits 2 naming the option; nothing written', async () => {
+  it('an unreachable host exits 3, a model the host lacks exits 2, each naming the option; nothing written', async () => {
     const before = await tableCounts(db);
     const down = ariadne([
       'run',
@@ -55,7 +55,7 @@ describe('LLM providers from the command line', () => {
       '--ollama-host',
       `http://127.0.0.1:${closedPort}`,
     ]);
-    expect(down.code).toBe(2);
+    expect(down.code).toBe(3);
     expect(down.stderr).toMatch(
       new RegExp(`cannot reach Ollama at --ollama-host http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`),
     );
@@ -81,7 +81,7 @@ describe('LLM providers from the command line', () => {
       '--bedrock-endpoint',
       `http://127.0.0.1:${closedPort}`,
     ]);
-    expect(bedrock.code).toBe(2);
+    expect(bedrock.code).toBe(3);
     expect(bedrock.stderr).toMatch(/cannot reach --bedrock-endpoint .*ECONNREFUSED/);
     expect(await tableCounts(db)).toEqual(before);
   });

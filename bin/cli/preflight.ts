@@ -1,9 +1,10 @@
-// Checks a model host before an experiment is written, so an unreachable
-// host or a model that is not there is a clear input error (exit 2), not a
-// failed experiment row.
+// Checks a model host before an experiment is written, so a model that is not
+// there (exit 2) or an unreachable host (exit 3) is a clear error, not a failed
+// experiment row.
 import { createConnection } from 'node:net';
 import { Ollama } from 'ollama';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { EnvironmentError } from './exit-codes.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {
@@ -36,14 +37,12 @@ export async function checkOllama(host: string, model: string, apiKey = process.
           `pull it with: ollama pull ${model}`,
       );
     if (typeof e.status_code === 'number')
-      throw new InvalidInputError(
+      throw new EnvironmentError(
         '--ollama-host',
-        host,
         `the Ollama server at ${host} answered ${e.status_code}: ${e.error ?? e.message}`,
       );
-    throw new InvalidInputError(
+    throw new EnvironmentError(
       '--ollama-host',
-      host,
       `cannot reach Ollama at --ollama-host ${host} (${rootCause(err)}); ` +
         'start it (ollama serve, or: ariadne sim ollama) or pass the right --ollama-host',
     );
@@ -61,13 +60,12 @@ export async function checkEndpoint(option: string, url: string): Promise<void> 
     });
     socket.on('timeout', () => {
       socket.destroy();
-      reject(new InvalidInputError(option, url, `cannot reach ${option} ${url}: no answer within 5 s`));
+      reject(new EnvironmentError(option, `cannot reach ${option} ${url}: no answer within 5 s`));
     });
     socket.on('error', (err: NodeJS.ErrnoException) =>
       reject(
-        new InvalidInputError(
+        new EnvironmentError(
           option,
-          url,
           `cannot reach ${option} ${url} (${err.code ?? err.message}); ` +
             'check the URL or start the server (ariadne sim bedrock)',
         ),

