@@ -200,13 +200,14 @@ export function parseFaults(spec: string): Fault[] {
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean)) {
-    const [what, times] = part.split('x');
-    const n = times === undefined ? 1 : Number(times);
-    if (!Number.isInteger(n) || n < 1)
-      throw new Error(`fault "${part}": the repeat count after x must be a whole number`);
+    // Only a trailing "x<N>" repeats: "text-embedded" has an x of its own.
+    const repeat = /^(.+)x(\d+)$/.exec(part);
+    const what = repeat ? repeat[1] : part;
+    const n = repeat ? Number(repeat[2]) : 1;
+    if (n < 1 || n > 1000) throw new Error(`fault "${part}": the repeat count after x must be from 1 to 1000`);
     let fault: Fault;
     if (/^\d{3}$/.test(what)) fault = { kind: 'status', status: Number(what) };
-    else if (what.startsWith('slow:')) fault = { kind: 'slow', ms: Number(what.slice(5)) };
+    else if (/^slow:\d+$/.test(what)) fault = { kind: 'slow', ms: Number(what.slice(5)) };
     else if (what.startsWith('script:')) fault = { kind: 'script', calls: what.slice(7).split('+') };
     else if (what.startsWith('say:')) fault = { kind: 'say', text: what.slice(4) };
     else if (['reset', 'malformed', 'text-embedded', 'text-only', 'empty'].includes(what))
