@@ -3,7 +3,7 @@
 // every handler, the same in Lambda and locally.
 import { z } from 'zod';
 import {
-  experimentConfigSchema,
+  partialConfigSchema,
   turnsPerExecution,
   type ExperimentConfig,
 } from '../lambdas/config/experiment-config.ts';
@@ -61,7 +61,7 @@ export const startRequestSchema = z
     promptVersion: printable(100).nullable().optional(),
     agentSeed: seed.optional(),
     maze: z.union([generatedMazeSchema, inlineMazeSchema]),
-    config: experimentConfigSchema.partial().strict().optional(),
+    config: partialConfigSchema.optional(),
     /** Set by sweeps: the run this experiment is (the sweep and its cell must exist). */
     sweep: z
       .object({

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
 import { TASKS, HANDLERS_DIR } from './tasks.ts';
-import { STATES, type TaskState } from './states.ts';
+import { INPUT_ERRORS, STATES, type TaskState } from './states.ts';
+import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
 
 const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
@@ -118,6 +119,11 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     })();
     try {
       output = await execution.result;
+    } catch (err) {
+      // InputRefused (a Fail state) carries StartExperiment's error name: locally that is the caller's bad input.
+      const cause = (err as Error).cause as Error | undefined;
+      if (cause && INPUT_ERRORS.includes(cause.name)) throw new InvalidInputError('input', undefined, cause.message);
+      throw err;
     } finally {
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
     }

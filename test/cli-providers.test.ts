@@ -41,7 +41,10 @@ describe('LLM providers from the command line', () => {
     [['run', '--provider', 'ollama'], /--provider ollama needs --model \(e\.g\. qwen2\.5:7b\)/],
     [['run', '--provider', 'bedrock'], /--provider bedrock needs --model/],
     [['run', '--model', 'qwen2.5:7b'], /--model goes with --provider/],
-    [['run', '--prompt-version', 'v99'], /--prompt-version "v99" is not defined; choose one of: v1/],
+    [
+      ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--prompt-version', 'v99'],
+      /--prompt-version "v99" is not defined; choose one of: v1/,
+    ],
   ])('ariadne %j exits 2 and writes nothing', expectInputError);
 
   it('an unreachable host exits 3, a model the host lacks exits 2, each naming the option; nothing written', async () => {

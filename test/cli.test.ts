@@ -35,7 +35,40 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--max-moves', '0'], /--max-moves must be a whole number from 1 to 1000000, got 0/],
     [['run', '--success-rule', 'touched'], /--success-rule "touched" is not one of: seen, reached/],
     [['run', '--stuck-policy', 'panic'], /--stuck-policy "panic" is not one of: observe, advise, halt/],
+    [['run', '--vision-range', '0'], /--vision-range must be a whole number from 1 to 50, got 0/],
+    [
+      ['run', '--max-moves', '100000'],
+      new RegExp(
+        'max_moves: 100000 can never be reached: max_turns 5000 x max_actions_per_turn 8 allow at most 40000 ' +
+          'actions; raise max_turns to at least 12500 \\(--max-turns\\)',
+      ),
+    ],
+    [
+      ['run', '--maze', 'open_field', '--size', '15', '--vision-range', '40', '--see-through'],
+      /vision_range 40 with see_through and success_rule "seen" the goal is already found at the start/,
+    ],
   ])('ariadne %j', expectInputError);
+
+  it.each([
+    [['--agent', 'random', '--provider', 'ollama', '--model', 'qwen2.5:7b'], '--agent', '--provider'],
+    [['--maze-file', malformed, '--maze', 'spiral'], '--maze-file', '--maze'],
+    [['--maze-file', malformed, '--size', '21'], '--maze-file', '--size'],
+    [['--agent', 'frontier', '--agent-seed', '3'], '--agent-seed', '--agent'],
+    [['--provider', 'bedrock', '--model', 'm', '--ollama-host', 'http://127.0.0.1:1'], '--ollama-host', '--provider'],
+    [['--agent', 'random', '--region', 'eu-west-1'], '--region', '--agent'],
+    [['--agent', 'random', '--prompt-version', 'v1'], '--prompt-version', '--agent'],
+  ])('contradicting options %j are refused naming both (exit 2, nothing written)', async (args, a, b) => {
+    await expectInputError(['run', ...args], new RegExp(`${a} and ${b} contradict each other: `));
+  });
+
+  it('a default never contradicts: --provider without --agent, --maze-file without --maze', async () => {
+    // The file is malformed, so the run stops at the file, after the contradiction check passed.
+    await expectInputError(['run', '--maze-file', malformed], /malformed\.json is not valid JSON/);
+    await expectInputError(
+      ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--prompt-version', 'v99'],
+      /--prompt-version "v99" is not defined/,
+    );
+  });
 
   it('a bad DATABASE_URL names the variable and the expected form', () => {
     const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });

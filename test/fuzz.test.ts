@@ -25,13 +25,13 @@ const mazeArb = fc.record({
 });
 const configArb = fc
   .record({
-    vision_range: fc.integer({ min: 0, max: 5 }),
+    vision_range: fc.integer({ min: 1, max: 5 }),
     see_through: fc.boolean(),
     success_rule: fc.constantFrom('seen', 'reached'),
     recall_interval: fc.integer({ min: 0, max: 5 }),
     max_recall_actions: fc.integer({ min: 1, max: 20 }),
   })
-  .map((c) => experimentConfigSchema.parse({ ...c, max_moves: 1_000_000 }));
+  .map((c) => experimentConfigSchema.parse({ ...c, max_moves: 1_000_000, max_turns: 1_000_000 }));
 
 /** Any call an agent might make, sane or not. */
 const callArb = fc.oneof(

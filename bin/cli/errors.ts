@@ -79,7 +79,7 @@ export function printError(err: unknown, stderr: NodeJS.WritableStream = process
     return EXIT.environment;
   }
   if (err instanceof Error) {
-    const aws = awsExitCode(err as AwsLike);
+    const aws = awsExitCode(err);
     if (aws) {
       stderr.write(`\nariadne: ${aws.message}\n`);
       return aws.code;

@@ -8,7 +8,7 @@ import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { ollamaHostUrl } from '../../lambdas/config/experiment-config.ts';
 import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../state-machine/contracts.ts';
-import type { ExperimentOptions, MazeOptions } from './options.ts';
+import { givenOptions, type ExperimentOptions, type MazeOptions } from './options.ts';
 
 export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecutionInput['maze'] } {
   if (o.mazeFile) {
@@ -29,6 +29,36 @@ export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecu
   return { maze: generateMaze(spec), input: { generator: o.maze, size: o.size, seed: o.seed } };
 }
 
+/** How an option key is written on the command line: mazeFile -> --maze-file. */
+const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+function refuse(a: string, b: string, why: string): never {
+  throw new InvalidInputError(flag(a), undefined, `${flag(a)} and ${flag(b)} contradict each other: ${why}`);
+}
+
+/**
+ * Options that contradict each other are refused, naming both, rather than one silently winning. Only options
+ * given on the command line count (a default never contradicts anything).
+ */
+function refuseContradictions(o: ExperimentOptions, given: ReadonlySet<string>): void {
+  if (o.mazeFile !== undefined)
+    for (const key of ['maze', 'size', 'seed'])
+      if (given.has(key)) refuse('mazeFile', key, 'the maze comes from the file; drop one of them');
+  if (o.provider !== undefined && given.has('agent'))
+    refuse('agent', 'provider', `--provider ${o.provider} runs an LLM agent instead of the ${o.agent} baseline`);
+  const agent = o.provider ?? o.agent;
+  if (o.agentSeed !== undefined && agent !== 'random')
+    refuse('agentSeed', o.provider ? 'provider' : 'agent', `only the random agent uses a seed; ${agent} has none`);
+  for (const key of ['ollamaHost', 'stream'])
+    if (given.has(key) && o.provider !== 'ollama')
+      refuse(key, o.provider ? 'provider' : 'agent', `${flag(key)} is for --provider ollama; this run is ${agent}`);
+  for (const key of ['region', 'bedrockEndpoint'])
+    if (given.has(key) && o.provider !== 'bedrock')
+      refuse(key, o.provider ? 'provider' : 'agent', `${flag(key)} is for --provider bedrock; this run is ${agent}`);
+  if (o.promptVersion !== undefined && o.provider === undefined)
+    refuse('promptVersion', 'agent', `a prompt is for LLM agents (--provider); the ${agent} baseline reads none`);
+}
+
 /**
  * The StartExecution input the options describe, validated with the
  * StartExperiment schema. It is what the user gave, not zod's parsed copy
@@ -40,10 +70,12 @@ export function requestFromOptions(o: ExperimentOptions): {
   config: Record<string, unknown>;
   agent: string;
 } {
+  refuseContradictions(o, givenOptions(o));
   const { maze, input } = mazeFromOptions(o);
   const config: Record<string, unknown> = Object.fromEntries(
     Object.entries({
       max_moves: o.maxMoves,
+      max_turns: o.maxTurns,
       max_duration_minutes: o.maxDurationMinutes,
       max_actions_per_turn: o.maxActionsPerTurn,
       vision_range: o.visionRange,

@@ -96,6 +96,7 @@ export interface ExperimentOptions extends MazeOptions {
   promptVersion?: string;
   agentSeed?: number;
   maxMoves?: number;
+  maxTurns?: number;
   maxDurationMinutes?: number;
   maxActionsPerTurn?: number;
   visionRange?: number;
@@ -111,6 +112,7 @@ export interface ExperimentOptions extends MazeOptions {
 type SettingKey = keyof Pick<
   ExperimentConfig,
   | 'max_moves'
+  | 'max_turns'
   | 'max_duration_minutes'
   | 'max_actions_per_turn'
   | 'vision_range'
@@ -134,8 +136,26 @@ function setting(flags: string, description: string, key: SettingKey, parse: (ra
   return new Option(flags, `${description} ${fromParameters(key)}`).argParser(parse);
 }
 
+/** The options each parsed command was given on its command line (not filled in by a default). */
+const givenByOptions = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * The option keys (camelCase, as in the options object) the user gave: two options that contradict each other
+ * are refused only when both were given, not when one of them is a default.
+ */
+export function givenOptions(options: object): ReadonlySet<string> {
+  return givenByOptions.get(options) ?? new Set(Object.keys(options));
+}
+
 /** The options that describe one experiment, shared by run and launch. */
 export function addExperimentOptions(cmd: Command): Command {
+  // commander's opts() is the very object the action receives, so it keys what was given.
+  cmd.hook('preAction', (_program, action) => {
+    const given = action.options
+      .map((o) => o.attributeName())
+      .filter((key) => action.getOptionValueSource(key) === 'cli');
+    givenByOptions.set(action.opts(), new Set(given));
+  });
   const agents = BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ');
   return addMazeOptions(cmd)
     .addOption(
@@ -175,6 +195,15 @@ export function addExperimentOptions(cmd: Command): Command {
     )
     .addOption(
       setting(
+        '--max-turns <n>',
+        'stop after this many turns (stops an agent that replies without acting; max_moves must fit: ' +
+          'at most max_turns x max_actions_per_turn)',
+        'max_turns',
+        intOption('--max-turns', 1, 1_000_000),
+      ),
+    )
+    .addOption(
+      setting(
         '--max-duration-minutes <n>',
         'stop after this long',
         'max_duration_minutes',
@@ -190,7 +219,7 @@ export function addExperimentOptions(cmd: Command): Command {
       ),
     )
     .addOption(
-      setting('--vision-range <n>', 'how far the agent sees', 'vision_range', intOption('--vision-range', 0, 50)),
+      setting('--vision-range <n>', 'how far the agent sees', 'vision_range', intOption('--vision-range', 1, 50)),
     )
     .option('--see-through', 'see every tile within vision range, walls do not block')
     .addOption(

@@ -77,7 +77,8 @@ const stuckThresholdsSchema = z
  */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
-export const experimentConfigSchema = z
+/** The fields, each checked alone; the whole config also checks how they bound each other (below). */
+const configFields = z
   .object({
     max_moves: z.number().int().min(1).max(1_000_000).default(10_000),
     max_duration_minutes: z
@@ -86,7 +87,13 @@ export const experimentConfigSchema = z
       .max(7 * 24 * 60)
       .default(120),
     max_actions_per_turn: z.number().int().min(1).max(64).default(8),
-    vision_range: z.number().int().min(0).max(50).default(3),
+    // 0 would blind the agent (it sees not even the next tile; the frontier agent never moves): refused.
+    vision_range: z
+      .number()
+      .int()
+      .min(1, 'must be at least 1: with 0 the agent sees nothing, not even the tile next to it')
+      .max(50)
+      .default(3),
     see_through: z.boolean().default(false),
     max_recall_actions: z.number().int().min(1).max(100_000).default(50),
     recall_interval: z.number().int().min(0).max(100_000).default(10),
@@ -107,6 +114,23 @@ export const experimentConfigSchema = z
     stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
   })
   .strict();
+
+/** Some fields of a config, as StartExecution input and Parameter Store give them (merged, then checked whole). */
+export const partialConfigSchema = configFields.partial().strict();
+
+export const experimentConfigSchema = configFields.superRefine((c, ctx) => {
+  // Limits that bound each other: a max_moves no run can reach would end every long run as max_turns.
+  const reachable = c.max_turns * c.max_actions_per_turn;
+  if (c.max_moves > reachable)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['max_moves'],
+      message:
+        `${c.max_moves} can never be reached: max_turns ${c.max_turns} x max_actions_per_turn ` +
+        `${c.max_actions_per_turn} allow at most ${reachable} actions; raise max_turns to at least ` +
+        `${Math.ceil(c.max_moves / c.max_actions_per_turn)} (--max-turns) or lower max_moves`,
+    });
+});
 
 export type ExperimentConfig = z.output<typeof experimentConfigSchema>;
 export type ExperimentConfigInput = z.input<typeof experimentConfigSchema>;

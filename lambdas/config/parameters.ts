@@ -8,7 +8,7 @@
 // warm Lambda does not call SSM every turn. Values are validated with the
 // same zod schema as the experiment config; a bad one names its parameter.
 import { isForbiddenKey } from './forbidden-keys.ts';
-import { experimentConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
+import { partialConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
 
 export interface RawParameter {
   name: string;
@@ -40,7 +40,7 @@ export interface ResolvedParameters {
   secrets: Record<string, string>;
 }
 
-const partialConfig = experimentConfigSchema.partial().strict();
+const partialConfig = partialConfigSchema;
 
 /** Numbers and booleans as such, JSON objects parsed, anything else a string. */
 function coerce(value: string): unknown {

@@ -142,6 +142,18 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
   }
 }
 
+/** A run that would succeed before its first action measures nothing: refused, naming the settings that cause it. */
+function goalInViewAtStart(config: ExperimentConfig): InvalidInputError {
+  const vision = `vision_range ${config.vision_range}${config.see_through ? ' with see_through' : ''}`;
+  return new InvalidInputError(
+    'config.vision_range',
+    config.vision_range,
+    `config.vision_range: with ${vision} and success_rule "${config.success_rule}" the goal is already found ` +
+      'at the start, so the run would measure nothing; lower vision_range, drop see_through, ' +
+      'use success_rule "reached", or use another maze',
+  );
+}
+
 export async function startExperiment(
   req: StartRequest,
   store: StartStore,
@@ -153,6 +165,7 @@ export async function startExperiment(
   const maze = resolveMaze(req.maze);
   const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
   const optimal = optimalMoves(maze, config);
+  if (optimal === 0) throw goalInViewAtStart(config);
   const state = initialState(maze, config);
   const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
