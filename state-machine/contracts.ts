@@ -2,11 +2,7 @@
 // writes, and the small loop state passed between Tasks. Validated with zod at
 // every handler, the same in Lambda and locally.
 import { z } from 'zod';
-import {
-  partialConfigSchema,
-  turnsPerExecution,
-  type ExperimentConfig,
-} from '../lambdas/config/experiment-config.ts';
+import { partialConfigSchema, turnsPerExecution, type ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { DETECTORS } from '../lambdas/engine/agent-monitor.ts';
