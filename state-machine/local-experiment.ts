@@ -132,29 +132,48 @@ export interface LocalExperimentResult {
   executions: string[];
 }
 
+/** The experiment started and its execution failed: it is finalized failed, and its summary says why. */
+export class ExperimentFailedError extends Error {
+  override readonly name = 'ExperimentFailedError';
+  constructor(
+    readonly experimentId: string,
+    readonly summary: ExperimentSummary | null,
+    cause: unknown,
+  ) {
+    super(`experiment ${experimentId} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export async function runLocalExperiment(
   input: StartExecutionInput,
   opts: LocalExperimentOptions,
 ): Promise<LocalExperimentResult> {
   const store = new PgStore(opts.db.pool);
   let experimentId: string | null = null;
-  const { executionArn, output, events, executions } = await runLocalExecution(input, {
-    deps: { store, agents: opts.agents ?? allAgents, now: () => new Date(), parameters: opts.parameters },
-    executionName: opts.executionName,
-    wrap: opts.wrap,
-    retryIntervals: opts.retryIntervals,
-    onEvent: opts.onEvent,
-    onTaskResult: (state, out) => {
-      if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
-      if (
-        state === STATES.InvokeBaselineAgent ||
-        state === STATES.InvokeOllamaAgent ||
-        state === STATES.InvokeBedrockAgent
-      ) {
-        opts.onTurn?.(out as TurnSummary);
-      }
-    },
-  });
+  let ran: Awaited<ReturnType<typeof runLocalExecution>>;
+  try {
+    ran = await runLocalExecution(input, {
+      deps: { store, agents: opts.agents ?? allAgents, now: () => new Date(), parameters: opts.parameters },
+      executionName: opts.executionName,
+      wrap: opts.wrap,
+      retryIntervals: opts.retryIntervals,
+      onEvent: opts.onEvent,
+      onTaskResult: (state, out) => {
+        if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
+        if (
+          state === STATES.InvokeBaselineAgent ||
+          state === STATES.InvokeOllamaAgent ||
+          state === STATES.InvokeBedrockAgent
+        ) {
+          opts.onTurn?.(out as TurnSummary);
+        }
+      },
+    });
+  } catch (err) {
+    if (experimentId === null) throw err; // refused before anything was written
+    throw new ExperimentFailedError(experimentId, await summaryOf(opts.db, experimentId), err);
+  }
+  const { executionArn, output, events, executions } = ran;
   return {
     experimentId,
     executionArn,

@@ -200,7 +200,7 @@ describe('database faults', () => {
     const r = cli(() => db).ariadne(['run', '--agent', 'random'], {
       DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne`,
     });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/cannot connect to DATABASE_URL/);
     expect(r.stderr).not.toContain('secret-pw');
   });

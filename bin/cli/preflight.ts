@@ -5,6 +5,12 @@ import { createConnection } from 'node:net';
 import { Ollama } from 'ollama';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
+import {
+  mergeConfig,
+  ollamaHostUrl,
+  type ExperimentConfigInput,
+} from '../../lambdas/config/experiment-config.ts';
+import { resolveConfig } from '../../lambdas/engine/experiment.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {
@@ -19,7 +25,19 @@ function rootCause(err: unknown): string {
   return found;
 }
 
-export async function checkOllama(host: string, model: string, apiKey = process.env.OLLAMA_API_KEY): Promise<void> {
+/** How the messages name the host and the model: the run's options, or a sweep file's agent. */
+interface Labels {
+  host: string;
+  model: string;
+}
+const RUN_LABELS: Labels = { host: '--ollama-host', model: '--model' };
+
+export async function checkOllama(
+  host: string,
+  model: string,
+  labels: Labels = RUN_LABELS,
+  apiKey = process.env.OLLAMA_API_KEY,
+): Promise<void> {
   const client = new Ollama({
     host,
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
@@ -31,20 +49,20 @@ export async function checkOllama(host: string, model: string, apiKey = process.
     const e = err as { status_code?: number; error?: string; message?: string };
     if (e.status_code === 404)
       throw new InvalidInputError(
-        '--model',
+        labels.model,
         model,
-        `--model "${model}" is not on the Ollama server at ${host} (${e.error ?? e.message}); ` +
+        `${labels.model} "${model}" is not on the Ollama server at ${host} (${e.error ?? e.message}); ` +
           `pull it with: ollama pull ${model}`,
       );
     if (typeof e.status_code === 'number')
       throw new EnvironmentError(
-        '--ollama-host',
+        labels.host,
         `the Ollama server at ${host} answered ${e.status_code}: ${e.error ?? e.message}`,
       );
     throw new EnvironmentError(
-      '--ollama-host',
-      `cannot reach Ollama at --ollama-host ${host} (${rootCause(err)}); ` +
-        'start it (ollama serve, or: ariadne sim ollama) or pass the right --ollama-host',
+      labels.host,
+      `cannot reach Ollama at ${labels.host} ${host} (${rootCause(err)}); ` +
+        `start it (ollama serve, or: ariadne sim ollama) or set the right ${labels.host}`,
     );
   }
 }
@@ -72,4 +90,56 @@ export async function checkEndpoint(option: string, url: string): Promise<void> 
       ),
     );
   });
+}
+
+/** Bedrock signs every call: credentials that cannot be found would fail every turn, so they are looked up first. */
+async function checkAwsCredentials(region: string): Promise<void> {
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
+  const client = new BedrockRuntimeClient({ region });
+  try {
+    await client.config.credentials();
+  } catch (err) {
+    throw new EnvironmentError(
+      'AWS credentials',
+      `Bedrock needs AWS credentials and none were found (${(err as Error).message.split('\n')[0]}); ` +
+        'configure them (aws configure, AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)',
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+/** One LLM agent an experiment will run: what was sent for it (the run's options, a sweep cell's config). */
+export interface PlannedAgent {
+  agent: string;
+  model: string | null;
+  config: ExperimentConfigInput;
+  /** How messages name it, e.g. a sweep's agent label; the run's own options when absent. */
+  labels?: Labels;
+}
+
+/**
+ * Checks every distinct model host before anything is written, as the experiments will reach them: the Ollama
+ * host from what was sent, else the parameters, else $OLLAMA_HOST, else the default (StartExperiment's order);
+ * Bedrock's credentials and an explicit endpoint.
+ */
+export async function preflightAgents(planned: PlannedAgent[], parameters?: ExperimentConfigInput): Promise<void> {
+  const seen = new Set<string>();
+  for (const p of planned) {
+    const resolved = resolveConfig(mergeConfig(parameters, p.config));
+    if (p.agent === 'ollama') {
+      const sent = p.config.ollama?.host ?? parameters?.ollama?.host;
+      const host = ollamaHostUrl(sent ?? process.env.OLLAMA_HOST ?? resolved.ollama.host);
+      const key = `ollama ${host} ${p.model}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await checkOllama(host, p.model ?? '', p.labels);
+    } else if (p.agent === 'bedrock') {
+      const key = `bedrock ${resolved.bedrock.region} ${resolved.bedrock.endpoint ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
+      await checkAwsCredentials(resolved.bedrock.region);
+    }
+  }
 }

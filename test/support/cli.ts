@@ -7,6 +7,41 @@ import { tableCounts, type TestDatabase } from './db.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The CLI in a child process without blocking this one (a server in this process may have to answer it). `env`
+ * is laid over this process's environment; a key set to undefined is removed (e.g. DATABASE_URL, to use the
+ * embedded database).
+ */
+export function spawnAriadne(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+): Promise<CliResult> {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}/bin/ariadne.ts`, ...args], {
+      cwd,
+      env: merged,
+    });
+    let stdout = '',
+      stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** The helpers for a test file; `database` gives its database, which exists only once beforeAll has run. */
 export function cli(database: () => TestDatabase) {
   const ariadne = (args: string[], env: Record<string, string> = {}) => {
@@ -20,23 +55,8 @@ export function cli(database: () => TestDatabase) {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   /** Like ariadne(), without blocking this process: needed when a server in this process must answer the CLI. */
-  const ariadneAsync = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-    new Promise((resolve) => {
-      const db = database();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
-      });
-      let stdout = '',
-        stderr = '';
-      child.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      child.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  const ariadneAsync = (args: string[]): Promise<CliResult> =>
+    spawnAriadne(args, { DATABASE_URL: database().url, DATABASE_SCHEMA: database().schema });
   /** Bad input: exit 2, the message, and not a row written. */
   const expectInputError = async (args: string[], message: RegExp): Promise<void> => {
     const before = await tableCounts(database());

@@ -3,22 +3,42 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { resolveConfig } from '../../../lambdas/engine/experiment.ts';
-import { mergeConfig, ollamaHostUrl } from '../../../lambdas/config/experiment-config.ts';
+import { mergeConfig } from '../../../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../../../lambdas/config/prompts.ts';
 import { withCliDatabase } from '../database.ts';
+import { EXIT } from '../exit-codes.ts';
 import { requestFromOptions } from '../experiment-input.ts';
 import { withExample } from '../help.ts';
 import { localParameterSource, localParameters } from '../local-parameters.ts';
 import { addExperimentOptions, jsonOption, type ExperimentOptions } from '../options.ts';
-import { checkEndpoint, checkOllama } from '../preflight.ts';
+import { preflightAgents } from '../preflight.ts';
 import { turnProgress } from '../progress.ts';
 import { showSummary } from '../summary.ts';
+import type { ExperimentSummary } from '../../../state-machine/local-experiment.ts';
 import { readWorkflowFile, withWorkflowPrompt } from '../workflow-file.ts';
 
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
   quiet?: boolean;
   workflow?: string;
+}
+
+/**
+ * The summary of a run that started: an execution that failed has one too (the experiment is finalized failed
+ * with its reason), which the researcher needs more than the error.
+ */
+async function finishedSummary(
+  run: () => Promise<{ summary: ExperimentSummary | null; output: unknown }>,
+): Promise<ExperimentSummary> {
+  try {
+    const result = await run();
+    if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
+    return result.summary;
+  } catch (err) {
+    const failed = err as { name?: string; summary?: ExperimentSummary | null };
+    if (failed.name === 'ExperimentFailedError' && failed.summary) return failed.summary;
+    throw err;
+  }
 }
 
 async function run(o: RunOptions): Promise<void> {
@@ -48,13 +68,8 @@ async function run(o: RunOptions): Promise<void> {
         `choose one of: ${[...Object.keys(PROMPTS), ...Object.keys(filePrompts)].join(', ')}`,
     );
   }
-  if (agent === 'ollama') {
-    const host = o.ollamaHost ?? process.env.OLLAMA_HOST ?? resolved.ollama.host;
-    // requestFromOptions has checked that --provider comes with --model
-    await checkOllama(ollamaHostUrl(host), o.model ?? '');
-  }
-  if (agent === 'bedrock' && resolved.bedrock.endpoint)
-    await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
+  // requestFromOptions has checked that --provider comes with --model
+  await preflightAgents([{ agent, model: o.model ?? null, config }], fromFile?.config);
   const log = (line: string) => {
     if (!o.json) process.stderr.write(`${line}\n`);
   };
@@ -68,17 +83,18 @@ async function run(o: RunOptions): Promise<void> {
       const { experimentDefinition } = await import('../../../state-machine/definition.ts');
       experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
       const progress = turnProgress(resolved.max_moves);
-      const result = await runLocalExperiment(request, {
-        db,
-        parameters,
-        onTurn: (t) => {
-          if (!o.quiet && !o.json) progress.update(t);
-        },
-      });
+      const summary = await finishedSummary(() =>
+        runLocalExperiment(request, {
+          db,
+          parameters,
+          onTurn: (t) => {
+            if (!o.quiet && !o.json) progress.update(t);
+          },
+        }),
+      );
       progress.done();
-      if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
-      await showSummary(db, result.summary, o.json === true);
-      if (result.summary.status === 'failed') process.exitCode = 1;
+      await showSummary(db, summary, o.json === true);
+      if (summary.status === 'failed') process.exitCode = EXIT.workFailed;
     },
     { log },
   );
@@ -86,7 +102,7 @@ async function run(o: RunOptions): Promise<void> {
 
 async function resume(id: string, o: { json?: boolean }): Promise<void> {
   await withCliDatabase(async (db) => {
-    const { resumeInput, runLocalExperiment, summaryOf } = await import('../../../state-machine/local-experiment.ts');
+    const { resumeInput, runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
     let input;
     try {
       input = await resumeInput(db, id);
@@ -101,17 +117,19 @@ async function resume(id: string, o: { json?: boolean }): Promise<void> {
       throw err;
     }
     const progress = turnProgress(input.resume.limits.maxMoves);
-    const result = await runLocalExperiment(input as never, {
-      db,
-      parameters: localParameters(),
-      onTurn: (t) => {
-        if (!o.json) progress.update(t);
-      },
-      executionName: `${id}-resume-${Date.now()}`,
-    });
+    const summary = await finishedSummary(() =>
+      runLocalExperiment(input as never, {
+        db,
+        parameters: localParameters(),
+        onTurn: (t) => {
+          if (!o.json) progress.update(t);
+        },
+        executionName: `${id}-resume-${Date.now()}`,
+      }),
+    );
     progress.done();
-    const summary = result.summary ?? (await summaryOf(db, id));
-    if (summary) await showSummary(db, summary, o.json === true);
+    await showSummary(db, summary, o.json === true);
+    if (summary.status === 'failed') process.exitCode = EXIT.workFailed;
   });
 }
 

@@ -3,10 +3,12 @@
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withCliDatabase } from '../database.ts';
+import { EXIT } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
 import { localParameters } from '../local-parameters.ts';
 import { endpointOption, intOption, jsonOption } from '../options.ts';
 import { sweepProgress } from '../sweep-progress.ts';
+import { preflightAgents } from '../preflight.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -34,6 +36,18 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     process.stdout.write(`${o.json ? JSON.stringify(started) : text}\n`);
     return;
   }
+  const parameters = localParameters();
+  // Every distinct model host is checked before the first run, as `run` does: an unreachable host would
+  // otherwise fail each of its runs after minutes of retries.
+  await preflightAgents(
+    loaded.cells.map((c) => ({
+      agent: c.agent,
+      model: c.model,
+      config: c.config,
+      labels: { host: `the Ollama host of sweep agent "${c.label}"`, model: `sweep agent "${c.label}": model` },
+    })),
+    (await parameters?.get())?.config,
+  );
   const concurrency = o.concurrency ?? loaded.spec.max_concurrency;
   const log = (line: string) => {
     if (!o.json) process.stderr.write(`${line}\n`);
@@ -51,7 +65,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       const result = await runLocalSweep(loaded, {
         db,
         concurrency,
-        parameters: localParameters(),
+        parameters,
         onProgress: (p) => progress.update(p),
       });
       progress.done();
@@ -63,7 +77,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
             `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s. ` +
             `Statistics: ariadne sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
         );
-      if (result.failed > 0) process.exitCode = 1;
+      if (result.failed > 0) process.exitCode = EXIT.workFailed;
     },
     { log, poolSize: concurrency + 2 },
   );
