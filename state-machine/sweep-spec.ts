@@ -1,6 +1,7 @@
 // A sweep: agents x maze generators x sizes x seeds x settings, each cell run
 // `repeats` times. The file is validated in full (every maze spec, every
-// config value) before anything runs, each problem named by its YAML path.
+// config value) before anything runs, every problem reported at once, each
+// named by its YAML path and line.
 // Cells and runs are a pure function of the spec, so running a sweep again
 // finds the same experiment ids: finished runs are skipped, interrupted ones
 // resumed, failed ones tried again as a new attempt.
@@ -12,7 +13,7 @@ import {
   type ExperimentConfigInput,
 } from '../lambdas/config/experiment-config.ts';
 import { readYaml, YamlFileError, type YamlProblem } from '../lambdas/config/yaml-paths.ts';
-import { checkMazeSpec, GENERATOR_NAMES } from '../lambdas/maze/generators/index.ts';
+import { checkMazeSpec, GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
 import { mixSeed } from '../lambdas/maze/rng.ts';
 import { AGENTS, type StartExecutionInput } from './contracts.ts';
@@ -34,6 +35,15 @@ const agentSchema = z
     path: ['model'],
   });
 
+// the pieces the checks on top of the shape read on their own (see loadSweep)
+const generatorSchema = z.enum(GENERATOR_NAMES as [string, ...string[]]);
+// the range here, so that a size out of range is one problem, not one per generator
+const SIZE_RANGE = `a maze size is a whole number from ${MIN_SIZE} to ${MAX_SIZE}`;
+const sizeSchema = z.number().int(SIZE_RANGE).min(MIN_SIZE, SIZE_RANGE).max(MAX_SIZE, SIZE_RANGE);
+const settingsSchema = z.record(z.string(), z.array(z.unknown()).min(1).max(20)).default({});
+const configSchema = z.record(z.string(), z.unknown()).default({});
+const repeatsSchema = z.number().int().min(1).max(100).default(1);
+
 const sweepSchema = z
   .object({
     sweep: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'a sweep name: 1-40 lower-case letters, digits, - or _'),
@@ -41,19 +51,16 @@ const sweepSchema = z
     agents: z.array(agentSchema).min(1).max(50),
     mazes: z
       .object({
-        generators: z
-          .array(z.enum(GENERATOR_NAMES as [string, ...string[]]))
-          .min(1)
-          .max(20),
-        sizes: z.array(z.number().int()).min(1).max(20),
+        generators: z.array(generatorSchema).min(1).max(20),
+        sizes: z.array(sizeSchema).min(1).max(20),
         seeds: z.array(z.number().int().min(0).max(0xffffffff)).min(1).max(1_000),
       })
       .strict(),
     /** Config keys, each with a list of values: every combination is a cell. */
-    settings: z.record(z.string(), z.array(z.unknown()).min(1).max(20)).default({}),
+    settings: settingsSchema,
     /** Config every run shares. */
-    config: z.record(z.string(), z.unknown()).default({}),
-    repeats: z.number().int().min(1).max(100).default(1),
+    config: configSchema,
+    repeats: repeatsSchema,
     max_concurrency: z.number().int().min(1).max(1_000).default(4),
   })
   .strict();
@@ -63,8 +70,8 @@ type SweepSpec = z.output<typeof sweepSchema>;
 /** A sweep file that cannot be used. */
 export class SweepDefinitionError extends YamlFileError {
   override readonly name = 'SweepDefinitionError';
-  constructor(p: YamlProblem, source: string) {
-    super('sweep', p.path, p.line, p.problem, source);
+  constructor(problems: YamlProblem[], source: string) {
+    super('sweep', problems, source);
   }
 }
 
@@ -102,44 +109,89 @@ function product(settings: Record<string, unknown[]>): Array<Record<string, unkn
   );
 }
 
+const MAX_RUNS = 100_000;
+
+/** The config keys a config issue is about: each unknown key, else the key its path starts with. */
+const issueKeys = (issue: z.core.$ZodIssue): string[] =>
+  issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : [String(issue.path[0] ?? '')];
+
+/**
+ * Validates the whole file, reporting every problem at once (SweepDefinitionError), then lists its cells and runs.
+ * Each check on top of the shape reads only the pieces it needs, so a problem in one piece does not hide one in
+ * another; a check whose pieces are invalid is skipped (their problems are already reported).
+ */
 export function loadSweep(text: string, source = 'file'): LoadedSweep {
-  const { value: spec, fail } = readYaml(text, sweepSchema, (p) => new SweepDefinitionError(p, source));
-  spec.mazes.generators.forEach((generator, g) =>
-    spec.mazes.sizes.forEach((size, s) => {
+  const file = readYaml(text, sweepSchema, (problems) => new SweepDefinitionError(problems, source));
+  const { piece, items, report } = file;
+
+  // every generator can build every size (each valid generator with each valid size)
+  const sizes = items(['mazes', 'sizes'], sizeSchema);
+  for (const [g, generator] of items(['mazes', 'generators'], generatorSchema))
+    for (const [s, size] of sizes) {
       try {
         checkMazeSpec({ generator, width: size, height: size, seed: 0 });
       } catch (e) {
-        if (e instanceof MazeInputError)
-          fail(
-            e.field === 'maze' ? ['mazes', 'generators', g] : ['mazes', 'sizes', s],
-            `${generator} ${size}: ${e.message}`,
-          );
-        throw e;
+        if (!(e instanceof MazeInputError)) throw e;
+        report(
+          e.field === 'maze' ? ['mazes', 'generators', g] : ['mazes', 'sizes', s],
+          `${generator} ${size}: ${e.message}`,
+        );
       }
-    }),
-  );
+    }
+
+  const agents = items(['agents'], agentSchema);
+  const labels = new Set<string>();
+  for (const [ai, a] of agents) {
+    const label = a.label ?? a.model ?? a.agent;
+    if (labels.has(label)) report(['agents', ai], `two agents share the label "${label}"; give one a "label"`);
+    labels.add(label);
+  }
+
+  // the size: counted, not listed, so that a huge product of settings is refused without being built
+  const settings = piece(['settings'], settingsSchema);
+  const comboCount = settings ? Object.values(settings).reduce((n, values) => n * values.length, 1) : null;
+  const runs = [
+    piece(['agents'], z.array(z.unknown())),
+    piece(['mazes', 'generators'], z.array(z.unknown())),
+    piece(['mazes', 'sizes'], z.array(z.unknown())),
+    piece(['mazes', 'seeds'], z.array(z.unknown())),
+  ].reduce<number | null>((n, list) => (n === null || !list ? null : n * list.length), comboCount);
+  const repeats = piece(['repeats'], repeatsSchema);
+  if (runs !== null && repeats !== undefined && runs * repeats > MAX_RUNS)
+    report(['repeats'], `${runs} cells x ${repeats} repeats is more than 100,000 runs`);
+
+  // every config a run would get is valid: once per agent and combination of settings (not per cell: the
+  // maze does not change the config); skipped for a sweep refused for its size
+  const config = piece(['config'], configSchema);
+  if (settings && config && agents.length * (comboCount ?? 0) <= MAX_RUNS)
+    for (const [ai, a] of agents)
+      for (const combo of product(settings)) {
+        const checked = experimentConfigSchema.safeParse(mergeConfig(config, a.config, combo));
+        if (checked.success) continue;
+        for (const issue of checked.error.issues)
+          for (const key of issueKeys(issue)) {
+            // reported in the layer that set the key
+            const where = Object.hasOwn(combo, key)
+              ? ['settings', key]
+              : a.config && Object.hasOwn(a.config, key)
+                ? ['agents', ai, 'config', key]
+                : ['config', key];
+            report(
+              where,
+              issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : `${key}: not a config key`,
+            );
+          }
+      }
+
+  const spec = file.done();
   const combos = product(spec.settings);
   const cells: SweepCell[] = [];
-  const labels = new Set<string>();
-  spec.agents.forEach((a, ai) => {
+  for (const a of spec.agents) {
     const label = a.label ?? a.model ?? a.agent;
-    if (labels.has(label)) fail(['agents', ai], `two agents share the label "${label}"; give one a "label"`);
-    labels.add(label);
     for (const generator of spec.mazes.generators)
       for (const size of spec.mazes.sizes)
-        for (const seed of spec.mazes.seeds) {
+        for (const seed of spec.mazes.seeds)
           for (const settings of combos) {
-            const config = mergeConfig(spec.config, a.config, settings);
-            const checked = experimentConfigSchema.safeParse(config);
-            if (!checked.success) {
-              const key = String(checked.error.issues[0].path[0] ?? '');
-              const where = Object.hasOwn(settings, key)
-                ? ['settings', key]
-                : a.config && Object.hasOwn(a.config, key)
-                  ? ['agents', ai, 'config', key]
-                  : ['config', key];
-              fail(where, `${checked.error.issues[0].path.join('.')}: ${checked.error.issues[0].message}`);
-            }
             const settingText = Object.entries(settings)
               .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
               .join(' ');
@@ -153,17 +205,17 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
               size,
               seed,
               settings,
-              config,
+              config: mergeConfig(spec.config, a.config, settings),
             });
           }
-        }
-  });
-  if (cells.length * spec.repeats > 100_000)
-    fail(['repeats'], `${cells.length} cells x ${spec.repeats} repeats is more than 100,000 runs`);
-  const runs = cells.flatMap((cell) =>
-    Array.from({ length: spec.repeats }, (_, repeat) => ({ cell, repeat: repeat + 1 })),
-  );
-  return { spec, text, hash: createHash('sha256').update(JSON.stringify(spec)).digest('hex'), cells, runs };
+  }
+  return {
+    spec,
+    text,
+    hash: createHash('sha256').update(JSON.stringify(spec)).digest('hex'),
+    cells,
+    runs: cells.flatMap((cell) => Array.from({ length: spec.repeats }, (_, repeat) => ({ cell, repeat: repeat + 1 }))),
+  };
 }
 
 /** The experiment id of a run's attempt: stable, so a rerun finds it (at most 64 characters). */

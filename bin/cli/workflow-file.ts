@@ -1,5 +1,5 @@
 // A workflow YAML file on the command line: validated here (bad files exit 2
-// with the YAML path of the problem), then offered to the experiment as the
+// with the YAML path and line of every problem), then offered to the experiment as the
 // prompt version "<workflow>/v0" (v0: a local file, not a published version),
 // on top of the local parameters.
 import { readFileSync } from 'node:fs';

@@ -1,8 +1,8 @@
 // A prompt version may be a declarative workflow instead of one prompt: YAML
 // with states, transitions, steps and prompt components. It is validated in
 // full when loaded (zod for the shape, then every reference and every
-// expression), and each problem is reported with its path in the YAML and
-// its line, e.g. `steps[2].run_if (line 17): Unknown variable: atempts`.
+// expression), and every problem is reported at once, each with its path in
+// the YAML and its line, e.g. `steps[2].run_if (line 17): Unknown variable: atempts`.
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
 import { readYaml, YamlFileError, type YamlProblem } from '../../config/yaml-paths.ts';
@@ -63,34 +63,34 @@ const transitionStep = z
   })
   .strict();
 
+// the pieces the checks on top of the shape read on their own (see loadWorkflow)
+const stepSchema = z.discriminatedUnion('type', [llmStep, codeStep, transitionStep]);
+const statesSchema = z.array(name).min(1).max(50);
+const variablesSchema = z.record(name, z.union([z.number().finite(), z.string().max(10_000), z.boolean()])).default({});
+const transitionSchema = z
+  .object({ from: z.union([name, z.literal('*')]), to: name, condition: expression.optional() })
+  .strict();
+const componentSchema = z
+  .object({
+    name,
+    text: template,
+    inject_into: z.array(name).min(1),
+    position: z.enum(['before', 'after']).default('before'),
+  })
+  .strict();
+
 const workflowSchema = z
   .object({
     workflow: name,
     description: z.string().max(2_000).optional(),
     /** The system prompt; {width}, {height}, ... as in plain prompt versions, filled in at start. */
     system: template,
-    states: z.array(name).min(1).max(50),
+    states: statesSchema,
     initial_state: name,
-    variables: z.record(name, z.union([z.number().finite(), z.string().max(10_000), z.boolean()])).default({}),
-    transitions: z
-      .array(z.object({ from: z.union([name, z.literal('*')]), to: name, condition: expression.optional() }).strict())
-      .default([]),
-    components: z
-      .array(
-        z
-          .object({
-            name,
-            text: template,
-            inject_into: z.array(name).min(1),
-            position: z.enum(['before', 'after']).default('before'),
-          })
-          .strict(),
-      )
-      .default([]),
-    steps: z
-      .array(z.discriminatedUnion('type', [llmStep, codeStep, transitionStep]))
-      .min(1)
-      .max(100),
+    variables: variablesSchema,
+    transitions: z.array(transitionSchema).default([]),
+    components: z.array(componentSchema).default([]),
+    steps: z.array(stepSchema).min(1).max(100),
     /** Steps run for one reply before the workflow gives up the turn (a guard against loops without model calls). */
     max_steps_per_reply: z.number().int().min(1).max(1_000).default(50),
   })
@@ -102,8 +102,8 @@ export type WorkflowStep = Workflow['steps'][number];
 /** A workflow that cannot be loaded. */
 export class WorkflowDefinitionError extends YamlFileError {
   override readonly name = 'WorkflowDefinitionError';
-  constructor(p: YamlProblem, source: string) {
-    super('workflow', p.path, p.line, p.problem, source);
+  constructor(problems: YamlProblem[], source: string) {
+    super('workflow', problems, source);
   }
 }
 
@@ -123,103 +123,131 @@ export function isWorkflowText(text: string): boolean {
 
 const loadCache = new Map<string, LoadedWorkflow>();
 
+function variableTypes(variables: Record<string, VarValue>): Record<string, VarType> {
+  const types: Record<string, VarType> = Object.fromEntries(
+    Object.entries(BUILTIN_VARIABLES).map(([k, v]) => [k, v.type]),
+  );
+  for (const [k, v] of Object.entries(variables)) types[k] = typeOf(v);
+  return types;
+}
+
+/**
+ * Loads and checks a workflow, reporting every problem at once (WorkflowDefinitionError). Each check on top of the
+ * shape reads only the pieces it needs (a step, a transition), so a problem in one does not hide one in another; a
+ * check whose pieces are invalid is skipped (their problems are already reported).
+ */
 export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   const cached = loadCache.get(text);
   if (cached) return cached;
-  const { value: wf, fail } = readYaml(text, workflowSchema, (p) => new WorkflowDefinitionError(p, source));
+  const file = readYaml(text, workflowSchema, (problems) => new WorkflowDefinitionError(problems, source));
+  const { piece, items, report } = file;
+  const steps = items(['steps'], stepSchema);
+  const transitions = items(['transitions'], transitionSchema);
+  const components = items(['components'], componentSchema);
 
   // references: states, step names, components
-  const states = new Set(wf.states);
-  const state = (s: string, path: PropertyKey[]) => {
-    if (!states.has(s)) fail(path, `"${s}" is not a state; states are: ${wf.states.join(', ')}`);
-  };
-  wf.states.forEach((s, i) => {
-    if (wf.states.indexOf(s) !== i) fail(['states', i], `state "${s}" is listed twice`);
+  const stateList = piece(['states'], statesSchema);
+  stateList?.forEach((s, i) => {
+    if (stateList.indexOf(s) !== i) report(['states', i], `state "${s}" is listed twice`);
   });
-  state(wf.initial_state, ['initial_state']);
-  wf.transitions.forEach((t, i) => {
+  // with no valid list of states, a reference to one cannot be judged
+  const state = (s: string | undefined, path: PropertyKey[]) => {
+    if (stateList && s !== undefined && !stateList.includes(s))
+      report(path, `"${s}" is not a state; states are: ${stateList.join(', ')}`);
+  };
+  state(piece(['initial_state'], name), ['initial_state']);
+  for (const [i, t] of transitions) {
     if (t.from !== '*') state(t.from, ['transitions', i, 'from']);
     state(t.to, ['transitions', i, 'to']);
-  });
+  }
   const stepNames = new Set<string>();
-  wf.steps.forEach((s, i) => {
-    if (stepNames.has(s.name)) fail(['steps', i, 'name'], `step "${s.name}" is defined twice`);
+  for (const [i, s] of steps) {
+    if (stepNames.has(s.name)) report(['steps', i, 'name'], `step "${s.name}" is defined twice`);
     stepNames.add(s.name);
     const inState = s.in_state === undefined ? [] : Array.isArray(s.in_state) ? s.in_state : [s.in_state];
     inState.forEach((x, j) =>
       state(x, Array.isArray(s.in_state) ? ['steps', i, 'in_state', j] : ['steps', i, 'in_state']),
     );
-    if (s.transition_to) state(s.transition_to, ['steps', i, 'transition_to']);
+    state(s.transition_to, ['steps', i, 'transition_to']);
     if (s.type === 'transition')
       for (const [k, to] of Object.entries(s.transition_map)) state(to, ['steps', i, 'transition_map', k]);
-  });
-  wf.components.forEach((c, i) =>
-    c.inject_into.forEach((stepName, j) => {
-      const target = wf.steps.find((s) => s.name === stepName);
-      if (!target)
-        fail(
-          ['components', i, 'inject_into', j],
-          `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`,
-        );
-      if (target!.type === 'code')
-        fail(
-          ['components', i, 'inject_into', j],
-          `step "${stepName}" is a code step; components go into llm and transition steps`,
-        );
-    }),
-  );
-
-  // variables and expressions
-  const types: Record<string, VarType> = Object.fromEntries(
-    Object.entries(BUILTIN_VARIABLES).map(([k, v]) => [k, v.type]),
-  );
-  for (const [k, v] of Object.entries(wf.variables)) {
-    if (Object.hasOwn(BUILTIN_VARIABLES, k))
-      fail(['variables', k], `"${k}" is a built-in variable; choose another name`);
-    types[k] = typeOf(v);
   }
-  const expressions = new Expressions(types);
-  const check = (expr: string, path: PropertyKey[], want?: VarType) => {
-    let got: string;
-    try {
-      got = expressions.check(expr);
-    } catch (e) {
-      return fail(path, e instanceof ExpressionError ? e.message : String(e));
-    }
-    if (want && got !== want && !(want === 'double' && got === 'int')) fail(path, `gives ${got}, expected ${want}`);
-  };
-  const placeholders = (tpl: string, path: PropertyKey[]) => {
-    for (const m of tpl.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
-      if (!Object.hasOwn(types, m[1]))
-        fail(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
-    }
-  };
-  wf.transitions.forEach((t, i) => {
-    if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool');
-  });
-  wf.components.forEach((c, i) => placeholders(c.text, ['components', i, 'text']));
-  wf.steps.forEach((s, i) => {
-    if (s.run_if) check(s.run_if, ['steps', i, 'run_if'], 'bool');
-    if (s.type === 'code') {
-      for (const [k, expr] of Object.entries(s.set)) {
-        if (!Object.hasOwn(wf.variables, k))
-          fail(
-            ['steps', i, 'set', k],
-            Object.hasOwn(BUILTIN_VARIABLES, k)
-              ? `"${k}" is built in and read-only`
-              : `"${k}" is not declared under variables`,
+  // only when every step is valid: a component naming a step that failed to load is not "not a step"
+  if (piece(['steps'], z.array(stepSchema)))
+    for (const [i, c] of components)
+      c.inject_into.forEach((stepName, j) => {
+        const target = steps.find(([, s]) => s.name === stepName)?.[1];
+        if (!target)
+          report(
+            ['components', i, 'inject_into', j],
+            `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`,
           );
-        check(expr, ['steps', i, 'set', k], types[k]);
-      }
-    } else {
-      placeholders(s.prompt, ['steps', i, 'prompt']);
-    }
-    if (s.type === 'llm' && s.save_reply_as && types[s.save_reply_as] !== 'string') {
-      fail(['steps', i, 'save_reply_as'], `"${s.save_reply_as}" must be a string variable declared under variables`);
-    }
-  });
+        else if (target.type === 'code')
+          report(
+            ['components', i, 'inject_into', j],
+            `step "${stepName}" is a code step; components go into llm and transition steps`,
+          );
+      });
 
-  const loaded: LoadedWorkflow = { definition: wf, types, expressions, initialVariables: { ...wf.variables } };
+  // variables and expressions; with invalid variables every expression would be judged against the wrong names,
+  // so they wait until the variables are valid
+  const variables = piece(['variables'], variablesSchema);
+  for (const k of Object.keys(variables ?? {}))
+    if (Object.hasOwn(BUILTIN_VARIABLES, k))
+      report(['variables', k], `"${k}" is a built-in variable; choose another name`);
+  if (variables) {
+    const types = variableTypes(variables);
+    const expressions = new Expressions(types);
+    const check = (expr: string, path: PropertyKey[], want?: VarType) => {
+      let got: string;
+      try {
+        got = expressions.check(expr);
+      } catch (e) {
+        return report(path, e instanceof ExpressionError ? e.message : String(e));
+      }
+      if (want && got !== want && !(want === 'double' && got === 'int')) report(path, `gives ${got}, expected ${want}`);
+    };
+    const placeholders = (tpl: string, path: PropertyKey[]) => {
+      for (const m of tpl.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+        if (!Object.hasOwn(types, m[1]))
+          report(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
+      }
+    };
+    for (const [i, t] of transitions) if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool');
+    for (const [i, c] of components) placeholders(c.text, ['components', i, 'text']);
+    for (const [i, s] of steps) {
+      if (s.run_if) check(s.run_if, ['steps', i, 'run_if'], 'bool');
+      if (s.type === 'code') {
+        for (const [k, expr] of Object.entries(s.set)) {
+          if (!Object.hasOwn(variables, k))
+            report(
+              ['steps', i, 'set', k],
+              Object.hasOwn(BUILTIN_VARIABLES, k)
+                ? `"${k}" is built in and read-only`
+                : `"${k}" is not declared under variables`,
+            );
+          check(expr, ['steps', i, 'set', k], types[k]);
+        }
+      } else {
+        placeholders(s.prompt, ['steps', i, 'prompt']);
+      }
+      if (s.type === 'llm' && s.save_reply_as && types[s.save_reply_as] !== 'string') {
+        report(
+          ['steps', i, 'save_reply_as'],
+          `"${s.save_reply_as}" must be a string variable declared under variables`,
+        );
+      }
+    }
+  }
+
+  const wf = file.done();
+  const types = variableTypes(wf.variables);
+  const loaded: LoadedWorkflow = {
+    definition: wf,
+    types,
+    expressions: new Expressions(types),
+    initialVariables: { ...wf.variables },
+  };
   if (loadCache.size > 100) loadCache.clear();
   loadCache.set(text, loaded);
   return loaded;
