@@ -13,6 +13,8 @@ import { PROMPTS } from '../lambdas/config/prompts.ts';
 function defaultParameters(prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
+    // derived from max_moves when not set: a published default would pin it and refuse a larger max_moves
+    if (key === 'max_turns') continue;
     if (key === 'prices') out[`${prefix}/config/prices`] = JSON.stringify(value);
     else if (value && typeof value === 'object')
       for (const [sub, v] of Object.entries(value)) out[`${prefix}/config/${key}/${sub}`] = String(v);

@@ -128,7 +128,11 @@ type SettingKey = keyof Pick<
  * value: a value would always be sent and override the parameters file (or Parameter Store), which wins otherwise.
  */
 function fromParameters(key: SettingKey): string {
-  return `(default: /ariadne/config/${key}, else ${String(DEFAULT_CONFIG[key])})`;
+  const otherwise =
+    key === 'max_turns'
+      ? 'derived: max_moves / max_actions_per_turn, at least 5000'
+      : String(DEFAULT_CONFIG[key]);
+  return `(default: /ariadne/config/${key}, else ${otherwise})`;
 }
 
 /** A setting of the experiment config: parsed here, its default shown in the help, the parameters file wins. */

@@ -80,7 +80,7 @@ export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 /** The fields, each checked alone; the whole config also checks how they bound each other (below). */
 const configFields = z
   .object({
-    max_moves: z.number().int().min(1).max(1_000_000).default(10_000),
+    max_moves: z.number().int().min(1).max(1_000_000).optional(), // default below: max_turns derives from it
     max_duration_minutes: z
       .number()
       .min(0.01)
@@ -98,8 +98,11 @@ const configFields = z
     max_recall_actions: z.number().int().min(1).max(100_000).default(50),
     recall_interval: z.number().int().min(0).max(100_000).default(10),
     success_rule: z.enum(SUCCESS_RULES).default('seen'),
-    /** Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). */
-    max_turns: z.number().int().min(1).max(1_000_000).default(5_000),
+    /**
+     * Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). Left out,
+     * it is derived from max_moves (below), so that max_moves can always be reached.
+     */
+    max_turns: z.number().int().min(1).max(1_000_000).optional(),
     /** History events one execution may use before it continues as new (Standard workflows stop at 25,000). */
     history_event_budget: z.number().int().min(20).max(24_000).default(20_000),
     prompt_version: z
@@ -118,18 +121,37 @@ const configFields = z
 /** Some fields of a config, as StartExecution input and Parameter Store give them (merged, then checked whole). */
 export const partialConfigSchema = configFields.partial().strict();
 
-export const experimentConfigSchema = configFields.superRefine((c, ctx) => {
-  // Limits that bound each other: a max_moves no run can reach would end every long run as max_turns.
-  const reachable = c.max_turns * c.max_actions_per_turn;
-  if (c.max_moves > reachable)
+const DEFAULT_MAX_MOVES = 10_000;
+const MIN_DERIVED_MAX_TURNS = 5_000;
+
+/** max_turns when none is given: room for every action of max_moves at full turns, and never below 5,000. */
+export function derivedMaxTurns(maxMoves: number, maxActionsPerTurn: number): number {
+  return Math.max(MIN_DERIVED_MAX_TURNS, Math.ceil(maxMoves / maxActionsPerTurn));
+}
+
+/**
+ * The whole config, with the limits that bound each other settled: max_turns left out is derived from max_moves;
+ * both given, a max_moves that max_turns x max_actions_per_turn cannot reach is refused naming both (a run would
+ * end as max_turns without saying that max_moves never could be reached).
+ */
+export const experimentConfigSchema = configFields.transform((c, ctx) => {
+  const maxMoves = c.max_moves ?? DEFAULT_MAX_MOVES;
+  const maxTurns = c.max_turns ?? derivedMaxTurns(maxMoves, c.max_actions_per_turn);
+  const reachable = maxTurns * c.max_actions_per_turn;
+  if (c.max_moves !== undefined && maxMoves > reachable) {
     ctx.addIssue({
       code: 'custom',
       path: ['max_moves'],
+      input: c.max_moves,
       message:
-        `${c.max_moves} can never be reached: max_turns ${c.max_turns} x max_actions_per_turn ` +
+        `${maxMoves} can never be reached: max_turns ${maxTurns} x max_actions_per_turn ` +
         `${c.max_actions_per_turn} allow at most ${reachable} actions; raise max_turns to at least ` +
-        `${Math.ceil(c.max_moves / c.max_actions_per_turn)} (--max-turns) or lower max_moves`,
+        `${Math.ceil(maxMoves / c.max_actions_per_turn)} (--max-turns), leave it out (it is then derived), ` +
+        'or lower max_moves',
     });
+    return z.NEVER;
+  }
+  return { ...c, max_moves: maxMoves, max_turns: maxTurns };
 });
 
 export type ExperimentConfig = z.output<typeof experimentConfigSchema>;
