@@ -3,6 +3,7 @@
 // show results. The commands are in bin/cli/commands/, built by bin/cli/program.ts.
 import { printError } from './cli/errors.ts';
 import { buildProgram } from './cli/program.ts';
+import { warnIfOldNode } from './cli/node-version.ts';
 
 // `ariadne sql ... | head` closes the pipe early: that is not an error.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -10,6 +11,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+warnIfOldNode();
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (err) {
