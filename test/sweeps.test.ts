@@ -13,6 +13,7 @@ import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts
 import { tempDir } from './support/temp-dir.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
+import { allKSucceed, mcnemar, wilson } from './support/reference-statistics.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
@@ -280,30 +281,6 @@ describe('compare and export', () => {
     },
   );
 });
-
-// Reference formulas, written out here independently of the SQL.
-function wilson(k: number, n: number, z = 1.959963984540054): [number, number] {
-  const p = k / n,
-    d = 1 + (z * z) / n;
-  const centre = p + (z * z) / (2 * n);
-  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
-  return [Math.max(0, (centre - half) / d), Math.min(1, (centre + half) / d)];
-}
-function choose(n: number, k: number): number {
-  let r = 1;
-  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
-  return r;
-}
-function allKSucceed(c: number, n: number, k: number): number {
-  return choose(c, k) / choose(n, k);
-}
-function mcnemar(b: number, c: number): number {
-  const n = b + c;
-  if (n === 0) return 1;
-  let tail = 0;
-  for (let i = 0; i <= Math.min(b, c); i++) tail += choose(n, i) / 2 ** n;
-  return Math.min(1, 2 * tail);
-}
 
 describe('the statistics functions against published values and edge cases', () => {
   const q = async (sql: string, params: unknown[]) => (await db.pool.query(sql, params)).rows[0];
