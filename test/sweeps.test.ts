@@ -146,7 +146,18 @@ describe('a sweep killed halfway and run again', () => {
       const k = group.filter((r) => r.goal_found).length;
       expect(Number(s.n)).toBe(group.length);
       expect(Number(s.successes)).toBe(k);
-      const [low, high] = wilson(k, group.length);
+      // frontier has no randomness: a cell's repeats (killed and resumed or not) are one run, so the interval counts
+      // each cell once; random draws a new agent seed for every repeat, so each of its runs counts
+      const observations =
+        s.label === 'frontier'
+          ? [...new Set(group.map((r) => r.cell_index))].map((cell) => {
+              const copies = group.filter((r) => r.cell_index === cell);
+              expect(new Set(copies.map((r) => `${r.goal_found} ${r.actions}`)).size).toBe(1);
+              return copies[0].goal_found as boolean;
+            })
+          : group.map((r) => r.goal_found as boolean);
+      expect(Number(s.n_independent)).toBe(observations.length);
+      const [low, high] = wilson(observations.filter(Boolean).length, observations.length);
       expect(Number(s.success_low95)).toBeCloseTo(low, 4);
       expect(Number(s.success_high95)).toBeCloseTo(high, 4);
       const eff = group.filter((r) => r.efficiency !== null).map((r) => Number(r.efficiency));
