@@ -1,10 +1,13 @@
 // Two agents of a sweep on the same mazes, settings and repeats: the 2x2
 // table of outcomes with McNemar's exact test (from the sweep_pairs view),
 // and a paired bootstrap of the mean efficiency difference over the pairs
-// both solved (seeded, so the interval is reproducible).
+// both solved (seeded, so the interval is reproducible). Pairs of runs that
+// exactly repeat a deterministic pair count once, in the test and the
+// bootstrap alike (sweep_run_pairs), and the notes say so.
 import type { Database } from '../lambdas/store/database.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { createRng } from '../lambdas/maze/rng.ts';
+import { repeatsNote } from './repeats.ts';
 
 export interface Comparison {
   sweep: string;
@@ -16,6 +19,10 @@ export interface Comparison {
   onlyB: number;
   neither: number;
   mcnemarP: number;
+  /** Run pairs left out because they repeat a counted pair exactly (deterministic repeats). */
+  copiedPairs: number;
+  /** How repeats were counted, in words; empty when every run is its own observation. */
+  notes: string[];
   efficiency: {
     pairs: number;
     meanDiff: number | null;
@@ -33,6 +40,7 @@ interface PairRow {
   only_b: unknown;
   neither: unknown;
   mcnemar_p: unknown;
+  copied_pairs: unknown;
 }
 
 export async function compareAgents(
@@ -43,11 +51,15 @@ export async function compareAgents(
   resamples = 10_000,
   seed = 1,
 ): Promise<Comparison> {
-  const labels = (
-    await db.pool.query<{ label: string }>('SELECT DISTINCT label FROM sweep_runs WHERE sweep_id = $1 ORDER BY label', [
-      sweep,
-    ])
-  ).rows.map((r) => r.label);
+  const counts = (
+    await db.pool.query<{ label: string; runs: unknown; independent: unknown; repeats: number }>(
+      `SELECT label, count(*) AS runs, count(*) FILTER (WHERE independent) AS independent,
+              (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
+       FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
+      [sweep],
+    )
+  ).rows;
+  const labels = counts.map((r) => r.label);
   if (labels.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
   for (const [field, label] of [
     ['a', a],
@@ -78,13 +90,31 @@ export async function compareAgents(
   const swap = first !== a;
   const diffs = (
     await db.pool.query<{ d: number }>(
-      `SELECT x.efficiency::float8 - y.efficiency::float8 AS d FROM sweep_runs x JOIN sweep_runs y
-       ON x.sweep_id = y.sweep_id AND x.maze_generator = y.maze_generator AND x.maze_size = y.maze_size
-      AND x.maze_seed = y.maze_seed AND x.settings = y.settings AND x.repeat = y.repeat
-     WHERE x.sweep_id = $1 AND x.label = $2 AND y.label = $3 AND x.goal_found AND y.goal_found`,
-      [sweep, a, b],
+      `SELECT eff_a::float8 - eff_b::float8 AS d FROM sweep_run_pairs
+       WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3 AND ok_a AND ok_b
+       ORDER BY experiment_a, experiment_b`,
+      [sweep, first, second],
     )
-  ).rows.map((r) => Number(r.d));
+  ).rows.map((r) => (swap ? -Number(r.d) : Number(r.d)));
+  const copiedPairs = Number(row.copied_pairs);
+  const collapsed = new Map(
+    [a, b].flatMap((label) => {
+      const c = counts.find((r) => r.label === label)!;
+      const note = repeatsNote({ label, runs: Number(c.runs), independent: Number(c.independent) }, c.repeats);
+      return note === null ? [] : [[label, note] as const];
+    }),
+  );
+  const notes = [...collapsed.values()];
+  if (copiedPairs > 0)
+    notes.push(
+      `${copiedPairs} of ${Number(row.pairs) + copiedPairs} pairs of runs repeat a counted pair exactly ` +
+        `and are left out: ${Number(row.pairs)} pairs`,
+    );
+  else if (collapsed.size === 1) {
+    // one side is a copy each repeat, the other is not: each repeat is still a new pair
+    const other = collapsed.has(a) ? b : a;
+    notes.push(`all ${Number(row.pairs)} pairs count: each repeat of ${other} is an observation of its own`);
+  }
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   let low: number | null = null,
     high: number | null = null;
@@ -106,6 +136,8 @@ export async function compareAgents(
     onlyB: Number(swap ? row.only_a : row.only_b),
     neither: Number(row.neither),
     mcnemarP: Number(row.mcnemar_p),
+    copiedPairs,
+    notes,
     efficiency: {
       pairs: diffs.length,
       meanDiff: diffs.length > 0 ? mean(diffs) : null,

@@ -8,8 +8,10 @@ import type { Database } from '../lambdas/store/database.ts';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
+// deterministic, independent and duplicate_of (migration 007) say which runs are exact copies of another, so an
+// analysis can count each observation once as the statistics views do.
 const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model,
-  r.maze_generator, r.maze_size, r.maze_seed, r.settings, s.*
+  r.maze_generator, r.maze_size, r.maze_seed, r.settings, r.deterministic, r.independent, r.duplicate_of, s.*
   FROM sweep_runs r JOIN experiment_summary s USING (experiment_id)
   WHERE r.sweep_id = $1 ORDER BY r.cell_index, r.repeat`;
 const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments,

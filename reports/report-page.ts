@@ -1,8 +1,11 @@
 // The sweep report as one HTML file: tables from the statistics views and
 // charts drawn by Chart.js, inlined (no network needed to open it). Runs
 // that did not succeed link to their replays, written beside the report.
+// Deterministic repeats count once in intervals, pass^k and pairs (migration
+// 007); notes beside the numbers say which agents that applies to.
 import { asset, escapeHtml, packageDistFile, scriptJson } from './html.ts';
 import type { ReportData } from './report-data.ts';
+import { labelRuns, repeatsNote } from './repeats.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -44,6 +47,22 @@ function passKTable(rows: Array<Record<string, unknown>>): string {
   );
 }
 
+/** Notes as a list, or nothing when there are none. */
+const notes = (lines: string[], id: string) =>
+  lines.length === 0
+    ? ''
+    : `<ul class="note" id="${id}">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
+
+/** Labels whose pass^k comes, in some cells, from one deterministic observation: flat in k by construction. */
+function passKNotes(rows: Array<Record<string, unknown>>): string[] {
+  const labels = [...new Set(rows.filter((r) => Number(r.deterministic_cells) > 0).map((r) => String(r.label)))];
+  return labels.map(
+    (label) =>
+      `${label}: each cell is one deterministic observation, so its pass^k is that run's outcome ` +
+      '(1 or 0) for every k, not a measured consistency',
+  );
+}
+
 const FAILURE_HEADINGS = ['agent', 'maze', 'size', 'seed', 'repeat', 'status', 'stop', 'actions', 'replay'];
 
 export function reportHtml(d: ReportData, replayHref: (experimentId: string) => string | null): string {
@@ -51,8 +70,10 @@ export function reportHtml(d: ReportData, replayHref: (experimentId: string) => 
   const intro =
     `${escapeHtml(d.sweep.description ?? '')} ${d.sweep.cells} cells x ${d.sweep.repeats} repeats; ` +
     `${d.runs.length} runs recorded; created ${escapeHtml(d.sweep.created_at)}.\n` +
-    "Success is the experiment's own success rule; intervals are Wilson 95%; " +
+    "Success is the experiment's own success rule; success rates and their intervals (Wilson 95%) are over " +
+    'independent runs: repeats of a deterministic agent with the same maze, seed and settings count once; ' +
     'efficiency is optimal moves / actions, over successes.';
+  const repeats = labelRuns(d.stats).flatMap((r) => repeatsNote(r, d.sweep.repeats) ?? []);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sweep ${escapeHtml(d.sweep.id)}</title>
@@ -60,6 +81,7 @@ export function reportHtml(d: ReportData, replayHref: (experimentId: string) => 
 <body>
 <h1>Sweep ${escapeHtml(d.sweep.id)}</h1>
 <p>${intro}</p>
+${notes(repeats, 'repeats')}
 <h2>Success rate by maze size</h2>
 <div id="success-charts" class="charts"></div>
 <h2>Efficiency of successful runs</h2>
@@ -67,6 +89,7 @@ export function reportHtml(d: ReportData, replayHref: (experimentId: string) => 
 <h2>Tokens per success</h2>
 <div class="charts"><div class="chart"><canvas id="tokens-chart"></canvas></div></div>
 <h2>Per agent and maze</h2>
+<p class="note">n and successes count every run; success and its interval count each independent run once.</p>
 ${table(
   d.stats,
   [
@@ -74,6 +97,7 @@ ${table(
     ['maze_generator', 'maze'],
     ['maze_size', 'size'],
     ['n', 'n'],
+    ['n_independent', 'independent'],
     ['successes', 'successes'],
     ['success_rate', 'success'],
     ['success_low95', 'low 95%'],
@@ -92,6 +116,7 @@ ${table(
   'stats',
 )}
 <h2>pass^k over repeats</h2>
+${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}
 <h2>Paired comparisons (same mazes, settings and repeats)</h2>
 ${table(
@@ -106,6 +131,7 @@ ${table(
     ['neither', 'neither'],
     ['mcnemar_p', 'McNemar exact p', 4],
     ['mean_efficiency_diff', 'mean eff. a - b'],
+    ['copied_pairs', 'copies left out'],
   ],
   'pairs',
 )}

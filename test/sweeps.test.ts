@@ -13,6 +13,7 @@ import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts
 import { tempDir } from './support/temp-dir.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
+import { allKSucceed, mcnemar, wilson } from './support/reference-statistics.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
@@ -145,7 +146,18 @@ describe('a sweep killed halfway and run again', () => {
       const k = group.filter((r) => r.goal_found).length;
       expect(Number(s.n)).toBe(group.length);
       expect(Number(s.successes)).toBe(k);
-      const [low, high] = wilson(k, group.length);
+      // frontier has no randomness: a cell's repeats (killed and resumed or not) are one run, so the interval counts
+      // each cell once; random draws a new agent seed for every repeat, so each of its runs counts
+      const observations =
+        s.label === 'frontier'
+          ? [...new Set(group.map((r) => r.cell_index))].map((cell) => {
+              const copies = group.filter((r) => r.cell_index === cell);
+              expect(new Set(copies.map((r) => `${r.goal_found} ${r.actions}`)).size).toBe(1);
+              return copies[0].goal_found as boolean;
+            })
+          : group.map((r) => r.goal_found as boolean);
+      expect(Number(s.n_independent)).toBe(observations.length);
+      const [low, high] = wilson(observations.filter(Boolean).length, observations.length);
       expect(Number(s.success_low95)).toBeCloseTo(low, 4);
       expect(Number(s.success_high95)).toBeCloseTo(high, 4);
       const eff = group.filter((r) => r.efficiency !== null).map((r) => Number(r.efficiency));
@@ -280,30 +292,6 @@ describe('compare and export', () => {
     },
   );
 });
-
-// Reference formulas, written out here independently of the SQL.
-function wilson(k: number, n: number, z = 1.959963984540054): [number, number] {
-  const p = k / n,
-    d = 1 + (z * z) / n;
-  const centre = p + (z * z) / (2 * n);
-  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
-  return [Math.max(0, (centre - half) / d), Math.min(1, (centre + half) / d)];
-}
-function choose(n: number, k: number): number {
-  let r = 1;
-  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
-  return r;
-}
-function allKSucceed(c: number, n: number, k: number): number {
-  return choose(c, k) / choose(n, k);
-}
-function mcnemar(b: number, c: number): number {
-  const n = b + c;
-  if (n === 0) return 1;
-  let tail = 0;
-  for (let i = 0; i <= Math.min(b, c); i++) tail += choose(n, i) / 2 ** n;
-  return Math.min(1, 2 * tail);
-}
 
 describe('the statistics functions against published values and edge cases', () => {
   const q = async (sql: string, params: unknown[]) => (await db.pool.query(sql, params)).rows[0];

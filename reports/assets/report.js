@@ -74,7 +74,9 @@
         },
         options: {
           maintainAspectRatio: false,
-          plugins: { title: { display: true, text: `${g}: success rate (Wilson 95%)` } },
+          plugins: {
+            title: { display: true, text: `${g}: success rate (Wilson 95%; deterministic repeats count once)` },
+          },
           scales: {
             y: { min: 0, max: 1, title: { display: true, text: 'success rate' } },
             x: { title: { display: true, text: 'maze size' } },

@@ -87,6 +87,7 @@ async function compare(sweep: string, a: string, b: string, o: { resamples: numb
         `${c.a} vs ${c.b} in sweep ${c.sweep}: ${c.pairs} paired runs (same maze, settings, repeat)`,
         `  both solved ${c.bothSolved}, only ${c.a} ${c.onlyA}, only ${c.b} ${c.onlyB}, neither ${c.neither}`,
         `  McNemar exact p = ${f(c.mcnemarP, 6)}`,
+        ...c.notes.map((n) => `  ${n}`),
         `  efficiency ${c.a} - ${c.b} over ${e.pairs} pairs both solved: mean ${f(e.meanDiff)}, ` +
           `95% bootstrap interval [${f(e.low95)}, ${f(e.high95)}] (${e.resamples} resamples, seed 1)`,
       ].join('\n') + '\n',
