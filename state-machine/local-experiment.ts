@@ -133,7 +133,7 @@ export interface LocalExperimentResult {
 }
 
 /** The experiment started and its execution failed: it is finalized failed, and its summary says why. */
-export class ExperimentFailedError extends Error {
+class ExperimentFailedError extends Error {
   override readonly name = 'ExperimentFailedError';
   constructor(
     readonly experimentId: string,

@@ -47,7 +47,7 @@ describe('LLM providers from the command line', () => {
     ],
   ])('ariadne %j exits 2 and writes nothing', expectInputError);
 
-  it('an unreachable host exits 3, a model the host lacks exits 2, each naming the option; nothing written', async () => {
+  it('an unreachable host exits 3, a missing model 2, each naming the option; nothing written', async () => {
     const before = await tableCounts(db);
     const down = ariadne([
       'run',

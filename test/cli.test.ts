@@ -37,10 +37,10 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--stuck-policy', 'panic'], /--stuck-policy "panic" is not one of: observe, advise, halt/],
     [['run', '--vision-range', '0'], /--vision-range must be a whole number from 1 to 50, got 0/],
     [
-      ['run', '--max-moves', '100000'],
+      ['run', '--max-moves', '100000', '--max-turns', '5000'],
       new RegExp(
         'max_moves: 100000 can never be reached: max_turns 5000 x max_actions_per_turn 8 allow at most 40000 ' +
-          'actions; raise max_turns to at least 12500 \\(--max-turns\\)',
+          'actions; raise max_turns to at least 12500 \\(--max-turns\\), leave it out',
       ),
     ],
     [

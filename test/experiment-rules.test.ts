@@ -167,3 +167,29 @@ describe('starting an experiment', () => {
     expect([e.promptVersion, e.agentSeed, e.model]).toEqual(['v1', 3, 'm']);
   });
 });
+
+describe('limits that bound each other', () => {
+  it('max_turns left out is derived so max_moves can be reached, and never below 5,000', () => {
+    expect(resolveConfig({}).max_turns).toBe(5_000);
+    expect(resolveConfig({ max_moves: 100_000 }).max_turns).toBe(12_500);
+    expect(resolveConfig({ max_moves: 100_001 }).max_turns).toBe(12_501);
+    expect(resolveConfig({ max_moves: 100_000, max_actions_per_turn: 4 }).max_turns).toBe(25_000);
+    expect(resolveConfig({ max_moves: 100_000 }).max_moves).toBe(100_000);
+    expect(resolveConfig({}).max_moves).toBe(10_000);
+  });
+
+  it("max_turns given alone is the user's stop, even below what the default max_moves needs", () => {
+    expect(resolveConfig({ max_turns: 1 })).toMatchObject({ max_turns: 1, max_moves: 10_000 });
+  });
+
+  it('both given, a max_moves that cannot be reached is refused naming both and the fix', () => {
+    expect(() => resolveConfig({ max_moves: 100_000, max_turns: 5_000 })).toThrow(
+      /config\.max_moves: 100000 can never be reached: max_turns 5000 x max_actions_per_turn 8 allow at most 40000/,
+    );
+    expect(resolveConfig({ max_moves: 40_000, max_turns: 5_000 }).max_moves).toBe(40_000);
+  });
+
+  it('vision_range 0 is refused: the agent would see nothing', () => {
+    expect(() => resolveConfig({ vision_range: 0 })).toThrow(/config\.vision_range: must be at least 1/);
+  });
+});

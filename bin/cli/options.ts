@@ -129,9 +129,7 @@ type SettingKey = keyof Pick<
  */
 function fromParameters(key: SettingKey): string {
   const otherwise =
-    key === 'max_turns'
-      ? 'derived: max_moves / max_actions_per_turn, at least 5000'
-      : String(DEFAULT_CONFIG[key]);
+    key === 'max_turns' ? 'derived: max_moves / max_actions_per_turn, at least 5000' : String(DEFAULT_CONFIG[key]);
   return `(default: /ariadne/config/${key}, else ${otherwise})`;
 }
 

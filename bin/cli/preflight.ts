@@ -5,11 +5,7 @@ import { createConnection } from 'node:net';
 import { Ollama } from 'ollama';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
-import {
-  mergeConfig,
-  ollamaHostUrl,
-  type ExperimentConfigInput,
-} from '../../lambdas/config/experiment-config.ts';
+import { mergeConfig, ollamaHostUrl, type ExperimentConfigInput } from '../../lambdas/config/experiment-config.ts';
 import { resolveConfig } from '../../lambdas/engine/experiment.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
@@ -32,7 +28,7 @@ interface Labels {
 }
 const RUN_LABELS: Labels = { host: '--ollama-host', model: '--model' };
 
-export async function checkOllama(
+async function checkOllama(
   host: string,
   model: string,
   labels: Labels = RUN_LABELS,
@@ -68,7 +64,7 @@ export async function checkOllama(
 }
 
 /** An explicit endpoint (a simulator, a VPC endpoint) must accept connections; the regional one is AWS's. */
-export async function checkEndpoint(option: string, url: string): Promise<void> {
+async function checkEndpoint(option: string, url: string): Promise<void> {
   const u = new URL(url);
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
   await new Promise<void>((resolve, reject) => {

@@ -125,7 +125,7 @@ const DEFAULT_MAX_MOVES = 10_000;
 const MIN_DERIVED_MAX_TURNS = 5_000;
 
 /** max_turns when none is given: room for every action of max_moves at full turns, and never below 5,000. */
-export function derivedMaxTurns(maxMoves: number, maxActionsPerTurn: number): number {
+function derivedMaxTurns(maxMoves: number, maxActionsPerTurn: number): number {
   return Math.max(MIN_DERIVED_MAX_TURNS, Math.ceil(maxMoves / maxActionsPerTurn));
 }
 
