@@ -189,23 +189,26 @@ const SCRIPTS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
   .scripts;
 
 /** The arguments a command gives the ariadne CLI, or null when it is not the CLI (the test cannot run it). */
-function cliArgs(words: string[]): string[] | null {
-  const [program, ...rest] = words;
+function cliArgs(cmd: Command): string[] | null {
+  const [program, ...rest] = cmd.words;
   // `npm link` installs `ariadne`; ./bin/ariadne.js is the same entry
   if (program === 'ariadne' || program === './bin/ariadne.js') return rest;
   if (program !== 'npm') return null;
   const [script, extra] =
     rest[0] === 'start' ? ['start', rest.slice(1)] : rest[0] === 'run' ? [rest[1], rest.slice(2)] : [null, []];
   if (!script) return null;
-  if (!Object.hasOwn(SCRIPTS, script)) throw new Error(`package.json has no script "${script}"`);
+  if (!Object.hasOwn(SCRIPTS, script))
+    throw new Error(`README.md:${cmd.line}: ${cmd.text}\npackage.json has no script "${script}"`);
   const scriptCommands = parseShell(SCRIPTS[script], 1, `package.json scripts.${script}`);
   const ran = scriptCommands[0];
   if (scriptCommands.length !== 1 || ran.words[0] !== 'tsx' || ran.words[1] !== 'bin/ariadne.ts') return null;
-  if (extra.length > 0 && extra[0] !== '--')
+  // Without `--`, npm passes the words on but takes the options (-x, --x) as its own settings.
+  if (extra[0] !== '--' && extra.some((w) => w.startsWith('-')))
     throw new Error(
-      `npm would take ${extra.join(' ')} as its own options: write npm run ${script} -- ${extra.join(' ')}`,
+      `README.md:${cmd.line}: ${cmd.text}\nnpm would take the options as its own settings: ` +
+        `write npm run ${script} -- ${extra.join(' ')}`,
     );
-  return [...ran.words.slice(2), ...extra.slice(1)];
+  return [...ran.words.slice(2), ...(extra[0] === '--' ? extra.slice(1) : extra)];
 }
 
 /** The commands that serve until Ctrl-C, and what each prints once it is ready. */
@@ -395,7 +398,7 @@ function commandName(words: string[]): string {
 async function run(cmd: Command): Promise<void> {
   if (cmd.expands)
     throw new Error(`README.md:${cmd.line}: ${cmd.text}\nuses $..., which the README test does not expand`);
-  const cliGiven = cliArgs(cmd.words);
+  const cliGiven = cliArgs(cmd);
   if (!cliGiven)
     throw new Error(
       `README.md:${cmd.line}: the README test cannot run ${cmd.text}\n(it runs the ariadne CLI: npm run ariadne ` +
@@ -428,7 +431,7 @@ function declaredNotRun(block: Block, commands: Command[]): Map<Command, string>
           `but no command of the block at line ${block.line} starts with it`,
       );
     for (const c of covered) {
-      if (cliArgs(c.words))
+      if (cliArgs(c))
         throw new Error(
           `README.md:${block.declaration.line}: declares ${c.text} (line ${c.line}) not run, ` +
             `but the README test runs the ariadne CLI: remove it from the declaration`,
