@@ -1,11 +1,14 @@
 // The ariadne command as a user runs it, for CLI tests: a real process with
 // the test's database, real exit codes.
-import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { tableCounts, type TestDatabase } from './db.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// By URL: `--import tsx` would be resolved from the child's cwd, which need not be the repo.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 export interface CliResult {
   code: number | null;
@@ -13,23 +16,35 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The CLI as a child process, for a caller that must keep it (a server) or watch its output as it comes. */
+export function ariadneProcess(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+  timeoutMs?: number,
+): ChildProcessWithoutNullStreams {
+  const merged: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v;
+  return spawn(process.execPath, ['--import', TSX, `${ROOT}/bin/ariadne.ts`, ...args], {
+    cwd,
+    env: merged,
+    timeout: timeoutMs,
+  });
+}
+
 /**
  * The CLI in a child process without blocking this one (a server in this process may have to answer it). `env`
  * is laid over this process's environment; a key set to undefined is removed (e.g. DATABASE_URL, to use the
- * embedded database).
+ * embedded database). After `timeoutMs` the child is killed (code null).
  */
 export function spawnAriadne(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
+  timeoutMs?: number,
 ): Promise<CliResult> {
-  const merged: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v;
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}/bin/ariadne.ts`, ...args], {
-      cwd,
-      env: merged,
-    });
+    const child = ariadneProcess(args, env, cwd, timeoutMs);
     let stdout = '',
       stderr = '';
     child.stdout.on('data', (d) => {
@@ -46,7 +61,7 @@ export function spawnAriadne(
 export function cli(database: () => TestDatabase) {
   const ariadne = (args: string[], env: Record<string, string> = {}) => {
     const db = database();
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
+    const r = spawnSync(process.execPath, ['--import', TSX, 'bin/ariadne.ts', ...args], {
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 120_000,
