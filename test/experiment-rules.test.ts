@@ -193,3 +193,34 @@ describe('limits that bound each other', () => {
     expect(() => resolveConfig({ vision_range: 0 })).toThrow(/config\.vision_range: must be at least 1/);
   });
 });
+
+describe('a used experiment id', () => {
+  const maze = { kind: 'generated' as const, spec: { generator: 'medium', width: 11, height: 11, seed: 1 } };
+  /** A store where the id exists, started with `before`. */
+  async function startTwice(before: { vision_range: number }, after: { vision_range: number }) {
+    let first: Parameters<StartStore['createExperiment']>[0] | undefined;
+    const store: StartStore = {
+      saveMaze: () => Promise.resolve(3),
+      createExperiment: (e) => {
+        if (!first) {
+          first = e;
+          return Promise.resolve({ created: true, startedAt: t0, config: e.config });
+        }
+        return Promise.resolve({ created: false, startedAt: t0, config: first.config, existing: first });
+      },
+    };
+    const req = { agent: 'frontier', provider: 'baseline' as const, experimentId: 'demo-1', maze };
+    await startExperiment({ ...req, config: before }, store);
+    return startExperiment({ ...req, config: after }, store);
+  }
+
+  it('with the same settings is a retry: it carries on', async () => {
+    expect(await startTwice({ vision_range: 3 }, { vision_range: 3 })).toMatchObject({ created: false });
+  });
+
+  it('with other settings is refused naming what differs', async () => {
+    await expect(startTwice({ vision_range: 3 }, { vision_range: 4 })).rejects.toThrow(
+      /experiment id "demo-1" is taken by an experiment with another config; choose another id/,
+    );
+  });
+});

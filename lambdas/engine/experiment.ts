@@ -73,8 +73,16 @@ export interface StartStore {
   /** Throws InvalidInputError unless the sweep cell exists (checked before anything is written). */
   checkSweepRun?(ref: SweepRef): Promise<void>;
   saveMaze(maze: Maze): Promise<number>;
-  /** Creates the experiment unless it exists; either way, its stored start time and config. */
-  createExperiment(e: NewExperiment): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }>;
+  /**
+   * Creates the experiment unless it exists; either way, its stored start time and config, and when it existed,
+   * what it was started with (a used id must not take on other settings).
+   */
+  createExperiment(e: NewExperiment): Promise<{
+    created: boolean;
+    startedAt: Date;
+    config: ExperimentConfig;
+    existing?: Pick<NewExperiment, 'agent' | 'model' | 'agentSeed' | 'mazeId' | 'promptText' | 'config'>;
+  }>;
 }
 
 export interface StartedExperiment {
@@ -154,6 +162,39 @@ function goalInViewAtStart(config: ExperimentConfig): InvalidInputError {
   );
 }
 
+/** Stable JSON (keys sorted), to compare a config read back from jsonb with a freshly resolved one. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+
+/**
+ * A start with a used experiment id is a retry (the same settings: it carries on) or a mistake (other settings:
+ * refused, naming what differs), never the old experiment silently reported as the new one.
+ */
+function refuseOtherSettings(
+  id: string,
+  existing: NonNullable<Awaited<ReturnType<StartStore['createExperiment']>>['existing']>,
+  wanted: typeof existing,
+): void {
+  const differs = (['agent', 'model', 'agentSeed', 'mazeId', 'promptText', 'config'] as const).filter(
+    (k) => canonical(existing[k]) !== canonical(wanted[k]),
+  );
+  if (differs.length === 0) return;
+  const names = differs.map(
+    (k) => ({ agentSeed: 'agent seed', mazeId: 'maze', promptText: 'prompt' })[k as string] ?? k,
+  );
+  throw new InvalidInputError(
+    'experimentId',
+    id,
+    `experiment id "${id}" is taken by an experiment with another ${names.join(', ')}; ` +
+      'choose another id (or leave it out), or look at that one with: summary ' +
+      id,
+  );
+}
+
 export async function startExperiment(
   req: StartRequest,
   store: StartStore,
@@ -171,7 +212,7 @@ export async function startExperiment(
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
   if (req.sweep) await store.checkSweepRun?.(req.sweep);
   const mazeId = await store.saveMaze(maze);
-  const stored = await store.createExperiment({
+  const fields = {
     id: experimentId,
     executionArn: req.executionArn ?? null,
     agent: req.agent,
@@ -186,7 +227,9 @@ export async function startExperiment(
     optimalMoves: optimal,
     initialState: state,
     sweep: req.sweep,
-  });
+  };
+  const stored = await store.createExperiment(fields);
+  if (stored.existing) refuseOtherSettings(experimentId, stored.existing, fields);
   return {
     experimentId,
     created: stored.created,

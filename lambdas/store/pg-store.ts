@@ -17,7 +17,7 @@ import type {
   TurnWrite,
 } from '../engine/store.ts';
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
-import type { NewExperiment, SweepRef } from '../engine/experiment.ts';
+import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import { queryWithRetry } from './retry-query.ts';
@@ -193,7 +193,7 @@ export class PgStore implements EngineStore {
    * Creates the experiment unless it exists (a retried start), recording the
    * execution ARN once; returns the stored start time and config either way.
    */
-  async createExperiment(e: NewExperiment): Promise<{ created: boolean; startedAt: Date; config: ExperimentConfig }> {
+  async createExperiment(e: NewExperiment): ReturnType<StartStore['createExperiment']> {
     const s = e.initialState;
     const { rows } = await this.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
@@ -246,7 +246,7 @@ export class PgStore implements EngineStore {
       );
     }
     const stored = await this.getExperimentInfo(e.id);
-    return { created: false, startedAt: stored.startedAt, config: stored.config };
+    return { created: false, startedAt: stored.startedAt, config: stored.config, existing: stored };
   }
 
   async getExperimentInfo(id: string): Promise<ExperimentInfo & { mazeId: number }> {
