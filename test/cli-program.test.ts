@@ -8,6 +8,7 @@ import { CommanderError, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../bin/cli/program.ts';
 import { printError } from '../bin/cli/errors.ts';
+import { commandPrefix } from '../bin/cli/invocation.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
@@ -58,6 +59,7 @@ describe('the program', () => {
         'db',
         'export',
         'launch',
+        'list',
         'maze',
         'mazes',
         'replay',
@@ -72,6 +74,22 @@ describe('the program', () => {
         'workflow',
       ].sort(),
     );
+  });
+});
+
+describe('the command prefix in hints', () => {
+  it.each([
+    [{}, 'ariadne'],
+    [{ npm_lifecycle_event: '' }, 'ariadne'],
+    [{ npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'start', npm_package_name: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'npx', npm_lifecycle_script: 'tsx', npm_package_name: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'npx', npm_lifecycle_script: 'ariadne' }, 'npx ariadne'],
+    // a user's own npm script that calls the installed command
+    [{ npm_lifecycle_event: 'study', npm_package_name: 'my-study' }, 'ariadne'],
+  ])('%j: %s', (env, prefix) => {
+    expect(commandPrefix(env)).toBe(prefix);
   });
 });
 

@@ -189,3 +189,97 @@ describe('commands', () => {
     expect(code).toBe(0);
   });
 });
+
+/** Hints as an installed `ariadne` prints them (tests run under `npm test`, which sets npm's variables). */
+const INSTALLED = { npm_lifecycle_event: '', npm_package_name: '' };
+const VIA_NPM = { npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' };
+
+describe('ariadne list', () => {
+  const sweepFile = join(dir, 'list-sweep.yaml');
+  writeFileSync(
+    sweepFile,
+    [
+      'sweep: list-test',
+      'agents: [{ agent: random }, { agent: frontier }]',
+      'mazes: { generators: [medium], sizes: [11], seeds: [1] }',
+      'config: { max_moves: 60 }',
+      'repeats: 2',
+      'max_concurrency: 1',
+    ].join('\n'),
+  );
+  type Row = { experiment_id: string; agent: string; status: string; sweep_id: string; started_at: string };
+  const listJson = (...args: string[]): Row[] => {
+    const r = ariadne(['list', ...args, '--json']);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as Row[];
+  };
+
+  it('lists experiments newest first, filtered by sweep, status and agent, as a table or JSON', async () => {
+    expect(ariadne(['sweep', sweepFile, '--json']).code).toBe(0);
+    const { rows: stored } = await db.pool.query<{ id: string; status: string; agent: string }>(
+      "SELECT id, status, agent FROM experiments WHERE sweep_id = 'list-test' ORDER BY started_at DESC, id",
+    );
+    expect(stored).toHaveLength(4);
+
+    const all = listJson('--sweep', 'list-test');
+    expect(all.map((r) => r.experiment_id)).toEqual(stored.map((r) => r.id));
+    const started = all.map((r) => Date.parse(r.started_at));
+    expect([...started].sort((a, b) => b - a)).toEqual(started);
+    expect(new Set(all.map((r) => r.sweep_id))).toEqual(new Set(['list-test']));
+
+    const frontier = listJson('--sweep', 'list-test', '--agent', 'frontier');
+    expect(frontier.map((r) => r.experiment_id)).toEqual(stored.filter((r) => r.agent === 'frontier').map((r) => r.id));
+    const timeouts = listJson('--sweep', 'list-test', '--status', 'timeout');
+    expect(timeouts.map((r) => r.experiment_id)).toEqual(stored.filter((r) => r.status === 'timeout').map((r) => r.id));
+
+    const table = ariadne(['list', '--sweep', 'list-test', '--limit', '3']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0].split('|').map((h) => h.trim())).toEqual([
+      'id',
+      'agent/model',
+      'maze',
+      'status',
+      'actions',
+      'efficiency',
+      'started',
+    ]);
+    expect(lines.slice(2, 5).map((l) => l.split('|')[0].trim())).toEqual(stored.slice(0, 3).map((r) => r.id));
+    expect(lines[2]).toMatch(/\| medium 11x11 s1 \|/);
+    expect(lines.slice(-2)).toEqual(['(3 rows)', '(showing the newest 3; --limit <n> shows more)']);
+  });
+
+  it('--sweeps lists the sweeps with their runs done, succeeded and failed', async () => {
+    const { rows } = await db.pool.query<{ succeeded: number }>(
+      "SELECT count(*) FILTER (WHERE goal_found)::int AS succeeded FROM experiments WHERE sweep_id = 'list-test'",
+    );
+    const sweeps = JSON.parse(ariadne(['list', '--sweeps', '--json']).stdout) as Array<Record<string, unknown>>;
+    expect(sweeps.find((s) => s.sweep === 'list-test')).toMatchObject({
+      runs: 4,
+      done: 4,
+      succeeded: rows[0].succeeded,
+      failed: 0,
+    });
+    const table = ariadne(['list', '--sweeps', '--sweep', 'list-test']);
+    expect(table.stdout).toMatch(/^sweep +\| runs \| done \| succeeded \| failed \| started$/m);
+    expect(table.stdout).toMatch(
+      new RegExp(`^list-test \\| +4 \\| +4 \\| +${rows[0].succeeded} \\| +0 \\| \\d{4}-`, 'm'),
+    );
+  });
+
+  it('says plainly when nothing matches and how to make one (exit 0); bad filters exit 2', () => {
+    const none = ariadne(['list', '--agent', 'nobody-at-all'], INSTALLED);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(
+      'no experiments match --agent nobody-at-all; see them all with: ariadne list, or run one with: ' +
+        'ariadne run --agent frontier --maze medium --size 15\n',
+    );
+    const noSweep = ariadne(['list', '--sweeps', '--sweep', 'nope'], VIA_NPM);
+    expect(noSweep.code).toBe(0);
+    expect(noSweep.stdout).toMatch(/^no sweeps match --sweep nope; .* run one with: npm run ariadne -- sweep /);
+    const bad = ariadne(['list', '--status', 'lost']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--status "lost" is not one of: completed, timeout, failed, stuck, running/);
+    expect(ariadne(['list', '--sweeps', '--agent', 'random']).code).toBe(2);
+  });
+});

@@ -5,6 +5,7 @@ import { withExample } from './help.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerMazeCommands } from './commands/mazes.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
+import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerWorkflowCommand } from './commands/workflow.ts';
 import { registerStackCommands } from './commands/stack.ts';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerMazeCommands(program);
   registerSweepCommand(program);
+  registerListCommand(program);
   registerResultCommands(program);
   registerWorkflowCommand(program);
   registerStackCommands(program);
