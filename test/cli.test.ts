@@ -75,7 +75,9 @@ describe('stuck policy from the command line', () => {
     const status = /^status\s+stuck \((\w+)\): (.+)$/m.exec(r.stdout);
     expect(status).not.toBeNull();
     expect(r.stdout).toMatch(/^phase\s+stuck \(stuck policy: halt\)$/m);
-    expect(r.stdout).toMatch(new RegExp(`^stuck\\s+1 signal\\(s\\), first ${status![1]} at action \\d+$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^stuck\\s+1 signal: ${status![1]} 1; first ${status![1]} at action \\d+$`, 'm'),
+    );
     expect(r.stdout).toMatch(/actions per phase: exploring \d+ \(\d+%\)/);
     expect(r.stdout).toMatch(/timeline: exploring 1-\d+ > /);
     const id = /^experiment\s+(\S+)$/m.exec(r.stdout)![1];
@@ -193,6 +195,76 @@ describe('commands', () => {
 /** Hints as an installed `ariadne` prints them (tests run under `npm test`, which sets npm's variables). */
 const INSTALLED = { npm_lifecycle_event: '', npm_package_name: '' };
 const VIA_NPM = { npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' };
+
+describe('the summary a researcher reads', () => {
+  let id = '';
+
+  it("counts a long run's stuck signals by kind in one line, and ends with the next commands to try", () => {
+    const r = ariadne(
+      [
+        'run',
+        '--agent',
+        'random',
+        '--agent-seed',
+        '5',
+        '--maze',
+        'medium',
+        '--size',
+        '21',
+        '--seed',
+        '3',
+        '--max-moves',
+        '2000',
+        '--stuck-policy',
+        'observe',
+        '--quiet',
+      ],
+      INSTALLED,
+    );
+    expect(r.code).toBe(0);
+    id = /^experiment\s+(\S+)$/m.exec(r.stdout)![1];
+    const stuck = /^stuck\s+(\d+) signals: (.+); first (\w+) at action (\d+)$/m.exec(r.stdout);
+    expect(stuck).not.toBeNull();
+    const total = Number(stuck![1]);
+    expect(total).toBeGreaterThan(20);
+    const kinds = stuck![2].split(', ').map((k) => /^(\w+) (\d+)$/.exec(k)!);
+    expect(kinds.length).toBeGreaterThan(1);
+    const counts = kinds.map((k) => Number(k[2]));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(total);
+    expect([...counts].sort((a, b) => b - a)).toEqual(counts); // most frequent first
+    // one line for all of them: no line per signal
+    expect(r.stdout).not.toMatch(/signal at action/);
+    expect(r.stdout.trim().split('\n').length).toBeLessThan(30);
+    expect(r.stdout).toMatch(/^ +actions per phase: exploring \d+ \(\d+%\)/m);
+    expect(r.stdout).toMatch(/^ +timeline: exploring 1-/m);
+    expect(r.stdout).toMatch(new RegExp(`^next: ariadne replay ${id} +\\(a step-by-step HTML replay\\)$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^ +ariadne summary ${id} --json +\\(`, 'm'));
+    expect(r.stdout).toMatch(/^ +ariadne list +\(/m);
+
+    const viaNpm = ariadne(['summary', id, '--json'], VIA_NPM);
+    expect(viaNpm.stdout).not.toMatch(/next:/);
+    const json = JSON.parse(viaNpm.stdout);
+    expect(json.stuck_signals).toBe(total);
+    expect(json.signals).toHaveLength(total);
+    expect(json.signal_counts).toEqual(Object.fromEntries(kinds.map((k) => [k[1], Number(k[2])])));
+    for (const [detector, n] of Object.entries(json.signal_counts))
+      expect(json.signals.filter((g: { detector: string }) => g.detector === detector)).toHaveLength(n as number);
+  });
+
+  it('hints say `npm run ariadne --` under npm and `ariadne` otherwise', () => {
+    const viaNpm = ariadne(['summary', id], VIA_NPM);
+    expect(viaNpm.code).toBe(0);
+    expect(viaNpm.stdout).toMatch(new RegExp(`^next: npm run ariadne -- replay ${id} +\\(`, 'm'));
+    expect(viaNpm.stdout).toMatch(/^ +npm run ariadne -- list +\(/m);
+    const missing = ariadne(['summary', 'no-such-run'], VIA_NPM);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no experiment with id "no-such-run"; list them with: npm run ariadne -- list');
+    const installed = ariadne(['replay', 'no-such-run'], { ...INSTALLED, INIT_CWD: dir });
+    expect(installed.code).toBe(2);
+    expect(installed.stderr).toContain('no experiment with id "no-such-run"; list them with: ariadne list');
+    expect(installed.stderr).not.toMatch(/npm run/);
+  });
+});
 
 describe('ariadne list', () => {
   const sweepFile = join(dir, 'list-sweep.yaml');

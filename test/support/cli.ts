@@ -20,12 +20,15 @@ export function cli(database: () => TestDatabase) {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   /** Like ariadne(), without blocking this process: needed when a server in this process must answer the CLI. */
-  const ariadneAsync = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  const ariadneAsync = (
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ code: number | null; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
       const db = database();
       const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
+        env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ...env },
       });
       let stdout = '',
         stderr = '';

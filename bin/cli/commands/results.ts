@@ -1,22 +1,21 @@
 // The commands that read stored results: summary, replay, report, export, compare.
 import { writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withCliDatabase } from '../database.ts';
+import { NotFoundError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
+import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption, jsonOption } from '../options.ts';
 import { showSummary } from '../summary.ts';
+
+const noExperiment = (id: string) =>
+  new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
 
 async function summary(id: string, o: { json?: boolean }): Promise<void> {
   await withCliDatabase(async (db) => {
     const { summaryOf } = await import('../../../state-machine/local-experiment.ts');
     const found = await summaryOf(db, id);
-    if (!found)
-      throw new InvalidInputError(
-        'experiment-id',
-        id,
-        `no experiment with id "${id}"; list them with: SELECT experiment_id FROM experiment_summary`,
-      );
+    if (!found) throw noExperiment(id);
     await showSummary(db, found, o.json === true);
   });
 }
@@ -29,12 +28,7 @@ async function replay(id: string, o: { out?: string }): Promise<void> {
     try {
       data = await loadReplay(db, id);
     } catch (err) {
-      if ((err as Error).name === 'ExperimentNotFoundError')
-        throw new InvalidInputError(
-          'experiment-id',
-          id,
-          `no experiment with id "${id}"; list them with: ariadne sql "SELECT experiment_id FROM experiment_summary"`,
-        );
+      if ((err as Error).name === 'ExperimentNotFoundError') throw noExperiment(id);
       throw err;
     }
     const out = o.out ?? `replay-${id}.html`;
@@ -61,10 +55,10 @@ async function exportSweep(sweepId: string, o: { format: (typeof EXPORT_FORMATS)
   await withCliDatabase(async (db) => {
     const exists = await db.pool.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
     if (exists.rowCount === 0)
-      throw new InvalidInputError(
+      throw new NotFoundError(
         'sweep',
         sweepId,
-        `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`,
+        `no sweep named "${sweepId}"; list them with: ${commandPrefix()} list --sweeps`,
       );
     const { exportSweep } = await import('../../../reports/export.ts');
     for (const f of await exportSweep(db, sweepId, o.format, o.out))
