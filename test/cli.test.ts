@@ -1,7 +1,7 @@
 // The ariadne command as a user runs it: a real process, real exit codes.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import pg from 'pg';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -353,5 +353,78 @@ describe('ariadne list', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--status "lost" is not one of: completed, timeout, failed, stuck, running/);
     expect(ariadne(['list', '--sweeps', '--agent', 'random']).code).toBe(2);
+  });
+});
+
+describe('files the CLI writes go to one output directory', () => {
+  const id = 'files-demo';
+  const user = join(dir, 'user');
+  mkdirSync(user, { recursive: true });
+  const printedPath = (stdout: string) => /^(\/\S+\.html) \(/m.exec(stdout)?.[1];
+
+  it('replay writes into ariadne-output/ in the directory the user ran from (INIT_CWD), printed absolute', () => {
+    expect(
+      ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '11', '--experiment-id', id, '--json']).code,
+    ).toBe(0);
+    const r = ariadne(['replay', id], { INIT_CWD: user });
+    expect(r.code).toBe(0);
+    const file = join(user, 'ariadne-output', `replay-${id}.html`);
+    expect(printedPath(r.stdout)).toBe(file);
+    expect(readFileSync(file, 'utf8')).toMatch(/^<!doctype html>/i);
+  });
+
+  it("--out-dir (the command's or the program's) and ARIADNE_OUTPUT_DIR choose it; --out names a file", () => {
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [['replay', id, '--out-dir', 'mine'], {}, join(user, 'mine', `replay-${id}.html`)],
+      [['--out-dir', 'global', 'replay', id], {}, join(user, 'global', `replay-${id}.html`)],
+      [['--out-dir', 'global', 'replay', id, '--out-dir', 'near'], {}, join(user, 'near', `replay-${id}.html`)],
+      [['replay', id], { ARIADNE_OUTPUT_DIR: 'from-env/deep' }, join(user, 'from-env', 'deep', `replay-${id}.html`)],
+      [['replay', id, '--out', 'named.html'], {}, join(user, 'named.html')],
+    ];
+    for (const [args, env, file] of cases) {
+      const r = ariadne(args, { INIT_CWD: user, ...env });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(printedPath(r.stdout)).toBe(file);
+      expect(statSync(file).size).toBeGreaterThan(1000);
+    }
+  });
+
+  it('run as an installed bin without npm: files go under the working directory', () => {
+    const cwd = join(dir, 'plain');
+    mkdirSync(cwd);
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'ariadne.js'), 'maze', '--maze', 'spiral', '--out'], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, INIT_CWD: '', ARIADNE_OUTPUT_DIR: '' },
+    });
+    expect(r.status).toBe(0);
+    const file = join(cwd, 'ariadne-output', 'maze-spiral-30x30-s7.json');
+    expect(r.stdout).toContain(`written to ${file} (`);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ generator: 'spiral', width: 30 });
+  });
+
+  it('a path that cannot be written exits 2 naming the option and value, in words', () => {
+    const aFile = join(dir, 'a-file');
+    writeFileSync(aFile, 'not a directory');
+    expect(existsSync('/nonexistent-parent-file')).toBe(false);
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [
+        ['maze', '--out', '/nonexistent-parent-file/x.json'],
+        {},
+        /--out "\/nonexistent-parent-file\/x\.json" cannot be written .*: no such file or directory \(ENOENT\)/,
+      ],
+      [['maze', '--out', join(aFile, 'x.json')], {}, /--out ".*a-file\/x\.json" cannot be written .*not a directory/],
+      [['replay', id, '--out', user], {}, /--out ".*user" cannot be written .*: is a directory \(EISDIR\)/],
+      [['replay', id, '--out-dir', join(aFile, 'sub')], {}, /--out-dir ".*a-file\/sub" cannot be used as the output/],
+      [['replay', id], { ARIADNE_OUTPUT_DIR: aFile }, /ARIADNE_OUTPUT_DIR ".*a-file" cannot be used/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = ariadne(args, env);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stderr).not.toMatch(/Error: E[A-Z]+/);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+    expect(existsSync('/nonexistent-parent-file')).toBe(false);
   });
 });

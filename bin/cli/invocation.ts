@@ -2,11 +2,15 @@
 // `npm run ariadne -- ...` in a checkout, `ariadne ...` once installed or linked.
 import { readFileSync } from 'node:fs';
 
-// Read at runtime: the package's own name tells its npm scripts from a user's.
+// Read at runtime, so `--version` can never drift from the package.
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   name: string;
   version: string;
 };
+
+export function packageVersion(): string {
+  return PACKAGE.version;
+}
 
 /**
  * The words that start an ariadne command for this user. npm sets `npm_lifecycle_event` for `npm run ariadne` and
