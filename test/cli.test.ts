@@ -319,6 +319,8 @@ describe('ariadne list', () => {
     expect(lines.slice(2, 5).map((l) => l.split('|')[0].trim())).toEqual(stored.slice(0, 3).map((r) => r.id));
     expect(lines[2]).toMatch(/\| medium 11x11 s1 \|/);
     expect(lines.slice(-2)).toEqual(['(3 rows)', '(showing the newest 3; --limit <n> shows more)']);
+    // exactly as many as the limit: nothing more to show
+    expect(ariadne(['list', '--sweep', 'list-test', '--limit', '4']).stdout).toMatch(/\n\(4 rows\)\n$/);
   });
 
   it('--sweeps lists the sweeps with their runs done, succeeded and failed', async () => {

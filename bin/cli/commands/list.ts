@@ -105,8 +105,10 @@ function filtersOf(o: ListOptions): string {
   return given.length > 0 ? ` match ${given.join(' ')}` : '';
 }
 
-function moreNote(shown: number, limit: number): string {
-  return shown === limit ? `(showing the newest ${limit}; --limit <n> shows more)\n` : '';
+/** The first `limit` of rows fetched with one extra, and a note when that extra says there are more. */
+function newest<T>(fetched: T[], limit: number): { rows: T[]; note: string } {
+  const more = fetched.length > limit;
+  return { rows: fetched.slice(0, limit), note: more ? `(showing the newest ${limit}; --limit <n> shows more)\n` : '' };
 }
 
 async function listSweeps(o: ListOptions): Promise<void> {
@@ -117,7 +119,8 @@ async function listSweeps(o: ListOptions): Promise<void> {
     if (value !== undefined)
       throw new InvalidInputError(option, value, `${option} filters experiments; it does not go with --sweeps`);
   await withCliDatabase(async (db) => {
-    const { rows } = await db.pool.query<SweepRow>(SWEEPS_SQL, [o.sweep ?? null, o.limit]);
+    const fetched = await db.pool.query<SweepRow>(SWEEPS_SQL, [o.sweep ?? null, o.limit + 1]);
+    const { rows, note } = newest(fetched.rows, o.limit);
     if (o.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
@@ -133,7 +136,7 @@ async function listSweeps(o: ListOptions): Promise<void> {
     process.stdout.write(
       `${formatTable(shown, ['sweep', 'runs', 'done', 'succeeded', 'failed', 'started'], {
         right: ['runs', 'done', 'succeeded', 'failed'],
-      })}\n${moreNote(rows.length, o.limit)}`,
+      })}\n${note}`,
     );
   });
 }
@@ -141,12 +144,13 @@ async function listSweeps(o: ListOptions): Promise<void> {
 async function list(o: ListOptions): Promise<void> {
   if (o.sweeps) return listSweeps(o);
   await withCliDatabase(async (db) => {
-    const { rows } = await db.pool.query<ExperimentRow>(EXPERIMENTS_SQL, [
+    const fetched = await db.pool.query<ExperimentRow>(EXPERIMENTS_SQL, [
       o.sweep ?? null,
       o.status ?? null,
       o.agent ?? null,
-      o.limit,
+      o.limit + 1,
     ]);
+    const { rows, note } = newest(fetched.rows, o.limit);
     if (o.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
@@ -172,7 +176,7 @@ async function list(o: ListOptions): Promise<void> {
     process.stdout.write(
       `${formatTable(shown, ['id', 'agent/model', 'maze', 'status', 'actions', 'efficiency', 'started'], {
         right: ['actions', 'efficiency'],
-      })}\n${moreNote(rows.length, o.limit)}`,
+      })}\n${note}`,
     );
   });
 }
