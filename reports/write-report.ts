@@ -15,11 +15,14 @@ export async function writeReport(db: Database, sweepId: string, out: string, ma
   const failures = data.runs.filter((r) => !r.goal_found).slice(0, maxReplays);
   if (failures.length > 0) mkdirSync(replayDir, { recursive: true });
   const written = new Set<string>();
+  const replayFiles: string[] = [];
   for (const r of failures) {
-    writeFileSync(join(replayDir, `${r.experiment_id}.html`), replayHtml(await loadReplay(db, r.experiment_id)));
+    const file = join(replayDir, `${r.experiment_id}.html`);
+    writeFileSync(file, replayHtml(await loadReplay(db, r.experiment_id)));
     written.add(r.experiment_id);
+    replayFiles.push(file);
   }
   const html = reportHtml(data, (id) => (written.has(id) ? `${replayDirName}/${encodeURIComponent(id)}.html` : null));
   writeFileSync(out, html);
-  return { report: out, kb: Math.round(html.length / 1024), replays: written.size, replayDir };
+  return { report: out, kb: Math.round(html.length / 1024), replays: written.size, replayDir, replayFiles };
 }

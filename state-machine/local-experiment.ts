@@ -16,6 +16,9 @@ import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engin
 export interface ExperimentSummary {
   experiment_id: string;
   agent: string;
+  provider: string;
+  model: string | null;
+  prompt_version: string | null;
   status: string;
   goal_found: boolean;
   stop_reason: string | null;
@@ -34,7 +37,14 @@ export interface ExperimentSummary {
   recall_calls: number;
   refused_calls: number;
   loop_cells: number;
+  llm_calls: number;
+  /** As the provider reported them; null when it reported none (and for baselines). */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  /** Null when the model has no price in config.prices (or no tokens were reported). */
+  cost_usd: number | null;
   wall_seconds: number;
+  started_at: Date;
   completed_at: Date | null;
   stuck_policy: string;
   agent_phase: string;

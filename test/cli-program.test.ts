@@ -3,11 +3,15 @@
 // errors become today's messages and exit codes. One spawned process checks
 // that the real entry prints the same help.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CommanderError, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../bin/cli/program.ts';
 import { printError } from '../bin/cli/errors.ts';
+import { EXIT_CODES_HELP } from '../bin/cli/exit-codes.ts';
+import { commandPrefix } from '../bin/cli/invocation.ts';
+import { describeFileError } from '../bin/cli/file-errors.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
@@ -58,6 +62,7 @@ describe('the program', () => {
         'db',
         'export',
         'launch',
+        'list',
         'maze',
         'mazes',
         'replay',
@@ -72,6 +77,61 @@ describe('the program', () => {
         'workflow',
       ].sort(),
     );
+  });
+});
+
+describe('the program help', () => {
+  it('states the exit-code contract, one code a line, before the example', () => {
+    const help = helpOf(program);
+    expect(flat(help)).toContain(flat(EXIT_CODES_HELP.replaceAll(';', '')));
+    expect(help).toMatch(/\nExit codes:\n {2}0 success\n {2}1 .+\n {2}2 .+\n {2}3 .+\n\nExample:\n/);
+  });
+
+  it('has --version and a global --out-dir', () => {
+    expect(program.options.map((o) => o.long)).toEqual(expect.arrayContaining(['--version', '--out-dir']));
+  });
+});
+
+/** Commands that serve until Ctrl-C rather than print a result. */
+const SERVERS = ['db', 'sim'];
+
+it.each(commands.filter((c) => c.path !== '' && !SERVERS.includes(c.path)))('ariadne $path has --json', ({ cmd }) => {
+  expect(cmd.options.map((o) => o.long)).toContain('--json');
+});
+
+it.each(['replay', 'report', 'export', 'maze'])('ariadne %s takes --out-dir', (name) => {
+  expect(program.commands.find((c) => c.name() === name)!.options.map((o) => o.long)).toContain('--out-dir');
+});
+
+describe('the command prefix in hints', () => {
+  it.each([
+    [{}, 'ariadne'],
+    [{ npm_lifecycle_event: '' }, 'ariadne'],
+    [{ npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'start', npm_package_name: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'npx', npm_lifecycle_script: 'tsx', npm_package_name: 'ariadne' }, 'npm run ariadne --'],
+    [{ npm_lifecycle_event: 'npx', npm_lifecycle_script: 'ariadne' }, 'npx ariadne'],
+    // a user's own npm script that calls the installed command
+    [{ npm_lifecycle_event: 'study', npm_package_name: 'my-study' }, 'ariadne'],
+  ])('%j: %s', (env, prefix) => {
+    expect(commandPrefix(env)).toBe(prefix);
+  });
+});
+
+describe('file errors in words', () => {
+  it.each([
+    ['ENOENT', 'no such file or directory (ENOENT)'],
+    ['EACCES', 'permission denied (EACCES)'],
+    ['EISDIR', 'is a directory (EISDIR)'],
+    ['ENOTDIR', 'a part of the path is a file, not a directory (ENOTDIR)'],
+  ])('%s', (code, words) => {
+    expect(describeFileError(Object.assign(new Error(`${code}: raw`), { code, syscall: 'open' }))).toBe(words);
+  });
+
+  it('keeps the message of anything else', () => {
+    expect(describeFileError(Object.assign(new Error('EWEIRD: odd'), { code: 'EWEIRD' }))).toBe('EWEIRD: odd');
+    expect(describeFileError('text')).toBe('text');
   });
 });
 
@@ -188,5 +248,18 @@ describe('the real entry', () => {
       '--max-moves <n> stop after this many actions (default: /ariadne/config/max_moves, else 10000)',
     );
     expect(r.stdout.trimEnd()).toMatch(/\nExample:\n {2}\$ ariadne run .+$/);
+  });
+
+  it('--version prints the version in package.json', () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', '--version'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${version}\n`);
   });
 });

@@ -9,6 +9,7 @@ import { OllamaSim } from './servers/ollama-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { cli, ROOT } from './support/cli.ts';
+import { parametersFile } from './support/parameters-file.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -112,6 +113,57 @@ describe('LLM providers from the command line', () => {
     expect(summary.input_tokens).toBe(sim.replies.reduce((n, x) => n + x.inputTokens, 0));
   });
 
+  it('the text summary of an LLM run shows provider, model, prompt, calls, tokens and cost', async () => {
+    const args = [
+      'run',
+      '--provider',
+      'ollama',
+      '--model',
+      'qwen2.5:7b',
+      '--ollama-host',
+      simUrl,
+      '--maze',
+      'medium',
+      '--size',
+      '15',
+      '--seed',
+      '3',
+      '--quiet',
+    ];
+    const usage = async (id: string) =>
+      (
+        await db.pool.query<{ calls: number; input: number; output: number; cost: number | null }>(
+          `SELECT count(*)::int AS calls, sum(input_tokens)::int AS input, sum(output_tokens)::int AS output,
+                  (SELECT sum(cost_usd)::float8 FROM turns WHERE experiment_id = $1) AS cost
+           FROM llm_calls WHERE experiment_id = $1`,
+          [id],
+        )
+      ).rows[0];
+    const unpriced = await ariadneAsync([...args, '--experiment-id', 'llm-unpriced']);
+    expect(unpriced.code).toBe(0);
+    const u = await usage('llm-unpriced');
+    expect(u.calls).toBeGreaterThan(0);
+    const n = (x: number) => x.toLocaleString('en-US');
+    expect(unpriced.stdout).toMatch(/^provider +ollama$/m);
+    expect(unpriced.stdout).toMatch(/^model +qwen2\.5:7b$/m);
+    expect(unpriced.stdout).toMatch(/^prompt +v1$/m);
+    expect(unpriced.stdout).toMatch(new RegExp(`^llm calls +${u.calls}$`, 'm'));
+    expect(unpriced.stdout).toMatch(new RegExp(`^tokens +${n(u.input)} input, ${n(u.output)} output$`, 'm'));
+    expect(unpriced.stdout).toMatch(/^cost +unknown \(no price for qwen2\.5:7b\)$/m);
+    expect(unpriced.stdout).toMatch(/^next: .* replay llm-unpriced /m);
+
+    const prices = '{"qwen2.5:7b": {"input_per_mtok": 10, "output_per_mtok": 30}}';
+    const priced = await ariadneAsync([...args, '--experiment-id', 'llm-priced'], {
+      ARIADNE_PARAMETERS: parametersFile([`/ariadne/config/prices: '${prices}'`]),
+    });
+    expect(priced.code).toBe(0);
+    const p = await usage('llm-priced');
+    expect(p.cost).toBeCloseTo((p.input * 10 + p.output * 30) / 1e6, 5);
+    const cost = /^cost +\$(\d+\.\d{4})$/m.exec(priced.stdout);
+    expect(cost).not.toBeNull();
+    expect(Number(cost![1])).toBeCloseTo(p.cost!, 4);
+  });
+
   it(
     '--workflow runs a workflow file as the prompt; ariadne workflow checks one and names the YAML ' +
       'path of a problem',
@@ -153,7 +205,14 @@ describe('LLM providers from the command line', () => {
       ]);
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout);
-      expect(summary).toMatchObject({ status: 'completed', prompt_version: 'observe_plan_act/v0' });
+      expect(summary).toMatchObject({
+        status: 'completed',
+        prompt_version: 'observe_plan_act/v0',
+        workflow: 'observe_plan_act',
+      });
+      expect(ariadne(['summary', summary.experiment_id]).stdout).toMatch(
+        /^workflow +observe_plan_act \(prompt version observe_plan_act\/v0\)$/m,
+      );
       const { rows } = await db.pool.query(
         `SELECT count(*)::int AS n FROM agent_state_transitions WHERE experiment_id = $1 AND machine = ` +
           `'workflow' AND from_phase = 'observe' AND to_phase = 'plan'`,

@@ -1,7 +1,7 @@
 // The ariadne command as a user runs it: a real process, real exit codes.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import pg from 'pg';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -108,7 +108,9 @@ describe('stuck policy from the command line', () => {
     const status = /^status\s+stuck \((\w+)\): (.+)$/m.exec(r.stdout);
     expect(status).not.toBeNull();
     expect(r.stdout).toMatch(/^phase\s+stuck \(stuck policy: halt\)$/m);
-    expect(r.stdout).toMatch(new RegExp(`^stuck\\s+1 signal\\(s\\), first ${status![1]} at action \\d+$`, 'm'));
+    expect(r.stdout).toMatch(
+      new RegExp(`^stuck\\s+1 signal: ${status![1]} 1; first ${status![1]} at action \\d+$`, 'm'),
+    );
     expect(r.stdout).toMatch(/actions per phase: exploring \d+ \(\d+%\)/);
     expect(r.stdout).toMatch(/timeline: exploring 1-\d+ > /);
     const id = /^experiment\s+(\S+)$/m.exec(r.stdout)![1];
@@ -220,5 +222,244 @@ describe('commands', () => {
       child.kill('SIGINT');
     });
     expect(code).toBe(0);
+  });
+});
+
+/** Hints as an installed `ariadne` prints them (tests run under `npm test`, which sets npm's variables). */
+const INSTALLED = { npm_lifecycle_event: '', npm_package_name: '' };
+const VIA_NPM = { npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' };
+
+describe('the summary a researcher reads', () => {
+  let id = '';
+
+  it("counts a long run's stuck signals by kind in one line, and ends with the next commands to try", () => {
+    const r = ariadne(
+      [
+        'run',
+        '--agent',
+        'random',
+        '--agent-seed',
+        '5',
+        '--maze',
+        'medium',
+        '--size',
+        '21',
+        '--seed',
+        '3',
+        '--max-moves',
+        '2000',
+        '--stuck-policy',
+        'observe',
+        '--quiet',
+      ],
+      INSTALLED,
+    );
+    expect(r.code).toBe(0);
+    id = /^experiment\s+(\S+)$/m.exec(r.stdout)![1];
+    const stuck = /^stuck\s+(\d+) signals: (.+); first (\w+) at action (\d+)$/m.exec(r.stdout);
+    expect(stuck).not.toBeNull();
+    const total = Number(stuck![1]);
+    expect(total).toBeGreaterThan(20);
+    const kinds = stuck![2].split(', ').map((k) => /^(\w+) (\d+)$/.exec(k)!);
+    expect(kinds.length).toBeGreaterThan(1);
+    const counts = kinds.map((k) => Number(k[2]));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(total);
+    expect([...counts].sort((a, b) => b - a)).toEqual(counts); // most frequent first
+    // one line for all of them: no line per signal
+    expect(r.stdout).not.toMatch(/signal at action/);
+    expect(r.stdout.trim().split('\n').length).toBeLessThan(30);
+    expect(r.stdout).toMatch(/^ +actions per phase: exploring \d+ \(\d+%\)/m);
+    expect(r.stdout).toMatch(/^ +timeline: exploring 1-/m);
+    expect(r.stdout).toMatch(new RegExp(`^next: ariadne replay ${id} +\\(a step-by-step HTML replay\\)$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^ +ariadne summary ${id} --json +\\(`, 'm'));
+    expect(r.stdout).toMatch(/^ +ariadne list +\(/m);
+
+    const viaNpm = ariadne(['summary', id, '--json'], VIA_NPM);
+    expect(viaNpm.stdout).not.toMatch(/next:/);
+    const json = JSON.parse(viaNpm.stdout);
+    expect(json.stuck_signals).toBe(total);
+    expect(json.signals).toHaveLength(total);
+    expect(json.signal_counts).toEqual(Object.fromEntries(kinds.map((k) => [k[1], Number(k[2])])));
+    for (const [detector, n] of Object.entries(json.signal_counts))
+      expect(json.signals.filter((g: { detector: string }) => g.detector === detector)).toHaveLength(n as number);
+  });
+
+  it('hints say `npm run ariadne --` under npm and `ariadne` otherwise', () => {
+    const viaNpm = ariadne(['summary', id], VIA_NPM);
+    expect(viaNpm.code).toBe(0);
+    expect(viaNpm.stdout).toMatch(new RegExp(`^next: npm run ariadne -- replay ${id} +\\(`, 'm'));
+    expect(viaNpm.stdout).toMatch(/^ +npm run ariadne -- list +\(/m);
+    const missing = ariadne(['summary', 'no-such-run'], VIA_NPM);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no experiment with id "no-such-run"; list them with: npm run ariadne -- list');
+    const installed = ariadne(['replay', 'no-such-run'], { ...INSTALLED, INIT_CWD: dir });
+    expect(installed.code).toBe(2);
+    expect(installed.stderr).toContain('no experiment with id "no-such-run"; list them with: ariadne list');
+    expect(installed.stderr).not.toMatch(/npm run/);
+  });
+});
+
+describe('ariadne list', () => {
+  const sweepFile = join(dir, 'list-sweep.yaml');
+  writeFileSync(
+    sweepFile,
+    [
+      'sweep: list-test',
+      'agents: [{ agent: random }, { agent: frontier }]',
+      'mazes: { generators: [medium], sizes: [11], seeds: [1] }',
+      'config: { max_moves: 60 }',
+      'repeats: 2',
+      'max_concurrency: 1',
+    ].join('\n'),
+  );
+  type Row = { experiment_id: string; agent: string; status: string; sweep_id: string; started_at: string };
+  const listJson = (...args: string[]): Row[] => {
+    const r = ariadne(['list', ...args, '--json']);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as Row[];
+  };
+
+  it('lists experiments newest first, filtered by sweep, status and agent, as a table or JSON', async () => {
+    expect(ariadne(['sweep', sweepFile, '--json']).code).toBe(0);
+    const { rows: stored } = await db.pool.query<{ id: string; status: string; agent: string }>(
+      "SELECT id, status, agent FROM experiments WHERE sweep_id = 'list-test' ORDER BY started_at DESC, id",
+    );
+    expect(stored).toHaveLength(4);
+
+    const all = listJson('--sweep', 'list-test');
+    expect(all.map((r) => r.experiment_id)).toEqual(stored.map((r) => r.id));
+    const started = all.map((r) => Date.parse(r.started_at));
+    expect([...started].sort((a, b) => b - a)).toEqual(started);
+    expect(new Set(all.map((r) => r.sweep_id))).toEqual(new Set(['list-test']));
+
+    const frontier = listJson('--sweep', 'list-test', '--agent', 'frontier');
+    expect(frontier.map((r) => r.experiment_id)).toEqual(stored.filter((r) => r.agent === 'frontier').map((r) => r.id));
+    const timeouts = listJson('--sweep', 'list-test', '--status', 'timeout');
+    expect(timeouts.map((r) => r.experiment_id)).toEqual(stored.filter((r) => r.status === 'timeout').map((r) => r.id));
+
+    const table = ariadne(['list', '--sweep', 'list-test', '--limit', '3']);
+    expect(table.code).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0].split('|').map((h) => h.trim())).toEqual([
+      'id',
+      'agent/model',
+      'maze',
+      'status',
+      'actions',
+      'efficiency',
+      'started',
+    ]);
+    expect(lines.slice(2, 5).map((l) => l.split('|')[0].trim())).toEqual(stored.slice(0, 3).map((r) => r.id));
+    expect(lines[2]).toMatch(/\| medium 11x11 s1 \|/);
+    expect(lines.slice(-2)).toEqual(['(3 rows)', '(showing the newest 3; --limit <n> shows more)']);
+    // exactly as many as the limit: nothing more to show
+    expect(ariadne(['list', '--sweep', 'list-test', '--limit', '4']).stdout).toMatch(/\n\(4 rows\)\n$/);
+  });
+
+  it('--sweeps lists the sweeps with their runs done, succeeded and failed', async () => {
+    const { rows } = await db.pool.query<{ succeeded: number }>(
+      "SELECT count(*) FILTER (WHERE goal_found)::int AS succeeded FROM experiments WHERE sweep_id = 'list-test'",
+    );
+    const sweeps = JSON.parse(ariadne(['list', '--sweeps', '--json']).stdout) as Array<Record<string, unknown>>;
+    expect(sweeps.find((s) => s.sweep === 'list-test')).toMatchObject({
+      runs: 4,
+      done: 4,
+      succeeded: rows[0].succeeded,
+      failed: 0,
+    });
+    const table = ariadne(['list', '--sweeps', '--sweep', 'list-test']);
+    expect(table.stdout).toMatch(/^sweep +\| runs \| done \| succeeded \| failed \| started$/m);
+    expect(table.stdout).toMatch(
+      new RegExp(`^list-test \\| +4 \\| +4 \\| +${rows[0].succeeded} \\| +0 \\| \\d{4}-`, 'm'),
+    );
+  });
+
+  it('says plainly when nothing matches and how to make one (exit 0); bad filters exit 2', () => {
+    const none = ariadne(['list', '--agent', 'nobody-at-all'], INSTALLED);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(
+      'no experiments match --agent nobody-at-all; see them all with: ariadne list, or run one with: ' +
+        'ariadne run --agent frontier --maze medium --size 15\n',
+    );
+    const noSweep = ariadne(['list', '--sweeps', '--sweep', 'nope'], VIA_NPM);
+    expect(noSweep.code).toBe(0);
+    expect(noSweep.stdout).toMatch(/^no sweeps match --sweep nope; .* run one with: npm run ariadne -- sweep /);
+    const bad = ariadne(['list', '--status', 'lost']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--status "lost" is not one of: completed, timeout, failed, stuck, running/);
+    expect(ariadne(['list', '--sweeps', '--agent', 'random']).code).toBe(2);
+  });
+});
+
+describe('files the CLI writes go to one output directory', () => {
+  const id = 'files-demo';
+  const user = join(dir, 'user');
+  mkdirSync(user, { recursive: true });
+  const printedPath = (stdout: string) => /^(\/\S+\.html) \(/m.exec(stdout)?.[1];
+
+  it('replay writes into ariadne-output/ in the directory the user ran from (INIT_CWD), printed absolute', () => {
+    expect(
+      ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '11', '--experiment-id', id, '--json']).code,
+    ).toBe(0);
+    const r = ariadne(['replay', id], { INIT_CWD: user });
+    expect(r.code).toBe(0);
+    const file = join(user, 'ariadne-output', `replay-${id}.html`);
+    expect(printedPath(r.stdout)).toBe(file);
+    expect(readFileSync(file, 'utf8')).toMatch(/^<!doctype html>/i);
+  });
+
+  it("--out-dir (the command's or the program's) and ARIADNE_OUTPUT_DIR choose it; --out names a file", () => {
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [['replay', id, '--out-dir', 'mine'], {}, join(user, 'mine', `replay-${id}.html`)],
+      [['--out-dir', 'global', 'replay', id], {}, join(user, 'global', `replay-${id}.html`)],
+      [['--out-dir', 'global', 'replay', id, '--out-dir', 'near'], {}, join(user, 'near', `replay-${id}.html`)],
+      [['replay', id], { ARIADNE_OUTPUT_DIR: 'from-env/deep' }, join(user, 'from-env', 'deep', `replay-${id}.html`)],
+      [['replay', id, '--out', 'named.html'], {}, join(user, 'named.html')],
+    ];
+    for (const [args, env, file] of cases) {
+      const r = ariadne(args, { INIT_CWD: user, ...env });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(printedPath(r.stdout)).toBe(file);
+      expect(statSync(file).size).toBeGreaterThan(1000);
+    }
+  });
+
+  it('run as an installed bin without npm: files go under the working directory', () => {
+    const cwd = join(dir, 'plain');
+    mkdirSync(cwd);
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'ariadne.js'), 'maze', '--maze', 'spiral', '--out'], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, INIT_CWD: '', ARIADNE_OUTPUT_DIR: '' },
+    });
+    expect(r.status).toBe(0);
+    const file = join(cwd, 'ariadne-output', 'maze-spiral-30x30-s7.json');
+    expect(r.stdout).toContain(`written to ${file} (`);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ generator: 'spiral', width: 30 });
+  });
+
+  it('a path that cannot be written exits 2 naming the option and value, in words', () => {
+    const aFile = join(dir, 'a-file');
+    writeFileSync(aFile, 'not a directory');
+    expect(existsSync('/nonexistent-parent-file')).toBe(false);
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [
+        ['maze', '--out', '/nonexistent-parent-file/x.json'],
+        {},
+        /--out "\/nonexistent-parent-file\/x\.json" cannot be written .*: no such file or directory \(ENOENT\)/,
+      ],
+      [['maze', '--out', join(aFile, 'x.json')], {}, /--out ".*a-file\/x\.json" cannot be written .*not a directory/],
+      [['replay', id, '--out', user], {}, /--out ".*user" cannot be written .*: is a directory \(EISDIR\)/],
+      [['replay', id, '--out-dir', join(aFile, 'sub')], {}, /--out-dir ".*a-file\/sub" cannot be used as the output/],
+      [['replay', id], { ARIADNE_OUTPUT_DIR: aFile }, /ARIADNE_OUTPUT_DIR ".*a-file" cannot be used/],
+    ];
+    for (const [args, env, message] of cases) {
+      const r = ariadne(args, env);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stderr).not.toMatch(/Error: E[A-Z]+/);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+    expect(existsSync('/nonexistent-parent-file')).toBe(false);
   });
 });

@@ -2,9 +2,13 @@
 // anything, so tests can walk its commands and their help.
 import { Command } from 'commander';
 import { withExample } from './help.ts';
+import { EXIT_CODES_HELP } from './exit-codes.ts';
+import { packageVersion } from './invocation.ts';
+import { outDirOption } from './output-dir.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerMazeCommands } from './commands/mazes.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
+import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerWorkflowCommand } from './commands/workflow.ts';
 import { registerStackCommands } from './commands/stack.ts';
@@ -15,13 +19,21 @@ export function buildProgram(): Command {
   // Subcommands inherit these settings when they are created, so they come first.
   const program = new Command('ariadne')
     .description('Maze-navigation experiments for LLM agents: run locally, read results from Postgres.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    // --out-dir before the command is the program's, after it the command's own: each command that writes files
+    // takes it too, and the nearer one wins
+    .enablePositionalOptions()
+    .addOption(outDirOption())
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  // one code a line: the contract is what scripts read the help for
+  program.addHelpText('after', `\n${EXIT_CODES_HELP.replace(': ', ':\n  ').replaceAll('; ', '\n  ')}`);
   withExample(program, 'ariadne run --agent frontier --maze medium --size 30 --seed 7');
   // In the order `ariadne --help` lists them.
   registerRunCommands(program);
   registerMazeCommands(program);
   registerSweepCommand(program);
+  registerListCommand(program);
   registerResultCommands(program);
   registerWorkflowCommand(program);
   registerStackCommands(program);

@@ -1,6 +1,9 @@
-// The end-of-run summary a researcher reads first.
+// The end-of-run summary a researcher reads first, and the commands worth trying next.
+import { parse } from 'yaml';
 import { agentStoryOf, type AgentStory, type ExperimentSummary } from '../../state-machine/local-experiment.ts';
+import { isWorkflowText } from '../../lambdas/engine/workflow/definition.ts';
 import type { Database } from '../../lambdas/store/database.ts';
+import { commandPrefix } from './invocation.ts';
 
 const TIMELINE_SHOWN = 12;
 
@@ -29,7 +32,73 @@ function describePhases(story: AgentStory, actions: number): string[] {
   return lines;
 }
 
-function printSummary(s: ExperimentSummary, out: NodeJS.WritableStream = process.stdout, story?: AgentStory): void {
+/** What the experiments row adds to the view for an LLM run: its workflow, and whether its model has a price. */
+interface LlmDetails {
+  workflow: string | null;
+  priced: boolean;
+}
+
+async function llmDetailsOf(db: Database, s: ExperimentSummary): Promise<LlmDetails> {
+  const { rows } = await db.pool.query<{ prompt_text: string | null; priced: boolean }>(
+    `SELECT prompt_text, coalesce(config -> 'prices' ? model, false) AS priced FROM experiments WHERE id = $1`,
+    [s.experiment_id],
+  );
+  const text = rows[0]?.prompt_text ?? null;
+  let workflow: string | null = null;
+  if (text !== null && isWorkflowText(text)) {
+    // the stored text is the whole workflow file; its name is what the researcher wrote, not the version
+    const doc = parse(text) as { workflow?: unknown } | null;
+    workflow = typeof doc?.workflow === 'string' ? doc.workflow : null;
+  }
+  return { workflow, priced: rows[0]?.priced ?? false };
+}
+
+/** Signals per detector, most frequent first (then by name): a long run's 125 signals read as one line. */
+function countSignals(signals: AgentStory['signals']): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const g of signals) counts.set(g.detector, (counts.get(g.detector) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+function describeStuck(s: ExperimentSummary, counts: Array<[string, number]>): string {
+  if (s.stuck_signals === 0) return 'no signal';
+  return (
+    `${s.stuck_signals} signal${s.stuck_signals === 1 ? '' : 's'}: ${counts.map(([d, n]) => `${d} ${n}`).join(', ')}` +
+    `; first ${s.first_stuck_detector} at action ${s.first_stuck_step}`
+  );
+}
+
+const count = (n: number | null) => (n === null ? 'not reported' : n.toLocaleString('en-US'));
+
+function describeCost(s: ExperimentSummary, llm: LlmDetails): string {
+  if (s.cost_usd !== null) return `$${s.cost_usd.toFixed(s.cost_usd >= 0.01 ? 4 : 6)}`;
+  if (llm.priced) return 'unknown (the provider reported no token counts)';
+  return `unknown (no price for ${s.model ?? 'this model'})`;
+}
+
+/** The rows an LLM run adds: who answered, with which prompt, and what it took. */
+function llmRows(
+  s: ExperimentSummary,
+  llm: LlmDetails,
+): { who: Array<[string, string]>; usage: Array<[string, string]> } {
+  return {
+    who: [
+      ['provider', s.provider],
+      ['model', s.model ?? '-'],
+      llm.workflow !== null
+        ? ['workflow', `${llm.workflow} (prompt version ${s.prompt_version ?? '-'})`]
+        : ['prompt', s.prompt_version ?? '-'],
+    ],
+    usage: [
+      ['llm calls', count(s.llm_calls)],
+      ['tokens', `${count(s.input_tokens)} input, ${count(s.output_tokens)} output`],
+      ['cost', describeCost(s, llm)],
+    ],
+  };
+}
+
+function printSummary(s: ExperimentSummary, story: AgentStory, llm: LlmDetails | null, out: NodeJS.WritableStream) {
+  const extra = llm ? llmRows(s, llm) : null;
   const rows: Array<[string, string]> = [
     ['experiment', s.experiment_id],
     [
@@ -37,35 +106,57 @@ function printSummary(s: ExperimentSummary, out: NodeJS.WritableStream = process
       `${s.status}${s.stop_reason ? ` (${s.stop_reason})` : ''}${s.failure_reason ? `: ${s.failure_reason}` : ''}`,
     ],
     ['goal found', s.goal_found ? 'yes' : 'no'],
-    ['agent', s.agent],
+    ...(extra ? extra.who : [['agent', s.agent] as [string, string]]),
     ['maze', `${s.maze_generator} ${s.maze_width}x${s.maze_height} seed ${s.maze_seed ?? '-'}`],
     ['actions', String(s.actions)],
     ['optimal', String(s.optimal_moves)],
     ['efficiency', s.efficiency === null ? '-' : Number(s.efficiency).toFixed(3)],
     ['turns', String(s.turns)],
+    ...(extra ? extra.usage : []),
     ['tiles seen', String(s.tiles_seen)],
     ['failed moves', String(s.failed_moves)],
     ['duration', `${Number(s.wall_seconds).toFixed(2)} s`],
     ['phase', `${s.agent_phase} (stuck policy: ${s.stuck_policy})`],
-    [
-      'stuck',
-      s.stuck_signals === 0
-        ? 'no signal'
-        : `${s.stuck_signals} signal(s), first ${s.first_stuck_detector} at action ${s.first_stuck_step}`,
-    ],
+    ['stuck', describeStuck(s, countSignals(story.signals))],
   ];
-  if (story) {
-    for (const line of describePhases(story, s.actions)) rows.push(['', line]);
-    for (const g of story.signals)
-      rows.push(['', `signal at action ${g.step} (turn ${g.turn}): ${g.detector}: ${g.detail}`]);
-  }
-  out.write(`\n${rows.map(([k, v]) => `${k.padEnd(12)} ${v}`).join('\n')}\n`);
+  for (const line of describePhases(story, s.actions)) rows.push(['', line]);
+  out.write(`\n${rows.map(([k, v]) => `${k.padEnd(12)} ${v}`.trimEnd()).join('\n')}\n`);
 }
 
-/** The summary with the agent's phases and stuck signals, as text or (with `json`) one JSON object on stdout. */
+/** The commands a researcher is likely to want after reading a summary, as this user runs the CLI. */
+function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): void {
+  const p = commandPrefix();
+  const id = s.experiment_id;
+  const hints: Array<[string, string]> = [
+    ...(s.status === 'running' ? [[`${p} resume ${id}`, 'continue it from its next turn'] as [string, string]] : []),
+    [`${p} replay ${id}`, 'a step-by-step HTML replay'],
+    [`${p} summary ${id} --json`, 'this summary with every signal, as JSON'],
+    [`${p} list`, 'your experiments, newest first'],
+  ];
+  const width = Math.max(...hints.map(([c]) => c.length));
+  out.write(
+    `\n${hints.map(([c, why], i) => `${i === 0 ? 'next:' : '     '} ${c.padEnd(width)}   (${why})`).join('\n')}\n`,
+  );
+}
+
+/**
+ * The summary with the agent's phases and stuck signals counted by kind, then the next commands to try; or (with
+ * `json`) one JSON object on stdout with every signal and the counts.
+ */
 export async function showSummary(db: Database, s: ExperimentSummary, json: boolean): Promise<void> {
   const story = await agentStoryOf(db, s.experiment_id, s.actions);
-  if (json)
-    process.stdout.write(`${JSON.stringify({ ...s, phases: story.phases, signals: story.signals }, null, 2)}\n`);
-  else printSummary(s, process.stdout, story);
+  const llm = s.provider === 'baseline' ? null : await llmDetailsOf(db, s);
+  if (json) {
+    const detail = {
+      ...s,
+      workflow: llm?.workflow ?? null,
+      signal_counts: Object.fromEntries(countSignals(story.signals)),
+      phases: story.phases,
+      signals: story.signals,
+    };
+    process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
+    return;
+  }
+  printSummary(s, story, llm, process.stdout);
+  printNextCommands(s, process.stdout);
 }

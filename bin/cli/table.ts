@@ -1,5 +1,10 @@
-// Query results as an aligned text table, for `ariadne sql`.
-export function formatTable(rows: Record<string, unknown>[], fields: string[]): string {
+// Rows as an aligned text table, for `ariadne sql` and `ariadne list`.
+/** `right`: the fields whose values align right (numbers, so their digits line up). */
+export function formatTable(
+  rows: Record<string, unknown>[],
+  fields: string[],
+  opts: { right?: readonly string[] } = {},
+): string {
   const cell = (v: unknown): string => {
     if (v === null || v === undefined) return '';
     if (v instanceof Date) return v.toISOString();
@@ -10,11 +15,12 @@ export function formatTable(rows: Record<string, unknown>[], fields: string[]): 
   };
   const cells = rows.map((r) => fields.map((f) => cell(r[f])));
   const widths = fields.map((f, i) => Math.min(60, Math.max(f.length, ...cells.map((c) => c[i].length))));
-  const line = (vals: string[]) =>
-    vals
-      .map((v, i) => (v.length > widths[i] ? `${v.slice(0, widths[i] - 1)}…` : v.padEnd(widths[i])))
-      .join(' | ')
-      .trimEnd();
+  const right = fields.map((f) => opts.right?.includes(f) === true);
+  const fit = (v: string, i: number) => {
+    if (v.length > widths[i]) return `${v.slice(0, widths[i] - 1)}…`;
+    return right[i] ? v.padStart(widths[i]) : v.padEnd(widths[i]);
+  };
+  const line = (vals: string[]) => vals.map(fit).join(' | ').trimEnd();
   return [
     line(fields),
     widths.map((w) => '-'.repeat(w)).join('-+-'),

@@ -10,17 +10,14 @@ import {
   type LoadedWorkflow,
 } from '../../lambdas/engine/workflow/definition.ts';
 import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
+import { describeFileError } from './file-errors.ts';
 
 export function readWorkflowFile(option: string, file: string): { text: string; workflow: LoadedWorkflow } {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new InvalidInputError(
-      option,
-      file,
-      `${option} "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    throw new InvalidInputError(option, file, `${option} "${file}" cannot be read: ${describeFileError(err)}`);
   }
   try {
     return { text, workflow: loadWorkflow(text, file) };

@@ -70,8 +70,8 @@ export function cli(database: () => TestDatabase) {
     return { code: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   /** Like ariadne(), without blocking this process: needed when a server in this process must answer the CLI. */
-  const ariadneAsync = (args: string[]): Promise<CliResult> =>
-    spawnAriadne(args, { DATABASE_URL: database().url, DATABASE_SCHEMA: database().schema });
+  const ariadneAsync = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
+    spawnAriadne(args, { DATABASE_URL: database().url, DATABASE_SCHEMA: database().schema, ...env });
   /** Bad input: exit 2, the message, and not a row written. */
   const expectInputError = async (args: string[], message: RegExp): Promise<void> => {
     const before = await tableCounts(database());

@@ -1,27 +1,65 @@
-// The commands that read stored results: summary, replay, report, export, compare.
-import { writeFileSync } from 'node:fs';
+// The commands that read stored results: summary, replay, report, export, compare. Files go to the output
+// directory (see output-dir.ts) and are printed with absolute paths.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import type { Database } from '../../../lambdas/store/database.ts';
 import { withCliDatabase } from '../database.ts';
+import { NotFoundError } from '../exit-codes.ts';
+import { isFileError } from '../file-errors.ts';
 import { withExample } from '../help.ts';
+import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption, jsonOption } from '../options.ts';
+import {
+  describeSize,
+  outDirOption,
+  outputDirectory,
+  outputError,
+  outputFile,
+  writeOutput,
+  writtenFile,
+  type OutputTarget,
+} from '../output-dir.ts';
 import { showSummary } from '../summary.ts';
+
+const noExperiment = (id: string) =>
+  new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
+
+async function requireSweep(db: Database, sweepId: string): Promise<void> {
+  const exists = await db.pool.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
+  if (exists.rowCount === 0)
+    throw new NotFoundError(
+      'sweep',
+      sweepId,
+      `no sweep named "${sweepId}"; list them with: ${commandPrefix()} list --sweeps`,
+    );
+}
+
+/** A name from an id that stays one file name whatever the id holds. */
+const fileName = (id: string) => id.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+/** Runs `write`, turning a file error under `target` into a message naming its option (exit 2). */
+async function writingTo<T>(target: OutputTarget, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isFileError(err)) throw outputError(target, err);
+    throw err;
+  }
+}
+
+const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 async function summary(id: string, o: { json?: boolean }): Promise<void> {
   await withCliDatabase(async (db) => {
     const { summaryOf } = await import('../../../state-machine/local-experiment.ts');
     const found = await summaryOf(db, id);
-    if (!found)
-      throw new InvalidInputError(
-        'experiment-id',
-        id,
-        `no experiment with id "${id}"; list them with: SELECT experiment_id FROM experiment_summary`,
-      );
+    if (!found) throw noExperiment(id);
     await showSummary(db, found, o.json === true);
   });
 }
 
-async function replay(id: string, o: { out?: string }): Promise<void> {
+async function replay(id: string, o: { out?: string; json?: boolean }, cmd: Command): Promise<void> {
+  // checked before anything runs: a path that cannot be written fails now, not after the work
+  const target = outputFile(cmd, o.out, `replay-${fileName(id)}.html`);
   await withCliDatabase(async (db) => {
     const { loadReplay } = await import('../../../reports/replay-data.ts');
     const { replayHtml } = await import('../../../reports/replay-page.ts');
@@ -29,55 +67,70 @@ async function replay(id: string, o: { out?: string }): Promise<void> {
     try {
       data = await loadReplay(db, id);
     } catch (err) {
-      if ((err as Error).name === 'ExperimentNotFoundError')
-        throw new InvalidInputError(
-          'experiment-id',
-          id,
-          `no experiment with id "${id}"; list them with: ariadne sql "SELECT experiment_id FROM experiment_summary"`,
-        );
+      if ((err as Error).name === 'ExperimentNotFoundError') throw noExperiment(id);
       throw err;
     }
-    const out = o.out ?? `replay-${id}.html`;
-    const html = replayHtml(data);
-    writeFileSync(out, html);
-    process.stdout.write(`${out} (${(html.length / 1024).toFixed(0)} KB, ${data.steps} steps): open it in a browser\n`);
+    const file = writeOutput(target, replayHtml(data));
+    if (o.json) printJson({ experiment_id: id, steps: data.steps, files: [file] });
+    else
+      process.stdout.write(`${file.path} (${describeSize(file.bytes)}, ${data.steps} steps): open it in a browser\n`);
   });
 }
 
-async function report(sweepId: string, o: { out?: string; maxReplays: number }): Promise<void> {
+async function report(sweepId: string, o: { out?: string; maxReplays: number; json?: boolean }, cmd: Command) {
+  const target = outputFile(cmd, o.out, `report-${fileName(sweepId)}.html`);
   await withCliDatabase(async (db) => {
+    await requireSweep(db, sweepId);
     const { writeReport } = await import('../../../reports/write-report.ts');
-    const written = await writeReport(db, sweepId, o.out ?? `report-${sweepId}.html`, o.maxReplays);
+    const written = await writingTo(target, () => writeReport(db, sweepId, target.path, o.maxReplays));
+    const reportFile = writtenFile(written.report);
+    const replays = written.replayFiles.map(writtenFile);
+    if (o.json) {
+      printJson({
+        sweep: sweepId,
+        report: reportFile.path,
+        replay_dir: written.replayDir,
+        replays: replays.length,
+        files: [reportFile, ...replays],
+      });
+      return;
+    }
     process.stdout.write(
-      `${written.report} (${written.kb} KB) and ${written.replays} replays in ${written.replayDir}: ` +
-        'open the report in a browser\n',
+      `${reportFile.path} (${describeSize(reportFile.bytes)}): open it in a browser\n` +
+        (replays.length > 0
+          ? `${replays.length} replays of the runs that did not succeed in ${written.replayDir}\n`
+          : 'no replays: every run succeeded\n'),
     );
   });
 }
 
 const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 
-async function exportSweep(sweepId: string, o: { format: (typeof EXPORT_FORMATS)[number]; out: string }) {
+async function exportSweep(
+  sweepId: string,
+  o: { format: (typeof EXPORT_FORMATS)[number]; json?: boolean },
+  cmd: Command,
+): Promise<void> {
+  const dir = outputDirectory(cmd);
   await withCliDatabase(async (db) => {
-    const exists = await db.pool.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
-    if (exists.rowCount === 0)
-      throw new InvalidInputError(
-        'sweep',
-        sweepId,
-        `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`,
-      );
+    await requireSweep(db, sweepId);
     const { exportSweep } = await import('../../../reports/export.ts');
-    for (const f of await exportSweep(db, sweepId, o.format, o.out))
-      process.stdout.write(`${f.file}: ${f.rows} rows\n`);
+    const files = (await writingTo(dir, () => exportSweep(db, sweepId, o.format, dir.path))).map((f) => ({
+      ...writtenFile(f.file),
+      rows: f.rows,
+    }));
+    if (o.json) printJson({ sweep: sweepId, format: o.format, files });
+    else for (const f of files) process.stdout.write(`${f.path}: ${f.rows} rows, ${describeSize(f.bytes)}\n`);
   });
 }
 
 async function compare(sweep: string, a: string, b: string, o: { resamples: number; json?: boolean }) {
   await withCliDatabase(async (db) => {
+    await requireSweep(db, sweep);
     const { compareAgents } = await import('../../../reports/compare.ts');
     const c = await compareAgents(db, sweep, a, b, o.resamples);
     if (o.json) {
-      process.stdout.write(`${JSON.stringify(c, null, 2)}\n`);
+      printJson(c);
       return;
     }
     const f = (x: number | null, d = 4) => (x === null ? '-' : x.toFixed(d));
@@ -100,7 +153,7 @@ export function registerResultCommands(program: Command): void {
     .command('summary')
     .description('show the summary of a stored experiment')
     .argument('<experiment-id>')
-    .addOption(jsonOption('as JSON'))
+    .addOption(jsonOption('as JSON, with every stuck signal'))
     .action(summary);
   withExample(summaryCommand, 'ariadne summary demo-1 --json');
 
@@ -111,7 +164,13 @@ export function registerResultCommands(program: Command): void {
         'tokens and words per step',
     )
     .argument('<experiment-id>')
-    .option('--out <file>', 'where to write it (default: replay-<experiment-id>.html)')
+    .option(
+      '--out <file>',
+      'where to write it, relative to the directory you run ariadne from ' +
+        '(default: replay-<experiment-id>.html in the output directory)',
+    )
+    .addOption(outDirOption())
+    .addOption(jsonOption('the file written, as JSON'))
     .action(replay);
   withExample(replayCommand, 'ariadne replay demo-1 --out demo-1.html');
 
@@ -122,27 +181,37 @@ export function registerResultCommands(program: Command): void {
         'not succeed',
     )
     .argument('<sweep>')
-    .option('--out <file>', 'where to write it (default: report-<sweep>.html; replays go to <name>-replays/ beside it)')
+    .option(
+      '--out <file>',
+      'where to write it, relative to the directory you run ariadne from (default: report-<sweep>.html in the ' +
+        'output directory); replays go to <name>-replays/ beside it',
+    )
+    .addOption(outDirOption())
     .addOption(
       new Option('--max-replays <n>', 'replays to write for runs that did not succeed')
         .default(50)
         .argParser(intOption('--max-replays', 0, 10_000)),
     )
+    .addOption(jsonOption('the files written, as JSON'))
     .action(report);
   withExample(reportCommand, 'ariadne report baselines-example --max-replays 10');
 
   const exportCommand = program
     .command('export')
-    .description("export a sweep's experiments and actions as CSV or JSON Lines (for pandas, R)")
+    .description(
+      "export a sweep's experiments and actions as CSV or JSON Lines (for pandas, R): " +
+        '<sweep>-experiments.<format> and <sweep>-actions.<format> in the output directory',
+    )
     .argument('<sweep>')
     .addOption(
       new Option('--format <format>', 'csv or jsonl')
         .default('csv')
         .argParser(choiceOption('--format', EXPORT_FORMATS)),
     )
-    .option('--out <dir>', 'directory for <sweep>-experiments.<format> and <sweep>-actions.<format>', '.')
+    .addOption(outDirOption())
+    .addOption(jsonOption('the files written, as JSON'))
     .action(exportSweep);
-  withExample(exportCommand, 'ariadne export baselines-example --format jsonl --out exports');
+  withExample(exportCommand, 'ariadne export baselines-example --format jsonl --out-dir exports');
 
   const compareCommand = program
     .command('compare')

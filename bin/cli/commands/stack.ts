@@ -6,13 +6,14 @@ import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { requestFromOptions } from '../experiment-input.ts';
 import { withExample } from '../help.ts';
 import { describe as describeExecution, launchRequests, regionOf, startExecutions } from '../launch.ts';
-import { addExperimentOptions, endpointOption, intOption, type ExperimentOptions } from '../options.ts';
+import { addExperimentOptions, endpointOption, intOption, jsonOption, type ExperimentOptions } from '../options.ts';
 
 interface LaunchOptions extends ExperimentOptions {
   stateMachineArn: string;
   repeat: number;
   endpoint?: string;
   dryRun?: boolean;
+  json?: boolean;
 }
 
 async function launch(o: LaunchOptions): Promise<void> {
@@ -27,19 +28,27 @@ async function launch(o: LaunchOptions): Promise<void> {
   const { request } = requestFromOptions(o);
   const requests = launchRequests(request, o.repeat);
   if (o.dryRun) {
-    for (const r of requests)
-      process.stdout.write(
-        `${JSON.stringify({ stateMachineArn: o.stateMachineArn, name: r.name, input: JSON.stringify(r.input) })}\n`,
-      );
+    const calls = requests.map((r) => ({
+      stateMachineArn: o.stateMachineArn,
+      name: r.name,
+      input: JSON.stringify(r.input),
+    }));
+    // without --json: one request a line, each as the AWS CLI's --cli-input-json takes it
+    process.stdout.write(
+      o.json ? `${JSON.stringify(calls, null, 2)}\n` : calls.map((c) => `${JSON.stringify(c)}\n`).join(''),
+    );
     return;
   }
   const client = new SFNClient({ region, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
-  for (const r of await startExecutions(client, o.stateMachineArn, requests)) {
-    process.stdout.write(`${r.already ? 'already launched' : 'started'} ${r.executionArn}\n`);
+  const started = await startExecutions(client, o.stateMachineArn, requests);
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(started, null, 2)}\n`);
+    return;
   }
+  for (const r of started) process.stdout.write(`${r.already ? 'already launched' : 'started'} ${r.executionArn}\n`);
 }
 
-async function status(arn: string, o: { endpoint?: string }): Promise<void> {
+async function status(arn: string, o: { endpoint?: string; json?: boolean }): Promise<void> {
   const m = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):\d{12}:execution:/.exec(arn);
   if (!m)
     throw new InvalidInputError(
@@ -49,6 +58,13 @@ async function status(arn: string, o: { endpoint?: string }): Promise<void> {
     );
   const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   const d = await describeExecution(client, arn);
+  if (o.json) {
+    const { executionArn, name, status: state, startDate, stopDate, error, cause } = d;
+    process.stdout.write(
+      `${JSON.stringify({ executionArn, name, status: state, startDate, stopDate, error, cause }, null, 2)}\n`,
+    );
+    return;
+  }
   process.stdout.write(
     `${d.status} ${d.name}\nstarted ${d.startDate?.toISOString()}` +
       `${d.stopDate ? `\nstopped ${d.stopDate.toISOString()}` : ''}` +
@@ -72,6 +88,7 @@ export function registerStackCommands(program: Command): void {
     )
     .addOption(endpointOption('Step Functions endpoint override (a local server, a VPC endpoint)'))
     .option('--dry-run', 'print the StartExecution requests without sending them')
+    .addOption(jsonOption('the executions started (with --dry-run: the requests) as one JSON array'))
     .action(launch);
   withExample(
     launchCommand,
@@ -84,6 +101,7 @@ export function registerStackCommands(program: Command): void {
     .description('show a deployed execution: status, times, error')
     .argument('<execution-arn>')
     .addOption(endpointOption('Step Functions endpoint override'))
+    .addOption(jsonOption('the execution as JSON'))
     .action(status);
   withExample(
     statusCommand,

@@ -1,0 +1,205 @@
+// --json on every command that prints results: a real ariadne process per command, its stdout parsed as one JSON
+// document and checked against what it did. The walk is over the program's own commands, so a new command
+// without a case here fails the first test.
+import { statSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../bin/cli/program.ts';
+import { startExperiment } from '../lambdas/engine/experiment.ts';
+import { PgStore } from '../lambdas/store/pg-store.ts';
+import { SfnSim } from './servers/sfn-sim.ts';
+import { cli, ROOT } from './support/cli.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
+
+let db: TestDatabase;
+const sfn = new SfnSim();
+let endpoint = '';
+beforeAll(async () => {
+  db = await testDatabase();
+  endpoint = await sfn.listen();
+  // an experiment a dead process left running, for resume
+  await startExperiment(
+    {
+      experimentId: 'json-resume',
+      agent: 'random',
+      provider: 'baseline',
+      agentSeed: 1,
+      maze: { kind: 'generated', spec: { generator: 'medium', width: 11, height: 11, seed: 1 } },
+      config: { max_moves: 40 },
+    },
+    new PgStore(db.pool),
+  );
+});
+afterAll(async () => {
+  await sfn.close();
+  await db.drop();
+});
+const { ariadneAsync } = cli(() => db);
+
+const user = tempDir('cli-json');
+const sweepFile = join(user, 'json-sweep.yaml');
+writeFileSync(
+  sweepFile,
+  [
+    'sweep: json-sweep',
+    'agents: [{ agent: random }, { agent: frontier }]',
+    'mazes: { generators: [medium], sizes: [11], seeds: [1] }',
+    'config: { max_moves: 60 }',
+    'repeats: 2',
+    'max_concurrency: 2',
+  ].join('\n'),
+);
+const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
+const AWS = {
+  AWS_ACCESS_KEY_ID: 'sim',
+  AWS_SECRET_ACCESS_KEY: 'sim',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '1',
+};
+
+/** Files a command says it wrote: absolute, under the user's directory, the size it says. */
+function expectWritten(files: Array<{ path: string; bytes: number }>): void {
+  expect(files.length).toBeGreaterThan(0);
+  for (const f of files) {
+    expect(isAbsolute(f.path)).toBe(true);
+    expect(f.path.startsWith(join(user, 'ariadne-output'))).toBe(true);
+    expect(statSync(f.path).size).toBe(f.bytes);
+  }
+}
+
+type Json = Record<string, unknown> & { files?: Array<{ path: string; bytes: number }> };
+
+/**
+ * One invocation per command (in an order where each finds what it needs; labelled by the command, then any
+ * variant), and what its JSON must say.
+ */
+const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
+  [
+    'run',
+    () => ['run', '--agent', 'frontier', '--maze', 'light', '--size', '11', '--experiment-id', 'json-run'],
+    (j) => expect(j).toMatchObject({ experiment_id: 'json-run', status: 'completed', goal_found: true }),
+  ],
+  [
+    'resume',
+    () => ['resume', 'json-resume'],
+    (j) => expect(j).toMatchObject({ experiment_id: 'json-resume', status: 'timeout', actions: 40 }),
+  ],
+  ['sweep', () => ['sweep', sweepFile], (j) => expect(j).toMatchObject({ sweep: 'json-sweep', done: 4, failed: 0 })],
+  [
+    'mazes',
+    () => ['mazes'],
+    (j) => {
+      expect(j).toHaveLength(13);
+      expect((j as Json[]).find((g) => g.name === 'perfect')).toMatchObject({ oddSizes: true });
+    },
+  ],
+  [
+    'maze',
+    () => ['maze', '--maze', 'spiral', '--size', '11', '--seed', '2'],
+    (j) => {
+      expect(j).toMatchObject({ format: 'ariadne-maze', generator: 'spiral', width: 11, seed: 2 });
+      expect((j as { grid: unknown[] }).grid).toHaveLength(11);
+    },
+  ],
+  [
+    'maze --out',
+    () => ['maze', '--maze', 'spiral', '--size', '11', '--seed', '2', '--out'],
+    (j) => {
+      const { file, bytes } = j as { file: string; bytes: number };
+      expect(file).toBe(join(user, 'ariadne-output', 'maze-spiral-11x11-s2.json'));
+      expect(statSync(file).size).toBe(bytes);
+      expect(j).toMatchObject({ generator: 'spiral', width: 11 });
+      expect(j).not.toHaveProperty('grid');
+    },
+  ],
+  [
+    'list',
+    () => ['list', '--sweep', 'json-sweep'],
+    (j) =>
+      expect((j as Json[]).map((r) => r.experiment_id).sort()).toEqual(
+        [0, 1].flatMap((c) => [1, 2].map((r) => `json-sweep-c${c}-r${r}`)),
+      ),
+  ],
+  [
+    'summary',
+    () => ['summary', 'json-run'],
+    (j) => {
+      expect(j).toMatchObject({ experiment_id: 'json-run', provider: 'baseline', signal_counts: {} });
+      expect((j as { phases: unknown[] }).phases.length).toBeGreaterThan(0);
+    },
+  ],
+  [
+    'replay',
+    () => ['replay', 'json-run'],
+    (j) => {
+      expect(j).toMatchObject({ experiment_id: 'json-run' });
+      expectWritten((j as Json).files!);
+      expect((j as Json).files![0].path).toBe(join(user, 'ariadne-output', 'replay-json-run.html'));
+    },
+  ],
+  [
+    'report',
+    () => ['report', 'json-sweep'],
+    (j) => {
+      const files = (j as Json).files!;
+      expectWritten(files);
+      expect(j).toMatchObject({ sweep: 'json-sweep', report: files[0].path, replays: files.length - 1 });
+    },
+  ],
+  [
+    'export',
+    () => ['export', 'json-sweep', '--format', 'jsonl'],
+    (j) => {
+      expectWritten((j as Json).files!);
+      expect((j as Json).files!.map((f) => (f as { rows?: number }).rows)).toEqual([4, expect.any(Number)]);
+    },
+  ],
+  [
+    'compare',
+    () => ['compare', 'json-sweep', 'random', 'frontier'],
+    (j) => expect(j).toMatchObject({ sweep: 'json-sweep', a: 'random', b: 'frontier', pairs: 2 }),
+  ],
+  ['sql', () => ['sql', 'SELECT 2 + 3 AS five'], (j) => expect(j).toEqual([{ five: 5 }])],
+  [
+    'workflow',
+    () => ['workflow', join(ROOT, 'workflows', 'observe-plan-act.yaml')],
+    (j) => expect(j).toMatchObject({ valid: true, workflow: 'observe_plan_act', states: ['observe', 'plan', 'act'] }),
+  ],
+  [
+    'launch',
+    () => ['launch', '--state-machine-arn', MACHINE, '--endpoint', endpoint, '--agent', 'random', '--repeat', '2'],
+    (j) => {
+      expect(j).toHaveLength(2);
+      for (const e of j as Json[]) expect(sfn.executions.has(e.executionArn as string)).toBe(true);
+      expect(j).toMatchObject([{ already: false }, { already: false }]);
+    },
+  ],
+  [
+    'launch --dry-run',
+    () => ['launch', '--state-machine-arn', MACHINE, '--agent', 'frontier', '--dry-run'],
+    (j) => expect(j).toMatchObject([{ stateMachineArn: MACHINE, input: expect.stringContaining('"frontier"') }]),
+  ],
+  [
+    'status',
+    () => ['status', [...sfn.executions.keys()][0], '--endpoint', endpoint],
+    (j) => expect(j).toMatchObject({ executionArn: [...sfn.executions.keys()][0], status: 'RUNNING' }),
+  ],
+];
+
+describe('--json on every command that prints results', () => {
+  it('has a case for every command but the servers (db, sim)', () => {
+    const commands = buildProgram()
+      .commands.map((c) => c.name())
+      .filter((n) => n !== 'db' && n !== 'sim');
+    expect(new Set(CASES.map(([label]) => label.split(' ')[0]))).toEqual(new Set(commands));
+  });
+
+  it.each(CASES)('ariadne %s --json', async (_name, args, check) => {
+    const r = await ariadneAsync([...args(), '--json'], { INIT_CWD: user, ...AWS });
+    expect(r.stderr).not.toMatch(/ariadne:/);
+    expect(r.code).toBe(0);
+    let json: unknown;
+    expect(() => (json = JSON.parse(r.stdout))).not.toThrow();
+    check(json);
+  });
+});
