@@ -51,11 +51,7 @@ export async function loadReport(db: Database, sweepId: string): Promise<ReportD
     )
   ).rows[0];
   if (!sweep)
-    throw new InvalidInputError(
-      'sweep',
-      sweepId,
-      `no sweep named "${sweepId}"; list them with: ariadne sql "SELECT id FROM sweeps"`,
-    );
+    throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   const [stats, passK, pairs, runs] = await Promise.all([
     db.pool.query<Record<string, unknown>>(
       'SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size',

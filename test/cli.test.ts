@@ -31,7 +31,10 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--seed', 'seven'], /--seed must be a whole number .* got "seven"/],
     [['run', '--agent', 'gpt-5'], /--agent "gpt-5" is not one of: random, frontier/],
     [['run', '--maze-file', malformed], /malformed\.json is not valid JSON/],
-    [['run', '--maze-file', join(dir, 'missing.json')], /--maze-file ".*missing\.json" cannot be read: ENOENT/],
+    [
+      ['run', '--maze-file', join(dir, 'missing.json')],
+      /--maze-file ".*missing\.json" cannot be read: no such file or directory \(ENOENT\)/,
+    ],
     [['run', '--max-moves', '0'], /--max-moves must be a whole number from 1 to 1000000, got 0/],
     [['run', '--success-rule', 'touched'], /--success-rule "touched" is not one of: seen, reached/],
     [['run', '--stuck-policy', 'panic'], /--stuck-policy "panic" is not one of: observe, advise, halt/],
@@ -68,6 +71,15 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
       ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--prompt-version', 'v99'],
       /--prompt-version "v99" is not defined/,
     );
+  });
+
+  it('input files are read from the directory the user ran from (INIT_CWD under npm run), not the package root', () => {
+    const r = ariadne(['run', '--maze-file', 'malformed.json'], { INIT_CWD: dir });
+    expect(r.stderr).toMatch(/malformed\.json is not valid JSON/);
+    expect(r.code).toBe(2);
+    const sweep = ariadne(['sweep', 'malformed.json'], { INIT_CWD: dir });
+    expect(sweep.stderr).not.toMatch(/cannot be read/);
+    expect(sweep.code).toBe(2);
   });
 
   it('a bad DATABASE_URL names the variable and the expected form', () => {

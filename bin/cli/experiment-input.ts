@@ -1,6 +1,9 @@
 // What the maze and experiment options describe: the maze itself, and the
 // StartExecution input of one experiment (for run and launch alike).
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describeFileError } from './file-errors.ts';
+import { userDirectory } from './output-dir.ts';
 import { generateMaze } from '../../lambdas/maze/generators/index.ts';
 import { parseMazeJson } from '../../lambdas/maze/maze-file.ts';
 import type { Maze } from '../../lambdas/maze/maze.ts';
@@ -14,12 +17,12 @@ export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecu
   if (o.mazeFile) {
     let text: string;
     try {
-      text = readFileSync(o.mazeFile, 'utf8');
+      text = readFileSync(resolve(userDirectory(), o.mazeFile), 'utf8');
     } catch (err) {
       throw new InvalidInputError(
         '--maze-file',
         o.mazeFile,
-        `--maze-file "${o.mazeFile}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        `--maze-file "${o.mazeFile}" cannot be read: ${describeFileError(err)}`,
       );
     }
     const maze = parseMazeJson(text, `--maze-file ${o.mazeFile}`);

@@ -19,7 +19,7 @@ export interface OutputTarget {
 }
 
 /** The directory the user typed the command in: `npm run` moves cwd to the package root and keeps it in INIT_CWD. */
-function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
+export function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
   return env.INIT_CWD || process.cwd();
 }
 

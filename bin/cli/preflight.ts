@@ -5,6 +5,7 @@ import { createConnection } from 'node:net';
 import { Ollama } from 'ollama';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
+import { commandPrefix } from './invocation.ts';
 import { mergeConfig, ollamaHostUrl, type ExperimentConfigInput } from '../../lambdas/config/experiment-config.ts';
 import { resolveConfig } from '../../lambdas/engine/experiment.ts';
 
@@ -58,7 +59,7 @@ async function checkOllama(
     throw new EnvironmentError(
       labels.host,
       `cannot reach Ollama at ${labels.host} ${host} (${rootCause(err)}); ` +
-        `start it (ollama serve, or: ariadne sim ollama) or set the right ${labels.host}`,
+        `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set the right ${labels.host}`,
     );
   }
 }
@@ -81,7 +82,7 @@ async function checkEndpoint(option: string, url: string): Promise<void> {
         new EnvironmentError(
           option,
           `cannot reach ${option} ${url} (${err.code ?? err.message}); ` +
-            'check the URL or start the server (ariadne sim bedrock)',
+            `check the URL or start the server (${commandPrefix()} sim bedrock)`,
         ),
       ),
     );

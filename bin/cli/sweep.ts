@@ -3,6 +3,9 @@
 // machine once per run (the same StartExecution inputs as a local sweep).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describeFileError } from './file-errors.ts';
+import { userDirectory } from './output-dir.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../state-machine/sweep-spec.ts';
@@ -12,13 +15,9 @@ import { regionOf } from './launch.ts';
 export function readSweepFile(file: string): LoadedSweep {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(resolve(userDirectory(), file), 'utf8');
   } catch (err) {
-    throw new InvalidInputError(
-      'file',
-      file,
-      `sweep file "${file}" cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    throw new InvalidInputError('file', file, `sweep file "${file}" cannot be read: ${describeFileError(err)}`);
   }
   try {
     return loadSweep(text, file);

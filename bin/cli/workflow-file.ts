@@ -3,6 +3,7 @@
 // prompt version "<workflow>/v0" (v0: a local file, not a published version),
 // on top of the local parameters.
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import {
   loadWorkflow,
@@ -11,11 +12,12 @@ import {
 } from '../../lambdas/engine/workflow/definition.ts';
 import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
 import { describeFileError } from './file-errors.ts';
+import { userDirectory } from './output-dir.ts';
 
 export function readWorkflowFile(option: string, file: string): { text: string; workflow: LoadedWorkflow } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readFileSync(resolve(userDirectory(), file), 'utf8');
   } catch (err) {
     throw new InvalidInputError(option, file, `${option} "${file}" cannot be read: ${describeFileError(err)}`);
   }

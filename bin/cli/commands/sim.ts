@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withExample } from '../help.ts';
+import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption } from '../options.ts';
 
 interface SimOptions {
@@ -40,8 +41,8 @@ async function sim(service: string, o: SimOptions): Promise<void> {
   process.stdout.write(`simulated ${kind} at ${url} serving ${server.models.join(', ')}\n`);
   process.stdout.write(
     kind === 'ollama'
-      ? `try: npm run ariadne -- run --provider ollama --model ${server.models[0]} --ollama-host ${url}\n`
-      : 'try: AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim npm run ariadne -- run --provider bedrock ' +
+      ? `try: ${commandPrefix()} run --provider ollama --model ${server.models[0]} --ollama-host ${url}\n`
+      : `try: AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim ${commandPrefix()} run --provider bedrock ` +
           `--model ${server.models[0]} --bedrock-endpoint ${url}\n`,
   );
   let requests = 0;

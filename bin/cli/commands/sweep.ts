@@ -4,6 +4,7 @@ import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
+import { commandPrefix } from '../invocation.ts';
 import { withExample } from '../help.ts';
 import { localParameters } from '../local-parameters.ts';
 import { endpointOption, intOption, jsonOption } from '../options.ts';
@@ -74,8 +75,10 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         log(
           `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ` +
             `${result.planned.resume} resumed, ${result.planned.retry} retried; ` +
-            `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s. ` +
-            `Statistics: ariadne sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
+            `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s.\n` +
+            `next: ${commandPrefix()} report ${result.sweep}   (statistics, charts and replays, as HTML)\n` +
+            `      ${commandPrefix()} list --sweep ${result.sweep}   (its runs)\n` +
+            `      ${commandPrefix()} sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
         );
       if (result.failed > 0) process.exitCode = EXIT.workFailed;
     },
