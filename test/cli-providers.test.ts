@@ -90,23 +90,14 @@ describe('LLM providers from the command line', () => {
     expect(await tableCounts(db)).toEqual(before);
   });
 
+  /** An Ollama run on a small maze against the simulator (its URL is known once beforeAll has run). */
+  const ollamaRun = () => [
+    ...['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--ollama-host', simUrl],
+    ...['--maze', 'medium', '--size', '15', '--seed', '3'],
+  ];
+
   it('runs an Ollama experiment against the simulator', async () => {
-    const r = await ariadneAsync([
-      'run',
-      '--provider',
-      'ollama',
-      '--model',
-      'qwen2.5:7b',
-      '--ollama-host',
-      simUrl,
-      '--maze',
-      'medium',
-      '--size',
-      '15',
-      '--seed',
-      '3',
-      '--json',
-    ]);
+    const r = await ariadneAsync([...ollamaRun(), '--json']);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ agent: 'ollama', model: 'qwen2.5:7b', status: 'completed', goal_found: true });
@@ -114,22 +105,7 @@ describe('LLM providers from the command line', () => {
   });
 
   it('the text summary of an LLM run shows provider, model, prompt, calls, tokens and cost', async () => {
-    const args = [
-      'run',
-      '--provider',
-      'ollama',
-      '--model',
-      'qwen2.5:7b',
-      '--ollama-host',
-      simUrl,
-      '--maze',
-      'medium',
-      '--size',
-      '15',
-      '--seed',
-      '3',
-      '--quiet',
-    ];
+    const args = [...ollamaRun(), '--quiet'];
     const usage = async (id: string) =>
       (
         await db.pool.query<{ calls: number; input: number; output: number; cost: number | null }>(

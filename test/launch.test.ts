@@ -1,13 +1,11 @@
 // ariadne launch / status through the real @aws-sdk/client-sfn against a
 // local server speaking the Step Functions JSON 1.0 protocol.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRequestSchema } from '../state-machine/contracts.ts';
 import { SfnSim } from './servers/sfn-sim.ts';
+import { ROOT, spawnAriadne } from './support/cli.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const sim = new SfnSim();
 let endpoint = '';
@@ -21,28 +19,12 @@ beforeEach(() => {
   sim.requests.length = 0;
 });
 
-function ariadne(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        AWS_ACCESS_KEY_ID: 'sim',
-        AWS_SECRET_ACCESS_KEY: 'sim',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
-    });
-    let stdout = '',
-      stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+const ariadne = (args: string[]) =>
+  spawnAriadne(args, {
+    AWS_ACCESS_KEY_ID: 'sim',
+    AWS_SECRET_ACCESS_KEY: 'sim',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
-}
 
 const launch = (...extra: string[]) =>
   ariadne(['launch', '--state-machine-arn', ARN, '--endpoint', endpoint, ...extra]);

@@ -2,13 +2,12 @@
 // NodeVersionSupportWarning is gone. The process tests run the CLI the way a user does, with neither
 // ARIADNE_NO_NODE_WARNING nor the SDK's switch set (vitest.config.ts sets both for the other suites),
 // and hold on any Node: on 22 or newer they check that nothing is said.
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeVersionNotice, warnIfOldNode } from '../bin/cli/node-version.ts';
 import { BedrockSim } from './servers/bedrock-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { ROOT } from './support/cli.ts';
+import { nodeProcess, outputOf } from './support/cli.ts';
 
 const OLD_NODE = Number(process.versions.node.split('.')[0]) < 22;
 const EOL_LINE = /^ariadne: Node v[\d.]+ reached end of life in April 2026; .*$/gm;
@@ -92,30 +91,20 @@ describe(`the real CLI on this Node (${process.version})`, () => {
   });
 
   /** A process as a user starts it: neither switch set, static credentials so SDK clients are built and called. */
-  const node = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const env: NodeJS.ProcessEnv = {
-        ...process.env,
+  const node = (args: string[], extra: Record<string, string | undefined> = {}) =>
+    outputOf(
+      // Async, not spawnSync: the Bedrock simulator answers from this process.
+      nodeProcess(args, {
         DATABASE_URL: db.url,
         DATABASE_SCHEMA: db.schema,
         AWS_ACCESS_KEY_ID: 'x',
         AWS_SECRET_ACCESS_KEY: 'x',
-      };
-      delete env.ARIADNE_NO_NODE_WARNING;
-      delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
-      // Async, not spawnSync: the Bedrock simulator answers from this process.
-      const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...env, ...extra } });
-      let stdout = '',
-        stderr = '';
-      child.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      child.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  const ariadne = (args: string[], extra?: NodeJS.ProcessEnv) =>
+        ARIADNE_NO_NODE_WARNING: undefined,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
+        ...extra,
+      }),
+    );
+  const ariadne = (args: string[], extra?: Record<string, string | undefined>) =>
     node(['--import', 'tsx', 'bin/ariadne.ts', ...args], extra);
   const status = ['status', 'arn:aws:states:us-east-1:123456789012:execution:m:n', '--endpoint'];
 

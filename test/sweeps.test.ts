@@ -1,21 +1,19 @@
 // Sweeps: a real `ariadne sweep` process killed halfway and run again, the
 // statistics views against formulas computed here, and sweep files with
 // mistakes reported by their YAML path.
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep, type SweepProgress } from '../state-machine/local-sweep.ts';
 import { sweepProgress, sweepSummaryLine } from '../bin/cli/sweep-progress.ts';
 import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { ariadneProcess, outputOf } from './support/cli.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
 import { allKSucceed, mcnemar, wilson } from './support/reference-statistics.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 let db: TestDatabase;
 beforeAll(async () => {
   db = await testDatabase(8);
@@ -40,26 +38,12 @@ repeats: 5
 max_concurrency: 4
 `;
 
-function sweepProcess(file: string): {
-  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
-  kill: () => void;
-} {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/ariadne.ts', 'sweep', file, '--concurrency', '4'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema },
+function sweepProcess(file: string) {
+  const child = ariadneProcess(['sweep', file, '--concurrency', '4'], {
+    DATABASE_URL: db.url,
+    DATABASE_SCHEMA: db.schema,
   });
-  let stdout = '',
-    stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return {
-    done: new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }))),
-    kill: () => child.kill('SIGKILL'),
-  };
+  return { done: outputOf(child), kill: () => child.kill('SIGKILL') };
 }
 
 const count = async (sql: string, params: unknown[] = []) => Number((await db.pool.query(sql, params)).rows[0].n);

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq } from 'yaml';
 import { isForbiddenKey } from './forbidden-keys.ts';
+import { preview, valueAt } from './zod-errors.ts';
 
 export interface YamlProblem {
   path: string;
@@ -57,21 +58,6 @@ type Path = ReadonlyArray<PropertyKey>;
 /** The path as written in messages: steps[2].run_if, mazes.sizes[0], (root). */
 const pathText = (path: Path) =>
   path.map((k, i) => (typeof k === 'number' ? `[${k}]` : `${i === 0 ? '' : '.'}${String(k)}`)).join('') || '(root)';
-
-function valueAt(value: unknown, path: Path): unknown {
-  let cur = value;
-  for (const key of path) {
-    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, key)) return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[key];
-  }
-  return cur;
-}
-
-/** A value as quoted in a message: JSON, cut at 80 characters (a file may hold a huge one). */
-function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'nothing';
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-}
 
 export interface YamlFile<T> {
   /**

@@ -3,7 +3,8 @@
 import type { z } from 'zod';
 import { InvalidInputError } from '../engine/errors.ts';
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at `path` in what was given (undefined where it stops). */
+export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let cur = input;
   for (const key of path) {
     if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, key)) return undefined;
@@ -12,7 +13,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return cur;
 }
 
-function preview(value: unknown): string {
+/** A value as quoted in a message: JSON, cut at 80 characters (an input may hold a huge one). */
+export function preview(value: unknown): string {
   const text =
     value === undefined
       ? 'nothing'

@@ -16,8 +16,8 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The CLI as a child process, for a caller that must keep it (a server) or watch its output as it comes. */
-export function ariadneProcess(
+/** Node itself as a child process: `env` is laid over this process's; a key set to undefined is removed. */
+export function nodeProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
@@ -25,26 +25,24 @@ export function ariadneProcess(
 ): ChildProcessWithoutNullStreams {
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v;
-  return spawn(process.execPath, ['--import', TSX, `${ROOT}/bin/ariadne.ts`, ...args], {
-    cwd,
-    env: merged,
-    timeout: timeoutMs,
-  });
+  return spawn(process.execPath, args, { cwd, env: merged, timeout: timeoutMs });
 }
 
-/**
- * The CLI in a child process without blocking this one (a server in this process may have to answer it). `env`
- * is laid over this process's environment; a key set to undefined is removed (e.g. DATABASE_URL, to use the
- * embedded database). After `timeoutMs` the child is killed (code null).
- */
-export function spawnAriadne(
+/** The CLI as a child process, for a caller that must keep it (a server) or watch its output as it comes. */
+export function ariadneProcess(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
   timeoutMs?: number,
-): Promise<CliResult> {
+): ChildProcessWithoutNullStreams {
+  return nodeProcess(['--import', TSX, `${ROOT}/bin/ariadne.ts`, ...args], env, cwd, timeoutMs);
+}
+
+/** Everything a child writes, and how it ended. */
+export function outputOf(
+  child: ChildProcessWithoutNullStreams,
+): Promise<CliResult & { signal: NodeJS.Signals | null }> {
   return new Promise((resolve) => {
-    const child = ariadneProcess(args, env, cwd, timeoutMs);
     let stdout = '',
       stderr = '';
     child.stdout.on('data', (d) => {
@@ -53,8 +51,23 @@ export function spawnAriadne(
     child.stderr.on('data', (d) => {
       stderr += d;
     });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/**
+ * The CLI in a child process without blocking this one (a server in this process may have to answer it). `env`
+ * is laid over this process's environment; a key set to undefined is removed (e.g. DATABASE_URL, to use the
+ * embedded database). After `timeoutMs` the child is killed (code null).
+ */
+export async function spawnAriadne(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd = ROOT,
+  timeoutMs?: number,
+): Promise<CliResult> {
+  const { code, stdout, stderr } = await outputOf(ariadneProcess(args, env, cwd, timeoutMs));
+  return { code, stdout, stderr };
 }
 
 /** The helpers for a test file; `database` gives its database, which exists only once beforeAll has run. */
