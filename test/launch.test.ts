@@ -65,6 +65,13 @@ describe('ariadne launch', () => {
     );
   });
 
+  it('--repeat of an agent without randomness is refused: its runs would be one observation repeated', async () => {
+    const r = await launch('--agent', 'frontier', '--repeat', '3');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--repeat 3 with --agent frontier: frontier has no randomness/);
+    expect(sim.requests).toHaveLength(0);
+  });
+
   it('--repeat N starts N experiments; launching again starts none twice', async () => {
     const first = await launch('--agent', 'random', '--maze', 'medium', '--size', '31', '--seed', '9', '--repeat', '3');
     expect(first.code).toBe(0);

@@ -8,6 +8,7 @@ import { generateMaze } from '../../lambdas/maze/generators/index.ts';
 import { parseMazeJson } from '../../lambdas/maze/maze-file.ts';
 import type { Maze } from '../../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { SEEDLESS_BASELINES } from '../../lambdas/providers/baselines.ts';
 import { ollamaHostUrl } from '../../lambdas/config/experiment-config.ts';
 import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../state-machine/contracts.ts';
@@ -50,8 +51,8 @@ function refuseContradictions(o: ExperimentOptions, given: ReadonlySet<string>):
   if (o.provider !== undefined && given.has('agent'))
     refuse('agent', 'provider', `--provider ${o.provider} runs an LLM agent instead of the ${o.agent} baseline`);
   const agent = o.provider ?? o.agent;
-  if (o.agentSeed !== undefined && agent !== 'random')
-    refuse('agentSeed', o.provider ? 'provider' : 'agent', `only the random agent uses a seed; ${agent} has none`);
+  if (o.agentSeed !== undefined && (o.provider !== undefined || SEEDLESS_BASELINES.includes(o.agent as never)))
+    refuse('agentSeed', o.provider ? 'provider' : 'agent', `${agent} does not use a seed`);
   for (const key of ['ollamaHost', 'stream'])
     if (given.has(key) && o.provider !== 'ollama')
       refuse(key, o.provider ? 'provider' : 'agent', `${flag(key)} is for --provider ollama; this run is ${agent}`);

@@ -11,6 +11,12 @@ export const BASELINE_AGENTS = {
 export type BaselineAgent = keyof typeof BASELINE_AGENTS;
 export const BASELINE_NAMES = Object.keys(BASELINE_AGENTS) as BaselineAgent[];
 
+/**
+ * Baselines whose play does not depend on their seed: their repeats on one maze are one observation. The same
+ * list as agent_ignores_seed() in migration 007 (test/repeats.test.ts checks that list against real play).
+ */
+export const SEEDLESS_BASELINES: readonly BaselineAgent[] = ['frontier'];
+
 export function isBaseline(name: string): name is BaselineAgent {
   return Object.hasOwn(BASELINE_AGENTS, name);
 }

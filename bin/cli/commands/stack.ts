@@ -4,6 +4,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { requestFromOptions } from '../experiment-input.ts';
+import { SEEDLESS_BASELINES } from '../../../lambdas/providers/baselines.ts';
 import { withExample } from '../help.ts';
 import { describe as describeExecution, launchRequests, regionOf, startExecutions } from '../launch.ts';
 import { addExperimentOptions, endpointOption, intOption, jsonOption, type ExperimentOptions } from '../options.ts';
@@ -26,6 +27,13 @@ async function launch(o: LaunchOptions): Promise<void> {
     }
   }
   const { request } = requestFromOptions(o);
+  if (o.repeat > 1 && !o.provider && SEEDLESS_BASELINES.includes(o.agent as never))
+    throw new InvalidInputError(
+      '--repeat',
+      o.repeat,
+      `--repeat ${o.repeat} with --agent ${o.agent}: ${o.agent} has no randomness, so its ${o.repeat} runs would be ` +
+        'one observation repeated; vary the maze (--seed) instead, or leave --repeat out',
+    );
   const requests = launchRequests(request, o.repeat);
   if (o.dryRun) {
     const calls = requests.map((r) => ({
