@@ -18,6 +18,7 @@ afterAll(async () => {
 beforeEach(() => {
   sim.requests.length = 0;
 });
+const starts = () => sim.requests.filter((q) => q.target === 'AWSStepFunctions.StartExecution');
 
 const ariadne = (args: string[]) =>
   spawnAriadne(args, {
@@ -47,9 +48,12 @@ describe('ariadne launch', () => {
     );
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
-    expect(sim.requests).toHaveLength(1);
-    const { target, body } = sim.requests[0];
-    expect(target).toBe('AWSStepFunctions.StartExecution');
+    // first a DescribeExecution of the name (not launched yet), then the start
+    expect(sim.requests.map((q) => q.target)).toEqual([
+      'AWSStepFunctions.DescribeExecution',
+      'AWSStepFunctions.StartExecution',
+    ]);
+    const { body } = starts()[0];
     expect(body.stateMachineArn).toBe(ARN);
     expect(body.name).toMatch(/^bedrock-anthropic-claude-3-5-sonnet-20240620-v1-0-perfect-21-s4-r1-[0-9a-f]{10}$/);
     const input = JSON.parse(body.input);
@@ -75,15 +79,18 @@ describe('ariadne launch', () => {
   it('--repeat N starts N experiments; launching again starts none twice', async () => {
     const first = await launch('--agent', 'random', '--maze', 'medium', '--size', '31', '--seed', '9', '--repeat', '3');
     expect(first.code).toBe(0);
-    const names = sim.requests.map((r) => r.body.name);
+    const names = starts().map((r) => r.body.name);
     expect(new Set(names).size).toBe(3);
-    expect(sim.requests.map((r) => JSON.parse(r.body.input).agentSeed)).toEqual([0, 1, 2]);
+    expect(starts().map((r) => JSON.parse(r.body.input).agentSeed)).toEqual([0, 1, 2]);
+    expect(first.stdout.match(/^started /gm)).toHaveLength(3);
     const before = sim.executions.size;
     const again = await launch('--agent', 'random', '--maze', 'medium', '--size', '31', '--seed', '9', '--repeat', '3');
     expect(again.code).toBe(0);
-    expect(sim.requests.slice(3).map((r) => r.body.name)).toEqual(names);
+    // The executions are still running: StartExecution would answer them as new (it is idempotent for a running
+    // Standard execution), so the launcher must say they were launched before, not "started".
+    expect(starts()).toHaveLength(3);
     expect(sim.executions.size).toBe(before);
-    expect(again.stdout).toBe(first.stdout);
+    expect(again.stdout.match(/^already launched \(RUNNING\) arn:aws:states:/gm)).toHaveLength(3);
   });
 
   it.each([
@@ -116,7 +123,7 @@ describe('ariadne launch', () => {
 describe('ariadne status', () => {
   it('describes an execution', async () => {
     await launch('--agent', 'frontier', '--maze', 'light', '--size', '11', '--seed', '1');
-    const arn = [...sim.executions.keys()].find((k) => k.endsWith(`:${sim.requests[0].body.name}`))!;
+    const arn = [...sim.executions.keys()].find((k) => k.endsWith(`:${starts()[0].body.name}`))!;
     const r = await ariadne(['status', arn, '--endpoint', endpoint]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^RUNNING frontier-light-11-s1-r1-[0-9a-f]{10}\nstarted \d{4}-\d\d-\d\dT/);

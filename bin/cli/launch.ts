@@ -48,22 +48,34 @@ export function launchRequests(base: unknown, repeat: number): Array<{ name: str
   });
 }
 
+/**
+ * Starts each request unless its execution exists. StartExecution is idempotent for Standard workflows: the same
+ * name and input as a RUNNING execution returns that execution with no error, so its answer alone cannot tell a
+ * new start from a repeat; a DescribeExecution of the name first does (ExecutionDoesNotExist: not launched yet).
+ */
 export async function startExecutions(
   client: SFNClient,
   stateMachineArn: string,
   requests: Array<{ name: string; input: StartExecutionInput }>,
-): Promise<Array<{ name: string; executionArn: string; already: boolean }>> {
+): Promise<Array<{ name: string; executionArn: string; already: boolean; status?: string }>> {
   const out = [];
   for (const r of requests) {
+    const arn = stateMachineArn.replace(':stateMachine:', ':execution:') + `:${r.name}`;
+    try {
+      const existing = await client.send(new DescribeExecutionCommand({ executionArn: arn }));
+      out.push({ name: r.name, executionArn: arn, already: true, status: existing.status });
+      continue;
+    } catch (err) {
+      if ((err as Error).name !== 'ExecutionDoesNotExist') throw err;
+    }
     try {
       const res = await client.send(
         new StartExecutionCommand({ stateMachineArn, name: r.name, input: JSON.stringify(r.input) }),
       );
       out.push({ name: r.name, executionArn: res.executionArn!, already: false });
     } catch (err) {
-      // Launched before and finished: the name is taken on purpose, so this repeat is not run twice.
+      // Launched by someone else between the two calls and already finished: the name is taken on purpose.
       if ((err as Error).name !== 'ExecutionAlreadyExists') throw err;
-      const arn = stateMachineArn.replace(':stateMachine:', ':execution:') + `:${r.name}`;
       out.push({ name: r.name, executionArn: arn, already: true });
     }
   }

@@ -53,7 +53,10 @@ async function launch(o: LaunchOptions): Promise<void> {
     process.stdout.write(`${JSON.stringify(started, null, 2)}\n`);
     return;
   }
-  for (const r of started) process.stdout.write(`${r.already ? 'already launched' : 'started'} ${r.executionArn}\n`);
+  for (const r of started)
+    process.stdout.write(
+      `${r.already ? `already launched${r.status ? ` (${r.status})` : ''}` : 'started'} ${r.executionArn}\n`,
+    );
 }
 
 async function status(arn: string, o: { endpoint?: string; json?: boolean }): Promise<void> {
