@@ -413,3 +413,24 @@ describe('faults', () => {
     expect(String(first.retries[0].status)).toMatch(status);
   });
 });
+
+describe('Ollama on AWS', () => {
+  it('in Lambda, a loopback Ollama host is refused before anything is written, naming the setting', async () => {
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'ariadne-start-experiment';
+    try {
+      const before = Number((await db.pool.query('SELECT count(*) AS n FROM experiments')).rows[0].n);
+      await expect(runOllama({ ollama: { host: 'http://127.0.0.1:11434' } })).rejects.toThrow(
+        /config\.ollama\.host http:\/\/127\.0\.0\.1:11434 is this Lambda function itself.*ariadne\/config\/ollama/,
+      );
+      await expect(runOllama({ ollama: { host: 'localhost:11434' } })).rejects.toThrow(/is this Lambda function/);
+      expect(Number((await db.pool.query('SELECT count(*) AS n FROM experiments')).rows[0].n)).toBe(before);
+    } finally {
+      delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+    }
+  });
+
+  it('on a laptop the same host is fine (it is where Ollama runs)', async () => {
+    const r = await runOllama({ ollama: { host: ollamaUrl } });
+    expect(r.summary?.status).toBe('completed');
+  });
+});

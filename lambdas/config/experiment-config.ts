@@ -183,3 +183,9 @@ export function turnsPerExecution(config: { history_event_budget: number }): num
 export function ollamaHostUrl(host: string): string {
   return host.includes('://') ? host : `http://${host}`;
 }
+
+/** A URL whose host is this machine: localhost, 127.0.0.0/8, ::1 or 0.0.0.0. */
+export function isLoopbackHost(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || host === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

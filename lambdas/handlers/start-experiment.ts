@@ -11,7 +11,29 @@ import {
   type LoopState,
 } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
-import { ollamaHostUrl, type ExperimentConfigInput } from '../config/experiment-config.ts';
+import {
+  DEFAULT_CONFIG,
+  isLoopbackHost,
+  ollamaHostUrl,
+  type ExperimentConfigInput,
+} from '../config/experiment-config.ts';
+import { InvalidInputError } from '../engine/errors.ts';
+
+/**
+ * In Lambda (AWS_LAMBDA_FUNCTION_NAME is set by the runtime) a loopback Ollama host is the function itself, where
+ * no Ollama runs: every turn would fail after its retries. Refused before anything is written, naming the setting.
+ */
+function refuseLoopbackHost(sent: ExperimentConfigInput | undefined, parameters?: ExperimentConfigInput): void {
+  const host = ollamaHostUrl(sent?.ollama?.host ?? parameters?.ollama?.host ?? DEFAULT_CONFIG.ollama.host);
+  if (!isLoopbackHost(host)) return;
+  throw new InvalidInputError(
+    'config.ollama.host',
+    host,
+    `config.ollama.host ${host} is this Lambda function itself, where no Ollama runs; set ` +
+      '/ariadne/config/ollama/host (or config.ollama.host in the input) to an Ollama server the function can reach ' +
+      'over the internet, e.g. a hosted Ollama with its key in /ariadne/secrets/ollama_api_key',
+  );
+}
 
 export const startExperimentHandler =
   (deps: HandlerDeps) =>
@@ -51,6 +73,8 @@ export const startExperimentHandler =
       // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
       config = { ...config, ollama: { ...config?.ollama, host: ollamaHostUrl(process.env.OLLAMA_HOST) } };
     }
+    if (input.agent === 'ollama' && process.env.AWS_LAMBDA_FUNCTION_NAME)
+      refuseLoopbackHost(config, parameters?.config);
     const started = await startExperiment(
       {
         experimentId: input.experimentId,
