@@ -16,9 +16,10 @@ import {
   type DatabaseProxy,
 } from 'aws-cdk-lib/aws-rds';
 import { Provider } from 'aws-cdk-lib/custom-resources';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { handlerFunction } from './handler-functions.ts';
+import { handlerFunction, LOG_RETENTION } from './handler-functions.ts';
 
 const DATABASE_NAME = 'ariadne';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
@@ -98,7 +99,13 @@ export class ExperimentDatabase extends Construct {
       copyMigrations: true,
     }));
     this.grantConnect(migrate);
-    const provider = new Provider(this, 'MigrationsProvider', { onEventHandler: migrate });
+    const provider = new Provider(this, 'MigrationsProvider', {
+      onEventHandler: migrate,
+      logGroup: new LogGroup(this, 'MigrationsProviderLogs', {
+        retention: LOG_RETENTION,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+    });
     const migrations = new CustomResource(this, 'Migrations', {
       serviceToken: provider.serviceToken,
       properties: { checksum: migrationsChecksum() },

@@ -1,6 +1,7 @@
 // One Lambda per handler, bundled from lambdas/handlers by esbuild
 // (NodejsFunction), on nodejs22.x / arm64 with JSON logs and X-Ray.
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Architecture, LoggingFormat, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SubnetType, type ISecurityGroup, type IVpc } from 'aws-cdk-lib/aws-ec2';
@@ -8,6 +9,9 @@ import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import type { TaskState } from '../state-machine/states.ts';
 import { HANDLERS_DIR, TASKS } from '../state-machine/tasks.ts';
+
+/** How long function logs are kept: long enough to debug a study, not forever. */
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));
 
@@ -51,6 +55,8 @@ export function handlerFunction(
     timeout: Duration.seconds(opts.timeoutSeconds),
     tracing: Tracing.ACTIVE,
     loggingFormat: LoggingFormat.JSON,
+    // Without a log group of its own, Lambda creates one that keeps every line forever (and bills its storage).
+    logGroup: new LogGroup(scope, `${id}Logs`, { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY }),
     environment: {
       NODE_OPTIONS: '--enable-source-maps',
       ...opts.environment,

@@ -291,6 +291,17 @@ describe('Parameter Store and least privilege', () => {
     }
   });
 
+  it('every function logs to a log group of its own that expires (the default group keeps logs forever)', () => {
+    const groups = template.findResources('AWS::Logs::LogGroup');
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(5);
+    for (const [id, f] of functions) {
+      const ref = f.Properties.LoggingConfig?.LogGroup?.Ref as string | undefined;
+      expect(ref, `${id} has no log group of its own`).toBeDefined();
+      expect(groups[ref!].Properties.RetentionInDays, `${id}'s log group`).toBe(30);
+    }
+  });
+
   it('alarms on failed and timed-out executions, with a dashboard', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.MetricName);
     expect(alarms.sort()).toEqual(['ExecutionsFailed', 'ExecutionsTimedOut']);
