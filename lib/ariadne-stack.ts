@@ -20,6 +20,8 @@ export interface AriadneStackProps extends StackProps {
   parameterPrefix?: string;
   /** The Bedrock models experiments may call (InvokeModel is allowed on these only). */
   bedrockModelIds?: string[];
+  /** The customer managed KMS key ARN of the SecureStrings under <prefix>/secrets; default: AWS managed aws/ssm. */
+  parametersKmsKeyArn?: string;
   /** Deploy into this existing VPC (it needs private subnets with egress); default: a new VPC. */
   vpcId?: string;
   /**
@@ -53,7 +55,7 @@ export class AriadneStack extends Stack {
         });
     const database = new ExperimentDatabase(this, 'Database', { vpc });
     const environment = { PARAMETER_PREFIX: prefix, ...database.clientEnvironment(), ...props.handlerEnvironment };
-    const parameters = new AriadneParameters(this, 'Parameters', prefix);
+    const parameters = new AriadneParameters(this, 'Parameters', prefix, props.parametersKmsKeyArn);
     const functions = new HandlerFunctions(this, 'Handlers', {
       environment,
       vpc,

@@ -29,6 +29,8 @@ export class AriadneParameters extends Construct {
     scope: Construct,
     id: string,
     readonly prefix: string,
+    /** The customer managed KMS key of the SecureStrings under <prefix>/secrets, if not the AWS managed aws/ssm. */
+    private readonly secretsKeyArn?: string,
   ) {
     super(scope, id);
     const defaults = { ...defaultParameters(prefix), [`${prefix}/config/bedrock/region`]: Stack.of(this).region };
@@ -41,7 +43,7 @@ export class AriadneParameters extends Construct {
     });
   }
 
-  /** Read access to the prefix only, and decryption of its SecureStrings through SSM only. */
+  /** Read access to the prefix only, and decryption of its SecureStrings through SSM only (see below). */
   grantRead(grantee: IGrantable): void {
     const stack = Stack.of(this);
     const name = this.prefix.replace(/^\//, '');
@@ -64,19 +66,16 @@ export class AriadneParameters extends Construct {
         ],
       }),
     );
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['kms:Decrypt'],
-        resources: [
-          stack.formatArn({
-            service: 'kms',
-            resource: 'alias',
-            resourceName: 'aws/ssm',
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ],
-        conditions: { StringEquals: { 'kms:ViaService': `ssm.${stack.region}.amazonaws.com` } },
-      }),
-    );
+    // The AWS managed key aws/ssm (what `put-parameter --type SecureString` uses by default) already lets every
+    // principal of the account decrypt through SSM, and KMS never authorizes by an alias ARN ("Specifying KMS keys
+    // in IAM policy statements", AWS KMS Developer Guide): only a customer managed key needs a grant, on its key ARN.
+    if (this.secretsKeyArn)
+      grantee.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [this.secretsKeyArn],
+          conditions: { StringEquals: { 'kms:ViaService': `ssm.${stack.region}.amazonaws.com` } },
+        }),
+      );
   }
 }

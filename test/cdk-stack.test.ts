@@ -1,7 +1,10 @@
 // The stack as CloudFormation: what `cdk synth` produces.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AriadneParameters } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { SWEEP_STATES } from '../lib/sweep-state-machine.ts';
 import { INPUT_ERRORS, STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
@@ -266,8 +269,25 @@ describe('Parameter Store and least privilege', () => {
       expect(st.Action).toBe('ssm:GetParametersByPath');
       expect(JSON.stringify(st.Resource)).toMatch(/:parameter\/ariadne"\]\]\}.*:parameter\/ariadne\/\*/);
     }
+    // the default key aws/ssm lets the account decrypt through SSM; KMS never authorizes by an alias ARN
     const kms = statements().filter((st) => [st.Action].flat().includes('kms:Decrypt'));
-    for (const st of kms) expect(st.Condition.StringEquals['kms:ViaService']).toBeDefined();
+    expect(kms).toEqual([]);
+  });
+
+  it('a customer managed key for the secrets is granted by its key ARN, through SSM only', () => {
+    const stack = new Stack(new App(), 'Keys', { env: { account: '123456789012', region: 'eu-west-1' } });
+    const key = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+    const role = new Role(stack, 'Fn', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    new AriadneParameters(stack, 'Parameters', '/ariadne', key).grantRead(role);
+    const decrypt = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st) => st.Action === 'kms:Decrypt');
+    expect(decrypt).toEqual([
+      expect.objectContaining({
+        Resource: key,
+        Condition: { StringEquals: { 'kms:ViaService': 'ssm.eu-west-1.amazonaws.com' } },
+      }),
+    ]);
   });
 
   it('no IAM statement allows every action, and every resource only where AWS requires it', () => {
