@@ -54,8 +54,8 @@ describe('RdsDataSim', () => {
   it('round-trips typed parameters into Data API field shapes', async () => {
     const out = await execute(
       `SELECT :i::int4 AS i, :l AS l, :d AS d, :n AS n, :t AS t, :b AS b, :z AS z, :j AS j, :u AS u,
-              :ts::timestamptz AS ts, :dt AS dt, :tm AS tm, 'a :notparam' AS lit, ARRAY[1,2]::int8[] AS arr,
-              ARRAY['x', NULL, 'y z'] AS sarr, :blob AS blob`,
+              :ts::timestamptz AS ts, :dt AS dt, :tm AS tm, 'a :notparam $1' AS lit /* :c */, ARRAY[1,2]::int8[] AS arr,
+              ARRAY['x', NULL, 'y z'] AS sarr, :blob AS blob, :nu AS nu`,
       [
         { name: 'i', value: { longValue: 7 } },
         { name: 'l', value: { longValue: 9_007_199_254_740_991 } },
@@ -70,6 +70,7 @@ describe('RdsDataSim', () => {
         { name: 'dt', value: { stringValue: '2026-11-23' }, typeHint: 'DATE' },
         { name: 'tm', value: { stringValue: '14:05:06' }, typeHint: 'TIME' },
         { name: 'blob', value: { blobValue: new Uint8Array([1, 2, 255]) } },
+        { name: 'nu', value: { isNull: true }, typeHint: 'UUID' },
       ],
       { includeResultMetadata: true },
     );
@@ -87,10 +88,11 @@ describe('RdsDataSim', () => {
       { stringValue: '2026-11-23 14:05:06.123456' },
       { stringValue: '2026-11-23' },
       { stringValue: '14:05:06' },
-      { stringValue: 'a :notparam' },
+      { stringValue: 'a :notparam $1' },
       { arrayValue: { longValues: [1, 2] } },
       { arrayValue: { stringValues: ['x', null, 'y z'] } },
       { blobValue: new Uint8Array([1, 2, 255]) },
+      { isNull: true },
     ]);
     expect(out.columnMetadata!.map((c) => c.typeName)).toEqual([
       'int4',
@@ -109,6 +111,7 @@ describe('RdsDataSim', () => {
       '_int8',
       '_text',
       'bytea',
+      'uuid',
     ]);
     expect(out.numberOfRecordsUpdated).toBe(0);
     expect(out.generatedFields).toEqual([]);

@@ -98,7 +98,7 @@ const HINT_CAST: Record<string, string> = {
 };
 
 /** Named `:name` parameters to `$n`, skipping string literals, quoted identifiers, comments and `::` casts. */
-function translate(sql: string, names: Map<string, number>): string {
+function translate(sql: string, names: Map<string, string>): string {
   let out = '';
   let i = 0;
   while (i < sql.length) {
@@ -128,7 +128,7 @@ function translate(sql: string, names: Map<string, number>): string {
       const n = names.get(named[1]);
       if (n === undefined)
         throw new DataApiError('BadRequestException', `No value specified for parameter ${named[1]}`);
-      out += `$${n}`;
+      out += n;
       i += named[0].length;
       continue;
     }
@@ -144,9 +144,9 @@ function parameter(p: any): { value: unknown; cast: string } {
   const hint = p?.typeHint as string | undefined;
   if (hint !== undefined && !(hint in HINT_CAST))
     throw new DataApiError('BadRequestException', `Invalid type hint: ${hint}`);
+  if ('isNull' in v) return { value: null, cast: hint ? `::${HINT_CAST[hint]}` : '' };
   if (hint !== undefined && typeof v.stringValue !== 'string')
     throw new DataApiError('BadRequestException', `Type hint ${hint} applies to a stringValue only`);
-  if ('isNull' in v) return { value: null, cast: '' };
   if ('stringValue' in v) return { value: v.stringValue, cast: `::${hint ? HINT_CAST[hint] : 'text'}` };
   if ('longValue' in v) return { value: String(v.longValue), cast: '::int8' };
   if ('doubleValue' in v) return { value: String(v.doubleValue), cast: '::float8' };
@@ -157,20 +157,15 @@ function parameter(p: any): { value: unknown; cast: string } {
 }
 
 function prepare(sql: string, params: any[]): { text: string; values: unknown[] } {
-  const names = new Map<string, number>();
+  const names = new Map<string, string>();
   const values: unknown[] = [];
-  const casts: string[] = [];
   for (const p of params) {
     if (typeof p?.name !== 'string') throw new DataApiError('BadRequestException', 'Parameter name is missing');
     const { value, cast } = parameter(p);
     values.push(value);
-    casts.push(cast);
-    names.set(p.name, values.length);
+    names.set(p.name, cast ? `($${values.length}${cast})` : `$${values.length}`);
   }
-  const text = translate(sql, names).replace(/\$(\d+)/g, (m, n) =>
-    casts[Number(n) - 1] ? `(${m}${casts[Number(n) - 1]})` : m,
-  );
-  return { text, values };
+  return { text: translate(sql, names), values };
 }
 
 /** One-dimensional Postgres array text ({a,"b c",NULL}) to its elements, null for NULL. */
