@@ -129,8 +129,12 @@ describe('RdsDataSim', () => {
     expect(got.records).toEqual([
       [{ longValue: 1 }, { stringValue: '{"ok": true, "walls": [3, 4]}' }, { stringValue: '4' }],
     ]);
-    const json = await execute('SELECT id, note FROM sim_items', [], { formatRecordsAs: 'JSON' });
+    const json = await execute('SELECT id, note FROM sim_items', [], {
+      formatRecordsAs: 'JSON',
+      includeResultMetadata: true,
+    });
     expect(json.records).toBeUndefined();
+    expect(json.columnMetadata).toBeUndefined();
     expect(JSON.parse(json.formattedRecords!)).toEqual([{ id: 1, note: null }]);
   });
 
@@ -228,6 +232,36 @@ describe('RdsDataSim', () => {
       ),
     );
     expect(cluster.name).toBe('BadRequestException');
+  });
+
+  it('answers StatementTimeoutException for a statement over the timeout, and cancels it', async () => {
+    const quick = new RdsDataSim({ url: db.url, schema: db.schema, statementTimeoutMs: 200 });
+    const quickClient = new RDSDataClient({
+      endpoint: await quick.listen(),
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      maxAttempts: 1,
+    });
+    try {
+      const slow = failure(
+        quickClient.send(new ExecuteStatementCommand({ ...target, sql: "SELECT pg_sleep(5), 'sim-slow-query'" })),
+      );
+      expect(await slow).toMatchObject({ name: 'StatementTimeoutException', status: 400 });
+      // The cancel reaches the backend asynchronously: allow it a second, far less than the 5 s sleep.
+      let running = -1;
+      for (let i = 0; i < 20 && running !== 0; i++) {
+        const { rows } = await db.pool.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%sim-slow-query%' " +
+            "AND state = 'active' AND pid <> pg_backend_pid()",
+        );
+        running = rows[0].n;
+        if (running) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(running).toBe(0);
+    } finally {
+      quickClient.destroy();
+      await quick.close();
+    }
   });
 
   it('passes a SQL error on with its Postgres message', async () => {
