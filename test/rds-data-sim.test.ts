@@ -170,6 +170,20 @@ describe('RdsDataSim', () => {
     expect(after.records).toEqual([[{ longValue: 10 }, { stringValue: 'kept' }]]);
     const again = await failure(client.send(new CommitTransactionCommand({ ...target, transactionId: dropped! })));
     expect(again.name).toBe('TransactionNotFoundException');
+
+    // Outside a transaction a batch whose second set fails (id 10 exists) leaves its first set out too.
+    const clash = await failure(
+      client.send(
+        new BatchExecuteStatementCommand({
+          ...target,
+          sql: 'INSERT INTO sim_items (id) VALUES (:id)',
+          parameterSets: [[{ name: 'id', value: { longValue: 13 } }], [{ name: 'id', value: { longValue: 10 } }]],
+        }),
+      ),
+    );
+    expect(clash.message).toContain('SQLState: 23505');
+    const ids = await execute('SELECT array_agg(id ORDER BY id) FROM sim_items WHERE id >= 10');
+    expect(ids.records).toEqual([[{ arrayValue: { longValues: [10] } }]]);
   });
 
   it('rolls back a transaction idle past its expiry, and later calls with its id fail', async () => {

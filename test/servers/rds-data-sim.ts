@@ -343,6 +343,8 @@ export class RdsDataSim {
       this.checkTarget(body, true);
       if (typeof body.sql !== 'string' || !body.sql) throw new DataApiError('BadRequestException', 'SQL is required');
       const sets: any[][] = body.parameterSets ?? [];
+      // Outside a transaction the batch runs in one of its own, so a failing parameter set leaves nothing behind
+      // (an assumption: the API reference does not say whether a batch is atomic).
       const own = body.transactionId === undefined ? await this.begin() : body.transactionId;
       try {
         const updateResults = [];
@@ -485,10 +487,12 @@ export class RdsDataSim {
     };
     const fields = result.fields ?? [];
     if (!fields.length) return response;
-    const records = result.rows.map((row) => row.map((raw, i) => field(fields[i].dataTypeID, raw as string | null)));
-    for (const r of records)
-      if (Buffer.byteLength(JSON.stringify(r)) > ROW_LIMIT)
+    // The 64 KB rule is on "each row in the result set returned by the database": the row's values as Postgres
+    // sends them, before the Data API wraps them in fields.
+    for (const row of result.rows)
+      if (row.reduce<number>((n, raw) => n + (raw === null ? 0 : Buffer.byteLength(raw as string)), 0) > ROW_LIMIT)
         throw new DataApiError('BadRequestException', 'Database response exceeded size limit: a row is over 64 KB');
+    const records = result.rows.map((row) => row.map((raw, i) => field(fields[i].dataTypeID, raw as string | null)));
     if (body.formatRecordsAs === 'JSON')
       response.formattedRecords = JSON.stringify(
         records.map((r) => Object.fromEntries(r.map((f, i) => [fields[i].name, jsonValue(f)]))),
