@@ -93,7 +93,7 @@ function priceProxy(resources: Resources, proxyId: string, props: Props): Pick<I
   return {
     monthly: billed * P.rdsProxyAcuHour * H,
     note:
-      `${engine} -> Aurora Serverless v2: ${fmt(billed, 1)} ACU billed ` +
+      `${engine} -> Aurora Serverless v2: ${billed} ACU billed ` +
       `(minimum ${P.rdsProxyMinimumAcus}) x $${P.rdsProxyAcuHour}/ACU-h`,
   };
 }
@@ -178,16 +178,18 @@ export function idleCostBench(template: StackTemplate = stackTemplate()): { tota
   console.log(
     `idle cost: the synthesized stack per month with no experiment running (us-east-1 list prices, ${H} h a month)`,
   );
+  // A cent's fraction printed as 0.00 would read as free.
+  const money = (n: number) => (n > 0 && n < 0.005 ? '<0.01' : fmt(n, 2));
   const width = Math.max(...rows.map((r) => r.resource.length));
   const typeWidth = Math.max(...rows.map((r) => r.type.length));
   for (const r of rows.filter((row) => row.monthly !== null))
     console.log(
-      `  ${r.resource.padEnd(width)}  ${r.type.padEnd(typeWidth)}  $${fmt(r.monthly!, 2).padStart(6)}` +
+      `  ${r.resource.padEnd(width)}  ${r.type.padEnd(typeWidth)}  $${money(r.monthly!).padStart(6)}` +
         `  ${fmt((100 * r.monthly!) / total, 1).padStart(5)}%  ${r.note}`,
     );
   for (const r of rows.filter((row) => row.monthly === null))
     console.log(`  ${r.resource.padEnd(width)}  unpriced: ${r.type} (${r.note})`);
-  console.log(`  ${'total'.padEnd(width)}  ${''.padEnd(typeWidth)}  $${fmt(total, 2).padStart(6)}  100.0%`);
+  console.log(`  ${'total'.padEnd(width)}  ${''.padEnd(typeWidth)}  $${money(total).padStart(6)}  100.0%`);
   console.log(
     `  goal (issue 16): under $${IDLE_GOAL}/month idle; today's total is ${fmt(total / IDLE_GOAL, 1)}x the goal`,
   );
