@@ -102,11 +102,18 @@ function priceInstance(resources: Resources, props: Props): Pick<IdleRow, 'month
   const clusterId = refTo(props.DBClusterIdentifier);
   const acus = props.DBInstanceClass === 'db.serverless' && clusterId ? idleAcus(resources, clusterId) : null;
   if (!acus) return { monthly: null, note: `instance class ${String(props.DBInstanceClass)}` };
+  // Auto-pause needs the instance to have no connections; RDS Proxy keeps some open, so say so beside the $0.
+  const proxied = Object.values(resources).some(
+    (r) =>
+      r.Type === 'AWS::RDS::DBProxyTargetGroup' &&
+      ((r.Properties?.DBClusterIdentifiers as unknown[] | undefined) ?? []).some((c) => refTo(c) === clusterId),
+  );
   return {
     monthly: acus.minCapacity * P.auroraServerlessV2AcuHour * H,
     note:
       acus.minCapacity === 0
-        ? 'Serverless v2 at MinCapacity 0: auto-pauses when idle, no compute billed'
+        ? 'Serverless v2 at MinCapacity 0: auto-pauses when idle, no compute billed' +
+          (proxied ? " (but an RDS Proxy's open connections keep it from pausing)" : '')
         : `Serverless v2 at MinCapacity ${acus.minCapacity} ACU x $${P.auroraServerlessV2AcuHour}/ACU-h`,
   };
 }

@@ -46,8 +46,10 @@ describe('idle cost of a template', () => {
   });
 
   it('MinCapacity 0 (auto-pause) bills no compute; the proxy still bills its 8 ACU minimum', () => {
-    const rows = monthly(idleCost(databaseStack(0)));
+    const cost = idleCost(databaseStack(0));
+    const rows = monthly(cost);
     expect(rows.Writer).toBe(0);
+    expect(cost.rows.find((r) => r.resource === 'Writer')?.note).toMatch(/RDS Proxy.*keep it from pausing/);
     expect(rows.Proxy).toBeCloseTo(8 * PRICES.rdsProxyAcuHour * HOURS_PER_MONTH, 2);
   });
 
