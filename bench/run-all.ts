@@ -2,6 +2,7 @@
 import { engineBench } from './engine.ts';
 import { providersBench } from './providers.ts';
 import { costBench } from './cost.ts';
+import { idleCostBench } from './idle-cost.ts';
 import { detectorsBench } from './detectors.ts';
 import { replayBench } from './replay.ts';
 import { loadBench } from './load.ts';
@@ -12,6 +13,8 @@ console.log('');
 await providersBench();
 console.log('');
 await costBench();
+console.log('');
+idleCostBench();
 console.log('');
 detectorsBench();
 console.log('');

@@ -65,25 +65,35 @@ export function machineDefinition(template: Template, construct: 'Experiments' |
  * sweep, 32 experiments at once) should not keep.
  */
 export function experimentDefinition(): Definition {
-  if (cached) return cached;
+  return (cached ??= synthesized('definition') as Definition);
+}
+
+/** The stack's resources as `cdk synth` writes them (bundling skipped), e.g. for the idle-cost bench. */
+export type StackTemplate = { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+
+/** The whole synthesized template, synthesized and cached the way experimentDefinition() is. */
+export function stackTemplate(): StackTemplate {
+  return synthesized('template') as StackTemplate;
+}
+
+function synthesized(kind: 'definition' | 'template'): unknown {
   // Synthesis takes seconds: the result is kept in the OS temp dir under a hash of everything it depends on
   // (the stack's sources and the aws-cdk-lib version), so the next process reads it instead.
-  const file = join(tmpdir(), `ariadne-definition-${definitionInputsHash()}.json`);
+  const file = join(tmpdir(), `ariadne-${kind}-${definitionInputsHash()}.json`);
   if (existsSync(file)) {
     try {
-      cached = JSON.parse(readFileSync(file, 'utf8')) as Definition;
-      return cached;
+      return JSON.parse(readFileSync(file, 'utf8'));
     } catch {
       /* a torn or foreign file: synthesize again */
     }
   }
   const script = fileURLToPath(new URL('./synthesize-definition.ts', import.meta.url));
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script, kind], {
     encoding: 'utf8',
     maxBuffer: 64 * 2 ** 20,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  cached = JSON.parse(out) as Definition;
+  const value: unknown = JSON.parse(out);
   const partial = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(partial, out);
@@ -91,7 +101,7 @@ export function experimentDefinition(): Definition {
   } catch {
     /* a read-only temp dir only costs the next process a synthesis */
   }
-  return cached;
+  return value;
 }
 
 /** sha256 over the sources the definition is synthesized from, and the CDK library's version. */

@@ -1,6 +1,10 @@
-// Prints the experiment machine's definition as JSON: run as a child process
-// by experimentDefinition(), so the memory CDK synthesis needs (hundreds of
-// MB) is returned to the system before any experiment runs.
+// Prints the experiment machine's definition (or, given `template`, the whole
+// stack template) as JSON: run as a child process by synthesized() in
+// definition.ts, so the memory CDK synthesis needs (hundreds of MB) is
+// returned to the system before any experiment runs.
 import { machineDefinition, synthesizeTemplate } from './definition.ts';
 
-process.stdout.write(JSON.stringify(machineDefinition(synthesizeTemplate(), 'Experiments')));
+const template = synthesizeTemplate();
+process.stdout.write(
+  JSON.stringify(process.argv[2] === 'template' ? template.toJSON() : machineDefinition(template, 'Experiments')),
+);

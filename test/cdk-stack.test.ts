@@ -14,6 +14,7 @@ import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { migrationsChecksum } from '../lib/database.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { idleCost } from '../bench/idle-cost.ts';
 
 let template: Template;
 let def: Definition;
@@ -429,6 +430,15 @@ describe('database', () => {
       'StateMachineArn',
       'SweepStateMachineArn',
     ]);
+  });
+});
+
+describe('idle cost (bench/idle-cost.ts)', () => {
+  // On this suite's template: no second synthesis. The redesign (issue 16: under $1/month idle) must change this.
+  it("today's stack idles above $100/month, every billable resource priced", () => {
+    const cost = idleCost(template.toJSON() as Parameters<typeof idleCost>[0]);
+    expect(cost.rows.filter((r) => r.monthly === null)).toEqual([]);
+    expect(cost.total).toBeGreaterThan(100);
   });
 });
 

@@ -1,0 +1,65 @@
+// AWS list prices, us-east-1, on-demand, in USD: one table for the cost
+// benches (idle cost now, the redesign's estimates later). Each price names the
+// pages it was checked against and the day they were read. Account-wide free
+// tiers are noted but not applied: the account may spend them on other stacks.
+
+/** AWS bills monthly figures as 730 hours (365 × 24 / 12). */
+export const HOURS_PER_MONTH = 730;
+
+export const PRICES = {
+  // Hourly while the gateway exists, traffic or not; data processing ($0.045/GB) is usage. Read 2026-11-23:
+  // Amazon VPC pricing, https://aws.amazon.com/vpc/pricing/ (as transcribed 2026-09-20 in
+  // api-evangelist/amazon-vpc, plans/amazon-vpc-plans-pricing.yml), and "AWS NAT Gateway Pricing",
+  // https://basavytix.com/blog/aws-nat-gateway-pricing (us-east-1: $0.045/h, $32.85 for 730 h).
+  natGatewayHour: 0.045,
+  // Every AWS-provided public IPv4 address, the NAT gateway's Elastic IP included, since 2024-02-01. Read 2026-11-23:
+  // "Identify and optimize public IPv4 address usage on AWS" (AWS Networking & Content Delivery blog),
+  // aws.amazon.com/blogs/networking-and-content-delivery/identify-and-optimize-public-ipv4-address-usage-on-aws/
+  // and "Understand AWS Public IPv4 Address Usage and Pricing",
+  // https://vishalvyas.com/understand-aws-public-ipv4-address-usage-and-pricing/
+  publicIpv4Hour: 0.005,
+  // Per ACU-hour of the target database, at least 8 ACUs for an Aurora Serverless v2 target. Read 2026-11-23:
+  // "Amazon Aurora Serverless v2 and Amazon RDS Proxy minimum cost" (Serverworks, June 2024),
+  // https://blog.serverworks.co.jp/amazon-aurora-serverless-v2-and-amazon-rds-proxy-minimum-cost
+  // (AWS's own page, https://aws.amazon.com/rds/proxy/pricing/, was not in the searchable corpus).
+  rdsProxyAcuHour: 0.015,
+  rdsProxyMinimumAcus: 8,
+  // Aurora Serverless v2 per ACU-hour, billed per instance down to MinCapacity (0 with auto-pause). Read 2026-11-23:
+  // "Aurora Serverless v2 cost: what an ACU really costs you", https://c3x.dev/blog/aws-aurora-serverless-v2-cost/
+  // and "Aurora Serverless v2 Pricing", https://awsnegotiations.com/aurora-serverless-v2-pricing.html
+  auroraServerlessV2AcuHour: 0.12,
+  // Aurora Standard storage per GB-month (backups up to the cluster's size are free). Read 2026-11-23:
+  // "Aurora Serverless v2 Pricing: When Elasticity Pays Back",
+  // https://awsnegotiations.com/blog/aurora-serverless-v2-pricing.html, and Amazon Aurora pricing,
+  // https://aws.amazon.com/rds/aurora/pricing/ (storage billed per GB-month).
+  auroraStorageGbMonth: 0.1,
+  // Per secret-month; API calls $0.05 per 10,000 (a monthly rotation makes a few). Read 2026-11-23:
+  // "AWS Secrets Manager", https://hivebook.wiki/wiki/aws-secrets-manager-rotated-secrets-dynamic-db-credentials-kms
+  secretMonth: 0.4,
+  // Per customer managed key-month; AWS managed keys (aws/rds, aws/secretsmanager) are free. Read 2026-11-23:
+  // AWS KMS pricing, https://aws.amazon.com/kms/pricing/
+  kmsKeyMonth: 1,
+  // Standard-resolution metric alarm-month (free tier: 10 alarm metrics per account). Read 2026-11-23:
+  // Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/ (free tier table), and
+  // "aws_cloudwatch_metric_alarm cost estimation", https://c3x.dev/resources/aws/aws_cloudwatch_metric_alarm
+  alarmMonth: 0.1,
+  // Custom dashboard-month (free tier: 3 dashboards of up to 50 metrics per account). Read 2026-11-23:
+  // Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/, and "Amazon CloudWatch Pricing: The 10
+  // Billing Dimensions", https://www.factualminds.com/blog/amazon-cloudwatch-pricing-metrics-logs-alarms-dashboards/
+  dashboardMonth: 3,
+  // Interface endpoint per AZ-hour; data processed ($0.01/GB) is usage. Read 2026-11-23:
+  // AWS PrivateLink pricing, https://aws.amazon.com/privatelink/pricing/ (hourly per AZ while provisioned), and
+  // "NAT Gateway data processing", https://knbrlo.com/notes/aws/nat-gateway-data-processing ($0.01/h per AZ)
+  interfaceEndpointAzHour: 0.01,
+  // CloudWatch Logs stored per GB-month (free tier: 5 GB of ingestion and storage per account). Read 2026-11-23:
+  // Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/
+  logsStorageGbMonth: 0.03,
+} as const;
+
+/** What the template cannot say: stated here, printed beside the rows that use them. */
+export const ASSUMPTIONS = {
+  /** Experiments' rows: a few hundred thousand steps take well under 1 GB. */
+  auroraStorageGb: 1,
+  /** Per log group: retained execution and flow logs of an idle stack. */
+  logGroupStoredGb: 0.1,
+} as const;
