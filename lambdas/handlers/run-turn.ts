@@ -11,7 +11,8 @@ export const runTurnHandler =
   (deps: HandlerDeps) =>
   async (event: unknown): Promise<TurnSummary> => {
     const state = parseOrThrow(loopStateSchema, event);
-    const secrets = (await deps.parameters?.get())?.secrets;
+    // Only model agents read parameters (their secrets): the baseline turn function is granted no SSM access.
+    const secrets = state.llmProvider === 'baseline' ? undefined : (await deps.parameters?.get())?.secrets;
     const agents: AgentFactory = secrets ? (identity) => deps.agents({ ...identity, secrets }) : deps.agents;
     return runTurn(state.experimentId, state.turnNumber, { ...deps, agents });
   };
