@@ -6,7 +6,11 @@ import { Ollama } from 'ollama';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
 import { commandPrefix } from './invocation.ts';
-import { mergeConfig, ollamaHostUrl, type ExperimentConfigInput } from '../../lambdas/config/experiment-config.ts';
+import {
+  effectiveOllamaHost,
+  mergeConfig,
+  type ExperimentConfigInput,
+} from '../../lambdas/config/experiment-config.ts';
 import { resolveConfig } from '../../lambdas/engine/experiment.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
@@ -123,15 +127,15 @@ export interface PlannedAgent {
 export async function preflightAgents(planned: PlannedAgent[], parameters?: ExperimentConfigInput): Promise<void> {
   const seen = new Set<string>();
   for (const p of planned) {
-    const resolved = resolveConfig(mergeConfig(parameters, p.config));
     if (p.agent === 'ollama') {
-      const sent = p.config.ollama?.host ?? parameters?.ollama?.host;
-      const host = ollamaHostUrl(sent ?? process.env.OLLAMA_HOST ?? resolved.ollama.host);
+      const host = effectiveOllamaHost(p.config, parameters);
       const key = `ollama ${host} ${p.model}`;
       if (seen.has(key)) continue;
       seen.add(key);
       await checkOllama(host, p.model ?? '', p.labels);
     } else if (p.agent === 'bedrock') {
+      // resolved only here: a sweep's baseline cells, most of them, need no config read for this
+      const resolved = resolveConfig(mergeConfig(parameters, p.config));
       const key = `bedrock ${resolved.bedrock.region} ${resolved.bedrock.endpoint ?? ''}`;
       if (seen.has(key)) continue;
       seen.add(key);

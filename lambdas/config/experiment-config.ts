@@ -184,6 +184,18 @@ export function ollamaHostUrl(host: string): string {
   return host.includes('://') ? host : `http://${host}`;
 }
 
+/**
+ * The Ollama host an experiment reaches, as StartExperiment settles it: what was sent, else the parameters, else
+ * $OLLAMA_HOST, else the default; as a URL.
+ */
+export function effectiveOllamaHost(
+  sent: ExperimentConfigInput | undefined,
+  parameters: ExperimentConfigInput | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return ollamaHostUrl(sent?.ollama?.host ?? parameters?.ollama?.host ?? env.OLLAMA_HOST ?? DEFAULT_CONFIG.ollama.host);
+}
+
 /** A URL whose host is this machine: localhost, 127.0.0.0/8, ::1 or 0.0.0.0. */
 export function isLoopbackHost(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');

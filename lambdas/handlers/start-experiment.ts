@@ -11,20 +11,14 @@ import {
   type LoopState,
 } from '../../state-machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
-import {
-  DEFAULT_CONFIG,
-  isLoopbackHost,
-  ollamaHostUrl,
-  type ExperimentConfigInput,
-} from '../config/experiment-config.ts';
+import { effectiveOllamaHost, isLoopbackHost, type ExperimentConfigInput } from '../config/experiment-config.ts';
 import { InvalidInputError } from '../engine/errors.ts';
 
 /**
  * In Lambda (AWS_LAMBDA_FUNCTION_NAME is set by the runtime) a loopback Ollama host is the function itself, where
  * no Ollama runs: every turn would fail after its retries. Refused before anything is written, naming the setting.
  */
-function refuseLoopbackHost(sent: ExperimentConfigInput | undefined, parameters?: ExperimentConfigInput): void {
-  const host = ollamaHostUrl(sent?.ollama?.host ?? parameters?.ollama?.host ?? DEFAULT_CONFIG.ollama.host);
+function refuseLoopbackHost(host: string): void {
   if (!isLoopbackHost(host)) return;
   throw new InvalidInputError(
     'config.ollama.host',
@@ -68,13 +62,13 @@ export const startExperimentHandler =
     // The environment supplies the Ollama host when the input names none (zod has filled in the default,
     // so look at what was sent); either way the host lands in the snapshot.
     const parameters = await deps.parameters?.get();
-    const sentHost = sent?.ollama?.host ?? parameters?.config.ollama?.host;
-    if (input.agent === 'ollama' && sentHost === undefined && process.env.OLLAMA_HOST) {
+    if (input.agent === 'ollama') {
+      const host = effectiveOllamaHost(sent, parameters?.config);
+      if (process.env.AWS_LAMBDA_FUNCTION_NAME) refuseLoopbackHost(host);
       // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
-      config = { ...config, ollama: { ...config?.ollama, host: ollamaHostUrl(process.env.OLLAMA_HOST) } };
+      if (sent?.ollama?.host === undefined && parameters?.config.ollama?.host === undefined && process.env.OLLAMA_HOST)
+        config = { ...config, ollama: { ...config?.ollama, host } };
     }
-    if (input.agent === 'ollama' && process.env.AWS_LAMBDA_FUNCTION_NAME)
-      refuseLoopbackHost(config, parameters?.config);
     const started = await startExperiment(
       {
         experimentId: input.experimentId,
