@@ -29,7 +29,6 @@ const AWS_NOT_FOUND = new Set([
 
 /** AWS SDK errors that mean "you cannot get in from here": credentials, signatures, permissions. */
 const AWS_ACCESS = new Set([
-  'CredentialsProviderError',
   'ExpiredTokenException',
   'UnrecognizedClientException',
   'InvalidSignatureException',
