@@ -1,0 +1,47 @@
+// The one seam between our SQL and a Postgres: `pg` over a socket (embedded
+// Postgres, any DATABASE_URL) or the RDS Data API over HTTPS (AWS). Both keep
+// the same contract, so the store, migrations and sweeps run unchanged on either:
+//
+// - statements use positional parameters `$1..$n`; a value is a string, a number, a boolean, null, a Date
+//   (a timestamp) or an array of strings; a parameter that must be jsonb, an array or any other type is cast
+//   in the SQL (`$3::jsonb`, `$2::text[]`), since the Data API sends a string as text;
+// - a row comes back as an object by column name: integers, numeric and floats as numbers, json and jsonb
+//   parsed, timestamps as Dates, arrays as arrays, NULL as null;
+// - a transient failure (a dropped connection, a paused Aurora resuming, a serialization failure) is retried
+//   inside the transport, then surfaces as DatabaseUnavailableError, which the state machine retries.
+
+export interface SqlResult<R> {
+  rows: R[];
+  /** Rows returned, or for INSERT/UPDATE/DELETE without RETURNING, rows changed. */
+  rowCount: number;
+}
+
+export type SqlValue = string | number | boolean | null | Date | readonly string[];
+
+export interface Sql {
+  query<R extends object = Record<string, any>>(text: string, values?: readonly SqlValue[]): Promise<SqlResult<R>>;
+}
+
+export interface SqlDatabase extends Sql {
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** Which transport, for messages ("pg", "data-api"). */
+  readonly transport: 'pg' | 'data-api';
+  close(): Promise<void>;
+}
+
+/** The database stayed unreachable through every retry; the state machine retries the Task by this name. */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError';
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+  }
+}
+
+/** A result too large for one response (the Data API's 1 MiB): read it in pages. */
+export class ResultTooLargeError extends Error {
+  override readonly name = 'ResultTooLargeError';
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+  }
+}
