@@ -8,7 +8,12 @@ import pg from 'pg';
 import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data';
 import { RdsDataSim } from './servers/rds-data-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { DataApiDatabase, type DataApiOptions } from '../lambdas/store/data-api-sql.ts';
+import {
+  DataApiDatabase,
+  SqlError,
+  TransactionNotFoundError,
+  type DataApiOptions,
+} from '../lambdas/store/data-api-sql.ts';
 import { DatabaseUnavailableError, ResultTooLargeError, type SqlDatabase } from '../lambdas/store/sql.ts';
 import { splitStatements, toNamedParameters } from '../lambdas/store/sql-text.ts';
 
@@ -424,6 +429,7 @@ describe('DataApiDatabase', () => {
     const d = dataApi();
     const before = sim.requests.length;
     const err = await failure(d.query('SELECT * FROM no_such_table'));
+    expect(err).toBeInstanceOf(SqlError);
     expect(err).toMatchObject({
       name: 'SqlError',
       code: '42P01',
@@ -462,6 +468,7 @@ describe('DataApiDatabase', () => {
         await tx.query('SELECT 2');
       }),
     );
+    expect(err).toBeInstanceOf(TransactionNotFoundError);
     expect(err.name).toBe('TransactionNotFoundError');
     expect(err.message).toMatch(/TransactionNotFoundException/);
     expect(err.message).toMatch(/idle for over three minutes/);
