@@ -19,6 +19,8 @@ export interface SqlResult<R> {
 export type SqlValue = string | number | boolean | null | Date | readonly string[];
 
 export interface Sql {
+  // Rows default to `any` by column name, as pg's do: callers name the row type where they need one.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query<R extends object = Record<string, any>>(text: string, values?: readonly SqlValue[]): Promise<SqlResult<R>>;
 }
 

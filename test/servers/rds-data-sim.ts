@@ -438,7 +438,12 @@ export class RdsDataSim {
     const client = transactionId === undefined ? await this.pool.connect() : this.transaction(transactionId).client;
     const limit = this.opts.statementTimeoutMs ?? 45_000;
     let timer: NodeJS.Timeout | undefined;
-    const query = client.query({ text, values, rowMode: 'array' });
+    // The extended protocol (parse/bind/execute), as a prepared statement on AWS: one statement per call, so
+    // "SELECT 1; SELECT 2" is refused ("cannot insert multiple commands into a prepared statement", 42601), as
+    // AWS recommends. pg uses the simple protocol for a call without values unless told otherwise.
+    // (@types/pg does not declare queryMode, so the config is built apart from the call.)
+    const config = { text, values, rowMode: 'array' as const, queryMode: 'extended' };
+    const query = client.query<unknown[]>(config);
     try {
       return await Promise.race([
         query,
