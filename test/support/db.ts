@@ -1,22 +1,67 @@
-// A migrated schema of its own for one test file, dropped afterwards.
+// A migrated schema of its own for one test file, dropped afterwards, reached
+// through either transport: pg, or the RDS Data API (our DataApiDatabase and
+// the real SDK client, through RdsDataSim in front of the same schema).
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import pg from 'pg';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { openDatabase, type Database } from '../../lambdas/store/database.ts';
+import { DataApiDatabase } from '../../lambdas/store/data-api-sql.ts';
+import { RdsDataSim } from '../servers/rds-data-sim.ts';
+
+export type Transport = 'pg' | 'data-api';
+/** Store suites run once per transport. */
+export const TRANSPORTS: Transport[] = ['pg', 'data-api'];
 
 export interface TestDatabase extends Database {
   url: string;
+  /** The Data API server, when the transport is the Data API. */
+  sim?: RdsDataSim;
   drop(): Promise<void>;
 }
 
-export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
+export async function testDatabase(
+  opts:
+    | number
+    | {
+        poolSize?: number;
+        transport?: Transport;
+        dataApiBudgetMs?: number;
+        resumeAfterMs?: number;
+        transactionIdleMs?: number;
+      } = {},
+): Promise<TestDatabase> {
+  const o = typeof opts === 'number' ? { poolSize: opts } : opts;
+  const { poolSize = 5, transport = 'pg', dataApiBudgetMs, resumeAfterMs, transactionIdleMs } = o;
   const url = inject('databaseUrl');
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const db = await openDatabase({ url, schema, poolSize, field: 'TEST_DATABASE_URL' });
+  let sim: RdsDataSim | undefined;
+  let port: Pick<Database, 'query' | 'transaction' | 'transport'> = db;
+  if (transport === 'data-api') {
+    sim = new RdsDataSim({ url, schema, resumeAfterMs, transactionIdleMs });
+    const endpoint = await sim.listen();
+    port = new DataApiDatabase({
+      resourceArn: sim.clusterArn,
+      secretArn: sim.secretArn,
+      database: sim.database,
+      retryBudgetMs: dataApiBudgetMs,
+      client: new RDSDataClient({
+        endpoint,
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' },
+      }),
+    });
+  }
   return {
     ...db,
+    query: port.query.bind(port),
+    transaction: port.transaction.bind(port),
+    transport: port.transport,
     url,
+    sim,
     async drop() {
+      await sim?.close();
       if (!db.pool.ended) await db.close(); // a test may have closed it already
 
       const client = new pg.Client({ connectionString: url });
