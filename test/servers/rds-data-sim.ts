@@ -16,6 +16,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
+import type { Database } from '../../lambdas/store/database.ts';
+import { DataApiDatabase } from '../../lambdas/store/data-api-sql.ts';
 
 const MiB = 1024 * 1024;
 const RESPONSE_LIMIT = MiB;
@@ -531,4 +534,38 @@ export class RdsDataSim {
     }
     return response;
   }
+}
+
+/**
+ * A pg Database whose port (query, transaction) goes through the Data API instead: our DataApiDatabase and the
+ * real SDK client, through a sim in front of the same schema. The pool stays, for looking at the rows directly.
+ */
+export async function overDataApi(
+  db: Database & { url?: string },
+  opts: { url: string; retryBudgetMs?: number } & Pick<Options, 'resumeAfterMs' | 'transactionIdleMs'>,
+): Promise<Database & { sim: RdsDataSim }> {
+  const sim = new RdsDataSim({ ...opts, schema: db.schema });
+  const endpoint = await sim.listen();
+  const port = new DataApiDatabase({
+    resourceArn: sim.clusterArn,
+    secretArn: sim.secretArn,
+    database: sim.database,
+    retryBudgetMs: opts.retryBudgetMs,
+    client: new RDSDataClient({
+      endpoint,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' },
+    }),
+  });
+  return {
+    ...db,
+    query: port.query.bind(port),
+    transaction: port.transaction.bind(port),
+    transport: port.transport,
+    sim,
+    close: async () => {
+      await sim.close();
+      await db.close();
+    },
+  };
 }

@@ -4,10 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import pg from 'pg';
-import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { openDatabase, type Database } from '../../lambdas/store/database.ts';
-import { DataApiDatabase } from '../../lambdas/store/data-api-sql.ts';
-import { RdsDataSim } from '../servers/rds-data-sim.ts';
+import { overDataApi, type RdsDataSim } from '../servers/rds-data-sim.ts';
 
 export type Transport = 'pg' | 'data-api';
 /** Store suites run once per transport. */
@@ -36,28 +34,13 @@ export async function testDatabase(
   const url = inject('databaseUrl');
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const db = await openDatabase({ url, schema, poolSize, field: 'TEST_DATABASE_URL' });
-  let sim: RdsDataSim | undefined;
-  let port: Pick<Database, 'query' | 'transaction' | 'transport'> = db;
-  if (transport === 'data-api') {
-    sim = new RdsDataSim({ url, schema, resumeAfterMs, transactionIdleMs });
-    const endpoint = await sim.listen();
-    port = new DataApiDatabase({
-      resourceArn: sim.clusterArn,
-      secretArn: sim.secretArn,
-      database: sim.database,
-      retryBudgetMs: dataApiBudgetMs,
-      client: new RDSDataClient({
-        endpoint,
-        region: 'eu-west-1',
-        credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' },
-      }),
-    });
-  }
+  const over =
+    transport === 'data-api'
+      ? await overDataApi(db, { url, retryBudgetMs: dataApiBudgetMs, resumeAfterMs, transactionIdleMs })
+      : undefined;
+  const sim = over?.sim;
   return {
-    ...db,
-    query: port.query.bind(port),
-    transaction: port.transaction.bind(port),
-    transport: port.transport,
+    ...(over ?? db),
     url,
     sim,
     async drop() {
