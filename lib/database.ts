@@ -139,8 +139,8 @@ export class ExperimentDatabase extends Construct {
       for (const c of scope.node.findAll())
         if (CfnResource.isCfnResource(c)) c.applyRemovalPolicy(RemovalPolicy.RETAIN);
     };
-    keep(this.cluster); // the instance, subnet group and security group, and the secret's attachment
-    keep(this.cluster.node.findChild('Secret')); // the generated credentials
+    // Its children: the writer, subnet group, security group, the generated secret and its attachment.
+    keep(this.cluster);
     keep(vpc);
   }
 
