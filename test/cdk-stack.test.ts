@@ -688,7 +688,7 @@ describe('handler Lambdas', () => {
 describe('cdk synth with bundling', () => {
   it('the CDK CLI synthesizes the app and every bundled handler loads in Node', async () => {
     const { spawnSync } = await import('node:child_process');
-    const { readdirSync, readFileSync, existsSync } = await import('node:fs');
+    const { readdirSync, readFileSync, existsSync, mkdirSync, symlinkSync } = await import('node:fs');
     const { fileURLToPath, pathToFileURL } = await import('node:url');
     const out = tempDir('cdk');
     const root = fileURLToPath(new URL('..', import.meta.url));
@@ -713,30 +713,55 @@ describe('cdk synth with bundling', () => {
       expect(typeof mod[exportName], fn.Properties.Handler).toBe('function');
     }
 
-    // The bundled migration handler, as Lambda runs it: its own copy of the SQL files, a real Postgres.
+    // The bundled migration handler, as Lambda runs it: its own copy of the SQL files, the environment the stack
+    // gives it, the AWS SDK from the runtime (bundles leave @aws-sdk/* out: Lambda's Node runtimes include it),
+    // and the Data API (RdsDataSim in front of a real Postgres schema).
     const migrateFn = fns.find((fn) => fn.Properties.Environment.Variables.MIGRATIONS_DIR)!;
     const migrateAsset = assets.find((a) =>
       JSON.stringify(migrateFn.Properties.Code).includes(a.slice('asset.'.length)),
     )!;
-    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(
-      readdirSync(join(root, 'migrations'))
-        .filter((f) => f.endsWith('.sql'))
-        .sort(),
+    const migrationFiles = readdirSync(join(root, 'migrations'))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(migrationFiles);
+    const env = migrateFn.Properties.Environment.Variables;
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining(['DATABASE_CLUSTER_ARN', 'DATABASE_SECRET_ARN', 'DATABASE_NAME']),
     );
+    expect(env).not.toHaveProperty('DATABASE_URL');
+    mkdirSync(join(out, 'node_modules'));
+    symlinkSync(join(root, 'node_modules', '@aws-sdk'), join(out, 'node_modules', '@aws-sdk'));
     const schema = `t_migrate_${Date.now()}`;
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    const { RdsDataSim } = await import('./servers/rds-data-sim.ts');
+    const sim = new RdsDataSim({ url: inject('databaseUrl'), schema });
+    const endpoint = await sim.listen();
+    const saved = { ...process.env };
     Object.assign(process.env, {
       MIGRATIONS_DIR: join(out, migrateAsset, 'migrations'),
-      DATABASE_URL: inject('databaseUrl'),
-      DATABASE_SCHEMA: schema,
+      DATABASE_CLUSTER_ARN: sim.clusterArn,
+      DATABASE_SECRET_ARN: sim.secretArn,
+      DATABASE_NAME: sim.database,
+      AWS_ENDPOINT_URL_RDS_DATA: endpoint,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
     });
+    delete process.env.DATABASE_URL;
     try {
       const { handler } = await import(`${pathToFileURL(join(out, migrateAsset, 'index.mjs')).href}?fresh`);
       const created = await handler({ RequestType: 'Create' });
-      expect(created.Data.Applied.split(',')).toEqual(
-        readdirSync(join(root, 'migrations'))
-          .filter((f) => f.endsWith('.sql'))
-          .sort(),
+      expect(created.Data.Applied.split(',')).toEqual(migrationFiles);
+      // every statement went through the Data API, one per call
+      expect(sim.requests.filter((q) => q.path === '/Execute').length).toBeGreaterThan(migrationFiles.length);
+      const tables = await admin.query(
+        'SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
       );
+      expect(tables.rows[0].n).toBeGreaterThan(5);
       expect(
         (await handler({ RequestType: 'Update', PhysicalResourceId: created.PhysicalResourceId })).PhysicalResourceId,
       ).toBe(created.PhysicalResourceId);
@@ -744,12 +769,11 @@ describe('cdk synth with bundling', () => {
         PhysicalResourceId: created.PhysicalResourceId,
       });
     } finally {
-      for (const k of ['MIGRATIONS_DIR', 'DATABASE_URL', 'DATABASE_SCHEMA']) delete process.env[k];
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: inject('databaseUrl') });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+      await sim.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
     }
   });
 });
