@@ -47,7 +47,7 @@ export const DEFAULT_AUTO_PAUSE = Duration.minutes(5);
  * inserts and reads, even with a sweep of 32 experiments at once, and caps a runaway query at
  * 4 x $0.12 = $0.48/hour.
  */
-export const DEFAULT_MAX_CAPACITY = 4;
+const DEFAULT_MAX_CAPACITY = 4;
 
 /** A hash of the SQL files: a changed or added migration makes the custom resource run again. */
 export function migrationsChecksum(): string {
