@@ -10,7 +10,7 @@ import { STATES } from '../state-machine/states.ts';
 import type { Construct } from 'constructs';
 import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
-import { SweepStateMachine } from './sweep-state-machine.ts';
+import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
 
 export interface AriadneStackProps extends StackProps {
@@ -92,10 +92,11 @@ export class AriadneStack extends Stack {
       vpc,
       securityGroups: [database.clientSecurityGroup],
     });
+    const sweepMachineName = `${this.stackName}-sweeps`;
     this.sweeps = new SweepStateMachine(this, 'Sweeps', {
       registerFunction: registerSweep,
       experiments: this.experiments.stateMachine,
-      stateMachineName: `${this.stackName}-sweeps`,
+      stateMachineName: sweepMachineName,
     });
     const failures = new FailureHandling(this, 'FailureHandling', {
       stateMachine: this.experiments.stateMachine,
@@ -103,6 +104,15 @@ export class AriadneStack extends Stack {
       vpc,
       securityGroups: [database.clientSecurityGroup],
     });
+    // Every way an experiment ends returns a sweep's task token: the Finalize* states and the EventBridge finalizer.
+    for (const fn of [
+      functions.byState[STATES.FinalizeSuccess],
+      functions.byState[STATES.FinalizeTimeout],
+      functions.byState[STATES.FinalizeStuck],
+      functions.byState[STATES.FinalizeFailure],
+      failures.finalizer,
+    ])
+      fn.addToRolePolicy(sendTaskSuccessStatement(this, sweepMachineName));
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const fn of handlers) database.grantConnect(fn);
     new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: handlers });
@@ -110,12 +120,16 @@ export class AriadneStack extends Stack {
       parameterPrefix: prefix,
       deadLetterQueue: failures.deadLetters,
       sweepMachine: this.sweeps.stateMachine,
-      experimentsMachine: this.experiments.stateMachine,
+      sweepBucket: this.sweeps.bucket,
       functions: [...handlers, database.migrateFunction],
     });
     new CfnOutput(this, 'SweepStateMachineArn', {
       value: this.sweeps.stateMachine.stateMachineArn,
       description: 'ariadne sweep FILE --aws --state-machine-arn',
+    });
+    new CfnOutput(this, 'SweepBucketName', {
+      value: this.sweeps.bucket.bucketName,
+      description: 'ariadne sweep FILE --aws --bucket (where run lists are uploaded)',
     });
     new CfnOutput(this, 'StateMachineArn', {
       value: this.experiments.stateMachine.stateMachineArn,
