@@ -11,7 +11,7 @@ import type { StartExecutionInput } from './contracts.ts';
 export const RUNS_PREFIX = 'runs/';
 export const RESULTS_PREFIX = 'results';
 
-export interface SweepRunItem {
+interface SweepRunItem {
   /** The child execution's name: its experiment id, so starting the sweep again cannot run it twice. */
   name: string;
   input: StartExecutionInput;
@@ -29,7 +29,7 @@ export interface SweepLaunch {
   runs: number;
 }
 
-export function sweepRunItems(sweep: LoadedSweep): SweepRunItem[] {
+function sweepRunItems(sweep: LoadedSweep): SweepRunItem[] {
   return sweep.runs.map((run) => {
     const input = sweepRunInput(sweep.spec.sweep, run, 1);
     return { name: input.experimentId!, input };

@@ -14,7 +14,7 @@ export interface TaskTokenNotifier {
  * SendTaskSuccess's errors for a token that can no longer be answered (API reference, "Errors"): TaskTimedOut (expired
  * or already closed: e.g. sent by an earlier finalize), InvalidToken, TaskDoesNotExist. Retrying cannot change them.
  */
-export const CLOSED_TOKEN_ERRORS: readonly string[] = ['TaskTimedOut', 'InvalidToken', 'TaskDoesNotExist'];
+const CLOSED_TOKEN_ERRORS: readonly string[] = ['TaskTimedOut', 'InvalidToken', 'TaskDoesNotExist'];
 
 export type TokenDelivery = 'none' | 'sent' | 'closed';
 
