@@ -267,6 +267,12 @@ describe('sweep state machine', () => {
     }
   });
 
+  it('asl-validator accepts the synthesized sweep definition (JSONata task, ItemReader, ResultWriter)', async () => {
+    const { default: validate } = await import('asl-validator');
+    const result = validate(machineDefinition(template, 'Sweeps'));
+    expect(result.isValid, result.errorsText()).toBe(true);
+  });
+
   it('its bucket is encrypted, SSL only, not public, and expires its objects', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
       BucketEncryption: {
