@@ -58,6 +58,9 @@ const FREE: Record<string, string> = {
   'AWS::EC2::FlowLog':
     'billed per GB of flow records delivered ($0.50/GB to CloudWatch Logs): usage, near none when idle',
   'AWS::CDK::Metadata': 'no charge',
+  'AWS::S3::Bucket':
+    'billed per GB-month stored: sweep run lists and Map results, a few MB, expired after 60 days (under a cent)',
+  'AWS::S3::BucketPolicy': 'no charge',
 };
 
 export interface IdleRow {

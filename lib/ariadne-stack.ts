@@ -20,7 +20,7 @@ import { STATES, type TaskState } from '../state-machine/states.ts';
 import type { Construct } from 'constructs';
 import { HandlerFunctions, handlerFunction, LOG_RETENTION } from './handler-functions.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
-import { SweepStateMachine } from './sweep-state-machine.ts';
+import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
 import { bedrockInvokeStatements } from './bedrock.ts';
 
@@ -137,15 +137,25 @@ export class AriadneStack extends Stack {
       timeoutSeconds: 60,
       environment,
     });
+    const sweepMachineName = `${this.stackName}-sweeps`;
     this.sweeps = new SweepStateMachine(this, 'Sweeps', {
       registerFunction: registerSweep,
       experiments: this.experiments.stateMachine,
-      stateMachineName: `${this.stackName}-sweeps`,
+      stateMachineName: sweepMachineName,
     });
     const failures = new FailureHandling(this, 'FailureHandling', {
       stateMachine: this.experiments.stateMachine,
       environment,
     });
+    // Every way an experiment ends returns a sweep's task token: the Finalize* states and the EventBridge finalizer.
+    for (const fn of [
+      functions.byState[STATES.FinalizeSuccess],
+      functions.byState[STATES.FinalizeTimeout],
+      functions.byState[STATES.FinalizeStuck],
+      functions.byState[STATES.FinalizeFailure],
+      failures.finalizer,
+    ])
+      fn.addToRolePolicy(sendTaskSuccessStatement(this, sweepMachineName));
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
       if (!NO_DATABASE.includes(state)) database.grantDataApi(fn);
@@ -160,13 +170,17 @@ export class AriadneStack extends Stack {
       parameterPrefix: prefix,
       deadLetterQueue: failures.deadLetters,
       sweepMachine: this.sweeps.stateMachine,
-      experimentsMachine: this.experiments.stateMachine,
+      sweepBucket: this.sweeps.bucket,
       functions: [...handlers, database.migrateFunction],
       databaseSecret: database.cluster.node.findChild('Secret'),
     });
     new CfnOutput(this, 'SweepStateMachineArn', {
       value: this.sweeps.stateMachine.stateMachineArn,
       description: 'ariadne sweep FILE --aws --state-machine-arn',
+    });
+    new CfnOutput(this, 'SweepBucketName', {
+      value: this.sweeps.bucket.bucketName,
+      description: 'ariadne sweep FILE --aws --bucket (where run lists are uploaded)',
     });
     new CfnOutput(this, 'StateMachineArn', {
       value: this.experiments.stateMachine.stateMachineArn,

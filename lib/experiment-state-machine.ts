@@ -113,6 +113,8 @@ export class ExperimentStateMachine extends Construct {
         'limits.$': '$.limits',
         'executionStartTurn.$': '$.executionStartTurn',
         'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
+        // a sweep's token (or null) travels with the experiment to its real end
+        'taskToken.$': '$.taskToken',
       },
     });
     // Continue as new: start this same machine ($$.StateMachine.Id) at the next turn, then end this
@@ -131,6 +133,7 @@ export class ExperimentStateMachine extends Construct {
               'startedAt.$': '$.startedAt',
               'limits.$': '$.limits',
               'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
+              'taskToken.$': '$.taskToken',
             },
             'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id',
           },

@@ -15,8 +15,8 @@ export function acknowledgeNagFindings(
     functions: IFunction[];
     deadLetterQueue: IConstruct;
     sweepMachine: IConstruct;
-    experimentsMachine: IConstruct;
     databaseSecret: IConstruct;
+    sweepBucket: IConstruct;
   },
 ): void {
   const ack = (scope: IConstruct, id: string, reason: string) =>
@@ -46,17 +46,11 @@ export function acknowledgeNagFindings(
         '(the grant CDK makes for Step Functions and custom resources)',
     );
   }
-  // The sweep machine watches and stops the experiment executions it starts (.sync:2), and its Distributed Map
-  // runs child executions of itself: both are execution ARNs that exist only at run time, so they end in a wildcard.
+  // The sweep machine's Distributed Map runs child executions of itself: execution ARNs that exist only at run time,
+  // so they end in a wildcard.
   const machineName = (machine: IConstruct) =>
     `{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stack.getLogicalId(machine.node.defaultChild as CfnElement)}"}]}]}`;
   const executions = 'arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:';
-  ack(
-    stack,
-    `IAM5[Resource::${executions}${machineName(opts.experimentsMachine)}*]`,
-    'DescribeExecution/StopExecution on executions of the experiment machine only ' +
-      "(the sweep machine's .sync:2 children; their names are known at run time)",
-  );
   ack(
     stack,
     `IAM5[Resource::${executions}${machineName(opts.sweepMachine)}:*]`,
@@ -73,6 +67,27 @@ export function acknowledgeNagFindings(
     'no rotation: the rotation Lambda has to run in the database VPC, whose isolated subnets reach Secrets ' +
       'Manager only through an interface endpoint (~$7.30/month per AZ, many times the idle budget of issue 16); ' +
       'the secret is read by the RDS Data API only, IAM-authorized, never handed to a client',
+  );
+  // The sweep bucket holds working files only: run lists the CLI uploads and the Map's results.
+  const bucket = stack.getLogicalId(opts.sweepBucket.node.defaultChild as CfnElement);
+  ack(
+    stack,
+    `IAM5[Resource::<${bucket}.Arn>/runs/*]`,
+    "ItemReader: s3:GetObject on the sweep bucket's run lists (their keys are per sweep, known at run time)",
+  );
+  ack(
+    stack,
+    `IAM5[Resource::arn:<AWS::Partition>:s3:::<${bucket}>/*]`,
+    "ResultWriter: the object actions the Distributed Map needs to write its results (CDK's grant) in the sweep " +
+      'bucket only, under keys Step Functions names at run time',
+  );
+  ack(
+    opts.sweepBucket,
+    'S1',
+    'no server access logs: the bucket holds only expiring working copies (run lists generated from sweep files, Map ' +
+      'results whose data is also in the database), reached only by the CLI and the sweep machine through IAM; a log ' +
+      'bucket (itself to secure and expire) would cost more than it could tell, and CloudTrail data events can be ' +
+      'turned on if an audit ever needs object access',
   );
   ack(opts.deadLetterQueue, 'SQS3', "this queue is itself the dead-letter queue of the finalizer's EventBridge target");
 }

@@ -1,17 +1,25 @@
 // The sweep machine: RegisterSweep writes the sweep and its cells, then a
-// Distributed Map starts the experiment machine once per run (StartExecution
-// .sync:2, MaxConcurrency from the input, i.e. the sweep file), each child
-// named by its experiment id. Starting a sweep again is harmless: a child
-// whose name already ran fails with ExecutionAlreadyExists, which is caught
-// as "already run", so finished runs are never repeated. Children report
-// nothing back (results stay in Postgres), so the Map's output stays small.
-import { Duration } from 'aws-cdk-lib';
+// Distributed Map reads the run list from S3 (ItemReader: the input carries
+// only where it is, so any number of runs fits) and starts the experiment
+// machine once per run with startExecution.waitForTaskToken: the run's
+// iteration holds its MaxConcurrency slot until the experiment returns the
+// token at its real end, across any number of continue-as-new hops (every
+// Finalize* and the EventBridge finalizer send it). Each child is named by its
+// experiment id: starting a sweep again is harmless, a run whose name was used
+// fails with ExecutionAlreadyExists, caught as "already run". Each iteration's
+// outcome goes to S3 (ResultWriter); results themselves stay in Postgres.
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { TRANSIENT_ERRORS } from '../state-machine/states.ts';
+import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
+import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
 
 export const SWEEP_STATES = {
   RegisterSweep: 'RegisterSweep',
@@ -21,6 +29,43 @@ export const SWEEP_STATES = {
   SweepDone: 'SweepDone',
 } as const;
 
+/** The longest a sweep runs; beyond it, its waiting iterations are stopped (the experiments go on by themselves). */
+export const SWEEP_TIMEOUT = Duration.days(30);
+
+/**
+ * How long an iteration waits for its experiment's token: the longest experiment an input may ask for
+ * (max_duration_minutes, checked after each turn) plus a day for the last turn, its retries and the EventBridge
+ * finalizer's retries (up to 6 hours). Only a lost token waits this long; the iteration then fails with States.Timeout
+ * and frees its slot, instead of holding it until the sweep times out.
+ */
+export const EXPERIMENT_MAX_LIFE = Duration.minutes(MAX_DURATION_MINUTES).plus(Duration.days(1));
+
+/**
+ * Run lists and Map results are working files (every result is in the database), so they expire: 60 days outlives
+ * the longest sweep (SWEEP_TIMEOUT) plus the 14 days a finished execution can be redriven, so no object a sweep may
+ * still read is gone, and the bucket stays small without an auto-delete custom resource.
+ */
+export const SWEEP_OBJECT_EXPIRY = Duration.days(60);
+
+/**
+ * states:SendTaskSuccess, and only it, for what returns a sweep's task tokens (the finalize functions). The Service
+ * Authorization Reference scopes it by the state machine; the ARN is built from the fixed name, not referenced: the
+ * sweep machine depends on the experiment machine, which depends on these functions and so on their policies.
+ */
+export function sendTaskSuccessStatement(scope: Construct, sweepMachineName: string): PolicyStatement {
+  return new PolicyStatement({
+    actions: ['states:SendTaskSuccess'],
+    resources: [
+      Stack.of(scope).formatArn({
+        service: 'states',
+        resource: 'stateMachine',
+        resourceName: sweepMachineName,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    ],
+  });
+}
+
 export interface SweepStateMachineProps {
   registerFunction: IFunction;
   experiments: sfn.IStateMachine;
@@ -29,9 +74,21 @@ export interface SweepStateMachineProps {
 
 export class SweepStateMachine extends Construct {
   readonly stateMachine: sfn.StateMachine;
+  /** Run lists (runs/...) the CLI uploads and Map results (results/...) the sweep writes. */
+  readonly bucket: Bucket;
 
   constructor(scope: Construct, id: string, props: SweepStateMachineProps) {
     super(scope, id);
+    // ResultWriterV2 (WriterConfig: JSON Lines) renders only under this feature flag; set here, before any child,
+    // so the machine is the same whoever synthesizes it (cdk.json, the local runner, the tests).
+    this.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
+    this.bucket = new Bucket(this, 'Bucket', {
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      lifecycleRules: [{ expiration: SWEEP_OBJECT_EXPIRY, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
+
     const register = new tasks.LambdaInvoke(this, SWEEP_STATES.RegisterSweep, {
       stateName: SWEEP_STATES.RegisterSweep,
       lambdaFunction: props.registerFunction,
@@ -48,24 +105,37 @@ export class SweepStateMachine extends Construct {
       jitterStrategy: sfn.JitterType.FULL,
     });
 
-    const run = new tasks.StepFunctionsStartExecution(this, SWEEP_STATES.RunExperiment, {
+    // JSONata for this one state: it merges the token into the run's input, which JSONPath cannot do (the
+    // experiment machine's strict input schema takes it as "taskToken"). Its IAM is states:StartExecution only.
+    const run = tasks.StepFunctionsStartExecution.jsonata(this, SWEEP_STATES.RunExperiment, {
       stateName: SWEEP_STATES.RunExperiment,
       stateMachine: props.experiments,
-      integrationPattern: sfn.IntegrationPattern.RUN_JOB,
-      name: sfn.JsonPath.stringAt('$.name'),
-      input: sfn.TaskInput.fromJsonPathAt('$.input'),
+      integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      name: '{% $states.input.name %}',
+      input: sfn.TaskInput.fromText("{% $merge([$states.input.input, {'taskToken': $states.context.Task.Token}]) %}"),
       // not associateWithParent: it adds a key to the input, which StartExperiment's strict schema refuses
       associateWithParent: false,
-      resultPath: sfn.JsonPath.DISCARD,
+      taskTimeout: sfn.Timeout.duration(EXPERIMENT_MAX_LIFE),
     });
+    // A name already used (a finished run, or one a previous start of this sweep still runs) fails at once:
+    // no token was handed out, so nothing to wait for.
     run.addCatch(new sfn.Pass(this, SWEEP_STATES.AlreadyRun, { stateName: SWEEP_STATES.AlreadyRun }), {
       errors: ['StepFunctions.ExecutionAlreadyExistsException'],
-      resultPath: sfn.JsonPath.DISCARD,
+      outputs: { experimentId: '{% $states.input.name %}', status: 'already_run' },
     });
 
     const map = new sfn.DistributedMap(this, SWEEP_STATES.RunExperiments, {
       stateName: SWEEP_STATES.RunExperiments,
-      itemsPath: '$.runs',
+      // where the input says (the CLI uploads there); the role may read this bucket's run lists only
+      itemReader: new sfn.S3JsonItemReader({
+        bucketNamePath: sfn.JsonPath.stringAt('$.runsObject.bucket'),
+        key: sfn.JsonPath.stringAt('$.runsObject.key'),
+      }),
+      resultWriterV2: new sfn.ResultWriterV2({
+        bucket: this.bucket,
+        prefix: RESULTS_PREFIX,
+        writerConfig: { outputType: sfn.OutputType.JSONL, transformation: sfn.Transformation.COMPACT },
+      }),
       maxConcurrencyPath: '$.maxConcurrency',
       // a failed experiment is finalized in the database; the sweep goes on and reports the rest
       toleratedFailurePercentage: 100,
@@ -80,7 +150,7 @@ export class SweepStateMachine extends Construct {
       definitionBody: sfn.DefinitionBody.fromChainable(
         register.next(map).next(new sfn.Succeed(this, SWEEP_STATES.SweepDone, { stateName: SWEEP_STATES.SweepDone })),
       ),
-      timeout: Duration.days(7),
+      timeout: SWEEP_TIMEOUT,
       tracingEnabled: true,
       logs: {
         destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
@@ -88,5 +158,9 @@ export class SweepStateMachine extends Construct {
         includeExecutionData: false,
       },
     });
+    // ItemReader (Map): s3:GetObject on the run list; CDK grants nothing for a bucket named by a path.
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${RUNS_PREFIX}*`)] }),
+    );
   }
 }

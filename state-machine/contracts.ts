@@ -21,6 +21,11 @@ const printable = (max: number) =>
     // eslint-disable-next-line no-control-regex -- the point: names and labels must not hold control characters
     .regex(/^[^\u0000-\u001f\u007f]+$/, 'printable characters only (no control characters)');
 const seed = z.number().int().min(0).max(0xffffffff);
+/**
+ * A Step Functions task token (SendTaskSuccess takes 1-2048 characters): set by the sweep machine, whose iteration
+ * waits (startExecution.waitForTaskToken) until the experiment returns it at its real end.
+ */
+const taskToken = z.string().min(1).max(2048);
 
 const generatedMazeSchema = z
   .object({
@@ -68,6 +73,8 @@ export const startRequestSchema = z
       })
       .strict()
       .optional(),
+    /** Set by the sweep machine: returned with SendTaskSuccess however the experiment ends, never before. */
+    taskToken: taskToken.optional(),
   })
   .strict()
   .refine((r) => !['ollama', 'bedrock'].includes(r.agent) || (r.model !== undefined && r.model !== null), {
@@ -95,6 +102,8 @@ export const resumeInputSchema = z
         turnNumber: z.number().int().positive(),
         startedAt: z.string(),
         limits: z.record(z.string(), z.number()),
+        // absent in resume inputs written before sweeps waited on their experiments (and locally)
+        taskToken: taskToken.nullable().optional(),
       })
       .passthrough(),
   })
@@ -114,6 +123,8 @@ export const loopStateSchema = z
       maxTurns: z.number().int().positive(),
       turnsPerExecution: z.number().int().positive(),
     }),
+    /** The sweep's task token, or null: carried from hop to hop (the loop's Pass states need the key present). */
+    taskToken: taskToken.nullable().default(null),
   })
   .passthrough();
 export type LoopState = z.output<typeof loopStateSchema>;

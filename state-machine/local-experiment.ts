@@ -9,6 +9,7 @@ import type { ExperimentStatus, TurnSummary } from '../lambdas/engine/store.ts';
 import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
+import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { STATES } from './states.ts';
 import { loopLimits, providerOf, type StartExecutionInput } from './contracts.ts';
 import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
@@ -70,6 +71,8 @@ export interface LocalExperimentOptions {
   onEvent?: LocalRunOptions['onEvent'];
   parameters?: ParameterCache;
   executionName?: string;
+  /** SendTaskSuccess for an input's taskToken (tests); without it a token is carried along and nobody is told. */
+  taskTokens?: TaskTokenNotifier;
 }
 
 export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
@@ -163,7 +166,13 @@ export async function runLocalExperiment(
   let ran: Awaited<ReturnType<typeof runLocalExecution>>;
   try {
     ran = await runLocalExecution(input, {
-      deps: { store, agents: opts.agents ?? allAgents, now: () => new Date(), parameters: opts.parameters },
+      deps: {
+        store,
+        agents: opts.agents ?? allAgents,
+        now: () => new Date(),
+        parameters: opts.parameters,
+        taskTokens: opts.taskTokens,
+      },
       executionName: opts.executionName,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,

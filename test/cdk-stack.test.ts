@@ -6,10 +6,11 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AriadneParameters } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
-import { SWEEP_STATES } from '../lib/sweep-state-machine.ts';
+import { EXPERIMENT_MAX_LIFE, SWEEP_OBJECT_EXPIRY, SWEEP_STATES, SWEEP_TIMEOUT } from '../lib/sweep-state-machine.ts';
+import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
 import { INPUT_ERRORS, STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema, MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { AriadneStack, DEFAULT_BEDROCK_MODELS, type AriadneStackProps } from '../lib/ariadne-stack.ts';
 import { DATA_API_ACTIONS, migrationsChecksum } from '../lib/database.ts';
@@ -107,6 +108,12 @@ describe('experiment state machine', () => {
     },
   );
 
+  it("carries a sweep's task token through every turn and into every continue-as-new hop", () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    expect(s[STATES.ContinueLoop].Parameters['taskToken.$']).toBe('$.taskToken');
+    expect(s[STATES.ContinueAsNew].Parameters.Input.resume['taskToken.$']).toBe('$.taskToken');
+  });
+
   it('the machine may start only itself (continue as new), by its fixed name', () => {
     const policies = Object.entries(template.findResources('AWS::IAM::Policy'))
       .filter(([id]) => id.startsWith('ExperimentsMachineRole'))
@@ -157,12 +164,19 @@ describe('experiment state machine', () => {
 });
 
 describe('sweep state machine', () => {
+  const sweepStates = () => machineDefinition(template, 'Sweeps').States as Record<string, Record<string, any>>;
+  const policyStatements = (prefix: RegExp) =>
+    Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([id]) => prefix.test(id))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+  const actionsOf = (st: any): string[] => [st.Action].flat();
+
   it(
-    'registers the sweep, then runs the experiment machine per run in a Distributed Map with ' +
-      'MaxConcurrency from the input',
+    'registers the sweep, then a Distributed Map reads the runs from S3 (ItemReader), writes its results to S3 ' +
+      '(ResultWriter), with MaxConcurrency from the input',
     () => {
       const sweep = machineDefinition(template, 'Sweeps');
-      const s = sweep.States as Record<string, Record<string, any>>;
+      const s = sweepStates();
       expect(sweep.StartAt).toBe(SWEEP_STATES.RegisterSweep);
       expect(s[SWEEP_STATES.RegisterSweep]).toMatchObject({
         Type: 'Task',
@@ -173,7 +187,6 @@ describe('sweep state machine', () => {
       const map = s[SWEEP_STATES.RunExperiments];
       expect(map).toMatchObject({
         Type: 'Map',
-        ItemsPath: '$.runs',
         MaxConcurrencyPath: '$.maxConcurrency',
         ToleratedFailurePercentage: 100,
         ResultPath: null,
@@ -183,41 +196,142 @@ describe('sweep state machine', () => {
           StartAt: SWEEP_STATES.RunExperiment,
         },
       });
-      const child = map.ItemProcessor.States[SWEEP_STATES.RunExperiment];
-      expect(child).toMatchObject({
-        Type: 'Task',
-        Resource: 'arn:aws:states:::states:startExecution.sync:2',
-        ResultPath: null,
-        End: true,
+      // the runs are not in the input: the reader takes a JSON array object named by the input
+      expect(map.ItemsPath).toBeUndefined();
+      expect(map.ItemReader).toEqual({
+        Resource: 'arn:aws:states:::s3:getObject',
+        ReaderConfig: { InputType: 'JSON' },
+        Parameters: { 'Bucket.$': '$.runsObject.bucket', 'Key.$': '$.runsObject.key' },
       });
-      expect(child.Parameters).toMatchObject({ 'Name.$': '$.name', 'Input.$': '$.input' });
-      expect(JSON.stringify(child.Parameters.StateMachineArn)).toMatch(/arn:aws:lambda|Experiments/);
-      // a child that already ran is not run again, and does not fail the sweep
-      expect(child.Catch).toEqual([
-        {
-          ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'],
-          ResultPath: null,
-          Next: SWEEP_STATES.AlreadyRun,
-        },
-      ]);
+      expect(map.ResultWriter).toMatchObject({
+        Resource: 'arn:aws:states:::s3:putObject',
+        Parameters: { Prefix: RESULTS_PREFIX },
+        WriterConfig: { OutputType: 'JSONL', Transformation: 'COMPACT' },
+      });
+      expect(map.ResultWriter.Parameters.Bucket).toMatch(/SweepsBucket/);
       expect(s[SWEEP_STATES.SweepDone].Type).toBe('Succeed');
+      expect(sweep.TimeoutSeconds).toBe(SWEEP_TIMEOUT.toSeconds());
     },
   );
 
-  it('may start, watch and stop only the experiment machine, and run its own Map children', () => {
-    const policies = Object.entries(template.findResources('AWS::IAM::Policy'))
-      .filter(([id]) => id.startsWith('SweepsMachine'))
-      .map(([, p]) => p);
-    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
-    const starts = statements.filter((st: any) => [st.Action].flat().includes('states:StartExecution'));
-    expect(starts.length).toBeGreaterThan(0);
-    // it starts the experiment machine and (its Distributed Map) itself, nothing else
-    for (const st of starts) expect(JSON.stringify(st.Resource)).toMatch(/ExperimentsMachine|SweepsMachine/);
-    // .sync:2 watches the child through EventBridge
-    expect(statements.some((st: any) => [st.Action].flat().includes('events:PutRule'))).toBe(true);
-    for (const st of statements)
-      expect([st.Action].flat().some((a: string) => a === 'states:*' || a === '*')).toBe(false);
+  it(
+    'each iteration starts its experiment with waitForTaskToken, the token merged into its input, and waits at ' +
+      "least an experiment's longest life",
+    () => {
+      const child = sweepStates()[SWEEP_STATES.RunExperiments].ItemProcessor.States[SWEEP_STATES.RunExperiment];
+      expect(child).toMatchObject({
+        Type: 'Task',
+        QueryLanguage: 'JSONata',
+        Resource: 'arn:aws:states:::states:startExecution.waitForTaskToken',
+        End: true,
+      });
+      expect(child.Arguments.Name).toBe('{% $states.input.name %}');
+      expect(child.Arguments.Input).toBe(
+        "{% $merge([$states.input.input, {'taskToken': $states.context.Task.Token}]) %}",
+      );
+      expect(JSON.stringify(child.Arguments.StateMachineArn)).toMatch(/ExperimentsMachine/);
+      expect(child.Arguments.Input).not.toMatch(/AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID/);
+      // a lost token frees the slot eventually, but never before the longest experiment could end
+      expect(child.TimeoutSeconds).toBe(EXPERIMENT_MAX_LIFE.toSeconds());
+      expect(child.TimeoutSeconds).toBeGreaterThan(MAX_DURATION_MINUTES * 60);
+      expect(child.TimeoutSeconds).toBeLessThan(SWEEP_TIMEOUT.toSeconds());
+      // a child that already ran fails to start at once (no token was handed out) and does not fail the sweep
+      expect(child.Catch).toEqual([
+        {
+          ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'],
+          Output: { experimentId: '{% $states.input.name %}', status: 'already_run' },
+          Next: SWEEP_STATES.AlreadyRun,
+        },
+      ]);
+      expect(sweepStates()[SWEEP_STATES.RunExperiments].ItemProcessor.States[SWEEP_STATES.AlreadyRun].Type).toBe(
+        'Pass',
+      );
+    },
+  );
+
+  it('may start only the experiment machine and its own Map children, and touch only its bucket', () => {
+    const statements = policyStatements(/^SweepsMachine/);
+    const starts = statements.filter((st: any) => actionsOf(st).includes('states:StartExecution'));
+    expect(starts.map((st: any) => JSON.stringify(st.Resource)).sort()).toEqual([
+      expect.stringMatching(/^\{"Ref":"ExperimentsMachine[0-9A-F]+"\}$/),
+      expect.stringMatching(/^\{"Ref":"SweepsMachine[0-9A-F]+"\}$/),
+    ]);
+    // waitForTaskToken neither watches nor stops the experiment (no .sync rule, no Describe/StopExecution on it)
+    for (const st of statements) {
+      expect(actionsOf(st).some((a) => a.startsWith('events:'))).toBe(false);
+      if (actionsOf(st).some((a) => a === 'states:DescribeExecution' || a === 'states:StopExecution'))
+        expect(JSON.stringify(st.Resource)).not.toMatch(/ExperimentsMachine/);
+      expect(actionsOf(st).some((a) => a === 'states:*' || a === '*' || a === 's3:*')).toBe(false);
+    }
+    const s3 = statements.filter((st: any) => actionsOf(st).some((a) => a.startsWith('s3:')));
+    expect(s3.length).toBeGreaterThan(0);
+    for (const st of s3) expect(JSON.stringify(st.Resource)).toMatch(/SweepsBucket[0-9A-F]+.*\/(runs\/)?\*"/);
+    // ItemReader: GetObject on the run lists; ResultWriter: the multipart upload actions of "ResultWriter (Map)"
+    expect(s3.find((st: any) => st.Action === 's3:GetObject')!.Resource).toEqual({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^SweepsBucket/), 'Arn'] }, `/${RUNS_PREFIX}*`]],
+    });
+    expect(s3.flatMap(actionsOf)).toEqual(
+      expect.arrayContaining(['s3:PutObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload']),
+    );
     template.hasOutput('SweepStateMachineArn', {});
+    template.hasOutput('SweepBucketName', {});
+  });
+
+  it('only the finalize functions may return task tokens: states:SendTaskSuccess on the sweep machine only', () => {
+    const holders = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, p]) =>
+        p.Properties.PolicyDocument.Statement.some((st: any) => actionsOf(st).some((a) => a.startsWith('states:Send'))),
+      )
+      .map(([id, p]) => ({ id, statements: p.Properties.PolicyDocument.Statement }));
+    expect(holders.map((h) => h.id.replace(/ServiceRoleDefaultPolicy.*$/, '')).sort()).toEqual([
+      'FailureHandlingFinalizerFn',
+      'HandlersFinalizeFailureFn',
+      'HandlersFinalizeStuckFn',
+      'HandlersFinalizeSuccessFn',
+      'HandlersFinalizeTimeoutFn',
+    ]);
+    for (const h of holders) {
+      const send = h.statements.filter((st: any) => actionsOf(st).some((a) => a.startsWith('states:Send')));
+      expect(send).toHaveLength(1);
+      expect(send[0].Action).toBe('states:SendTaskSuccess');
+      expect(JSON.stringify(send[0].Resource)).toMatch(/:stateMachine:Ariadne-sweeps"\]\]\}$/);
+    }
+  });
+
+  it('asl-validator accepts the synthesized sweep definition (JSONata task, ItemReader, ResultWriter)', async () => {
+    const { default: validate } = await import('asl-validator');
+    const result = validate(machineDefinition(template, 'Sweeps'));
+    expect(result.isValid, result.errorsText()).toBe(true);
+  });
+
+  it('its bucket is encrypted, SSL only, not public, and expires its objects', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      LifecycleConfiguration: {
+        Rules: [Match.objectLike({ ExpirationInDays: SWEEP_OBJECT_EXPIRY.toDays(), Status: 'Enabled' })],
+      },
+    });
+    // the objects outlive the longest sweep and the 14 days its execution can be redriven
+    expect(SWEEP_OBJECT_EXPIRY.toDays()).toBeGreaterThanOrEqual(SWEEP_TIMEOUT.toDays() + 14);
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
   });
 });
 
@@ -457,6 +571,7 @@ describe('cdk-nag', () => {
       expect([...kinds].sort()).toEqual([
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
+        'AwsSolutions-S1',
         'AwsSolutions-SMG4', // no secret rotation: it would need a Secrets Manager endpoint in the VPC
         'AwsSolutions-SQS3',
       ]);
@@ -629,6 +744,7 @@ describe('database', () => {
       'DatabaseName',
       'DatabaseSecretArn',
       'StateMachineArn',
+      'SweepBucketName',
       'SweepStateMachineArn',
     ]);
     const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');

@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { EVENTS_PER_TURN } from '../lambdas/config/experiment-config.ts';
+import { STATES } from '../state-machine/states.ts';
+import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;
@@ -65,5 +67,104 @@ describe('continue as new', () => {
     expect(run.executions.length).toBe(3); // 5 turns, 2 per execution
     expect(run.executions.at(-1)).toMatch(new RegExp(`:${experimentId}-t5$`));
     expect(run.summary).toMatchObject({ actions: 40 });
+  });
+});
+
+describe("a sweep's task token", () => {
+  /** Records every SendTaskSuccess with the experiment's status at that moment; a second send of a token fails as
+   * Step Functions answers it (TaskTimedOut: the task is closed). */
+  function recorder() {
+    const sent: Array<{ token: string; output: any; statusThen: string | null }> = [];
+    const notifier: TaskTokenNotifier = {
+      async succeed(token, output) {
+        const id = (output as { experimentId: string | null }).experimentId;
+        const row = id ? (await db.pool.query('SELECT status FROM experiments WHERE id = $1', [id])).rows[0] : null;
+        const closed = sent.some((s) => s.token === token);
+        sent.push({ token, output, statusThen: row?.status ?? null });
+        if (closed) throw Object.assign(new Error('Task Timed Out'), { name: 'TaskTimedOut' });
+      },
+    };
+    return { sent, notifier };
+  }
+
+  it('travels through continue-as-new hops and is returned once, at the real end, with the outcome', async () => {
+    const { sent, notifier } = recorder();
+    const taskToken = `AQB${'x'.repeat(600)}==`;
+    const starts: unknown[] = [];
+    const run = await runLocalExperiment(
+      { ...experiment(3 * EVENTS_PER_TURN), experimentId: 'token-hops', taskToken },
+      {
+        db,
+        taskTokens: notifier,
+        // what each execution's StartExperiment hands the loop: the token, in every hop
+        wrap: (state, handler) =>
+          state === STATES.StartExperiment
+            ? async (event) => {
+                const out = await handler(event);
+                starts.push(out);
+                return out;
+              }
+            : handler,
+      },
+    );
+    expect(run.executions.length).toBe(9);
+    expect(starts).toHaveLength(9);
+    for (const s of starts) expect(s).toMatchObject({ taskToken });
+    expect(sent).toHaveLength(1);
+    expect(sent[0].token).toBe(taskToken);
+    expect(sent[0].output).toEqual({
+      experimentId: 'token-hops',
+      status: run.summary!.status,
+      stopReason: 'max_moves',
+    });
+    expect(['completed', 'timeout']).toContain(sent[0].statusThen); // final before the sweep is told
+  });
+
+  it('a failed experiment returns it too, once, as failed; an experiment without one sends nothing', async () => {
+    const { sent, notifier } = recorder();
+    let turns = 0;
+    await expect(
+      runLocalExperiment(
+        { ...experiment(2 * EVENTS_PER_TURN), experimentId: 'token-fails', taskToken: 'token-of-a-failed-run' },
+        {
+          db,
+          taskTokens: notifier,
+          // the fifth turn (in the third execution) fails for good
+          wrap: (state, handler) =>
+            state === STATES.InvokeBaselineAgent
+              ? async (event) => {
+                  if (++turns === 5) throw Object.assign(new Error('agent broke'), { name: 'AgentBrokeError' });
+                  return handler(event);
+                }
+              : handler,
+        },
+      ),
+    ).rejects.toThrow(/experiment token-fails failed/);
+    expect(sent).toEqual([
+      {
+        token: 'token-of-a-failed-run',
+        output: { experimentId: 'token-fails', status: 'failed', stopReason: 'error' },
+        statusThen: 'failed',
+      },
+    ]);
+
+    const quiet = recorder();
+    await runLocalExperiment(
+      { ...experiment(3 * EVENTS_PER_TURN), experimentId: 'no-token' },
+      {
+        db,
+        taskTokens: quiet.notifier,
+      },
+    );
+    expect(quiet.sent).toEqual([]);
+  });
+
+  it('a token is validated like the rest of the input', async () => {
+    await expect(
+      runLocalExperiment({ ...experiment(), taskToken: '' }, { db, taskTokens: recorder().notifier }),
+    ).rejects.toThrow(/taskToken/);
+    await expect(
+      runLocalExperiment({ ...experiment(), taskToken: 'x'.repeat(2049) }, { db, taskTokens: recorder().notifier }),
+    ).rejects.toThrow(/taskToken/);
   });
 });

@@ -5,6 +5,7 @@ import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { baselineAgents } from '../lambdas/providers/baselines.ts';
 import { tableDump, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
+import { returnTaskToken, type TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 
 let db: TestDatabase;
 let store: PgStore;
@@ -14,7 +15,13 @@ const MACHINE = 'arn:aws:states:us-east-1:123456789012:stateMachine:AriadneExper
 const exec = (name: string) => `arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:${name}`;
 
 /** As EventBridge delivers it (see the Step Functions "Execution Status Change" event). */
-function statusEvent(executionArn: string, status: string, error: string | null = null, cause: string | null = null) {
+function statusEvent(
+  executionArn: string,
+  status: string,
+  error: string | null = null,
+  cause: string | null = null,
+  input = '{}',
+) {
   return {
     version: '0',
     id: '315c1398-40ff-a850-213b-158f73e60175',
@@ -31,7 +38,7 @@ function statusEvent(executionArn: string, status: string, error: string | null 
       status,
       startDate: 1_763_840_541_984,
       stopDate: 1_763_844_141_984,
-      input: '{}',
+      input,
       output: null,
       inputDetails: { included: true },
       outputDetails: null,
@@ -121,6 +128,68 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     it('rejects an event that is not a Step Functions status change, naming the field', async () => {
       const bad = { ...statusEvent(exec('x'), 'FAILED'), source: 'aws.ec2' };
       await expect(handler(bad)).rejects.toMatchObject({ name: 'InvalidInputError', field: 'event.source' });
+    });
+  });
+
+  describe("the finalizer returns a sweep's task token", () => {
+    // As Step Functions answers: the first SendTaskSuccess closes the task, a second fails with TaskTimedOut.
+    const sent: Array<{ token: string; output: unknown }> = [];
+    const taskTokens: TaskTokenNotifier = {
+      succeed(token, output) {
+        const closed = sent.some((s) => s.token === token);
+        sent.push({ token, output });
+        return closed
+          ? Promise.reject(Object.assign(new Error('Task Timed Out'), { name: 'TaskTimedOut' }))
+          : Promise.resolve();
+      },
+    };
+    const withTokens = () =>
+      finalizeExecutionHandler({ store, agents: baselineAgents, now: () => new Date(), taskTokens });
+    const startInput = (taskToken: string) =>
+      JSON.stringify({ agent: 'random', maze: { generator: 'light' }, taskToken });
+    const resumeInput = (taskToken: string) => JSON.stringify({ resume: { experimentId: 'x', taskToken } });
+
+    it('of the latest execution that timed out (the token from its resume input), once in effect', async () => {
+      sent.length = 0;
+      const id = await running([exec('tok-1'), exec('tok-2')]);
+      // the earlier execution continued as new: the experiment, and its token, went on
+      await withTokens()(statusEvent(exec('tok-1'), 'ABORTED', null, null, startInput('T1')));
+      expect(sent).toEqual([]);
+      const event = statusEvent(exec('tok-2'), 'TIMED_OUT', 'States.Timeout', null, resumeInput('T1'));
+      expect(await withTokens()(event)).toEqual({ action: 'finalized', experimentId: id });
+      expect(sent).toEqual([
+        { token: 'T1', output: { experimentId: id, status: 'failed', stopReason: 'execution_timed_out' } },
+      ]);
+      // EventBridge delivers again: the token is closed, which is no error
+      expect(await withTokens()(event)).toMatchObject({ action: 'ignored', experimentId: id });
+      expect(sent).toHaveLength(2);
+    });
+
+    it('of an execution that failed before any experiment existed (its input refused)', async () => {
+      sent.length = 0;
+      await withTokens()(statusEvent(exec('refused'), 'FAILED', 'InvalidInputError', 'bad maze', startInput('T2')));
+      expect(sent).toEqual([
+        { token: 'T2', output: { experimentId: null, status: 'not_created', stopReason: 'execution_failed' } },
+      ]);
+    });
+
+    it('none when the input holds none, or is not JSON', async () => {
+      sent.length = 0;
+      await running([exec('plain')]);
+      await withTokens()(statusEvent(exec('plain'), 'FAILED'));
+      await withTokens()(statusEvent(exec('garbled'), 'FAILED', null, null, '{not json'));
+      expect(sent).toEqual([]);
+    });
+
+    it('closed tokens are not errors; every other failure to send is, so the delivery is retried', async () => {
+      const failing = (name: string): TaskTokenNotifier => ({
+        succeed: () => Promise.reject(Object.assign(new Error(name), { name })),
+      });
+      for (const name of ['TaskTimedOut', 'InvalidToken', 'TaskDoesNotExist'])
+        expect(await returnTaskToken(failing(name), 'T', {})).toBe('closed');
+      await expect(returnTaskToken(failing('ThrottlingException'), 'T', {})).rejects.toThrow('ThrottlingException');
+      expect(await returnTaskToken(undefined, 'T', {})).toBe('none');
+      expect(await returnTaskToken(failing('X'), null, {})).toBe('none');
     });
   });
 });

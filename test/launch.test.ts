@@ -4,19 +4,25 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRequestSchema } from '../state-machine/contracts.ts';
 import { SfnSim } from './servers/sfn-sim.ts';
+import { S3Sim } from './servers/s3-sim.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const sim = new SfnSim();
+const s3 = new S3Sim();
 let endpoint = '';
+let s3Endpoint = '';
 beforeAll(async () => {
   endpoint = await sim.listen();
+  s3Endpoint = await s3.listen();
 });
 afterAll(async () => {
   await sim.close();
+  await s3.close();
 });
 beforeEach(() => {
   sim.requests.length = 0;
+  s3.requests.length = 0;
 });
 const starts = () => sim.requests.filter((q) => q.target === 'AWSStepFunctions.StartExecution');
 
@@ -132,32 +138,49 @@ describe('ariadne status', () => {
 });
 
 describe('ariadne sweep --aws', () => {
-  it('starts the sweep machine once with the sweep file and one valid experiment input per run', async () => {
-    const SWEEP_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-sweeps';
-    const r = await ariadne([
-      'sweep',
-      'sweeps/example.yaml',
-      '--aws',
-      '--state-machine-arn',
-      SWEEP_ARN,
-      '--endpoint',
-      endpoint,
-      '--concurrency',
-      '8',
-    ]);
+  const SWEEP_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-sweeps';
+  const BUCKET = 'ariadne-sweepsbucket-1a2b3c';
+  const sweepAws = (extra: string[], env: Record<string, string> = {}) =>
+    spawnAriadne(
+      ['sweep', 'sweeps/example.yaml', '--aws', '--state-machine-arn', SWEEP_ARN, '--endpoint', endpoint, ...extra],
+      {
+        AWS_ACCESS_KEY_ID: 'sim',
+        AWS_SECRET_ACCESS_KEY: 'sim',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        AWS_ENDPOINT_URL_S3: s3Endpoint,
+        ARIADNE_SWEEP_BUCKET: '',
+        ...env,
+      },
+    );
+
+  it('uploads the run list to the bucket, then starts the sweep machine with an input that only names it', async () => {
+    s3.buckets.add(BUCKET);
+    const r = await sweepAws(['--bucket', BUCKET, '--concurrency', '8']);
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
+    // the object first, then the one StartExecution
+    expect(s3.requests).toHaveLength(1);
     expect(sim.requests).toHaveLength(1);
     const { body } = sim.requests[0];
     expect(body.stateMachineArn).toBe(SWEEP_ARN);
     expect(body.name).toMatch(/^baselines-example-[0-9a-f]{12}$/);
     const input = JSON.parse(body.input);
+    expect(Object.keys(input).sort()).toEqual(['maxConcurrency', 'runsObject', 'sweep']);
     expect(input.maxConcurrency).toBe(8);
-    expect(input.sweep.id).toBe('baselines-example');
-    expect(input.sweep.specText).toBe(readFileSync(`${ROOT}/sweeps/example.yaml`, 'utf8'));
-    expect(input.runs).toHaveLength(40);
+    expect(input.sweep).toEqual({
+      id: 'baselines-example',
+      specText: readFileSync(`${ROOT}/sweeps/example.yaml`, 'utf8'),
+    });
+    expect(input.runsObject).toEqual({
+      bucket: BUCKET,
+      key: expect.stringMatching(/^runs\/baselines-example\/[0-9a-f]{16}\.json$/),
+    });
+    const object = s3.objects.get(`${BUCKET}/${input.runsObject.key}`)!;
+    expect(object.contentType).toBe('application/json');
+    const runs = JSON.parse(object.body) as Array<{ name: string; input: any }>;
+    expect(runs).toHaveLength(40);
     const ids = new Set<string>();
-    for (const run of input.runs) {
+    for (const run of runs) {
       expect(startRequestSchema.safeParse(run.input).success).toBe(true);
       expect(run.name).toBe(run.input.experimentId);
       ids.add(run.name);
@@ -167,5 +190,27 @@ describe('ariadne sweep --aws', () => {
       `started 40 runs of sweep baselines-example: ` +
         `arn:aws:states:eu-west-1:123456789012:execution:Ariadne-sweeps:${body.name}`,
     );
+  });
+
+  it('takes the bucket from ARIADNE_SWEEP_BUCKET; none, or a bad one, is refused before any call', async () => {
+    s3.buckets.add(BUCKET);
+    expect((await sweepAws(['--json'], { ARIADNE_SWEEP_BUCKET: BUCKET })).code).toBe(0);
+    expect(s3.requests).toHaveLength(1);
+    s3.requests.length = 0;
+    sim.requests.length = 0;
+    const none = await sweepAws([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/--aws needs --bucket \(or ARIADNE_SWEEP_BUCKET\): the SweepBucketName output/);
+    const bad = await sweepAws(['--bucket', 'Not_A_Bucket']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--bucket "Not_A_Bucket" is not an S3 bucket name/);
+    expect([...s3.requests, ...sim.requests]).toEqual([]);
+  });
+
+  it('a bucket that does not exist stops it before the sweep machine is started', async () => {
+    const r = await sweepAws(['--bucket', 'no-such-sweep-bucket']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/NoSuchBucket/);
+    expect(sim.requests).toEqual([]);
   });
 });

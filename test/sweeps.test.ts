@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep, type SweepProgress } from '../state-machine/local-sweep.ts';
+import { sweepLaunch } from '../state-machine/sweep-machine-input.ts';
+import { startRequestSchema } from '../state-machine/contracts.ts';
 import { sweepProgress, sweepSummaryLine } from '../bin/cli/sweep-progress.ts';
 import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -389,5 +391,53 @@ describe('sweep files', () => {
       /sweep "kill-test" already exists with a different spec/,
     );
     expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
+  });
+});
+
+describe('a sweep on AWS at scale', () => {
+  it('10,000 runs: the run list object holds them all, the sweep machine input stays far under 256 KiB', () => {
+    // 2 agents x 1 generator x 1 size x 1,000 seeds x 5 repeats
+    const seeds = Array.from({ length: 1_000 }, (_, i) => i).join(', ');
+    const text = `sweep: ten-thousand
+agents:
+  - { agent: random }
+  - { agent: frontier }
+mazes:
+  generators: [perfect]
+  sizes: [21]
+  seeds: [${seeds}]
+repeats: 5
+max_concurrency: 500
+`;
+    const sweep = loadSweep(text, 'test');
+    const launch = sweepLaunch(sweep, 'ariadne-sweeps-bucket', 200);
+    const input = JSON.stringify(launch.input);
+    expect(Buffer.byteLength(input)).toBeLessThan(256 * 1024);
+    // the spec is most of it; no run travels in the input
+    expect(Buffer.byteLength(input)).toBeLessThan(Buffer.byteLength(text) + 1024);
+    expect(launch.input).toEqual({
+      sweep: { id: 'ten-thousand', specText: text },
+      runsObject: {
+        bucket: 'ariadne-sweeps-bucket',
+        key: expect.stringMatching(/^runs\/ten-thousand\/[0-9a-f]{16}\.json$/),
+      },
+      maxConcurrency: 200,
+    });
+    expect(launch.runsObject).toMatchObject(launch.input.runsObject);
+    // the object the Map's ItemReader reads: a JSON array of every run, each a valid experiment input named by its id
+    const items = JSON.parse(launch.runsObject.body) as Array<{ name: string; input: unknown }>;
+    expect(items).toHaveLength(10_000);
+    expect(launch.runs).toBe(10_000);
+    expect(new Set(items.map((i) => i.name)).size).toBe(10_000);
+    for (const item of items) {
+      const parsed = startRequestSchema.parse(item.input);
+      expect(parsed.experimentId).toBe(item.name);
+      expect(parsed.taskToken).toBeUndefined(); // the sweep machine adds its own per iteration
+    }
+    // all of it in the input, as before, could never start
+    expect(Buffer.byteLength(launch.runsObject.body)).toBeGreaterThan(256 * 1024);
+    // the same runs are the same object: uploading again overwrites it with itself
+    expect(sweepLaunch(sweep, 'ariadne-sweeps-bucket').runsObject.key).toBe(launch.runsObject.key);
+    expect(sweepLaunch(sweep, 'ariadne-sweeps-bucket').input.maxConcurrency).toBe(500);
   });
 });

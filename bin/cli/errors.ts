@@ -25,6 +25,7 @@ const AWS_NOT_FOUND = new Set([
   'ParameterNotFound',
   'ResourceNotFoundException',
   'ResourceNotFound',
+  'NoSuchBucket',
 ]);
 
 /** AWS SDK errors that mean "you cannot get in from here": credentials, signatures, permissions. */
@@ -33,6 +34,7 @@ const AWS_ACCESS = new Set([
   'UnrecognizedClientException',
   'InvalidSignatureException',
   'AccessDeniedException',
+  'AccessDenied', // S3's name
   'InvalidClientTokenId',
 ]);
 

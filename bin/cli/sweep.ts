@@ -1,15 +1,18 @@
-// ariadne sweep: read and validate a sweep file; with --aws, start the
-// stack's sweep state machine, whose Distributed Map runs the experiment
-// machine once per run (the same StartExecution inputs as a local sweep).
+// ariadne sweep: read and validate a sweep file; with --aws, upload its run
+// list to the stack's sweep bucket and start the sweep state machine, whose
+// Distributed Map reads it and runs the experiment machine once per run (the
+// same StartExecution inputs as a local sweep). The machine's input only
+// names the object, so it stays small for any number of runs.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeFileError } from './file-errors.ts';
 import { userDirectory } from './output-dir.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../state-machine/sweep-spec.ts';
-import { sweepStartInput } from '../../state-machine/sweep-machine-input.ts';
+import { sweepLaunch } from '../../state-machine/sweep-machine-input.ts';
 import { regionOf } from './launch.ts';
 
 export function readSweepFile(file: string): LoadedSweep {
@@ -27,19 +30,52 @@ export function readSweepFile(file: string): LoadedSweep {
   }
 }
 
+// S3's rules for a general purpose bucket's name: 3-63 of a-z 0-9 . -, first and last a letter or digit.
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** --bucket, else $ARIADNE_SWEEP_BUCKET: the stack's SweepBucketName output. */
+export function sweepBucket(flag: string | undefined, env = process.env): string {
+  const bucket = flag ?? env.ARIADNE_SWEEP_BUCKET;
+  if (!bucket)
+    throw new InvalidInputError(
+      '--bucket',
+      bucket,
+      '--aws needs --bucket (or ARIADNE_SWEEP_BUCKET): the SweepBucketName output of the stack, ' +
+        'where the run list is uploaded for the sweep machine to read',
+    );
+  if (!BUCKET.test(bucket))
+    throw new InvalidInputError('--bucket', bucket, `--bucket "${bucket}" is not an S3 bucket name`);
+  return bucket;
+}
+
 /**
- * Starts the sweep machine; its name is the sweep and a hash of its spec, so starting it twice while it runs is
- * harmless.
+ * Uploads the run list (its key is a hash of its content: uploading it again changes nothing), then starts the sweep
+ * machine; the execution's name is the sweep and a hash of its input, so starting it twice while it runs is harmless.
  */
 export async function startAwsSweep(
   sweep: LoadedSweep,
-  stateMachineArn: string,
+  target: { stateMachineArn: string; bucket: string; endpoint?: string },
   concurrency?: number,
-  endpoint?: string,
 ) {
-  const client = new SFNClient({ region: regionOf(stateMachineArn), ...(endpoint ? { endpoint } : {}) });
-  const input = sweepStartInput(sweep, concurrency);
-  const name = `${sweep.spec.sweep}-${createHash('sha256').update(JSON.stringify(input)).digest('hex').slice(0, 12)}`;
-  const res = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
-  return { executionArn: res.executionArn!, name, runs: input.runs.length };
+  const region = regionOf(target.stateMachineArn);
+  const launch = sweepLaunch(sweep, target.bucket, concurrency);
+  const s3 = new S3Client({ region });
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: launch.runsObject.bucket,
+      Key: launch.runsObject.key,
+      Body: launch.runsObject.body,
+      ContentType: 'application/json',
+    }),
+  );
+  const client = new SFNClient({ region, ...(target.endpoint ? { endpoint: target.endpoint } : {}) });
+  const input = JSON.stringify(launch.input);
+  const name = `${sweep.spec.sweep}-${createHash('sha256').update(input).digest('hex').slice(0, 12)}`;
+  const res = await client.send(new StartExecutionCommand({ stateMachineArn: target.stateMachineArn, name, input }));
+  return {
+    executionArn: res.executionArn!,
+    name,
+    runs: launch.runs,
+    runsObject: `s3://${launch.runsObject.bucket}/${launch.runsObject.key}`,
+  };
 }

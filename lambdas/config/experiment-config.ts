@@ -77,15 +77,14 @@ const stuckThresholdsSchema = z
  */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
+/** The longest an experiment may ask to run (max_duration_minutes): a week. Sweeps wait this long for one, and more. */
+export const MAX_DURATION_MINUTES = 7 * 24 * 60;
+
 /** The fields, each checked alone; the whole config also checks how they bound each other (below). */
 const configFields = z
   .object({
     max_moves: z.number().int().min(1).max(1_000_000).optional(), // default below: max_turns derives from it
-    max_duration_minutes: z
-      .number()
-      .min(0.01)
-      .max(7 * 24 * 60)
-      .default(120),
+    max_duration_minutes: z.number().min(0.01).max(MAX_DURATION_MINUTES).default(120),
     max_actions_per_turn: z.number().int().min(1).max(64).default(8),
     // 0 would blind the agent (it sees not even the next tile; the frontier agent never moves): refused.
     vision_range: z

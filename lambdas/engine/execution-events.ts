@@ -2,9 +2,12 @@
 // 'running' after its execution died outside a Catch (timed out, aborted,
 // failed in a state with no Catch). Only the experiment's latest execution
 // counts: an earlier one that continued as new is history, not a failure.
+// A sweep waiting on the experiment gets its task token back from here too
+// (the token is in the execution's input, which the event carries).
 import { z } from 'zod';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import type { ExperimentStatus } from './store.ts';
+import { returnTaskToken, taskTokenIn, type TaskTokenNotifier } from './task-tokens.ts';
 
 const executionStatusEventSchema = z
   .object({
@@ -18,6 +21,8 @@ const executionStatusEventSchema = z
         status: z.enum(['RUNNING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'ABORTED', 'PENDING_REDRIVE']),
         error: z.string().nullable().optional(),
         cause: z.string().nullable().optional(),
+        /** The execution's input as a JSON string (absent when too large to include: inputDetails.included false). */
+        input: z.string().nullable().optional(),
       })
       .passthrough(),
   })
@@ -42,19 +47,33 @@ const STOP_REASONS: Record<string, string> = {
   ABORTED: 'execution_aborted',
 };
 
+function inputTaskToken(input: string | null | undefined): string | null {
+  if (!input) return null;
+  try {
+    return taskTokenIn(JSON.parse(input));
+  } catch {
+    return null; // not JSON: nothing a sweep could have put there
+  }
+}
+
 export async function finalizeFromExecutionEvent(
   event: unknown,
   store: ExecutionLookupStore,
+  taskTokens?: TaskTokenNotifier,
 ): Promise<FinalizerOutcome> {
   const { detail } = parseOrThrow(executionStatusEventSchema, event, 'event');
   const stopReason = STOP_REASONS[detail.status];
   if (!stopReason) return { action: 'ignored', reason: `status ${detail.status} needs no finalizing` };
+  const taskToken = inputTaskToken(detail.input);
   const found = await store.findByExecution(detail.executionArn);
-  if (!found)
+  if (!found) {
+    // e.g. input refused: no experiment, but a sweep iteration may still be waiting for this run
+    await returnTaskToken(taskTokens, taskToken, { experimentId: null, status: 'not_created', stopReason });
     return {
       action: 'ignored',
       reason: 'no experiment has this execution (it failed before StartExperiment wrote one)',
     };
+  }
   if (found.latestExecution !== detail.executionArn) {
     return {
       action: 'ignored',
@@ -66,7 +85,17 @@ export async function finalizeFromExecutionEvent(
     0,
     4000,
   );
-  const { changed } = await store.finalizeExperiment(found.id, { status: 'failed', stopReason, failureReason: reason });
+  const { status, changed } = await store.finalizeExperiment(found.id, {
+    status: 'failed',
+    stopReason,
+    failureReason: reason,
+  });
+  // Also when already final (FinalizeFailure ran, then the execution failed): a closed token is no error.
+  await returnTaskToken(taskTokens, taskToken, {
+    experimentId: found.id,
+    status,
+    stopReason: changed ? stopReason : 'already_final',
+  });
   return changed
     ? { action: 'finalized', experimentId: found.id }
     : { action: 'ignored', reason: `already ${found.status}`, experimentId: found.id };

@@ -6,6 +6,7 @@ import { openDatabase } from '../store/database.ts';
 import type { SqlDatabase } from '../store/sql.ts';
 import { DatabaseConfigError } from '../store/errors.ts';
 import { ParameterCache } from '../config/parameters.ts';
+import type { TaskTokenNotifier } from '../engine/task-tokens.ts';
 
 export interface HandlerDeps {
   store: PgStore;
@@ -13,6 +14,8 @@ export interface HandlerDeps {
   now: () => Date;
   /** Parameter Store (or the local file); absent means code defaults only. */
   parameters?: ParameterCache;
+  /** SendTaskSuccess for sweeps' task tokens; absent locally, where no sweep machine waits. */
+  taskTokens?: TaskTokenNotifier;
 }
 
 export type Handler = (event: unknown) => Promise<unknown>;
@@ -60,7 +63,14 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
     process.env.PARAMETER_PREFIX ?? '/ariadne',
     Number(process.env.PARAMETER_TTL_MS ?? 60_000),
   );
-  return { store: new PgStore(db), agents, now: () => new Date(), parameters };
+  const { stepFunctionsTaskTokens } = await import('./step-functions-task-tokens.ts');
+  return {
+    store: new PgStore(db),
+    agents,
+    now: () => new Date(),
+    parameters,
+    taskTokens: stepFunctionsTaskTokens(),
+  };
 }
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */

@@ -5,6 +5,6 @@ import { lambdaEntry, type HandlerDeps } from './deps.ts';
 export const finalizeExecutionHandler =
   (deps: HandlerDeps) =>
   async (event: unknown): Promise<FinalizerOutcome> =>
-    finalizeFromExecutionEvent(event, deps.store);
+    finalizeFromExecutionEvent(event, deps.store, deps.taskTokens);
 
 export const handler = lambdaEntry(finalizeExecutionHandler);

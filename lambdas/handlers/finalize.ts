@@ -1,7 +1,9 @@
 // FinalizeSuccess / FinalizeTimeout / FinalizeStuck / FinalizeFailure: give the experiment its
-// final status, idempotently (a retried finalize changes nothing).
+// final status, idempotently (a retried finalize changes nothing), then return a sweep's task
+// token with the outcome (a second send for a closed token is no error).
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { failureInputSchema, finalizeInputSchema } from '../../state-machine/contracts.ts';
+import { returnTaskToken, taskTokenIn } from '../engine/task-tokens.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
 export interface FinalizeOutput {
@@ -18,7 +20,7 @@ export const finalizeSuccessHandler =
       status: 'completed',
       stopReason: 'goal_found',
     });
-    return { experimentId: s.experimentId, status, stopReason: 'goal_found' };
+    return finished(deps, s.taskToken, { experimentId: s.experimentId, status, stopReason: 'goal_found' });
   };
 
 export const finalizeTimeoutHandler =
@@ -29,7 +31,7 @@ export const finalizeTimeoutHandler =
       status: 'timeout',
       stopReason: s.progress.reason,
     });
-    return { experimentId: s.experimentId, status, stopReason: s.progress.reason };
+    return finished(deps, s.taskToken, { experimentId: s.experimentId, status, stopReason: s.progress.reason });
   };
 
 /** The halt policy: status stuck, stop_reason the detector, failure_reason what it saw. */
@@ -42,7 +44,7 @@ export const finalizeStuckHandler =
       stopReason: s.progress.reason,
       failureReason: s.progress.detail ?? null,
     });
-    return { experimentId: s.experimentId, status, stopReason: s.progress.reason };
+    return finished(deps, s.taskToken, { experimentId: s.experimentId, status, stopReason: s.progress.reason });
   };
 
 /**
@@ -61,14 +63,23 @@ export const finalizeFailureHandler =
     const resuming = (state.resume as { experimentId?: unknown } | undefined)?.experimentId;
     const experimentId = owned?.id ?? (typeof resuming === 'string' ? resuming : null);
     // The start failed before any row was this execution's (bad input): nothing to mark.
-    if (experimentId === null) return { experimentId: null, status: 'not_created', stopReason: 'error' };
+    // The token is the loop state's, or (a start that failed) the input's or the resume's.
+    const taskToken = taskTokenIn(state);
+    if (experimentId === null)
+      return finished(deps, taskToken, { experimentId: null, status: 'not_created', stopReason: 'error' });
     const { status } = await deps.store.finalizeExperiment(experimentId, {
       status: 'failed',
       stopReason: 'error',
       failureReason: reason,
     });
-    return { experimentId, status, stopReason: 'error' };
+    return finished(deps, taskToken, { experimentId, status, stopReason: 'error' });
   };
+
+/** The outcome, after it went back to the sweep waiting on this experiment (if one is). */
+async function finished(deps: HandlerDeps, taskToken: string | null, out: FinalizeOutput): Promise<FinalizeOutput> {
+  await returnTaskToken(deps.taskTokens, taskToken, out);
+  return out;
+}
 
 /** Lambda puts {errorMessage, errorType} JSON in Cause; the local runner the message. */
 function causeMessage(cause: string | undefined): string {

@@ -37,7 +37,7 @@ export const startExperimentHandler =
       // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
       const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
       await deps.store.attachExecution(resume.experimentId, executionArn);
-      return { ...(resume as LoopState), executionStartTurn: resume.turnNumber };
+      return { ...(resume as LoopState), taskToken: resume.taskToken ?? null, executionStartTurn: resume.turnNumber };
     }
     const input = parseOrThrow(startRequestSchema, request, 'input');
     const maze: MazeSource =
@@ -91,6 +91,7 @@ export const startExperimentHandler =
       executionStartTurn: 1,
       startedAt: started.startedAt.toISOString(),
       limits: loopLimits(started.config),
+      taskToken: input.taskToken ?? null,
     };
   };
 

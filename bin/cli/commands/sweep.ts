@@ -15,13 +15,14 @@ interface SweepOptions {
   concurrency?: number;
   aws?: boolean;
   stateMachineArn?: string;
+  bucket?: string;
   endpoint?: string;
   json?: boolean;
 }
 
 async function sweep(file: string, o: SweepOptions): Promise<void> {
   // loaded here, not at start-up: only this command needs the sweep machinery
-  const { readSweepFile, startAwsSweep } = await import('../sweep.ts');
+  const { readSweepFile, startAwsSweep, sweepBucket } = await import('../sweep.ts');
   const loaded = readSweepFile(file);
   if (o.aws) {
     const arn = o.stateMachineArn ?? process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN;
@@ -32,7 +33,8 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         '--aws needs --state-machine-arn (or ARIADNE_SWEEP_STATE_MACHINE_ARN): ' +
           'the SweepStateMachineArn output of the stack',
       );
-    const started = await startAwsSweep(loaded, arn, o.concurrency, o.endpoint);
+    const bucket = sweepBucket(o.bucket);
+    const started = await startAwsSweep(loaded, { stateMachineArn: arn, bucket, endpoint: o.endpoint }, o.concurrency);
     const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
     process.stdout.write(`${o.json ? JSON.stringify(started) : text}\n`);
     return;
@@ -98,11 +100,17 @@ export function registerSweepCommand(program: Command): void {
     )
     .option(
       '--aws',
-      "run it on AWS: start the stack's sweep state machine (Distributed Map) instead of running locally",
+      "run it on AWS: upload the run list to the stack's sweep bucket and start its sweep state machine " +
+        '(a Distributed Map) instead of running locally',
     )
     .option(
       '--state-machine-arn <arn>',
       'with --aws: the sweep state machine (default: $ARIADNE_SWEEP_STATE_MACHINE_ARN)',
+    )
+    .option(
+      '--bucket <name>',
+      'with --aws: the bucket the run list is uploaded to, the stack output SweepBucketName ' +
+        '(default: $ARIADNE_SWEEP_BUCKET)',
     )
     .addOption(endpointOption('with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)'))
     .addOption(jsonOption())
