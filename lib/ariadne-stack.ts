@@ -155,7 +155,7 @@ export class AriadneStack extends Stack {
       functions.byState[STATES.FinalizeFailure],
       failures.finalizer,
     ])
-      fn.addToRolePolicy(sendTaskSuccessStatement(this, sweepMachineName));
+      fn.addToRolePolicy(sendTaskSuccessStatement());
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
       if (!NO_DATABASE.includes(state)) database.grantDataApi(fn);
