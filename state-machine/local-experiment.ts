@@ -70,6 +70,9 @@ export interface LocalExperimentOptions {
   onEvent?: LocalRunOptions['onEvent'];
   parameters?: ParameterCache;
   executionName?: string;
+  executionNames?: LocalRunOptions['executionNames'];
+  /** The handlers' clock (and the executions' start times); default the real one. */
+  now?: () => Date;
 }
 
 export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
@@ -163,8 +166,14 @@ export async function runLocalExperiment(
   let ran: Awaited<ReturnType<typeof runLocalExecution>>;
   try {
     ran = await runLocalExecution(input, {
-      deps: { store, agents: opts.agents ?? allAgents, now: () => new Date(), parameters: opts.parameters },
+      deps: {
+        store,
+        agents: opts.agents ?? allAgents,
+        now: opts.now ?? (() => new Date()),
+        parameters: opts.parameters,
+      },
       executionName: opts.executionName,
+      executionNames: opts.executionNames,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,
       onEvent: opts.onEvent,

@@ -7,11 +7,20 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AriadneParameters } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { SWEEP_STATES } from '../lib/sweep-state-machine.ts';
-import { INPUT_ERRORS, STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
+import {
+  aslRetry,
+  INPUT_ERRORS,
+  retryWaitSeconds,
+  SFN_START_RETRY,
+  STATES,
+  TASK_STATES,
+  TRANSIENT_ERRORS,
+} from '../state-machine/states.ts';
+import { TASKS, turnReserveSeconds } from '../state-machine/tasks.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
-import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
+import { AriadneStack, DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { migrationsChecksum } from '../lib/database.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { idleCost } from '../bench/idle-cost.ts';
@@ -71,7 +80,7 @@ describe('experiment state machine', () => {
         Next: STATES.ContinuedAsNew,
       });
       expect(s[STATES.ContinueAsNew].Parameters['StateMachineArn.$']).toBe('$$.StateMachine.Id');
-      expect(s[STATES.ContinueAsNew].Catch[0].Next).toBe(STATES.FinalizeFailure);
+      expect(s[STATES.ContinueAsNew].Catch.at(-1).Next).toBe(STATES.FinalizeFailure);
       expect(s[STATES.ContinuedAsNew].Type).toBe('Succeed');
     },
   );
@@ -117,6 +126,87 @@ describe('experiment state machine', () => {
         MaxAttempts: 2,
       });
     }
+  });
+
+  it('every Lambda Task retries the Lambda service errors AWS documents, ClientExecutionTimeoutException too', () => {
+    // "Handle Lambda service exceptions" (Step Functions best practices), and Lambda's throttling
+    const documented = [
+      'Lambda.ClientExecutionTimeoutException',
+      'Lambda.ServiceException',
+      'Lambda.AWSLambdaException',
+      'Lambda.SdkClientException',
+      'Lambda.TooManyRequestsException',
+    ];
+    const s = def.States as Record<string, Record<string, any>>;
+    for (const name of TASK_STATES)
+      expect(s[name].Retry[0].ErrorEquals, name).toEqual(expect.arrayContaining(documented));
+  });
+
+  it('a taken continuation name means the hop was made: ContinueAsNew ends continued, retries transients only', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    const hop = s[STATES.ContinueAsNew];
+    expect(hop.Catch).toEqual([
+      {
+        ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'],
+        ResultPath: '$.continuedAs',
+        Next: STATES.ContinuedAsNew,
+      },
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },
+    ]);
+    expect(hop.Retry).toHaveLength(1);
+    expect(hop.Retry[0].ErrorEquals).toEqual(SFN_START_RETRY.errors);
+    // States.TaskFailed (or States.ALL) would retry ExecutionAlreadyExists, then finalize a running experiment failed
+    for (const broad of ['States.TaskFailed', 'States.ALL', 'StepFunctions.ExecutionAlreadyExistsException'])
+      expect(hop.Retry[0].ErrorEquals).not.toContain(broad);
+  });
+
+  it('every retry schedule waits little against the execution timeout, and a turn fits well inside it', () => {
+    // the most a state waits between attempts in all, read from the definition itself
+    const waits = (retry: Array<Record<string, number>> = []) =>
+      retry.reduce((sum, r) => {
+        let total = 0;
+        for (let k = 0; k < (r.MaxAttempts ?? 3); k++)
+          total += Math.min((r.IntervalSeconds ?? 1) * (r.BackoffRate ?? 2) ** k, r.MaxDelaySeconds ?? Infinity);
+        return sum + total;
+      }, 0);
+    const timeout = def.TimeoutSeconds as number;
+    const s = def.States as Record<string, Record<string, any>>;
+    const retried = Object.entries(s).filter(([, st]) => st.Retry);
+    expect(retried.map(([name]) => name).sort()).toEqual([...TASK_STATES, STATES.ContinueAsNew].sort());
+    for (const [name, st] of retried) {
+      expect(waits(st.Retry), name).toBeLessThanOrEqual(timeout * 0.05);
+      expect(
+        st.Retry.every((r: any) => r.JitterStrategy === 'FULL'),
+        name,
+      ).toBe(true);
+    }
+    expect(retryWaitSeconds(SFN_START_RETRY)).toBe(waits([aslRetry(SFN_START_RETRY) as any]));
+    for (const provider of ['bedrock', 'ollama', 'baseline'] as const)
+      expect(turnReserveSeconds(provider), provider).toBeLessThan(timeout / 2);
+  });
+
+  it('CheckProgress gets the execution clock: its start time and the machine timeout', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    expect(s[STATES.CheckProgress].Parameters).toEqual({
+      'state.$': '$',
+      execution: { 'startTime.$': '$$.Execution.StartTime', timeoutSeconds: def.TimeoutSeconds },
+    });
+  });
+
+  it('each Task invokes a function whose timeout is the budget in state-machine/tasks.ts', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const name of TASK_STATES) {
+      const logicalId = String(s[name].Resource).replace(/^.*function:/, '');
+      expect(functions[logicalId]?.Properties.Timeout, name).toBe(TASKS[name].timeoutSeconds);
+    }
+  });
+
+  it('refuses an execution timeout with no room for a turn before it must hand over', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => new AriadneStack(app, 'Tiny', { executionTimeoutMinutes: 30 })).toThrow(
+      /executionTimeout 1800 s leaves no room for turns/,
+    );
   });
 
   it('uses JSONPath only (the local engine supports no JSONata or variables)', () => {
