@@ -1,15 +1,20 @@
 // State transitions and history events per turn, from the synthesized
-// definition run locally, and what a 10,000-action experiment costs on AWS at
-// list prices (us-east-1, 2026: Step Functions Standard $0.025 per 1,000
-// state transitions; Lambda arm64 $0.0000133334 per GB-second and $0.20 per
-// million requests). Model costs are not included: the random agent calls none.
-// Target: at most 5 state transitions per turn.
+// definition run locally over the RDS Data API (RdsDataSim in front of the
+// bench Postgres, as the Lambdas reach Aurora), and what a 10,000-action
+// experiment costs on AWS at list prices (us-east-1, 2026: Step Functions
+// Standard $0.025 per 1,000 state transitions; Lambda arm64 $0.0000133334 per
+// GB-second and $0.20 per million requests; Data API requests and Aurora
+// ACU-seconds from bench/prices.ts). Model costs are not included: the random
+// agent calls none. Target: at most 5 state transitions per turn.
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
 import { TASKS } from '../state-machine/tasks.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
+import { ASSUMPTIONS, PRICES } from './prices.ts';
+import { overDataApi } from '../test/servers/rds-data-sim.ts';
+import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
 
 const PRICE = { transition: 0.025 / 1000, gbSecond: 0.0000133334, request: 0.2 / 1e6 };
 const LAMBDA_GB = 0.5; // memorySize 512 in lib/handler-functions.ts
@@ -18,7 +23,9 @@ const HISTORY_EVENTS: Record<string, number> = { Task: 5, Choice: 2, Pass: 2, Su
 
 export async function costBench(): Promise<Record<string, number>> {
   const pgServer = await benchPostgres();
-  const db = await openDatabase({ url: pgServer.url, schema: 'bench_cost', poolSize: 4 });
+  const db = await overDataApi(await openDatabase({ url: pgServer.url, schema: 'bench_cost', poolSize: 4 }), {
+    url: pgServer.url,
+  });
   try {
     const def = experimentDefinition();
     const entered = new Map<string, number>();
@@ -62,12 +69,22 @@ export async function costBench(): Promise<Record<string, number>> {
         n + (((entered.get(state) ?? 0) * Math.ceil(ms / (entered.get(state) ?? 1))) / 1000) * LAMBDA_GB,
       0,
     );
+    // Every Data API call of the run, each billed per started 32 KB of its request.
+    const calls = db.sim.requests;
+    const dataApiUnits = calls.reduce(
+      (n, c) => n + Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(c.body)) / PRICES.dataApiRequestUnitBytes)),
+      0,
+    );
+    // awake for the run, then for the idle time before it pauses again (the stack's default)
+    const awakeSeconds = turns * ASSUMPTIONS.awsSecondsPerTurn + DEFAULT_AUTO_PAUSE.toSeconds();
     const cost = {
       sfn: transitions * PRICE.transition,
       lambdaCompute: gbSeconds * PRICE.gbSecond,
       lambdaRequests: invocations * PRICE.request,
+      dataApi: (dataApiUnits / 1e6) * PRICES.dataApiMillionRequests,
+      aurora: ((awakeSeconds * ASSUMPTIONS.awakeAcus) / 3600) * PRICES.auroraServerlessV2AcuHour,
     };
-    const total = cost.sfn + cost.lambdaCompute + cost.lambdaRequests;
+    const total = Object.values(cost).reduce((a, b) => a + b, 0);
     console.log(
       'cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized ' +
         'definition, run locally',
@@ -85,14 +102,36 @@ export async function costBench(): Promise<Record<string, number>> {
     );
     console.log(
       `  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times ` +
-        `(in AWS, database round trips through RDS Proxy make them longer)`,
+        `(in AWS, Data API round trips make them longer)`,
     );
     console.log(
-      `  list-price cost: Step Functions $${fmt(cost.sfn, 4)} + Lambda compute ` +
-        `$${fmt(cost.lambdaCompute, 6)} + Lambda requests $${fmt(cost.lambdaRequests, 6)} = ` +
-        `$${fmt(total, 4)} per experiment ($${fmt((total / run.value.summary!.actions) * 1000, 5)} per 1,000 actions)`,
+      `  Data API: ${fmt(calls.length)} calls (${fmt(calls.length / turns, 2)} per turn), ` +
+        `${fmt(dataApiUnits)} billed 32 KB requests`,
     );
-    return { transitionsPerTurn: loopTransitions, historyPerTurn: history / turns, total };
+    console.log(
+      `  Aurora: awake ${fmt(awakeSeconds)} s at ${ASSUMPTIONS.awakeAcus} ACU ` +
+        `(assumed ${ASSUMPTIONS.awsSecondsPerTurn} s per turn on AWS, then ${DEFAULT_AUTO_PAUSE.toMinutes()} min ` +
+        'until it pauses) = ' +
+        `${fmt(awakeSeconds * ASSUMPTIONS.awakeAcus)} ACU-seconds`,
+    );
+    const row = (label: string, usd: number) =>
+      console.log(`    ${label.padEnd(26)} $${fmt(usd, 6).padStart(10)}  ${fmt((usd / total) * 100, 1).padStart(5)}%`);
+    console.log('  list-price cost of one 10,000-action experiment:');
+    row('Step Functions', cost.sfn);
+    row('Lambda compute', cost.lambdaCompute);
+    row('Lambda requests', cost.lambdaRequests);
+    row('Data API requests', cost.dataApi);
+    row('Aurora ACU-seconds', cost.aurora);
+    console.log(
+      `    ${'total'.padEnd(26)} $${fmt(total, 6).padStart(10)}  ` +
+        `($${fmt((total / run.value.summary!.actions) * 1000, 5)} per 1,000 actions)`,
+    );
+    return {
+      transitionsPerTurn: loopTransitions,
+      historyPerTurn: history / turns,
+      dataApiCallsPerTurn: calls.length / turns,
+      total,
+    };
   } finally {
     await db.close();
     await pgServer.stop();

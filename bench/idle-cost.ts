@@ -10,6 +10,23 @@ import { fmt } from './support.ts';
 
 const IDLE_GOAL = 1; // $/month, issue 16
 
+/**
+ * The stack before issue 16 (commit 0a7d2a8: a NAT gateway, RDS Proxy, Aurora Serverless v2 at a 0.5 ACU
+ * minimum, Lambdas in the VPC), resource by resource, at today's prices: printed beside the synthesized
+ * stack's total for reference. Its template is gone, so its rows are kept here.
+ */
+export const BEFORE_ISSUE_16: { resource: string; monthly: number }[] = [
+  { resource: 'RDS Proxy (8 ACU minimum)', monthly: P.rdsProxyMinimumAcus * P.rdsProxyAcuHour * H },
+  { resource: 'Serverless v2 writer at 0.5 ACU', monthly: 0.5 * P.auroraServerlessV2AcuHour * H },
+  { resource: 'NAT gateway', monthly: P.natGatewayHour * H },
+  { resource: "the NAT gateway's public IPv4 address", monthly: P.publicIpv4Hour * H },
+  { resource: 'dashboard', monthly: P.dashboardMonth },
+  { resource: 'database secret', monthly: P.secretMonth },
+  { resource: 'Aurora storage', monthly: ASSUMPTIONS.auroraStorageGb * P.auroraStorageGbMonth },
+  { resource: '2 alarms', monthly: 2 * P.alarmMonth },
+  { resource: '16 log groups', monthly: 16 * ASSUMPTIONS.logGroupStoredGb * P.logsStorageGbMonth },
+];
+
 /** Types that cost nothing while no experiment runs, and why. */
 const FREE: Record<string, string> = {
   'AWS::IAM::Role': 'IAM is free',
@@ -197,8 +214,14 @@ export function idleCostBench(template: StackTemplate = stackTemplate()): { tota
   for (const r of rows.filter((row) => row.monthly === null))
     console.log(`  ${r.resource.padEnd(width)}  unpriced: ${r.type} (${r.note})`);
   console.log(`  ${'total'.padEnd(width)}  ${''.padEnd(typeWidth)}  $${money(total).padStart(6)}  100.0%`);
+  const before = BEFORE_ISSUE_16.reduce((n, r) => n + r.monthly, 0);
   console.log(
-    `  goal (issue 16): under $${IDLE_GOAL}/month idle; today's total is ${fmt(total / IDLE_GOAL, 1)}x the goal`,
+    `  ${'before issue 16'.padEnd(width)}  ${'(reference)'.padEnd(typeWidth)}  $${money(before).padStart(6)}` +
+      `  ${BEFORE_ISSUE_16.map((r) => `${r.resource} $${money(r.monthly)}`).join(', ')}`,
+  );
+  console.log(
+    `  goal (issue 16): under $${IDLE_GOAL}/month idle; this total is ${fmt(total / IDLE_GOAL, 2)}x the goal ` +
+      `(${total < IDLE_GOAL ? 'met' : 'missed'}), ${fmt(before / Math.max(total, 0.01), 0)}x less than before`,
   );
   console.log('  free when idle:');
   for (const f of free) console.log(`    ${f.type} x${f.count}: ${f.reason}`);

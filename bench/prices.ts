@@ -54,6 +54,11 @@ export const PRICES = {
   // CloudWatch Logs stored per GB-month (free tier: 5 GB of ingestion and storage per account). Read 2026-11-23:
   // Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/
   logsStorageGbMonth: 0.03,
+  // RDS Data API requests (Aurora Serverless v2 and provisioned), per million, each 32 KB of payload one request.
+  // From Amazon Aurora pricing, https://aws.amazon.com/rds/aurora/pricing/ ("Data API costs": $0.35 per million
+  // for the first billion a month), as remembered, not re-read: that page was not in the searchable corpus.
+  dataApiMillionRequests: 0.35,
+  dataApiRequestUnitBytes: 32 * 1024,
 } as const;
 
 /** What the template cannot say: stated here, printed beside the rows that use them. */
@@ -62,4 +67,11 @@ export const ASSUMPTIONS = {
   auroraStorageGb: 1,
   /** Per log group: retained execution and flow logs of an idle stack. */
   logGroupStoredGb: 0.1,
+  /**
+   * Wall time of one turn on AWS: two Lambda invocations with a few Data API calls and five state transitions.
+   * Not measured (no account); the database is awake, at its 0.5 ACU floor, for the whole experiment.
+   */
+  awsSecondsPerTurn: 0.3,
+  /** Capacity while awake: Serverless v2's floor once resumed from 0 (a turn's few statements need no more). */
+  awakeAcus: 0.5,
 } as const;

@@ -1,42 +1,82 @@
-// The Ariadne stack: handler Lambdas and the experiment state machine.
-import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FlowLogTrafficType, Vpc } from 'aws-cdk-lib/aws-ec2';
-import { ExperimentDatabase } from './database.ts';
+// The Ariadne stack: handler Lambdas, the experiment and sweep state machines,
+// and the database. Serverless for real (issue 16): nothing bills by the hour
+// while no experiment runs (bench/idle-cost.ts prices the template).
+import {
+  CfnDeletionPolicy,
+  CfnOutput,
+  CfnResource,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+} from 'aws-cdk-lib';
+import { FlowLogDestination, FlowLogTrafficType, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { DATABASE_NAME, ExperimentDatabase } from './database.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { AriadneParameters } from './parameters.ts';
 import { Monitoring } from './monitoring.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES, type TaskState } from '../state-machine/states.ts';
 import type { Construct } from 'constructs';
-import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
+import { HandlerFunctions, handlerFunction, LOG_RETENTION } from './handler-functions.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
 import { SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
+import { bedrockInvokeStatements } from './bedrock.ts';
 
 export interface AriadneStackProps extends StackProps {
-  /** Environment passed to every handler (database settings). */
+  /** Environment passed to every handler (added to the database settings). */
   handlerEnvironment?: Record<string, string>;
   /** Parameter Store prefix of all Ariadne settings. */
   parameterPrefix?: string;
-  /** The Bedrock models experiments may call (InvokeModel is allowed on these only). */
+  /**
+   * The Bedrock models experiments may call (InvokeModel is allowed on these only): model ids
+   * ("amazon.nova-lite-v1:0", called in the stack's Region) and cross-Region inference profile ids
+   * ("us.anthropic...", "eu.", "apac.", "global.", ...; see lib/bedrock.ts).
+   */
   bedrockModelIds?: string[];
+  /**
+   * The Regions the inference profiles route to (their foundation models are granted there);
+   * default: per profile prefix, PROFILE_REGIONS in lib/bedrock.ts.
+   */
+  bedrockRegions?: string[];
   /** The customer managed KMS key ARN of the SecureStrings under <prefix>/secrets; default: AWS managed aws/ssm. */
   parametersKmsKeyArn?: string;
-  /** Deploy into this existing VPC (it needs private subnets with egress); default: a new VPC. */
+  /**
+   * Put the database into this existing VPC (it needs isolated or private subnets in two AZs);
+   * default: a new VPC of isolated subnets only. No Lambda runs in it.
+   */
   vpcId?: string;
   /**
    * Hard limit of one execution; keep it above max_duration_minutes so
    * experiments end by their own rule. Default 180.
    */
   executionTimeoutMinutes?: number;
+  /** Minutes without connections before the database pauses (0 ACUs); 5 (default) to 1440. */
+  databaseAutoPauseMinutes?: number;
+  /** The database's maximum capacity in ACUs; default 4 (lib/database.ts says why). */
+  databaseMaxCapacity?: number;
+  /**
+   * `cdk destroy` removes the database too: cluster, credentials, no deletion protection, no final
+   * snapshot. Default false: the cluster, its secret and its network are kept (the data stays readable).
+   */
+  removeData?: boolean;
+  /** A CloudWatch dashboard ($3/month beyond an account's 3 free ones); default false. The alarms are always made. */
+  dashboard?: boolean;
 }
 
+// The models the price table (lambdas/config/experiment-config.ts) and the local Bedrock simulator know,
+// kept as they were: newer models, several callable only through inference profiles, were not checked
+// against the Bedrock model list for this change. Pass them with -c bedrockModelIds=us.anthropic....
 export const DEFAULT_BEDROCK_MODELS = [
   'anthropic.claude-3-5-sonnet-20240620-v1:0',
   'anthropic.claude-3-haiku-20240307-v1:0',
   'amazon.nova-lite-v1:0',
   'amazon.nova-pro-v1:0',
 ];
+
+/** The Task states whose handlers never touch the database: no database grant. */
+const NO_DATABASE: readonly TaskState[] = [STATES.CheckProgress];
 
 export class AriadneStack extends Stack {
   readonly experiments: ExperimentStateMachine;
@@ -45,39 +85,46 @@ export class AriadneStack extends Stack {
   constructor(scope: Construct, id: string, props: AriadneStackProps = {}) {
     super(scope, id, props);
     const prefix = props.parameterPrefix ?? '/ariadne';
-    // Lambdas reach Bedrock, SSM, Secrets Manager and Ollama through one NAT gateway.
+    // Only the database lives in the VPC, and only the Data API (an AWS service) reaches it: isolated
+    // subnets, no NAT gateway, no internet gateway.
     const vpc = props.vpcId
       ? Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId })
       : new Vpc(this, 'Vpc', {
           maxAzs: 2,
-          natGateways: 1,
-          flowLogs: { all: { trafficType: FlowLogTrafficType.REJECT } },
+          natGateways: 0,
+          subnetConfiguration: [{ name: 'Database', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+          flowLogs: {
+            all: {
+              trafficType: FlowLogTrafficType.REJECT,
+              // Its own group, so removeData removes it too (CDK's default group is always retained).
+              destination: FlowLogDestination.toCloudWatchLogs(
+                new LogGroup(this, 'FlowLogs', {
+                  retention: LOG_RETENTION,
+                  removalPolicy: props.removeData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+                }),
+              ),
+            },
+          },
         });
-    const database = new ExperimentDatabase(this, 'Database', { vpc });
+    const database = new ExperimentDatabase(this, 'Database', {
+      vpc,
+      autoPause:
+        props.databaseAutoPauseMinutes === undefined ? undefined : Duration.minutes(props.databaseAutoPauseMinutes),
+      maxCapacity: props.databaseMaxCapacity,
+      removeData: props.removeData,
+    });
     const environment = { PARAMETER_PREFIX: prefix, ...database.clientEnvironment(), ...props.handlerEnvironment };
     const parameters = new AriadneParameters(this, 'Parameters', prefix, props.parametersKmsKeyArn);
-    const functions = new HandlerFunctions(this, 'Handlers', {
-      environment,
-      vpc,
-      securityGroups: [database.clientSecurityGroup],
-    });
+    const functions = new HandlerFunctions(this, 'Handlers', { environment });
     // Configuration is read where experiments start and where models are called.
     for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent])
       parameters.grantRead(functions.byState[state]);
-    functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(
-      new PolicyStatement({
-        actions: ['bedrock:InvokeModel'],
-        resources: (props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS).map((id) =>
-          this.formatArn({
-            service: 'bedrock',
-            account: '',
-            resource: 'foundation-model',
-            resourceName: id,
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ),
-      }),
-    );
+    for (const statement of bedrockInvokeStatements(
+      this,
+      props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS,
+      props.bedrockRegions,
+    ))
+      functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(statement);
     this.experiments = new ExperimentStateMachine(this, 'Experiments', {
       functions: functions.byState,
       stateMachineName: `${this.stackName}-experiments`,
@@ -89,8 +136,6 @@ export class AriadneStack extends Stack {
       exportName: 'handler',
       timeoutSeconds: 60,
       environment,
-      vpc,
-      securityGroups: [database.clientSecurityGroup],
     });
     this.sweeps = new SweepStateMachine(this, 'Sweeps', {
       registerFunction: registerSweep,
@@ -100,18 +145,24 @@ export class AriadneStack extends Stack {
     const failures = new FailureHandling(this, 'FailureHandling', {
       stateMachine: this.experiments.stateMachine,
       environment,
-      vpc,
-      securityGroups: [database.clientSecurityGroup],
     });
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
-    for (const fn of handlers) database.grantConnect(fn);
-    new Monitoring(this, 'Monitoring', { stateMachine: this.experiments.stateMachine, functions: handlers });
+    for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
+      if (!NO_DATABASE.includes(state)) database.grantDataApi(fn);
+    database.grantDataApi(failures.finalizer);
+    database.grantDataApi(registerSweep);
+    new Monitoring(this, 'Monitoring', {
+      stateMachine: this.experiments.stateMachine,
+      functions: handlers,
+      dashboard: props.dashboard ?? false,
+    });
     acknowledgeNagFindings(this, {
       parameterPrefix: prefix,
       deadLetterQueue: failures.deadLetters,
       sweepMachine: this.sweeps.stateMachine,
       experimentsMachine: this.experiments.stateMachine,
       functions: [...handlers, database.migrateFunction],
+      databaseSecret: database.cluster.node.findChild('Secret'),
     });
     new CfnOutput(this, 'SweepStateMachineArn', {
       value: this.sweeps.stateMachine.stateMachineArn,
@@ -121,14 +172,23 @@ export class AriadneStack extends Stack {
       value: this.experiments.stateMachine.stateMachineArn,
       description: 'ariadne launch --state-machine-arn',
     });
-    new CfnOutput(this, 'DatabaseProxyEndpoint', {
-      value: database.proxy.endpoint,
-      description: 'RDS Proxy endpoint (reachable from the VPC only)',
+    // What `aws rds-data execute-statement --resource-arn ... --secret-arn ... --database ... --sql ...` needs.
+    new CfnOutput(this, 'DatabaseClusterArn', {
+      value: database.cluster.clusterArn,
+      description: 'aws rds-data execute-statement --resource-arn',
     });
-    new CfnOutput(this, 'DatabaseClusterEndpoint', { value: database.cluster.clusterEndpoint.hostname });
     new CfnOutput(this, 'DatabaseSecretArn', {
-      value: database.cluster.secret!.secretArn,
-      description: 'username and password (Secrets Manager)',
+      value: database.secret.secretArn,
+      description: 'aws rds-data execute-statement --secret-arn (username and password, Secrets Manager)',
     });
+    new CfnOutput(this, 'DatabaseName', {
+      value: DATABASE_NAME,
+      description: 'aws rds-data execute-statement --database',
+    });
+    // removeData means nothing outlives the stack: also the logs other constructs keep by default.
+    if (props.removeData)
+      for (const c of this.node.findAll())
+        if (CfnResource.isCfnResource(c) && c.cfnOptions.deletionPolicy === CfnDeletionPolicy.RETAIN)
+          c.applyRemovalPolicy(RemovalPolicy.DESTROY);
   }
 }

@@ -1,28 +1,53 @@
-// The experiment database in AWS: Aurora PostgreSQL Serverless v2 in private
-// subnets, credentials generated into Secrets Manager, RDS Proxy (TLS
-// required) in front for the Lambdas' many short connections, reachable only
-// from the Lambdas' security group; migrations applied at every deploy.
+// The experiment database in AWS: Aurora PostgreSQL Serverless v2 that scales
+// to 0 ACUs (auto-pause) when idle, reached only through the RDS Data API
+// (HTTPS, IAM-authorized): no Lambda in a VPC, no RDS Proxy, no NAT gateway.
+// Its VPC has isolated subnets only. Credentials are generated into Secrets
+// Manager; migrations are applied at every deploy through the Data API.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Port, SecurityGroup, SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
+import { CfnResource, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
+import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import {
   AuroraPostgresEngineVersion,
   ClusterInstance,
   Credentials,
   DatabaseCluster,
   DatabaseClusterEngine,
-  type DatabaseProxy,
 } from 'aws-cdk-lib/aws-rds';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { handlerFunction, LOG_RETENTION } from './handler-functions.ts';
 
-const DATABASE_NAME = 'ariadne';
+export const DATABASE_NAME = 'ariadne';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
+
+/**
+ * What the Data API may do, per "Authorizing access to the Amazon RDS Data API" (its minimum policy):
+ * these five on the cluster ARN, and secretsmanager:GetSecretValue on the secret. CDK's
+ * cluster.grantDataApiAccess() grants the same five but secret.grantRead() beside them, which adds
+ * secretsmanager:DescribeSecret: more than the Data API needs, so the grant is made here.
+ */
+export const DATA_API_ACTIONS = [
+  'rds-data:BatchExecuteStatement',
+  'rds-data:BeginTransaction',
+  'rds-data:CommitTransaction',
+  'rds-data:ExecuteStatement',
+  'rds-data:RollbackTransaction',
+];
+
+/** Idle time before the writer pauses (0 ACUs, no compute billed); AWS allows 5 minutes to 24 hours. */
+export const DEFAULT_AUTO_PAUSE = Duration.minutes(5);
+/**
+ * Upper bound of the writer's capacity. 4 ACUs (about 8 GiB) is plenty for the experiments' short
+ * inserts and reads, even with a sweep of 32 experiments at once, and caps a runaway query at
+ * 4 x $0.12 = $0.48/hour.
+ */
+export const DEFAULT_MAX_CAPACITY = 4;
 
 /** A hash of the SQL files: a changed or added migration makes the custom resource run again. */
 export function migrationsChecksum(): string {
@@ -35,70 +60,61 @@ export function migrationsChecksum(): string {
 }
 
 export interface ExperimentDatabaseProps {
+  /** Isolated subnets are enough: only the Data API (an AWS service) talks to the cluster. */
   vpc: IVpc;
+  /** Default DEFAULT_AUTO_PAUSE (5 minutes); 5 minutes to 24 hours. */
+  autoPause?: Duration;
+  /** Default DEFAULT_MAX_CAPACITY ACUs. */
+  maxCapacity?: number;
+  /**
+   * false (the default): `cdk destroy` keeps the cluster, its credentials secret and the network it
+   * lives in, so published numbers stay readable. true: everything goes, without a final snapshot.
+   */
+  removeData?: boolean;
 }
 
 export class ExperimentDatabase extends Construct {
   readonly cluster: DatabaseCluster;
-  readonly proxy: DatabaseProxy;
-  /** Put every function that talks to the database in this group: the only way in. */
-  readonly clientSecurityGroup: SecurityGroup;
+  readonly secret: ISecret;
   readonly migrateFunction: IFunction;
 
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
-    this.clientSecurityGroup = new SecurityGroup(this, 'Clients', {
-      vpc: props.vpc,
-      description: 'Ariadne Lambdas: the only clients of the database',
-      allowAllOutbound: true,
-    });
-    const dbGroup = new SecurityGroup(this, 'Database', {
-      vpc: props.vpc,
-      description: 'Ariadne Aurora cluster and RDS Proxy',
-      allowAllOutbound: false,
-    });
-    dbGroup.addIngressRule(this.clientSecurityGroup, Port.tcp(5432), 'Ariadne Lambdas');
-    // addProxy below lets the proxy in to the cluster; it also needs to get out to it.
-    dbGroup.addEgressRule(dbGroup, Port.tcp(5432), 'RDS Proxy to the cluster');
-
+    const removeData = props.removeData ?? false;
     this.cluster = new DatabaseCluster(this, 'Cluster', {
+      // 17.5: Data API needs Aurora PostgreSQL 17.4 or higher, a minimum of 0 ACUs needs 16.3 or higher.
       engine: DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_17_5 }),
       credentials: Credentials.fromGeneratedSecret('ariadne'),
       defaultDatabaseName: DATABASE_NAME,
       writer: ClusterInstance.serverlessV2('Writer'),
-      serverlessV2MinCapacity: 0.5,
-      serverlessV2MaxCapacity: 8,
+      serverlessV2MinCapacity: 0,
+      serverlessV2AutoPauseDuration: props.autoPause ?? DEFAULT_AUTO_PAUSE,
+      serverlessV2MaxCapacity: props.maxCapacity ?? DEFAULT_MAX_CAPACITY,
+      enableDataApi: true,
       vpc: props.vpc,
-      vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
-      securityGroups: [dbGroup],
+      vpcSubnets: { subnetType: SubnetType.PRIVATE_ISOLATED },
       storageEncrypted: true,
-      deletionProtection: true,
+      deletionProtection: !removeData,
       iamAuthentication: true,
       backup: { retention: Duration.days(7) },
       cloudwatchLogsExports: ['postgresql'],
-      // Published numbers come from this database: never delete it with the stack.
-      removalPolicy: RemovalPolicy.RETAIN,
+      // Published numbers come from this database: kept by default, and then kept whole (see keepOnDestroy).
+      removalPolicy: removeData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    // Monthly rotation of the generated password; RDS Proxy reads the secret, so clients never notice.
-    this.cluster.addRotationSingleUser({ automaticallyAfter: Duration.days(30) });
-    this.proxy = this.cluster.addProxy('Proxy', {
-      secrets: [this.cluster.secret!],
-      vpc: props.vpc,
-      securityGroups: [dbGroup],
-      requireTLS: true,
-      debugLogging: false,
-    });
+    this.secret = this.cluster.secret!;
+    // No rotation: the rotation Lambda must run in the cluster's VPC to change the password, and with
+    // isolated subnets it reaches Secrets Manager only through an interface endpoint (~$7.30/month per
+    // AZ), many times the stack's idle budget. The Data API reads the secret on every call.
+    if (!removeData) this.keepOnDestroy(props.vpc);
 
     const migrate = (this.migrateFunction = handlerFunction(this, 'MigrateFn', {
       file: 'migrate-database.ts',
       exportName: 'handler',
       timeoutSeconds: 300,
       environment: this.clientEnvironment(),
-      vpc: props.vpc,
-      securityGroups: [this.clientSecurityGroup],
       copyMigrations: true,
     }));
-    this.grantConnect(migrate);
+    this.grantDataApi(migrate);
     const provider = new Provider(this, 'MigrationsProvider', {
       onEventHandler: migrate,
       logGroup: new LogGroup(this, 'MigrationsProviderLogs', {
@@ -110,16 +126,38 @@ export class ExperimentDatabase extends Construct {
       serviceToken: provider.serviceToken,
       properties: { checksum: migrationsChecksum() },
     });
-    migrations.node.addDependency(this.proxy);
+    // The cluster and its writer instance (a child of the cluster construct): the Data API needs both.
     migrations.node.addDependency(this.cluster);
   }
 
-  /** What a function needs in its environment to connect (see lambdas/handlers/deps.ts). */
-  clientEnvironment(): Record<string, string> {
-    return { DATABASE_SECRET_ARN: this.cluster.secret!.secretArn, DATABASE_HOST: this.proxy.endpoint, DATABASE_NAME };
+  /**
+   * A retained cluster keeps its network interfaces in the VPC's subnets and its security group:
+   * deleting those would fail the stack's deletion, and the secret is the only way in. Keep them all.
+   */
+  private keepOnDestroy(vpc: IVpc): void {
+    const keep = (scope: IConstruct) => {
+      for (const c of scope.node.findAll())
+        if (CfnResource.isCfnResource(c)) c.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    };
+    // Its children: the writer, subnet group, security group, the generated secret and its attachment.
+    keep(this.cluster);
+    keep(vpc);
   }
 
-  grantConnect(fn: { role?: import('aws-cdk-lib/aws-iam').IRole } & import('aws-cdk-lib/aws-iam').IGrantable): void {
-    this.cluster.secret!.grantRead(fn);
+  /** The Data API's coordinates: the contract of lambdas/handlers/deps.ts. */
+  clientEnvironment(): Record<string, string> {
+    return {
+      DATABASE_CLUSTER_ARN: this.cluster.clusterArn,
+      DATABASE_SECRET_ARN: this.secret.secretArn,
+      DATABASE_NAME,
+    };
+  }
+
+  /** Exactly what the Data API needs: its five actions on this cluster, the secret's value. */
+  grantDataApi(grantee: IGrantable): void {
+    Grant.addToPrincipal({ grantee, actions: DATA_API_ACTIONS, resourceArns: [this.cluster.clusterArn] });
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secret.secretArn] }),
+    );
   }
 }

@@ -17,8 +17,6 @@ const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR))
 
 export interface HandlerFunctionsProps {
   environment?: Record<string, string>;
-  vpc?: IVpc;
-  securityGroups?: ISecurityGroup[];
 }
 
 /**
@@ -33,6 +31,10 @@ export function handlerFunction(
     exportName: string;
     timeoutSeconds: number;
     environment?: Record<string, string>;
+    /**
+     * No Ariadne function runs in a VPC (issue 16: the database is reached through the Data API, so
+     * no NAT gateway is needed); kept only because FailureHandlingProps still forwards an optional one.
+     */
     vpc?: IVpc;
     securityGroups?: ISecurityGroup[];
     /** Ship migrations/*.sql beside the bundle (the migration custom resource). */
@@ -98,8 +100,6 @@ export class HandlerFunctions extends Construct {
         exportName: entry.lambdaExport,
         timeoutSeconds: entry.timeoutSeconds,
         environment: props.environment,
-        vpc: props.vpc,
-        securityGroups: props.securityGroups,
       });
     }
     this.byState = byState;

@@ -1,5 +1,7 @@
-// Alarms for executions that fail or time out, and a small dashboard:
-// executions, their outcomes and duration, and handler errors.
+// Alarms for executions that fail or time out, and (on request: it bills
+// $3/month beyond an account's 3 free dashboards, triple the stack's idle
+// budget) a small dashboard: executions, their outcomes and duration, and
+// handler errors.
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -7,7 +9,11 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
 export class Monitoring extends Construct {
-  constructor(scope: Construct, id: string, props: { stateMachine: StateMachine; functions: IFunction[] }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { stateMachine: StateMachine; functions: IFunction[]; dashboard?: boolean },
+  ) {
     super(scope, id);
     const m = props.stateMachine;
     const period = Duration.minutes(5);
@@ -26,6 +32,7 @@ export class Monitoring extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
     }
+    if (!props.dashboard) return;
     new Dashboard(this, 'Dashboard', {
       widgets: [
         [

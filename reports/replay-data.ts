@@ -96,7 +96,7 @@ function reasoningOf(args: unknown): string | null {
 const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 
 export async function loadReplay(db: Database, experimentId: string): Promise<ReplayData> {
-  const store = new PgStore(db.pool);
+  const store = new PgStore(db);
   const summary = (
     await db.pool.query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
       experimentId,

@@ -161,7 +161,7 @@ export async function runLocalExperiment(
   input: StartExecutionInput,
   opts: LocalExperimentOptions,
 ): Promise<LocalExperimentResult> {
-  const store = new PgStore(opts.db.pool);
+  const store = new PgStore(opts.db);
   let experimentId: string | null = null;
   let ran: Awaited<ReturnType<typeof runLocalExecution>>;
   try {

@@ -98,7 +98,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       [s.spec.sweep],
     );
     if (!rows[0].ok) throw new SweepBusyError(s.spec.sweep);
-    await registerSweep(opts.db.pool, s);
+    await registerSweep(opts.db, s);
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
     for (const p of plan) planned[p.action]++;

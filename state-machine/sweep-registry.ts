@@ -1,13 +1,13 @@
 // A sweep and its cells in the database, written once before any run, the
 // same from a laptop and from the AWS sweep machine's RegisterSweep Lambda.
-import type pg from 'pg';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { LoadedSweep } from './sweep-spec.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
 
 /** Writes the sweep and its cells once; a name reused for a different spec is refused. */
-export async function registerSweep(pool: pg.Pool, s: LoadedSweep): Promise<void> {
-  const { rows } = await pool.query<{ spec_hash: string }>(
-    `INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, $2, $3, $4, $5, $6)
+export async function registerSweep(db: Sql, s: LoadedSweep): Promise<void> {
+  const { rows } = await db.query<{ spec_hash: string }>(
+    `INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, $2::jsonb, $3, $4, $5, $6)
      ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING spec_hash`,
     [s.spec.sweep, JSON.stringify(s.spec), s.hash, s.text, s.cells.length, s.spec.repeats],
   );
@@ -19,7 +19,7 @@ export async function registerSweep(pool: pg.Pool, s: LoadedSweep): Promise<void
         'a sweep name keeps its meaning: give the changed sweep a new name',
     );
   }
-  await pool.query(
+  await db.query(
     `INSERT INTO sweep_cells (sweep_id, cell_index, cell_key, label, agent, model, maze_generator, maze_size, maze_seed,
                              settings)
      SELECT $1, c.i, c.k, c.l, c.a, c.m, c.g, c.s, c.d, c.x FROM jsonb_to_recordset($2::jsonb)

@@ -20,8 +20,9 @@ import { TASKS, turnReserveSeconds } from '../state-machine/tasks.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
-import { AriadneStack, DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { migrationsChecksum } from '../lib/database.ts';
+import { AriadneStack, DEFAULT_BEDROCK_MODELS, type AriadneStackProps } from '../lib/ariadne-stack.ts';
+import { DATA_API_ACTIONS, migrationsChecksum } from '../lib/database.ts';
+import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { idleCost } from '../bench/idle-cost.ts';
 
@@ -31,6 +32,36 @@ beforeAll(() => {
   template = synthesizeTemplate();
   def = machineDefinition(template, 'Experiments');
 });
+
+/** The stack with other props (bundling skipped, like synthesizeTemplate). */
+function variant(props: AriadneStackProps): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return Template.fromStack(new AriadneStack(app, 'Ariadne', props));
+}
+
+type Resources = Record<string, { Type: string; DeletionPolicy?: string; Properties: Record<string, any> }>;
+const resourcesOf = (t: Template) => t.toJSON().Resources as Resources;
+const idsOf = (t: Template, type: string) => Object.keys(t.findResources(type));
+
+/** Every IAM statement of a template, with the roles its policy is attached to. */
+const statementsOf = (t: Template) =>
+  Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) =>
+    p.Properties.PolicyDocument.Statement.map((st: any) => ({ ...st, roles: p.Properties.Roles })),
+  );
+
+const PSEUDO: Record<string, string> = {
+  'AWS::Partition': 'aws',
+  'AWS::Region': 'us-east-1',
+  'AWS::AccountId': '123456789012',
+};
+/** An ARN as a string: Fn::Join over literals and pseudo parameters (the stack's env fills in the rest). */
+function flat(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as { Ref?: string; 'Fn::Join'?: [string, unknown[]] };
+  if (v.Ref && Object.hasOwn(PSEUDO, v.Ref)) return PSEUDO[v.Ref];
+  if (v['Fn::Join']) return v['Fn::Join'][1].map(flat).join(v['Fn::Join'][0]);
+  return JSON.stringify(value);
+}
 
 describe('experiment state machine', () => {
   it('is a Standard machine with tracing, logging and an execution timeout', () => {
@@ -339,18 +370,83 @@ describe('Parameter Store and least privilege', () => {
     expect(params.find((p) => p.Name === '/ariadne/config/bedrock/region').Value).toEqual({ Ref: 'AWS::Region' });
   });
 
-  const statements = () =>
-    Object.values(template.findResources('AWS::IAM::Policy')).flatMap((p) =>
-      p.Properties.PolicyDocument.Statement.map((st: any) => ({ ...st, roles: p.Properties.Roles })),
+  const statements = () => statementsOf(template);
+  const bedrockStatements = (t: Template) =>
+    statementsOf(t).filter((st) => [st.Action].flat().some((a: string) => a.startsWith('bedrock:')));
+
+  it('only the Bedrock agent may call Bedrock, and only the configured models (model ids: in its Region)', () => {
+    const bedrock = bedrockStatements(template);
+    expect(bedrock).toHaveLength(1); // the default models are model ids: no profile, nothing routed
+    expect(bedrock[0].Action).toBe('bedrock:InvokeModel');
+    expect(bedrock[0].Condition).toBeUndefined();
+    expect(JSON.stringify(bedrock[0].roles)).toMatch(/InvokeBedrockAgentFn/);
+    expect([bedrock[0].Resource].flat().map(flat)).toEqual(
+      DEFAULT_BEDROCK_MODELS.map((id) => `arn:aws:bedrock:us-east-1::foundation-model/${id}`),
+    );
+  });
+
+  it('an inference profile id is a profile (us., eu., apac., global., ...); a model id is not', () => {
+    expect(profilePrefix('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe('us');
+    expect(profilePrefix('us-gov.anthropic.claude-3-haiku-20240307-v1:0')).toBe('us-gov');
+    expect(profilePrefix('apac.amazon.nova-lite-v1:0')).toBe('apac');
+    expect(profilePrefix('global.anthropic.claude-haiku-4-5-20251001-v1:0')).toBe('global');
+    expect(profilePrefix('anthropic.claude-3-haiku-20240307-v1:0')).toBeUndefined();
+    expect(profilePrefix('amazon.nova-pro-v1:0')).toBeUndefined();
+    expect(profilePrefix('us')).toBeUndefined();
+  });
+
+  describe('inference profiles', () => {
+    const env = { account: '123456789012', region: 'us-east-1' };
+    const US = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+    const EU = 'eu.amazon.nova-lite-v1:0';
+    const GLOBAL = 'global.anthropic.claude-haiku-4-5-20251001-v1:0';
+    const MODEL = 'amazon.nova-pro-v1:0';
+    const profile = (id: string) => `arn:aws:bedrock:us-east-1:123456789012:inference-profile/${id}`;
+    const model = (region: string, id: string) => `arn:aws:bedrock:${region}::foundation-model/${id}`;
+
+    it(
+      'allow the profile in the stack Region, and its model in every Region it routes to, ' +
+        'only through those profiles (a global profile: the Region-less model ARN and the source Region)',
+      () => {
+        const bedrock = bedrockStatements(variant({ env, bedrockModelIds: [US, EU, GLOBAL, MODEL] }));
+        expect(bedrock).toHaveLength(2);
+        const [direct, routed] = bedrock;
+        expect(direct.Action).toBe('bedrock:InvokeModel');
+        expect(direct.Condition).toBeUndefined();
+        expect([direct.Resource].flat().map(flat).sort()).toEqual(
+          [model('us-east-1', MODEL), profile(US), profile(EU), profile(GLOBAL)].sort(),
+        );
+        expect(routed.Action).toBe('bedrock:InvokeModel');
+        expect([routed.Resource].flat().map(flat).sort()).toEqual(
+          [
+            ...PROFILE_REGIONS.us.map((r) => model(r, 'anthropic.claude-sonnet-4-5-20250929-v1:0')),
+            ...PROFILE_REGIONS.eu.map((r) => model(r, 'amazon.nova-lite-v1:0')),
+            model('us-east-1', 'anthropic.claude-haiku-4-5-20251001-v1:0'),
+            model('', 'anthropic.claude-haiku-4-5-20251001-v1:0'),
+          ].sort(),
+        );
+        // a routed Region's model may not be called directly, only through the profiles
+        expect(Object.keys(routed.Condition)).toEqual(['ArnLike']);
+        expect(Object.keys(routed.Condition.ArnLike)).toEqual(['bedrock:InferenceProfileArn']);
+        expect(routed.Condition.ArnLike['bedrock:InferenceProfileArn'].map(flat)).toEqual([
+          profile(US),
+          profile(EU),
+          profile(GLOBAL),
+        ]);
+        expect(JSON.stringify(bedrock.map((st) => st.roles))).toMatch(/InvokeBedrockAgentFn/);
+        expect(JSON.stringify(bedrock.map((st) => st.roles))).not.toMatch(/Baseline|Ollama|StartExperiment/);
+      },
     );
 
-  it('only the Bedrock agent may call Bedrock, and only the configured models', () => {
-    const bedrock = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('bedrock:')));
-    expect(bedrock).toHaveLength(1);
-    expect(bedrock[0].Action).toBe('bedrock:InvokeModel');
-    expect(JSON.stringify(bedrock[0].roles)).toMatch(/InvokeBedrockAgentFn/);
-    const arns = JSON.stringify(bedrock[0].Resource);
-    for (const id of DEFAULT_BEDROCK_MODELS) expect(arns).toContain(`:foundation-model/${id}`);
+    it('bedrockRegions replaces the routed Regions the prefix implies', () => {
+      const [, routed] = bedrockStatements(
+        variant({ env, bedrockModelIds: [US], bedrockRegions: ['us-east-1', 'us-west-2'] }),
+      );
+      expect([routed.Resource].flat().map(flat)).toEqual([
+        model('us-east-1', 'anthropic.claude-sonnet-4-5-20250929-v1:0'),
+        model('us-west-2', 'anthropic.claude-sonnet-4-5-20250929-v1:0'),
+      ]);
+    });
   });
 
   it('parameters are readable under the prefix only, and decryptable through SSM only', () => {
@@ -413,10 +509,13 @@ describe('Parameter Store and least privilege', () => {
     }
   });
 
-  it('alarms on failed and timed-out executions, with a dashboard', () => {
+  it('alarms on failed and timed-out executions; a dashboard ($3/month) only on request', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.MetricName);
     expect(alarms.sort()).toEqual(['ExecutionsFailed', 'ExecutionsTimedOut']);
-    expect(Object.keys(template.findResources('AWS::CloudWatch::Dashboard'))).toHaveLength(1);
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    const withDashboard = variant({ dashboard: true });
+    withDashboard.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    withDashboard.resourceCountIs('AWS::CloudWatch::Alarm', 2);
   });
 
   it('asl-validator accepts the synthesized definition', async () => {
@@ -445,95 +544,209 @@ describe('cdk-nag', () => {
       expect(nag.conclusion).toBe('success');
       expect(nag.violations).toEqual([]);
       const kinds = new Set(nag.suppressedViolations.map((v: { ruleName: string }) => v.ruleName.replace(/\[.*$/, '')));
-      expect([...kinds].sort()).toEqual(['AwsSolutions-IAM4', 'AwsSolutions-IAM5', 'AwsSolutions-SQS3']);
+      expect([...kinds].sort()).toEqual([
+        'AwsSolutions-IAM4',
+        'AwsSolutions-IAM5',
+        'AwsSolutions-SMG4', // no secret rotation: it would need a Secrets Manager endpoint in the VPC
+        'AwsSolutions-SQS3',
+      ]);
     },
   );
 });
 
 describe('database', () => {
-  it('Aurora PostgreSQL Serverless v2, encrypted, retained, with generated credentials in Secrets Manager', () => {
-    template.hasResourceProperties('AWS::RDS::DBCluster', {
-      Engine: 'aurora-postgresql',
-      StorageEncrypted: true,
-      DeletionProtection: true,
-      DatabaseName: 'ariadne',
-      ServerlessV2ScalingConfiguration: { MinCapacity: 0.5, MaxCapacity: 8 },
-    });
-    template.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless' });
-    template.hasResource('AWS::RDS::DBCluster', { DeletionPolicy: 'Retain' });
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    template.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
-      RotationRules: { ScheduleExpression: 'rate(30 days)' },
-    });
-  });
-
-  it('the Lambdas reach it through RDS Proxy with TLS required, and nothing else can', () => {
-    template.hasResourceProperties('AWS::RDS::DBProxy', { EngineFamily: 'POSTGRESQL', RequireTLS: true });
-    const groups = template.findResources('AWS::EC2::SecurityGroup');
-    const dbGroup = Object.entries(groups).find(([, g]) =>
-      /cluster and RDS Proxy/.test(g.Properties.GroupDescription),
-    )![0];
-    const clients = Object.entries(groups).find(([, g]) =>
-      /only clients of the database/.test(g.Properties.GroupDescription),
-    )![0];
-    const rotation = Object.entries(groups).find(([, g]) =>
-      /RotationSingleUser/.test(g.Properties.GroupDescription),
-    )![0]; // the secret rotation Lambda
-    const ingress = Object.values(template.findResources('AWS::EC2::SecurityGroupIngress'))
-      .map((r) => r.Properties)
-      .filter((r) => JSON.stringify(r.GroupId).includes(dbGroup));
-    expect(ingress.length).toBeGreaterThan(0);
-    for (const rule of ingress) {
-      // 5432, or the cluster's port attribute (the rule addProxy adds for the proxy itself)
-      expect(rule.IpProtocol).toBe('tcp');
-      expect(JSON.stringify(rule.FromPort)).toMatch(/^5432$|Endpoint\.Port/);
-      expect(rule.CidrIp).toBeUndefined();
-      expect(rule.CidrIpv6).toBeUndefined();
-      expect([clients, dbGroup, rotation].some((g) => JSON.stringify(rule.SourceSecurityGroupId).includes(g))).toBe(
-        true,
-      );
-    }
-    for (const fn of Object.values(template.findResources('AWS::Lambda::Function')).filter(
-      (f) => !f.Properties.Handler.startsWith('framework.'),
-    )) {
-      expect(JSON.stringify(fn.Properties.VpcConfig.SecurityGroupIds)).toContain(clients);
-      expect(fn.Properties.Environment.Variables).toMatchObject({
-        DATABASE_NAME: 'ariadne',
-        DATABASE_HOST: expect.anything(),
-        DATABASE_SECRET_ARN: expect.anything(),
+  it(
+    'Aurora PostgreSQL Serverless v2 that scales to 0 ACUs and pauses after 5 minutes, Data API on, ' +
+      'encrypted, backed up, with generated credentials in Secrets Manager',
+    () => {
+      template.hasResourceProperties('AWS::RDS::DBCluster', {
+        Engine: 'aurora-postgresql',
+        EngineVersion: Match.stringLikeRegexp('^17\\.'), // 17.4+: Data API; 16.3+: 0 ACUs
+        StorageEncrypted: true,
+        DeletionProtection: true,
+        DatabaseName: 'ariadne',
+        EnableHttpEndpoint: true,
+        BackupRetentionPeriod: 7,
+        ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: 4, SecondsUntilAutoPause: 300 },
       });
-    }
+      template.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless' });
+      template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+      // no rotation: its Lambda would need a Secrets Manager endpoint in the VPC (~$7.30/month per AZ)
+      template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+      template.resourceCountIs('AWS::Serverless::Application', 0);
+    },
+  );
+
+  it('auto-pause and maximum capacity are configurable', () => {
+    variant({ databaseAutoPauseMinutes: 60, databaseMaxCapacity: 8 }).hasResourceProperties('AWS::RDS::DBCluster', {
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: 8, SecondsUntilAutoPause: 3600 },
+    });
+    // AWS allows 5 minutes to 24 hours; CDK refuses the rest at synth
+    expect(() => variant({ databaseAutoPauseMinutes: 4 })).toThrow(/between 300 seconds/);
   });
 
-  it('migrations run at deploy through a custom resource that changes when a migration does', () => {
+  it('nothing bills by the hour: no NAT or internet gateway, RDS Proxy or endpoint; isolated subnets only', () => {
+    for (const type of [
+      'AWS::EC2::NatGateway',
+      'AWS::EC2::EIP',
+      'AWS::EC2::InternetGateway',
+      'AWS::EC2::VPCGatewayAttachment',
+      'AWS::EC2::VPCEndpoint',
+      'AWS::RDS::DBProxy',
+      'AWS::RDS::DBProxyTargetGroup',
+      'AWS::EC2::Route', // isolated route tables hold only the VPC's local route
+    ])
+      template.resourceCountIs(type, 0);
+    const subnets = Object.values(template.findResources('AWS::EC2::Subnet'));
+    expect(subnets).toHaveLength(2);
+    for (const subnet of subnets) {
+      expect(subnet.Properties.MapPublicIpOnLaunch).toBe(false);
+      expect(subnet.Properties.Tags).toContainEqual({ Key: 'aws-cdk:subnet-type', Value: 'Isolated' });
+    }
+    const [group] = Object.values(template.findResources('AWS::RDS::DBSubnetGroup'));
+    expect(group.Properties.SubnetIds.map((s: { Ref: string }) => s.Ref).sort()).toEqual(
+      idsOf(template, 'AWS::EC2::Subnet').sort(),
+    );
+    // the cluster's own group, and no way in: the Data API needs none
+    template.resourceCountIs('AWS::EC2::SecurityGroup', 1);
+    template.resourceCountIs('AWS::EC2::SecurityGroupIngress', 0);
+    expect(JSON.stringify(template.findResources('AWS::EC2::SecurityGroup'))).not.toMatch(/SecurityGroupIngress/);
+  });
+
+  it('no function runs in a VPC; each gets the Data API coordinates (cluster ARN, secret ARN, database)', () => {
+    const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
+    const [attachmentId] = idsOf(template, 'AWS::SecretsManager::SecretTargetAttachment');
+    const all = Object.entries(template.findResources('AWS::Lambda::Function'));
+    expect(all.length).toBe(TASK_STATES.length + 4); // + finalizer, migrations, RegisterSweep, CDK's provider
+    for (const [id, fn] of all) {
+      expect(fn.Properties.VpcConfig, id).toBeUndefined();
+      if (fn.Properties.Handler.startsWith('framework.')) continue;
+      const env = fn.Properties.Environment.Variables;
+      expect(env.DATABASE_NAME, id).toBe('ariadne');
+      expect(flat(env.DATABASE_CLUSTER_ARN), id).toBe(
+        `arn:aws:rds:us-east-1:123456789012:cluster:${JSON.stringify({ Ref: clusterId })}`,
+      );
+      // a SecretTargetAttachment's Ref is the secret's ARN
+      expect(env.DATABASE_SECRET_ARN, id).toEqual({ Ref: attachmentId });
+      expect(env.DATABASE_HOST, id).toBeUndefined();
+    }
+    // no managed policy to attach network interfaces in a VPC
+    expect(JSON.stringify(template.findResources('AWS::IAM::Role'))).not.toMatch(/AWSLambdaVPCAccessExecutionRole/);
+  });
+
+  it(
+    "database grants: exactly the Data API's actions on this cluster and GetSecretValue on its secret, " +
+      'for the functions that use the database only',
+    () => {
+      const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
+      const [attachmentId] = idsOf(template, 'AWS::SecretsManager::SecretTargetAttachment');
+      const database = statementsOf(template).filter((st) =>
+        [st.Action].flat().some((a: string) => /^(rds-data|rds-db|rds|secretsmanager):/.test(a)),
+      );
+      const byRole = new Map<string, any[]>();
+      for (const st of database) {
+        expect(st.roles).toHaveLength(1);
+        const role = st.roles[0].Ref as string;
+        byRole.set(role, [...(byRole.get(role) ?? []), st]);
+      }
+      const roleOf = (fn: { Properties: { Role: { 'Fn::GetAtt': [string, string] } } }) =>
+        fn.Properties.Role['Fn::GetAtt'][0];
+      const fns = Object.entries(template.findResources('AWS::Lambda::Function'));
+      const expected = fns
+        .filter(
+          ([id, fn]) => !fn.Properties.Handler.startsWith('framework.') && !id.startsWith('HandlersCheckProgress'),
+        )
+        .map(([, fn]) => roleOf(fn as never));
+      expect(expected).toHaveLength(TASK_STATES.length + 2); // all Tasks but CheckProgress, + 3 others
+      expect([...byRole.keys()].sort()).toEqual(expected.sort());
+      for (const [role, sts] of byRole) {
+        expect(sts, role).toEqual([
+          expect.objectContaining({ Effect: 'Allow', Action: [...DATA_API_ACTIONS].sort() }),
+          expect.objectContaining({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue' }),
+        ]);
+        expect(flat(sts[0].Resource), role).toBe(
+          `arn:aws:rds:us-east-1:123456789012:cluster:${JSON.stringify({ Ref: clusterId })}`,
+        );
+        expect(sts[1].Resource, role).toEqual({ Ref: attachmentId });
+        for (const st of sts) expect(st.Condition).toBeUndefined();
+      }
+      // CheckProgress never queries: no database grant at all
+      const [, checkProgress] = fns.find(([id]) => id.startsWith('HandlersCheckProgress'))!;
+      expect(byRole.has(roleOf(checkProgress as never))).toBe(false);
+    },
+  );
+
+  it('migrations run at deploy, after the cluster and its writer, in a custom resource that changes with them', () => {
     const [migrations] = Object.values(template.findResources('AWS::CloudFormation::CustomResource'));
     expect(migrations.Properties.checksum).toBe(migrationsChecksum());
-    const proxyId = Object.keys(template.findResources('AWS::RDS::DBProxy'))[0];
-    expect(migrations.DependsOn).toContain(proxyId);
+    expect(migrations.DependsOn).toEqual(
+      expect.arrayContaining([...idsOf(template, 'AWS::RDS::DBCluster'), ...idsOf(template, 'AWS::RDS::DBInstance')]),
+    );
   });
 
-  it('outputs the state machine ARN, the proxy endpoint and the secret', () => {
+  it('by default cdk destroy keeps the data and the credentials to read it (and the network it lives in)', () => {
+    const resources = resourcesOf(template);
+    for (const type of [
+      'AWS::RDS::DBCluster',
+      'AWS::RDS::DBInstance',
+      'AWS::SecretsManager::Secret',
+      'AWS::SecretsManager::SecretTargetAttachment',
+      'AWS::RDS::DBSubnetGroup',
+      'AWS::EC2::SecurityGroup',
+      'AWS::EC2::VPC',
+      'AWS::EC2::Subnet',
+    ])
+      for (const id of idsOf(template, type)) expect(resources[id].DeletionPolicy, `${type} ${id}`).toBe('Retain');
+    template.hasResourceProperties('AWS::RDS::DBCluster', { DeletionProtection: true });
+  });
+
+  it('removeData removes everything: cluster and secret deleted, no deletion protection, no final snapshot', () => {
+    const removed = variant({ removeData: true });
+    removed.hasResourceProperties('AWS::RDS::DBCluster', { DeletionProtection: false });
+    const resources = resourcesOf(removed);
+    for (const type of ['AWS::RDS::DBCluster', 'AWS::RDS::DBInstance', 'AWS::SecretsManager::Secret'])
+      for (const id of idsOf(removed, type)) expect(resources[id].DeletionPolicy, `${type} ${id}`).toBe('Delete');
+    // nothing retained and no final snapshot (CloudFormation's default for a cluster without a policy)
+    for (const [id, r] of Object.entries(resources)) {
+      expect(r.DeletionPolicy === undefined || r.DeletionPolicy === 'Delete', `${r.Type} ${id}`).toBe(true);
+      if (r.Type === 'AWS::RDS::DBCluster') expect(r.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+  it('outputs what the CLI and `aws rds-data execute-statement` need, and no proxy endpoint', () => {
     expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
-      'DatabaseClusterEndpoint',
-      'DatabaseProxyEndpoint',
+      'DatabaseClusterArn',
+      'DatabaseName',
       'DatabaseSecretArn',
       'StateMachineArn',
       'SweepStateMachineArn',
     ]);
+    const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
+    const [attachmentId] = idsOf(template, 'AWS::SecretsManager::SecretTargetAttachment');
+    const outputs = template.findOutputs('*');
+    expect(flat(outputs.DatabaseClusterArn.Value)).toBe(
+      `arn:aws:rds:us-east-1:123456789012:cluster:${JSON.stringify({ Ref: clusterId })}`,
+    );
+    expect(outputs.DatabaseSecretArn.Value).toEqual({ Ref: attachmentId });
+    expect(outputs.DatabaseName.Value).toBe('ariadne');
   });
 });
 
 describe('idle cost (bench/idle-cost.ts)', () => {
-  // On this suite's template: no second synthesis. The redesign (issue 16: under $1/month idle) must change this.
-  it("today's stack idles above $100/month, every billable resource priced", () => {
+  // On this suite's template: no second synthesis.
+  it('the stack idles under $1/month (issue 16), every billable resource priced, no compute billed', () => {
     const cost = idleCost(template.toJSON() as Parameters<typeof idleCost>[0]);
     expect(cost.rows.filter((r) => r.monthly === null)).toEqual([]);
-    expect(cost.total).toBeGreaterThan(100);
+    expect(cost.total).toBeLessThan(1);
+    expect(cost.total).toBeGreaterThan(0.4); // at least the secret: the bench did price something
+    const writer = cost.rows.find((r) => r.type === 'AWS::RDS::DBInstance')!;
+    expect(writer.monthly).toBe(0);
+    expect(writer.note).not.toMatch(/Proxy/);
   });
 });
 
 describe('handler Lambdas', () => {
-  it('run on nodejs22.x or newer, arm64, in the VPC, with JSON logs and X-Ray', () => {
+  it('run on nodejs22.x or newer, arm64, outside any VPC, with JSON logs and X-Ray', () => {
     const all = Object.values(template.findResources('AWS::Lambda::Function'));
     // The custom-resource framework function is CDK's own; it too must be on a current runtime.
     const framework = all.filter((fn) => fn.Properties.Handler.startsWith('framework.'));
@@ -544,7 +757,7 @@ describe('handler Lambdas', () => {
     expect(fns.length).toBe(TASK_STATES.length + 3);
     for (const fn of fns) {
       const p = fn.Properties;
-      expect(p.VpcConfig.SecurityGroupIds).toHaveLength(1);
+      expect(p.VpcConfig).toBeUndefined();
       expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
       expect(p.Architectures).toEqual(['arm64']);
       expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
@@ -565,7 +778,7 @@ describe('handler Lambdas', () => {
 describe('cdk synth with bundling', () => {
   it('the CDK CLI synthesizes the app and every bundled handler loads in Node', async () => {
     const { spawnSync } = await import('node:child_process');
-    const { readdirSync, readFileSync, existsSync } = await import('node:fs');
+    const { readdirSync, readFileSync, existsSync, mkdirSync, symlinkSync } = await import('node:fs');
     const { fileURLToPath, pathToFileURL } = await import('node:url');
     const out = tempDir('cdk');
     const root = fileURLToPath(new URL('..', import.meta.url));
@@ -590,30 +803,55 @@ describe('cdk synth with bundling', () => {
       expect(typeof mod[exportName], fn.Properties.Handler).toBe('function');
     }
 
-    // The bundled migration handler, as Lambda runs it: its own copy of the SQL files, a real Postgres.
+    // The bundled migration handler, as Lambda runs it: its own copy of the SQL files, the environment the stack
+    // gives it, the AWS SDK from the runtime (bundles leave @aws-sdk/* out: Lambda's Node runtimes include it),
+    // and the Data API (RdsDataSim in front of a real Postgres schema).
     const migrateFn = fns.find((fn) => fn.Properties.Environment.Variables.MIGRATIONS_DIR)!;
     const migrateAsset = assets.find((a) =>
       JSON.stringify(migrateFn.Properties.Code).includes(a.slice('asset.'.length)),
     )!;
-    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(
-      readdirSync(join(root, 'migrations'))
-        .filter((f) => f.endsWith('.sql'))
-        .sort(),
+    const migrationFiles = readdirSync(join(root, 'migrations'))
+      .filter((f) => f.endsWith('.sql'))
+      .sort();
+    expect(readdirSync(join(out, migrateAsset, 'migrations')).sort()).toEqual(migrationFiles);
+    const env = migrateFn.Properties.Environment.Variables;
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining(['DATABASE_CLUSTER_ARN', 'DATABASE_SECRET_ARN', 'DATABASE_NAME']),
     );
+    expect(env).not.toHaveProperty('DATABASE_URL');
+    mkdirSync(join(out, 'node_modules'));
+    symlinkSync(join(root, 'node_modules', '@aws-sdk'), join(out, 'node_modules', '@aws-sdk'));
     const schema = `t_migrate_${Date.now()}`;
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    const { RdsDataSim } = await import('./servers/rds-data-sim.ts');
+    const sim = new RdsDataSim({ url: inject('databaseUrl'), schema });
+    const endpoint = await sim.listen();
+    const saved = { ...process.env };
     Object.assign(process.env, {
       MIGRATIONS_DIR: join(out, migrateAsset, 'migrations'),
-      DATABASE_URL: inject('databaseUrl'),
-      DATABASE_SCHEMA: schema,
+      DATABASE_CLUSTER_ARN: sim.clusterArn,
+      DATABASE_SECRET_ARN: sim.secretArn,
+      DATABASE_NAME: sim.database,
+      AWS_ENDPOINT_URL_RDS_DATA: endpoint,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDTEST',
+      AWS_SECRET_ACCESS_KEY: 'test-secret',
     });
+    delete process.env.DATABASE_URL;
     try {
       const { handler } = await import(`${pathToFileURL(join(out, migrateAsset, 'index.mjs')).href}?fresh`);
       const created = await handler({ RequestType: 'Create' });
-      expect(created.Data.Applied.split(',')).toEqual(
-        readdirSync(join(root, 'migrations'))
-          .filter((f) => f.endsWith('.sql'))
-          .sort(),
+      expect(created.Data.Applied.split(',')).toEqual(migrationFiles);
+      // every statement went through the Data API, one per call
+      expect(sim.requests.filter((q) => q.path === '/Execute').length).toBeGreaterThan(migrationFiles.length);
+      const tables = await admin.query(
+        'SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1',
+        [schema],
       );
+      expect(tables.rows[0].n).toBeGreaterThan(5);
       expect(
         (await handler({ RequestType: 'Update', PhysicalResourceId: created.PhysicalResourceId })).PhysicalResourceId,
       ).toBe(created.PhysicalResourceId);
@@ -621,12 +859,11 @@ describe('cdk synth with bundling', () => {
         PhysicalResourceId: created.PhysicalResourceId,
       });
     } finally {
-      for (const k of ['MIGRATIONS_DIR', 'DATABASE_URL', 'DATABASE_SCHEMA']) delete process.env[k];
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: inject('databaseUrl') });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await client.end();
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+      await sim.close();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
     }
   });
 });

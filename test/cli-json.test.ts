@@ -28,7 +28,7 @@ beforeAll(async () => {
       maze: { kind: 'generated', spec: { generator: 'medium', width: 11, height: 11, seed: 1 } },
       config: { max_moves: 40 },
     },
-    new PgStore(db.pool),
+    new PgStore(db),
   );
 });
 afterAll(async () => {

@@ -19,7 +19,7 @@ afterAll(async () => {
 
 describe('migrations', () => {
   it('are applied once: a second run applies nothing and changes no table', async () => {
-    const again = await migrate(db.pool, db.schema);
+    const again = await migrate(db, { schema: db.schema });
     expect(again).toEqual([]);
     const { rows } = await db.pool.query('SELECT name FROM schema_migrations ORDER BY version');
     expect(rows.map((r) => r.name)).toEqual((await loadMigrations()).map((m) => m.name));
@@ -27,17 +27,21 @@ describe('migrations', () => {
 
   it('refuse to run when an applied migration was edited', async () => {
     const edited = (await loadMigrations()).map((m, i) => (i === 0 ? { ...m, checksum: 'x' } : m));
-    await expect(migrate(db.pool, db.schema, edited)).rejects.toThrow(/was changed after it was applied/);
+    await expect(migrate(db, { schema: db.schema, migrations: edited })).rejects.toThrow(
+      /was changed after it was applied/,
+    );
   });
 
   it('concurrent starters do not race', async () => {
     const url = db.url;
     const schema = `${db.schema}_race`;
-    const pools = [1, 2, 3].map(() => new pg.Pool({ connectionString: url, max: 1 }));
-    const applied = await Promise.all(pools.map((p) => migrate(p, schema)));
+    const starters = await Promise.all(
+      [1, 2, 3].map(() => openDatabase({ url, schema, poolSize: 1, migrate: false, field: 'TEST_DATABASE_URL' })),
+    );
+    const applied = await Promise.all(starters.map((s) => migrate(s, { schema })));
     expect(applied.flat().length).toBe((await loadMigrations()).length);
-    await pools[0].query(`DROP SCHEMA "${schema}" CASCADE`);
-    await Promise.all(pools.map((p) => p.end()));
+    await starters[0].query(`DROP SCHEMA "${schema}" CASCADE`);
+    await Promise.all(starters.map((s) => s.close()));
   });
 });
 

@@ -126,7 +126,7 @@ describe('local execution of the synthesized state machine', () => {
 
   it('bad StartExecution input fails the execution with the field named and writes nothing', async () => {
     const before = await tableCounts(db);
-    const store = new PgStore(db.pool);
+    const store = new PgStore(db);
     const run = runLocalExecution(
       { agent: 'frontier', maze: { generator: 'medium', size: 30, seed: 7 }, config: { max_moves: -1 } },
       { deps: { store, agents: baselineAgents, now: () => new Date() } },
@@ -136,7 +136,7 @@ describe('local execution of the synthesized state machine', () => {
   });
 
   it('a failing execution finalizes only its own experiment, even when its input names another one', async () => {
-    const store = new PgStore(db.pool);
+    const store = new PgStore(db);
     const deps = { store, agents: baselineAgents, now: () => new Date() };
     const other = await startExperiment(
       {

@@ -11,7 +11,7 @@ import { baselineAgents } from '../lambdas/providers/baselines.ts';
 import { openDatabase } from '../lambdas/store/database.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
-import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
+import { ledgerProblems, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 
@@ -33,7 +33,7 @@ class Crash extends Error {
 async function newExperiment(id: string) {
   await startExperiment(
     { experimentId: id, agent: 'random', provider: 'baseline', agentSeed: 42, maze: MAZE, config: CONFIG },
-    new PgStore(db.pool),
+    new PgStore(db),
   );
   return id;
 }
@@ -41,7 +41,7 @@ async function newExperiment(id: string) {
 /** Turns until the game ends, each in a new store (a cold Lambda) unless one is given. */
 async function playOut(id: string, agents: AgentFactory = baselineAgents, from = 1): Promise<void> {
   for (let turn = from; ; turn++) {
-    const t = await runTurn(id, turn, { store: new PgStore(db.pool), agents });
+    const t = await runTurn(id, turn, { store: new PgStore(db), agents });
     if (t.goalFound || t.actionsTaken >= CONFIG.max_moves) return;
   }
 }
@@ -67,13 +67,28 @@ const counters = async (id: string) =>
 
 /** A store that runs `before`/`instead` around commitTurn, to crash at a chosen point of turn `at`. */
 function crashingStore(at: number, point: 'after_reply' | 'mid_transaction' | 'after_commit'): EngineStore {
-  const store = new PgStore(db.pool);
+  const store = new PgStore(db);
   return {
     loadTurnContext: (id, opts) => store.loadTurnContext(id, opts),
     findTurn: (id, n) => store.findTurn(id, n),
     async commitTurn(turn: TurnWrite) {
       if (turn.turnNumber !== at) return store.commitTurn(turn);
       if (point === 'after_reply') throw new Crash('process died after the reply, before the commit');
+      if (point === 'mid_transaction' && db.transport === 'data-api') {
+        // the turn's statement runs in a Data API transaction nobody finishes: the function died; the Data API
+        // rolls it back when it expires (three minutes on AWS, the sim's transactionIdleMs here), and until then
+        // the retried turn waits on its row lock
+        const { name, text, values } = commitTurnQuery(turn);
+        let ran!: () => void;
+        const statementRan = new Promise<void>((r) => (ran = r));
+        void db.transaction(async (tx) => {
+          await tx.query(text, values, { name });
+          ran();
+          await new Promise(() => undefined); // never returns: no commit, no rollback
+        });
+        await statementRan;
+        throw new Crash('process died mid-transaction');
+      }
       if (point === 'mid_transaction') {
         // the turn's statement runs inside a transaction that never commits: the process dies, the server rolls back
         const client = await db.pool.connect();
@@ -89,21 +104,31 @@ function crashingStore(at: number, point: 'after_reply' | 'mid_transaction' | 'a
   };
 }
 
-describe('a turn interrupted at any point, then run again', () => {
+describe.each(TRANSPORTS)('a turn interrupted at any point, then run again, over %s', (transport) => {
   let reference: Array<Record<string, unknown>>;
+  let pgDb: TestDatabase;
   beforeAll(async () => {
+    if (transport === 'data-api') {
+      pgDb = db;
+      db = await testDatabase({ transport, transactionIdleMs: 2_000 });
+    }
     const id = await newExperiment('crash-reference');
     await playOut(id);
     reference = await log(id);
     expect(reference.length).toBeGreaterThan(20);
+  });
+  afterAll(async () => {
+    if (transport === 'pg') return;
+    await db.drop();
+    db = pgDb;
   });
 
   it.each(['before_reply', 'after_reply', 'mid_transaction', 'after_commit'] as const)(
     'crash %s: the rerun yields exactly the uninterrupted actions',
     async (point) => {
       const id = await newExperiment(`crash-${point.replace('_', '-')}`);
-      await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
-      await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
+      await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
+      await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
       const crashAt = 3;
       const failingAgents: AgentFactory = (identity) => {
         const agent = baselineAgents(identity);
@@ -114,14 +139,14 @@ describe('a turn interrupted at any point, then run again', () => {
       };
       const attempt =
         point === 'before_reply'
-          ? runTurn(id, crashAt, { store: new PgStore(db.pool), agents: failingAgents })
+          ? runTurn(id, crashAt, { store: new PgStore(db), agents: failingAgents })
           : runTurn(id, crashAt, { store: crashingStore(crashAt, point), agents: baselineAgents });
       await expect(attempt).rejects.toThrow(Crash);
       const afterCrash = await counters(id);
       expect(afterCrash.turns).toBe(point === 'after_commit' ? 3 : 2); // committed whole or not at all
       expect(afterCrash.executed).toBe(afterCrash.actions_taken);
       // the retry (a new process) and the rest of the run
-      const retried = await runTurn(id, crashAt, { store: new PgStore(db.pool), agents: baselineAgents });
+      const retried = await runTurn(id, crashAt, { store: new PgStore(db), agents: baselineAgents });
       expect(retried.replayed).toBe(point === 'after_commit');
       await playOut(id, baselineAgents, crashAt + 1);
       expect(await log(id)).toEqual(reference);
@@ -138,7 +163,7 @@ describe('database faults', () => {
     const locker = await db.pool.connect();
     await locker.query('BEGIN');
     await locker.query('SELECT 1 FROM experiments WHERE id = $1 FOR UPDATE', [id]);
-    const turn = runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
+    const turn = runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
     let killed = 0;
     for (let i = 0; i < 200 && killed === 0; i++) {
       await new Promise((r) => setTimeout(r, 25));
@@ -240,8 +265,8 @@ describe('load', () => {
 describe('ariadne resume', () => {
   it('continues an experiment a dead process left running, from its next turn, to the same end', async () => {
     const id = await newExperiment('resume-me');
-    await runTurn(id, 1, { store: new PgStore(db.pool), agents: baselineAgents });
-    await runTurn(id, 2, { store: new PgStore(db.pool), agents: baselineAgents });
+    await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
+    await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
     const r = cli(() => db).ariadne(['resume', id, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ experiment_id: id, status: 'timeout', actions: CONFIG.max_moves });

@@ -160,7 +160,7 @@ describe('a sweep file reports every problem at once', () => {
 describe('RegisterSweep (the AWS sweep machine) refuses a bad sweep with every problem', () => {
   it('throws InvalidInputError (the name Step Functions catches) listing all five; nothing is written', async () => {
     const before = await tableCounts(db);
-    const register = registerSweepHandler({ store: new PgStore(db.pool), agents, now: () => new Date() });
+    const register = registerSweepHandler({ store: new PgStore(db), agents, now: () => new Date() });
     const err = await register({ sweep: { id: 'bad-sweep', specText: BAD_SWEEP } }).then(
       () => undefined,
       (e: unknown) => e as Error,

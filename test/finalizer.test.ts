@@ -4,19 +4,11 @@ import { finalizeExecutionHandler } from '../lambdas/handlers/finalize-execution
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { tableDump, testDatabase, type TestDatabase } from './support/db.ts';
+import { tableDump, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;
 let store: PgStore;
 let handler: (event: unknown) => Promise<unknown>;
-beforeAll(async () => {
-  db = await testDatabase();
-  store = new PgStore(db.pool);
-  handler = finalizeExecutionHandler({ store, agents: baselineAgents, now: () => new Date() });
-});
-afterAll(async () => {
-  await db.drop();
-});
 
 const MACHINE = 'arn:aws:states:us-east-1:123456789012:stateMachine:AriadneExperiments';
 const exec = (name: string) => `arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:${name}`;
@@ -66,58 +58,69 @@ const row = async (id: string) =>
   (await db.pool.query('SELECT status, stop_reason, failure_reason, completed_at FROM experiments WHERE id = $1', [id]))
     .rows[0];
 
-describe('finalizer', () => {
-  it('finalizes a running experiment whose execution timed out, once: a second delivery changes nothing', async () => {
-    const id = await running([exec('run-1')]);
-    const outcome = await handler(
-      statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout', 'The execution reached its TimeoutSeconds'),
-    );
-    expect(outcome).toEqual({ action: 'finalized', experimentId: id });
-    expect(await row(id)).toMatchObject({
-      status: 'failed',
-      stop_reason: 'execution_timed_out',
-      failure_reason: 'TIMED_OUT: States.Timeout: The execution reached its TimeoutSeconds',
+describe.each(TRANSPORTS)('over %s', (transport) => {
+  beforeAll(async () => {
+    db = await testDatabase({ transport });
+    store = new PgStore(db);
+    handler = finalizeExecutionHandler({ store, agents: baselineAgents, now: () => new Date() });
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  describe('finalizer', () => {
+    it('finalizes an experiment whose execution timed out, once: a second delivery changes nothing', async () => {
+      const id = await running([exec('run-1')]);
+      const outcome = await handler(
+        statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout', 'The execution reached its TimeoutSeconds'),
+      );
+      expect(outcome).toEqual({ action: 'finalized', experimentId: id });
+      expect(await row(id)).toMatchObject({
+        status: 'failed',
+        stop_reason: 'execution_timed_out',
+        failure_reason: 'TIMED_OUT: States.Timeout: The execution reached its TimeoutSeconds',
+      });
+      const before = await tableDump(db);
+      expect(await handler(statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout'))).toMatchObject({
+        action: 'ignored',
+        experimentId: id,
+      });
+      expect(await tableDump(db)).toBe(before);
     });
-    const before = await tableDump(db);
-    expect(await handler(statusEvent(exec('run-1'), 'TIMED_OUT', 'States.Timeout'))).toMatchObject({
-      action: 'ignored',
-      experimentId: id,
+
+    it.each([
+      ['FAILED', 'execution_failed'],
+      ['ABORTED', 'execution_aborted'],
+    ])('finalizes on %s', async (status, stopReason) => {
+      const id = await running([exec(`run-${status}`)]);
+      await handler(statusEvent(exec(`run-${status}`), status, status === 'FAILED' ? 'Lambda.Unknown' : null));
+      expect(await row(id)).toMatchObject({ status: 'failed', stop_reason: stopReason });
     });
-    expect(await tableDump(db)).toBe(before);
-  });
 
-  it.each([
-    ['FAILED', 'execution_failed'],
-    ['ABORTED', 'execution_aborted'],
-  ])('finalizes on %s', async (status, stopReason) => {
-    const id = await running([exec(`run-${status}`)]);
-    await handler(statusEvent(exec(`run-${status}`), status, status === 'FAILED' ? 'Lambda.Unknown' : null));
-    expect(await row(id)).toMatchObject({ status: 'failed', stop_reason: stopReason });
-  });
-
-  it('ignores an execution that continued as new; the latest execution still counts', async () => {
-    const id = await running([exec('gen-1'), exec('gen-2'), exec('gen-3')]);
-    const ignored = await handler(statusEvent(exec('gen-2'), 'ABORTED'));
-    expect(ignored).toMatchObject({ action: 'ignored', experimentId: id });
-    expect((await row(id)).status).toBe('running');
-    expect(await handler(statusEvent(exec('gen-3'), 'FAILED', 'States.Runtime', 'boom'))).toEqual({
-      action: 'finalized',
-      experimentId: id,
+    it('ignores an execution that continued as new; the latest execution still counts', async () => {
+      const id = await running([exec('gen-1'), exec('gen-2'), exec('gen-3')]);
+      const ignored = await handler(statusEvent(exec('gen-2'), 'ABORTED'));
+      expect(ignored).toMatchObject({ action: 'ignored', experimentId: id });
+      expect((await row(id)).status).toBe('running');
+      expect(await handler(statusEvent(exec('gen-3'), 'FAILED', 'States.Runtime', 'boom'))).toEqual({
+        action: 'finalized',
+        experimentId: id,
+      });
     });
-  });
 
-  it('leaves finished experiments and unknown executions alone, and ignores SUCCEEDED', async () => {
-    const id = await running([exec('done-1')]);
-    await store.finalizeExperiment(id, { status: 'completed', stopReason: 'goal_found' });
-    const before = await tableDump(db);
-    expect(await handler(statusEvent(exec('done-1'), 'FAILED'))).toMatchObject({ action: 'ignored' });
-    expect(await handler(statusEvent(exec('never-started'), 'FAILED'))).toMatchObject({ action: 'ignored' });
-    expect(await handler(statusEvent(exec('done-1'), 'SUCCEEDED'))).toMatchObject({ action: 'ignored' });
-    expect(await tableDump(db)).toBe(before);
-  });
+    it('leaves finished experiments and unknown executions alone, and ignores SUCCEEDED', async () => {
+      const id = await running([exec('done-1')]);
+      await store.finalizeExperiment(id, { status: 'completed', stopReason: 'goal_found' });
+      const before = await tableDump(db);
+      expect(await handler(statusEvent(exec('done-1'), 'FAILED'))).toMatchObject({ action: 'ignored' });
+      expect(await handler(statusEvent(exec('never-started'), 'FAILED'))).toMatchObject({ action: 'ignored' });
+      expect(await handler(statusEvent(exec('done-1'), 'SUCCEEDED'))).toMatchObject({ action: 'ignored' });
+      expect(await tableDump(db)).toBe(before);
+    });
 
-  it('rejects an event that is not a Step Functions status change, naming the field', async () => {
-    const bad = { ...statusEvent(exec('x'), 'FAILED'), source: 'aws.ec2' };
-    await expect(handler(bad)).rejects.toMatchObject({ name: 'InvalidInputError', field: 'event.source' });
+    it('rejects an event that is not a Step Functions status change, naming the field', async () => {
+      const bad = { ...statusEvent(exec('x'), 'FAILED'), source: 'aws.ec2' };
+      await expect(handler(bad)).rejects.toMatchObject({ name: 'InvalidInputError', field: 'event.source' });
+    });
   });
 });

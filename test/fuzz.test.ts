@@ -132,7 +132,7 @@ describe('the turn engine and Postgres under random replies', () => {
         mazeArb,
         fc.array(fc.array(callArb, { maxLength: 12 }), { minLength: 1, maxLength: 8 }),
         async (spec, replies) => {
-          const store = new PgStore(db.pool);
+          const store = new PgStore(db);
           const { experimentId } = await startExperiment(
             {
               experimentId: `fuzz-${run++}`,
@@ -153,7 +153,7 @@ describe('the turn engine and Postgres under random replies', () => {
           });
           let turn = 1;
           for (; next < replies.length; turn++) {
-            const t = await runTurn(experimentId, turn, { store: new PgStore(db.pool), agents });
+            const t = await runTurn(experimentId, turn, { store: new PgStore(db), agents });
             if (t.goalFound || t.actionsTaken >= 60) break;
           }
           const { rows } = await db.pool.query(
@@ -178,7 +178,7 @@ describe('the turn engine and Postgres under random replies', () => {
           expect(r.steps ?? []).toEqual(Array.from({ length: r.actions_taken }, (_, i) => i + 1));
           if (r.last_to) expect(r.last_to).toBe(`${r.position_x},${r.position_y}`);
           // the knowledge a cold process rebuilds from the log matches the counter
-          const ctx = await new PgStore(db.pool).loadTurnContext(experimentId);
+          const ctx = await new PgStore(db).loadTurnContext(experimentId);
           expect(ctx.state.tilesSeen).toBe(r.tiles_seen);
         },
       ),

@@ -29,7 +29,7 @@ const denied = {
 
 describe('the baseline turn function', () => {
   it('runs a turn without reading Parameter Store (its role may not)', async () => {
-    const deps: HandlerDeps = { store: new PgStore(db.pool), agents: baselineAgents, now: () => new Date() };
+    const deps: HandlerDeps = { store: new PgStore(db), agents: baselineAgents, now: () => new Date() };
     const loop = await startExperimentHandler(deps)({
       request: { agent: 'frontier', maze: { generator: 'medium', size: 11, seed: 1 } },
       executionArn: 'arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:grants-1',
@@ -40,7 +40,7 @@ describe('the baseline turn function', () => {
   });
 
   it('a model agent still reads them (its secrets), so a denied read fails its turn', async () => {
-    const deps: HandlerDeps = { store: new PgStore(db.pool), agents: baselineAgents, now: () => new Date() };
+    const deps: HandlerDeps = { store: new PgStore(db), agents: baselineAgents, now: () => new Date() };
     const loop = await startExperimentHandler(deps)({
       request: { agent: 'frontier', maze: { generator: 'medium', size: 11, seed: 1 } },
       executionArn: 'arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:grants-2',

@@ -2,7 +2,7 @@
 // to stay fast. The real stack's figure is checked in cdk-stack.test.ts, on the
 // template that suite synthesizes anyway.
 import { describe, expect, it } from 'vitest';
-import { idleCost } from '../bench/idle-cost.ts';
+import { BEFORE_ISSUE_16, idleCost } from '../bench/idle-cost.ts';
 import { HOURS_PER_MONTH, PRICES } from '../bench/prices.ts';
 import type { StackTemplate } from '../state-machine/definition.ts';
 
@@ -95,5 +95,36 @@ describe('idle cost of a template', () => {
     );
     expect(rows.Interface).toBeCloseTo(2 * 0.01 * 730, 2);
     expect(rows.Gateway).toBe(0);
+  });
+
+  it('the issue 16 design: a writer at MinCapacity 0 with no proxy bills no compute; storage and secret remain', () => {
+    const cost = idleCost({
+      Resources: {
+        Cluster: {
+          Type: 'AWS::RDS::DBCluster',
+          Properties: { ServerlessV2ScalingConfiguration: { MinCapacity: 0, SecondsUntilAutoPause: 300 } },
+        },
+        Writer: {
+          Type: 'AWS::RDS::DBInstance',
+          Properties: { DBClusterIdentifier: { Ref: 'Cluster' }, DBInstanceClass: 'db.serverless' },
+        },
+        Secret: { Type: 'AWS::SecretsManager::Secret' },
+      },
+    });
+    const rows = monthly(cost);
+    expect(rows.Writer).toBe(0);
+    expect(cost.rows.find((r) => r.resource === 'Writer')?.note).not.toMatch(/Proxy/);
+    expect(rows.Cluster).toBeCloseTo(0.1, 6); // 1 GB at $0.10/GB-month
+    expect(rows.Secret).toBeCloseTo(0.4, 6);
+    expect(cost.total).toBeCloseTo(0.5, 6);
+  });
+
+  it('the reference rows of the stack before issue 16 price as the bench prices that design, $171.65 in all', () => {
+    const before = Object.fromEntries(BEFORE_ISSUE_16.map((r) => [r.resource, r.monthly]));
+    const old = monthly(idleCost(databaseStack(0.5)));
+    expect(before['RDS Proxy (8 ACU minimum)']).toBeCloseTo(old.Proxy!, 6);
+    expect(before['Serverless v2 writer at 0.5 ACU']).toBeCloseTo(old.Writer!, 6);
+    expect(before['NAT gateway']).toBeCloseTo(old.Nat!, 6);
+    expect(BEFORE_ISSUE_16.reduce((n, r) => n + r.monthly, 0)).toBeCloseTo(171.65, 2);
   });
 });

@@ -283,6 +283,10 @@ describe('RdsDataSim', () => {
     expect(err.name).toBe('DatabaseErrorException');
     expect(err.message).toContain('relation "no_such_table" does not exist');
     expect(err.message).toContain('SQLState: 42P01');
+    // Every statement runs as a prepared statement does: one per call, as AWS recommends.
+    const several = await failure(execute('SELECT 1; SELECT 2'));
+    expect(several.name).toBe('DatabaseErrorException');
+    expect(several.message).toMatch(/cannot insert multiple commands into a prepared statement.*SQLState: 42601/);
     const missing = await failure(execute('SELECT :absent'));
     expect(missing.name).toBe('BadRequestException');
   });

@@ -222,7 +222,7 @@ describe('persistence', () => {
     'the agent state survives between turns in the database, not in process memory: a streak split ' +
       'across turns and processes is still caught',
     async () => {
-      const first = new PgStore(db.pool);
+      const first = new PgStore(db);
       const { experimentId } = await startExperiment(
         { agent: 'random', provider: 'baseline', maze: { kind: 'inline', ...MAZE }, config: { stuck_policy: 'halt' } },
         first,
@@ -231,7 +231,7 @@ describe('persistence', () => {
       expect(t1).toMatchObject({ actionsExecuted: 2, halt: null });
       // a cold process: a new store with nothing cached reads the monitor's snapshot from the row
       const t2 = await runTurn(experimentId, 2, {
-        store: new PgStore(db.pool),
+        store: new PgStore(db),
         agents: scriptedAgents([['move_east', 'move_south']]),
       });
       expect(t2).toMatchObject({
@@ -241,13 +241,11 @@ describe('persistence', () => {
         halt: { detector: 'repeated_failed_move', step: 3 },
       });
       // and a replay of that turn returns the same, from the database
-      expect(await runTurn(experimentId, 2, { store: new PgStore(db.pool), agents: scriptedAgents([]) })).toMatchObject(
-        {
-          replayed: true,
-          halt: { detector: 'repeated_failed_move', step: 3 },
-          phase: 'stuck',
-        },
-      );
+      expect(await runTurn(experimentId, 2, { store: new PgStore(db), agents: scriptedAgents([]) })).toMatchObject({
+        replayed: true,
+        halt: { detector: 'repeated_failed_move', step: 3 },
+        phase: 'stuck',
+      });
     },
   );
 });

@@ -3,6 +3,7 @@
 import type { AgentFactory } from '../engine/agent.ts';
 import { PgStore } from '../store/pg-store.ts';
 import { openDatabase } from '../store/database.ts';
+import type { SqlDatabase } from '../store/sql.ts';
 import { DatabaseConfigError } from '../store/errors.ts';
 import { ParameterCache } from '../config/parameters.ts';
 
@@ -19,26 +20,39 @@ export type HandlerFactory = (deps: HandlerDeps) => Handler;
 
 let cold: Promise<HandlerDeps> | null = null;
 
-/** DATABASE_URL, or (as the stack sets it up) the Secrets Manager secret and the RDS Proxy endpoint. */
-export async function databaseUrlFromEnvironment(env = process.env): Promise<string> {
-  if (env.DATABASE_URL) return env.DATABASE_URL;
-  if (env.DATABASE_SECRET_ARN && env.DATABASE_HOST) {
-    const { databaseUrlFromSecret } = await import('../store/database-secret.ts');
-    return databaseUrlFromSecret({
+/**
+ * The database a function talks to: DATABASE_URL over pg (a laptop, any server), or, as the stack sets it up,
+ * the RDS Data API to the Aurora cluster (DATABASE_CLUSTER_ARN, DATABASE_SECRET_ARN, DATABASE_NAME): no VPC,
+ * no connection, and no password in the function (the Data API reads the secret on each call, so a rotated
+ * password is never stale here).
+ */
+export async function databaseFromEnvironment(
+  env = process.env,
+  opts: { poolSize?: number; migrate?: boolean } = {},
+): Promise<SqlDatabase> {
+  if (env.DATABASE_URL)
+    return openDatabase({
+      url: env.DATABASE_URL,
+      poolSize: opts.poolSize ?? 2,
+      migrate: opts.migrate ?? false,
+      schema: env.DATABASE_SCHEMA,
+    });
+  if (env.DATABASE_CLUSTER_ARN && env.DATABASE_SECRET_ARN) {
+    const { DataApiDatabase } = await import('../store/data-api-sql.ts');
+    return new DataApiDatabase({
+      resourceArn: env.DATABASE_CLUSTER_ARN,
       secretArn: env.DATABASE_SECRET_ARN,
-      host: env.DATABASE_HOST,
       database: env.DATABASE_NAME ?? 'ariadne',
     });
   }
   throw new DatabaseConfigError(
     'DATABASE_URL',
-    'set DATABASE_URL, or DATABASE_SECRET_ARN and DATABASE_HOST, for this function',
+    'set DATABASE_URL, or DATABASE_CLUSTER_ARN and DATABASE_SECRET_ARN (the RDS Data API), for this function',
   );
 }
 
 async function depsFromEnvironment(): Promise<HandlerDeps> {
-  const url = await databaseUrlFromEnvironment();
-  const db = await openDatabase({ url, poolSize: 2, migrate: false, schema: process.env.DATABASE_SCHEMA });
+  const db = await databaseFromEnvironment();
   const { agents } = await import('../providers/agents.ts');
   const { ssmSource } = await import('../config/ssm-source.ts');
   const parameters = new ParameterCache(
@@ -46,7 +60,7 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
     process.env.PARAMETER_PREFIX ?? '/ariadne',
     Number(process.env.PARAMETER_TTL_MS ?? 60_000),
   );
-  return { store: new PgStore(db.pool), agents, now: () => new Date(), parameters };
+  return { store: new PgStore(db), agents, now: () => new Date(), parameters };
 }
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */

@@ -30,7 +30,7 @@ export const registerSweepHandler =
         sweep.id,
         `sweep.id "${sweep.id}" does not match the file's sweep "${loaded.spec.sweep}"`,
       );
-    await registerSweep(deps.store.pool, loaded);
+    await registerSweep(deps.store.db, loaded);
     return { sweepId: loaded.spec.sweep, cells: loaded.cells.length, runs: loaded.runs.length };
   };
 

@@ -1,20 +1,60 @@
-// Opens the experiment database: DATABASE_URL when set, else the embedded
-// server. Checks the URL and the connection up front so a typo or a server
-// that is down gives a clear error instead of a hang.
+// Opens the experiment database over `pg`: DATABASE_URL when set, else the
+// embedded server. Checks the URL and the connection up front so a typo or a
+// server that is down gives a clear error instead of a hang. The result is
+// the SQL port (sql.ts) the store uses, plus the pool for local tools.
 import pg from 'pg';
 import { DatabaseConfigError, DatabaseUnreachableError } from './errors.ts';
 import { migrate, quoteIdent } from './migrate.ts';
+import { withRetry } from './retry-query.ts';
+import type { QueryOptions, Sql, SqlDatabase, SqlResult, SqlValue } from './sql.ts';
 
 // bigint (count(*), sum) as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
 
-export interface Database {
+export interface Database extends SqlDatabase {
   pool: pg.Pool;
   schema: string;
   /** The URL with its password masked, for messages. */
   displayUrl: string;
-  close(): Promise<void>;
+}
+
+type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+
+function pgQuery<R extends object>(
+  on: Queryable,
+  text: string,
+  values: readonly SqlValue[] | undefined,
+  options: QueryOptions | undefined,
+): Promise<SqlResult<R>> {
+  return on.query({ text, values: values as unknown[], name: options?.name }).then((r) => ({
+    rows: r.rows as R[],
+    rowCount: r.rowCount ?? r.rows.length,
+  }));
+}
+
+/** The port over a pool: each statement retried on its own, a transaction retried whole (on one connection). */
+function pgSqlDatabase(pool: pg.Pool): Pick<SqlDatabase, 'query' | 'transaction' | 'transport'> {
+  return {
+    transport: 'pg',
+    query: (text, values, options) => withRetry(() => pgQuery(pool, text, values, options)),
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
+      withRetry(async () => {
+        const client = await pool.connect();
+        let broken: Error | undefined;
+        try {
+          await client.query('BEGIN');
+          const result = await fn({ query: (text, values, options) => pgQuery(client, text, values, options) });
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+          throw err;
+        } finally {
+          client.release(broken);
+        }
+      }),
+  };
 }
 
 function maskUrl(url: string): string {
@@ -70,9 +110,17 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
-    options:
-      `-c search_path=${schema} -c statement_timeout=${opts.statementTimeoutMs ?? 60_000} ` +
-      '-c idle_in_transaction_session_timeout=60000',
+    // Session settings as each connection's first statement, awaited before the pool hands it out; not startup
+    // options, which poolers and proxies refuse.
+    // @types/pg says void, but pg-pool awaits the promise before handing the client out (pg-pool 3.14, index.js)
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
+    onConnect: async (client) => {
+      await client.query(
+        "SELECT set_config('search_path', $1, false), set_config('statement_timeout', $2, false), " +
+          "set_config('idle_in_transaction_session_timeout', '60000', false)",
+        [quoteIdent(schema), String(opts.statementTimeoutMs ?? 60_000)],
+      );
+    },
   });
   pool.on('error', () => undefined); // an idle client dropped by the server; the pool replaces it
   try {
@@ -85,6 +133,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         `Check that the server is running and the URL is right, or unset ${field} to use the embedded database.`,
     );
   }
-  if (opts.migrate !== false) await migrate(pool, schema);
-  return { pool, schema, displayUrl: maskUrl(opts.url), close: () => pool.end() };
+  const db: Database = { ...pgSqlDatabase(pool), pool, schema, displayUrl: maskUrl(opts.url), close: () => pool.end() };
+  if (opts.migrate !== false) await migrate(db, { schema });
+  return db;
 }

@@ -1,8 +1,12 @@
-// Applies migrations/NNN_name.sql in order, once each, under an advisory lock
-// so concurrent starters (several Lambdas, several test files) do not race.
+// Applies migrations/NNN_name.sql in order, once each, through the SQL port
+// (pg or the Data API): each migration in a transaction of its own, one
+// statement per call (the Data API runs one per call), under a
+// transaction-scoped advisory lock so concurrent starters (several Lambdas,
+// several test files) do not race.
 import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import type { Sql, SqlDatabase } from './sql.ts';
+import { splitStatements } from './sql-text.ts';
 
 // In a bundled Lambda the SQL files sit beside the bundle: MIGRATIONS_DIR says where.
 const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
@@ -32,54 +36,73 @@ export async function loadMigrations(dir: URL | string = MIGRATIONS_DIR): Promis
   );
 }
 
-/** Returns the names of the migrations applied now (empty when up to date). */
-export async function migrate(pool: pg.Pool, schema: string, migrations?: Migration[]): Promise<string[]> {
-  const list = migrations ?? (await loadMigrations());
-  const client = await pool.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-    await client.query(`SET search_path TO ${quoteIdent(schema)}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
-      'SELECT version, name, checksum FROM schema_migrations',
+interface Applied {
+  version: number;
+  name: string;
+  checksum: string;
+}
+
+/** Locks, makes the bookkeeping table, and reads what is applied, inside the caller's transaction. */
+async function appliedUnderLock(tx: Sql, schema: string | undefined): Promise<Map<number, Applied>> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+  if (schema) await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+  await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now())`);
+  const { rows } = await tx.query<Applied>('SELECT version, name, checksum FROM schema_migrations');
+  return new Map(rows.map((r) => [r.version, r]));
+}
+
+function refuseEdited(m: Migration, prior: Applied): void {
+  if (prior.checksum !== m.checksum)
+    throw new Error(
+      `migration ${m.name} was changed after it was applied (as ${prior.name}); ` +
+        'add a new numbered migration instead of editing an applied one',
     );
-    const done = new Map(rows.map((r) => [r.version, r]));
-    const applied: string[] = [];
-    for (const m of list) {
-      const prior = done.get(m.version);
-      if (prior) {
-        if (prior.checksum !== m.checksum) {
-          throw new Error(
-            `migration ${m.name} was changed after it was applied (as ${prior.name}); ` +
-              'add a new numbered migration instead of editing an applied one',
-          );
-        }
-        continue;
-      }
-      await client.query('BEGIN');
-      try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-          m.version,
-          m.name,
-          m.checksum,
-        ]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
-      }
-      applied.push(m.name);
+}
+
+/**
+ * Returns the names of the migrations applied now (empty when up to date). `schema` is created when given
+ * (the pg transport's connections already search it); without it the tables go where the session's
+ * search_path puts them (on AWS: public).
+ */
+export async function migrate(
+  db: SqlDatabase,
+  opts: { schema?: string; migrations?: Migration[] } = {},
+): Promise<string[]> {
+  const list = opts.migrations ?? (await loadMigrations());
+  const done = await db.transaction((tx) => appliedUnderLock(tx, opts.schema));
+  const applied: string[] = [];
+  for (const m of list) {
+    const prior = done.get(m.version);
+    if (prior) {
+      refuseEdited(m, prior);
+      continue;
     }
-    return applied;
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
-    await client.query('RESET search_path').catch(() => undefined);
-    client.release();
+    const ran = await db.transaction(async (tx) => {
+      // another starter may have applied it since the read above
+      const now = (await appliedUnderLock(tx, opts.schema)).get(m.version);
+      if (now) {
+        refuseEdited(m, now);
+        return false;
+      }
+      for (const statement of splitStatements(m.sql)) {
+        try {
+          await tx.query(statement);
+        } catch (err) {
+          throw new Error(`migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
+        }
+      }
+      await tx.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        m.version,
+        m.name,
+        m.checksum,
+      ]);
+      return true;
+    });
+    if (ran) applied.push(m.name);
   }
+  return applied;
 }
 
 export function quoteIdent(name: string): string {

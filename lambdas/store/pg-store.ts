@@ -1,7 +1,7 @@
-// The Postgres store: mazes, experiments and turns. Every write is
-// idempotent: a maze by content hash, an experiment by id, a turn by
-// (experiment_id, turn_number) in one statement.
-import type pg from 'pg';
+// The Postgres store: mazes, experiments and turns, over the SQL port (pg or
+// the RDS Data API). Every write is idempotent: a maze by content hash, an
+// experiment by id, a turn by (experiment_id, turn_number) in one statement.
+// Parameters the Data API would send as text are cast in the SQL (jsonb, text[]).
 import { Grid } from '../maze/grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
@@ -20,7 +20,7 @@ import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } fro
 import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { commitTurnQuery } from './turn-sql.ts';
-import { queryWithRetry } from './retry-query.ts';
+import { ResultTooLargeError, type QueryOptions, type Sql, type SqlResult, type SqlValue } from './sql.ts';
 
 export interface Finalization {
   status: Exclude<ExperimentStatus, 'running'>;
@@ -29,6 +29,8 @@ export interface Finalization {
 }
 
 const STATE_CACHE_SIZE = 256;
+/** Rows per page of an action log read; halved while a page is over the transport's response limit. */
+const ACTION_PAGE_ROWS = 2000;
 
 const INFO_COLUMNS = 'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id';
 
@@ -72,6 +74,12 @@ interface ContextRow extends InfoRow {
   agent_state: MonitorSnapshot | null;
 }
 
+interface ActionLogRow {
+  step_number: number;
+  vision: LoggedVision['vision'];
+  outcome: string;
+}
+
 interface TurnRow {
   actions_executed: number;
   calls_refused: number;
@@ -107,17 +115,15 @@ export class PgStore implements EngineStore {
    * meanwhile, the commit's conditional update fails and the engine re-reads.
    */
   private readonly contexts = new Map<string, TurnContext>();
-  constructor(readonly pool: pg.Pool) {}
+  constructor(readonly db: Sql) {}
 
-  /**
-   * Every statement of the store: connection failures are retried (writes are
-   * idempotent), then DatabaseUnavailableError.
-   */
-  private query<R extends pg.QueryResultRow = Record<string, unknown>>(
-    query: string | pg.QueryConfig,
-    values?: unknown[],
-  ): Promise<pg.QueryResult<R>> {
-    return queryWithRetry<R>(this.pool, query, values);
+  /** Every statement of the store; the transport retries transient failures (writes are idempotent). */
+  private query<R extends object = Record<string, unknown>>(
+    text: string,
+    values?: readonly SqlValue[],
+    options?: QueryOptions,
+  ): Promise<SqlResult<R>> {
+    return this.db.query<R>(text, values, options);
   }
 
   private remember(ctx: TurnContext): void {
@@ -145,7 +151,7 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query<{ id: number }>(
       `INSERT INTO mazes (content_hash, generator, seed, width, height, grid, start_x, start_y, goal_x, goal_y,
          shortest_path, shortest_path_to_sight)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (content_hash) DO UPDATE SET content_hash = EXCLUDED.content_hash
        RETURNING id`,
       [
@@ -199,7 +205,8 @@ export class PgStore implements EngineStore {
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
          agent_seed, maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen,
          sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+       VALUES ($1, $2::text[], $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19,
+               $20)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [
         e.id,
@@ -279,10 +286,7 @@ export class PgStore implements EngineStore {
         agentState: r.agent_state,
         agentMemory: r.agent_memory,
       };
-    const log = await this.query<{ step_number: number; vision: LoggedVision['vision']; outcome: string }>(
-      'SELECT step_number, vision, outcome FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number',
-      [experimentId],
-    );
+    const log = await this.executedActions(experimentId);
     const state = stateFromLog(
       maze,
       experiment.config,
@@ -292,11 +296,36 @@ export class PgStore implements EngineStore {
         turnsCompleted: r.turns_completed,
         goalFound: r.goal_found,
       },
-      log.rows.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })),
+      log.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })),
     );
     const ctx: TurnContext = { experiment, maze, state, agentState: r.agent_state, agentMemory: r.agent_memory };
     if (experiment.status === 'running') this.remember(ctx);
     return ctx;
+  }
+
+  /**
+   * The executed actions of an experiment in step order, read in pages: a long experiment's log passes the
+   * Data API's 1 MiB per response, so a page that is too large is read again in halves.
+   */
+  private async executedActions(experimentId: string): Promise<ActionLogRow[]> {
+    const out: ActionLogRow[] = [];
+    let pageSize = ACTION_PAGE_ROWS;
+    for (;;) {
+      let page: ActionLogRow[];
+      try {
+        ({ rows: page } = await this.query<ActionLogRow>(
+          `SELECT step_number, vision, outcome FROM actions
+           WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
+          [experimentId, out.length === 0 ? 0 : out[out.length - 1].step_number, pageSize],
+        ));
+      } catch (err) {
+        if (!(err instanceof ResultTooLargeError) || pageSize === 1) throw err;
+        pageSize = Math.ceil(pageSize / 2);
+        continue;
+      }
+      out.push(...page);
+      if (page.length < pageSize) return out;
+    }
   }
 
   async findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null> {
@@ -325,7 +354,8 @@ export class PgStore implements EngineStore {
   }
 
   async commitTurn(turn: TurnWrite): Promise<boolean> {
-    const { rows } = await this.query<{ written: number }>(commitTurnQuery(turn));
+    const { name, text, values } = commitTurnQuery(turn);
+    const { rows } = await this.query<{ written: number }>(text, values, { name });
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
     if (written && cached)

@@ -1,17 +1,10 @@
-// Database calls that survive a dropped connection: connection-level
-// failures (the backend terminated, a reset socket, a failover) and
-// serialization failures are retried a few times with backoff, then surface
-// as DatabaseUnavailableError, which the state machine retries. Retrying is
-// safe because every write is idempotent: a turn's commit is conditional on
-// the turn before, so a commit that did land is not applied twice.
-import type pg from 'pg';
-
-class DatabaseUnavailableError extends Error {
-  override readonly name = 'DatabaseUnavailableError';
-  constructor(message: string, cause?: unknown) {
-    super(message, { cause });
-  }
-}
+// The pg transport's retries: connection-level failures (the backend
+// terminated, a reset socket, a failover) and serialization failures are
+// retried a few times with backoff, then surface as DatabaseUnavailableError,
+// which the state machine retries. Retrying is safe because every write is
+// idempotent: a turn's commit is conditional on the turn before, so a commit
+// that did land is not applied twice.
+import { DatabaseUnavailableError } from './sql.ts';
 
 const RETRYABLE_CODES = new Set([
   '57P01',
@@ -50,26 +43,20 @@ export interface RetryOptions {
   baseDelayMs?: number;
 }
 
-export async function queryWithRetry<R extends pg.QueryResultRow>(
-  pool: pg.Pool,
-  query: string | pg.QueryConfig,
-  values?: unknown[],
-  opts: RetryOptions = {},
-): Promise<pg.QueryResult<R>> {
+/** Runs `attempt` until it succeeds, a non-transient error, or the attempts run out. */
+export async function withRetry<T>(attempt: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? 4;
-  for (let attempt = 1; ; attempt++) {
+  for (let n = 1; ; n++) {
     try {
-      return await pool.query<R>(query as never, values as never);
+      return await attempt();
     } catch (err) {
       if (!isTransientDatabaseError(err)) throw err;
-      if (attempt >= attempts)
+      if (n >= attempts)
         throw new DatabaseUnavailableError(
           `the database is unavailable after ${attempts} attempts: ${(err as Error).message}`,
           err,
         );
-      await new Promise((r) =>
-        setTimeout(r, (opts.baseDelayMs ?? 50) * 2 ** (attempt - 1) * (0.5 + Math.random() / 2)),
-      );
+      await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 50) * 2 ** (n - 1) * (0.5 + Math.random() / 2)));
     }
   }
 }

@@ -18,8 +18,17 @@ export interface SqlResult<R> {
 
 export type SqlValue = string | number | boolean | null | Date | readonly string[];
 
+export interface QueryOptions {
+  /** A name for a statement run often: pg prepares it once per connection; the Data API has no use for it. */
+  name?: string;
+}
+
 export interface Sql {
-  query<R extends object = Record<string, any>>(text: string, values?: readonly SqlValue[]): Promise<SqlResult<R>>;
+  query<R extends object = Record<string, any>>( // eslint-disable-line @typescript-eslint/no-explicit-any -- rows
+    text: string,
+    values?: readonly SqlValue[],
+    options?: QueryOptions,
+  ): Promise<SqlResult<R>>;
 }
 
 export interface SqlDatabase extends Sql {

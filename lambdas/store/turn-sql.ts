@@ -2,6 +2,7 @@
 // if it is still at turn n-1, and inserts the turn and its actions only if
 // that update happened. One statement is one transaction and one round trip.
 import type { TurnWrite } from '../engine/store.ts';
+import type { SqlValue } from './sql.ts';
 
 const COMMIT_TURN_HEAD = `
 WITH advanced AS (
@@ -14,7 +15,8 @@ WITH advanced AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
     position_x_after, position_y_after, cost_usd, agent_state, agent_phase, halted_by)
-  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19, $20, $21 FROM advanced
+  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19::jsonb, $20, $21::jsonb
+  FROM advanced
   RETURNING experiment_id
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
@@ -57,11 +59,11 @@ const COMMIT_TURN_TAIL = `
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
 
 /** The statement for a turn (named, so each connection prepares each of its four forms once) and its parameters. */
-export function commitTurnQuery(t: TurnWrite): { name: string; text: string; values: unknown[] } {
+export function commitTurnQuery(t: TurnWrite): { name: string; text: string; values: SqlValue[] } {
   const values = turnParams(t);
   let text = COMMIT_TURN_HEAD;
   let name = 'ariadne-commit-turn';
-  const part = (suffix: string, cte: string, params: unknown[]) => {
+  const part = (suffix: string, cte: string, params: SqlValue[]) => {
     name += suffix;
     text += cte.replace(/\$\{(\d)\}/g, (_, k: string) => `$${values.length + 1 + Number(k)}`);
     values.push(...params);
@@ -126,7 +128,7 @@ function pgSafe<T>(value: T): T {
   return value;
 }
 
-function turnParams(t: TurnWrite): unknown[] {
+function turnParams(t: TurnWrite): SqlValue[] {
   const s = t.stateAfter;
   // only the fields an agent writes can hold unstorable text; vision and positions are ours
   const actions = t.actions.map((a) => ({

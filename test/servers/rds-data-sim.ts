@@ -16,6 +16,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
+import type { Database } from '../../lambdas/store/database.ts';
+import { DataApiDatabase } from '../../lambdas/store/data-api-sql.ts';
 
 const MiB = 1024 * 1024;
 const RESPONSE_LIMIT = MiB;
@@ -438,7 +441,12 @@ export class RdsDataSim {
     const client = transactionId === undefined ? await this.pool.connect() : this.transaction(transactionId).client;
     const limit = this.opts.statementTimeoutMs ?? 45_000;
     let timer: NodeJS.Timeout | undefined;
-    const query = client.query({ text, values, rowMode: 'array' });
+    // The extended protocol (parse/bind/execute), as a prepared statement on AWS: one statement per call, so
+    // "SELECT 1; SELECT 2" is refused ("cannot insert multiple commands into a prepared statement", 42601), as
+    // AWS recommends. pg uses the simple protocol for a call without values unless told otherwise.
+    // (@types/pg does not declare queryMode, so the config is built apart from the call.)
+    const config = { text, values, rowMode: 'array' as const, queryMode: 'extended' };
+    const query = client.query<unknown[]>(config);
     try {
       return await Promise.race([
         query,
@@ -526,4 +534,38 @@ export class RdsDataSim {
     }
     return response;
   }
+}
+
+/**
+ * A pg Database whose port (query, transaction) goes through the Data API instead: our DataApiDatabase and the
+ * real SDK client, through a sim in front of the same schema. The pool stays, for looking at the rows directly.
+ */
+export async function overDataApi(
+  db: Database & { url?: string },
+  opts: { url: string; retryBudgetMs?: number } & Pick<Options, 'resumeAfterMs' | 'transactionIdleMs'>,
+): Promise<Database & { sim: RdsDataSim }> {
+  const sim = new RdsDataSim({ ...opts, schema: db.schema });
+  const endpoint = await sim.listen();
+  const port = new DataApiDatabase({
+    resourceArn: sim.clusterArn,
+    secretArn: sim.secretArn,
+    database: sim.database,
+    retryBudgetMs: opts.retryBudgetMs,
+    client: new RDSDataClient({
+      endpoint,
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test-secret' },
+    }),
+  });
+  return {
+    ...db,
+    query: port.query.bind(port),
+    transaction: port.transaction.bind(port),
+    transport: port.transport,
+    sim,
+    close: async () => {
+      await sim.close();
+      await db.close();
+    },
+  };
 }

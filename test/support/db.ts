@@ -1,22 +1,50 @@
-// A migrated schema of its own for one test file, dropped afterwards.
+// A migrated schema of its own for one test file, dropped afterwards, reached
+// through either transport: pg, or the RDS Data API (our DataApiDatabase and
+// the real SDK client, through RdsDataSim in front of the same schema).
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../lambdas/store/database.ts';
+import { overDataApi, type RdsDataSim } from '../servers/rds-data-sim.ts';
+
+export type Transport = 'pg' | 'data-api';
+/** Store suites run once per transport. */
+export const TRANSPORTS: Transport[] = ['pg', 'data-api'];
 
 export interface TestDatabase extends Database {
   url: string;
+  /** The Data API server, when the transport is the Data API. */
+  sim?: RdsDataSim;
   drop(): Promise<void>;
 }
 
-export async function testDatabase(poolSize = 5): Promise<TestDatabase> {
+export async function testDatabase(
+  opts:
+    | number
+    | {
+        poolSize?: number;
+        transport?: Transport;
+        dataApiBudgetMs?: number;
+        resumeAfterMs?: number;
+        transactionIdleMs?: number;
+      } = {},
+): Promise<TestDatabase> {
+  const o = typeof opts === 'number' ? { poolSize: opts } : opts;
+  const { poolSize = 5, transport = 'pg', dataApiBudgetMs, resumeAfterMs, transactionIdleMs } = o;
   const url = inject('databaseUrl');
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const db = await openDatabase({ url, schema, poolSize, field: 'TEST_DATABASE_URL' });
+  const over =
+    transport === 'data-api'
+      ? await overDataApi(db, { url, retryBudgetMs: dataApiBudgetMs, resumeAfterMs, transactionIdleMs })
+      : undefined;
+  const sim = over?.sim;
   return {
-    ...db,
+    ...(over ?? db),
     url,
+    sim,
     async drop() {
+      await sim?.close();
       if (!db.pool.ended) await db.close(); // a test may have closed it already
 
       const client = new pg.Client({ connectionString: url });

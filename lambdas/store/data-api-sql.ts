@@ -1,0 +1,352 @@
+// The SQL port (sql.ts) over the RDS Data API: each statement is one HTTPS call, so a Lambda needs no VPC
+// connection and no pool. What differs from pg is made to look the same here: named parameters, typed result
+// fields decoded by their column type, and the Data API's own failures (a paused Aurora resuming, the service
+// unavailable) retried inside a time budget before they surface as DatabaseUnavailableError.
+import {
+  BeginTransactionCommand,
+  CommitTransactionCommand,
+  ExecuteStatementCommand,
+  RDSDataClient,
+  RollbackTransactionCommand,
+  type ArrayValue,
+  type BeginTransactionCommandOutput,
+  type ColumnMetadata,
+  type ExecuteStatementCommandOutput,
+  type Field,
+  type SqlParameter,
+} from '@aws-sdk/client-rds-data';
+import {
+  DatabaseUnavailableError,
+  ResultTooLargeError,
+  type Sql,
+  type SqlDatabase,
+  type SqlResult,
+  type SqlValue,
+} from './sql.ts';
+import { toNamedParameters } from './sql-text.ts';
+
+/** A statement Postgres refused, as pg reports one: the Postgres message, and its SQLState as `code`. */
+export class SqlError extends Error {
+  override readonly name = 'SqlError';
+  constructor(
+    message: string,
+    readonly code: string,
+    /** 1-based character offset into the statement, when Postgres gave one. */
+    readonly position: number | undefined,
+    cause?: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/** A transaction the Data API no longer knows: idle for three minutes, older than 24 hours, or already ended. */
+export class TransactionNotFoundError extends Error {
+  override readonly name = 'TransactionNotFoundError';
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+  }
+}
+
+export interface DataApiOptions {
+  resourceArn: string;
+  secretArn: string;
+  database: string;
+  /** A client of the caller's; it is not destroyed by close(), and its own retries are the caller's choice. */
+  client?: RDSDataClient;
+  /** How long transient failures are retried before DatabaseUnavailableError (a cold resume takes ~15 s). */
+  retryBudgetMs?: number;
+  /** The wait between attempts (tests pass one that does not wait). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+// Service-side conditions that pass: the instance resuming from auto-pause, the writer briefly unavailable (a
+// failover, a scaling event), the Data API itself failing or overloaded.
+const TRANSIENT_NAMES = new Set([
+  'DatabaseResumingException',
+  'DatabaseUnavailableException',
+  'ServiceUnavailableError',
+  'InternalServerErrorException',
+  'ThrottlingException',
+  'TimeoutError',
+]);
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+// The SQLStates retry-query.ts retries for pg: serialization failure, deadlock, the server shutting down or
+// starting, too many connections; class 08 (connection exceptions) is checked by prefix.
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300']);
+
+const BASE_DELAY_MS = 200;
+const MAX_DELAY_MS = 5_000;
+
+const INTEGER_TYPES = new Set(['int2', 'int4', 'int8', 'oid', 'xid', 'cid']);
+const NUMBER_TYPES = new Set([...INTEGER_TYPES, 'numeric', 'float4', 'float8', 'money']);
+
+interface ErrorLike {
+  name?: string;
+  message?: string;
+  code?: string;
+  $retryable?: unknown;
+}
+
+function isTransient(err: unknown): boolean {
+  const e = err as ErrorLike | null;
+  if (!e || typeof e !== 'object') return false;
+  if (err instanceof SqlError) return TRANSIENT_SQLSTATES.has(err.code) || err.code.startsWith('08');
+  if (e.name && TRANSIENT_NAMES.has(e.name)) return true;
+  if (e.code && NETWORK_CODES.has(e.code)) return true;
+  // The SDK marks throttling and transient HTTP failures (a 5xx without a modelled name, a socket error) so.
+  return Boolean(e.$retryable);
+}
+
+/**
+ * An SDK failure as the port's errors: a Postgres error as SqlError (the Data API's DatabaseErrorException
+ * message is "ERROR: <message>[\n  Position: n]; SQLState: XXXXX"), an oversized result as ResultTooLargeError,
+ * an expired transaction as TransactionNotFoundError; anything else unchanged.
+ */
+function translateError(err: unknown): unknown {
+  const e = err as ErrorLike | null;
+  if (!e || typeof e !== 'object' || typeof e.message !== 'string') return err;
+  if (e.name === 'DatabaseErrorException') {
+    const state = /;\s*SQLState:\s*([0-9A-Z]{5})\s*$/.exec(e.message);
+    if (!state) return err;
+    let text = e.message.slice(0, state.index);
+    let position: number | undefined;
+    text = text.replace(/\n\s*Position: (\d+)/, (_m, n: string) => {
+      position = Number(n);
+      return '';
+    });
+    text = text.replace(/^(?:ERROR|FATAL|PANIC):\s+/, '').trim();
+    return new SqlError(text, state[1], position, err);
+  }
+  // "Database returned more than the allowed response size limit" (1 MiB), and a row over 64 KB; the latter's
+  // wording is not documented (the sim's says "exceeded size limit ... over 64 KB").
+  const tooLarge = /response size limit|exceeded size limit|64 ?KB/i.test(e.message);
+  if (tooLarge && (e.name === 'BadRequestException' || e.name === 'UnsupportedResultException'))
+    return new ResultTooLargeError(
+      `the result is over the Data API's limits (1 MiB a response, 64 KB a row): ${e.message}; ` +
+        'read it in pages or select fewer columns',
+      err,
+    );
+  if (e.name === 'TransactionNotFoundException')
+    return new TransactionNotFoundError(
+      `the Data API no longer knows the transaction (TransactionNotFoundException): it was idle for over three ` +
+        `minutes, ran over 24 hours or had already ended, and its changes were rolled back: ${e.message}`,
+      err,
+    );
+  return err;
+}
+
+function describe(err: unknown): string {
+  const e = err as ErrorLike | null;
+  const name = e?.name ?? 'Error';
+  const code = err instanceof SqlError ? ` (SQLState ${err.code})` : e?.code ? ` (${e.code})` : '';
+  return `${name}${code}: ${e?.message ?? String(err)}`;
+}
+
+/** A Postgres array literal of strings, every element quoted so that commas, braces and NULL stay text. */
+function arrayLiteral(items: readonly string[]): string {
+  return `{${items.map((s) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
+
+/** A Date as the Data API's TIMESTAMP hint wants it: "YYYY-MM-DD HH:MM:SS.FFF", in UTC. */
+function timestampText(d: Date): string {
+  if (Number.isNaN(d.getTime())) throw new TypeError('an Invalid Date cannot be sent as a timestamp parameter');
+  return d.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function parameter(value: SqlValue | undefined, index: number): SqlParameter {
+  const name = `p${index + 1}`;
+  if (value === null || value === undefined) return { name, value: { isNull: true } };
+  if (typeof value === 'boolean') return { name, value: { booleanValue: value } };
+  if (typeof value === 'string') return { name, value: { stringValue: value } };
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`parameter $${index + 1} is ${value}, which JSON cannot carry`);
+    // An integer beyond 2^53 is not exact in JS anyway; it goes as a double rather than a wrong long.
+    return { name, value: Number.isSafeInteger(value) ? { longValue: value } : { doubleValue: value } };
+  }
+  if (value instanceof Date) return { name, value: { stringValue: timestampText(value) }, typeHint: 'TIMESTAMP' };
+  // Array parameters are not supported by the Data API: send the array's text and let the SQL cast it.
+  return { name, value: { stringValue: arrayLiteral(value) } };
+}
+
+/** "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC; an offset is honoured if one comes) as a Date. */
+function parseTimestamp(text: string): Date | string {
+  const m = /^(\d{4,})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|([+-])(\d\d)(?::?(\d\d))?)?$/.exec(text);
+  if (!m) return text; // infinity, BC dates: no Date stands for them, the text is kept
+  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const offset = m[8] ? (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10] ?? 0)) : 0;
+  const utc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
+  return new Date(utc - offset * 60_000);
+}
+
+/** One-dimensional Postgres array text ({a,"b c",NULL}) as its elements; the Data API may answer arrays so. */
+function parseArrayText(text: string): Array<string | null> {
+  const inner = text.slice(text.indexOf('{') + 1, text.lastIndexOf('}'));
+  if (inner === '') return [];
+  const out: Array<string | null> = [];
+  for (const m of inner.matchAll(/"((?:[^"\\]|\\.)*)"|([^,]+)/g))
+    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2] === 'NULL' ? null : m[2]);
+  return out;
+}
+
+function scalar(type: string, raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (NUMBER_TYPES.has(type)) return typeof raw === 'number' ? raw : Number(raw);
+  if (type === 'bool') return typeof raw === 'boolean' ? raw : raw === 't' || raw === 'true';
+  if (type === 'json' || type === 'jsonb') return typeof raw === 'string' ? JSON.parse(raw) : raw;
+  if (type === 'timestamptz' || type === 'timestamp') return typeof raw === 'string' ? parseTimestamp(raw) : raw;
+  return raw;
+}
+
+function arrayItems(value: ArrayValue | null): unknown[] | null {
+  if (value === null) return null;
+  if (value.arrayValues) return value.arrayValues.map(arrayItems);
+  return value.longValues ?? value.doubleValues ?? value.booleanValues ?? value.stringValues ?? [];
+}
+
+function decode(field: Field, column: ColumnMetadata | undefined): unknown {
+  const type = column?.typeName ?? '';
+  if (field.isNull) return null;
+  if (field.blobValue !== undefined) return Buffer.from(field.blobValue);
+  if (type.startsWith('_')) {
+    const element = type.slice(1);
+    const items =
+      field.arrayValue !== undefined
+        ? (arrayItems(field.arrayValue) ?? [])
+        : typeof field.stringValue === 'string'
+          ? parseArrayText(field.stringValue)
+          : [];
+    const each = (x: unknown): unknown => (Array.isArray(x) ? x.map(each) : scalar(element, x));
+    return items.map(each);
+  }
+  const raw = field.longValue ?? field.doubleValue ?? field.booleanValue ?? field.stringValue;
+  return scalar(type, raw);
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class DataApiDatabase implements SqlDatabase {
+  readonly transport = 'data-api' as const;
+  private readonly client: RDSDataClient;
+  private readonly ownClient: boolean;
+  private readonly budgetMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly target: { resourceArn: string; secretArn: string; database: string };
+
+  constructor(opts: DataApiOptions) {
+    this.target = { resourceArn: opts.resourceArn, secretArn: opts.secretArn, database: opts.database };
+    this.ownClient = !opts.client;
+    // maxAttempts 1: the SDK's standard retries (3 attempts, its own backoff) would retry 5xx and throttling
+    // underneath ours, tripling calls and spending time our budget cannot see; here one call is one attempt.
+    // The region is the cluster's, read from its ARN (arn:aws:rds:<region>:<account>:cluster:<name>).
+    this.client = opts.client ?? new RDSDataClient({ region: opts.resourceArn.split(':')[3], maxAttempts: 1 });
+    this.budgetMs = opts.retryBudgetMs ?? 40_000;
+    this.sleep = opts.sleep ?? defaultSleep;
+  }
+
+  // The port's default row type, `any` there so callers read columns untyped as with pg (see sql.ts).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  async query<R extends object = Record<string, any>>(
+    text: string,
+    values: readonly SqlValue[] = [],
+  ): Promise<SqlResult<R>> {
+    return this.withRetries('the statement', () => this.execute<R>(text, values, undefined));
+  }
+
+  /**
+   * A failed statement leaves a transaction unusable, so a transient failure inside one reruns the whole of it:
+   * a new BeginTransaction and `fn` again, within the same budget. `fn` must therefore be safe to run twice
+   * (it is: the store's writes are idempotent, see retry-query.ts), and it must not swallow tx.query errors.
+   */
+  async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
+    return this.withRetries('the transaction', async () => {
+      const begun = await this.send<BeginTransactionCommandOutput>(new BeginTransactionCommand(this.target));
+      const transactionId = begun.transactionId;
+      if (!transactionId) throw new Error('BeginTransaction answered no transactionId');
+      const tx: Sql = { query: (text, values = []) => this.execute(text, values, transactionId) };
+      try {
+        const result = await fn(tx);
+        await this.send(new CommitTransactionCommand({ ...this.target, transactionId }));
+        return result;
+      } catch (err) {
+        // Best effort: after a lost connection or an expiry the Data API may not know the id any more.
+        await this.send(new RollbackTransactionCommand({ ...this.target, transactionId })).catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.ownClient) this.client.destroy();
+    return Promise.resolve();
+  }
+
+  private async send<O>(command: { readonly input: object }): Promise<O> {
+    try {
+      // The client's send is overloaded per command; every command here is one of its own.
+      return (await this.client.send(command as ExecuteStatementCommand)) as O;
+    } catch (err) {
+      throw translateError(err);
+    }
+  }
+
+  private async execute<R>(
+    text: string,
+    values: readonly SqlValue[],
+    transactionId: string | undefined,
+  ): Promise<SqlResult<R>> {
+    const out = await this.send<ExecuteStatementCommandOutput>(
+      new ExecuteStatementCommand({
+        ...this.target,
+        sql: toNamedParameters(text),
+        parameters: values.map(parameter),
+        includeResultMetadata: true,
+        ...(transactionId ? { transactionId } : {}),
+      }),
+    );
+    const columns = out.columnMetadata ?? [];
+    if (!out.records && !columns.length) return { rows: [], rowCount: out.numberOfRecordsUpdated ?? 0 };
+    const rows = (out.records ?? []).map((record) => {
+      const row: Record<string, unknown> = {};
+      record.forEach((f, i) => (row[columns[i]?.label ?? columns[i]?.name ?? `?column${i}?`] = decode(f, columns[i])));
+      return row as R;
+    });
+    return { rows, rowCount: rows.length };
+  }
+
+  /** Runs `attempt` until it succeeds, fails for good, or transient failures have used the retry budget. */
+  private async withRetries<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    let waited = 0; // the sleeps asked for, so that a test's instant sleep still spends the budget
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!isTransient(err)) throw err;
+        const spent = Math.max(Date.now() - started, waited);
+        const left = this.budgetMs - spent;
+        if (left <= 0) {
+          const resuming = (err as ErrorLike).name === 'DatabaseResumingException';
+          throw new DatabaseUnavailableError(
+            `the database stayed unavailable for ${what}: ${n} attempts over ${spent} ms (retry budget ` +
+              `${this.budgetMs} ms)${resuming ? ', Aurora Serverless was still resuming from auto-pause' : ''}; ` +
+              `last error ${describe(err)}`,
+            err,
+          );
+        }
+        // Exponential backoff with equal jitter, capped, and never past the budget.
+        const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** (n - 1));
+        const delay = Math.min(left, Math.round(backoff * (0.5 + Math.random() / 2)));
+        waited += delay;
+        await this.sleep(delay);
+      }
+    }
+  }
+}
