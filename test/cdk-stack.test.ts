@@ -17,6 +17,7 @@ import {
   TRANSIENT_ERRORS,
 } from '../state-machine/states.ts';
 import { TASKS, turnReserveSeconds } from '../state-machine/tasks.ts';
+import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS } from '../lambdas/config/budgets.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
@@ -746,6 +747,26 @@ describe('idle cost (bench/idle-cost.ts)', () => {
 });
 
 describe('handler Lambdas', () => {
+  it('every function allowed to query the database outlasts its retry budget plus its own work', () => {
+    // the roles granted rds-data:ExecuteStatement, then the functions that run as them
+    const granted = new Set(
+      Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) =>
+          p.Properties.PolicyDocument.Statement.some((st: any) =>
+            [st.Action].flat().includes('rds-data:ExecuteStatement'),
+          ),
+        )
+        .flatMap((p) => p.Properties.Roles.map((r: any) => r.Ref as string)),
+    );
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]) =>
+      granted.has(f.Properties.Role['Fn::GetAtt']?.[0]),
+    );
+    // the Task functions that touch the database, the failure finalizer, RegisterSweep, the migrations
+    expect(functions.length).toBe(TASK_STATES.filter((s) => TASKS[s].database).length + 3);
+    for (const [id, f] of functions)
+      expect(f.Properties.Timeout * 1000, id).toBeGreaterThan(DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS);
+  });
+
   it('run on nodejs22.x or newer, arm64, outside any VPC, with JSON logs and X-Ray', () => {
     const all = Object.values(template.findResources('AWS::Lambda::Function'));
     // The custom-resource framework function is CDK's own; it too must be on a current runtime.

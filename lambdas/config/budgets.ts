@@ -29,6 +29,9 @@ export const START_EXPERIMENT_TIMEOUT_SECONDS = (DATABASE_RETRY_BUDGET_MS + DATA
 /** A finalizer: the database budget, its margin, and the final status write with its summary read. */
 export const FINALIZE_TIMEOUT_SECONDS = (DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS) / 1000 + 30;
 
+/** RegisterSweep: the database budget, its margin, and writing a sweep's cells (thousands of rows at most). */
+export const REGISTER_SWEEP_TIMEOUT_SECONDS = (DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS) / 1000 + 30;
+
 /** CheckProgress is arithmetic on its input; it never opens the database, so it needs no database budget. */
 export const CHECK_PROGRESS_TIMEOUT_SECONDS = 10;
 
