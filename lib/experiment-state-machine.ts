@@ -13,7 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import {
   aslRetry,
-  EXECUTION_ALREADY_EXISTS,
+  EXECUTION_ALREADY_EXISTS_ERRORS,
   INPUT_ERRORS,
   LAMBDA_RETRY,
   PROVIDER_RETRY,
@@ -171,7 +171,7 @@ export class ExperimentStateMachine extends Construct {
       },
     });
     const continued = new sfn.Succeed(this, STATES.ContinuedAsNew, { stateName: STATES.ContinuedAsNew });
-    continueAsNew.addCatch(continued, { errors: [EXECUTION_ALREADY_EXISTS], resultPath: '$.continuedAs' });
+    continueAsNew.addCatch(continued, { errors: EXECUTION_ALREADY_EXISTS_ERRORS, resultPath: '$.continuedAs' });
     continueAsNew.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     continueAsNew.next(continued);
     const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })

@@ -61,6 +61,9 @@ export const INPUT_ERRORS = ['InvalidInputError', 'MazeInputError'];
  */
 export const EXECUTION_ALREADY_EXISTS = 'StepFunctions.ExecutionAlreadyExistsException';
 
+/** Caught as "hop made": also the bare API code, as AWS's own example spells StepFunctions.ExecutionLimitExceeded. */
+export const EXECUTION_ALREADY_EXISTS_ERRORS = [EXECUTION_ALREADY_EXISTS, 'StepFunctions.ExecutionAlreadyExists'];
+
 /**
  * What a states:startExecution Task retries: the client's own failures, throttling and the running-executions quota.
  * Not States.TaskFailed, which would retry ExecutionAlreadyExists as well. AWS's "Start workflow executions from a

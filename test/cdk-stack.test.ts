@@ -179,7 +179,7 @@ describe('experiment state machine', () => {
     const hop = s[STATES.ContinueAsNew];
     expect(hop.Catch).toEqual([
       {
-        ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'],
+        ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException', 'StepFunctions.ExecutionAlreadyExists'],
         ResultPath: '$.continuedAs',
         Next: STATES.ContinuedAsNew,
       },
@@ -188,7 +188,7 @@ describe('experiment state machine', () => {
     expect(hop.Retry).toHaveLength(1);
     expect(hop.Retry[0].ErrorEquals).toEqual(SFN_START_RETRY.errors);
     // States.TaskFailed (or States.ALL) would retry ExecutionAlreadyExists, then finalize a running experiment failed
-    for (const broad of ['States.TaskFailed', 'States.ALL', 'StepFunctions.ExecutionAlreadyExistsException'])
+    for (const broad of ['States.TaskFailed', 'States.ALL', ...hop.Catch[0].ErrorEquals])
       expect(hop.Retry[0].ErrorEquals).not.toContain(broad);
   });
 
