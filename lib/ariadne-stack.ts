@@ -22,6 +22,8 @@ import { HandlerFunctions, handlerFunction, LOG_RETENTION } from './handler-func
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
 import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
+import { TASKS } from '../state-machine/tasks.ts';
+import { REGISTER_SWEEP_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
 import { bedrockInvokeStatements } from './bedrock.ts';
 
 export interface AriadneStackProps extends StackProps {
@@ -74,9 +76,6 @@ export const DEFAULT_BEDROCK_MODELS = [
   'amazon.nova-lite-v1:0',
   'amazon.nova-pro-v1:0',
 ];
-
-/** The Task states whose handlers never touch the database: no database grant. */
-const NO_DATABASE: readonly TaskState[] = [STATES.CheckProgress];
 
 export class AriadneStack extends Stack {
   readonly experiments: ExperimentStateMachine;
@@ -134,7 +133,7 @@ export class AriadneStack extends Stack {
     const registerSweep = handlerFunction(this, 'RegisterSweepFn', {
       file: 'register-sweep.ts',
       exportName: 'handler',
-      timeoutSeconds: 60,
+      timeoutSeconds: REGISTER_SWEEP_TIMEOUT_SECONDS,
       environment,
     });
     const sweepMachineName = `${this.stackName}-sweeps`;
@@ -158,7 +157,8 @@ export class AriadneStack extends Stack {
       fn.addToRolePolicy(sendTaskSuccessStatement());
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
-      if (!NO_DATABASE.includes(state)) database.grantDataApi(fn);
+      // only the handlers that touch the database (state-machine/tasks.ts; their timeouts cover its retry budget)
+      if (TASKS[state].database) database.grantDataApi(fn);
     database.grantDataApi(failures.finalizer);
     database.grantDataApi(registerSweep);
     new Monitoring(this, 'Monitoring', {

@@ -12,12 +12,33 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import {
+  aslRetry,
+  EXECUTION_ALREADY_EXISTS_ERRORS,
   INPUT_ERRORS,
-  PROVIDER_TRANSIENT_ERRORS,
+  LAMBDA_RETRY,
+  PROVIDER_RETRY,
+  SFN_START_RETRY,
   STATES,
-  TRANSIENT_ERRORS,
+  type RetrySchedule,
   type TaskState,
 } from '../state-machine/states.ts';
+import { turnReserveSeconds } from '../state-machine/tasks.ts';
+
+/**
+ * A retry schedule of states.ts as CDK's Retry props (full jitter, so many executions' retries spread out); the
+ * sweep machine's RunExperiment takes SFN_START_RETRY through it.
+ * @public
+ */
+export function retryProps(r: RetrySchedule): sfn.RetryProps {
+  return {
+    errors: r.errors,
+    interval: Duration.seconds(r.intervalSeconds),
+    maxAttempts: r.maxAttempts,
+    backoffRate: r.backoffRate,
+    ...(r.maxDelaySeconds === undefined ? {} : { maxDelay: Duration.seconds(r.maxDelaySeconds) }),
+    jitterStrategy: sfn.JitterType.FULL,
+  };
+}
 
 export interface ExperimentStateMachineProps {
   functions: Record<TaskState, IFunction>;
@@ -32,6 +53,14 @@ export class ExperimentStateMachine extends Construct {
 
   constructor(scope: Construct, id: string, props: ExperimentStateMachineProps) {
     super(scope, id);
+    const timeout = props.executionTimeout ?? Duration.hours(3);
+    // An execution must have room for at least one turn before it hands over (continue as new on elapsed time).
+    const reserve = Math.max(...(['bedrock', 'ollama', 'baseline'] as const).map(turnReserveSeconds));
+    if (timeout.toSeconds() <= 2 * reserve)
+      throw new Error(
+        `executionTimeout ${timeout.toSeconds()} s leaves no room for turns: one turn may take ${reserve} s; ` +
+          `give at least ${Math.ceil((2 * reserve) / 60) + 1} minutes`,
+      );
     const task = (state: TaskState, opts: Partial<tasks.LambdaInvokeProps> = {}) => {
       const t = new tasks.LambdaInvoke(this, state, {
         stateName: state,
@@ -40,13 +69,7 @@ export class ExperimentStateMachine extends Construct {
         retryOnServiceExceptions: false,
         ...opts,
       });
-      t.addRetry({
-        errors: TRANSIENT_ERRORS,
-        interval: Duration.seconds(2),
-        maxAttempts: 6,
-        backoffRate: 2,
-        jitterStrategy: sfn.JitterType.FULL,
-      });
+      t.addRetry(retryProps(LAMBDA_RETRY));
       return t;
     };
 
@@ -87,17 +110,22 @@ export class ExperimentStateMachine extends Construct {
     caught(start);
     const invoke = (state: TaskState) => {
       const t = task(state, { resultPath: '$.turn' });
-      // The handler already retried the model with backoff; a longer outage gets a few more, slower tries.
-      t.addRetry({
-        errors: PROVIDER_TRANSIENT_ERRORS,
-        interval: Duration.seconds(30),
-        maxAttempts: 2,
-        backoffRate: 2,
-        jitterStrategy: sfn.JitterType.FULL,
-      });
+      t.addRetry(retryProps(PROVIDER_RETRY));
       return caught(t);
     };
-    const checkProgress = caught(task(STATES.CheckProgress, { resultPath: '$.progress' }));
+    // The execution's clock goes along, so CheckProgress can hand over before the execution times out.
+    const checkProgress = caught(
+      task(STATES.CheckProgress, {
+        payload: sfn.TaskInput.fromObject({
+          state: sfn.JsonPath.entirePayload,
+          execution: {
+            startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
+            timeoutSeconds: timeout.toSeconds(),
+          },
+        }),
+        resultPath: '$.progress',
+      }),
+    );
     const finalizeSuccess = caught(task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
     const finalizeTimeout = caught(task(STATES.FinalizeTimeout, { resultPath: '$.result' }));
     const finalizeStuck = caught(task(STATES.FinalizeStuck, { resultPath: '$.result' }));
@@ -118,7 +146,10 @@ export class ExperimentStateMachine extends Construct {
       },
     });
     // Continue as new: start this same machine ($$.StateMachine.Id) at the next turn, then end this
-    // execution. The name is the experiment and turn, so a retried start cannot fork the experiment.
+    // execution. The name is the experiment and turn, so a retried start cannot fork the experiment: a start
+    // whose name is taken (ExecutionAlreadyExists, "StartExecution" in the Step Functions API reference) means
+    // the hop was made (by an earlier try whose answer was lost), so this execution ends as continued, never
+    // failed while the next one runs on. Only transient errors are retried.
     const continueAsNew = new sfn.CustomState(this, STATES.ContinueAsNew, {
       stateJson: {
         Type: 'Task',
@@ -139,18 +170,13 @@ export class ExperimentStateMachine extends Construct {
           },
         },
         ResultPath: '$.continuedAs',
-        Retry: [
-          {
-            ErrorEquals: ['StepFunctions.SdkClientException', 'States.TaskFailed'],
-            IntervalSeconds: 2,
-            MaxAttempts: 4,
-            BackoffRate: 2,
-          },
-        ],
+        Retry: [aslRetry(SFN_START_RETRY)],
       },
     });
+    const continued = new sfn.Succeed(this, STATES.ContinuedAsNew, { stateName: STATES.ContinuedAsNew });
+    continueAsNew.addCatch(continued, { errors: EXECUTION_ALREADY_EXISTS_ERRORS, resultPath: '$.continuedAs' });
     continueAsNew.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
-    continueAsNew.next(new sfn.Succeed(this, STATES.ContinuedAsNew, { stateName: STATES.ContinuedAsNew }));
+    continueAsNew.next(continued);
     const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
       .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
@@ -171,7 +197,7 @@ export class ExperimentStateMachine extends Construct {
       stateMachineName: props.stateMachineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
-      timeout: props.executionTimeout ?? Duration.hours(3),
+      timeout,
       tracingEnabled: true,
       logs: {
         destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),

@@ -11,6 +11,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
+import { FINALIZE_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
 
 const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
 
@@ -31,7 +32,8 @@ export class FailureHandling extends Construct {
     this.finalizer = handlerFunction(this, 'FinalizerFn', {
       file: 'finalize-execution.ts',
       exportName: 'handler',
-      timeoutSeconds: 30,
+      // it writes the final status as the Finalize Tasks do: their budget, which covers a resuming database
+      timeoutSeconds: FINALIZE_TIMEOUT_SECONDS,
       environment: props.environment,
       vpc: props.vpc,
       securityGroups: props.securityGroups,

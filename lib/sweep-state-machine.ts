@@ -17,7 +17,8 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { TRANSIENT_ERRORS } from '../state-machine/states.ts';
+import { EXECUTION_ALREADY_EXISTS_ERRORS, LAMBDA_RETRY, SFN_START_RETRY } from '../state-machine/states.ts';
+import { retryProps } from './experiment-state-machine.ts';
 import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
 import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
 
@@ -89,13 +90,7 @@ export class SweepStateMachine extends Construct {
       retryOnServiceExceptions: false,
       resultPath: '$.registered',
     });
-    register.addRetry({
-      errors: TRANSIENT_ERRORS,
-      interval: Duration.seconds(2),
-      maxAttempts: 6,
-      backoffRate: 2,
-      jitterStrategy: sfn.JitterType.FULL,
-    });
+    register.addRetry(retryProps(LAMBDA_RETRY));
 
     // JSONata for this one state: it merges the token into the run's input, which JSONPath cannot do (the
     // experiment machine's strict input schema takes it as "taskToken"). Its IAM is states:StartExecution only.
@@ -111,8 +106,10 @@ export class SweepStateMachine extends Construct {
     });
     // A name already used (a finished run, or one a previous start of this sweep still runs) fails at once:
     // no token was handed out, so nothing to wait for.
+    // A start the service dropped or throttled is tried again (never a name already used: that is caught below).
+    run.addRetry(retryProps(SFN_START_RETRY));
     run.addCatch(new sfn.Pass(this, SWEEP_STATES.AlreadyRun, { stateName: SWEEP_STATES.AlreadyRun }), {
-      errors: ['StepFunctions.ExecutionAlreadyExistsException'],
+      errors: EXECUTION_ALREADY_EXISTS_ERRORS,
       outputs: { experimentId: '{% $states.input.name %}', status: 'already_run' },
     });
 

@@ -155,6 +155,15 @@ const turnResultSchema = z
   .passthrough();
 
 export const progressInputSchema = loopStateSchema.extend({ turn: turnResultSchema });
+/** CheckProgress's payload: the loop state and the execution's clock ($$.Execution.StartTime, its timeout). */
+export const progressTaskInputSchema = z
+  .object({
+    state: progressInputSchema,
+    execution: z
+      .object({ startTime: z.iso.datetime({ offset: true }), timeoutSeconds: z.number().int().positive() })
+      .strict(),
+  })
+  .strict();
 export const finalizeInputSchema = loopStateSchema.extend({
   progress: z.object({ decision: z.string(), reason: z.string(), detail: z.string().optional() }),
 });

@@ -73,6 +73,9 @@ export interface LocalExperimentOptions {
   executionName?: string;
   /** SendTaskSuccess for an input's taskToken (tests); without it a token is carried along and nobody is told. */
   taskTokens?: TaskTokenNotifier;
+  executionNames?: LocalRunOptions['executionNames'];
+  /** The handlers' clock (and the executions' start times); default the real one. */
+  now?: () => Date;
 }
 
 export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
@@ -169,11 +172,12 @@ export async function runLocalExperiment(
       deps: {
         store,
         agents: opts.agents ?? allAgents,
-        now: () => new Date(),
+        now: opts.now ?? (() => new Date()),
         parameters: opts.parameters,
         taskTokens: opts.taskTokens,
       },
       executionName: opts.executionName,
+      executionNames: opts.executionNames,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,
       onEvent: opts.onEvent,

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
 import { TASKS, HANDLERS_DIR } from './tasks.ts';
-import { INPUT_ERRORS, STATES, type TaskState } from './states.ts';
+import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from './states.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
 
@@ -22,6 +22,11 @@ export interface LocalRunOptions {
   onEvent?: (event: { type: string; state?: { name: string; type: string } }) => void;
   /** Milliseconds to wait before each Retry of a state, instead of the definition's intervals (tests). */
   retryIntervals?: Record<string, number>;
+  /**
+   * Execution names already used, as the service keeps them for 90 days (shared between runs to emulate that, e.g.
+   * a continuation that already started); the names this run starts are added.
+   */
+  executionNames?: Set<string>;
 }
 
 let machine: StateMachine | null = null;
@@ -41,7 +46,20 @@ export interface LocalRunResult {
   events: number;
 }
 
-async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (input: unknown) => Promise<never>>> {
+/**
+ * The local engine stamps $$.Execution.StartTime from the wall clock, whatever context it is given; the handlers
+ * may run on another clock (deps.now, e.g. a test's). CheckProgress's payload gets the execution's start on theirs.
+ */
+function onHandlersClock(input: unknown, startTime: string): unknown {
+  const execution = (input as { execution?: unknown } | null)?.execution;
+  if (!execution || typeof execution !== 'object' || !('startTime' in execution)) return input;
+  return { ...(input as object), execution: { ...execution, startTime } };
+}
+
+async function localHandlers(
+  opts: LocalRunOptions,
+  startTime: () => string,
+): Promise<Record<string, (input: unknown) => Promise<never>>> {
   const out: Record<string, (input: unknown) => Promise<never>> = {};
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
     const mod = (await import(new URL(binding.file, HANDLERS_DIR).href)) as Record<string, HandlerFactory>;
@@ -51,7 +69,8 @@ async function localHandlers(opts: LocalRunOptions): Promise<Record<string, (inp
     const handler = opts.wrap ? opts.wrap(state, base) : base;
     out[state] = async (input) => {
       // A Lambda only ever sees JSON: round-trip so local runs cannot pass Dates or class instances along.
-      const output: unknown = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(input)))));
+      const payload = state === STATES.CheckProgress ? onHandlersClock(input, startTime()) : input;
+      const output: unknown = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
       opts.onTaskResult?.(state, output);
       return output as never;
     };
@@ -67,8 +86,11 @@ const executionArnOf = (name: string) => `${LOCAL_STATE_MACHINE_ARN.replace(':st
  * Resolves with the last execution's output or throws its failure.
  */
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
-  const handlers = await localHandlers(opts);
+  let startTime = opts.deps.now().toISOString();
+  const handlers = await localHandlers(opts, () => startTime);
   let next: { name: string; input: unknown } | null = { name: opts.executionName ?? randomUUID(), input };
+  const names = opts.executionNames ?? new Set<string>();
+  names.add(next.name);
   const executions: string[] = [];
   let output: unknown = null;
   let events = 0;
@@ -76,6 +98,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     const current: { name: string; input: unknown } = next;
     next = null;
     const executionArn = executionArnOf(current.name);
+    startTime = opts.deps.now().toISOString();
     executions.push(executionArn);
     // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
     // (A task handler answers with a promise: a refusal is a rejection, as from the service.)
@@ -92,6 +115,17 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
         return Promise.reject(
           Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' }),
         );
+      // As the service: a used name is refused (ExecutionAlreadyExists), unless it is the execution this one just
+      // started with the same input (StartExecution is idempotent while that execution is open).
+      const queued = next;
+      const same = queued?.name === p.Name && JSON.stringify(queued.input) === JSON.stringify(p.Input);
+      if (names.has(p.Name) && !same)
+        return Promise.reject(
+          Object.assign(new Error(`Execution Already Exists: '${executionArnOf(p.Name)}'`), {
+            name: EXECUTION_ALREADY_EXISTS,
+          }),
+        );
+      names.add(p.Name);
       next = { name: p.Name, input: p.Input };
       return Promise.resolve({ ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never);
     };
@@ -104,7 +138,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
         Execution: {
           Id: executionArn,
           Name: current.name,
-          StartTime: new Date().toISOString(),
+          StartTime: startTime,
           Input: current.input as never,
         },
         StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },

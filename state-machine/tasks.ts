@@ -1,13 +1,23 @@
 // Which handler serves each Task state: the file under lambdas/handlers, the
 // Lambda export CDK deploys, and the factory the local runner calls in-process.
-// One table, so AWS and the laptop cannot drift apart.
-import { STATES, type TaskState } from './states.ts';
+// One table, so AWS and the laptop cannot drift apart. Timeouts come from the
+// named budgets in lambdas/config/budgets.ts.
+import { LAMBDA_RETRY, retryWaitSeconds, SFN_START_RETRY, STATES, type TaskState } from './states.ts';
+import {
+  BASELINE_TURN_TIMEOUT_SECONDS,
+  CHECK_PROGRESS_TIMEOUT_SECONDS,
+  FINALIZE_TIMEOUT_SECONDS,
+  LLM_TURN_TIMEOUT_SECONDS,
+  START_EXPERIMENT_TIMEOUT_SECONDS,
+} from '../lambdas/config/budgets.ts';
 
 export interface TaskBinding {
   file: string;
   lambdaExport: string;
   factoryExport: string;
   timeoutSeconds: number;
+  /** Whether the handler reaches the database: its timeout must then cover the database's retry budget. */
+  database: boolean;
 }
 
 export const TASKS: Record<TaskState, TaskBinding> = {
@@ -15,56 +25,82 @@ export const TASKS: Record<TaskState, TaskBinding> = {
     file: 'start-experiment.ts',
     lambdaExport: 'handler',
     factoryExport: 'startExperimentHandler',
-    timeoutSeconds: 30,
+    timeoutSeconds: START_EXPERIMENT_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.InvokeBaselineAgent]: {
     file: 'run-turn.ts',
     lambdaExport: 'handler',
     factoryExport: 'runTurnHandler',
-    timeoutSeconds: 300,
+    timeoutSeconds: BASELINE_TURN_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.InvokeOllamaAgent]: {
     file: 'run-turn.ts',
     lambdaExport: 'handler',
     factoryExport: 'runTurnHandler',
-    timeoutSeconds: 900,
+    timeoutSeconds: LLM_TURN_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.InvokeBedrockAgent]: {
     file: 'run-turn.ts',
     lambdaExport: 'handler',
     factoryExport: 'runTurnHandler',
-    timeoutSeconds: 900,
+    timeoutSeconds: LLM_TURN_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.CheckProgress]: {
     file: 'check-progress.ts',
     lambdaExport: 'handler',
     factoryExport: 'checkProgressHandler',
-    timeoutSeconds: 10,
+    timeoutSeconds: CHECK_PROGRESS_TIMEOUT_SECONDS,
+    database: false,
   },
   [STATES.FinalizeSuccess]: {
     file: 'finalize.ts',
     lambdaExport: 'successHandler',
     factoryExport: 'finalizeSuccessHandler',
-    timeoutSeconds: 30,
+    timeoutSeconds: FINALIZE_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.FinalizeTimeout]: {
     file: 'finalize.ts',
     lambdaExport: 'timeoutHandler',
     factoryExport: 'finalizeTimeoutHandler',
-    timeoutSeconds: 30,
+    timeoutSeconds: FINALIZE_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.FinalizeStuck]: {
     file: 'finalize.ts',
     lambdaExport: 'stuckHandler',
     factoryExport: 'finalizeStuckHandler',
-    timeoutSeconds: 30,
+    timeoutSeconds: FINALIZE_TIMEOUT_SECONDS,
+    database: true,
   },
   [STATES.FinalizeFailure]: {
     file: 'finalize.ts',
     lambdaExport: 'failureHandler',
     factoryExport: 'finalizeFailureHandler',
-    timeoutSeconds: 30,
+    timeoutSeconds: FINALIZE_TIMEOUT_SECONDS,
+    database: true,
   },
 };
 
 export const HANDLERS_DIR = new URL('../lambdas/handlers/', import.meta.url);
+
+const INVOKE_STATE = {
+  bedrock: STATES.InvokeBedrockAgent,
+  ollama: STATES.InvokeOllamaAgent,
+  baseline: STATES.InvokeBaselineAgent,
+} as const;
+
+/**
+ * The time an execution must still have to run one more turn and hand over: the turn's Lambda at its timeout with
+ * its Lambda retries' waits, CheckProgress likewise, and the hop's retry waits. (A model that stays down through
+ * the slower ProviderTransientError retries can still outlast it; the execution then times out and the failure
+ * handler finalizes the experiment.)
+ */
+export function turnReserveSeconds(provider: keyof typeof INVOKE_STATE): number {
+  const step = (state: TaskState) => TASKS[state].timeoutSeconds + retryWaitSeconds(LAMBDA_RETRY);
+  return step(INVOKE_STATE[provider]) + step(STATES.CheckProgress) + retryWaitSeconds(SFN_START_RETRY);
+}

@@ -8,7 +8,18 @@ import { AriadneParameters } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { EXPERIMENT_MAX_LIFE, SWEEP_OBJECT_EXPIRY, SWEEP_STATES, SWEEP_TIMEOUT } from '../lib/sweep-state-machine.ts';
 import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
-import { INPUT_ERRORS, STATES, TASK_STATES, TRANSIENT_ERRORS } from '../state-machine/states.ts';
+import {
+  aslRetry,
+  EXECUTION_ALREADY_EXISTS_ERRORS,
+  INPUT_ERRORS,
+  retryWaitSeconds,
+  SFN_START_RETRY,
+  STATES,
+  TASK_STATES,
+  TRANSIENT_ERRORS,
+} from '../state-machine/states.ts';
+import { TASKS, turnReserveSeconds } from '../state-machine/tasks.ts';
+import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS } from '../lambdas/config/budgets.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema, MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
@@ -103,7 +114,7 @@ describe('experiment state machine', () => {
         Next: STATES.ContinuedAsNew,
       });
       expect(s[STATES.ContinueAsNew].Parameters['StateMachineArn.$']).toBe('$$.StateMachine.Id');
-      expect(s[STATES.ContinueAsNew].Catch[0].Next).toBe(STATES.FinalizeFailure);
+      expect(s[STATES.ContinueAsNew].Catch.at(-1).Next).toBe(STATES.FinalizeFailure);
       expect(s[STATES.ContinuedAsNew].Type).toBe('Succeed');
     },
   );
@@ -155,6 +166,87 @@ describe('experiment state machine', () => {
         MaxAttempts: 2,
       });
     }
+  });
+
+  it('every Lambda Task retries the Lambda service errors AWS documents, ClientExecutionTimeoutException too', () => {
+    // "Handle Lambda service exceptions" (Step Functions best practices), and Lambda's throttling
+    const documented = [
+      'Lambda.ClientExecutionTimeoutException',
+      'Lambda.ServiceException',
+      'Lambda.AWSLambdaException',
+      'Lambda.SdkClientException',
+      'Lambda.TooManyRequestsException',
+    ];
+    const s = def.States as Record<string, Record<string, any>>;
+    for (const name of TASK_STATES)
+      expect(s[name].Retry[0].ErrorEquals, name).toEqual(expect.arrayContaining(documented));
+  });
+
+  it('a taken continuation name means the hop was made: ContinueAsNew ends continued, retries transients only', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    const hop = s[STATES.ContinueAsNew];
+    expect(hop.Catch).toEqual([
+      {
+        ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException', 'StepFunctions.ExecutionAlreadyExists'],
+        ResultPath: '$.continuedAs',
+        Next: STATES.ContinuedAsNew,
+      },
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },
+    ]);
+    expect(hop.Retry).toHaveLength(1);
+    expect(hop.Retry[0].ErrorEquals).toEqual(SFN_START_RETRY.errors);
+    // States.TaskFailed (or States.ALL) would retry ExecutionAlreadyExists, then finalize a running experiment failed
+    for (const broad of ['States.TaskFailed', 'States.ALL', ...hop.Catch[0].ErrorEquals])
+      expect(hop.Retry[0].ErrorEquals).not.toContain(broad);
+  });
+
+  it('every retry schedule waits little against the execution timeout, and a turn fits well inside it', () => {
+    // the most a state waits between attempts in all, read from the definition itself
+    const waits = (retry: Array<Record<string, number>> = []) =>
+      retry.reduce((sum, r) => {
+        let total = 0;
+        for (let k = 0; k < (r.MaxAttempts ?? 3); k++)
+          total += Math.min((r.IntervalSeconds ?? 1) * (r.BackoffRate ?? 2) ** k, r.MaxDelaySeconds ?? Infinity);
+        return sum + total;
+      }, 0);
+    const timeout = def.TimeoutSeconds as number;
+    const s = def.States as Record<string, Record<string, any>>;
+    const retried = Object.entries(s).filter(([, st]) => st.Retry);
+    expect(retried.map(([name]) => name).sort()).toEqual([...TASK_STATES, STATES.ContinueAsNew].sort());
+    for (const [name, st] of retried) {
+      expect(waits(st.Retry), name).toBeLessThanOrEqual(timeout * 0.05);
+      expect(
+        st.Retry.every((r: any) => r.JitterStrategy === 'FULL'),
+        name,
+      ).toBe(true);
+    }
+    expect(retryWaitSeconds(SFN_START_RETRY)).toBe(waits([aslRetry(SFN_START_RETRY) as any]));
+    for (const provider of ['bedrock', 'ollama', 'baseline'] as const)
+      expect(turnReserveSeconds(provider), provider).toBeLessThan(timeout / 2);
+  });
+
+  it('CheckProgress gets the execution clock: its start time and the machine timeout', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    expect(s[STATES.CheckProgress].Parameters).toEqual({
+      'state.$': '$',
+      execution: { 'startTime.$': '$$.Execution.StartTime', timeoutSeconds: def.TimeoutSeconds },
+    });
+  });
+
+  it('each Task invokes a function whose timeout is the budget in state-machine/tasks.ts', () => {
+    const s = def.States as Record<string, Record<string, any>>;
+    const functions = template.findResources('AWS::Lambda::Function');
+    for (const name of TASK_STATES) {
+      const logicalId = String(s[name].Resource).replace(/^.*function:/, '');
+      expect(functions[logicalId]?.Properties.Timeout, name).toBe(TASKS[name].timeoutSeconds);
+    }
+  });
+
+  it('refuses an execution timeout with no room for a turn before it must hand over', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => new AriadneStack(app, 'Tiny', { executionTimeoutMinutes: 30 })).toThrow(
+      /executionTimeout 1800 s leaves no room for turns/,
+    );
   });
 
   it('uses JSONPath only (the local engine supports no JSONata or variables)', () => {
@@ -238,11 +330,15 @@ describe('sweep state machine', () => {
       // a child that already ran fails to start at once (no token was handed out) and does not fail the sweep
       expect(child.Catch).toEqual([
         {
-          ErrorEquals: ['StepFunctions.ExecutionAlreadyExistsException'],
+          ErrorEquals: EXECUTION_ALREADY_EXISTS_ERRORS,
           Output: { experimentId: '{% $states.input.name %}', status: 'already_run' },
           Next: SWEEP_STATES.AlreadyRun,
         },
       ]);
+      // a start the service dropped or throttled is tried again, never a name already used
+      expect(child.Retry).toEqual([aslRetry(SFN_START_RETRY)]);
+      expect(child.Retry[0].ErrorEquals).not.toContain('States.TaskFailed');
+      for (const name of EXECUTION_ALREADY_EXISTS_ERRORS) expect(child.Retry[0].ErrorEquals).not.toContain(name);
       expect(sweepStates()[SWEEP_STATES.RunExperiments].ItemProcessor.States[SWEEP_STATES.AlreadyRun].Type).toBe(
         'Pass',
       );
@@ -772,6 +868,26 @@ describe('idle cost (bench/idle-cost.ts)', () => {
 });
 
 describe('handler Lambdas', () => {
+  it('every function allowed to query the database outlasts its retry budget plus its own work', () => {
+    // the roles granted rds-data:ExecuteStatement, then the functions that run as them
+    const granted = new Set(
+      Object.values(template.findResources('AWS::IAM::Policy'))
+        .filter((p) =>
+          p.Properties.PolicyDocument.Statement.some((st: any) =>
+            [st.Action].flat().includes('rds-data:ExecuteStatement'),
+          ),
+        )
+        .flatMap((p) => p.Properties.Roles.map((r: any) => r.Ref as string)),
+    );
+    const functions = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]) =>
+      granted.has(f.Properties.Role['Fn::GetAtt']?.[0]),
+    );
+    // the Task functions that touch the database, the failure finalizer, RegisterSweep, the migrations
+    expect(functions.length).toBe(TASK_STATES.filter((s) => TASKS[s].database).length + 3);
+    for (const [id, f] of functions)
+      expect(f.Properties.Timeout * 1000, id).toBeGreaterThan(DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS);
+  });
+
   it('run on nodejs22.x or newer, arm64, outside any VPC, with JSON logs and X-Ray', () => {
     const all = Object.values(template.findResources('AWS::Lambda::Function'));
     // The custom-resource framework function is CDK's own; it too must be on a current runtime.

@@ -6,6 +6,8 @@ import { EVENTS_PER_TURN } from '../lambdas/config/experiment-config.ts';
 import { STATES } from '../state-machine/states.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { turnReserveSeconds } from '../state-machine/tasks.ts';
+import { experimentDefinition as def } from '../state-machine/definition.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -52,6 +54,50 @@ describe('continue as new', () => {
     expect(row.execution_arns).toEqual(split.executions);
     // each continuation is named after the experiment and the turn it starts at
     expect(split.executions[1]).toMatch(new RegExp(`:${split.experimentId}-t4$`));
+  });
+
+  it('a continuation name already taken means the hop was made: the execution ends continued, not failed', async () => {
+    const experimentId = 'hop-made-before';
+    const run = await runLocalExperiment(
+      { ...experiment(3 * EVENTS_PER_TURN), experimentId },
+      // the next execution's name is used (an earlier try started it, its answer lost); no waiting between retries
+      { db, executionNames: new Set([`${experimentId}-t4`]), retryIntervals: { [STATES.ContinueAsNew]: 0 } },
+    );
+    expect(run.executions).toHaveLength(1);
+    expect(run.output).toMatchObject({
+      continuedAs: { Error: 'StepFunctions.ExecutionAlreadyExistsException' },
+      turnNumber: 3,
+    });
+    // the experiment is left to the execution that runs it on: not finalized, not failed
+    expect(run.summary).toMatchObject({ status: 'running', turns: 3, failure_reason: null });
+  });
+
+  it('hands over before the execution times out, so an experiment longer than an execution finishes', async () => {
+    const single = await runLocalExperiment(experiment(), { db });
+    // each turn takes 20 minutes on the handlers' clock: an execution (180 minutes) holds a few turns only
+    let clock = Date.now();
+    const run = await runLocalExperiment(
+      { ...experiment(), config: { max_moves: 200, max_duration_minutes: 7 * 24 * 60 } },
+      {
+        db,
+        now: () => new Date(clock),
+        onTurn: () => {
+          clock += 20 * 60_000;
+        },
+      },
+    );
+    expect(def().TimeoutSeconds).toBe(180 * 60);
+    const perExecution = Math.ceil((180 * 60 - turnReserveSeconds('baseline')) / (20 * 60));
+    expect(run.executions).toHaveLength(Math.ceil(single.summary!.turns / perExecution));
+    expect(run.executions.length).toBeGreaterThan(1);
+    expect(run.summary).toMatchObject({
+      status: single.summary!.status,
+      stop_reason: single.summary!.stop_reason,
+      actions: single.summary!.actions,
+      turns: single.summary!.turns,
+    });
+    // every action logged once, as in one execution
+    expect(await actionLog(run.experimentId)).toEqual(await actionLog(single.experimentId));
   });
 
   it('a 64-character experiment id still names its continuations within the 80-character limit', async () => {

@@ -13,6 +13,7 @@ import {
 } from '../lambdas/engine/experiment.ts';
 import { Grid, buildMaze } from '../lambdas/maze/index.ts';
 import { UNKNOWN } from '../lambdas/engine/game.ts';
+import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../lambdas/config/budgets.ts';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 const running = {
@@ -73,6 +74,56 @@ describe('between turns', () => {
       decision: 'continue_as_new',
       reason: 'history_budget',
     });
+  });
+});
+
+describe('continue as new: turn count, history size or execution time, whichever first', () => {
+  const fresh = { ...running, executionStartTurn: 1, turnNumber: 1, maxTurns: 1_000_000, maxMoves: 1_000_000 };
+
+  it('hands over when the next turn would bring the estimated history near the 25,000-event quota', () => {
+    // a loop state may carry any turnsPerExecution (a resume input, an old snapshot): the quota holds regardless
+    const p = { ...fresh, turnsPerExecution: 1_000_000 };
+    const first = [...Array(HISTORY_EVENT_QUOTA).keys()]
+      .map((i) => i + 1)
+      .find((turn) => checkProgress({ ...p, turnNumber: turn }, minutes(1)).decision !== 'continue');
+    expect(first).toBeDefined();
+    expect(checkProgress({ ...p, turnNumber: first! }, minutes(1))).toEqual({
+      decision: 'continue_as_new',
+      reason: 'history_quota',
+    });
+    // it hops at the last turn that leaves the reserve free, not earlier
+    expect(estimatedHistoryEvents(first!) + HISTORY_RESERVE_EVENTS).toBeLessThanOrEqual(HISTORY_EVENT_QUOTA);
+    expect(estimatedHistoryEvents(first! + 1) + HISTORY_RESERVE_EVENTS).toBeGreaterThan(HISTORY_EVENT_QUOTA);
+    // counted from this execution's first turn: a continuation starts afresh
+    expect(checkProgress({ ...p, turnNumber: first! + 100, executionStartTurn: 101 }, minutes(1)).decision).toBe(
+      'continue_as_new',
+    );
+    expect(checkProgress({ ...p, turnNumber: first! + 100, executionStartTurn: 102 }, minutes(1)).decision).toBe(
+      'continue',
+    );
+  });
+
+  it('hands over when one more turn might not end before the execution times out', () => {
+    const execution = { startTime: minutes(30), timeoutSeconds: 3600, turnReserveSeconds: 600 };
+    // the experiment may run far longer than one execution: it continues, it does not time out
+    const p = { ...fresh, maxDurationMinutes: 10_000, execution };
+    const at = (m: number, ms = 0) => new Date(minutes(m).getTime() + ms);
+    expect(checkProgress(p, at(30 + 50, -1))).toEqual({ decision: 'continue', reason: 'running' });
+    expect(checkProgress(p, at(30 + 50))).toEqual({ decision: 'continue_as_new', reason: 'execution_time' });
+    // without the clock (input from a machine version before it was passed) only the other triggers apply
+    expect(checkProgress({ ...p, execution: undefined }, at(30 + 59)).decision).toBe('continue');
+  });
+
+  it('the turn count comes first when it is reached first; an experiment that ends anyway just ends', () => {
+    const execution = { startTime: t0, timeoutSeconds: 3600, turnReserveSeconds: 600 };
+    const p = { ...fresh, turnsPerExecution: 3, turnNumber: 3, maxDurationMinutes: 10_000, execution };
+    expect(checkProgress(p, minutes(55)).reason).toBe('history_budget');
+    expect(checkProgress({ ...p, turnNumber: 2 }, minutes(55)).reason).toBe('execution_time');
+    expect(checkProgress({ ...p, goalFound: true }, minutes(55))).toEqual({
+      decision: 'success',
+      reason: 'goal_found',
+    });
+    expect(checkProgress({ ...p, maxTurns: 3 }, minutes(55))).toEqual({ decision: 'timeout', reason: 'max_turns' });
   });
 });
 

@@ -2,6 +2,13 @@
 // resolved object is snapshotted into the experiment row at start so a later
 // change of defaults or parameters never alters a running experiment.
 import { z } from 'zod';
+import {
+  DATABASE_RETRY_BUDGET_MS,
+  DATABASE_WORK_MARGIN_MS,
+  LLM_TURN_TIMEOUT_SECONDS,
+  MODEL_CALL_BUDGET_MS,
+  TURN_EVENTS,
+} from './budgets.ts';
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
@@ -150,6 +157,16 @@ export const experimentConfigSchema = configFields.transform((c, ctx) => {
     });
     return z.NEVER;
   }
+  const worst = modelCallWorstCaseMs(c.retry);
+  if (worst > MODEL_CALL_BUDGET_MS) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['retry', 'timeout_ms'],
+      input: c.retry.timeout_ms,
+      message: unfitModelCallMessage(c.retry, worst),
+    });
+    return z.NEVER;
+  }
   return { ...c, max_moves: maxMoves, max_turns: maxTurns };
 });
 
@@ -157,6 +174,39 @@ export type ExperimentConfig = z.output<typeof experimentConfigSchema>;
 export type ExperimentConfigInput = z.input<typeof experimentConfigSchema>;
 
 export const DEFAULT_CONFIG: ExperimentConfig = experimentConfigSchema.parse({});
+
+type RetrySettings = z.output<typeof retrySchema>;
+
+/**
+ * The longest one model call can take with its retries, as withRetry (providers/llm/retry.ts) runs them inside one
+ * turn invocation: every attempt up to timeout_ms, with the backoff delays between them; and since no attempt
+ * starts once max_total_ms has passed, never more than max_total_ms plus one attempt.
+ */
+export function modelCallWorstCaseMs(r: RetrySettings): number {
+  return Math.min(r.max_attempts * r.timeout_ms + backoffDelaysMs(r), r.max_total_ms + r.timeout_ms);
+}
+
+/** The delays withRetry sleeps between attempts, at most (full jitter sleeps a random part of each). */
+function backoffDelaysMs(r: RetrySettings): number {
+  let delays = 0;
+  for (let attempt = 1; attempt < r.max_attempts; attempt++)
+    delays += Math.min(r.max_delay_ms, r.base_delay_ms * 2 ** (attempt - 1));
+  return delays;
+}
+
+function unfitModelCallMessage(r: RetrySettings, worst: number): string {
+  const budget = MODEL_CALL_BUDGET_MS;
+  // the largest timeout_ms that fits with the other settings as they are
+  const fits = Math.floor(Math.max((budget - backoffDelaysMs(r)) / r.max_attempts, budget - r.max_total_ms));
+  return (
+    `${r.timeout_ms} ms per model call, tried up to max_attempts ${r.max_attempts} times within max_total_ms ` +
+    `${r.max_total_ms}, can take ${worst} ms: more than the ${budget} ms a model turn has (its Lambda stops at ` +
+    `${LLM_TURN_TIMEOUT_SECONDS} s, less ${(DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS) / 1000} s for ` +
+    `the database); ` +
+    (fits >= 10 ? `lower timeout_ms to at most ${fits}, or ` : '') +
+    'lower max_attempts or max_total_ms'
+  );
+}
 
 /** Config layers, later wins: nested sections (ollama, bedrock, retry, prices, stuck_thresholds) merge key by key. */
 export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>): ExperimentConfigInput {
@@ -172,7 +222,7 @@ export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>)
 }
 
 /** History events a turn costs: 2 Lambda Tasks x 5, 2 Choices x 2, a Pass x 2 = 16, plus room for retries. */
-export const EVENTS_PER_TURN = 20;
+export const EVENTS_PER_TURN = TURN_EVENTS + 4;
 
 export function turnsPerExecution(config: { history_event_budget: number }): number {
   return Math.max(1, Math.floor(config.history_event_budget / EVENTS_PER_TURN));

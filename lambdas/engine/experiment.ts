@@ -20,6 +20,7 @@ import type { Halt } from './store.ts';
 import { promptTemplate, renderPrompt } from '../config/prompts.ts';
 import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from './workflow/definition.ts';
 import { InvalidInputError } from './errors.ts';
+import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
 
 export type MazeSource = { kind: 'generated'; spec: MazeSpec } | { kind: 'inline'; grid: number[][]; start: Point };
 
@@ -244,13 +245,39 @@ export async function startExperiment(
 type ProgressDecision = 'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new';
 export interface Progress {
   decision: ProgressDecision;
-  /** For `stuck`, the detector that tripped. */
-  reason: 'goal_found' | 'max_moves' | 'max_duration' | 'max_turns' | 'history_budget' | 'running' | Detector;
+  /**
+   * For `stuck`, the detector that tripped. For `continue_as_new`: history_budget (this execution ran its
+   * turnsPerExecution), history_quota (its estimated history neared the 25,000-event quota), execution_time (one
+   * more turn might not end before the execution's timeout).
+   */
+  reason:
+    | 'goal_found'
+    | 'max_moves'
+    | 'max_duration'
+    | 'max_turns'
+    | 'history_budget'
+    | 'history_quota'
+    | 'execution_time'
+    | 'running'
+    | Detector;
   /** For `stuck`, what the detector saw. */
   detail?: string;
 }
 
-/** Between turns: stop on goal found, a halting stuck signal, max_moves, max_duration_minutes, or max_turns. */
+/** The current execution's clock: when it started ($$.Execution.StartTime) and when Step Functions stops it. */
+export interface ExecutionClock {
+  startTime: Date;
+  timeoutSeconds: number;
+  /** What one more turn may take, at its worst, before this execution can hand over. */
+  turnReserveSeconds: number;
+}
+
+/**
+ * Between turns: stop on goal found, a halting stuck signal, max_moves, max_duration_minutes, or max_turns; else
+ * continue as new when this execution has run its turns, its history nears the quota, or its time nears its
+ * timeout, whichever comes first. The experiment's own clock (startedAt) and turn count carry over across
+ * executions, so an experiment may run longer than any one execution.
+ */
 export function checkProgress(
   p: {
     goalFound: boolean;
@@ -263,6 +290,8 @@ export function checkProgress(
     maxTurns: number;
     executionStartTurn: number;
     turnsPerExecution: number;
+    /** Absent for input from a machine version that did not pass it (executions started before a deploy). */
+    execution?: ExecutionClock;
   },
   now: Date,
 ): Progress {
@@ -272,8 +301,15 @@ export function checkProgress(
   if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000)
     return { decision: 'timeout', reason: 'max_duration' };
   if (p.turnNumber >= p.maxTurns) return { decision: 'timeout', reason: 'max_turns' };
-  // Well before the 25,000-event history cap, hand over to a fresh execution.
-  if (p.turnNumber - p.executionStartTurn + 1 >= p.turnsPerExecution)
-    return { decision: 'continue_as_new', reason: 'history_budget' };
+  const turnsHere = p.turnNumber - p.executionStartTurn + 1;
+  if (turnsHere >= p.turnsPerExecution) return { decision: 'continue_as_new', reason: 'history_budget' };
+  // turnsPerExecution comes with the loop state (a resume input may carry any): the quota holds whatever it says
+  if (estimatedHistoryEvents(turnsHere + 1) + HISTORY_RESERVE_EVENTS > HISTORY_EVENT_QUOTA)
+    return { decision: 'continue_as_new', reason: 'history_quota' };
+  if (p.execution) {
+    const { startTime, timeoutSeconds, turnReserveSeconds } = p.execution;
+    if (now.getTime() - startTime.getTime() + turnReserveSeconds * 1000 >= timeoutSeconds * 1000)
+      return { decision: 'continue_as_new', reason: 'execution_time' };
+  }
   return { decision: 'continue', reason: 'running' };
 }

@@ -1,13 +1,20 @@
-// CheckProgress: decide between another turn, success, timeout and stuck.
+// CheckProgress: decide between another turn, success, timeout, stuck and
+// continue-as-new. Arithmetic on its input and the clock: no database, so its
+// Lambda opens none (its 10 s timeout has no room for a paused cluster).
 import { checkProgress, type Progress } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { progressInputSchema } from '../../state-machine/contracts.ts';
-import { lambdaEntry, type HandlerDeps } from './deps.ts';
+import { progressInputSchema, progressTaskInputSchema } from '../../state-machine/contracts.ts';
+import { turnReserveSeconds } from '../../state-machine/tasks.ts';
+import type { HandlerDeps } from './deps.ts';
 
 export const checkProgressHandler =
-  (deps: HandlerDeps) =>
+  (deps: Pick<HandlerDeps, 'now'>) =>
   (event: unknown): Promise<Progress> => {
-    const s = parseOrThrow(progressInputSchema, event);
+    // The machine passes { state, execution }; a machine version from before a deploy passed the state alone.
+    const withClock = event !== null && typeof event === 'object' && 'execution' in event;
+    const { state: s, execution } = withClock
+      ? parseOrThrow(progressTaskInputSchema, event)
+      : { state: parseOrThrow(progressInputSchema, event), execution: undefined };
     const progress = checkProgress(
       {
         goalFound: s.turn.goalFound,
@@ -20,10 +27,15 @@ export const checkProgressHandler =
         maxTurns: s.limits.maxTurns,
         executionStartTurn: s.executionStartTurn,
         turnsPerExecution: s.limits.turnsPerExecution,
+        execution: execution && {
+          startTime: new Date(execution.startTime),
+          timeoutSeconds: execution.timeoutSeconds,
+          turnReserveSeconds: turnReserveSeconds(s.llmProvider),
+        },
       },
       deps.now(),
     );
     return Promise.resolve(progress);
   };
 
-export const handler = lambdaEntry(checkProgressHandler);
+export const handler = checkProgressHandler({ now: () => new Date() });

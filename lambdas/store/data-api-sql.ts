@@ -24,6 +24,7 @@ import {
   type SqlValue,
 } from './sql.ts';
 import { toNamedParameters } from './sql-text.ts';
+import { DATABASE_RETRY_BUDGET_MS } from '../config/budgets.ts';
 
 /** A statement Postgres refused, as pg reports one: the Postgres message, and its SQLState as `code`. */
 export class SqlError extends Error {
@@ -247,7 +248,7 @@ export class DataApiDatabase implements SqlDatabase {
     // underneath ours, tripling calls and spending time our budget cannot see; here one call is one attempt.
     // The region is the cluster's, read from its ARN (arn:aws:rds:<region>:<account>:cluster:<name>).
     this.client = opts.client ?? new RDSDataClient({ region: opts.resourceArn.split(':')[3], maxAttempts: 1 });
-    this.budgetMs = opts.retryBudgetMs ?? 40_000;
+    this.budgetMs = opts.retryBudgetMs ?? DATABASE_RETRY_BUDGET_MS; // every database Lambda's timeout covers it
     this.sleep = opts.sleep ?? defaultSleep;
   }
 
