@@ -12,7 +12,16 @@ import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/d
 const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
 
 export interface LocalRunOptions {
-  deps: HandlerDeps;
+  /** The handlers' dependencies, for every Task state not in `taskHandlers`; `now` is the handlers' clock. */
+  deps: Pick<HandlerDeps, 'now'> & Partial<HandlerDeps>;
+  /**
+   * Handlers bound to Task states instead of the in-process ones, e.g. the deploy rehearsal's Lambda processes
+   * (the definition's Resource is not called: the state name binds, as in the local runner).
+   */
+  taskHandlers?: Partial<Record<TaskState, Handler>>;
+  /** Another definition of this machine (e.g. from a cloud assembly) and its ARN; default the synthesized one. */
+  definition?: object;
+  stateMachineArn?: string;
   executionName?: string;
   /** Called with each Task's output, e.g. to show progress after every turn. */
   onTaskResult?: (state: TaskState, output: unknown) => void;
@@ -29,12 +38,15 @@ export interface LocalRunOptions {
   executionNames?: Set<string>;
 }
 
-let machine: StateMachine | null = null;
+const machines = new WeakMap<object, StateMachine>();
+let synthesized: object | null = null;
 
-/** One validated machine per process: constructing it compiles the ASL validator's schemas. */
-function localMachine(): StateMachine {
-  machine ??= new StateMachine(experimentDefinition() as never, { validationOptions: { checkArn: false } });
-  return machine;
+/** One validated machine per definition: constructing it compiles the ASL validator's schemas. */
+function localMachine(definition?: object): StateMachine {
+  const def = definition ?? (synthesized ??= experimentDefinition());
+  let m = machines.get(def);
+  if (!m) machines.set(def, (m = new StateMachine(def as never, { validationOptions: { checkArn: false } })));
+  return m;
 }
 
 export interface LocalRunResult {
@@ -62,10 +74,15 @@ async function localHandlers(
 ): Promise<Record<string, (input: unknown) => Promise<never>>> {
   const out: Record<string, (input: unknown) => Promise<never>> = {};
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
-    const mod = (await import(new URL(binding.file, HANDLERS_DIR).href)) as Record<string, HandlerFactory>;
-    const factory = mod[binding.factoryExport];
-    if (typeof factory !== 'function') throw new Error(`${binding.file} does not export ${binding.factoryExport}`);
-    const base = factory(opts.deps);
+    let base = opts.taskHandlers?.[state];
+    if (!base) {
+      const mod = (await import(new URL(binding.file, HANDLERS_DIR).href)) as Record<string, HandlerFactory>;
+      const factory = mod[binding.factoryExport];
+      if (typeof factory !== 'function') throw new Error(`${binding.file} does not export ${binding.factoryExport}`);
+      if (!opts.deps.store || !opts.deps.agents)
+        throw new Error(`${state} has neither a task handler nor the store and agents its handler needs`);
+      base = factory(opts.deps as HandlerDeps);
+    }
     const handler = opts.wrap ? opts.wrap(state, base) : base;
     out[state] = async (input) => {
       // A Lambda only ever sees JSON: round-trip so local runs cannot pass Dates or class instances along.
@@ -78,7 +95,8 @@ async function localHandlers(
   return out;
 }
 
-const executionArnOf = (name: string) => `${LOCAL_STATE_MACHINE_ARN.replace(':stateMachine:', ':execution:')}:${name}`;
+const executionArnOf = (name: string, machineArn = LOCAL_STATE_MACHINE_ARN) =>
+  `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
 /**
  * Executes one experiment through the state machine, following continue-as-new
@@ -86,6 +104,7 @@ const executionArnOf = (name: string) => `${LOCAL_STATE_MACHINE_ARN.replace(':st
  * Resolves with the last execution's output or throws its failure.
  */
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
+  const machineArn = opts.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
   let startTime = opts.deps.now().toISOString();
   const handlers = await localHandlers(opts, () => startTime);
   let next: { name: string; input: unknown } | null = { name: opts.executionName ?? randomUUID(), input };
@@ -97,14 +116,14 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
   while (next) {
     const current: { name: string; input: unknown } = next;
     next = null;
-    const executionArn = executionArnOf(current.name);
+    const executionArn = executionArnOf(current.name, machineArn);
     startTime = opts.deps.now().toISOString();
     executions.push(executionArn);
     // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
     // (A task handler answers with a promise: a refusal is a rejection, as from the service.)
     const continueAsNew = (params: unknown): Promise<never> => {
       const p = params as { StateMachineArn: string; Name: string; Input: unknown };
-      if (p.StateMachineArn !== LOCAL_STATE_MACHINE_ARN)
+      if (p.StateMachineArn !== machineArn)
         return Promise.reject(
           Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), {
             name: 'StateMachineDoesNotExist',
@@ -121,15 +140,18 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       const same = queued?.name === p.Name && JSON.stringify(queued.input) === JSON.stringify(p.Input);
       if (names.has(p.Name) && !same)
         return Promise.reject(
-          Object.assign(new Error(`Execution Already Exists: '${executionArnOf(p.Name)}'`), {
+          Object.assign(new Error(`Execution Already Exists: '${executionArnOf(p.Name, machineArn)}'`), {
             name: EXECUTION_ALREADY_EXISTS,
           }),
         );
       names.add(p.Name);
       next = { name: p.Name, input: p.Input };
-      return Promise.resolve({ ExecutionArn: executionArnOf(p.Name), StartDate: new Date().toISOString() } as never);
+      return Promise.resolve({
+        ExecutionArn: executionArnOf(p.Name, machineArn),
+        StartDate: new Date().toISOString(),
+      } as never);
     };
-    const execution = localMachine().run(current.input as never, {
+    const execution = localMachine(opts.definition).run(current.input as never, {
       overrides: {
         taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
         ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}),
@@ -141,7 +163,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
           StartTime: startTime,
           Input: current.input as never,
         },
-        StateMachine: { Id: LOCAL_STATE_MACHINE_ARN, Name: 'AriadneExperiments' },
+        StateMachine: { Id: machineArn, Name: machineArn.split(':').at(-1)! },
       },
     });
     // The engine queues every event until read: drain them, or a long run holds them all in memory.
