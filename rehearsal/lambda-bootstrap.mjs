@@ -12,16 +12,19 @@ import { types } from 'node:util';
 
 const send = (msg) => new Promise((resolve) => process.send(msg, () => resolve()));
 
-/** The Node runtime's error shape: errorType is the error's name, or typeof for a thrown non-error. */
+/**
+ * The Node runtime's error shape: an error (native, or any object with string name, message and stack) gives
+ * its name as errorType and its stack as trace; anything else thrown gives typeof as errorType.
+ */
 function toRuntimeError(error) {
-  if (types.isNativeError(error) || (error instanceof Object && 'name' in error && 'message' in error)) {
-    return {
-      errorType: String(error.name),
-      errorMessage: String(error.message),
-      trace: typeof error.stack === 'string' ? error.stack.split('\n') : [],
-    };
+  try {
+    const errorLike = ['name', 'message', 'stack'].every((k) => error?.[k] && typeof error[k] === 'string');
+    if (types.isNativeError(error) || errorLike)
+      return { errorType: error.name, errorMessage: error.message, trace: error.stack.split('\n') };
+    return { errorType: typeof error, errorMessage: String(error), trace: [] };
+  } catch {
+    return { errorType: 'handled', errorMessage: 'the thrown value could not be read (name, message, stack)' };
   }
-  return { errorType: typeof error, errorMessage: String(error), trace: [] };
 }
 
 const runtimeError = (errorType, errorMessage) => ({ errorType, errorMessage, trace: [] });
@@ -60,11 +63,12 @@ process.on('unhandledRejection', (reason) => {
   void send({
     type: 'error',
     id: current,
+    fatal: true,
     error: runtimeError('Runtime.UnhandledPromiseRejection', String(reason)),
   }).then(() => process.exit(128));
 });
 process.on('uncaughtException', (err) => {
-  void send({ type: 'error', id: current, error: toRuntimeError(err) }).then(() => process.exit(129));
+  void send({ type: 'error', id: current, fatal: true, error: toRuntimeError(err) }).then(() => process.exit(129));
 });
 // The parent owns the container: when it goes, so does this process.
 process.on('disconnect', () => process.exit(0));

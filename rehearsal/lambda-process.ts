@@ -102,7 +102,13 @@ type ChildMessage =
   | { type: 'ready' }
   | { type: 'init-error'; error: { errorType: string; errorMessage: string } }
   | { type: 'result'; id: string; payload: string }
-  | { type: 'error'; id: string | null; error: { errorType: string; errorMessage: string; trace?: string[] } };
+  | {
+      type: 'error';
+      id: string | null;
+      /** Raised outside the handler's own promise: the runtime exits after reporting it. */
+      fatal?: boolean;
+      error: { errorType: string; errorMessage: string; trace?: string[] };
+    };
 
 export class LambdaProcess {
   readonly functionName: string;
@@ -247,8 +253,8 @@ export class LambdaProcess {
           return done({ ok: true, result: JSON.parse(msg.payload) as unknown }, false);
         }
         if (msg.type === 'error' && (msg.id === id || msg.id === null)) {
-          // A rejection outside the handler (id null) ends the container, as it does in Lambda.
-          return done({ ok: false, ...msg.error }, msg.id === null);
+          // An unhandled rejection or uncaught exception ends the container, as it does in Lambda.
+          return done({ ok: false, ...msg.error }, msg.fatal === true);
         }
       };
       child.on('message', onMessage);

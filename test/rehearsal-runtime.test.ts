@@ -64,6 +64,8 @@ function tinyFunction(timeoutSeconds: number, environment: Record<string, string
       '  if (event.bytes) return "x".repeat(event.bytes - 2);',
       '  if (event.env) return process.env;',
       '  if (event.throwString) throw "plain string";',
+      '  if (event.floating) void Promise.reject(new Error("floating"));',
+      '  if (event.floating) await new Promise((r) => setTimeout(r, 200));',
       '  return { calls, remaining: context.getRemainingTimeInMillis(), cwd: process.cwd() };',
       '};',
     ].join('\n'),
@@ -233,7 +235,7 @@ describe('rehearsal runtime: the container rules, on a function of our own', () 
     });
   });
 
-  it('keeps module state while warm; a thrown non-error answers errorType "string"', async () => {
+  it('keeps module state warm; a thrown string answers errorType "string"; a floating rejection ends it', async () => {
     const p = await start(tinyFunction(3));
     const first = await p.invoke({});
     expect(first).toMatchObject({ ok: true, result: { calls: 1 } });
@@ -247,6 +249,15 @@ describe('rehearsal runtime: the container rules, on a function of our own', () 
     });
     expect(await p.invoke({})).toMatchObject({ ok: true, result: { calls: 3 } });
     expect(p.coldStarts).toBe(1);
+    // a rejection nobody awaits ends the container, as Lambda's Node runtime does
+    expect(await p.invoke({ floating: true })).toMatchObject({
+      ok: false,
+      errorType: 'Runtime.UnhandledPromiseRejection',
+      errorMessage: 'Error: floating',
+    });
+    expect(p.warm).toBe(false);
+    expect(await p.invoke({})).toMatchObject({ ok: true, result: { calls: 1 } });
+    expect(p.coldStarts).toBe(2);
   });
 
   it('an invocation that outlasts the timeout is killed with Sandbox.Timedout; the next is a cold start', async () => {
