@@ -55,6 +55,9 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   { files: ['bin/*.js', '*.js'], languageOptions: { globals: globals.node } },
+  // The rehearsal's container bootstrap is plain Node ESM (run by node, not tsx), outside the TypeScript project.
+  { files: ['rehearsal/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['rehearsal/*.mjs'], languageOptions: { globals: globals.node } },
   // The report and replay pages' scripts run in the browser, not in Node.
   { files: ['reports/assets/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
 );
