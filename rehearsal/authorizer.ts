@@ -70,8 +70,10 @@ export class RequestAuthorizer {
    * foundation model in the caller's Region, or the inference profile, and then, because a profile routes the
    * request on, the foundation model in each Region the profile may route to, with bedrock:InferenceProfileArn
    * set (Bedrock User Guide, "Prerequisites for inference profiles"). Every destination is checked, not one
-   * picked: AWS may route any request to any of them. A global profile's destinations are the source Region and
-   * the Region-less model ARN (arn:aws:bedrock:::foundation-model/ID), as lib/bedrock.ts grants.
+   * picked: AWS may route any request to any of them. A global profile is checked on the source Region's model
+   * only: AWS also authorizes the Region-less model ARN (arn:aws:bedrock:::foundation-model/ID, which
+   * lib/bedrock.ts grants), but iam-simulate matches no resource type to an ARN without a Region, so that check
+   * is not rehearsed.
    */
   bedrockInvokeCalls(modelId: string, s: RequestScope): AwsCall[] {
     const action = 'bedrock:InvokeModel';
@@ -85,7 +87,7 @@ export class RequestAuthorizer {
       ? modelId
       : `arn:${s.partition}:bedrock:${s.region}:${s.account}:inference-profile/${id}`;
     const base = id.slice(prefix.length + 1);
-    const regions = prefix === 'global' ? [s.region, ''] : (this.profileRegions[prefix] ?? []);
+    const regions = prefix === 'global' ? [s.region] : (this.profileRegions[prefix] ?? []);
     const context = { 'bedrock:InferenceProfileArn': profile };
     return [
       { action, resource: profile },

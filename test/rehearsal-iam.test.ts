@@ -24,6 +24,7 @@ const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
 const SCOPE: RequestScope = { accessKeyId: 'x', region: REGION, service: 'x', account: ACCOUNT, partition: 'aws' };
 const PROFILE = 'us.anthropic.claude-3-5-sonnet-20240620-v1:0';
+const GLOBAL_PROFILE = 'global.anthropic.claude-sonnet-4-20250514-v1:0';
 
 let template: CfnTemplate;
 let model: IamModel;
@@ -179,7 +180,9 @@ describe('Bedrock inference profiles (a stack configured with one)', () => {
   let authorizer: RequestAuthorizer;
   beforeAll(() => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new AriadneStack(app, 'Ariadne', { bedrockModelIds: [PROFILE, 'amazon.nova-lite-v1:0'] });
+    const stack = new AriadneStack(app, 'Ariadne', {
+      bedrockModelIds: [PROFILE, GLOBAL_PROFILE, 'amazon.nova-lite-v1:0'],
+    });
     profiled = new IamModel(Template.fromStack(stack).toJSON() as CfnTemplate);
     authorizer = new RequestAuthorizer(profiled);
   });
@@ -200,6 +203,11 @@ describe('Bedrock inference profiles (a stack configured with one)', () => {
     ]);
     expect(decisions.filter((d) => !d.allowed)).toEqual([]);
     expect((await decide('amazon.nova-lite-v1:0')).every((d) => d.allowed)).toBe(true);
+    const global = await decide(GLOBAL_PROFILE);
+    expect(global.map((d) => [d.resource, d.allowed])).toEqual([
+      [`arn:aws:bedrock:${REGION}:${ACCOUNT}:inference-profile/${GLOBAL_PROFILE}`, true],
+      [`arn:aws:bedrock:${REGION}::foundation-model/anthropic.claude-sonnet-4-20250514-v1:0`, true],
+    ]);
   });
 
   it('denies an unlisted model and a routed model called directly (no bedrock:InferenceProfileArn)', async () => {
