@@ -121,9 +121,11 @@ export class RequestAuthorizer {
     }
     const calls = derive({ ...signed, account: env.account, partition: env.partition });
     // Counted once per action and request: an inference profile's routed checks are one call, not several.
-    const actions = this.counts.get(principal.logicalId) ?? new Map<string, number>();
-    this.counts.set(principal.logicalId, actions);
-    for (const action of new Set(calls.map((c) => c.action))) actions.set(action, (actions.get(action) ?? 0) + 1);
+    for (const action of new Set(calls.map((c) => c.action))) {
+      const actions = this.counts.get(principal.logicalId) ?? new Map<string, number>();
+      actions.set(action, (actions.get(action) ?? 0) + 1);
+      this.counts.set(principal.logicalId, actions);
+    }
     for (const call of calls) {
       const decision = await this.decide(principal.logicalId, call);
       if (!decision.allowed) {
