@@ -1,8 +1,10 @@
 // What the SSM and Step Functions simulators share: the AWS JSON protocol
 // (POST / with X-Amz-Target, application/x-amz-json-1.x bodies, SigV4 required,
-// errors as {"__type", "message"}), a log of every request, listen and close.
+// errors as {"__type", "message"}), a log of every request, listen and close, and, given a rehearsal
+// authorizer, IAM authorization of each request against the signing function's role.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AwsCall, RequestAuthorizer, RequestScope } from '../../rehearsal/authorizer.ts';
 
 export interface AwsJsonReply {
   status: number;
@@ -16,10 +18,15 @@ export abstract class AwsJsonServer {
   constructor(
     private readonly jsonVersion: '1.0' | '1.1',
     private readonly errorTypePrefix = '',
+    /** When set, each signed request is authorized (calls()) before it is answered; a denial answers instead. */
+    private readonly authorizer?: RequestAuthorizer,
   ) {}
 
   /** Answers one operation (target without the service prefix is the caller's business). */
   protected abstract operation(target: string, body: any): AwsJsonReply;
+
+  /** The IAM authorizations AWS makes for one operation (none: not authorized here, e.g. an unknown one). */
+  protected abstract calls(target: string, body: any, scope: RequestScope): AwsCall[];
 
   protected error(type: string, message: string, status = 400): AwsJsonReply {
     return { status, payload: { __type: `${this.errorTypePrefix}${type}`, message } };
@@ -35,14 +42,29 @@ export abstract class AwsJsonServer {
         const target = String(req.headers['x-amz-target'] ?? '');
         const body = text ? JSON.parse(text) : {};
         this.requests.push({ target, body, headers: req.headers });
-        const { status, payload } = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256')
-          ? this.operation(target, body)
-          : this.error('MissingAuthenticationTokenException', 'Missing Authentication Token');
-        res.writeHead(status, {
-          'content-type': `application/x-amz-json-${this.jsonVersion}`,
-          'x-amzn-requestid': `req-${this.requests.length}`,
-        });
-        res.end(JSON.stringify(payload));
+        const signed = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256');
+        const answer = () => {
+          const { status, payload } = signed
+            ? this.operation(target, body)
+            : this.error('MissingAuthenticationTokenException', 'Missing Authentication Token');
+          res.writeHead(status, {
+            'content-type': `application/x-amz-json-${this.jsonVersion}`,
+            'x-amzn-requestid': `req-${this.requests.length}`,
+          });
+          res.end(JSON.stringify(payload));
+        };
+        if (!signed || !this.authorizer) return answer();
+        this.authorizer
+          .check(req.headers, `json-${this.jsonVersion}`, (scope) => this.calls(target, body, scope))
+          .then((result) => {
+            if (result.ok) return answer();
+            res.writeHead(result.reply.status, result.reply.headers);
+            res.end(result.reply.body);
+          })
+          .catch((err: unknown) => {
+            res.writeHead(500, { 'content-type': `application/x-amz-json-${this.jsonVersion}` });
+            res.end(JSON.stringify({ __type: 'InternalFailure', message: String(err) }));
+          });
       });
     });
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));

@@ -5,7 +5,8 @@
 // {"message"} body, as the service's do.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { SimServer, type LoggedRequest } from './sim-server.ts';
+import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
+import type { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -41,6 +42,13 @@ type Block = {
 
 export class BedrockSim extends SimServer {
   protected override readonly http2 = true;
+  private readonly authorizer?: RequestAuthorizer;
+
+  /** `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorizer). */
+  constructor(opts: SimOptions & { authorizer?: RequestAuthorizer } = {}) {
+    super(opts);
+    this.authorizer = opts.authorizer;
+  }
   protected defaultModels() {
     return [
       'anthropic.claude-3-5-sonnet-20240620-v1:0',
@@ -55,6 +63,15 @@ export class BedrockSim extends SimServer {
     const model = m[1];
     if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
       return awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
+    if (this.authorizer) {
+      const authorizer = this.authorizer;
+      const result = await authorizer.check(req.headers, 'rest-json', (s) => authorizer.bedrockInvokeCalls(model, s));
+      if (!result.ok) {
+        res.writeHead(result.reply.status, result.reply.headers);
+        res.end(result.reply.body);
+        return;
+      }
+    }
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
     const fault = this.nextFault();
     if (!(await this.transport(fault, res))) return;

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import type { Database } from '../../lambdas/store/database.ts';
+import type { AwsCall, RequestAuthorizer } from '../../rehearsal/authorizer.ts';
 import { DataApiDatabase } from '../../lambdas/store/data-api-sql.ts';
 
 const MiB = 1024 * 1024;
@@ -54,6 +55,32 @@ interface Options {
   resumeAfterMs?: number;
   /** A call running longer answers StatementTimeoutException (AWS: 45 s). */
   statementTimeoutMs?: number;
+  /** The rehearsal's IAM check of each signed request (none: every signed request is authorized). */
+  authorizer?: RequestAuthorizer;
+}
+
+/** The IAM action of each Data API operation (Service Authorization Reference for rds-data: resource "cluster"). */
+const DATA_API_ACTIONS: Record<string, string> = {
+  '/Execute': 'rds-data:ExecuteStatement',
+  '/BatchExecute': 'rds-data:BatchExecuteStatement',
+  '/BeginTransaction': 'rds-data:BeginTransaction',
+  '/CommitTransaction': 'rds-data:CommitTransaction',
+  '/RollbackTransaction': 'rds-data:RollbackTransaction',
+};
+
+/**
+ * What AWS authorizes for one Data API call: the action on the cluster ARN, and secretsmanager:GetSecretValue on
+ * the secret ARN, because the Data API reads the secret with the caller's own credentials ("Authorizing access to
+ * the Amazon RDS Data API", Aurora User Guide: the policy needs both). Malformed ARNs are left to the operation's
+ * own validation (BadRequestException).
+ */
+function dataApiCalls(path: string, body: any): AwsCall[] {
+  const action = DATA_API_ACTIONS[path];
+  if (!action || typeof body?.resourceArn !== 'string' || !body.resourceArn.startsWith('arn:')) return [];
+  const calls: AwsCall[] = [{ action, resource: body.resourceArn }];
+  if (typeof body.secretArn === 'string' && body.secretArn.startsWith('arn:'))
+    calls.push({ action: 'secretsmanager:GetSecretValue', resource: body.secretArn });
+  return calls;
 }
 
 // Postgres type oids (pg_type.dat) the Data API answers in a typed field rather than a string.
@@ -286,6 +313,16 @@ export class RdsDataSim {
       if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
         throw new DataApiError('ForbiddenException', 'Missing Authentication Token', 403);
       body = size ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      if (this.opts.authorizer) {
+        const result = await this.opts.authorizer.check(req.headers, 'rest-json', () => dataApiCalls(path, body));
+        // The authorizer's REST-JSON reply (x-amzn-ErrorType, 403, {"message"}), through this server's error path.
+        if (!result.ok)
+          throw new DataApiError(
+            result.reply.headers['x-amzn-errortype'],
+            (JSON.parse(result.reply.body) as { message: string }).message,
+            result.reply.status,
+          );
+      }
       const payload = await this.operation(path, body);
       const text = JSON.stringify(payload);
       if (Buffer.byteLength(text) > RESPONSE_LIMIT)

@@ -3,6 +3,7 @@
 // workflows: the same name and input as an existing running execution return
 // that execution; the same name with another input is ExecutionAlreadyExists.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
+import type { AwsCall, RequestAuthorizer } from '../../rehearsal/authorizer.ts';
 
 interface Execution {
   executionArn: string;
@@ -16,8 +17,29 @@ interface Execution {
 export class SfnSim extends AwsJsonServer {
   readonly executions = new Map<string, Execution>();
 
-  constructor() {
-    super('1.0', 'com.amazonaws.swf.service.v2.model#');
+  constructor(opts: { authorizer?: RequestAuthorizer } = {}) {
+    super('1.0', 'com.amazonaws.swf.service.v2.model#', opts.authorizer);
+  }
+
+  /**
+   * Resource types per action (Service Authorization Reference for Step Functions): StartExecution on the
+   * stateMachine, DescribeExecution and StopExecution on the execution; SendTask* have none, so "*".
+   */
+  protected calls(target: string, body: any): AwsCall[] {
+    const action = target.replace(/^AWSStepFunctions\./, '');
+    const resource: Record<string, unknown> = {
+      StartExecution: body.stateMachineArn,
+      DescribeExecution: body.executionArn,
+      StopExecution: body.executionArn,
+      SendTaskSuccess: '*',
+      SendTaskFailure: '*',
+      SendTaskHeartbeat: '*',
+    };
+    const arn = resource[action];
+    // A malformed ARN is the operation's own validation error (InvalidArn), answered after authorization passes.
+    return typeof arn === 'string' && (arn === '*' || arn.startsWith('arn:'))
+      ? [{ action: `states:${action}`, resource: arn }]
+      : [];
   }
 
   protected operation(target: string, body: any): AwsJsonReply {

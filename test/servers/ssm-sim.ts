@@ -2,6 +2,7 @@
 // pages of at most MaxResults (10) with NextToken, SecureStrings returned as
 // ciphertext unless WithDecryption is true.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
+import type { AwsCall, RequestAuthorizer, RequestScope } from '../../rehearsal/authorizer.ts';
 
 export interface SimParameter {
   name: string;
@@ -10,8 +11,26 @@ export interface SimParameter {
 }
 
 export class SsmSim extends AwsJsonServer {
-  constructor(public parameters: SimParameter[] = []) {
-    super('1.1');
+  constructor(
+    public parameters: SimParameter[] = [],
+    opts: { authorizer?: RequestAuthorizer } = {},
+  ) {
+    super('1.1', '', opts.authorizer);
+  }
+
+  /**
+   * GetParametersByPath is authorized on the parameter ARN of the path itself (resource type "parameter",
+   * Service Authorization Reference for SSM): /ariadne/config -> arn:...:parameter/ariadne/config.
+   */
+  protected calls(target: string, body: any, s: RequestScope): AwsCall[] {
+    if (target !== 'AmazonSSM.GetParametersByPath' || typeof body.Path !== 'string') return [];
+    const name = body.Path.length > 1 ? body.Path.replace(/\/$/, '') : body.Path;
+    return [
+      {
+        action: 'ssm:GetParametersByPath',
+        resource: `arn:${s.partition}:ssm:${s.region}:${s.account}:parameter${name.startsWith('/') ? '' : '/'}${name}`,
+      },
+    ];
   }
 
   protected operation(target: string, body: any): AwsJsonReply {

@@ -1,0 +1,212 @@
+// What the rehearsal's local AWS servers call for each incoming request: who signed it (the SigV4 Credential's
+// access key id, mapped to one function or state machine of the template), whether that principal's role may make
+// the calls the server derived from the request (iam.ts), and, if not, the AccessDenied reply in the protocol's
+// own format, so the SDK in the calling bundle raises the exception it would raise on AWS. Every decision is
+// counted for the rehearsal's table (issue 17).
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
+import { SimulationInputError, type Decision, type IamModel } from './iam.ts';
+
+/** The wire protocols of the simulated services: SSM (JSON 1.1), Step Functions (JSON 1.0), Data API and Bedrock
+ * Runtime (REST-JSON), S3 (REST-XML). */
+export type AwsProtocol = 'json-1.0' | 'json-1.1' | 'rest-json' | 'rest-xml';
+
+/** One authorization a request needs (some need two: the Data API also reads the secret as the caller). */
+export interface AwsCall {
+  action: string;
+  resource: string;
+  context?: Record<string, string | string[]>;
+}
+
+/** What a server needs to build ARNs for the request: the signer's Region and the account of the fake stack. */
+export interface RequestScope {
+  accessKeyId: string;
+  region: string;
+  service: string;
+  account: string;
+  partition: string;
+}
+
+export interface DeniedReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Denial {
+  principal: string;
+  action: string;
+  resource: string;
+  explanation: string;
+}
+
+export type AuthorizationResult = { ok: true; principal: string } | { ok: false; reply: DeniedReply; denial: Denial };
+
+/** SigV4: `AWS4-HMAC-SHA256 Credential=AKIA.../20251123/eu-west-1/ssm/aws4_request, SignedHeaders=..., ...`. */
+const CREDENTIAL = /Credential=([A-Z0-9]+)\/\d{8}\/([a-z0-9-]+)\/([a-z0-9-]+)\/aws4_request/;
+
+/** The access key id, Region and service of a request's SigV4 Authorization header, if it has one. */
+export function signatureScope(
+  headers: IncomingHttpHeaders,
+): { accessKeyId: string; region: string; service: string } | undefined {
+  const m = CREDENTIAL.exec(String(headers.authorization ?? ''));
+  return m ? { accessKeyId: m[1], region: m[2], service: m[3] } : undefined;
+}
+
+export class RequestAuthorizer {
+  /** principal -> action -> requests that needed it (allowed and denied). */
+  readonly counts = new Map<string, Map<string, number>>();
+  readonly denials: Denial[] = [];
+
+  constructor(
+    readonly model: IamModel,
+    /** The Regions each inference profile prefix routes to; default lib/bedrock.ts's (what the stack grants). */
+    private readonly profileRegions: Record<string, readonly string[]> = PROFILE_REGIONS,
+  ) {}
+
+  /**
+   * What bedrock:InvokeModel (also the permission of Converse) authorizes for a model id of a request path: the
+   * foundation model in the caller's Region, or the inference profile, and then, because a profile routes the
+   * request on, the foundation model in each Region the profile may route to, with bedrock:InferenceProfileArn
+   * set (Bedrock User Guide, "Prerequisites for inference profiles"). Every destination is checked, not one
+   * picked: AWS may route any request to any of them. A global profile is checked on the source Region's model
+   * only: AWS also authorizes the Region-less model ARN (arn:aws:bedrock:::foundation-model/ID, which
+   * lib/bedrock.ts grants), but iam-simulate matches no resource type to an ARN without a Region, so that check
+   * is not rehearsed.
+   */
+  bedrockInvokeCalls(modelId: string, s: RequestScope): AwsCall[] {
+    const action = 'bedrock:InvokeModel';
+    const model = (id: string, region: string) => `arn:${s.partition}:bedrock:${region}::foundation-model/${id}`;
+    const profileArn = /^arn:[a-z-]+:bedrock:[a-z0-9-]+:\d{12}:inference-profile\/(.+)$/.exec(modelId);
+    if (modelId.startsWith('arn:') && !profileArn) return [{ action, resource: modelId }];
+    const id = profileArn ? profileArn[1] : modelId;
+    const prefix = profilePrefix(id);
+    if (prefix === undefined) return [{ action, resource: model(id, s.region) }];
+    const profile = profileArn
+      ? modelId
+      : `arn:${s.partition}:bedrock:${s.region}:${s.account}:inference-profile/${id}`;
+    const base = id.slice(prefix.length + 1);
+    const regions = prefix === 'global' ? [s.region] : (this.profileRegions[prefix] ?? []);
+    const context = { 'bedrock:InferenceProfileArn': profile };
+    return [
+      { action, resource: profile },
+      ...regions.map((region) => ({ action, resource: model(base, region), context })),
+    ];
+  }
+
+  /**
+   * Authorizes a request: `derive` turns the signer's scope into the calls AWS would authorize for it (none: the
+   * server answers the request itself, e.g. an unknown operation). Signatures are NOT verified: every access key
+   * is ours, handed to our own child processes, so a signature would prove nothing the key id does not; what the
+   * rehearsal tests is the role's policies, and the SDK's signing is AWS's code, not ours.
+   */
+  async check(
+    headers: IncomingHttpHeaders,
+    protocol: AwsProtocol,
+    derive: (scope: RequestScope) => AwsCall[],
+  ): Promise<AuthorizationResult> {
+    const signed = signatureScope(headers);
+    const env = this.model.values.env;
+    const principal = signed && this.model.byAccessKeyId(signed.accessKeyId);
+    if (!signed || !principal) {
+      const denial: Denial = {
+        principal: signed ? `(unknown access key ${signed.accessKeyId})` : '(unsigned)',
+        action: '*',
+        resource: '*',
+        explanation: 'the access key id is not one the rehearsal handed to a function',
+      };
+      this.denials.push(denial);
+      return { ok: false, denial, reply: invalidKeyReply(protocol) };
+    }
+    const calls = derive({ ...signed, account: env.account, partition: env.partition });
+    // Counted once per action and request: an inference profile's routed checks are one call, not several.
+    for (const action of new Set(calls.map((c) => c.action))) {
+      const actions = this.counts.get(principal.logicalId) ?? new Map<string, number>();
+      actions.set(action, (actions.get(action) ?? 0) + 1);
+      this.counts.set(principal.logicalId, actions);
+    }
+    for (const call of calls) {
+      const decision = await this.decide(principal.logicalId, call);
+      if (!decision.allowed) {
+        const denial: Denial = {
+          principal: principal.logicalId,
+          action: call.action,
+          resource: call.resource,
+          explanation: decision.explanation,
+        };
+        this.denials.push(denial);
+        // AWS's wording for an identity-policy denial of an assumed role.
+        const user = `arn:${env.partition}:sts::${env.account}:assumed-role/${principal.roleArn.split('/').pop()}/`;
+        const message =
+          `User: ${user}${principal.logicalId} is not authorized to perform: ${call.action} on resource: ` +
+          `${call.resource} because no identity-based policy allows the ${call.action} action`;
+        return { ok: false, denial, reply: accessDeniedReply(protocol, message) };
+      }
+    }
+    return { ok: true, principal: principal.logicalId };
+  }
+
+  /** The model's decision; a call the simulator cannot evaluate (an ARN of the wrong type) is a denial too. */
+  private async decide(principal: string, call: AwsCall): Promise<Decision> {
+    try {
+      return await this.model.authorize({ principal, ...call });
+    } catch (err) {
+      if (!(err instanceof SimulationInputError)) throw err;
+      return { allowed: false, principal, ...call, explanation: `not evaluable: ${err.message}` };
+    }
+  }
+
+  /** The counts as a plain object: principal -> action -> count. */
+  summary(): Record<string, Record<string, number>> {
+    return Object.fromEntries([...this.counts].map(([p, actions]) => [p, Object.fromEntries(actions)]));
+  }
+}
+
+const requestId = () => randomBytes(16).toString('hex');
+
+const xmlEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+function errorReply(protocol: AwsProtocol, type: string, s3Code: string, message: string): DeniedReply {
+  const id = requestId();
+  switch (protocol) {
+    case 'json-1.0':
+    case 'json-1.1':
+      // The AWS JSON protocols carry the error type in the body's __type (HTTP 400).
+      return {
+        status: 400,
+        headers: { 'content-type': `application/x-amz-json-${protocol.slice(5)}`, 'x-amzn-requestid': id },
+        body: JSON.stringify({ __type: type, message }),
+      };
+    case 'rest-json':
+      return {
+        status: 403,
+        headers: { 'content-type': 'application/json', 'x-amzn-errortype': type, 'x-amzn-requestid': id },
+        body: JSON.stringify({ message }),
+      };
+    case 'rest-xml':
+      return {
+        status: 403,
+        headers: { 'content-type': 'application/xml', 'x-amz-request-id': id },
+        body:
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${s3Code}</Code>` +
+          `<Message>${xmlEscape(message)}</Message><RequestId>${id}</RequestId></Error>`,
+      };
+  }
+}
+
+/** AccessDeniedException (S3: AccessDenied) in the protocol's format. */
+export function accessDeniedReply(protocol: AwsProtocol, message: string): DeniedReply {
+  return errorReply(protocol, 'AccessDeniedException', 'AccessDenied', message);
+}
+
+/** A key AWS does not know: UnrecognizedClientException (S3: InvalidAccessKeyId). */
+function invalidKeyReply(protocol: AwsProtocol): DeniedReply {
+  return errorReply(
+    protocol,
+    'UnrecognizedClientException',
+    'InvalidAccessKeyId',
+    'The security token included in the request is invalid.',
+  );
+}
