@@ -7,6 +7,7 @@ import { detectorsBench } from './detectors.ts';
 import { replayBench } from './replay.ts';
 import { loadBench } from './load.ts';
 import { mutationBench } from './mutation.ts';
+import { rehearsalBench } from './rehearsal.ts';
 
 await engineBench();
 console.log('');
@@ -21,5 +22,7 @@ console.log('');
 await replayBench();
 console.log('');
 await loadBench();
+console.log('');
+await rehearsalBench();
 console.log('');
 mutationBench(); // from the last `npm run mutate` report: Stryker itself is never run here

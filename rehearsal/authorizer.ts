@@ -47,7 +47,7 @@ export type AuthorizationResult = { ok: true; principal: string } | { ok: false;
 const CREDENTIAL = /Credential=([A-Z0-9]+)\/\d{8}\/([a-z0-9-]+)\/([a-z0-9-]+)\/aws4_request/;
 
 /** The access key id, Region and service of a request's SigV4 Authorization header, if it has one. */
-export function signatureScope(
+function signatureScope(
   headers: IncomingHttpHeaders,
 ): { accessKeyId: string; region: string; service: string } | undefined {
   const m = CREDENTIAL.exec(String(headers.authorization ?? ''));

@@ -2,6 +2,7 @@
 // per Lambda function, the bundled asset directory (the files CDK zips), not
 // the TypeScript sources. The deploy rehearsal runs these bundles as they are.
 import { spawn } from 'node:child_process';
+import { FAKE_ENVIRONMENT } from './template-values.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** A CloudFormation value as the template holds it: a string, a number, or an intrinsic ({ Ref }, Fn::Join...). */
-export type CfnValue = unknown;
+type CfnValue = unknown;
 
 export interface AssemblyFunction {
   logicalId: string;
@@ -32,7 +33,7 @@ export interface AssemblyFunction {
   cdkPath: string | null;
 }
 
-export interface SkippedFunction {
+interface SkippedFunction {
   logicalId: string;
   handler: string;
   reason: string;
@@ -53,7 +54,7 @@ interface TemplateResource {
 }
 
 /** The CDK CLI failed to synthesize the app. */
-export class SynthFailedError extends Error {
+class SynthFailedError extends Error {
   override readonly name = 'SynthFailedError';
   constructor(
     readonly exitCode: number | null,
@@ -102,10 +103,22 @@ export async function synthesizeAssembly(outDir?: string, opts: { stackName?: st
   return readAssembly(dir, opts);
 }
 
+function synthEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, AWS_REGION: FAKE_ENVIRONMENT.region };
+  env.AWS_DEFAULT_REGION = FAKE_ENVIRONMENT.region;
+  delete env.CDK_DEFAULT_REGION;
+  delete env.CDK_DEFAULT_ACCOUNT;
+  return env;
+}
+
 function runCdkSynth(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('npx', ['cdk', 'synth', '--quiet', '--output', dir], {
       cwd: REPO_ROOT,
+      // The stack is synthesized for the rehearsal's fake Region: the CLI hands the app (bin/app.ts) the Region of
+      // the AWS configuration it finds, else us-east-1, and the template bakes it into ARNs; the resolver must give
+      // AWS::Region the same. The account stays a token (no credentials here); the resolver gives it the fake one.
+      env: synthEnvironment(),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { getDenialReasons, getGrantReasons, runSimulation } from '@cloud-copilot/iam-simulate';
 import { TemplateValues, type CfnTemplate, type FakeEnvironment } from './template-values.ts';
 
-export interface PolicyDocument {
+interface PolicyDocument {
   Version?: string;
   Statement: unknown[] | Record<string, unknown>;
 }
@@ -67,7 +67,7 @@ export class SimulationInputError extends Error {
  * The rehearsal does not simulate CloudWatch Logs (a Lambda's own logging is the runtime's, not a bundle's call),
  * so these only matter if a server ever authorizes logs:* actions.
  */
-export const KNOWN_MANAGED_POLICIES: Record<string, PolicyDocument> = {
+const KNOWN_MANAGED_POLICIES: Record<string, PolicyDocument> = {
   'service-role/AWSLambdaBasicExecutionRole': {
     Version: '2012-10-17',
     Statement: [

@@ -188,7 +188,7 @@ describe('rehearsal runtime: the synthesized bundles in child processes', () => 
       ];
       expect(Object.keys(env).sort()).toEqual([...new Set([...Object.keys(cp.environment), ...lambdaSet])].sort());
       expect(env).toMatchObject({
-        DATABASE_CLUSTER_ARN: expect.stringMatching(/^arn:ref-AWS::Partition:rds:us-east-1:/),
+        DATABASE_CLUSTER_ARN: expect.stringMatching(/^arn:ref-AWS::Partition:rds:eu-west-1:/),
         NODE_OPTIONS: '--enable-source-maps',
         TZ: ':UTC',
         _HANDLER: 'index.handler',

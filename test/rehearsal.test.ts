@@ -1,0 +1,69 @@
+// The deploy rehearsal end to end: the synthesized stack's bundles, wired as
+// the template wires them, against IAM-checking AWS servers. It passes on the
+// stack as it is, and fails, naming what, when a grant is missing or a state's
+// payload is over its quota.
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { synthesizeAssembly } from '../rehearsal/cloud-assembly.ts';
+import { formatReport, passed, rehearse, STATE_PAYLOAD_LIMIT } from '../rehearsal/rehearse.ts';
+import type { CfnTemplate } from '../rehearsal/template-values.ts';
+import { STATES } from '../state-machine/states.ts';
+import { tempDir } from './support/temp-dir.ts';
+
+let assemblyDir: string;
+beforeAll(async () => {
+  assemblyDir = tempDir('rehearsal');
+  await synthesizeAssembly(assemblyDir);
+}, 240_000);
+
+/** Removes every statement granting `action` from the policies of the function whose logical id starts with `fn`. */
+function withoutGrant(fn: string, action: string) {
+  return (template: CfnTemplate) => {
+    const fnResource = Object.entries(template.Resources).find(
+      ([id, r]) => id.startsWith(fn) && r.Type === 'AWS::Lambda::Function',
+    );
+    const role = (fnResource![1].Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    for (const r of Object.values(template.Resources)) {
+      if (r.Type !== 'AWS::IAM::Policy') continue;
+      const roles = (r.Properties!.Roles as Array<{ Ref: string }>).map((x) => x.Ref);
+      if (!roles.includes(role)) continue;
+      const doc = r.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[] }> };
+      doc.Statement = doc.Statement.filter((st) => ![st.Action].flat().includes(action));
+    }
+  };
+}
+
+describe('npm run rehearse', () => {
+  it('the stack as synthesized: every scenario passes, with no denial and no quota violation', async () => {
+    const report = await rehearse({ databaseUrl: inject('databaseUrl'), assemblyDir });
+    expect(report.denials, formatReport(report)).toEqual([]);
+    expect(report.violations).toEqual([]);
+    expect(report.scenarios.map((s) => [s.name, s.pass])).toEqual([['baseline', true]]);
+    expect(passed(report)).toBe(true);
+    // the bundles really went through the servers: the turn function wrote every turn through the Data API
+    const turnFn = Object.keys(report.calls).find((fn) => fn.includes('InvokeBaselineAgent'));
+    expect(report.calls[turnFn!]['rds-data:ExecuteStatement']).toBeGreaterThan(5);
+  }, 240_000);
+
+  it('a missing grant and an oversized state fail it, naming the function, the action, the resource', async () => {
+    const report = await rehearse({
+      databaseUrl: inject('databaseUrl'),
+      assemblyDir,
+      // the failure path's own grant: the first turn's oversized CheckProgress output fails the state, and
+      // FinalizeFailure may not write the failure
+      editTemplate: withoutGrant('HandlersFinalizeFailure', 'rds-data:ExecuteStatement'),
+      wrapTask: (state, handler) =>
+        state === STATES.CheckProgress
+          ? async (event) => ({ ...((await handler(event)) as object), padding: 'x'.repeat(STATE_PAYLOAD_LIMIT) })
+          : handler,
+    });
+    expect(passed(report)).toBe(false);
+    expect(report.violations[0]).toMatchObject({ where: 'CheckProgress result', limit: STATE_PAYLOAD_LIMIT });
+    expect(report.denials[0]).toMatchObject({
+      principal: expect.stringMatching(/^HandlersFinalizeFailure/),
+      action: 'rds-data:ExecuteStatement',
+      resource: expect.stringMatching(/^arn:aws:rds:eu-west-1:123456789012:cluster:/),
+    });
+    expect(report.scenarios[0].pass).toBe(false);
+    expect(formatReport(report)).toMatch(/denials: [1-9]/);
+  }, 240_000);
+});
