@@ -15,6 +15,8 @@ import type { CfnTemplate } from './template-values.ts';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { RdsDataSim } from '../test/servers/rds-data-sim.ts';
 import { SsmSim } from '../test/servers/ssm-sim.ts';
+import { BedrockSim } from '../test/servers/bedrock-sim.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
 import { TASK_STATES, type TaskState } from '../state-machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
@@ -114,9 +116,11 @@ async function startWorld(opts: RehearsalOptions): Promise<World> {
     type: p.Type as 'String',
   }));
   const ssm = new SsmSim(parameters, { authorizer });
+  const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
   const endpoints = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
   };
 
   const processes = new Map<string, LambdaProcess>();
@@ -125,6 +129,7 @@ async function startWorld(opts: RehearsalOptions): Promise<World> {
     await Promise.all([...processes.values()].map((p) => p.stop()));
     await dataApi.close();
     await ssm.close();
+    await bedrock.close();
     await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db.close();
   };
@@ -215,28 +220,52 @@ async function migrate(world: World): Promise<void> {
 
 type Scenario = (world: World) => Promise<string>;
 
+/** Runs one experiment through the template's machine; returns its row. */
+async function experiment(
+  world: World,
+  label: string,
+  request: Record<string, unknown>,
+): Promise<{ id: string; status: string; goal_found: boolean; actions_taken: number }> {
+  const { definition, arn } = experimentMachine(world);
+  const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
+  const input = { ...request, experimentId: name };
+  payloadCheck(world, 'execution input', input);
+  await runLocalExecution(input, {
+    deps: { now: () => new Date() },
+    taskHandlers: taskHandlers(world, definition),
+    definition,
+    stateMachineArn: arn,
+    executionName: name,
+  });
+  const { rows } = await world.db.pool.query<{ status: string; goal_found: boolean; actions_taken: number }>(
+    'SELECT status, goal_found, actions_taken FROM experiments WHERE id = $1',
+    [name],
+  );
+  if (!rows[0]) throw new Error(`experiment ${name} is not in the database`);
+  return { id: name, ...rows[0] };
+}
+
 const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
-    const { definition, arn } = experimentMachine(world);
-    const name = `rehearsal-baseline-${randomBytes(3).toString('hex')}`;
-    const input = { agent: 'frontier', maze: { generator: 'medium', size: 15, seed: 3 }, experimentId: name };
-    payloadCheck(world, 'execution input', input);
-    await runLocalExecution(input, {
-      deps: { now: () => new Date() },
-      taskHandlers: taskHandlers(world, definition),
-      definition,
-      stateMachineArn: arn,
-      executionName: name,
+    const row = await experiment(world, 'baseline', {
+      agent: 'frontier',
+      maze: { generator: 'medium', size: 15, seed: 3 },
     });
-    const { rows } = await world.db.pool.query<{ status: string; goal_found: boolean; actions_taken: number }>(
-      'SELECT status, goal_found, actions_taken FROM experiments WHERE id = $1',
-      [name],
-    );
-    const row = rows[0];
-    if (!row) throw new Error(`experiment ${name} is not in the database`);
     if (row.status !== 'completed' || !row.goal_found)
-      throw new Error(`experiment ${name} ended ${row.status}, goal found: ${row.goal_found}`);
+      throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
     return `frontier agent to the goal in ${row.actions_taken} actions`;
+  },
+  async bedrock(world) {
+    // A model of the stack's default list, with the config's defaults: as a researcher would launch it.
+    const row = await experiment(world, 'bedrock', {
+      agent: 'bedrock',
+      model: DEFAULT_BEDROCK_MODELS[0],
+      maze: { generator: 'medium', size: 9, seed: 3 },
+      config: { max_moves: 200 },
+    });
+    if (row.status !== 'completed' || !row.goal_found)
+      throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
+    return `Bedrock agent (${DEFAULT_BEDROCK_MODELS[0]}) to the goal in ${row.actions_taken} actions`;
   },
 };
 
