@@ -109,6 +109,8 @@ async function startWorld(opts: RehearsalOptions): Promise<World> {
     secretArn: dbEnv.DATABASE_SECRET_ARN,
     database: dbEnv.DATABASE_NAME,
     authorizer,
+    // a resume takes ~15 s on AWS; shorter here, still several DatabaseResumingException answers
+    resumeAfterMs: 3_000,
   });
   const parameters = resourcesOfType(template, 'AWS::SSM::Parameter').map(([id, p]) => ({
     name: values.resolveString(p.Name, `$.Resources.${id}.Properties.Name`),
@@ -220,17 +222,17 @@ async function migrate(world: World): Promise<void> {
 
 type Scenario = (world: World) => Promise<string>;
 
-/** Runs one experiment through the template's machine; returns its row. */
+/** Runs one experiment through the template's machine; returns its row and its executions. */
 async function experiment(
   world: World,
   label: string,
   request: Record<string, unknown>,
-): Promise<{ id: string; status: string; goal_found: boolean; actions_taken: number }> {
+): Promise<{ id: string; status: string; goal_found: boolean; actions_taken: number; executions: string[] }> {
   const { definition, arn } = experimentMachine(world);
   const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
   const input = { ...request, experimentId: name };
   payloadCheck(world, 'execution input', input);
-  await runLocalExecution(input, {
+  const run = await runLocalExecution(input, {
     deps: { now: () => new Date() },
     taskHandlers: taskHandlers(world, definition),
     definition,
@@ -242,7 +244,13 @@ async function experiment(
     [name],
   );
   if (!rows[0]) throw new Error(`experiment ${name} is not in the database`);
-  return { id: name, ...rows[0] };
+  return { id: name, ...rows[0], executions: run.executions };
+}
+
+/** Fails unless the experiment reached the goal. */
+function toGoal(row: { id: string; status: string; goal_found: boolean }): void {
+  if (row.status !== 'completed' || !row.goal_found)
+    throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
 }
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -263,9 +271,36 @@ const SCENARIOS: Record<string, Scenario> = {
       maze: { generator: 'medium', size: 9, seed: 3 },
       config: { max_moves: 200 },
     });
-    if (row.status !== 'completed' || !row.goal_found)
-      throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
+    toGoal(row);
     return `Bedrock agent (${DEFAULT_BEDROCK_MODELS[0]}) to the goal in ${row.actions_taken} actions`;
+  },
+  async 'continue-as-new'(world) {
+    // the smallest history budget (20 events): one turn per execution, every later turn a new execution
+    const row = await experiment(world, 'hops', {
+      agent: 'frontier',
+      maze: { generator: 'medium', size: 15, seed: 3 },
+      config: { history_event_budget: 20 },
+    });
+    toGoal(row);
+    if (row.executions.length < 3) throw new Error(`only ${row.executions.length} executions: expected at least 3`);
+    const { rows } = await world.db.pool.query<{ n: number }>(
+      'SELECT cardinality(execution_arns) AS n FROM experiments WHERE id = $1',
+      [row.id],
+    );
+    if (rows[0].n !== row.executions.length)
+      throw new Error(`${row.executions.length} executions ran, ${rows[0].n} recorded`);
+    return `${row.executions.length} executions (continued as new), to the goal in ${row.actions_taken} actions`;
+  },
+  async resume(world) {
+    // Aurora paused at 0 ACU: the first Data API calls answer DatabaseResumingException until it is up
+    await world.dataApi.pause();
+    const row = await experiment(world, 'resume', {
+      agent: 'frontier',
+      maze: { generator: 'medium', size: 9, seed: 3 },
+    });
+    toGoal(row);
+    if (world.dataApi.isPaused) throw new Error('the database never resumed');
+    return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
 };
 

@@ -40,6 +40,8 @@ describe('npm run rehearse', () => {
     expect(report.scenarios.map((s) => [s.name, s.pass])).toEqual([
       ['baseline', true],
       ['bedrock', true],
+      ['continue-as-new', true],
+      ['resume', true],
     ]);
     expect(passed(report)).toBe(true);
     // the bundles really went through the servers: the turn functions wrote every turn through the Data API,
