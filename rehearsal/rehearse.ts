@@ -291,6 +291,51 @@ const SCENARIOS: Record<string, Scenario> = {
       throw new Error(`${row.executions.length} executions ran, ${rows[0].n} recorded`);
     return `${row.executions.length} executions (continued as new), to the goal in ${row.actions_taken} actions`;
   },
+  async abort(world) {
+    // An execution aborted after StartExperiment: EventBridge's status-change event reaches the finalizer, which
+    // marks the experiment failed (lib/failure-handling.ts), with the finalizer's own grants.
+    const { definition, arn } = experimentMachine(world);
+    const name = `rehearsal-abort-${randomBytes(3).toString('hex')}`;
+    const executionArn = `${arn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const request = { agent: 'frontier', maze: { generator: 'medium', size: 9, seed: 3 }, experimentId: name };
+    await taskHandlers(world, definition).StartExperiment!({ request, executionArn });
+    const finalizer = world.assembly.functions.find((f) => f.logicalId.startsWith('FailureHandlingFinalizer'));
+    if (!finalizer) throw new Error('the template has no EventBridge finalizer function');
+    const env = world.model.values.env;
+    const event = {
+      version: '0',
+      id: randomBytes(16).toString('hex'),
+      'detail-type': 'Step Functions Execution Status Change',
+      source: 'aws.states',
+      account: env.account,
+      time: new Date().toISOString(),
+      region: env.region,
+      resources: [executionArn],
+      detail: {
+        executionArn,
+        stateMachineArn: arn,
+        name,
+        status: 'ABORTED',
+        startDate: Date.now() - 1000,
+        stopDate: Date.now(),
+        input: JSON.stringify(request),
+        output: null,
+        inputDetails: { included: true },
+        outputDetails: null,
+        error: null,
+        cause: null,
+      },
+    };
+    const result = await world.processes.get(finalizer.logicalId)!.invoke(event);
+    if (!result.ok) throw new Error(`the finalizer failed: ${result.errorType}: ${result.errorMessage}`);
+    const { rows } = await world.db.pool.query<{ status: string; stop_reason: string }>(
+      'SELECT status, stop_reason FROM experiments WHERE id = $1',
+      [name],
+    );
+    if (rows[0]?.status !== 'failed' || rows[0].stop_reason !== 'execution_aborted')
+      throw new Error(`the aborted experiment is ${rows[0]?.status ?? 'missing'} (${rows[0]?.stop_reason ?? '-'})`);
+    return 'an aborted execution finalized by its EventBridge event: failed, execution_aborted';
+  },
   async resume(world) {
     // Aurora paused at 0 ACU: the first Data API calls answer DatabaseResumingException until it is up
     await world.dataApi.pause();

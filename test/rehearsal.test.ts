@@ -41,6 +41,7 @@ describe('npm run rehearse', () => {
       ['baseline', true],
       ['bedrock', true],
       ['continue-as-new', true],
+      ['abort', true],
       ['resume', true],
     ]);
     expect(passed(report)).toBe(true);
