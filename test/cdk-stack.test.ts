@@ -27,6 +27,7 @@ import { AriadneStack, DEFAULT_BEDROCK_MODELS, type AriadneStackProps } from '..
 import { DATA_API_ACTIONS, migrationsChecksum } from '../lib/database.ts';
 import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { sharedAssembly } from './support/assembly.ts';
 import { idleCost } from '../bench/idle-cost.ts';
 
 let template: Template;
@@ -919,17 +920,11 @@ describe('handler Lambdas', () => {
 
 describe('cdk synth with bundling', () => {
   it('the CDK CLI synthesizes the app and every bundled handler loads in Node', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const { readdirSync, readFileSync, existsSync, mkdirSync, symlinkSync } = await import('node:fs');
+    const { readdirSync, readFileSync, existsSync } = await import('node:fs');
     const { fileURLToPath, pathToFileURL } = await import('node:url');
-    const out = tempDir('cdk');
+    // the run's one `cdk synth --output` (the CLI, with bundling); reading it links the runtime's @aws-sdk into it
+    const out = (await sharedAssembly()).dir;
     const root = fileURLToPath(new URL('..', import.meta.url));
-    const r = spawnSync('npx', ['cdk', 'synth', '--quiet', '--output', out], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 180_000,
-    });
-    expect(r.status, r.stderr).toBe(0);
     const tpl = JSON.parse(readFileSync(join(out, 'Ariadne.template.json'), 'utf8'));
     const fns = Object.values(tpl.Resources as Record<string, any>).filter(
       (res) => res.Type === 'AWS::Lambda::Function' && !res.Properties.Handler.startsWith('framework.'),
@@ -961,8 +956,6 @@ describe('cdk synth with bundling', () => {
       expect.arrayContaining(['DATABASE_CLUSTER_ARN', 'DATABASE_SECRET_ARN', 'DATABASE_NAME']),
     );
     expect(env).not.toHaveProperty('DATABASE_URL');
-    mkdirSync(join(out, 'node_modules'));
-    symlinkSync(join(root, 'node_modules', '@aws-sdk'), join(out, 'node_modules', '@aws-sdk'));
     const schema = `t_migrate_${Date.now()}`;
     const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: inject('databaseUrl') });

@@ -4,12 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  readAssembly,
-  synthesizeAssembly,
-  type AssemblyFunction,
-  type CloudAssembly,
-} from '../rehearsal/cloud-assembly.ts';
+import { readAssembly, type AssemblyFunction, type CloudAssembly } from '../rehearsal/cloud-assembly.ts';
 import {
   LambdaBusyError,
   LambdaEnvironmentError,
@@ -20,6 +15,7 @@ import {
   RESERVED_VARIABLES,
 } from '../rehearsal/lambda-process.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { sharedAssembly } from './support/assembly.ts';
 
 /** A stand-in for the rehearsal's resolver (rehearsal/template-values.ts): any string for each token. */
 function placeholder(value: unknown): string {
@@ -104,7 +100,7 @@ describe('rehearsal runtime: the synthesized bundles in child processes', () => 
   const fnByHandlerFile = (re: RegExp) => asm.functions.find((f) => re.test(f.cdkPath ?? ''))!;
 
   beforeAll(async () => {
-    asm = await synthesizeAssembly(tempDir('rehearsal-cdk'));
+    asm = await sharedAssembly();
   }, 240_000);
 
   it('lists our functions with their asset dirs, skips the CDK provider framework and says why', () => {

@@ -11,13 +11,18 @@ declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     databaseKind: 'embedded' | 'external';
+    /** Where the run's one cloud assembly goes (test/support/assembly.ts synthesizes it on first use). */
+    assemblyDir: string;
   }
 }
 
 let server: EmbeddedServer | null = null;
 let parent: string | null = null;
+let assemblies: string | null = null;
 
 export async function setup(project: TestProject): Promise<void> {
+  assemblies = mkdtempSync(join(tmpdir(), 'ariadne-assembly-'));
+  project.provide('assemblyDir', join(assemblies, 'cdk.out'));
   const external = process.env.TEST_DATABASE_URL;
   if (external) {
     project.provide('databaseUrl', external);
@@ -32,6 +37,7 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  if (assemblies) rmSync(assemblies, { recursive: true, force: true });
   await server?.stop();
   if (parent) rmSync(parent, { recursive: true, force: true });
 }
