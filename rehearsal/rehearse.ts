@@ -71,6 +71,8 @@ interface World {
   db: Database;
   dataApi: RdsDataSim;
   violations: QuotaViolation[];
+  /** The experiment machine, resolved and bound once (machineOf). */
+  machine?: { definition: MachineDefinition; arn: string; handlers: Partial<Record<TaskState, Handler>> };
   close(): Promise<void>;
 }
 
@@ -163,8 +165,9 @@ interface MachineDefinition {
   States: Record<string, { Type?: string; Resource?: string }>;
 }
 
-/** The experiment machine of the template: its definition (resolved) and ARN. */
-function experimentMachine(world: World): { definition: MachineDefinition; arn: string } {
+/** The experiment machine of the template: its definition (resolved), ARN and Task handlers, made on first use. */
+function machineOf(world: World): NonNullable<World['machine']> {
+  if (world.machine) return world.machine;
   const template = world.model.values.template;
   const found = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
     id.startsWith('Experiments'),
@@ -174,7 +177,8 @@ function experimentMachine(world: World): { definition: MachineDefinition; arn: 
   const definition = JSON.parse(
     world.model.values.resolveString(props.DefinitionString, `$.Resources.${id}.Properties.DefinitionString`),
   ) as MachineDefinition;
-  return { definition, arn: world.model.values.ref(id) };
+  world.machine = { definition, arn: world.model.values.ref(id), handlers: taskHandlers(world, definition) };
+  return world.machine;
 }
 
 /** Counts a payload over Step Functions' limit and fails the state as the service does (States.DataLimitExceeded). */
@@ -228,13 +232,13 @@ async function experiment(
   label: string,
   request: Record<string, unknown>,
 ): Promise<{ id: string; status: string; goal_found: boolean; actions_taken: number; executions: string[] }> {
-  const { definition, arn } = experimentMachine(world);
+  const { definition, arn, handlers } = machineOf(world);
   const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
   const input = { ...request, experimentId: name };
   payloadCheck(world, 'execution input', input);
   const run = await runLocalExecution(input, {
     deps: { now: () => new Date() },
-    taskHandlers: taskHandlers(world, definition),
+    taskHandlers: handlers,
     definition,
     stateMachineArn: arn,
     executionName: name,
@@ -294,11 +298,11 @@ const SCENARIOS: Record<string, Scenario> = {
   async abort(world) {
     // An execution aborted after StartExperiment: EventBridge's status-change event reaches the finalizer, which
     // marks the experiment failed (lib/failure-handling.ts), with the finalizer's own grants.
-    const { definition, arn } = experimentMachine(world);
+    const { arn, handlers } = machineOf(world);
     const name = `rehearsal-abort-${randomBytes(3).toString('hex')}`;
     const executionArn = `${arn.replace(':stateMachine:', ':execution:')}:${name}`;
     const request = { agent: 'frontier', maze: { generator: 'medium', size: 9, seed: 3 }, experimentId: name };
-    await taskHandlers(world, definition).StartExperiment!({ request, executionArn });
+    await handlers.StartExperiment!({ request, executionArn });
     const finalizer = world.assembly.functions.find((f) => f.logicalId.startsWith('FailureHandlingFinalizer'));
     if (!finalizer) throw new Error('the template has no EventBridge finalizer function');
     const env = world.model.values.env;

@@ -17,6 +17,7 @@ import {
 } from '@aws-sdk/client-rds-data';
 import {
   DatabaseUnavailableError,
+  isTransientSqlState,
   ResultTooLargeError,
   type Sql,
   type SqlDatabase,
@@ -79,9 +80,6 @@ const NETWORK_CODES = new Set([
   'ENETUNREACH',
   'EAI_AGAIN',
 ]);
-// The SQLStates retry-query.ts retries for pg: serialization failure, deadlock, the server shutting down or
-// starting, too many connections; class 08 (connection exceptions) is checked by prefix.
-const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300']);
 
 const BASE_DELAY_MS = 200;
 const MAX_DELAY_MS = 5_000;
@@ -99,7 +97,7 @@ interface ErrorLike {
 function isTransient(err: unknown): boolean {
   const e = err as ErrorLike | null;
   if (!e || typeof e !== 'object') return false;
-  if (err instanceof SqlError) return TRANSIENT_SQLSTATES.has(err.code) || err.code.startsWith('08');
+  if (err instanceof SqlError) return isTransientSqlState(err.code);
   if (e.name && TRANSIENT_NAMES.has(e.name)) return true;
   if (e.code && NETWORK_CODES.has(e.code)) return true;
   // The SDK marks throttling and transient HTTP failures (a 5xx without a modelled name, a socket error) so.

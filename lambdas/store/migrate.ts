@@ -42,13 +42,10 @@ interface Applied {
   checksum: string;
 }
 
-/** Locks, makes the bookkeeping table, and reads what is applied, inside the caller's transaction. */
-async function appliedUnderLock(tx: Sql, schema: string | undefined): Promise<Map<number, Applied>> {
+/** Takes the migration lock (until the caller's transaction ends) and reads what is applied. */
+async function appliedUnderLock(tx: Sql, before?: (tx: Sql) => Promise<void>): Promise<Map<number, Applied>> {
   await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
-  if (schema) await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-  await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now())`);
+  await before?.(tx);
   const { rows } = await tx.query<Applied>('SELECT version, name, checksum FROM schema_migrations');
   return new Map(rows.map((r) => [r.version, r]));
 }
@@ -71,7 +68,15 @@ export async function migrate(
   opts: { schema?: string; migrations?: Migration[] } = {},
 ): Promise<string[]> {
   const list = opts.migrations ?? (await loadMigrations());
-  const done = await db.transaction((tx) => appliedUnderLock(tx, opts.schema));
+  // the schema and the bookkeeping table first, under the lock: later transactions only read it
+  const done = await db.transaction((tx) =>
+    appliedUnderLock(tx, async () => {
+      if (opts.schema) await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(opts.schema)}`);
+      await tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now())`);
+    }),
+  );
   const applied: string[] = [];
   for (const m of list) {
     const prior = done.get(m.version);
@@ -81,7 +86,7 @@ export async function migrate(
     }
     const ran = await db.transaction(async (tx) => {
       // another starter may have applied it since the read above
-      const now = (await appliedUnderLock(tx, opts.schema)).get(m.version);
+      const now = (await appliedUnderLock(tx)).get(m.version);
       if (now) {
         refuseEdited(m, now);
         return false;

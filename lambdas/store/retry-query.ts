@@ -4,21 +4,10 @@
 // which the state machine retries. Retrying is safe because every write is
 // idempotent: a turn's commit is conditional on the turn before, so a commit
 // that did land is not applied twice.
-import { DatabaseUnavailableError } from './sql.ts';
+import { DatabaseUnavailableError, isTransientSqlState } from './sql.ts';
 
-const RETRYABLE_CODES = new Set([
-  '57P01',
-  '57P02',
-  '57P03',
-  '40001',
-  '40P01',
-  '53300',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-]);
+// Socket failures of the pg client (SQLStates: isTransientSqlState).
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
 const TRANSIENT_MESSAGE = new RegExp(
   [
@@ -34,7 +23,7 @@ const TRANSIENT_MESSAGE = new RegExp(
 function isTransientDatabaseError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
-  if (e.code && (RETRYABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (e.code && (NETWORK_CODES.has(e.code) || isTransientSqlState(e.code))) return true;
   return TRANSIENT_MESSAGE.test(e.message ?? '');
 }
 

@@ -39,6 +39,14 @@ export interface SqlDatabase extends Sql {
   close(): Promise<void>;
 }
 
+// SQLStates that pass on a retry: serialization failure, deadlock, the server shutting down or starting, too many
+// connections; and class 08, connection exceptions. Both transports retry them.
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300']);
+
+export function isTransientSqlState(code: string): boolean {
+  return TRANSIENT_SQLSTATES.has(code) || code.startsWith('08');
+}
+
 /** The database stayed unreachable through every retry; the state machine retries the Task by this name. */
 export class DatabaseUnavailableError extends Error {
   override readonly name = 'DatabaseUnavailableError';
