@@ -13,7 +13,7 @@ import { experimentDefinition } from '../state-machine/definition.ts';
 import { TASKS } from '../state-machine/tasks.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 import { ASSUMPTIONS, PRICES } from './prices.ts';
-import { overDataApi } from '../test/servers/rds-data-sim.ts';
+import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
 
 const PRICE = { transition: 0.025 / 1000, gbSecond: 0.0000133334, request: 0.2 / 1e6 };

@@ -21,7 +21,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
 import { STATES } from '../state-machine/states.ts';
 import type { StartExecutionInput } from '../state-machine/contracts.ts';
-import { OllamaSim } from '../test/servers/ollama-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { ledgerProblems } from '../test/support/db.ts';
 import { benchPostgres, fmt } from './support.ts';
 

@@ -13,8 +13,8 @@ import { llmAgent } from '../lambdas/providers/llm/llm-agent.ts';
 import { classifyOllamaError, ollamaModel } from '../lambdas/providers/llm/ollama-model.ts';
 import { bedrockModel, classifyBedrockError } from '../lambdas/providers/llm/bedrock-model.ts';
 import type { ChatModel } from '../lambdas/providers/llm/chat-model.ts';
-import { OllamaSim } from '../test/servers/ollama-sim.ts';
-import { BedrockSim } from '../test/servers/bedrock-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 
 const REPEATS = 3;

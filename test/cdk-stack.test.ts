@@ -961,7 +961,7 @@ describe('cdk synth with bundling', () => {
     const admin = new pg.Client({ connectionString: inject('databaseUrl') });
     await admin.connect();
     await admin.query(`CREATE SCHEMA "${schema}"`);
-    const { RdsDataSim } = await import('./servers/rds-data-sim.ts');
+    const { RdsDataSim } = await import('../simulators/rds-data-sim.ts');
     const sim = new RdsDataSim({ url: inject('databaseUrl'), schema });
     const endpoint = await sim.listen();
     const saved = { ...process.env };

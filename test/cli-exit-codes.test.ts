@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnAriadne, type CliResult } from './support/cli.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
-import { OllamaSim } from './servers/ollama-sim.ts';
-import { SfnSim } from './servers/sfn-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
 
 const dir = tempDir('exit-codes');
 // The embedded server runs as user "postgres" when we are root: it must be able to enter the directory.

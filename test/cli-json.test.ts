@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../bin/cli/program.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
-import { SfnSim } from './servers/sfn-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
 import { cli, ROOT } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OllamaSim } from './servers/ollama-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { cli, ROOT } from './support/cli.ts';

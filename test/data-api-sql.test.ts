@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data';
-import { RdsDataSim } from './servers/rds-data-sim.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import {
   DataApiDatabase,

@@ -15,7 +15,7 @@ import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflo
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
-import { OllamaSim } from './servers/ollama-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { cli } from './support/cli.ts';
 import { loadReplay } from '../reports/replay-data.ts';
 import { replayHtml } from '../reports/replay-page.ts';

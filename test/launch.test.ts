@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRequestSchema } from '../state-machine/contracts.ts';
-import { SfnSim } from './servers/sfn-sim.ts';
-import { S3Sim } from './servers/s3-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
+import { S3Sim } from '../simulators/s3-sim.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';

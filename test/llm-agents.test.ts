@@ -8,9 +8,9 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../state-machine/states.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
-import { OllamaSim } from './servers/ollama-sim.ts';
-import { BedrockSim } from './servers/bedrock-sim.ts';
-import type { Fault } from './servers/sim-server.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
+import type { Fault } from '../simulators/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { parametersFile } from './support/parameters-file.ts';
 

@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeVersionNotice, warnIfOldNode } from '../bin/cli/node-version.ts';
-import { BedrockSim } from './servers/bedrock-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { nodeProcess, outputOf } from './support/cli.ts';
 

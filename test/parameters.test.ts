@@ -5,7 +5,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { ParameterCache, resolveParameters } from '../lambdas/config/parameters.ts';
 import { ssmSource } from '../lambdas/config/ssm-source.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
-import { SsmSim, type SimParameter } from './servers/ssm-sim.ts';
+import { SsmSim, type SimParameter } from '../simulators/ssm-sim.ts';
 import { parametersFile } from './support/parameters-file.ts';
 
 const sim = new SsmSim();

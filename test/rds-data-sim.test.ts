@@ -10,7 +10,7 @@ import {
   RollbackTransactionCommand,
   type SqlParameter,
 } from '@aws-sdk/client-rds-data';
-import { RdsDataSim } from './servers/rds-data-sim.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;

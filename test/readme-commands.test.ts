@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ariadneProcess, ROOT, spawnAriadne, type CliResult } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
-import { SfnSim } from './servers/sfn-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
 
 const COMMAND_TIMEOUT_MS = 180_000;
 const SERVER_READY_MS = 60_000;

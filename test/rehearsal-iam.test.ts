@@ -13,11 +13,11 @@ import { AriadneStack } from '../lib/ariadne-stack.ts';
 import { TemplateValueError, TemplateValues, type CfnTemplate } from '../rehearsal/template-values.ts';
 import { accessKeyIdFor, IamModel, UnknownPrincipalError } from '../rehearsal/iam.ts';
 import { accessDeniedReply, RequestAuthorizer, type RequestScope } from '../rehearsal/authorizer.ts';
-import { SsmSim } from './servers/ssm-sim.ts';
-import { SfnSim } from './servers/sfn-sim.ts';
-import { S3Sim } from './servers/s3-sim.ts';
-import { RdsDataSim } from './servers/rds-data-sim.ts';
-import { BedrockSim } from './servers/bedrock-sim.ts';
+import { SsmSim } from '../simulators/ssm-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
+import { S3Sim } from '../simulators/s3-sim.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const ACCOUNT = '123456789012';

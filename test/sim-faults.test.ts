@@ -1,6 +1,6 @@
 // The simulators' fault lists, as `ariadne sim --faults` takes them (the README's example among them).
 import { describe, expect, it } from 'vitest';
-import { parseFaults } from './servers/sim-server.ts';
+import { parseFaults } from '../simulators/sim-server.ts';
 
 describe('sim --faults', () => {
   it("parses the README's example: a trailing xN repeats, an x inside a name does not", () => {

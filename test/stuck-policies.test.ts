@@ -9,7 +9,7 @@ import { executeCall, initialState } from '../lambdas/engine/game.ts';
 import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { buildMaze, Grid } from '../lambdas/maze/index.ts';
 import { frontierSearch } from '../lambdas/engine/frontier.ts';
-import { OllamaSim } from './servers/ollama-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';

@@ -8,8 +8,8 @@ import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
 import { WorkflowRunner, initialMemory } from '../lambdas/engine/workflow/runner.ts';
-import { OllamaSim } from './servers/ollama-sim.ts';
-import { BedrockSim } from './servers/bedrock-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { parametersFile } from './support/parameters-file.ts';
 

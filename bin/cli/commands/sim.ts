@@ -16,7 +16,7 @@ interface SimOptions {
 
 async function sim(service: string, o: SimOptions): Promise<void> {
   const kind = choiceOption('service', ['ollama', 'bedrock'] as const)(service);
-  const { parseFaults } = await import('../../../test/servers/sim-server.ts');
+  const { parseFaults } = await import('../../../simulators/sim-server.ts');
   const parse = (option: string, spec: string) => {
     try {
       return parseFaults(spec);
@@ -35,8 +35,8 @@ async function sim(service: string, o: SimOptions): Promise<void> {
   };
   const server =
     kind === 'ollama'
-      ? new (await import('../../../test/servers/ollama-sim.ts')).OllamaSim(opts)
-      : new (await import('../../../test/servers/bedrock-sim.ts')).BedrockSim(opts);
+      ? new (await import('../../../simulators/ollama-sim.ts')).OllamaSim(opts)
+      : new (await import('../../../simulators/bedrock-sim.ts')).BedrockSim(opts);
   const url = await server.listen(o.port ?? (kind === 'ollama' ? 11434 : 8787));
   process.stdout.write(`simulated ${kind} at ${url} serving ${server.models.join(', ')}\n`);
   process.stdout.write(

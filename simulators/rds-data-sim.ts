@@ -17,9 +17,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
-import type { Database } from '../../lambdas/store/database.ts';
-import type { AwsCall, RequestAuthorizer } from '../../rehearsal/authorizer.ts';
-import { DataApiDatabase } from '../../lambdas/store/data-api-sql.ts';
+import type { Database } from '../lambdas/store/database.ts';
+import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
 
 const MiB = 1024 * 1024;
 const RESPONSE_LIMIT = MiB;

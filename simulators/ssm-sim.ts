@@ -2,7 +2,7 @@
 // pages of at most MaxResults (10) with NextToken, SecureStrings returned as
 // ciphertext unless WithDecryption is true.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
 
 export interface SimParameter {
   name: string;

@@ -3,7 +3,7 @@
 // workflows: the same name and input as an existing running execution return
 // that execution; the same name with another input is ExecutionAlreadyExists.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
-import type { AwsCall, RequestAuthorizer } from '../../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
 
 interface Execution {
   executionArn: string;

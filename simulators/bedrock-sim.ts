@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
-import type { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
+import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
 
 const ERROR_TYPES: Record<number, string> = {

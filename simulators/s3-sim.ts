@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
 
 /** Object operations are authorized on the object ARN, arn:aws:s3:::bucket/key (resource type "object"). */
 function objectCalls(method: string, bucket: string, key: string, s: RequestScope): AwsCall[] {

@@ -2,9 +2,9 @@
 // sent (the STATE line of the observation and the JSON of each tool result),
 // keeps its own map of what it saw, and walks to the nearest unexplored tile,
 // as a model that really plays would.
-import { nextFrontierMove } from '../../lambdas/providers/frontier-agent.ts';
-import { UNKNOWN } from '../../lambdas/engine/game.ts';
-import { DIRECTIONS, DIRECTION_NAMES, EMPTY, GOAL, WALL, type Direction } from '../../lambdas/maze/grid.ts';
+import { nextFrontierMove } from '../lambdas/providers/frontier-agent.ts';
+import { UNKNOWN } from '../lambdas/engine/game.ts';
+import { DIRECTIONS, DIRECTION_NAMES, EMPTY, GOAL, WALL, type Direction } from '../lambdas/maze/grid.ts';
 
 export interface Sighting {
   position: [number, number];

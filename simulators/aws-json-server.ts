@@ -4,7 +4,7 @@
 // authorizer, IAM authorization of each request against the signing function's role.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
 
 export interface AwsJsonReply {
   status: number;

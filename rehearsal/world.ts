@@ -1,0 +1,203 @@
+// The rehearsal's world: the synthesized stack's functions running as child
+// processes with the template's environment, the local AWS servers they call
+// (each authorizing every request against the caller's role policies), the
+// database the Data API server fronts, and the quotas checked on the way.
+import { randomBytes } from 'node:crypto';
+import { synthesizeAssembly, type CloudAssembly, type AssemblyFunction } from './cloud-assembly.ts';
+import { LambdaProcess } from './lambda-process.ts';
+import { IamModel } from './iam.ts';
+import { RequestAuthorizer } from './authorizer.ts';
+import type { CfnTemplate } from './template-values.ts';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { SsmSim } from '../simulators/ssm-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
+import { TASK_STATES, type TaskState } from '../state-machine/states.ts';
+import type { Handler } from '../lambdas/handlers/deps.ts';
+
+/** Step Functions' limit on a state's input and output, an execution's input and a task's result. */
+export const STATE_PAYLOAD_LIMIT = 256 * 1024;
+
+export interface QuotaViolation {
+  quota: string;
+  where: string;
+  bytes: number;
+  limit: number;
+}
+
+export interface RehearsalOptions {
+  /** A Postgres the Data API server fronts (a schema of its own is made and dropped). */
+  databaseUrl: string;
+  /** An existing cloud assembly to reuse (else `cdk synth` runs). */
+  assemblyDir?: string;
+  /** Changes a copy of the template before anything runs (tests: remove a grant, shrink a quota). */
+  editTemplate?: (template: CfnTemplate) => void;
+  /** Wraps each Task's handler (tests: grow a state's output past its quota). */
+  wrapTask?: (state: TaskState, handler: Handler) => Handler;
+  /** Which scenarios; default all. */
+  scenarios?: string[];
+  log?: (line: string) => void;
+}
+
+export interface World {
+  opts: RehearsalOptions;
+  assembly: CloudAssembly;
+  model: IamModel;
+  authorizer: RequestAuthorizer;
+  processes: Map<string, LambdaProcess>;
+  db: Database;
+  dataApi: RdsDataSim;
+  violations: QuotaViolation[];
+  /** The experiment machine, resolved and bound once (machineOf). */
+  machine?: { definition: MachineDefinition; arn: string; handlers: Partial<Record<TaskState, Handler>> };
+  close(): Promise<void>;
+}
+
+export function resourcesOfType(template: CfnTemplate, type: string): Array<[string, Record<string, unknown>]> {
+  return Object.entries(template.Resources)
+    .filter(([, r]) => r.Type === type)
+    .map(([id, r]) => [id, r.Properties ?? {}]);
+}
+
+export async function startWorld(opts: RehearsalOptions): Promise<World> {
+  const assembly = await synthesizeAssembly(opts.assemblyDir);
+  const template = structuredClone(assembly.template) as CfnTemplate;
+  opts.editTemplate?.(template);
+  const model = new IamModel(template);
+  const authorizer = new RequestAuthorizer(model);
+  const values = model.values;
+  const env = values.env;
+  const envOf = (fn: AssemblyFunction) =>
+    Object.fromEntries(
+      Object.entries(fn.environment).map(([k, v]) => [
+        k,
+        values.resolveString(v, `$.Resources.${fn.logicalId}.Properties.Environment.Variables.${k}`),
+      ]),
+    );
+  const withDatabase = assembly.functions.find((f) => 'DATABASE_CLUSTER_ARN' in f.environment);
+  if (!withDatabase) throw new Error('no function of the template names DATABASE_CLUSTER_ARN');
+  const dbEnv = envOf(withDatabase);
+
+  const schema = `rehearsal_${randomBytes(4).toString('hex')}`;
+  const db = await openDatabase({ url: opts.databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' });
+  await db.pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const dataApi = new RdsDataSim({
+    url: opts.databaseUrl,
+    schema,
+    clusterArn: dbEnv.DATABASE_CLUSTER_ARN,
+    secretArn: dbEnv.DATABASE_SECRET_ARN,
+    database: dbEnv.DATABASE_NAME,
+    authorizer,
+    // a resume takes ~15 s on AWS; shorter here, still several DatabaseResumingException answers
+    resumeAfterMs: 3_000,
+  });
+  const parameters = resourcesOfType(template, 'AWS::SSM::Parameter').map(([id, p]) => ({
+    name: values.resolveString(p.Name, `$.Resources.${id}.Properties.Name`),
+    value: values.resolveString(p.Value, `$.Resources.${id}.Properties.Value`),
+    type: p.Type as 'String',
+  }));
+  const ssm = new SsmSim(parameters, { authorizer });
+  const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
+  const endpoints = {
+    AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
+    AWS_ENDPOINT_URL_SSM: await ssm.listen(),
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
+  };
+
+  const processes = new Map<string, LambdaProcess>();
+  const violations: QuotaViolation[] = [];
+  const close = async () => {
+    await Promise.all([...processes.values()].map((p) => p.stop()));
+    await dataApi.close();
+    await ssm.close();
+    await bedrock.close();
+    await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await db.close();
+  };
+  try {
+    for (const fn of assembly.functions) {
+      processes.set(
+        fn.logicalId,
+        await LambdaProcess.start({
+          fn,
+          env: envOf(fn),
+          accessKeyId: model.principal(fn.logicalId).accessKeyId,
+          secretAccessKey: 'rehearsal-secret',
+          region: env.region,
+          accountId: env.account,
+          functionName: values.physicalName(fn.logicalId),
+          endpoints,
+        }),
+      );
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { opts, assembly, model, authorizer, processes, db, dataApi, violations, close };
+}
+
+/** The parts of a state machine definition (ASL) the rehearsal reads. */
+export interface MachineDefinition {
+  States: Record<string, { Type?: string; Resource?: string }>;
+}
+
+/** The experiment machine of the template: its definition (resolved), ARN and Task handlers, made on first use. */
+export function machineOf(world: World): NonNullable<World['machine']> {
+  if (world.machine) return world.machine;
+  const template = world.model.values.template;
+  const found = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
+    id.startsWith('Experiments'),
+  );
+  if (!found) throw new Error('the template has no Experiments state machine');
+  const [id, props] = found;
+  const definition = JSON.parse(
+    world.model.values.resolveString(props.DefinitionString, `$.Resources.${id}.Properties.DefinitionString`),
+  ) as MachineDefinition;
+  world.machine = { definition, arn: world.model.values.ref(id), handlers: taskHandlers(world, definition) };
+  return world.machine;
+}
+
+/** Counts a payload over Step Functions' limit and fails the state as the service does (States.DataLimitExceeded). */
+export function payloadCheck(world: World, where: string, value: unknown): void {
+  const bytes = Buffer.byteLength(JSON.stringify(value) ?? 'null');
+  if (bytes <= STATE_PAYLOAD_LIMIT) return;
+  world.violations.push({ quota: 'state payload (256 KiB)', where, bytes, limit: STATE_PAYLOAD_LIMIT });
+  throw Object.assign(new Error(`${where} is ${bytes} bytes, over the ${STATE_PAYLOAD_LIMIT}-byte limit`), {
+    name: 'States.DataLimitExceeded',
+  });
+}
+
+/** Each Task state bound to the process of the function its Resource names (the template's wiring, not ours). */
+function taskHandlers(world: World, definition: MachineDefinition): Partial<Record<TaskState, Handler>> {
+  const byArn = new Map(
+    [...world.processes.values()].map((p) => [world.model.values.attribute(p.fn.logicalId, 'Arn'), p]),
+  );
+  const out: Partial<Record<TaskState, Handler>> = {};
+  for (const state of TASK_STATES) {
+    const resource = definition.States[state]?.Resource;
+    const process = resource ? byArn.get(resource) : undefined;
+    if (!process) throw new Error(`Task ${state}: its Resource ${resource ?? '(none)'} is no function of the stack`);
+    const invoke: Handler = async (event) => {
+      const result = await process.invoke(event);
+      if (!result.ok) throw Object.assign(new Error(result.errorMessage), { name: result.errorType });
+      return result.result;
+    };
+    const handler = world.opts.wrapTask?.(state, invoke) ?? invoke;
+    out[state] = async (event) => {
+      payloadCheck(world, `${state} input`, event);
+      const result = await handler(event);
+      payloadCheck(world, `${state} result`, result);
+      return result;
+    };
+  }
+  return out;
+}
+
+export async function migrate(world: World): Promise<void> {
+  const fn = world.assembly.functions.find((f) => 'MIGRATIONS_DIR' in f.environment);
+  if (!fn) throw new Error('the template has no migrations function (MIGRATIONS_DIR)');
+  const result = await world.processes.get(fn.logicalId)!.invoke({ RequestType: 'Create' });
+  if (!result.ok) throw new Error(`the migrations custom resource failed: ${result.errorType}: ${result.errorMessage}`);
+}
