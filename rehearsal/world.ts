@@ -12,6 +12,10 @@ import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { S3Sim } from '../simulators/s3-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
+import { networkInterfaces } from 'node:os';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { TASK_STATES, type TaskState } from '../state-machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
@@ -48,6 +52,10 @@ export interface World {
   processes: Map<string, LambdaProcess>;
   db: Database;
   dataApi: RdsDataSim;
+  /** The local servers the bundles call (Ollama is not AWS: it authorizes nothing). */
+  sims: { ssm: SsmSim; bedrock: BedrockSim; s3: S3Sim; sfn: SfnSim; ollama: OllamaSim };
+  /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
+  ollamaUrl: string | null;
   violations: QuotaViolation[];
   /** The experiment machine, resolved and bound once (machineOf). */
   machine?: { definition: MachineDefinition; arn: string; handlers: Partial<Record<TaskState, Handler>> };
@@ -58,6 +66,17 @@ export function resourcesOfType(template: CfnTemplate, type: string): Array<[str
   return Object.entries(template.Resources)
     .filter(([, r]) => r.Type === type)
     .map(([id, r]) => [id, r.Properties ?? {}]);
+}
+
+/**
+ * An address of this machine other than loopback, for the Ollama server: inside Lambda a loopback host is the
+ * function itself, so StartExperiment refuses one, and the rehearsal must not pass by being lenient about it.
+ */
+function reachableAddress(): string | null {
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal && !a.address.startsWith('fe80:'));
+  return (addresses.find((a) => a!.family === 'IPv4') ?? addresses[0])?.address ?? null;
 }
 
 export async function startWorld(opts: RehearsalOptions): Promise<World> {
@@ -99,19 +118,28 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   }));
   const ssm = new SsmSim(parameters, { authorizer });
   const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
+  const s3 = new S3Sim({ authorizer });
+  for (const [id, p] of resourcesOfType(template, 'AWS::S3::Bucket'))
+    s3.buckets.add(values.resolveString(p.BucketName ?? { Ref: id }, `$.Resources.${id}.Properties.BucketName`));
+  const sfn = new SfnSim({ authorizer });
+  const ollama = new OllamaSim();
+  const ollamaHost = reachableAddress();
   const endpoints = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
+    AWS_ENDPOINT_URL_S3: await s3.listen(),
+    AWS_ENDPOINT_URL_SFN: await sfn.listen(),
   };
+  const ollamaUrl = ollamaHost ? await ollama.listen(0, ollamaHost) : null;
+  const sims = { ssm, bedrock, s3, sfn, ollama };
 
   const processes = new Map<string, LambdaProcess>();
   const violations: QuotaViolation[] = [];
   const close = async () => {
     await Promise.all([...processes.values()].map((p) => p.stop()));
     await dataApi.close();
-    await ssm.close();
-    await bedrock.close();
+    await Promise.all(Object.values(sims).map((sim) => sim.close()));
     await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await db.close();
   };
@@ -135,7 +163,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await close();
     throw err;
   }
-  return { opts, assembly, model, authorizer, processes, db, dataApi, violations, close };
+  return { opts, assembly, model, authorizer, processes, db, dataApi, sims, ollamaUrl, violations, close };
 }
 
 /** The parts of a state machine definition (ASL) the rehearsal reads. */

@@ -80,7 +80,8 @@ export abstract class SimServer {
   protected abstract defaultModels(): string[];
   protected abstract handle(req: LoggedRequest, res: ServerResponse): Promise<void>;
 
-  async listen(port = 0): Promise<string> {
+  /** `host`: the address to listen on (default loopback; the rehearsal's Lambdas need one that is not). */
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
     const onRequest = (req: IncomingMessage, res: ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (c) => chunks.push(c));
@@ -121,8 +122,11 @@ export abstract class SimServer {
       this.closeConnections = () => server.closeAllConnections();
       this.server = server;
     }
-    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
+    const url = new URL('http://localhost');
+    url.hostname = host.includes(':') ? `[${host}]` : host;
+    url.port = String((this.server.address() as AddressInfo).port);
+    return url.origin;
   }
 
   async close(): Promise<void> {
