@@ -9,17 +9,15 @@
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { experimentDefinition } from '../state-machine/definition.ts';
 import { TASKS } from '../state-machine/tasks.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 import { ASSUMPTIONS, PRICES } from './prices.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
+import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
 
 const PRICE = { transition: 0.025 / 1000, gbSecond: 0.0000133334, request: 0.2 / 1e6 };
 const LAMBDA_GB = 0.5; // memorySize 512 in lib/handler-functions.ts
-/** AWS history events per state entered: a Lambda Task writes Entered, Scheduled, Started, Succeeded, Exited. */
-const HISTORY_EVENTS: Record<string, number> = { Task: 5, Choice: 2, Pass: 2, Succeed: 2, Fail: 1 };
 
 export async function costBench(): Promise<Record<string, number>> {
   const pgServer = await benchPostgres();
@@ -27,7 +25,6 @@ export async function costBench(): Promise<Record<string, number>> {
     url: pgServer.url,
   });
   try {
-    const def = experimentDefinition();
     const entered = new Map<string, number>();
     const handlerMs = new Map<string, number>();
     const run = await timed(() =>
@@ -56,10 +53,8 @@ export async function costBench(): Promise<Record<string, number>> {
     );
     const turns = run.value.summary!.turns;
     const transitions = [...entered.values()].reduce((a, b) => a + b, 0);
-    const history = [...entered].reduce(
-      (n, [name, count]) => n + count * (HISTORY_EVENTS[String(def.States[name]?.Type)] ?? 2),
-      0,
-    );
+    const history = run.value.historyEvents.reduce((a, b) => a + b, 0);
+    const mostHistory = Math.max(...run.value.historyEvents);
     const perTurnStates = ['ProviderRouter', 'InvokeBaselineAgent', 'CheckProgress', 'ConditionCheck', 'ContinueLoop'];
     const loopTransitions = perTurnStates.reduce((n, s) => n + (entered.get(s) ?? 0), 0) / turns;
     const invocations = [...entered].filter(([name]) => name in TASKS).reduce((n, [, c]) => n + c, 0);
@@ -97,8 +92,9 @@ export async function costBench(): Promise<Record<string, number>> {
       `  state transitions: ${fmt(transitions)} in all, ${fmt(loopTransitions, 2)} per turn in the loop  (target <= 5)`,
     );
     console.log(
-      `  AWS history events (estimated from state types): ${fmt(history)} in all, ` +
-        `${fmt(history / turns, 1)} per turn, ${fmt(history / run.value.executions.length)} per execution (cap 25,000)`,
+      `  AWS history events (counted from the local engine's events): ${fmt(history)} in all, ` +
+        `${fmt(history / turns, 1)} per turn, at most ${fmt(mostHistory)} in one execution ` +
+        `(cap ${fmt(MAX_HISTORY_EVENTS)}, ${fmt(mostHistory / MAX_HISTORY_EVENTS, 2)} of it)`,
     );
     console.log(
       `  Lambda: ${fmt(invocations)} invocations, ${fmt(gbSeconds, 1)} GB-s at the local handler times ` +

@@ -76,9 +76,9 @@ export function formatReport(r: RehearsalReport): string {
   lines.push(`denials: ${r.denials.length} (goal 0)`);
   for (const d of r.denials) lines.push(`  ${d.principal} may not ${d.action} on ${d.resource}: ${d.explanation}`);
   lines.push(`quota violations: ${r.violations.length} (goal 0)`);
-  for (const v of r.violations) lines.push(`  ${v.quota}: ${v.where} is ${v.bytes} bytes (limit ${v.limit})`);
+  for (const v of r.violations) lines.push(`  ${v.quota}: ${v.where} is ${v.measured} ${v.unit} (limit ${v.limit})`);
   lines.push('scenarios');
-  for (const s of r.scenarios) lines.push(`  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(12)} ${s.detail}`);
+  for (const s of r.scenarios) lines.push(`  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(17)} ${s.detail}`);
   lines.push('not rehearsed:');
   for (const n of r.notes) lines.push(`  ${n}`);
   lines.push(`${r.seconds.toFixed(1)} s`);

@@ -1,42 +1,9 @@
 // The rehearsal's scenarios, each checked against the database afterwards.
 import { randomBytes } from 'node:crypto';
-import { machineOf, payloadCheck, type World } from './world.ts';
+import { machineOf } from './world.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { runLocalExecution } from '../state-machine/local-runner.ts';
-
-/** A scenario: what it proved, in a line; it throws when the database says otherwise. */
-export type Scenario = (world: World) => Promise<string>;
-
-/** Runs one experiment through the template's machine; returns its row and its executions. */
-export async function experiment(
-  world: World,
-  label: string,
-  request: Record<string, unknown>,
-): Promise<{ id: string; status: string; goal_found: boolean; actions_taken: number; executions: string[] }> {
-  const { definition, arn, handlers } = machineOf(world);
-  const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
-  const input = { ...request, experimentId: name };
-  payloadCheck(world, 'execution input', input);
-  const run = await runLocalExecution(input, {
-    deps: { now: () => new Date() },
-    taskHandlers: handlers,
-    definition,
-    stateMachineArn: arn,
-    executionName: name,
-  });
-  const { rows } = await world.db.pool.query<{ status: string; goal_found: boolean; actions_taken: number }>(
-    'SELECT status, goal_found, actions_taken FROM experiments WHERE id = $1',
-    [name],
-  );
-  if (!rows[0]) throw new Error(`experiment ${name} is not in the database`);
-  return { id: name, ...rows[0], executions: run.executions };
-}
-
-/** Fails unless the experiment reached the goal. */
-export function toGoal(row: { id: string; status: string; goal_found: boolean }): void {
-  if (row.status !== 'completed' || !row.goal_found)
-    throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
-}
+import { PROVIDER_SCENARIOS } from './provider-scenarios.ts';
+import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -59,6 +26,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     toGoal(row);
     return `Bedrock agent (${DEFAULT_BEDROCK_MODELS[0]}) to the goal in ${row.actions_taken} actions`;
   },
+  ...PROVIDER_SCENARIOS,
   async 'continue-as-new'(world) {
     // the smallest history budget (20 events): one turn per execution, every later turn a new execution
     const row = await experiment(world, 'hops', {

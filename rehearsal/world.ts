@@ -4,7 +4,7 @@
 // database the Data API server fronts, and the quotas checked on the way.
 import { randomBytes } from 'node:crypto';
 import { synthesizeAssembly, type CloudAssembly, type AssemblyFunction } from './cloud-assembly.ts';
-import { LambdaProcess } from './lambda-process.ts';
+import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './lambda-process.ts';
 import { IamModel } from './iam.ts';
 import { RequestAuthorizer } from './authorizer.ts';
 import type { CfnTemplate } from './template-values.ts';
@@ -26,8 +26,10 @@ export const STATE_PAYLOAD_LIMIT = 256 * 1024;
 export interface QuotaViolation {
   quota: string;
   where: string;
-  bytes: number;
+  /** What was measured (bytes, characters, events, seconds) against the limit, in `unit`. */
+  measured: number;
   limit: number;
+  unit: string;
 }
 
 export interface RehearsalOptions {
@@ -52,13 +54,20 @@ export interface World {
   processes: Map<string, LambdaProcess>;
   db: Database;
   dataApi: RdsDataSim;
+  /** AWS_ENDPOINT_URL_* -> the local server of that service, as the bundles get them. */
+  endpoints: Record<string, string>;
   /** The local servers the bundles call (Ollama is not AWS: it authorizes nothing). */
   sims: { ssm: SsmSim; bedrock: BedrockSim; s3: S3Sim; sfn: SfnSim; ollama: OllamaSim };
   /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
   ollamaUrl: string | null;
   violations: QuotaViolation[];
   /** The experiment machine, resolved and bound once (machineOf). */
-  machine?: { definition: MachineDefinition; arn: string; handlers: Partial<Record<TaskState, Handler>> };
+  machine?: {
+    logicalId: string;
+    definition: MachineDefinition;
+    arn: string;
+    handlers: Partial<Record<TaskState, Handler>>;
+  };
   close(): Promise<void>;
 }
 
@@ -124,7 +133,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const sfn = new SfnSim({ authorizer });
   const ollama = new OllamaSim();
   const ollamaHost = reachableAddress();
-  const endpoints = {
+  const endpoints: Record<string, string> = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
@@ -163,7 +172,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await close();
     throw err;
   }
-  return { opts, assembly, model, authorizer, processes, db, dataApi, sims, ollamaUrl, violations, close };
+  return { opts, assembly, model, authorizer, processes, db, dataApi, endpoints, sims, ollamaUrl, violations, close };
 }
 
 /** The parts of a state machine definition (ASL) the rehearsal reads. */
@@ -183,7 +192,12 @@ export function machineOf(world: World): NonNullable<World['machine']> {
   const definition = JSON.parse(
     world.model.values.resolveString(props.DefinitionString, `$.Resources.${id}.Properties.DefinitionString`),
   ) as MachineDefinition;
-  world.machine = { definition, arn: world.model.values.ref(id), handlers: taskHandlers(world, definition) };
+  world.machine = {
+    logicalId: id,
+    definition,
+    arn: world.model.values.ref(id),
+    handlers: taskHandlers(world, definition),
+  };
   return world.machine;
 }
 
@@ -191,10 +205,43 @@ export function machineOf(world: World): NonNullable<World['machine']> {
 export function payloadCheck(world: World, where: string, value: unknown): void {
   const bytes = Buffer.byteLength(JSON.stringify(value) ?? 'null');
   if (bytes <= STATE_PAYLOAD_LIMIT) return;
-  world.violations.push({ quota: 'state payload (256 KiB)', where, bytes, limit: STATE_PAYLOAD_LIMIT });
+  world.violations.push({
+    quota: 'state payload (256 KiB)',
+    where,
+    measured: bytes,
+    limit: STATE_PAYLOAD_LIMIT,
+    unit: 'bytes',
+  });
   throw Object.assign(new Error(`${where} is ${bytes} bytes, over the ${STATE_PAYLOAD_LIMIT}-byte limit`), {
     name: 'States.DataLimitExceeded',
   });
+}
+
+/** Counts an invocation Lambda refused or stopped for a quota: its 6 MB payloads and the template's timeout. */
+function lambdaQuotaCheck(world: World, state: string, process: LambdaProcess, errorType: string): void {
+  const last = process.invocations.at(-1);
+  const where = `${state} (${process.fn.logicalId})`;
+  const violation = {
+    RequestEntityTooLargeException: () => ({
+      quota: 'Lambda request (6 MB)',
+      measured: last?.requestBytes ?? 0,
+      limit: MAX_SYNC_REQUEST_BYTES,
+      unit: 'bytes',
+    }),
+    'Function.ResponseSizeTooLarge': () => ({
+      quota: 'Lambda response (6 MB)',
+      measured: last?.responseBytes ?? 0,
+      limit: MAX_SYNC_RESPONSE_BYTES,
+      unit: 'bytes',
+    }),
+    'Sandbox.Timedout': () => ({
+      quota: 'Lambda timeout (template)',
+      measured: Math.round((last?.durationMs ?? 0) / 1000),
+      limit: process.fn.timeoutSeconds,
+      unit: 's',
+    }),
+  }[errorType];
+  if (violation) world.violations.push({ where, ...violation() });
 }
 
 /** Each Task state bound to the process of the function its Resource names (the template's wiring, not ours). */
@@ -209,7 +256,10 @@ function taskHandlers(world: World, definition: MachineDefinition): Partial<Reco
     if (!process) throw new Error(`Task ${state}: its Resource ${resource ?? '(none)'} is no function of the stack`);
     const invoke: Handler = async (event) => {
       const result = await process.invoke(event);
-      if (!result.ok) throw Object.assign(new Error(result.errorMessage), { name: result.errorType });
+      if (!result.ok) {
+        lambdaQuotaCheck(world, state, process, result.errorType);
+        throw Object.assign(new Error(result.errorMessage), { name: result.errorType });
+      }
       return result.result;
     };
     const handler = world.opts.wrapTask?.(state, invoke) ?? invoke;

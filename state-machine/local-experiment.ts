@@ -146,6 +146,8 @@ export interface LocalExperimentResult {
   output: unknown;
   events: number;
   executions: string[];
+  /** AWS history events per execution (state-machine/history-events.ts). */
+  historyEvents: number[];
 }
 
 /** The experiment started and its execution failed: it is finalized failed, and its summary says why. */
@@ -196,11 +198,12 @@ export async function runLocalExperiment(
     if (experimentId === null) throw err; // refused before anything was written
     throw new ExperimentFailedError(experimentId, await summaryOf(opts.db, experimentId), err);
   }
-  const { executionArn, output, events, executions } = ran;
+  const { executionArn, output, events, executions, historyEvents } = ran;
   return {
     experimentId,
     executionArn,
     executions,
+    historyEvents,
     output,
     events,
     summary: experimentId ? await summaryOf(opts.db, experimentId) : null,

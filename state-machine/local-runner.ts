@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
 import { TASKS, HANDLERS_DIR } from './tasks.ts';
+import { historyEventsOf } from './history-events.ts';
 import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from './states.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
@@ -29,6 +30,11 @@ export interface LocalRunOptions {
   wrap?: (state: TaskState, handler: Handler) => Handler;
   /** Every event of the local engine (StateEntered, StateExited, ...), e.g. to count state transitions. */
   onEvent?: (event: { type: string; state?: { name: string; type: string } }) => void;
+  /**
+   * Called before the machine starts an execution of itself (continue-as-new, states:startExecution) with the
+   * parameters the service gets; a rejection is that call's failure (e.g. the deploy rehearsal's IAM check).
+   */
+  onStartExecution?: (params: { StateMachineArn: string; Name: string; Input: unknown }) => Promise<void>;
   /** Milliseconds to wait before each Retry of a state, instead of the definition's intervals (tests). */
   retryIntervals?: Record<string, number>;
   /**
@@ -56,6 +62,8 @@ export interface LocalRunResult {
   output: unknown;
   /** Events the execution produced (the local engine's count; AWS history counts differ slightly). */
   events: number;
+  /** The history events AWS would write, per execution (history-events.ts), in the order of `executions`. */
+  historyEvents: number[];
 }
 
 /**
@@ -113,6 +121,10 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
   const executions: string[] = [];
   let output: unknown = null;
   let events = 0;
+  const historyEvents: number[] = [];
+  const definition = (opts.definition ?? (synthesized ??= experimentDefinition())) as {
+    States: Record<string, { Type?: string }>;
+  };
   while (next) {
     const current: { name: string; input: unknown } = next;
     next = null;
@@ -121,7 +133,11 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     executions.push(executionArn);
     // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
     // (A task handler answers with a promise: a refusal is a rejection, as from the service.)
-    const continueAsNew = (params: unknown): Promise<never> => {
+    const continueAsNew = async (params: unknown): Promise<never> => {
+      await opts.onStartExecution?.(params as { StateMachineArn: string; Name: string; Input: unknown });
+      return startItself(params);
+    };
+    const startItself = (params: unknown): Promise<never> => {
       const p = params as { StateMachineArn: string; Name: string; Input: unknown };
       if (p.StateMachineArn !== machineArn)
         return Promise.reject(
@@ -151,7 +167,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
         StartDate: new Date().toISOString(),
       } as never);
     };
-    const execution = localMachine(opts.definition).run(current.input as never, {
+    const execution = localMachine(definition).run(current.input as never, {
       overrides: {
         taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
         ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}),
@@ -167,9 +183,12 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       },
     });
     // The engine queues every event until read: drain them, or a long run holds them all in memory.
+    const index = historyEvents.push(0) - 1;
     const drained = (async () => {
       for await (const event of execution.eventLogs) {
         events++;
+        const state = 'state' in event ? event.state.name : undefined;
+        historyEvents[index] += historyEventsOf(event, state && definition.States[state]?.Type);
         opts.onEvent?.(event);
       }
     })();
@@ -184,5 +203,5 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
     }
   }
-  return { executionArn: executions.at(-1)!, executions, output, events };
+  return { executionArn: executions.at(-1)!, executions, output, events, historyEvents };
 }

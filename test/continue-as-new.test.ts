@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { EVENTS_PER_TURN } from '../lambdas/config/experiment-config.ts';
 import { STATES } from '../state-machine/states.ts';
+import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { turnReserveSeconds } from '../state-machine/tasks.ts';
@@ -54,6 +55,21 @@ describe('continue as new', () => {
     expect(row.execution_arns).toEqual(split.executions);
     // each continuation is named after the experiment and the turn it starts at
     expect(split.executions[1]).toMatch(new RegExp(`:${split.experimentId}-t4$`));
+  });
+
+  it("counts each execution's AWS history event by event, inside the budget the engine plans with", async () => {
+    const budget = 5 * EVENTS_PER_TURN;
+    const run = await runLocalExperiment(experiment(budget), { db });
+    expect(run.historyEvents).toHaveLength(run.executions.length);
+    expect(run.executions.length).toBeGreaterThanOrEqual(3);
+    // a full execution: 5 turns of at least TURN_EVENTS each (two Lambda Tasks, two Choices, a Pass), plus the
+    // start, the hand-over and the end; never more than the budget, which is far under AWS's 25,000
+    const full = run.historyEvents.slice(0, -1);
+    for (const events of full) {
+      expect(events).toBeGreaterThan(5 * (EVENTS_PER_TURN - 4));
+      expect(events).toBeLessThanOrEqual(budget);
+    }
+    expect(Math.max(...run.historyEvents)).toBeLessThan(MAX_HISTORY_EVENTS);
   });
 
   it('a continuation name already taken means the hop was made: the execution ends continued, not failed', async () => {

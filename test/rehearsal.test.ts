@@ -38,6 +38,8 @@ describe('npm run rehearse', () => {
     expect(report.scenarios.map((s) => [s.name, s.pass])).toEqual([
       ['baseline', true],
       ['bedrock', true],
+      ['ollama', true],
+      ['provider-timeout', true],
       ['continue-as-new', true],
       ['abort', true],
       ['resume', true],
@@ -76,5 +78,30 @@ describe('npm run rehearse', () => {
       ['abort', true],
     ]);
     expect(formatReport(report)).toMatch(/denials: [1-9]/);
+  }, 240_000);
+
+  it('a continuation named past 80 characters is a violation, as StartExecution refuses it', async () => {
+    const suffix = 'x'.repeat(60);
+    const report = await rehearse({
+      databaseUrl: inject('databaseUrl'),
+      assemblyDir,
+      // the ContinueAsNew state's Name, lengthened in the experiment machine's definition
+      editTemplate: (template) => {
+        const machine = Object.entries(template.Resources).find(
+          ([id, r]) => id.startsWith('Experiments') && r.Type === 'AWS::StepFunctions::StateMachine',
+        )!;
+        const text = JSON.stringify(machine[1].Properties!.DefinitionString);
+        expect(text).toContain("'{}-t{}'");
+        machine[1].Properties!.DefinitionString = JSON.parse(text.replace("'{}-t{}'", `'{}-${suffix}-t{}'`));
+      },
+      scenarios: ['continue-as-new'],
+    });
+    expect(report.violations[0]).toMatchObject({
+      quota: 'execution name (80 characters)',
+      where: expect.stringContaining(`${suffix}-t2`),
+      limit: 80,
+    });
+    expect(report.scenarios[0].pass).toBe(false);
+    expect(passed(report)).toBe(false);
   }, 240_000);
 });

@@ -1,0 +1,120 @@
+// One experiment through the template's experiment machine, as a scenario runs it, and its row afterwards.
+import { randomBytes } from 'node:crypto';
+import { machineOf, payloadCheck, type World } from './world.ts';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { runLocalExecution, type LocalRunResult } from '../state-machine/local-runner.ts';
+import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
+
+/** A scenario: what it proved, in a line; it throws when the database says otherwise. */
+export type Scenario = (world: World) => Promise<string>;
+
+/** Runs one experiment through the template's machine; returns its row and its executions. */
+export async function experiment(
+  world: World,
+  label: string,
+  request: Record<string, unknown>,
+  /** Shortened Retry waits by state name (the definition's own are seconds to minutes). */
+  retryIntervals?: Record<string, number>,
+): Promise<ExperimentRow> {
+  const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
+  const run = await runExperimentMachine(world, { ...request, experimentId: name }, name, retryIntervals).catch(
+    (err: Error) => ({ executions: [], error: err }),
+  );
+  const { rows } = await world.db.pool.query<Omit<ExperimentRow, 'id' | 'executions' | 'error'>>(
+    'SELECT status, goal_found, actions_taken, stop_reason, failure_reason FROM experiments WHERE id = $1',
+    [name],
+  );
+  if (!rows[0]) throw new Error(`experiment ${name} is not in the database`);
+  return { id: name, ...rows[0], executions: run.executions, error: 'error' in run ? run.error : undefined };
+}
+
+export interface ExperimentRow {
+  id: string;
+  status: string;
+  goal_found: boolean;
+  actions_taken: number;
+  stop_reason: string | null;
+  failure_reason: string | null;
+  executions: string[];
+  /** How the execution failed, if it did (a failed experiment is still finalized in the database). */
+  error?: Error;
+}
+
+/** A Step Functions execution name: 1 to 80 of [A-Za-z0-9_-] ("StartExecution", request parameter name). */
+const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** Counts a name StartExecution would refuse (InvalidName), and fails the start as the service does. */
+export function nameCheck(world: World, where: string, name: string): void {
+  if (EXECUTION_NAME.test(name)) return;
+  world.violations.push({
+    quota: 'execution name (80 characters)',
+    where: `${where} "${name}"`,
+    measured: name.length,
+    limit: 80,
+    unit: 'characters',
+  });
+  throw Object.assign(new Error(`Invalid Name: '${name}'`), { name: 'StepFunctions.InvalidNameException' });
+}
+
+/**
+ * One execution of the template's experiment machine, followed through its continue-as-new hops, with every start
+ * checked as AWS would: the name and input quotas, and each hop's states:StartExecution sent to the Step Functions
+ * server signed as the machine's own role (the service calls it with the role's credentials); afterwards each
+ * execution's history against the 25,000-event quota.
+ */
+export async function runExperimentMachine(
+  world: World,
+  input: Record<string, unknown>,
+  name: string,
+  retryIntervals?: Record<string, number>,
+): Promise<LocalRunResult> {
+  const { logicalId, definition, arn, handlers } = machineOf(world);
+  nameCheck(world, 'execution name', name);
+  payloadCheck(world, 'execution input', input);
+  const sfn = new SFNClient({
+    endpoint: world.endpoints.AWS_ENDPOINT_URL_SFN,
+    region: world.model.values.env.region,
+    credentials: { accessKeyId: world.model.principal(logicalId).accessKeyId, secretAccessKey: 'rehearsal-secret' },
+    maxAttempts: 1,
+  });
+  try {
+    const run = await runLocalExecution(input, {
+      deps: { now: () => new Date() },
+      taskHandlers: handlers,
+      definition,
+      stateMachineArn: arn,
+      executionName: name,
+      retryIntervals,
+      onStartExecution: async (p) => {
+        nameCheck(world, 'continue-as-new execution name', p.Name);
+        payloadCheck(world, 'continue-as-new execution input', p.Input);
+        await sfn.send(
+          new StartExecutionCommand({
+            stateMachineArn: p.StateMachineArn,
+            name: p.Name,
+            input: JSON.stringify(p.Input),
+          }),
+        );
+      },
+    });
+    run.historyEvents.forEach((events, i) => {
+      if (events > MAX_HISTORY_EVENTS)
+        world.violations.push({
+          quota: 'execution history (25,000 events)',
+          where: run.executions[i],
+          measured: events,
+          limit: MAX_HISTORY_EVENTS,
+          unit: 'events',
+        });
+    });
+    return run;
+  } finally {
+    sfn.destroy();
+  }
+}
+
+/** Fails unless the experiment reached the goal. */
+export function toGoal(row: { id: string; status: string; goal_found: boolean }): void {
+  if (row.status !== 'completed' || !row.goal_found)
+    throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
+}
