@@ -78,7 +78,7 @@ export function formatReport(r: RehearsalReport): string {
   lines.push(`quota violations: ${r.violations.length} (goal 0)`);
   for (const v of r.violations) lines.push(`  ${v.quota}: ${v.where} is ${v.bytes} bytes (limit ${v.limit})`);
   lines.push('scenarios');
-  for (const s of r.scenarios) lines.push(`  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(12)} ${s.detail}`);
+  for (const s of r.scenarios) lines.push(`  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(16)} ${s.detail}`);
   lines.push('not rehearsed:');
   for (const n of r.notes) lines.push(`  ${n}`);
   lines.push(`${r.seconds.toFixed(1)} s`);

@@ -1,17 +1,22 @@
 // The rehearsal's scenarios, each checked against the database afterwards.
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { machineOf, payloadCheck, type World } from './world.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
+import { urlWithSecret, type DatabaseSecret } from '../simulators/rds-data-sim.ts';
+import { STATES, type TaskState } from '../state-machine/states.ts';
+import type { Handler } from '../lambdas/handlers/deps.ts';
 
 /** A scenario: what it proved, in a line; it throws when the database says otherwise. */
 export type Scenario = (world: World) => Promise<string>;
 
-/** Runs one experiment through the template's machine; returns its row and its executions. */
+/** Runs one experiment through the template's machine (`wrap`: around each Task); returns its row and executions. */
 export async function experiment(
   world: World,
   label: string,
   request: Record<string, unknown>,
+  wrap?: (state: TaskState, handler: Handler) => Handler,
 ): Promise<{ id: string; status: string; goal_found: boolean; actions_taken: number; executions: string[] }> {
   const { definition, arn, handlers } = machineOf(world);
   const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
@@ -23,6 +28,7 @@ export async function experiment(
     definition,
     stateMachineArn: arn,
     executionName: name,
+    wrap,
   });
   const { rows } = await world.db.pool.query<{ status: string; goal_found: boolean; actions_taken: number }>(
     'SELECT status, goal_found, actions_taken FROM experiments WHERE id = $1',
@@ -132,4 +138,85 @@ export const SCENARIOS: Record<string, Scenario> = {
     if (world.dataApi.isPaused) throw new Error('the database never resumed');
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
+  async 'secret-rotation'(world) {
+    // Issue 17: the cluster's secret rotated mid-experiment. The Data API reads the secret on every call, so the
+    // turns after the rotation connect with the new password; the experiment must not notice.
+    const rotated: { done?: { afterTurn: number; previous: DatabaseSecret; current: DatabaseSecret } } = {};
+    const row = await experiment(
+      world,
+      'rotation',
+      { agent: 'frontier', maze: { generator: 'medium', size: 15, seed: 3 } },
+      (state, handler) =>
+        state !== STATES.InvokeBaselineAgent
+          ? handler
+          : async (event) => {
+              const result = await handler(event);
+              if (!rotated.done) {
+                const { turnNumber } = event as { turnNumber: number };
+                rotated.done = { afterTurn: turnNumber, ...(await world.dataApi.rotateSecret()) };
+              }
+              return result;
+            },
+    );
+    toGoal(row);
+    const rotation = rotated.done;
+    if (!rotation) throw new SecretRotationCheckError(`experiment ${row.id} completed no turn: nothing was rotated`);
+    const { rows } = await world.db.pool.query<{ before: number; after: number }>(
+      `SELECT count(*) FILTER (WHERE turn_number <= $2)::int AS before,
+              count(*) FILTER (WHERE turn_number > $2)::int AS after
+       FROM turns WHERE experiment_id = $1`,
+      [row.id, rotation.afterTurn],
+    );
+    const { before, after } = rows[0];
+    if (!before || !after)
+      throw new SecretRotationCheckError(
+        `experiment ${row.id}: ${before} turns recorded before the rotation (after turn ${rotation.afterTurn}), ` +
+          `${after} after it: expected some on both sides`,
+      );
+    // The migrations ran as the secret's user, not as a superuser: it owns what they made.
+    const owner = await world.db.pool.query<{ tableowner: string }>(
+      "SELECT tableowner FROM pg_tables WHERE schemaname = current_schema() AND tablename = 'turns'",
+    );
+    if (owner.rows[0]?.tableowner !== rotation.current.username)
+      throw new SecretRotationCheckError(
+        `the turns table is owned by ${owner.rows[0]?.tableowner ?? '(none)'}, not by ${rotation.current.username}`,
+      );
+    // The rotation was real: Postgres refuses the old password (28P01 invalid_password) and takes the new one.
+    const url = world.opts.databaseUrl;
+    const old = await connectionRefusal(url, rotation.previous);
+    if (old === null)
+      throw new SecretRotationCheckError(
+        `the server at ${new URL(url).host} accepted ${rotation.previous.username}'s old password after the ` +
+          'rotation (it does not check passwords: trust authentication?), so the rotation could not be proven ' +
+          'on this server; rehearse against one that authenticates by password (the embedded Postgres does)',
+      );
+    if (old !== '28P01')
+      throw new SecretRotationCheckError(`the old password was refused with SQLSTATE ${old}, not 28P01`);
+    const current = await connectionRefusal(url, rotation.current);
+    if (current !== null) throw new SecretRotationCheckError(`the new password was refused (SQLSTATE ${current})`);
+    return (
+      `secret rotated after turn ${rotation.afterTurn}: ${before} turns before, ${after} after, to the goal in ` +
+      `${row.actions_taken} actions; the old password refused (28P01), the new one accepted`
+    );
+  },
 };
+
+/** What the secret-rotation scenario found wrong. */
+export class SecretRotationCheckError extends Error {
+  override readonly name = 'SecretRotationCheckError';
+}
+
+/** The SQLSTATE with which Postgres refuses a connection as the secret's user, or null when it connects. */
+async function connectionRefusal(url: string, secret: DatabaseSecret): Promise<string | null> {
+  const client = new pg.Client({ connectionString: urlWithSecret(url, secret), connectionTimeoutMillis: 10_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (!code) throw err;
+    return code;
+  }
+  await client.end();
+  return null;
+}
