@@ -2,7 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { machineOf, payloadCheck, type World } from './world.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { runLocalExecution, type LocalRunResult } from '../state-machine/local-runner.ts';
+import { runLocalExecution, type LocalRunOptions, type LocalRunResult } from '../state-machine/local-runner.ts';
+import type { TaskState } from '../state-machine/states.ts';
+import type { Handler } from '../lambdas/handlers/deps.ts';
 import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
 
 /** A scenario: what it proved, in a line; it throws when the database says otherwise. */
@@ -15,11 +17,14 @@ export async function experiment(
   request: Record<string, unknown>,
   /** Shortened Retry waits by state name (the definition's own are seconds to minutes). */
   retryIntervals?: Record<string, number>,
+  /** Around each Task's handler (e.g. to act between turns). */
+  wrap?: (state: TaskState, handler: Handler) => Handler,
 ): Promise<ExperimentRow> {
   const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
-  const run = await runExperimentMachine(world, { ...request, experimentId: name }, name, retryIntervals).catch(
-    (err: Error) => ({ executions: [], error: err }),
-  );
+  const run = await runExperimentMachine(world, { ...request, experimentId: name }, name, {
+    retryIntervals,
+    wrap,
+  }).catch((err: Error) => ({ executions: [], error: err }));
   const { rows } = await world.db.pool.query<Omit<ExperimentRow, 'id' | 'executions' | 'error'>>(
     'SELECT status, goal_found, actions_taken, stop_reason, failure_reason FROM experiments WHERE id = $1',
     [name],
@@ -66,7 +71,7 @@ export async function runExperimentMachine(
   world: World,
   input: Record<string, unknown>,
   name: string,
-  retryIntervals?: Record<string, number>,
+  opts: Pick<LocalRunOptions, 'retryIntervals' | 'wrap' | 'onTaskResult'> = {},
 ): Promise<LocalRunResult> {
   const { logicalId, definition, arn, handlers } = machineOf(world);
   nameCheck(world, 'execution name', name);
@@ -84,7 +89,7 @@ export async function runExperimentMachine(
       definition,
       stateMachineArn: arn,
       executionName: name,
-      retryIntervals,
+      ...opts,
       onStartExecution: async (p) => {
         nameCheck(world, 'continue-as-new execution name', p.Name);
         payloadCheck(world, 'continue-as-new execution input', p.Input);

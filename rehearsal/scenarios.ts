@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { machineOf } from './world.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { PROVIDER_SCENARIOS } from './provider-scenarios.ts';
+import { SECRET_SCENARIOS } from './secret-scenarios.ts';
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
@@ -100,4 +101,5 @@ export const SCENARIOS: Record<string, Scenario> = {
     if (world.dataApi.isPaused) throw new Error('the database never resumed');
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
+  ...SECRET_SCENARIOS,
 };

@@ -16,6 +16,7 @@ import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { networkInterfaces } from 'node:os';
+import pg from 'pg';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { TASK_STATES, type TaskState } from '../state-machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
@@ -88,6 +89,8 @@ function reachableAddress(): string | null {
   return (addresses.find((a) => a!.family === 'IPv4') ?? addresses[0])?.address ?? null;
 }
 
+const { escapeIdentifier, escapeLiteral } = pg;
+
 export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const assembly = await synthesizeAssembly(opts.assemblyDir);
   const template = structuredClone(assembly.template) as CfnTemplate;
@@ -107,12 +110,28 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   if (!withDatabase) throw new Error('no function of the template names DATABASE_CLUSTER_ARN');
   const dbEnv = envOf(withDatabase);
 
+  // As on AWS, the functions reach the database as the user of the cluster's secret, not as a superuser: a LOGIN
+  // role of the rehearsal's own (random name and password), owner of the rehearsal's schema, so the migrations and
+  // every experiment run with its privileges and the secret can be rotated (the secret-rotation scenario). The
+  // migrations need nothing more (no extension, nothing a superuser must make first). `db`, which the scenarios
+  // read the rows with, stays the url's own user.
   const schema = `rehearsal_${randomBytes(4).toString('hex')}`;
+  const secret = { username: schema, password: randomBytes(24).toString('hex') };
   const db = await openDatabase({ url: opts.databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' });
-  await db.pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  try {
+    await db.pool.query(
+      `CREATE ROLE ${escapeIdentifier(secret.username)} LOGIN PASSWORD ${escapeLiteral(secret.password)}`,
+    );
+    await db.pool.query(`CREATE SCHEMA "${schema}" AUTHORIZATION ${escapeIdentifier(secret.username)}`);
+  } catch (err) {
+    await dropSchemaAndRole(db, schema, secret.username);
+    await db.close();
+    throw err;
+  }
   const dataApi = new RdsDataSim({
     url: opts.databaseUrl,
     schema,
+    secret,
     clusterArn: dbEnv.DATABASE_CLUSTER_ARN,
     secretArn: dbEnv.DATABASE_SECRET_ARN,
     database: dbEnv.DATABASE_NAME,
@@ -149,7 +168,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await Promise.all([...processes.values()].map((p) => p.stop()));
     await dataApi.close();
     await Promise.all(Object.values(sims).map((sim) => sim.close()));
-    await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await dropSchemaAndRole(db, schema, secret.username);
     await db.close();
   };
   try {
@@ -173,6 +192,15 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     throw err;
   }
   return { opts, assembly, model, authorizer, processes, db, dataApi, endpoints, sims, ollamaUrl, violations, close };
+}
+
+/** Drops the rehearsal's schema, then its role (DROP OWNED: whatever else it was granted in this database). */
+async function dropSchemaAndRole(db: Database, schema: string, role: string): Promise<void> {
+  await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  const { rowCount } = await db.pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
+  if (!rowCount) return;
+  await db.pool.query(`DROP OWNED BY ${escapeIdentifier(role)}`);
+  await db.pool.query(`DROP ROLE ${escapeIdentifier(role)}`);
 }
 
 /** The parts of a state machine definition (ASL) the rehearsal reads. */

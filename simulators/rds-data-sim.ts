@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import type { Database } from '../lambdas/store/database.ts';
@@ -43,9 +44,35 @@ interface Transaction {
   timer: NodeJS.Timeout;
 }
 
+/** A database secret's value: the JSON keys of the secret Aurora generates (username, password). */
+export interface DatabaseSecret {
+  username: string;
+  password: string;
+}
+
+/** A rotation the sim cannot make: it has no secret of its own, or the database refused the new password. */
+export class SecretRotationError extends Error {
+  override readonly name = 'SecretRotationError';
+}
+
+/** The url with the secret's username and password in place of its own. */
+export function urlWithSecret(url: string, secret: DatabaseSecret): string {
+  const u = new URL(url);
+  u.username = encodeURIComponent(secret.username);
+  u.password = encodeURIComponent(secret.password);
+  return u.href;
+}
+
 interface Options {
+  /** Where Postgres is; without `secret`, also who connects (its user and password). */
   url: string;
   schema: string;
+  /**
+   * The current value of the secret secretArn names: the Data API opens its connections as this user with this
+   * password (pg's connectionString would override separate user/password fields, so they go into the url).
+   * The url's own credentials are then the admin's, which rotateSecret uses.
+   */
+  secret?: DatabaseSecret;
   clusterArn?: string;
   secretArn?: string;
   database?: string;
@@ -236,12 +263,25 @@ function jsonValue(f: Record<string, unknown>): unknown {
   return Object.values(f)[0];
 }
 
+/**
+ * Ends a pool once the calls waiting for one of its connections have one (pg-pool's end() would leave them
+ * waiting forever); connections in use close as they are released.
+ */
+async function retire(pool: pg.Pool): Promise<void> {
+  // polled: a waiter may also leave with an error (a connection that failed), which no event of the pool tells
+  while (pool.waitingCount > 0) await sleep(20);
+  await pool.end();
+}
+
 export class RdsDataSim {
   readonly requests: Array<{ path: string; body: any }> = [];
   readonly clusterArn: string;
   readonly secretArn: string;
   readonly database: string;
-  private readonly pool: pg.Pool;
+  private pool: pg.Pool;
+  private secret: DatabaseSecret | null;
+  /** Pools opened with a secret's earlier value, closing once their in-flight work is done. */
+  private readonly retired: Array<Promise<void>> = [];
   private readonly transactions = new Map<string, Transaction>();
   private readonly ended = new Map<string, string>();
   private typeNames = new Map<number, string>();
@@ -253,14 +293,60 @@ export class RdsDataSim {
     this.clusterArn = opts.clusterArn ?? 'arn:aws:rds:eu-west-1:123456789012:cluster:ariadne';
     this.secretArn = opts.secretArn ?? 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-db-AbCdEf';
     this.database = opts.database ?? new URL(opts.url).pathname.slice(1);
-    this.pool = new pg.Pool({
-      connectionString: opts.url,
+    this.secret = opts.secret ? { ...opts.secret } : null;
+    this.pool = this.openPool();
+  }
+
+  /** The secret's current value (null: the url's own credentials connect). */
+  get secretValue(): DatabaseSecret | null {
+    return this.secret && { ...this.secret };
+  }
+
+  private openPool(): pg.Pool {
+    const pool = new pg.Pool({
+      connectionString: this.secret ? urlWithSecret(this.opts.url, this.secret) : this.opts.url,
       max: 10,
       // Every value as Postgres's text, converted to Data API fields by column type.
       types: { getTypeParser: () => (v: string) => v },
-      options: `-c search_path=${opts.schema} -c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=iso_8601`,
+      options: `-c search_path=${this.opts.schema} -c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=iso_8601`,
     });
-    this.pool.on('error', () => undefined);
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
+  /**
+   * Rotates the secret as Secrets Manager's single-user rotation does: a new random password set on the role in
+   * Postgres (ALTER ROLE, through an admin connection: `adminUrl`, default the url given), then made the secret's
+   * current value. The Data API reads the secret on every call, so every connection opened from now on uses the
+   * new value: the pooled connections are dropped. In-flight work is let finish on the connection it holds (a
+   * transaction is bound to its connection, and Postgres keeps a session alive after its password changes); the
+   * old pool closes once its last connection is released. Returns the previous and the current value.
+   */
+  async rotateSecret(adminUrl = this.opts.url): Promise<{ previous: DatabaseSecret; current: DatabaseSecret }> {
+    const previous = this.secret;
+    if (!previous)
+      throw new SecretRotationError(
+        "this Data API server has no secret of its own (option secret): it connects with the url's credentials",
+      );
+    const current = { username: previous.username, password: randomBytes(24).toString('hex') };
+    const admin = new pg.Client({ connectionString: adminUrl });
+    try {
+      await admin.connect();
+      await admin.query(
+        `ALTER ROLE ${pg.escapeIdentifier(current.username)} PASSWORD ${pg.escapeLiteral(current.password)}`,
+      );
+    } catch (err) {
+      throw new SecretRotationError(`could not set the new password of ${current.username}: ${String(err)}`, {
+        cause: err,
+      });
+    } finally {
+      await admin.end().catch(() => undefined);
+    }
+    this.secret = current;
+    const old = this.pool;
+    this.pool = this.openPool();
+    this.retired.push(retire(old));
+    return { previous: { ...previous }, current: { ...current } };
   }
 
   /** Aurora Serverless v2 at 0 ACU after its idle period: calls answer DatabaseResumingException until resumed. */
@@ -295,7 +381,7 @@ export class RdsDataSim {
     for (const id of [...this.transactions.keys()]) await this.endTransaction(id, 'ROLLBACK', 'expired');
     this.server?.closeAllConnections();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
-    await this.pool.end();
+    await Promise.all([this.pool.end(), ...this.retired]);
   }
 
   private async handle(req: IncomingMessage): Promise<{ status: number; payload: unknown }> {

@@ -43,6 +43,7 @@ describe('npm run rehearse', () => {
       ['continue-as-new', true],
       ['abort', true],
       ['resume', true],
+      ['secret-rotation', true],
     ]);
     expect(passed(report)).toBe(true);
     // the bundles really went through the servers: the turn functions wrote every turn through the Data API,
