@@ -54,7 +54,16 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
   return {
     calls,
     denials: world.authorizer.denials,
-    violations: world.violations,
+    violations: [
+      ...world.violations,
+      ...world.dataApi.limitHits.map((h) => ({
+        quota: h.limit,
+        where: 'an RDS Data API call',
+        measured: h.measured,
+        limit: h.allowed,
+        unit: h.unit,
+      })),
+    ],
     scenarios,
     notes: [
       'Lambda runs locally: no cold-start latency, no concurrency limits, no network between services',

@@ -274,6 +274,11 @@ async function retire(pool: pg.Pool): Promise<void> {
 }
 
 export class RdsDataSim {
+  /**
+   * Requests refused for a Data API limit and transactions expired while idle: quota problems of the caller (a
+   * result over 1 MiB is not among them: the store pages its reads and expects to meet that one).
+   */
+  readonly limitHits: Array<{ limit: string; measured: number; allowed: number; unit: string }> = [];
   readonly requests: Array<{ path: string; body: any }> = [];
   readonly clusterArn: string;
   readonly secretArn: string;
@@ -394,8 +399,15 @@ export class RdsDataSim {
     const path = (req.url ?? '/').split('?')[0];
     let body: any = {};
     try {
-      if (size > REQUEST_LIMIT)
+      if (size > REQUEST_LIMIT) {
+        this.limitHits.push({
+          limit: 'Data API request (4 MiB)',
+          measured: size,
+          allowed: REQUEST_LIMIT,
+          unit: 'bytes',
+        });
         throw new DataApiError('BadRequestException', `Request size ${size} exceeds the limit of 4 MiB`);
+      }
       if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
         throw new DataApiError('ForbiddenException', 'Missing Authentication Token', 403);
       body = size ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
@@ -514,10 +526,11 @@ export class RdsDataSim {
   }
 
   private expiry(id: string): NodeJS.Timeout {
-    const t = setTimeout(
-      () => void this.endTransaction(id, 'ROLLBACK', 'expired'),
-      this.opts.transactionIdleMs ?? 180_000,
-    );
+    const idleMs = this.opts.transactionIdleMs ?? 180_000;
+    const t = setTimeout(() => {
+      this.limitHits.push({ limit: 'Data API transaction idle expiry', measured: idleMs, allowed: idleMs, unit: 'ms' });
+      void this.endTransaction(id, 'ROLLBACK', 'expired');
+    }, idleMs);
     t.unref();
     return t;
   }

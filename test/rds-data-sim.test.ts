@@ -193,6 +193,8 @@ describe('RdsDataSim', () => {
     await new Promise((r) => setTimeout(r, 400));
     const late = await failure(execute('SELECT 1', [], { transactionId }));
     expect(late).toMatchObject({ name: 'TransactionNotFoundException', status: 404 });
+    // counted as the caller's quota problem (the rehearsal's table shows it)
+    expect(sim.limitHits).toContainEqual(expect.objectContaining({ limit: 'Data API transaction idle expiry' }));
     expect(late.message).toMatch(/timed out/);
     const unknown = await failure(execute('SELECT 1', [], { transactionId: 'no-such-transaction' }));
     expect(unknown.name).toBe('TransactionNotFoundException');
@@ -225,6 +227,9 @@ describe('RdsDataSim', () => {
     const refused = await failure(execute('SELECT length(:s)', [{ name: 's', value: { stringValue: huge } }]));
     expect(refused).toMatchObject({ name: 'BadRequestException', status: 400 });
     expect(refused.message).toMatch(/4 MiB/);
+    expect(sim.limitHits).toContainEqual(
+      expect.objectContaining({ limit: 'Data API request (4 MiB)', allowed: 4 * 1024 * 1024 }),
+    );
     const fine = await execute('SELECT length(:s)', [{ name: 's', value: { stringValue: 'x'.repeat(60000) } }]);
     expect(fine.records).toEqual([[{ longValue: 60000 }]]);
   });
