@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { machineOf, payloadCheck, type World } from './world.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
+import { sweepScenario } from './scenario-sweep.ts';
 
 /** A scenario: what it proved, in a line; it throws when the database says otherwise. */
 export type Scenario = (world: World) => Promise<string>;
@@ -132,4 +133,5 @@ export const SCENARIOS: Record<string, Scenario> = {
     if (world.dataApi.isPaused) throw new Error('the database never resumed');
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
+  sweep: sweepScenario,
 };

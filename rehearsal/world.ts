@@ -54,6 +54,8 @@ export interface World {
   dataApi: RdsDataSim;
   /** The local servers the bundles call (Ollama is not AWS: it authorizes nothing). */
   sims: { ssm: SsmSim; bedrock: BedrockSim; s3: S3Sim; sfn: SfnSim; ollama: OllamaSim };
+  /** Where each AWS server listens, by the environment variable the bundles get it in (AWS_ENDPOINT_URL_S3...). */
+  endpoints: Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL_SFN', string> & Record<string, string>;
   /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
   ollamaUrl: string | null;
   violations: QuotaViolation[];
@@ -163,7 +165,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await close();
     throw err;
   }
-  return { opts, assembly, model, authorizer, processes, db, dataApi, sims, ollamaUrl, violations, close };
+  return { opts, assembly, model, authorizer, processes, db, dataApi, sims, endpoints, ollamaUrl, violations, close };
 }
 
 /** The parts of a state machine definition (ASL) the rehearsal reads. */
