@@ -22,8 +22,8 @@ export const SWEEP_NOTES = [
     "FinalizeSuccess's key",
   "Sweep: the run list is put into S3 with the researcher's credentials (no principal of the template: not " +
     'authorized); bucket policies (enforceSSL) are not evaluated, identity policies only',
-  'Sweep: lambda:InvokeFunction, the Map Run starting its child workflow executions, DescribeExecution and the ' +
-    "ResultWriter's multipart actions are authorized without a request; Map Run redrive and StopExecution not run",
+  'Sweep: lambda:InvokeFunction, the Map Run starting its child workflow executions, Describe/StopExecution and ' +
+    "the ResultWriter's multipart actions are authorized without a request (nothing is stopped; no redrive)",
 ];
 
 const RUNS = 10_000;

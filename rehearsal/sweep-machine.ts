@@ -7,7 +7,6 @@
 // Functions StartExecution), or, where no request exists, authorized directly (RequestAuthorizer.checkServiceCalls).
 // A sample of iterations runs its experiment to the end through the experiment machine; every other iteration's
 // token is returned by a stand-in, with the key of the function that returns it on AWS.
-import { Agent } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import jsonata from 'jsonata';
@@ -276,9 +275,9 @@ export interface SweepRunReport {
 
 /**
  * The ItemReader's limit on a JSON file in S3 (AWS Step Functions Developer Guide, "ItemReader (Map)",
- * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itemreader.html: a JSON, JSONL or CSV file of up
- * to 10 GB). Each item also becomes a child execution's input, which the 256 KiB payload quota bounds (checked per
- * item with payloadCheck).
+ * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itemreader.html, its limits on S3 data sources:
+ * a file of up to 10 GB; the figure as we know it, not re-read from the page's current text). Each item also becomes
+ * a child execution's input, which the 256 KiB payload quota bounds (checked per item with payloadCheck).
  */
 const ITEM_READER_MAX_FILE_BYTES = 10 * 1024 ** 3;
 
@@ -291,8 +290,6 @@ export class SweepEmulator {
   private readonly accessKeyId: string;
   private readonly s3: S3Client;
   private readonly sfn: SfnClientWorkers;
-  /** Sockets for the Map's requests: as many as iterations in flight (MaxConcurrency is at most 1,000 in a sweep). */
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1_000 });
   /** One container per function here: sampled experiments take turns (LambdaProcess runs one invocation). */
   private childQueue: Promise<unknown> = Promise.resolve();
   /** Why a sampled child's run failed, for the scenario's message. */
@@ -306,20 +303,17 @@ export class SweepEmulator {
     this.principal = machine.logicalId;
     this.accessKeyId = world.model.principal(machine.logicalId).accessKeyId;
     const credentials = { accessKeyId: this.accessKeyId, secretAccessKey: 'rehearsal-secret' };
-    const requestHandler = { httpAgent: this.agent };
     this.s3 = new S3Client({
       endpoint: world.endpoints.AWS_ENDPOINT_URL_S3,
       forcePathStyle: true,
       region: this.env.region,
       credentials,
-      requestHandler,
     });
     this.sfn = new SfnClientWorkers(world.endpoints.AWS_ENDPOINT_URL_SFN, this.env.region, SDK_THREADS);
   }
 
   async close(): Promise<void> {
     this.s3.destroy();
-    this.agent.destroy();
     await this.sfn.close();
   }
 
@@ -352,12 +346,15 @@ export class SweepEmulator {
     return { ...(report as SweepRunReport), output: data };
   }
 
-  /** The process of the function a Task's Resource names (its ARN, or lambda:invoke with FunctionName). */
-  private processOf(stateName: string, resource: string, parameters: Json): LambdaProcess {
+  /**
+   * The process of the function a Task's Resource names by its ARN (the form the stack synthesizes: CDK's
+   * LambdaInvoke with payloadResponseOnly). The optimized integration (arn:aws:states:::lambda:invoke, whose result
+   * wraps the function's in Payload) is refused rather than half emulated.
+   */
+  private processOf(stateName: string, functionArn: string): LambdaProcess {
     const values = this.world.model.values;
-    const functionArn = resource.endsWith(':states:::lambda:invoke')
-      ? String((parameters as Record<string, unknown>).FunctionName)
-      : resource;
+    if (!functionArn.includes(':lambda:') || !functionArn.includes(':function:'))
+      throw new SweepEmulationError(`Task ${stateName}: Resource ${functionArn} is not a function ARN`);
     // arn:aws:lambda:REGION:ACCOUNT:function:NAME, without a version or alias qualifier
     const unqualified = functionArn.split(':').slice(0, 7).join(':');
     const process = [...this.world.processes.values()].find(
@@ -376,7 +373,7 @@ export class SweepEmulator {
   ): Promise<Json> {
     const resource = String(state.Resource);
     const payload = state.Parameters === undefined ? input : applyParameters(state.Parameters, input);
-    const process = this.processOf(stateName, resource, payload);
+    const process = this.processOf(stateName, resource);
     const functionArn = this.world.model.values.attribute(process.fn.logicalId, 'Arn');
     // Step Functions invokes the function with the machine's role (Developer Guide, "Invoke an AWS Lambda
     // function with Step Functions", IAM policies: lambda:InvokeFunction on the function).
@@ -418,16 +415,20 @@ export class SweepEmulator {
       StartAt: string;
       States: Record<string, AslState>;
     };
-    if (processor.ProcessorConfig?.Mode !== 'DISTRIBUTED')
-      throw new SweepEmulationError(`Map ${stateName}: only a Distributed Map is emulated`);
+    if (processor.ProcessorConfig?.Mode !== 'DISTRIBUTED' || processor.ProcessorConfig.ExecutionType !== 'STANDARD')
+      throw new SweepEmulationError(`Map ${stateName}: only a Distributed Map of Standard child workflows is emulated`);
     const { partition, region, account } = this.env;
     // Step Functions starts each iteration as a child workflow execution of this machine, with its role
     // (Developer Guide, "IAM policies for using Distributed Map states":
     // https://docs.aws.amazon.com/step-functions/latest/dg/iam-policies-eg-dist-map.html: states:StartExecution on
     // the state machine; states:DescribeExecution and states:StopExecution on its executions).
-    const ownExecution = [{ action: 'states:DescribeExecution', resource: executionArn }];
+    // StopExecution is what stops the Map Run's work when the execution stops or fails; authorized, not exercised.
+    const ownExecution = ['states:DescribeExecution', 'states:StopExecution'].map((action) => ({
+      action,
+      resource: executionArn,
+    }));
     if (!(await this.world.authorizer.checkServiceCalls(this.principal, ownExecution)))
-      throw new StateError('States.Runtime', `the sweep machine may not describe its execution ${executionArn}`);
+      throw new StateError('States.Runtime', `the sweep machine may not describe or stop ${executionArn}`);
 
     const items = await this.readItems(stateName, state, input, report);
     const maxConcurrency =
@@ -436,8 +437,9 @@ export class SweepEmulator {
         : (state.MaxConcurrency ?? 0);
     if (!Number.isInteger(maxConcurrency) || (maxConcurrency as number) < 0)
       throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(maxConcurrency)} is not a count`);
-    // 0 is "no limit": a Distributed Map then runs up to 10,000 child executions at once (Developer Guide,
-    // "Map state in Distributed mode", MaxConcurrency).
+    // 0 (or none) is no limit of ours: a Distributed Map then runs up to 10,000 child workflow executions at once
+    // (Developer Guide, "Using Map state in Distributed mode",
+    // https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html).
     const limit = (maxConcurrency as number) || 10_000;
     report.maxConcurrency = limit;
 
@@ -723,7 +725,7 @@ export class SweepEmulator {
     const { definition } = machineOf(this.world);
     const resource = definition.States.FinalizeSuccess?.Resource;
     if (!resource) throw new SweepEmulationError('the experiment machine has no FinalizeSuccess Task');
-    return this.processOf('FinalizeSuccess', resource, {}).fn.logicalId;
+    return this.processOf('FinalizeSuccess', resource).fn.logicalId;
   }
 
   /**
