@@ -58,6 +58,12 @@ export class RequestAuthorizer {
   /** principal -> action -> requests that needed it (allowed and denied). */
   readonly counts = new Map<string, Map<string, number>>();
   readonly denials: Denial[] = [];
+  /**
+   * Decisions already made: an identity-policy evaluation depends only on the principal, action, resource and
+   * context, and the policies do not change during a rehearsal, so a sweep's 10,000 identical StartExecution
+   * checks are evaluated once. Every request is still counted, and every denial recorded.
+   */
+  private readonly decisions = new Map<string, Promise<Decision>>();
 
   constructor(
     readonly model: IamModel,
@@ -127,15 +133,8 @@ export class RequestAuthorizer {
       this.counts.set(principal.logicalId, actions);
     }
     for (const call of calls) {
-      const decision = await this.decide(principal.logicalId, call);
-      if (!decision.allowed) {
-        const denial: Denial = {
-          principal: principal.logicalId,
-          action: call.action,
-          resource: call.resource,
-          explanation: decision.explanation,
-        };
-        this.denials.push(denial);
+      const denial = await this.deny(principal.logicalId, call);
+      if (denial) {
         // AWS's wording for an identity-policy denial of an assumed role.
         const user = `arn:${env.partition}:sts::${env.account}:assumed-role/${principal.roleArn.split('/').pop()}/`;
         const message =
@@ -147,14 +146,59 @@ export class RequestAuthorizer {
     return { ok: true, principal: principal.logicalId };
   }
 
-  /** The model's decision; a call the simulator cannot evaluate (an ARN of the wrong type) is a denial too. */
-  private async decide(principal: string, call: AwsCall): Promise<Decision> {
-    try {
-      return await this.model.authorize({ principal, ...call });
-    } catch (err) {
-      if (!(err instanceof SimulationInputError)) throw err;
-      return { allowed: false, principal, ...call, explanation: `not evaluable: ${err.message}` };
+  /**
+   * A call AWS makes with the principal's role but no request reaches a server for: the service acting on the
+   * role's behalf (a Distributed Map starting its child workflow executions, Step Functions invoking a Task's
+   * Lambda function). Counted and, when denied, recorded like a request's call; true when every call is allowed.
+   */
+  async checkServiceCalls(principal: string, calls: AwsCall[]): Promise<boolean> {
+    const id = this.model.principal(principal).logicalId;
+    for (const action of new Set(calls.map((c) => c.action))) {
+      const actions = this.counts.get(id) ?? new Map<string, number>();
+      actions.set(action, (actions.get(action) ?? 0) + 1);
+      this.counts.set(id, actions);
     }
+    for (const call of calls) if (await this.deny(id, call)) return false;
+    return true;
+  }
+
+  /** Whether the principal may make the call, without counting or recording it (S3's NoSuchKey-or-403 choice). */
+  async allows(principal: string, call: AwsCall): Promise<boolean> {
+    return (await this.decide(principal, call)).allowed;
+  }
+
+  /** The principal of a signed request's access key, if the rehearsal handed that key out. */
+  principalOf(headers: IncomingHttpHeaders): string | undefined {
+    const signed = signatureScope(headers);
+    return signed && this.model.byAccessKeyId(signed.accessKeyId)?.logicalId;
+  }
+
+  /** The denial of one call (recorded), or null when it is allowed. */
+  private async deny(principal: string, call: AwsCall): Promise<Denial | null> {
+    const decision = await this.decide(principal, call);
+    if (decision.allowed) return null;
+    const denial: Denial = {
+      principal,
+      action: call.action,
+      resource: call.resource,
+      explanation: decision.explanation,
+    };
+    this.denials.push(denial);
+    return denial;
+  }
+
+  /** The model's decision (cached); a call the simulator cannot evaluate (an ARN of the wrong type) is a denial too. */
+  private decide(principal: string, call: AwsCall): Promise<Decision> {
+    const key = JSON.stringify([principal, call.action, call.resource, call.context ?? null]);
+    let decision = this.decisions.get(key);
+    if (!decision) {
+      decision = this.model.authorize({ principal, ...call }).catch((err: unknown) => {
+        if (!(err instanceof SimulationInputError)) throw err;
+        return { allowed: false, principal, ...call, explanation: `not evaluable: ${err.message}` };
+      });
+      this.decisions.set(key, decision);
+    }
+    return decision;
   }
 
   /** The counts as a plain object: principal -> action -> count. */

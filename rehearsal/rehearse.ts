@@ -9,6 +9,7 @@
 import { migrate, startWorld, type QuotaViolation, type RehearsalOptions } from './world.ts';
 import { SCENARIOS } from './scenarios.ts';
 import type { Denial } from './authorizer.ts';
+import { SWEEP_NOTES } from './scenario-sweep.ts';
 
 export { STATE_PAYLOAD_LIMIT, type RehearsalOptions } from './world.ts';
 
@@ -16,6 +17,7 @@ interface ScenarioResult {
   name: string;
   pass: boolean;
   detail: string;
+  seconds: number;
 }
 
 export interface RehearsalReport {
@@ -39,10 +41,14 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     for (const name of opts.scenarios ?? Object.keys(SCENARIOS)) {
       const scenario = SCENARIOS[name];
       if (!scenario) throw new Error(`no scenario "${name}"; the scenarios are ${Object.keys(SCENARIOS).join(', ')}`);
+      const began = Date.now();
+      const seconds = () => (Date.now() - began) / 1000;
       try {
-        scenarios.push({ name, pass: true, detail: await scenario(world) });
+        const detail = await scenario(world);
+        scenarios.push({ name, pass: true, detail, seconds: seconds() });
       } catch (err) {
-        scenarios.push({ name, pass: false, detail: `${(err as Error).name}: ${(err as Error).message}` });
+        const detail = `${(err as Error).name}: ${(err as Error).message}`;
+        scenarios.push({ name, pass: false, detail, seconds: seconds() });
       }
       log(`scenario ${name}: ${scenarios.at(-1)!.pass ? 'pass' : 'FAIL'}`);
     }
@@ -68,6 +74,7 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     notes: [
       'Lambda runs locally: no cold-start latency, no concurrency limits, no network between services',
       'CloudWatch Logs and X-Ray calls are not made by the bundles and not rehearsed',
+      ...(scenarios.some((s) => s.name === 'sweep') ? SWEEP_NOTES : []),
     ],
     seconds: (Date.now() - started) / 1000,
   };
@@ -87,7 +94,10 @@ export function formatReport(r: RehearsalReport): string {
   lines.push(`quota violations: ${r.violations.length} (goal 0)`);
   for (const v of r.violations) lines.push(`  ${v.quota}: ${v.where} is ${v.measured} ${v.unit} (limit ${v.limit})`);
   lines.push('scenarios');
-  for (const s of r.scenarios) lines.push(`  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(17)} ${s.detail}`);
+  for (const s of r.scenarios)
+    lines.push(
+      `  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(17)} ${s.seconds.toFixed(1).padStart(5)} s  ${s.detail}`,
+    );
   lines.push('not rehearsed:');
   for (const n of r.notes) lines.push(`  ${n}`);
   lines.push(`${r.seconds.toFixed(1)} s`);

@@ -49,7 +49,7 @@ export interface ExperimentRow {
 const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** Counts a name StartExecution would refuse (InvalidName), and fails the start as the service does. */
-export function nameCheck(world: World, where: string, name: string): void {
+function nameCheck(world: World, where: string, name: string): void {
   if (EXECUTION_NAME.test(name)) return;
   world.violations.push({
     quota: 'execution name (80 characters)',

@@ -5,6 +5,7 @@ import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { PROVIDER_SCENARIOS } from './provider-scenarios.ts';
 import { SECRET_SCENARIOS } from './secret-scenarios.ts';
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
+import { sweepScenario } from './scenario-sweep.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -102,4 +103,5 @@ export const SCENARIOS: Record<string, Scenario> = {
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
   ...SECRET_SCENARIOS,
+  sweep: sweepScenario,
 };

@@ -71,7 +71,7 @@ export const SECRET_SCENARIOS: Record<string, Scenario> = {
 };
 
 /** What the secret-rotation scenario found wrong. */
-export class SecretRotationCheckError extends Error {
+class SecretRotationCheckError extends Error {
   override readonly name = 'SecretRotationCheckError';
 }
 

@@ -55,10 +55,10 @@ export interface World {
   processes: Map<string, LambdaProcess>;
   db: Database;
   dataApi: RdsDataSim;
-  /** AWS_ENDPOINT_URL_* -> the local server of that service, as the bundles get them. */
-  endpoints: Record<string, string>;
   /** The local servers the bundles call (Ollama is not AWS: it authorizes nothing). */
   sims: { ssm: SsmSim; bedrock: BedrockSim; s3: S3Sim; sfn: SfnSim; ollama: OllamaSim };
+  /** Where each AWS server listens, by the environment variable the bundles get it in (AWS_ENDPOINT_URL_S3...). */
+  endpoints: Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL_SFN', string> & Record<string, string>;
   /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
   ollamaUrl: string | null;
   violations: QuotaViolation[];
@@ -152,7 +152,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const sfn = new SfnSim({ authorizer });
   const ollama = new OllamaSim();
   const ollamaHost = reachableAddress();
-  const endpoints: Record<string, string> = {
+  const endpoints = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
@@ -204,7 +204,7 @@ async function dropSchemaAndRole(db: Database, schema: string, role: string): Pr
 }
 
 /** The parts of a state machine definition (ASL) the rehearsal reads. */
-export interface MachineDefinition {
+interface MachineDefinition {
   States: Record<string, { Type?: string; Resource?: string }>;
 }
 

@@ -22,8 +22,9 @@ export abstract class AwsJsonServer {
     private readonly authorizer?: RequestAuthorizer,
   ) {}
 
-  /** Answers one operation (target without the service prefix is the caller's business). */
-  protected abstract operation(target: string, body: any): AwsJsonReply;
+  /** Answers one operation (target without the service prefix is the caller's business); `principal`: who signed
+   * it, when an authorizer knows. */
+  protected abstract operation(target: string, body: any, principal?: string): AwsJsonReply;
 
   /** The IAM authorizations AWS makes for one operation (none: not authorized here, e.g. an unknown one). */
   protected abstract calls(target: string, body: any, scope: RequestScope): AwsCall[];
@@ -43,9 +44,9 @@ export abstract class AwsJsonServer {
         const body = text ? JSON.parse(text) : {};
         this.requests.push({ target, body, headers: req.headers });
         const signed = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256');
-        const answer = () => {
+        const answer = (principal?: string) => {
           const { status, payload } = signed
-            ? this.operation(target, body)
+            ? this.operation(target, body, principal)
             : this.error('MissingAuthenticationTokenException', 'Missing Authentication Token');
           res.writeHead(status, {
             'content-type': `application/x-amz-json-${this.jsonVersion}`,
@@ -57,7 +58,7 @@ export abstract class AwsJsonServer {
         this.authorizer
           .check(req.headers, `json-${this.jsonVersion}`, (scope) => this.calls(target, body, scope))
           .then((result) => {
-            if (result.ok) return answer();
+            if (result.ok) return answer(result.principal);
             res.writeHead(result.reply.status, result.reply.headers);
             res.end(result.reply.body);
           })
@@ -67,6 +68,8 @@ export abstract class AwsJsonServer {
           });
       });
     });
+    // a sweep sends thousands of requests on a few connections: keep them alive between requests
+    this.server.keepAliveTimeout = 30_000;
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }

@@ -51,7 +51,7 @@ export interface DatabaseSecret {
 }
 
 /** A rotation the sim cannot make: it has no secret of its own, or the database refused the new password. */
-export class SecretRotationError extends Error {
+class SecretRotationError extends Error {
   override readonly name = 'SecretRotationError';
 }
 

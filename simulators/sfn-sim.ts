@@ -1,9 +1,29 @@
 // A local server speaking the Step Functions JSON 1.0 protocol for
-// StartExecution and DescribeExecution. As the service does for Standard
-// workflows: the same name and input as an existing running execution return
-// that execution; the same name with another input is ExecutionAlreadyExists.
+// StartExecution, DescribeExecution, SendTaskSuccess and SendTaskFailure. As
+// the service does for Standard workflows: the same name and input as an
+// existing running execution return that execution; the same name with another
+// input is ExecutionAlreadyExists. Task tokens are issued by whoever plays the
+// waiting Task (issueTaskToken) and closed by the first send.
+import { randomBytes } from 'node:crypto';
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
+
+/** How a waiting Task's token was answered. */
+export type TaskOutcome =
+  | { status: 'SUCCEEDED'; output: string; sender: string | undefined }
+  | { status: 'FAILED'; error: string | undefined; cause: string | undefined; sender: string | undefined }
+  | { status: 'TIMED_OUT' };
+
+interface TaskToken {
+  open: boolean;
+  resolve: (outcome: TaskOutcome) => void;
+}
+
+/** SendTaskSuccess's output: "Length Constraints: Maximum length of 262144" (API reference, SendTaskSuccess). */
+const MAX_TASK_OUTPUT = 262_144;
+/** The tokens this sim issues: opaque, URL-safe, long like the service's (1-2048 characters allowed). */
+const TOKEN_PREFIX = 'AQC';
+const TOKEN = /^AQC[A-Za-z0-9_-]{160}$/;
 
 interface Execution {
   executionArn: string;
@@ -12,10 +32,13 @@ interface Execution {
   input: string;
   startDate: number;
   status: string;
+  stopDate?: number;
+  output?: string;
 }
 
 export class SfnSim extends AwsJsonServer {
   readonly executions = new Map<string, Execution>();
+  private readonly tokens = new Map<string, TaskToken>();
 
   constructor(opts: { authorizer?: RequestAuthorizer } = {}) {
     super('1.0', 'com.amazonaws.swf.service.v2.model#', opts.authorizer);
@@ -42,7 +65,77 @@ export class SfnSim extends AwsJsonServer {
       : [];
   }
 
-  protected operation(target: string, body: any): AwsJsonReply {
+  /**
+   * A token for a Task that waits (.waitForTaskToken), and the outcome the first SendTaskSuccess or
+   * SendTaskFailure for it gives. The caller waits on the promise; expireTaskToken closes a token that timed out.
+   */
+  issueTaskToken(): { token: string; outcome: Promise<TaskOutcome> } {
+    const token = TOKEN_PREFIX + randomBytes(120).toString('base64url');
+    let resolve!: (o: TaskOutcome) => void;
+    const outcome = new Promise<TaskOutcome>((r) => (resolve = r));
+    this.tokens.set(token, { open: true, resolve });
+    return { token, outcome };
+  }
+
+  /** The Task's TimeoutSeconds passed: the token is closed (a later send is TaskTimedOut). */
+  expireTaskToken(token: string): void {
+    const t = this.tokens.get(token);
+    if (!t?.open) return;
+    t.open = false;
+    t.resolve({ status: 'TIMED_OUT' });
+  }
+
+  /** Tokens issued and not answered yet. */
+  get openTaskTokens(): number {
+    let n = 0;
+    for (const t of this.tokens.values()) if (t.open) n++;
+    return n;
+  }
+
+  /** An execution started here ended (the rehearsal ran it): DescribeExecution reports it. */
+  finishExecution(executionArn: string, status: 'SUCCEEDED' | 'FAILED', output?: unknown): void {
+    const e = this.executions.get(executionArn);
+    if (!e) return;
+    e.status = status;
+    e.stopDate = Date.now() / 1000;
+    if (output !== undefined) e.output = JSON.stringify(output);
+  }
+
+  /**
+   * SendTaskSuccess / SendTaskFailure (API reference, "Errors"): a token the service could not have issued is
+   * InvalidToken; one it never issued, TaskDoesNotExist; one already answered or timed out, TaskTimedOut;
+   * SendTaskSuccess's output must be JSON (InvalidOutput) within its length constraint (a validation error).
+   */
+  private sendTask(target: 'SendTaskSuccess' | 'SendTaskFailure', body: any, sender?: string): AwsJsonReply {
+    const token: unknown = body.taskToken;
+    if (typeof token !== 'string' || token.length < 1 || token.length > 2048)
+      return this.error('ValidationException', 'taskToken: length must be 1-2048');
+    if (!TOKEN.test(token)) return this.error('InvalidToken', 'Invalid token');
+    const t = this.tokens.get(token);
+    if (!t) return this.error('TaskDoesNotExist', 'Task does not exist');
+    if (!t.open) return this.error('TaskTimedOut', 'Task Timed Out');
+    if (target === 'SendTaskSuccess') {
+      const output: unknown = body.output;
+      if (typeof output !== 'string') return this.error('ValidationException', 'output is required');
+      if (Buffer.byteLength(output) > MAX_TASK_OUTPUT)
+        return this.error('ValidationException', `output: length must be at most ${MAX_TASK_OUTPUT}`);
+      try {
+        JSON.parse(output);
+      } catch {
+        return this.error('InvalidOutput', 'Invalid Output');
+      }
+      t.open = false;
+      t.resolve({ status: 'SUCCEEDED', output, sender });
+    } else {
+      t.open = false;
+      t.resolve({ status: 'FAILED', error: body.error, cause: body.cause, sender });
+    }
+    return { status: 200, payload: {} };
+  }
+
+  protected operation(target: string, body: any, principal?: string): AwsJsonReply {
+    if (target === 'AWSStepFunctions.SendTaskSuccess' || target === 'AWSStepFunctions.SendTaskFailure')
+      return this.sendTask(target.slice('AWSStepFunctions.'.length) as 'SendTaskSuccess', body, principal);
     if (target === 'AWSStepFunctions.StartExecution') {
       const { stateMachineArn, name, input } = body;
       const m = /^arn:aws:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]+)$/.exec(stateMachineArn ?? '');

@@ -1,11 +1,12 @@
 // The deploy rehearsal's authorization layer (issue 17) against the REAL synthesized template: each function's
 // role policies decide, through a real IAM evaluator, what its calls to the local AWS servers may do.
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { stackTemplate } from '../state-machine/definition.ts';
@@ -318,6 +319,130 @@ describe('the local servers with an authorizer, through the real SDK clients', (
       expect([...sim.objects.keys()]).toEqual([`${bucket}/runs/a.json`]);
     } finally {
       await sim.close();
+    }
+  });
+
+  it('Step Functions: SendTaskSuccess answers a waiting Task once, naming its sender; API errors', async () => {
+    const authorizer = new RequestAuthorizer(model);
+    const sim = new SfnSim({ authorizer });
+    const endpoint = await sim.listen();
+    const client = (logical: string) =>
+      new SFNClient({ endpoint, region: REGION, credentials: credentials(logical), maxAttempts: 1 });
+    const finalize = client(fn('FinalizeSuccess'));
+    const succeed = (taskToken: string, output: string, c = finalize) =>
+      c.send(new SendTaskSuccessCommand({ taskToken, output }));
+    try {
+      const task = sim.issueTaskToken();
+      expect(sim.openTaskTokens).toBe(1);
+      // not JSON: InvalidOutput, and the token stays open
+      await expect(succeed(task.token, '{not json')).rejects.toMatchObject({ name: 'InvalidOutput' });
+      // CheckProgress has no states:SendTaskSuccess: denied, counted and recorded every time (decisions are cached)
+      for (let i = 0; i < 2; i++)
+        await expect(succeed(task.token, '{}', client(fn('CheckProgress')))).rejects.toMatchObject({
+          name: 'AccessDeniedException',
+        });
+      expect(authorizer.denials.map((d) => [d.principal, d.action])).toEqual([
+        [fn('CheckProgress'), 'states:SendTaskSuccess'],
+        [fn('CheckProgress'), 'states:SendTaskSuccess'],
+      ]);
+      await succeed(task.token, '{"experimentId":"e1","status":"completed"}');
+      await expect(task.outcome).resolves.toEqual({
+        status: 'SUCCEEDED',
+        output: '{"experimentId":"e1","status":"completed"}',
+        sender: fn('FinalizeSuccess'),
+      });
+      expect(sim.openTaskTokens).toBe(0);
+      // a token already answered, one never issued, one the service could not have issued
+      await expect(succeed(task.token, '{}')).rejects.toMatchObject({ name: 'TaskTimedOut' });
+      const unknown = `AQC${'A'.repeat(160)}`;
+      await expect(succeed(unknown, '{}')).rejects.toMatchObject({ name: 'TaskDoesNotExist' });
+      await expect(succeed('not-a-token', '{}')).rejects.toMatchObject({ name: 'InvalidToken' });
+      // a token whose Task timed out
+      const late = sim.issueTaskToken();
+      sim.expireTaskToken(late.token);
+      await expect(late.outcome).resolves.toEqual({ status: 'TIMED_OUT' });
+      await expect(succeed(late.token, '{}')).rejects.toMatchObject({ name: 'TaskTimedOut' });
+      // SendTaskFailure fails the Task, for a role granted it; the finalize functions are granted success only
+      const failing = sim.issueTaskToken();
+      const fail = new SendTaskFailureCommand({ taskToken: failing.token, error: 'E', cause: 'why' });
+      await expect(finalize.send(fail)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+      const open = new SfnSim();
+      const openEndpoint = await open.listen();
+      try {
+        const other = open.issueTaskToken();
+        const anyone = new SFNClient({ endpoint: openEndpoint, region: REGION, credentials: credentials('x') });
+        await anyone.send(new SendTaskFailureCommand({ taskToken: other.token, error: 'E', cause: 'why' }));
+        await expect(other.outcome).resolves.toEqual({ status: 'FAILED', error: 'E', cause: 'why', sender: undefined });
+      } finally {
+        await open.close();
+      }
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('S3: GetObject returns the object put; a missing key: NoSuchKey, or 403 without ListBucket', async () => {
+    const authorizer = new RequestAuthorizer(model);
+    const sim = new S3Sim({ authorizer });
+    const endpoint = await sim.listen();
+    const bucket = model.values.ref(logicalId(template, 'AWS::S3::Bucket', 'SweepsBucket'));
+    sim.buckets.add(bucket);
+    const sweeps = logicalId(template, 'AWS::StepFunctions::StateMachine', 'SweepsMachine');
+    const s3 = (logical: string, url = endpoint) =>
+      new S3Client({ endpoint: url, region: REGION, forcePathStyle: true, credentials: credentials(logical) });
+    const body = '[{"name":"r1","input":{}}]';
+    try {
+      const put = await s3(sweeps).send(
+        new PutObjectCommand({ Bucket: bucket, Key: 'runs/s/a.json', Body: body, ContentType: 'application/json' }),
+      );
+      const md5 = `"${createHash('md5').update(body).digest('hex')}"`;
+      expect(put.ETag).toBe(md5);
+      const got = await s3(sweeps).send(new GetObjectCommand({ Bucket: bucket, Key: 'runs/s/a.json' }));
+      expect({ etag: got.ETag, length: got.ContentLength, type: got.ContentType }).toEqual({
+        etag: md5,
+        length: Buffer.byteLength(body),
+        type: 'application/json',
+      });
+      expect(await got.Body!.transformToString()).toBe(body);
+      // the sweep machine's role has no s3:ListBucket: S3 does not say the key is missing, and no grant was denied
+      await expect(
+        s3(sweeps).send(new GetObjectCommand({ Bucket: bucket, Key: 'runs/none.json' })),
+      ).rejects.toMatchObject({
+        name: 'AccessDenied',
+        $metadata: { httpStatusCode: 403 },
+      });
+      expect(authorizer.denials).toEqual([]);
+      // a function with no grant on the bucket: denied and recorded
+      await expect(
+        s3(fn('StartExperiment')).send(new GetObjectCommand({ Bucket: bucket, Key: 'runs/s/a.json' })),
+      ).rejects.toMatchObject({
+        name: 'AccessDenied',
+      });
+      expect(authorizer.denials.map((d) => [d.action, d.resource])).toEqual([
+        ['s3:GetObject', `arn:aws:s3:::${bucket}/runs/s/a.json`],
+      ]);
+      expect(authorizer.summary()[sweeps]).toEqual({ 's3:PutObject': 1, 's3:GetObject': 2 });
+    } finally {
+      await sim.close();
+    }
+    // with no authorizer (as `ariadne sim` runs it) every caller may list: NoSuchKey, 404, naming the key
+    const open = new S3Sim();
+    const openEndpoint = await open.listen();
+    open.buckets.add('b');
+    try {
+      await expect(
+        s3(sweeps, openEndpoint).send(new GetObjectCommand({ Bucket: 'b', Key: 'k/none.json' })),
+      ).rejects.toMatchObject({
+        name: 'NoSuchKey',
+        $metadata: { httpStatusCode: 404 },
+      });
+      await expect(
+        s3(sweeps, openEndpoint).send(new GetObjectCommand({ Bucket: 'nb', Key: 'k' })),
+      ).rejects.toMatchObject({
+        name: 'NoSuchBucket',
+      });
+    } finally {
+      await open.close();
     }
   });
 

@@ -30,6 +30,22 @@ function withoutGrant(fn: string, action: string) {
   };
 }
 
+/** Removes the sweep machine's grant to start the experiment machine (the statement naming both). */
+function withoutSweepStart(template: CfnTemplate) {
+  const role = Object.entries(template.Resources).find(
+    ([id, r]) => id.startsWith('SweepsMachine') && r.Type === 'AWS::IAM::Role',
+  )![0];
+  for (const r of Object.values(template.Resources)) {
+    if (r.Type !== 'AWS::IAM::Policy') continue;
+    if (!(r.Properties!.Roles as Array<{ Ref: string }>).some((x) => x.Ref === role)) continue;
+    const doc = r.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> };
+    doc.Statement = doc.Statement.filter(
+      (st) =>
+        !([st.Action].flat().includes('states:StartExecution') && JSON.stringify(st.Resource).includes('Experiments')),
+    );
+  }
+}
+
 describe('npm run rehearse', () => {
   it('the stack as synthesized: every scenario passes, with no denial and no quota violation', async () => {
     const report = await rehearse({ databaseUrl: inject('databaseUrl'), assemblyDir });
@@ -44,6 +60,7 @@ describe('npm run rehearse', () => {
       ['abort', true],
       ['resume', true],
       ['secret-rotation', true],
+      ['sweep', true],
     ]);
     expect(passed(report)).toBe(true);
     // the bundles really went through the servers: the turn functions wrote every turn through the Data API,
@@ -51,6 +68,15 @@ describe('npm run rehearse', () => {
     const calls = (fn: string) => report.calls[Object.keys(report.calls).find((f) => f.includes(fn))!];
     expect(calls('InvokeBaselineAgent')['rds-data:ExecuteStatement']).toBeGreaterThan(5);
     expect(calls('InvokeBedrockAgent')['bedrock:InvokeModel']).toBeGreaterThan(0);
+    // the sweep: 10,000 child workflow executions and 10,000 experiments started as the sweep machine, every token
+    // returned with FinalizeSuccess's key (3 by the experiments that ran, 9,997 by the stand-ins)
+    expect(calls('SweepsMachine')['states:StartExecution']).toBe(20_000);
+    expect(calls('SweepsMachine')['s3:GetObject']).toBeGreaterThan(0);
+    expect(calls('FinalizeSuccess')['states:SendTaskSuccess']).toBe(10_000);
+    expect(report.scenarios.find((s) => s.name === 'sweep')!.detail).toMatch(
+      /^10,000 runs: .* 10,000 launched, at most (\d+) of \1 in flight, 3 run to the goal, 9,997 stood in for/,
+    );
+    expect(report.notes.join('\n')).toMatch(/Distributed Map, ItemReader, ResultWriter and waitForTaskToken emulated/);
   }, 240_000);
 
   it('a missing grant and an oversized state fail it, naming the function, the action, the resource', async () => {
@@ -104,5 +130,27 @@ describe('npm run rehearse', () => {
     });
     expect(report.scenarios[0].pass).toBe(false);
     expect(passed(report)).toBe(false);
+  }, 240_000);
+
+  it('the sweep fails, naming the sweep machine, when its role may not start the experiment machine', async () => {
+    const report = await rehearse({
+      databaseUrl: inject('databaseUrl'),
+      assemblyDir,
+      editTemplate: withoutSweepStart,
+      scenarios: ['sweep'],
+    });
+    expect(passed(report)).toBe(false);
+    expect(report.scenarios[0]).toMatchObject({
+      name: 'sweep',
+      pass: false,
+      detail: expect.stringMatching(/^SweepScenarioError: 10000 iterations failed, .*StepFunctions\.AccessDenied/),
+    });
+    // every launch was a request, and every denied request is recorded (the cached decision is not a free pass)
+    expect(report.denials).toHaveLength(10_000);
+    expect(report.denials[0]).toMatchObject({
+      principal: expect.stringMatching(/^SweepsMachine/),
+      action: 'states:StartExecution',
+      resource: expect.stringMatching(/:stateMachine:Ariadne-experiments$/),
+    });
   }, 240_000);
 });

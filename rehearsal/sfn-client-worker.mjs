@@ -1,0 +1,48 @@
+// The Step Functions SDK calls of the emulated sweep machine (sweep-machine.ts), made on a worker thread: plain
+// Node ESM, as lambda-bootstrap.mjs. A Map of 10,000 iterations makes 20,000 SDK calls (StartExecution and the
+// stand-ins' SendTaskSuccess); the SDK's middleware and SigV4 signing cost about half a millisecond each, which on
+// the main thread would compete with the servers answering them. Each message names the access key to sign with
+// (a principal of the template), the command and its input; the reply is the output, or the error's name and
+// message as the SDK raised it.
+import { Agent } from 'node:http';
+import { parentPort } from 'node:worker_threads';
+import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+
+const COMMANDS = {
+  StartExecution: StartExecutionCommand,
+  SendTaskSuccess: SendTaskSuccessCommand,
+  SendTaskFailure: SendTaskFailureCommand,
+};
+// as many sockets as iterations in flight (a sweep's MaxConcurrency is at most 1,000)
+const agent = new Agent({ keepAlive: true, maxSockets: 1_000 });
+const clients = new Map();
+
+function clientFor({ endpoint, region, accessKeyId }) {
+  const key = `${endpoint} ${region} ${accessKeyId}`;
+  let client = clients.get(key);
+  if (!client) {
+    client = new SFNClient({
+      endpoint,
+      region,
+      credentials: { accessKeyId, secretAccessKey: 'rehearsal-secret' },
+      requestHandler: { httpAgent: agent },
+    });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+parentPort.on('message', (message) => {
+  const { id, command, input } = message;
+  const Command = COMMANDS[command];
+  if (!Command) {
+    parentPort.postMessage({ id, ok: false, name: 'UnknownCommand', message: `no command ${command}` });
+    return;
+  }
+  clientFor(message)
+    .send(new Command(input))
+    .then(
+      ({ $metadata: _metadata, ...output }) => parentPort.postMessage({ id, ok: true, output }),
+      (err) => parentPort.postMessage({ id, ok: false, name: err.name, message: err.message }),
+    );
+});

@@ -1,0 +1,820 @@
+// The sweep machine, emulated from its synthesized definition (issue 17, item 2). The local interpreter
+// (aws-local-stepfunctions) runs neither a Distributed Map, nor an ItemReader or ResultWriter, nor a
+// .waitForTaskToken Task, so the rehearsal plays them, reading every value from the template's own definition
+// (Resources, Parameters, paths, JSONata Arguments, Retry, Catch, MaxConcurrencyPath, WriterConfig), never from
+// our TypeScript constants. Each AWS call the service makes is made as the sweep machine's role would make it: a
+// real SDK client signed with its access key against the local servers (S3 GetObject and PutObject, Step
+// Functions StartExecution), or, where no request exists, authorized directly (RequestAuthorizer.checkServiceCalls).
+// A sample of iterations runs its experiment to the end through the experiment machine; every other iteration's
+// token is returned by a stand-in, with the key of the function that returns it on AWS.
+import { Worker } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import jsonata from 'jsonata';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { machineOf, payloadCheck, resourcesOfType, type World } from './world.ts';
+import type { LambdaProcess } from './lambda-process.ts';
+import { runExperimentMachine } from './run-experiment.ts';
+import { startRequestSchema } from '../state-machine/contracts.ts';
+import type { TaskOutcome } from '../simulators/sfn-sim.ts';
+
+/** The definition asks for something this emulation does not do: it refuses rather than guess. */
+class SweepEmulationError extends Error {
+  override readonly name = 'SweepEmulationError';
+}
+
+/** A state failed as Step Functions fails it: `name` is the error a Retry or Catch matches. */
+class StateError extends Error {
+  constructor(
+    readonly error: string,
+    readonly detail: string,
+  ) {
+    super(`${error}: ${detail}`);
+    this.name = error;
+  }
+}
+
+type Json = unknown;
+interface AslState {
+  Type: string;
+  [field: string]: unknown;
+}
+interface Retrier {
+  ErrorEquals: string[];
+  MaxAttempts?: number;
+}
+interface Catcher {
+  ErrorEquals: string[];
+  Next: string;
+  Output?: unknown;
+}
+interface Definition {
+  StartAt: string;
+  States: Record<string, AslState>;
+  TimeoutSeconds?: number;
+}
+
+/** The fields each kind of state may have here; any other field is refused (SweepEmulationError), not ignored. */
+const KNOWN_FIELDS: Record<string, readonly string[]> = {
+  LambdaTask: ['Type', 'Resource', 'Parameters', 'ResultPath', 'Retry', 'Next', 'End', 'Comment'],
+  Map: [
+    'Type',
+    'ItemReader',
+    'ItemProcessor',
+    'MaxConcurrency',
+    'MaxConcurrencyPath',
+    'ToleratedFailurePercentage',
+    'ResultWriter',
+    'ResultPath',
+    'Next',
+    'End',
+    'Comment',
+    'Label',
+  ],
+  CallbackTask: [
+    'Type',
+    'QueryLanguage',
+    'Resource',
+    'Arguments',
+    'Retry',
+    'Catch',
+    'TimeoutSeconds',
+    'Next',
+    'End',
+    'Comment',
+  ],
+  Pass: ['Type', 'Next', 'End', 'Comment'],
+  Succeed: ['Type', 'Comment'],
+};
+
+function checkFields(kind: keyof typeof KNOWN_FIELDS, name: string, state: AslState): void {
+  const unknown = Object.keys(state).filter((f) => !KNOWN_FIELDS[kind].includes(f));
+  if (unknown.length) throw new SweepEmulationError(`state ${name}: fields not emulated: ${unknown.join(', ')}`);
+}
+
+/** A reference path of the simple form the definition uses ($ or $.a.b); anything else is refused. */
+function readPath(path: string, data: Json): Json {
+  if (path === '$') return data;
+  if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new SweepEmulationError(`path ${path} not emulated`);
+  let value = data;
+  for (const key of path.slice(2).split('.')) {
+    if (value === null || typeof value !== 'object' || !(key in value))
+      throw new StateError('States.Runtime', `the path ${path} matches nothing in the state's input`);
+    value = (value as Record<string, Json>)[key];
+  }
+  return value;
+}
+
+/** JSONPath Parameters (or ItemReader/ResultWriter Parameters): "key.$" takes a path's value, other keys stay. */
+function applyParameters(params: Json, input: Json): Json {
+  if (Array.isArray(params)) return params.map((p) => applyParameters(p, input));
+  if (params === null || typeof params !== 'object') return params;
+  return Object.fromEntries(
+    Object.entries(params).map(([k, v]) =>
+      k.endsWith('.$') ? [k.slice(0, -2), readPath(v as string, input)] : [k, applyParameters(v, input)],
+    ),
+  );
+}
+
+/** ResultPath: null discards the result, $ replaces the input, $.a.b sets a field of a copy. */
+function applyResultPath(resultPath: unknown, input: Json, result: Json): Json {
+  if (resultPath === null) return input;
+  if (resultPath === undefined || resultPath === '$') return result;
+  const path = typeof resultPath === 'string' ? resultPath : JSON.stringify(resultPath);
+  if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new SweepEmulationError(`ResultPath ${path} not emulated`);
+  type Tree = { [key: string]: Json };
+  const out = structuredClone(input) as Tree;
+  const keys = path.slice(2).split('.');
+  let target = out;
+  for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Tree;
+  target[keys.at(-1)!] = result;
+  return out;
+}
+
+const matches = (errorEquals: string[], error: string) =>
+  errorEquals.includes(error) || errorEquals.includes('States.ALL');
+
+/** JSONata fields: every string "{% expr %}" evaluated with $states bound (compiled once per expression). */
+const compiled = new Map<string, jsonata.Expression>();
+async function evaluateJsonata(template: Json, states: Record<string, unknown>): Promise<Json> {
+  if (typeof template === 'string') {
+    const m = /^\{%([\s\S]*)%\}$/.exec(template.trim());
+    if (!m) return template;
+    let expression = compiled.get(m[1]);
+    if (!expression) compiled.set(m[1], (expression = jsonata(m[1])));
+    return expression.evaluate({}, { states });
+  }
+  if (Array.isArray(template)) return Promise.all(template.map((t) => evaluateJsonata(t, states)));
+  if (template !== null && typeof template === 'object') {
+    const entries = await Promise.all(
+      Object.entries(template).map(async ([k, v]) => [k, await evaluateJsonata(v, states)] as const),
+    );
+    return Object.fromEntries(entries);
+  }
+  return template;
+}
+
+/** The sweep machine of the template: its resolved definition, ARN, name and principal. */
+export interface SweepMachine {
+  logicalId: string;
+  arn: string;
+  name: string;
+  definition: Definition;
+}
+
+export function sweepMachineOf(world: World): SweepMachine {
+  const found = resourcesOfType(world.model.values.template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
+    id.startsWith('Sweeps'),
+  );
+  if (!found) throw new SweepEmulationError('the template has no Sweeps state machine');
+  const [logicalId, props] = found;
+  const definition = JSON.parse(
+    world.model.values.resolveString(props.DefinitionString, `$.Resources.${logicalId}.Properties.DefinitionString`),
+  ) as Definition;
+  const arn = world.model.values.ref(logicalId);
+  return { logicalId, arn, name: arn.split(':').at(-1)!, definition };
+}
+
+/** Worker threads for the Map's SDK calls: the main thread, which serves them, is mostly idle meanwhile. */
+const SDK_THREADS = 2;
+
+/** An SDK error as the worker thread reports it: the SDK's exception name and message. */
+class SdkCallError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+/**
+ * The Step Functions SDK client on worker threads (sfn-client-worker.mjs), one call per message, spread over the
+ * threads in turn: the SDK's per-call cost, not the servers', bounds a 10,000-item Map here.
+ */
+class SfnClientWorkers {
+  private readonly workers: Worker[];
+  private readonly pending = new Map<
+    number,
+    { resolve: (o: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
+  private nextId = 0;
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly region: string,
+    threads: number,
+  ) {
+    this.workers = Array.from({ length: threads }, () => {
+      const worker = new Worker(new URL('./sfn-client-worker.mjs', import.meta.url));
+      worker.on(
+        'message',
+        (m: { id: number; ok: boolean; output?: Record<string, unknown>; name?: string; message?: string }) => {
+          const call = this.pending.get(m.id)!;
+          this.pending.delete(m.id);
+          if (m.ok) call.resolve(m.output!);
+          else call.reject(new SdkCallError(m.name!, m.message!));
+        },
+      );
+      worker.on('error', (err) => {
+        for (const call of this.pending.values()) call.reject(err);
+        this.pending.clear();
+      });
+      return worker;
+    });
+  }
+
+  send(accessKeyId: string, command: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const message = { id, endpoint: this.endpoint, region: this.region, accessKeyId, command, input };
+      this.workers[id % this.workers.length].postMessage(message);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+}
+
+/** Which iterations run their experiment to the end; the others are stood in for. */
+export interface SweepOptions {
+  sample: ReadonlySet<number>;
+  /** The execution's name (the CLI names it; default a random one). */
+  executionName?: string;
+}
+
+export interface IterationResult {
+  index: number;
+  name: string;
+  /** The Map Run's child workflow execution of this item. */
+  childExecutionArn: string;
+  input: Json;
+  status: 'SUCCEEDED' | 'FAILED';
+  output?: Json;
+  error?: string;
+  cause?: string;
+  startDate: Date;
+  stopDate: Date;
+  /** Sampled: its experiment ran; else a stand-in returned its token. */
+  sampled: boolean;
+  /** Who sent its token (the principal's logical id), if one was sent. */
+  tokenSender?: string;
+}
+
+export interface SweepRunReport {
+  executionArn: string;
+  registered: Json;
+  runList: { bucket: string; key: string; bytes: number; items: number };
+  maxConcurrency: number;
+  maxInFlight: number;
+  startExecutionCalls: number;
+  iterations: IterationResult[];
+  mapRunArn: string;
+  results: { bucket: string; manifestKey: string; files: Array<{ key: string; status: string; lines: number }> };
+  output: Json;
+}
+
+/**
+ * The ItemReader's limit on a JSON file in S3 (AWS Step Functions Developer Guide, "ItemReader (Map)",
+ * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itemreader.html, its limits on S3 data sources:
+ * a file of up to 10 GB; the figure as we know it, not re-read from the page's current text). Each item also becomes
+ * a child execution's input, which the 256 KiB payload quota bounds (checked per item with payloadCheck).
+ */
+const ITEM_READER_MAX_FILE_BYTES = 10 * 1024 ** 3;
+
+/** A stand-in's output: what the finalize functions send (FinalizeOutput's shape), saying it was not run. */
+const standInOutput = (name: string) => ({ experimentId: name, status: 'stood_in', stopReason: 'not run (rehearsal)' });
+
+export class SweepEmulator {
+  private readonly env: World['model']['values']['env'];
+  private readonly principal: string;
+  private readonly accessKeyId: string;
+  private readonly s3: S3Client;
+  private readonly sfn: SfnClientWorkers;
+  /** One container per function here: sampled experiments take turns (LambdaProcess runs one invocation). */
+  private childQueue: Promise<unknown> = Promise.resolve();
+  /** Why a sampled child's run failed, for the scenario's message. */
+  readonly childErrors: string[] = [];
+
+  constructor(
+    private readonly world: World,
+    readonly machine: SweepMachine = sweepMachineOf(world),
+  ) {
+    this.env = world.model.values.env;
+    this.principal = machine.logicalId;
+    this.accessKeyId = world.model.principal(machine.logicalId).accessKeyId;
+    const credentials = { accessKeyId: this.accessKeyId, secretAccessKey: 'rehearsal-secret' };
+    this.s3 = new S3Client({
+      endpoint: world.endpoints.AWS_ENDPOINT_URL_S3,
+      forcePathStyle: true,
+      region: this.env.region,
+      credentials,
+    });
+    this.sfn = new SfnClientWorkers(world.endpoints.AWS_ENDPOINT_URL_SFN, this.env.region, SDK_THREADS);
+  }
+
+  async close(): Promise<void> {
+    this.s3.destroy();
+    await this.sfn.close();
+  }
+
+  /** Runs one execution of the sweep machine from its StartAt to its end. */
+  async run(input: Json, opts: SweepOptions): Promise<SweepRunReport> {
+    const { definition } = this.machine;
+    const name = opts.executionName ?? randomUUID();
+    const { partition, region, account } = this.env;
+    const executionArn = `arn:${partition}:states:${region}:${account}:execution:${this.machine.name}:${name}`;
+    payloadCheck(this.world, 'sweep execution input', input);
+    const report: Partial<SweepRunReport> = { executionArn };
+    let data = input;
+    let stateName: string | undefined = definition.StartAt;
+    while (stateName) {
+      const state: AslState | undefined = definition.States[stateName];
+      if (!state) throw new SweepEmulationError(`no state ${stateName}`);
+      if (state.Type === 'Task') {
+        checkFields('LambdaTask', stateName, state);
+        data = await this.lambdaTask(stateName, state, data, report);
+      } else if (state.Type === 'Map') {
+        checkFields('Map', stateName, state);
+        data = await this.distributedMap(stateName, state, data, executionArn, opts, report);
+      } else if (state.Type === 'Succeed') {
+        checkFields('Succeed', stateName, state);
+        break;
+      } else throw new SweepEmulationError(`state ${stateName}: type ${state.Type} not emulated at the top level`);
+      payloadCheck(this.world, `${stateName} output`, data);
+      stateName = state.End ? undefined : (state.Next as string);
+    }
+    return { ...(report as SweepRunReport), output: data };
+  }
+
+  /**
+   * The process of the function a Task's Resource names by its ARN (the form the stack synthesizes: CDK's
+   * LambdaInvoke with payloadResponseOnly). The optimized integration (arn:aws:states:::lambda:invoke, whose result
+   * wraps the function's in Payload) is refused rather than half emulated.
+   */
+  private processOf(stateName: string, functionArn: string): LambdaProcess {
+    const values = this.world.model.values;
+    if (!functionArn.includes(':lambda:') || !functionArn.includes(':function:'))
+      throw new SweepEmulationError(`Task ${stateName}: Resource ${functionArn} is not a function ARN`);
+    // arn:aws:lambda:REGION:ACCOUNT:function:NAME, without a version or alias qualifier
+    const unqualified = functionArn.split(':').slice(0, 7).join(':');
+    const process = [...this.world.processes.values()].find(
+      (p) => values.attribute(p.fn.logicalId, 'Arn') === unqualified,
+    );
+    if (!process) throw new SweepEmulationError(`Task ${stateName}: ${functionArn} is no function of the stack`);
+    return process;
+  }
+
+  /** A Task invoking a Lambda function: Parameters, the role's lambda:InvokeFunction, Retry, ResultPath. */
+  private async lambdaTask(
+    stateName: string,
+    state: AslState,
+    input: Json,
+    report: Partial<SweepRunReport>,
+  ): Promise<Json> {
+    const resource = String(state.Resource);
+    const payload = state.Parameters === undefined ? input : applyParameters(state.Parameters, input);
+    const process = this.processOf(stateName, resource);
+    const functionArn = this.world.model.values.attribute(process.fn.logicalId, 'Arn');
+    // Step Functions invokes the function with the machine's role (Developer Guide, "Invoke an AWS Lambda
+    // function with Step Functions", IAM policies: lambda:InvokeFunction on the function).
+    if (
+      !(await this.world.authorizer.checkServiceCalls(this.principal, [
+        { action: 'lambda:InvokeFunction', resource: functionArn },
+      ]))
+    )
+      throw new StateError('Lambda.AWSLambdaException', `the sweep machine may not invoke ${functionArn}`);
+    payloadCheck(this.world, `${stateName} input`, payload);
+    const retriers = (state.Retry as Retrier[] | undefined) ?? [];
+    const attempts = new Map<Retrier, number>();
+    for (;;) {
+      const result = await process.invoke(payload);
+      if (result.ok) {
+        payloadCheck(this.world, `${stateName} result`, result.result);
+        report.registered = result.result;
+        return applyResultPath(state.ResultPath, input, result.result);
+      }
+      // Retry intervals are not waited here: the rehearsal checks which errors are retried and how often.
+      const retrier = retriers.find((r) => matches(r.ErrorEquals, result.errorType));
+      const used = retrier ? (attempts.get(retrier) ?? 0) : 0;
+      if (!retrier || used >= (retrier.MaxAttempts ?? 3)) throw new StateError(result.errorType, result.errorMessage);
+      attempts.set(retrier, used + 1);
+    }
+  }
+
+  /** The Distributed Map: ItemReader, MaxConcurrency, each item's processor, the failure tolerance, ResultWriter. */
+  private async distributedMap(
+    stateName: string,
+    state: AslState,
+    input: Json,
+    executionArn: string,
+    opts: SweepOptions,
+    report: Partial<SweepRunReport>,
+  ): Promise<Json> {
+    const processor = state.ItemProcessor as {
+      ProcessorConfig?: { Mode?: string; ExecutionType?: string };
+      StartAt: string;
+      States: Record<string, AslState>;
+    };
+    if (processor.ProcessorConfig?.Mode !== 'DISTRIBUTED' || processor.ProcessorConfig.ExecutionType !== 'STANDARD')
+      throw new SweepEmulationError(`Map ${stateName}: only a Distributed Map of Standard child workflows is emulated`);
+    const { partition, region, account } = this.env;
+    // Step Functions starts each iteration as a child workflow execution of this machine, with its role
+    // (Developer Guide, "IAM policies for using Distributed Map states":
+    // https://docs.aws.amazon.com/step-functions/latest/dg/iam-policies-eg-dist-map.html: states:StartExecution on
+    // the state machine; states:DescribeExecution and states:StopExecution on its executions).
+    // StopExecution is what stops the Map Run's work when the execution stops or fails; authorized, not exercised.
+    const ownExecution = ['states:DescribeExecution', 'states:StopExecution'].map((action) => ({
+      action,
+      resource: executionArn,
+    }));
+    if (!(await this.world.authorizer.checkServiceCalls(this.principal, ownExecution)))
+      throw new StateError('States.Runtime', `the sweep machine may not describe or stop ${executionArn}`);
+
+    const items = await this.readItems(stateName, state, input, report);
+    const maxConcurrency =
+      typeof state.MaxConcurrencyPath === 'string'
+        ? readPath(state.MaxConcurrencyPath, input)
+        : (state.MaxConcurrency ?? 0);
+    if (!Number.isInteger(maxConcurrency) || (maxConcurrency as number) < 0)
+      throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(maxConcurrency)} is not a count`);
+    // 0 (or none) is no limit of ours: a Distributed Map then runs up to 10,000 child workflow executions at once
+    // (Developer Guide, "Using Map state in Distributed mode",
+    // https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html).
+    const limit = (maxConcurrency as number) || 10_000;
+    report.maxConcurrency = limit;
+
+    const mapRunId = randomUUID();
+    const label = (state.Label as string | undefined) ?? stateName;
+    report.mapRunArn = `arn:${partition}:states:${region}:${account}:mapRun:${this.machine.name}/${label}:${mapRunId}`;
+    const iterations = new Array<IterationResult>(items.length);
+    let next = 0;
+    let inFlight = 0;
+    report.maxInFlight = 0;
+    report.startExecutionCalls = 0;
+    const worker = async () => {
+      while (next < items.length) {
+        const index = next++;
+        inFlight++;
+        report.maxInFlight = Math.max(report.maxInFlight!, inFlight);
+        try {
+          iterations[index] = await this.iteration(index, items[index], processor, label, opts, report);
+        } finally {
+          inFlight--;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    report.iterations = iterations;
+
+    const failed = iterations.filter((i) => i.status === 'FAILED').length;
+    const tolerated = Number(state.ToleratedFailurePercentage ?? 0);
+    const output = await this.writeResults(state, input, report.mapRunArn, mapRunId, iterations, report);
+    if (items.length > 0 && (failed / items.length) * 100 > tolerated)
+      throw new StateError(
+        'States.ExceedToleratedFailureThreshold',
+        `${failed} of ${items.length} iterations failed, over the tolerated ${tolerated}%`,
+      );
+    return applyResultPath(state.ResultPath, input, output);
+  }
+
+  /** ItemReader: s3:getObject of a JSON array, through the S3 server with the machine's key. */
+  private async readItems(
+    stateName: string,
+    state: AslState,
+    input: Json,
+    report: Partial<SweepRunReport>,
+  ): Promise<Json[]> {
+    const reader = state.ItemReader as {
+      Resource: string;
+      ReaderConfig?: { InputType?: string; MaxItems?: number };
+      Parameters?: Json;
+    };
+    if (reader.Resource !== `arn:${this.env.partition}:states:::s3:getObject`)
+      throw new SweepEmulationError(`Map ${stateName}: ItemReader ${reader.Resource} not emulated`);
+    if (reader.ReaderConfig?.InputType !== 'JSON')
+      throw new SweepEmulationError(`Map ${stateName}: ItemReader InputType ${reader.ReaderConfig?.InputType}`);
+    const { Bucket, Key } = applyParameters(reader.Parameters, input) as { Bucket: string; Key: string };
+    let text: string;
+    try {
+      const object = await this.s3.send(new GetObjectCommand({ Bucket, Key }));
+      text = await object.Body!.transformToString('utf8');
+    } catch (err) {
+      throw new StateError('States.ItemReaderFailed', `s3:GetObject s3://${Bucket}/${Key}: ${(err as Error).name}`);
+    }
+    const bytes = Buffer.byteLength(text);
+    if (bytes > ITEM_READER_MAX_FILE_BYTES) {
+      this.world.violations.push({
+        quota: 'ItemReader JSON file (10 GB)',
+        where: `s3://${Bucket}/${Key}`,
+        measured: bytes,
+        limit: ITEM_READER_MAX_FILE_BYTES,
+        unit: 'bytes',
+      });
+      throw new StateError('States.ItemReaderFailed', `the run list is ${bytes} bytes`);
+    }
+    const items = JSON.parse(text) as unknown;
+    if (!Array.isArray(items)) throw new StateError('States.ItemReaderFailed', 'the JSON file is not an array');
+    const max = reader.ReaderConfig?.MaxItems;
+    const read: Json[] = max ? items.slice(0, max) : items;
+    report.runList = { bucket: Bucket, key: Key, bytes, items: read.length };
+    return read;
+  }
+
+  /** One child workflow execution of the Map Run: its item processor, a JSONata callback Task (and its Catch). */
+  private async iteration(
+    index: number,
+    item: Json,
+    processor: { StartAt: string; States: Record<string, AslState> },
+    label: string,
+    opts: SweepOptions,
+    report: Partial<SweepRunReport>,
+  ): Promise<IterationResult> {
+    const { partition, region, account } = this.env;
+    const startDate = new Date();
+    const childName = randomUUID();
+    const childExecutionArn =
+      `arn:${partition}:states:${region}:${account}:execution:${this.machine.name}/${label}:` + childName;
+    const machineArn = this.machine.arn;
+    const started = await this.world.authorizer.checkServiceCalls(this.principal, [
+      { action: 'states:StartExecution', resource: machineArn },
+    ]);
+    const itemName = (item as { name?: unknown }).name;
+    const name = typeof itemName === 'string' ? itemName : String(index);
+    const base = { index, name, childExecutionArn, input: item, startDate, sampled: opts.sample.has(index) };
+    if (!started)
+      return {
+        ...base,
+        status: 'FAILED',
+        error: 'States.Runtime',
+        cause: 'StartExecution denied',
+        stopDate: new Date(),
+      };
+    payloadCheck(this.world, `child workflow execution ${index} input`, item);
+
+    let stateName: string | undefined = processor.StartAt;
+    let data: Json = item;
+    while (stateName) {
+      const state: AslState = processor.States[stateName];
+      if (state.Type === 'Pass') {
+        checkFields('Pass', stateName, state);
+      } else if (state.Type === 'Task') {
+        checkFields('CallbackTask', stateName, state);
+        const outcome = await this.callbackTask(stateName, state, data, base.sampled, report);
+        if ('next' in outcome) {
+          data = outcome.output;
+          stateName = outcome.next;
+          continue;
+        }
+        if (outcome.status === 'FAILED')
+          return { ...base, status: 'FAILED', error: outcome.error, cause: outcome.cause, stopDate: new Date() };
+        data = outcome.output;
+        if (outcome.sender) (base as IterationResult).tokenSender = outcome.sender;
+      } else throw new SweepEmulationError(`item processor state ${stateName}: type ${state.Type} not emulated`);
+      stateName = state.End ? undefined : (state.Next as string);
+    }
+    return { ...base, status: 'SUCCEEDED', output: data, stopDate: new Date() };
+  }
+
+  /**
+   * The Task "startExecution.waitForTaskToken" (Developer Guide, "Start a new AWS Step Functions state machine
+   * from a running execution" and "Wait for a Callback with Task Token"): Arguments evaluated with the token in
+   * $states.context.Task.Token, StartExecution as the machine's role, then the wait for SendTaskSuccess or
+   * SendTaskFailure; errors named StepFunctions.<exception> go to Retry, then Catch.
+   */
+  private async callbackTask(
+    stateName: string,
+    state: AslState,
+    input: Json,
+    sampled: boolean,
+    report: Partial<SweepRunReport>,
+  ): Promise<
+    | { status: 'SUCCEEDED'; output: Json; sender?: string }
+    | { status: 'FAILED'; error: string; cause: string }
+    | { next: string; output: Json }
+  > {
+    if (state.QueryLanguage !== 'JSONata')
+      throw new SweepEmulationError(`Task ${stateName}: only a JSONata callback Task is emulated`);
+    if (state.Resource !== `arn:${this.env.partition}:states:::states:startExecution.waitForTaskToken`)
+      throw new SweepEmulationError(`Task ${stateName}: Resource ${String(state.Resource)} not emulated`);
+    const retriers = (state.Retry as Retrier[] | undefined) ?? [];
+    const attempts = new Map<Retrier, number>();
+    for (;;) {
+      const { token, outcome } = this.world.sims.sfn.issueTaskToken();
+      const states = { input, context: { State: { Name: stateName }, Task: { Token: token } } };
+      try {
+        return await this.startAndWait(stateName, state, states, token, outcome, sampled, report);
+      } catch (err) {
+        this.world.sims.sfn.expireTaskToken(token);
+        if (!(err instanceof StateError)) throw err;
+        const retrier = retriers.find((r) => matches(r.ErrorEquals, err.error));
+        const used = retrier ? (attempts.get(retrier) ?? 0) : 0;
+        if (retrier && used < (retrier.MaxAttempts ?? 3)) {
+          attempts.set(retrier, used + 1);
+          continue;
+        }
+        const catcher = ((state.Catch as Catcher[] | undefined) ?? []).find((c) => matches(c.ErrorEquals, err.error));
+        if (!catcher) return { status: 'FAILED', error: err.error, cause: err.detail };
+        const errorOutput = { Error: err.error, Cause: err.detail };
+        const output =
+          catcher.Output === undefined
+            ? errorOutput
+            : await evaluateJsonata(catcher.Output, { input, errorOutput, context: states.context });
+        return { next: catcher.Next, output };
+      }
+    }
+  }
+
+  private async startAndWait(
+    stateName: string,
+    state: AslState,
+    states: { input: Json; context: Record<string, unknown> },
+    token: string,
+    outcome: Promise<TaskOutcome>,
+    sampled: boolean,
+    report: Partial<SweepRunReport>,
+  ): Promise<
+    { status: 'SUCCEEDED'; output: Json; sender?: string } | { status: 'FAILED'; error: string; cause: string }
+  > {
+    const args = (await evaluateJsonata(state.Arguments, states)) as {
+      StateMachineArn: string;
+      Name?: string;
+      Input?: Json;
+    };
+    const name = args.Name;
+    // Execution names: 1-80 characters (Developer Guide, "Step Functions service quotas", General quotas).
+    if (name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(name))
+      this.world.violations.push({
+        quota: 'execution name (80 characters)',
+        where: `${stateName} Name ${JSON.stringify(name).slice(0, 100)}`,
+        measured: name.length,
+        limit: 80,
+        unit: 'characters',
+      });
+    const childInput = typeof args.Input === 'string' ? (JSON.parse(args.Input) as Json) : (args.Input ?? {});
+    payloadCheck(this.world, `${stateName} execution input (${name})`, childInput);
+    let executionArn: string;
+    try {
+      report.startExecutionCalls!++;
+      const started = await this.sfn.send(this.accessKeyId, 'StartExecution', {
+        stateMachineArn: args.StateMachineArn,
+        name,
+        input: JSON.stringify(childInput),
+      });
+      executionArn = started.executionArn as string;
+    } catch (err) {
+      // A service integration's errors are the service's exception names with its prefix (Developer Guide,
+      // "Handling errors in Step Functions workflows", errors of service integrations).
+      throw new StateError(`StepFunctions.${(err as Error).name}`, (err as Error).message);
+    }
+    if (sampled) void this.runChild(childInput, name!, args.StateMachineArn, executionArn, token);
+    else {
+      // What the experiment machine would accept: StartExperiment's own schema, so every launch is known to start.
+      const contract = startRequestSchema.safeParse(childInput);
+      if (!contract.success) {
+        this.world.sims.sfn.finishExecution(executionArn, 'FAILED');
+        throw new StateError('States.TaskFailed', `${name}: input refused: ${contract.error.message}`);
+      }
+      await this.standIn(token, name!, executionArn);
+    }
+    const answered = await outcome;
+    if (answered.status === 'SUCCEEDED')
+      return { status: 'SUCCEEDED', output: JSON.parse(answered.output) as Json, sender: answered.sender };
+    if (answered.status === 'FAILED')
+      return { status: 'FAILED', error: answered.error ?? 'States.TaskFailed', cause: answered.cause ?? '' };
+    throw new StateError(
+      'States.Timeout',
+      `${name}: no token returned (TimeoutSeconds ${String(state.TimeoutSeconds)})`,
+    );
+  }
+
+  /** A sampled child: the experiment machine runs it to its end; its Finalize* function returns the token. */
+  private runChild(input: Json, name: string, stateMachineArn: string, executionArn: string, token: string) {
+    const run = this.childQueue.then(async () => {
+      const { arn } = machineOf(this.world);
+      try {
+        if (arn !== stateMachineArn) throw new SweepEmulationError(`${name}: started ${stateMachineArn}, not ${arn}`);
+        // as any experiment of the rehearsal: its hops' starts, names and histories checked too
+        const result = await runExperimentMachine(this.world, input as Record<string, unknown>, name);
+        this.world.sims.sfn.finishExecution(executionArn, 'SUCCEEDED', result.output);
+      } catch (err) {
+        this.childErrors.push(`${name}: ${(err as Error).name}: ${(err as Error).message}`);
+        this.world.sims.sfn.finishExecution(executionArn, 'FAILED');
+      } finally {
+        // A token never returned would hold the slot until TimeoutSeconds; here the wait ends with the child.
+        this.world.sims.sfn.expireTaskToken(token);
+      }
+    });
+    this.childQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Every other child: not run; its token goes back as FinalizeSuccess would send it, with that function's key. */
+  private async standIn(token: string, name: string, executionArn: string): Promise<void> {
+    const output = standInOutput(name);
+    this.finalizeKey ??= this.world.model.principal(this.finalizeSuccessFunction()).accessKeyId;
+    await this.sfn.send(this.finalizeKey, 'SendTaskSuccess', { taskToken: token, output: JSON.stringify(output) });
+    this.world.sims.sfn.finishExecution(executionArn, 'SUCCEEDED', output);
+  }
+
+  private finalizeKey?: string;
+  /** The logical id of the function whose Task is the experiment machine's FinalizeSuccess state. */
+  finalizeSuccessFunction(): string {
+    const { definition } = machineOf(this.world);
+    const resource = definition.States.FinalizeSuccess?.Resource;
+    if (!resource) throw new SweepEmulationError('the experiment machine has no FinalizeSuccess Task');
+    return this.processOf('FinalizeSuccess', resource).fn.logicalId;
+  }
+
+  /**
+   * ResultWriter (Developer Guide, "ResultWriter (Map)",
+   * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html): under
+   * <Prefix>/<map run id>/, one file per status with results (SUCCEEDED_0.json, FAILED_0.json, PENDING_0.json)
+   * and manifest.json naming them with their sizes. COMPACT writes a succeeded child's output alone; a failed
+   * child's result is kept whole (as NONE). JSONL: one result per line. The Map's output is then the Map Run ARN
+   * and where the manifest is.
+   */
+  private async writeResults(
+    state: AslState,
+    input: Json,
+    mapRunArn: string,
+    mapRunId: string,
+    iterations: IterationResult[],
+    report: Partial<SweepRunReport>,
+  ): Promise<Json> {
+    const writer = state.ResultWriter as
+      | { Resource?: string; Parameters?: Json; WriterConfig?: { OutputType?: string; Transformation?: string } }
+      | undefined;
+    if (!writer) return iterations.map((i) => i.output);
+    if (writer.Resource !== `arn:${this.env.partition}:states:::s3:putObject`)
+      throw new SweepEmulationError(`ResultWriter ${String(writer.Resource)} not emulated`);
+    const { Bucket, Prefix } = applyParameters(writer.Parameters, input) as { Bucket: string; Prefix?: string };
+    const outputType = writer.WriterConfig?.OutputType ?? 'JSON';
+    const transformation = writer.WriterConfig?.Transformation ?? 'NONE';
+    if (!['JSON', 'JSONL'].includes(outputType) || !['NONE', 'COMPACT'].includes(transformation))
+      throw new SweepEmulationError(`ResultWriter WriterConfig ${outputType}/${transformation} not emulated`);
+    const dir = `${Prefix ? `${Prefix}/` : ''}${mapRunId}/`;
+    const whole = (i: IterationResult) => ({
+      ExecutionArn: i.childExecutionArn,
+      Input: JSON.stringify(i.input),
+      InputDetails: { Included: true },
+      Name: i.childExecutionArn.split(':').at(-1),
+      ...(i.status === 'SUCCEEDED'
+        ? { Output: JSON.stringify(i.output), OutputDetails: { Included: true } }
+        : { Error: i.error, Cause: i.cause }),
+      RedriveCount: 0,
+      RedriveStatus: 'NOT_REDRIVABLE',
+      StartDate: i.startDate.toISOString(),
+      StateMachineArn: this.machine.arn,
+      Status: i.status,
+      StopDate: i.stopDate.toISOString(),
+    });
+    const manifest = {
+      DestinationBucket: Bucket,
+      MapRunArn: mapRunArn,
+      ResultFiles: {} as Record<string, Array<{ Key: string; Size: number }>>,
+    };
+    const files: Array<{ key: string; status: string; lines: number }> = [];
+    for (const status of ['FAILED', 'PENDING', 'SUCCEEDED'] as const) {
+      manifest.ResultFiles[status] = [];
+      const results = iterations
+        .filter((i) => i.status === status)
+        .map((i) => (transformation === 'COMPACT' && i.status === 'SUCCEEDED' ? i.output : whole(i)));
+      if (results.length === 0) continue;
+      const body =
+        outputType === 'JSONL' ? results.map((r) => JSON.stringify(r)).join('\n') + '\n' : JSON.stringify(results);
+      const key = `${dir}${status}_0.json`;
+      await this.putResult(Bucket, key, body);
+      manifest.ResultFiles[status].push({ Key: key, Size: Buffer.byteLength(body) });
+      files.push({ key, status, lines: results.length });
+    }
+    const manifestKey = `${dir}manifest.json`;
+    await this.putResult(Bucket, manifestKey, JSON.stringify(manifest));
+    report.results = { bucket: Bucket, manifestKey, files };
+    return { MapRunArn: mapRunArn, ResultWriterDetails: { Bucket, Key: manifestKey } };
+  }
+
+  /**
+   * One result object: s3:PutObject through the S3 server as the machine's role. The ResultWriter's IAM policy
+   * (same page, "IAM policies for ResultWriter") also needs s3:GetObject, s3:ListMultipartUploadParts and
+   * s3:AbortMultipartUpload on the results, which Step Functions uses for its multipart uploads: no request is
+   * made for them here, so they are authorized directly.
+   */
+  private async putResult(bucket: string, key: string, body: string): Promise<void> {
+    const resource = `arn:${this.env.partition}:s3:::${bucket}/${key}`;
+    const multipart = ['s3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'];
+    if (
+      !(await this.world.authorizer.checkServiceCalls(
+        this.principal,
+        multipart.map((action) => ({ action, resource })),
+      ))
+    )
+      throw new StateError('States.ResultWriterFailed', `the sweep machine may not write ${resource}`);
+    try {
+      await this.s3.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }),
+      );
+    } catch (err) {
+      throw new StateError('States.ResultWriterFailed', `s3:PutObject ${resource}: ${(err as Error).name}`);
+    }
+  }
+}
