@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import jsonata from 'jsonata';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { machineOf, payloadCheck, resourcesOfType, type World } from './world.ts';
+import { machineOf, payloadCheck, templateMachine, type World } from './world.ts';
 import type { LambdaProcess } from './lambda-process.ts';
 import { runExperimentMachine } from './run-experiment.ts';
 import { startRequestSchema } from '../state-machine/contracts.ts';
@@ -162,15 +162,7 @@ export interface SweepMachine {
 }
 
 export function sweepMachineOf(world: World): SweepMachine {
-  const found = resourcesOfType(world.model.values.template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
-    id.startsWith('Sweeps'),
-  );
-  if (!found) throw new SweepEmulationError('the template has no Sweeps state machine');
-  const [logicalId, props] = found;
-  const definition = JSON.parse(
-    world.model.values.resolveString(props.DefinitionString, `$.Resources.${logicalId}.Properties.DefinitionString`),
-  ) as Definition;
-  const arn = world.model.values.ref(logicalId);
+  const { logicalId, arn, definition } = templateMachine<Definition>(world, 'Sweeps');
   return { logicalId, arn, name: arn.split(':').at(-1)!, definition };
 }
 

@@ -208,24 +208,24 @@ interface MachineDefinition {
   States: Record<string, { Type?: string; Resource?: string }>;
 }
 
+/** The state machine of the template whose logical id starts with `prefix`: its id, ARN and resolved definition. */
+export function templateMachine<D>(world: World, prefix: string): { logicalId: string; arn: string; definition: D } {
+  const found = resourcesOfType(world.model.values.template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
+    id.startsWith(prefix),
+  );
+  if (!found) throw new Error(`the template has no ${prefix} state machine`);
+  const [logicalId, props] = found;
+  const definition = JSON.parse(
+    world.model.values.resolveString(props.DefinitionString, `$.Resources.${logicalId}.Properties.DefinitionString`),
+  ) as D;
+  return { logicalId, arn: world.model.values.ref(logicalId), definition };
+}
+
 /** The experiment machine of the template: its definition (resolved), ARN and Task handlers, made on first use. */
 export function machineOf(world: World): NonNullable<World['machine']> {
   if (world.machine) return world.machine;
-  const template = world.model.values.template;
-  const found = resourcesOfType(template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
-    id.startsWith('Experiments'),
-  );
-  if (!found) throw new Error('the template has no Experiments state machine');
-  const [id, props] = found;
-  const definition = JSON.parse(
-    world.model.values.resolveString(props.DefinitionString, `$.Resources.${id}.Properties.DefinitionString`),
-  ) as MachineDefinition;
-  world.machine = {
-    logicalId: id,
-    definition,
-    arn: world.model.values.ref(id),
-    handlers: taskHandlers(world, definition),
-  };
+  const { logicalId, arn, definition } = templateMachine<MachineDefinition>(world, 'Experiments');
+  world.machine = { logicalId, definition, arn, handlers: taskHandlers(world, definition) };
   return world.machine;
 }
 
