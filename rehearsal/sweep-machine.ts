@@ -7,151 +7,29 @@
 // Functions StartExecution), or, where no request exists, authorized directly (RequestAuthorizer.checkServiceCalls).
 // A sample of iterations runs its experiment to the end through the experiment machine; every other iteration's
 // token is returned by a stand-in, with the key of the function that returns it on AWS.
-import { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
-import jsonata from 'jsonata';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { machineOf, payloadCheck, templateMachine, type World } from './world.ts';
 import type { LambdaProcess } from './lambda-process.ts';
 import { runExperimentMachine } from './run-experiment.ts';
 import { startRequestSchema } from '../state-machine/contracts.ts';
 import type { TaskOutcome } from '../simulators/sfn-sim.ts';
-
-/** The definition asks for something this emulation does not do: it refuses rather than guess. */
-class SweepEmulationError extends Error {
-  override readonly name = 'SweepEmulationError';
-}
-
-/** A state failed as Step Functions fails it: `name` is the error a Retry or Catch matches. */
-class StateError extends Error {
-  constructor(
-    readonly error: string,
-    readonly detail: string,
-  ) {
-    super(`${error}: ${detail}`);
-    this.name = error;
-  }
-}
-
-type Json = unknown;
-interface AslState {
-  Type: string;
-  [field: string]: unknown;
-}
-interface Retrier {
-  ErrorEquals: string[];
-  MaxAttempts?: number;
-}
-interface Catcher {
-  ErrorEquals: string[];
-  Next: string;
-  Output?: unknown;
-}
-interface Definition {
-  StartAt: string;
-  States: Record<string, AslState>;
-  TimeoutSeconds?: number;
-}
-
-/** The fields each kind of state may have here; any other field is refused (SweepEmulationError), not ignored. */
-const KNOWN_FIELDS: Record<string, readonly string[]> = {
-  LambdaTask: ['Type', 'Resource', 'Parameters', 'ResultPath', 'Retry', 'Next', 'End', 'Comment'],
-  Map: [
-    'Type',
-    'ItemReader',
-    'ItemProcessor',
-    'MaxConcurrency',
-    'MaxConcurrencyPath',
-    'ToleratedFailurePercentage',
-    'ResultWriter',
-    'ResultPath',
-    'Next',
-    'End',
-    'Comment',
-    'Label',
-  ],
-  CallbackTask: [
-    'Type',
-    'QueryLanguage',
-    'Resource',
-    'Arguments',
-    'Retry',
-    'Catch',
-    'TimeoutSeconds',
-    'Next',
-    'End',
-    'Comment',
-  ],
-  Pass: ['Type', 'Next', 'End', 'Comment'],
-  Succeed: ['Type', 'Comment'],
-};
-
-function checkFields(kind: keyof typeof KNOWN_FIELDS, name: string, state: AslState): void {
-  const unknown = Object.keys(state).filter((f) => !KNOWN_FIELDS[kind].includes(f));
-  if (unknown.length) throw new SweepEmulationError(`state ${name}: fields not emulated: ${unknown.join(', ')}`);
-}
-
-/** A reference path of the simple form the definition uses ($ or $.a.b); anything else is refused. */
-function readPath(path: string, data: Json): Json {
-  if (path === '$') return data;
-  if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new SweepEmulationError(`path ${path} not emulated`);
-  let value = data;
-  for (const key of path.slice(2).split('.')) {
-    if (value === null || typeof value !== 'object' || !(key in value))
-      throw new StateError('States.Runtime', `the path ${path} matches nothing in the state's input`);
-    value = (value as Record<string, Json>)[key];
-  }
-  return value;
-}
-
-/** JSONPath Parameters (or ItemReader/ResultWriter Parameters): "key.$" takes a path's value, other keys stay. */
-function applyParameters(params: Json, input: Json): Json {
-  if (Array.isArray(params)) return params.map((p) => applyParameters(p, input));
-  if (params === null || typeof params !== 'object') return params;
-  return Object.fromEntries(
-    Object.entries(params).map(([k, v]) =>
-      k.endsWith('.$') ? [k.slice(0, -2), readPath(v as string, input)] : [k, applyParameters(v, input)],
-    ),
-  );
-}
-
-/** ResultPath: null discards the result, $ replaces the input, $.a.b sets a field of a copy. */
-function applyResultPath(resultPath: unknown, input: Json, result: Json): Json {
-  if (resultPath === null) return input;
-  if (resultPath === undefined || resultPath === '$') return result;
-  const path = typeof resultPath === 'string' ? resultPath : JSON.stringify(resultPath);
-  if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new SweepEmulationError(`ResultPath ${path} not emulated`);
-  type Tree = { [key: string]: Json };
-  const out = structuredClone(input) as Tree;
-  const keys = path.slice(2).split('.');
-  let target = out;
-  for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Tree;
-  target[keys.at(-1)!] = result;
-  return out;
-}
-
-const matches = (errorEquals: string[], error: string) =>
-  errorEquals.includes(error) || errorEquals.includes('States.ALL');
-
-/** JSONata fields: every string "{% expr %}" evaluated with $states bound (compiled once per expression). */
-const compiled = new Map<string, jsonata.Expression>();
-async function evaluateJsonata(template: Json, states: Record<string, unknown>): Promise<Json> {
-  if (typeof template === 'string') {
-    const m = /^\{%([\s\S]*)%\}$/.exec(template.trim());
-    if (!m) return template;
-    let expression = compiled.get(m[1]);
-    if (!expression) compiled.set(m[1], (expression = jsonata(m[1])));
-    return expression.evaluate({}, { states });
-  }
-  if (Array.isArray(template)) return Promise.all(template.map((t) => evaluateJsonata(t, states)));
-  if (template !== null && typeof template === 'object') {
-    const entries = await Promise.all(
-      Object.entries(template).map(async ([k, v]) => [k, await evaluateJsonata(v, states)] as const),
-    );
-    return Object.fromEntries(entries);
-  }
-  return template;
-}
+import { SDK_THREADS, SfnClientWorkers } from './sfn-client-workers.ts';
+import {
+  applyParameters,
+  applyResultPath,
+  checkFields,
+  evaluateJsonata,
+  matches,
+  readPath,
+  StateError,
+  SweepEmulationError,
+  type AslState,
+  type Catcher,
+  type Definition,
+  type Json,
+  type Retrier,
+} from './asl.ts';
 
 /** The sweep machine of the template: its resolved definition, ARN, name and principal. */
 export interface SweepMachine {
@@ -164,67 +42,6 @@ export interface SweepMachine {
 export function sweepMachineOf(world: World): SweepMachine {
   const { logicalId, arn, definition } = templateMachine<Definition>(world, 'Sweeps');
   return { logicalId, arn, name: arn.split(':').at(-1)!, definition };
-}
-
-/** Worker threads for the Map's SDK calls: the main thread, which serves them, is mostly idle meanwhile. */
-const SDK_THREADS = 2;
-
-/** An SDK error as the worker thread reports it: the SDK's exception name and message. */
-class SdkCallError extends Error {
-  constructor(name: string, message: string) {
-    super(message);
-    this.name = name;
-  }
-}
-
-/**
- * The Step Functions SDK client on worker threads (sfn-client-worker.mjs), one call per message, spread over the
- * threads in turn: the SDK's per-call cost, not the servers', bounds a 10,000-item Map here.
- */
-class SfnClientWorkers {
-  private readonly workers: Worker[];
-  private readonly pending = new Map<
-    number,
-    { resolve: (o: Record<string, unknown>) => void; reject: (e: Error) => void }
-  >();
-  private nextId = 0;
-
-  constructor(
-    private readonly endpoint: string,
-    private readonly region: string,
-    threads: number,
-  ) {
-    this.workers = Array.from({ length: threads }, () => {
-      const worker = new Worker(new URL('./sfn-client-worker.mjs', import.meta.url));
-      worker.on(
-        'message',
-        (m: { id: number; ok: boolean; output?: Record<string, unknown>; name?: string; message?: string }) => {
-          const call = this.pending.get(m.id)!;
-          this.pending.delete(m.id);
-          if (m.ok) call.resolve(m.output!);
-          else call.reject(new SdkCallError(m.name!, m.message!));
-        },
-      );
-      worker.on('error', (err) => {
-        for (const call of this.pending.values()) call.reject(err);
-        this.pending.clear();
-      });
-      return worker;
-    });
-  }
-
-  send(accessKeyId: string, command: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const message = { id, endpoint: this.endpoint, region: this.region, accessKeyId, command, input };
-      this.workers[id % this.workers.length].postMessage(message);
-    });
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.terminate()));
-  }
 }
 
 /** Which iterations run their experiment to the end; the others are stood in for. */
