@@ -17,6 +17,12 @@ export async function rehearsalBench(): Promise<{ seconds: number; passed: boole
         `${fmt(run.seconds / GOAL_SECONDS, 2)}x of it); ${run.value.scenarios.length} scenarios, ` +
         `${passed(run.value) ? 'passed' : 'FAILED'}`,
     );
+    const scenarios = run.value.scenarios;
+    const inScenarios = scenarios.reduce((n, sc) => n + sc.seconds, 0);
+    console.log(
+      `  scenarios ${fmt(inScenarios, 1)} s (${fmt(inScenarios / run.seconds, 2)} of the whole; the rest is synth, ` +
+        `cold starts and migrations): ${scenarios.map((sc) => `${sc.name} ${fmt(sc.seconds, 1)} s`).join(', ')}`,
+    );
     if (!passed(run.value)) console.log(formatReport(run.value));
     return { seconds: run.seconds, passed: passed(run.value) };
   } finally {
