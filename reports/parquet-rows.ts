@@ -30,7 +30,7 @@ function cell(type: ParquetType, v: unknown): unknown {
     case 'BOOLEAN':
       return Boolean(v);
     case 'TIMESTAMP':
-      return v instanceof Date ? v : new Date(String(v));
+      return v instanceof Date ? v : new Date(v as string | number); // the Data API's timestamps are Dates too
     case 'JSON':
     case 'STRING':
       return typeof v === 'string' ? v : v instanceof Date ? v.toISOString() : JSON.stringify(v);

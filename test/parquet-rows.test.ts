@@ -7,7 +7,7 @@ import { writeParquet } from '../reports/parquet-rows.ts';
 import { tempDir } from './support/temp-dir.ts';
 
 async function* pagesOf<T>(...pages: T[][]) {
-  for (const page of pages) yield page;
+  for (const page of pages) yield await Promise.resolve(page);
 }
 
 describe('writeParquet', () => {
@@ -16,7 +16,7 @@ describe('writeParquet', () => {
     const first = { id: 'e1', turn: 1, ratio: 0.5, ok: true, at: new Date('2026-11-23T10:00:00Z'), doc: { x: [1, 2] } };
     const second = { id: 'e2', turn: 2, ratio: 2, ok: false, at: null, doc: null };
     const third = { id: null, turn: 3, ratio: 1.25, ok: null, at: new Date(0), doc: ['a'] };
-    const n = await writeParquet(file, pagesOf([first, second], [third]));
+    const n = await writeParquet(file, pagesOf<Record<string, unknown>>([first, second], [third]));
     expect(n).toBe(3);
     const buffer = await asyncBufferFromFile(file);
     const meta = await parquetMetadataAsync(buffer);
