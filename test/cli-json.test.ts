@@ -86,6 +86,11 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
   ],
   ['sweep', () => ['sweep', sweepFile], (j) => expect(j).toMatchObject({ sweep: 'json-sweep', done: 4, failed: 0 })],
   [
+    'sweep status',
+    () => ['sweep', 'status', 'json-sweep'],
+    (j) => expect(j).toMatchObject({ sweep: { sweep_id: 'json-sweep', runs: 4, completed: 4 }, running: [] }),
+  ],
+  [
     'mazes',
     () => ['mazes'],
     (j) => {
@@ -178,6 +183,11 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     'launch --dry-run',
     () => ['launch', '--state-machine-arn', MACHINE, '--agent', 'frontier', '--dry-run'],
     (j) => expect(j).toMatchObject([{ stateMachineArn: MACHINE, input: expect.stringContaining('"frontier"') }]),
+  ],
+  [
+    'status (running now, from the database)',
+    () => ['status'],
+    (j) => expect(j).toMatchObject({ sweep: null, running: expect.any(Array) }),
   ],
   [
     'status',

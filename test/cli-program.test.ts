@@ -74,6 +74,7 @@ describe('the program', () => {
         'status',
         'summary',
         'sweep',
+        'sweep status',
         'workflow',
       ].sort(),
     );

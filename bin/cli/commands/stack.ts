@@ -8,6 +8,7 @@ import { SEEDLESS_BASELINES } from '../../../lambdas/providers/baselines.ts';
 import { withExample } from '../help.ts';
 import { describe as describeExecution, launchRequests, regionOf, startExecutions } from '../launch.ts';
 import { addExperimentOptions, endpointOption, intOption, jsonOption, type ExperimentOptions } from '../options.ts';
+import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 
 interface LaunchOptions extends ExperimentOptions {
   stateMachineArn: string;
@@ -59,7 +60,8 @@ async function launch(o: LaunchOptions): Promise<void> {
     );
 }
 
-async function status(arn: string, o: { endpoint?: string; json?: boolean }): Promise<void> {
+async function status(arn: string | undefined, o: LiveOptions & { endpoint?: string }): Promise<void> {
+  if (arn === undefined) return liveStatus(o);
   const m = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):\d{12}:execution:/.exec(arn);
   if (!m)
     throw new InvalidInputError(
@@ -109,10 +111,13 @@ export function registerStackCommands(program: Command): void {
 
   const statusCommand = program
     .command('status')
-    .description('show a deployed execution: status, times, error')
-    .argument('<execution-arn>')
-    .addOption(endpointOption('Step Functions endpoint override'))
-    .addOption(jsonOption('the execution as JSON'))
+    .description(
+      'without an argument: the experiments running now, their progress and cost so far, stale ones flagged; ' +
+        'with an execution ARN: that deployed execution (status, times, error)',
+    )
+    .argument('[execution-arn]');
+  addLiveOptions(statusCommand)
+    .addOption(endpointOption('with an execution ARN: Step Functions endpoint override'))
     .action(status);
   withExample(
     statusCommand,

@@ -9,6 +9,7 @@ import { withExample } from '../help.ts';
 import { localParameters } from '../local-parameters.ts';
 import { endpointOption, intOption, jsonOption } from '../options.ts';
 import { sweepProgress } from '../sweep-progress.ts';
+import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 import { preflightAgents } from '../preflight.ts';
 
 interface SweepOptions {
@@ -93,6 +94,8 @@ export function registerSweepCommand(program: Command): void {
     .command('sweep')
     .description('run a sweep file (agents x mazes x settings x repeats) with live progress; run it again to resume')
     .argument('<file>', 'a sweep YAML file (see sweeps/example.yaml)')
+    // options after `sweep status` are the subcommand's own
+    .enablePositionalOptions()
     .addOption(
       new Option('--concurrency <n>', 'experiments at a time (default: max_concurrency in the file)').argParser(
         intOption('--concurrency', 1, 256),
@@ -116,4 +119,10 @@ export function registerSweepCommand(program: Command): void {
     .addOption(jsonOption())
     .action(sweep);
   withExample(sweepCommand, 'ariadne sweep sweeps/example.yaml --concurrency 4');
+  const statusCommand = sweepCommand
+    .command('status')
+    .description("a sweep's progress: runs done, running, not started, failed, goal found, cost so far")
+    .argument('<sweep>', 'the sweep name (sweep: in its file)');
+  addLiveOptions(statusCommand).action((id: string, o: LiveOptions) => liveStatus(o, id));
+  withExample(statusCommand, 'ariadne sweep status baselines-example --watch');
 }
