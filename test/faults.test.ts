@@ -166,7 +166,7 @@ describe('database faults', () => {
     const turn = runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
     let killed = 0;
     // a deadline, not a count of polls: on a loaded machine the turn may take many seconds to reach the lock
-    for (const deadline = Date.now() + 90_000; killed === 0 && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 90_000; killed === 0 && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 25));
       const { rows } = await locker.query(
         `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO ` +
