@@ -250,13 +250,14 @@ function errorReply(protocol: AwsProtocol, codes: ErrorCodes, message: string): 
           `<Message>${xmlEscape(message)}</Message><RequestId>${id}</RequestId></Error>`,
       };
     case 'query':
-      // <ErrorResponse><Error><Type>Sender</Type><Code>... with HTTP 403 for both ("Common Errors", CloudFormation
-      // API Reference: AccessDenied and InvalidClientTokenId are 403).
+      // <ErrorResponse><Error><Type>Sender</Type><Code>... with HTTP 403: CloudFormation's denial of DescribeStacks
+      // reaches the JS SDK as AccessDenied, httpStatusCode 403 (github.com/anomalyco/sst/issues/3006); an unknown key
+      // is InvalidClientTokenId, 403 ("Common Errors", CloudFormation API Reference).
       return queryErrorReply(403, codes.query, message, id);
   }
 }
 
-/** An error of a query protocol service (CloudFormation, IAM, STS): the Error element inside ErrorResponse. */
+/** An error of a query protocol service: the Error element inside ErrorResponse (CloudFormation's namespace). */
 export function queryErrorReply(status: number, code: string, message: string, id = requestId()): DeniedReply {
   return {
     status,

@@ -67,7 +67,11 @@ export class CloudFormationSim {
     return this.stacks.filter((s) => s.name === stackName || s.id === stackName);
   }
 
-  /** DescribeStacks is authorized on each stack it describes; a stack that does not exist on its name's ARN. */
+  /**
+   * DescribeStacks is authorized on each stack it describes (AWS's denials name arn:...:stack/NAME/<its UUID>,
+   * github.com/anomalyco/sst/issues/3006), a stack that does not exist on its name with any id
+   * (arn:...:stack/NAME/*, as in github.com/aws-samples/aws-hpc-tutorials/issues/271).
+   */
   private calls(params: Record<string, string>, region: string, account: string, partition: string): AwsCall[] {
     if (params.Action !== 'DescribeStacks') return [];
     const found = this.matching(params.StackName);

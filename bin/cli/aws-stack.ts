@@ -31,7 +31,8 @@ export const OUTPUT_KEYS: Record<OutputField, string> = {
 };
 
 /**
- * Statuses whose outputs describe resources that exist and work ("Stack status codes", CloudFormation User Guide):
+ * Statuses whose outputs describe resources that exist and work ("Stack status codes", CloudFormation User Guide,
+ * docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-describing-stacks.html):
  * a finished create, update or import; an update rolled back to the previous working stack; the cleanup after a
  * successful update (old resources being removed, the new ones in place). Everything else is in progress, failed,
  * deleted, or ROLLBACK_COMPLETE (a first deploy that failed: only deleting it helps).
