@@ -9,8 +9,8 @@ import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
 import { SimulationInputError, type Decision, type IamModel } from './iam.ts';
 
 /** The wire protocols of the simulated services: SSM (JSON 1.1), Step Functions (JSON 1.0), Data API and Bedrock
- * Runtime (REST-JSON), S3 (REST-XML). */
-export type AwsProtocol = 'json-1.0' | 'json-1.1' | 'rest-json' | 'rest-xml';
+ * Runtime (REST-JSON), S3 (REST-XML), CloudFormation (query: form-encoded requests, XML replies). */
+export type AwsProtocol = 'json-1.0' | 'json-1.1' | 'rest-json' | 'rest-xml' | 'query';
 
 /** One authorization a request needs (some need two: the Data API also reads the secret as the caller). */
 export interface AwsCall {
@@ -135,10 +135,14 @@ export class RequestAuthorizer {
     for (const call of calls) {
       const denial = await this.deny(principal.logicalId, call);
       if (denial) {
-        // AWS's wording for an identity-policy denial of an assumed role.
-        const user = `arn:${env.partition}:sts::${env.account}:assumed-role/${principal.roleArn.split('/').pop()}/`;
+        // AWS's wording for an identity-policy denial of an assumed role (an IAM user: its own ARN).
+        const user =
+          principal.kind === 'user'
+            ? principal.roleArn
+            : `arn:${env.partition}:sts::${env.account}:assumed-role/${principal.roleArn.split('/').pop()}/` +
+              principal.logicalId;
         const message =
-          `User: ${user}${principal.logicalId} is not authorized to perform: ${call.action} on resource: ` +
+          `User: ${user} is not authorized to perform: ${call.action} on resource: ` +
           `${call.resource} because no identity-based policy allows the ${call.action} action`;
         return { ok: false, denial, reply: accessDeniedReply(protocol, message) };
       }
@@ -212,7 +216,15 @@ const requestId = () => randomBytes(16).toString('hex');
 const xmlEscape = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-function errorReply(protocol: AwsProtocol, type: string, s3Code: string, message: string): DeniedReply {
+/** An error's code per protocol family: the JSON protocols' type, S3's Code, a query protocol service's Code. */
+interface ErrorCodes {
+  json: string;
+  s3: string;
+  query: string;
+}
+
+function errorReply(protocol: AwsProtocol, codes: ErrorCodes, message: string): DeniedReply {
+  const type = codes.json;
   const id = requestId();
   switch (protocol) {
     case 'json-1.0':
@@ -234,23 +246,39 @@ function errorReply(protocol: AwsProtocol, type: string, s3Code: string, message
         status: 403,
         headers: { 'content-type': 'application/xml', 'x-amz-request-id': id },
         body:
-          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${s3Code}</Code>` +
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${codes.s3}</Code>` +
           `<Message>${xmlEscape(message)}</Message><RequestId>${id}</RequestId></Error>`,
       };
+    case 'query':
+      // <ErrorResponse><Error><Type>Sender</Type><Code>... with HTTP 403: CloudFormation's denial of DescribeStacks
+      // reaches the JS SDK as AccessDenied, httpStatusCode 403 (github.com/anomalyco/sst/issues/3006); an unknown key
+      // is InvalidClientTokenId, 403 ("Common Errors", CloudFormation API Reference).
+      return queryErrorReply(403, codes.query, message, id);
   }
 }
 
-/** AccessDeniedException (S3: AccessDenied) in the protocol's format. */
-export function accessDeniedReply(protocol: AwsProtocol, message: string): DeniedReply {
-  return errorReply(protocol, 'AccessDeniedException', 'AccessDenied', message);
+/** An error of a query protocol service: the Error element inside ErrorResponse (CloudFormation's namespace). */
+export function queryErrorReply(status: number, code: string, message: string, id = requestId()): DeniedReply {
+  return {
+    status,
+    headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id },
+    body:
+      `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
+      `<Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>` +
+      `<RequestId>${id}</RequestId></ErrorResponse>`,
+  };
 }
 
-/** A key AWS does not know: UnrecognizedClientException (S3: InvalidAccessKeyId). */
+/** AccessDeniedException (S3 and query protocol services: AccessDenied) in the protocol's format. */
+export function accessDeniedReply(protocol: AwsProtocol, message: string): DeniedReply {
+  return errorReply(protocol, { json: 'AccessDeniedException', s3: 'AccessDenied', query: 'AccessDenied' }, message);
+}
+
+/** A key AWS does not know: UnrecognizedClientException (S3: InvalidAccessKeyId; query: InvalidClientTokenId). */
 function invalidKeyReply(protocol: AwsProtocol): DeniedReply {
   return errorReply(
     protocol,
-    'UnrecognizedClientException',
-    'InvalidAccessKeyId',
+    { json: 'UnrecognizedClientException', s3: 'InvalidAccessKeyId', query: 'InvalidClientTokenId' },
     'The security token included in the request is invalid.',
   );
 }

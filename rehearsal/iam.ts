@@ -15,14 +15,17 @@ interface PolicyDocument {
 /** One policy of a role: inline (AWS::IAM::Policy or the role's Policies), customer or AWS managed. */
 export interface NamedPolicy {
   name: string;
-  source: 'AWS::IAM::Policy' | 'AWS::IAM::Role.Policies' | 'AWS::IAM::ManagedPolicy' | 'AWS managed';
+  source: 'AWS::IAM::Policy' | 'AWS::IAM::Role.Policies' | 'AWS::IAM::ManagedPolicy' | 'AWS managed' | 'user inline';
   document: PolicyDocument;
 }
 
-/** A caller of AWS APIs in the stack: a Lambda function or a state machine, and the role it runs as. */
+/**
+ * A caller of AWS APIs: a Lambda function or a state machine of the stack and the role it runs as, or an IAM user
+ * added with addPrincipal (a researcher on a laptop), whose `roleLogicalId` is its own name and `roleArn` its ARN.
+ */
 export interface IamPrincipal {
   logicalId: string;
-  kind: 'function' | 'state-machine';
+  kind: 'function' | 'state-machine' | 'user';
   roleLogicalId: string;
   roleArn: string;
   /** The access key id its rehearsal process signs with (accessKeyIdFor). */
@@ -129,6 +132,28 @@ export class IamModel {
     }
   }
 
+  /**
+   * An IAM user outside the template with one inline policy (e.g. `ariadne policy researcher`'s), evaluated like
+   * the stack's roles; returns the access key id its requests sign with. The name must be new.
+   */
+  addPrincipal(name: string, policy: PolicyDocument): string {
+    if (this.principals.some((p) => p.logicalId === name || p.roleLogicalId === name))
+      throw new UnknownPrincipalError(`${name} is already a principal of the model`);
+    const { account, partition } = this.values.env;
+    const principal: IamPrincipal = {
+      logicalId: name,
+      kind: 'user',
+      roleLogicalId: name,
+      roleArn: `arn:${partition}:iam::${account}:user/${name}`,
+      accessKeyId: accessKeyIdFor(name),
+      policies: [{ name, source: 'user inline', document: policy }],
+      unmodelledManagedPolicies: [],
+    };
+    this.principals.push(principal);
+    this.byKey.set(principal.accessKeyId, principal);
+    return principal.accessKeyId;
+  }
+
   /** The principal a function's, state machine's or role's logical id names. */
   principal(logicalId: string): IamPrincipal {
     const found =
@@ -228,7 +253,8 @@ export class IamModel {
         .map((d) => `${d.policyIdentifier ?? d.policyType} statement ${d.statementIndex}`);
       explanation = explicit.length
         ? `explicitly denied by ${explicit.join(', ')}`
-        : `no identity-based policy of role ${p.roleLogicalId} allows ${action} on ${resource}`;
+        : `no identity-based policy of ${p.kind === 'user' ? 'user' : 'role'} ${p.roleLogicalId} allows ${action} ` +
+          `on ${resource}`;
       if (p.unmodelledManagedPolicies.length)
         explanation += ` (managed policies not modelled: ${p.unmodelledManagedPolicies.join(', ')})`;
     }

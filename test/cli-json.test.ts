@@ -8,6 +8,7 @@ import { buildProgram } from '../bin/cli/program.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
+import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 import { cli, ROOT } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -15,9 +16,27 @@ import { tempDir } from './support/temp-dir.ts';
 let db: TestDatabase;
 const sfn = new SfnSim();
 let endpoint = '';
+const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
+// a deployed stack's outputs, for `ariadne policy`
+const cfn = new CloudFormationSim([
+  {
+    name: 'Ariadne',
+    status: 'CREATE_COMPLETE',
+    outputs: {
+      StateMachineArn: MACHINE,
+      SweepStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneSweeps',
+      SweepBucketName: 'ariadne-sweeps',
+      DatabaseClusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:ariadne',
+      DatabaseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-AbCdEf',
+      DatabaseName: 'ariadne',
+    },
+  },
+]);
+let cfnEndpoint = '';
 beforeAll(async () => {
   db = await testDatabase();
   endpoint = await sfn.listen();
+  cfnEndpoint = await cfn.listen();
   // an experiment a dead process left running, for resume
   await startExperiment(
     {
@@ -33,6 +52,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sfn.close();
+  await cfn.close();
   await db.drop();
 });
 const { ariadneAsync } = cli(() => db);
@@ -50,7 +70,6 @@ writeFileSync(
     'max_concurrency: 2',
   ].join('\n'),
 );
-const MACHINE = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const AWS = {
   AWS_ACCESS_KEY_ID: 'sim',
   AWS_SECRET_ACCESS_KEY: 'sim',
@@ -193,6 +212,17 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     'status',
     () => ['status', [...sfn.executions.keys()][0], '--endpoint', endpoint],
     (j) => expect(j).toMatchObject({ executionArn: [...sfn.executions.keys()][0], status: 'RUNNING' }),
+  ],
+  [
+    'policy researcher',
+    () => ['policy', 'researcher', '--region', 'eu-west-1', '--endpoint', cfnEndpoint],
+    (j) =>
+      expect(j).toMatchObject({
+        Version: '2012-10-17',
+        Statement: expect.arrayContaining([
+          expect.objectContaining({ Sid: 'LaunchExperimentsAndSweeps', Resource: expect.arrayContaining([MACHINE]) }),
+        ]),
+      }),
   ],
 ];
 

@@ -65,6 +65,7 @@ describe('the program', () => {
         'list',
         'maze',
         'mazes',
+        'policy',
         'replay',
         'report',
         'resume',

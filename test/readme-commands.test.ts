@@ -15,6 +15,7 @@ import { ariadneProcess, ROOT, spawnAriadne, type CliResult } from './support/cl
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
+import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 
 const COMMAND_TIMEOUT_MS = 180_000;
 const SERVER_READY_MS = 60_000;
@@ -216,7 +217,10 @@ const SERVERS: Record<string, RegExp> = { sim: /^simulated \S+ at \S+/m, db: /^D
 
 /** The commands that talk to a deployed stack: they get the simulated AWS account. */
 const needsAws = (args: string[]) =>
-  args[0] === 'launch' || args[0] === 'status' || (args[0] === 'sweep' && args.includes('--aws'));
+  args[0] === 'launch' ||
+  args[0] === 'policy' ||
+  args[0] === 'status' ||
+  (args[0] === 'sweep' && args.includes('--aws'));
 
 // A placeholder is an upper-case name between ARN or URL separators (EXPERIMENT_ID, ...:NAME, :PORT/), or `...`.
 const PLACEHOLDER = /(^|[:/=@])[A-Z][A-Z0-9]*(_[A-Z0-9]+)*(?=$|[:/@])|\.\.\./;
@@ -227,6 +231,22 @@ let db: TestDatabase;
 let cwd = '';
 const sfn = new SfnSim();
 let sfnUrl = '';
+/** The deployed stack `ariadne policy` reads the outputs of (DescribeStacks). */
+const cloudFormation = new CloudFormationSim([
+  {
+    name: 'Ariadne',
+    status: 'CREATE_COMPLETE',
+    outputs: {
+      StateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-experiments',
+      SweepStateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-sweeps',
+      SweepBucketName: 'ariadne-sweepsbucket-0123456789ab',
+      DatabaseClusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:ariadne-databasecluster-0123456789ab',
+      DatabaseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:Ariadne-DatabaseSecret-AbCdEf',
+      DatabaseName: 'ariadne',
+    },
+  },
+]);
+let cloudFormationUrl = '';
 /** The arguments of the last run of each command (launch, status, ...). */
 const previous = new Map<string, string[]>();
 /** The execution ARNs `launch` printed. */
@@ -290,7 +310,16 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
     OLLAMA_API_KEY: undefined,
     ARIADNE_PARAMETERS: undefined,
     ARIADNE_SWEEP_STATE_MACHINE_ARN: undefined,
-    ...(needsAws(args) ? { AWS_ACCESS_KEY_ID: 'sim', AWS_SECRET_ACCESS_KEY: 'sim', AWS_ENDPOINT_URL_SFN: sfnUrl } : {}),
+    ...(needsAws(args)
+      ? {
+          AWS_ACCESS_KEY_ID: 'sim',
+          AWS_SECRET_ACCESS_KEY: 'sim',
+          AWS_ENDPOINT_URL_SFN: sfnUrl,
+          // the Region of the simulated stack, for a command that takes it from the environment (ariadne policy)
+          AWS_REGION: 'eu-west-1',
+          AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormationUrl,
+        }
+      : {}),
     ...cmd.env,
   };
 }
@@ -451,6 +480,7 @@ beforeAll(async () => {
   cwd = tempDir('readme');
   copyOfRepository(cwd);
   sfnUrl = await sfn.listen();
+  cloudFormationUrl = await cloudFormation.listen();
 });
 
 afterAll(async () => {
@@ -466,6 +496,7 @@ afterAll(async () => {
       ),
   );
   await sfn.close();
+  await cloudFormation.close();
   await db.drop();
   console.info(`README commands:\n${report.join('\n')}`);
 });

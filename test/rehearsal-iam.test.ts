@@ -513,5 +513,9 @@ describe('AccessDenied replies per protocol', () => {
     const xml = accessDeniedReply('rest-xml', 'a <b>');
     expect(xml.status).toBe(403);
     expect(xml.body).toMatch(/<Error><Code>AccessDenied<\/Code><Message>a &lt;b&gt;<\/Message>/);
+    // query protocol services (CloudFormation): ErrorResponse/Error with Type, Code and Message, HTTP 403
+    const query = accessDeniedReply('query', 'no');
+    expect(query.status).toBe(403);
+    expect(query.body).toMatch(/^<ErrorResponse [^>]*><Error><Type>Sender<\/Type><Code>AccessDenied<\/Code>/);
   });
 });

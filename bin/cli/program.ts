@@ -14,6 +14,7 @@ import { registerWorkflowCommand } from './commands/workflow.ts';
 import { registerStackCommands } from './commands/stack.ts';
 import { registerDatabaseCommands } from './commands/database.ts';
 import { registerSimCommand } from './commands/sim.ts';
+import { registerPolicyCommands } from './commands/policy.ts';
 
 export function buildProgram(): Command {
   // Subcommands inherit these settings when they are created, so they come first.
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerResultCommands(program);
   registerWorkflowCommand(program);
   registerStackCommands(program);
+  registerPolicyCommands(program);
   registerDatabaseCommands(program);
   registerSimCommand(program);
   return program;

