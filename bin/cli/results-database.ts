@@ -1,8 +1,11 @@
 // Where the results commands read: the local database (embedded, or DATABASE_URL), or with --aws a deployed
-// stack's Aurora through the RDS Data API, found from the stack's outputs. Both are the same Sql port, so every
-// results command runs the same SQL on either.
+// stack's Aurora through the RDS Data API, found from the stack's outputs (DescribeStacks) and reached over HTTPS
+// with the researcher's own AWS credentials. Both are the same Sql port, so every results command runs the same
+// SQL on either.
+import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 import { withCliDatabase } from './database.ts';
+import { resolveStack } from './aws-stack.ts';
 
 export interface ResultsSource {
   aws?: boolean;
@@ -10,6 +13,30 @@ export interface ResultsSource {
   region?: string;
 }
 
-export async function withResultsDatabase<T>(_source: ResultsSource, fn: (db: SqlDatabase) => Promise<T>): Promise<T> {
-  return withCliDatabase(fn);
+export async function withResultsDatabase<T>(source: ResultsSource, fn: (db: SqlDatabase) => Promise<T>): Promise<T> {
+  if (!source.aws) return withCliDatabase(fn);
+  const outputs = await resolveStack({ stack: source.stack, region: source.region });
+  const { DataApiDatabase } = await import('../../lambdas/store/data-api-sql.ts');
+  const db = new DataApiDatabase({
+    resourceArn: outputs.databaseClusterArn,
+    secretArn: outputs.databaseSecretArn,
+    database: outputs.databaseName,
+  });
+  process.stderr.write(
+    `database: ${outputs.stackName}'s Aurora (${outputs.region}) through the RDS Data API; ` +
+      'a paused cluster takes about 15 s to resume\n',
+  );
+  try {
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** --aws, --stack and --region: read a deployed stack's results instead of the local database. */
+export function addResultsSourceOptions(command: Command): Command {
+  return command
+    .option('--aws', "read the deployed stack's database (the RDS Data API, your AWS credentials) instead")
+    .addOption(new Option('--stack <name>', 'with --aws: the deployed stack').default('Ariadne'))
+    .option('--region <region>', 'with --aws: its Region (default: AWS_REGION, then your AWS profile)');
 }

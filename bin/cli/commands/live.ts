@@ -6,7 +6,7 @@ import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { intOption, jsonOption } from '../options.ts';
 import { runningExperiments, statusLines, sweepTotals } from '../live-status.ts';
-import { withResultsDatabase, type ResultsSource } from '../results-database.ts';
+import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
 export interface LiveOptions extends ResultsSource {
   json?: boolean;
@@ -56,7 +56,7 @@ export async function liveStatus(o: LiveOptions, sweepId?: string): Promise<void
 
 /** The options both status views take. */
 export function addLiveOptions(command: Command): Command {
-  return command
+  return addResultsSourceOptions(command)
     .option('--watch', 'redraw every few seconds until nothing runs')
     .addOption(
       new Option('--interval <seconds>', 'with --watch: seconds between redraws')

@@ -1,0 +1,71 @@
+// The results commands with --aws (issue 18): a deployed stack found through CloudFormation, its database read
+// through the RDS Data API with the researcher's credentials, every call authorized against the policy
+// `ariadne policy researcher` generates: zero denials, and the same output as the local command on the same data.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSweep, sweepRunInput } from '../state-machine/sweep-spec.ts';
+import { registerSweep } from '../state-machine/sweep-registry.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+import { cli } from './support/cli.ts';
+import { deployedStack, type DeployedStack } from './support/deployed-stack.ts';
+
+const SWEEP = `sweep: aws-results
+agents: [{ agent: frontier }, { agent: random }]
+mazes: { generators: [medium], sizes: [9], seeds: [1] }
+repeats: 2
+max_concurrency: 1
+`;
+
+let db: TestDatabase;
+let stack: DeployedStack;
+const { ariadneAsync } = cli(() => db);
+
+beforeAll(async () => {
+  db = await testDatabase(2);
+  const sweep = loadSweep(SWEEP, 'test');
+  await registerSweep(db, sweep);
+  const ids: string[] = [];
+  for (const run of sweep.runs.slice(0, 3))
+    ids.push((await runLocalExperiment(sweepRunInput(sweep.spec.sweep, run, 1), { db })).experimentId!);
+  // one still running (as a deployed experiment between turns)
+  await db.pool.query(`UPDATE experiments SET status = 'running', updated_at = now() WHERE id = $1`, [ids[2]]);
+  stack = await deployedStack(db);
+}, 240_000);
+afterAll(async () => {
+  await stack?.close();
+  await db?.drop();
+});
+
+/** The command locally and with --aws: both exit 0; their JSON, and the denials the --aws run met. */
+async function bothWays(args: string[]) {
+  const local = await ariadneAsync([...args, '--json']);
+  const before = stack.authorizer.denials.length;
+  const aws = await ariadneAsync([...args, '--json', '--aws'], stack.env);
+  expect(local.stderr).not.toMatch(/ariadne:/);
+  expect(aws.stderr).not.toMatch(/ariadne:/);
+  expect([local.code, aws.code]).toEqual([0, 0]);
+  expect(stack.authorizer.denials.slice(before)).toEqual([]);
+  expect(aws.stderr).toContain('through the RDS Data API');
+  return { local: JSON.parse(local.stdout) as unknown, aws: JSON.parse(aws.stdout) as unknown };
+}
+
+describe('results of a deployed stack, read with --aws', () => {
+  it('status: the running experiments, as locally', async () => {
+    const { local, aws } = await bothWays(['status']);
+    expect(aws).toEqual(local);
+    expect(aws).toMatchObject({ running: [{ experiment_id: expect.stringMatching(/^aws-results-/) }] });
+  });
+
+  it("sweep status: the sweep's totals, as locally", async () => {
+    const { local, aws } = await bothWays(['sweep', 'status', 'aws-results']);
+    expect(aws).toEqual(local);
+    expect(aws).toMatchObject({ sweep: { runs: 4, started: 3, running: 1, completed: 2 } });
+  });
+
+  it('every call was a researcher call the policy allows: Data API and the stack lookup, counted', () => {
+    const calls = stack.authorizer.summary().Researcher;
+    expect(calls['cloudformation:DescribeStacks']).toBeGreaterThan(0);
+    expect(calls['rds-data:ExecuteStatement']).toBeGreaterThan(0);
+    expect(stack.authorizer.denials).toEqual([]);
+  });
+});

@@ -1,0 +1,84 @@
+// A deployed stack as a researcher's laptop sees it, for the `--aws` commands (issue 18): the synthesized
+// template's outputs (resolved for the rehearsal's fake account) served by the CloudFormation simulator, the
+// stack's Aurora by the RDS Data API server in front of a test schema, and every request authorized by the
+// rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose access
+// key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
+import { OUTPUT_KEYS, type StackOutputs } from '../../bin/cli/aws-stack.ts';
+import { researcherPolicy } from '../../bin/cli/researcher-policy.ts';
+import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
+import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
+import { CloudFormationSim } from '../../simulators/cloudformation-sim.ts';
+import { RdsDataSim } from '../../simulators/rds-data-sim.ts';
+import { sharedAssembly } from './assembly.ts';
+import type { TestDatabase } from './db.ts';
+
+export interface DeployedStack {
+  outputs: StackOutputs;
+  authorizer: RequestAuthorizer;
+  data: RdsDataSim;
+  /** The environment a CLI process needs to reach it as the researcher (no DATABASE_URL: --aws reads AWS). */
+  env: Record<string, string | undefined>;
+  close(): Promise<void>;
+}
+
+export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
+  const template = (await sharedAssembly()).template as { Outputs?: Record<string, { Value: unknown }> };
+  const model = new IamModel((await sharedAssembly()).template);
+  const { values } = model;
+  const outputs = {
+    stackName: values.env.stackName,
+    region: values.env.region,
+    account: values.env.account,
+    ...Object.fromEntries(
+      Object.entries(OUTPUT_KEYS).map(([field, key]) => [
+        field,
+        values.resolveString(template.Outputs?.[key]?.Value, `$.Outputs.${key}`),
+      ]),
+    ),
+  } as StackOutputs;
+  const researcher = 'Researcher';
+  model.addPrincipal(researcher, researcherPolicy(outputs));
+  const authorizer = new RequestAuthorizer(model);
+  const cfn = new CloudFormationSim(
+    [
+      {
+        name: outputs.stackName,
+        id: `arn:aws:cloudformation:${outputs.region}:${outputs.account}:stack/${outputs.stackName}/sim-0001`,
+        status: 'UPDATE_COMPLETE',
+        outputs: Object.fromEntries(
+          Object.entries(OUTPUT_KEYS).map(([field, key]) => [key, outputs[field as keyof typeof OUTPUT_KEYS]]),
+        ),
+      },
+    ],
+    { authorizer },
+  );
+  const data = new RdsDataSim({
+    url: db.url,
+    schema: db.schema,
+    clusterArn: outputs.databaseClusterArn,
+    secretArn: outputs.databaseSecretArn,
+    database: outputs.databaseName,
+    authorizer,
+  });
+  const env = {
+    DATABASE_URL: undefined,
+    DATABASE_SCHEMA: undefined,
+    AWS_REGION: outputs.region,
+    AWS_ACCESS_KEY_ID: accessKeyIdFor(researcher),
+    AWS_SECRET_ACCESS_KEY: 'researcher-secret',
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: undefined,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
+    AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
+  };
+  return {
+    outputs,
+    authorizer,
+    data,
+    env,
+    async close() {
+      await cfn.close();
+      await data.close();
+    },
+  };
+}
