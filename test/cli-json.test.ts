@@ -204,6 +204,11 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     (j) => expect(j).toMatchObject([{ stateMachineArn: MACHINE, input: expect.stringContaining('"frontier"') }]),
   ],
   [
+    'doctor',
+    () => ['doctor'],
+    (j) => expect(j).toMatchObject([{ check: 'database', ok: true }, { check: 'migrations', ok: true }]),
+  ],
+  [
     'status (running now, from the database)',
     () => ['status'],
     (j) => expect(j).toMatchObject({ sweep: null, running: expect.any(Array) }),

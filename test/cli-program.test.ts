@@ -60,6 +60,7 @@ describe('the program', () => {
         '',
         'compare',
         'db',
+        'doctor',
         'export',
         'launch',
         'list',

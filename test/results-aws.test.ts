@@ -6,7 +6,7 @@ import { loadSweep, sweepRunInput } from '../state-machine/sweep-spec.ts';
 import { registerSweep } from '../state-machine/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { cli } from './support/cli.ts';
+import { cli, spawnAriadne } from './support/cli.ts';
 import { deployedStack, type DeployedStack } from './support/deployed-stack.ts';
 
 const SWEEP = `sweep: aws-results
@@ -40,7 +40,7 @@ afterAll(async () => {
 async function bothWays(args: string[]) {
   const local = await ariadneAsync([...args, '--json']);
   const before = stack.authorizer.denials.length;
-  const aws = await ariadneAsync([...args, '--json', '--aws'], stack.env);
+  const aws = await spawnAriadne([...args, '--json', '--aws'], stack.env);
   expect(local.stderr).not.toMatch(/ariadne:/);
   expect(aws.stderr).not.toMatch(/ariadne:/);
   expect([local.code, aws.code]).toEqual([0, 0]);
@@ -60,6 +60,38 @@ describe('results of a deployed stack, read with --aws', () => {
     const { local, aws } = await bothWays(['sweep', 'status', 'aws-results']);
     expect(aws).toEqual(local);
     expect(aws).toMatchObject({ sweep: { runs: 4, started: 3, running: 1, completed: 2 } });
+  });
+
+  it('doctor --aws: credentials, stack, database, migrations and parameters all pass; a missing migration fails', async () => {
+    const before = stack.authorizer.denials.length;
+    const ok = await spawnAriadne(['doctor', '--aws', '--json'], stack.env);
+    expect(ok.code).toBe(0);
+    const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean }>;
+    expect(checks.map((c) => [c.check, c.ok])).toEqual([
+      ['credentials and Region', true],
+      ['stack', true],
+      ['database', true],
+      ['migrations', true],
+      ['parameters', true],
+    ]);
+    expect(stack.authorizer.denials.slice(before)).toEqual([]);
+    // a deployment whose last migration did not run: one line says so, and how to fix it
+    const last = await db.pool.query(
+      'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations) RETURNING *',
+    );
+    try {
+      const behind = await spawnAriadne(['doctor', '--aws'], stack.env);
+      expect(behind.code).toBe(3);
+      expect(behind.stdout).toMatch(/FAIL {2}migrations: at \d+, this version of Ariadne expects \d+/);
+      expect(behind.stdout).toMatch(/fix: deploy this version \(npx cdk deploy\)/);
+    } finally {
+      const r = last.rows[0];
+      await db.pool.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        r.version,
+        r.name,
+        r.checksum,
+      ]);
+    }
   });
 
   it('every call was a researcher call the policy allows: Data API and the stack lookup, counted', () => {

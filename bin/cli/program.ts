@@ -15,6 +15,7 @@ import { registerStackCommands } from './commands/stack.ts';
 import { registerDatabaseCommands } from './commands/database.ts';
 import { registerSimCommand } from './commands/sim.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
+import { registerDoctorCommand } from './commands/doctor.ts';
 
 export function buildProgram(): Command {
   // Subcommands inherit these settings when they are created, so they come first.
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerWorkflowCommand(program);
   registerStackCommands(program);
   registerPolicyCommands(program);
+  registerDoctorCommand(program);
   registerDatabaseCommands(program);
   registerSimCommand(program);
   return program;

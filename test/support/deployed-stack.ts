@@ -1,6 +1,6 @@
 // A deployed stack as a researcher's laptop sees it, for the `--aws` commands (issue 18): the synthesized
 // template's outputs (resolved for the rehearsal's fake account) served by the CloudFormation simulator, the
-// stack's Aurora by the RDS Data API server in front of a test schema, and every request authorized by the
+// stack's Aurora by the RDS Data API server in front of a test schema, its parameters by the SSM server, and every request authorized by the
 // rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose access
 // key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
 import { OUTPUT_KEYS, type StackOutputs } from '../../bin/cli/aws-stack.ts';
@@ -9,6 +9,7 @@ import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
 import { CloudFormationSim } from '../../simulators/cloudformation-sim.ts';
 import { RdsDataSim } from '../../simulators/rds-data-sim.ts';
+import { SsmSim } from '../../simulators/ssm-sim.ts';
 import { sharedAssembly } from './assembly.ts';
 import type { TestDatabase } from './db.ts';
 
@@ -60,6 +61,17 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     database: outputs.databaseName,
     authorizer,
   });
+  // the stack's parameters, as the template writes them
+  const ssm = new SsmSim(
+    Object.entries(model.values.template.Resources)
+      .filter(([, r]) => r.Type === 'AWS::SSM::Parameter')
+      .map(([id, r]) => ({
+        name: values.resolveString(r.Properties!.Name, `$.Resources.${id}.Properties.Name`),
+        value: values.resolveString(r.Properties!.Value, `$.Resources.${id}.Properties.Value`),
+        type: r.Properties!.Type as 'String',
+      })),
+    { authorizer },
+  );
   const env = {
     DATABASE_URL: undefined,
     DATABASE_SCHEMA: undefined,
@@ -70,6 +82,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_PROFILE: undefined,
     AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
     AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
+    AWS_ENDPOINT_URL_SSM: await ssm.listen(),
   };
   return {
     outputs,
@@ -79,6 +92,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     async close() {
       await cfn.close();
       await data.close();
+      await ssm.close();
     },
   };
 }

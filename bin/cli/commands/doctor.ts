@@ -1,0 +1,40 @@
+// `ariadne doctor`: with --aws, a deployed stack checked from the researcher's side (credentials and Region, the
+// stack's outputs, the database through the Data API, its migrations, the parameters); without, the local
+// database. Exit 3 when a check fails.
+import type { Command } from 'commander';
+import { doctor, doctorLines, localDoctor, type Check } from '../doctor.ts';
+import { EXIT } from '../exit-codes.ts';
+import { withExample } from '../help.ts';
+import { jsonOption } from '../options.ts';
+import { addResultsSourceOptions, type ResultsSource } from '../results-database.ts';
+import { withCliDatabase } from '../database.ts';
+
+async function run(o: ResultsSource & { json?: boolean }): Promise<void> {
+  let checks: Check[];
+  if (o.aws) {
+    const { DataApiDatabase } = await import('../../../lambdas/store/data-api-sql.ts');
+    checks = await doctor({
+      stack: o.stack,
+      region: o.region,
+      openDatabase: (out) =>
+        new DataApiDatabase({
+          resourceArn: out.databaseClusterArn,
+          secretArn: out.databaseSecretArn,
+          database: out.databaseName,
+        }),
+    });
+  } else checks = await withCliDatabase((db) => localDoctor(db));
+  process.stdout.write(o.json ? `${JSON.stringify(checks, null, 2)}\n` : `${doctorLines(checks).join('\n')}\n`);
+  if (checks.some((c) => !c.ok)) process.exitCode = EXIT.environment;
+}
+
+export function registerDoctorCommand(program: Command): void {
+  const command = program
+    .command('doctor')
+    .description(
+      'check a deployment from your side (with --aws: credentials, the stack, its database, migrations, ' +
+        'parameters), or the local database; one line per check, each failure with its fix',
+    );
+  addResultsSourceOptions(command).addOption(jsonOption('the checks as JSON')).action(run);
+  withExample(command, 'ariadne doctor --aws --stack Ariadne --region eu-west-1');
+}
