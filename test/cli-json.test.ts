@@ -206,7 +206,11 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
   [
     'doctor',
     () => ['doctor'],
-    (j) => expect(j).toMatchObject([{ check: 'database', ok: true }, { check: 'migrations', ok: true }]),
+    (j) =>
+      expect(j).toMatchObject([
+        { check: 'database', ok: true },
+        { check: 'migrations', ok: true },
+      ]),
   ],
   [
     'status (running now, from the database)',
