@@ -1,8 +1,8 @@
-// A deployed stack as a researcher's laptop sees it, for the `--aws` commands (issue 18): the synthesized
-// template's outputs (resolved for the rehearsal's fake account) served by the CloudFormation simulator, the
-// stack's Aurora by the RDS Data API server in front of a test schema, its parameters by the SSM server, and every
-// request authorized by the rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates,
-// given to a user whose access key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
+// A deployed stack as a researcher's laptop sees it, for the `--aws` commands (issue 18): the synthesized template's
+// outputs (resolved for the rehearsal's fake account) served by the CloudFormation simulator, the stack's Aurora by
+// the RDS Data API server in front of a test schema, its parameters by the SSM server, and every request authorized
+// by the rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose
+// access key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
 import { OUTPUT_KEYS, type StackOutputs } from '../../bin/cli/aws-stack.ts';
 import { researcherPolicy } from '../../bin/cli/researcher-policy.ts';
 import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
