@@ -16,6 +16,8 @@ import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { SsmSim } from '../simulators/ssm-sim.ts';
 
 const COMMAND_TIMEOUT_MS = 180_000;
 const SERVER_READY_MS = 60_000;
@@ -220,7 +222,7 @@ const needsAws = (args: string[]) =>
   args[0] === 'launch' ||
   args[0] === 'policy' ||
   args[0] === 'status' ||
-  (args[0] === 'sweep' && args.includes('--aws'));
+  args.includes('--aws');
 
 // A placeholder is an upper-case name between ARN or URL separators (EXPERIMENT_ID, ...:NAME, :PORT/), or `...`.
 const PLACEHOLDER = /(^|[:/=@])[A-Z][A-Z0-9]*(_[A-Z0-9]+)*(?=$|[:/@])|\.\.\./;
@@ -247,6 +249,11 @@ const cloudFormation = new CloudFormationSim([
   },
 ]);
 let cloudFormationUrl = '';
+/** The stack's database (the Data API in front of this session's schema) and parameters, for `--aws` commands. */
+let dataApi: RdsDataSim | undefined;
+let dataApiUrl = '';
+const parameterStore = new SsmSim([{ name: '/ariadne/config/max_moves', value: '5000', type: 'String' }]);
+let parameterStoreUrl = '';
 /** The arguments of the last run of each command (launch, status, ...). */
 const previous = new Map<string, string[]>();
 /** The execution ARNs `launch` printed. */
@@ -318,6 +325,8 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
           // the Region of the simulated stack, for a command that takes it from the environment (ariadne policy)
           AWS_REGION: 'eu-west-1',
           AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormationUrl,
+          AWS_ENDPOINT_URL_RDS_DATA: dataApiUrl,
+          AWS_ENDPOINT_URL_SSM: parameterStoreUrl,
         }
       : {}),
     ...cmd.env,
@@ -481,6 +490,16 @@ beforeAll(async () => {
   copyOfRepository(cwd);
   sfnUrl = await sfn.listen();
   cloudFormationUrl = await cloudFormation.listen();
+  const outputs = cloudFormation.stacks.find((s) => s.name === 'Ariadne')!.outputs;
+  dataApi = new RdsDataSim({
+    url: db.url,
+    schema: db.schema,
+    clusterArn: outputs.DatabaseClusterArn,
+    secretArn: outputs.DatabaseSecretArn,
+    database: outputs.DatabaseName,
+  });
+  dataApiUrl = await dataApi.listen();
+  parameterStoreUrl = await parameterStore.listen();
 });
 
 afterAll(async () => {
@@ -497,6 +516,8 @@ afterAll(async () => {
   );
   await sfn.close();
   await cloudFormation.close();
+  await dataApi?.close();
+  await parameterStore.close();
   await db.drop();
   console.info(`README commands:\n${report.join('\n')}`);
 });
