@@ -219,10 +219,7 @@ const SERVERS: Record<string, RegExp> = { sim: /^simulated \S+ at \S+/m, db: /^D
 
 /** The commands that talk to a deployed stack: they get the simulated AWS account. */
 const needsAws = (args: string[]) =>
-  args[0] === 'launch' ||
-  args[0] === 'policy' ||
-  args[0] === 'status' ||
-  args.includes('--aws');
+  args[0] === 'launch' || args[0] === 'policy' || args[0] === 'status' || args.includes('--aws');
 
 // A placeholder is an upper-case name between ARN or URL separators (EXPERIMENT_ID, ...:NAME, :PORT/), or `...`.
 const PLACEHOLDER = /(^|[:/=@])[A-Z][A-Z0-9]*(_[A-Z0-9]+)*(?=$|[:/@])|\.\.\./;
