@@ -3,8 +3,10 @@
 // and a paired bootstrap of the mean efficiency difference over the pairs
 // both solved (seeded, so the interval is reproducible). Pairs of runs that
 // exactly repeat a deterministic pair count once, in the test and the
-// bootstrap alike (sweep_run_pairs), and the notes say so.
-import type { Database } from '../lambdas/store/database.ts';
+// bootstrap alike (sweep_run_pairs), and the notes say so. The differences,
+// one per pair, are read in keyset pages (the Data API's 1 MiB per response).
+import type { Sql } from '../lambdas/store/sql.ts';
+import { readPaged } from '../lambdas/store/pages.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { createRng } from '../lambdas/maze/rng.ts';
 import { repeatsNote } from './repeats.ts';
@@ -44,7 +46,7 @@ interface PairRow {
 }
 
 export async function compareAgents(
-  db: Database,
+  db: Sql,
   sweep: string,
   a: string,
   b: string,
@@ -52,7 +54,7 @@ export async function compareAgents(
   seed = 1,
 ): Promise<Comparison> {
   const counts = (
-    await db.pool.query<{ label: string; runs: unknown; independent: unknown; repeats: number }>(
+    await db.query<{ label: string; runs: unknown; independent: unknown; repeats: number }>(
       `SELECT label, count(*) AS runs, count(*) FILTER (WHERE independent) AS independent,
               (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
        FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
@@ -75,7 +77,7 @@ export async function compareAgents(
   if (a === b) throw new InvalidInputError('b', b, 'compare two different agents');
   const [first, second] = a < b ? [a, b] : [b, a];
   const row = (
-    await db.pool.query<PairRow>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3', [
+    await db.query<PairRow>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3', [
       sweep,
       first,
       second,
@@ -89,13 +91,19 @@ export async function compareAgents(
     );
   const swap = first !== a;
   const diffs = (
-    await db.pool.query<{ d: number }>(
-      `SELECT eff_a::float8 - eff_b::float8 AS d FROM sweep_run_pairs
-       WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3 AND ok_a AND ok_b
-       ORDER BY experiment_a, experiment_b`,
-      [sweep, first, second],
+    await readPaged<{ experiment_a: string; experiment_b: string; d: number }>(
+      async (last, limit) =>
+        (
+          await db.query<{ experiment_a: string; experiment_b: string; d: number }>(
+            `SELECT experiment_a, experiment_b, eff_a::float8 - eff_b::float8 AS d FROM sweep_run_pairs
+             WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3 AND ok_a AND ok_b
+               AND (experiment_a, experiment_b) > ($4::text, $5::text)
+             ORDER BY experiment_a, experiment_b LIMIT $6`,
+            [sweep, first, second, last?.experiment_a ?? '', last?.experiment_b ?? '', limit],
+          )
+        ).rows,
     )
-  ).rows.map((r) => (swap ? -Number(r.d) : Number(r.d)));
+  ).map((r) => (swap ? -Number(r.d) : Number(r.d)));
   const copiedPairs = Number(row.copied_pairs);
   const collapsed = new Map(
     [a, b].flatMap((label) => {

@@ -1,10 +1,13 @@
 // A sweep's experiments and actions as CSV or JSON Lines, for pandas and R.
-// Streams from Postgres in pages, so a sweep of millions of actions does not
-// sit in memory. CSV quoting per RFC 4180; JSON columns stay JSON text.
+// Streams from Postgres in keyset pages (over either transport: a page that
+// passes the Data API's 1 MiB is read again in halves), so a sweep of millions
+// of actions does not sit in memory. CSV quoting per RFC 4180; JSON columns
+// stay JSON text.
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import type { Database } from '../lambdas/store/database.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
+import { pagesOf } from '../lambdas/store/pages.ts';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
@@ -13,12 +16,16 @@ export type ExportFormat = 'csv' | 'jsonl';
 const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model,
   r.maze_generator, r.maze_size, r.maze_seed, r.settings, r.deterministic, r.independent, r.duplicate_of, s.*
   FROM sweep_runs r JOIN experiment_summary s USING (experiment_id)
-  WHERE r.sweep_id = $1 ORDER BY r.cell_index, r.repeat`;
+  WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($2::int, $3::int) ORDER BY r.cell_index, r.repeat LIMIT $4`;
 const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments,
   a.reasoning, a.executed, a.success, a.outcome, a.from_x, a.from_y, a.to_x, a.to_y, a.new_tiles_seen, a.goal_found
   FROM actions a JOIN sweep_runs r USING (experiment_id)
   WHERE r.sweep_id = $1 AND (a.experiment_id, a.turn_number, a.call_index) > ($2, $3, $4)
-  ORDER BY a.experiment_id, a.turn_number, a.call_index LIMIT 5000`;
+  ORDER BY a.experiment_id, a.turn_number, a.call_index LIMIT $5`;
+
+// First page sizes (halved while a page is too large): a run's row has some fifty columns, an action's sixteen.
+const EXPERIMENT_PAGE_ROWS = 1000;
+const ACTION_PAGE_ROWS = 5000;
 
 function csvValue(v: unknown): string {
   if (v === null || v === undefined) return '';
@@ -58,6 +65,12 @@ async function writeRows(
   return n;
 }
 
+/** The key an experiments page ends at: the next page starts after it. */
+interface RunKey {
+  cell_index: number;
+  repeat: number;
+}
+
 /** The key an actions page ends at: the next page starts after it. */
 interface ActionKey {
   experiment_id: string;
@@ -66,7 +79,7 @@ interface ActionKey {
 }
 
 export async function exportSweep(
-  db: Database,
+  db: Sql,
   sweepId: string,
   format: ExportFormat,
   dir: string,
@@ -77,23 +90,18 @@ export async function exportSweep(
   const experiments = await writeRows(
     experimentsFile,
     format,
-    (async function* () {
-      yield (await db.pool.query<Record<string, unknown>>(EXPERIMENTS_SQL, [sweepId])).rows;
-    })(),
+    pagesOf<RunKey & Record<string, unknown>>(async (last, limit) => {
+      const after = last ? [last.cell_index, last.repeat] : [-1, -1];
+      return (await db.query<RunKey & Record<string, unknown>>(EXPERIMENTS_SQL, [sweepId, ...after, limit])).rows;
+    }, EXPERIMENT_PAGE_ROWS),
   );
   const actions = await writeRows(
     actionsFile,
     format,
-    (async function* () {
-      let after: [string, number, number] = ['', 0, -1];
-      for (;;) {
-        const { rows } = await db.pool.query<ActionKey & Record<string, unknown>>(ACTIONS_SQL, [sweepId, ...after]);
-        if (rows.length === 0) return;
-        yield rows;
-        const last = rows.at(-1)!;
-        after = [last.experiment_id, last.turn_number, last.call_index];
-      }
-    })(),
+    pagesOf<ActionKey & Record<string, unknown>>(async (last, limit) => {
+      const after = last ? [last.experiment_id, last.turn_number, last.call_index] : ['', 0, -1];
+      return (await db.query<ActionKey & Record<string, unknown>>(ACTIONS_SQL, [sweepId, ...after, limit])).rows;
+    }, ACTION_PAGE_ROWS),
   );
   return [
     { file: experimentsFile, rows: experiments },

@@ -3,8 +3,10 @@
 // cells the agent saw, from actions.vision), when each cell first became
 // known, the agent's phase per step, stuck signals, tokens per turn, and the
 // model's words where there were any. Typed arrays travel as base64, so a
-// 10,000-action run stays well under a megabyte.
-import type { Database } from '../lambdas/store/database.ts';
+// 10,000-action run stays well under a megabyte. The logs are read in keyset
+// pages, which the Data API's 1 MiB per response needs for a long run.
+import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import { readPaged } from '../lambdas/store/pages.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { visibleCells } from '../lambdas/maze/vision.ts';
 import { visionOf } from '../lambdas/engine/game.ts';
@@ -76,6 +78,8 @@ interface TurnRow {
 }
 
 interface TransitionRow {
+  turn_number: number;
+  seq: number;
   step_number: number;
   to_phase: string;
 }
@@ -83,6 +87,7 @@ interface TransitionRow {
 interface SignalRow {
   step_number: number;
   turn_number: number;
+  seq: number;
   detector: string;
   detail: string;
 }
@@ -95,40 +100,48 @@ function reasoningOf(args: unknown): string | null {
 
 const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 
-export async function loadReplay(db: Database, experimentId: string): Promise<ReplayData> {
+export async function loadReplay(db: Sql, experimentId: string): Promise<ReplayData> {
   const store = new PgStore(db);
   const summary = (
-    await db.pool.query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
-      experimentId,
-    ])
+    await db.query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId])
   ).rows[0];
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const info = await store.getExperimentInfo(experimentId);
   const maze = await store.loadMaze(info.mazeId);
+  const rowsOf = async <R extends object>(text: string, values: SqlValue[]) => (await db.query<R>(text, values)).rows;
   const [acts, turns, transitions, signals] = await Promise.all([
-    db.pool.query<ActionRow>(
-      `SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
-                   FROM actions WHERE experiment_id = $1 AND executed ORDER BY step_number`,
-      [experimentId],
+    readPaged<ActionRow>((last, limit) =>
+      rowsOf(
+        `SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
+         FROM actions WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
+        [experimentId, last?.step_number ?? 0, limit],
+      ),
     ),
-    db.pool.query<TurnRow>(
-      `SELECT turn_number, input_tokens, output_tokens, stop_reason,
-              actions_taken_after - actions_executed AS first_step
-       FROM turns WHERE experiment_id = $1 ORDER BY turn_number`,
-      [experimentId],
+    readPaged<TurnRow>((last, limit) =>
+      rowsOf(
+        `SELECT turn_number, input_tokens, output_tokens, stop_reason,
+                actions_taken_after - actions_executed AS first_step
+         FROM turns WHERE experiment_id = $1 AND turn_number > $2 ORDER BY turn_number LIMIT $3`,
+        [experimentId, last?.turn_number ?? 0, limit],
+      ),
     ),
-    db.pool.query<TransitionRow>(
-      `SELECT step_number, to_phase FROM agent_state_transitions
-       WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused ORDER BY turn_number, seq`,
-      [experimentId],
+    readPaged<TransitionRow>((last, limit) =>
+      rowsOf(
+        `SELECT turn_number, seq, step_number, to_phase FROM agent_state_transitions
+         WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused AND (turn_number, seq) > ($2::int, $3::int)
+         ORDER BY turn_number, seq LIMIT $4`,
+        [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
+      ),
     ),
-    db.pool.query<SignalRow>(
-      `SELECT step_number, turn_number, detector, detail FROM stuck_signals
-       WHERE experiment_id = $1 ORDER BY turn_number, seq`,
-      [experimentId],
+    readPaged<SignalRow>((last, limit) =>
+      rowsOf(
+        `SELECT step_number, turn_number, seq, detector, detail FROM stuck_signals
+         WHERE experiment_id = $1 AND (turn_number, seq) > ($2::int, $3::int) ORDER BY turn_number, seq LIMIT $4`,
+        [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
+      ),
     ),
   ]);
-  const n = acts.rows.length;
+  const n = acts.length;
   const size = maze.width * maze.height;
   const x = new Uint16Array(n + 1),
     y = new Uint16Array(n + 1),
@@ -146,7 +159,7 @@ export async function loadReplay(db: Database, experimentId: string): Promise<Re
     seenAt[i] = 0;
   }
   const notes: ReplayData['notes'] = [];
-  acts.rows.forEach((a, k) => {
+  acts.forEach((a, k) => {
     const s = k + 1;
     visionStart[s] = cone.length;
     x[s] = a.to_x;
@@ -174,8 +187,8 @@ export async function loadReplay(db: Database, experimentId: string): Promise<Re
   let p = 0,
     next = 0;
   for (let s = 0; s <= n; s++) {
-    while (next < transitions.rows.length && transitions.rows[next].step_number <= s)
-      p = (PHASES as readonly string[]).indexOf(transitions.rows[next++].to_phase);
+    while (next < transitions.length && transitions[next].step_number <= s)
+      p = (PHASES as readonly string[]).indexOf(transitions[next++].to_phase);
     phase[s] = Math.max(0, p);
   }
   const { grid: _grid, ...rest } = summary;
@@ -201,14 +214,14 @@ export async function loadReplay(db: Database, experimentId: string): Promise<Re
     tools: TOOLS,
     outcomes: OUTCOMES,
     phases: PHASES,
-    turns: turns.rows.map((t) => ({
+    turns: turns.map((t) => ({
       turn: t.turn_number,
       firstStep: t.first_step + 1,
       inputTokens: t.input_tokens,
       outputTokens: t.output_tokens,
       stopReason: t.stop_reason,
     })),
-    signals: signals.rows.map((g) => ({
+    signals: signals.map((g) => ({
       step: g.step_number,
       turn: g.turn_number,
       detector: g.detector,

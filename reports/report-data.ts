@@ -1,7 +1,10 @@
 // What the sweep report shows, straight from the statistics views: per agent
 // and maze the success rate with its Wilson interval, efficiency, tokens and
-// cost; pass^k; paired comparisons; and the runs that did not succeed.
-import type { Database } from '../lambdas/store/database.ts';
+// cost; pass^k; paired comparisons; and the runs that did not succeed. The
+// runs (one row each) are read in keyset pages for the Data API's 1 MiB per
+// response; the statistics have a row per agent and maze, and come in one.
+import type { Sql } from '../lambdas/store/sql.ts';
+import { readPaged } from '../lambdas/store/pages.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 
 export interface ReportData {
@@ -43,9 +46,9 @@ type RunRow = Omit<ReportData['runs'][number], 'maze_size' | 'maze_seed' | 'effi
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-export async function loadReport(db: Database, sweepId: string): Promise<ReportData> {
+export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> {
   const sweep = (
-    await db.pool.query<SweepRow>(
+    await db.query<SweepRow>(
       "SELECT id, cells, repeats, created_at, spec ->> 'description' AS description FROM sweeps WHERE id = $1",
       [sweepId],
     )
@@ -53,23 +56,33 @@ export async function loadReport(db: Database, sweepId: string): Promise<ReportD
   if (!sweep)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   const [stats, passK, pairs, runs] = await Promise.all([
-    db.pool.query<Record<string, unknown>>(
+    db.query<Record<string, unknown>>(
       'SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size',
       [sweepId],
     ),
-    db.pool.query<Record<string, unknown>>(
+    db.query<Record<string, unknown>>(
       'SELECT * FROM sweep_pass_k WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, k',
       [sweepId],
     ),
-    db.pool.query<Record<string, unknown>>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [
+    db.query<Record<string, unknown>>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [
       sweepId,
     ]),
-    db.pool.query<RunRow>(
-      `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency,
-                          actions, stop_reason,
-                          coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens
-                   FROM sweep_runs WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, cell_index, repeat`,
-      [sweepId],
+    readPaged<RunRow & { cell_index: number }>(
+      async (last, limit) =>
+        (
+          await db.query<RunRow & { cell_index: number }>(
+            `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency,
+                    actions, stop_reason,
+                    coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens, cell_index
+             FROM sweep_runs
+             WHERE sweep_id = $1 AND ($2::text IS NULL OR (label, maze_generator, maze_size, cell_index, repeat)
+                                                          > ($2::text, $3::text, $4::int, $5::int, $6::int))
+             ORDER BY label, maze_generator, maze_size, cell_index, repeat LIMIT $7`,
+            last
+              ? [sweepId, last.label, last.maze_generator, Number(last.maze_size), last.cell_index, last.repeat, limit]
+              : [sweepId, null, null, null, null, null, limit],
+          )
+        ).rows,
     ),
   ]);
   const numeric = (rows: Array<Record<string, unknown>>) =>
@@ -96,7 +109,7 @@ export async function loadReport(db: Database, sweepId: string): Promise<ReportD
     stats: numeric(stats.rows),
     passK: numeric(passK.rows),
     pairs: numeric(pairs.rows),
-    runs: runs.rows.map((r) => ({
+    runs: runs.map(({ cell_index: _cell, ...r }) => ({
       ...r,
       maze_size: Number(r.maze_size),
       maze_seed: Number(r.maze_seed),

@@ -2,13 +2,13 @@
 // did not succeed (up to a limit), linked relatively so the folder can move.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Database } from '../lambdas/store/database.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
 import { loadReport } from './report-data.ts';
 import { reportHtml } from './report-page.ts';
 import { loadReplay } from './replay-data.ts';
 import { replayHtml } from './replay-page.ts';
 
-export async function writeReport(db: Database, sweepId: string, out: string, maxReplays: number) {
+export async function writeReport(db: Sql, sweepId: string, out: string, maxReplays: number) {
   const data = await loadReport(db, sweepId);
   const replayDirName = `${basename(out).replace(/\.html?$/, '')}-replays`;
   const replayDir = join(dirname(out), replayDirName);

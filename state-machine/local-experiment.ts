@@ -2,6 +2,8 @@
 // run locally, handlers in-process, results in Postgres. Used by the CLI,
 // the tests and the benchmarks.
 import type { Database } from '../lambdas/store/database.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
+import { readPaged } from '../lambdas/store/pages.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { agents as allAgents } from '../lambdas/providers/agents.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
@@ -78,31 +80,47 @@ export interface LocalExperimentOptions {
   now?: () => Date;
 }
 
-export async function summaryOf(db: Database, experimentId: string): Promise<ExperimentSummary | null> {
-  const { rows } = await db.pool.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
+export async function summaryOf(db: Sql, experimentId: string): Promise<ExperimentSummary | null> {
+  const { rows } = await db.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
     experimentId,
   ]);
   return rows[0] ?? null;
 }
 
-export async function agentStoryOf(db: Database, experimentId: string, actions: number): Promise<AgentStory> {
+/** A stuck signal as AgentStory has it, and its place in the turn (the key its pages are read by). */
+type SignalRow = AgentStory['signals'][number] & { seq: number };
+
+/** Read in keyset pages: a long run's transitions and signals can pass the Data API's 1 MiB per response. */
+export async function agentStoryOf(db: Sql, experimentId: string, actions: number): Promise<AgentStory> {
+  type TransitionRow = { turn_number: number; seq: number; step_number: number; to_phase: string; refused: boolean };
   const [t, g] = await Promise.all([
-    db.pool.query<{ step_number: number; from_phase: string; to_phase: string; refused: boolean }>(
-      `SELECT step_number, from_phase, to_phase, refused FROM agent_state_transitions
-                   WHERE experiment_id = $1 AND machine = 'agent' ORDER BY turn_number, seq`,
-      [experimentId],
+    readPaged<TransitionRow>(
+      async (last, limit) =>
+        (
+          await db.query<TransitionRow>(
+            `SELECT turn_number, seq, step_number, to_phase, refused FROM agent_state_transitions
+             WHERE experiment_id = $1 AND machine = 'agent' AND (turn_number, seq) > ($2::int, $3::int)
+             ORDER BY turn_number, seq LIMIT $4`,
+            [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
+          )
+        ).rows,
     ),
-    db.pool.query<AgentStory['signals'][number]>(
-      `SELECT detector, step_number AS step, turn_number AS turn, detail, policy FROM stuck_signals
-                   WHERE experiment_id = $1 ORDER BY turn_number, seq`,
-      [experimentId],
+    readPaged<SignalRow>(
+      async (last, limit) =>
+        (
+          await db.query<SignalRow>(
+            `SELECT detector, step_number AS step, turn_number AS turn, detail, policy, seq FROM stuck_signals
+             WHERE experiment_id = $1 AND (turn_number, seq) > ($2::int, $3::int) ORDER BY turn_number, seq LIMIT $4`,
+            [experimentId, last?.turn ?? -1, last?.seq ?? -1, limit],
+          )
+        ).rows,
     ),
   ]);
   const phases: AgentStory['phases'] = [];
   let phase = 'exploring',
     from = 0;
   // the action that caused a transition is the first of the new phase
-  for (const r of t.rows.filter((x) => !x.refused)) {
+  for (const r of t.filter((x) => !x.refused)) {
     const at = Math.max(from, r.step_number - 1);
     phases.push({ phase, fromStep: from, toStep: at });
     phase = r.to_phase;
@@ -111,14 +129,14 @@ export async function agentStoryOf(db: Database, experimentId: string, actions: 
   phases.push({ phase, fromStep: from, toStep: actions });
   return {
     phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)),
-    signals: g.rows,
-    refusedTransitions: t.rows.filter((x) => x.refused).length,
+    signals: g.map(({ seq: _seq, ...signal }) => signal),
+    refusedTransitions: t.filter((x) => x.refused).length,
   };
 }
 
 /** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
-export async function resumeInput(db: Database, experimentId: string) {
-  const { rows } = await db.pool.query<{
+export async function resumeInput(db: Sql, experimentId: string) {
+  const { rows } = await db.query<{
     agent: string;
     status: ExperimentStatus;
     turns_completed: number;

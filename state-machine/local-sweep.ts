@@ -5,6 +5,7 @@
 // one is tried again as a new attempt. One process at a time per sweep (an
 // advisory lock), so "running" always means "interrupted" here.
 import type { Database } from '../lambdas/store/database.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
@@ -60,8 +61,8 @@ export interface LocalSweepOptions {
 }
 
 /** What each run needs, from the latest attempt in the database. */
-async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRun[]> {
-  const { rows } = await db.pool.query<{
+async function planSweep(db: Sql, s: LoadedSweep): Promise<PlannedRun[]> {
+  const { rows } = await db.query<{
     sweep_cell: number;
     sweep_repeat: number;
     sweep_attempt: number;
@@ -91,6 +92,7 @@ async function planSweep(db: Database, s: LoadedSweep): Promise<PlannedRun[]> {
 
 export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
   const started = Date.now();
+  // pg only: a session-level advisory lock is held by one connection for the whole sweep
   const lock = await opts.db.pool.connect();
   try {
     const { rows } = await lock.query<{ ok: boolean }>(
@@ -139,7 +141,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
           const summary =
             result.summary ??
             (
-              await opts.db.pool.query<{ goal_found: boolean }>('SELECT goal_found FROM experiments WHERE id = $1', [
+              await opts.db.query<{ goal_found: boolean }>('SELECT goal_found FROM experiments WHERE id = $1', [
                 p.experimentId,
               ])
             ).rows[0];

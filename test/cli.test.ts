@@ -206,6 +206,10 @@ describe('commands', () => {
     const r = ariadne(['sql', "SELECT 2 + 3 AS five, 'a' AS letter"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/five \| letter\n-+-\+-+\n5 +\| a\n\(1 row\)/);
+    // several statements run in order on one connection (a temporary table lives there); the last one's rows print
+    const several = ariadne(['sql', 'CREATE TEMP TABLE seven AS SELECT 7 AS n; SELECT n FROM seven WHERE false']);
+    expect(several.code).toBe(0);
+    expect(several.stdout).toMatch(/^n\n-\n\(0 rows\)/m);
     const bad = ariadne(['sql', 'SELEC 1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/the query failed: syntax error at or near "SELEC"/);

@@ -235,8 +235,12 @@ describe('DataApiDatabase', () => {
     await d.query('INSERT INTO dapi_items VALUES ($1, $2), ($3, $4)', [100, 'a', 101, 'b']);
     expect((await d.query(`UPDATE dapi_items SET note = 'c' WHERE id >= 100`)).rowCount).toBe(2);
     const returning = await d.query('DELETE FROM dapi_items WHERE id = $1 RETURNING id, note', [100]);
-    expect(returning).toEqual({ rows: [{ id: 100, note: 'c' }], rowCount: 1 });
-    expect(await d.query('SELECT id FROM dapi_items WHERE id = -1')).toEqual({ rows: [], rowCount: 0 });
+    expect(returning).toEqual({ rows: [{ id: 100, note: 'c' }], rowCount: 1, columns: ['id', 'note'] });
+    expect(await d.query('SELECT id FROM dapi_items WHERE id = -1')).toEqual({
+      rows: [],
+      rowCount: 0,
+      columns: ['id'],
+    });
     expect((await d.query('DELETE FROM dapi_items WHERE id >= 100')).rowCount).toBe(1);
   });
 

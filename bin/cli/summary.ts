@@ -2,7 +2,7 @@
 import { parse } from 'yaml';
 import { agentStoryOf, type AgentStory, type ExperimentSummary } from '../../state-machine/local-experiment.ts';
 import { isWorkflowText } from '../../lambdas/engine/workflow/definition.ts';
-import type { Database } from '../../lambdas/store/database.ts';
+import type { Sql } from '../../lambdas/store/sql.ts';
 import { commandPrefix } from './invocation.ts';
 
 const TIMELINE_SHOWN = 12;
@@ -38,8 +38,8 @@ interface LlmDetails {
   priced: boolean;
 }
 
-async function llmDetailsOf(db: Database, s: ExperimentSummary): Promise<LlmDetails> {
-  const { rows } = await db.pool.query<{ prompt_text: string | null; priced: boolean }>(
+async function llmDetailsOf(db: Sql, s: ExperimentSummary): Promise<LlmDetails> {
+  const { rows } = await db.query<{ prompt_text: string | null; priced: boolean }>(
     `SELECT prompt_text, coalesce(config -> 'prices' ? model, false) AS priced FROM experiments WHERE id = $1`,
     [s.experiment_id],
   );
@@ -143,7 +143,7 @@ function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): vo
  * The summary with the agent's phases and stuck signals counted by kind, then the next commands to try; or (with
  * `json`) one JSON object on stdout with every signal and the counts.
  */
-export async function showSummary(db: Database, s: ExperimentSummary, json: boolean): Promise<void> {
+export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean): Promise<void> {
   const story = await agentStoryOf(db, s.experiment_id, s.actions);
   const llm = s.provider === 'baseline' ? null : await llmDetailsOf(db, s);
   if (json) {

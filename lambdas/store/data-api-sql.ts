@@ -229,6 +229,8 @@ function decode(field: Field, column: ColumnMetadata | undefined): unknown {
   return scalar(type, raw);
 }
 
+const columnName = (c: ColumnMetadata | undefined, i: number) => c?.label ?? c?.name ?? `?column${i}?`;
+
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class DataApiDatabase implements SqlDatabase {
@@ -314,10 +316,10 @@ export class DataApiDatabase implements SqlDatabase {
     if (!out.records && !columns.length) return { rows: [], rowCount: out.numberOfRecordsUpdated ?? 0 };
     const rows = (out.records ?? []).map((record) => {
       const row: Record<string, unknown> = {};
-      record.forEach((f, i) => (row[columns[i]?.label ?? columns[i]?.name ?? `?column${i}?`] = decode(f, columns[i])));
+      record.forEach((f, i) => (row[columnName(columns[i], i)] = decode(f, columns[i])));
       return row as R;
     });
-    return { rows, rowCount: rows.length };
+    return { rows, rowCount: rows.length, columns: columns.map(columnName) };
   }
 
   /** Runs `attempt` until it succeeds, fails for good, or transient failures have used the retry budget. */

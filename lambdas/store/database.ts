@@ -30,6 +30,7 @@ function pgQuery<R extends object>(
   return on.query({ text, values: values as unknown[], name: options?.name }).then((r) => ({
     rows: r.rows as R[],
     rowCount: r.rowCount ?? r.rows.length,
+    columns: r.fields.map((f) => f.name),
   }));
 }
 

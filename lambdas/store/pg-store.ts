@@ -20,7 +20,8 @@ import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } fro
 import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { commitTurnQuery } from './turn-sql.ts';
-import { ResultTooLargeError, type QueryOptions, type Sql, type SqlResult, type SqlValue } from './sql.ts';
+import type { QueryOptions, Sql, SqlResult, SqlValue } from './sql.ts';
+import { readPaged } from './pages.ts';
 
 export interface Finalization {
   status: Exclude<ExperimentStatus, 'running'>;
@@ -29,8 +30,6 @@ export interface Finalization {
 }
 
 const STATE_CACHE_SIZE = 256;
-/** Rows per page of an action log read; halved while a page is over the transport's response limit. */
-const ACTION_PAGE_ROWS = 2000;
 
 const INFO_COLUMNS = 'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id';
 
@@ -305,27 +304,17 @@ export class PgStore implements EngineStore {
 
   /**
    * The executed actions of an experiment in step order, read in pages: a long experiment's log passes the
-   * Data API's 1 MiB per response, so a page that is too large is read again in halves.
+   * Data API's 1 MiB per response, so a page that is too large is read again in halves (pages.ts).
    */
-  private async executedActions(experimentId: string): Promise<ActionLogRow[]> {
-    const out: ActionLogRow[] = [];
-    let pageSize = ACTION_PAGE_ROWS;
-    for (;;) {
-      let page: ActionLogRow[];
-      try {
-        ({ rows: page } = await this.query<ActionLogRow>(
-          `SELECT step_number, vision, outcome FROM actions
-           WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
-          [experimentId, out.length === 0 ? 0 : out[out.length - 1].step_number, pageSize],
-        ));
-      } catch (err) {
-        if (!(err instanceof ResultTooLargeError) || pageSize === 1) throw err;
-        pageSize = Math.ceil(pageSize / 2);
-        continue;
-      }
-      out.push(...page);
-      if (page.length < pageSize) return out;
-    }
+  private executedActions(experimentId: string): Promise<ActionLogRow[]> {
+    return readPaged(async (last, limit) => {
+      const { rows } = await this.query<ActionLogRow>(
+        `SELECT step_number, vision, outcome FROM actions
+         WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
+        [experimentId, last?.step_number ?? 0, limit],
+      );
+      return rows;
+    });
   }
 
   async findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null> {

@@ -14,6 +14,8 @@ export interface SqlResult<R> {
   rows: R[];
   /** Rows returned, or for INSERT/UPDATE/DELETE without RETURNING, rows changed. */
   rowCount: number;
+  /** The result's column names in order, for a statement that returns rows (`ariadne sql` prints them). */
+  columns?: string[];
 }
 
 export type SqlValue = string | number | boolean | null | Date | readonly string[];

@@ -1,27 +1,36 @@
 // The results database: query it (ariadne sql), or serve it to other tools (ariadne db).
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import type { SqlResult } from '../../../lambdas/store/sql.ts';
+import { splitStatements } from '../../../lambdas/store/sql-text.ts';
 import { cliDatabase, withCliDatabase } from '../database.ts';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
 import { formatTable } from '../table.ts';
 
+/**
+ * Runs the query through the SQL port, so it works over either transport. The Data API takes one statement per
+ * call: several are run one by one in one transaction (as one connection would see them), and the last one's
+ * rows are printed, as psql -c does.
+ */
 async function sql(query: string, o: { json?: boolean }): Promise<void> {
   await withCliDatabase(async (db) => {
-    let result;
+    let result: SqlResult<Record<string, unknown>>;
     try {
-      result = await db.pool.query<Record<string, unknown>>(query);
+      const statements = splitStatements(query);
+      result =
+        statements.length <= 1
+          ? await db.query(query)
+          : await db.transaction(async (tx) => {
+              let last: SqlResult<Record<string, unknown>> = { rows: [], rowCount: 0 };
+              for (const statement of statements) last = await tx.query(statement);
+              return last;
+            });
     } catch (err) {
       throw new InvalidInputError('query', query, `the query failed: ${(err as Error).message}`);
     }
     if (o.json) process.stdout.write(`${JSON.stringify(result.rows, null, 2)}\n`);
-    else
-      process.stdout.write(
-        `${formatTable(
-          result.rows,
-          result.fields.map((f) => f.name),
-        )}\n`,
-      );
+    else process.stdout.write(`${formatTable(result.rows, result.columns ?? Object.keys(result.rows[0] ?? {}))}\n`);
   });
 }
 

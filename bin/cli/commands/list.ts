@@ -1,6 +1,7 @@
 // ariadne list: the stored experiments (or sweeps), newest first, so an id is never more than one command away.
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { readPaged } from '../../../lambdas/store/pages.ts';
 import type { ExperimentStatus } from '../../../lambdas/engine/store.ts';
 import { withCliDatabase } from '../database.ts';
 import { withExample } from '../help.ts';
@@ -44,7 +45,7 @@ interface ExperimentRow {
 }
 
 // The filters and the limit pick ids from the tables first: the summary view counts every run's actions, so it is
-// joined for the rows shown only.
+// joined for the rows shown only. $4 rows in all, read in pages of $6 from offset $5 (see pagedList).
 const EXPERIMENTS_SQL = `
 WITH picked AS (
   SELECT e.id, e.sweep_id, c.label
@@ -54,7 +55,7 @@ WITH picked AS (
     AND ($2::text IS NULL OR e.status = $2)
     AND ($3::text IS NULL OR $3 IN (e.agent, e.model, c.label))
   ORDER BY e.started_at DESC, e.id
-  LIMIT $4
+  LIMIT least($4::int - $5::int, $6::int) OFFSET $5
 )
 SELECT s.experiment_id, s.agent, s.provider, s.model, p.label, p.sweep_id, s.prompt_version, s.maze_generator,
        s.maze_width, s.maze_height, s.maze_seed, s.status, s.goal_found, s.stop_reason, s.actions, s.optimal_moves,
@@ -73,6 +74,7 @@ interface SweepRow {
 }
 
 // Each run counts once, by its latest attempt (as the sweep_runs view does), read from the experiments table alone.
+// $2 rows in all, read in pages of $4 from offset $3 (see pagedList).
 const SWEEPS_SQL = `
 SELECT s.id AS sweep, s.cells * s.repeats AS runs, coalesce(r.done, 0) AS done,
        coalesce(r.succeeded, 0) AS succeeded, coalesce(r.failed, 0) AS failed, s.created_at AS started
@@ -85,7 +87,7 @@ LEFT JOIN LATERAL (
 ) r ON true
 WHERE ($1::text IS NULL OR s.id = $1)
 ORDER BY s.created_at DESC, s.id
-LIMIT $2`;
+LIMIT least($2::int - $3::int, $4::int) OFFSET $3`;
 
 /** Local time to the minute: when the researcher started it, as their clock read. */
 function when(d: Date): string {
@@ -105,6 +107,20 @@ function filtersOf(o: ListOptions): string {
   return given.length > 0 ? ` match ${given.join(' ')}` : '';
 }
 
+/**
+ * The rows of a listing (its SQL limits them), in pages by offset (`read(offset, limit)`): --limit goes up to
+ * 100,000 rows, more than the Data API's 1 MiB per response holds. The order is total (an id breaks ties), so
+ * pages do not overlap.
+ */
+function pagedList<R>(read: (offset: number, limit: number) => Promise<R[]>): Promise<R[]> {
+  let offset = 0;
+  return readPaged<R>(async (_last, limit) => {
+    const rows = await read(offset, limit);
+    offset += rows.length;
+    return rows;
+  });
+}
+
 /** The first `limit` of rows fetched with one extra, and a note when that extra says there are more. */
 function newest<T>(fetched: T[], limit: number): { rows: T[]; note: string } {
   const more = fetched.length > limit;
@@ -119,8 +135,11 @@ async function listSweeps(o: ListOptions): Promise<void> {
     if (value !== undefined)
       throw new InvalidInputError(option, value, `${option} filters experiments; it does not go with --sweeps`);
   await withCliDatabase(async (db) => {
-    const fetched = await db.pool.query<SweepRow>(SWEEPS_SQL, [o.sweep ?? null, o.limit + 1]);
-    const { rows, note } = newest(fetched.rows, o.limit);
+    const fetched = await pagedList(
+      async (offset, limit) =>
+        (await db.query<SweepRow>(SWEEPS_SQL, [o.sweep ?? null, o.limit + 1, offset, limit])).rows,
+    );
+    const { rows, note } = newest(fetched, o.limit);
     if (o.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;
@@ -144,13 +163,20 @@ async function listSweeps(o: ListOptions): Promise<void> {
 async function list(o: ListOptions): Promise<void> {
   if (o.sweeps) return listSweeps(o);
   await withCliDatabase(async (db) => {
-    const fetched = await db.pool.query<ExperimentRow>(EXPERIMENTS_SQL, [
-      o.sweep ?? null,
-      o.status ?? null,
-      o.agent ?? null,
-      o.limit + 1,
-    ]);
-    const { rows, note } = newest(fetched.rows, o.limit);
+    const fetched = await pagedList(
+      async (offset, limit) =>
+        (
+          await db.query<ExperimentRow>(EXPERIMENTS_SQL, [
+            o.sweep ?? null,
+            o.status ?? null,
+            o.agent ?? null,
+            o.limit + 1,
+            offset,
+            limit,
+          ])
+        ).rows,
+    );
+    const { rows, note } = newest(fetched, o.limit);
     if (o.json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       return;

@@ -1,7 +1,7 @@
 // The commands that read stored results: summary, replay, report, export, compare. Files go to the output
 // directory (see output-dir.ts) and are printed with absolute paths.
 import { Option, type Command } from 'commander';
-import type { Database } from '../../../lambdas/store/database.ts';
+import type { Sql } from '../../../lambdas/store/sql.ts';
 import { withCliDatabase } from '../database.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { isFileError } from '../file-errors.ts';
@@ -23,8 +23,8 @@ import { showSummary } from '../summary.ts';
 const noExperiment = (id: string) =>
   new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
 
-async function requireSweep(db: Database, sweepId: string): Promise<void> {
-  const exists = await db.pool.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
+async function requireSweep(db: Sql, sweepId: string): Promise<void> {
+  const exists = await db.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
   if (exists.rowCount === 0)
     throw new NotFoundError(
       'sweep',

@@ -1,0 +1,46 @@
+// Reads that grow with the data go in pages: the Data API answers at most 1 MiB a call (ResultTooLargeError),
+// and how many rows fit depends on the rows (vision cones, model text), so a page that is too large is asked
+// for again with half the rows. pg has no such limit and reads the same pages.
+import { ResultTooLargeError } from './sql.ts';
+
+/** Rows a page asks for until one is too large. */
+const PAGE_ROWS = 2000;
+
+/**
+ * The pages of a read, in order. `read(last, limit)` answers at most `limit` rows after `last`, the previous
+ * page's last row (undefined for the first page): a keyset read takes its key from it. A page short of its
+ * limit is the last. A page over the response limit is read again with half the rows, and so are the pages
+ * after it; a single row over the limit throws.
+ */
+export async function* pagesOf<R>(
+  read: (last: R | undefined, limit: number) => Promise<R[]>,
+  firstLimit = PAGE_ROWS,
+): AsyncGenerator<R[]> {
+  let limit = firstLimit;
+  let last: R | undefined;
+  for (;;) {
+    let page: R[];
+    try {
+      page = await read(last, limit);
+    } catch (err) {
+      if (!(err instanceof ResultTooLargeError) || limit === 1) throw err;
+      limit = Math.ceil(limit / 2);
+      continue;
+    }
+    if (page.length > 0) {
+      yield page;
+      last = page[page.length - 1];
+    }
+    if (page.length < limit) return;
+  }
+}
+
+/** Every row of a paged read (see pagesOf), for a reader that needs them all at once. */
+export async function readPaged<R>(
+  read: (last: R | undefined, limit: number) => Promise<R[]>,
+  firstLimit = PAGE_ROWS,
+): Promise<R[]> {
+  const out: R[] = [];
+  for await (const page of pagesOf(read, firstLimit)) out.push(...page);
+  return out;
+}
