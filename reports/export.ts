@@ -1,4 +1,4 @@
-// A sweep's experiments and actions as CSV or JSON Lines, for pandas and R.
+// A sweep's experiments and actions as CSV, JSON Lines or Parquet, for pandas, R, DuckDB.
 // Streams from Postgres in keyset pages (over either transport: a page that
 // passes the Data API's 1 MiB is read again in halves), so a sweep of millions
 // of actions does not sit in memory. CSV quoting per RFC 4180; JSON columns
@@ -8,8 +8,16 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import type { Sql } from '../lambdas/store/sql.ts';
 import { pagesOf } from '../lambdas/store/pages.ts';
+import { writeParquet } from './parquet-rows.ts';
 
-export type ExportFormat = 'csv' | 'jsonl';
+export type ExportFormat = 'csv' | 'jsonl' | 'parquet';
+
+/** Rows written so far of one file, and how many it will hold. */
+export interface ExportProgress {
+  table: 'experiments' | 'actions';
+  rows: number;
+  total: number;
+}
 
 // deterministic, independent and duplicate_of (migration 007) say which runs are exact copies of another, so an
 // analysis can count each observation once as the statistics views do.
@@ -17,6 +25,8 @@ const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r
   r.maze_generator, r.maze_size, r.maze_seed, r.settings, r.deterministic, r.independent, r.duplicate_of, s.*
   FROM sweep_runs r JOIN experiment_summary s USING (experiment_id)
   WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($2::int, $3::int) ORDER BY r.cell_index, r.repeat LIMIT $4`;
+const COUNTS_SQL = `SELECT (SELECT count(*) FROM sweep_runs WHERE sweep_id = $1)::int AS experiments,
+  (SELECT count(*) FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = $1)::int AS actions`;
 const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments,
   a.reasoning, a.executed, a.success, a.outcome, a.from_x, a.from_y, a.to_x, a.to_y, a.new_tiles_seen, a.goal_found
   FROM actions a JOIN sweep_runs r USING (experiment_id)
@@ -42,6 +52,7 @@ async function writeRows(
   format: ExportFormat,
   pages: AsyncIterable<Array<Record<string, unknown>>>,
 ): Promise<number> {
+  if (format === 'parquet') return writeParquet(file, pages);
   const out = createWriteStream(file);
   let n = 0;
   let columns: string[] | null = null;
@@ -83,25 +94,42 @@ export async function exportSweep(
   sweepId: string,
   format: ExportFormat,
   dir: string,
+  onProgress?: (p: ExportProgress) => void,
 ): Promise<Array<{ file: string; rows: number }>> {
   mkdirSync(dir, { recursive: true });
+  const { rows: counts } = await db.query<{ experiments: number; actions: number }>(COUNTS_SQL, [sweepId]);
+  /** The pages as they pass, counted for the progress line. */
+  async function* counted<T>(table: ExportProgress['table'], pages: AsyncIterable<T[]>) {
+    let rows = 0;
+    for await (const page of pages) {
+      yield page;
+      rows += page.length;
+      onProgress?.({ table, rows, total: counts[0][table] });
+    }
+  }
   const experimentsFile = join(dir, `${sweepId}-experiments.${format}`);
   const actionsFile = join(dir, `${sweepId}-actions.${format}`);
   const experiments = await writeRows(
     experimentsFile,
     format,
-    pagesOf<RunKey & Record<string, unknown>>(async (last, limit) => {
-      const after = last ? [last.cell_index, last.repeat] : [-1, -1];
-      return (await db.query<RunKey & Record<string, unknown>>(EXPERIMENTS_SQL, [sweepId, ...after, limit])).rows;
-    }, EXPERIMENT_PAGE_ROWS),
+    counted(
+      'experiments',
+      pagesOf<RunKey & Record<string, unknown>>(async (last, limit) => {
+        const after = last ? [last.cell_index, last.repeat] : [-1, -1];
+        return (await db.query<RunKey & Record<string, unknown>>(EXPERIMENTS_SQL, [sweepId, ...after, limit])).rows;
+      }, EXPERIMENT_PAGE_ROWS),
+    ),
   );
   const actions = await writeRows(
     actionsFile,
     format,
-    pagesOf<ActionKey & Record<string, unknown>>(async (last, limit) => {
-      const after = last ? [last.experiment_id, last.turn_number, last.call_index] : ['', 0, -1];
-      return (await db.query<ActionKey & Record<string, unknown>>(ACTIONS_SQL, [sweepId, ...after, limit])).rows;
-    }, ACTION_PAGE_ROWS),
+    counted(
+      'actions',
+      pagesOf<ActionKey & Record<string, unknown>>(async (last, limit) => {
+        const after = last ? [last.experiment_id, last.turn_number, last.call_index] : ['', 0, -1];
+        return (await db.query<ActionKey & Record<string, unknown>>(ACTIONS_SQL, [sweepId, ...after, limit])).rows;
+      }, ACTION_PAGE_ROWS),
+    ),
   );
   return [
     { file: experimentsFile, rows: experiments },

@@ -1,7 +1,10 @@
 // The results commands with --aws (issue 18): a deployed stack found through CloudFormation, its database read
 // through the RDS Data API with the researcher's credentials, every call authorized against the policy
 // `ariadne policy researcher` generates: zero denials, and the same output as the local command on the same data.
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from './support/temp-dir.ts';
 import { loadSweep, sweepRunInput } from '../state-machine/sweep-spec.ts';
 import { registerSweep } from '../state-machine/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
@@ -18,13 +21,14 @@ max_concurrency: 1
 
 let db: TestDatabase;
 let stack: DeployedStack;
+let ids: string[];
 const { ariadneAsync } = cli(() => db);
 
 beforeAll(async () => {
   db = await testDatabase(2);
   const sweep = loadSweep(SWEEP, 'test');
   await registerSweep(db, sweep);
-  const ids: string[] = [];
+  ids = [];
   for (const run of sweep.runs.slice(0, 3))
     ids.push((await runLocalExperiment(sweepRunInput(sweep.spec.sweep, run, 1), { db })).experimentId!);
   // one still running (as a deployed experiment between turns)
@@ -92,6 +96,34 @@ describe('results of a deployed stack, read with --aws', () => {
         r.checksum,
       ]);
     }
+  });
+
+  it.each([
+    ['summary', () => ['summary', ids[0]]],
+    ['list', () => ['list']],
+    ['list --sweeps', () => ['list', '--sweeps']],
+    ['sql', () => ['sql', 'SELECT experiment_id, status, actions FROM experiment_summary ORDER BY experiment_id']],
+    ['compare', () => ['compare', 'aws-results', 'frontier', 'random', '--resamples', '200']],
+  ])('%s: the same JSON as locally', async (_label, args) => {
+    const { local, aws } = await bothWays(args());
+    expect(aws).toEqual(local);
+  });
+
+  it.each([
+    ['export (CSV)', (dir: string) => ['export', 'aws-results', '--out-dir', dir]],
+    ['export (JSON Lines)', (dir: string) => ['export', 'aws-results', '--format', 'jsonl', '--out-dir', dir]],
+    ['export (Parquet)', (dir: string) => ['export', 'aws-results', '--format', 'parquet', '--out-dir', dir]],
+    ['replay', (dir: string) => ['replay', ids[0], '--out-dir', dir]],
+    ['report', (dir: string) => ['report', 'aws-results', '--out-dir', dir, '--max-replays', '2']],
+  ])('%s: the same files as locally', async (_label, args) => {
+    const [localDir, awsDir] = [tempDir('local'), tempDir('aws')];
+    const local = await ariadneAsync([...args(localDir), '--json']);
+    const aws = await spawnAriadne([...args(awsDir), '--json', '--aws'], stack.env);
+    expect([local.code, aws.code], aws.stderr).toEqual([0, 0]);
+    const files = (out: string) => (JSON.parse(out) as { files: Array<{ path: string }> }).files.map((f) => f.path);
+    const [localFiles, awsFiles] = [files(local.stdout), files(aws.stdout)];
+    expect(awsFiles.map((f) => relative(awsDir, f))).toEqual(localFiles.map((f) => relative(localDir, f)));
+    for (const [i, f] of awsFiles.entries()) expect(readFileSync(f).equals(readFileSync(localFiles[i])), f).toBe(true);
   });
 
   it('every call was a researcher call the policy allows: Data API and the stack lookup, counted', () => {

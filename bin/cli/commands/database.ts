@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import type { SqlResult } from '../../../lambdas/store/sql.ts';
 import { splitStatements } from '../../../lambdas/store/sql-text.ts';
-import { cliDatabase, withCliDatabase } from '../database.ts';
+import { cliDatabase } from '../database.ts';
+import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
 import { formatTable } from '../table.ts';
@@ -13,8 +14,8 @@ import { formatTable } from '../table.ts';
  * call: several are run one by one in one transaction (as one connection would see them), and the last one's
  * rows are printed, as psql -c does.
  */
-async function sql(query: string, o: { json?: boolean }): Promise<void> {
-  await withCliDatabase(async (db) => {
+async function sql(query: string, o: ResultsSource & { json?: boolean }): Promise<void> {
+  await withResultsDatabase(o, async (db) => {
     let result: SqlResult<Record<string, unknown>>;
     try {
       const statements = splitStatements(query);
@@ -46,12 +47,13 @@ async function serve(): Promise<void> {
 }
 
 export function registerDatabaseCommands(program: Command): void {
-  const sqlCommand = program
-    .command('sql')
-    .description('run a SQL query against the results database and print the rows')
-    .argument('<query>', 'e.g. "SELECT * FROM experiment_summary ORDER BY started_at DESC LIMIT 5"')
-    .addOption(jsonOption('rows as JSON'))
-    .action(sql);
+  const sqlCommand = addResultsSourceOptions(
+    program
+      .command('sql')
+      .description('run a SQL query against the results database and print the rows')
+      .argument('<query>', 'e.g. "SELECT * FROM experiment_summary ORDER BY started_at DESC LIMIT 5"')
+      .addOption(jsonOption('rows as JSON')),
+  ).action(sql);
   withExample(sqlCommand, 'ariadne sql "SELECT experiment_id, status, actions FROM experiment_summary LIMIT 5"');
 
   const dbCommand = program

@@ -3,7 +3,7 @@ import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { readPaged } from '../../../lambdas/store/pages.ts';
 import type { ExperimentStatus } from '../../../lambdas/engine/store.ts';
-import { withCliDatabase } from '../database.ts';
+import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption, jsonOption } from '../options.ts';
@@ -11,7 +11,7 @@ import { formatTable } from '../table.ts';
 
 const STATUSES = ['completed', 'timeout', 'failed', 'stuck', 'running'] as const satisfies readonly ExperimentStatus[];
 
-interface ListOptions {
+interface ListOptions extends ResultsSource {
   sweep?: string;
   status?: ExperimentStatus;
   agent?: string;
@@ -134,7 +134,7 @@ async function listSweeps(o: ListOptions): Promise<void> {
   ] as const)
     if (value !== undefined)
       throw new InvalidInputError(option, value, `${option} filters experiments; it does not go with --sweeps`);
-  await withCliDatabase(async (db) => {
+  await withResultsDatabase(o, async (db) => {
     const fetched = await pagedList(
       async (offset, limit) =>
         (await db.query<SweepRow>(SWEEPS_SQL, [o.sweep ?? null, o.limit + 1, offset, limit])).rows,
@@ -162,7 +162,7 @@ async function listSweeps(o: ListOptions): Promise<void> {
 
 async function list(o: ListOptions): Promise<void> {
   if (o.sweeps) return listSweeps(o);
-  await withCliDatabase(async (db) => {
+  await withResultsDatabase(o, async (db) => {
     const fetched = await pagedList(
       async (offset, limit) =>
         (
@@ -208,23 +208,24 @@ async function list(o: ListOptions): Promise<void> {
 }
 
 export function registerListCommand(program: Command): void {
-  const listCommand = program
-    .command('list')
-    .description('list the stored experiments, newest first (or the sweeps, with --sweeps)')
-    .option('--sweep <name>', 'only the runs of this sweep (with --sweeps: only this sweep)')
-    .addOption(
-      new Option('--status <status>', `only experiments with this status: ${STATUSES.join(', ')}`).argParser(
-        choiceOption('--status', STATUSES),
-      ),
-    )
-    .option('--agent <label>', 'only this agent: a baseline (random, frontier), a provider, a model or a sweep label')
-    .addOption(
-      new Option('--limit <n>', 'show at most this many, newest first')
-        .default(20)
-        .argParser(intOption('--limit', 1, 100_000)),
-    )
-    .option('--sweeps', 'list the sweeps instead: name, runs, done, succeeded, failed, started')
-    .addOption(jsonOption('the rows as JSON'))
-    .action((o: ListOptions) => list(o));
+  const listCommand = addResultsSourceOptions(
+    program
+      .command('list')
+      .description('list the stored experiments, newest first (or the sweeps, with --sweeps)')
+      .option('--sweep <name>', 'only the runs of this sweep (with --sweeps: only this sweep)')
+      .addOption(
+        new Option('--status <status>', `only experiments with this status: ${STATUSES.join(', ')}`).argParser(
+          choiceOption('--status', STATUSES),
+        ),
+      )
+      .option('--agent <label>', 'only this agent: a baseline (random, frontier), a provider, a model or a sweep label')
+      .addOption(
+        new Option('--limit <n>', 'show at most this many, newest first')
+          .default(20)
+          .argParser(intOption('--limit', 1, 100_000)),
+      )
+      .option('--sweeps', 'list the sweeps instead: name, runs, done, succeeded, failed, started')
+      .addOption(jsonOption('the rows as JSON')),
+  ).action((o: ListOptions) => list(o));
   withExample(listCommand, 'ariadne list --status completed --agent frontier --limit 5');
 }

@@ -2,7 +2,8 @@
 // directory (see output-dir.ts) and are printed with absolute paths.
 import { Option, type Command } from 'commander';
 import type { Sql } from '../../../lambdas/store/sql.ts';
-import { withCliDatabase } from '../database.ts';
+import type { ExportProgress } from '../../../reports/export.ts';
+import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { isFileError } from '../file-errors.ts';
 import { withExample } from '../help.ts';
@@ -48,8 +49,8 @@ async function writingTo<T>(target: OutputTarget, write: () => Promise<T>): Prom
 
 const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
-async function summary(id: string, o: { json?: boolean }): Promise<void> {
-  await withCliDatabase(async (db) => {
+async function summary(id: string, o: ResultsSource & { json?: boolean }): Promise<void> {
+  await withResultsDatabase(o, async (db) => {
     const { summaryOf } = await import('../../../state-machine/local-experiment.ts');
     const found = await summaryOf(db, id);
     if (!found) throw noExperiment(id);
@@ -57,10 +58,10 @@ async function summary(id: string, o: { json?: boolean }): Promise<void> {
   });
 }
 
-async function replay(id: string, o: { out?: string; json?: boolean }, cmd: Command): Promise<void> {
+async function replay(id: string, o: ResultsSource & { out?: string; json?: boolean }, cmd: Command): Promise<void> {
   // checked before anything runs: a path that cannot be written fails now, not after the work
   const target = outputFile(cmd, o.out, `replay-${fileName(id)}.html`);
-  await withCliDatabase(async (db) => {
+  await withResultsDatabase(o, async (db) => {
     const { loadReplay } = await import('../../../reports/replay-data.ts');
     const { replayHtml } = await import('../../../reports/replay-page.ts');
     let data;
@@ -77,9 +78,13 @@ async function replay(id: string, o: { out?: string; json?: boolean }, cmd: Comm
   });
 }
 
-async function report(sweepId: string, o: { out?: string; maxReplays: number; json?: boolean }, cmd: Command) {
+async function report(
+  sweepId: string,
+  o: ResultsSource & { out?: string; maxReplays: number; json?: boolean },
+  cmd: Command,
+) {
   const target = outputFile(cmd, o.out, `report-${fileName(sweepId)}.html`);
-  await withCliDatabase(async (db) => {
+  await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
     const { writeReport } = await import('../../../reports/write-report.ts');
     const written = await writingTo(target, () => writeReport(db, sweepId, target.path, o.maxReplays));
@@ -104,18 +109,31 @@ async function report(sweepId: string, o: { out?: string; maxReplays: number; js
   });
 }
 
-const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+const EXPORT_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
+
+/** On a terminal, one line redrawn as pages arrive: the table, rows so far of how many, percent. */
+function exportProgress(stream: NodeJS.WriteStream) {
+  if (!stream.isTTY) return undefined;
+  return (p: ExportProgress) => {
+    const pct = p.total > 0 ? Math.floor((100 * p.rows) / p.total) : 100;
+    stream.write(
+      `\r\x1b[2Kexporting ${p.table}: ${p.rows.toLocaleString('en')} / ${p.total.toLocaleString('en')} (${pct}%)`,
+    );
+    if (p.rows >= p.total) stream.write('\n');
+  };
+}
 
 async function exportSweep(
   sweepId: string,
-  o: { format: (typeof EXPORT_FORMATS)[number]; json?: boolean },
+  o: ResultsSource & { format: (typeof EXPORT_FORMATS)[number]; json?: boolean },
   cmd: Command,
 ): Promise<void> {
   const dir = outputDirectory(cmd);
-  await withCliDatabase(async (db) => {
+  await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
     const { exportSweep } = await import('../../../reports/export.ts');
-    const files = (await writingTo(dir, () => exportSweep(db, sweepId, o.format, dir.path))).map((f) => ({
+    const progress = exportProgress(process.stderr);
+    const files = (await writingTo(dir, () => exportSweep(db, sweepId, o.format, dir.path, progress))).map((f) => ({
       ...writtenFile(f.file),
       rows: f.rows,
     }));
@@ -124,8 +142,8 @@ async function exportSweep(
   });
 }
 
-async function compare(sweep: string, a: string, b: string, o: { resamples: number; json?: boolean }) {
-  await withCliDatabase(async (db) => {
+async function compare(sweep: string, a: string, b: string, o: ResultsSource & { resamples: number; json?: boolean }) {
+  await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweep);
     const { compareAgents } = await import('../../../reports/compare.ts');
     const c = await compareAgents(db, sweep, a, b, o.resamples);
@@ -149,85 +167,90 @@ async function compare(sweep: string, a: string, b: string, o: { resamples: numb
 }
 
 export function registerResultCommands(program: Command): void {
-  const summaryCommand = program
-    .command('summary')
-    .description('show the summary of a stored experiment')
-    .argument('<experiment-id>')
-    .addOption(jsonOption('as JSON, with every stuck signal'))
-    .action(summary);
+  const summaryCommand = addResultsSourceOptions(
+    program
+      .command('summary')
+      .description('show the summary of a stored experiment')
+      .argument('<experiment-id>')
+      .addOption(jsonOption('as JSON, with every stuck signal')),
+  ).action(summary);
   withExample(summaryCommand, 'ariadne summary demo-1 --json');
 
-  const replayCommand = program
-    .command('replay')
-    .description(
-      'write a self-contained HTML replay of an experiment: the maze, path, vision, known tiles, phases, signals, ' +
-        'tokens and words per step',
-    )
-    .argument('<experiment-id>')
-    .option(
-      '--out <file>',
-      'where to write it, relative to the directory you run ariadne from ' +
-        '(default: replay-<experiment-id>.html in the output directory)',
-    )
-    .addOption(outDirOption())
-    .addOption(jsonOption('the file written, as JSON'))
-    .action(replay);
+  const replayCommand = addResultsSourceOptions(
+    program
+      .command('replay')
+      .description(
+        'write a self-contained HTML replay of an experiment: the maze, path, vision, known tiles, phases, signals, ' +
+          'tokens and words per step',
+      )
+      .argument('<experiment-id>')
+      .option(
+        '--out <file>',
+        'where to write it, relative to the directory you run ariadne from ' +
+          '(default: replay-<experiment-id>.html in the output directory)',
+      )
+      .addOption(outDirOption())
+      .addOption(jsonOption('the file written, as JSON')),
+  ).action(replay);
   withExample(replayCommand, 'ariadne replay demo-1 --out demo-1.html');
 
-  const reportCommand = program
-    .command('report')
-    .description(
-      'write a self-contained HTML report of a sweep: statistics tables, charts, and replays of the runs that did ' +
-        'not succeed',
-    )
-    .argument('<sweep>')
-    .option(
-      '--out <file>',
-      'where to write it, relative to the directory you run ariadne from (default: report-<sweep>.html in the ' +
-        'output directory); replays go to <name>-replays/ beside it',
-    )
-    .addOption(outDirOption())
-    .addOption(
-      new Option('--max-replays <n>', 'replays to write for runs that did not succeed')
-        .default(50)
-        .argParser(intOption('--max-replays', 0, 10_000)),
-    )
-    .addOption(jsonOption('the files written, as JSON'))
-    .action(report);
+  const reportCommand = addResultsSourceOptions(
+    program
+      .command('report')
+      .description(
+        'write a self-contained HTML report of a sweep: statistics tables, charts, and replays of the runs that did ' +
+          'not succeed',
+      )
+      .argument('<sweep>')
+      .option(
+        '--out <file>',
+        'where to write it, relative to the directory you run ariadne from (default: report-<sweep>.html in the ' +
+          'output directory); replays go to <name>-replays/ beside it',
+      )
+      .addOption(outDirOption())
+      .addOption(
+        new Option('--max-replays <n>', 'replays to write for runs that did not succeed')
+          .default(50)
+          .argParser(intOption('--max-replays', 0, 10_000)),
+      )
+      .addOption(jsonOption('the files written, as JSON')),
+  ).action(report);
   withExample(reportCommand, 'ariadne report baselines-example --max-replays 10');
 
-  const exportCommand = program
-    .command('export')
-    .description(
-      "export a sweep's experiments and actions as CSV or JSON Lines (for pandas, R): " +
-        '<sweep>-experiments.<format> and <sweep>-actions.<format> in the output directory',
-    )
-    .argument('<sweep>')
-    .addOption(
-      new Option('--format <format>', 'csv or jsonl')
-        .default('csv')
-        .argParser(choiceOption('--format', EXPORT_FORMATS)),
-    )
-    .addOption(outDirOption())
-    .addOption(jsonOption('the files written, as JSON'))
-    .action(exportSweep);
+  const exportCommand = addResultsSourceOptions(
+    program
+      .command('export')
+      .description(
+        "export a sweep's experiments and actions as CSV, JSON Lines or Parquet (for pandas, R, DuckDB): " +
+          '<sweep>-experiments.<format> and <sweep>-actions.<format> in the output directory',
+      )
+      .argument('<sweep>')
+      .addOption(
+        new Option('--format <format>', 'csv, jsonl or parquet (typed columns, compressed: pandas, R arrow, DuckDB)')
+          .default('csv')
+          .argParser(choiceOption('--format', EXPORT_FORMATS)),
+      )
+      .addOption(outDirOption())
+      .addOption(jsonOption('the files written, as JSON')),
+  ).action(exportSweep);
   withExample(exportCommand, 'ariadne export baselines-example --format jsonl --out-dir exports');
 
-  const compareCommand = program
-    .command('compare')
-    .description(
-      'compare two agents of a sweep on the same mazes: McNemar exact test on success, paired bootstrap of the ' +
-        'efficiency difference',
-    )
-    .argument('<sweep>')
-    .argument('<a>', 'an agent label of the sweep')
-    .argument('<b>', 'another one')
-    .addOption(
-      new Option('--resamples <n>', 'bootstrap resamples')
-        .default(10_000)
-        .argParser(intOption('--resamples', 100, 1_000_000)),
-    )
-    .addOption(jsonOption('as JSON'))
-    .action(compare);
+  const compareCommand = addResultsSourceOptions(
+    program
+      .command('compare')
+      .description(
+        'compare two agents of a sweep on the same mazes: McNemar exact test on success, paired bootstrap of the ' +
+          'efficiency difference',
+      )
+      .argument('<sweep>')
+      .argument('<a>', 'an agent label of the sweep')
+      .argument('<b>', 'another one')
+      .addOption(
+        new Option('--resamples <n>', 'bootstrap resamples')
+          .default(10_000)
+          .argParser(intOption('--resamples', 100, 1_000_000)),
+      )
+      .addOption(jsonOption('as JSON')),
+  ).action(compare);
   withExample(compareCommand, 'ariadne compare baselines-example random frontier');
 }
