@@ -46,7 +46,8 @@ export class SfnSim extends AwsJsonServer {
 
   /**
    * Resource types per action (Service Authorization Reference for Step Functions): StartExecution on the
-   * stateMachine, DescribeExecution and StopExecution on the execution; SendTask* have none, so "*".
+   * stateMachine, DescribeExecution and StopExecution on the execution, ListExecutions on the stateMachine;
+   * SendTask* have none, so "*".
    */
   protected calls(target: string, body: any): AwsCall[] {
     const action = target.replace(/^AWSStepFunctions\./, '');
@@ -54,6 +55,7 @@ export class SfnSim extends AwsJsonServer {
       StartExecution: body.stateMachineArn,
       DescribeExecution: body.executionArn,
       StopExecution: body.executionArn,
+      ListExecutions: body.stateMachineArn,
       SendTaskSuccess: '*',
       SendTaskFailure: '*',
       SendTaskHeartbeat: '*',
@@ -170,6 +172,33 @@ export class SfnSim extends AwsJsonServer {
       const e = this.executions.get(body.executionArn);
       if (!e) return this.error('ExecutionDoesNotExist', `Execution Does Not Exist: '${body.executionArn}'`);
       return { status: 200, payload: { ...e, inputDetails: { included: true } } };
+    }
+    if (target === 'AWSStepFunctions.ListExecutions') {
+      // ListExecutions: newest first, statusFilter, maxResults 1-1000 (default 100), an opaque nextToken.
+      const max = body.maxResults ?? 100;
+      if (!Number.isInteger(max) || max < 1 || max > 1000)
+        return this.error('ValidationException', `maxResults ${String(max)} is not 1-1000`);
+      const all = [...this.executions.values()]
+        .filter((e) => e.stateMachineArn === body.stateMachineArn)
+        .filter((e) => !body.statusFilter || e.status === body.statusFilter)
+        .sort((a, b) => b.startDate - a.startDate);
+      const from = body.nextToken ? Number(Buffer.from(String(body.nextToken), 'base64url').toString()) : 0;
+      if (!Number.isInteger(from) || from < 0) return this.error('InvalidToken', 'Invalid Token');
+      const page = all.slice(from, from + max);
+      const next = from + max < all.length ? Buffer.from(String(from + max)).toString('base64url') : undefined;
+      return {
+        status: 200,
+        payload: {
+          executions: page.map(({ executionArn, stateMachineArn, name, status, startDate }) => ({
+            executionArn,
+            stateMachineArn,
+            name,
+            status,
+            startDate,
+          })),
+          ...(next ? { nextToken: next } : {}),
+        },
+      };
     }
     return this.error('UnknownOperationException', `unknown operation ${target}`);
   }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './support/temp-dir.ts';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { loadSweep, sweepRunInput } from '../state-machine/sweep-spec.ts';
 import { registerSweep } from '../state-machine/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
@@ -54,15 +55,25 @@ async function bothWays(args: string[]) {
 }
 
 describe('results of a deployed stack, read with --aws', () => {
-  it('status: the running experiments, as locally', async () => {
+  it('status: the running experiments, as locally, and the executions Step Functions lists as running', async () => {
+    // one experiment execution running on the stack's machine, started as the CLI's launch would
+    await new SFNClient({
+      region: stack.outputs.region,
+      endpoint: stack.env.AWS_ENDPOINT_URL_SFN,
+      credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID!, secretAccessKey: 'researcher-secret' },
+    }).send(
+      new StartExecutionCommand({ stateMachineArn: stack.outputs.stateMachineArn, name: 'running-1', input: '{}' }),
+    );
     const { local, aws } = await bothWays(['status']);
-    expect(aws).toEqual(local);
+    expect(aws).toEqual({ ...(local as object), executions: { experiments: 1, sweeps: 0 } });
+    const text = await spawnAriadne(['status', '--aws'], stack.env);
+    expect(text.stdout).toMatch(/^on AWS: 1 experiment execution\(s\) and 0 sweep execution\(s\) running$/m);
     expect(aws).toMatchObject({ running: [{ experiment_id: expect.stringMatching(/^aws-results-/) }] });
   });
 
   it("sweep status: the sweep's totals, as locally", async () => {
     const { local, aws } = await bothWays(['sweep', 'status', 'aws-results']);
-    expect(aws).toEqual(local);
+    expect(aws).toEqual({ ...(local as object), executions: { experiments: 1, sweeps: 0 } });
     expect(aws).toMatchObject({ sweep: { runs: 4, started: 3, running: 1, completed: 2 } });
   });
 

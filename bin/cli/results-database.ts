@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 import { withCliDatabase } from './database.ts';
-import { resolveStack } from './aws-stack.ts';
+import { resolveStack, type StackOutputs } from './aws-stack.ts';
 
 export interface ResultsSource {
   aws?: boolean;
@@ -13,8 +13,12 @@ export interface ResultsSource {
   region?: string;
 }
 
-export async function withResultsDatabase<T>(source: ResultsSource, fn: (db: SqlDatabase) => Promise<T>): Promise<T> {
-  if (!source.aws) return withCliDatabase(fn);
+/** `fn` gets the stack's outputs too when the database is a deployed stack's. */
+export async function withResultsDatabase<T>(
+  source: ResultsSource,
+  fn: (db: SqlDatabase, stack?: StackOutputs) => Promise<T>,
+): Promise<T> {
+  if (!source.aws) return withCliDatabase((db) => fn(db));
   const outputs = await resolveStack({ stack: source.stack, region: source.region });
   const { DataApiDatabase } = await import('../../lambdas/store/data-api-sql.ts');
   const db = new DataApiDatabase({
@@ -27,7 +31,7 @@ export async function withResultsDatabase<T>(source: ResultsSource, fn: (db: Sql
       'a paused cluster takes about 15 s to resume\n',
   );
   try {
-    return await fn(db);
+    return await fn(db, outputs);
   } finally {
     await db.close();
   }

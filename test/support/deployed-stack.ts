@@ -10,6 +10,7 @@ import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
 import { CloudFormationSim } from '../../simulators/cloudformation-sim.ts';
 import { RdsDataSim } from '../../simulators/rds-data-sim.ts';
 import { SsmSim } from '../../simulators/ssm-sim.ts';
+import { SfnSim } from '../../simulators/sfn-sim.ts';
 import { sharedAssembly } from './assembly.ts';
 import type { TestDatabase } from './db.ts';
 
@@ -17,6 +18,8 @@ export interface DeployedStack {
   outputs: StackOutputs;
   authorizer: RequestAuthorizer;
   data: RdsDataSim;
+  /** The stack's Step Functions (start executions on it to see them listed as running). */
+  sfn: SfnSim;
   /** The environment a CLI process needs to reach it as the researcher (no DATABASE_URL: --aws reads AWS). */
   env: Record<string, string | undefined>;
   close(): Promise<void>;
@@ -72,6 +75,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
       })),
     { authorizer },
   );
+  const sfn = new SfnSim({ authorizer });
   const env = {
     DATABASE_URL: undefined,
     DATABASE_SCHEMA: undefined,
@@ -83,16 +87,19 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
     AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
+    AWS_ENDPOINT_URL_SFN: await sfn.listen(),
   };
   return {
     outputs,
     authorizer,
     data,
+    sfn,
     env,
     async close() {
       await cfn.close();
       await data.close();
       await ssm.close();
+      await sfn.close();
     },
   };
 }

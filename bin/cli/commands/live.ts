@@ -1,7 +1,9 @@
 // `ariadne status` without an execution ARN and `ariadne sweep status`: what is running now, from the results
 // database, once or redrawn in place every few seconds (--watch) until nothing runs.
 import { Option, type Command } from 'commander';
+import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
+import type { StackOutputs } from '../aws-stack.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { intOption, jsonOption } from '../options.ts';
@@ -29,9 +31,23 @@ function painter(stream: NodeJS.WriteStream) {
   };
 }
 
-async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions): Promise<void> {
+/** Executions Step Functions says are running, per machine of the stack (ListExecutions, at most 1000 each). */
+async function runningExecutions(stack: StackOutputs): Promise<{ experiments: number; sweeps: number }> {
+  const client = new SFNClient({ region: stack.region });
+  try {
+    const count = async (stateMachineArn: string) =>
+      (await client.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING', maxResults: 1000 })))
+        .executions?.length ?? 0;
+    return { experiments: await count(stack.stateMachineArn), sweeps: await count(stack.sweepStateMachineArn) };
+  } finally {
+    client.destroy();
+  }
+}
+
+async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions, stack?: StackOutputs) {
   const paint = painter(process.stdout);
   for (;;) {
+    const executions = stack ? await runningExecutions(stack) : undefined;
     const totals = sweepId ? await sweepTotals(db, sweepId) : null;
     if (sweepId && !totals)
       throw new NotFoundError(
@@ -41,17 +57,27 @@ async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions
       );
     const running = await runningExperiments(db, new Date(), sweepId);
     if (o.json) {
-      process.stdout.write(`${JSON.stringify({ sweep: totals, running }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ sweep: totals, running, ...(executions && { executions }) }, null, 2)}\n`,
+      );
       return;
     }
-    paint(statusLines(running, totals));
+    paint([
+      ...(executions
+        ? [
+            `on AWS: ${executions.experiments} experiment execution(s) and ${executions.sweeps} sweep ` +
+              'execution(s) running',
+          ]
+        : []),
+      ...statusLines(running, totals),
+    ]);
     if (!o.watch || running.length === 0) return;
     await new Promise((r) => setTimeout(r, o.interval * 1000));
   }
 }
 
 export async function liveStatus(o: LiveOptions, sweepId?: string): Promise<void> {
-  await withResultsDatabase(o, (db) => show(db, sweepId, o));
+  await withResultsDatabase(o, (db, stack) => show(db, sweepId, o, stack));
 }
 
 /** The options both status views take. */
