@@ -1,11 +1,12 @@
 // `ariadne doctor --aws`: a deployment checked from the researcher's side, one line per check, each failure
 // saying what to fix. Checks run in order and stop where a later one could only repeat an earlier failure (no
 // stack, no database to ask).
-import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { resolveStack, type StackOutputs } from './aws-stack.ts';
 import { commandPrefix } from './invocation.ts';
 import { loadMigrations } from '../../lambdas/store/migrate.ts';
-import { resolveParameters, type RawParameter } from '../../lambdas/config/parameters.ts';
+import { resolveParameters } from '../../lambdas/config/parameters.ts';
+import { ssmSource } from '../../lambdas/config/ssm-source.ts';
 import { experimentConfigSchema } from '../../lambdas/config/experiment-config.ts';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 
@@ -106,17 +107,7 @@ async function migrationsCheck(db: SqlDatabase): Promise<Check> {
 async function parametersCheck(outputs: StackOutputs, prefix: string): Promise<Check> {
   const client = new SSMClient({ region: outputs.region, maxAttempts: 2 });
   try {
-    const raw: RawParameter[] = [];
-    let token: string | undefined;
-    do {
-      const page = await client.send(
-        new GetParametersByPathCommand({ Path: prefix, Recursive: true, WithDecryption: true, NextToken: token }),
-      );
-      for (const p of page.Parameters ?? [])
-        if (p.Name && p.Value !== undefined)
-          raw.push({ name: p.Name, value: p.Value, secure: p.Type === 'SecureString' });
-      token = page.NextToken;
-    } while (token);
+    const raw = await ssmSource(client).readAll(prefix);
     if (raw.length === 0)
       return {
         check: 'parameters',
