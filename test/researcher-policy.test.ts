@@ -23,6 +23,7 @@ import { S3Sim } from '../simulators/s3-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { sharedAssembly } from './support/assembly.ts';
+import { stackOutputsOf } from './support/deployed-stack.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
@@ -42,20 +43,7 @@ const asOutputs = (o: StackOutputs) =>
 beforeAll(async () => {
   template = (await sharedAssembly()).template;
   model = new IamModel(template);
-  const { values } = model;
-  // The outputs as DescribeStacks would return them from the rehearsal's fake account.
-  const resolved = Object.fromEntries(
-    Object.entries(OUTPUT_KEYS).map(([field, key]) => [
-      field,
-      values.resolveString(template.Outputs?.[key]?.Value, `$.Outputs.${key}`),
-    ]),
-  );
-  outputs = {
-    stackName: values.env.stackName,
-    region: values.env.region,
-    account: values.env.account,
-    ...resolved,
-  } as StackOutputs;
+  outputs = stackOutputsOf(model, template);
   policy = researcherPolicy(outputs);
   expect(model.addPrincipal(researcher, policy)).toBe(accessKeyIdFor(researcher));
 }, 180_000);

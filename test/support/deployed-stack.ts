@@ -25,11 +25,13 @@ export interface DeployedStack {
   close(): Promise<void>;
 }
 
-export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
-  const template = (await sharedAssembly()).template as { Outputs?: Record<string, { Value: unknown }> };
-  const model = new IamModel((await sharedAssembly()).template);
+/** The stack's outputs as DescribeStacks would return them from the rehearsal's fake account. */
+export function stackOutputsOf(
+  model: IamModel,
+  template: { Outputs?: Record<string, { Value: unknown }> },
+): StackOutputs {
   const { values } = model;
-  const outputs = {
+  return {
     stackName: values.env.stackName,
     region: values.env.region,
     account: values.env.account,
@@ -40,6 +42,13 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
       ]),
     ),
   } as StackOutputs;
+}
+
+export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
+  const template = (await sharedAssembly()).template as { Outputs?: Record<string, { Value: unknown }> };
+  const model = new IamModel((await sharedAssembly()).template);
+  const { values } = model;
+  const outputs = stackOutputsOf(model, template);
   const researcher = 'Researcher';
   model.addPrincipal(researcher, researcherPolicy(outputs));
   const authorizer = new RequestAuthorizer(model);
