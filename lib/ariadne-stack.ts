@@ -113,16 +113,13 @@ export class AriadneStack extends Stack {
       removeData: props.removeData,
     });
     const environment = { PARAMETER_PREFIX: prefix, ...database.clientEnvironment(), ...props.handlerEnvironment };
-    const parameters = new AriadneParameters(this, 'Parameters', prefix, props.parametersKmsKeyArn);
+    const bedrockModels = props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS;
+    const parameters = new AriadneParameters(this, 'Parameters', prefix, bedrockModels, props.parametersKmsKeyArn);
     const functions = new HandlerFunctions(this, 'Handlers', { environment });
     // Configuration is read where experiments start and where models are called.
     for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent])
       parameters.grantRead(functions.byState[state]);
-    for (const statement of bedrockInvokeStatements(
-      this,
-      props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS,
-      props.bedrockRegions,
-    ))
+    for (const statement of bedrockInvokeStatements(this, bedrockModels, props.bedrockRegions))
       functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(statement);
     this.experiments = new ExperimentStateMachine(this, 'Experiments', {
       functions: functions.byState,

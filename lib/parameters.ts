@@ -4,7 +4,7 @@
 // (CloudFormation cannot create SecureStrings); the README says how.
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { StringListParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
@@ -29,6 +29,8 @@ export class AriadneParameters extends Construct {
     scope: Construct,
     id: string,
     readonly prefix: string,
+    /** The Bedrock models the stack grants its agent: written for `ariadne doctor --aws --bedrock` to try. */
+    bedrockModels: readonly string[],
     /** The customer managed KMS key of the SecureStrings under <prefix>/secrets, if not the AWS managed aws/ssm. */
     private readonly secretsKeyArn?: string,
   ) {
@@ -41,6 +43,14 @@ export class AriadneParameters extends Construct {
         description: 'Ariadne default; edit to change new experiments (running ones keep their snapshot)',
       });
     });
+    // A fact of the deployment, not a setting: editing it grants nothing (the grant is -c bedrockModelIds).
+    // None granted, none written (a parameter's value cannot be empty).
+    if (bedrockModels.length > 0)
+      new StringListParameter(this, 'BedrockModels', {
+        parameterName: `${prefix}/deployment/bedrock_models`,
+        stringListValue: [...bedrockModels],
+        description: 'The Bedrock models this deployment lets its agent call (cdk deploy -c bedrockModelIds=...)',
+      });
   }
 
   /** Read access to the prefix only, and decryption of its SecureStrings through SSM only (see below). */

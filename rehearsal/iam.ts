@@ -226,7 +226,8 @@ export class IamModel {
           principal: p.roleArn,
           action,
           resource: { resource, accountId: this.values.env.account },
-          contextVariables: request.context ?? {},
+          // AWS puts aws:username in every IAM user's request context (a policy may name it as ${aws:username})
+          contextVariables: { ...(p.kind === 'user' ? { 'aws:username': p.roleLogicalId } : {}), ...request.context },
         },
         identityPolicies: p.policies.map((x) => ({ name: x.name, policy: x.document })),
         serviceControlPolicies: [],

@@ -34,6 +34,9 @@ interface Execution {
   status: string;
   stopDate?: number;
   output?: string;
+  /** A failed execution's error name and cause (DescribeExecution's `error` and `cause`). */
+  error?: string;
+  cause?: string;
 }
 
 export class SfnSim extends AwsJsonServer {
@@ -95,12 +98,18 @@ export class SfnSim extends AwsJsonServer {
   }
 
   /** An execution started here ended (the rehearsal ran it): DescribeExecution reports it. */
-  finishExecution(executionArn: string, status: 'SUCCEEDED' | 'FAILED', output?: unknown): void {
+  finishExecution(
+    executionArn: string,
+    status: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED',
+    output?: unknown,
+    failure?: { error: string; cause: string },
+  ): void {
     const e = this.executions.get(executionArn);
     if (!e) return;
     e.status = status;
     e.stopDate = Date.now() / 1000;
     if (output !== undefined) e.output = JSON.stringify(output);
+    if (failure) Object.assign(e, failure);
   }
 
   /**

@@ -487,6 +487,12 @@ describe('Parameter Store and least privilege', () => {
       bedrock: { ...DEFAULT_CONFIG.bedrock },
     });
     expect(resolved.prompts['maze/v1']).toBe(PROMPTS.v1);
+    // the models the stack grants its agent, written for `ariadne doctor --aws --bedrock` (not a setting)
+    expect(params.find((p) => p.Name === '/ariadne/deployment/bedrock_models')).toMatchObject({
+      Type: 'StringList',
+      Value: DEFAULT_BEDROCK_MODELS.join(','),
+    });
+    expect(resolved.deployment.bedrock_models).toBe(DEFAULT_BEDROCK_MODELS.join(','));
     // the Bedrock region defaults to the stack's own
     expect(params.find((p) => p.Name === '/ariadne/config/bedrock/region').Value).toEqual({ Ref: 'AWS::Region' });
   });
@@ -586,7 +592,7 @@ describe('Parameter Store and least privilege', () => {
     const stack = new Stack(new App(), 'Keys', { env: { account: '123456789012', region: 'eu-west-1' } });
     const key = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     const role = new Role(stack, 'Fn', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    new AriadneParameters(stack, 'Parameters', '/ariadne', key).grantRead(role);
+    new AriadneParameters(stack, 'Parameters', '/ariadne', [], key).grantRead(role);
     const decrypt = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
       .filter((st) => st.Action === 'kms:Decrypt');

@@ -18,6 +18,8 @@ import { SfnSim } from '../simulators/sfn-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
+import { IdentitySim } from '../simulators/identity-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
 
 const COMMAND_TIMEOUT_MS = 180_000;
 const SERVER_READY_MS = 60_000;
@@ -249,8 +251,18 @@ let cloudFormationUrl = '';
 /** The stack's database (the Data API in front of this session's schema) and parameters, for `--aws` commands. */
 let dataApi: RdsDataSim | undefined;
 let dataApiUrl = '';
-const parameterStore = new SsmSim([{ name: '/ariadne/config/max_moves', value: '5000', type: 'String' }]);
+const parameterStore = new SsmSim([
+  { name: '/ariadne/config/max_moves', value: '5000', type: 'String' },
+  { name: '/ariadne/deployment/bedrock_models', value: 'amazon.nova-lite-v1:0', type: 'StringList' },
+]);
+/** The models doctor --bedrock calls. */
+const bedrock = new BedrockSim({ models: ['amazon.nova-lite-v1:0'] });
+let bedrockUrl = '';
 let parameterStoreUrl = '';
+/** STS and IAM for doctor's permissions check: no IAM policies here, so the check is skipped (they are tested in
+ * test/results-aws.test.ts against the rehearsal's IAM model). */
+const identity = new IdentitySim();
+let identityUrl = '';
 /** The arguments of the last run of each command (launch, status, ...). */
 const previous = new Map<string, string[]>();
 /** The execution ARNs `launch` printed. */
@@ -324,6 +336,9 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
           AWS_ENDPOINT_URL_CLOUDFORMATION: cloudFormationUrl,
           AWS_ENDPOINT_URL_RDS_DATA: dataApiUrl,
           AWS_ENDPOINT_URL_SSM: parameterStoreUrl,
+          AWS_ENDPOINT_URL_STS: identityUrl,
+          AWS_ENDPOINT_URL_IAM: identityUrl,
+          AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
         }
       : {}),
     ...cmd.env,
@@ -497,6 +512,8 @@ beforeAll(async () => {
   });
   dataApiUrl = await dataApi.listen();
   parameterStoreUrl = await parameterStore.listen();
+  identityUrl = await identity.listen();
+  bedrockUrl = await bedrock.listen();
 });
 
 afterAll(async () => {
@@ -515,6 +532,8 @@ afterAll(async () => {
   await cloudFormation.close();
   await dataApi?.close();
   await parameterStore.close();
+  await identity.close();
+  await bedrock.close();
   await db.drop();
   console.info(`README commands:\n${report.join('\n')}`);
 });

@@ -13,6 +13,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data';
 import { OUTPUT_KEYS, resolveStack, type StackOutputs } from '../bin/cli/aws-stack.ts';
+import { policySourceOf } from '../bin/cli/doctor-permissions.ts';
 import { researcherPolicy, type PolicyDocument } from '../bin/cli/researcher-policy.ts';
 import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
@@ -83,7 +84,10 @@ describe('the researcher policy', () => {
       ['DataApiReadsDatabaseSecret', ['secretsmanager:GetSecretValue']],
       ['ReadAriadneParameters', ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath']],
       ['UploadSweepRunLists', ['s3:PutObject']],
+      ['DoctorSimulatesOwnPermissions', ['iam:SimulatePrincipalPolicy']],
     ]);
+    // the caller's own user, by the policy variable IAM sets for IAM users
+    expect(policy.Statement[8].Resource).toEqual([`arn:aws:iam::${ACCOUNT}:user/\${aws:username}`]);
     const machine = outputs.stateMachineArn.split(':')[6];
     expect(policy.Statement[3].Resource).toContain(`arn:aws:states:${REGION}:${ACCOUNT}:execution:${machine}:*`);
     expect(policy.Statement[6].Resource).toEqual([
@@ -93,6 +97,18 @@ describe('the researcher policy', () => {
     expect(policy.Statement[7].Resource).toEqual([`arn:aws:s3:::${outputs.sweepBucketName}/runs/*`]);
     const bedrock = researcherPolicy(outputs, { bedrock: true }).Statement.at(-1)!;
     expect(bedrock).toMatchObject({ Sid: 'DoctorChecksBedrockModels', Action: ['bedrock:InvokeModel'] });
+  });
+
+  it('doctor simulates the identity a caller ARN carries: a user as is, a role session as its role', () => {
+    const user = `arn:aws:iam::${ACCOUNT}:user/ada`;
+    expect(policySourceOf(user)).toBe(user);
+    expect(policySourceOf(`arn:aws:sts::${ACCOUNT}:assumed-role/Researchers/ada@lab.example`)).toBe(
+      `arn:aws:iam::${ACCOUNT}:role/Researchers`,
+    );
+    expect(policySourceOf(`arn:aws-cn:sts::${ACCOUNT}:assumed-role/R/s`)).toBe(`arn:aws-cn:iam::${ACCOUNT}:role/R`);
+    // the account root and federated users have no identity policies to simulate
+    expect(policySourceOf(`arn:aws:iam::${ACCOUNT}:root`)).toBeNull();
+    expect(policySourceOf(`arn:aws:sts::${ACCOUNT}:federated-user/ada`)).toBeNull();
   });
 
   it.each([false, true])('names actions that exist, on resources of a type each takes (bedrock: %s)', (bedrock) => {

@@ -12,6 +12,9 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { cli, spawnAriadne } from './support/cli.ts';
 import { deployedStack, type DeployedStack } from './support/deployed-stack.ts';
+import { researcherPolicy } from '../bin/cli/researcher-policy.ts';
+import { accessKeyIdFor } from '../rehearsal/iam.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 
 const SWEEP = `sweep: aws-results
 agents: [{ agent: frontier }, { agent: random }]
@@ -77,6 +80,45 @@ describe('results of a deployed stack, read with --aws', () => {
     expect(aws).toMatchObject({ sweep: { runs: 4, started: 3, running: 1, completed: 2 } });
   });
 
+  it('status --aws: a stale experiment says what Step Functions knows of its execution', async () => {
+    const sfn = new SFNClient({
+      region: stack.outputs.region,
+      endpoint: stack.env.AWS_ENDPOINT_URL_SFN,
+      credentials: { accessKeyId: stack.env.AWS_ACCESS_KEY_ID!, secretAccessKey: 'researcher-secret' },
+    });
+    const { executionArn } = await sfn.send(
+      new StartExecutionCommand({ stateMachineArn: stack.outputs.stateMachineArn, name: 'lost-1', input: '{}' }),
+    );
+    stack.sfn.finishExecution(executionArn!, 'FAILED', undefined, {
+      error: 'States.Timeout',
+      cause: 'The execution timed out',
+    });
+    // the running experiment, silent for an hour, its newest execution the one that failed
+    const { rows } = await db.pool.query(
+      `UPDATE experiments SET updated_at = now() - interval '1 hour', execution_arns = array_append(execution_arns, $1)
+       WHERE status = 'running' RETURNING id`,
+      [executionArn],
+    );
+    expect(rows).toHaveLength(1);
+    try {
+      const r = await spawnAriadne(['status', '--aws', '--json'], stack.env);
+      expect(r.code).toBe(0);
+      const { running } = JSON.parse(r.stdout) as { running: Array<{ stale: string; execution_arn: string }> };
+      expect(running).toMatchObject([{ execution_arn: executionArn }]);
+      expect(running[0].stale).toMatch(
+        new RegExp(
+          '^no turn recorded for 60 min .*; its execution ended FAILED at \\S+ ' +
+            '\\(States\\.Timeout: The execution timed out\\), but the database was not told',
+        ),
+      );
+    } finally {
+      await db.pool.query(
+        `UPDATE experiments SET updated_at = now(), execution_arns = array_remove(execution_arns, $1) WHERE id = $2`,
+        [executionArn, rows[0].id],
+      );
+    }
+  });
+
   it('doctor --aws: every check passes; a missing migration fails, saying how to fix it', async () => {
     const before = stack.authorizer.denials.length;
     const ok = await spawnAriadne(['doctor', '--aws', '--json'], stack.env);
@@ -88,7 +130,14 @@ describe('results of a deployed stack, read with --aws', () => {
       ['database', true],
       ['migrations', true],
       ['parameters', true],
+      ['Bedrock models', true],
+      ['your permissions', true],
     ]);
+    expect(checks.find((c) => c.check === 'Bedrock models')).toMatchObject({ skipped: true });
+    // every action-resource pair of the researcher policy, simulated for the caller's own user
+    expect(checks.at(-1)).toMatchObject({
+      detail: expect.stringMatching(/user\/Researcher may call all \d+ action-resource pairs/),
+    });
     expect(stack.authorizer.denials.slice(before)).toEqual([]);
     // a deployment whose last migration did not run: one line says so, and how to fix it
     const last = await db.pool.query(
@@ -107,6 +156,43 @@ describe('results of a deployed stack, read with --aws', () => {
         r.checksum,
       ]);
     }
+  });
+
+  it("doctor --aws --bedrock: a one-token call to each model the stack grants, in the parameters' Region", async () => {
+    const before = stack.authorizer.denials.length;
+    const ok = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
+    expect(ok.code).toBe(0);
+    const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean; detail: string }>;
+    const models = checks.filter((c) => c.check.startsWith('Bedrock '));
+    expect(models.map((c) => c.check)).toEqual(DEFAULT_BEDROCK_MODELS.map((m) => `Bedrock ${m}`));
+    expect(models.every((c) => c.ok && c.detail.startsWith(`answers in ${stack.outputs.region}`))).toBe(true);
+    expect(stack.authorizer.denials.slice(before)).toEqual([]);
+    // without the --bedrock statement the same call is refused: each model fails, naming the fix
+    const refused = await spawnAriadne(['doctor', '--aws', '--bedrock'], stack.env);
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(
+      /FAIL {2}Bedrock amazon\.nova-lite-v1:0: AccessDeniedException: .*bedrock:InvokeModel/,
+    );
+    expect(refused.stdout).toMatch(/fix: enable access to amazon\.nova-lite-v1:0 .*policy researcher --bedrock/);
+    // the refusals were the model calls and nothing else (taken out, so the file's zero-denial check stays exact)
+    const denied = stack.authorizer.denials.splice(before);
+    expect(denied.map((d) => [d.principal, d.action])).toEqual(
+      DEFAULT_BEDROCK_MODELS.map(() => ['Researcher', 'bedrock:InvokeModel']),
+    );
+  });
+
+  it('doctor --aws: permissions a researcher lacks are named, action and resource, by the IAM simulator', async () => {
+    const partial = 'PartialResearcher';
+    const policy = researcherPolicy(stack.outputs);
+    // a researcher who may read results but not launch: the launch statement dropped
+    policy.Statement = policy.Statement.filter((st) => st.Sid !== 'LaunchExperimentsAndSweeps');
+    stack.authorizer.model.addPrincipal(partial, policy);
+    const r = await spawnAriadne(['doctor', '--aws'], { ...stack.env, AWS_ACCESS_KEY_ID: accessKeyIdFor(partial) });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(
+      new RegExp(`FAIL {2}your permissions: \\S+user/${partial} may not call 2 of \\d+: states:StartExecution on `),
+    );
+    expect(r.stdout).toContain(`states:StartExecution on ${stack.outputs.sweepStateMachineArn} (implicitDeny)`);
   });
 
   it.each([

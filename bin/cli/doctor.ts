@@ -5,17 +5,21 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { resolveStack, type StackOutputs } from './aws-stack.ts';
 import { commandPrefix } from './invocation.ts';
 import { loadMigrations } from '../../lambdas/store/migrate.ts';
-import { resolveParameters } from '../../lambdas/config/parameters.ts';
+import { resolveParameters, type ResolvedParameters } from '../../lambdas/config/parameters.ts';
 import { ssmSource } from '../../lambdas/config/ssm-source.ts';
 import { experimentConfigSchema } from '../../lambdas/config/experiment-config.ts';
+import { bedrockChecks } from './doctor-bedrock.ts';
+import { permissionsCheck } from './doctor-permissions.ts';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 
 export interface Check {
   check: string;
   ok: boolean;
   detail: string;
-  /** What to do about a failure. */
+  /** What to do about a failure (or about a check that could not be made). */
   fix?: string;
+  /** Not made (not asked for, or not possible with the caller's identity); never a failure. */
+  skipped?: boolean;
 }
 
 export interface DoctorOptions {
@@ -25,6 +29,8 @@ export interface DoctorOptions {
   openDatabase: (outputs: StackOutputs) => SqlDatabase;
   /** Parameter prefix the stack's functions read (lib/ariadne-stack.ts). */
   parameterPrefix?: string;
+  /** Also a one-token Bedrock call per model the deployment grants (costs a fraction of a cent). */
+  bedrock?: boolean;
 }
 
 const denied = (err: unknown) =>
@@ -76,7 +82,22 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   } finally {
     await db.close();
   }
-  checks.push(await parametersCheck(outputs, o.parameterPrefix ?? '/ariadne'));
+  const prefix = o.parameterPrefix ?? '/ariadne';
+  const parameters = await parametersCheck(outputs, prefix);
+  checks.push(parameters.check);
+  if (o.bedrock && parameters.config) {
+    const models = (parameters.deployment?.bedrock_models ?? '').split(',').filter(Boolean);
+    const config = experimentConfigSchema.parse(parameters.config);
+    checks.push(...(await bedrockChecks(models, config.bedrock.region, prefix)));
+  } else
+    checks.push({
+      check: 'Bedrock models',
+      ok: true,
+      skipped: true,
+      detail: o.bedrock ? 'not checked: the parameters could not be read' : 'not checked',
+      fix: o.bedrock ? undefined : 'add --bedrock for a one-token call per model the deployment grants',
+    });
+  checks.push(await permissionsCheck(outputs));
   return checks;
 }
 
@@ -104,30 +125,42 @@ async function migrationsCheck(db: SqlDatabase): Promise<Check> {
   }
 }
 
-async function parametersCheck(outputs: StackOutputs, prefix: string): Promise<Check> {
+/** The parameters check, and what it read when they are valid. */
+async function parametersCheck(
+  outputs: StackOutputs,
+  prefix: string,
+): Promise<{ check: Check } & Partial<Pick<ResolvedParameters, 'config' | 'deployment'>>> {
   const client = new SSMClient({ region: outputs.region, maxAttempts: 2 });
   try {
     const raw = await ssmSource(client).readAll(prefix);
     if (raw.length === 0)
       return {
-        check: 'parameters',
-        ok: false,
-        detail: `none under ${prefix}`,
-        fix: 'deploy the stack (it writes every default under the prefix)',
+        check: {
+          check: 'parameters',
+          ok: false,
+          detail: `none under ${prefix}`,
+          fix: 'deploy the stack (it writes every default under the prefix)',
+        },
       };
     const resolved = resolveParameters(prefix, raw);
     experimentConfigSchema.parse(resolved.config);
     return {
-      check: 'parameters',
-      ok: true,
-      detail: `${raw.length} under ${prefix}, valid; ${Object.keys(resolved.prompts).length} prompt version(s)`,
+      check: {
+        check: 'parameters',
+        ok: true,
+        detail: `${raw.length} under ${prefix}, valid; ${Object.keys(resolved.prompts).length} prompt version(s)`,
+      },
+      config: resolved.config,
+      deployment: resolved.deployment,
     };
   } catch (err) {
     return {
-      check: 'parameters',
-      ok: false,
-      detail: `${(err as Error).name}: ${(err as Error).message.split('\n')[0]}`,
-      fix: denied(err) ? policyFix() : `fix the parameter it names under ${prefix} (aws ssm put-parameter)`,
+      check: {
+        check: 'parameters',
+        ok: false,
+        detail: `${(err as Error).name}: ${(err as Error).message.split('\n')[0]}`,
+        fix: denied(err) ? policyFix() : `fix the parameter it names under ${prefix} (aws ssm put-parameter)`,
+      },
     };
   } finally {
     client.destroy();
@@ -141,5 +174,8 @@ export async function localDoctor(db: SqlDatabase): Promise<Check[]> {
 }
 
 export function doctorLines(checks: Check[]): string[] {
-  return checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.check}: ${c.detail}${c.fix ? `\n      fix: ${c.fix}` : ''}`);
+  return checks.map((c) => {
+    const mark = c.skipped ? 'skip' : c.ok ? 'ok  ' : 'FAIL';
+    return `${mark}  ${c.check}: ${c.detail}${c.fix ? `\n      ${c.ok ? 'to check' : 'fix'}: ${c.fix}` : ''}`;
+  });
 }

@@ -22,6 +22,8 @@ export interface RunningExperiment {
   started_at: Date;
   updated_at: Date;
   cost_usd: number | null;
+  /** Its newest execution's ARN (continue-as-new starts more than one per experiment). */
+  execution_arn: string | null;
   /** Why it looks stuck, if it does (no update for longer than any turn may take). */
   stale: string | null;
 }
@@ -30,6 +32,7 @@ export async function runningExperiments(db: Sql, now = new Date(), sweepId?: st
   const { rows } = await db.query<Omit<RunningExperiment, 'stale'>>(
     `SELECT e.id AS experiment_id, e.agent, e.model, e.sweep_id, e.turns_completed AS turns,
             e.actions_taken AS actions, e.tiles_seen, e.goal_found, e.started_at, e.updated_at,
+            e.execution_arns[cardinality(e.execution_arns)] AS execution_arn,
             (SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id)::float8 AS cost_usd
      FROM experiments e
      WHERE e.status = 'running' AND ($1::text IS NULL OR e.sweep_id = $1)

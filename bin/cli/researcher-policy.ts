@@ -83,6 +83,14 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
       ['s3:PutObject'],
       [`arn:${partition}:s3:::${outputs.sweepBucketName}/${RUNS_PREFIX}*`],
     ),
+    // ariadne doctor --aws simulates the caller's own permissions with IAM's policy simulator: resource type
+    // "user", the caller's own user only (aws:username is in every IAM user's request context, "AWS global
+    // condition context keys", IAM User Guide; a role session has none, so a role is not covered here).
+    statement(
+      'DoctorSimulatesOwnPermissions',
+      ['iam:SimulatePrincipalPolicy'],
+      [`arn:${partition}:iam::${account}:user/\${aws:username}`],
+    ),
   ];
   if (opts.bedrock)
     // Resource types "foundation-model" (no account in its ARN) and "inference-profile"; any Region: the model's

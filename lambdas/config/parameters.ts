@@ -4,6 +4,7 @@
 //                                     /ariadne/config/ollama/num_ctx = 32768, /ariadne/config/prices = {json}
 //   <prefix>/prompts/<name>/v<N>      prompt texts, used as prompt_version "<name>/v<N>"
 //   <prefix>/secrets/<name>           SecureStrings (e.g. ollama_api_key): never logged, never snapshotted
+//   <prefix>/deployment/<name>        facts the stack writes about itself (bedrock_models), not settings
 // Read in one by-path call (paginated, decrypted) and kept for a TTL, so a
 // warm Lambda does not call SSM every turn. Values are validated with the
 // same zod schema as the experiment config; a bad one names its parameter.
@@ -38,6 +39,8 @@ export interface ResolvedParameters {
   prompts: Record<string, string>;
   /** Secret values by name; keep them out of logs, errors and snapshots. */
   secrets: Record<string, string>;
+  /** What the stack wrote about the deployment, by name (e.g. bedrock_models: "id1,id2"); never a setting. */
+  deployment: Record<string, string>;
 }
 
 const partialConfig = partialConfigSchema;
@@ -63,6 +66,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
   const origin = new Map<string, RawParameter>();
   const prompts: Record<string, string> = {};
   const secrets: Record<string, string> = {};
+  const deployment: Record<string, string> = {};
   for (const p of params) {
     if (!p.name.startsWith(`${root}/`)) continue;
     const [section, ...rest] = p.name.slice(root.length + 1).split('/');
@@ -80,6 +84,10 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
       prompts[rest.join('/')] = p.value;
       continue;
     }
+    if (section === 'deployment' && rest.length === 1 && !isForbiddenKey(rest[0])) {
+      deployment[rest[0]] = p.value;
+      continue;
+    }
     if (rest.some(isForbiddenKey))
       throw new InvalidParameterError(
         p.name,
@@ -95,7 +103,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     throw new InvalidParameterError(
       p.name,
       `${p.name} is not a known Ariadne parameter; ` +
-        `use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/secrets/<name>`,
+        `use ${root}/config/<key>, ${root}/prompts/<name>/v<N>, ${root}/secrets/<name> or ${root}/deployment/<name>`,
     );
   }
   const parsed = partialConfig.safeParse(config);
@@ -110,7 +118,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     const shown = source ? (source.secure ? '(secure value)' : JSON.stringify(source.value).slice(0, 80)) : 'nothing';
     throw new InvalidParameterError(name, `parameter ${name}: ${issue.message} (got ${shown})`);
   }
-  return { config, prompts, secrets };
+  return { config, prompts, secrets, deployment };
 }
 
 /** Loads and validates parameters, at most once per TTL. */

@@ -11,6 +11,9 @@ import { CloudFormationSim } from '../../simulators/cloudformation-sim.ts';
 import { RdsDataSim } from '../../simulators/rds-data-sim.ts';
 import { SsmSim } from '../../simulators/ssm-sim.ts';
 import { SfnSim } from '../../simulators/sfn-sim.ts';
+import { IdentitySim } from '../../simulators/identity-sim.ts';
+import { BedrockSim } from '../../simulators/bedrock-sim.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../../lib/ariadne-stack.ts';
 import { sharedAssembly } from './assembly.ts';
 import type { TestDatabase } from './db.ts';
 
@@ -22,6 +25,8 @@ export interface DeployedStack {
   sfn: SfnSim;
   /** The environment a CLI process needs to reach it as the researcher (no DATABASE_URL: --aws reads AWS). */
   env: Record<string, string | undefined>;
+  /** The same, as a researcher given `ariadne policy researcher --bedrock` (for doctor --bedrock). */
+  modelResearcherEnv: Record<string, string | undefined>;
   close(): Promise<void>;
 }
 
@@ -51,6 +56,8 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
   const outputs = stackOutputsOf(model, template);
   const researcher = 'Researcher';
   model.addPrincipal(researcher, researcherPolicy(outputs));
+  const modelResearcher = 'ModelResearcher';
+  model.addPrincipal(modelResearcher, researcherPolicy(outputs, { bedrock: true }));
   const authorizer = new RequestAuthorizer(model);
   const cfn = new CloudFormationSim(
     [
@@ -85,6 +92,9 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     { authorizer },
   );
   const sfn = new SfnSim({ authorizer });
+  const identity = new IdentitySim(authorizer);
+  const identityUrl = await identity.listen();
+  const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
   const env = {
     DATABASE_URL: undefined,
     DATABASE_SCHEMA: undefined,
@@ -97,6 +107,9 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
     AWS_ENDPOINT_URL_SFN: await sfn.listen(),
+    AWS_ENDPOINT_URL_STS: identityUrl,
+    AWS_ENDPOINT_URL_IAM: identityUrl,
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
   };
   return {
     outputs,
@@ -104,7 +117,10 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     data,
     sfn,
     env,
+    modelResearcherEnv: { ...env, AWS_ACCESS_KEY_ID: accessKeyIdFor(modelResearcher) },
     async close() {
+      await identity.close();
+      await bedrock.close();
       await cfn.close();
       await data.close();
       await ssm.close();

@@ -1,6 +1,6 @@
 // `ariadne doctor`: with --aws, a deployed stack checked from the researcher's side (credentials and Region, the
-// stack's outputs, the database through the Data API, its migrations, the parameters); without, the local
-// database. Exit 3 when a check fails.
+// stack's outputs, the database through the Data API, its migrations, the parameters, Bedrock models with
+// --bedrock, the caller's own permissions); without, the local database. Exit 3 when a check fails.
 import type { Command } from 'commander';
 import { doctor, doctorLines, localDoctor, type Check } from '../doctor.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -9,13 +9,14 @@ import { jsonOption } from '../options.ts';
 import { addResultsSourceOptions, type ResultsSource } from '../results-database.ts';
 import { withCliDatabase } from '../database.ts';
 
-async function run(o: ResultsSource & { json?: boolean }): Promise<void> {
+async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean }): Promise<void> {
   let checks: Check[];
   if (o.aws) {
     const { DataApiDatabase } = await import('../../../lambdas/store/data-api-sql.ts');
     checks = await doctor({
       stack: o.stack,
       region: o.region,
+      bedrock: o.bedrock,
       openDatabase: (out) =>
         new DataApiDatabase({
           resourceArn: out.databaseClusterArn,
@@ -35,6 +36,13 @@ export function registerDoctorCommand(program: Command): void {
       'check a deployment from your side (with --aws: credentials, the stack, its database, migrations, ' +
         'parameters), or the local database; one line per check, each failure with its fix',
     );
-  addResultsSourceOptions(command).addOption(jsonOption('the checks as JSON')).action(run);
+  addResultsSourceOptions(command)
+    .option(
+      '--bedrock',
+      'with --aws: also a one-token Bedrock call per model the deployment grants (needs policy researcher --bedrock)',
+    )
+    .addOption(jsonOption('the checks as JSON'))
+    .action(run);
   withExample(command, 'ariadne doctor --aws --stack Ariadne --region eu-west-1');
+  withExample(command, 'ariadne doctor --aws --bedrock');
 }

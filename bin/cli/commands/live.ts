@@ -1,13 +1,13 @@
 // `ariadne status` without an execution ARN and `ariadne sweep status`: what is running now, from the results
 // database, once or redrawn in place every few seconds (--watch) until nothing runs.
 import { Option, type Command } from 'commander';
-import { ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
 import type { StackOutputs } from '../aws-stack.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { intOption, jsonOption } from '../options.ts';
-import { runningExperiments, statusLines, sweepTotals } from '../live-status.ts';
+import { runningExperiments, statusLines, sweepTotals, type RunningExperiment } from '../live-status.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
 export interface LiveOptions extends ResultsSource {
@@ -44,6 +44,34 @@ async function runningExecutions(stack: StackOutputs): Promise<{ experiments: nu
   }
 }
 
+/**
+ * A stale experiment's reason, completed with what Step Functions says of its newest execution (DescribeExecution):
+ * ended while the database still says running (the finalizer missed its status-change event), or still running
+ * (a turn stuck in its Task's retries).
+ */
+async function withExecutionStatus(stack: StackOutputs, running: RunningExperiment[]): Promise<void> {
+  const stale = running.filter((r) => r.stale && r.execution_arn);
+  if (!stale.length) return;
+  const client = new SFNClient({ region: stack.region });
+  try {
+    for (const r of stale) {
+      try {
+        const e = await client.send(new DescribeExecutionCommand({ executionArn: r.execution_arn! }));
+        r.stale +=
+          e.status === 'RUNNING'
+            ? `; its execution is still RUNNING: see its history in the Step Functions console`
+            : `; its execution ended ${e.status}${e.stopDate ? ` at ${e.stopDate.toISOString()}` : ''}` +
+              `${e.error ? ` (${e.error}${e.cause ? `: ${e.cause.slice(0, 200)}` : ''})` : ''}, ` +
+              'but the database was not told (the finalizer missed its event)';
+      } catch (err) {
+        r.stale += `; its execution could not be described (${(err as Error).name})`;
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
 async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions, stack?: StackOutputs) {
   const paint = painter(process.stdout);
   for (;;) {
@@ -56,6 +84,7 @@ async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions
         `no sweep named "${sweepId}"; list them with: ${commandPrefix()} list --sweeps`,
       );
     const running = await runningExperiments(db, new Date(), sweepId);
+    if (stack) await withExecutionStatus(stack, running);
     if (o.json) {
       process.stdout.write(
         `${JSON.stringify({ sweep: totals, running, ...(executions && { executions }) }, null, 2)}\n`,

@@ -1,0 +1,150 @@
+// A local server speaking the query protocol of the two identity calls `ariadne doctor --aws` makes to check the
+// researcher's own permissions, so they are tested through the real @aws-sdk/client-sts and client-iam:
+// - STS GetCallerIdentity (API_GetCallerIdentity, STS API Reference): "No permissions are required to perform this
+//   operation"; the reply is GetCallerIdentityResponse/GetCallerIdentityResult/{UserId,Account,Arn}.
+// - IAM SimulatePrincipalPolicy (API_SimulatePrincipalPolicy, IAM API Reference): PolicySourceArn (a user, group or
+//   role), ActionNames.member.N, ResourceArns.member.N (default "*"); the reply lists EvaluationResults/member with
+//   EvalActionName, EvalResourceName and EvalDecision (allowed | explicitDeny | implicitDeny), IsTruncated. The
+//   caller needs iam:SimulatePrincipalPolicy on the PolicySourceArn (resource types user, group, role, Service
+//   Authorization Reference); a source that does not exist is NoSuchEntity, HTTP 404.
+// Requests are POST / form-encoded with SigV4; each operation is answered only on its own service's endpoint (the
+// credential scope names the service), as two AWS endpoints would. Decisions come from the rehearsal's IamModel.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { queryErrorReply, type AwsCall, type RequestAuthorizer } from '../rehearsal/authorizer.ts';
+
+const STS_NAMESPACE = 'https://sts.amazonaws.com/doc/2011-06-15/';
+const IAM_NAMESPACE = 'https://iam.amazonaws.com/doc/2010-05-08/';
+
+const xmlEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const element = (name: string, value: string) => `<${name}>${xmlEscape(value)}</${name}>`;
+
+/** The members of a query-protocol list parameter: Name.member.1, Name.member.2, ... in order. */
+function listParam(params: Record<string, string>, name: string): string[] {
+  const out: string[] = [];
+  for (let i = 1; params[`${name}.member.${i}`] !== undefined; i++) out.push(params[`${name}.member.${i}`]);
+  return out;
+}
+
+/** The service of a SigV4 request: Credential=KEY/DATE/REGION/SERVICE/aws4_request. */
+const signedService = (authorization: string | undefined) =>
+  /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(authorization ?? '')?.[1];
+
+export class IdentitySim {
+  readonly requests: Array<{ service: string | undefined; params: Record<string, string> }> = [];
+  private server: Server | null = null;
+
+  /**
+   * `authorizer`: the rehearsal's IAM model, whose principals are the callers and the identities simulated.
+   * Without one, every caller is `anonymousCaller` and no policy is known, so SimulatePrincipalPolicy is refused
+   * (AccessDenied) rather than answered with a decision nobody evaluated.
+   */
+  constructor(
+    private readonly authorizer?: RequestAuthorizer,
+    private readonly anonymousCaller = 'arn:aws:iam::123456789012:user/researcher',
+  ) {}
+
+  /** What AWS authorizes for the request; GetCallerIdentity needs no permission. */
+  private calls(params: Record<string, string>): AwsCall[] {
+    if (params.Action !== 'SimulatePrincipalPolicy' || !params.PolicySourceArn) return [];
+    return [{ action: 'iam:SimulatePrincipalPolicy', resource: params.PolicySourceArn }];
+  }
+
+  private async answer(service: string | undefined, params: Record<string, string>, caller: string) {
+    const reply = (xml: string) => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: xml });
+    const wrap = (ns: string, action: string, result: string) =>
+      reply(
+        `<${action}Response xmlns="${ns}"><${action}Result>${result}</${action}Result>` +
+          `<ResponseMetadata>${element('RequestId', randomUUID())}</ResponseMetadata></${action}Response>`,
+      );
+    if (service === 'sts' && params.Action === 'GetCallerIdentity') {
+      const p = this.authorizer && this.authorizer.model.principal(caller);
+      const arn = p ? p.roleArn : this.anonymousCaller;
+      return wrap(
+        STS_NAMESPACE,
+        'GetCallerIdentity',
+        element('Arn', arn) +
+          element('UserId', `AIDA${(p?.accessKeyId ?? 'AKIAANONYMOUS').slice(4)}`) +
+          element('Account', arn.split(':')[4]),
+      );
+    }
+    if (service === 'iam' && params.Action === 'SimulatePrincipalPolicy') {
+      if (!this.authorizer)
+        return queryErrorReply(
+          403,
+          'AccessDenied',
+          `User: ${this.anonymousCaller} is not authorized to perform: iam:SimulatePrincipalPolicy ` +
+            '(this server was given no IAM policies to simulate)',
+        );
+      const model = this.authorizer.model;
+      const actions = listParam(params, 'ActionNames');
+      const resources = listParam(params, 'ResourceArns');
+      if (!params.PolicySourceArn || actions.length === 0)
+        return queryErrorReply(400, 'ValidationError', 'PolicySourceArn and ActionNames are required');
+      const source = model.principals.find((p) => p.roleArn === params.PolicySourceArn);
+      if (!source)
+        return queryErrorReply(
+          404,
+          'NoSuchEntity',
+          `The user, group or role with name ${params.PolicySourceArn.split('/').pop()} cannot be found.`,
+        );
+      const members: string[] = [];
+      for (const action of actions)
+        for (const resource of resources.length ? resources : ['*']) {
+          const d = await model.authorize({ principal: source.logicalId, action, resource });
+          const decision = d.allowed
+            ? 'allowed'
+            : /explicitly denied/.test(d.explanation)
+              ? 'explicitDeny'
+              : 'implicitDeny';
+          members.push(
+            `<member>${element('EvalActionName', action)}${element('EvalResourceName', resource)}` +
+              `${element('EvalDecision', decision)}</member>`,
+          );
+        }
+      return wrap(
+        IAM_NAMESPACE,
+        'SimulatePrincipalPolicy',
+        `<EvaluationResults>${members.join('')}</EvaluationResults><IsTruncated>false</IsTruncated>`,
+      );
+    }
+    return queryErrorReply(400, 'InvalidAction', `Could not find operation ${params.Action} on ${service}`);
+  }
+
+  async listen(): Promise<string> {
+    this.server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c) => {
+        text += c;
+      });
+      req.on('end', () => {
+        const params = Object.fromEntries(new URLSearchParams(text));
+        const service = signedService(req.headers.authorization);
+        this.requests.push({ service, params });
+        const reply = (r: { status: number; body: string; headers?: Record<string, string> }) => {
+          res.writeHead(r.status, r.headers ?? { 'content-type': 'text/xml' });
+          res.end(r.body);
+        };
+        if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
+          return reply(queryErrorReply(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token'));
+        const authorized = this.authorizer
+          ? this.authorizer.check(req.headers, 'query', () => this.calls(params))
+          : Promise.resolve({ ok: true as const, principal: '' });
+        authorized
+          .then(async (result) =>
+            reply(result.ok ? await this.answer(service, params, result.principal) : result.reply),
+          )
+          .catch((err: unknown) => reply(queryErrorReply(500, 'InternalFailure', String(err))));
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+}
