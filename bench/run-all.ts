@@ -8,6 +8,7 @@ import { replayBench } from './replay.ts';
 import { loadBench } from './load.ts';
 import { mutationBench } from './mutation.ts';
 import { rehearsalBench } from './rehearsal.ts';
+import { resultsAwsBench } from './results-aws.ts';
 
 await engineBench();
 console.log('');
@@ -24,5 +25,7 @@ console.log('');
 await loadBench();
 console.log('');
 await rehearsalBench();
+console.log('');
+await resultsAwsBench();
 console.log('');
 mutationBench(); // from the last `npm run mutate` report: Stryker itself is never run here

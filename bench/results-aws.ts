@@ -1,0 +1,335 @@
+// Issue 18's claim: the export of a sweep with 1,000,000 action rows completes over the RDS Data API (at most
+// 1 MiB an answer, so its reads are paged) in memory that does not grow with the rows. A sweep of BENCH_ACTIONS
+// actions (default 1,000,000; 100 runs of 10,000) and one of a tenth of that are written into an embedded Postgres
+// with generate_series, then exported as `ariadne export` does (reports/export.ts) in csv, jsonl and parquet over
+// pg and over the Data API transport talking to the Data API simulator in front of the same schema.
+//
+// Each export runs in a child process of its own, so its peak RSS (VmHWM) is the export's alone: Postgres and the
+// simulator (which keeps every request it answered) stay outside it. Printed per size, transport and format: wall
+// time, rows/s, reads and Data API calls (and how many pages passed 1 MiB and were read again halved), bytes
+// written, CPU, peak RSS, peak heap and the heap left by full GCs (what is live, not garbage not yet collected);
+// then the large size's peaks over the small one's, which is what "does not grow with the rows" means, and Data
+// API time over pg time. Row counts are compared with the tables' own counts; nothing is asserted.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RDSDataClient } from '@aws-sdk/client-rds-data';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
+import { ResultTooLargeError, type Sql, type SqlDatabase, type SqlValue } from '../lambdas/store/sql.ts';
+import { exportSweep, type ExportFormat } from '../reports/export.ts';
+import { RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { benchPostgres, fmt } from './support.ts';
+
+const SCHEMA = 'bench_results_aws';
+const ACTIONS_PER_RUN = 10_000; // a multiple of the 10 actions a turn written below
+const FORMATS: ExportFormat[] = ['csv', 'jsonl', 'parquet'];
+const TRANSPORTS = ['pg', 'data-api'] as const;
+type Transport = (typeof TRANSPORTS)[number];
+// By URL, as test/support/cli.ts does: the child is plain node with tsx as its loader.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+/** What a child is told: where to read, and what to write where. */
+interface ChildJob {
+  transport: Transport;
+  url: string;
+  endpoint: string;
+  clusterArn: string;
+  secretArn: string;
+  database: string;
+  sweep: string;
+  format: ExportFormat;
+  dir: string;
+}
+
+/** What a child answers. */
+interface ChildResult {
+  seconds: number;
+  files: Array<{ file: string; rows: number }>;
+  /** Statements the export sent (the counts, then one per page). */
+  reads: number;
+  /** Of those, pages over 1 MiB (ResultTooLargeError), read again with half the rows. */
+  tooLarge: number;
+  /** VmRSS once the transport is open, before the export: Node, tsx and the modules. */
+  rssBeforeMb: number;
+  /** VmHWM at the end: the process's peak resident set. */
+  peakRssMb: number;
+  /** heapUsed sampled every 10 ms during the export. */
+  peakHeapMb: number;
+  /** heapUsed just after each full (mark-compact) GC, the largest: about what was live, not garbage. */
+  liveHeapMb: number | null;
+  fullGcs: number;
+  /** CPU (user + system) of the export process during the export. */
+  cpuSeconds: number;
+}
+
+interface Measured extends ChildResult {
+  size: number;
+  transport: Transport;
+  format: ExportFormat;
+  calls: number | null;
+  bytes: number;
+}
+
+const statusMb = (field: 'VmRSS' | 'VmHWM') =>
+  Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN) / 1024;
+
+/** In the child: one export, measured. */
+async function runChild(job: ChildJob): Promise<void> {
+  let db: SqlDatabase;
+  if (job.transport === 'pg') db = await openDatabase({ url: job.url, schema: SCHEMA, poolSize: 1, migrate: false });
+  else
+    db = new DataApiDatabase({
+      resourceArn: job.clusterArn,
+      secretArn: job.secretArn,
+      database: job.database,
+      client: new RDSDataClient({
+        endpoint: job.endpoint,
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'AKIDBENCH', secretAccessKey: 'bench-secret' },
+      }),
+    });
+  await db.query('SELECT 1'); // the connection (or the SDK's first request) is not the export's
+  const rssBeforeMb = statusMb('VmRSS');
+  let peakHeap = process.memoryUsage().heapUsed;
+  const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 10);
+  // A peak of heapUsed may be garbage not yet collected; what a full GC leaves is what the export holds on to.
+  let liveHeap: number | null = null;
+  let fullGcs = 0;
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        fullGcs++;
+        liveHeap = Math.max(liveHeap ?? 0, process.memoryUsage().heapUsed);
+      }
+  });
+  gcs.observe({ entryTypes: ['gc'] });
+  const cpu0 = process.cpuUsage();
+  let reads = 0;
+  let tooLarge = 0;
+  const counting: Sql = {
+    async query<R extends object>(text: string, values?: readonly SqlValue[]) {
+      reads++;
+      try {
+        return await db.query<R>(text, values);
+      } catch (err) {
+        if (err instanceof ResultTooLargeError) tooLarge++;
+        throw err;
+      }
+    },
+  };
+  const started = process.hrtime.bigint();
+  const files = await exportSweep(counting, job.sweep, job.format, job.dir);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpu0);
+  clearInterval(sampler);
+  gcs.disconnect();
+  await db.close();
+  const result: ChildResult = {
+    seconds,
+    files,
+    reads,
+    tooLarge,
+    rssBeforeMb,
+    peakRssMb: statusMb('VmHWM'),
+    peakHeapMb: Math.max(peakHeap, process.memoryUsage().heapUsed) / 2 ** 20,
+    liveHeapMb: liveHeap === null ? null : liveHeap / 2 ** 20,
+    fullGcs,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  };
+  process.stdout.write(JSON.stringify(result));
+}
+
+/** In the parent: one export in a child process; its stderr is shown if it fails. */
+function inChild(job: ChildJob): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_RESULTS_AWS_CHILD: JSON.stringify(job) },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as ChildResult);
+      else reject(new Error(`export child (${job.transport}, ${job.format}) exited ${code}: ${err}`));
+    });
+  });
+}
+
+/**
+ * A sweep of `actions` action rows: runs of ACTIONS_PER_RUN actions, each a copy of one real run's experiment row
+ * (its maze, config, agent), with turns of 10 actions and actions written by generate_series.
+ */
+async function seedSweep(db: Database, sweep: string, actions: number, source: string): Promise<void> {
+  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
+  const runs = Math.ceil(actions / ACTIONS_PER_RUN);
+  const perRunTurns = ACTIONS_PER_RUN / 10;
+  await q(`INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, '{}', $1, $1, $2, 1)`, [
+    sweep,
+    runs,
+  ]);
+  await q(
+    `INSERT INTO sweep_cells SELECT $1, i, 'cell-' || i, 'random', 'random', NULL, m.generator, m.width, i, '{}'
+     FROM generate_series(0, $2 - 1) i, experiments e JOIN mazes m ON m.id = e.maze_id WHERE e.id = $3`,
+    [sweep, runs, source],
+  );
+  // each run's counters (actions_taken, turns_completed) equal the rows written for it below
+  await q(
+    `INSERT INTO experiments (id, agent, provider, model, prompt_version, agent_seed, maze_id, config,
+       optimal_moves, status, goal_found, stop_reason, started_at, completed_at, position_x, position_y,
+       turns_completed, actions_taken, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
+     SELECT $1 || '-' || lpad(i::text, 6, '0'), agent, provider, model, prompt_version, i, maze_id, config,
+       optimal_moves, 'completed', false, 'max_moves', started_at, completed_at, 1, 1, n / 10, n, 12, $1, i, 0, 1
+     FROM generate_series(0, $2 - 1) i, LATERAL (SELECT least($3::int, $4::int - i * $3) AS n) c, experiments
+     WHERE id = $5`,
+    [sweep, runs, ACTIONS_PER_RUN, actions, source],
+  );
+  await q(
+    `INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed,
+       calls_refused, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after)
+     SELECT $1 || '-' || lpad(((g - 1) / $2)::text, 6, '0'), (g - 1) % $2 + 1, now(), now(), 'action_limit', 10, 0,
+       false, ((g - 1) % $2 + 1) * 10, 12, 1, 1
+     FROM generate_series(1, ceil($3::numeric / 10)::int) g`,
+    [sweep, perRunTurns, actions],
+  );
+  // a random agent's move: a direction, a 3x3 vision cone, no reasoning (vision is not exported, but it is stored)
+  const cone = JSON.stringify(Array.from({ length: 9 }, (_, i) => [i % 3, Math.floor(i / 3), i === 4 ? 0 : 1]));
+  await q(
+    `INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, executed, success,
+       outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen, goal_found)
+     SELECT $1 || '-' || lpad(((s - 1) / $2)::text, 6, '0'), ((s - 1) % $2) / 10 + 1, (s - 1) % 10,
+       (s - 1) % $2 + 1, 'move', jsonb_build_object('direction', (ARRAY['north', 'east', 'south', 'west'])[s % 4 + 1]),
+       true, s % 5 <> 0, CASE WHEN s % 5 = 0 THEN 'blocked_by_wall' ELSE 'moved' END, 'moved', 1 + s % 7, 1 + s % 5,
+       1 + (s + 1) % 7, 1 + s % 5, $3::jsonb, s % 3, false
+     FROM generate_series(1, $4::int) s`,
+    [sweep, ACTIONS_PER_RUN, cone, actions],
+  );
+}
+
+/** The rows the tables hold for a sweep, counted without the views the export reads. */
+async function tableCounts(db: Database, sweep: string): Promise<{ experiments: number; actions: number }> {
+  const { rows } = await db.pool.query<{ experiments: number; actions: number }>(
+    `SELECT (SELECT count(*) FROM experiments WHERE sweep_id = $1)::int AS experiments,
+       (SELECT count(*) FROM actions a JOIN experiments e ON e.id = a.experiment_id WHERE e.sweep_id = $1)::int
+       AS actions`,
+    [sweep],
+  );
+  return rows[0];
+}
+
+export async function resultsAwsBench(): Promise<void> {
+  const large = Number(process.env.BENCH_ACTIONS ?? 1_000_000);
+  const sizes = [Math.max(ACTIONS_PER_RUN, Math.round(large / 10)), large];
+  const pgServer = await benchPostgres();
+  const db = await openDatabase({ url: pgServer.url, schema: SCHEMA, poolSize: 2 });
+  const sim = new RdsDataSim({ url: pgServer.url, schema: SCHEMA }); // no authorizer: IAM is not measured here
+  const dir = mkdtempSync(join(tmpdir(), 'ariadne-results-aws-bench-'));
+  try {
+    const endpoint = await sim.listen();
+    const { experimentId } = await runLocalExperiment(
+      { agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 11, seed: 1 }, config: { max_moves: 20 } },
+      { db },
+    );
+    const seedStarted = performance.now();
+    for (const size of sizes) await seedSweep(db, `bench-${size}`, size, experimentId!);
+    await db.pool.query('ANALYZE');
+    console.log(
+      `results over AWS: export (csv, jsonl, parquet) of a sweep of ${fmt(sizes[0])} and of ${fmt(sizes[1])} ` +
+        `action rows (runs of ${fmt(ACTIONS_PER_RUN)}), over pg and over the Data API (its simulator, 1 MiB an ` +
+        `answer); seeded in ${fmt((performance.now() - seedStarted) / 1000, 1)} s`,
+    );
+    console.log(
+      '  each export in a child process of its own: peak RSS is its VmHWM (Node, tsx and modules included, ' +
+        `Postgres and the simulator not); load average ${fmt(loadavg()[0], 1)} on ${availableParallelism()} cores ` +
+        'before the first (times are wall-clock: other work on the machine stretches them)',
+    );
+    const measured: Measured[] = [];
+    for (const size of sizes) {
+      const sweep = `bench-${size}`;
+      const inDb = await tableCounts(db, sweep);
+      for (const transport of TRANSPORTS)
+        for (const format of FORMATS) {
+          const calls0 = sim.requests.length;
+          // This process does nothing else meanwhile: its CPU is the simulator's. Postgres's is not shown: a backend
+          // that has exited is gone from /proc with its CPU time, so a sum over its processes is not a count.
+          const simCpu0 = process.cpuUsage();
+          const out = join(dir, `${size}-${transport}-${format}`);
+          const r = await inChild({
+            transport,
+            url: pgServer.url,
+            endpoint,
+            clusterArn: sim.clusterArn,
+            secretArn: sim.secretArn,
+            database: sim.database,
+            sweep,
+            format,
+            dir: out,
+          });
+          const simCpu = process.cpuUsage(simCpu0);
+          const m: Measured = {
+            ...r,
+            size,
+            transport,
+            format,
+            calls: transport === 'data-api' ? sim.requests.length - calls0 - 1 : null, // less the child's SELECT 1
+            bytes: r.files.reduce((n, f) => n + statSync(f.file).size, 0),
+          };
+          rmSync(out, { recursive: true, force: true }); // a 1M-row csv is ~100 MB: one set on disk at a time
+          measured.push(m);
+          const [experiments, actions] = r.files.map((f) => f.rows);
+          const rows = experiments + actions;
+          const calls =
+            m.calls === null ? '' : ` = ${fmt(m.calls)} Data API calls (${fmt(r.tooLarge)} over 1 MiB, halved)`;
+          const cpu =
+            `CPU: export ${fmt(r.cpuSeconds, 1)} s` +
+            (transport === 'data-api' ? `, simulator ${fmt((simCpu.user + simCpu.system) / 1e6, 1)} s` : '');
+          console.log(
+            `  ${fmt(size).padStart(9)} ${transport.padEnd(8)} ${format.padEnd(7)} ${fmt(r.seconds, 1)} s, ` +
+              `${fmt(rows / r.seconds)} rows/s, ${fmt(r.reads)} reads${calls}, ${fmt(m.bytes / 1e6, 1)} MB ` +
+              `written; ${cpu}`,
+          );
+          const live = r.liveHeapMb === null ? 'no full GC' : `${fmt(r.liveHeapMb)} MB after ${r.fullGcs} full GCs`;
+          console.log(
+            `     peak RSS ${fmt(r.peakRssMb)} MB (${fmt(r.rssBeforeMb)} MB before the export), peak heap ` +
+              `${fmt(r.peakHeapMb)} MB, live heap ${live}; ` +
+              (experiments === inDb.experiments && actions === inDb.actions
+                ? `rows ${fmt(actions)} actions + ${fmt(experiments)} runs, as the tables hold`
+                : `!!! MISMATCH: exported ${fmt(actions)} actions and ${fmt(experiments)} runs, the tables hold ` +
+                  `${fmt(inDb.actions)} and ${fmt(inDb.experiments)} !!!`),
+          );
+        }
+    }
+    console.log(`  ${fmt(sizes[1])} rows against ${fmt(sizes[0])} (${fmt(sizes[1] / sizes[0])}x the rows):`);
+    const mb = (big: number | null, small: number | null) =>
+      big === null || small === null ? 'n/a' : `${fmt(big)} / ${fmt(small)} MB = ${fmt(big / small, 2)}x`;
+    for (const transport of TRANSPORTS)
+      for (const format of FORMATS) {
+        const [small, big] = sizes.map((size) =>
+          measured.find((m) => m.size === size && m.transport === transport && m.format === format)!,
+        );
+        const pg = measured.find((m) => m.size === big.size && m.transport === 'pg' && m.format === format)!;
+        console.log(
+          `  ${transport.padEnd(8)} ${format.padEnd(7)} peak RSS ${mb(big.peakRssMb, small.peakRssMb)} ` +
+            `(above the start ${fmt(big.peakRssMb - big.rssBeforeMb)} / ${fmt(small.peakRssMb - small.rssBeforeMb)} ` +
+            `MB); peak heap ${mb(big.peakHeapMb, small.peakHeapMb)}; ` +
+            `live heap ${mb(big.liveHeapMb, small.liveHeapMb)}; time ${fmt(big.seconds / small.seconds, 1)}x` +
+            (transport === 'data-api' ? `; Data API time / pg time ${fmt(big.seconds / pg.seconds, 2)}x` : ''),
+        );
+      }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await sim.close();
+    await db.close();
+    await pgServer.stop();
+  }
+}
+
+const job = process.env.BENCH_RESULTS_AWS_CHILD;
+if (job) await runChild(JSON.parse(job) as ChildJob);
+else if (process.argv[1] === fileURLToPath(import.meta.url)) await resultsAwsBench();
