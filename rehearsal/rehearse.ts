@@ -10,6 +10,7 @@ import { migrate, startWorld, type QuotaViolation, type RehearsalOptions } from 
 import { SCENARIOS } from './scenarios.ts';
 import type { Denial } from './authorizer.ts';
 import { SWEEP_NOTES } from './scenario-sweep.ts';
+import { RESEARCHER_NOTES } from './scenario-researcher.ts';
 
 export { STATE_PAYLOAD_LIMIT, type RehearsalOptions } from './world.ts';
 
@@ -75,6 +76,7 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
       'Lambda runs locally: no cold-start latency, no concurrency limits, no network between services',
       'CloudWatch Logs and X-Ray calls are not made by the bundles and not rehearsed',
       ...(scenarios.some((s) => s.name === 'sweep') ? SWEEP_NOTES : []),
+      ...(scenarios.some((s) => s.name === 'researcher') ? RESEARCHER_NOTES : []),
     ],
     seconds: (Date.now() - started) / 1000,
   };

@@ -6,6 +6,7 @@ import { PROVIDER_SCENARIOS } from './provider-scenarios.ts';
 import { SECRET_SCENARIOS } from './secret-scenarios.ts';
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { sweepScenario } from './scenario-sweep.ts';
+import { researcherScenario } from './scenario-researcher.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -104,4 +105,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   ...SECRET_SCENARIOS,
   sweep: sweepScenario,
+  // last: it reads what the others ran
+  researcher: researcherScenario,
 };

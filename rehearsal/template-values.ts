@@ -35,10 +35,11 @@ export interface TemplateResource {
   Properties?: Record<string, unknown>;
 }
 
-/** The parts of a CloudFormation template this module reads. */
+/** The parts of a CloudFormation template the rehearsal reads. */
 export interface CfnTemplate {
   Resources: Record<string, TemplateResource>;
   Parameters?: Record<string, { Type: string; Default?: unknown }>;
+  Outputs?: Record<string, { Value: unknown }>;
 }
 
 /** A value the resolver cannot turn into a concrete string; `path` says where in the template it is. */

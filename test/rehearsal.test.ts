@@ -61,6 +61,7 @@ describe('npm run rehearse', () => {
       ['resume', true],
       ['secret-rotation', true],
       ['sweep', true],
+      ['researcher', true],
     ]);
     expect(passed(report)).toBe(true);
     // the bundles really went through the servers: the turn functions wrote every turn through the Data API,
@@ -76,6 +77,11 @@ describe('npm run rehearse', () => {
     expect(report.scenarios.find((s) => s.name === 'sweep')!.detail).toMatch(
       /^10,000 runs: .* 10,000 launched, at most (\d+) of \1 in flight, 3 run to the goal, 9,997 stood in for/,
     );
+    // the researcher's --aws commands found the stack through CloudFormation and read the database as the
+    // researcher policy, in the same world
+    expect(report.calls.Researcher['cloudformation:DescribeStacks']).toBeGreaterThan(0);
+    expect(report.calls.Researcher['rds-data:ExecuteStatement']).toBeGreaterThan(0);
+    expect(report.calls.Researcher['states:ListExecutions']).toBeGreaterThan(0);
     expect(report.notes.join('\n')).toMatch(/Distributed Map, ItemReader, ResultWriter and waitForTaskToken emulated/);
   }, 240_000);
 

@@ -24,7 +24,7 @@ import { S3Sim } from '../simulators/s3-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { sharedAssembly } from './support/assembly.ts';
-import { stackOutputsOf } from './support/deployed-stack.ts';
+import { stackOutputsOf } from '../rehearsal/stack-outputs.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
@@ -44,7 +44,7 @@ const asOutputs = (o: StackOutputs) =>
 beforeAll(async () => {
   template = (await sharedAssembly()).template;
   model = new IamModel(template);
-  outputs = stackOutputsOf(model, template);
+  outputs = stackOutputsOf(model);
   policy = researcherPolicy(outputs);
   expect(model.addPrincipal(researcher, policy)).toBe(accessKeyIdFor(researcher));
 }, 180_000);

@@ -3,11 +3,11 @@
 // the RDS Data API server in front of a test schema, its parameters by the SSM server, and every request authorized
 // by the rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose
 // access key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
-import { OUTPUT_KEYS, type StackOutputs } from '../../bin/cli/aws-stack.ts';
+import type { StackOutputs } from '../../bin/cli/aws-stack.ts';
 import { researcherPolicy } from '../../bin/cli/researcher-policy.ts';
 import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
-import { CloudFormationSim } from '../../simulators/cloudformation-sim.ts';
+import { researcherEnv, stackOutputsOf, stackServer } from '../../rehearsal/stack-outputs.ts';
 import { RdsDataSim } from '../../simulators/rds-data-sim.ts';
 import { SsmSim } from '../../simulators/ssm-sim.ts';
 import { SfnSim } from '../../simulators/sfn-sim.ts';
@@ -30,48 +30,16 @@ export interface DeployedStack {
   close(): Promise<void>;
 }
 
-/** The stack's outputs as DescribeStacks would return them from the rehearsal's fake account. */
-export function stackOutputsOf(
-  model: IamModel,
-  template: { Outputs?: Record<string, { Value: unknown }> },
-): StackOutputs {
-  const { values } = model;
-  return {
-    stackName: values.env.stackName,
-    region: values.env.region,
-    account: values.env.account,
-    ...Object.fromEntries(
-      Object.entries(OUTPUT_KEYS).map(([field, key]) => [
-        field,
-        values.resolveString(template.Outputs?.[key]?.Value, `$.Outputs.${key}`),
-      ]),
-    ),
-  } as StackOutputs;
-}
-
 export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
-  const template = (await sharedAssembly()).template as { Outputs?: Record<string, { Value: unknown }> };
   const model = new IamModel((await sharedAssembly()).template);
   const { values } = model;
-  const outputs = stackOutputsOf(model, template);
+  const outputs = stackOutputsOf(model);
   const researcher = 'Researcher';
   model.addPrincipal(researcher, researcherPolicy(outputs));
   const modelResearcher = 'ModelResearcher';
   model.addPrincipal(modelResearcher, researcherPolicy(outputs, { bedrock: true }));
   const authorizer = new RequestAuthorizer(model);
-  const cfn = new CloudFormationSim(
-    [
-      {
-        name: outputs.stackName,
-        id: `arn:aws:cloudformation:${outputs.region}:${outputs.account}:stack/${outputs.stackName}/sim-0001`,
-        status: 'UPDATE_COMPLETE',
-        outputs: Object.fromEntries(
-          Object.entries(OUTPUT_KEYS).map(([field, key]) => [key, outputs[field as keyof typeof OUTPUT_KEYS]]),
-        ),
-      },
-    ],
-    { authorizer },
-  );
+  const cfn = stackServer(outputs, authorizer);
   const data = new RdsDataSim({
     url: db.url,
     schema: db.schema,
@@ -95,14 +63,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
   const identity = new IdentitySim(authorizer);
   const identityUrl = await identity.listen();
   const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
-  const env = {
-    DATABASE_URL: undefined,
-    DATABASE_SCHEMA: undefined,
-    AWS_REGION: outputs.region,
-    AWS_ACCESS_KEY_ID: accessKeyIdFor(researcher),
-    AWS_SECRET_ACCESS_KEY: 'researcher-secret',
-    AWS_SESSION_TOKEN: undefined,
-    AWS_PROFILE: undefined,
+  const env = researcherEnv(outputs, accessKeyIdFor(researcher), 'researcher-secret', {
     AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
     AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
@@ -110,7 +71,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_ENDPOINT_URL_STS: identityUrl,
     AWS_ENDPOINT_URL_IAM: identityUrl,
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
-  };
+  });
   return {
     outputs,
     authorizer,

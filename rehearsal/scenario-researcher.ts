@@ -1,0 +1,147 @@
+// The scenario "researcher" (issue 18 in the rehearsal's world): after the other scenarios have run their
+// experiments and the sweep, a researcher on a laptop reads them with the CLI's --aws commands. The stack is found
+// through the CloudFormation server (the template's outputs), its database read through the world's Data API
+// server, its parameters and executions through its SSM and Step Functions servers, every request signed with the
+// researcher's key and authorized against the policy `ariadne policy researcher` prints. Each command must exit 0
+// with no denial, and what it reads must agree with the world's database.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { researcherPolicy } from '../bin/cli/researcher-policy.ts';
+import { runAriadne } from './ariadne-process.ts';
+import { researcherEnv, stackOutputsOf, stackServer } from './stack-outputs.ts';
+import { IdentitySim } from '../simulators/identity-sim.ts';
+import type { World } from './world.ts';
+
+/** Thrown when a researcher command fails, is denied, or reads something the database does not hold. */
+class ResearcherScenarioError extends Error {
+  override readonly name = 'ResearcherScenarioError';
+}
+
+/** What the researcher scenario does not prove, for the report's notes. */
+export const RESEARCHER_NOTES = [
+  'Researcher: the read commands only (doctor, list, summary, export, sql, status --aws); launch, sweep run and ' +
+    'stopping executions are not run as the researcher',
+];
+
+const RESEARCHER = 'Researcher';
+const SECRET = 'researcher-secret';
+
+function check(ok: boolean, message: string): void {
+  if (!ok) throw new ResearcherScenarioError(message);
+}
+
+/** One number from the world's database (its own connection, not the Data API the researcher reads through). */
+async function count(world: World, sql: string, params: unknown[] = []): Promise<number> {
+  return (await world.db.pool.query<{ n: number }>(sql, params)).rows[0].n;
+}
+
+export async function researcherScenario(world: World): Promise<string> {
+  const { model, authorizer } = world;
+  const outputs = stackOutputsOf(model);
+  const accessKeyId = model.addPrincipal(RESEARCHER, researcherPolicy(outputs));
+  const cfn = stackServer(outputs, authorizer);
+  // STS and IAM for doctor's check of the researcher's own permissions (simulated from the same IAM model)
+  const identity = new IdentitySim(authorizer);
+  const outDir = mkdtempSync(join(tmpdir(), 'rehearsal-researcher-'));
+  try {
+    const env = researcherEnv(outputs, accessKeyId, SECRET, {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
+      AWS_ENDPOINT_URL_RDS_DATA: world.endpoints.AWS_ENDPOINT_URL_RDS_DATA,
+      AWS_ENDPOINT_URL_SSM: world.endpoints.AWS_ENDPOINT_URL_SSM,
+      AWS_ENDPOINT_URL_SFN: world.endpoints.AWS_ENDPOINT_URL_SFN,
+      AWS_ENDPOINT_URL_STS: await identity.listen(),
+    });
+    env.AWS_ENDPOINT_URL_IAM = env.AWS_ENDPOINT_URL_STS;
+    /** The command's JSON; it must exit 0, and every request it made must have been allowed. */
+    const ariadne = async <T>(...args: string[]): Promise<T> => {
+      const command = `ariadne ${args.join(' ')} --aws --json`;
+      const before = authorizer.denials.length;
+      const run = await runAriadne([...args, '--aws', '--json', '--stack', outputs.stackName], env);
+      // The world is idle while a command runs: every denial since it started is its own (an unknown key too).
+      const denied = new Set(
+        authorizer.denials.slice(before).map((d) => `${d.principal} ${d.action} on ${d.resource}`),
+      );
+      check(denied.size === 0, `${command} was denied: ${[...denied].join('; ')}`);
+      const why = `${run.stderr.trim().split('\n').at(-1)}${run.stdout ? `; stdout: ${run.stdout.slice(0, 300)}` : ''}`;
+      check(run.code === 0, `${command} exited ${run.code ?? 'on its timeout'}: ${why}`);
+      try {
+        return JSON.parse(run.stdout) as T;
+      } catch {
+        throw new ResearcherScenarioError(`${command} printed no JSON: ${run.stdout.slice(0, 200)}`);
+      }
+    };
+
+    const checks = await ariadne<Array<{ check: string; ok: boolean }>>('doctor');
+    const failing = checks.filter((c) => !c.ok);
+    check(failing.length === 0, `doctor --aws: ${failing.map((c) => c.check).join(', ')} failed`);
+
+    const experiments = await count(world, 'SELECT count(*)::int AS n FROM experiments');
+    const listed = await ariadne<Array<{ experiment_id: string }>>('list', '--limit', '100000');
+    check(listed.length === experiments, `list --aws: ${listed.length} experiments, the database has ${experiments}`);
+
+    const { rows } = await world.db.pool.query<{ id: string; actions_taken: number }>(
+      "SELECT id, actions_taken FROM experiments WHERE sweep_id IS NULL AND status = 'completed' " +
+        'ORDER BY started_at DESC, id LIMIT 1',
+    );
+    check(rows.length === 1, 'no completed experiment to summarize: run the researcher scenario after one');
+    const summary = await ariadne<{ experiment_id: string; actions: number }>('summary', rows[0].id);
+    check(
+      summary.actions === rows[0].actions_taken,
+      `summary --aws of ${rows[0].id}: ${summary.actions} actions, the database has ${rows[0].actions_taken}`,
+    );
+
+    const sweeps = await world.db.pool.query<{ id: string }>('SELECT id FROM sweeps ORDER BY created_at DESC LIMIT 1');
+    check(sweeps.rows.length === 1, 'no sweep to export: run the researcher scenario after the sweep scenario');
+    const sweep = sweeps.rows[0].id;
+    const exported = await ariadne<{ files: Array<{ path: string; rows: number }> }>(
+      'export',
+      sweep,
+      '--format',
+      'jsonl',
+      '--out-dir',
+      outDir,
+    );
+    const expected = [
+      await count(world, 'SELECT count(*)::int AS n FROM experiments WHERE sweep_id = $1', [sweep]),
+      await count(
+        world,
+        `SELECT count(*)::int AS n FROM actions a JOIN experiments e ON e.id = a.experiment_id ` +
+          `WHERE e.sweep_id = $1`,
+        [sweep],
+      ),
+    ];
+    const lines = exported.files.map((f) => readFileSync(f.path, 'utf8').split('\n').filter(Boolean).length);
+    check(
+      JSON.stringify(exported.files.map((f) => f.rows)) === JSON.stringify(expected) &&
+        JSON.stringify(lines) === JSON.stringify(expected),
+      `export --aws of ${sweep}: ${lines.join(' and ')} lines written (experiments, actions), ` +
+        `the database has ${expected.join(' and ')}`,
+    );
+
+    const actions = await count(world, 'SELECT count(*)::int AS n FROM actions');
+    const [queried] = await ariadne<Array<{ n: number }>>('sql', 'SELECT count(*)::int AS n FROM actions');
+    check(queried?.n === actions, `sql --aws: ${queried?.n} actions, the database has ${actions}`);
+
+    // status reads ListExecutions once per machine (at most 1000): the experiment machine's running executions
+    const running = [...world.sims.sfn.executions.values()].filter(
+      (e) => e.stateMachineArn === outputs.stateMachineArn && e.status === 'RUNNING',
+    ).length;
+    const status = await ariadne<{ executions?: { experiments: number } }>('status');
+    check(
+      status.executions?.experiments === Math.min(running, 1000),
+      `status --aws: ${status.executions?.experiments} experiment executions running, Step Functions has ${running}`,
+    );
+
+    const calls = [...(authorizer.counts.get(RESEARCHER)?.values() ?? [])].reduce((a, b) => a + b, 0);
+    return (
+      `doctor, list, summary, export (jsonl), sql and status --aws as the researcher policy: ${calls} calls ` +
+      `allowed, ${listed.length} experiments listed, sweep ${sweep} exported (${expected[1]} actions), ` +
+      `${status.executions!.experiments} of ${running} running experiment executions counted by status`
+    );
+  } finally {
+    await cfn.close();
+    await identity.close();
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
