@@ -17,7 +17,9 @@ import {
   MazeInputError,
   mazeToJson,
   mixSeed,
+  parseMazeFile,
   parseMazeJson,
+  parseMazeText,
   renderAscii,
   shortestPathLength,
   shortestPathToSight,
@@ -363,6 +365,81 @@ describe('maze JSON', () => {
     expect(bad.field).toBe('start.x');
     expect(bad.message).toMatch(/^lab\.json: .*Expected \{"grid"/);
     expect(thrown(() => parseMazeJson('[]')).field).toBe('(root)');
+  });
+});
+
+describe('mazes from other tools: grid_data JSON and text pictures', () => {
+  // a 6x5 maze whose corridor runs from the classic start (2,2) east to the goal
+  const CLASSIC = [
+    [1, 1, 1, 1, 1, 1],
+    [1, 0, 0, 0, 0, 1],
+    [1, 0, 0, 0, 2, 1],
+    [1, 0, 1, 1, 1, 1],
+    [1, 1, 1, 1, 1, 1],
+  ];
+
+  it('grid_data starts at the classic (2,2) unless the file names a start', () => {
+    const m = parseMazeJson(JSON.stringify({ grid_data: CLASSIC }));
+    expect([m.start, m.goal, m.shortestPath]).toEqual([{ x: 2, y: 2 }, { x: 4, y: 2 }, 2]);
+    expect(parseMazeJson(JSON.stringify({ grid_data: CLASSIC, start: [1, 3] })).shortestPath).toBe(4);
+    // the same maze as "grid" with the start given is the same maze
+    expect(parseMazeJson(JSON.stringify({ grid: CLASSIC, start: [2, 2] })).hash).toBe(m.hash);
+  });
+
+  it.each([
+    [
+      { grid_data: CLASSIC.map((r, y) => (y === 2 ? [1, 0, 1, 0, 2, 1] : r)) },
+      'start',
+      /start \(2,2\) is a wall.*classic start/,
+    ],
+    [
+      { grid_data: CLASSIC.map((r) => r.map((t) => (t === 2 ? 0 : t))) },
+      'grid',
+      /exactly one goal tile \(2\), found 0/,
+    ],
+    [
+      { grid_data: CLASSIC.map((r, y) => (y === 1 || y === 2 ? [1, 0, 0, 1, r[4], 1] : r)) },
+      'grid',
+      /goal \(4,2\) cannot be reached/,
+    ],
+    [{ grid_data: [...CLASSIC.slice(0, 4), [1, 1, 1]] }, 'grid_data', /ragged rows/],
+    [{ grid_data: CLASSIC, grid: CLASSIC }, 'grid_data', /"grid" or "grid_data", not both/],
+    [{ grid: CLASSIC }, 'start', /needs "start"/],
+  ])('an invalid grid_data file is refused, naming the problem (%#)', (file, field, message) => {
+    const err = thrown(() => parseMazeJson(JSON.stringify(file), 'lab.json'));
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(/^lab\.json: /);
+    expect(err.message).toMatch(message);
+  });
+
+  it('reads the picture `ariadne maze` prints (S start, G goal, # wall, . empty) as the same maze', () => {
+    const maze = generateMaze({ generator: 'medium', width: 15, height: 15, seed: 7 });
+    const picture = renderAscii(maze.grid, [{ at: maze.start, ch: 'S' }]);
+    const again = parseMazeFile(`\n${picture}\n\n`, 'm.txt');
+    expect([again.hash, again.start, again.goal, again.shortestPath]).toEqual([
+      maze.hash,
+      maze.start,
+      maze.goal,
+      maze.shortestPath,
+    ]);
+    // a space is an empty tile too; JSON and text go through one entry point
+    expect(parseMazeText('#####\n#S G#\n#####').shortestPath).toBe(2);
+    expect(parseMazeFile(JSON.stringify({ grid_data: CLASSIC })).start).toEqual({ x: 2, y: 2 });
+  });
+
+  it.each([
+    ['#####\n#S.G#\n####', 'line 3', /line 3 has 4 tiles, line 1 has 5: .*ragged rows/],
+    ['#####\n#S.x#\n#####', 'line 2, column 4', /line 2, column 4 is "x"; a tile is one of # wall/],
+    ['#####\n#S..#\n#####', 'grid', /exactly one goal tile/],
+    ['#####\n#S#G#\n#####', 'grid', /goal \(3,1\) cannot be reached from the start \(1,1\)/],
+    ['#####\n#..G#\n#####', 'S', /exactly one start mark S, found 0/],
+    ['#####\n#SSG#\n#####', 'S', /exactly one start mark S, found 2/],
+    ['\n\n', 'maze-file', /is empty/],
+  ])('an invalid text maze is refused, naming where: %j', (text, field, message) => {
+    const err = thrown(() => parseMazeText(text, 'm.txt'));
+    expect(err.field).toBe(field);
+    expect(err.message).toMatch(/^m\.txt/);
+    expect(err.message).toMatch(message);
   });
 });
 

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { describeFileError } from './file-errors.ts';
 import { userDirectory } from './output-dir.ts';
 import { generateMaze } from '../../lambdas/maze/generators/index.ts';
-import { parseMazeJson } from '../../lambdas/maze/maze-file.ts';
+import { parseMazeFile } from '../../lambdas/maze/maze-file.ts';
 import type { Maze } from '../../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { SEEDLESS_BASELINES } from '../../lambdas/providers/baselines.ts';
@@ -26,7 +26,7 @@ export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecu
         `--maze-file "${o.mazeFile}" cannot be read: ${describeFileError(err)}`,
       );
     }
-    const maze = parseMazeJson(text, `--maze-file ${o.mazeFile}`);
+    const maze = parseMazeFile(text, `--maze-file ${o.mazeFile}`);
     return { maze, input: { grid: maze.grid.toRows(), start: maze.start } };
   }
   const spec = { generator: o.maze, width: o.size, height: o.size, seed: o.seed };

@@ -5,4 +5,5 @@ export * from './solver.ts';
 export * from './maze.ts';
 export * from './errors.ts';
 export * from './maze-file.ts';
+export * from './maze-text.ts';
 export * from './generators/index.ts';
