@@ -201,6 +201,8 @@ describe('results of a deployed stack, read with --aws', () => {
     ['list --sweeps', () => ['list', '--sweeps']],
     ['sql', () => ['sql', 'SELECT experiment_id, status, actions FROM experiment_summary ORDER BY experiment_id']],
     ['compare', () => ['compare', 'aws-results', 'frontier', 'random', '--resamples', '200']],
+    ['stats', () => ['stats', 'aws-results']],
+    ['stats --by a setting', () => ['stats', 'aws-results', '--by', 'label,vision_range']],
   ])('%s: the same JSON as locally', async (_label, args) => {
     const { local, aws } = await bothWays(args());
     expect(aws).toEqual(local);

@@ -14,6 +14,7 @@ import { tempDir } from './support/temp-dir.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
+import { factorStats, varyingFactors } from '../reports/factor-stats.ts';
 import { allKSucceed, mcnemar, wilson } from './support/reference-statistics.ts';
 
 let db: TestDatabase;
@@ -341,6 +342,70 @@ describe('the statistics functions against published values and edge cases', () 
         '12) c, generate_series(1, 12) k WHERE c <= n AND k <= n',
     );
     for (const r of rows) expect(r.p).toBeCloseTo(allKSucceed(r.c, r.n, r.k), 10);
+  });
+});
+
+describe('statistics by factor (ariadne stats)', () => {
+  const FACTORS = `sweep: factor-test
+agents:
+  - { agent: random }
+  - { agent: frontier }
+mazes:
+  generators: [medium]
+  sizes: [11]
+  seeds: [3]
+settings:
+  vision_range: [2, 3]
+  success_rule: [seen, reached]
+config:
+  max_moves: 400
+repeats: 3
+max_concurrency: 4
+`;
+  beforeAll(async () => {
+    await runLocalSweep(loadSweep(FACTORS, 'test'), { db });
+  }, 120_000);
+
+  it('groups by the label and every setting varied; each group counts its runs from the snapshots', async () => {
+    expect(await varyingFactors(db, 'factor-test')).toEqual(['label', 'vision_range', 'success_rule']);
+    const rows = await factorStats(db, 'factor-test', ['label', 'vision_range']);
+    const runs = (
+      await db.pool.query(
+        `SELECT r.label, e.config->>'vision_range' AS vision_range, r.goal_found, r.independent
+         FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.sweep_id = 'factor-test'`,
+      )
+    ).rows;
+    expect(rows.map((r) => [r.label, r.vision_range, r.n])).toEqual([
+      ['frontier', '2', 6],
+      ['frontier', '3', 6],
+      ['random', '2', 6],
+      ['random', '3', 6],
+    ]);
+    for (const row of rows) {
+      const group = runs.filter((r) => r.label === row.label && r.vision_range === row.vision_range);
+      const independent = group.filter((r) => r.independent);
+      const k = independent.filter((r) => r.goal_found).length;
+      expect([row.successes, row.n_independent]).toEqual([
+        group.filter((r) => r.goal_found).length,
+        independent.length,
+      ]);
+      const [low, high] = wilson(k, independent.length);
+      expect(row.success_low95).toBeCloseTo(low, 4);
+      expect(row.success_high95).toBeCloseTo(high, 4);
+    }
+    // frontier is deterministic: its 3 repeats of a cell are one observation
+    expect(rows[0].n_independent).toBe(2);
+  });
+
+  it('the stats command prints the table; an unknown factor is refused naming the factors there are', async () => {
+    const env = { DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema };
+    const table = await outputOf(ariadneProcess(['stats', 'factor-test', '--by', 'success_rule'], env));
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^sweep factor-test by success_rule \(success over independent runs/);
+    expect(table.stdout).toMatch(/^reached +\| +12 \|/m);
+    const typo = await outputOf(ariadneProcess(['stats', 'factor-test', '--by', 'label,vision'], env));
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--by vision: not a factor; use any of label, .*vision_range/);
   });
 });
 

@@ -10,6 +10,7 @@ import { registerMazeCommands } from './commands/mazes.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
 import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
+import { registerStatsCommand } from './commands/stats.ts';
 import { registerWorkflowCommand } from './commands/workflow.ts';
 import { registerStackCommands } from './commands/stack.ts';
 import { registerDatabaseCommands } from './commands/database.ts';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerSweepCommand(program);
   registerListCommand(program);
   registerResultCommands(program);
+  registerStatsCommand(program);
   registerWorkflowCommand(program);
   registerStackCommands(program);
   registerPolicyCommands(program);

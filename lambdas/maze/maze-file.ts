@@ -30,7 +30,7 @@ const rows = z
   });
 
 /** The start of the classic maze set, which files holding `grid_data` assume when they name none. */
-export const CLASSIC_START = { x: 2, y: 2 } as const;
+const CLASSIC_START = { x: 2, y: 2 } as const;
 
 const mazeFileSchema = z
   .object({
