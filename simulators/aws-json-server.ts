@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import { onBody } from './aws-query-server.ts';
 
 export interface AwsJsonReply {
   status: number;
@@ -35,11 +36,7 @@ export abstract class AwsJsonServer {
 
   async listen(): Promise<string> {
     this.server = createServer((req, res) => {
-      let text = '';
-      req.on('data', (c) => {
-        text += c;
-      });
-      req.on('end', () => {
+      onBody(req, (text) => {
         const target = String(req.headers['x-amz-target'] ?? '');
         const body = text ? JSON.parse(text) : {};
         this.requests.push({ target, body, headers: req.headers });

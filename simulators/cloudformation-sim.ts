@@ -9,9 +9,8 @@
 // Given a rehearsal authorizer, each signed request is authorized as cloudformation:DescribeStacks on the stack's
 // ARN, resource type "stack" (arn:...:cloudformation:REGION:ACCOUNT:stack/NAME/ID, Service Authorization Reference).
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { queryErrorReply, type AwsCall, type RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import { queryErrorReply, type AwsCall, type RequestAuthorizer, type RequestScope } from '../rehearsal/authorizer.ts';
+import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';
 
 export interface SimStack {
   name: string;
@@ -32,15 +31,11 @@ const xmlEscape = (s: string) =>
 
 const element = (name: string, value: string) => `<${name}>${xmlEscape(value)}</${name}>`;
 
-export class CloudFormationSim {
-  readonly requests: Array<{ params: Record<string, string>; headers: Record<string, unknown> }> = [];
+export class CloudFormationSim extends AwsQueryServer {
   readonly stacks: Array<Required<SimStack>> = [];
-  private server: Server | null = null;
 
-  constructor(
-    stacks: SimStack[] = [],
-    private readonly opts: { authorizer?: RequestAuthorizer } = {},
-  ) {
+  constructor(stacks: SimStack[] = [], opts: { authorizer?: RequestAuthorizer } = {}) {
+    super(opts.authorizer);
     for (const s of stacks) this.addStack(s);
   }
 
@@ -72,7 +67,7 @@ export class CloudFormationSim {
    * github.com/anomalyco/sst/issues/3006), a stack that does not exist on its name with any id
    * (arn:...:stack/NAME/*, as in github.com/aws-samples/aws-hpc-tutorials/issues/271).
    */
-  private calls(params: Record<string, string>, region: string, account: string, partition: string): AwsCall[] {
+  protected calls(params: Record<string, string>, { region, account, partition }: RequestScope): AwsCall[] {
     if (params.Action !== 'DescribeStacks') return [];
     const found = this.matching(params.StackName);
     const arns = found.length
@@ -83,7 +78,7 @@ export class CloudFormationSim {
     return arns.map((resource) => ({ action: 'cloudformation:DescribeStacks', resource }));
   }
 
-  private answer(params: Record<string, string>): { status: number; body: string } {
+  protected answer(params: Record<string, string>): QueryReply {
     const error = (code: string, message: string) => {
       const r = queryErrorReply(400, code, message);
       return { status: r.status, body: r.body };
@@ -112,37 +107,5 @@ export class CloudFormationSim {
         `</DescribeStacksResult><ResponseMetadata>${element('RequestId', randomUUID())}</ResponseMetadata>` +
         '</DescribeStacksResponse>',
     };
-  }
-
-  async listen(): Promise<string> {
-    this.server = createServer((req, res) => {
-      let text = '';
-      req.on('data', (c) => {
-        text += c;
-      });
-      req.on('end', () => {
-        const params = Object.fromEntries(new URLSearchParams(text));
-        this.requests.push({ params, headers: req.headers });
-        const reply = (r: { status: number; body: string; headers?: Record<string, string> }) => {
-          res.writeHead(r.status, r.headers ?? { 'content-type': 'text/xml' });
-          res.end(r.body);
-        };
-        if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
-          return reply(queryErrorReply(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token'));
-        const authorizer = this.opts.authorizer;
-        if (!authorizer) return reply(this.answer(params));
-        authorizer
-          .check(req.headers, 'query', (s) => this.calls(params, s.region, s.account, s.partition))
-          .then((result) => reply(result.ok ? this.answer(params) : result.reply))
-          .catch((err: unknown) => reply(queryErrorReply(500, 'InternalFailure', String(err))));
-      });
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }

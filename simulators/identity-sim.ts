@@ -10,9 +10,8 @@
 // Requests are POST / form-encoded with SigV4; each operation is answered only on its own service's endpoint (the
 // credential scope names the service), as two AWS endpoints would. Decisions come from the rehearsal's IamModel.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { queryErrorReply, type AwsCall, type RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';
 
 const STS_NAMESPACE = 'https://sts.amazonaws.com/doc/2011-06-15/';
 const IAM_NAMESPACE = 'https://iam.amazonaws.com/doc/2010-05-08/';
@@ -28,31 +27,30 @@ function listParam(params: Record<string, string>, name: string): string[] {
   return out;
 }
 
-/** The service of a SigV4 request: Credential=KEY/DATE/REGION/SERVICE/aws4_request. */
-const signedService = (authorization: string | undefined) =>
-  /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(authorization ?? '')?.[1];
-
-export class IdentitySim {
-  readonly requests: Array<{ service: string | undefined; params: Record<string, string> }> = [];
-  private server: Server | null = null;
-
+export class IdentitySim extends AwsQueryServer {
   /**
    * `authorizer`: the rehearsal's IAM model, whose principals are the callers and the identities simulated.
    * Without one, every caller is `anonymousCaller` and no policy is known, so SimulatePrincipalPolicy is refused
    * (AccessDenied) rather than answered with a decision nobody evaluated.
    */
   constructor(
-    private readonly authorizer?: RequestAuthorizer,
+    authorizer?: RequestAuthorizer,
     private readonly anonymousCaller = 'arn:aws:iam::123456789012:user/researcher',
-  ) {}
+  ) {
+    super(authorizer);
+  }
 
   /** What AWS authorizes for the request; GetCallerIdentity needs no permission. */
-  private calls(params: Record<string, string>): AwsCall[] {
+  protected calls(params: Record<string, string>): AwsCall[] {
     if (params.Action !== 'SimulatePrincipalPolicy' || !params.PolicySourceArn) return [];
     return [{ action: 'iam:SimulatePrincipalPolicy', resource: params.PolicySourceArn }];
   }
 
-  private async answer(service: string | undefined, params: Record<string, string>, caller: string) {
+  protected async answer(
+    params: Record<string, string>,
+    caller: string | undefined,
+    service: string | undefined,
+  ): Promise<QueryReply> {
     const reply = (xml: string) => ({ status: 200, headers: { 'content-type': 'text/xml' }, body: xml });
     const wrap = (ns: string, action: string, result: string) =>
       reply(
@@ -60,7 +58,7 @@ export class IdentitySim {
           `<ResponseMetadata>${element('RequestId', randomUUID())}</ResponseMetadata></${action}Response>`,
       );
     if (service === 'sts' && params.Action === 'GetCallerIdentity') {
-      const p = this.authorizer && this.authorizer.model.principal(caller);
+      const p = this.authorizer && caller ? this.authorizer.model.principal(caller) : undefined;
       const arn = p ? p.roleArn : this.anonymousCaller;
       return wrap(
         STS_NAMESPACE,
@@ -111,40 +109,5 @@ export class IdentitySim {
       );
     }
     return queryErrorReply(400, 'InvalidAction', `Could not find operation ${params.Action} on ${service}`);
-  }
-
-  async listen(): Promise<string> {
-    this.server = createServer((req, res) => {
-      let text = '';
-      req.on('data', (c) => {
-        text += c;
-      });
-      req.on('end', () => {
-        const params = Object.fromEntries(new URLSearchParams(text));
-        const service = signedService(req.headers.authorization);
-        this.requests.push({ service, params });
-        const reply = (r: { status: number; body: string; headers?: Record<string, string> }) => {
-          res.writeHead(r.status, r.headers ?? { 'content-type': 'text/xml' });
-          res.end(r.body);
-        };
-        if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
-          return reply(queryErrorReply(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token'));
-        const authorized = this.authorizer
-          ? this.authorizer.check(req.headers, 'query', () => this.calls(params))
-          : Promise.resolve({ ok: true as const, principal: '' });
-        authorized
-          .then(async (result) =>
-            reply(result.ok ? await this.answer(service, params, result.principal) : result.reply),
-          )
-          .catch((err: unknown) => reply(queryErrorReply(500, 'InternalFailure', String(err))));
-      });
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
   }
 }
