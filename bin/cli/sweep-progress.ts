@@ -1,6 +1,7 @@
 // A sweep's live display: on a terminal, a block of lines redrawn in place
 // (totals, ETA, success so far, then one line per run in flight); piped, a
 // totals line every few seconds and whenever a run ends.
+import { blockPainter } from './redraw.ts';
 import type { SweepProgress } from '../../state-machine/local-sweep.ts';
 
 const seconds = (s: number) =>
@@ -21,7 +22,7 @@ export function sweepSummaryLine(p: SweepProgress): string {
 }
 
 export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {
-  let drawn = 0;
+  const paint = blockPainter(stream);
   let lastPlain = 0;
   let lastDone = -1;
   let pending: SweepProgress | null = null;
@@ -30,16 +31,10 @@ export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {
     timer = null;
     const p = pending!;
     if (stream.isTTY) {
-      const width = stream.columns ?? 120;
-      const lines = [
+      paint([
         sweepSummaryLine(p),
         ...[...p.running.values()].map((r) => `  ${r.key}: turn ${r.turn}, ${r.actions} actions`),
-      ].map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));
-      // up to the top of the last block, rewrite it, clear what is left of it
-      const up = drawn > 0 ? `\x1b[${drawn}A` : '';
-      const clearRest = drawn > lines.length ? '\x1b[J' : '';
-      stream.write(`${up}${lines.map((l) => `\r\x1b[2K${l}`).join('\n')}\n${clearRest}`);
-      drawn = lines.length;
+      ]);
     } else if (p.done !== lastDone || Date.now() - lastPlain >= 5000) {
       lastPlain = Date.now();
       lastDone = p.done;

@@ -43,6 +43,5 @@ export function registerDoctorCommand(program: Command): void {
     )
     .addOption(jsonOption('the checks as JSON'))
     .action(run);
-  withExample(command, 'ariadne doctor --aws --stack Ariadne --region eu-west-1');
-  withExample(command, 'ariadne doctor --aws --bedrock');
+  withExample(command, 'ariadne doctor --aws --stack Ariadne --region eu-west-1 --bedrock');
 }

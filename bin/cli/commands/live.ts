@@ -7,6 +7,7 @@ import type { StackOutputs } from '../aws-stack.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { intOption, jsonOption } from '../options.ts';
+import { blockPainter } from '../redraw.ts';
 import { runningExperiments, statusLines, sweepTotals, type RunningExperiment } from '../live-status.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
@@ -16,19 +17,10 @@ export interface LiveOptions extends ResultsSource {
   interval: number;
 }
 
-/** Redraws `lines` in place on a terminal (cursor up, rewrite, clear the rest); piped, prints them. */
+/** Redraws `lines` in place on a terminal; piped, prints them. */
 function painter(stream: NodeJS.WriteStream) {
-  let drawn = 0;
-  return (lines: string[]) => {
-    if (!stream.isTTY) {
-      stream.write(`${lines.join('\n')}\n`);
-      return;
-    }
-    const width = stream.columns ?? 120;
-    const fitted = lines.map((l) => (l.length > width - 1 ? `${l.slice(0, width - 2)}…` : l));
-    stream.write(`${drawn ? `\x1b[${drawn}A` : ''}${fitted.map((l) => `\x1b[2K${l}`).join('\n')}\n\x1b[J`);
-    drawn = fitted.length;
-  };
+  const paint = blockPainter(stream);
+  return (lines: string[]) => (stream.isTTY ? paint(lines) : stream.write(`${lines.join('\n')}\n`));
 }
 
 /** Executions Step Functions says are running, per machine of the stack (ListExecutions, at most 1000 each). */

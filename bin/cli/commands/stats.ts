@@ -72,6 +72,5 @@ export function registerStatsCommand(program: Command): void {
       )
       .addOption(jsonOption('as JSON')),
   ).action(stats);
-  withExample(command, 'ariadne stats baselines-example');
   withExample(command, 'ariadne stats baselines-example --by label,maze_size');
 }
