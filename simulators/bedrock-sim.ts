@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
 import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
+import { SimPromptCache } from './bedrock-prompt-cache.ts';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'ValidationException',
@@ -35,6 +36,7 @@ function awsError(
 }
 
 type Block = {
+  cachePoint?: { type: string };
   text?: string;
   toolUse?: { toolUseId: string; name: string; input: unknown };
   toolResult?: { toolUseId: string; content: Array<{ text?: string }>; status?: string };
@@ -43,6 +45,8 @@ type Block = {
 export class BedrockSim extends SimServer {
   protected override readonly http2 = true;
   private readonly authorizer?: RequestAuthorizer;
+  /** What the service keeps between calls for prompt caching; its clock can be moved by tests. */
+  readonly promptCache = new SimPromptCache();
 
   /** `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorizer). */
   constructor(opts: SimOptions & { authorizer?: RequestAuthorizer } = {}) {
@@ -53,6 +57,7 @@ export class BedrockSim extends SimServer {
     return [
       'anthropic.claude-3-5-sonnet-20240620-v1:0',
       'anthropic.claude-3-haiku-20240307-v1:0',
+      'anthropic.claude-3-7-sonnet-20250219-v1:0',
       'amazon.nova-lite-v1:0',
     ];
   }
@@ -109,7 +114,12 @@ export class BedrockSim extends SimServer {
         "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member " +
           'must have length greater than or equal to 1',
       );
-    const system = (body.system ?? []).map((b: { text?: string }) => b.text ?? '').join('\n');
+    const cache = this.promptCache.apply(model, body);
+    if ('error' in cache) return awsError(res, 400, cache.error);
+    const system = (body.system ?? [])
+      .filter((b: Block) => b.text !== undefined)
+      .map((b: Block) => b.text)
+      .join('\n');
     const texts: string[] = [];
     for (const msg of body.messages ?? []) {
       if (msg.role !== 'user') continue;
@@ -123,7 +133,9 @@ export class BedrockSim extends SimServer {
         model,
         system,
         texts,
-        tools: (body.toolConfig?.tools ?? []).map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
+        tools: (body.toolConfig?.tools ?? [])
+          .filter((t: { toolSpec?: unknown }) => t.toolSpec)
+          .map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
         requestChars: JSON.stringify(body).length,
       },
       fault,
@@ -134,17 +146,20 @@ export class BedrockSim extends SimServer {
       content.push({
         toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments },
       });
-    const inputTokens = tokensOf(
+    const allInput = tokensOf(
       JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}),
     );
+    // With caching, inputTokens is only the input neither read from nor written to the cache (User Guide).
+    const cacheUsage = cache.used ? { cacheReadInputTokens: cache.read, cacheWriteInputTokens: cache.write } : {};
+    const inputTokens = allInput - (cache.used ? cache.read + cache.write : 0);
     const outputTokens = tokensOf(JSON.stringify(content));
-    this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault });
+    this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault, ...cacheUsage });
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
     res.end(
       JSON.stringify({
         output: { message: { role: 'assistant', content } },
         stopReason: planned.calls.length > 0 ? 'tool_use' : 'end_turn',
-        usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+        usage: { inputTokens, outputTokens, totalTokens: allInput + outputTokens, ...cacheUsage },
         metrics: { latencyMs: 350 },
       }),
     );

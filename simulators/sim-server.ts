@@ -35,6 +35,8 @@ export interface SentReply {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  cacheReadInputTokens?: number;
+  cacheWriteInputTokens?: number;
   fault: Fault['kind'] | null;
 }
 

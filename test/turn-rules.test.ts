@@ -218,6 +218,8 @@ describe('what a turn logs', () => {
       firstActionIndex: 0,
       inputTokens: 100,
       outputTokens: 20,
+      cacheReadInputTokens: null, // a provider without prompt caching reports none
+      cacheWriteInputTokens: null,
       latencyMs: 13,
       stopReason: 'tool_use',
       text: 'going down',
@@ -233,6 +235,8 @@ describe('what a turn logs', () => {
       llmCalls: 2,
       inputTokens: 250,
       outputTokens: 25,
+      cacheReadInputTokens: null,
+      cacheWriteInputTokens: null,
       costUsd: null, // no model, so no price
       latencyMs: 15.6,
     });
@@ -254,7 +258,15 @@ describe('what a turn logs', () => {
   it('no llm calls and null tokens for an agent that calls no model', async () => {
     const { write } = await turn(memoryStore(fieldMaze()), [{ calls: calls('move_south') }], [], false);
     expect(write.llmCalls).toEqual([]);
-    expect(write.totals).toEqual({ llmCalls: 0, inputTokens: null, outputTokens: null, costUsd: null, latencyMs: 0 });
+    expect(write.totals).toEqual({
+      llmCalls: 0,
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadInputTokens: null,
+      cacheWriteInputTokens: null,
+      costUsd: null,
+      latencyMs: 0,
+    });
   });
 
   it('the cost of the tokens at the model price, in USD per million tokens', async () => {

@@ -12,17 +12,35 @@ import {
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
-/** USD per million tokens; unknown models cost null rather than a guess. */
+/**
+ * USD per million tokens; unknown models cost null rather than a guess. Prompt-cache reads and writes have their
+ * own prices; one left out is charged at input_per_mtok (the rate of input neither read from nor written to the
+ * cache), so set both for a model whose pricing page lists them.
+ */
 const priceSchema = z
-  .object({ input_per_mtok: z.number().min(0).max(10_000), output_per_mtok: z.number().min(0).max(10_000) })
+  .object({
+    input_per_mtok: z.number().min(0).max(10_000),
+    output_per_mtok: z.number().min(0).max(10_000),
+    cache_read_per_mtok: z.number().min(0).max(10_000).optional(),
+    cache_write_per_mtok: z.number().min(0).max(10_000).optional(),
+  })
   .strict();
 
 const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
   // Bedrock on-demand list prices (us-east-1) at the time of writing; override per experiment in config.prices.
   'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_mtok: 3, output_per_mtok: 15 },
   'anthropic.claude-3-haiku-20240307-v1:0': { input_per_mtok: 0.25, output_per_mtok: 1.25 },
-  'amazon.nova-lite-v1:0': { input_per_mtok: 0.06, output_per_mtok: 0.24 },
-  'amazon.nova-pro-v1:0': { input_per_mtok: 0.8, output_per_mtok: 3.2 },
+  // Nova cache reads at a quarter of input (third-party reports of the pricing page); writes at the input price.
+  'amazon.nova-lite-v1:0': { input_per_mtok: 0.06, output_per_mtok: 0.24, cache_read_per_mtok: 0.015 },
+  'amazon.nova-pro-v1:0': { input_per_mtok: 0.8, output_per_mtok: 3.2, cache_read_per_mtok: 0.2 },
+  // Cache prices: Claude's writes 1.25x and reads 0.1x of input (as reported for Bedrock by third parties,
+  // not read on aws.amazon.com/bedrock/pricing itself); override in config.prices when the page says otherwise.
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': {
+    input_per_mtok: 3,
+    output_per_mtok: 15,
+    cache_read_per_mtok: 0.3,
+    cache_write_per_mtok: 3.75,
+  },
 };
 
 const retrySchema = z
@@ -56,6 +74,11 @@ const bedrockSchema = z
     endpoint: z.string().url().optional(),
     max_tokens: z.number().int().min(1).max(200_000).default(1024),
     temperature: z.number().min(0).max(1).default(0.2),
+    /**
+     * Cache points after the tools and the system prompt, for models that support prompt caching
+     * (providers/llm/bedrock-caching.ts); other models never get one. Cached input is cheaper and reported apart.
+     */
+    prompt_caching: z.boolean().default(true),
   })
   .strict();
 

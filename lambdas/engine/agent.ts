@@ -32,8 +32,13 @@ export interface Observation {
 }
 
 export interface TokenUsage {
+  /** With prompt caching, only the input neither read from nor written to the cache. */
   inputTokens: number;
   outputTokens: number;
+  /** Input read from the provider's prompt cache (Bedrock usage.cacheReadInputTokens); absent when not reported. */
+  cacheReadInputTokens?: number;
+  /** Input written to the provider's prompt cache (Bedrock usage.cacheWriteInputTokens). */
+  cacheWriteInputTokens?: number;
 }
 
 export interface AgentReply {

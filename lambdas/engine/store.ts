@@ -49,6 +49,9 @@ export interface TurnTotals {
   llmCalls: number;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Prompt-cache reads and writes (Bedrock); null when no call of the turn reported them. */
+  cacheReadInputTokens: number | null;
+  cacheWriteInputTokens: number | null;
   costUsd: number | null;
   latencyMs: number;
 }
@@ -60,6 +63,8 @@ export interface LlmCallRecord {
   firstActionIndex: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  cacheReadInputTokens: number | null;
+  cacheWriteInputTokens: number | null;
   latencyMs: number;
   stopReason: string | null;
   text: string | null;

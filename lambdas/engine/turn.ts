@@ -20,6 +20,7 @@ import type {
 import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
+import { tokenCostUsd } from './token-cost.ts';
 
 export interface TurnDeps {
   store: EngineStore;
@@ -59,7 +60,15 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   });
   const actions: ActionResult[] = [];
   const llmCalls: LlmCallRecord[] = [];
-  const totals: TurnTotals = { llmCalls: 0, inputTokens: null, outputTokens: null, costUsd: null, latencyMs: 0 };
+  const totals: TurnTotals = {
+    llmCalls: 0,
+    inputTokens: null,
+    outputTokens: null,
+    cacheReadInputTokens: null,
+    cacheWriteInputTokens: null,
+    costUsd: null,
+    latencyMs: 0,
+  };
   let executed = 0;
   let lastResults: ActionResult[] = [];
   const monitor = new AgentMonitor(config.stuck_thresholds, agentState ?? undefined);
@@ -110,6 +119,8 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         firstActionIndex: reply.calls.length > 0 ? actions.length : null,
         inputTokens: reply.usage?.inputTokens ?? null,
         outputTokens: reply.usage?.outputTokens ?? null,
+        cacheReadInputTokens: reply.usage?.cacheReadInputTokens ?? null,
+        cacheWriteInputTokens: reply.usage?.cacheWriteInputTokens ?? null,
         latencyMs: Math.round(reply.latencyMs ?? 0),
         stopReason: reply.stopReason ?? null,
         text: reply.text ?? null,
@@ -130,6 +141,9 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     if (reply.usage) {
       totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
       totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;
+      const { cacheReadInputTokens: read, cacheWriteInputTokens: write } = reply.usage;
+      if (read !== undefined) totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + read;
+      if (write !== undefined) totals.cacheWriteInputTokens = (totals.cacheWriteInputTokens ?? 0) + write;
     }
     totals.latencyMs += reply.latencyMs ?? 0;
     if (reply.calls.length === 0) {
@@ -171,8 +185,12 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   totals.llmCalls = llmCalls.length;
   const price = experiment.model ? config.prices[experiment.model] : undefined;
   if (price && totals.inputTokens !== null) {
-    totals.costUsd =
-      (totals.inputTokens * price.input_per_mtok + (totals.outputTokens ?? 0) * price.output_per_mtok) / 1e6;
+    totals.costUsd = tokenCostUsd(price, {
+      inputTokens: totals.inputTokens,
+      outputTokens: totals.outputTokens ?? 0,
+      cacheReadInputTokens: totals.cacheReadInputTokens ?? 0,
+      cacheWriteInputTokens: totals.cacheWriteInputTokens ?? 0,
+    });
   }
   const written = await deps.store.commitTurn({
     experimentId,

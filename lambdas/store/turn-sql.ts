@@ -14,8 +14,10 @@ WITH advanced AS (
 ), turn AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
-    position_x_after, position_y_after, cost_usd, agent_state, agent_phase, halted_by)
-  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19::jsonb, $20, $21::jsonb
+    position_x_after, position_y_after, cost_usd, agent_state, agent_phase, halted_by, cache_read_input_tokens,
+    cache_write_input_tokens)
+  SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19::jsonb, $20, $21::jsonb, $23,
+    $24
   FROM advanced
   RETURNING experiment_id
 ), acts AS (
@@ -34,10 +36,11 @@ WITH advanced AS (
 // phase and raise no signal; their statements skip those parts.
 const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens,
-    latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps)
-  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w
+    latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, cache_read_input_tokens,
+    cache_write_input_tokens)
+  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.cr, l.cw
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
-    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb)
+    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, cr int, cw int)
   RETURNING 1
 )`;
 
@@ -83,6 +86,8 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             t: l.toolCalls,
             r: l.retries,
             w: l.workflowSteps,
+            cr: l.cacheReadInputTokens,
+            cw: l.cacheWriteInputTokens,
           })),
         ),
       ),
@@ -175,5 +180,7 @@ function turnParams(t: TurnWrite): SqlValue[] {
     t.agentStateAfter.phase,
     t.halt ? JSON.stringify(t.halt) : null,
     t.agentMemoryAfter === undefined ? null : JSON.stringify(pgSafe(t.agentMemoryAfter)),
+    t.totals.cacheReadInputTokens,
+    t.totals.cacheWriteInputTokens,
   ];
 }

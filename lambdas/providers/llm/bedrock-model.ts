@@ -11,12 +11,15 @@ import {
 import type { ChatMessage, ChatModel, ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
+import { withCachePoints } from './bedrock-caching.ts';
 
 export interface BedrockSettings {
   region: string;
   endpoint?: string;
   max_tokens: number;
   temperature: number;
+  /** Cache points after the tools and the system prompt, for models that take them (bedrock-caching.ts). */
+  prompt_caching: boolean;
 }
 
 function toWire(messages: ChatMessage[], toolsOffered: boolean): Message[] {
@@ -81,12 +84,13 @@ export function bedrockModel(
     provider: 'bedrock',
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
+      const cached = withCachePoints(model, settings.prompt_caching, [{ text: system }], bedrockTools(tools));
       const res = await client.send(
         new ConverseCommand({
           modelId: model,
-          system: [{ text: system }],
+          system: cached.system,
           messages: toWire(messages, tools.length > 0),
-          ...(tools.length > 0 ? { toolConfig: { tools: bedrockTools(tools) } } : {}),
+          ...(tools.length > 0 ? { toolConfig: { tools: cached.tools } } : {}),
           inferenceConfig: { maxTokens: settings.max_tokens, temperature: settings.temperature },
         }),
         { abortSignal: signal },
@@ -96,8 +100,15 @@ export function bedrockModel(
       const calls = blocks
         .filter((b) => b.toolUse)
         .map((b) => ({ id: b.toolUse!.toolUseId ?? '', name: b.toolUse!.name ?? '', arguments: b.toolUse!.input }));
-      const usage = res.usage
-        ? { inputTokens: res.usage.inputTokens ?? 0, outputTokens: res.usage.outputTokens ?? 0 }
+      const u = res.usage;
+      // inputTokens excludes what was read from or written to the cache (the User Guide's prompt caching page)
+      const usage = u
+        ? {
+            inputTokens: u.inputTokens ?? 0,
+            outputTokens: u.outputTokens ?? 0,
+            ...(u.cacheReadInputTokens !== undefined ? { cacheReadInputTokens: u.cacheReadInputTokens } : {}),
+            ...(u.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: u.cacheWriteInputTokens } : {}),
+          }
         : null;
       return { text, calls, usage, stopReason: res.stopReason ?? null };
     },

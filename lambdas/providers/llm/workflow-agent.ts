@@ -6,7 +6,7 @@
 // reply; their tokens and latency are summed into it and the steps are
 // recorded with it. The runner's memory is returned to the engine, which
 // persists it with the turn.
-import type { Agent, AgentReply, Observation } from '../../engine/agent.ts';
+import type { Agent, AgentReply, Observation, TokenUsage } from '../../engine/agent.ts';
 import { TOOL_SPECS } from '../../engine/tools.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
@@ -48,7 +48,7 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         else messages.push({ role: 'tool', results });
       }
       lastCalls = [];
-      const usage = { inputTokens: 0, outputTokens: 0 };
+      const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
       let reported = false,
         latencyMs = 0,
         stopReason: string | null = null;
@@ -69,6 +69,7 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
           reported = true;
           usage.inputTokens += reply.usage.inputTokens;
           usage.outputTokens += reply.usage.outputTokens;
+          addCacheTokens(usage, reply.usage);
         }
         stopReason = reply.stopReason;
         let calls = tools.length > 0 ? reply.calls : [];
@@ -108,4 +109,12 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
       };
     },
   };
+}
+
+/** Sums a step's prompt-cache tokens into the reply's, leaving them absent while no step reported any. */
+function addCacheTokens(sum: TokenUsage, step: TokenUsage): void {
+  if (step.cacheReadInputTokens !== undefined)
+    sum.cacheReadInputTokens = (sum.cacheReadInputTokens ?? 0) + step.cacheReadInputTokens;
+  if (step.cacheWriteInputTokens !== undefined)
+    sum.cacheWriteInputTokens = (sum.cacheWriteInputTokens ?? 0) + step.cacheWriteInputTokens;
 }

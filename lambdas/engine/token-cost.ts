@@ -1,0 +1,22 @@
+// The cost of a turn's tokens at the per-model price table (config.prices), each kind at its own price.
+import type { ExperimentConfig } from '../config/experiment-config.ts';
+
+type Price = ExperimentConfig['prices'][string];
+
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheWriteInputTokens: number;
+}
+
+/** USD; a cache price left out of the table charges those tokens as ordinary input (experiment-config.ts). */
+export function tokenCostUsd(price: Price, t: TokenCounts): number {
+  return (
+    (t.inputTokens * price.input_per_mtok +
+      t.outputTokens * price.output_per_mtok +
+      t.cacheReadInputTokens * (price.cache_read_per_mtok ?? price.input_per_mtok) +
+      t.cacheWriteInputTokens * (price.cache_write_per_mtok ?? price.input_per_mtok)) /
+    1e6
+  );
+}

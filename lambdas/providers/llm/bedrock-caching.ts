@@ -1,0 +1,81 @@
+// Bedrock prompt caching: which models take cache points, where, and from how many tokens on; and the cache
+// points a Converse request gets. Facts from the Bedrock User Guide, "Prompt caching for faster model inference"
+// (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html, read 2026-11):
+// - a cache point is a `cachePoint: { type: 'default' }` block in `system`, `messages` or `toolConfig.tools`;
+//   checkpoints are processed tools -> system -> messages, the minimum is counted over the prefix of all three;
+// - below a checkpoint's minimum "your inference will still succeed, but your prefix will not be cached";
+// - the cache lives 5 minutes (the default TTL), reset by every hit;
+// - inputTokens then counts only the tokens neither read from nor written to the cache
+//   (total input = inputTokens + cacheReadInputTokens + cacheWriteInputTokens);
+// - the table "Supported models, Regions, and limits" below, and the older version of that table for Claude 3.5
+//   Haiku, Claude Sonnet 4, Opus 4.1 and Amazon Nova (Nova: 1K tokens, `system` and `messages` only, at most 20K
+//   tokens cached).
+// A cache point sent to a model without caching is refused with HTTP 400 "You invoked an unsupported model or your
+// request did not allow prompt caching" (reported in github.com/cline/cline/issues/2064; not in the AWS docs).
+import type { SystemContentBlock, Tool } from '@aws-sdk/client-bedrock-runtime';
+
+type CacheField = 'system' | 'messages' | 'tools';
+
+export interface PromptCacheSupport {
+  /** Tokens a checkpoint's prefix needs; the n-th checkpoint needs n times as many. */
+  minTokens: number;
+  maxCheckpoints: number;
+  fields: readonly CacheField[];
+}
+
+/** The default and only TTL we use (the docs' 5 minutes; 1 hour exists for a few models, not asked for here). */
+export const PROMPT_CACHE_TTL_MS = 5 * 60_000;
+
+const claude = (minTokens: number): PromptCacheSupport => ({
+  minTokens,
+  maxCheckpoints: 4,
+  fields: ['system', 'messages', 'tools'],
+});
+const nova: PromptCacheSupport = { minTokens: 1_000, maxCheckpoints: 4, fields: ['system', 'messages'] };
+
+/** Base model id -> support. Claude 3.5 Sonnet v2 is left out: its caching stayed a preview for few accounts. */
+const SUPPORT: Record<string, PromptCacheSupport> = {
+  'anthropic.claude-opus-4-5-20251101-v1:0': claude(4_096),
+  'anthropic.claude-opus-4-6-v1': claude(4_096),
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': claude(4_096),
+  'anthropic.claude-sonnet-4-6': claude(1_024),
+  'anthropic.claude-haiku-4-5-20251001-v1:0': claude(4_096),
+  'anthropic.claude-opus-4-1-20250805-v1:0': claude(1_024),
+  'anthropic.claude-opus-4-20250514-v1:0': claude(1_024),
+  'anthropic.claude-sonnet-4-20250514-v1:0': claude(1_024),
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': claude(1_024),
+  'anthropic.claude-3-5-haiku-20241022-v1:0': claude(2_048),
+  'amazon.nova-micro-v1:0': nova,
+  'amazon.nova-lite-v1:0': nova,
+  'amazon.nova-pro-v1:0': nova,
+  'amazon.nova-premier-v1:0': nova,
+};
+
+/** The foundation model behind an inference-profile id (the prefixes of lib/bedrock.ts PROFILE_REGIONS). */
+export function baseModelId(model: string): string {
+  return model.replace(/^(us|eu|apac|global|us-gov|jp|au|ca)\./, '');
+}
+
+export function promptCacheSupport(model: string): PromptCacheSupport | null {
+  return SUPPORT[baseModelId(model)] ?? null;
+}
+
+/**
+ * The system blocks and tools of a request, with a cache point after the tools and after the system prompt where
+ * caching is on and the model takes one there. Both are static for a whole experiment, so every call after the
+ * first reads them from the cache (within the TTL); the conversation itself changes every turn and gets none.
+ */
+export function withCachePoints(
+  model: string,
+  enabled: boolean,
+  system: SystemContentBlock[],
+  tools: Tool[],
+): { system: SystemContentBlock[]; tools: Tool[] } {
+  const support = enabled ? promptCacheSupport(model) : null;
+  if (!support) return { system, tools };
+  const point = { cachePoint: { type: 'default' as const } };
+  return {
+    system: support.fields.includes('system') ? [...system, point] : system,
+    tools: support.fields.includes('tools') && tools.length > 0 ? [...tools, point] : tools,
+  };
+}

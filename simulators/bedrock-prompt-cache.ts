@@ -1,0 +1,71 @@
+// The Bedrock simulator's prompt cache: it checks a Converse request's cache points against the model's documented
+// limits (lambdas/providers/llm/bedrock-caching.ts) and counts what the real service would read from and write to
+// its cache. Each checkpoint caches the prefix up to it, in the order tools -> system -> messages; the n-th
+// checkpoint that counts needs n times the model's minimum (below it: no caching, no error); a prefix stays cached
+// for the TTL after its last write or hit.
+import { promptCacheSupport, PROMPT_CACHE_TTL_MS } from '../lambdas/providers/llm/bedrock-caching.ts';
+import { tokensOf } from './sim-player.ts';
+
+type Block = Record<string, unknown> & { cachePoint?: { type?: string } };
+interface ConverseBody {
+  system?: Block[];
+  messages?: Array<{ role: string; content: Block[] }>;
+  toolConfig?: { tools?: Block[] };
+}
+
+/** As observed from Bedrock (HTTP 400, github.com/cline/cline/issues/2064); the AWS docs do not quote it. */
+export const UNSUPPORTED_CACHING =
+  'You invoked an unsupported model or your request did not allow prompt caching. See the documentation for more ' +
+  'information.';
+
+export type CacheOutcome = { error: string } | { used: false } | { used: true; read: number; write: number };
+
+interface Checkpoint {
+  field: 'tools' | 'system' | 'messages';
+  prefix: string;
+  tokens: number;
+}
+
+export class SimPromptCache {
+  /** model + prefix -> when it expires (ms) */
+  private readonly entries = new Map<string, number>();
+  /** The clock; tests move it to expire entries. */
+  now: () => number = () => Date.now();
+
+  apply(model: string, body: ConverseBody): CacheOutcome {
+    const points = checkpoints(body);
+    if (points.length === 0) return { used: false };
+    const support = promptCacheSupport(model);
+    if (!support || points.some((p) => !support.fields.includes(p.field))) return { error: UNSUPPORTED_CACHING };
+    if (points.length > support.maxCheckpoints)
+      // wording not documented for Converse; the limit is (4 per request, the User Guide's table)
+      return { error: `A maximum of ${support.maxCheckpoints} cache points may be provided. Found ${points.length}.` };
+    const effective: Checkpoint[] = [];
+    for (const p of points) if (p.tokens >= (effective.length + 1) * support.minTokens) effective.push(p);
+    const now = this.now();
+    const key = (p: Checkpoint) => `${model}\n${p.prefix}`;
+    const hit = effective.findLast((p) => (this.entries.get(key(p)) ?? 0) > now);
+    const read = hit?.tokens ?? 0;
+    const last = effective.at(-1);
+    const write = last && last.tokens > read ? last.tokens - read : 0;
+    for (const p of effective) this.entries.set(key(p), now + PROMPT_CACHE_TTL_MS);
+    return { used: true, read, write };
+  }
+}
+
+/** The request's cache points, each with the prefix before it (tools, then system, then messages). */
+function checkpoints(body: ConverseBody): Checkpoint[] {
+  const out: Checkpoint[] = [];
+  let prefix = '';
+  const walk = (field: Checkpoint['field'], blocks: Block[], head = '') => {
+    prefix += head;
+    for (const b of blocks) {
+      if (b.cachePoint) out.push({ field, prefix, tokens: tokensOf(prefix) });
+      else prefix += JSON.stringify(b);
+    }
+  };
+  walk('tools', body.toolConfig?.tools ?? []);
+  walk('system', body.system ?? []);
+  for (const m of body.messages ?? []) walk('messages', m.content ?? [], m.role);
+  return out;
+}
