@@ -9,6 +9,7 @@ import { OBSERVATION_FORMATS, type ObservationFormat } from '../lambdas/config/e
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../state-machine/states.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { exportSweep } from '../reports/export.ts';
@@ -17,15 +18,21 @@ import { tempDir } from './support/temp-dir.ts';
 
 let db: TestDatabase;
 const ollama = new OllamaSim();
+const bedrock = new BedrockSim();
 let ollamaUrl = '';
+let bedrockUrl = '';
 const FAST_RETRY = { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, max_total_ms: 10_000, timeout_ms: 5_000 };
 
 beforeAll(async () => {
   db = await testDatabase();
   ollamaUrl = await ollama.listen();
+  bedrockUrl = await bedrock.listen();
+  process.env.AWS_ACCESS_KEY_ID = 'sim';
+  process.env.AWS_SECRET_ACCESS_KEY = 'sim';
 });
 afterAll(async () => {
   await ollama.close();
+  await bedrock.close();
   await db.drop();
 });
 beforeEach(() => {
@@ -62,6 +69,32 @@ describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {
     for (const other of OBSERVATION_FORMATS) expect(MARK[other].test(first)).toBe(other === format);
     expect(first).not.toContain('STATE');
   });
+});
+
+it('bedrock: a picture format reaches the goal through toolResult blocks too', async () => {
+  const { summary } = await runLocalExperiment(
+    {
+      agent: 'bedrock',
+      model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      maze: { generator: 'medium', size: 15, seed: 3 },
+      config: {
+        bedrock: { endpoint: bedrockUrl, region: 'us-west-2' },
+        retry: FAST_RETRY,
+        observation: 'local_grid',
+        max_moves: 500,
+        max_turns: 100,
+      },
+    },
+    { db, retryIntervals: { [STATES.InvokeBedrockAgent]: 0 } },
+  );
+  expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+  const results = bedrock.requests.flatMap((r) =>
+    (r.body.messages ?? []).flatMap((m: { content: Array<{ toolResult?: { content: Array<{ text: string }> } }> }) =>
+      m.content.flatMap((b) => (b.toolResult ? b.toolResult.content.map((c) => c.text) : [])),
+    ),
+  );
+  expect(results.length).toBeGreaterThan(0);
+  for (const text of results) expect(text).toMatch(/^(ok|failed): .*\nYou are at \(\d+,\d+\)\./);
 });
 
 describe('the export', () => {
