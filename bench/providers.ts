@@ -68,6 +68,7 @@ export async function providersBench(): Promise<Record<string, number>> {
             policy: config.retry,
             classify: provider === 'ollama' ? classifyOllamaError : classifyBedrockError,
             maxMoves: config.max_moves,
+            observation: config.observation,
           });
         };
         const config =

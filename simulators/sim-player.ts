@@ -1,40 +1,12 @@
 // The simulated model behind both simulators. It reads only what the engine
-// sent (the STATE line of the observation and the JSON of each tool result),
-// keeps its own map of what it saw, and walks to the nearest unexplored tile,
-// as a model that really plays would.
+// sent (the observation and each tool result, in whichever format the
+// experiment shows: observation-reader.ts), keeps its own map of what it saw,
+// and walks to the goal once seen, else to the nearest unexplored tile, as a
+// model that really plays would.
 import { nextFrontierMove } from '../lambdas/providers/frontier-agent.ts';
 import { UNKNOWN } from '../lambdas/engine/game.ts';
-import { DIRECTIONS, DIRECTION_NAMES, EMPTY, GOAL, WALL, type Direction } from '../lambdas/maze/grid.ts';
-
-export interface Sighting {
-  position: [number, number];
-  view: Record<string, string>;
-}
-
-const TILE: Record<string, number> = { '.': EMPTY, '#': WALL, G: GOAL };
-
-/** Facts in a text the engine wrote: a "STATE {...}" line or a tool-result JSON object. */
-function sightingsIn(text: string): Sighting[] {
-  const out: Sighting[] = [];
-  for (const line of text.split('\n')) {
-    const json = line.startsWith('STATE ')
-      ? line.slice(6)
-      : line.trim().startsWith('{')
-        ? line.trim()
-        : line.includes(': {')
-          ? line.slice(line.indexOf(': {') + 2)
-          : null;
-    if (!json) continue;
-    try {
-      const v = JSON.parse(json) as Partial<Sighting>;
-      if (Array.isArray(v.position) && v.view && typeof v.view === 'object')
-        out.push({ position: v.position, view: v.view });
-    } catch {
-      /* not ours */
-    }
-  }
-  return out;
-}
+import { DIRECTIONS, EMPTY, type Direction } from '../lambdas/maze/grid.ts';
+import { isGameStart, readObservation, type Reading } from './observation-reader.ts';
 
 export class SimPlayer {
   private maps = new Map<string, { width: number; height: number; cells: Uint8Array }>();
@@ -49,23 +21,16 @@ export class SimPlayer {
     const size = /(\d+)x(\d+) tiles/.exec(system);
     const width = size ? Number(size[1]) : 201,
       height = size ? Number(size[2]) : 201;
-    const sightings = texts.flatMap(sightingsIn);
-    const first = texts[0] ? /STATE (\{.*\})/.exec(texts[0]) : null;
-    const fresh = first ? (JSON.parse(first[1]) as { turn: number; actions: number }) : null;
+    const readings = texts.map(readObservation);
     let map = this.maps.get(session);
-    if (
-      !map ||
-      (fresh && fresh.turn === 1 && fresh.actions === 0 && texts.length === 1) ||
-      map.width !== width ||
-      map.height !== height
-    ) {
+    if (!map || (texts.length === 1 && isGameStart(texts[0])) || map.width !== width || map.height !== height) {
       map = { width, height, cells: new Uint8Array(width * height).fill(UNKNOWN) };
       this.maps.set(session, map);
     }
-    for (const s of sightings) this.learn(map, s);
-    const last = sightings.at(-1);
+    for (const r of readings) this.learn(map, r);
+    const last = readings.findLast((r) => r.position !== null)?.position;
     if (!last) return [];
-    let pos = { x: last.position[0], y: last.position[1] };
+    let pos = { x: last[0], y: last[1] };
     const calls: Array<{ name: string; arguments: { reasoning: string } }> = [];
     for (let i = 0; i < callsPerReply; i++) {
       const dir: Direction | null = nextFrontierMove(map, pos);
@@ -76,17 +41,11 @@ export class SimPlayer {
     return calls;
   }
 
-  private learn(map: { width: number; height: number; cells: Uint8Array }, s: Sighting): void {
-    const [x0, y0] = s.position;
-    if (x0 >= 0 && y0 >= 0 && x0 < map.width && y0 < map.height && map.cells[y0 * map.width + x0] === UNKNOWN)
-      map.cells[y0 * map.width + x0] = EMPTY;
-    for (const name of DIRECTION_NAMES) {
-      const ray = s.view[name] ?? '';
-      [...ray].forEach((ch, k) => {
-        const x = x0 + DIRECTIONS[name].dx * (k + 1),
-          y = y0 + DIRECTIONS[name].dy * (k + 1);
-        if (x >= 0 && y >= 0 && x < map.width && y < map.height && ch in TILE) map.cells[y * map.width + x] = TILE[ch];
-      });
+  private learn(map: { width: number; height: number; cells: Uint8Array }, r: Reading): void {
+    for (const [x, y, tile] of r.cells) {
+      if (x < 0 || y < 0 || x >= map.width || y >= map.height) continue;
+      // the agent's own cell is open unless the text showed more (the goal under it)
+      if (tile !== EMPTY || map.cells[y * map.width + x] === UNKNOWN) map.cells[y * map.width + x] = tile;
     }
   }
 }

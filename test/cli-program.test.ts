@@ -51,6 +51,7 @@ const SETTINGS = [
   ['--max-recall-actions', 'max_recall_actions'],
   ['--prompt-version', 'prompt_version'],
   ['--stuck-policy', 'stuck_policy'],
+  ['--observation', 'observation'],
 ] as const;
 
 describe('the program', () => {
@@ -199,8 +200,16 @@ describe.each(['run', 'launch'])('ariadne %s: settings the parameters file can s
     await fresh.parseAsync([name, ...args], { from: 'user' });
     const opts = c.opts<Record<string, unknown>>();
     expect(opts).toMatchObject({ maze: 'medium', size: 30, seed: 7, agent: 'frontier' });
-    for (const key of ['maxMoves', 'visionRange', 'successRule', 'promptVersion', 'stuckPolicy', 'seeThrough'])
-      expect(opts[key]).toBeUndefined();
+    const keys = [
+      'maxMoves',
+      'visionRange',
+      'successRule',
+      'promptVersion',
+      'stuckPolicy',
+      'seeThrough',
+      'observation',
+    ];
+    for (const key of keys) expect(opts[key]).toBeUndefined();
   });
 });
 

@@ -262,7 +262,9 @@ describe('what the engine sends', () => {
         [experimentId, calls.length],
       )
     ).rows;
-    expect(tools.map((m: any) => JSON.parse(m.content).position)).toEqual(actions.map((a) => [a.to_x, a.to_y]));
+    // each result names the position after its call (the default rays format: "You are at (x,y).")
+    const positions = tools.map((m: any) => /You are at \((\d+),(\d+)\)/.exec(m.content)!.slice(1).map(Number));
+    expect(positions).toEqual(actions.map((a) => [a.to_x, a.to_y]));
   });
 
   it('bedrock: toolConfig, system blocks, and toolResult blocks answering each toolUseId in order', async () => {

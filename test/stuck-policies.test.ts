@@ -184,7 +184,7 @@ describe.each(Object.keys(SCRIPTS) as Array<keyof typeof SCRIPTS>)('%s', (detect
       expect(after).toMatch(/Status: STUCK/);
       expect(after).toContain(`Detected (${detector}): `);
       expect(after).toContain(`Advice: ${ADVICE[detector]}`);
-      expect(after.indexOf('## Agent State')).toBeGreaterThan(after.indexOf('STATE {')); // at the end of the prompt
+      expect(after).toMatch(/actions this turn\.\n\n## Agent State\n/); // at the end of the prompt, after the view
       // advice does not stop the run: the simulated model goes on and finds the goal
       expect(summary).toMatchObject({ status: 'completed' });
       expect((await signalsOf(experimentId)).find((s) => s.detector === detector)).toMatchObject({

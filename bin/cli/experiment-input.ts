@@ -88,6 +88,7 @@ export function requestFromOptions(o: ExperimentOptions): {
       recall_interval: o.recallInterval,
       max_recall_actions: o.maxRecallActions,
       stuck_policy: o.stuckPolicy,
+      observation: o.observation,
     }).filter(([, v]) => v !== undefined),
   );
   const agent: string = o.provider ?? o.agent;

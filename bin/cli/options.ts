@@ -6,6 +6,7 @@ import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../../lambdas/maze/generators/index.ts';
 import {
   DEFAULT_CONFIG,
+  OBSERVATION_FORMATS,
   STUCK_POLICIES,
   SUCCESS_RULES,
   type ExperimentConfig,
@@ -105,6 +106,7 @@ export interface ExperimentOptions extends MazeOptions {
   recallInterval?: number;
   maxRecallActions?: number;
   stuckPolicy?: (typeof STUCK_POLICIES)[number];
+  observation?: (typeof OBSERVATION_FORMATS)[number];
   experimentId?: string;
 }
 
@@ -121,6 +123,7 @@ type SettingKey = keyof Pick<
   | 'max_recall_actions'
   | 'prompt_version'
   | 'stuck_policy'
+  | 'observation'
 >;
 
 /**
@@ -254,6 +257,14 @@ export function addExperimentOptions(cmd: Command): Command {
         'observe: record stuck signals only; advise: tell the agent in its next prompt; halt: end the run as stuck',
         'stuck_policy',
         choiceOption('--stuck-policy', STUCK_POLICIES),
+      ),
+    )
+    .addOption(
+      setting(
+        '--observation <format>',
+        'what the model is shown: rays, local_grid, full_map, coordinates or json',
+        'observation',
+        choiceOption('--observation', OBSERVATION_FORMATS),
       ),
     )
     .option('--experiment-id <id>', 'experiment id (default: derived from the execution)');

@@ -107,6 +107,14 @@ const stuckThresholdsSchema = z
  */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
+/**
+ * How the model is shown the maze each turn (providers/llm/observations/): the encoding alone moves a model's
+ * success by tens of points in published maze studies, so it is a setting to vary, not a constant. rays (the
+ * default) is plain text, what models read best; json is for simulators and models that prefer it.
+ */
+export const OBSERVATION_FORMATS = ['rays', 'local_grid', 'full_map', 'coordinates', 'json'] as const;
+export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
+
 /** The longest an experiment may ask to run (max_duration_minutes): a week. Sweeps wait this long for one, and more. */
 export const MAX_DURATION_MINUTES = 7 * 24 * 60;
 
@@ -144,6 +152,7 @@ const configFields = z
     prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
     stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
     stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
+    observation: z.enum(OBSERVATION_FORMATS).default('rays'),
   })
   .strict();
 

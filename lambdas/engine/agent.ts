@@ -1,7 +1,7 @@
 // The one interface every agent implements: baselines here, LLM providers
 // later. An agent is created per turn; anything it must remember across turns
 // comes from the Observation, which the engine rebuilds from the database.
-import type { Point } from '../maze/grid.ts';
+import type { Grid, Point } from '../maze/grid.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { ActionResult, SeenTile } from './game.ts';
 import type { ToolCall } from './tools.ts';
@@ -19,6 +19,11 @@ export interface Observation {
   position: Point;
   visible: SeenTile[];
   known: KnownMap;
+  /**
+   * The whole maze, for the full-information observation format (config.observation full_map) only: every
+   * other agent and format must go by `visible` and `known`.
+   */
+  grid: Grid;
   /** Results of the calls in the agent's previous reply within this turn; empty at turn start. */
   results: ActionResult[];
   actionsTaken: number;

@@ -105,6 +105,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       position: { ...state.position },
       visible,
       known,
+      grid: maze.grid,
       results: lastResults,
       actionsTaken: state.actionsTaken,
       tilesSeen: state.tilesSeen,

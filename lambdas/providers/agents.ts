@@ -20,7 +20,13 @@ export const agents: AgentFactory = (identity) => {
   const { config } = identity;
   const system = identity.promptText ?? '';
   const chat = (model: ChatModel, classify: (err: unknown) => Failure) => {
-    const common = { model, policy: config.retry, classify, maxMoves: config.max_moves };
+    const common = {
+      model,
+      policy: config.retry,
+      classify,
+      maxMoves: config.max_moves,
+      observation: config.observation,
+    };
     if (!isWorkflowText(system)) return llmAgent({ ...common, system });
     // A workflow prompt version: stored whole at start, its system prompt already filled in.
     const workflow = loadWorkflow(system, `"${config.prompt_version}"`);

@@ -7,7 +7,8 @@ import { TOOL_SPECS } from '../../engine/tools.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
-import { describeObservation, describeResult } from './views.ts';
+import { renderObservation, renderResult } from './observations/index.ts';
+import type { ObservationFormat } from '../../config/experiment-config.ts';
 
 export interface LlmAgentOptions {
   model: ChatModel;
@@ -15,6 +16,8 @@ export interface LlmAgentOptions {
   policy: RetryPolicy;
   classify: (err: unknown) => Failure;
   maxMoves: number;
+  /** What the model is shown (config.observation). */
+  observation: ObservationFormat;
 }
 
 export function llmAgent(opts: LlmAgentOptions): Agent {
@@ -25,12 +28,12 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
     callsModel: true,
     async act(obs: Observation): Promise<AgentReply> {
       if (messages.length === 0) {
-        messages.push({ role: 'user', text: describeObservation(obs, opts.maxMoves) });
+        messages.push({ role: 'user', text: renderObservation(opts.observation, obs, opts.maxMoves) });
       } else {
         const results = lastCalls.map((c, i) => ({
           id: c.id,
           name: c.name,
-          content: describeResult(obs.results[i]),
+          content: renderResult(opts.observation, obs.results[i], obs),
           ok: obs.results[i].success,
         }));
         // Calls the model wrote as text have no tool-call ids the service knows: answer them as text.

@@ -11,7 +11,8 @@ import { TOOL_SPECS } from '../../engine/tools.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
-import { describeObservation, describeResult } from './views.ts';
+import { renderObservation, renderResult } from './observations/index.ts';
+import type { ObservationFormat } from '../../config/experiment-config.ts';
 import type { LoadedWorkflow } from '../../engine/workflow/definition.ts';
 import { WorkflowRunner, initialMemory, type StepAsk, type WorkflowMemory } from '../../engine/workflow/runner.ts';
 
@@ -22,6 +23,8 @@ export interface WorkflowAgentOptions {
   policy: RetryPolicy;
   classify: (err: unknown) => Failure;
   maxMoves: number;
+  /** What the model is shown (config.observation). */
+  observation: ObservationFormat;
   /** What the runner remembered after the previous turn; null on the first. */
   memory: unknown;
 }
@@ -36,12 +39,13 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
     callsModel: true,
     memory: () => runner.memory,
     async act(obs: Observation): Promise<AgentReply> {
-      let pending: string | null = messages.length === 0 ? describeObservation(obs, opts.maxMoves) : null;
+      let pending: string | null =
+        messages.length === 0 ? renderObservation(opts.observation, obs, opts.maxMoves) : null;
       if (messages.length > 0 && lastCalls.length > 0) {
         const results = lastCalls.map((c, i) => ({
           id: c.id,
           name: c.name,
-          content: describeResult(obs.results[i]),
+          content: renderResult(opts.observation, obs.results[i], obs),
           ok: obs.results[i].success,
         }));
         if (lastFromText) pending = results.map((r) => `${r.name}: ${r.content}`).join('\n');

@@ -1,0 +1,33 @@
+// The observation formats by name (config.observation): what the model reads
+// at the start of a turn and after each of its tool calls.
+import type { Observation } from '../../../engine/agent.ts';
+import type { ActionResult } from '../../../engine/game.ts';
+import type { ObservationFormat } from '../../../config/experiment-config.ts';
+import { coordinatesFormat } from './coordinates.ts';
+import { fullMapFormat } from './full-map.ts';
+import { jsonFormat } from './json.ts';
+import { localGridFormat } from './local-grid.ts';
+import { raysFormat } from './rays.ts';
+
+interface Renderer {
+  observation(obs: Observation, maxMoves: number): string;
+  /** `obs` is the observation the result is shown with (its config and maze size). */
+  result(r: ActionResult, obs: Observation): string;
+}
+
+// a Record over the config's enum: a format added there without a renderer does not compile
+const RENDERERS: Record<ObservationFormat, Renderer> = {
+  rays: raysFormat,
+  local_grid: localGridFormat,
+  full_map: fullMapFormat,
+  coordinates: coordinatesFormat,
+  json: jsonFormat,
+};
+
+export function renderObservation(format: ObservationFormat, obs: Observation, maxMoves: number): string {
+  return RENDERERS[format].observation(obs, maxMoves);
+}
+
+export function renderResult(format: ObservationFormat, r: ActionResult, obs: Observation): string {
+  return RENDERERS[format].result(r, obs);
+}

@@ -1,0 +1,98 @@
+// What the simulated model makes of the text the engine sent, in any of the
+// observation formats (config.observation): where the agent stands and which
+// tiles it was shown. Read line by line, so that a rays line or a tool
+// result's view is placed relative to the last position read before it.
+import { DIRECTIONS, EMPTY, GOAL, WALL, type Direction, type Tile } from '../lambdas/maze/grid.ts';
+
+export interface Reading {
+  /** The last position the text gave; null when it gave none. */
+  position: [number, number] | null;
+  cells: Array<[number, number, Tile]>;
+}
+
+const TILE: Record<string, Tile> = { '.': EMPTY, '#': WALL, G: GOAL };
+const LISTED: Record<string, Tile> = { 'Open cells in sight': EMPTY, 'Walls in sight': WALL, 'Goal in sight': GOAL };
+
+/** Facts of a JSON object the engine wrote (the json format), or null when the line holds none. */
+function jsonFacts(line: string): { position: [number, number]; view?: Record<string, string> } | null {
+  const embedded = line.indexOf(': {'); // a result answered as text: "move_north: {...}"
+  const start = line.trim().startsWith('{') ? line.indexOf('{') : embedded >= 0 ? embedded + 2 : -1;
+  if (start < 0) return null;
+  try {
+    const v = JSON.parse(line.slice(start)) as { position?: unknown; view?: unknown };
+    if (!Array.isArray(v.position)) return null;
+    const view = v.view && typeof v.view === 'object' ? (v.view as Record<string, string>) : undefined;
+    return { position: [Number(v.position[0]), Number(v.position[1])], view };
+  } catch {
+    return null; // not ours
+  }
+}
+
+export function readObservation(text: string): Reading {
+  const out: Reading = { position: null, cells: [] };
+  const stand = (x: number, y: number) => {
+    out.position = [x, y];
+    out.cells.push([x, y, EMPTY]);
+  };
+  const ray = (dir: Direction, tiles: string) => {
+    if (!out.position) return;
+    const [x0, y0] = out.position;
+    [...tiles].forEach((ch, k) => {
+      if (ch in TILE) out.cells.push([x0 + DIRECTIONS[dir].dx * (k + 1), y0 + DIRECTIONS[dir].dy * (k + 1), TILE[ch]]);
+    });
+  };
+  // a picture (local_grid, full_map): rows still to read, and where the next one lies
+  let picture: { x0: number; y: number; left: number } | null = null;
+  for (const line of text.split('\n')) {
+    if (picture && picture.left > 0) {
+      [...line].forEach((ch, k) => {
+        if (ch === '@') stand(picture!.x0 + k, picture!.y);
+        else if (ch in TILE) out.cells.push([picture!.x0 + k, picture!.y, TILE[ch]]);
+      });
+      picture.y++;
+      picture.left--;
+      continue;
+    }
+    const header = /columns x=(\d+)\.\.(\d+) .*rows y=(\d+)\.\.(\d+)/.exec(line);
+    if (header) {
+      picture = { x0: Number(header[1]), y: Number(header[3]), left: Number(header[4]) - Number(header[3]) + 1 };
+      continue;
+    }
+    const at = /You are at \((\d+),(\d+)\)/.exec(line);
+    if (at) {
+      stand(Number(at[1]), Number(at[2]));
+      continue;
+    }
+    const direction = /^(north|south|east|west): ([.#G]*)$/.exec(line);
+    if (direction) {
+      ray(direction[1] as Direction, direction[2]);
+      continue;
+    }
+    const listed = /^(Open cells in sight|Walls in sight|Goal in sight): (.*)$/.exec(line);
+    if (listed) {
+      for (const m of listed[2].matchAll(/\((\d+),(\d+)\)/g))
+        out.cells.push([Number(m[1]), Number(m[2]), LISTED[listed[1]]]);
+      continue;
+    }
+    const json = jsonFacts(line);
+    if (json) {
+      stand(...json.position);
+      for (const [dir, tiles] of Object.entries(json.view ?? {}))
+        if (dir in DIRECTIONS && typeof tiles === 'string') ray(dir as Direction, tiles);
+    }
+  }
+  return out;
+}
+
+/** True for the first observation of a game: turn 1, no action taken yet (text formats or json). */
+export function isGameStart(text: string): boolean {
+  if (/^Turn 1\. Actions taken so far: 0 of /m.test(text)) return true;
+  const first = text.split('\n')[0].trim();
+  if (!first.startsWith('{')) return false;
+  try {
+    const v = JSON.parse(first) as { turn?: unknown; actions?: unknown };
+    return v.turn === 1 && v.actions === 0;
+  } catch {
+    return false;
+  }
+}

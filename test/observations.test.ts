@@ -1,0 +1,290 @@
+// What the model is shown in each observation format (config.observation), on
+// one fixed small maze: golden texts of the turn's observation and of a tool
+// result after a move and after a move into a wall; the simulated model reads
+// every format back to the true tiles; the setting is a config key like any
+// other (validated, from Parameter Store, swept).
+import { describe, expect, it } from 'vitest';
+import { Grid } from '../lambdas/maze/grid.ts';
+import { buildMaze } from '../lambdas/maze/maze.ts';
+import { visibleCells } from '../lambdas/maze/vision.ts';
+import {
+  experimentConfigSchema,
+  OBSERVATION_FORMATS,
+  type ObservationFormat,
+} from '../lambdas/config/experiment-config.ts';
+import { executeCall, initialState, toSeen, visionOf } from '../lambdas/engine/game.ts';
+import type { Observation } from '../lambdas/engine/agent.ts';
+import { renderObservation, renderResult } from '../lambdas/providers/llm/observations/index.ts';
+import { isGameStart, readObservation } from '../simulators/observation-reader.ts';
+import { ParameterCache } from '../lambdas/config/parameters.ts';
+import { fileSource } from '../lambdas/config/file-source.ts';
+import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
+import { parametersFile } from './support/parameters-file.ts';
+import { buildProgram } from '../bin/cli/program.ts';
+import { requestFromOptions } from '../bin/cli/experiment-input.ts';
+import type { ExperimentOptions } from '../bin/cli/options.ts';
+
+//   x 0123456
+// y 0 ...#...
+//   1 .#.#.#.
+//   2 .#S..#G     S: the agent at (2,2); the goal at (6,2) is hidden behind the wall at (5,2)
+//   3 .###.#.
+//   4 .......
+const ROWS = [
+  [0, 0, 0, 1, 0, 0, 0],
+  [0, 1, 0, 1, 0, 1, 0],
+  [0, 1, 0, 0, 0, 1, 2],
+  [0, 1, 1, 1, 0, 1, 0],
+  [0, 0, 0, 0, 0, 0, 0],
+];
+
+function game(input: Record<string, unknown> = {}) {
+  const maze = buildMaze(Grid.fromRows(ROWS), { x: 2, y: 2 }, 'test', null);
+  const config = experimentConfigSchema.parse({ max_moves: 100, ...input });
+  const state = initialState(maze, config);
+  const obs: Observation = {
+    turnNumber: 1,
+    position: { ...state.position },
+    visible: toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config))),
+    known: { width: maze.width, height: maze.height, cells: state.known },
+    grid: maze.grid,
+    results: [],
+    actionsTaken: 0,
+    tilesSeen: state.tilesSeen,
+    phase: 'exploring',
+    actionsLeftInTurn: 8,
+    config,
+  };
+  const call = (name: string, callIndex: number) =>
+    executeCall(state, maze, config, { name, arguments: {} }, { callIndex, assistantText: null });
+  const moved = call('move_east', 0);
+  const blocked = call('move_south', 1);
+  return { maze, obs, moved, blocked };
+}
+
+const GOLDEN: Record<ObservationFormat, { observation: string; moved: string; blocked: string }> = {
+  rays: {
+    observation: `Turn 1. Actions taken so far: 0 of 100.
+You are at (2,2).
+north: ..
+south: #
+east: ..#
+west: #
+You may take up to 8 actions this turn.`,
+    moved: `ok: moved east to (3,2)
+You are at (3,2).
+north: #
+south: #
+east: .#
+west: .#`,
+    blocked: `failed: cannot move south: a wall
+You are at (3,2).
+north: #
+south: #
+east: .#
+west: .#`,
+  },
+  local_grid: {
+    observation: `Turn 1. Actions taken so far: 0 of 100.
+You are at (2,2).
+In sight around you, columns x=0..5 (west to east), rows y=0..4 (north to south):
+??.???
+??.???
+?#@..#
+??#???
+??????
+Legend: @ you, . open, # wall, G goal, ? out of sight.
+You may take up to 8 actions this turn.`,
+    moved: `ok: moved east to (3,2)
+You are at (3,2).
+In sight around you, columns x=0..6 (west to east), rows y=0..4 (north to south):
+???????
+???#???
+?#.@.#?
+???#???
+???????`,
+    blocked: `failed: cannot move south: a wall
+You are at (3,2).
+In sight around you, columns x=0..6 (west to east), rows y=0..4 (north to south):
+???????
+???#???
+?#.@.#?
+???#???
+???????`,
+  },
+  full_map: {
+    observation: `Turn 1. Actions taken so far: 0 of 100.
+You are at (2,2).
+The whole maze, columns x=0..6 (west to east), rows y=0..4 (north to south):
+...#...
+.#.#.#.
+.#@..#G
+.###.#.
+.......
+Legend: @ you, . open, # wall, G goal.
+You may take up to 8 actions this turn.`,
+    moved: `ok: moved east to (3,2)
+You are at (3,2).`,
+    blocked: `failed: cannot move south: a wall
+You are at (3,2).`,
+  },
+  coordinates: {
+    observation: `Turn 1. Actions taken so far: 0 of 100.
+You are at (2,2).
+Open moves: north to (2,1), east to (3,2).
+Blocked: south (wall at (2,3)), west (wall at (1,2)).
+Open cells in sight: (2,0) (2,1) (3,2) (4,2)
+Walls in sight: (1,2) (5,2) (2,3)
+Goal in sight: none
+You may take up to 8 actions this turn.`,
+    moved: `ok: moved east to (3,2)
+You are at (3,2).
+Open moves: east to (4,2), west to (2,2).
+Blocked: north (wall at (3,1)), south (wall at (3,3)).
+Open cells in sight: (2,2) (4,2)
+Walls in sight: (3,1) (1,2) (5,2) (3,3)
+Goal in sight: none`,
+    blocked: `failed: cannot move south: a wall
+You are at (3,2).
+Open moves: east to (4,2), west to (2,2).
+Blocked: north (wall at (3,1)), south (wall at (3,3)).
+Open cells in sight: (2,2) (4,2)
+Walls in sight: (3,1) (1,2) (5,2) (3,3)
+Goal in sight: none`,
+  },
+  json: {
+    observation:
+      '{"turn":1,"actions":0,"max_moves":100,"actions_left_in_turn":8,"position":[2,2],' +
+      '"view":{"north":"..","south":"#","east":"..#","west":"#"}}',
+    moved:
+      '{"ok":true,"result":"moved east to (3,2)","position":[3,2],' +
+      '"view":{"north":"#","south":"#","east":".#","west":".#"}}',
+    blocked:
+      '{"ok":false,"result":"cannot move south: a wall","position":[3,2],' +
+      '"view":{"north":"#","south":"#","east":".#","west":".#"}}',
+  },
+};
+
+describe('each observation format on a fixed maze', () => {
+  it.each(OBSERVATION_FORMATS)('%s: the observation, a move and a move into a wall', (format) => {
+    const { obs, moved, blocked } = game();
+    expect(renderObservation(format, obs, 100)).toBe(GOLDEN[format].observation);
+    expect(renderResult(format, moved, obs)).toBe(GOLDEN[format].moved);
+    expect(renderResult(format, blocked, obs)).toBe(GOLDEN[format].blocked);
+  });
+
+  it('rays, the default, is plain text: no machine line for simulators', () => {
+    expect(experimentConfigSchema.parse({}).observation).toBe('rays');
+    const { obs } = game();
+    expect(renderObservation('rays', obs, 100)).not.toMatch(/STATE|\{/);
+  });
+
+  it.each(OBSERVATION_FORMATS)('%s: a recall lists its tiles and a found goal is said', (format) => {
+    const { obs, maze } = game({ recall_interval: 0 });
+    const state = initialState(maze, obs.config);
+    const recall = executeCall(
+      state,
+      maze,
+      obs.config,
+      { name: 'recall_all', arguments: {} },
+      {
+        callIndex: 0,
+        assistantText: null,
+      },
+    );
+    const text = renderResult(format, { ...recall, goalFound: true }, obs);
+    expect(text).toContain('2,3#'); // the wall south of the start, as seen at the start
+    expect(text).toMatch(format === 'json' ? /"goal_found":true/ : /^Goal found\.$/m);
+  });
+
+  it.each(OBSERVATION_FORMATS)('%s: the advise policy section comes last', (format) => {
+    const { obs } = game({ stuck_policy: 'advise' });
+    const advised: Observation = {
+      ...obs,
+      agentState: { phase: 'exploring', actionsInPhase: 0, turnsInPhase: 0, healthy: true, detected: [] },
+    };
+    expect(renderObservation(format, advised, 100)).toMatch(
+      /\n\n## Agent State\nPhase: exploring \(for 0 actions, 0 turns\)\nStatus: HEALTHY$/,
+    );
+  });
+});
+
+describe('the simulated model reads every format', () => {
+  it.each(OBSERVATION_FORMATS)('%s: back to the position and only true tiles, at least those in sight', (format) => {
+    const { obs, moved } = game();
+    const truth = (x: number, y: number) => ROWS[y][x];
+    const first = readObservation(renderObservation(format, obs, 100));
+    expect(first.position).toEqual([2, 2]);
+    for (const [x, y, t] of first.cells) expect([x, y, t]).toEqual([x, y, truth(x, y)]);
+    const read = new Set(first.cells.map(([x, y]) => `${x},${y}`));
+    for (const [x, y] of obs.visible) expect(read).toContain(`${x},${y}`);
+    const after = readObservation(renderResult(format, moved, obs));
+    expect(after.position).toEqual([3, 2]);
+    for (const [x, y, t] of after.cells) expect([x, y, t]).toEqual([x, y, truth(x, y)]);
+    // a result answered as text ("move_east: <result>", calls parsed from text) reads the same
+    expect(readObservation(`move_east: ${renderResult(format, moved, obs)}`).position).toEqual([3, 2]);
+  });
+
+  it.each(OBSERVATION_FORMATS)('%s: the first observation of a game is known as such, a later one is not', (format) => {
+    const { obs } = game();
+    expect(isGameStart(renderObservation(format, obs, 100))).toBe(true);
+    expect(isGameStart(renderObservation(format, { ...obs, actionsTaken: 3 }, 100))).toBe(false);
+    expect(isGameStart(renderObservation(format, { ...obs, turnNumber: 2 }, 100))).toBe(false);
+  });
+});
+
+describe('config.observation', () => {
+  it('is one of the five formats; anything else is refused naming them', () => {
+    for (const format of OBSERVATION_FORMATS)
+      expect(experimentConfigSchema.parse({ observation: format }).observation).toBe(format);
+    const refused = experimentConfigSchema.safeParse({ observation: 'ascii' });
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues[0]).toMatchObject({ path: ['observation'] });
+    expect(refused.error!.issues[0].message).toMatch(/rays.*local_grid.*full_map.*coordinates.*json/);
+  });
+
+  it('is read from /ariadne/config/observation', async () => {
+    const file = parametersFile(['/ariadne/config/observation: local_grid']);
+    expect((await new ParameterCache(fileSource(file)).get()).config).toEqual({ observation: 'local_grid' });
+  });
+
+  it('is swept like any setting: one cell per format, each run configured with it', () => {
+    const sweep = loadSweep(
+      `sweep: formats
+agents:
+  - { agent: random }
+mazes: { generators: [perfect], sizes: [11], seeds: [1] }
+settings: { observation: [rays, local_grid, full_map, coordinates, json] }
+`,
+      'test',
+    );
+    expect(sweep.cells.map((c) => c.config.observation)).toEqual([...OBSERVATION_FORMATS]);
+    expect(() =>
+      loadSweep(
+        `sweep: formats
+agents:
+  - { agent: random }
+mazes: { generators: [perfect], sizes: [11], seeds: [1] }
+settings: { observation: [rays, ascii] }
+`,
+        'test',
+      ),
+    ).toThrow(SweepDefinitionError);
+  });
+
+  it('is given on the command line with --observation; anything else is refused naming the formats', async () => {
+    const parsed = async (argv: string[]) => {
+      const program = buildProgram().exitOverride();
+      const run = program.commands.find((c) => c.name() === 'run')!;
+      run.exitOverride().configureOutput({ writeErr: () => {} });
+      run.action(() => {});
+      await program.parseAsync(['run', ...argv], { from: 'user' });
+      return requestFromOptions(run.opts<ExperimentOptions>()).config;
+    };
+    expect(await parsed(['--observation', 'full_map'])).toMatchObject({ observation: 'full_map' });
+    expect(await parsed([])).not.toHaveProperty('observation'); // left to the parameters, then the default
+    await expect(parsed(['--observation', 'ascii'])).rejects.toThrow(
+      /--observation "ascii" is not one of: rays, local_grid, full_map, coordinates, json/,
+    );
+  });
+});
