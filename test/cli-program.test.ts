@@ -74,6 +74,7 @@ describe('the program', () => {
         'run',
         'sim',
         'sql',
+        'stats',
         'status',
         'summary',
         'sweep',
