@@ -5,7 +5,7 @@
 // servers' records, the results in S3 and the database.
 import { resourcesOfType, type World } from './world.ts';
 import { SweepEmulator, sweepMachineOf, type IterationResult } from './sweep-machine.ts';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { loadSweep, type LoadedSweep } from '../state-machine/sweep-spec.ts';
 import { sweepLaunch } from '../state-machine/sweep-machine-input.ts';
 
 /** Thrown when the sweep did not do what the scenario checks. */
@@ -50,35 +50,42 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new SweepScenarioError(message);
 }
 
-export async function sweepScenario(world: World): Promise<string> {
-  const loaded = loadSweep(SWEEP_YAML, 'the rehearsal sweep');
-  check(loaded.runs.length === RUNS, `the sweep has ${loaded.runs.length} runs, not ${RUNS}`);
+/**
+ * A sweep launched as a researcher launches one (the run list put into the stack's sweep bucket, the sweep machine
+ * started with where it is) and run through the emulated sweep machine; `sample`: the runs run to their end.
+ */
+export async function emulateSweep(world: World, loaded: LoadedSweep, maxConcurrency: number, sample: Set<number>) {
   const values = world.model.values;
   const bucketResource = resourcesOfType(values.template, 'AWS::S3::Bucket').find(([id]) => id.startsWith('Sweeps'));
   if (!bucketResource) throw new SweepScenarioError('the template has no sweep bucket');
   const bucket = values.resolveString({ Ref: bucketResource[0] }, `$.Resources.${bucketResource[0]}`);
-  const launch = sweepLaunch(loaded, bucket, MAX_CONCURRENCY);
+  const launch = sweepLaunch(loaded, bucket, maxConcurrency);
   // The researcher's upload (the CLI, with the researcher's own credentials: no principal of the template).
   world.sims.s3.put(bucket, launch.runsObject.key, Buffer.from(launch.runsObject.body), 'application/json');
-
-  // Experiments run to the end: frontier runs (deterministic, they reach the goal), spread over the list.
-  const frontier = loaded.runs.flatMap((r, i) => (r.cell.agent === 'frontier' ? [i] : []));
-  const sample = new Set([frontier[0], frontier[Math.floor(frontier.length / 2)], frontier.at(-1)!]);
-
   const emulator = new SweepEmulator(world, sweepMachineOf(world));
-  let report;
   try {
-    report = await emulator.run(launch.input, { sample });
+    const report = await emulator.run(launch.input, { sample });
+    const failed = report.iterations.filter((i) => i.status !== 'SUCCEEDED');
+    check(
+      failed.length === 0,
+      `${failed.length} iterations failed, e.g. ${failed[0]?.name}: ${failed[0]?.error} ${failed[0]?.cause}` +
+        (emulator.childErrors.length ? `; ${emulator.childErrors.join('; ')}` : ''),
+    );
+    return { report, launch, finalizeSuccess: emulator.finalizeSuccessFunction() };
   } finally {
     await emulator.close();
   }
+}
+
+export async function sweepScenario(world: World): Promise<string> {
+  const loaded = loadSweep(SWEEP_YAML, 'the rehearsal sweep');
+  check(loaded.runs.length === RUNS, `the sweep has ${loaded.runs.length} runs, not ${RUNS}`);
+  const values = world.model.values;
+  // Experiments run to the end: frontier runs (deterministic, they reach the goal), spread over the list.
+  const frontier = loaded.runs.flatMap((r, i) => (r.cell.agent === 'frontier' ? [i] : []));
+  const sample = new Set([frontier[0], frontier[Math.floor(frontier.length / 2)], frontier.at(-1)!]);
+  const { report, launch, finalizeSuccess } = await emulateSweep(world, loaded, MAX_CONCURRENCY, sample);
   const { iterations } = report;
-  const failed = iterations.filter((i) => i.status !== 'SUCCEEDED');
-  check(
-    failed.length === 0,
-    `${failed.length} iterations failed, e.g. ${failed[0]?.name}: ${failed[0]?.error} ${failed[0]?.cause}` +
-      (emulator.childErrors.length ? `; ${emulator.childErrors.join('; ')}` : ''),
-  );
   check(report.runList.items === RUNS, `the ItemReader read ${report.runList.items} items`);
   check(report.runList.bytes === Buffer.byteLength(launch.runsObject.body), 'the run list read is not the one put');
 
@@ -107,7 +114,6 @@ export async function sweepScenario(world: World): Promise<string> {
   );
 
   // Every token came back, each from the FinalizeSuccess function's key.
-  const finalizeSuccess = emulator.finalizeSuccessFunction();
   check(world.sims.sfn.openTaskTokens === 0, `${world.sims.sfn.openTaskTokens} task tokens never returned`);
   const otherSender = iterations.find((i) => i.tokenSender !== finalizeSuccess);
   check(!otherSender, `${otherSender?.name}'s token came from ${otherSender?.tokenSender ?? 'nobody'}`);

@@ -7,6 +7,7 @@ import { SECRET_SCENARIOS } from './secret-scenarios.ts';
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { sweepScenario } from './scenario-sweep.ts';
 import { researcherScenario } from './scenario-researcher.ts';
+import { factorsScenario } from './scenario-factors.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -105,6 +106,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   ...SECRET_SCENARIOS,
   sweep: sweepScenario,
+  factors: factorsScenario,
   // last: it reads what the others ran
   researcher: researcherScenario,
 };

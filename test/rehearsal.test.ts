@@ -61,6 +61,7 @@ describe('npm run rehearse', () => {
       ['resume', true],
       ['secret-rotation', true],
       ['sweep', true],
+      ['factors', true],
       ['researcher', true],
     ]);
     expect(passed(report)).toBe(true);
