@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { STATES } from '../state-machine/states.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { bedrockModel, classifyBedrockError } from '../lambdas/providers/llm/bedrock-model.ts';
@@ -58,7 +59,9 @@ function busiestWindow(admitted: LimitedRequest[]): number {
 }
 
 let db: TestDatabase;
-const sim = new OllamaSim({ models: [MODEL], limits: { [MODEL]: LIMIT }, callsPerReply: 2 });
+/** A model of its own for the test whose bucket must start full. */
+const OTHER_MODEL = 'llama3.2:3b';
+const sim = new OllamaSim({ models: [MODEL, OTHER_MODEL], limits: { [MODEL]: LIMIT }, callsPerReply: 2 });
 let host: string;
 beforeAll(async () => {
   db = await testDatabase(10);
@@ -104,6 +107,33 @@ describe('a 32-run sweep behind a shared rate limit', () => {
     console.log(`unlimited sweep: ${admitted.length} requests admitted, ${throttled.length} throttled`);
     expect(throttled.length).toBeGreaterThan(0);
   }, 90_000);
+});
+
+describe('a limit that a call cannot wait for', () => {
+  it('fails the turn as ProviderTransientError, so the Task retries it, and then the experiment', async () => {
+    // one request per hour: the burst lets the first call through, the next would wait far past its 100 ms
+    const limit = { requests_per_minute: 1, window_seconds: 3600 };
+    const retry = { max_attempts: 2, base_delay_ms: 1, max_delay_ms: 1, max_total_ms: 1000, timeout_ms: 200 };
+    sim.admitted.length = 0;
+    const run = runLocalExperiment(
+      {
+        agent: 'ollama',
+        model: OTHER_MODEL,
+        maze: { generator: 'medium', size: 15, seed: 3 },
+        config: { ollama: { host }, retry, rate_limits: { [`ollama:${OTHER_MODEL}`]: limit } },
+      },
+      { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
+    );
+    await expect(run).rejects.toThrow(
+      /"llama3.2:3b": rate-limit bucket ollama:llama3\.2:3b .*gave up after 2 attempts/,
+    );
+    expect(sim.admitted).toHaveLength(1);
+    const { rows } = await db.pool.query(
+      `SELECT failure_reason FROM experiments WHERE model = $1 AND sweep_id IS NULL AND status = 'failed'`,
+      [OTHER_MODEL],
+    );
+    expect(rows[0].failure_reason).toMatch(/^ProviderTransientError: .*rate-limit bucket ollama:llama3\.2:3b/);
+  });
 });
 
 describe.each(TRANSPORTS)('the shared bucket over %s', (transport) => {

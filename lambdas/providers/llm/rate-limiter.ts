@@ -47,8 +47,8 @@ export class RateLimitWaitError extends Error {
     readonly maxWaitMs: number,
   ) {
     super(
-      `rate limit ${bucket}: the shared budget is reserved further ahead than the ${maxWaitMs} ms a call may ` +
-        'wait (or the call is larger than the limit allows in that time)',
+      `bucket ${bucket} is reserved further ahead than the ${maxWaitMs} ms a call may wait ` +
+        '(or the call is larger than the limit allows in that time)',
     );
   }
 }
