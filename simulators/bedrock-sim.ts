@@ -78,6 +78,14 @@ export class BedrockSim extends SimServer {
       }
     }
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
+    const body = req.body ?? {};
+    const allInput = tokensOf(
+      JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}),
+    );
+    const admitted = this.admit(model, allInput);
+    // Converse past a quota: HTTP 429 ThrottlingException, with the service's own messages.
+    if (typeof admitted === 'string')
+      return awsError(res, 429, `Too many ${admitted}, please wait before trying again.`, 'ThrottlingException');
     const fault = this.nextFault();
     if (!(await this.transport(fault, res))) return;
     if (fault?.kind === 'status')
@@ -89,7 +97,6 @@ export class BedrockSim extends SimServer {
           : 'The system encountered an unexpected error during processing. Try your request again.',
       );
 
-    const body = req.body ?? {};
     // Converse's own request rules, so an adapter that breaks them fails here as it would on AWS.
     const messages = (body.messages ?? []) as Array<{ role: string; content: Block[] }>;
     if (messages.some((msg, i) => i > 0 && messages[i - 1].role === msg.role)) {
@@ -146,13 +153,11 @@ export class BedrockSim extends SimServer {
       content.push({
         toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments },
       });
-    const allInput = tokensOf(
-      JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}),
-    );
     // With caching, inputTokens is only the input neither read from nor written to the cache (User Guide).
     const cacheUsage = cache.used ? { cacheReadInputTokens: cache.read, cacheWriteInputTokens: cache.write } : {};
     const inputTokens = allInput - (cache.used ? cache.read + cache.write : 0);
     const outputTokens = tokensOf(JSON.stringify(content));
+    admitted.tokens += outputTokens;
     this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault, ...cacheUsage });
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
     res.end(

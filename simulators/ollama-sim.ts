@@ -59,6 +59,12 @@ export class OllamaSim extends SimServer {
     const model: string = body.model;
     if (!this.models.includes(model))
       return json(res, 404, { error: `model '${model}' not found, try pulling it first` });
+    const messages: Array<{ role: string; content: string }> = body.messages ?? [];
+    const promptTokens = tokensOf(JSON.stringify(messages) + JSON.stringify(body.tools ?? []));
+    const admitted = this.admit(model, promptTokens);
+    // What hosted Ollama (ollama.com) answers past a limit: 429 with the reason in `error`.
+    if (typeof admitted === 'string')
+      return json(res, 429, { error: `too many ${admitted} for model '${model}', please retry` });
     const fault = this.nextFault();
     if (!(await this.transport(fault, res))) return;
     if (fault?.kind === 'status')
@@ -69,7 +75,6 @@ export class OllamaSim extends SimServer {
             : 'llama runner process has terminated: exit status 2',
       });
 
-    const messages: Array<{ role: string; content: string }> = body.messages ?? [];
     const system = messages
       .filter((m) => m.role === 'system')
       .map((m) => m.content)
@@ -86,8 +91,8 @@ export class OllamaSim extends SimServer {
       fault,
     );
     const toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
-    const promptTokens = tokensOf(JSON.stringify(messages) + JSON.stringify(body.tools ?? []));
     const evalTokens = tokensOf(planned.text + JSON.stringify(toolCalls));
+    admitted.tokens += evalTokens;
     this.replies.push({ model, inputTokens: promptTokens, outputTokens: evalTokens, fault: planned.fault });
     const final = {
       model,

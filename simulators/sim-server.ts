@@ -17,8 +17,27 @@ export type Fault =
   | { kind: 'script'; calls: string[] } // exactly these tool calls (e.g. a move into a wall, three times)
   | { kind: 'say'; text: string }; // exactly this text, no tool call (e.g. a workflow's choice)
 
+/**
+ * A service's rate limit on one model, as providers count it: over a sliding window (60 s; tests scale it down,
+ * and config.rate_limits must then give the same window_seconds).
+ */
+export interface SimRateLimit {
+  requests_per_minute?: number;
+  tokens_per_minute?: number;
+  window_seconds?: number;
+}
+
+/** A model request the limit let through (with the tokens it used, once replied), or one it refused. */
+export interface LimitedRequest {
+  model: string;
+  at: number;
+  tokens: number;
+}
+
 export interface SimOptions {
   models?: string[];
+  /** Per model; a model without one is not limited. */
+  limits?: Record<string, SimRateLimit>;
   faults?: Fault[];
   always?: Fault;
   callsPerReply?: number;
@@ -58,6 +77,10 @@ export interface PlannedReply {
 export abstract class SimServer {
   readonly requests: LoggedRequest[] = [];
   readonly replies: SentReply[] = [];
+  /** Model requests each limit let through, and those it refused (answered 429 / ThrottlingException). */
+  readonly admitted: LimitedRequest[] = [];
+  readonly throttled: Array<LimitedRequest & { reason: 'requests' | 'tokens' }> = [];
+  limits: Record<string, SimRateLimit>;
   readonly models: string[];
   faults: Fault[];
   always: Fault | undefined;
@@ -74,6 +97,7 @@ export abstract class SimServer {
 
   constructor(opts: SimOptions = {}) {
     this.models = opts.models ?? this.defaultModels();
+    this.limits = { ...(opts.limits ?? {}) };
     this.faults = [...(opts.faults ?? [])];
     this.always = opts.always;
     this.callsPerReply = opts.callsPerReply ?? 2;
@@ -134,6 +158,33 @@ export abstract class SimServer {
   async close(): Promise<void> {
     this.closeConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /**
+   * Counts a model request against its model's limit: the admitted entry (add the output tokens to it once
+   * known), or which limit refused it. Tokens are counted as used when the request came, as services do.
+   */
+  protected admit(model: string, inputTokens: number): LimitedRequest | 'requests' | 'tokens' {
+    const now = Date.now();
+    const limit = this.limits[model];
+    if (limit) {
+      const since = now - (limit.window_seconds ?? 60) * 1000;
+      const recent = this.admitted.filter((r) => r.model === model && r.at > since);
+      const reason =
+        limit.requests_per_minute !== undefined && recent.length + 1 > limit.requests_per_minute
+          ? 'requests'
+          : limit.tokens_per_minute !== undefined &&
+              recent.reduce((n, r) => n + r.tokens, 0) + inputTokens > limit.tokens_per_minute
+            ? 'tokens'
+            : null;
+      if (reason) {
+        this.throttled.push({ model, at: now, tokens: inputTokens, reason });
+        return reason;
+      }
+    }
+    const entry = { model, at: now, tokens: inputTokens };
+    this.admitted.push(entry);
+    return entry;
   }
 
   /** The next fault for a model request, if any. */

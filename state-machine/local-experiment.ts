@@ -5,7 +5,8 @@ import type { Database } from '../lambdas/store/database.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 import { readPaged } from '../lambdas/store/pages.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
-import { agents as allAgents } from '../lambdas/providers/agents.ts';
+import { agentsWith } from '../lambdas/providers/agents.ts';
+import { sqlRateLimits } from '../lambdas/store/rate-limit-sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ExperimentStatus, TurnSummary } from '../lambdas/engine/store.ts';
 import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
@@ -191,7 +192,8 @@ export async function runLocalExperiment(
     ran = await runLocalExecution(input, {
       deps: {
         store,
-        agents: opts.agents ?? allAgents,
+        // the database's buckets: rate limits are shared with every other run on it, as on AWS
+        agents: opts.agents ?? agentsWith({ rateLimits: sqlRateLimits(opts.db) }),
         now: opts.now ?? (() => new Date()),
         parameters: opts.parameters,
         taskTokens: opts.taskTokens,

@@ -82,6 +82,35 @@ const bedrockSchema = z
   })
   .strict();
 
+/**
+ * A provider's limit on one model, shared by every experiment running at once (providers/llm/rate-limiter.ts):
+ * requests and tokens per window (a minute, as providers count; tests scale window_seconds down).
+ */
+const rateLimitSchema = z
+  .object({
+    requests_per_minute: z.number().int().min(1).max(10_000_000).optional(),
+    tokens_per_minute: z.number().int().min(1).max(1_000_000_000).optional(),
+    /** The provider's counting window: 60 for real services; lower only to scale a simulated limit down. */
+    window_seconds: z.number().min(0.1).max(3_600).default(60),
+  })
+  .strict();
+
+/** "provider:model" (exact) or "provider:*" (every model of the provider not listed). */
+const RATE_LIMIT_KEY = /^(ollama|bedrock):.{1,200}$/;
+
+const rateLimitsSchema = z.record(z.string(), rateLimitSchema).superRefine((limits, ctx) => {
+  for (const key of Object.keys(limits))
+    if (!RATE_LIMIT_KEY.test(key))
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        input: key,
+        message:
+          `"${key}" is not a rate limit key: rename it "<provider>:<model>" or "<provider>:*" with provider ` +
+          'ollama or bedrock, e.g. "bedrock:amazon.nova-lite-v1:0"',
+      });
+});
+
 /** Thresholds of the stuck detectors (engine/agent-monitor.ts). */
 const stuckThresholdsSchema = z
   .object({
@@ -150,6 +179,8 @@ const configFields = z
     bedrock: bedrockSchema.default(bedrockSchema.parse({})),
     retry: retrySchema.default(retrySchema.parse({})),
     prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
+    /** Per "provider:model" (or "provider:*"); a model with no entry is not limited. */
+    rate_limits: rateLimitsSchema.default({}),
     stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
     stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
     observation: z.enum(OBSERVATION_FORMATS).default('rays'),
@@ -240,7 +271,10 @@ function unfitModelCallMessage(r: RetrySettings, worst: number): string {
   );
 }
 
-/** Config layers, later wins: nested sections (ollama, bedrock, retry, prices, stuck_thresholds) merge key by key. */
+/**
+ * Config layers, later wins: nested sections (ollama, bedrock, retry, prices, rate_limits, stuck_thresholds) merge
+ * key by key.
+ */
 export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>): ExperimentConfigInput {
   const out: Record<string, unknown> = {};
   for (const layer of layers) {

@@ -1,7 +1,8 @@
 // Configuration from Parameter Store (or, locally, a file with the same
 // names), all under one prefix:
 //   <prefix>/config/<key>[/<subkey>]  experiment defaults, e.g. /ariadne/config/max_moves = 10000,
-//                                     /ariadne/config/ollama/num_ctx = 32768, /ariadne/config/prices = {json}
+//                                     /ariadne/config/ollama/num_ctx = 32768, /ariadne/config/prices = {json},
+//                                     /ariadne/config/rate_limits = {"bedrock:<model>": {"requests_per_minute": ..}}
 //   <prefix>/prompts/<name>/v<N>      prompt texts, used as prompt_version "<name>/v<N>"
 //   <prefix>/secrets/<name>           SecureStrings (e.g. ollama_api_key): never logged, never snapshotted
 //   <prefix>/deployment/<name>        facts the stack writes about itself (bedrock_models), not settings

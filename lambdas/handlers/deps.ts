@@ -56,7 +56,8 @@ export async function databaseFromEnvironment(
 
 async function depsFromEnvironment(): Promise<HandlerDeps> {
   const db = await databaseFromEnvironment();
-  const { agents } = await import('../providers/agents.ts');
+  const { agentsWith } = await import('../providers/agents.ts');
+  const { sqlRateLimits } = await import('../store/rate-limit-sql.ts');
   const { ssmSource } = await import('../config/ssm-source.ts');
   const parameters = new ParameterCache(
     ssmSource(),
@@ -66,7 +67,7 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
   const { stepFunctionsTaskTokens } = await import('./step-functions-task-tokens.ts');
   return {
     store: new PgStore(db),
-    agents,
+    agents: agentsWith({ rateLimits: sqlRateLimits(db) }),
     now: () => new Date(),
     parameters,
     taskTokens: stepFunctionsTaskTokens(),

@@ -10,16 +10,63 @@ import { workflowAgent } from './llm/workflow-agent.ts';
 import { isWorkflowText, loadWorkflow } from '../engine/workflow/definition.ts';
 import type { ChatModel } from './llm/chat-model.ts';
 import type { Failure } from './llm/retry.ts';
+import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore } from './llm/rate-limiter.ts';
+import type { ExperimentConfig } from '../config/experiment-config.ts';
 
 export const LLM_AGENTS = ['ollama', 'bedrock'] as const;
 export type LlmAgent = (typeof LLM_AGENTS)[number];
 
-export const agents: AgentFactory = (identity) => {
-  if (isBaseline(identity.agent)) return baselineAgents(identity);
-  if (!identity.model) throw new InvalidInputError('model', identity.model, `agent "${identity.agent}" needs a model`);
+/** A wait for the shared rate limit that ran out is transient: backed off and retried like a 429. */
+const withRateLimitWaits =
+  (classify: (err: unknown) => Failure) =>
+  (err: unknown): Failure =>
+    err instanceof RateLimitWaitError ? { transient: true, status: 'rate-limit', message: err.message } : classify(err);
+
+/** The model as called: behind its shared rate limit when config.rate_limits has one for it. */
+function limited(model: ChatModel, config: ExperimentConfig, store: RateLimitStore | undefined): ChatModel {
+  const limit = rateLimitFor(config.rate_limits, model.provider, model.model);
+  if (!limit) return model;
+  if (!store)
+    throw new InvalidInputError(
+      'rate_limits',
+      config.rate_limits,
+      `rate_limits has a limit for ${model.provider}:${model.model}, but this run has no database to share it ` +
+        'through; run it with the store (agentsWith({ rateLimits })) or remove the limit',
+    );
+  return rateLimitedModel(model, {
+    store,
+    limit,
+    // Ollama sets no output cap here: count a Bedrock-sized allowance until the reply reports its usage
+    maxOutputTokens: config.bedrock.max_tokens,
+    // Waiting happens inside the attempt's timeout, so the call keeps at least half of it and the whole stays within
+    // modelCallWorstCaseMs, which the config already fits in the turn's budget.
+    maxWaitMs: config.retry.timeout_ms / 2,
+  });
+}
+
+export interface AgentDeps {
+  /** The database's shared buckets for config.rate_limits; without it, a run with a limit is refused. */
+  rateLimits?: RateLimitStore;
+}
+
+export const agentsWith =
+  (deps: AgentDeps): AgentFactory =>
+  (identity) => {
+    if (isBaseline(identity.agent)) return baselineAgents(identity);
+    if (!identity.model)
+      throw new InvalidInputError('model', identity.model, `agent "${identity.agent}" needs a model`);
+    return chatAgent(identity, identity.model, deps);
+  };
+
+/** Without rate limits: for tools and tests whose configs set none. */
+export const agents: AgentFactory = agentsWith({});
+
+function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, deps: AgentDeps) {
   const { config } = identity;
   const system = identity.promptText ?? '';
-  const chat = (model: ChatModel, classify: (err: unknown) => Failure) => {
+  const chat = (unlimited: ChatModel, baseClassify: (err: unknown) => Failure) => {
+    const model = limited(unlimited, config, deps.rateLimits);
+    const classify = withRateLimitWaits(baseClassify);
     const common = {
       model,
       policy: config.retry,
@@ -35,12 +82,12 @@ export const agents: AgentFactory = (identity) => {
   switch (identity.agent) {
     case 'ollama':
       return chat(
-        ollamaModel(identity.model, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY),
+        ollamaModel(modelName, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY),
         classifyOllamaError,
       );
     case 'bedrock':
-      return chat(bedrockModel(identity.model, config.bedrock), classifyBedrockError);
+      return chat(bedrockModel(modelName, config.bedrock), classifyBedrockError);
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);
   }
-};
+}

@@ -12,6 +12,15 @@ interface SimOptions {
   always?: string;
   models?: string;
   callsPerReply: string;
+  rpm?: number;
+  tpm?: number;
+  windowSeconds?: number;
+}
+
+/** --rpm/--tpm as one limit for every served model (as config.rate_limits gives it, with the same window). */
+function simLimit(o: SimOptions) {
+  if (o.rpm === undefined && o.tpm === undefined) return undefined;
+  return { requests_per_minute: o.rpm, tokens_per_minute: o.tpm, window_seconds: o.windowSeconds ?? 60 };
 }
 
 async function sim(service: string, o: SimOptions): Promise<void> {
@@ -33,10 +42,12 @@ async function sim(service: string, o: SimOptions): Promise<void> {
       .filter(Boolean),
     callsPerReply: intOption('--calls-per-reply', 1, 8)(o.callsPerReply),
   };
+  const limit = simLimit(o);
   const server =
     kind === 'ollama'
       ? new (await import('../../../simulators/ollama-sim.ts')).OllamaSim(opts)
       : new (await import('../../../simulators/bedrock-sim.ts')).BedrockSim(opts);
+  if (limit) for (const model of server.models) server.limits[model] = limit;
   const url = await server.listen(o.port ?? (kind === 'ollama' ? 11434 : 8787));
   process.stdout.write(`simulated ${kind} at ${url} serving ${server.models.join(', ')}\n`);
   process.stdout.write(
@@ -49,7 +60,7 @@ async function sim(service: string, o: SimOptions): Promise<void> {
   const timer = setInterval(() => {
     if (server.requests.length !== requests) {
       requests = server.requests.length;
-      process.stderr.write(`requests served: ${requests}\n`);
+      process.stderr.write(`requests served: ${requests}, throttled: ${server.throttled.length}\n`);
     }
   }, 2000);
   await new Promise<void>((resolve) => {
@@ -82,6 +93,21 @@ export function registerSimCommand(program: Command): void {
     .option('--always <fault>', 'misbehave on every request after --faults (e.g. 500)')
     .option('--models <list>', 'comma-separated model names it serves (others get "not found")')
     .option('--calls-per-reply <n>', 'tool calls per reply', '2')
+    .addOption(
+      new Option('--rpm <n>', 'requests per window each model allows; past it 429 / ThrottlingException').argParser(
+        intOption('--rpm', 1, 10_000_000),
+      ),
+    )
+    .addOption(
+      new Option('--tpm <n>', 'tokens per window each model allows').argParser(intOption('--tpm', 1, 1_000_000_000)),
+    )
+    .addOption(
+      new Option(
+        '--window-seconds <n>',
+        'the window of --rpm/--tpm (default 60; lower to scale a limit down, with the same window_seconds in ' +
+          'config.rate_limits)',
+      ).argParser(intOption('--window-seconds', 1, 3600)),
+    )
     .action(sim);
   withExample(simCommand, 'ariadne sim ollama --faults 429x2,500 --port 11435');
 }
