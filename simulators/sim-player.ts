@@ -5,7 +5,7 @@
 // model that really plays would.
 import { nextFrontierMove } from '../lambdas/providers/frontier-agent.ts';
 import { UNKNOWN } from '../lambdas/engine/game.ts';
-import { DIRECTIONS, EMPTY, type Direction } from '../lambdas/maze/grid.ts';
+import { DIRECTIONS, EMPTY, WALL, type Direction } from '../lambdas/maze/grid.ts';
 import { isGameStart, readObservation, type Reading } from './observation-reader.ts';
 
 export class SimPlayer {
@@ -27,6 +27,12 @@ export class SimPlayer {
       map = { width, height, cells: new Uint8Array(width * height).fill(UNKNOWN) };
       this.maps.set(session, map);
     }
+    // Requests carry no game id (real ones do not either), so concurrent games of one model share a session: what
+    // contradicts the map (a wall where it knows open ground, or the reverse) means another game, so start afresh.
+    if (readings.some((r) => this.contradicts(map!, r))) {
+      map = { width, height, cells: new Uint8Array(width * height).fill(UNKNOWN) };
+      this.maps.set(session, map);
+    }
     for (const r of readings) this.learn(map, r);
     const last = readings.findLast((r) => r.position !== null)?.position;
     if (!last) return [];
@@ -39,6 +45,14 @@ export class SimPlayer {
       pos = { x: pos.x + DIRECTIONS[dir].dx, y: pos.y + DIRECTIONS[dir].dy };
     }
     return calls;
+  }
+
+  private contradicts(map: { width: number; height: number; cells: Uint8Array }, r: Reading): boolean {
+    return r.cells.some(([x, y, tile]) => {
+      if (x < 0 || y < 0 || x >= map.width || y >= map.height) return false;
+      const known = map.cells[y * map.width + x];
+      return known !== UNKNOWN && (known === WALL) !== (tile === WALL);
+    });
   }
 
   private learn(map: { width: number; height: number; cells: Uint8Array }, r: Reading): void {
