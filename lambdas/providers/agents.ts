@@ -9,6 +9,7 @@ import { bedrockModel, classifyBedrockError } from './llm/bedrock-model.ts';
 import { workflowAgent } from './llm/workflow-agent.ts';
 import { isWorkflowText, loadWorkflow } from '../engine/workflow/definition.ts';
 import type { ChatModel } from './llm/chat-model.ts';
+import { offeredTools } from '../engine/tools.ts';
 import type { Failure } from './llm/retry.ts';
 
 export const LLM_AGENTS = ['ollama', 'bedrock'] as const;
@@ -20,11 +21,18 @@ export const agents: AgentFactory = (identity) => {
   const { config } = identity;
   const system = identity.promptText ?? '';
   const chat = (model: ChatModel, classify: (err: unknown) => Failure) => {
-    const common = { model, policy: config.retry, classify, maxMoves: config.max_moves };
-    if (!isWorkflowText(system)) return llmAgent({ ...common, system });
+    const common = { model, policy: config.retry, classify };
+    if (!isWorkflowText(system)) return llmAgent({ ...common, system, config, memory: identity.memory ?? null });
     // A workflow prompt version: stored whole at start, its system prompt already filled in.
     const workflow = loadWorkflow(system, `"${config.prompt_version}"`);
-    return workflowAgent({ ...common, workflow, system: workflow.definition.system, memory: identity.memory ?? null });
+    return workflowAgent({
+      ...common,
+      maxMoves: config.max_moves,
+      tools: offeredTools(config),
+      workflow,
+      system: workflow.definition.system,
+      memory: identity.memory ?? null,
+    });
   };
   switch (identity.agent) {
     case 'ollama':

@@ -34,10 +34,14 @@ WITH advanced AS (
 // phase and raise no signal; their statements skip those parts.
 const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens,
-    latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps)
-  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w
+    latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, prompt_estimate, context_window,
+    context_trimmed, total_duration_ns, load_duration_ns, prompt_eval_count, prompt_eval_duration_ns, eval_count,
+    eval_duration_ns)
+  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.pe, l.cw, l.ct, l.td, l.ld, l.pc,
+    l.pd, l.ec, l.ed
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
-    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb)
+    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, pe int, cw int, ct int,
+      td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint)
   RETURNING 1
 )`;
 
@@ -83,6 +87,15 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             t: l.toolCalls,
             r: l.retries,
             w: l.workflowSteps,
+            pe: l.context?.estimate ?? null,
+            cw: l.context?.window ?? null,
+            ct: l.context?.trimmed ?? null,
+            td: l.timings?.totalDurationNs ?? null,
+            ld: l.timings?.loadDurationNs ?? null,
+            pc: l.timings?.promptEvalCount ?? null,
+            pd: l.timings?.promptEvalDurationNs ?? null,
+            ec: l.timings?.evalCount ?? null,
+            ed: l.timings?.evalDurationNs ?? null,
           })),
         ),
       ),

@@ -7,7 +7,7 @@
 // recorded with it. The runner's memory is returned to the engine, which
 // persists it with the turn.
 import type { Agent, AgentReply, Observation } from '../../engine/agent.ts';
-import { TOOL_SPECS } from '../../engine/tools.ts';
+import type { ToolSpec } from '../../engine/tools.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
@@ -22,6 +22,8 @@ export interface WorkflowAgentOptions {
   policy: RetryPolicy;
   classify: (err: unknown) => Failure;
   maxMoves: number;
+  /** The tools the experiment offers (offeredTools: recall_all only when config.recall_tool). */
+  tools: ToolSpec[];
   /** What the runner remembered after the previous turn; null on the first. */
   memory: unknown;
 }
@@ -57,7 +59,7 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
       const ask = async (a: StepAsk) => {
         messages.push({ role: 'user', text: pending ? `${pending}\n\n${a.prompt}` : a.prompt });
         pending = null;
-        const tools = a.tools === null ? TOOL_SPECS : TOOL_SPECS.filter((t) => a.tools!.includes(t.name));
+        const tools = a.tools === null ? opts.tools : opts.tools.filter((t) => a.tools!.includes(t.name));
         const t0 = performance.now();
         const { value: reply, retries: r } = await withRetry(
           (signal) => opts.model.complete(opts.system, messages, tools, signal),
