@@ -9,7 +9,9 @@ import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { runTurn } from '../lambdas/engine/turn.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { agents } from '../lambdas/providers/agents.ts';
-import { ContextOverflowError, fitToWindow } from '../lambdas/providers/llm/context-guard.ts';
+import { ContextOverflowError, contextWindow, fitToWindow } from '../lambdas/providers/llm/context-guard.ts';
+import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { estimateMessageTokens } from '../lambdas/providers/llm/token-estimate.ts';
 import type { ChatMessage } from '../lambdas/providers/llm/chat-model.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
@@ -313,5 +315,42 @@ describe('the context guard', () => {
     expect(refused).toBeInstanceOf(ContextOverflowError);
     expect(refused).toMatchObject({ name: 'ContextOverflowError', estimate: 1_000, window: 900 });
     expect(() => fitToWindow(target('trim', [5_000]))).toThrow(/even with all carried memory dropped/);
+  });
+});
+
+describe('the settings', () => {
+  const sweep = (settings: string) =>
+    loadSweep(
+      [
+        'sweep: memory-modes',
+        'agents: [{ agent: ollama, model: qwen2.5:7b }]',
+        'mazes: { generators: [medium], sizes: [15], seeds: [1] }',
+        `settings: ${settings}`,
+        'repeats: 1',
+      ].join('\n'),
+    );
+
+  it('are sweepable: each memory mode and recall_tool value is a cell with its resolved config', () => {
+    const { cells } = sweep('{ memory: [fresh, history, conversation], recall_tool: [true, false] }');
+    expect(cells).toHaveLength(6);
+    const resolved = cells.map((c) => experimentConfigSchema.parse(c.config));
+    expect(resolved.map((c) => [c.memory, c.recall_tool])).toEqual([
+      ['fresh', true],
+      ['fresh', false],
+      ['history', true],
+      ['history', false],
+      ['conversation', true],
+      ['conversation', false],
+    ]);
+    expect(resolved[0]).toMatchObject({ memory_history_actions: 20, context_policy: 'trim' });
+    expect(() => sweep('{ memory: [forever] }')).toThrow(/memory/);
+  });
+
+  it('take a Bedrock window from context_windows, also through an inference profile', () => {
+    const config = experimentConfigSchema.parse({ context_windows: { 'acme.model-v1': 8_192 } });
+    expect(contextWindow('bedrock', 'acme.model-v1', config)).toBe(8_192);
+    expect(contextWindow('bedrock', `us.${SONNET}`, config)).toBe(200_000); // the defaults stay (merged)
+    expect(contextWindow('bedrock', 'unknown.model', config)).toBeNull();
+    expect(contextWindow('ollama', MODEL, config)).toBe(config.ollama.num_ctx);
   });
 });

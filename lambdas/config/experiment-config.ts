@@ -149,10 +149,11 @@ const configFields = z
     memory_conversation_tokens: z.number().int().min(500).max(200_000).default(16_000),
     recall_tool: z.boolean().default(true),
     context_policy: z.enum(CONTEXT_POLICIES).default('trim'),
-    /** Context windows (tokens) of Bedrock models by id; merged key by key like prices. */
+    /** Context windows (tokens) of Bedrock models by id: entries given are added to (or replace) the defaults. */
     context_windows: z
       .record(z.string().min(1).max(200), z.number().int().min(256).max(10_000_000))
-      .default(DEFAULT_CONTEXT_WINDOWS),
+      .default({})
+      .transform((given) => ({ ...DEFAULT_CONTEXT_WINDOWS, ...given })),
   })
   .strict();
 
