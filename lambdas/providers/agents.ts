@@ -28,6 +28,7 @@ export const agents: AgentFactory = (identity) => {
     return workflowAgent({
       ...common,
       maxMoves: config.max_moves,
+      config,
       tools: offeredTools(config),
       workflow,
       system: workflow.definition.system,
