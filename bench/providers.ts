@@ -67,8 +67,8 @@ export async function providersBench(): Promise<Record<string, number>> {
             system: identity.promptText ?? '',
             policy: config.retry,
             classify: provider === 'ollama' ? classifyOllamaError : classifyBedrockError,
-            maxMoves: config.max_moves,
-            observation: config.observation,
+            config,
+            memory: identity.memory ?? null,
           });
         };
         const config =

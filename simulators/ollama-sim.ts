@@ -60,8 +60,8 @@ export class OllamaSim extends SimServer {
     if (!this.models.includes(model))
       return json(res, 404, { error: `model '${model}' not found, try pulling it first` });
     const messages: Array<{ role: string; content: string }> = body.messages ?? [];
-    const promptTokens = tokensOf(JSON.stringify(messages) + JSON.stringify(body.tools ?? []));
-    const admitted = this.admit(model, promptTokens);
+    const requestTokens = tokensOf(JSON.stringify(messages) + JSON.stringify(body.tools ?? []));
+    const admitted = this.admit(model, requestTokens);
     // What hosted Ollama (ollama.com) answers past a limit: 429 with the reason in `error`.
     if (typeof admitted === 'string')
       return json(res, 429, { error: `too many ${admitted} for model '${model}', please retry` });
@@ -91,20 +91,27 @@ export class OllamaSim extends SimServer {
       fault,
     );
     const toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
+    // Like Ollama, a prompt longer than options.num_ctx is cut silently and counted as what was kept.
+    const numCtx: number = body.options?.num_ctx ?? 2048;
+    const promptTokens = Math.min(numCtx, requestTokens);
     const evalTokens = tokensOf(planned.text + JSON.stringify(toolCalls));
     admitted.tokens += evalTokens;
+    // Plausible durations (ns) for a 7B model on a laptop GPU: prompt at ~1,000 tokens/s, generation at ~40.
+    const promptEvalNs = promptTokens * 1_000_000;
+    const evalNs = evalTokens * 25_000_000;
+    const loadNs = 20_000_000;
     this.replies.push({ model, inputTokens: promptTokens, outputTokens: evalTokens, fault: planned.fault });
     const final = {
       model,
       created_at: new Date().toISOString(),
       done: true,
       done_reason: 'stop',
-      total_duration: 1_200_000_000,
-      load_duration: 20_000_000,
+      total_duration: loadNs + promptEvalNs + evalNs + 5_000_000,
+      load_duration: loadNs,
       prompt_eval_count: promptTokens,
-      prompt_eval_duration: 300_000_000,
+      prompt_eval_duration: promptEvalNs,
       eval_count: evalTokens,
-      eval_duration: 800_000_000,
+      eval_duration: evalNs,
     };
     const message = {
       role: 'assistant',

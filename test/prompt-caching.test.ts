@@ -6,7 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { TOOL_SPECS } from '../lambdas/engine/tools.ts';
+import { offeredTools } from '../lambdas/engine/tools.ts';
+
+const TOOL_SPECS = offeredTools({ recall_tool: true });
 import { tokenCostUsd } from '../lambdas/engine/token-cost.ts';
 import { bedrockModel } from '../lambdas/providers/llm/bedrock-model.ts';
 import { PROMPT_CACHE_TTL_MS, baseModelId, promptCacheSupport } from '../lambdas/providers/llm/bedrock-caching.ts';

@@ -229,6 +229,8 @@ describe('what a turn logs', () => {
       ],
       retries: [{ attempt: 1, error: '429' }],
       workflowSteps: null,
+      context: null, // a scripted agent has no context guard and reports no timings
+      timings: null,
     });
     expect(write.llmCalls[1]).toMatchObject({ callIndex: 1, firstActionIndex: null, stopReason: null, retries: [] });
     expect(write.totals).toEqual({

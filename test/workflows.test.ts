@@ -90,7 +90,7 @@ const indent = (text: string) =>
     .map((l) => `  ${l}`)
     .join('\n');
 
-async function runWorkflow(text: string) {
+async function runWorkflow(text: string, config: Record<string, unknown> = {}) {
   const file = parametersFile([`/ariadne/prompts/study/v1: |\n${indent(text)}`]);
   return runLocalExperiment(
     {
@@ -101,6 +101,7 @@ async function runWorkflow(text: string) {
         prompt_version: 'study/v1',
         ollama: { host: ollamaUrl },
         retry: { max_attempts: 2, base_delay_ms: 1, max_delay_ms: 2, max_total_ms: 1_000, timeout_ms: 5_000 },
+        ...config,
       },
     },
     { db, parameters: new ParameterCache(fileSource(file)), retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
@@ -242,6 +243,21 @@ describe('a workflow prompt version, end to end against the simulated Ollama ser
       }
     },
   );
+
+  it('guards every step against num_ctx (recorded per reply) and refuses carried memory at start', async () => {
+    const { experimentId } = await runWorkflow(WORKFLOW, { max_moves: 8 });
+    const usage = (await db.pool.query('SELECT * FROM context_usage WHERE experiment_id = $1', [experimentId])).rows;
+    expect(usage.length).toBeGreaterThan(0);
+    for (const u of usage) {
+      expect(u.context_window).toBe(32_768);
+      expect(u.prompt_estimate).toBeGreaterThan(0);
+    }
+    await expect(runWorkflow(WORKFLOW, { memory: 'history' })).rejects.toThrow(/plain prompt versions only/);
+    // the short first steps fit; a later one, with the tools' schemas, does not: refused before it is sent
+    await expect(
+      runWorkflow(WORKFLOW, { context_policy: 'refuse', ollama: { host: ollamaUrl, num_ctx: 256 } }),
+    ).rejects.toThrow(/more than the 256 its context window leaves for it/);
+  });
 
   it('a broken workflow in Parameter Store stops the start with its YAML path; nothing is written', async () => {
     const before = await tableCounts(db);

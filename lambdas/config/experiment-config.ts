@@ -131,6 +131,27 @@ const stuckThresholdsSchema = z
   .strict();
 
 /**
+ * Context windows in tokens of the Bedrock models in DEFAULT_PRICES (their model cards); an inference profile
+ * (us., eu., apac., global. + id) uses its model's entry. Ollama's window is ollama.num_ctx.
+ */
+const DEFAULT_CONTEXT_WINDOWS: Record<string, number> = {
+  'anthropic.claude-3-5-sonnet-20240620-v1:0': 200_000,
+  'anthropic.claude-3-haiku-20240307-v1:0': 200_000,
+  'amazon.nova-lite-v1:0': 300_000,
+  'amazon.nova-pro-v1:0': 300_000,
+};
+
+/**
+ * What an LLM agent remembers between turns (each turn is a fresh Lambda): fresh, only the current observation;
+ * history, the last memory_history_actions actions with their outcomes in the turn's first message;
+ * conversation, the whole conversation carried over (stored with the experiment, bounded by tokens).
+ */
+const MEMORY_MODES = ['fresh', 'history', 'conversation'] as const;
+
+/** What the context guard does with a prompt that would not fit the model's window: drop oldest, or refuse. */
+const CONTEXT_POLICIES = ['trim', 'refuse'] as const;
+
+/**
  * observe: record only (the default: measuring must not change the subject);
  * advise: tell the agent; halt: end the run as stuck.
  */
@@ -184,6 +205,18 @@ const configFields = z
     stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
     stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
     observation: z.enum(OBSERVATION_FORMATS).default('rays'),
+    // Flat keys (not a `memory` section) so that sweep `settings:` can vary each one.
+    memory: z.enum(MEMORY_MODES).default('fresh'),
+    memory_history_actions: z.number().int().min(1).max(1_000).default(20),
+    /** The carried conversation's bound: ~4 chars a token keeps it far below the Data API's 4 MiB request. */
+    memory_conversation_tokens: z.number().int().min(500).max(200_000).default(16_000),
+    recall_tool: z.boolean().default(true),
+    context_policy: z.enum(CONTEXT_POLICIES).default('trim'),
+    /** Context windows (tokens) of Bedrock models by id: entries given are added to (or replace) the defaults. */
+    context_windows: z
+      .record(z.string().min(1).max(200), z.number().int().min(256).max(10_000_000))
+      .default({})
+      .transform((given) => ({ ...DEFAULT_CONTEXT_WINDOWS, ...given })),
   })
   .strict();
 
@@ -272,8 +305,8 @@ function unfitModelCallMessage(r: RetrySettings, worst: number): string {
 }
 
 /**
- * Config layers, later wins: nested sections (ollama, bedrock, retry, prices, rate_limits, stuck_thresholds) merge
- * key by key.
+ * Config layers, later wins: nested sections (ollama, bedrock, retry, prices, rate_limits, stuck_thresholds,
+ * context_windows) merge key by key.
  */
 export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>): ExperimentConfigInput {
   const out: Record<string, unknown> = {};

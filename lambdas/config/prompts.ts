@@ -9,9 +9,8 @@ export const PROMPTS: Record<string, string> = {
     'Coordinates are (x, y): x grows to the east, y grows to the south. You start at ({start_x},{start_y}).',
     'After every action you see up to {vision_range} tiles in each of the four directions; walls block your view.',
     'Tiles: "." open, "#" wall, "G" goal. The maze edge behaves like a wall.',
-    'Use the tools: move_north, move_south, move_east, move_west (each may carry a short "reasoning"), ' +
-      'and recall_all to list the tiles you saw during your last {max_recall_actions} actions ' +
-      '(at most once every {recall_interval} actions).',
+    // {recall_text} renders the recall_all sentence only when the tool is offered (config.recall_tool).
+    'Use the tools: move_north, move_south, move_east, move_west (each may carry a short "reasoning"){recall_text}.',
     'You may take up to {max_actions_per_turn} actions per turn. The experiment ends when {success_text}.',
     'Explore efficiently: avoid revisiting tiles and walking into walls.',
   ].join('\n'),

@@ -46,6 +46,26 @@ export interface TokenUsage {
   cacheWriteInputTokens?: number;
 }
 
+/** The context guard's view of one model call (providers/llm/context-guard.ts). */
+export interface PromptContext {
+  /** The prompt's estimated tokens as sent (after any trimming). */
+  estimate: number;
+  /** The model's context window in tokens; null when unknown (no guard). */
+  window: number | null;
+  /** Messages (or history entries) dropped to fit the window. */
+  trimmed: number;
+}
+
+/** Ollama's timings of one /api/chat call, in nanoseconds as it reports them. */
+export interface ModelTimings {
+  totalDurationNs: number | null;
+  loadDurationNs: number | null;
+  promptEvalCount: number | null;
+  promptEvalDurationNs: number | null;
+  evalCount: number | null;
+  evalDurationNs: number | null;
+}
+
 export interface AgentReply {
   calls: ToolCall[];
   text?: string | null;
@@ -54,6 +74,8 @@ export interface AgentReply {
   stopReason?: string | null;
   /** Retries made before this reply arrived (provider-specific records, logged as they are). */
   retries?: ReadonlyArray<Record<string, unknown>>;
+  context?: PromptContext | null;
+  timings?: ModelTimings | null;
   /** A workflow agent's steps for this reply and the moves between its states (logged as machine 'workflow'). */
   workflow?: {
     steps: ReadonlyArray<object>;
@@ -67,9 +89,10 @@ export interface Agent {
   act(observation: Observation): Promise<AgentReply>;
   /**
    * What the agent must remember into the next turn (plain JSON, persisted
-   * with the turn); agents without memory omit it.
+   * with the turn); agents without memory omit it. `lastResults` are the
+   * results of the turn's last calls, which the agent was never shown.
    */
-  memory?(): unknown;
+  memory?(lastResults: ActionResult[]): unknown;
 }
 
 interface AgentIdentity {

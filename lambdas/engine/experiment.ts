@@ -140,8 +140,20 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
     recall_interval: config.recall_interval,
     max_actions_per_turn: config.max_actions_per_turn,
     success_text: config.success_rule === 'seen' ? 'the goal tile comes into your view' : 'you stand on the goal tile',
+    recall_text: config.recall_tool
+      ? `, and recall_all to list the tiles you saw during your last ${config.max_recall_actions} actions ` +
+        `(at most once every ${config.recall_interval} actions)`
+      : '',
   };
   if (!isWorkflowText(template)) return renderPrompt(template, vars);
+  // A workflow keeps its own runner state between turns; carrying memory for it is not built.
+  if (config.memory !== 'fresh')
+    throw new InvalidInputError(
+      'config.memory',
+      config.memory,
+      `config.memory "${config.memory}" works with plain prompt versions only; ` +
+        `"${config.prompt_version}" is a workflow: use memory "fresh" or a plain prompt version`,
+    );
   try {
     return renderWorkflowSystem(template, (system) => renderPrompt(system, vars), `"${config.prompt_version}"`);
   } catch (e) {

@@ -199,7 +199,7 @@ export function executeCall(
         message = `moved ${MOVE_TOOLS[call.name]} to (${nx},${ny})`;
       }
     }
-  } else if (call.name === RECALL_TOOL) {
+  } else if (call.name === RECALL_TOOL && config.recall_tool) {
     const parsed = recallArgsSchema.safeParse(args);
     const since = state.lastRecallStep === null ? Infinity : step - state.lastRecallStep;
     if (!parsed.success) {
@@ -225,7 +225,7 @@ export function executeCall(
     outcome = 'unknown_tool';
     message =
       `unknown tool "${String(call.name).slice(0, 80)}"; ` +
-      'the tools are move_north, move_south, move_east, move_west, recall_all';
+      `the tools are move_north, move_south, move_east, move_west${config.recall_tool ? ', recall_all' : ''}`;
   }
 
   const cells = visibleCells(maze.grid, state.position, visionOf(config));

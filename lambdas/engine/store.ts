@@ -4,6 +4,7 @@ import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ActionResult, GameState } from './game.ts';
 import type { MonitorSnapshot, Phase, StuckSignal } from './agent-monitor.ts';
+import type { ModelTimings, PromptContext } from './agent.ts';
 
 export type ExperimentStatus = 'running' | 'completed' | 'timeout' | 'failed' | 'stuck';
 
@@ -72,6 +73,10 @@ export interface LlmCallRecord {
   retries: ReadonlyArray<Record<string, unknown>>;
   /** A workflow agent's steps behind this reply; null for other agents. */
   workflowSteps: ReadonlyArray<object> | null;
+  /** The context guard's estimate and window; null for agents without a guard. */
+  context: PromptContext | null;
+  /** Ollama's timings; null for other providers. */
+  timings: ModelTimings | null;
 }
 
 export interface TurnWrite {

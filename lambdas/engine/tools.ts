@@ -32,7 +32,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
-export const TOOL_SPECS: ToolSpec[] = [
+const TOOL_SPECS: ToolSpec[] = [
   ...(Object.entries(MOVE_TOOLS) as Array<[MoveTool, Direction]>).map(([name, dir]) => ({
     name,
     description: `Move one tile ${dir}. Fails (you stay put) if a wall or the edge of the maze is there.`,
@@ -48,6 +48,11 @@ export const TOOL_SPECS: ToolSpec[] = [
     parameters: { type: 'object', properties: {}, additionalProperties: false },
   },
 ];
+
+/** The tools an experiment offers: recall_all only when config.recall_tool is on. */
+export function offeredTools(config: { recall_tool: boolean }): ToolSpec[] {
+  return config.recall_tool ? TOOL_SPECS : TOOL_SPECS.filter((t) => t.name !== RECALL_TOOL);
+}
 
 export function isMoveTool(name: string): name is MoveTool {
   return Object.hasOwn(MOVE_TOOLS, name);

@@ -132,6 +132,8 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         })),
         retries: reply.retries ?? [],
         workflowSteps: reply.workflow?.steps ?? null,
+        context: reply.context ?? null,
+        timings: reply.timings ?? null,
       });
     }
     if (reply.workflow) {
@@ -204,7 +206,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     actions,
     stateAfter: state,
     agentStateAfter: monitor.snapshot(),
-    agentMemoryAfter: agent.memory?.(),
+    agentMemoryAfter: agent.memory?.(lastResults),
     transitions,
     signals,
     stuckPolicy: config.stuck_policy,

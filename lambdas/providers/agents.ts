@@ -9,6 +9,7 @@ import { bedrockModel, classifyBedrockError } from './llm/bedrock-model.ts';
 import { workflowAgent } from './llm/workflow-agent.ts';
 import { isWorkflowText, loadWorkflow } from '../engine/workflow/definition.ts';
 import type { ChatModel } from './llm/chat-model.ts';
+import { offeredTools } from '../engine/tools.ts';
 import type { Failure } from './llm/retry.ts';
 import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore } from './llm/rate-limiter.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
@@ -67,17 +68,20 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
   const chat = (unlimited: ChatModel, baseClassify: (err: unknown) => Failure) => {
     const model = limited(unlimited, config, deps.rateLimits);
     const classify = withRateLimitWaits(baseClassify);
-    const common = {
-      model,
-      policy: config.retry,
-      classify,
-      maxMoves: config.max_moves,
-      observation: config.observation,
-    };
-    if (!isWorkflowText(system)) return llmAgent({ ...common, system });
+    const common = { model, policy: config.retry, classify };
+    if (!isWorkflowText(system)) return llmAgent({ ...common, system, config, memory: identity.memory ?? null });
     // A workflow prompt version: stored whole at start, its system prompt already filled in.
     const workflow = loadWorkflow(system, `"${config.prompt_version}"`);
-    return workflowAgent({ ...common, workflow, system: workflow.definition.system, memory: identity.memory ?? null });
+    return workflowAgent({
+      ...common,
+      maxMoves: config.max_moves,
+      observation: config.observation,
+      config,
+      tools: offeredTools(config),
+      workflow,
+      system: workflow.definition.system,
+      memory: identity.memory ?? null,
+    });
   };
   switch (identity.agent) {
     case 'ollama':

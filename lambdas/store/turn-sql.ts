@@ -37,10 +37,13 @@ WITH advanced AS (
 const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens,
     latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, cache_read_input_tokens,
-    cache_write_input_tokens)
-  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.cr, l.cw
+    cache_write_input_tokens, prompt_estimate, context_window, context_trimmed, total_duration_ns, load_duration_ns,
+    prompt_eval_count, prompt_eval_duration_ns, eval_count, eval_duration_ns)
+  SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.kr, l.kw, l.pe, l.cw, l.ct, l.td,
+    l.ld, l.pc, l.pd, l.ec, l.ed
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
-    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, cr int, cw int)
+    AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, kr int, kw int, pe int, cw int,
+      ct int, td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint)
   RETURNING 1
 )`;
 
@@ -86,8 +89,17 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             t: l.toolCalls,
             r: l.retries,
             w: l.workflowSteps,
-            cr: l.cacheReadInputTokens,
-            cw: l.cacheWriteInputTokens,
+            kr: l.cacheReadInputTokens,
+            kw: l.cacheWriteInputTokens,
+            pe: l.context?.estimate ?? null,
+            cw: l.context?.window ?? null,
+            ct: l.context?.trimmed ?? null,
+            td: l.timings?.totalDurationNs ?? null,
+            ld: l.timings?.loadDurationNs ?? null,
+            pc: l.timings?.promptEvalCount ?? null,
+            pd: l.timings?.promptEvalDurationNs ?? null,
+            ec: l.timings?.evalCount ?? null,
+            ed: l.timings?.evalDurationNs ?? null,
           })),
         ),
       ),

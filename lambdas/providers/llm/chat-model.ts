@@ -1,6 +1,6 @@
 // One model call, provider-neutral. Adapters translate to and from the wire
 // (Ollama /api/chat, Bedrock Converse); the LLM agent speaks only this.
-import type { TokenUsage } from '../../engine/agent.ts';
+import type { ModelTimings, TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 
 export interface ModelToolCall {
@@ -20,6 +20,8 @@ export interface ModelReply {
   /** Exactly as the service reported them; null when it reported none. */
   usage: TokenUsage | null;
   stopReason: string | null;
+  /** Ollama's durations and counts; absent for providers that report none. */
+  timings?: ModelTimings | null;
 }
 
 export interface ChatModel {

@@ -1,57 +1,100 @@
 // An agent backed by a chat model. Within one turn it keeps the conversation:
 // the observation, then each reply and the results of its tool calls, until
-// the engine ends the turn. Each turn starts a fresh conversation from the
-// system prompt and the current observation (the Lambda holds no memory).
+// the engine ends the turn. Between turns (each one a fresh Lambda) it keeps
+// what config.memory says (memory.ts): nothing (fresh), the last actions
+// (history), or the conversation (conversation), through Agent.memory().
+// Before every call the context guard fits the prompt to the model's window.
 import type { Agent, AgentReply, Observation } from '../../engine/agent.ts';
-import { TOOL_SPECS } from '../../engine/tools.ts';
+import type { ActionResult } from '../../engine/game.ts';
+import { offeredTools } from '../../engine/tools.ts';
+import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
 import { renderObservation, renderResult } from './observations/index.ts';
-import type { ObservationFormat } from '../../config/experiment-config.ts';
+import { boundConversation, describeHistory, dropOldestExchange, historyEntries, readMemory } from './memory.ts';
+import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
+import { estimatePromptTokens } from './token-estimate.ts';
 
 export interface LlmAgentOptions {
   model: ChatModel;
   system: string;
   policy: RetryPolicy;
   classify: (err: unknown) => Failure;
-  maxMoves: number;
-  /** What the model is shown (config.observation). */
-  observation: ObservationFormat;
+  config: ExperimentConfig;
+  /** What memory() returned after the previous turn (null before the first). */
+  memory?: unknown;
 }
 
 export function llmAgent(opts: LlmAgentOptions): Agent {
-  const messages: ChatMessage[] = [];
+  const { config, model } = opts;
+  const tools = offeredTools(config);
+  const carried = readMemory(opts.memory ?? null);
+  // conversation mode: the earlier turns' messages; history mode: the entries shown this turn
+  let earlier = config.memory === 'conversation' ? carried.conversation : [];
+  const shown = config.memory === 'history' ? carried.history.slice(-config.memory_history_actions) : [];
+  const seen: ActionResult[] = [];
+  let observation = '';
+  const turn: ChatMessage[] = []; // this turn's messages after its first (the observation)
   let lastCalls: ModelToolCall[] = [];
   let lastFromText = false;
-  return {
+  // what a result is rendered against (vision range, known extent, the grid): the same all turn
+  let lastObs: Observation | null = null;
+
+  const firstMessage = (): ChatMessage => ({
+    role: 'user',
+    text: [describeHistory(shown), observation].filter(Boolean).join('\n\n'),
+  });
+  const prompt = (): ChatMessage[] => [...earlier, firstMessage(), ...turn];
+  const answer = (results: ActionResult[]): ChatMessage => {
+    const rs = lastCalls.map((c, i) => ({
+      id: c.id,
+      name: c.name,
+      content: renderResult(config.observation, results[i], lastObs!),
+      ok: results[i].success,
+    }));
+    // Calls the model wrote as text have no tool-call ids the service knows: answer them as text.
+    return lastFromText
+      ? { role: 'user', text: rs.map((r) => `${r.name}: ${r.content}`).join('\n') }
+      : { role: 'tool', results: rs };
+  };
+  const trimOldest = (): number => {
+    if (earlier.length > 0) {
+      const before = earlier.length;
+      earlier = dropOldestExchange(earlier);
+      return before - earlier.length;
+    }
+    return shown.shift() ? 1 : 0;
+  };
+
+  const agent: Agent = {
     callsModel: true,
     async act(obs: Observation): Promise<AgentReply> {
-      if (messages.length === 0) {
-        messages.push({ role: 'user', text: renderObservation(opts.observation, obs, opts.maxMoves) });
-      } else {
-        const results = lastCalls.map((c, i) => ({
-          id: c.id,
-          name: c.name,
-          content: renderResult(opts.observation, obs.results[i], obs),
-          ok: obs.results[i].success,
-        }));
-        // Calls the model wrote as text have no tool-call ids the service knows: answer them as text.
-        messages.push(
-          lastFromText
-            ? { role: 'user', text: results.map((r) => `${r.name}: ${r.content}`).join('\n') }
-            : { role: 'tool', results },
-        );
+      lastObs = obs;
+      if (observation === '') observation = renderObservation(config.observation, obs, config.max_moves);
+      else {
+        seen.push(...obs.results);
+        turn.push(answer(obs.results));
       }
+      const context = fitToWindow({
+        provider: model.provider,
+        model: model.model,
+        window: contextWindow(model.provider, model.model, config),
+        reserve: replyReserve(model.provider, config),
+        policy: config.context_policy,
+        estimate: () => estimatePromptTokens(opts.system, prompt(), tools),
+        trimOldest,
+      });
+      const messages = prompt();
       let latencyMs = 0;
       const { value: reply, retries } = await withRetry(
         async (signal) => {
           const t = performance.now();
-          const r = await opts.model.complete(opts.system, messages, TOOL_SPECS, signal);
+          const r = await model.complete(opts.system, messages, tools, signal);
           latencyMs = performance.now() - t;
           return r;
         },
-        { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model },
+        { policy: opts.policy, classify: opts.classify, provider: model.provider, model: model.model },
       );
 
       let calls = reply.calls;
@@ -60,7 +103,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         calls = parseTextToolCalls(reply.text);
         lastFromText = calls.length > 0;
       }
-      messages.push({ role: 'assistant', text: reply.text, calls: lastFromText ? [] : calls });
+      turn.push({ role: 'assistant', text: reply.text, calls: lastFromText ? [] : calls });
       lastCalls = calls;
       return {
         calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: lastFromText })),
@@ -69,7 +112,21 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         latencyMs,
         stopReason: reply.stopReason,
         retries,
+        context,
+        timings: reply.timings ?? null,
       };
     },
   };
+  if (config.memory === 'history')
+    agent.memory = (lastResults) => ({
+      history: [...carried.history, ...historyEntries([...seen, ...lastResults])].slice(-config.memory_history_actions),
+    });
+  else if (config.memory === 'conversation')
+    agent.memory = (lastResults) => {
+      // The turn's last calls were executed but never answered: their results close the exchange.
+      const closing = lastCalls.length > 0 && lastResults.length === lastCalls.length ? [answer(lastResults)] : [];
+      const all = observation === '' ? earlier : [...earlier, firstMessage(), ...turn, ...closing];
+      return { conversation: boundConversation(all, config.memory_conversation_tokens) };
+    };
+  return agent;
 }

@@ -4,6 +4,7 @@
 import { Ollama, type Message, type Tool } from 'ollama';
 import type { ChatMessage, ChatModel, ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
+import type { ModelTimings } from '../../engine/agent.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 
 export interface OllamaSettings {
@@ -29,6 +30,32 @@ function toWire(system: string, messages: ChatMessage[]): Message[] {
     else for (const r of m.results) out.push({ role: 'tool', content: r.content, tool_name: r.name });
   }
   return out;
+}
+
+/** The fields of the last (done) reply this adapter reads. */
+interface OllamaFinal {
+  done_reason?: string;
+  total_duration?: number;
+  load_duration?: number;
+  prompt_eval_count?: number;
+  prompt_eval_duration?: number;
+  eval_count?: number;
+  eval_duration?: number;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Ollama's timings as reported (ns); null when the reply carried none of them. */
+function timingsOf(f: OllamaFinal): ModelTimings | null {
+  const t = {
+    totalDurationNs: num(f.total_duration),
+    loadDurationNs: num(f.load_duration),
+    promptEvalCount: num(f.prompt_eval_count),
+    promptEvalDurationNs: num(f.prompt_eval_duration),
+    evalCount: num(f.eval_count),
+    evalDurationNs: num(f.eval_duration),
+  };
+  return Object.values(t).some((v) => v !== null) ? t : null;
 }
 
 function ollamaTools(tools: ToolSpec[]): Tool[] {
@@ -62,7 +89,7 @@ export function ollamaModel(model: string, settings: OllamaSettings, apiKey = pr
       };
       let content = '';
       const calls: ModelReply['calls'] = [];
-      let final: { done_reason?: string; prompt_eval_count?: number; eval_count?: number } = {};
+      let final: OllamaFinal = {};
       if (settings.stream) {
         for await (const part of await client(signal).chat({ ...request, stream: true })) {
           content += part.message?.content ?? '';
@@ -81,7 +108,7 @@ export function ollamaModel(model: string, settings: OllamaSettings, apiKey = pr
         typeof final.prompt_eval_count === 'number' || typeof final.eval_count === 'number'
           ? { inputTokens: final.prompt_eval_count ?? 0, outputTokens: final.eval_count ?? 0 }
           : null;
-      return { text: content, calls, usage, stopReason: final.done_reason ?? null };
+      return { text: content, calls, usage, stopReason: final.done_reason ?? null, timings: timingsOf(final) };
     },
   };
 }

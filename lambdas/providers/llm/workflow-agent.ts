@@ -7,7 +7,11 @@
 // recorded with it. The runner's memory is returned to the engine, which
 // persists it with the turn.
 import type { Agent, AgentReply, Observation, TokenUsage } from '../../engine/agent.ts';
-import { TOOL_SPECS } from '../../engine/tools.ts';
+import type { ToolSpec } from '../../engine/tools.ts';
+import type { PromptContext } from '../../engine/agent.ts';
+import type { ExperimentConfig } from '../../config/experiment-config.ts';
+import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
+import { estimatePromptTokens } from './token-estimate.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
@@ -25,6 +29,10 @@ export interface WorkflowAgentOptions {
   maxMoves: number;
   /** What the model is shown (config.observation). */
   observation: ObservationFormat;
+  /** The tools the experiment offers (offeredTools: recall_all only when config.recall_tool). */
+  tools: ToolSpec[];
+  /** The experiment's config: the context guard's window and policy. */
+  config: ExperimentConfig;
   /** What the runner remembered after the previous turn; null on the first. */
   memory: unknown;
 }
@@ -57,11 +65,23 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         latencyMs = 0,
         stopReason: string | null = null;
       const retries: Array<Record<string, unknown>> = [];
+      // the largest prompt among the reply's calls (a workflow carries nothing to trim: it fits, or it is refused)
+      let context: PromptContext | null = null;
 
       const ask = async (a: StepAsk) => {
         messages.push({ role: 'user', text: pending ? `${pending}\n\n${a.prompt}` : a.prompt });
         pending = null;
-        const tools = a.tools === null ? TOOL_SPECS : TOOL_SPECS.filter((t) => a.tools!.includes(t.name));
+        const tools = a.tools === null ? opts.tools : opts.tools.filter((t) => a.tools!.includes(t.name));
+        const fit = fitToWindow({
+          provider: opts.model.provider,
+          model: opts.model.model,
+          window: contextWindow(opts.model.provider, opts.model.model, opts.config),
+          reserve: replyReserve(opts.model.provider, opts.config),
+          policy: opts.config.context_policy,
+          estimate: () => estimatePromptTokens(opts.system, messages, tools),
+          trimOldest: () => 0,
+        });
+        if (context === null || fit.estimate > context.estimate) context = fit;
         const t0 = performance.now();
         const { value: reply, retries: r } = await withRetry(
           (signal) => opts.model.complete(opts.system, messages, tools, signal),
@@ -109,6 +129,7 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         latencyMs,
         stopReason,
         retries,
+        context,
         workflow: { steps: out.steps, moves: out.moves },
       };
     },

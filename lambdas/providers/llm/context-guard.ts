@@ -1,0 +1,73 @@
+// Before each model call: does the prompt fit the model's context window?
+// Ollama silently drops the start of a prompt longer than num_ctx (the system
+// prompt first), so an overflow must be caught before the call. Policy trim
+// drops the oldest carried messages (then history entries) until the estimate
+// fits; policy refuse throws ContextOverflowError. Estimates: token-estimate.ts.
+import type { ExperimentConfig } from '../../config/experiment-config.ts';
+import type { PromptContext } from '../../engine/agent.ts';
+
+/** A prompt that cannot fit its model's context window (refused, or nothing left to trim). Not retried. */
+export class ContextOverflowError extends Error {
+  override readonly name = 'ContextOverflowError';
+  constructor(
+    readonly estimate: number,
+    readonly window: number,
+    readonly provider: string,
+    readonly model: string,
+    trimmedAll: boolean,
+  ) {
+    const fix =
+      provider === 'ollama'
+        ? 'raise config.ollama.num_ctx (the model must support it)'
+        : `set config.context_windows["${model}"] if the model's window is larger`;
+    super(
+      `the prompt for ${provider} model ${model} is about ${estimate} tokens (estimated as characters / 4), ` +
+        `more than the ${window} its context window leaves for it` +
+        (trimmedAll ? ' even with all carried memory dropped' : '') +
+        `; ${fix}, lower memory_conversation_tokens or memory_history_actions` +
+        (trimmedAll ? ', or lower max_actions_per_turn' : ', or use context_policy "trim"'),
+    );
+  }
+}
+
+/** Bedrock ids may carry an inference profile's region prefix; the window is the model's. */
+const PROFILE_PREFIX = /^(us|eu|apac|global|us-gov|ca|jp|au)\./;
+
+/** The context window of a model in tokens; null when unknown (then nothing is guarded, and the record says so). */
+export function contextWindow(provider: 'ollama' | 'bedrock', model: string, config: ExperimentConfig): number | null {
+  if (provider === 'ollama') return config.ollama.num_ctx;
+  return config.context_windows[model] ?? config.context_windows[model.replace(PROFILE_PREFIX, '')] ?? null;
+}
+
+/** Tokens of the window kept for the reply: Bedrock's max_tokens share it; Ollama's num_ctx is all prompt here. */
+export function replyReserve(provider: 'ollama' | 'bedrock', config: ExperimentConfig): number {
+  return provider === 'bedrock' ? config.bedrock.max_tokens : 0;
+}
+
+export interface GuardTarget {
+  provider: string;
+  model: string;
+  window: number | null;
+  reserve: number;
+  policy: ExperimentConfig['context_policy'];
+  /** The prompt's estimate as it stands now. */
+  estimate(): number;
+  /** Drops the oldest trimmable piece; returns how many messages or entries went (0: nothing left). */
+  trimOldest(): number;
+}
+
+/** Trims (or refuses) until the prompt fits; returns what was sent, for the call's record. */
+export function fitToWindow(t: GuardTarget): PromptContext {
+  let estimate = t.estimate();
+  if (t.window === null) return { estimate, window: null, trimmed: 0 };
+  const room = t.window - t.reserve;
+  let trimmed = 0;
+  while (estimate > room) {
+    if (t.policy === 'refuse') throw new ContextOverflowError(estimate, room, t.provider, t.model, false);
+    const dropped = t.trimOldest();
+    if (dropped === 0) throw new ContextOverflowError(estimate, room, t.provider, t.model, true);
+    trimmed += dropped;
+    estimate = t.estimate();
+  }
+  return { estimate, window: t.window, trimmed };
+}

@@ -1,0 +1,72 @@
+// What an LLM agent carries from one turn to the next (config.memory), kept
+// in experiments.agent_memory through Agent.memory(): each turn runs in a
+// fresh Lambda, so only what the last committed turn wrote survives.
+//   history:      the last memory_history_actions executed actions and their outcomes;
+//   conversation: every message so far, trimmed from the oldest to memory_conversation_tokens.
+import type { ActionResult } from '../../engine/game.ts';
+import type { ChatMessage } from './chat-model.ts';
+import { estimateMessageTokens } from './token-estimate.ts';
+
+export interface HistoryEntry {
+  step: number;
+  tool: string;
+  ok: boolean;
+  outcome: string;
+  x: number;
+  y: number;
+}
+
+export interface CarriedMemory {
+  history: HistoryEntry[];
+  conversation: ChatMessage[];
+}
+
+/**
+ * A hard cap on the stored conversation's JSON, whatever the token budget: the turn's one statement carries it,
+ * and the Data API refuses requests over 4 MiB (escaped text can grow when written as JSON).
+ */
+const MAX_CONVERSATION_CHARS = 1_048_576;
+
+/** The memory the previous turn stored; anything else (null before the first turn) is empty memory. */
+export function readMemory(raw: unknown): CarriedMemory {
+  const m = (raw && typeof raw === 'object' ? raw : {}) as Partial<Record<keyof CarriedMemory, unknown>>;
+  return {
+    history: Array.isArray(m.history) ? (m.history as HistoryEntry[]) : [],
+    conversation: Array.isArray(m.conversation) ? (m.conversation as ChatMessage[]) : [],
+  };
+}
+
+/** The executed actions among some results, as history entries. */
+export function historyEntries(results: ActionResult[]): HistoryEntry[] {
+  return results
+    .filter((r) => r.executed && r.step !== null)
+    .map((r) => ({ step: r.step!, tool: r.tool, ok: r.success, outcome: r.outcome, x: r.to.x, y: r.to.y }));
+}
+
+/** The block that opens a turn's first message in history mode; empty when there is no history yet. */
+export function describeHistory(entries: HistoryEntry[]): string {
+  if (entries.length === 0) return '';
+  return [
+    `Your last ${entries.length} actions, oldest first (step, tool, outcome, position after):`,
+    ...entries.map((e) => `#${e.step} ${e.tool} ${e.ok ? 'ok' : `blocked (${e.outcome})`} -> (${e.x},${e.y})`),
+  ].join('\n');
+}
+
+/**
+ * The messages without their oldest exchange: up to the next user text message, so that what is left starts the
+ * way providers require (no tool results whose calls were dropped). Empty when no later user message exists.
+ */
+export function dropOldestExchange(messages: ChatMessage[]): ChatMessage[] {
+  const next = messages.findIndex((m, i) => i > 0 && m.role === 'user');
+  return next < 0 ? [] : messages.slice(next);
+}
+
+/** The conversation to store: oldest exchanges dropped until it fits the token budget and the size cap. */
+export function boundConversation(messages: ChatMessage[], maxTokens: number): ChatMessage[] {
+  let kept = messages;
+  const fits = (ms: ChatMessage[]) =>
+    ms.reduce((n, m) => n + estimateMessageTokens(m), 0) <= maxTokens &&
+    JSON.stringify(ms).length <= MAX_CONVERSATION_CHARS;
+  while (kept.length > 0 && !fits(kept)) kept = dropOldestExchange(kept);
+  return kept;
+}

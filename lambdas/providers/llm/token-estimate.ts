@@ -1,0 +1,37 @@
+// The size of a prompt in tokens, estimated before the call, without a
+// tokenizer (each model family has its own, and none ships in a Lambda here):
+// ceil(characters / 4), the rule of thumb OpenAI and Anthropic both give for
+// English text, plus 4 tokens per message for the role and framing (OpenAI's
+// cookbook counts 3-4). Dense JSON tokenizes somewhat worse than prose, so it
+// may under-count; the tokens the provider reports are recorded with every
+// call next to the window (view context_usage), so an estimate that was off shows.
+import type { ToolSpec } from '../../engine/tools.ts';
+import type { ChatMessage } from './chat-model.ts';
+
+const CHARS_PER_TOKEN = 4;
+const TOKENS_PER_MESSAGE = 4;
+
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+export function estimateMessageTokens(m: ChatMessage): number {
+  const body =
+    m.role === 'tool'
+      ? m.results.reduce((n, r) => n + estimateTokens(r.name) + estimateTokens(r.content) + TOKENS_PER_MESSAGE, 0)
+      : m.role === 'assistant'
+        ? estimateTokens(m.text) + estimateTokens(JSON.stringify(m.calls))
+        : estimateTokens(m.text);
+  return body + TOKENS_PER_MESSAGE;
+}
+
+/** The whole request: system prompt, messages and the tools' JSON schemas. */
+export function estimatePromptTokens(system: string, messages: ChatMessage[], tools: ToolSpec[]): number {
+  const toolTokens = tools.length > 0 ? estimateTokens(JSON.stringify(tools)) : 0;
+  return (
+    estimateTokens(system) +
+    TOKENS_PER_MESSAGE +
+    toolTokens +
+    messages.reduce((n, m) => n + estimateMessageTokens(m), 0)
+  );
+}
