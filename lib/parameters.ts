@@ -9,13 +9,16 @@ import { Construct } from 'constructs';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 
+const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
+
 /** The parameters the stack creates: name -> value, from the code's defaults (nested sections one level down). */
 function defaultParameters(prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
     // derived from max_moves when not set: a published default would pin it and refuse a larger max_moves
     if (key === 'max_turns') continue;
-    if (key === 'prices') out[`${prefix}/config/prices`] = JSON.stringify(value);
+    // tables keyed by model id are one JSON parameter each: a model id's ':' may not appear in a parameter name
+    if (TABLES_BY_MODEL.has(key)) out[`${prefix}/config/${key}`] = JSON.stringify(value);
     else if (value && typeof value === 'object')
       for (const [sub, v] of Object.entries(value)) out[`${prefix}/config/${key}/${sub}`] = String(v);
     else out[`${prefix}/config/${key}`] = String(value);

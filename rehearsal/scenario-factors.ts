@@ -17,7 +17,7 @@ function check(ok: boolean, message: string): void {
 
 const MODELS = ['amazon.nova-lite-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0'];
 /** The factors and their values: every combination is a cell, with each model. */
-const FACTORS: Record<string, string[]> = { observation: ['rays', 'local_grid'] };
+const FACTORS: Record<string, string[]> = { observation: ['rays', 'local_grid'], memory: ['fresh', 'history'] };
 
 const SWEEP_YAML = `sweep: rehearsal-factors
 description: observation x memory x two models, through the deployed bundles

@@ -15,6 +15,7 @@ import { ariadneProcess, outputOf } from './support/cli.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
 import { factorStats, varyingFactors } from '../reports/factor-stats.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { allKSucceed, mcnemar, wilson } from './support/reference-statistics.ts';
 
 let db: TestDatabase;
@@ -396,6 +397,47 @@ max_concurrency: 4
     // frontier is deterministic: its 3 repeats of a cell are one observation
     expect(rows[0].n_independent).toBe(2);
   });
+
+  it('observation x memory x two simulated models: every run snapshots its cell, stats groups by each factor', async () => {
+    const sim = new OllamaSim({ models: ['qwen2.5:7b', 'llama3.2:3b'] });
+    const host = await sim.listen();
+    try {
+      const text = `sweep: llm-factors
+agents:
+  - { agent: ollama, model: "qwen2.5:7b" }
+  - { agent: ollama, model: "llama3.2:3b" }
+mazes: { generators: [medium], sizes: [9], seeds: [4] }
+settings:
+  observation: [rays, local_grid]
+  memory: [fresh, history]
+config: { max_moves: 60, ollama: { host: "${host}" } }
+repeats: 1
+max_concurrency: 4
+`;
+      const result = await runLocalSweep(loadSweep(text, 'test'), { db });
+      expect([result.done, result.failed]).toEqual([8, 0]);
+      const snapshots = (
+        await db.pool.query(
+          `SELECT e.config->>'observation' AS observation, e.config->>'memory' AS memory, c.settings
+           FROM experiments e JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
+           WHERE e.sweep_id = 'llm-factors'`,
+        )
+      ).rows;
+      expect(snapshots).toHaveLength(8);
+      for (const r of snapshots) expect({ observation: r.observation, memory: r.memory }).toEqual(r.settings);
+      expect(await varyingFactors(db, 'llm-factors')).toEqual(['label', 'observation', 'memory']);
+      for (const [factor, values] of [
+        ['label', ['llama3.2:3b', 'qwen2.5:7b']],
+        ['observation', ['local_grid', 'rays']],
+        ['memory', ['fresh', 'history']],
+      ] as const) {
+        const rows = await factorStats(db, 'llm-factors', [factor]);
+        expect(rows.map((r) => [r[factor], r.n])).toEqual(values.map((v) => [v, 4]));
+      }
+    } finally {
+      await sim.close();
+    }
+  }, 180_000);
 
   it('the stats command prints the table; an unknown factor is refused naming the factors there are', async () => {
     const env = { DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema };
