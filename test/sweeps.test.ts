@@ -398,7 +398,7 @@ max_concurrency: 4
     expect(rows[0].n_independent).toBe(2);
   });
 
-  it('observation x memory x two simulated models: every run snapshots its cell, stats groups by each factor', async () => {
+  it('observation x memory x two simulated models: each run snapshots its cell, stats groups by factor', async () => {
     const sim = new OllamaSim({ models: ['qwen2.5:7b', 'llama3.2:3b'] });
     const host = await sim.listen();
     try {
