@@ -22,9 +22,10 @@ export interface ExportProgress {
 // deterministic, independent and duplicate_of (migration 007) say which runs are exact copies of another, so an
 // analysis can count each observation once as the statistics views do. observation is the format the model was
 // shown, from the config snapshot, whether swept or not (null for runs from before the setting existed, which
-// saw rays with a JSON line).
+// saw rays with a JSON line). config is the whole resolved snapshot (every setting, varied or not), so an analysis
+// can group by any factor without the database.
 const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model,
-  r.maze_generator, r.maze_size, r.maze_seed, r.settings, e.config ->> 'observation' AS observation,
+  r.maze_generator, r.maze_size, r.maze_seed, r.settings, e.config ->> 'observation' AS observation, e.config,
   r.deterministic, r.independent, r.duplicate_of, s.*
   FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) JOIN experiments e ON e.id = r.experiment_id
   WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($2::int, $3::int) ORDER BY r.cell_index, r.repeat LIMIT $4`;

@@ -183,6 +183,17 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     () => ['compare', 'json-sweep', 'random', 'frontier'],
     (j) => expect(j).toMatchObject({ sweep: 'json-sweep', a: 'random', b: 'frontier', pairs: 2 }),
   ],
+  [
+    'stats',
+    () => ['stats', 'json-sweep'],
+    (j) => {
+      expect(j).toMatchObject({ sweep: 'json-sweep', factors: ['label'] });
+      expect((j as { rows: Json[] }).rows.map((r) => [r.label, r.n])).toEqual([
+        ['frontier', 2],
+        ['random', 2],
+      ]);
+    },
+  ],
   ['sql', () => ['sql', 'SELECT 2 + 3 AS five'], (j) => expect(j).toEqual([{ five: 5 }])],
   [
     'workflow',

@@ -268,10 +268,12 @@ describe('compare and export', () => {
       if (format === 'jsonl') {
         expect(lines).toHaveLength(40);
         expect(JSON.parse(lines[0])).toMatchObject({ sweep_id: 'kill-test', settings: {} });
+        // every setting, varied or not, in the snapshot the run used
+        expect(JSON.parse(lines[0]).config).toMatchObject({ max_moves: 1500, observation: 'rays', memory: 'fresh' });
       } else {
         expect(lines).toHaveLength(41);
         expect(lines[0].split(',')).toEqual(
-          expect.arrayContaining(['sweep_id', 'cell_index', 'repeat', 'experiment_id', 'goal_found', 'efficiency']),
+          expect.arrayContaining(['sweep_id', 'cell_index', 'repeat', 'config', 'experiment_id', 'goal_found']),
         );
       }
       expect(readFileSync(files[1].file, 'utf8').trimEnd().split('\n')).toHaveLength(
