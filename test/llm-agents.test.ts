@@ -3,45 +3,26 @@
 import { createHash } from 'node:crypto';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../state-machine/states.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
-import { OllamaSim } from '../simulators/ollama-sim.ts';
-import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
 import { parametersFile } from './support/parameters-file.ts';
 
 let db: TestDatabase;
-const ollama = new OllamaSim();
-const bedrock = new BedrockSim();
-let ollamaUrl = '';
-let bedrockUrl = '';
+const sims = providerSims();
+const { ollama, bedrock } = sims;
 const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
-const FAST_RETRY = { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, max_total_ms: 10_000, timeout_ms: 5_000 };
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
-
 beforeAll(async () => {
   db = await testDatabase();
-  ollamaUrl = await ollama.listen();
-  bedrockUrl = await bedrock.listen();
-  process.env.AWS_ACCESS_KEY_ID = 'sim';
-  process.env.AWS_SECRET_ACCESS_KEY = 'sim';
 });
 afterAll(async () => {
-  await ollama.close();
-  await bedrock.close();
   await db.drop();
-});
-beforeEach(() => {
-  for (const sim of [ollama, bedrock]) {
-    sim.requests.length = 0;
-    sim.replies.length = 0;
-    sim.faults = [];
-    sim.always = undefined;
-  }
 });
 
 const runOllama = (config: Record<string, unknown> = {}, maze = { generator: 'medium', size: 15, seed: 3 }) =>
@@ -50,7 +31,7 @@ const runOllama = (config: Record<string, unknown> = {}, maze = { generator: 'me
       agent: 'ollama',
       model: 'qwen2.5:7b',
       maze,
-      config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, ...config },
+      config: { ollama: { host: sims.ollamaUrl }, retry: FAST_RETRY, ...config },
     },
     { db, retryIntervals: NO_WAIT },
   );
@@ -60,7 +41,7 @@ const runBedrock = (config: Record<string, unknown> = {}) =>
       agent: 'bedrock',
       model: SONNET,
       maze: { generator: 'medium', size: 15, seed: 3 },
-      config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config },
+      config: { bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, ...config },
     },
     { db, retryIntervals: NO_WAIT },
   );
@@ -73,7 +54,7 @@ async function llmCalls(id: string | null) {
 
 describe.each([
   ['ollama (non-streaming)', () => runOllama(), ollama],
-  ['ollama (streaming NDJSON)', () => runOllama({ ollama: { host: ollamaUrl, stream: true } }), ollama],
+  ['ollama (streaming NDJSON)', () => runOllama({ ollama: { host: sims.ollamaUrl, stream: true } }), ollama],
   ['bedrock (Converse over HTTP/2)', () => runBedrock(), bedrock],
 ] as const)('%s', (_label, run, sim) => {
   it(
@@ -140,7 +121,7 @@ describe('cost and environment', () => {
     'takes the Ollama host from OLLAMA_HOST when neither input nor parameters name one, keeping the ' +
       'other Ollama parameters',
     async () => {
-      process.env.OLLAMA_HOST = ollamaUrl.replace('http://', '');
+      process.env.OLLAMA_HOST = sims.ollamaUrl.replace('http://', '');
       const file = parametersFile(['/ariadne/config/ollama/num_ctx: 4096']);
       try {
         const { experimentId, summary } = await runLocalExperiment(
@@ -154,7 +135,7 @@ describe('cost and environment', () => {
         );
         expect(summary).toMatchObject({ goal_found: true });
         const exp = (await db.pool.query('SELECT config FROM experiments WHERE id = $1', [experimentId])).rows[0];
-        expect(exp.config.ollama.host).toBe(ollamaUrl);
+        expect(exp.config.ollama.host).toBe(sims.ollamaUrl);
         expect(exp.config.ollama.num_ctx).toBe(4096);
       } finally {
         delete process.env.OLLAMA_HOST;
@@ -181,7 +162,7 @@ describe('parameters', () => {
           model: 'qwen2.5:7b',
           promptVersion: 'study/v3',
           maze: { generator: 'light', size: 11, seed: 1 },
-          config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
+          config: { ollama: { host: sims.ollamaUrl }, retry: FAST_RETRY, vision_range: 3 },
         },
         { db, parameters, retryIntervals: NO_WAIT },
       );
@@ -193,7 +174,7 @@ describe('parameters', () => {
       expect(exp.config).toMatchObject({
         max_moves: 777,
         vision_range: 3,
-        ollama: { num_ctx: 8192, host: ollamaUrl, temperature: 0.2 },
+        ollama: { num_ctx: 8192, host: sims.ollamaUrl, temperature: 0.2 },
       });
       expect(exp.prompt_version).toBe('study/v3');
       expect(exp.prompt_text).toBe('Maze 11x11. Find the goal; the goal tile comes into your view.');
@@ -332,7 +313,7 @@ describe('faults', () => {
         agent: 'ollama',
         model: 'no-such-model:1b',
         maze: { generator: 'medium', size: 15, seed: 3 },
-        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY },
+        config: { ollama: { host: sims.ollamaUrl }, retry: FAST_RETRY },
       },
       { db, retryIntervals: NO_WAIT },
     );
@@ -432,7 +413,7 @@ describe('Ollama on AWS', () => {
   });
 
   it('on a laptop the same host is fine (it is where Ollama runs)', async () => {
-    const r = await runOllama({ ollama: { host: ollamaUrl } });
+    const r = await runOllama({ ollama: { host: sims.ollamaUrl } });
     expect(r.summary?.status).toBe('completed');
   });
 });

@@ -2,7 +2,7 @@
 // context guard (trim, refuse) and Ollama's timings, through the real
 // `ollama` client against OllamaSim, with every turn's agent built anew (as
 // in a fresh Lambda), so what crosses turns can only come from the database.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../state-machine/states.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
@@ -14,17 +14,14 @@ import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { estimateMessageTokens } from '../lambdas/providers/llm/token-estimate.ts';
 import type { ChatMessage } from '../lambdas/providers/llm/chat-model.ts';
-import { OllamaSim } from '../simulators/ollama-sim.ts';
-import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
+import { FAST_RETRY as SHARED_RETRY, providerSims } from './support/provider-sims.ts';
 
-const ollama = new OllamaSim();
-const bedrock = new BedrockSim();
-let ollamaUrl = '';
-let bedrockUrl = '';
+const sims = providerSims();
+const { ollama } = sims;
 const MODEL = 'qwen2.5:7b';
 const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
-const FAST_RETRY = { max_attempts: 2, base_delay_ms: 1, max_delay_ms: 5, max_total_ms: 10_000, timeout_ms: 5_000 };
+const FAST_RETRY = { ...SHARED_RETRY, max_attempts: 2 };
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 const MAZE = { generator: 'medium', size: 15, seed: 3 };
 
@@ -38,22 +35,6 @@ const chatRequests = () =>
 /** The turn a request belongs to, read from the "Turn N." of its newest turn-opening user message. */
 const turnOf = (messages: WireMessage[]) =>
   Number(/Turn (\d+)\./.exec(messages.filter((m) => m.role === 'user').at(-1)?.content ?? '')?.[1] ?? NaN);
-
-beforeAll(async () => {
-  ollamaUrl = await ollama.listen();
-  bedrockUrl = await bedrock.listen();
-  process.env.AWS_ACCESS_KEY_ID = 'sim';
-  process.env.AWS_SECRET_ACCESS_KEY = 'sim';
-});
-afterAll(async () => {
-  await ollama.close();
-  await bedrock.close();
-});
-beforeEach(() => {
-  ollama.requests.length = 0;
-  ollama.replies.length = 0;
-  ollama.faults = [];
-});
 
 describe.each(TRANSPORTS)('over %s', (transport) => {
   let db: TestDatabase;
@@ -70,7 +51,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
         agent: 'ollama',
         model: MODEL,
         maze: MAZE,
-        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, max_moves: 60, ...config },
+        config: { ollama: { host: sims.ollamaUrl }, retry: FAST_RETRY, max_moves: 60, ...config },
       },
       { db, retryIntervals: NO_WAIT },
     );
@@ -127,7 +108,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
         provider: 'ollama',
         model: MODEL,
         maze: { kind: 'generated', spec: { generator: 'medium', width: 15, height: 15, seed: 3 } },
-        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, memory: 'conversation' },
+        config: { ollama: { host: sims.ollamaUrl }, retry: FAST_RETRY, memory: 'conversation' },
       },
       new PgStore(db),
     );
@@ -167,7 +148,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   it('trim keeps every prompt estimate within num_ctx by dropping the oldest conversation', async () => {
     const { experimentId, summary } = await run({
       memory: 'conversation',
-      ollama: { host: ollamaUrl, num_ctx: 2_048 },
+      ollama: { host: sims.ollamaUrl, num_ctx: 2_048 },
     });
     expect(summary?.status).not.toBe('failed');
     const calls = await rows(
@@ -183,7 +164,10 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   });
 
   it('refuse fails the experiment with ContextOverflowError naming the estimate, the window and the fix', async () => {
-    const { summary } = (await runToEnd({ context_policy: 'refuse', ollama: { host: ollamaUrl, num_ctx: 256 } })) as {
+    const { summary } = (await runToEnd({
+      context_policy: 'refuse',
+      ollama: { host: sims.ollamaUrl, num_ctx: 256 },
+    })) as {
       summary: { status: string; failure_reason: string };
     };
     expect(summary.status).toBe('failed');
@@ -253,7 +237,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const reported = wide[0].prompt_tokens as number;
     expect(reported).toBeGreaterThan(estimate + 1);
     const numCtx = Math.floor((estimate + reported) / 2);
-    const cut = await usage((await run({ ...one, ollama: { host: ollamaUrl, num_ctx: numCtx } })).experimentId);
+    const cut = await usage((await run({ ...one, ollama: { host: sims.ollamaUrl, num_ctx: numCtx } })).experimentId);
     expect(cut[0]).toMatchObject({ prompt_tokens: numCtx, context_window: numCtx, at_window: true });
     expect(Number(cut[0].window_used)).toBe(1);
   });
@@ -274,7 +258,7 @@ describe('bedrock', () => {
         agent: 'bedrock',
         model: SONNET,
         maze: MAZE,
-        config: { bedrock: { endpoint: bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, max_moves: 8 },
+        config: { bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2' }, retry: FAST_RETRY, max_moves: 8 },
       },
       { db, retryIntervals: NO_WAIT },
     );

@@ -4,40 +4,25 @@
 // back to positions and tiles would leave it lost instead of at the goal.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OBSERVATION_FORMATS, type ObservationFormat } from '../lambdas/config/experiment-config.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../state-machine/states.ts';
-import { OllamaSim } from '../simulators/ollama-sim.ts';
-import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { exportSweep } from '../reports/export.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
 import { tempDir } from './support/temp-dir.ts';
 
 let db: TestDatabase;
-const ollama = new OllamaSim();
-const bedrock = new BedrockSim();
-let ollamaUrl = '';
-let bedrockUrl = '';
-const FAST_RETRY = { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, max_total_ms: 10_000, timeout_ms: 5_000 };
-
+const sims = providerSims();
+const { ollama, bedrock } = sims;
 beforeAll(async () => {
   db = await testDatabase();
-  ollamaUrl = await ollama.listen();
-  bedrockUrl = await bedrock.listen();
-  process.env.AWS_ACCESS_KEY_ID = 'sim';
-  process.env.AWS_SECRET_ACCESS_KEY = 'sim';
 });
 afterAll(async () => {
-  await ollama.close();
-  await bedrock.close();
   await db.drop();
-});
-beforeEach(() => {
-  ollama.requests.length = 0;
-  ollama.replies.length = 0;
 });
 
 /** What marks each format's first message (and no other format's). */
@@ -56,7 +41,13 @@ describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {
         agent: 'ollama',
         model: 'qwen2.5:7b',
         maze: { generator: 'medium', size: 15, seed: 3 },
-        config: { ollama: { host: ollamaUrl }, retry: FAST_RETRY, observation: format, max_moves: 500, max_turns: 100 },
+        config: {
+          ollama: { host: sims.ollamaUrl },
+          retry: FAST_RETRY,
+          observation: format,
+          max_moves: 500,
+          max_turns: 100,
+        },
       },
       { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
     );
@@ -78,7 +69,7 @@ it('bedrock: a picture format reaches the goal through toolResult blocks too', a
       model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
       maze: { generator: 'medium', size: 15, seed: 3 },
       config: {
-        bedrock: { endpoint: bedrockUrl, region: 'us-west-2' },
+        bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2' },
         retry: FAST_RETRY,
         observation: 'local_grid',
         max_moves: 500,
