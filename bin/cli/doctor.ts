@@ -7,7 +7,7 @@ import { commandPrefix } from './invocation.ts';
 import { loadMigrations } from '../../lambdas/store/migrate.ts';
 import { resolveParameters, type ResolvedParameters } from '../../lambdas/config/parameters.ts';
 import { ssmSource } from '../../lambdas/config/ssm-source.ts';
-import { experimentConfigSchema } from '../../lambdas/config/experiment-config.ts';
+import { experimentConfigSchema, type ExperimentConfig } from '../../lambdas/config/experiment-config.ts';
 import { bedrockChecks } from './doctor-bedrock.ts';
 import { permissionsCheck } from './doctor-permissions.ts';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
@@ -87,8 +87,7 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   checks.push(parameters.check);
   if (o.bedrock && parameters.config) {
     const models = (parameters.deployment?.bedrock_models ?? '').split(',').filter(Boolean);
-    const config = experimentConfigSchema.parse(parameters.config);
-    checks.push(...(await bedrockChecks(models, config.bedrock.region, prefix)));
+    checks.push(...(await bedrockChecks(models, parameters.config.bedrock.region, prefix)));
   } else
     checks.push({
       check: 'Bedrock models',
@@ -129,7 +128,7 @@ async function migrationsCheck(db: SqlDatabase): Promise<Check> {
 async function parametersCheck(
   outputs: StackOutputs,
   prefix: string,
-): Promise<{ check: Check } & Partial<Pick<ResolvedParameters, 'config' | 'deployment'>>> {
+): Promise<{ check: Check; config?: ExperimentConfig; deployment?: ResolvedParameters['deployment'] }> {
   const client = new SSMClient({ region: outputs.region, maxAttempts: 2 });
   try {
     const raw = await ssmSource(client).readAll(prefix);
@@ -143,14 +142,14 @@ async function parametersCheck(
         },
       };
     const resolved = resolveParameters(prefix, raw);
-    experimentConfigSchema.parse(resolved.config);
+    const config = experimentConfigSchema.parse(resolved.config);
     return {
       check: {
         check: 'parameters',
         ok: true,
         detail: `${raw.length} under ${prefix}, valid; ${Object.keys(resolved.prompts).length} prompt version(s)`,
       },
-      config: resolved.config,
+      config,
       deployment: resolved.deployment,
     };
   } catch (err) {

@@ -24,16 +24,14 @@ function painter(stream: NodeJS.WriteStream) {
 }
 
 /** Executions Step Functions says are running, per machine of the stack (ListExecutions, at most 1000 each). */
-async function runningExecutions(stack: StackOutputs): Promise<{ experiments: number; sweeps: number }> {
-  const client = new SFNClient({ region: stack.region });
-  try {
-    const count = async (stateMachineArn: string) =>
-      (await client.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING', maxResults: 1000 })))
-        .executions?.length ?? 0;
-    return { experiments: await count(stack.stateMachineArn), sweeps: await count(stack.sweepStateMachineArn) };
-  } finally {
-    client.destroy();
-  }
+async function runningExecutions(
+  client: SFNClient,
+  stack: StackOutputs,
+): Promise<{ experiments: number; sweeps: number }> {
+  const count = async (stateMachineArn: string) =>
+    (await client.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING', maxResults: 1000 })))
+      .executions?.length ?? 0;
+  return { experiments: await count(stack.stateMachineArn), sweeps: await count(stack.sweepStateMachineArn) };
 }
 
 /**
@@ -41,33 +39,32 @@ async function runningExecutions(stack: StackOutputs): Promise<{ experiments: nu
  * ended while the database still says running (the finalizer missed its status-change event), or still running
  * (a turn stuck in its Task's retries).
  */
-async function withExecutionStatus(stack: StackOutputs, running: RunningExperiment[]): Promise<void> {
-  const stale = running.filter((r) => r.stale && r.execution_arn);
-  if (!stale.length) return;
-  const client = new SFNClient({ region: stack.region });
-  try {
-    for (const r of stale) {
-      try {
-        const e = await client.send(new DescribeExecutionCommand({ executionArn: r.execution_arn! }));
-        r.stale +=
-          e.status === 'RUNNING'
-            ? `; its execution is still RUNNING: see its history in the Step Functions console`
-            : `; its execution ended ${e.status}${e.stopDate ? ` at ${e.stopDate.toISOString()}` : ''}` +
-              `${e.error ? ` (${e.error}${e.cause ? `: ${e.cause.slice(0, 200)}` : ''})` : ''}, ` +
-              'but the database was not told (the finalizer missed its event)';
-      } catch (err) {
-        r.stale += `; its execution could not be described (${(err as Error).name})`;
-      }
+async function withExecutionStatus(client: SFNClient, running: RunningExperiment[]): Promise<void> {
+  for (const r of running.filter((x) => x.stale && x.execution_arn)) {
+    try {
+      const e = await client.send(new DescribeExecutionCommand({ executionArn: r.execution_arn! }));
+      r.stale +=
+        e.status === 'RUNNING'
+          ? `; its execution is still RUNNING: see its history in the Step Functions console`
+          : `; its execution ended ${e.status}${e.stopDate ? ` at ${e.stopDate.toISOString()}` : ''}` +
+            `${e.error ? ` (${e.error}${e.cause ? `: ${e.cause.slice(0, 200)}` : ''})` : ''}, ` +
+            'but the database was not told (the finalizer missed its event)';
+    } catch (err) {
+      r.stale += `; its execution could not be described (${(err as Error).name})`;
     }
-  } finally {
-    client.destroy();
   }
 }
 
-async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions, stack?: StackOutputs) {
+/** `sfn`: the deployed stack's Step Functions, one client for every redraw. */
+async function show(
+  db: SqlDatabase,
+  sweepId: string | undefined,
+  o: LiveOptions,
+  aws?: { stack: StackOutputs; sfn: SFNClient },
+) {
   const paint = painter(process.stdout);
   for (;;) {
-    const executions = stack ? await runningExecutions(stack) : undefined;
+    const executions = aws ? await runningExecutions(aws.sfn, aws.stack) : undefined;
     const totals = sweepId ? await sweepTotals(db, sweepId) : null;
     if (sweepId && !totals)
       throw new NotFoundError(
@@ -76,7 +73,7 @@ async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions
         `no sweep named "${sweepId}"; list them with: ${commandPrefix()} list --sweeps`,
       );
     const running = await runningExperiments(db, new Date(), sweepId);
-    if (stack) await withExecutionStatus(stack, running);
+    if (aws) await withExecutionStatus(aws.sfn, running);
     if (o.json) {
       process.stdout.write(
         `${JSON.stringify({ sweep: totals, running, ...(executions && { executions }) }, null, 2)}\n`,
@@ -98,7 +95,15 @@ async function show(db: SqlDatabase, sweepId: string | undefined, o: LiveOptions
 }
 
 export async function liveStatus(o: LiveOptions, sweepId?: string): Promise<void> {
-  await withResultsDatabase(o, (db, stack) => show(db, sweepId, o, stack));
+  await withResultsDatabase(o, async (db, stack) => {
+    if (!stack) return show(db, sweepId, o);
+    const sfn = new SFNClient({ region: stack.region });
+    try {
+      await show(db, sweepId, o, { stack, sfn });
+    } finally {
+      sfn.destroy();
+    }
+  });
 }
 
 /** The options both status views take. */

@@ -24,7 +24,8 @@ import { showSummary } from '../summary.ts';
 const noExperiment = (id: string) =>
   new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
 
-async function requireSweep(db: Sql, sweepId: string): Promise<void> {
+/** A NotFoundError naming the way to list sweeps, unless the sweep exists. */
+export async function requireSweep(db: Sql, sweepId: string): Promise<void> {
   const exists = await db.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
   if (exists.rowCount === 0)
     throw new NotFoundError(

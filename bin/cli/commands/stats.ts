@@ -1,12 +1,10 @@
 // `ariadne stats <sweep>`: success with its Wilson interval, efficiency, actions, tokens and cost, grouped by the
 // factors the sweep varies (or those --by names), from the same store as every results command (--aws included).
 import { Option, type Command } from 'commander';
-import type { Sql } from '../../../lambdas/store/sql.ts';
-import { NotFoundError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
-import { commandPrefix } from '../invocation.ts';
 import { jsonOption } from '../options.ts';
 import { formatTable } from '../table.ts';
+import { requireSweep } from './results.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { checkFactors, factorStats, varyingFactors } from '../../../reports/factor-stats.ts';
 
@@ -22,15 +20,6 @@ const MEASURES = [
   'tokens_per_experiment',
   'cost_usd',
 ];
-
-async function requireSweep(db: Sql, sweepId: string): Promise<void> {
-  if ((await db.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId])).rowCount === 0)
-    throw new NotFoundError(
-      'sweep',
-      sweepId,
-      `no sweep named "${sweepId}"; list them with: ${commandPrefix()} list --sweeps`,
-    );
-}
 
 async function stats(sweepId: string, o: ResultsSource & { by?: string[]; json?: boolean }): Promise<void> {
   if (o.by) checkFactors(o.by); // before opening any database: a typo costs nothing
