@@ -27,6 +27,11 @@ const seed = z.number().int().min(0).max(0xffffffff);
  */
 const taskToken = z.string().min(1).max(2048);
 
+/** An experiment id a caller may choose: continuation executions are "<experimentId>-t<turn>" (names stop at 80). */
+export const EXPERIMENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** A sweep's name, as its file's `sweep:` gives it. */
+export const SWEEP_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
 const generatedMazeSchema = z
   .object({
     generator: z.enum(GENERATOR_NAMES as [string, ...string[]]),
@@ -52,10 +57,7 @@ const inlineMazeSchema = z
 
 export const startRequestSchema = z
   .object({
-    // At most 64: continuation executions are named "<experimentId>-t<turn>" and names stop at 80.
-    experimentId: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'use 1-64 letters, digits, - or _')
+    experimentId: z.string().regex(EXPERIMENT_ID_PATTERN, 'use 1-64 letters, digits, - or _')
       .optional(),
     agent: z.enum(AGENTS as unknown as [string, ...string[]]),
     model: printable(200).nullable().optional(),
@@ -66,7 +68,7 @@ export const startRequestSchema = z
     /** Set by sweeps: the run this experiment is (the sweep and its cell must exist). */
     sweep: z
       .object({
-        id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/),
+        id: z.string().regex(SWEEP_ID_PATTERN),
         cell: z.number().int().min(0),
         repeat: z.number().int().min(1),
         attempt: z.number().int().min(1),

@@ -16,7 +16,7 @@ import { readYaml, YamlFileError, type YamlProblem } from '../lambdas/config/yam
 import { checkMazeSpec, GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
 import { mixSeed } from '../lambdas/maze/rng.ts';
-import { AGENTS, type StartExecutionInput } from './contracts.ts';
+import { AGENTS, SWEEP_ID_PATTERN, type StartExecutionInput } from './contracts.ts';
 
 const agentSchema = z
   .object({
@@ -46,7 +46,7 @@ const repeatsSchema = z.number().int().min(1).max(100).default(1);
 
 const sweepSchema = z
   .object({
-    sweep: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'a sweep name: 1-40 lower-case letters, digits, - or _'),
+    sweep: z.string().regex(SWEEP_ID_PATTERN, 'a sweep name: 1-40 lower-case letters, digits, - or _'),
     description: z.string().max(2_000).optional(),
     agents: z.array(agentSchema).min(1).max(50),
     mazes: z

@@ -39,16 +39,15 @@ export async function runningExperiments(db: Sql, now = new Date(), sweepId?: st
      ORDER BY e.started_at`,
     [sweepId ?? null],
   );
-  return rows.map((r) => {
-    const idle = Math.round((now.getTime() - new Date(r.updated_at).getTime()) / 1000);
-    return {
-      ...r,
-      stale:
-        idle > STALE_AFTER_SECONDS
-          ? `no turn recorded for ${minutes(idle)} (a turn takes at most ${minutes(LLM_TURN_TIMEOUT_SECONDS)})`
-          : null,
-    };
-  });
+  return rows.map((r) => ({ ...r, stale: staleReason(new Date(r.updated_at), now) }));
+}
+
+/** Why a running experiment last updated at `updatedAt` looks stuck at `now`, or null if it does not. */
+export function staleReason(updatedAt: Date, now: Date): string | null {
+  const idle = Math.round((now.getTime() - updatedAt.getTime()) / 1000);
+  return idle > STALE_AFTER_SECONDS
+    ? `no turn recorded for ${minutes(idle)} (a turn takes at most ${minutes(LLM_TURN_TIMEOUT_SECONDS)})`
+    : null;
 }
 
 export interface SweepTotals {

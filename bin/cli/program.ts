@@ -11,6 +11,7 @@ import { registerSweepCommand } from './commands/sweep.ts';
 import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerStatsCommand } from './commands/stats.ts';
+import { registerViewCommand } from './commands/view.ts';
 import { registerWorkflowCommand } from './commands/workflow.ts';
 import { registerStackCommands } from './commands/stack.ts';
 import { registerDatabaseCommands } from './commands/database.ts';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerListCommand(program);
   registerResultCommands(program);
   registerStatsCommand(program);
+  registerViewCommand(program);
   registerWorkflowCommand(program);
   registerStackCommands(program);
   registerPolicyCommands(program);

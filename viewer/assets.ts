@@ -1,0 +1,40 @@
+// The files the viewer serves under /assets/: a fixed list read once at start, so no part of a URL ever becomes a
+// file path (a request for anything else, "../" included, is a 404). Chart.js comes from its package, unmodified.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+export interface Asset {
+  body: Buffer;
+  type: string;
+}
+
+const OWN = [
+  'viewer.css',
+  'common.js',
+  'maze-canvas.js',
+  'experiments.js',
+  'experiment.js',
+  'sweeps.js',
+  'sweep.js',
+  'compare.js',
+  'search.js',
+];
+/** The sweep report's own chart script and styles, shared with the written report. */
+const REPORT = ['report.js', 'report.css'];
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+export function loadAssets(): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  const add = (name: string, path: string) =>
+    assets.set(name, { body: readFileSync(path), type: TYPES[name.slice(name.lastIndexOf('.'))] });
+  for (const name of OWN) add(name, new URL(`./assets/${name}`, import.meta.url).pathname);
+  for (const name of REPORT) add(name, new URL(`../reports/assets/${name}`, import.meta.url).pathname);
+  const chart = createRequire(import.meta.url).resolve('chart.js');
+  add('chart.umd.min.js', join(dirname(chart), 'chart.umd.min.js'));
+  return assets;
+}

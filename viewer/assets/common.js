@@ -1,0 +1,116 @@
+// What every viewer page shares: JSON from /api/ (a refusal shown with its reason), the live stream, DOM building
+// that never parses data as HTML (model text is untrusted), and number formats.
+
+/** Elements from data: text always goes in as text. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return node;
+}
+
+/** Shows why something could not be shown (or clears it with null). */
+export function problem(message) {
+  const p = document.getElementById('problem');
+  if (!p) return;
+  p.hidden = message === null;
+  p.textContent = message ?? '';
+}
+
+/** GET /api/... with query parameters; a refusal throws with the server's reason. */
+export async function api(path, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const url = q.size > 0 ? `${path}?${q}` : path;
+  const res = await fetch(url, { headers: { accept: 'application/json' } });
+  const body = await res.json().catch(() => null);
+  if (!res.ok) {
+    const err = new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+/** Runs `fn`, showing its failure in the page instead of the console. */
+export async function shown(fn) {
+  try {
+    const value = await fn();
+    problem(null);
+    return value;
+  } catch (err) {
+    problem(err.message);
+    return undefined;
+  }
+}
+
+/** Live changes: `onChanges(rows)` for each batch of experiments that changed. Returns a stop function. */
+export function live(onChanges) {
+  const state = document.getElementById('live-state');
+  const source = new EventSource('/api/live');
+  const show = (text, cls) => {
+    if (!state) return;
+    state.textContent = text;
+    state.className = `live-state ${cls}`;
+  };
+  source.addEventListener('hello', () => show('live', 'on'));
+  source.addEventListener('changes', (e) => onChanges(JSON.parse(e.data)));
+  source.addEventListener('error', () => show('reconnecting', 'off'));
+  return () => source.close();
+}
+
+/** Calls `fn` at most once per `ms`, the last call winning. */
+export function throttled(fn, ms) {
+  let timer = null;
+  let again = false;
+  const run = () => {
+    timer = null;
+    if (again) {
+      again = false;
+      fn();
+      timer = setTimeout(run, ms);
+    }
+  };
+  return () => {
+    if (timer) {
+      again = true;
+      return;
+    }
+    fn();
+    timer = setTimeout(run, ms);
+  };
+}
+
+export const fmt = {
+  int: (v) => (v === null || v === undefined ? '-' : Number(v).toLocaleString('en-US')),
+  num: (v, digits = 3) => (v === null || v === undefined ? '-' : Number(v).toFixed(digits)),
+  pct: (v) => (v === null || v === undefined ? '-' : `${(Number(v) * 100).toFixed(1)}%`),
+  usd: (v) => (v === null || v === undefined ? '-' : `$${Number(v).toFixed(4)}`),
+  time: (v) => (v ? new Date(v).toISOString().replace('T', ' ').slice(0, 19) : '-'),
+};
+
+/** The page's query string as an object, and a way to write it back without a reload. */
+export function urlState() {
+  return Object.fromEntries(new URLSearchParams(location.search));
+}
+export function setUrlState(state) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(state)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  history.replaceState(null, '', q.size > 0 ? `${location.pathname}?${q}` : location.pathname);
+}
+
+/** Decodes the replay's base64 typed arrays. */
+export const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+export const typed = (b64, T) => {
+  const u = bytes(b64);
+  return new T(u.buffer, u.byteOffset, u.byteLength / T.BYTES_PER_ELEMENT);
+};

@@ -1,0 +1,88 @@
+// One poller per viewer for every live page: while a page listens, it asks the database every `pollMs` which
+// experiments changed (each turn updates its experiment's row) and tells every listener. Nothing is asked while no
+// page listens, so an idle viewer on --aws lets Aurora pause.
+import type { Sql } from '../lambdas/store/sql.ts';
+
+export interface ExperimentChange {
+  experiment_id: string;
+  sweep_id: string | null;
+  status: string;
+  actions: number;
+  turns: number;
+  updated_at: string;
+}
+
+type Listener = (changes: ExperimentChange[]) => void;
+
+/**
+ * Rows are read back to OVERLAP_MS before the newest change seen: updated_at is the transaction's start, and a turn
+ * that commits after a poll may carry a time before it. What was already reported is told apart by its version.
+ */
+const OVERLAP_MS = 30_000;
+
+export class LiveFeed {
+  private readonly listeners = new Set<Listener>();
+  private readonly versions = new Map<string, string>();
+  private since: Date | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+
+  constructor(
+    private readonly db: Sql,
+    readonly pollMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    if (!this.timer) this.timer = setInterval(() => void this.poll(), this.pollMs);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.timer) {
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+  }
+
+  get listening(): number {
+    return this.listeners.size;
+  }
+
+  close(): void {
+    this.listeners.clear();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling) return; // a slow database: skip a beat rather than pile up queries
+    this.polling = true;
+    try {
+      const from = this.since ? new Date(this.since.getTime() - OVERLAP_MS) : new Date(0);
+      const { rows } = await this.db.query<ExperimentChange & { at: Date }>(
+        `SELECT id AS experiment_id, sweep_id, status, actions_taken AS actions, turns_completed AS turns,
+                updated_at AS at, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at
+         FROM experiments WHERE updated_at > $1 ORDER BY updated_at`,
+        [from],
+        { name: 'viewer-live-feed' },
+      );
+      const first = this.since === null;
+      const changed: ExperimentChange[] = [];
+      for (const { at, ...row } of rows) {
+        const version = `${row.status}:${row.actions}:${row.updated_at}`;
+        if (this.versions.get(row.experiment_id) !== version) {
+          this.versions.set(row.experiment_id, version);
+          if (!first) changed.push(row);
+        }
+        if (!this.since || at > this.since) this.since = new Date(at);
+      }
+      if (first && !this.since) this.since = new Date(0);
+      if (changed.length > 0) for (const listener of this.listeners) listener(changed);
+    } catch (err) {
+      this.onError(err);
+    } finally {
+      this.polling = false;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+// The experiments table (/) and one experiment (/experiments/:id): the pages, and the JSON they read.
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { loadReplay } from '../../reports/replay-data.ts';
+import { staleReason } from '../../bin/cli/live-status.ts';
+import { pageHtml } from '../page-shell.ts';
+import { experimentId, parseRequest } from '../request-params.ts';
+import { listExperiments, listQuery } from '../queries/experiment-list.ts';
+import { loadTurns, turnsQuery } from '../queries/experiment-turns.ts';
+import type { ViewerContext } from '../server.ts';
+
+const idParams = z.object({ id: experimentId }).strict();
+const experimentQuery = z.object({ step: z.coerce.number().int().min(0).max(10_000_000).optional() }).strict();
+
+const LIST_BODY = `<h1>Experiments</h1>
+<form id="filters" class="filters">
+<label>sweep <select name="sweep"><option value="">any</option></select></label>
+<label>model <select name="model"><option value="">any</option></select></label>
+<label>maze <select name="maze"><option value="">any</option></select></label>
+<label>status <select name="status"><option value="">any</option></select></label>
+<label>outcome <select name="outcome"><option value="">any</option></select></label>
+</form>
+<p id="count" class="count"></p>
+<table id="experiments" class="grid"><thead></thead><tbody></tbody></table>
+<p class="pager"><button id="prev" type="button">previous</button> <button id="next" type="button">next</button></p>`;
+
+const EXPERIMENT_BODY = `<h1 id="title">Experiment</h1>
+<p id="headline"></p>
+<div class="experiment">
+<section class="board">
+<canvas id="maze" aria-label="the maze at the current step"></canvas>
+<div class="controls">
+<button id="back" type="button" title="step back (Left)">&#9664;</button>
+<button id="play" type="button" title="play / pause (Space)">Play</button>
+<button id="forward" type="button" title="step forward (Right)">&#9654;</button>
+<label class="follow"><input id="follow" type="checkbox" checked> follow live</label>
+<label>speed <select id="speed"><option>2</option><option selected>10</option><option>50</option>
+<option>250</option><option>1000</option></select>/s</label>
+</div>
+<div class="timeline"><canvas id="timeline" aria-label="timeline: stuck signals and turns"></canvas>
+<input id="scrub" type="range" min="0" value="0" step="1" aria-label="step"></div>
+<p class="legend"><span class="k known"></span>seen <span class="k unknown"></span>not yet seen
+<span class="k cone"></span>in view now <span class="k agent"></span>agent <span class="k start"></span>start
+<span class="k goal"></span>goal <span class="k signal"></span>stuck signal</p>
+</section>
+<aside>
+<dl class="now"><dt>step</dt><dd id="step"></dd><dt>position</dt><dd id="position"></dd><dt>turn</dt>
+<dd id="turn"></dd><dt>action</dt><dd id="action"></dd><dt>phase</dt><dd id="phase"></dd>
+<dt>stuck signals</dt><dd id="signals" class="pre"></dd></dl>
+<h2>Turn <span id="turn-number"></span></h2>
+<div id="turn-detail" class="turn-detail"></div>
+</aside>
+</div>`;
+
+export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContext): void {
+  app.get('/', async (request, reply) => {
+    parseRequest(listQuery, request.query);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(pageHtml({ title: 'Experiments', script: 'experiments.js', body: LIST_BODY }, ctx.source));
+  });
+  app.get('/api/experiments', async (request) =>
+    listExperiments(ctx.db, parseRequest(listQuery, request.query), ctx.now()),
+  );
+
+  app.get('/experiments/:id', async (request, reply) => {
+    const { id } = parseRequest(idParams, request.params);
+    parseRequest(experimentQuery, request.query);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(pageHtml({ title: `Experiment ${id}`, script: 'experiment.js', body: EXPERIMENT_BODY }, ctx.source));
+  });
+  app.get('/api/experiments/:id', async (request) => {
+    const { id } = parseRequest(idParams, request.params);
+    const replay = await loadReplay(ctx.db, id);
+    const { rows } = await ctx.db.query<{ sweep_id: string | null; label: string | null; updated_at: Date }>(
+      `SELECT e.sweep_id, c.label, e.updated_at FROM experiments e
+       LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    const running = replay.experiment.status === 'running';
+    return {
+      ...replay,
+      sweep_id: row?.sweep_id ?? null,
+      label: row?.label ?? null,
+      stale: running && row ? staleReason(new Date(row.updated_at), ctx.now()) : null,
+    };
+  });
+  app.get('/api/experiments/:id/turns', async (request) => {
+    const { id } = parseRequest(idParams, request.params);
+    const { from, count } = parseRequest(turnsQuery, request.query);
+    return { turns: await loadTurns(ctx.db, id, from, count) };
+  });
+}

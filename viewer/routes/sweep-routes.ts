@@ -1,0 +1,4 @@
+import type { FastifyInstance } from 'fastify';
+import type { ViewerContext } from '../server.ts';
+
+export function registerSweepRoutes(_app: FastifyInstance, _ctx: ViewerContext): void {}
