@@ -61,4 +61,6 @@ export default tseslint.config(
   { files: ['rehearsal/*.mjs'], languageOptions: { globals: globals.node } },
   // The report and replay pages' scripts run in the browser, not in Node.
   { files: ['reports/assets/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
+  // The viewer's pages load their scripts as ES modules.
+  { files: ['viewer/assets/*.js'], languageOptions: { globals: globals.browser, sourceType: 'module' } },
 );

@@ -29,7 +29,7 @@ export function pageHtml(spec: PageSpec, source: string): string {
   const before = (spec.before ?? []).map((s) => `<script src="/assets/${s}"></script>`).join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(spec.title)} - Ariadne</title>${styles}</head>
+<title>${escapeHtml(spec.title)} - Ariadne</title><link rel="icon" href="data:,">${styles}</head>
 <body>
 <header class="top"><b>Ariadne</b><nav>${nav}</nav><span class="source">${escapeHtml(source)}</span>
 <span id="live-state" class="live-state" title="live updates">connecting</span></header>

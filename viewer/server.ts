@@ -79,7 +79,10 @@ export async function buildViewer(options: ViewerOptions, allowedHosts = new Set
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(new NotFound(`nothing at ${request.url.slice(0, 200)}`), request, reply, options.source),
   );
-  app.addHook('onClose', async () => feed.close());
+  app.addHook('onClose', (_instance, done) => {
+    feed.close();
+    done();
+  });
 
   const assets = loadAssets();
   app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
@@ -120,7 +123,9 @@ class NotFound extends Error {
 async function sendProblem(err: unknown, request: FastifyRequest, reply: FastifyReply, source: string) {
   const { status, body } = problemOf(err);
   if (status === 500)
-    process.stderr.write(`ariadne view: ${request.method} ${request.url}: ${err instanceof Error ? err.stack : err}\n`);
+    process.stderr.write(
+      `ariadne view: ${request.method} ${request.url}: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
   if (request.url.startsWith('/api/')) return reply.code(status).send({ error: body });
   return reply
     .code(status)

@@ -1,1 +1,302 @@
-// placeholder
+// One experiment: the maze with what the agent had seen by the step shown, its view cone and path; a timeline of
+// the run (turn boundaries, stuck signals) with a scrubber; each turn's model calls, tool calls, reasoning,
+// tokens, latency and agent-state changes, read a window of turns at a time. While the experiment runs, new
+// turns arrive over the live stream and the view follows the newest step unless the scrubber was moved back.
+import { api, el, fmt, live, shown, throttled, typed, urlState } from './common.js';
+import { MazeCanvas } from './maze-canvas.js';
+
+const id = decodeURIComponent(location.pathname.split('/').pop());
+const $ = (x) => document.getElementById(x);
+const scrub = $('scrub');
+const TURN_WINDOW = 20;
+
+let D = null; // the replay data (reports/replay-data.ts), decoded
+let view = null;
+let step = Number(urlState().step ?? NaN);
+let playing = false;
+const turnCache = new Map(); // turn number -> detail
+const signalColour = '#dc2626';
+
+function decode(data) {
+  return {
+    raw: data,
+    N: data.steps,
+    xs: typed(data.x, Uint16Array),
+    ys: typed(data.y, Uint16Array),
+    tool: typed(data.tool, Uint8Array),
+    outcome: typed(data.outcome, Uint8Array),
+    phase: typed(data.phase, Uint8Array),
+    turnOf: typed(data.turn, Uint32Array),
+    coneStart: typed(data.visionStart, Uint32Array),
+    cone: typed(data.visionCells, Uint32Array),
+    seenAt: typed(data.seenAt, Uint32Array),
+    turns: new Map(data.turns.map((t) => [t.turn, t])),
+  };
+}
+
+function headline(d) {
+  const e = d.raw.experiment;
+  $('title').textContent = `Experiment ${e.experiment_id}`;
+  const parts = [
+    `${d.raw.label ?? e.model ?? e.agent} (${e.agent}${e.model ? `, ${e.model}` : ''}) on ${e.maze_generator} ` +
+      `${e.maze_width}x${e.maze_height} seed ${e.maze_seed ?? '-'}: `,
+    el('b', { class: `status ${e.status}` }, e.status),
+    e.stop_reason ? ` (${e.stop_reason})` : '',
+    `, ${fmt.int(e.actions)} actions, optimal ${fmt.int(e.optimal_moves)}`,
+    e.efficiency !== null ? `, efficiency ${fmt.num(e.efficiency)}` : '',
+    `, ${fmt.int(e.turns)} turns`,
+    e.input_tokens !== null ? `, ${fmt.int(e.input_tokens)} tokens in, ${fmt.int(e.output_tokens)} out` : '',
+    e.cost_usd !== null ? `, ${fmt.usd(e.cost_usd)}` : '',
+    d.raw.sweep_id ? ' \u00b7 sweep ' : '',
+    d.raw.sweep_id ? el('a', { href: `/sweeps/${encodeURIComponent(d.raw.sweep_id)}` }, d.raw.sweep_id) : '',
+  ];
+  $('headline').replaceChildren(...parts);
+  if (e.failure_reason) $('headline').append(el('div', { class: 'problem' }, `failed: ${e.failure_reason}`));
+  if (d.raw.stale) $('headline').append(el('div', { class: 'stale why' }, `STALE: ${d.raw.stale}`));
+}
+
+/** The timeline: one tick per turn boundary, a red mark per stuck signal, the current step as a line. */
+function drawTimeline() {
+  const c = $('timeline');
+  const w = (c.width = c.clientWidth || 760);
+  const h = (c.height = 22);
+  const ctx = c.getContext('2d');
+  ctx.clearRect(0, 0, w, h);
+  const at = (s) => (D.N === 0 ? 0 : (s / D.N) * (w - 1));
+  ctx.fillStyle = '#d0d7de';
+  for (const t of D.raw.turns) ctx.fillRect(Math.round(at(t.firstStep - 1)), 12, 1, 10);
+  ctx.fillStyle = signalColour;
+  for (const g of D.raw.signals) ctx.fillRect(Math.round(at(g.step)) - 1, 0, 3, 12);
+  ctx.fillStyle = '#2563eb';
+  ctx.fillRect(Math.round(at(step)), 0, 2, h);
+}
+
+function draw() {
+  const cone = Array.from(D.cone.subarray(D.coneStart[step], D.coneStart[step + 1]));
+  view.draw({
+    seenAt: D.seenAt,
+    step,
+    cone,
+    paths: [{ xs: D.xs, ys: D.ys, upTo: step, colour: 'rgb(37, 99, 235)' }],
+    agents: [{ x: D.xs[step], y: D.ys[step], colour: 'rgb(220, 38, 38)' }],
+  });
+  drawTimeline();
+  scrub.max = String(D.N);
+  scrub.value = String(step);
+  $('step').textContent = `${step} / ${D.N}`;
+  $('position').textContent = `(${D.xs[step]},${D.ys[step]})`;
+  const turn = step === 0 ? 0 : D.turnOf[step];
+  const t = D.turns.get(turn);
+  $('turn').textContent = step === 0 ? 'start' : `${turn}${t ? ` (ended: ${t.stopReason})` : ''}`;
+  $('action').textContent = step === 0 ? '-' : `${D.raw.tools[D.tool[step]]}: ${D.raw.outcomes[D.outcome[step]]}`;
+  $('phase').textContent = D.raw.phases[D.phase[step]];
+  const signals = D.raw.signals.filter((g) => g.step <= step);
+  $('signals').textContent =
+    signals.length === 0 ? 'none' : signals.map((g) => `${g.detector} at step ${g.step}: ${g.detail}`).join('\n');
+  showTurn(turn === 0 ? 1 : turn);
+}
+
+let queued = false;
+function go(s) {
+  step = Math.max(0, Math.min(D.N, s | 0));
+  if (!queued) {
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      draw();
+    });
+  }
+}
+
+// ---- the turn panel: a window of turns fetched at a time, cached ----
+let shownTurn = null;
+async function showTurn(turn) {
+  if (turn === shownTurn && turnCache.has(turn)) return highlight();
+  shownTurn = turn;
+  $('turn-number').textContent = String(turn);
+  if (!turnCache.has(turn)) {
+    const from = Math.max(1, turn - Math.floor(TURN_WINDOW / 2));
+    const data = await shown(() =>
+      api(`/api/experiments/${encodeURIComponent(id)}/turns`, { from, count: TURN_WINDOW }),
+    );
+    if (!data) return;
+    for (const t of data.turns) turnCache.set(t.turn.turn_number, t);
+    if (shownTurn !== turn) return; // the scrubber moved on while this was read
+  }
+  const detail = turnCache.get(turn);
+  $('turn-detail').replaceChildren(detail ? turnView(detail) : el('p', { class: 'na' }, 'no turn recorded yet'));
+  highlight();
+}
+
+function highlight() {
+  for (const r of document.querySelectorAll('#turn-detail tr.current')) r.classList.remove('current');
+  document.querySelector(`#turn-detail tr[data-step="${step}"]`)?.classList.add('current');
+}
+
+const json = (v) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+function turnView({ turn, calls, actions, transitions, signals }) {
+  const tokens =
+    turn.input_tokens === null
+      ? 'no model tokens'
+      : `${fmt.int(turn.input_tokens)} in, ${fmt.int(turn.output_tokens)} out` +
+        (turn.cache_read_input_tokens ? `, ${fmt.int(turn.cache_read_input_tokens)} cache read` : '') +
+        (turn.cache_write_input_tokens ? `, ${fmt.int(turn.cache_write_input_tokens)} cache write` : '');
+  const summary = el(
+    'p',
+    { class: 'turn-summary' },
+    `ended: ${turn.stop_reason}; ${turn.actions_executed} actions, ${turn.calls_refused} refused; ` +
+      `${turn.llm_calls} model call(s), ${tokens}; ${fmt.int(turn.latency_ms)} ms` +
+      (turn.cost_usd !== null ? `; ${fmt.usd(turn.cost_usd)}` : '') +
+      `; phase after: ${turn.agent_phase ?? '-'}`,
+  );
+  if (turn.halted_by) summary.append(el('b', { class: 'problem' }, ` halted by ${json(turn.halted_by)}`));
+  const callViews = calls.map((c) =>
+    el(
+      'div',
+      { class: 'call' },
+      el(
+        'div',
+        { class: 'call-head' },
+        `model call ${c.call_index}: ${fmt.int(c.input_tokens)} in, ${fmt.int(c.output_tokens)} out, ` +
+          `${fmt.int(c.latency_ms)} ms, stop ${c.stop_reason ?? '-'}` +
+          (c.context_window ? `, prompt ~${fmt.int(c.prompt_estimate)} of ${fmt.int(c.context_window)}` : '') +
+          (c.context_trimmed ? `, ${c.context_trimmed} trimmed` : '') +
+          (Array.isArray(c.retries) && c.retries.length ? `, ${c.retries.length} retried attempt(s)` : ''),
+      ),
+      c.assistant_text ? el('pre', { class: 'reply' }, c.assistant_text) : null,
+      Array.isArray(c.retries) && c.retries.length
+        ? el(
+            'pre',
+            { class: 'retries' },
+            c.retries.map((r) => `attempt ${r.attempt}: ${json(r.error ?? r.status)}`).join('\n'),
+          )
+        : null,
+    ),
+  );
+  const actionRows = actions.map((a) =>
+    el(
+      'tr',
+      { 'data-step': a.step_number ?? '', class: a.executed ? null : 'refused' },
+      el('td', { class: 'n' }, a.step_number ?? '-'),
+      el('td', {}, a.tool),
+      el('td', { class: 'args' }, json(a.arguments)),
+      el('td', { class: a.success ? 'yes' : 'no' }, a.outcome),
+      el('td', {}, `(${a.from_x},${a.from_y})\u2192(${a.to_x},${a.to_y})`),
+      el('td', { class: 'n' }, a.new_tiles_seen),
+      el('td', { class: 'msg' }, a.reasoning ? `${a.message}\nreasoning: ${a.reasoning}` : a.message),
+    ),
+  );
+  const changes = [
+    ...transitions.map(
+      (t) =>
+        `${t.machine}: ${t.from_phase} \u2192 ${t.to_phase} at step ${t.step_number} (${t.cause})` +
+        (t.refused ? ' refused' : ''),
+    ),
+    ...signals.map((g) => `stuck signal ${g.detector} at step ${g.step_number} (${g.policy}): ${g.detail}`),
+  ];
+  return el(
+    'div',
+    {},
+    summary,
+    callViews,
+    el(
+      'table',
+      { class: 'grid actions' },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ['step', 'tool', 'arguments', 'outcome', 'move', 'new tiles', 'what it was told'].map((h) => el('th', {}, h)),
+        ),
+      ),
+      el('tbody', {}, actionRows),
+    ),
+    changes.length ? el('pre', { class: 'changes' }, changes.join('\n')) : null,
+  );
+}
+
+// ---- controls ----
+let last = 0,
+  carry = 0;
+function tick(now) {
+  if (!playing) return;
+  carry += last ? ((now - last) / 1000) * Number($('speed').value) : 0;
+  last = now;
+  if (carry >= 1) {
+    const n = Math.floor(carry);
+    carry -= n;
+    go(step + n);
+  }
+  if (step >= D.N) return setPlaying(false);
+  requestAnimationFrame(tick);
+}
+function setPlaying(on) {
+  playing = on && step < D.N;
+  $('play').textContent = playing ? 'Pause' : 'Play';
+  last = carry = 0;
+  if (playing) requestAnimationFrame(tick);
+}
+function wire() {
+  $('play').addEventListener('click', () => setPlaying(!playing));
+  $('back').addEventListener('click', () => (setPlaying(false), go(step - 1)));
+  $('forward').addEventListener('click', () => (setPlaying(false), go(step + 1)));
+  scrub.addEventListener('input', () => (setPlaying(false), go(Number(scrub.value))));
+  $('timeline').addEventListener('click', (e) => {
+    const r = e.target.getBoundingClientRect();
+    go(Math.round(((e.clientX - r.left) / r.width) * D.N));
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement && e.target.type !== 'range') return;
+    if (e.key === ' ') {
+      e.preventDefault();
+      setPlaying(!playing);
+    }
+    if (e.key === 'ArrowRight') go(step + 1);
+    if (e.key === 'ArrowLeft') go(step - 1);
+  });
+}
+
+async function load() {
+  const data = await shown(() => api(`/api/experiments/${encodeURIComponent(id)}`));
+  if (!data) return false;
+  const atEnd = D === null || step >= D.N;
+  const first = D === null;
+  D = decode(data);
+  if (first) view = new MazeCanvas($('maze'), data.maze);
+  headline(D);
+  if (first) step = Number.isFinite(step) ? Math.min(step, D.N) : data.experiment.status === 'running' ? D.N : 0;
+  else if (atEnd && $('follow').checked) step = D.N;
+  shownTurn = null;
+  draw();
+  return true;
+}
+
+if (await load()) {
+  wire();
+  window.__viewer = {
+    ready: true,
+    firstDrawMs: performance.now(),
+    get steps() {
+      return D.N;
+    },
+    get step() {
+      return step;
+    },
+    go: (s) => {
+      step = Math.max(0, Math.min(D.N, s | 0));
+      draw();
+      return { step, x: D.xs[step], y: D.ys[step] };
+    },
+    agentPixel: () => view.pixelOf(D.xs[step], D.ys[step]),
+    reloads: 0,
+  };
+  const refresh = throttled(async () => {
+    if (await load()) window.__viewer.reloads++;
+  }, 250);
+  live((changes) => {
+    if (changes.some((c) => c.experiment_id === id)) refresh();
+  });
+}

@@ -19,7 +19,7 @@ export const PATH_COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580
 
 export class MazeCanvas {
   /** `maze`: the replay's {width, height, grid (base64), start, goal}. */
-  constructor(canvas, maze, maxPx = 760) {
+  constructor(canvas, maze, maxPx = 640) {
     this.canvas = canvas;
     this.W = maze.width;
     this.H = maze.height;
