@@ -25,7 +25,6 @@ export class LiveFeed {
   private readonly versions = new Map<string, string>();
   private since: Date | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private polling = false;
 
   constructor(
     private readonly db: Sql,
@@ -33,15 +32,26 @@ export class LiveFeed {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  subscribe(listener: Listener): () => void {
+  /**
+   * `listener` hears every change found after `ready` resolves: the first listener's subscription reads where the
+   * data stands first, so a page that reads its data once `ready` has resolved misses nothing in between.
+   */
+  subscribe(listener: Listener): { ready: Promise<void>; unsubscribe: () => void } {
     this.listeners.add(listener);
-    if (!this.timer) this.timer = setInterval(() => void this.poll(), this.pollMs);
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0 && this.timer) {
-        clearInterval(this.timer);
-        this.timer = null;
-      }
+    let ready = Promise.resolve();
+    if (!this.timer) {
+      this.timer = setInterval(() => void this.poll(), this.pollMs);
+      ready = this.poll();
+    }
+    return {
+      ready,
+      unsubscribe: () => {
+        this.listeners.delete(listener);
+        if (this.listeners.size === 0 && this.timer) {
+          clearInterval(this.timer);
+          this.timer = null;
+        }
+      },
     };
   }
 
@@ -55,9 +65,15 @@ export class LiveFeed {
     this.timer = null;
   }
 
-  private async poll(): Promise<void> {
-    if (this.polling) return; // a slow database: skip a beat rather than pile up queries
-    this.polling = true;
+  private inFlight: Promise<void> | null = null;
+
+  /** One poll at a time: a slow database skips beats rather than piling up queries. */
+  private poll(): Promise<void> {
+    this.inFlight ??= this.readChanges().finally(() => (this.inFlight = null));
+    return this.inFlight;
+  }
+
+  private async readChanges(): Promise<void> {
     try {
       const from = this.since ? new Date(this.since.getTime() - OVERLAP_MS) : new Date(0);
       const { rows } = await this.db.query<ExperimentChange & { at: Date }>(
@@ -81,8 +97,6 @@ export class LiveFeed {
       if (changed.length > 0) for (const listener of this.listeners) listener(changed);
     } catch (err) {
       this.onError(err);
-    } finally {
-      this.polling = false;
     }
   }
 }

@@ -53,8 +53,11 @@ export async function shown(fn) {
   }
 }
 
-/** Live changes: `onChanges(rows)` for each batch of experiments that changed. Returns a stop function. */
-export function live(onChanges) {
+/**
+ * Live changes: `onChanges(rows)` for each batch of experiments that changed. `onReady()` when the stream starts
+ * (and again after a reconnect): read the page's data again then, since changes before it were not sent.
+ */
+export function live(onChanges, onReady = () => {}) {
   const state = document.getElementById('live-state');
   const source = new EventSource('/api/live');
   const show = (text, cls) => {
@@ -62,7 +65,10 @@ export function live(onChanges) {
     state.textContent = text;
     state.className = `live-state ${cls}`;
   };
-  source.addEventListener('hello', () => show('live', 'on'));
+  source.addEventListener('hello', () => {
+    show('live', 'on');
+    onReady();
+  });
   source.addEventListener('changes', (e) => onChanges(JSON.parse(e.data)));
   source.addEventListener('error', () => show('reconnecting', 'off'));
   return () => source.close();

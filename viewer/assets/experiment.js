@@ -297,6 +297,6 @@ if (await load()) {
     if (await load()) window.__viewer.reloads++;
   }, 250);
   live((changes) => {
-    if (changes.some((c) => c.experiment_id === id)) refresh();
-  });
+    if (changes.some((c) => c.experiment_id === id && c.actions !== D.N)) refresh();
+  }, refresh);
 }

@@ -67,7 +67,7 @@ function fillChoices(choices) {
     const values = [...new Set([...(lists[name] ?? []), ...(current ? [current] : [])])];
     select.replaceChildren(
       el('option', { value: '' }, 'any'),
-      values.map((v) => el('option', { value: v, selected: v === current }, v)),
+      ...values.map((v) => el('option', { value: v, selected: v === current }, v)),
     );
   }
 }
@@ -171,4 +171,4 @@ live((changes) => {
 setInterval(() => {
   if (table.querySelector('tr.running')) reload();
 }, 30_000);
-void load();
+await load();
