@@ -5,6 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Agent, AgentFactory } from '../lambdas/engine/agent.ts';
+import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer, type RunningViewer } from '../viewer/server.ts';
 import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
@@ -317,6 +318,18 @@ describe('hostile input', () => {
     // a page on another site reaching this port by DNS rebinding sends its own host name
     expect((await rawGet(viewer.url, '/api/experiments', { host: 'attacker.example:80' })).status).toBe(403);
     expect(new URL(viewer.url).hostname).toBe('127.0.0.1');
+  });
+});
+
+describe('read-only', () => {
+  it("the local viewer's connection cannot write: the server refuses it", async () => {
+    const ro = await openDatabase({ url: db.url, schema: db.schema, readOnly: true, poolSize: 1 });
+    try {
+      await expect(ro.query("UPDATE experiments SET status = 'failed'")).rejects.toMatchObject({ code: '25006' });
+      expect((await ro.query('SELECT count(*)::int AS n FROM experiments')).rows[0].n).toBeGreaterThan(0);
+    } finally {
+      await ro.close();
+    }
   });
 });
 

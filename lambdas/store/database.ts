@@ -99,6 +99,8 @@ export interface OpenOptions {
   migrate?: boolean;
   /** A statement running longer is cancelled by the server (a stuck lock must not hold a Lambda to its timeout). */
   statementTimeoutMs?: number;
+  /** Every transaction read-only (the viewer's): the server refuses any write. Implies migrate: false. */
+  readOnly?: boolean;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -118,8 +120,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     onConnect: async (client) => {
       await client.query(
         "SELECT set_config('search_path', $1, false), set_config('statement_timeout', $2, false), " +
-          "set_config('idle_in_transaction_session_timeout', '60000', false)",
-        [quoteIdent(schema), String(opts.statementTimeoutMs ?? 60_000)],
+          "set_config('idle_in_transaction_session_timeout', '60000', false), " +
+          "set_config('default_transaction_read_only', $3, false)",
+        [quoteIdent(schema), String(opts.statementTimeoutMs ?? 60_000), opts.readOnly ? 'on' : 'off'],
       );
     },
   });
@@ -135,6 +138,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     );
   }
   const db: Database = { ...pgSqlDatabase(pool), pool, schema, displayUrl: maskUrl(opts.url), close: () => pool.end() };
-  if (opts.migrate !== false) await migrate(db, { schema });
+  if (opts.migrate !== false && !opts.readOnly) await migrate(db, { schema });
   return db;
 }

@@ -2,7 +2,10 @@
 // Ctrl-C. Live pages check for changes every --poll ms while one is open; on --aws the default is slower, and with
 // no page open nothing is asked, so Aurora can pause.
 import { Option, type Command } from 'commander';
+import { openDatabase } from '../../../lambdas/store/database.ts';
+import type { Sql } from '../../../lambdas/store/sql.ts';
 import { startViewer } from '../../../viewer/server.ts';
+import { withCliDatabase } from '../database.ts';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
@@ -30,21 +33,30 @@ export function registerViewCommand(program: Command): void {
   addResultsSourceOptions(command);
   withExample(command, 'ariadne view --port 8047');
   command.action(async (o: ViewOptions) => {
-    await withResultsDatabase(o, async (db, stack) => {
-      const viewer = await startViewer({
-        db,
-        source: stack ? `stack ${stack.stackName} (${stack.region}, Data API)` : `${db.transport} database`,
-        pollMs: o.poll ?? (stack ? 5000 : 1000),
-        port: o.port,
-      });
-      process.stdout.write(`${viewer.url}\n`);
-      process.stderr.write('ariadne view: read-only, on this machine only; Ctrl-C stops it\n');
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-      await viewer.close();
+    if (o.aws)
+      return withResultsDatabase(o, (db, stack) =>
+        serve(db, `stack ${stack!.stackName} (${stack!.region}, Data API)`, o.poll ?? 5000, o.port),
+      );
+    // locally, a pool of its own whose every transaction is read-only: the server itself refuses a write
+    await withCliDatabase(async (cli) => {
+      const db = await openDatabase({ url: cli.url, schema: cli.schema, readOnly: true, poolSize: 4 });
+      try {
+        const where = process.env.DATABASE_URL ? cli.displayUrl : 'embedded Postgres';
+        await serve(db, cli.schema === 'public' ? where : `${where}, schema ${cli.schema}`, o.poll ?? 1000, o.port);
+      } finally {
+        await db.close();
+      }
     });
   });
+}
+
+async function serve(db: Sql, source: string, pollMs: number, port: number): Promise<void> {
+  const viewer = await startViewer({ db, source, pollMs, port });
+  process.stdout.write(`${viewer.url}\n`);
+  process.stderr.write('ariadne view: read-only, on this machine only; Ctrl-C stops it\n');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await viewer.close();
 }
