@@ -321,6 +321,45 @@ describe('hostile input', () => {
   });
 });
 
+describe('over the RDS Data API (ariadne view --aws)', () => {
+  it('answers the same table, experiment and turns as over pg, and its live stream runs', async () => {
+    const dapi = await testDatabase({ transport: 'data-api' });
+    const pgSide = await openDatabase({ url: dapi.url, schema: dapi.schema, readOnly: true, poolSize: 2 });
+    const overApi = await startViewer({ db: dapi, source: 'Data API', pollMs: 1000 });
+    const overPg = await startViewer({ db: pgSide, source: 'pg', pollMs: 1000 });
+    try {
+      const { experimentId } = await runLocalExperiment(
+        {
+          agent: 'frontier',
+          agentSeed: 1,
+          maze: { generator: 'perfect', size: 11, seed: 9 },
+          config: { max_moves: 80 },
+        },
+        { db: dapi },
+      );
+      for (const path of [
+        'api/experiments?sort=actions',
+        `api/experiments/${experimentId}`,
+        `api/experiments/${experimentId}/turns?from=1&count=100`,
+      ]) {
+        const [a, b] = await Promise.all([overApi, overPg].map(async (v) => (await fetch(v.url + path)).json()));
+        expect(a, path).toEqual(b);
+        expect(a.error, path).toBeUndefined();
+      }
+      const { page, errors } = await openPage(browser, `${overApi.url}experiments/${experimentId}`);
+      await page.waitForFunction(() => (window as any).__viewer?.ready);
+      await page.waitForSelector('.live-state.on'); // the change feed's first read went through the Data API
+      expect(errors).toEqual([]);
+      await page.close();
+    } finally {
+      await overApi.close();
+      await overPg.close();
+      await pgSide.close();
+      await dapi.drop();
+    }
+  });
+});
+
 describe('read-only', () => {
   it("the local viewer's connection cannot write: the server refuses it", async () => {
     const ro = await openDatabase({ url: db.url, schema: db.schema, readOnly: true, poolSize: 1 });
