@@ -20,13 +20,44 @@ export function runAriadne(
   env: Record<string, string | undefined>,
   timeoutMs = 120_000,
 ): Promise<AriadneRun> {
+  return outputOf(spawnAriadne(args, env, timeoutMs));
+}
+
+function spawnAriadne(args: string[], env: Record<string, string | undefined>, timeoutMs: number) {
   const merged: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...env })) if (v !== undefined) merged[k] = v;
-  const child = spawn(process.execPath, [`${ROOT}/bin/ariadne.js`, ...args], {
-    cwd: ROOT,
-    env: merged,
-    timeout: timeoutMs,
+  return spawn(process.execPath, [`${ROOT}/bin/ariadne.js`, ...args], { cwd: ROOT, env: merged, timeout: timeoutMs });
+}
+
+/**
+ * A command that serves until stopped (`ariadne view`): resolves with its first stdout line (the URL it prints)
+ * and a stop() that sends SIGTERM and resolves with how it ended.
+ */
+export async function serveAriadne(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 300_000,
+): Promise<{ firstLine: string; stop(): Promise<AriadneRun> }> {
+  const child = spawnAriadne(args, env, timeoutMs);
+  const ended = outputOf(child);
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+    });
+    void ended.then((r) => reject(new Error(`ariadne ${args[0]} ended (${r.code}) before printing: ${r.stderr}`)));
   });
+  return {
+    firstLine,
+    stop: () => {
+      child.kill('SIGTERM');
+      return ended;
+    },
+  };
+}
+
+function outputOf(child: ReturnType<typeof spawnAriadne>): Promise<AriadneRun> {
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { researcherPolicy } from '../bin/cli/researcher-policy.ts';
-import { runAriadne } from './ariadne-process.ts';
+import { runAriadne, serveAriadne } from './ariadne-process.ts';
 import { researcherEnv, stackOutputsOf, stackServer } from './stack-outputs.ts';
 import { IdentitySim } from '../simulators/identity-sim.ts';
 import type { World } from './world.ts';
@@ -20,8 +20,8 @@ class ResearcherScenarioError extends Error {
 
 /** What the researcher scenario does not prove, for the report's notes. */
 export const RESEARCHER_NOTES = [
-  'Researcher: the read commands only (doctor, list, summary, export, sql, status --aws); launch, sweep run and ' +
-    'stopping executions are not run as the researcher',
+  'Researcher: the read commands only (doctor, list, summary, export, sql, status, view --aws); ' +
+    'launch, sweep run and stopping executions are not run as the researcher',
 ];
 
 const RESEARCHER = 'Researcher';
@@ -133,15 +133,63 @@ export async function researcherScenario(world: World): Promise<string> {
       `status --aws: ${status.executions?.experiments} experiment executions running, Step Functions has ${running}`,
     );
 
+    const viewed = await viewScenario(world, env, outputs.stackName, rows[0]);
+
     const calls = [...(authorizer.counts.get(RESEARCHER)?.values() ?? [])].reduce((a, b) => a + b, 0);
     return (
-      `doctor, list, summary, export (jsonl), sql and status --aws as the researcher policy: ${calls} calls ` +
+      `doctor, list, summary, export (jsonl), sql, status and view --aws as the researcher policy: ${calls} calls ` +
       `allowed, ${listed.length} experiments listed, sweep ${sweep} exported (${expected[1]} actions), ` +
-      `${status.executions!.experiments} of ${running} running experiment executions counted by status`
+      `${status.executions!.experiments} of ${running} running experiment executions counted by status, ${viewed}`
     );
   } finally {
     await cfn.close();
     await identity.close();
     rmSync(outDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `ariadne view --aws` as the researcher: the viewer's table and one experiment, read over HTTP from the viewer,
+ * must agree with the database, with no request denied while it served (its live feed polled too).
+ */
+async function viewScenario(
+  world: World,
+  env: Record<string, string | undefined>,
+  stackName: string,
+  experiment: { id: string; actions_taken: number },
+): Promise<string> {
+  const before = world.authorizer.denials.length;
+  const viewer = await serveAriadne(['view', '--aws', '--stack', stackName, '--port', '0', '--poll', '500'], env);
+  const url = viewer.firstLine.trim();
+  try {
+    const get = async <T>(path: string): Promise<T> => {
+      const res = await fetch(url + path);
+      const body = (await res.json()) as T & { error?: { message: string } };
+      check(res.ok, `view --aws: GET /${path} answered ${res.status}: ${body.error?.message}`);
+      return body;
+    };
+    const list = await get<{ total: number }>('api/experiments?limit=1000');
+    const experiments = await count(world, 'SELECT count(*)::int AS n FROM experiments');
+    check(
+      list.total === experiments,
+      `view --aws: the table has ${list.total} experiments, the database ${experiments}`,
+    );
+    const one = await get<{ steps: number }>(`api/experiments/${experiment.id}`);
+    check(
+      one.steps === experiment.actions_taken,
+      `view --aws: experiment ${experiment.id} draws ${one.steps} steps, the database has ${experiment.actions_taken}`,
+    );
+    // the live stream's first read of the change feed, through the Data API
+    const live = await fetch(`${url}api/live`);
+    const reader = live.body!.getReader();
+    const hello = new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    check(hello.includes('event: hello'), `view --aws: the live stream began with ${JSON.stringify(hello)}`);
+  } finally {
+    const ended = await viewer.stop();
+    check(ended.code === 0, `view --aws exited ${ended.code}: ${ended.stderr.trim().split('\n').at(-1)}`);
+  }
+  const denied = world.authorizer.denials.slice(before).map((d) => `${d.principal} ${d.action} on ${d.resource}`);
+  check(denied.length === 0, `view --aws was denied: ${[...new Set(denied)].join('; ')}`);
+  return `view --aws served ${experiment.actions_taken} steps of ${experiment.id}`;
 }
