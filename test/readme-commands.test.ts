@@ -217,7 +217,11 @@ function cliArgs(cmd: Command): string[] | null {
 }
 
 /** The commands that serve until Ctrl-C, and what each prints once it is ready. */
-const SERVERS: Record<string, RegExp> = { sim: /^simulated \S+ at \S+/m, db: /^DATABASE_URL=\S+/m };
+const SERVERS: Record<string, RegExp> = {
+  sim: /^simulated \S+ at \S+/m,
+  db: /^DATABASE_URL=\S+/m,
+  view: /^http:\/\/127\.0\.0\.1:\d+\/$/m,
+};
 
 /** The commands that talk to a deployed stack: they get the simulated AWS account. */
 const needsAws = (args: string[]) =>

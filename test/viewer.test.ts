@@ -387,6 +387,14 @@ describe('ariadne view', () => {
     });
     const list = await (await fetch(`${url}api/experiments`)).json();
     expect(list.total).toBe(Number((await db.pool.query('SELECT count(*) FROM experiments')).rows[0].count));
+    // a second viewer on the same port: refused with what to do, exit 3 (an environment problem)
+    const port = new URL(url).port;
+    const second = await outputOf(
+      ariadneProcess(['view', '--port', port], { DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema }),
+    );
+    expect(second.code).toBe(3);
+    expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
+    expect(second.stderr).toContain('--port 0');
     child.kill('SIGTERM');
     const result = await done;
     expect(result.code).toBe(0);

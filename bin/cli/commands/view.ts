@@ -6,6 +6,7 @@ import { openDatabase } from '../../../lambdas/store/database.ts';
 import type { Sql } from '../../../lambdas/store/sql.ts';
 import { startViewer } from '../../../viewer/server.ts';
 import { withCliDatabase } from '../database.ts';
+import { EnvironmentError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
@@ -51,7 +52,15 @@ export function registerViewCommand(program: Command): void {
 }
 
 async function serve(db: Sql, source: string, pollMs: number, port: number): Promise<void> {
-  const viewer = await startViewer({ db, source, pollMs, port });
+  const viewer = await startViewer({ db, source, pollMs, port }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE')
+      throw new EnvironmentError(
+        '--port',
+        `port ${port} on 127.0.0.1 is in use (another ariadne view?): pick another with --port N, or --port 0 ` +
+          'for any free port',
+      );
+    throw err;
+  });
   process.stdout.write(`${viewer.url}\n`);
   process.stderr.write('ariadne view: read-only, on this machine only; Ctrl-C stops it\n');
   await new Promise<void>((resolve) => {
