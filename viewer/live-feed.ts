@@ -3,7 +3,7 @@
 // page listens, so an idle viewer on --aws lets Aurora pause.
 import type { Sql } from '../lambdas/store/sql.ts';
 
-export interface ExperimentChange {
+interface ExperimentChange {
   experiment_id: string;
   sweep_id: string | null;
   status: string;

@@ -49,7 +49,7 @@ const SECURITY_HEADERS = {
  * The viewer's routes, not listening. `allowedHosts` (filled once the port is known) are the Host headers it
  * answers; while it is empty every Host is answered (tests that inject requests).
  */
-export async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string>()): Promise<FastifyInstance> {
+async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string>()): Promise<FastifyInstance> {
   // forceCloseConnections: live pages hold a stream open, which must not keep close() waiting
   const app = Fastify({
     logger: false,

@@ -30,8 +30,8 @@ const SORTS = {
   cost: 'cost_usd',
 } as const;
 
-export const STATUSES = ['running', 'completed', 'timeout', 'failed', 'stuck'] as const;
-export const OUTCOMES = ['success', 'failure', 'unfinished'] as const;
+const STATUSES = ['running', 'completed', 'timeout', 'failed', 'stuck'] as const;
+const OUTCOMES = ['success', 'failure', 'unfinished'] as const;
 
 export const listQuery = z
   .object({
@@ -55,7 +55,7 @@ export const listQuery = z
 
 export type ListQuery = z.infer<typeof listQuery>;
 
-export interface ExperimentListRow {
+interface ExperimentListRow {
   experiment_id: string;
   sweep_id: string | null;
   label: string | null;

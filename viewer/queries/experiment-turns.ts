@@ -6,7 +6,7 @@ import type { Sql } from '../../lambdas/store/sql.ts';
 import { int } from '../request-params.ts';
 
 /** Turns one request may ask for. */
-export const MAX_TURNS_PER_REQUEST = 100;
+const MAX_TURNS_PER_REQUEST = 100;
 
 export const turnsQuery = z
   .object({ from: int(1, 10_000_000).default(1), count: int(1, MAX_TURNS_PER_REQUEST).default(20) })
