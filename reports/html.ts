@@ -21,6 +21,9 @@ export const scriptJson = (value: unknown): string =>
 
 export const asset = (name: string): string => readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 
+/** An asset written as an ES module without imports, as a classic script to inline: its `export`s dropped. */
+export const classicScript = (name: string): string => asset(name).replace(/^export /gm, '');
+
 /**
  * A file of a package's dist folder (e.g. Chart.js's UMD build) to inline,
  * found beside the package's entry point (its exports do not list it);

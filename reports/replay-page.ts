@@ -1,6 +1,6 @@
 // The replay as one HTML file: the packed run, the viewer script and its
 // styles inline. Opens from disk in any browser, no network needed.
-import { asset, escapeHtml, scriptJson } from './html.ts';
+import { asset, classicScript, escapeHtml, scriptJson } from './html.ts';
 import type { ReplayData } from './replay-data.ts';
 
 const CONTROLS = [
@@ -55,6 +55,7 @@ ${SPEED}
 </dl></aside>
 </main>
 <script id="data" type="application/json">${scriptJson(d)}</script>
+<script>${classicScript('maze-canvas.js')}</script>
 <script>${asset('replay.js')}</script>
 </body></html>
 `;

@@ -12,7 +12,6 @@ export interface Asset {
 const OWN = [
   'viewer.css',
   'common.js',
-  'maze-canvas.js',
   'experiments.js',
   'experiment.js',
   'sweeps.js',
@@ -20,8 +19,8 @@ const OWN = [
   'compare.js',
   'search.js',
 ];
-/** The sweep report's own chart script and styles, shared with the written report. */
-const REPORT = ['report.js', 'report.css'];
+/** Shared with the written report and replay: the sweep report's charts and styles, the maze drawing. */
+const REPORT = ['report.js', 'report.css', 'maze-canvas.js'];
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -1,8 +1,8 @@
-// The replay viewer: draws step s of a run from the packed data in #data.
-// Layers: the true maze (dim where the agent has not seen it yet), the
-// vision cone of step s, the path so far, the agent. One ImageData pass per
-// frame at one pixel per cell, scaled up without smoothing, so a 201x201
-// maze and a 10,000-step run redraw in a few milliseconds.
+// The replay viewer: draws step s of a run from the packed data in #data
+// with MazeCanvas (maze-canvas.js, inlined before this script): the true maze
+// (dim where the agent has not seen it yet), the vision cone of step s, the
+// path so far, the agent.
+/* global MazeCanvas -- maze-canvas.js is inlined before this script by replay-page.ts */
 (() => {
   'use strict';
   const D = JSON.parse(document.getElementById('data').textContent);
@@ -11,10 +11,7 @@
     const u = bytes(b64);
     return new T(u.buffer, u.byteOffset, u.byteLength / T.BYTES_PER_ELEMENT);
   };
-  const W = D.maze.width,
-    H = D.maze.height,
-    N = D.steps;
-  const grid = bytes(D.maze.grid);
+  const N = D.steps;
   const xs = view(D.x, Uint16Array),
     ys = view(D.y, Uint16Array);
   const tool = bytes(D.tool),
@@ -27,29 +24,7 @@
   const notesByStep = new Map(D.notes.map((n) => [n.step, n]));
   const turnInfo = new Map(D.turns.map((t) => [t.turn, t]));
 
-  const canvas = document.getElementById('maze');
-  const ctx = canvas.getContext('2d');
-  const scale = Math.max(2, Math.floor(Math.min(760 / W, 760 / H)));
-  canvas.width = W * scale;
-  canvas.height = H * scale;
-  const layer = document.createElement('canvas');
-  layer.width = W;
-  layer.height = H;
-  const lctx = layer.getContext('2d');
-  const img = lctx.createImageData(W, H);
-  const px = new Uint32Array(img.data.buffer);
-  // ABGR (little-endian) colours
-  const rgba = (r, g, b, a = 255) => ((a << 24) | (b << 16) | (g << 8) | r) >>> 0;
-  const C = {
-    openKnown: rgba(245, 242, 232),
-    wallKnown: rgba(40, 44, 52),
-    goalKnown: rgba(46, 160, 67),
-    openUnknown: rgba(214, 214, 214),
-    wallUnknown: rgba(150, 150, 150),
-    goalUnknown: rgba(120, 190, 130),
-    cone: rgba(255, 214, 92),
-    coneWall: rgba(150, 110, 20),
-  };
+  const board = new MazeCanvas(document.getElementById('maze'), D.maze, 760);
 
   let step = 0;
   let playing = false;
@@ -58,41 +33,13 @@
   scrub.max = String(N);
 
   function draw() {
-    for (let i = 0; i < W * H; i++) {
-      const known = seenAt[i] <= step;
-      const t = grid[i];
-      px[i] =
-        t === 1
-          ? known
-            ? C.wallKnown
-            : C.wallUnknown
-          : t === 2
-            ? known
-              ? C.goalKnown
-              : C.goalUnknown
-            : known
-              ? C.openKnown
-              : C.openUnknown;
-    }
-    for (let k = coneStart[step]; k < coneStart[step + 1]; k++)
-      px[cone[k]] = grid[cone[k]] === 1 ? C.coneWall : grid[cone[k]] === 2 ? C.goalKnown : C.cone;
-    lctx.putImageData(img, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(layer, 0, 0, W * scale, H * scale);
-    // the path so far
-    ctx.strokeStyle = 'rgba(37, 99, 235, 0.55)';
-    ctx.lineWidth = Math.max(1, scale / 3);
-    ctx.beginPath();
-    ctx.moveTo((xs[0] + 0.5) * scale, (ys[0] + 0.5) * scale);
-    for (let s = 1; s <= step; s++) ctx.lineTo((xs[s] + 0.5) * scale, (ys[s] + 0.5) * scale);
-    ctx.stroke();
-    // start and agent
-    ctx.fillStyle = 'rgb(124, 58, 237)';
-    ctx.fillRect(D.maze.start[0] * scale, D.maze.start[1] * scale, scale, scale);
-    ctx.fillStyle = 'rgb(220, 38, 38)';
-    ctx.beginPath();
-    ctx.arc((xs[step] + 0.5) * scale, (ys[step] + 0.5) * scale, Math.max(2, scale * 0.45), 0, Math.PI * 2);
-    ctx.fill();
+    board.draw({
+      seenAt,
+      step,
+      cone: cone.subarray(coneStart[step], coneStart[step + 1]),
+      paths: [{ xs, ys, upTo: step, colour: 'rgba(37, 99, 235, 0.55)' }],
+      agents: [{ x: xs[step], y: ys[step], colour: 'rgb(220, 38, 38)' }],
+    });
     info();
   }
 
@@ -191,6 +138,6 @@
       draw();
       return { step, x: xs[step], y: ys[step] };
     },
-    agentPixel: () => ({ x: (xs[step] + 0.5) * scale, y: (ys[step] + 0.5) * scale }),
+    agentPixel: () => board.pixelOf(xs[step], ys[step]),
   };
 })();

@@ -3,7 +3,7 @@
 // tokens, latency and agent-state changes, read a window of turns at a time. While the experiment runs, new
 // turns arrive over the live stream and the view follows the newest step unless the scrubber was moved back.
 import { api, el, fmt, live, shown, throttled, typed, urlState } from './common.js';
-import { MazeCanvas } from './maze-canvas.js';
+import { MazeCanvas } from './maze-canvas.js'; // served from reports/assets (shared with the replay file)
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
 const $ = (x) => document.getElementById(x);
@@ -72,11 +72,10 @@ function drawTimeline() {
 }
 
 function draw() {
-  const cone = Array.from(D.cone.subarray(D.coneStart[step], D.coneStart[step + 1]));
   view.draw({
     seenAt: D.seenAt,
     step,
-    cone,
+    cone: D.cone.subarray(D.coneStart[step], D.coneStart[step + 1]),
     paths: [{ xs: D.xs, ys: D.ys, upTo: step, colour: 'rgb(37, 99, 235)' }],
     agents: [{ x: D.xs[step], y: D.ys[step], colour: 'rgb(220, 38, 38)' }],
   });

@@ -1,7 +1,8 @@
 // Draws a maze with what an agent has seen, its view cone, paths and agents. The tiles go through one ImageData
 // pass at one pixel per cell, scaled up without smoothing, so a 201x201 maze with a 10,000-step path redraws in a
-// few milliseconds. Used by the experiment page (one run) and the compare page (several paths overlaid).
-import { bytes } from './common.js';
+// few milliseconds. One drawing for every page: the viewer loads it as a module (its experiment and compare pages);
+// the replay file inlines it as a classic script (html.ts classicScript drops the `export`s), so it needs no import.
+const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 
 const rgba = (r, g, b, a = 255) => ((a << 24) | (b << 16) | (g << 8) | r) >>> 0; // ABGR, little-endian
 const C = {
