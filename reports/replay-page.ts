@@ -35,7 +35,7 @@ export function replayHtml(d: ReplayData): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${asset('replay.css')}</style></head>
+<style>${asset('replay.css')}${asset('maze-legend.css')}</style></head>
 <body>
 <header><h1>${escapeHtml(title)}</h1>
 <p>${headline}</p></header>

@@ -20,7 +20,7 @@ const OWN = [
   'search.js',
 ];
 /** Shared with the written report and replay: the sweep report's charts and styles, the maze drawing. */
-const REPORT = ['report.js', 'report.css', 'maze-canvas.js'];
+const REPORT = ['report.js', 'report.css', 'maze-canvas.js', 'maze-legend.css'];
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',

@@ -68,7 +68,12 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
     parseRequest(experimentQuery, request.query);
     return reply
       .type('text/html; charset=utf-8')
-      .send(pageHtml({ title: `Experiment ${id}`, script: 'experiment.js', body: EXPERIMENT_BODY }, ctx.source));
+      .send(
+        pageHtml(
+          { title: `Experiment ${id}`, script: 'experiment.js', body: EXPERIMENT_BODY, styles: ['maze-legend.css'] },
+          ctx.source,
+        ),
+      );
   });
   app.get('/api/experiments/:id', async (request) => {
     const { id } = parseRequest(idParams, request.params);
