@@ -295,7 +295,11 @@ if (await load()) {
   const refresh = throttled(async () => {
     if (await load()) window.__viewer.reloads++;
   }, 250);
-  live((changes) => {
-    if (changes.some((c) => c.experiment_id === id && c.actions !== D.N)) refresh();
-  }, refresh);
+  // read again when the stream starts only if the run can still have changed since the first read
+  live(
+    (changes) => {
+      if (changes.some((c) => c.experiment_id === id && c.actions !== D.N)) refresh();
+    },
+    () => D.raw.experiment.status === 'running' && refresh(),
+  );
 }
