@@ -100,24 +100,28 @@ function reasoningOf(args: unknown): string | null {
 
 const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 
-export async function loadReplay(db: Sql, experimentId: string): Promise<ReplayData> {
+/**
+ * `pageRows`: rows per keyset page; over pg, which has no response limit, a caller may read a long run in fewer,
+ * larger pages (the Data API's default stands otherwise).
+ */
+export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows?: number } = {}): Promise<ReplayData> {
   const store = new PgStore(db);
-  const summary = (
-    await db.query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId])
-  ).rows[0];
-  if (!summary) throw new ExperimentNotFoundError(experimentId);
-  const info = await store.getExperimentInfo(experimentId);
-  const maze = await store.loadMaze(info.mazeId);
   const rowsOf = async <R extends object>(text: string, values: SqlValue[]) => (await db.query<R>(text, values)).rows;
-  const [acts, turns, transitions, signals] = await Promise.all([
-    readPaged<ActionRow>((last, limit) =>
+  const paged = <R>(read: (last: R | undefined, limit: number) => Promise<R[]>) => readPaged(read, opts.pageRows);
+  // every read at once: the logs need only the id; the first cone needs the maze, which needs the experiment
+  const [summary, { info, maze }, acts, turns, transitions, signals] = await Promise.all([
+    db
+      .query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId])
+      .then((r) => r.rows[0]),
+    store.getExperimentInfo(experimentId).then(async (info) => ({ info, maze: await store.loadMaze(info.mazeId) })),
+    paged<ActionRow>((last, limit) =>
       rowsOf(
         `SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
          FROM actions WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
         [experimentId, last?.step_number ?? 0, limit],
       ),
     ),
-    readPaged<TurnRow>((last, limit) =>
+    paged<TurnRow>((last, limit) =>
       rowsOf(
         `SELECT turn_number, input_tokens, output_tokens, stop_reason,
                 actions_taken_after - actions_executed AS first_step
@@ -125,7 +129,7 @@ export async function loadReplay(db: Sql, experimentId: string): Promise<ReplayD
         [experimentId, last?.turn_number ?? 0, limit],
       ),
     ),
-    readPaged<TransitionRow>((last, limit) =>
+    paged<TransitionRow>((last, limit) =>
       rowsOf(
         `SELECT turn_number, seq, step_number, to_phase FROM agent_state_transitions
          WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused AND (turn_number, seq) > ($2::int, $3::int)
@@ -133,7 +137,7 @@ export async function loadReplay(db: Sql, experimentId: string): Promise<ReplayD
         [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
       ),
     ),
-    readPaged<SignalRow>((last, limit) =>
+    paged<SignalRow>((last, limit) =>
       rowsOf(
         `SELECT step_number, turn_number, seq, detector, detail FROM stuck_signals
          WHERE experiment_id = $1 AND (turn_number, seq) > ($2::int, $3::int) ORDER BY turn_number, seq LIMIT $4`,
@@ -141,6 +145,7 @@ export async function loadReplay(db: Sql, experimentId: string): Promise<ReplayD
       ),
     ),
   ]);
+  if (!summary) throw new ExperimentNotFoundError(experimentId);
   const n = acts.length;
   const size = maze.width * maze.height;
   const x = new Uint16Array(n + 1),

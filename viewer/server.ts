@@ -5,7 +5,7 @@
 // Content-Security-Policy that lets a page run only the viewer's own scripts. Every query is fixed SQL with
 // parameters: no request runs SQL of its own, and the only files served are the fixed list in assets.ts.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql, SqlDatabase } from '../lambdas/store/sql.ts';
 import { ExperimentNotFoundError, InvalidInputError } from '../lambdas/engine/errors.ts';
 import { loadAssets } from './assets.ts';
 import { LiveFeed } from './live-feed.ts';
@@ -18,7 +18,7 @@ import { registerCompareRoutes } from './routes/compare-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 
 export interface ViewerOptions {
-  db: Sql;
+  db: SqlDatabase;
   /** Where the data comes from, in words, shown on every page ("embedded Postgres", "stack Ariadne (Data API)"). */
   source: string;
   /** How often live pages' data is checked for changes. */
@@ -30,6 +30,8 @@ export interface ViewerOptions {
 /** What every route module gets. */
 export interface ViewerContext {
   db: Sql;
+  /** Rows per keyset page of a long read: larger over pg (no response limit), the default over the Data API. */
+  pageRows: number | undefined;
   source: string;
   feed: LiveFeed;
   now: () => Date;
@@ -60,7 +62,13 @@ async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string
   const feed = new LiveFeed(options.db, options.pollMs, (err) =>
     process.stderr.write(`ariadne view: live updates failed: ${err instanceof Error ? err.message : String(err)}\n`),
   );
-  const ctx: ViewerContext = { db: options.db, source: options.source, feed, now: options.now ?? (() => new Date()) };
+  const ctx: ViewerContext = {
+    db: options.db,
+    pageRows: options.db.transport === 'pg' ? 20_000 : undefined,
+    source: options.source,
+    feed,
+    now: options.now ?? (() => new Date()),
+  };
 
   app.addHook('onRequest', async (request, reply) => {
     if (allowedHosts.size > 0 && !allowedHosts.has(request.headers.host ?? '')) {

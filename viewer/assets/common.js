@@ -31,7 +31,8 @@ export async function api(path, params = {}) {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const url = q.size > 0 ? `${path}?${q}` : path;
-  const res = await fetch(url, { headers: { accept: 'application/json' } });
+  // no extra headers: a request the page preloaded is taken only by a fetch that asks the same way
+  const res = await fetch(url);
   const body = await res.json().catch(() => null);
   if (!res.ok) {
     const err = new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);
@@ -115,7 +116,13 @@ export function setUrlState(state) {
 }
 
 /** Decodes the replay's base64 typed arrays. */
-export const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+export const bytes = (b64) => {
+  // a plain loop: Uint8Array.from(string, fn) goes through the iterator per character, ~10x slower on a 10,000-step run
+  const s = atob(b64);
+  const u = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
+  return u;
+};
 export const typed = (b64, T) => {
   const u = bytes(b64);
   return new T(u.buffer, u.byteOffset, u.byteLength / T.BYTES_PER_ELEMENT);

@@ -66,23 +66,29 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
   app.get('/experiments/:id', async (request, reply) => {
     const { id } = parseRequest(idParams, request.params);
     parseRequest(experimentQuery, request.query);
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        pageHtml(
-          { title: `Experiment ${id}`, script: 'experiment.js', body: EXPERIMENT_BODY, styles: ['maze-legend.css'] },
-          ctx.source,
-        ),
-      );
+    return reply.type('text/html; charset=utf-8').send(
+      pageHtml(
+        {
+          title: `Experiment ${id}`,
+          script: 'experiment.js',
+          body: EXPERIMENT_BODY,
+          styles: ['maze-legend.css'],
+          preload: [`/api/experiments/${encodeURIComponent(id)}`],
+        },
+        ctx.source,
+      ),
+    );
   });
   app.get('/api/experiments/:id', async (request) => {
     const { id } = parseRequest(idParams, request.params);
-    const replay = await loadReplay(ctx.db, id);
-    const { rows } = await ctx.db.query<{ sweep_id: string | null; label: string | null; updated_at: Date }>(
-      `SELECT e.sweep_id, c.label, e.updated_at FROM experiments e
-       LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
-      [id],
-    );
+    const [replay, { rows }] = await Promise.all([
+      loadReplay(ctx.db, id, { pageRows: ctx.pageRows }),
+      ctx.db.query<{ sweep_id: string | null; label: string | null; updated_at: Date }>(
+        `SELECT e.sweep_id, c.label, e.updated_at FROM experiments e
+         LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
+        [id],
+      ),
+    ]);
     const row = rows[0];
     const running = replay.experiment.status === 'running';
     return {

@@ -3,7 +3,7 @@
 // no page open nothing is asked, so Aurora can pause.
 import { Option, type Command } from 'commander';
 import { openDatabase } from '../../../lambdas/store/database.ts';
-import type { Sql } from '../../../lambdas/store/sql.ts';
+import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
 import { startViewer } from '../../../viewer/server.ts';
 import { withCliDatabase } from '../database.ts';
 import { EnvironmentError } from '../exit-codes.ts';
@@ -51,7 +51,7 @@ export function registerViewCommand(program: Command): void {
   });
 }
 
-async function serve(db: Sql, source: string, pollMs: number, port: number): Promise<void> {
+async function serve(db: SqlDatabase, source: string, pollMs: number, port: number): Promise<void> {
   const viewer = await startViewer({ db, source, pollMs, port }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE')
       throw new EnvironmentError(
