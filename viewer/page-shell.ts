@@ -39,7 +39,7 @@ export function pageHtml(spec: PageSpec, source: string): string {
 <link rel="modulepreload" href="/assets/common.js"></head>
 <body>
 <header class="top"><b>Ariadne</b><nav>${nav}</nav><span class="source">${escapeHtml(source)}</span>
-<span id="live-state" class="live-state" title="live updates">connecting</span></header>
+<span id="live-state" class="live-state" title="live updates" hidden>connecting</span></header>
 <main id="main">
 ${spec.body}
 </main>

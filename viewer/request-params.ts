@@ -29,6 +29,10 @@ export const text = (max: number) =>
     // eslint-disable-next-line no-control-regex -- the point: no control characters reach a query or a log
     .regex(/^[^\u0000-\u001f\u007f]+$/, 'printable characters only (no control characters)');
 
+/** An optional field where an empty value means absent, as a form sends a blank choice ("kind="). */
+export const blankable = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
 /** An integer query value (they arrive as text). */
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 

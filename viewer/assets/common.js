@@ -8,6 +8,8 @@ export function el(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k === 'class') node.className = v;
     else if (k === 'text') node.textContent = v;
+    // CSSOM, not a style attribute: the Content-Security-Policy refuses inline style attributes
+    else if (k === 'style') Object.assign(node.style, v);
     else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
     else node.setAttribute(k, v === true ? '' : String(v));
   }
@@ -60,6 +62,7 @@ export async function shown(fn) {
  */
 export function live(onChanges, onReady = () => {}) {
   const state = document.getElementById('live-state');
+  if (state) state.hidden = false; // only pages that listen show the indicator
   const source = new EventSource('/api/live');
   const show = (text, cls) => {
     if (!state) return;

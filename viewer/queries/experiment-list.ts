@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Sql, SqlValue } from '../../lambdas/store/sql.ts';
 import { staleReason } from '../../bin/cli/live-status.ts';
-import { int, sweepId, text } from '../request-params.ts';
+import { blankable, int, sweepId, text } from '../request-params.ts';
 
 /** Sortable columns, by the name a URL uses, and the SQL each sorts by. */
 const SORTS = {
@@ -35,17 +35,18 @@ const OUTCOMES = ['success', 'failure', 'unfinished'] as const;
 
 export const listQuery = z
   .object({
-    sweep: sweepId.optional(),
-    model: text(200).optional(),
-    maze: z
-      .string()
-      .regex(
-        /^[a-z][a-z0-9_-]{0,39}(:\d{1,4}(:\d{1,10})?)?$/,
-        'a maze: its generator, generator:size or generator:size:seed',
-      )
-      .optional(),
-    status: z.enum(STATUSES).optional(),
-    outcome: z.enum(OUTCOMES).optional(),
+    sweep: blankable(sweepId),
+    model: blankable(text(200)),
+    maze: blankable(
+      z
+        .string()
+        .regex(
+          /^[a-z][a-z0-9_-]{0,39}(:\d{1,4}(:\d{1,10})?)?$/,
+          'a maze: its generator, generator:size or generator:size:seed',
+        ),
+    ),
+    status: blankable(z.enum(STATUSES)),
+    outcome: blankable(z.enum(OUTCOMES)),
     sort: z.enum(Object.keys(SORTS) as [keyof typeof SORTS, ...Array<keyof typeof SORTS>]).default('started'),
     dir: z.enum(['asc', 'desc']).default('desc'),
     limit: int(1, 1000).default(200),
