@@ -25,7 +25,8 @@ export interface PageSpec {
 
 export function pageHtml(spec: PageSpec, source: string): string {
   const nav = NAV.map(([href, label]) => `<a href="${href}">${label}</a>`).join('');
-  const styles = ['viewer.css', ...(spec.styles ?? [])]
+  // the viewer's own styles last: they win over a shared sheet's (the report's body and table rules)
+  const styles = [...(spec.styles ?? []), 'viewer.css']
     .map((s) => `<link rel="stylesheet" href="/assets/${s}">`)
     .join('');
   const before = (spec.before ?? []).map((s) => `<script src="/assets/${s}"></script>`).join('');
