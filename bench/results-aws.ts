@@ -25,6 +25,7 @@ import { exportSweep, type ExportFormat } from '../reports/export.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { benchPostgres, fmt } from './support.ts';
+import { seedSweep } from './seed-sweep.ts';
 
 const SCHEMA = 'bench_results_aws';
 const ACTIONS_PER_RUN = 10_000; // a multiple of the 10 actions a turn written below
@@ -162,56 +163,6 @@ function inChild(job: ChildJob): Promise<ChildResult> {
   });
 }
 
-/**
- * A sweep of `actions` action rows: runs of ACTIONS_PER_RUN actions, each a copy of one real run's experiment row
- * (its maze, config, agent), with turns of 10 actions and actions written by generate_series.
- */
-async function seedSweep(db: Database, sweep: string, actions: number, source: string): Promise<void> {
-  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
-  const runs = Math.ceil(actions / ACTIONS_PER_RUN);
-  const perRunTurns = ACTIONS_PER_RUN / 10;
-  await q(`INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, '{}', $1, $1, $2, 1)`, [
-    sweep,
-    runs,
-  ]);
-  await q(
-    `INSERT INTO sweep_cells SELECT $1, i, 'cell-' || i, 'random', 'random', NULL, m.generator, m.width, i, '{}'
-     FROM generate_series(0, $2 - 1) i, experiments e JOIN mazes m ON m.id = e.maze_id WHERE e.id = $3`,
-    [sweep, runs, source],
-  );
-  // each run's counters (actions_taken, turns_completed) equal the rows written for it below
-  await q(
-    `INSERT INTO experiments (id, agent, provider, model, prompt_version, agent_seed, maze_id, config,
-       optimal_moves, status, goal_found, stop_reason, started_at, completed_at, position_x, position_y,
-       turns_completed, actions_taken, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
-     SELECT $1 || '-' || lpad(i::text, 6, '0'), agent, provider, model, prompt_version, i, maze_id, config,
-       optimal_moves, 'completed', false, 'max_moves', started_at, completed_at, 1, 1, n / 10, n, 12, $1, i, 0, 1
-     FROM generate_series(0, $2 - 1) i, LATERAL (SELECT least($3::int, $4::int - i * $3) AS n) c, experiments
-     WHERE id = $5`,
-    [sweep, runs, ACTIONS_PER_RUN, actions, source],
-  );
-  await q(
-    `INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed,
-       calls_refused, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after)
-     SELECT $1 || '-' || lpad(((g - 1) / $2)::text, 6, '0'), (g - 1) % $2 + 1, now(), now(), 'action_limit', 10, 0,
-       false, ((g - 1) % $2 + 1) * 10, 12, 1, 1
-     FROM generate_series(1, ceil($3::numeric / 10)::int) g`,
-    [sweep, perRunTurns, actions],
-  );
-  // a random agent's move: a direction, a 3x3 vision cone, no reasoning (vision is not exported, but it is stored)
-  const cone = JSON.stringify(Array.from({ length: 9 }, (_, i) => [i % 3, Math.floor(i / 3), i === 4 ? 0 : 1]));
-  await q(
-    `INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, executed, success,
-       outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen, goal_found)
-     SELECT $1 || '-' || lpad(((s - 1) / $2)::text, 6, '0'), ((s - 1) % $2) / 10 + 1, (s - 1) % 10,
-       (s - 1) % $2 + 1, 'move', jsonb_build_object('direction', (ARRAY['north', 'east', 'south', 'west'])[s % 4 + 1]),
-       true, s % 5 <> 0, CASE WHEN s % 5 = 0 THEN 'blocked_by_wall' ELSE 'moved' END, 'moved', 1 + s % 7, 1 + s % 5,
-       1 + (s + 1) % 7, 1 + s % 5, $3::jsonb, s % 3, false
-     FROM generate_series(1, $4::int) s`,
-    [sweep, ACTIONS_PER_RUN, cone, actions],
-  );
-}
-
 /** The rows the tables hold for a sweep, counted without the views the export reads. */
 async function tableCounts(db: Database, sweep: string): Promise<{ experiments: number; actions: number }> {
   const { rows } = await db.pool.query<{ experiments: number; actions: number }>(
@@ -237,7 +188,7 @@ export async function resultsAwsBench(): Promise<void> {
       { db },
     );
     const seedStarted = performance.now();
-    for (const size of sizes) await seedSweep(db, `bench-${size}`, size, experimentId!);
+    for (const size of sizes) await seedSweep(db, `bench-${size}`, size, ACTIONS_PER_RUN, experimentId!);
     await db.pool.query('ANALYZE');
     console.log(
       `results over AWS: export (csv, jsonl, parquet) of a sweep of ${fmt(sizes[0])} and of ${fmt(sizes[1])} ` +

@@ -9,6 +9,7 @@ import { loadBench } from './load.ts';
 import { mutationBench } from './mutation.ts';
 import { rehearsalBench } from './rehearsal.ts';
 import { resultsAwsBench } from './results-aws.ts';
+import { viewerBench } from './viewer.ts';
 
 await engineBench();
 console.log('');
@@ -21,6 +22,8 @@ console.log('');
 detectorsBench();
 console.log('');
 await replayBench();
+console.log('');
+await viewerBench();
 console.log('');
 await loadBench();
 console.log('');

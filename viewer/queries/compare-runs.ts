@@ -26,7 +26,7 @@ export const compareQuery = z
   })
   .strict();
 
-export interface ComparedRun {
+interface ComparedRun {
   experiment_id: string;
   label: string | null;
   agent: string;

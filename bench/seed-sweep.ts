@@ -1,0 +1,62 @@
+// A large sweep written straight into the tables for benchmarks: copies of one real run's experiment row, with
+// turns and actions from generate_series, so a million action rows take seconds, not a million engine steps.
+import type { Database } from '../lambdas/store/database.ts';
+
+/**
+ * A sweep of `actions` action rows: runs of `perRun` actions (a multiple of 10), each a copy of one real run's
+ * experiment row (its maze, config, agent), with turns of 10 actions (each with tokens and a cost, as a model's
+ * would have) and actions written by generate_series. Returns the number of runs.
+ */
+export async function seedSweep(
+  db: Database,
+  sweep: string,
+  actions: number,
+  perRun: number,
+  source: string,
+): Promise<number> {
+  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
+  const runs = Math.ceil(actions / perRun);
+  const perRunTurns = perRun / 10;
+  await q(`INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, '{}', $1, $1, $2, 1)`, [
+    sweep,
+    runs,
+  ]);
+  await q(
+    `INSERT INTO sweep_cells SELECT $1, i, 'cell-' || i, 'random', 'random', NULL, m.generator, m.width, i, '{}'
+     FROM generate_series(0, $2 - 1) i, experiments e JOIN mazes m ON m.id = e.maze_id WHERE e.id = $3`,
+    [sweep, runs, source],
+  );
+  // each run's counters (actions_taken, turns_completed) equal the rows written for it below
+  await q(
+    `INSERT INTO experiments (id, agent, provider, model, prompt_version, agent_seed, maze_id, config,
+       optimal_moves, status, goal_found, stop_reason, started_at, completed_at, position_x, position_y,
+       turns_completed, actions_taken, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
+     SELECT $1 || '-' || lpad(i::text, 6, '0'), agent, provider, model, prompt_version, i, maze_id, config,
+       optimal_moves, 'completed', false, 'max_moves', started_at, completed_at, 1, 1, n / 10, n, 12, $1, i, 0, 1
+     FROM generate_series(0, $2 - 1) i, LATERAL (SELECT least($3::int, $4::int - i * $3) AS n) c, experiments
+     WHERE id = $5`,
+    [sweep, runs, perRun, actions, source],
+  );
+  await q(
+    `INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed,
+       calls_refused, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after,
+       llm_calls, input_tokens, output_tokens, cost_usd)
+     SELECT $1 || '-' || lpad(((g - 1) / $2)::text, 6, '0'), (g - 1) % $2 + 1, now(), now(), 'action_limit', 10, 0,
+       false, ((g - 1) % $2 + 1) * 10, 12, 1, 1, 1, 900 + g % 200, 60 + g % 40, 0.0031
+     FROM generate_series(1, ceil($3::numeric / 10)::int) g`,
+    [sweep, perRunTurns, actions],
+  );
+  // a random agent's move: a direction, a 3x3 vision cone, no reasoning (vision is not exported, but it is stored)
+  const cone = JSON.stringify(Array.from({ length: 9 }, (_, i) => [i % 3, Math.floor(i / 3), i === 4 ? 0 : 1]));
+  await q(
+    `INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, executed, success,
+       outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen, goal_found)
+     SELECT $1 || '-' || lpad(((s - 1) / $2)::text, 6, '0'), ((s - 1) % $2) / 10 + 1, (s - 1) % 10,
+       (s - 1) % $2 + 1, 'move', jsonb_build_object('direction', (ARRAY['north', 'east', 'south', 'west'])[s % 4 + 1]),
+       true, s % 5 <> 0, CASE WHEN s % 5 = 0 THEN 'blocked_by_wall' ELSE 'moved' END, 'moved', 1 + s % 7, 1 + s % 5,
+       1 + (s + 1) % 7, 1 + s % 5, $3::jsonb, s % 3, false
+     FROM generate_series(1, $4::int) s`,
+    [sweep, perRun, cone, actions],
+  );
+  return runs;
+}
