@@ -117,11 +117,13 @@ export async function viewerBench(): Promise<void> {
       );
 
       const grid = await apiMs(`api/sweeps/${SWEEP}`);
+      const stats = await apiMs(`api/sweeps/${SWEEP}/report`);
       const search = await apiMs('api/search?q=blocked_by&kind=error');
       const tool = await apiMs('api/search?q=move&kind=tool');
       console.log(
         `  (no target) the sweep's grid of ${fmt(runs + 1)} cells: API ${fmt(grid.ms)} ms, ` +
-          `${fmt(grid.bytes / 1e3)} kB; transcript search over ${fmt(rows[0].actions)} actions: ` +
+          `${fmt(grid.bytes / 1e3)} kB; its statistics and plots' data ${fmt(stats.ms)} ms; ` +
+          `transcript search over ${fmt(rows[0].actions)} actions: ` +
           `${fmt(search.ms)} ms (no hit), ${fmt(tool.ms)} ms (50 hits)`,
       );
     } finally {

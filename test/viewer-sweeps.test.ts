@@ -67,8 +67,15 @@ describe('sweeps', () => {
       expect(await page.textContent(`${row} td.successes`)).toBe(`${r.ok} / ${r.n}`);
       expect(await page.$$eval(`${row} a.rep`, (as) => as.length)).toBe(r.n);
     }
-    // the report's charts, drawn by its own script from the page's data
+    // the statistics (sweep_stats) and the report's charts, drawn by its own script from the report's data
     await page.waitForFunction(() => (window as any).__report?.charts?.length > 0);
+    const stats = await page.$$eval('#stats tbody tr', (trs) => trs.map((tr) => tr.children[7].textContent));
+    const { rows: expectedStats } = await db.pool.query(
+      `SELECT success_low95::float8 AS lo, success_high95::float8 AS hi FROM sweep_stats
+       WHERE sweep_id = 'viewer-test' ORDER BY label, maze_generator, maze_size`,
+    );
+    const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+    expect(stats).toEqual(expectedStats.map((r) => `${pct(r.lo)} - ${pct(r.hi)}`));
     // the paired comparison, as reports/compare.ts computes it
     await page.selectOption('select[name=a]', 'frontier');
     await page.selectOption('select[name=b]', 'random');

@@ -124,7 +124,8 @@ export async function startViewer(options: ViewerOptions & { host?: string; port
   return { url: `http://${names[0]}:${port}/`, close: () => app.close() };
 }
 
-class NotFound extends Error {
+/** Nothing at this URL, or no such thing in the database: 404 with the message. */
+export class NotFound extends Error {
   override readonly name = 'NotFound';
 }
 

@@ -1,6 +1,7 @@
 // One sweep: progress and cost so far, the factor grid (a row per cell: its runs by latest attempt, successes with
-// their interval), the per-agent statistics, a paired comparison of two agents on demand; refreshed live when one
-// of its runs changes. The plots below are the report's (report.js, drawn once from the page's data).
+// their interval), refreshed live when one of its runs changes; the per-agent statistics and the report's plots
+// (report.js, drawn once from the report's data put in #data), read after the grid since they cost more; a paired
+// comparison of two agents on demand.
 import { api, el, fmt, live, shown, throttled } from './common.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
@@ -80,6 +81,22 @@ function render(data) {
       ),
     ),
   );
+  const found = [...new Set(data.cells.map((c) => c.label))].sort();
+  if (found.join() !== labels.join()) {
+    labels = found;
+    const form = $('pair');
+    for (const [name, pick] of [
+      ['a', 0],
+      ['b', 1],
+    ])
+      form.elements[name].replaceChildren(
+        ...labels.map((l, k) => el('option', { value: l, selected: k === Math.min(pick, labels.length - 1) }, l)),
+      );
+  }
+}
+
+/** The per-agent statistics from the report's data (sweep_stats: intervals over independent runs). */
+function renderStats(report) {
   const statsHead = ['agent', 'maze', 'size', 'runs', 'independent', 'successes', 'success', '95% interval'];
   $('stats').replaceChildren(
     el(
@@ -94,7 +111,7 @@ function render(data) {
     el(
       'tbody',
       {},
-      data.stats.map((s) =>
+      report.stats.map((s) =>
         el(
           'tr',
           {},
@@ -112,18 +129,20 @@ function render(data) {
       ),
     ),
   );
-  const found = [...new Set(data.cells.map((c) => c.label))].sort();
-  if (found.join() !== labels.join()) {
-    labels = found;
-    const form = $('pair');
-    for (const [name, pick] of [
-      ['a', 0],
-      ['b', 1],
-    ])
-      form.elements[name].replaceChildren(
-        ...labels.map((l, k) => el('option', { value: l, selected: k === Math.min(pick, labels.length - 1) }, l)),
-      );
+}
+
+let plotted = false;
+/** The report's data: the statistics table, and the first time, the report's plots (report.js reads #data). */
+async function loadReport() {
+  const report = await shown(() => api(`/api/sweeps/${encodeURIComponent(id)}/report`));
+  if (!report) return;
+  renderStats(report);
+  if (!plotted) {
+    plotted = true;
+    $('data').textContent = JSON.stringify(report);
+    document.body.append(el('script', { src: '/assets/report.js' }));
   }
+  window.__viewer.reports = (window.__viewer.reports ?? 0) + 1;
 }
 
 async function load() {
@@ -172,5 +191,12 @@ $('pair').addEventListener('submit', async (e) => {
 });
 
 const reload = throttled(() => void load(), 1000);
+// the statistics cost every run's summary: at most every 15 s
+const reloadReport = throttled(() => void loadReport(), 15_000);
 await load();
-live((changes) => changes.some((c) => c.sweep_id === id) && reload(), reload);
+void loadReport();
+live((changes) => {
+  if (!changes.some((c) => c.sweep_id === id)) return;
+  reload();
+  reloadReport();
+}, reload);

@@ -2,14 +2,13 @@
 // the report's plots (the report's own chart script, fed the same data as `ariadne report` writes).
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { scriptJson } from '../../reports/html.ts';
 import { loadReport } from '../../reports/report-data.ts';
 import { compareAgents } from '../../reports/compare.ts';
 import { sweepTotals } from '../../bin/cli/live-status.ts';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest, sweepId, text } from '../request-params.ts';
 import { listSweeps, sweepCells } from '../queries/sweep-view.ts';
-import type { ViewerContext } from '../server.ts';
+import { NotFound, type ViewerContext } from '../server.ts';
 
 const idParams = z.object({ id: sweepId }).strict();
 const pairQuery = z.object({ a: text(200), b: text(200) }).strict();
@@ -18,7 +17,7 @@ const LIST_BODY = `<h1>Sweeps</h1>
 <p id="count" class="count"></p>
 <table id="sweeps" class="grid"></table>`;
 
-const sweepBody = (report: unknown) => `<h1 id="title">Sweep</h1>
+const SWEEP_BODY = `<h1 id="title">Sweep</h1>
 <p id="summary"></p>
 <div class="progress" aria-label="progress"><div id="done-bar"></div><div id="running-bar"></div></div>
 <h2>Factor grid</h2>
@@ -32,11 +31,12 @@ below counts a deterministic agent's identical repeats once).</p>
 <label>b <select name="b"></select></label><button type="submit">compare</button></form>
 <div id="pair-result"></div>
 <h2>Plots</h2>
-<p class="note">As of this page's load; reload for runs finished since.</p>
+<p class="note" id="plots-note">The statistics and plots read every run's summary: they come a moment after the
+grid, and refresh at most every 15 s while runs finish.</p>
 <h3>Success rate by maze size</h3><div id="success-charts" class="charts"></div>
 <h3>Efficiency of successful runs</h3><div id="efficiency-charts" class="charts"></div>
 <h3>Tokens per success</h3><div class="charts"><div class="chart"><canvas id="tokens-chart"></canvas></div></div>
-<script id="data" type="application/json">${scriptJson(report)}</script>`;
+<script id="data" type="application/json">null</script>`;
 
 export function registerSweepRoutes(app: FastifyInstance, ctx: ViewerContext): void {
   app.get('/sweeps', async (request, reply) => {
@@ -50,25 +50,35 @@ export function registerSweepRoutes(app: FastifyInstance, ctx: ViewerContext): v
   app.get('/sweeps/:id', async (request, reply) => {
     const { id } = parseRequest(idParams, request.params);
     parseRequest(z.object({}).strict(), request.query);
-    const report = await loadReport(ctx.db, id); // an unknown sweep: 404 with the names to try
+    // the report's chart script is added by sweep.js once the report's data is in #data (it reads it as it runs)
     return reply.type('text/html; charset=utf-8').send(
       pageHtml(
         {
           title: `Sweep ${id}`,
           script: 'sweep.js',
-          body: sweepBody(report),
-          before: ['chart.umd.min.js', 'report.js'],
+          body: SWEEP_BODY,
+          before: ['chart.umd.min.js'],
           styles: ['report.css'],
         },
         ctx.source,
       ),
     );
   });
+  // the grid: cheap (the experiments and turns tables), read again on every change to the sweep
   app.get('/api/sweeps/:id', async (request) => {
     const { id } = parseRequest(idParams, request.params);
-    const report = await loadReport(ctx.db, id);
     const [totals, cells] = await Promise.all([sweepTotals(ctx.db, id), sweepCells(ctx.db, id)]);
-    return { sweep: report.sweep, totals, cells, stats: report.stats, pairs: report.pairs };
+    if (!totals) throw new NotFound(`no sweep named "${id}"; list them with: ariadne list --sweeps`);
+    const { rows } = await ctx.db.query<{ description: string | null; cells: number; repeats: number }>(
+      "SELECT spec ->> 'description' AS description, cells, repeats FROM sweeps WHERE id = $1",
+      [id],
+    );
+    return { sweep: { id, ...rows[0] }, totals, cells };
+  });
+  // the statistics and plots' data: every run's summary (about a second for a sweep of a million actions)
+  app.get('/api/sweeps/:id/report', async (request) => {
+    const { id } = parseRequest(idParams, request.params);
+    return loadReport(ctx.db, id);
   });
   app.get('/api/sweeps/:id/pair', async (request) => {
     const { id } = parseRequest(idParams, request.params);
