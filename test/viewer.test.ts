@@ -152,6 +152,22 @@ describe('one experiment', () => {
     await page.close();
   });
 
+  it('serves a finished run again from its cache until the run changes', async () => {
+    const id = finished[0];
+    const first = await (await fetch(`${viewer.url}api/experiments/${id}`)).text();
+    expect(await (await fetch(`${viewer.url}api/experiments/${id}`)).text()).toBe(first);
+    await db.pool.query(
+      "UPDATE experiments SET failure_reason = 'noted later', updated_at = updated_at + interval '1 ms' WHERE id = $1",
+      [id],
+    );
+    const after = await (await fetch(`${viewer.url}api/experiments/${id}`)).json();
+    expect(after.experiment.failure_reason).toBe('noted later');
+    await db.pool.query(
+      "UPDATE experiments SET failure_reason = NULL, updated_at = updated_at + interval '1 ms' WHERE id = $1",
+      [id],
+    );
+  });
+
   it('answers 404 for an id that does not exist, on the page and in the API', async () => {
     const res = await fetch(`${viewer.url}api/experiments/no-such-run`);
     expect(res.status).toBe(404);

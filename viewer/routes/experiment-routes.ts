@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { loadReplay } from '../../reports/replay-data.ts';
 import { staleReason } from '../../bin/cli/live-status.ts';
 import { pageHtml } from '../page-shell.ts';
+import { ReplayCache } from '../replay-cache.ts';
+import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
 import { experimentId, parseRequest } from '../request-params.ts';
 import { listExperiments, listQuery } from '../queries/experiment-list.ts';
 import { loadTurns, turnsQuery } from '../queries/experiment-turns.ts';
@@ -79,24 +81,35 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
       ),
     );
   });
-  app.get('/api/experiments/:id', async (request) => {
+  const cache = new ReplayCache();
+  app.get('/api/experiments/:id', async (request, reply) => {
     const { id } = parseRequest(idParams, request.params);
-    const [replay, { rows }] = await Promise.all([
-      loadReplay(ctx.db, id, { pageRows: ctx.pageRows }),
-      ctx.db.query<{ sweep_id: string | null; label: string | null; updated_at: Date }>(
-        `SELECT e.sweep_id, c.label, e.updated_at FROM experiments e
-         LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
-        [id],
-      ),
-    ]);
+    const { rows } = await ctx.db.query<{
+      sweep_id: string | null;
+      label: string | null;
+      updated_at: Date;
+      status: string;
+    }>(
+      `SELECT e.sweep_id, c.label, e.updated_at, e.status FROM experiments e
+       LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
+      [id],
+    );
     const row = rows[0];
-    const running = replay.experiment.status === 'running';
-    return {
-      ...replay,
-      sweep_id: row?.sweep_id ?? null,
-      label: row?.label ?? null,
-      stale: running && row ? staleReason(new Date(row.updated_at), ctx.now()) : null,
-    };
+    if (!row) throw new ExperimentNotFoundError(id);
+    const version = new Date(row.updated_at).toISOString();
+    const running = row.status === 'running';
+    let body = running ? undefined : cache.get(id, version);
+    if (body === undefined) {
+      const replay = await loadReplay(ctx.db, id, { pageRows: ctx.pageRows });
+      body = JSON.stringify({
+        ...replay,
+        sweep_id: row.sweep_id,
+        label: row.label,
+        stale: running ? staleReason(new Date(row.updated_at), ctx.now()) : null,
+      });
+      if (!running) cache.set(id, version, body);
+    }
+    return reply.type('application/json; charset=utf-8').send(body);
   });
   app.get('/api/experiments/:id/turns', async (request) => {
     const { id } = parseRequest(idParams, request.params);
