@@ -11,6 +11,9 @@ import { startViewer, type RunningViewer } from '../viewer/server.ts';
 import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
+import { providerSims } from './support/provider-sims.ts';
+
+const sims = providerSims();
 
 let db: TestDatabase;
 let browser: Browser;
@@ -148,6 +151,38 @@ describe('one experiment', () => {
     await page.waitForSelector('#turn-detail tr.current[data-step="5"]');
     expect(await page.textContent('#turn-number')).toBe(String(rows[0].turn_number));
     await page.screenshot({ path: screenshotPath('viewer-experiment.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a model's run: its system prompt, and each turn's calls with their tokens and latency", async () => {
+    const { experimentId } = await runLocalExperiment(
+      {
+        agent: 'ollama',
+        model: 'qwen2.5:7b',
+        maze: { generator: 'medium', size: 11, seed: 3 },
+        config: { ollama: { host: sims.ollamaUrl }, max_moves: 12 },
+      },
+      { db },
+    );
+    const { page, errors } = await openPage(browser, `${viewer.url}experiments/${experimentId}?step=1`);
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
+    const { rows } = await db.pool.query('SELECT prompt_text FROM experiments WHERE id = $1', [experimentId]);
+    expect(await page.textContent('#prompt-text')).toBe(rows[0].prompt_text);
+    const { rows: calls } = await db.pool.query(
+      'SELECT input_tokens, output_tokens, latency_ms FROM llm_calls WHERE experiment_id = $1 AND turn_number = 1 ' +
+        'ORDER BY call_index',
+      [experimentId],
+    );
+    const n = (v: number) => v.toLocaleString('en-US'); // as the page writes numbers
+    await page.waitForSelector('#turn-detail .call');
+    const heads = await page.$$eval('#turn-detail .call-head', (ds) => ds.map((d) => d.textContent));
+    expect(heads).toHaveLength(calls.length);
+    heads.forEach((h, k) =>
+      expect(h).toContain(
+        `${n(calls[k].input_tokens)} in, ${n(calls[k].output_tokens)} out, ${n(calls[k].latency_ms)} ms`,
+      ),
+    );
     expect(errors).toEqual([]);
     await page.close();
   });

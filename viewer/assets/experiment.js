@@ -53,6 +53,11 @@ function headline(d) {
   $('headline').replaceChildren(...parts);
   if (e.failure_reason) $('headline').append(el('div', { class: 'problem' }, `failed: ${e.failure_reason}`));
   if (d.raw.stale) $('headline').append(el('div', { class: 'stale why' }, `STALE: ${d.raw.stale}`));
+  if (d.raw.prompt) {
+    $('prompt').hidden = false;
+    $('prompt').querySelector('summary').textContent = `system prompt (${d.raw.prompt.version ?? 'custom'})`;
+    $('prompt-text').textContent = d.raw.prompt.text;
+  }
 }
 
 /** The timeline: one tick per turn boundary, a red mark per stuck signal, the current step as a line. */

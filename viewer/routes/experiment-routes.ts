@@ -28,6 +28,7 @@ const LIST_BODY = `<h1>Experiments</h1>
 
 const EXPERIMENT_BODY = `<h1 id="title">Experiment</h1>
 <p id="headline"></p>
+<details id="prompt" hidden><summary>system prompt</summary><pre id="prompt-text"></pre></details>
 <div class="experiment">
 <section class="board">
 <canvas id="maze" aria-label="the maze at the current step"></canvas>
@@ -89,8 +90,10 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
       label: string | null;
       updated_at: Date;
       status: string;
+      prompt_version: string | null;
+      prompt_text: string | null;
     }>(
-      `SELECT e.sweep_id, c.label, e.updated_at, e.status FROM experiments e
+      `SELECT e.sweep_id, c.label, e.updated_at, e.status, e.prompt_version, e.prompt_text FROM experiments e
        LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
       [id],
     );
@@ -105,6 +108,7 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
         ...replay,
         sweep_id: row.sweep_id,
         label: row.label,
+        prompt: row.prompt_text === null ? null : { version: row.prompt_version, text: row.prompt_text },
         stale: running ? staleReason(new Date(row.updated_at), ctx.now()) : null,
       });
       if (!running) cache.set(id, version, body);
