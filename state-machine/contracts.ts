@@ -57,8 +57,7 @@ const inlineMazeSchema = z
 
 export const startRequestSchema = z
   .object({
-    experimentId: z.string().regex(EXPERIMENT_ID_PATTERN, 'use 1-64 letters, digits, - or _')
-      .optional(),
+    experimentId: z.string().regex(EXPERIMENT_ID_PATTERN, 'use 1-64 letters, digits, - or _').optional(),
     agent: z.enum(AGENTS as unknown as [string, ...string[]]),
     model: printable(200).nullable().optional(),
     promptVersion: printable(100).nullable().optional(),

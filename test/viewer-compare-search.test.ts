@@ -4,14 +4,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { startViewer, type RunningViewer } from '../viewer/server.ts';
-import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
+import type { RunningViewer } from '../viewer/server.ts';
+import { openPage, screenshotPath } from './support/browser.ts';
+import { viewerSession } from './support/viewer-session.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
 
 let db: TestDatabase;
 let browser: Browser;
 let viewer: RunningViewer;
+let close: (() => Promise<void>) | undefined;
 let sameMaze: string[];
 let otherMaze: string;
 let planted: string;
@@ -49,15 +51,10 @@ beforeAll(async () => {
       },
     )
   ).experimentId!;
-  browser = await launchBrowser();
-  viewer = await startViewer({ db, source: 'test', pollMs: 1000 });
+  ({ browser, viewer, close } = await viewerSession(db));
 });
 
-afterAll(async () => {
-  await viewer?.close();
-  await browser?.close();
-  await db?.drop();
-});
+afterAll(() => close?.());
 
 const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 

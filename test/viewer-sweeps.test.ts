@@ -6,8 +6,9 @@ import type { Browser } from 'playwright-core';
 import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { compareAgents } from '../reports/compare.ts';
-import { startViewer, type RunningViewer } from '../viewer/server.ts';
-import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
+import type { RunningViewer } from '../viewer/server.ts';
+import { openPage, screenshotPath } from './support/browser.ts';
+import { viewerSession } from './support/viewer-session.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const SWEEP = `sweep: viewer-test
@@ -28,19 +29,15 @@ max_concurrency: 4
 let db: TestDatabase;
 let browser: Browser;
 let viewer: RunningViewer;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   db = await testDatabase();
   await runLocalSweep(loadSweep(SWEEP, 'test'), { db });
-  browser = await launchBrowser();
-  viewer = await startViewer({ db, source: 'test', pollMs: 1000 });
+  ({ browser, viewer, close } = await viewerSession(db));
 });
 
-afterAll(async () => {
-  await viewer?.close();
-  await browser?.close();
-  await db?.drop();
-});
+afterAll(() => close?.());
 
 describe('sweeps', () => {
   it('lists the sweep with its runs done out of planned', async () => {

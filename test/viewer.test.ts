@@ -8,7 +8,8 @@ import type { Agent, AgentFactory } from '../lambdas/engine/agent.ts';
 import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer, type RunningViewer } from '../viewer/server.ts';
-import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
+import { openPage, screenshotPath } from './support/browser.ts';
+import { viewerSession } from './support/viewer-session.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
 import { providerSims } from './support/provider-sims.ts';
@@ -18,6 +19,7 @@ const sims = providerSims();
 let db: TestDatabase;
 let browser: Browser;
 let viewer: RunningViewer;
+let close: (() => Promise<void>) | undefined;
 const finished: string[] = [];
 
 /**
@@ -43,6 +45,29 @@ function gatedAgents(moves: string[][]) {
   };
   const factory: AgentFactory = () => agent;
   return { factory, release: () => gates.shift()?.() };
+}
+
+/**
+ * A run of the gated agent on a small open maze, each reply one full turn of `moves[k]`; resolves once its first
+ * turn is in the database, with its id, the gate and the run's promise.
+ */
+async function runningExperiment(moves: string[][], seed: number) {
+  const gate = gatedAgents(moves);
+  const run = runLocalExperiment(
+    {
+      agent: 'random',
+      maze: { generator: 'open_field', size: 9, seed },
+      config: { max_moves: moves.flat().length, max_actions_per_turn: moves[0].length },
+    },
+    { db, agents: gate.factory },
+  );
+  const id = await until('the first turn', async () => {
+    const { rows } = await db.pool.query(
+      "SELECT id FROM experiments WHERE status = 'running' AND turns_completed >= 1 ORDER BY started_at DESC",
+    );
+    return rows[0]?.id as string | undefined;
+  });
+  return { id, gate, run };
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
@@ -75,16 +100,10 @@ beforeAll(async () => {
     );
     finished.push(r.experimentId!);
   }
-  browser = await launchBrowser();
-  // the default poll of `ariadne view` on a local database: the live checks below hold at what a user gets
-  viewer = await startViewer({ db, source: 'test database', pollMs: 1000 });
+  ({ browser, viewer, close } = await viewerSession(db));
 });
 
-afterAll(async () => {
-  await viewer?.close();
-  await browser?.close();
-  await db?.drop();
-});
+afterAll(() => close?.());
 
 describe('the experiments table', () => {
   it('lists every experiment with the numbers the database holds, without a console error', async () => {
@@ -216,25 +235,13 @@ describe('one experiment', () => {
 
 describe('live', () => {
   it('shows an action a running experiment writes within 2 s, on the experiment page and the table', async () => {
-    // a full turn per reply (max_actions_per_turn), so each reply is one turn
-    const gate = gatedAgents([
-      ['move_east', 'move_south', 'move_west'],
-      ['move_north', 'move_east', 'move_south'],
-    ]);
-    const run = runLocalExperiment(
-      {
-        agent: 'random',
-        maze: { generator: 'open_field', size: 9, seed: 2 },
-        config: { max_moves: 6, max_actions_per_turn: 3 },
-      },
-      { db, agents: gate.factory },
+    const { id, gate, run } = await runningExperiment(
+      [
+        ['move_east', 'move_south', 'move_west'],
+        ['move_north', 'move_east', 'move_south'],
+      ],
+      2,
     );
-    const id = await until('the first turn', async () => {
-      const { rows } = await db.pool.query(
-        "SELECT id FROM experiments WHERE status = 'running' AND turns_completed >= 1 ORDER BY started_at DESC",
-      );
-      return rows[0]?.id as string | undefined;
-    });
     const before = await actionsOf(id);
     const exp = await openPage(browser, `${viewer.url}experiments/${id}`);
     await exp.page.waitForFunction(() => (window as any).__viewer?.ready);
@@ -269,21 +276,7 @@ describe('live', () => {
   });
 
   it('flags a running experiment that stopped reporting, with why', async () => {
-    const gate = gatedAgents([['move_east'], ['move_west']]);
-    const run = runLocalExperiment(
-      {
-        agent: 'random',
-        maze: { generator: 'open_field', size: 9, seed: 5 },
-        config: { max_moves: 2, max_actions_per_turn: 1 },
-      },
-      { db, agents: gate.factory },
-    );
-    const id = await until('the first turn', async () => {
-      const { rows } = await db.pool.query(
-        "SELECT id FROM experiments WHERE status = 'running' AND turns_completed >= 1 ORDER BY started_at DESC",
-      );
-      return rows[0]?.id as string | undefined;
-    });
+    const { id, gate, run } = await runningExperiment([['move_east'], ['move_west']], 5);
     // an hour later by the viewer's clock, no turn has come
     const later = await startViewer({ db, source: 'test', pollMs: 1000, now: () => new Date(Date.now() + 3600_000) });
     try {

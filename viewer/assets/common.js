@@ -20,6 +20,22 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A table's head and body: `headings` as text, `rows` as <tr> elements. */
+export function tableParts(headings, rows) {
+  return [
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        headings.map((h) => el('th', {}, h)),
+      ),
+    ),
+    el('tbody', {}, rows),
+  ];
+}
+
 /** Shows why something could not be shown (or clears it with null). */
 export function problem(message) {
   const p = document.getElementById('problem');

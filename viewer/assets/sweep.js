@@ -2,7 +2,7 @@
 // their interval), refreshed live when one of its runs changes; the per-agent statistics and the report's plots
 // (report.js, drawn once from the report's data put in #data), read after the grid since they cost more; a paired
 // comparison of two agents on demand.
-import { api, el, fmt, live, shown, throttled } from './common.js';
+import { api, el, fmt, live, shown, tableParts, throttled } from './common.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
 const $ = (x) => document.getElementById(x);
@@ -49,18 +49,8 @@ function render(data) {
   $('running-bar').style.width = `${t.runs ? (100 * t.running) / t.runs : 0}%`;
   const head = ['cell', 'agent', 'maze', 'settings', 'repeats', 'done', 'running', 'failed', 'success', '95% interval'];
   $('cells').replaceChildren(
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        [...head, 'actions', 'cost'].map((h) => el('th', {}, h)),
-      ),
-    ),
-    el(
-      'tbody',
-      {},
+    ...tableParts(
+      [...head, 'actions', 'cost'],
       data.cells.map((c) =>
         el(
           'tr',
@@ -99,18 +89,8 @@ function render(data) {
 function renderStats(report) {
   const statsHead = ['agent', 'maze', 'size', 'runs', 'independent', 'successes', 'success', '95% interval'];
   $('stats').replaceChildren(
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        [...statsHead, 'mean eff.', 'cost/run'].map((h) => el('th', {}, h)),
-      ),
-    ),
-    el(
-      'tbody',
-      {},
+    ...tableParts(
+      [...statsHead, 'mean eff.', 'cost/run'],
       report.stats.map((s) =>
         el(
           'tr',

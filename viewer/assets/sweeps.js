@@ -1,5 +1,5 @@
 // Every sweep with its progress and cost so far, refreshed when one of its runs changes.
-import { api, el, fmt, live, shown, throttled } from './common.js';
+import { api, el, fmt, live, shown, tableParts, throttled } from './common.js';
 
 async function load() {
   const data = await shown(() => api('/api/sweeps'));
@@ -17,18 +17,8 @@ async function load() {
     'created',
   ];
   document.getElementById('sweeps').replaceChildren(
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        head.map((h) => el('th', {}, h)),
-      ),
-    ),
-    el(
-      'tbody',
-      {},
+    ...tableParts(
+      head,
       data.sweeps.map((s) =>
         el(
           'tr',
