@@ -79,6 +79,7 @@ describe('the program', () => {
         'summary',
         'sweep',
         'sweep status',
+        'view',
         'workflow',
       ].sort(),
     );
@@ -98,7 +99,7 @@ describe('the program help', () => {
 });
 
 /** Commands that serve until Ctrl-C rather than print a result. */
-const SERVERS = ['db', 'sim'];
+const SERVERS = ['db', 'sim', 'view'];
 
 it.each(commands.filter((c) => c.path !== '' && !SERVERS.includes(c.path)))('ariadne $path has --json', ({ cmd }) => {
   expect(cmd.options.map((o) => o.long)).toContain('--json');
