@@ -289,6 +289,7 @@ describe('the summary a researcher reads', () => {
     expect(r.stdout).toMatch(new RegExp(`^next: ariadne replay ${id} +\\(a step-by-step HTML replay\\)$`, 'm'));
     expect(r.stdout).toMatch(new RegExp(`^ +ariadne summary ${id} --json +\\(`, 'm'));
     expect(r.stdout).toMatch(/^ +ariadne list +\(/m);
+    expect(r.stdout).toMatch(/^ +ariadne view +\(every run in a browser/m);
 
     const viaNpm = ariadne(['summary', id, '--json'], VIA_NPM);
     expect(viaNpm.stdout).not.toMatch(/next:/);

@@ -132,6 +132,7 @@ function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): vo
     [`${p} replay ${id}`, 'a step-by-step HTML replay'],
     [`${p} summary ${id} --json`, 'this summary with every signal, as JSON'],
     [`${p} list`, 'your experiments, newest first'],
+    [`${p} view`, 'every run in a browser: live, compare, search'],
   ];
   const width = Math.max(...hints.map(([c]) => c.length));
   out.write(
