@@ -25,7 +25,7 @@ import { exportSweep, type ExportFormat } from '../reports/export.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { benchPostgres, fmt } from './support.ts';
-import { seedSweep } from './seed-sweep.ts';
+import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
 
 const SCHEMA = 'bench_results_aws';
 const ACTIONS_PER_RUN = 10_000; // a multiple of the 10 actions a turn written below
@@ -178,7 +178,7 @@ export async function resultsAwsBench(): Promise<void> {
   const large = Number(process.env.BENCH_ACTIONS ?? 1_000_000);
   const sizes = [Math.max(ACTIONS_PER_RUN, Math.round(large / 10)), large];
   const pgServer = await benchPostgres();
-  const db = await openDatabase({ url: pgServer.url, schema: SCHEMA, poolSize: 2 });
+  const db = await freshBenchDatabase(pgServer.url, SCHEMA, 2);
   const sim = new RdsDataSim({ url: pgServer.url, schema: SCHEMA }); // no authorizer: IAM is not measured here
   const dir = mkdtempSync(join(tmpdir(), 'ariadne-results-aws-bench-'));
   try {

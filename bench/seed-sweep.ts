@@ -1,6 +1,22 @@
 // A large sweep written straight into the tables for benchmarks: copies of one real run's experiment row, with
 // turns and actions from generate_series, so a million action rows take seconds, not a million engine steps.
-import type { Database } from '../lambdas/store/database.ts';
+import pg from 'pg';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
+
+/**
+ * `schema` dropped and migrated afresh: with BENCH_DATABASE_URL the server outlives a bench run, and a seed that
+ * found its sweep already there would fail on its primary key.
+ */
+export async function freshBenchDatabase(url: string, schema: string, poolSize: number): Promise<Database> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+  return openDatabase({ url, schema, poolSize });
+}
 
 /**
  * A sweep of `actions` action rows: runs of `perRun` actions (a multiple of 10), each a copy of one real run's

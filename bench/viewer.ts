@@ -5,12 +5,11 @@
 // API alone timed from Node, and the sweep grid and a transcript search on the same data.
 // Targets: the table under 1 s, the 10,000-action experiment under 300 ms.
 import { availableParallelism, loadavg } from 'node:os';
-import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer } from '../viewer/server.ts';
 import { launchBrowser } from '../test/support/browser.ts';
 import { benchPostgres, fmt } from './support.ts';
-import { seedSweep } from './seed-sweep.ts';
+import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
 
 const LOADS = 5;
 const SWEEP = 'bench-viewer';
@@ -23,7 +22,7 @@ const vs = (ms: number, target: number) => `${fmt(ms)} ms (target < ${fmt(target
 
 export async function viewerBench(): Promise<void> {
   const pgServer = await benchPostgres();
-  const db = await openDatabase({ url: pgServer.url, schema: 'bench_viewer', poolSize: 4 });
+  const db = await freshBenchDatabase(pgServer.url, 'bench_viewer', 4);
   const browser = await launchBrowser();
   try {
     const seedStarted = performance.now();
