@@ -9,6 +9,7 @@ import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
 import { readPaged } from '../lambdas/store/pages.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { visibleCells } from '../lambdas/maze/vision.ts';
+import type { Maze } from '../lambdas/maze/maze.ts';
 import { visionOf } from '../lambdas/engine/game.ts';
 import { PHASES } from '../lambdas/engine/agent-monitor.ts';
 import { ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
@@ -98,7 +99,19 @@ function reasoningOf(args: unknown): string | null {
   return typeof args.reasoning === 'string' ? args.reasoning : null;
 }
 
-const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+/** A typed array as base64, as the pages decode it. */
+export const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+
+/** The maze as every page draws it (maze-canvas.js): its cells as base64 bytes, start and goal as [x, y]. */
+export function packMaze(maze: Maze): ReplayData['maze'] {
+  return {
+    width: maze.width,
+    height: maze.height,
+    grid: b64(maze.grid.cells),
+    start: [maze.start.x, maze.start.y],
+    goal: [maze.goal.x, maze.goal.y],
+  };
+}
 
 /**
  * `pageRows`: rows per keyset page; over pg, which has no response limit, a caller may read a long run in fewer,
@@ -199,13 +212,7 @@ export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows
   const { grid: _grid, ...rest } = summary;
   return {
     experiment: { ...rest, config: info.config, prompt_text: undefined },
-    maze: {
-      width: maze.width,
-      height: maze.height,
-      grid: b64(maze.grid.cells),
-      start: [maze.start.x, maze.start.y],
-      goal: [maze.goal.x, maze.goal.y],
-    },
+    maze: packMaze(maze),
     steps: n,
     x: b64(x),
     y: b64(y),

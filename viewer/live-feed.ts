@@ -55,10 +55,6 @@ export class LiveFeed {
     };
   }
 
-  get listening(): number {
-    return this.listeners.size;
-  }
-
   close(): void {
     this.listeners.clear();
     if (this.timer) clearInterval(this.timer);

@@ -145,9 +145,9 @@ async function sendProblem(err: unknown, request: FastifyRequest, reply: Fastify
 function problemOf(err: unknown): { status: number; body: { name: string; message: string; field?: string } } {
   if (err instanceof InvalidRequestError)
     return { status: 400, body: { name: err.name, message: err.message, field: err.field } };
-  if (err instanceof ExperimentNotFoundError || err instanceof NotFound)
+  // InvalidInputError: a results reader's "no sweep named ..." or "no agent ... in sweep ..."
+  if (err instanceof ExperimentNotFoundError || err instanceof NotFound || err instanceof InvalidInputError)
     return { status: 404, body: { name: err.name, message: err.message } };
-  if (err instanceof InvalidInputError) return { status: 404, body: { name: err.name, message: err.message } };
   const e = err as { statusCode?: number; name?: string; message?: string };
   // Fastify's own refusals (a malformed URL, a method without a route) keep their status
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500)

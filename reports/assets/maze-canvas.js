@@ -2,12 +2,19 @@
 // pass at one pixel per cell, scaled up without smoothing, so a 201x201 maze with a 10,000-step path redraws in a
 // few milliseconds. One drawing for every page: the viewer loads it as a module (its experiment and compare pages);
 // the replay file inlines it as a classic script (html.ts classicScript drops the `export`s), so it needs no import.
-const bytes = (b64) => {
+
+/** Decodes the replay's base64 bytes (the viewer's pages import it through common.js; the replay file's global). */
+export const bytes = (b64) => {
   // a plain loop: Uint8Array.from(string, fn) goes through the iterator per character, ~10x slower on a 10,000-step run
   const s = atob(b64);
   const u = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
   return u;
+};
+/** A base64 typed array of the replay (Uint16Array, Uint32Array, ...). */
+export const typed = (b64, T) => {
+  const u = bytes(b64);
+  return new T(u.buffer, u.byteOffset, u.byteLength / T.BYTES_PER_ELEMENT);
 };
 
 const rgba = (r, g, b, a = 255) => ((a << 24) | (b << 16) | (g << 8) | r) >>> 0; // ABGR, little-endian

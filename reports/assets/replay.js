@@ -2,25 +2,20 @@
 // with MazeCanvas (maze-canvas.js, inlined before this script): the true maze
 // (dim where the agent has not seen it yet), the vision cone of step s, the
 // path so far, the agent.
-/* global MazeCanvas -- maze-canvas.js is inlined before this script by replay-page.ts */
+/* global MazeCanvas, bytes, typed -- maze-canvas.js is inlined before this script by replay-page.ts */
 (() => {
   'use strict';
   const D = JSON.parse(document.getElementById('data').textContent);
-  const bytes = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-  const view = (b64, T) => {
-    const u = bytes(b64);
-    return new T(u.buffer, u.byteOffset, u.byteLength / T.BYTES_PER_ELEMENT);
-  };
   const N = D.steps;
-  const xs = view(D.x, Uint16Array),
-    ys = view(D.y, Uint16Array);
+  const xs = typed(D.x, Uint16Array),
+    ys = typed(D.y, Uint16Array);
   const tool = bytes(D.tool),
     outcome = bytes(D.outcome),
     phase = bytes(D.phase);
-  const turnOf = view(D.turn, Uint32Array),
-    coneStart = view(D.visionStart, Uint32Array),
-    cone = view(D.visionCells, Uint32Array);
-  const seenAt = view(D.seenAt, Uint32Array);
+  const turnOf = typed(D.turn, Uint32Array),
+    coneStart = typed(D.visionStart, Uint32Array),
+    cone = typed(D.visionCells, Uint32Array);
+  const seenAt = typed(D.seenAt, Uint32Array);
   const notesByStep = new Map(D.notes.map((n) => [n.step, n]));
   const turnInfo = new Map(D.turns.map((t) => [t.turn, t]));
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Sql } from '../../lambdas/store/sql.ts';
 import { readPaged } from '../../lambdas/store/pages.ts';
 import { PgStore } from '../../lambdas/store/pg-store.ts';
+import { b64, packMaze } from '../../reports/replay-data.ts';
 import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
 import { EXPERIMENT_ID_PATTERN } from '../../state-machine/contracts.ts';
 import { InvalidRequestError } from '../request-params.ts';
@@ -56,8 +57,6 @@ interface SummaryRow extends Omit<ComparedRun, 'x' | 'y' | 'steps'> {
   maze_seed: number | null;
 }
 
-const b64 = (a: Uint16Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
-
 export async function compareRuns(db: Sql, ids: string[], pageRows?: number) {
   const { rows } = await db.query<SummaryRow>(
     `SELECT s.experiment_id, c.label, s.agent, s.model, s.status, s.goal_found, s.stop_reason, s.actions,
@@ -108,15 +107,7 @@ export async function compareRuns(db: Sql, ids: string[], pageRows?: number) {
     }),
   );
   return {
-    maze: {
-      width: maze.width,
-      height: maze.height,
-      grid: Buffer.from(maze.grid.cells).toString('base64'),
-      start: [maze.start.x, maze.start.y],
-      goal: [maze.goal.x, maze.goal.y],
-      generator: maze.generator,
-      seed: maze.seed,
-    },
+    maze: { ...packMaze(maze), generator: maze.generator, seed: maze.seed },
     runs,
   };
 }

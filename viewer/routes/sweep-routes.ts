@@ -67,12 +67,15 @@ export function registerSweepRoutes(app: FastifyInstance, ctx: ViewerContext): v
   // the grid: cheap (the experiments and turns tables), read again on every change to the sweep
   app.get('/api/sweeps/:id', async (request) => {
     const { id } = parseRequest(idParams, request.params);
-    const [totals, cells] = await Promise.all([sweepTotals(ctx.db, id), sweepCells(ctx.db, id)]);
+    const [totals, cells, { rows }] = await Promise.all([
+      sweepTotals(ctx.db, id),
+      sweepCells(ctx.db, id),
+      ctx.db.query<{ description: string | null; cells: number; repeats: number }>(
+        "SELECT spec ->> 'description' AS description, cells, repeats FROM sweeps WHERE id = $1",
+        [id],
+      ),
+    ]);
     if (!totals) throw new NotFound(`no sweep named "${id}"; list them with: ariadne list --sweeps`);
-    const { rows } = await ctx.db.query<{ description: string | null; cells: number; repeats: number }>(
-      "SELECT spec ->> 'description' AS description, cells, repeats FROM sweeps WHERE id = $1",
-      [id],
-    );
     return { sweep: { id, ...rows[0] }, totals, cells };
   });
   // the statistics and plots' data: every run's summary (about a second for a sweep of a million actions)
