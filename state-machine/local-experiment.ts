@@ -135,24 +135,46 @@ export async function agentStoryOf(db: Sql, experimentId: string, actions: numbe
   };
 }
 
-/** The ContinueAsNew-style input that picks an interrupted experiment up at its next turn. */
-export async function resumeInput(db: Sql, experimentId: string) {
-  const { rows } = await db.query<{
-    agent: string;
-    status: ExperimentStatus;
-    turns_completed: number;
-    started_at: Date;
-    config: ExperimentConfig;
-  }>('SELECT agent, status, turns_completed, started_at, config FROM experiments WHERE id = $1', [experimentId]);
+/**
+ * The ContinueAsNew-style input that picks an interrupted experiment up at its next turn, with the time it had left:
+ * the gap between its last committed turn (or its start, or its last resume) and `now` is added to
+ * suspended_seconds, and the loop's clock (startedAt, what CheckProgress measures max_duration_minutes from) starts
+ * that much later. Work lost in the interrupted turn is redone, so its time counts as the outage's.
+ */
+export async function resumeInput(db: Sql, experimentId: string, now: Date = new Date()) {
+  const { rows } = await db.query<{ agent: string; status: ExperimentStatus; config: ExperimentConfig }>(
+    'SELECT agent, status, config FROM experiments WHERE id = $1',
+    [experimentId],
+  );
   const e = rows[0];
   if (!e) throw new ExperimentNotFoundError(experimentId);
   if (e.status !== 'running') throw new ExperimentClosedError(experimentId, e.status);
+  // One statement (the Data API keeps no transaction open between calls): the clock's start is
+  // started_at + suspended; the time it ran is its last commit since then; the rest up to now was the outage.
+  const resumed = await db.query<{ turns_completed: number; clock_start: string }>(
+    `WITH c AS (
+       SELECT e.id, e.started_at + e.suspended_seconds * interval '1 second' AS clock_start,
+         (SELECT max(t.ended_at) FROM turns t WHERE t.experiment_id = e.id) AS last_turn
+       FROM experiments e WHERE e.id = $1
+     ), ran AS (
+       SELECT id, greatest(EXTRACT(epoch FROM (coalesce(last_turn, clock_start) - clock_start)), 0) AS seconds FROM c
+     )
+     UPDATE experiments e
+     SET suspended_seconds = greatest(EXTRACT(epoch FROM ($2::timestamptz - e.started_at)) - ran.seconds,
+                                      e.suspended_seconds)
+     FROM ran WHERE e.id = ran.id
+     RETURNING e.turns_completed,
+       to_char((e.started_at + e.suspended_seconds * interval '1 second') AT TIME ZONE 'UTC',
+               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS clock_start`,
+    [experimentId, now.toISOString()],
+  );
+  const r = resumed.rows[0];
   return {
     resume: {
       experimentId,
       llmProvider: providerOf(e.agent),
-      turnNumber: e.turns_completed + 1,
-      startedAt: new Date(e.started_at).toISOString(),
+      turnNumber: r.turns_completed + 1,
+      startedAt: r.clock_start,
       limits: loopLimits(e.config),
     },
   };

@@ -13,7 +13,7 @@ import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
 import { ledgerProblems, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
-import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { resumeInput, runLocalExperiment } from '../state-machine/local-experiment.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -279,6 +279,64 @@ describe('ariadne resume', () => {
       'experiment resume-me is timeout; only running experiments take turns; ' +
         'only an interrupted (running) experiment can be resumed',
     );
+  });
+
+  it('keeps the time a run had left: a resume three hours after the kill is not a timeout', async () => {
+    const id = 'resume-after-outage';
+    await startExperiment(
+      {
+        experimentId: id,
+        agent: 'random',
+        provider: 'baseline',
+        agentSeed: 42,
+        maze: MAZE,
+        config: { ...CONFIG, max_duration_minutes: 60 },
+      },
+      new PgStore(db),
+    );
+    await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
+    await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
+    // as if it started 3 h 50 min ago, ran 50 minutes, and its process died three hours ago
+    const now = new Date();
+    const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+    await db.pool.query('UPDATE experiments SET started_at = $2 WHERE id = $1', [id, ago(230)]);
+    await db.pool.query('UPDATE turns SET started_at = $2, ended_at = $3 WHERE experiment_id = $1', [
+      id,
+      ago(181),
+      ago(180),
+    ]);
+    const input = await resumeInput(db, id, now);
+    // the clock restarts with the 50 minutes it had used: 10 of its 60 are left
+    expect(now.getTime() - Date.parse(input.resume.startedAt)).toBeCloseTo(50 * 60_000, -3);
+    const stored = await db.pool.query('SELECT suspended_seconds FROM experiments WHERE id = $1', [id]);
+    expect(stored.rows[0].suspended_seconds).toBeCloseTo(180 * 60, 0);
+    const { summary } = await runLocalExperiment(input as never, { db });
+    // without the suspended time it would stop as max_duration after one turn (3 h 50 min > 60 min)
+    expect(summary).toMatchObject({ status: 'timeout', stop_reason: 'max_moves', actions: CONFIG.max_moves });
+    expect(await log(id)).toEqual(await log('crash-reference'));
+  });
+
+  it('a resumed run that had used its time still ends as max_duration', async () => {
+    const id = 'resume-out-of-time';
+    await startExperiment(
+      {
+        experimentId: id,
+        agent: 'random',
+        provider: 'baseline',
+        agentSeed: 42,
+        maze: MAZE,
+        config: { ...CONFIG, max_duration_minutes: 60 },
+      },
+      new PgStore(db),
+    );
+    await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
+    const now = new Date();
+    const ago = (minutes: number) => new Date(now.getTime() - minutes * 60_000).toISOString();
+    // it ran 61 minutes before it was killed three hours ago
+    await db.pool.query('UPDATE experiments SET started_at = $2 WHERE id = $1', [id, ago(241)]);
+    await db.pool.query('UPDATE turns SET ended_at = $2 WHERE experiment_id = $1', [id, ago(180)]);
+    const { summary } = await runLocalExperiment((await resumeInput(db, id, now)) as never, { db });
+    expect(summary).toMatchObject({ status: 'timeout', stop_reason: 'max_duration' });
   });
 
   it('the local runner resumes the same way', async () => {
