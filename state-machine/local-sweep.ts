@@ -36,7 +36,10 @@ export interface SweepProgress {
   skipped: number;
   done: number;
   successes: number;
+  /** Runs ended by an error (infrastructure, provider, database): not navigation failures, out of the rate. */
   failed: number;
+  /** The errors' names (ProviderTransientError, ...) and how many runs each ended. */
+  errors: Map<string, number>;
   /** Runs in flight: experiment id -> what it is doing. */
   running: Map<string, { key: string; turn: number; actions: number }>;
   startedAt: number;
@@ -90,6 +93,14 @@ async function planSweep(db: Sql, s: LoadedSweep): Promise<PlannedRun[]> {
   });
 }
 
+/** What ended a run, as the live line names it: the stored failure reason's name ("Name: message"), else its own. */
+function errorName(err: unknown): string {
+  const reason = (err as { summary?: { failure_reason?: string | null } | null }).summary?.failure_reason;
+  if (reason) return reason.split(':')[0];
+  const cause = (err as { cause?: unknown }).cause ?? err;
+  return cause instanceof Error ? cause.name : 'Error';
+}
+
 export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
   const started = Date.now();
   // pg only: a session-level advisory lock is held by one connection for the whole sweep
@@ -110,6 +121,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       done: planned.skip,
       successes: plan.filter((p) => p.finished?.goalFound).length,
       failed: 0,
+      errors: new Map(),
       running: new Map(),
       startedAt: started,
     };
@@ -146,9 +158,11 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
               ])
             ).rows[0];
           if (summary?.goal_found) progress.successes++;
-        } catch {
+        } catch (err) {
           // the experiment is finalized failed (its reason is in the database); the sweep goes on
           progress.failed++;
+          const name = errorName(err);
+          progress.errors.set(name, (progress.errors.get(name) ?? 0) + 1);
         }
         progress.running.delete(p.experimentId);
         progress.done++;

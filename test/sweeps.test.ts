@@ -184,6 +184,7 @@ describe('the live sweep display', () => {
     done: 20,
     successes: 15,
     failed: 1,
+    errors: new Map([['ProviderTransientError', 1]]),
     startedAt: Date.now() - 20_000,
     running: new Map([
       ['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 7, actions: 28 }],
@@ -192,11 +193,24 @@ describe('the live sweep display', () => {
     ...over,
   });
 
-  it('totals: done, running, failed, success so far and an ETA from the runs finished in this process', () => {
-    // 10 finished here in 20 s, 20 left: 40 s
+  it('totals: done, running, errors, success so far and an ETA from the runs finished in this process', () => {
+    // 10 finished here in 20 s, 20 left: 40 s; the run ended by an error is out of the rate: 15 of 19, not of 20
     expect(sweepSummaryLine(progress())).toBe(
-      'done 20/40 (10 from before) | running 2 | failed 1 | success so far 15/20 (75%) | 20s elapsed | ETA 40s',
+      'done 20/40 (10 from before) | running 2 | errors 1 (ProviderTransientError 1; not in the rate) | ' +
+        'success so far 15/19 (78.9%) | 20s elapsed | ETA 40s',
     );
+  });
+
+  it('a broken model server is not a 0% success rate: its errors are counted apart, with their names', () => {
+    const broken = progress({
+      done: 16,
+      skipped: 0,
+      successes: 0,
+      failed: 16,
+      errors: new Map([['ProviderTransientError', 16]]),
+    });
+    expect(sweepSummaryLine(broken)).toMatch(/^done 16\/40 \| running 2 \| errors 16 \(ProviderTransientError 16; not/);
+    expect(sweepSummaryLine(broken)).not.toContain('success so far');
   });
 
   it('on a terminal, redraws its block in place: the totals, then one line per run in flight', async () => {

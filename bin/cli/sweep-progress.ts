@@ -4,21 +4,27 @@
 import { blockPainter } from './redraw.ts';
 import type { SweepProgress } from '../../state-machine/local-sweep.ts';
 
+const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+
 const seconds = (s: number) =>
   s < 90 ? `${Math.round(s)}s` : s < 5400 ? `${Math.round(s / 60)}m` : `${(s / 3600).toFixed(1)}h`;
 
+/**
+ * Totals, ETA and the success rate so far. A run ended by an error (provider, database) is not a navigation failure:
+ * it is counted apart, with its error's name, and left out of the rate's denominator; runs in flight never count.
+ */
 export function sweepSummaryLine(p: SweepProgress): string {
   const finished = p.done - p.skipped;
   const elapsed = (Date.now() - p.startedAt) / 1000;
   const left = p.total - p.done;
   const eta = finished > 0 ? ` | ETA ${seconds((elapsed / finished) * left)}` : '';
-  const rate =
-    p.done > 0 ? ` | success so far ${p.successes}/${p.done} (${Math.round((100 * p.successes) / p.done)}%)` : '';
+  const scored = p.done - p.failed;
+  const rate = scored > 0 ? ` | success so far ${p.successes}/${scored} (${percent(p.successes / scored)})` : '';
   const before = p.skipped ? ` (${p.skipped} from before)` : '';
-  return (
-    `done ${p.done}/${p.total}${before} | running ${p.running.size} | failed ${p.failed}${rate} | ` +
-    `${seconds(elapsed)} elapsed${eta}`
-  );
+  const reasons = [...p.errors].map(([name, n]) => `${name} ${n}`).join(', ');
+  const errors = p.failed > 0 ? `errors ${p.failed} (${reasons}; not in the rate)` : 'errors 0';
+  const running = `running ${p.running.size}`;
+  return `done ${p.done}/${p.total}${before} | ${running} | ${errors}${rate} | ${seconds(elapsed)} elapsed${eta}`;
 }
 
 export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {

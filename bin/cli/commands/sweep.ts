@@ -21,6 +21,13 @@ interface SweepOptions {
   json?: boolean;
 }
 
+/** Runs ended by an error are not navigation failures: counted apart, out of the success rate. */
+function errorsLine(r: { failed: number; sweep: string }): string {
+  return r.failed === 0
+    ? '0 errors'
+    : `${r.failed} ended by an error (not in the rate; ${commandPrefix()} list --sweep ${r.sweep} --status failed)`;
+}
+
 async function sweep(file: string, o: SweepOptions): Promise<void> {
   // loaded here, not at start-up: only this command needs the sweep machinery
   const { readSweepFile, startAwsSweep, sweepBucket } = await import('../sweep.ts');
@@ -78,7 +85,8 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         log(
           `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ` +
             `${result.planned.resume} resumed, ${result.planned.retry} retried; ` +
-            `${result.successes}/${result.done} succeeded, ${result.failed} failed, ${result.seconds.toFixed(1)} s.\n` +
+            `${result.successes}/${result.done - result.failed} succeeded, ${errorsLine(result)}, ` +
+            `${result.seconds.toFixed(1)} s.\n` +
             `next: ${commandPrefix()} report ${result.sweep}   (statistics, charts and replays, as HTML)\n` +
             `      ${commandPrefix()} list --sweep ${result.sweep}   (its runs)\n` +
             `      ${commandPrefix()} sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
