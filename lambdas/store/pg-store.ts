@@ -387,8 +387,10 @@ export class PgStore implements EngineStore {
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
     this.contexts.delete(id);
+    // the trajectory hash (migration 011) marks runs that did the same thing, for the statistics' copies
     const { rows } = await this.query<{ status: ExperimentStatus }>(
       `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4,
+                              trajectory_hash = experiment_trajectory_hash(id),
                               completed_at = now(), updated_at = now()
        WHERE id = $1 AND status = 'running' RETURNING status`,
       [id, f.status, f.stopReason, f.failureReason ?? null],
