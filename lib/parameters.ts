@@ -17,6 +17,8 @@ function defaultParameters(prefix: string): Record<string, string> {
   for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
     // derived from max_moves when not set: a published default would pin it and refuse a larger max_moves
     if (key === 'max_turns') continue;
+    // derived from the observation format (off under full_map): a published true would refuse every full_map run
+    if (key === 'recall_tool') continue;
     // tables keyed by model id are one JSON parameter each: a model id's ':' may not appear in a parameter name
     if (TABLES_BY_MODEL.has(key)) out[`${prefix}/config/${key}`] = JSON.stringify(value);
     else if (value && typeof value === 'object')

@@ -11,18 +11,32 @@ export interface Reading {
 }
 
 const TILE: Record<string, Tile> = { '.': EMPTY, '#': WALL, G: GOAL };
-const LISTED: Record<string, Tile> = { 'Open cells in sight': EMPTY, 'Walls in sight': WALL, 'Goal in sight': GOAL };
+// coordinates lists (in sight, and recalled): each cell in one of them
+const LISTED: Record<string, Tile> = {
+  'Open cells in sight': EMPTY,
+  'Walls in sight': WALL,
+  'Goal in sight': GOAL,
+  'Recalled open cells': EMPTY,
+  'Recalled walls': WALL,
+  'Recalled goal': GOAL,
+};
+/** The groups of an "Also in sight:" line (rays) and of also_in_sight (json), by tile. */
+const GROUPS: Record<string, Tile> = { open: EMPTY, walls: WALL, goal: GOAL };
 
 /** Facts of a JSON object the engine wrote (the json format), or null when the line holds none. */
-function jsonFacts(line: string): { position: [number, number]; view?: Record<string, string> } | null {
+function jsonFacts(
+  line: string,
+): { position: [number, number]; view?: Record<string, string>; also?: Record<string, unknown> } | null {
   const embedded = line.indexOf(': {'); // a result answered as text: "move_north: {...}"
   const start = line.trim().startsWith('{') ? line.indexOf('{') : embedded >= 0 ? embedded + 2 : -1;
   if (start < 0) return null;
   try {
-    const v = JSON.parse(line.slice(start)) as { position?: unknown; view?: unknown };
+    const v = JSON.parse(line.slice(start)) as { position?: unknown; view?: unknown; also_in_sight?: unknown };
     if (!Array.isArray(v.position)) return null;
     const view = v.view && typeof v.view === 'object' ? (v.view as Record<string, string>) : undefined;
-    return { position: [Number(v.position[0]), Number(v.position[1])], view };
+    const also =
+      v.also_in_sight && typeof v.also_in_sight === 'object' ? (v.also_in_sight as Record<string, unknown>) : undefined;
+    return { position: [Number(v.position[0]), Number(v.position[1])], view, also };
   } catch {
     return null; // not ours
   }
@@ -68,10 +82,21 @@ export function readObservation(text: string): Reading {
       ray(direction[1] as Direction, direction[2]);
       continue;
     }
-    const listed = /^(Open cells in sight|Walls in sight|Goal in sight): (.*)$/.exec(line);
+    const listed = new RegExp(`^(${Object.keys(LISTED).join('|')}): (.*)$`).exec(line);
     if (listed) {
       for (const m of listed[2].matchAll(/\((\d+),(\d+)\)/g))
         out.cells.push([Number(m[1]), Number(m[2]), LISTED[listed[1]]]);
+      continue;
+    }
+    const also = /^Also in sight: (.*)$/.exec(line);
+    if (also) {
+      // "open (1,1) (3,1); walls (1,3); goal none."
+      for (const group of also[1].split(';')) {
+        const [name] = group.trim().split(' ');
+        if (name in GROUPS)
+          for (const m of group.matchAll(/\((\d+),(\d+)\)/g))
+            out.cells.push([Number(m[1]), Number(m[2]), GROUPS[name]]);
+      }
       continue;
     }
     const json = jsonFacts(line);
@@ -79,6 +104,10 @@ export function readObservation(text: string): Reading {
       stand(...json.position);
       for (const [dir, tiles] of Object.entries(json.view ?? {}))
         if (dir in DIRECTIONS && typeof tiles === 'string') ray(dir as Direction, tiles);
+      for (const [name, cells] of Object.entries(json.also ?? {}))
+        if (name in GROUPS && Array.isArray(cells))
+          for (const cell of cells as unknown[])
+            if (Array.isArray(cell)) out.cells.push([Number(cell[0]), Number(cell[1]), GROUPS[name]]);
     }
   }
   return out;

@@ -197,6 +197,9 @@ describe('starting an experiment', () => {
   it('under the reached rule the prompt says so', () => {
     const maze = buildMaze(Grid.fromRows(inline.grid), inline.start, 'x', null);
     expect(systemPrompt(maze, resolveConfig({ success_rule: 'reached' }))).toContain(
+      'The experiment ends when you stand on the goal tile; seeing it is not enough.',
+    );
+    expect(systemPrompt(maze, resolveConfig({ success_rule: 'reached', prompt_version: 'v1' }))).toContain(
       'The experiment ends when you stand on the goal tile.',
     );
   });
@@ -210,12 +213,14 @@ describe('starting an experiment', () => {
     const e = created[0];
     expect(e.promptText).toContain('a 2-D grid maze of 7x2 tiles');
     expect(e.promptText).toContain('You start at (0,0).');
-    expect(e.promptText).toContain('up to 3 tiles in each of the four directions');
+    // v2, the default: the rays format's four lines, walls blocking the view
+    expect(e.promptText).toContain('for each of the four directions (north, south, east, west), the tiles in a');
+    expect(e.promptText).toContain('up to 3 tiles: a wall blocks your view');
     expect(e.promptText).toContain(
-      'up to 8 actions per turn. The experiment ends when the goal tile comes into your view.',
+      'up to 8 actions per turn. The experiment ends as soon as the goal is in sight, in an observation or a tool',
     );
     expect(e.promptHash).toMatch(/^[0-9a-f]{64}$/);
-    expect([e.promptVersion, e.agentSeed, e.model]).toEqual(['v1', 3, 'm']);
+    expect([e.promptVersion, e.agentSeed, e.model]).toEqual(['v2', 3, 'm']);
   });
 });
 

@@ -87,7 +87,7 @@ describe.each([
           [experimentId],
         )
       ).rows[0];
-      expect(exp.prompt_version).toBe('v1');
+      expect(exp.prompt_version).toBe('v2'); // the default for new runs
       expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
       expect(exp.config).toMatchObject({ recall_interval: 10, max_recall_actions: 50 });
       if (sim === ollama)
@@ -227,7 +227,7 @@ describe('what the engine sends', () => {
         function: { parameters: { type: 'object', properties: { reasoning: { type: 'string' } } } },
       });
       expect(req.body.messages[0]).toEqual({ role: 'system', content: exp.prompt_text });
-      expect(req.body.messages[0].content.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
+      expect(req.body.messages[0].content.startsWith(PROMPTS.v2.slice(0, PROMPTS.v2.indexOf('{')))).toBe(true);
     }
     // A follow-up request carries the assistant's calls and then one tool message per call, in order,
     // matching the logged actions.
@@ -255,7 +255,7 @@ describe('what the engine sends', () => {
     for (const req of conv) {
       expect(req.body.toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(TOOL_NAMES);
       expect(req.body.toolConfig.tools[0].toolSpec.inputSchema.json).toMatchObject({ type: 'object' });
-      expect(req.body.system[0].text.startsWith(PROMPTS.v1.slice(0, PROMPTS.v1.indexOf('{')))).toBe(true);
+      expect(req.body.system[0].text.startsWith(PROMPTS.v2.slice(0, PROMPTS.v2.indexOf('{')))).toBe(true);
       expect(req.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0.2 });
       expect(req.headers.authorization).toMatch(
         /^AWS4-HMAC-SHA256 Credential=sim\/\d{8}\/us-west-2\/bedrock\/aws4_request/,

@@ -45,6 +45,8 @@ describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {
           ollama: { host: sims.ollamaUrl },
           retry: FAST_RETRY,
           observation: format,
+          // the goal is on the whole map from turn 1: "seen" would measure nothing (refused)
+          ...(format === 'full_map' ? { success_rule: 'reached' as const } : {}),
           max_moves: 500,
           max_turns: 100,
         },
@@ -59,6 +61,32 @@ describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {
     const first = chat.body.messages.find((m: { role: string }) => m.role === 'user').content as string;
     for (const other of OBSERVATION_FORMATS) expect(MARK[other].test(first)).toBe(other === format);
     expect(first).not.toContain('STATE');
+  });
+});
+
+describe.each(['rays', 'json'] as const)('observation %s under see_through', (format) => {
+  it('the simulated model reads the square off the rays too ("Also in sight"), and finds the goal', async () => {
+    const { summary } = await runLocalExperiment(
+      {
+        agent: 'ollama',
+        model: 'qwen2.5:7b',
+        maze: { generator: 'rooms_and_corridors', size: 15, seed: 5 },
+        config: {
+          ollama: { host: sims.ollamaUrl },
+          retry: FAST_RETRY,
+          observation: format,
+          see_through: true,
+          vision_range: 2,
+          max_moves: 500,
+          max_turns: 100,
+        },
+      },
+      { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
+    );
+    expect(summary).toMatchObject({ status: 'completed', goal_found: true });
+    const chat = ollama.requests.findLast((r) => r.path === '/api/chat')!;
+    const texts = JSON.stringify(chat.body.messages);
+    expect(texts).toMatch(format === 'rays' ? /Also in sight: open / : /also_in_sight/);
   });
 });
 

@@ -21,6 +21,13 @@ import { fileSource } from '../lambdas/config/file-source.ts';
 import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
 import { parametersFile } from './support/parameters-file.ts';
 import { buildProgram } from '../bin/cli/program.ts';
+import { shownAt } from '../bin/docs/observation-sample.ts';
+import { generateMaze } from '../lambdas/maze/generators/index.ts';
+import { cellsSeeing } from '../lambdas/maze/vision.ts';
+import { createRng } from '../lambdas/maze/rng.ts';
+import { GOAL, WALL } from '../lambdas/maze/grid.ts';
+import { resolveConfig } from '../lambdas/engine/experiment.ts';
+import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { requestFromOptions } from '../bin/cli/experiment-input.ts';
 import type { ExperimentOptions } from '../bin/cli/options.ts';
 
@@ -193,7 +200,8 @@ describe('each observation format on a fixed maze', () => {
       },
     );
     const text = renderResult(format, { ...recall, goalFound: true }, obs);
-    expect(text).toContain('2,3#'); // the wall south of the start, as seen at the start
+    // the wall south of the start, as seen at the start; coordinates names no tile characters, only lists
+    expect(text).toMatch(format === 'coordinates' ? /^Recalled walls: .*\(2,3\)/m : /2,3#/);
     expect(text).toMatch(format === 'json' ? /"goal_found":true/ : /^Goal found\.$/m);
   });
 
@@ -236,7 +244,7 @@ describe('the simulated model reads every format', () => {
 describe('config.observation', () => {
   it('is one of the five formats; anything else is refused naming them', () => {
     for (const format of OBSERVATION_FORMATS)
-      expect(experimentConfigSchema.parse({ observation: format }).observation).toBe(format);
+      expect(experimentConfigSchema.parse({ observation: format, success_rule: 'reached' }).observation).toBe(format);
     const refused = experimentConfigSchema.safeParse({ observation: 'ascii' });
     expect(refused.success).toBe(false);
     expect(refused.error!.issues[0]).toMatchObject({ path: ['observation'] });
@@ -255,6 +263,7 @@ agents:
   - { agent: random }
 mazes: { generators: [perfect], sizes: [11], seeds: [1] }
 settings: { observation: [rays, local_grid, full_map, coordinates, json] }
+config: { success_rule: reached }
 `,
       'test',
     );
@@ -286,5 +295,138 @@ settings: { observation: [rays, ascii] }
     await expect(parsed(['--observation', 'ascii'])).rejects.toThrow(
       /--observation "ascii" is not one of: rays, local_grid, full_map, coordinates, json/,
     );
+  });
+});
+
+describe('every cell in sight is shown (success under "seen" never comes from a cell the model was not shown)', () => {
+  const read = (text: string) => new Map(readObservation(text).cells.map(([x, y, t]) => [`${x},${y}`, t]));
+  const cases = OBSERVATION_FORMATS.flatMap((format) =>
+    [false, true].map((seeThrough) => [format, seeThrough] as const),
+  );
+
+  it.each(cases)(
+    '%s, see_through %s: on seeded mazes, at random cells and where the goal comes into sight',
+    (f, st) => {
+      let goalShown = 0;
+      for (const [generator, seed] of [
+        ['medium', 1],
+        ['sparse', 2],
+        ['rooms_and_corridors', 3],
+        ['perfect', 4],
+      ] as const) {
+        const maze = generateMaze({ generator, width: 15, height: 15, seed });
+        const config = resolveConfig({
+          observation: f,
+          see_through: st,
+          vision_range: 3,
+          success_rule: f === 'full_map' ? 'reached' : 'seen',
+          max_moves: 100,
+        });
+        const rng = createRng(seed);
+        const open = Array.from(maze.grid.cells).flatMap((t, i) => (t === WALL ? [] : [i]));
+        // cells from which the goal is in sight, not the goal itself: standing on it, a run has ended
+        const goalAt = maze.goal.y * maze.width + maze.goal.x;
+        const seeing = cellsSeeing(maze.grid, maze.goal, visionOf(config)).filter((i) => i !== goalAt);
+        const sampled = Array.from({ length: 30 }, () => rng.pick(open)).filter((i) => i !== goalAt);
+        const at = [...sampled, ...seeing].map((i) => ({
+          x: i % maze.width,
+          y: Math.floor(i / maze.width),
+        }));
+        for (const p of at) {
+          const shown = shownAt(maze, config, p);
+          const first = read(shown.observationText);
+          // full_map: a result gives the position only; the map it goes with is the turn's observation
+          const after = f === 'full_map' ? new Map([...first, ...read(shown.resultText)]) : read(shown.resultText);
+          for (const [cells, position, reading] of [
+            [shown.observation.visible, p, first],
+            [shown.result.vision, shown.result.to, after],
+          ] as const)
+            for (const [x, y, t] of cells) {
+              if (x === position.x && y === position.y) continue; // the agent's own cell: its position
+              expect([x, y, reading.get(`${x},${y}`)]).toEqual([x, y, t]);
+              if (t === GOAL) goalShown++;
+            }
+          // the rule the engine applies: whenever it counts the goal found, the text showed the goal
+          // (a move onto the goal stands on it: it was in sight, and shown, in the turn's observation)
+          if (shown.result.goalFound && config.success_rule === 'seen')
+            expect([first, after].map((r) => r.get(`${maze.goal.x},${maze.goal.y}`))).toContain(GOAL);
+        }
+      }
+      expect(goalShown).toBeGreaterThan(0); // the goal case was exercised, not only empty corridors
+    },
+  );
+
+  it('rays and json under see_through: the off-axis cells by coordinates, on the fixed maze', () => {
+    const { obs, moved } = game({ see_through: true, vision_range: 1 });
+    expect(renderObservation('rays', obs, 100)).toContain(
+      'west: #\nAlso in sight: open none; walls (1,1) (3,1) (1,3) (3,3); goal none.\n',
+    );
+    expect(JSON.parse(renderResult('json', moved, obs))).toMatchObject({
+      view: { north: '#', south: '#', east: '.', west: '.' },
+      also_in_sight: {
+        open: [
+          [2, 1],
+          [4, 1],
+          [4, 3],
+        ],
+        walls: [[2, 3]],
+        goal: [],
+      },
+    });
+    // under walls-block vision nothing lies off the rays: the default texts are unchanged (golden above)
+    expect(renderObservation('rays', game().obs, 100)).not.toContain('Also in sight');
+  });
+
+  it('local_grid under see_through has no "?" and its legend does not name it', () => {
+    const { obs } = game({ see_through: true });
+    const text = renderObservation('local_grid', obs, 100);
+    expect(text).not.toContain('?');
+    expect(text).toMatch(/^Legend: @ you, \. open, # wall, G goal\.$/m);
+  });
+});
+
+describe('settings that measure nothing are refused', () => {
+  const refusal = (input: Record<string, unknown>) => {
+    try {
+      resolveConfig(input);
+    } catch (e) {
+      return e as InvalidInputError;
+    }
+    throw new Error(`${JSON.stringify(input)} was accepted`);
+  };
+
+  it('full_map with success_rule "seen": the goal is on the map from the first turn', () => {
+    const e = refusal({ observation: 'full_map' });
+    expect(e).toBeInstanceOf(InvalidInputError);
+    expect([e.field, e.value]).toEqual(['config.observation', 'full_map']);
+    expect(e.message).toMatch(/"full_map" with success_rule "seen" measures nothing/);
+    expect(e.message).toMatch(/use success_rule "reached"/);
+    expect(resolveConfig({ observation: 'full_map', success_rule: 'reached' }).observation).toBe('full_map');
+  });
+
+  it('recall_all under full_map: off when left out, refused when asked for; on elsewhere by default', () => {
+    expect(resolveConfig({ observation: 'full_map', success_rule: 'reached' }).recall_tool).toBe(false);
+    expect(resolveConfig({ observation: 'local_grid' }).recall_tool).toBe(true);
+    expect(resolveConfig({ observation: 'rays', recall_tool: false }).recall_tool).toBe(false);
+    const e = refusal({ observation: 'full_map', success_rule: 'reached', recall_tool: true });
+    expect([e.field, e.value]).toEqual(['config.recall_tool', true]);
+    expect(e.message).toMatch(/with observation "full_map" offers a tool that measures nothing.*set it false/);
+  });
+
+  it('a sweep refuses such a cell at validation, where the setting is varied', () => {
+    const load = (extra: string) => () =>
+      loadSweep(
+        `sweep: formats
+agents:
+  - { agent: frontier }
+mazes: { generators: [perfect], sizes: [11], seeds: [1] }
+settings: { observation: [rays, full_map] }
+${extra}
+`,
+        'test',
+      );
+    expect(load('')).toThrow(SweepDefinitionError);
+    expect(load('')).toThrow(/settings\.observation.*"full_map" with success_rule "seen" measures nothing/);
+    expect(load('config: { success_rule: reached }')().cells).toHaveLength(2);
   });
 });

@@ -9,6 +9,7 @@ import {
   MODEL_CALL_BUDGET_MS,
   TURN_EVENTS,
 } from './budgets.ts';
+import { defaultRecallTool, meaninglessCombination } from './prompt-combinations.ts';
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
@@ -195,7 +196,8 @@ const configFields = z
     prompt_version: z
       .string()
       .regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2')
-      .default('v1'),
+      // v2 describes what the chosen observation format shows (config/prompts.ts); v1 stays for old runs
+      .default('v2'),
     ollama: ollamaSchema.default(ollamaSchema.parse({})),
     bedrock: bedrockSchema.default(bedrockSchema.parse({})),
     retry: retrySchema.default(retrySchema.parse({})),
@@ -210,7 +212,8 @@ const configFields = z
     memory_history_actions: z.number().int().min(1).max(1_000).default(20),
     /** The carried conversation's bound: ~4 chars a token keeps it far below the Data API's 4 MiB request. */
     memory_conversation_tokens: z.number().int().min(500).max(200_000).default(16_000),
-    recall_tool: z.boolean().default(true),
+    /** Left out: on, except under full_map (config/prompt-combinations.ts says why). */
+    recall_tool: z.boolean().optional(),
     context_policy: z.enum(CONTEXT_POLICIES).default('trim'),
     /** Context windows (tokens) of Bedrock models by id: entries given are added to (or replace) the defaults. */
     context_windows: z
@@ -263,7 +266,12 @@ export const experimentConfigSchema = configFields.transform((c, ctx) => {
     });
     return z.NEVER;
   }
-  return { ...c, max_moves: maxMoves, max_turns: maxTurns };
+  const meaningless = meaninglessCombination(c);
+  if (meaningless) {
+    ctx.addIssue({ code: 'custom', ...meaningless });
+    return z.NEVER;
+  }
+  return { ...c, max_moves: maxMoves, max_turns: maxTurns, recall_tool: c.recall_tool ?? defaultRecallTool(c) };
 });
 
 export type ExperimentConfig = z.output<typeof experimentConfigSchema>;

@@ -1,6 +1,9 @@
 // Versioned system prompts. A version is never edited once used in published
-// runs: add v2 instead. The text and its sha256 are stored with every
-// experiment. (Issue 5 moves these to Parameter Store under the same names.)
+// runs: add a new one instead. The text and its sha256 are stored with every
+// experiment; the stack also publishes these under <prefix>/prompts/maze/<version>.
+// v1 says the same (four rays, walls block the view) whatever the experiment
+// shows; v2 is composed of parts that describe the observation format, vision
+// mode, success rule, memory and tools of the experiment (prompt-parts.ts).
 import { InvalidInputError } from '../engine/errors.ts';
 
 export const PROMPTS: Record<string, string> = {
@@ -13,6 +16,14 @@ export const PROMPTS: Record<string, string> = {
     'Use the tools: move_north, move_south, move_east, move_west (each may carry a short "reasoning"){recall_text}.',
     'You may take up to {max_actions_per_turn} actions per turn. The experiment ends when {success_text}.',
     'Explore efficiently: avoid revisiting tiles and walking into walls.',
+  ].join('\n'),
+  v2: [
+    'You are exploring a 2-D grid maze of {width}x{height} tiles to find the goal tile.',
+    'Coordinates are (x, y): x grows to the east, y grows to the south. You start at ({start_x},{start_y}).',
+    '{observation_text}',
+    '{tools_text}',
+    'You may take up to {max_actions_per_turn} actions per turn. {goal_text}',
+    '{turn_text}',
   ].join('\n'),
 };
 

@@ -18,6 +18,7 @@ import { parseOrThrow } from '../config/zod-errors.ts';
 import type { Detector } from './agent-monitor.ts';
 import type { Halt } from './store.ts';
 import { promptTemplate, renderPrompt } from '../config/prompts.ts';
+import { promptVariables } from '../config/prompt-parts.ts';
 import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from './workflow/definition.ts';
 import { InvalidInputError } from './errors.ts';
 import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
@@ -130,21 +131,7 @@ const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
  */
 export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Record<string, string> = {}): string {
   const template = promptTemplate(config.prompt_version, prompts);
-  const vars = {
-    width: maze.width,
-    height: maze.height,
-    start_x: maze.start.x,
-    start_y: maze.start.y,
-    vision_range: config.vision_range,
-    max_recall_actions: config.max_recall_actions,
-    recall_interval: config.recall_interval,
-    max_actions_per_turn: config.max_actions_per_turn,
-    success_text: config.success_rule === 'seen' ? 'the goal tile comes into your view' : 'you stand on the goal tile',
-    recall_text: config.recall_tool
-      ? `, and recall_all to list the tiles you saw during your last ${config.max_recall_actions} actions ` +
-        `(at most once every ${config.recall_interval} actions)`
-      : '',
-  };
+  const vars = promptVariables(maze, config);
   if (!isWorkflowText(template)) return renderPrompt(template, vars);
   // A workflow keeps its own runner state between turns; carrying memory for it is not built.
   if (config.memory !== 'fresh')

@@ -1,8 +1,18 @@
 // One machine-readable line per observation and per tool result (position and
-// the rays in view), for test simulators and for models that prefer JSON.
+// the rays in view; under see-through vision also the square's other tiles),
+// for test simulators and for models that prefer JSON.
 import type { Observation } from '../../../engine/agent.ts';
-import type { ActionResult } from '../../../engine/game.ts';
-import { rays, recalledText, withAgentState } from './common.ts';
+import type { ActionResult, SeenTile } from '../../../engine/game.ts';
+import type { Point } from '../../../maze/grid.ts';
+import { groupTiles, offRays, rays, recalledText, withAgentState } from './common.ts';
+
+/** view, and also_in_sight when there is more in sight than the rays show (see_through). */
+function sight(at: Point, seen: readonly SeenTile[], seeThrough: boolean): Record<string, unknown> {
+  const off = offRays(at, seen);
+  return seeThrough || off.length > 0
+    ? { view: rays(at, seen), also_in_sight: groupTiles(off) }
+    : { view: rays(at, seen) };
+}
 
 export const jsonFormat = {
   observation: (obs: Observation, maxMoves: number): string =>
@@ -14,14 +24,14 @@ export const jsonFormat = {
           max_moves: maxMoves,
           actions_left_in_turn: obs.actionsLeftInTurn,
           position: [obs.position.x, obs.position.y],
-          view: rays(obs.position, obs.visible),
+          ...sight(obs.position, obs.visible, obs.config.see_through),
         }),
       ],
       obs,
     ).join('\n'),
-  result: (r: ActionResult): string => {
+  result: (r: ActionResult, obs: Observation): string => {
     const payload: Record<string, unknown> = { ok: r.success, result: r.message, position: [r.to.x, r.to.y] };
-    if (r.executed) payload.view = rays(r.to, r.vision);
+    if (r.executed) Object.assign(payload, sight(r.to, r.vision, obs.config.see_through));
     if (r.recalled) payload.recalled = recalledText(r.recalled);
     if (r.goalFound) payload.goal_found = true;
     return JSON.stringify(payload);

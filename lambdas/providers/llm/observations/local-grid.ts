@@ -7,7 +7,9 @@ import type { Point } from '../../../maze/grid.ts';
 import { byCell, framed, positionLine, textResult, tileChar, UNSEEN_CHAR } from './common.ts';
 import { picture } from './picture.ts';
 
-const LEGEND = 'Legend: @ you, . open, # wall, G goal, ? out of sight.';
+// under see_through every cell of the square is in sight: no "?" to explain
+const legend = (obs: Observation): string =>
+  `Legend: @ you, . open, # wall, G goal${obs.config.see_through ? '' : ', ? out of sight'}.`;
 
 function square(at: Point, seen: readonly SeenTile[], obs: Observation): string[] {
   const r = obs.config.vision_range;
@@ -27,6 +29,6 @@ function square(at: Point, seen: readonly SeenTile[], obs: Observation): string[
 
 export const localGridFormat = {
   observation: (obs: Observation, maxMoves: number): string =>
-    framed(obs, maxMoves, [positionLine(obs.position), ...square(obs.position, obs.visible, obs), LEGEND]),
+    framed(obs, maxMoves, [positionLine(obs.position), ...square(obs.position, obs.visible, obs), legend(obs)]),
   result: (r: ActionResult, obs: Observation): string => textResult(r, square(r.to, r.vision, obs)),
 };

@@ -1,0 +1,61 @@
+// What an LLM agent is shown at a given cell of a maze, built as the turn
+// engine builds it (lambdas/engine/turn.ts): the turn's observation, and the
+// result of one action from there. For the generated documentation page and
+// for the tests that compare prompts with observations.
+import type { ExperimentConfig } from '../../lambdas/config/experiment-config.ts';
+import type { Observation } from '../../lambdas/engine/agent.ts';
+import { executeCall, initialState, toSeen, visionOf, type ActionResult } from '../../lambdas/engine/game.ts';
+import { MOVE_TOOLS } from '../../lambdas/engine/tools.ts';
+import { DIRECTIONS, WALL, type Point } from '../../lambdas/maze/grid.ts';
+import type { Maze } from '../../lambdas/maze/maze.ts';
+import { visibleCells } from '../../lambdas/maze/vision.ts';
+import { renderObservation, renderResult } from '../../lambdas/providers/llm/observations/index.ts';
+
+export interface Shown {
+  observation: Observation;
+  /** The turn's first message as rendered. */
+  observationText: string;
+  result: ActionResult;
+  /** The result of `tool` from there, as rendered. */
+  resultText: string;
+}
+
+/**
+ * The first turn's observation with the agent at `at` (the start by default), then `tool` (by default the first
+ * move that is not blocked) executed from there.
+ */
+export function shownAt(maze: Maze, config: ExperimentConfig, at: Point = maze.start, tool?: string): Shown {
+  const state = initialState(maze, config);
+  state.position = { ...at };
+  state.goalFound = false; // judged from this cell on, not from the start's view
+  const observation: Observation = {
+    turnNumber: 1,
+    position: { ...at },
+    visible: toSeen(maze, visibleCells(maze.grid, at, visionOf(config))),
+    known: { width: maze.width, height: maze.height, cells: state.known },
+    grid: maze.grid,
+    results: [],
+    actionsTaken: 0,
+    tilesSeen: state.tilesSeen,
+    phase: 'exploring',
+    actionsLeftInTurn: config.max_actions_per_turn,
+    config,
+  };
+  const open = (Object.keys(MOVE_TOOLS) as Array<keyof typeof MOVE_TOOLS>).find((name) => {
+    const { dx, dy } = DIRECTIONS[MOVE_TOOLS[name]];
+    return maze.grid.inBounds(at.x + dx, at.y + dy) && maze.grid.get(at.x + dx, at.y + dy) !== WALL;
+  });
+  const result = executeCall(
+    state,
+    maze,
+    config,
+    { name: tool ?? open ?? 'move_north', arguments: {} },
+    { callIndex: 0, assistantText: null },
+  );
+  return {
+    observation,
+    observationText: renderObservation(config.observation, observation, config.max_moves),
+    result,
+    resultText: renderResult(config.observation, result, observation),
+  };
+}
