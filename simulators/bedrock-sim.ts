@@ -2,7 +2,11 @@
 // (POST /model/{modelId}/converse, REST-JSON) with a simulated model that
 // plays. The real @aws-sdk/client-bedrock-runtime reaches it through
 // `endpoint` with static credentials. Errors carry x-amzn-ErrorType and a
-// {"message"} body, as the service's do.
+// {"message"} body, as the service's do. inferenceConfig.maxTokens caps the output: a reply cut by it has
+// stopReason "max_tokens" (MessageStopEvent in the API reference). additionalModelRequestFields.thinking
+// {type: "enabled", budget_tokens} (Claude's extended thinking: budget at least 1,024 and below maxTokens, no
+// temperature or top_p beside it) adds a reasoningContent block {reasoningText: {text, signature}} first; a
+// reasoning block sent back must carry the signature it came with (ReasoningTextBlock).
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
@@ -37,6 +41,7 @@ function awsError(
 
 type Block = {
   cachePoint?: { type: string };
+  reasoningContent?: { reasoningText?: { text: string; signature?: string } };
   text?: string;
   toolUse?: { toolUseId: string; name: string; input: unknown };
   toolResult?: { toolUseId: string; content: Array<{ text?: string }>; status?: string };
@@ -47,6 +52,8 @@ export class BedrockSim extends SimServer {
   private readonly authorizer?: RequestAuthorizer;
   /** What the service keeps between calls for prompt caching; its clock can be moved by tests. */
   readonly promptCache = new SimPromptCache();
+  /** The signatures of the reasoning this simulator gave: only those come back valid. */
+  private readonly signatures = new Set<string>();
 
   /** `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorizer). */
   constructor(opts: SimOptions & { authorizer?: RequestAuthorizer } = {}) {
@@ -79,7 +86,7 @@ export class BedrockSim extends SimServer {
     }
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
     const body = req.body ?? {};
-    const allInput = tokensOf(
+    const allInput = this.promptTokens(
       JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}),
     );
     const admitted = this.admit(model, allInput);
@@ -121,6 +128,26 @@ export class BedrockSim extends SimServer {
         "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member " +
           'must have length greater than or equal to 1',
       );
+    const thinking = body.additionalModelRequestFields?.thinking as
+      { type?: string; budget_tokens?: number } | undefined;
+    const maxTokens: number | undefined = body.inferenceConfig?.maxTokens;
+    if (thinking?.type === 'enabled') {
+      const budget = thinking.budget_tokens ?? 0;
+      if (budget < 1024)
+        return awsError(res, 400, 'thinking.budget_tokens: Input should be greater than or equal to 1024');
+      if (maxTokens !== undefined && budget >= maxTokens)
+        return awsError(res, 400, '`max_tokens` must be greater than `thinking.budget_tokens`.');
+      if (body.inferenceConfig?.temperature !== undefined && body.inferenceConfig.temperature !== 1)
+        return awsError(res, 400, '`temperature` may only be set to 1 when thinking is enabled.');
+      if (body.inferenceConfig?.topP !== undefined)
+        return awsError(res, 400, '`top_p` must be unset when thinking is enabled.');
+    }
+    const unsigned = messages.some((msg) =>
+      msg.content.some(
+        (b) => b.reasoningContent && !this.signatures.has(b.reasoningContent.reasoningText?.signature ?? ''),
+      ),
+    );
+    if (unsigned) return awsError(res, 400, 'Invalid `signature` in `thinking` block.');
     const cache = this.promptCache.apply(model, body);
     if ('error' in cache) return awsError(res, 400, cache.error);
     const system = (body.system ?? [])
@@ -135,35 +162,57 @@ export class BedrockSim extends SimServer {
         if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
       }
     }
-    const planned = this.plan(
-      {
-        model,
-        system,
-        texts,
-        tools: (body.toolConfig?.tools ?? [])
-          .filter((t: { toolSpec?: unknown }) => t.toolSpec)
-          .map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
-        requestChars: JSON.stringify(body).length,
-      },
-      fault,
-    );
-    const content: Block[] = [];
+    const turn = {
+      model,
+      system,
+      texts,
+      tools: (body.toolConfig?.tools ?? [])
+        .filter((t: { toolSpec?: unknown }) => t.toolSpec)
+        .map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
+      requestChars: JSON.stringify(body).length,
+    };
+    const planned = this.plan(turn, fault);
+    let content: Block[] = [];
+    if (thinking?.type === 'enabled') {
+      const signature = randomBytes(24).toString('base64');
+      this.signatures.add(signature);
+      content.push({ reasoningContent: { reasoningText: { text: this.thinkingFor(turn), signature } } });
+    }
     if (planned.text) content.push({ text: planned.text });
     for (const c of planned.calls)
       content.push({
         toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments },
       });
+    // maxTokens caps the output: what fits is kept (reasoning first), no tool call is complete, stopReason max_tokens
+    let truncated = false;
+    if (maxTokens !== undefined && tokensOf(JSON.stringify(content)) > maxTokens) {
+      truncated = true;
+      let room = maxTokens * 4;
+      const kept: Block[] = [];
+      for (const b of content) {
+        if (room <= 0 || b.toolUse) break;
+        if (b.reasoningContent?.reasoningText) {
+          const r = b.reasoningContent.reasoningText;
+          kept.push({ reasoningContent: { reasoningText: { ...r, text: r.text.slice(0, room) } } });
+          room -= r.text.length;
+        } else if (b.text !== undefined) {
+          kept.push({ text: b.text.slice(0, room) });
+          room -= b.text.length;
+        }
+      }
+      content = kept;
+    }
     // With caching, inputTokens is only the input neither read from nor written to the cache (User Guide).
     const cacheUsage = cache.used ? { cacheReadInputTokens: cache.read, cacheWriteInputTokens: cache.write } : {};
     const inputTokens = allInput - (cache.used ? cache.read + cache.write : 0);
-    const outputTokens = tokensOf(JSON.stringify(content));
+    const outputTokens = truncated ? maxTokens! : tokensOf(JSON.stringify(content));
     admitted.tokens += outputTokens;
     this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault, ...cacheUsage });
     res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
     res.end(
       JSON.stringify({
         output: { message: { role: 'assistant', content } },
-        stopReason: planned.calls.length > 0 ? 'tool_use' : 'end_turn',
+        stopReason: truncated ? 'max_tokens' : planned.calls.length > 0 ? 'tool_use' : 'end_turn',
         usage: { inputTokens, outputTokens, totalTokens: allInput + outputTokens, ...cacheUsage },
         metrics: { latencyMs: 350 },
       }),

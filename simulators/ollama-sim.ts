@@ -2,7 +2,11 @@
 // streaming NDJSON, GET /api/tags, POST /api/show, GET /api/version), with a
 // simulated model that plays. Replies follow Ollama's documented shapes:
 // message.tool_calls[].function {name, arguments (object)}, token counts in
-// prompt_eval_count / eval_count, durations in nanoseconds.
+// prompt_eval_count / eval_count, durations in nanoseconds. As documented
+// (https://docs.ollama.com/api/chat, .../capabilities/thinking, .../api-reference/show-model-details): `think`
+// asks for message.thinking; options.num_predict caps the output, and a reply cut by it ends with done_reason
+// "length"; /api/show gives details, template and parameters but no digest, which /api/tags gives per model.
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { SimServer, type LoggedRequest } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
@@ -26,7 +30,7 @@ export class OllamaSim extends SimServer {
           model: name,
           modified_at: new Date(0).toISOString(),
           size: 4_683_087_332,
-          digest: 'sim'.padEnd(64, '0'),
+          digest: digestOf(name),
           details: {
             parent_model: '',
             format: 'gguf',
@@ -43,9 +47,17 @@ export class OllamaSim extends SimServer {
       if (!this.models.includes(model)) return json(res, 404, { error: `model '${model}' not found` });
       return json(res, 200, {
         modelfile: `FROM ${model}`,
-        parameters: 'num_ctx 32768',
-        template: '{{ .Prompt }}',
-        details: { format: 'gguf', family: 'sim', parameter_size: '7.6B', quantization_level: 'Q4_K_M' },
+        parameters: 'num_ctx 32768\nstop "<|im_end|>"',
+        template: `{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>{{ end }} (${model})`,
+        modified_at: new Date(0).toISOString(),
+        details: {
+          parent_model: '',
+          format: 'gguf',
+          family: 'sim',
+          families: ['sim'],
+          parameter_size: '7.6B',
+          quantization_level: 'Q4_K_M',
+        },
         model_info: { 'general.architecture': 'sim' },
         capabilities: ['completion', 'tools'],
       });
@@ -80,21 +92,34 @@ export class OllamaSim extends SimServer {
       .map((m) => m.content)
       .join('\n');
     const texts = messages.filter((m) => m.role === 'user' || m.role === 'tool').map((m) => m.content);
-    const planned = this.plan(
-      {
-        model,
-        system,
-        texts,
-        tools: (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name),
-        requestChars: JSON.stringify(body).length,
-      },
-      fault,
-    );
-    const toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
+    const turn = {
+      model,
+      system,
+      texts,
+      tools: (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name),
+      requestChars: JSON.stringify(body).length,
+    };
+    const planned = this.plan(turn, fault);
+    let toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
     // Like Ollama, a prompt longer than options.num_ctx is cut silently and counted as what was kept.
     const numCtx: number = body.options?.num_ctx ?? 2048;
-    const promptTokens = Math.min(numCtx, requestTokens);
-    const evalTokens = tokensOf(planned.text + JSON.stringify(toolCalls));
+    const promptTokens = Math.min(
+      numCtx,
+      this.promptTokens(JSON.stringify(messages) + JSON.stringify(body.tools ?? [])),
+    );
+    // think: true or a level asks for the reasoning apart; false or absent, none (the sim thinks only when asked)
+    let thinking = body.think !== undefined && body.think !== false ? this.thinkingFor(turn) : '';
+    let text = planned.text;
+    let evalTokens = tokensOf(thinking + text + JSON.stringify(toolCalls));
+    // options.num_predict caps what is generated, thinking first: the rest is cut and no tool call is complete
+    const cap: number | undefined = body.options?.num_predict;
+    const truncated = typeof cap === 'number' && cap >= 0 && evalTokens > cap;
+    if (truncated) {
+      thinking = thinking.slice(0, cap * 4);
+      text = text.slice(0, Math.max(0, cap * 4 - thinking.length));
+      toolCalls = [];
+      evalTokens = cap;
+    }
     admitted.tokens += evalTokens;
     // Plausible durations (ns) for a 7B model on a laptop GPU: prompt at ~1,000 tokens/s, generation at ~40.
     const promptEvalNs = promptTokens * 1_000_000;
@@ -105,7 +130,7 @@ export class OllamaSim extends SimServer {
       model,
       created_at: new Date().toISOString(),
       done: true,
-      done_reason: 'stop',
+      done_reason: truncated ? 'length' : 'stop',
       total_duration: loadNs + promptEvalNs + evalNs + 5_000_000,
       load_duration: loadNs,
       prompt_eval_count: promptTokens,
@@ -115,14 +140,25 @@ export class OllamaSim extends SimServer {
     };
     const message = {
       role: 'assistant',
-      content: planned.text,
+      content: text,
+      ...(thinking ? { thinking } : {}),
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     };
     if (body.stream === false) return json(res, 200, { ...final, message });
     // Streaming (Ollama's default): NDJSON chunks, text in pieces, tool calls in one chunk, counts on the last.
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const created = new Date().toISOString();
-    for (const piece of planned.text.match(/.{1,16}/gs) ?? []) {
+    // thinking streams before the answer (https://docs.ollama.com/capabilities/thinking)
+    for (const piece of thinking.match(/.{1,16}/gs) ?? [])
+      res.write(
+        `${JSON.stringify({
+          model,
+          created_at: created,
+          message: { role: 'assistant', content: '', thinking: piece },
+          done: false,
+        })}\n`,
+      );
+    for (const piece of text.match(/.{1,16}/gs) ?? []) {
       res.write(
         `${JSON.stringify({
           model,
@@ -143,4 +179,9 @@ export class OllamaSim extends SimServer {
       );
     res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
   }
+}
+
+/** A model's digest as /api/tags reports it: a sha256, here of the name, so that each model has its own. */
+export function digestOf(model: string): string {
+  return createHash('sha256').update(`sim:${model}`).digest('hex');
 }

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { SimPlayer } from './sim-player.ts';
+import { SimPlayer, tokensOf } from './sim-player.ts';
 
 export type Fault =
   | { kind: 'status'; status: number } // 429, 500, 503...: an error reply in the service's format
@@ -42,6 +42,11 @@ export interface SimOptions {
   always?: Fault;
   callsPerReply?: number;
   port?: number;
+  /**
+   * Prompt tokens per token of the chars/4 count the simulators use: a model whose tokenizer splits this text
+   * finer (an ASCII map) than Ariadne's estimate assumes. Tests of the calibration set it; default 1.
+   */
+  tokenScale?: number;
 }
 
 export interface LoggedRequest {
@@ -86,6 +91,7 @@ export abstract class SimServer {
   always: Fault | undefined;
   protected readonly player = new SimPlayer();
   protected readonly callsPerReply: number;
+  tokenScale: number;
   private server: {
     listen: (port: number, host: string, onListening: () => void) => unknown;
     close: (cb: () => void) => void;
@@ -101,6 +107,17 @@ export abstract class SimServer {
     this.faults = [...(opts.faults ?? [])];
     this.always = opts.always;
     this.callsPerReply = opts.callsPerReply ?? 2;
+    this.tokenScale = opts.tokenScale ?? 1;
+  }
+
+  /** A prompt's tokens as this simulated model counts them (tokenScale). */
+  protected promptTokens(text: string): number {
+    return Math.max(1, Math.round(tokensOf(text) * this.tokenScale));
+  }
+
+  /** What the simulated model thinks before it answers, when asked to (Ollama think, Bedrock thinking). */
+  protected thinkingFor(turn: ModelTurn): string {
+    return `Position and view read; ${turn.tools.length} tools offered. I will head for the nearest unexplored tiles.`;
   }
 
   protected abstract defaultModels(): string[];

@@ -90,9 +90,11 @@ describe.each([
       expect(exp.prompt_version).toBe('v2'); // the default for new runs
       expect(exp.prompt_hash).toBe(createHash('sha256').update(exp.prompt_text).digest('hex'));
       expect(exp.config).toMatchObject({ recall_interval: 10, max_recall_actions: 50 });
-      if (sim === ollama)
-        expect(exp.config.ollama).toMatchObject({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
-      else expect(exp.config.bedrock).toMatchObject({ region: 'us-west-2', max_tokens: 1024 });
+      expect(exp.config).toMatchObject({ temperature: 0.2, max_output_tokens: 1024, model_seed: 'per_repeat' });
+      if (sim === ollama) {
+        expect(exp.config.ollama).toMatchObject({ num_ctx: 32768 });
+        expect(exp.config.ollama).not.toHaveProperty('repeat_penalty');
+      } else expect(exp.config.bedrock).toMatchObject({ region: 'us-west-2' });
     },
   );
 });
@@ -174,7 +176,8 @@ describe('parameters', () => {
       expect(exp.config).toMatchObject({
         max_moves: 777,
         vision_range: 3,
-        ollama: { num_ctx: 8192, host: sims.ollamaUrl, temperature: 0.2 },
+        temperature: 0.2,
+        ollama: { num_ctx: 8192, host: sims.ollamaUrl },
       });
       expect(exp.prompt_version).toBe('study/v3');
       expect(exp.prompt_text).toBe('Maze 11x11. Find the goal; the goal tile comes into your view.');
@@ -215,12 +218,14 @@ describe('hosted Ollama', () => {
 describe('what the engine sends', () => {
   it('ollama: tool schemas, the system prompt of the configured version, and each tool result in order', async () => {
     const { experimentId } = await runOllama();
-    const exp = (await db.pool.query('SELECT prompt_text FROM experiments WHERE id = $1', [experimentId])).rows[0];
+    const exp = (await db.pool.query('SELECT prompt_text, agent_seed FROM experiments WHERE id = $1', [experimentId]))
+      .rows[0];
     const chats = ollama.requests.filter((r) => r.path === '/api/chat');
     expect(chats.length).toBeGreaterThan(2);
     for (const req of chats) {
       expect(req.body.model).toBe('qwen2.5:7b');
-      expect(req.body.options).toEqual({ num_ctx: 32768, temperature: 0.2, repeat_penalty: 1.4 });
+      // provider parity: the shared temperature and output cap, the run's seed, and no repeat_penalty
+      expect(req.body.options).toEqual({ num_ctx: 32768, temperature: 0.2, num_predict: 1024, seed: exp.agent_seed });
       expect(req.body.tools.map((t: any) => t.function.name)).toEqual(TOOL_NAMES);
       expect(req.body.tools[0]).toMatchObject({
         type: 'function',
@@ -303,7 +308,8 @@ describe('faults', () => {
       expect(rows[0].status).toBe('failed');
       expect(rows[0].failure_reason).toMatch(reason);
       // the handler's attempts times the state machine's: every one reached the server
-      expect(sim.requests.filter((r) => r.method === 'POST').length).toBe(FAST_RETRY.max_attempts * 3);
+      const modelCalls = sim.requests.filter((r) => r.path === '/api/chat' || r.path.endsWith('/converse'));
+      expect(modelCalls.length).toBe(FAST_RETRY.max_attempts * 3);
     },
   );
 

@@ -32,15 +32,26 @@ function describePhases(story: AgentStory, actions: number): string[] {
   return lines;
 }
 
-/** What the experiments row adds to the view for an LLM run: its workflow, and whether its model has a price. */
+/**
+ * What the experiments row adds to the view for an LLM run: its workflow, whether its model has a price (an unknown
+ * price is "unknown", never $0), and what its model calls did (experiment_model_calls, migration 012).
+ */
 interface LlmDetails {
   workflow: string | null;
   priced: boolean;
+  calls: { truncated_calls: number; reasoning_calls: number; estimate_off_calls: number; text_tool_calls: number };
+  provenance: Record<string, unknown> | null;
 }
 
 async function llmDetailsOf(db: Sql, s: ExperimentSummary): Promise<LlmDetails> {
-  const { rows } = await db.query<{ prompt_text: string | null; priced: boolean }>(
-    `SELECT prompt_text, coalesce(config -> 'prices' ? model, false) AS priced FROM experiments WHERE id = $1`,
+  const { rows } = await db.query<
+    { prompt_text: string | null; priced: boolean; provenance: Record<string, unknown> | null } & LlmDetails['calls']
+  >(
+    // price_known is written with each turn (an inference profile priced as its model); coalesce for runs that
+    // have no turn yet
+    `SELECT e.prompt_text, coalesce(e.price_known, e.config -> 'prices' ? e.model, false) AS priced, e.provenance,
+            m.truncated_calls, m.reasoning_calls, m.estimate_off_calls, m.text_tool_calls
+     FROM experiments e JOIN experiment_model_calls m ON m.experiment_id = e.id WHERE e.id = $1`,
     [s.experiment_id],
   );
   const text = rows[0]?.prompt_text ?? null;
@@ -50,7 +61,39 @@ async function llmDetailsOf(db: Sql, s: ExperimentSummary): Promise<LlmDetails> 
     const doc = parse(text) as { workflow?: unknown } | null;
     workflow = typeof doc?.workflow === 'string' ? doc.workflow : null;
   }
-  return { workflow, priced: rows[0]?.priced ?? false };
+  const r = rows[0];
+  return {
+    workflow,
+    priced: r?.priced ?? false,
+    calls: {
+      truncated_calls: r?.truncated_calls ?? 0,
+      reasoning_calls: r?.reasoning_calls ?? 0,
+      estimate_off_calls: r?.estimate_off_calls ?? 0,
+      text_tool_calls: r?.text_tool_calls ?? 0,
+    },
+    provenance: r?.provenance ?? null,
+  };
+}
+
+/** The model's identity as its provenance record gives it: Ollama's digest and version, Bedrock's Region. */
+function describeSource(p: Record<string, unknown> | null): string {
+  if (!p) return 'not recorded';
+  const str = (k: string): string | null => {
+    const v = p[k];
+    return typeof v === 'string' ? v : null;
+  };
+  if (p.provider === 'ollama')
+    return [
+      `digest ${str('model_digest')?.slice(0, 12) ?? '?'}`,
+      str('quantization_level'),
+      str('parameter_size'),
+      `server ${str('server_version') ?? '?'}`,
+    ]
+      .filter(Boolean)
+      .join(', ');
+  return [str('inference_profile') ? `profile ${str('inference_profile')}` : str('model_id'), str('region')]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** Signals per detector, most frequent first (then by name): a long run's 125 signals read as one line. */
@@ -93,6 +136,12 @@ function llmRows(
       ['llm calls', count(s.llm_calls)],
       ['tokens', `${count(s.input_tokens)} input, ${count(s.output_tokens)} output`],
       ['cost', describeCost(s, llm)],
+      [
+        'model calls',
+        `${llm.calls.truncated_calls} cut by the output cap, ${llm.calls.reasoning_calls} with reasoning, ` +
+          `${llm.calls.estimate_off_calls} estimated >10% off, ${llm.calls.text_tool_calls} tool calls read from text`,
+      ],
+      ['source', describeSource(llm.provenance)],
     ],
   };
 }
@@ -151,6 +200,10 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
     const detail = {
       ...s,
       workflow: llm?.workflow ?? null,
+      // null cost with price_known false: the model has no price (unknown), never a zero cost
+      price_known: llm ? llm.priced : null,
+      model_calls: llm?.calls ?? null,
+      provenance: llm?.provenance ?? null,
       signal_counts: Object.fromEntries(countSignals(story.signals)),
       phases: story.phases,
       signals: story.signals,

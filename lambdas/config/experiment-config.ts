@@ -10,6 +10,7 @@ import {
   TURN_EVENTS,
 } from './budgets.ts';
 import { defaultRecallTool, meaninglessCombination } from './prompt-combinations.ts';
+import { defaultContextWindows, defaultPrices } from './model-table.ts';
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
@@ -27,22 +28,8 @@ const priceSchema = z
   })
   .strict();
 
-const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = {
-  // Bedrock on-demand list prices (us-east-1) at the time of writing; override per experiment in config.prices.
-  'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_mtok: 3, output_per_mtok: 15 },
-  'anthropic.claude-3-haiku-20240307-v1:0': { input_per_mtok: 0.25, output_per_mtok: 1.25 },
-  // Nova cache reads at a quarter of input (third-party reports of the pricing page); writes at the input price.
-  'amazon.nova-lite-v1:0': { input_per_mtok: 0.06, output_per_mtok: 0.24, cache_read_per_mtok: 0.015 },
-  'amazon.nova-pro-v1:0': { input_per_mtok: 0.8, output_per_mtok: 3.2, cache_read_per_mtok: 0.2 },
-  // Cache prices: Claude's writes 1.25x and reads 0.1x of input (as reported for Bedrock by third parties,
-  // not read on aws.amazon.com/bedrock/pricing itself); override in config.prices when the page says otherwise.
-  'anthropic.claude-3-7-sonnet-20250219-v1:0': {
-    input_per_mtok: 3,
-    output_per_mtok: 15,
-    cache_read_per_mtok: 0.3,
-    cache_write_per_mtok: 3.75,
-  },
-};
+/** The model table's list prices (model-table.ts: each with its date and source page). */
+const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = defaultPrices();
 
 const retrySchema = z
   .object({
@@ -59,8 +46,12 @@ const ollamaSchema = z
   .object({
     host: z.string().url().default('http://127.0.0.1:11434'),
     num_ctx: z.number().int().min(256).max(1_048_576).default(32_768),
-    temperature: z.number().min(0).max(2).default(0.2),
-    repeat_penalty: z.number().min(0).max(10).default(1.4),
+    /** Overrides the shared `temperature` for Ollama; left out, the shared one is sent (provider parity). */
+    temperature: z.number().min(0).max(2).optional(),
+    /** Sent only when set (Ollama's own default is 1.1); snapshots from before parity carry the 1.4 they ran with. */
+    repeat_penalty: z.number().min(0).max(10).optional(),
+    /** Ollama's `think` request field: true, false, or a level (gpt-oss); left out, not sent (the model's default). */
+    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high'])]).optional(),
     stream: z.boolean().default(false),
   })
   .strict();
@@ -73,8 +64,16 @@ const bedrockSchema = z
       .default('us-east-1'),
     /** Only for local simulators and VPC endpoints; empty means the regional endpoint. */
     endpoint: z.string().url().optional(),
-    max_tokens: z.number().int().min(1).max(200_000).default(1024),
-    temperature: z.number().min(0).max(1).default(0.2),
+    /** Overrides the shared `max_output_tokens` for Bedrock (maxTokens); left out, the shared one is sent. */
+    max_tokens: z.number().int().min(1).max(200_000).optional(),
+    /** Overrides the shared `temperature` for Bedrock; left out, the shared one is sent. */
+    temperature: z.number().min(0).max(1).optional(),
+    /**
+     * Claude's extended thinking through Converse (additionalModelRequestFields.thinking.budget_tokens, at least
+     * 1,024 and below maxTokens); left out, not asked for. Claude takes no temperature or top_p with thinking on:
+     * neither is then sent, and the provenance record says so.
+     */
+    reasoning_budget_tokens: z.number().int().min(1024).max(200_000).optional(),
     /**
      * Cache points after the tools and the system prompt, for models that support prompt caching
      * (providers/llm/bedrock-caching.ts); other models never get one. Cached input is cheaper and reported apart.
@@ -131,16 +130,8 @@ const stuckThresholdsSchema = z
   })
   .strict();
 
-/**
- * Context windows in tokens of the Bedrock models in DEFAULT_PRICES (their model cards); an inference profile
- * (us., eu., apac., global. + id) uses its model's entry. Ollama's window is ollama.num_ctx.
- */
-const DEFAULT_CONTEXT_WINDOWS: Record<string, number> = {
-  'anthropic.claude-3-5-sonnet-20240620-v1:0': 200_000,
-  'anthropic.claude-3-haiku-20240307-v1:0': 200_000,
-  'amazon.nova-lite-v1:0': 300_000,
-  'amazon.nova-pro-v1:0': 300_000,
-};
+/** Context windows in tokens from the model table; an inference profile uses its model's entry. */
+const DEFAULT_CONTEXT_WINDOWS: Record<string, number> = defaultContextWindows();
 
 /**
  * What an LLM agent remembers between turns (each turn is a fresh Lambda): fresh, only the current observation;
@@ -202,6 +193,18 @@ const configFields = z
     bedrock: bedrockSchema.default(bedrockSchema.parse({})),
     retry: retrySchema.default(retrySchema.parse({})),
     prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
+    // Provider parity: one set of sampling settings and one output cap, sent to every provider (flat keys, so that
+    // a sweep can vary them). ollama.temperature, bedrock.temperature and bedrock.max_tokens still override them.
+    /** Sampling temperature sent to every provider. */
+    temperature: z.number().min(0).max(1).default(0.2),
+    /** Nucleus sampling sent to every provider when set; left out, each provider's own default applies. */
+    top_p: z.number().min(0).max(1).optional(),
+    /** The reply's output cap on every provider (Ollama options.num_predict, Bedrock maxTokens). */
+    max_output_tokens: z.number().int().min(16).max(200_000).default(1024),
+    /** per_repeat: the run's agent seed goes to models whose API takes one (Ollama options.seed); none: no seed. */
+    model_seed: z.enum(['per_repeat', 'none']).default('per_repeat'),
+    /** true: a tool call written as JSON in the reply text is not executed but logged as invalid_arguments. */
+    strict_tool_calls: z.boolean().default(false),
     /** Per "provider:model" (or "provider:*"); a model with no entry is not limited. */
     rate_limits: rateLimitsSchema.default({}),
     stuck_policy: z.enum(STUCK_POLICIES).default('observe'),

@@ -48,8 +48,10 @@ export interface TokenUsage {
 
 /** The context guard's view of one model call (providers/llm/context-guard.ts). */
 export interface PromptContext {
-  /** The prompt's estimated tokens as sent (after any trimming). */
+  /** The prompt's estimated tokens as sent (after any trimming): characters / 4. */
   estimate: number;
+  /** The same in the provider's tokens: scaled by the run's calibration (the estimate itself before one). */
+  calibrated?: number;
   /** The model's context window in tokens; null when unknown (no guard). */
   window: number | null;
   /** Messages (or history entries) dropped to fit the window. */
@@ -76,6 +78,12 @@ export interface AgentReply {
   retries?: ReadonlyArray<Record<string, unknown>>;
   context?: PromptContext | null;
   timings?: ModelTimings | null;
+  /** The output cap cut the reply (stop reason max_tokens / length). */
+  truncated?: boolean | null;
+  /** Reasoning the model returned (Ollama message.thinking, Bedrock reasoningContent), with its tokens estimated. */
+  reasoning?: { text: string; tokens: number | null } | null;
+  /** The calibrated estimate and the reported prompt tokens differ by more than 10% of the reported count. */
+  estimateOff?: boolean | null;
   /** A workflow agent's steps for this reply and the moves between its states (logged as machine 'workflow'). */
   workflow?: {
     steps: ReadonlyArray<object>;
@@ -93,6 +101,10 @@ export interface Agent {
    * results of the turn's last calls, which the agent was never shown.
    */
   memory?(lastResults: ActionResult[]): unknown;
+  /** Where the answers come from (provider, model digest or profile, Region...): stored once, at the first turn. */
+  provenance?(): Promise<unknown>;
+  /** Provider tokens per estimated token, once the run has one (persisted so a later turn starts calibrated). */
+  tokenCalibration?(): number | null;
 }
 
 interface AgentIdentity {
@@ -105,6 +117,8 @@ interface AgentIdentity {
   promptText: string | null;
   /** What the agent's memory() returned after the previous turn; null before the first. */
   memory?: unknown;
+  /** The run's token calibration from an earlier turn (Agent.tokenCalibration); null before it has one. */
+  tokenCalibration?: number | null;
   /** Secrets for this call only (e.g. ollama_api_key): never logged or stored. */
   secrets?: Readonly<Record<string, string>>;
 }

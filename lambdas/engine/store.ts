@@ -17,6 +17,8 @@ export interface ExperimentInfo {
   status: ExperimentStatus;
   config: ExperimentConfig;
   startedAt: Date;
+  /** Provider tokens per estimated token, from the run's first reported prompt count; null before one. */
+  tokenCalibration?: number | null;
 }
 
 export interface TurnContext {
@@ -77,6 +79,13 @@ export interface LlmCallRecord {
   context: PromptContext | null;
   /** Ollama's timings; null for other providers. */
   timings: ModelTimings | null;
+  /** The output cap cut the reply; null for agents that do not say. */
+  truncated: boolean | null;
+  /** Reasoning text the model returned, and its tokens (estimated: no provider reports them apart). */
+  reasoningText: string | null;
+  reasoningTokens: number | null;
+  /** The calibrated estimate missed the reported prompt tokens by more than 10%; null without both. */
+  estimateOff: boolean | null;
 }
 
 export interface TurnWrite {
@@ -97,6 +106,12 @@ export interface TurnWrite {
   signals: Array<StuckSignal & { at: Date }>;
   stuckPolicy: ExperimentConfig['stuck_policy'];
   halt: Halt | null;
+  /** Where the model's answers come from, given at the first turn; kept once stored. */
+  provenance?: unknown;
+  /** The run's token calibration once it has one; kept once stored. */
+  tokenCalibration?: number | null;
+  /** For a model run: whether config.prices has the model (cost null and price unknown are then told apart). */
+  priceKnown?: boolean | null;
 }
 
 /** What a turn handler returns, also rebuilt from the database when a turn is replayed. */

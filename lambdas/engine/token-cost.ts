@@ -1,5 +1,6 @@
 // The cost of a turn's tokens at the per-model price table (config.prices), each kind at its own price.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
+import { lookupModel } from '../config/model-table.ts';
 
 type Price = ExperimentConfig['prices'][string];
 
@@ -19,4 +20,9 @@ export function tokenCostUsd(price: Price, t: TokenCounts): number {
       t.cacheWriteInputTokens * (price.cache_write_per_mtok ?? price.input_per_mtok)) /
     1e6
   );
+}
+
+/** A model's price: its own entry, else (an inference profile) its model's; undefined when unknown. */
+export function priceOf(prices: ExperimentConfig['prices'], model: string): Price | undefined {
+  return lookupModel(prices, model);
 }

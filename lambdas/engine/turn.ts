@@ -6,7 +6,9 @@
 // transitions, signals and state, is committed at once, keyed by
 // (experiment, turn number), so a retried invocation never doubles a row.
 import type { AgentFactory, AgentReply } from './agent.ts';
-import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult } from './game.ts';
+import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult, type GameState } from './game.ts';
+import type { Maze } from '../maze/maze.ts';
+import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { visibleCells } from '../maze/vision.ts';
 import type {
   EngineStore,
@@ -20,7 +22,8 @@ import type {
 import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
-import { tokenCostUsd } from './token-cost.ts';
+import { priceOf, tokenCostUsd } from './token-cost.ts';
+import type { ToolCall } from './tools.ts';
 
 export interface TurnDeps {
   store: EngineStore;
@@ -57,7 +60,10 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     config,
     promptText: experiment.promptText,
     memory: agentMemory ?? null,
+    tokenCalibration: experiment.tokenCalibration ?? null,
   });
+  // where the answers come from, asked once, at the first turn (the store keeps the first record it gets)
+  const provenance = turnNumber === 1 && agent.provenance ? await agent.provenance() : undefined;
   const actions: ActionResult[] = [];
   const llmCalls: LlmCallRecord[] = [];
   const totals: TurnTotals = {
@@ -134,6 +140,10 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         workflowSteps: reply.workflow?.steps ?? null,
         context: reply.context ?? null,
         timings: reply.timings ?? null,
+        truncated: reply.truncated ?? null,
+        reasoningText: reply.reasoning?.text ?? null,
+        reasoningTokens: reply.reasoning?.tokens ?? null,
+        estimateOff: reply.estimateOff ?? null,
       });
     }
     if (reply.workflow) {
@@ -160,7 +170,9 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       const ended = limitReached();
       const result =
         ended === null
-          ? executeCall(state, maze, config, call, ctx)
+          ? config.strict_tool_calls === true && call.parsedFromText === true
+            ? refuseTextCall(state, maze, config, call, ctx)
+            : executeCall(state, maze, config, call, ctx)
           : ended === 'action_limit'
             ? refuseCall(
                 state,
@@ -186,7 +198,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   if (halt !== null && !state.goalFound) stopReason = 'stuck';
   state.turnsCompleted = turnNumber;
   totals.llmCalls = llmCalls.length;
-  const price = experiment.model ? config.prices[experiment.model] : undefined;
+  const price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
   if (price && totals.inputTokens !== null) {
     totals.costUsd = tokenCostUsd(price, {
       inputTokens: totals.inputTokens,
@@ -211,6 +223,9 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     signals,
     stuckPolicy: config.stuck_policy,
     halt,
+    provenance,
+    tokenCalibration: agent.tokenCalibration?.() ?? null,
+    priceKnown: agent.callsModel && experiment.model ? price !== undefined : null,
   });
   if (!written) {
     // Another invocation of the same turn committed first: its rows are the truth.
@@ -235,5 +250,32 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     phase: monitor.phase,
     halt,
     replayed: false,
+  };
+}
+
+/**
+ * strict_tool_calls: a call the model wrote as JSON in its reply text, rather than through the tool-calling
+ * channel, is not executed. It is logged as invalid_arguments and, like one, takes a step (counts toward max_moves)
+ * and leaves the agent where it was: executed as a call of no tool, then logged under the name the model wrote.
+ */
+function refuseTextCall(
+  state: GameState,
+  maze: Maze,
+  config: ExperimentConfig,
+  call: ToolCall,
+  ctx: Parameters<typeof executeCall>[4],
+): ActionResult {
+  const noTool = executeCall(state, maze, config, { name: '', arguments: {} }, ctx);
+  const args = call.arguments as { reasoning?: unknown } | null | undefined;
+  return {
+    ...noTool,
+    tool: String(call.name),
+    arguments: call.arguments ?? null,
+    reasoning: typeof args?.reasoning === 'string' ? args.reasoning : null,
+    parsedFromText: true,
+    outcome: 'invalid_arguments',
+    message:
+      `${String(call.name).slice(0, 80)}: written as JSON in the reply text, not as a tool call; ` +
+      'not executed under strict_tool_calls',
   };
 }

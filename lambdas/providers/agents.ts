@@ -13,6 +13,8 @@ import { offeredTools } from '../engine/tools.ts';
 import type { Failure } from './llm/retry.ts';
 import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore } from './llm/rate-limiter.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
+import { bedrockInference, ollamaOptions, outputCap } from './llm/sampling.ts';
+import { withProvenance } from './llm/provenance.ts';
 
 export const LLM_AGENTS = ['ollama', 'bedrock'] as const;
 export type LlmAgent = (typeof LLM_AGENTS)[number];
@@ -37,8 +39,8 @@ function limited(model: ChatModel, config: ExperimentConfig, store: RateLimitSto
   return rateLimitedModel(model, {
     store,
     limit,
-    // Ollama sets no output cap here: count a Bedrock-sized allowance until the reply reports its usage
-    maxOutputTokens: config.bedrock.max_tokens,
+    // the reply's cap (max_output_tokens) until it reports its usage; an old Ollama snapshot sent none: 1,024
+    maxOutputTokens: outputCap(model.provider, config) ?? 1024,
     // Waiting happens inside the attempt's timeout, so the call keeps at least half of it and the whole stays within
     // modelCallWorstCaseMs, which the config already fits in the turn's budget.
     maxWaitMs: config.retry.timeout_ms / 2,
@@ -69,10 +71,20 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
     const model = limited(unlimited, config, deps.rateLimits);
     const classify = withRateLimitWaits(baseClassify);
     const common = { model, policy: config.retry, classify };
-    if (!isWorkflowText(system)) return llmAgent({ ...common, system, config, memory: identity.memory ?? null });
+    if (!isWorkflowText(system))
+      return withProvenance(
+        llmAgent({
+          ...common,
+          system,
+          config,
+          memory: identity.memory ?? null,
+          tokenCalibration: identity.tokenCalibration ?? null,
+        }),
+        unlimited,
+      );
     // A workflow prompt version: stored whole at start, its system prompt already filled in.
     const workflow = loadWorkflow(system, `"${config.prompt_version}"`);
-    return workflowAgent({
+    const agent = workflowAgent({
       ...common,
       maxMoves: config.max_moves,
       observation: config.observation,
@@ -82,15 +94,21 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
       system: workflow.definition.system,
       memory: identity.memory ?? null,
     });
+    return withProvenance(agent, unlimited);
   };
   switch (identity.agent) {
     case 'ollama':
       return chat(
-        ollamaModel(modelName, config.ollama, identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY),
+        ollamaModel(
+          modelName,
+          config.ollama,
+          identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY,
+          ollamaOptions(config, identity.seed),
+        ),
         classifyOllamaError,
       );
     case 'bedrock':
-      return chat(bedrockModel(modelName, config.bedrock), classifyBedrockError);
+      return chat(bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config)), classifyBedrockError);
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);
   }

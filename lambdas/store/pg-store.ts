@@ -31,7 +31,8 @@ export interface Finalization {
 
 const STATE_CACHE_SIZE = 256;
 
-const INFO_COLUMNS = 'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id';
+const INFO_COLUMNS =
+  'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, token_calibration';
 
 // Rows as the queries below return them (bigint and numeric are parsed to numbers in database.ts; jsonb is parsed).
 
@@ -46,6 +47,7 @@ interface InfoRow {
   config: ExperimentConfig;
   started_at: Date;
   maze_id: number;
+  token_calibration: number | null;
 }
 
 interface MazeRow {
@@ -102,6 +104,7 @@ function experimentInfoOf(r: InfoRow): ExperimentInfo {
     status: r.status,
     config: r.config,
     startedAt: r.started_at,
+    tokenCalibration: r.token_calibration,
   };
 }
 
@@ -350,6 +353,11 @@ export class PgStore implements EngineStore {
     if (written && cached)
       this.remember({
         ...cached,
+        // the stored calibration is the first one written (coalesce in turn-sql.ts)
+        experiment: {
+          ...cached.experiment,
+          tokenCalibration: cached.experiment.tokenCalibration ?? turn.tokenCalibration ?? null,
+        },
         state: turn.stateAfter,
         agentState: turn.agentStateAfter,
         agentMemory: turn.agentMemoryAfter ?? cached.agentMemory,

@@ -8,7 +8,9 @@ const COMMIT_TURN_HEAD = `
 WITH advanced AS (
   UPDATE experiments SET
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
-    goal_found = $7, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now()
+    goal_found = $7, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now(),
+    provenance = coalesce(provenance, $25::jsonb), token_calibration = coalesce(token_calibration, $26::float8),
+    price_known = coalesce($27::boolean, price_known)
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
@@ -38,12 +40,14 @@ const LLM_CALLS_CTE = `, calls AS (
   INSERT INTO llm_calls (experiment_id, turn_number, call_index, first_action_index, input_tokens, output_tokens,
     latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, cache_read_input_tokens,
     cache_write_input_tokens, prompt_estimate, context_window, context_trimmed, total_duration_ns, load_duration_ns,
-    prompt_eval_count, prompt_eval_duration_ns, eval_count, eval_duration_ns)
+    prompt_eval_count, prompt_eval_duration_ns, eval_count, eval_duration_ns, truncated, reasoning_text,
+    reasoning_tokens, estimated_input_tokens, estimate_off)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.kr, l.kw, l.pe, l.cw, l.ct, l.td,
-    l.ld, l.pc, l.pd, l.ec, l.ed
+    l.ld, l.pc, l.pd, l.ec, l.ed, l.tr, l.rt, l.rk, l.ei, l.eo
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
     AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, kr int, kw int, pe int, cw int,
-      ct int, td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint)
+      ct int, td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint, tr boolean, rt text, rk int, ei int,
+      eo boolean)
   RETURNING 1
 )`;
 
@@ -100,6 +104,11 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             pd: l.timings?.promptEvalDurationNs ?? null,
             ec: l.timings?.evalCount ?? null,
             ed: l.timings?.evalDurationNs ?? null,
+            tr: l.truncated,
+            rt: l.reasoningText,
+            rk: l.reasoningTokens,
+            ei: l.context?.calibrated ?? null,
+            eo: l.estimateOff,
           })),
         ),
       ),
@@ -194,5 +203,8 @@ function turnParams(t: TurnWrite): SqlValue[] {
     t.agentMemoryAfter === undefined ? null : JSON.stringify(pgSafe(t.agentMemoryAfter)),
     t.totals.cacheReadInputTokens,
     t.totals.cacheWriteInputTokens,
+    t.provenance === undefined ? null : JSON.stringify(pgSafe(t.provenance)),
+    t.tokenCalibration ?? null,
+    t.priceKnown ?? null,
   ];
 }

@@ -1,6 +1,14 @@
 // Amazon Bedrock over @aws-sdk/client-bedrock-runtime's Converse API with a
 // toolConfig; tool results go back as toolResult blocks in a user message.
 // The SDK's own retries are off (maxAttempts 1): ours log every retry.
+// Wire formats read in the Bedrock API reference: inferenceConfig {maxTokens, temperature, topP}; stopReason
+// end_turn | tool_use | max_tokens | stop_sequence | guardrail_intervened | content_filtered
+// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html); reasoning as
+// reasoningContent.reasoningText {text, signature}, sent back unmodified in later requests
+// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html); Claude's
+// thinking asked through additionalModelRequestFields.thinking {type: "enabled", budget_tokens}
+// (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html). Converse has no
+// seed parameter: repeats on Bedrock cannot be seeded, and the provenance record says so.
 import {
   BedrockRuntimeClient,
   ConverseCommand,
@@ -8,7 +16,9 @@ import {
   type Message,
   type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { ChatMessage, ChatModel, ModelReply } from './chat-model.ts';
+import { isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
+import { baseModelId, inferenceProfileOf } from '../../config/model-table.ts';
+import type { BedrockInference } from './sampling.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 import { withCachePoints } from './bedrock-caching.ts';
@@ -16,8 +26,8 @@ import { withCachePoints } from './bedrock-caching.ts';
 export interface BedrockSettings {
   region: string;
   endpoint?: string;
-  max_tokens: number;
-  temperature: number;
+  max_tokens?: number;
+  temperature?: number;
   /** Cache points after the tools and the system prompt, for models that take them (bedrock-caching.ts). */
   prompt_caching: boolean;
 }
@@ -41,6 +51,12 @@ function toWireMessage(m: ChatMessage): Message {
   if (m.role === 'user') return { role: 'user', content: [{ text: m.text }] };
   if (m.role === 'assistant') {
     const content: ContentBlock[] = [];
+    // the reasoning goes back first and unmodified, as the model gave it (ReasoningTextBlock: "include the text
+    // and its signature unmodified")
+    if (m.reasoning)
+      content.push({
+        reasoningContent: { reasoningText: { text: m.reasoning.text, signature: m.reasoning.signature } },
+      });
     if (m.text) content.push({ text: m.text });
     for (const c of m.calls)
       content.push({ toolUse: { toolUseId: c.id, name: c.name, input: (c.arguments ?? {}) as never } });
@@ -69,11 +85,21 @@ function bedrockTools(tools: ToolSpec[]): Tool[] {
   }));
 }
 
+/**
+ * `inference`: what sampling.ts settles for the experiment; left out (tools and tests that build a model alone),
+ * the section's own max_tokens (default 1024) and temperature are sent as given.
+ */
 export function bedrockModel(
   model: string,
   settings: BedrockSettings,
   credentials?: { accessKeyId: string; secretAccessKey: string },
+  inference?: BedrockInference,
 ): ChatModel {
+  const sent: BedrockInference = inference ?? {
+    maxTokens: settings.max_tokens ?? 1024,
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+  };
+  const { reasoningBudgetTokens, ...inferenceConfig } = sent;
   const client = new BedrockRuntimeClient({
     region: settings.region,
     maxAttempts: 1,
@@ -91,12 +117,23 @@ export function bedrockModel(
           system: cached.system,
           messages: toWire(messages, tools.length > 0),
           ...(tools.length > 0 ? { toolConfig: { tools: cached.tools } } : {}),
-          inferenceConfig: { maxTokens: settings.max_tokens, temperature: settings.temperature },
+          inferenceConfig,
+          ...(reasoningBudgetTokens !== undefined
+            ? {
+                additionalModelRequestFields: {
+                  thinking: { type: 'enabled', budget_tokens: reasoningBudgetTokens },
+                },
+              }
+            : {}),
         }),
         { abortSignal: signal },
       );
       const blocks = res.output?.message?.content ?? [];
       const text = blocks.map((b) => b.text ?? '').join('');
+      const reasoningBlocks = blocks.flatMap((b) =>
+        b.reasoningContent?.reasoningText ? [b.reasoningContent.reasoningText] : [],
+      );
+      const signature = reasoningBlocks.find((r) => r.signature)?.signature;
       const calls = blocks
         .filter((b) => b.toolUse)
         .map((b) => ({ id: b.toolUse!.toolUseId ?? '', name: b.toolUse!.name ?? '', arguments: b.toolUse!.input }));
@@ -110,7 +147,38 @@ export function bedrockModel(
             ...(u.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: u.cacheWriteInputTokens } : {}),
           }
         : null;
-      return { text, calls, usage, stopReason: res.stopReason ?? null };
+      const stopReason = res.stopReason ?? null;
+      return {
+        text,
+        calls,
+        usage,
+        stopReason,
+        truncated: isTruncation(stopReason),
+        reasoning:
+          reasoningBlocks.length > 0
+            ? { text: reasoningBlocks.map((r) => r.text ?? '').join('\n'), ...(signature ? { signature } : {}) }
+            : null,
+      };
+    },
+    // Nothing to ask the service: the model or profile, the Region and what is sent are what identifies the answers.
+    provenance() {
+      const profile = inferenceProfileOf(model);
+      return Promise.resolve({
+        provider: 'bedrock',
+        model_id: model,
+        base_model_id: baseModelId(model),
+        inference_profile: profile === null ? null : model,
+        region: settings.region,
+        endpoint: settings.endpoint ?? null,
+        inference_config_sent: inferenceConfig,
+        ...(reasoningBudgetTokens !== undefined
+          ? {
+              thinking_budget_tokens: reasoningBudgetTokens,
+              sampling_note: 'temperature and top_p not sent with thinking',
+            }
+          : {}),
+        seed: { sent: false, note: 'Converse takes no seed: repeats on Bedrock are not seeded' },
+      });
     },
   };
 }

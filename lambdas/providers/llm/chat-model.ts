@@ -11,8 +11,20 @@ export interface ModelToolCall {
 
 export type ChatMessage =
   | { role: 'user'; text: string }
-  | { role: 'assistant'; text: string; calls: ModelToolCall[] }
+  | { role: 'assistant'; text: string; calls: ModelToolCall[]; reasoning?: ModelReasoning | null }
   | { role: 'tool'; results: Array<{ id: string; name: string; content: string; ok: boolean }> };
+
+/** What a model returned as its reasoning (Ollama message.thinking, Bedrock reasoningContent blocks). */
+export interface ModelReasoning {
+  text: string;
+  /** Bedrock's reasoningText.signature: sent back unmodified with the reply (ReasoningTextBlock, API reference). */
+  signature?: string;
+}
+
+/** Stop reasons that mean the output cap cut the reply: Ollama done_reason, Bedrock stopReason. */
+const TRUNCATION = new Set(['length', 'max_tokens']);
+
+export const isTruncation = (stopReason: string | null): boolean => stopReason !== null && TRUNCATION.has(stopReason);
 
 export interface ModelReply {
   text: string;
@@ -20,12 +32,22 @@ export interface ModelReply {
   /** Exactly as the service reported them; null when it reported none. */
   usage: TokenUsage | null;
   stopReason: string | null;
+  /** The output cap cut the reply (stop reason max_tokens or length). */
+  truncated?: boolean;
   /** Ollama's durations and counts; absent for providers that report none. */
   timings?: ModelTimings | null;
+  /** The reasoning the model returned; null when it returned none. */
+  reasoning?: ModelReasoning | null;
 }
 
 export interface ChatModel {
   readonly provider: 'ollama' | 'bedrock';
   readonly model: string;
   complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal): Promise<ModelReply>;
+  /**
+   * Where the answers come from, stored once per experiment: Ollama's server version, model digest, quantization,
+   * parameter size and template hash; Bedrock's model or inference profile and Region; what is sent for sampling
+   * and whether a seed can reach the model.
+   */
+  provenance?(signal: AbortSignal): Promise<Record<string, unknown>>;
 }

@@ -2,9 +2,12 @@
 // Ollama silently drops the start of a prompt longer than num_ctx (the system
 // prompt first), so an overflow must be caught before the call. Policy trim
 // drops the oldest carried messages (then history entries) until the estimate
-// fits; policy refuse throws ContextOverflowError. Estimates: token-estimate.ts.
+// fits; policy refuse throws ContextOverflowError. Estimates: token-estimate.ts, scaled by the run's calibration
+// on the provider's reported prompt tokens (calibration.ts) once it has one.
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import type { PromptContext } from '../../engine/agent.ts';
+import { lookupModel } from '../../config/model-table.ts';
+import { outputCap } from './sampling.ts';
 
 /** A prompt that cannot fit its model's context window (refused, or nothing left to trim). Not retried. */
 export class ContextOverflowError extends Error {
@@ -21,7 +24,8 @@ export class ContextOverflowError extends Error {
         ? 'raise config.ollama.num_ctx (the model must support it)'
         : `set config.context_windows["${model}"] if the model's window is larger`;
     super(
-      `the prompt for ${provider} model ${model} is about ${estimate} tokens (estimated as characters / 4), ` +
+      `the prompt for ${provider} model ${model} is about ${estimate} tokens (estimated as characters / 4, ` +
+        `calibrated on the provider's reported count once one came), ` +
         `more than the ${window} its context window leaves for it` +
         (trimmedAll ? ' even with all carried memory dropped' : '') +
         `; ${fix}, lower memory_conversation_tokens or memory_history_actions` +
@@ -30,18 +34,20 @@ export class ContextOverflowError extends Error {
   }
 }
 
-/** Bedrock ids may carry an inference profile's region prefix; the window is the model's. */
-const PROFILE_PREFIX = /^(us|eu|apac|global|us-gov|ca|jp|au)\./;
-
 /** The context window of a model in tokens; null when unknown (then nothing is guarded, and the record says so). */
 export function contextWindow(provider: 'ollama' | 'bedrock', model: string, config: ExperimentConfig): number | null {
   if (provider === 'ollama') return config.ollama.num_ctx;
-  return config.context_windows[model] ?? config.context_windows[model.replace(PROFILE_PREFIX, '')] ?? null;
+  // an inference profile's window is its model's
+  return lookupModel(config.context_windows, model) ?? null;
 }
 
-/** Tokens of the window kept for the reply: Bedrock's max_tokens share it; Ollama's num_ctx is all prompt here. */
+/**
+ * Tokens of the window kept for the reply: Bedrock's output cap shares the model's window. Ollama's num_ctx is
+ * guarded for the prompt alone, as before the shared cap (a reply past the window makes Ollama shift its context,
+ * which the reply's done_reason and the truncation flag show).
+ */
 export function replyReserve(provider: 'ollama' | 'bedrock', config: ExperimentConfig): number {
-  return provider === 'bedrock' ? config.bedrock.max_tokens : 0;
+  return provider === 'bedrock' ? (outputCap(provider, config) ?? 0) : 0;
 }
 
 export interface GuardTarget {
@@ -50,24 +56,28 @@ export interface GuardTarget {
   window: number | null;
   reserve: number;
   policy: ExperimentConfig['context_policy'];
-  /** The prompt's estimate as it stands now. */
+  /** The prompt's estimate as it stands now (characters / 4). */
   estimate(): number;
+  /** The estimate in the provider's tokens (the run's calibration); left out, the estimate itself. */
+  scale?: (estimate: number) => number;
   /** Drops the oldest trimmable piece; returns how many messages or entries went (0: nothing left). */
   trimOldest(): number;
 }
 
 /** Trims (or refuses) until the prompt fits; returns what was sent, for the call's record. */
 export function fitToWindow(t: GuardTarget): PromptContext {
+  const scale = t.scale ?? ((n: number) => n);
   let estimate = t.estimate();
-  if (t.window === null) return { estimate, window: null, trimmed: 0 };
+  const calibrated = (n: number) => (t.scale ? { calibrated: scale(n) } : {});
+  if (t.window === null) return { estimate, ...calibrated(estimate), window: null, trimmed: 0 };
   const room = t.window - t.reserve;
   let trimmed = 0;
-  while (estimate > room) {
-    if (t.policy === 'refuse') throw new ContextOverflowError(estimate, room, t.provider, t.model, false);
+  while (scale(estimate) > room) {
+    if (t.policy === 'refuse') throw new ContextOverflowError(scale(estimate), room, t.provider, t.model, false);
     const dropped = t.trimOldest();
-    if (dropped === 0) throw new ContextOverflowError(estimate, room, t.provider, t.model, true);
+    if (dropped === 0) throw new ContextOverflowError(scale(estimate), room, t.provider, t.model, true);
     trimmed += dropped;
     estimate = t.estimate();
   }
-  return { estimate, window: t.window, trimmed };
+  return { estimate, ...calibrated(estimate), window: t.window, trimmed };
 }

@@ -15,6 +15,7 @@ import { renderObservation, renderResult } from './observations/index.ts';
 import { boundConversation, describeHistory, dropOldestExchange, historyEntries, readMemory } from './memory.ts';
 import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
 import { estimatePromptTokens } from './token-estimate.ts';
+import { TokenCalibration, estimateIsOff } from './calibration.ts';
 
 export interface LlmAgentOptions {
   model: ChatModel;
@@ -24,6 +25,8 @@ export interface LlmAgentOptions {
   config: ExperimentConfig;
   /** What memory() returned after the previous turn (null before the first). */
   memory?: unknown;
+  /** The run's token calibration from an earlier turn; null before the run has one. */
+  tokenCalibration?: number | null;
 }
 
 export function llmAgent(opts: LlmAgentOptions): Agent {
@@ -40,6 +43,8 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
   let lastFromText = false;
   // what a result is rendered against (vision range, known extent, the grid): the same all turn
   let lastObs: Observation | null = null;
+  const calibration = new TokenCalibration(opts.tokenCalibration ?? null);
+  const scale = (n: number) => calibration.scale(n);
 
   const firstMessage = (): ChatMessage => ({
     role: 'user',
@@ -83,9 +88,11 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         reserve: replyReserve(model.provider, config),
         policy: config.context_policy,
         estimate: () => estimatePromptTokens(opts.system, prompt(), tools),
+        scale,
         trimOldest,
       });
       const messages = prompt();
+      const sentEstimate = context.calibrated ?? context.estimate;
       let latencyMs = 0;
       const { value: reply, retries } = await withRetry(
         async (signal) => {
@@ -103,8 +110,13 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         calls = parseTextToolCalls(reply.text);
         lastFromText = calls.length > 0;
       }
-      turn.push({ role: 'assistant', text: reply.text, calls: lastFromText ? [] : calls });
+      // Bedrock wants the reasoning back with the reply it came with, unmodified (bedrock-model.ts)
+      turn.push({ role: 'assistant', text: reply.text, calls: lastFromText ? [] : calls, reasoning: reply.reasoning });
       lastCalls = calls;
+      const u = reply.usage;
+      const reported = u ? u.inputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheWriteInputTokens ?? 0) : null;
+      const estimateOff = estimateIsOff(sentEstimate, reported);
+      calibration.observe(context.estimate, reported, context.window);
       return {
         calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: lastFromText })),
         text: reply.text,
@@ -114,8 +126,15 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         retries,
         context,
         timings: reply.timings ?? null,
+        truncated: reply.truncated ?? null,
+        // neither provider reports reasoning tokens apart (both count them in the output): estimated from the text
+        reasoning: reply.reasoning
+          ? { text: reply.reasoning.text, tokens: scale(Math.ceil(reply.reasoning.text.length / 4)) }
+          : null,
+        estimateOff,
       };
     },
+    tokenCalibration: () => calibration.ratio,
   };
   if (config.memory === 'history')
     agent.memory = (lastResults) => ({
@@ -126,7 +145,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
       // The turn's last calls were executed but never answered: their results close the exchange.
       const closing = lastCalls.length > 0 && lastResults.length === lastCalls.length ? [answer(lastResults)] : [];
       const all = observation === '' ? earlier : [...earlier, firstMessage(), ...turn, ...closing];
-      return { conversation: boundConversation(all, config.memory_conversation_tokens) };
+      return { conversation: boundConversation(all, config.memory_conversation_tokens, scale) };
     };
   return agent;
 }

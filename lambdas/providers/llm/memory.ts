@@ -61,11 +61,18 @@ export function dropOldestExchange(messages: ChatMessage[]): ChatMessage[] {
   return next < 0 ? [] : messages.slice(next);
 }
 
-/** The conversation to store: oldest exchanges dropped until it fits the token budget and the size cap. */
-export function boundConversation(messages: ChatMessage[], maxTokens: number): ChatMessage[] {
+/**
+ * The conversation to store: oldest exchanges dropped until it fits the token budget and the size cap. `scale`
+ * turns the estimate into the provider's tokens (the run's calibration, calibration.ts).
+ */
+export function boundConversation(
+  messages: ChatMessage[],
+  maxTokens: number,
+  scale: (estimate: number) => number = (n) => n,
+): ChatMessage[] {
   let kept = messages;
   const fits = (ms: ChatMessage[]) =>
-    ms.reduce((n, m) => n + estimateMessageTokens(m), 0) <= maxTokens &&
+    scale(ms.reduce((n, m) => n + estimateMessageTokens(m), 0)) <= maxTokens &&
     JSON.stringify(ms).length <= MAX_CONVERSATION_CHARS;
   while (kept.length > 0 && !fits(kept)) kept = dropOldestExchange(kept);
   return kept;

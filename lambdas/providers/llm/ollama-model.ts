@@ -1,17 +1,26 @@
 // Ollama over the official `ollama` client: POST /api/chat with tools,
 // tool results as role "tool" messages. Works with a local server or hosted
 // Ollama (bearer API key from OLLAMA_API_KEY, never stored with the run).
+// Wire formats read in Ollama's API reference (https://docs.ollama.com/api/chat): options.seed, temperature,
+// top_p, num_predict; `think` (true, false or a level) and the reply's message.thinking
+// (https://docs.ollama.com/capabilities/thinking); done_reason "length" when num_predict cut the reply.
+// Provenance: GET /api/version (https://docs.ollama.com/api-reference/get-version), GET /api/tags (each model's
+// digest) and POST /api/show (details.quantization_level, parameter_size, template:
+// https://docs.ollama.com/api-reference/show-model-details).
+import { createHash } from 'node:crypto';
 import { Ollama, type Message, type Tool } from 'ollama';
-import type { ChatMessage, ChatModel, ModelReply } from './chat-model.ts';
+import { isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { ModelTimings } from '../../engine/agent.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
+import type { OllamaOptions } from './sampling.ts';
 
 export interface OllamaSettings {
   host: string;
   num_ctx: number;
-  temperature: number;
-  repeat_penalty: number;
+  temperature?: number;
+  repeat_penalty?: number;
+  think?: boolean | 'low' | 'medium' | 'high';
   stream: boolean;
 }
 
@@ -65,7 +74,20 @@ function ollamaTools(tools: ToolSpec[]): Tool[] {
   }));
 }
 
-export function ollamaModel(model: string, settings: OllamaSettings, apiKey = process.env.OLLAMA_API_KEY): ChatModel {
+/**
+ * `options`: what sampling.ts settles for the experiment (the shared settings, the seed); left out (tools and
+ * tests that build a model alone), the section's own temperature and repeat_penalty are sent as given.
+ */
+export function ollamaModel(
+  model: string,
+  settings: OllamaSettings,
+  apiKey = process.env.OLLAMA_API_KEY,
+  options?: OllamaOptions,
+): ChatModel {
+  const sent: OllamaOptions = options ?? {
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.repeat_penalty !== undefined ? { repeat_penalty: settings.repeat_penalty } : {}),
+  };
   const client = (signal: AbortSignal) =>
     new Ollama({
       host: settings.host,
@@ -81,18 +103,17 @@ export function ollamaModel(model: string, settings: OllamaSettings, apiKey = pr
         model,
         messages: toWire(system, messages),
         tools: ollamaTools(tools),
-        options: {
-          num_ctx: settings.num_ctx,
-          temperature: settings.temperature,
-          repeat_penalty: settings.repeat_penalty,
-        },
+        options: { num_ctx: settings.num_ctx, ...sent },
+        ...(settings.think !== undefined ? { think: settings.think } : {}),
       };
       let content = '';
+      let thinking = '';
       const calls: ModelReply['calls'] = [];
       let final: OllamaFinal = {};
       if (settings.stream) {
         for await (const part of await client(signal).chat({ ...request, stream: true })) {
           content += part.message?.content ?? '';
+          thinking += part.message?.thinking ?? '';
           for (const c of part.message?.tool_calls ?? [])
             calls.push({ id: `call_${calls.length}`, name: c.function.name, arguments: c.function.arguments });
           if (part.done) final = part;
@@ -100,6 +121,7 @@ export function ollamaModel(model: string, settings: OllamaSettings, apiKey = pr
       } else {
         const res = await client(signal).chat({ ...request, stream: false });
         content = res.message?.content ?? '';
+        thinking = res.message?.thinking ?? '';
         for (const c of res.message?.tool_calls ?? [])
           calls.push({ id: `call_${calls.length}`, name: c.function.name, arguments: c.function.arguments });
         final = res;
@@ -108,7 +130,48 @@ export function ollamaModel(model: string, settings: OllamaSettings, apiKey = pr
         typeof final.prompt_eval_count === 'number' || typeof final.eval_count === 'number'
           ? { inputTokens: final.prompt_eval_count ?? 0, outputTokens: final.eval_count ?? 0 }
           : null;
-      return { text: content, calls, usage, stopReason: final.done_reason ?? null, timings: timingsOf(final) };
+      const stopReason = final.done_reason ?? null;
+      return {
+        text: content,
+        calls,
+        usage,
+        stopReason,
+        truncated: isTruncation(stopReason),
+        timings: timingsOf(final),
+        reasoning: thinking ? { text: thinking } : null,
+      };
+    },
+    async provenance(signal) {
+      const c = client(signal);
+      const [version, tags, show] = await Promise.all([
+        c.version().catch((e: unknown) => ({ error: String(e) })),
+        c.list().catch((e: unknown) => ({ error: String(e), models: [] })),
+        c.show({ model }).catch((e: unknown) => ({ error: String(e) })),
+      ]);
+      const listed = tags.models.find((m) => m.name === model || m.model === model);
+      const details = 'details' in show ? show.details : undefined;
+      return {
+        provider: 'ollama',
+        model,
+        server_version: 'version' in version ? version.version : null,
+        model_digest: listed?.digest ?? null,
+        quantization_level: details?.quantization_level ?? listed?.details.quantization_level ?? null,
+        parameter_size: details?.parameter_size ?? listed?.details.parameter_size ?? null,
+        family: details?.family ?? null,
+        template_sha256: 'template' in show ? createHash('sha256').update(show.template).digest('hex') : null,
+        // the model's own Modelfile parameters: what applies where Ariadne sends nothing
+        model_parameters: 'parameters' in show ? show.parameters : null,
+        options_sent: {
+          num_ctx: settings.num_ctx,
+          ...sent,
+          ...(settings.think !== undefined ? { think: settings.think } : {}),
+        },
+        seed:
+          sent.seed !== undefined
+            ? { sent: true, value: sent.seed, note: "the run's agent seed, as options.seed" }
+            : { sent: false, note: 'model_seed is none (or the run predates per-repeat seeds)' },
+        errors: [version, tags, show].flatMap((r) => ('error' in r ? [r.error] : [])),
+      };
     },
   };
 }

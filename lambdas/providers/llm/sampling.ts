@@ -1,0 +1,67 @@
+// What each provider is sent for sampling and the output cap: the shared settings (temperature, top_p,
+// max_output_tokens), a provider's own key where the config sets one, and nothing a provider would add on its own
+// behalf (no repeat_penalty unless set). A config snapshot from before provider parity lacks the shared keys: it
+// then sends exactly what it sent when it ran (ollama.temperature and repeat_penalty 1.4, no num_predict;
+// bedrock.max_tokens and temperature), so an old run resumes as it started.
+import type { ExperimentConfig } from '../../config/experiment-config.ts';
+
+/** A snapshot's field, which a snapshot written before the field existed lacks (the type says it is always set). */
+const stored = <T>(value: T): T | undefined => value;
+
+/** Ollama's options (https://docs.ollama.com/api/chat, ModelOptions) as Ariadne sends them. */
+export interface OllamaOptions {
+  temperature?: number;
+  top_p?: number;
+  num_predict?: number;
+  repeat_penalty?: number;
+  seed?: number;
+}
+
+export function ollamaOptions(config: ExperimentConfig, agentSeed: number | null): OllamaOptions {
+  const o = config.ollama;
+  const temperature = o.temperature ?? stored(config.temperature);
+  const topP = stored(config.top_p);
+  const cap = stored(config.max_output_tokens);
+  // model_seed is missing from snapshots older than it: those runs sent no seed and keep sending none
+  const seed = stored(config.model_seed) === 'per_repeat' && agentSeed !== null ? agentSeed : undefined;
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { top_p: topP } : {}),
+    ...(cap !== undefined ? { num_predict: cap } : {}),
+    ...(o.repeat_penalty !== undefined ? { repeat_penalty: o.repeat_penalty } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+  };
+}
+
+/** Bedrock Converse inferenceConfig (maxTokens, temperature, topP) and the thinking request, as Ariadne sends them. */
+export interface BedrockInference {
+  maxTokens: number;
+  temperature?: number;
+  topP?: number;
+  /** additionalModelRequestFields.thinking.budget_tokens (Claude's extended thinking); absent when not asked. */
+  reasoningBudgetTokens?: number;
+}
+
+/** The cap before max_output_tokens existed, for snapshots that carry neither it nor bedrock.max_tokens. */
+const LEGACY_BEDROCK_MAX_TOKENS = 1024;
+
+export function bedrockInference(config: ExperimentConfig): BedrockInference {
+  const b = config.bedrock;
+  const maxTokens = b.max_tokens ?? stored(config.max_output_tokens) ?? LEGACY_BEDROCK_MAX_TOKENS;
+  const budget = b.reasoning_budget_tokens;
+  // Claude refuses temperature and top_p with thinking on (Bedrock user guide, extended thinking): send neither
+  if (budget !== undefined) return { maxTokens, reasoningBudgetTokens: budget };
+  const temperature = b.temperature ?? stored(config.temperature);
+  const topP = stored(config.top_p);
+  return {
+    maxTokens,
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+  };
+}
+
+/** The output tokens one reply may use at most: the context guard keeps them free, the rate limiter counts them. */
+export function outputCap(provider: 'ollama' | 'bedrock', config: ExperimentConfig): number | null {
+  if (provider === 'bedrock') return bedrockInference(config).maxTokens;
+  return ollamaOptions(config, null).num_predict ?? null;
+}
