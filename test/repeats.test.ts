@@ -159,16 +159,24 @@ repeats: 3
       expect(random.map((r) => r.independent)).toEqual([true, false, false]);
       expect(random.slice(1).map((r) => r.duplicate_of)).toEqual([random[0].experiment_id, random[0].experiment_id]);
       const frontier = same.filter((r) => r.label === 'frontier');
-      expect(frontier.map((r) => [r.status, r.independent])).toEqual([
-        ['failed', false],
-        ['completed', true],
-        ['completed', true],
+      // the failed run is an error (migration 011): in no denominator, never a copy nor copied
+      expect(frontier.map((r) => [r.status, r.independent, r.duplicate_of])).toEqual([
+        ['failed', false, null],
+        ['completed', true, null],
+        ['completed', true, null],
       ]);
-      expect(frontier[0].duplicate_of).toBe(frontier[1].experiment_id);
       const [randomStats] = await statsOf('repeats-same-seed', 'random');
       expect(randomStats).toMatchObject({ n: 3, n_independent: 1, deterministic_repeats: 2 });
       const [frontierStats] = await statsOf('repeats-same-seed', 'frontier');
-      expect(frontierStats).toMatchObject({ n: 3, n_independent: 2, deterministic_repeats: 1, unfinished: 1 });
+      expect(frontierStats).toMatchObject({
+        runs: 3,
+        n: 2,
+        n_independent: 2,
+        deterministic_repeats: 0,
+        errors: 1,
+        error_reasons: ['Error: agent lost'],
+        unfinished: 1,
+      });
       expect(frontierStats.successes_independent).toBe(
         same.filter((r) => r.label === 'frontier' && r.goal_found).length,
       );

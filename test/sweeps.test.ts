@@ -14,7 +14,8 @@ import { tempDir } from './support/temp-dir.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { exportSweep } from '../reports/export.ts';
-import { factorStats, varyingFactors } from '../reports/factor-stats.ts';
+import { factorStats } from '../reports/factor-stats.ts';
+import { varyingFactors } from '../reports/factors.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { allKSucceed, mcnemar, wilson } from './support/reference-statistics.ts';
 
@@ -459,8 +460,10 @@ max_concurrency: 4
     const env = { DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema };
     const table = await outputOf(ariadneProcess(['stats', 'factor-test', '--by', 'success_rule'], env));
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^sweep factor-test by success_rule \(success over independent runs/);
-    expect(table.stdout).toMatch(/^reached +\| +12 \|/m);
+    expect(table.stdout).toMatch(/^sweep factor-test by success_rule\n/);
+    // runs, n (successes + failures), errors, running: every run of a group finished
+    expect(table.stdout).toMatch(/^reached +\| +12 \| +12 \| +0 \| +0 \|/m);
+    expect(table.stdout).toContain('errors (ended by infrastructure) and running runs are in no denominator');
     const typo = await outputOf(ariadneProcess(['stats', 'factor-test', '--by', 'label,vision'], env));
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/--by vision: not a factor; use any of label, .*vision_range/);

@@ -5,6 +5,7 @@ import type { Sql } from '../../../lambdas/store/sql.ts';
 import type { ExportProgress } from '../../../reports/export.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { NotFoundError } from '../exit-codes.ts';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { isFileError } from '../file-errors.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
@@ -143,27 +144,51 @@ async function exportSweep(
   });
 }
 
-async function compare(sweep: string, a: string, b: string, o: ResultsSource & { resamples: number; json?: boolean }) {
+async function compare(
+  sweep: string,
+  a: string,
+  b: string,
+  o: ResultsSource & { agent?: string; factor?: string; resamples: number; json?: boolean },
+) {
+  if ((o.agent === undefined) !== (o.factor === undefined))
+    throw new InvalidInputError(
+      o.agent === undefined ? '--agent' : '--factor',
+      o.agent ?? o.factor ?? '',
+      'compare two settings of one agent with both --agent LABEL and --factor SETTING, e.g. ' +
+        'ariadne compare SWEEP --agent qwen2.5:7b --factor observation rays full_map',
+    );
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweep);
-    const { compareAgents } = await import('../../../reports/compare.ts');
-    const c = await compareAgents(db, sweep, a, b, o.resamples);
+    const { compareAgents, compareSettings } = await import('../../../reports/compare.ts');
+    const { formatInterval, formatNumber } = await import('../../../reports/stat-format.ts');
+    const c =
+      o.agent !== undefined && o.factor !== undefined
+        ? await compareSettings(db, sweep, o.agent, o.factor, a, b, o.resamples)
+        : await compareAgents(db, sweep, a, b, o.resamples);
     if (o.json) {
       printJson(c);
       return;
     }
-    const f = (x: number | null, d = 4) => (x === null ? '-' : x.toFixed(d));
-    const e = c.efficiency;
-    process.stdout.write(
-      [
-        `${c.a} vs ${c.b} in sweep ${c.sweep}: ${c.pairs} paired runs (same maze, settings, repeat)`,
-        `  both solved ${c.bothSolved}, only ${c.a} ${c.onlyA}, only ${c.b} ${c.onlyB}, neither ${c.neither}`,
-        `  McNemar exact p = ${f(c.mcnemarP, 6)}`,
-        ...c.notes.map((n) => `  ${n}`),
-        `  efficiency ${c.a} - ${c.b} over ${e.pairs} pairs both solved: mean ${f(e.meanDiff)}, ` +
-          `95% bootstrap interval [${f(e.low95)}, ${f(e.high95)}] (${e.resamples} resamples, seed 1)`,
-      ].join('\n') + '\n',
-    );
+    const what = c.factor ? `${c.agent}: ${c.factor} ${c.a} vs ${c.b}` : `${c.a} vs ${c.b}`;
+    const same = c.factor ? 'same maze, repeat and other settings' : 'same maze, settings, repeat';
+    const lines = [`${what} in sweep ${c.sweep} (${same}; bootstrap: mazes resampled, ${c.resamples}, seed ${c.seed})`];
+    for (const g of c.groups) {
+      const e = g.efficiency;
+      const d = g.successDiff;
+      const settings = Object.entries(g.settings).map(
+        ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
+      );
+      lines.push(
+        `${settings.length > 0 ? settings.join(' ') : 'all runs'}: ${g.pairs} pairs on ${g.mazes} mazes`,
+        `  both solved ${g.bothSolved}, only ${c.a} ${g.onlyA}, only ${c.b} ${g.onlyB}, neither ${g.neither}`,
+        `  McNemar exact p = ${formatNumber(g.mcnemarP, 6)}`,
+        `  success ${c.a} - ${c.b}: ${formatNumber(d.diff, 4)}, 95% interval [${formatInterval(d.low95, d.high95)}]`,
+        `  efficiency ${c.a} - ${c.b} over ${e.pairs} pairs both solved: mean ${formatNumber(e.meanDiff, 4)}, ` +
+          `95% interval [${formatNumber(e.low95, 4)}, ${formatNumber(e.high95, 4)}]`,
+      );
+    }
+    lines.push(...c.notes.map((n) => `  ${n}`));
+    process.stdout.write(`${lines.join('\n')}\n`);
   });
 }
 
@@ -240,12 +265,15 @@ export function registerResultCommands(program: Command): void {
     program
       .command('compare')
       .description(
-        'compare two agents of a sweep on the same mazes: McNemar exact test on success, paired bootstrap of the ' +
-          'efficiency difference',
+        'paired comparison on the same mazes and repeats, split by every other setting the sweep varies: two ' +
+          'agents (same settings), or with --agent and --factor two values of one setting for one agent; McNemar ' +
+          'exact test on success, maze-clustered bootstrap of the success and efficiency differences',
       )
       .argument('<sweep>')
-      .argument('<a>', 'an agent label of the sweep')
+      .argument('<a>', 'an agent label of the sweep (with --factor: a value of the setting)')
       .argument('<b>', 'another one')
+      .option('--agent <label>', 'compare two values of a setting for this agent (with --factor)')
+      .option('--factor <setting>', 'the setting whose values <a> and <b> are (e.g. observation)')
       .addOption(
         new Option('--resamples <n>', 'bootstrap resamples')
           .default(10_000)

@@ -1,0 +1,103 @@
+// The factors a sweep's statistics can be split by: the agent label, agent, model, maze generator and size, and any
+// setting of the config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts
+// what the run actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
+// applicable to it: its value is NOT_APPLICABLE, so its runs merge instead of splitting by a value they never read.
+import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
+import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { settingReaches } from './setting-reach.ts';
+
+/** A setting's value for a run whose agent it does not reach. */
+export const NOT_APPLICABLE = 'n/a';
+
+/** Factors that are columns of sweep_runs rather than config settings. */
+const RUN_COLUMNS: Record<string, string> = {
+  label: 'r.label',
+  agent: 'r.agent',
+  model: 'r.model',
+  maze_generator: 'r.maze_generator',
+  maze_size: 'r.maze_size',
+};
+
+/** Config settings that are tables, not factors (a price per model is not a condition of the experiment). */
+const NOT_FACTORS = new Set(['prices']);
+
+/** Every setting of the config as a dotted path to a leaf (ollama.num_ctx), the factors a sweep can vary. */
+function settingFactors(config: object = DEFAULT_CONFIG, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(config) as Array<[string, unknown]>) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (NOT_FACTORS.has(path)) continue;
+    if (value && typeof value === 'object' && !Array.isArray(value)) out.push(...settingFactors(value, path));
+    else out.push(path);
+  }
+  return out;
+}
+
+export function checkFactors(factors: string[]): void {
+  const known = [...Object.keys(RUN_COLUMNS), ...settingFactors()];
+  for (const f of factors)
+    if (!known.includes(f))
+      throw new InvalidInputError(
+        '--by',
+        f,
+        `--by ${f}: not a factor; use any of ${known.join(', ')} (comma-separated, e.g. --by label,observation)`,
+      );
+}
+
+/** The value of a dotted config path in a snapshot. */
+const at = (config: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | null)?.[key] ?? null, config);
+
+/**
+ * The factors that vary in a sweep: the label, the maze generator and size where more than one, and every setting
+ * whose values differ among the runs it reaches (ollama.host differing between model agents is a factor; the
+ * default host in a baseline's snapshot is not a value of it).
+ */
+export async function varyingFactors(db: Sql, sweepId: string): Promise<string[]> {
+  const { rows } = await db.query<{
+    config: unknown;
+    provider: string;
+    label: string;
+    maze_generator: string;
+    maze_size: number;
+  }>(
+    `SELECT DISTINCT e.config, e.provider, r.label, r.maze_generator, r.maze_size
+     FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.sweep_id = $1`,
+    [sweepId],
+  );
+  const varies = (values: unknown[]) => new Set(values.map((v) => JSON.stringify(v))).size > 1;
+  const columns = ['label', 'maze_generator', 'maze_size'].filter(
+    (c, i) => i === 0 || varies(rows.map((r) => r[c as keyof (typeof rows)[0]])),
+  );
+  const configs = rows.map((r) => ({
+    provider: r.provider,
+    config: (typeof r.config === 'string' ? JSON.parse(r.config) : r.config) as unknown,
+  }));
+  return [
+    ...columns,
+    ...settingFactors().filter((f) =>
+      varies(configs.filter((c) => settingReaches(f, c.provider)).map((c) => at(c.config, f))),
+    ),
+  ];
+}
+
+/**
+ * Each factor as a SELECT expression over sweep_runs r and experiments e, named f0, f1, ...: a run column, or the
+ * setting's text in the snapshot (its path a parameter, never SQL text) with the run's provider beside it, so the
+ * caller can tell which runs it reaches.
+ */
+export function factorColumns(factors: string[], params: SqlValue[]): string[] {
+  checkFactors(factors);
+  return factors.map((f, i) => {
+    if (RUN_COLUMNS[f]) return `${RUN_COLUMNS[f]} AS f${i}`;
+    params.push(f.split('.'));
+    return `e.config #>> $${params.length}::text[] AS f${i}`;
+  });
+}
+
+/** A run's value of a factor as factorColumns read it: NOT_APPLICABLE where the setting does not reach its agent. */
+export function factorValue(factor: string, raw: unknown, provider: string): unknown {
+  if (RUN_COLUMNS[factor]) return raw;
+  return settingReaches(factor, provider) ? raw : NOT_APPLICABLE;
+}

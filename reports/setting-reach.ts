@@ -1,0 +1,56 @@
+// Which config settings reach which kind of agent: the one list. A baseline (provider 'baseline': random,
+// frontier) never reads the prompt, the observation format, memory or any model server's settings; an Ollama agent
+// never reads bedrock.*, nor a Bedrock agent ollama.*. A setting that does not reach an agent is not one of its
+// factors: its statistics rows merge (frontier under five observation formats is one row) and the setting shows as
+// not applicable. Migration 011's setting_reaches(provider, setting) is the same list in SQL, for the views;
+// test/statistics-factors.test.ts checks the two agree on every setting.
+
+/** An agent's kind as experiments.provider records it. */
+export type AgentKind = 'baseline' | 'ollama' | 'bedrock';
+
+const EVERY: readonly AgentKind[] = ['baseline', 'ollama', 'bedrock'];
+const MODELS: readonly AgentKind[] = ['ollama', 'bedrock'];
+
+/**
+ * By top-level config key (a nested setting, ollama.num_ctx, goes with its section). A key not listed reaches
+ * every agent: a new setting is at worst split by, never merged by mistake.
+ */
+const REACHES: Record<string, readonly AgentKind[]> = {
+  // the game's rules and limits: every agent plays under them
+  max_moves: EVERY,
+  max_duration_minutes: EVERY,
+  max_actions_per_turn: EVERY,
+  max_turns: EVERY,
+  vision_range: EVERY,
+  see_through: EVERY,
+  success_rule: EVERY,
+  stuck_policy: EVERY,
+  stuck_thresholds: EVERY,
+  // what a model is shown, remembers and is offered, and how its calls are retried and limited
+  prompt_version: MODELS,
+  observation: MODELS,
+  memory: MODELS,
+  memory_history_actions: MODELS,
+  memory_conversation_tokens: MODELS,
+  recall_tool: MODELS,
+  max_recall_actions: MODELS,
+  recall_interval: MODELS,
+  context_policy: MODELS,
+  retry: MODELS,
+  rate_limits: MODELS,
+  ollama: ['ollama'],
+  bedrock: ['bedrock'],
+  context_windows: ['bedrock'],
+  // a price table and the execution's history budget change what a run costs or how it is hopped, not the run
+  prices: [],
+  history_event_budget: [],
+};
+
+/** Whether a setting (a dotted path such as ollama.num_ctx, or a top-level key) reaches an agent of this kind. */
+export function settingReaches(setting: string, kind: string): boolean {
+  const kinds = REACHES[setting.split('.')[0]];
+  return kinds === undefined || kinds.includes(kind as AgentKind);
+}
+
+/** The settings the list names (the test checks every key of the config is one of them). */
+export const LISTED_SETTINGS = Object.keys(REACHES);

@@ -1,0 +1,348 @@
+// A sweep's statistics, defined once: `ariadne stats` and `ariadne compare` read them here, and so should the
+// report, the viewer's sweep pages and the sweep's live line. The per-run facts come from the sweep_runs view
+// (migration 011): each run's latest attempt, its outcome class, whether it is an observation of its own
+// (independent) and whether it repeats another repeat's trajectory (identical_repeat). Everything counted from
+// them is counted here, by the factors asked for (by default the label and every factor the sweep varies,
+// reports/factors.ts), never pooling one of them:
+//
+//   runs       every run's latest attempt in the group, whatever its outcome
+//   n          successes + failures (every repeat, copies included); errors and running runs are not in it
+//   errors     runs ended by infrastructure (status failed), with their reasons; running: unfinished runs
+//   independent, independentSuccesses: the observations (a deterministic copy, by trajectory, counts once)
+//   success    independentSuccesses / independent, its Wilson 95% interval, and a maze-clustered bootstrap
+//              interval (reports/bootstrap.ts); ifErrorsFailed: the same rate and Wilson interval had every
+//              error been a failed observation
+//   efficiency optimal / actions over the independent successes: mean, median, clustered bootstrap interval
+//   identicalRepeats: model runs whose trajectory equals another repeat's in their cell (shown "4 of 5")
+//   fromTextRate: the share of a model's tool calls recovered from its reply text (lenient parsing)
+//
+// Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }).
+import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import { readPaged } from '../lambdas/store/pages.ts';
+import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
+import { factorColumns, factorValue, varyingFactors } from './factors.ts';
+
+type OutcomeClass = 'success' | 'failure' | 'error' | 'running';
+
+/** One run as the statistics read it. */
+interface StatisticsRun {
+  experimentId: string;
+  cellIndex: number;
+  repeat: number;
+  provider: string;
+  /** generator, size and seed: the cluster of the bootstrap. */
+  maze: string;
+  outcome: OutcomeClass;
+  failureReason: string | null;
+  independent: boolean;
+  deterministic: boolean;
+  identicalRepeat: boolean;
+  efficiency: number | null;
+  actions: number;
+  tokens: number;
+  /** null: the provider priced none of it although the run called a model (unknown, not free). */
+  costUsd: number | null;
+  toolCalls: number;
+  fromText: number;
+  /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
+  values: unknown[];
+}
+
+interface Interval {
+  low: number | null;
+  high: number | null;
+}
+
+export interface GroupStatistics {
+  /** The group's value of each factor, by factor name. */
+  factors: Record<string, unknown>;
+  runs: number;
+  n: number;
+  successes: number;
+  errors: number;
+  errorReasons: Array<{ reason: string; runs: number }>;
+  running: number;
+  independent: number;
+  independentSuccesses: number;
+  /** n - independent: deterministic copies counted once. */
+  copies: number;
+  /** Model runs (of n) whose trajectory equals another repeat's in the same cell; modelRuns: those of n by a model. */
+  identicalRepeats: number;
+  modelRuns: number;
+  /** Mazes among the observations: the clusters of the bootstrap. */
+  mazes: number;
+  success: { rate: number | null; wilson: Interval; bootstrap: Interval };
+  ifErrorsFailed: { rate: number | null; wilson: Interval };
+  efficiency: { mean: number | null; median: number | null; runs: number; bootstrap: Interval };
+  meanActions: number | null;
+  tokensPerExperiment: number | null;
+  /** What every run of the group cost, errors included; null when any run's cost is unknown. */
+  costUsd: number | null;
+  toolCalls: number;
+  fromTextRate: number | null;
+}
+
+export interface PassKRow {
+  factors: Record<string, unknown>;
+  k: number;
+  cells: number;
+  passK: number;
+  /** Cells that are one deterministic observation: their pass^k is their outcome for every k. */
+  deterministicCells: number;
+}
+
+export interface SweepStatistics {
+  sweep: string;
+  factors: string[];
+  /** The bootstrap's resamples and seed, reported with its intervals. */
+  resamples: number;
+  seed: number;
+  groups: GroupStatistics[];
+  passK: PassKRow[];
+}
+
+interface RunRow {
+  experiment_id: string;
+  cell_index: number;
+  repeat: number;
+  provider: string;
+  maze: string;
+  outcome_class: OutcomeClass;
+  failure_reason: string | null;
+  independent: boolean;
+  deterministic: boolean;
+  identical_repeat: boolean;
+  efficiency: number | null;
+  actions: number;
+  tokens: number;
+  cost_usd: number | null;
+  llm_calls: number;
+  tool_calls: number | null;
+  from_text: number | null;
+  [factor: `f${number}`]: unknown;
+}
+
+/** Every run of a sweep with its value of each factor, read in keyset pages (the Data API's 1 MiB a response). */
+async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<StatisticsRun[]> {
+  const params: SqlValue[] = [sweepId];
+  const columns = factorColumns(factors, params);
+  const p = params.length;
+  const rows = await readPaged<RunRow>(
+    async (last, limit) =>
+      (
+        await db.query<RunRow>(
+          `SELECT r.experiment_id, r.cell_index, r.repeat, r.provider,
+             r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
+             r.outcome_class, r.failure_reason, r.independent, r.deterministic, r.identical_repeat,
+             r.efficiency::float8 AS efficiency, r.actions::int AS actions,
+             (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,
+             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text
+             ${columns.map((c) => `, ${c}`).join('')}
+           FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
+           LEFT JOIN LATERAL (
+             SELECT count(*)::int AS tool_calls, (count(*) FILTER (WHERE a.parsed_from_text))::int AS from_text
+             FROM actions a WHERE a.experiment_id = r.experiment_id AND r.provider <> 'baseline'
+           ) t ON true
+           WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($${p + 1}::int, $${p + 2}::int)
+           ORDER BY r.cell_index, r.repeat LIMIT $${p + 3}`,
+          [...params, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
+        )
+      ).rows,
+  );
+  return rows.map((r) => ({
+    experimentId: r.experiment_id,
+    cellIndex: r.cell_index,
+    repeat: r.repeat,
+    provider: r.provider,
+    maze: r.maze,
+    outcome: r.outcome_class,
+    failureReason: r.failure_reason,
+    independent: r.independent,
+    deterministic: r.deterministic,
+    identicalRepeat: r.identical_repeat,
+    efficiency: r.efficiency,
+    actions: r.actions,
+    tokens: r.tokens,
+    costUsd: r.cost_usd !== null ? r.cost_usd : r.llm_calls > 0 ? null : 0,
+    toolCalls: r.tool_calls ?? 0,
+    fromText: r.from_text ?? 0,
+    values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
+  }));
+}
+
+/** Wilson score interval, 95% (z = 1.959964), as migration 005's wilson_low/high; none for n = 0. */
+function wilson(k: number, n: number): Interval {
+  if (n === 0) return { low: null, high: null };
+  const z = 1.959963984540054;
+  const p = k / n;
+  const centre = p + (z * z) / (2 * n);
+  const half = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  const d = 1 + (z * z) / n;
+  return { low: k === 0 ? 0 : Math.max(0, (centre - half) / d), high: k === n ? 1 : Math.min(1, (centre + half) / d) };
+}
+
+/** C(c, k) / C(n, k): the chance that k of n runs drawn without replacement all succeed, c of them having. */
+function allKSucceed(c: number, n: number, k: number): number {
+  let p = 1;
+  for (let i = 0; i < k; i++) p *= (c - i) / (n - i);
+  return Math.max(0, p);
+}
+
+const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+const interval = (b: { low: number; high: number } | null): Interval => ({
+  low: b?.low ?? null,
+  high: b?.high ?? null,
+});
+
+/** Factor values in order: numbers by value, text by code point, nulls last. */
+function compareValues(a: unknown[], b: unknown[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i], b[i]];
+    if (x === y) continue;
+    if (x === null || x === undefined) return 1;
+    if (y === null || y === undefined) return -1;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    const [sx, sy] = [JSON.stringify(x), JSON.stringify(y)];
+    return sx < sy ? -1 : 1;
+  }
+  return 0;
+}
+
+function groupBy(runs: StatisticsRun[]): Array<{ values: unknown[]; runs: StatisticsRun[] }> {
+  const groups = new Map<string, { values: unknown[]; runs: StatisticsRun[] }>();
+  for (const r of runs) {
+    const key = JSON.stringify(r.values);
+    const g = groups.get(key) ?? { values: r.values, runs: [] };
+    g.runs.push(r);
+    groups.set(key, g);
+  }
+  return [...groups.values()].sort((a, b) => compareValues(a.values, b.values));
+}
+
+const counted = (r: StatisticsRun) => r.outcome === 'success' || r.outcome === 'failure';
+
+/** The statistics of one group of runs (see the header for what each count includes). */
+function groupStatistics(
+  factors: Record<string, unknown>,
+  runs: StatisticsRun[],
+  resamples: number,
+  seed: number,
+): GroupStatistics {
+  const n = runs.filter(counted);
+  const obs = runs.filter((r) => r.independent);
+  const k = obs.filter((r) => r.outcome === 'success').length;
+  const errors = runs.filter((r) => r.outcome === 'error');
+  const reasons = new Map<string, number>();
+  for (const e of errors) {
+    const reason = e.failureReason ?? 'no reason recorded';
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  const solved = obs.filter((r) => r.outcome === 'success' && r.efficiency !== null);
+  const efficiencies = solved.map((r) => r.efficiency!);
+  const bySuccess: ClusterSums[] = clusterSums(
+    obs,
+    (r) => r.maze,
+    (r) => ({ num: r.outcome === 'success' ? 1 : 0, den: 1 }),
+  );
+  const byEfficiency = clusterSums(
+    obs,
+    (r) => r.maze,
+    (r) => (r.outcome === 'success' && r.efficiency !== null ? { num: r.efficiency, den: 1 } : { num: 0, den: 0 }),
+  );
+  const models = n.filter((r) => !r.deterministic);
+  const toolCalls = n.reduce((s, r) => s + r.toolCalls, 0);
+  const fromText = n.reduce((s, r) => s + r.fromText, 0);
+  const withErrors = obs.length + errors.length;
+  return {
+    factors,
+    runs: runs.length,
+    n: n.length,
+    successes: n.filter((r) => r.outcome === 'success').length,
+    errors: errors.length,
+    errorReasons: [...reasons].map(([reason, count]) => ({ reason, runs: count })).sort((a, b) => b.runs - a.runs),
+    running: runs.filter((r) => r.outcome === 'running').length,
+    independent: obs.length,
+    independentSuccesses: k,
+    copies: n.length - obs.length,
+    identicalRepeats: models.filter((r) => r.identicalRepeat).length,
+    modelRuns: models.length,
+    mazes: bySuccess.length,
+    success: {
+      rate: obs.length === 0 ? null : k / obs.length,
+      wilson: wilson(k, obs.length),
+      bootstrap: interval(clusterBootstrap(bySuccess, resamples, seed)),
+    },
+    ifErrorsFailed: { rate: withErrors === 0 ? null : k / withErrors, wilson: wilson(k, withErrors) },
+    efficiency: {
+      mean: mean(efficiencies),
+      median: median(efficiencies),
+      runs: efficiencies.length,
+      bootstrap: interval(efficiencies.length === 0 ? null : clusterBootstrap(byEfficiency, resamples, seed)),
+    },
+    meanActions: mean(obs.map((r) => r.actions)),
+    tokensPerExperiment: mean(obs.map((r) => r.tokens)),
+    costUsd: runs.some((r) => r.costUsd === null) ? null : runs.reduce((s, r) => s + r.costUsd!, 0),
+    toolCalls,
+    fromTextRate: models.length === 0 || toolCalls === 0 ? null : fromText / toolCalls,
+  };
+}
+
+/**
+ * pass^k per group, as the sweep_pass_k view: per cell C(c,k)/C(n,k) over its observations, averaged over the
+ * cells; a cell of deterministic copies is one observation whose pass^k is its outcome for every k up to its runs,
+ * and a cell whose every run copies another cell's is left out.
+ */
+function passKRows(factors: Record<string, unknown>, runs: StatisticsRun[]): PassKRow[] {
+  const cells = new Map<number, StatisticsRun[]>();
+  for (const r of runs) cells.set(r.cellIndex, [...(cells.get(r.cellIndex) ?? []), r]);
+  const stats = [...cells.values()].map((cell) => {
+    const done = cell.filter(counted);
+    const obs = cell.filter((r) => r.independent);
+    return {
+      runs: done.length,
+      n: obs.length,
+      c: obs.filter((r) => r.outcome === 'success').length,
+      collapsed: cell.every((r) => r.deterministic) && done.some((r) => !r.independent),
+    };
+  });
+  const out: PassKRow[] = [];
+  const maxK = Math.max(0, ...stats.map((s) => s.runs));
+  for (let k = 1; k <= maxK; k++) {
+    const included = stats.filter((s) => s.n > 0 && (k <= s.n || (s.collapsed && k <= s.runs)));
+    if (included.length === 0) continue;
+    out.push({
+      factors,
+      k,
+      cells: included.length,
+      passK: included.reduce((sum, s) => sum + allKSucceed(s.c, s.n, Math.min(k, s.n)), 0) / included.length,
+      deterministicCells: included.filter((s) => s.collapsed).length,
+    });
+  }
+  return out;
+}
+
+export async function sweepStatistics(
+  db: Sql,
+  sweepId: string,
+  opts: { by?: string[]; resamples?: number; seed?: number } = {},
+): Promise<SweepStatistics> {
+  const factors = opts.by ?? (await varyingFactors(db, sweepId));
+  const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
+  const seed = opts.seed ?? DEFAULT_SEED;
+  const groups = groupBy(await loadRuns(db, sweepId, factors));
+  const named = (values: unknown[]) => Object.fromEntries(factors.map((f, i) => [f, values[i]]));
+  return {
+    sweep: sweepId,
+    factors,
+    resamples,
+    seed,
+    groups: groups.map((g) => groupStatistics(named(g.values), g.runs, resamples, seed)),
+    passK: groups.flatMap((g) => passKRows(named(g.values), g.runs)),
+  };
+}
