@@ -122,7 +122,7 @@ describe('LLM providers from the command line', () => {
     const n = (x: number) => x.toLocaleString('en-US');
     expect(unpriced.stdout).toMatch(/^provider +ollama$/m);
     expect(unpriced.stdout).toMatch(/^model +qwen2\.5:7b$/m);
-    expect(unpriced.stdout).toMatch(/^prompt +v1$/m);
+    expect(unpriced.stdout).toMatch(/^prompt +v2$/m);
     expect(unpriced.stdout).toMatch(new RegExp(`^llm calls +${u.calls}$`, 'm'));
     expect(unpriced.stdout).toMatch(new RegExp(`^tokens +${n(u.input)} input, ${n(u.output)} output$`, 'm'));
     expect(unpriced.stdout).toMatch(/^cost +unknown \(no price for qwen2\.5:7b\)$/m);
