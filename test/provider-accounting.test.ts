@@ -127,7 +127,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     return out.join('');
   }
 
-  it('an unknown price is "unknown" (cost null, price_known false); a zero price is $0 (price_known true)', async () => {
+  it('an unknown price is "unknown" (cost null, price_known false); zero price, $0 (price_known true)', async () => {
     const unpriced = await runBedrock(SONNET_37, { prices: {} });
     expect(await experiment(unpriced.experimentId)).toMatchObject({ price_known: false });
     expect(unpriced.summary?.cost_usd).toBeNull();

@@ -15,7 +15,7 @@ export type ChatMessage =
   | { role: 'tool'; results: Array<{ id: string; name: string; content: string; ok: boolean }> };
 
 /** What a model returned as its reasoning (Ollama message.thinking, Bedrock reasoningContent blocks). */
-export interface ModelReasoning {
+interface ModelReasoning {
   text: string;
   /** Bedrock's reasoningText.signature: sent back unmodified with the reply (ReasoningTextBlock, API reference). */
   signature?: string;
