@@ -166,8 +166,19 @@ function turnView({ turn, calls, actions, transitions, signals }) {
           `${fmt.int(c.latency_ms)} ms, stop ${c.stop_reason ?? '-'}` +
           (c.context_window ? `, prompt ~${fmt.int(c.prompt_estimate)} of ${fmt.int(c.context_window)}` : '') +
           (c.context_trimmed ? `, ${c.context_trimmed} trimmed` : '') +
+          (c.estimate_off ? ', estimate >10% off the reported count' : '') +
           (Array.isArray(c.retries) && c.retries.length ? `, ${c.retries.length} retried attempt(s)` : ''),
+        c.truncated ? el('b', { class: 'problem' }, ' cut by the output cap') : null,
       ),
+      // the model's reasoning (Ollama thinking, Bedrock reasoningContent) next to its reply
+      c.reasoning_text
+        ? el(
+            'details',
+            { class: 'reasoning' },
+            el('summary', {}, `reasoning (~${fmt.int(c.reasoning_tokens)} tokens, estimated)`),
+            el('pre', { class: 'reply' }, c.reasoning_text),
+          )
+        : null,
       c.assistant_text ? el('pre', { class: 'reply' }, c.assistant_text) : null,
       Array.isArray(c.retries) && c.retries.length
         ? el(
