@@ -15,9 +15,10 @@ LANGUAGE sql IMMUTABLE AS $$
     WHEN setting IN ('prices', 'history_event_budget') THEN false
     WHEN setting = 'ollama' THEN provider = 'ollama'
     WHEN setting IN ('bedrock', 'context_windows') THEN provider = 'bedrock'
-    -- what a model is shown, remembers and is offered, and how its calls are retried and limited
+    -- what a model is shown, remembers and is offered, how it is sampled and parsed, how its calls are retried and limited
     WHEN setting IN ('prompt_version', 'observation', 'memory', 'memory_history_actions', 'memory_conversation_tokens',
-                     'recall_tool', 'max_recall_actions', 'recall_interval', 'context_policy', 'retry', 'rate_limits')
+                     'recall_tool', 'max_recall_actions', 'recall_interval', 'context_policy', 'retry', 'rate_limits',
+                     'temperature', 'top_p', 'max_output_tokens', 'model_seed', 'strict_tool_calls')
       THEN provider <> 'baseline'
     ELSE true END
 $$;

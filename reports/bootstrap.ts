@@ -31,8 +31,8 @@ export const DEFAULT_RESAMPLES = 2_000;
 export const DEFAULT_SEED = 1;
 
 /**
- * The 95% percentile interval of sum(num) / sum(den) over clusters drawn with replacement; null when there are
- * no clusters or fewer than half the resamples define the statistic (too few to read percentiles from).
+ * The 95% percentile interval of sum(num) / sum(den) over clusters drawn with replacement; null when fewer than two
+ * clusters have data (den > 0) or fewer than half the resamples define the statistic.
  */
 export function clusterBootstrap(
   clusters: readonly ClusterSums[],
@@ -40,7 +40,8 @@ export function clusterBootstrap(
   seed = DEFAULT_SEED,
 ): BootstrapInterval | null {
   const m = clusters.length;
-  if (m === 0) return null;
+  // one maze (or one with any data) says nothing of how mazes vary: no interval rather than a point
+  if (clusters.filter((c) => c.den > 0).length < 2) return null;
   const rng = createRng(seed);
   const stats: number[] = [];
   for (let b = 0; b < resamples; b++) {

@@ -26,8 +26,13 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   success_rule: EVERY,
   stuck_policy: EVERY,
   stuck_thresholds: EVERY,
-  // what a model is shown, remembers and is offered, and how its calls are retried and limited
+  // what a model is shown, remembers and is offered, how it is sampled and parsed, and how its calls are retried
   prompt_version: MODELS,
+  temperature: MODELS,
+  top_p: MODELS,
+  max_output_tokens: MODELS,
+  model_seed: MODELS,
+  strict_tool_calls: MODELS,
   observation: MODELS,
   memory: MODELS,
   memory_history_actions: MODELS,

@@ -89,8 +89,18 @@ describe('the maze-clustered bootstrap', () => {
     ];
     expect(clusterBootstrap(clusters, 500, 11)).toEqual(clusterBootstrap(clusters, 500, 11));
     expect(clusterBootstrap([], 500, 1)).toBeNull();
-    // efficiency where no maze has a success: the mean is undefined in every resample
-    expect(clusterBootstrap([{ num: 0, den: 0 }], 2_000, 1)).toBeNull();
+    // efficiency where one maze has successes: the mazes' spread is unknown, no interval (not a point)
+    expect(
+      clusterBootstrap(
+        [
+          { num: 0.4, den: 2 },
+          { num: 0, den: 0 },
+        ],
+        2_000,
+        1,
+      ),
+    ).toBeNull();
+    expect(clusterBootstrap([{ num: 1, den: 3 }], 2_000, 1)).toBeNull();
     // one success in three mazes: the resamples that draw none of the successes are left out
     const rare = [
       { num: 0.5, den: 1 },

@@ -171,7 +171,9 @@ async function compare(
     }
     const what = c.factor ? `${c.agent}: ${c.factor} ${c.a} vs ${c.b}` : `${c.a} vs ${c.b}`;
     const same = c.factor ? 'same maze, repeat and other settings' : 'same maze, settings, repeat';
-    const lines = [`${what} in sweep ${c.sweep} (${same}; bootstrap: mazes resampled, ${c.resamples}, seed ${c.seed})`];
+    const lines = [
+      `${what} in sweep ${c.sweep} (${same}; bootstrap: mazes resampled, ${c.resamples} resamples, seed ${c.seed})`,
+    ];
     for (const g of c.groups) {
       const e = g.efficiency;
       const d = g.successDiff;
