@@ -79,13 +79,12 @@ export interface LlmCallRecord {
   context: PromptContext | null;
   /** Ollama's timings; null for other providers. */
   timings: ModelTimings | null;
-  /** The output cap cut the reply; null for agents that do not say. */
-  truncated: boolean | null;
-  /** Reasoning text the model returned, and its tokens (estimated: no provider reports them apart). */
-  reasoningText: string | null;
-  reasoningTokens: number | null;
-  /** The calibrated estimate missed the reported prompt tokens by more than 10%; null without both. */
-  estimateOff: boolean | null;
+  /** The output cap cut the reply; absent for agents that do not say. */
+  truncated?: boolean;
+  /** Reasoning the model returned: its text, and its tokens (estimated: no provider reports them apart). */
+  reasoning?: { text: string; tokens: number | null };
+  /** The calibrated estimate missed the reported prompt tokens by more than 10%; absent without both. */
+  estimateOff?: boolean;
 }
 
 export interface TurnWrite {

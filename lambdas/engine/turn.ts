@@ -140,10 +140,10 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         workflowSteps: reply.workflow?.steps ?? null,
         context: reply.context ?? null,
         timings: reply.timings ?? null,
-        truncated: reply.truncated ?? null,
-        reasoningText: reply.reasoning?.text ?? null,
-        reasoningTokens: reply.reasoning?.tokens ?? null,
-        estimateOff: reply.estimateOff ?? null,
+        // only what the agent reported: a baseline or scripted agent's record stays as it was
+        ...(typeof reply.truncated === 'boolean' ? { truncated: reply.truncated } : {}),
+        ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+        ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
       });
     }
     if (reply.workflow) {

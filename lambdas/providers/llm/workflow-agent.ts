@@ -63,7 +63,10 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
       const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
       let reported = false,
         latencyMs = 0,
-        stopReason: string | null = null;
+        stopReason: string | null = null,
+        // any step's reply cut by the output cap; the steps' reasoning, in order
+        truncated = false;
+      const reasoning: string[] = [];
       const retries: Array<Record<string, unknown>> = [];
       // the largest prompt among the reply's calls (a workflow carries nothing to trim: it fits, or it is refused)
       let context: PromptContext | null = null;
@@ -96,6 +99,8 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
           addCacheTokens(usage, reply.usage);
         }
         stopReason = reply.stopReason;
+        truncated ||= reply.truncated === true;
+        if (reply.reasoning) reasoning.push(reply.reasoning.text);
         let calls = tools.length > 0 ? reply.calls : [];
         let fromText = false;
         if (calls.length === 0 && reply.text && tools.length > 0) {
@@ -128,6 +133,11 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         usage: reported ? usage : null,
         latencyMs,
         stopReason,
+        truncated,
+        reasoning:
+          reasoning.length > 0
+            ? { text: reasoning.join('\n\n'), tokens: Math.ceil(reasoning.join('\n\n').length / 4) }
+            : null,
         retries,
         context,
         workflow: { steps: out.steps, moves: out.moves },
