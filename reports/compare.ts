@@ -13,7 +13,7 @@ import { repeatsNote } from './repeats.ts';
 import { settingReaches } from './setting-reach.ts';
 
 /** One comparison, within one combination of the other settings. */
-export interface PairTable {
+interface PairTable {
   /** The other varied settings these pairs share (that reach either side); {} when none. */
   settings: Record<string, unknown>;
   pairs: number;
