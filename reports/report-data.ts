@@ -1,16 +1,50 @@
-// What the sweep report shows, straight from the statistics views: per agent
-// and maze the success rate with its Wilson interval, efficiency, tokens and
-// cost; pass^k; paired comparisons; and the runs that did not succeed. The
-// runs (one row each) are read in keyset pages for the Data API's 1 MiB per
-// response; the statistics have a row per agent and maze, and come in one.
+// What the sweep report shows (and the viewer's sweep page), from the one
+// definition of a sweep's statistics (sweep-statistics.ts, over migration
+// 011's sweep_runs): per agent label, maze generator and size and every
+// setting the sweep varies that reaches the agent, the success rate with its
+// Wilson and maze-clustered bootstrap intervals, efficiency, tokens and cost,
+// errors apart; pass^k; paired comparisons (sweep_pairs); the runs that
+// failed, and apart from them the runs ended by an error. The runs (one row
+// each) are read in keyset pages for the Data API's 1 MiB per response.
 import type { Sql } from '../lambdas/store/sql.ts';
 import { readPaged } from '../lambdas/store/pages.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import type { CostTotal } from './cost-text.ts';
+import { sweepStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
+import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
+
+/** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
+interface GroupKey {
+  label: string;
+  maze_generator: string;
+  maze_size: number;
+  settings: Record<string, unknown>;
+}
+export type StatsRow = GroupKey & Omit<GroupStatistics, 'factors'>;
+
+const MAZE = ['label', 'maze_generator', 'maze_size'];
+
+function groupKey(factors: Record<string, unknown>): GroupKey {
+  const settings = Object.fromEntries(
+    Object.entries(factors).filter(([k, v]) => !MAZE.includes(k) && v !== NOT_APPLICABLE),
+  );
+  return {
+    label: String(factors.label),
+    maze_generator: String(factors.maze_generator),
+    maze_size: Number(factors.maze_size),
+    settings,
+  };
+}
 
 export interface ReportData {
   sweep: { id: string; cells: number; repeats: number; created_at: string; description: string | null };
-  stats: Array<Record<string, unknown>>;
-  passK: Array<Record<string, unknown>>;
+  /** The factors the groups are split by: label, maze generator and size, then the varied settings. */
+  factors: string[];
+  /** The bootstrap's resamples and seed, reported with its intervals. */
+  resamples: number;
+  seed: number;
+  stats: StatsRow[];
+  passK: Array<Omit<PassKRow, 'factors'> & GroupKey>;
   pairs: Array<Record<string, unknown>>;
   runs: Array<{
     experiment_id: string;
@@ -25,7 +59,19 @@ export interface ReportData {
     actions: number;
     stop_reason: string | null;
     tokens: number;
+    /** success, failure, error (ended by infrastructure: in no denominator) or running (counted nowhere). */
+    outcome_class: 'success' | 'failure' | 'error' | 'running';
+    failure_reason: string | null;
+    /** The cell's settings that reach this run's agent: the varied factors its statistics are split by. */
+    settings: Record<string, unknown>;
+    /** What decided the run (agent, model, maze, every tool call and outcome); equal hashes walked alike. */
+    trajectory_hash: string | null;
+    independent: boolean;
+    duplicate_of: string | null;
+    identical_repeat: boolean;
   }>;
+  /** What the sweep cost: the priced runs' sum, and how many runs' cost is unknown (a model without a price). */
+  cost: CostTotal;
 }
 
 interface SweepRow {
@@ -42,6 +88,8 @@ type RunRow = Omit<ReportData['runs'][number], 'maze_size' | 'maze_seed' | 'effi
   maze_seed: unknown;
   efficiency: unknown;
   tokens: unknown;
+  cost_usd: unknown;
+  cost_known: boolean;
 };
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -55,15 +103,10 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
   ).rows[0];
   if (!sweep)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
-  const [stats, passK, pairs, runs] = await Promise.all([
-    db.query<Record<string, unknown>>(
-      'SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size',
-      [sweepId],
-    ),
-    db.query<Record<string, unknown>>(
-      'SELECT * FROM sweep_pass_k WHERE sweep_id = $1 ORDER BY label, maze_generator, maze_size, k',
-      [sweepId],
-    ),
+  // the label and maze always (the charts are by maze size), then every setting the sweep varies
+  const factors = [...MAZE, ...(await varyingFactors(db, sweepId)).filter((f) => !MAZE.includes(f))];
+  const [statistics, pairs, runs] = await Promise.all([
+    sweepStatistics(db, sweepId, { by: factors }),
     db.query<Record<string, unknown>>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [
       sweepId,
     ]),
@@ -72,8 +115,10 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
         (
           await db.query<RunRow & { cell_index: number }>(
             `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency,
-                    actions, stop_reason,
-                    coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens, cell_index
+                    actions, stop_reason, outcome_class, failure_reason, factor_settings AS settings,
+                    trajectory_hash, independent, duplicate_of, identical_repeat,
+                    coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens,
+                    cost_known(cost_usd, llm_calls) AS cost_known, coalesce(cost_usd, 0) AS cost_usd, cell_index
              FROM sweep_runs
              WHERE sweep_id = $1 AND ($2::text IS NULL OR (label, maze_generator, maze_size, cell_index, repeat)
                                                           > ($2::text, $3::text, $4::int, $5::int, $6::int))
@@ -106,15 +151,23 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
       created_at: new Date(sweep.created_at).toISOString(),
       description: sweep.description,
     },
-    stats: numeric(stats.rows),
-    passK: numeric(passK.rows),
+    factors,
+    resamples: statistics.resamples,
+    seed: statistics.seed,
+    stats: statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g })),
+    passK: statistics.passK.map(({ factors: f, ...p }) => ({ ...groupKey(f), ...p })),
     pairs: numeric(pairs.rows),
-    runs: runs.map(({ cell_index: _cell, ...r }) => ({
+    runs: runs.map(({ cell_index: _cell, cost_usd: _cost, cost_known: _known, ...r }) => ({
       ...r,
       maze_size: Number(r.maze_size),
       maze_seed: Number(r.maze_seed),
       efficiency: num(r.efficiency),
       tokens: Number(r.tokens),
     })),
+    cost: {
+      usd: runs.reduce((sum, r) => sum + (r.cost_known ? Number(r.cost_usd) : 0), 0),
+      priced: runs.filter((r) => r.cost_known).length,
+      unpriced: runs.filter((r) => !r.cost_known).length,
+    },
   };
 }

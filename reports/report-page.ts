@@ -1,11 +1,19 @@
 // The sweep report as one HTML file: tables from the statistics views and
-// charts drawn by Chart.js, inlined (no network needed to open it). Runs
-// that did not succeed link to their replays, written beside the report.
-// Deterministic repeats count once in intervals, pass^k and pairs (migration
-// 007); notes beside the numbers say which agents that applies to.
+// charts drawn by Chart.js, inlined (no network needed to open it). Every
+// table and chart is split by each setting the sweep varies that reaches the
+// agent (migration 011), never pooled. Runs that failed link to their
+// replays, written beside the report; runs ended by an error (provider,
+// database) are not failures: they are listed apart with their reasons and
+// left out of every denominator, with a row saying what the rates would be had
+// they all failed. Copies (a deterministic agent's runs that walked the same
+// path) count once; model repeats that walked the same path are flagged.
+// Numbers are written by stat-format.ts, as the viewer writes them.
 import { asset, escapeHtml, packageDistFile, scriptJson } from './html.ts';
 import type { ReportData } from './report-data.ts';
 import { labelRuns, repeatsNote } from './repeats.ts';
+import { statFormatClassic } from './stat-format-script.ts';
+import { costText } from './cost-text.ts';
+import { settingsText, statsRowText } from './stat-text.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -24,25 +32,33 @@ ${rows.map((r) => `<tr>${columns.map(([k, , d]) => cell(r[k], d)).join('')}</tr>
 </tbody></table>`;
 }
 
-/** pass^k with k across: one row per agent and maze. */
-function passKTable(rows: Array<Record<string, unknown>>): string {
+/** pass^k with k across: one row per agent, settings and maze. */
+function passKTable(rows: ReportData['passK']): string {
   const maxK = Math.max(0, ...rows.map((r) => Number(r.k)));
   const groups = new Map<string, Record<string, unknown>>();
   for (const r of rows) {
-    const key = [r.label, r.maze_generator, r.maze_size].map(String).join('|');
+    const key = [r.label, settingsText(r.settings), r.maze_generator, r.maze_size].map(String).join('|');
     const g = groups.get(key) ?? {
       label: r.label,
+      settings: settingsText(r.settings),
       maze_generator: r.maze_generator,
       maze_size: r.maze_size,
       cells: r.cells,
     };
-    g[`k${String(r.k)}`] = r.pass_k;
+    g[`k${String(r.k)}`] = Math.round(r.passK * 1e4) / 1e4;
     groups.set(key, g);
   }
   const ks = Array.from({ length: maxK }, (_, i) => [`k${i + 1}`, `pass^${i + 1}`] as [string, string]);
   return table(
     [...groups.values()],
-    [['label', 'agent'], ['maze_generator', 'maze'], ['maze_size', 'size'], ['cells', 'cells'], ...ks],
+    [
+      ['label', 'agent'],
+      ['settings', 'settings'],
+      ['maze_generator', 'maze'],
+      ['maze_size', 'size'],
+      ['cells', 'cells'],
+      ...ks,
+    ],
     'pass-k',
   );
 }
@@ -54,8 +70,8 @@ const notes = (lines: string[], id: string) =>
     : `<ul class="note" id="${id}">${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul>`;
 
 /** Labels whose pass^k comes, in some cells, from one deterministic observation: flat in k by construction. */
-function passKNotes(rows: Array<Record<string, unknown>>): string[] {
-  const labels = [...new Set(rows.filter((r) => Number(r.deterministic_cells) > 0).map((r) => String(r.label)))];
+function passKNotes(rows: ReportData['passK']): string[] {
+  const labels = [...new Set(rows.filter((r) => r.deterministicCells > 0).map((r) => r.label))];
   return labels.map(
     (label) =>
       `${label}: each cell is one deterministic observation, so its pass^k is that run's outcome ` +
@@ -63,24 +79,111 @@ function passKNotes(rows: Array<Record<string, unknown>>): string[] {
   );
 }
 
-const FAILURE_HEADINGS = ['agent', 'maze', 'size', 'seed', 'repeat', 'status', 'stop', 'actions', 'replay'];
+type Run = ReportData['runs'][number];
+const stopText = (r: Run) => `${r.status}${r.stop_reason ? `: ${r.stop_reason}` : ''}`;
+
+/** Runs as a table with a replay link each: the failures, and apart from them the runs ended by an error. */
+function runsTable(runs: Run[], id: string, last: [string, (r: Run) => string], href: (id: string) => string | null) {
+  if (runs.length === 0) return `<p id="${id}">none</p>`;
+  const headings = ['agent', 'settings', 'maze', 'size', 'seed', 'repeat', last[0], 'actions', 'replay'];
+  const rows = runs.map((r) => {
+    const h = href(r.experiment_id);
+    const replay = h ? `<a href="${escapeHtml(h)}">${escapeHtml(r.experiment_id)}</a>` : escapeHtml(r.experiment_id);
+    return `<tr>${[
+      `<td>${escapeHtml(r.label)}</td>`,
+      `<td>${escapeHtml(settingsText(r.settings))}</td>`,
+      `<td>${escapeHtml(r.maze_generator)}</td>`,
+      `<td class="n">${r.maze_size}</td>`,
+      `<td class="n">${r.maze_seed}</td>`,
+      `<td class="n">${r.repeat}</td>`,
+      `<td>${escapeHtml(last[1](r))}</td>`,
+      `<td class="n">${r.actions}</td>`,
+      `<td>${replay}</td>`,
+    ].join('')}</tr>`;
+  });
+  return `<table id="${id}"><thead><tr>${headings.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`;
+}
+
+/** The statistics table: per agent, settings and maze, each number written as stat-text.ts writes it. */
+function statsTable(stats: ReportData['stats']): string {
+  const rows = stats.map((r) => {
+    const t = statsRowText(r);
+    return {
+      label: r.label,
+      settings: t.settings,
+      maze_generator: r.maze_generator,
+      maze_size: r.maze_size,
+      n: r.n,
+      identical: t.identical || 'none',
+      independent: r.independent,
+      successes: r.independentSuccesses,
+      success: t.success,
+      bootstrap: t.successBootstrap,
+      counted: t.counted,
+      errors: r.errors,
+      reasons: t.errorReasons,
+      if_failed: t.ifErrorsFailed || '-',
+      efficiency: t.efficiency,
+      mean_actions: r.meanActions === null ? null : Math.round(r.meanActions * 10) / 10,
+      tokens: r.tokensPerExperiment === null ? null : Math.round(r.tokensPerExperiment),
+      from_text: t.fromText,
+      cost: t.cost,
+    };
+  });
+  return table(
+    rows,
+    [
+      ['label', 'agent'],
+      ['settings', 'settings'],
+      ['maze_generator', 'maze'],
+      ['maze_size', 'size'],
+      ['n', 'n (successes + failures)'],
+      ['identical', 'identical repeats'],
+      ['independent', 'independent'],
+      ['successes', 'successes (independent)'],
+      ['success', 'success (Wilson 95%)'],
+      ['bootstrap', 'maze-clustered bootstrap 95%'],
+      ['counted', 'counts'],
+      ['errors', 'errors'],
+      ['reasons', 'error reasons'],
+      ['if_failed', 'success if errors had failed'],
+      ['efficiency', 'mean eff. (bootstrap 95%)'],
+      ['mean_actions', 'mean actions'],
+      ['tokens', 'tokens/run'],
+      ['from_text', 'tool calls from text'],
+      ['cost', 'cost (every run)'],
+    ],
+    'stats',
+  );
+}
 
 export function reportHtml(d: ReportData, replayHref: (experimentId: string) => string | null): string {
-  const failures = d.runs.filter((r) => !r.goal_found);
+  const failures = d.runs.filter((r) => r.outcome_class === 'failure');
+  const errors = d.runs.filter((r) => r.outcome_class === 'error');
+  const running = d.runs.filter((r) => r.outcome_class === 'running').length;
   const intro =
     `${escapeHtml(d.sweep.description ?? '')} ${d.sweep.cells} cells x ${d.sweep.repeats} repeats; ` +
-    `${d.runs.length} runs recorded; created ${escapeHtml(d.sweep.created_at)}.\n` +
-    "Success is the experiment's own success rule; success rates and their intervals (Wilson 95%) are over " +
-    'independent runs: repeats of a deterministic agent with the same maze, seed and settings count once; ' +
-    'efficiency is optimal moves / actions, over successes.';
-  const repeats = labelRuns(d.stats).flatMap((r) => repeatsNote(r, d.sweep.repeats) ?? []);
+    `${d.runs.length} runs recorded (${d.runs.length - failures.length - errors.length - running} succeeded, ` +
+    `${failures.length} failed, ${errors.length} ended by an error, ${running} running); ` +
+    `cost ${escapeHtml(costText(d.cost))}; created ${escapeHtml(d.sweep.created_at)}.\n` +
+    "Success is the experiment's own success rule. Success rates and their intervals (Wilson 95%) are over " +
+    'independent runs: runs of a deterministic agent that walked the same path on the same maze (same seed, ' +
+    'settings that reach it) count once. Runs ended by an error (provider, context, database) are in no ' +
+    'denominator; the column "success if errors had failed" counts each as a failure. Running runs count nowhere. ' +
+    'Each table and chart is split by every setting the sweep varies that reaches the agent. ' +
+    'Efficiency is optimal moves / actions, over successes.';
+  const repeats = labelRuns(d.stats.map((s) => ({ label: s.label, n: s.n, n_independent: s.independent }))).flatMap(
+    (r) => repeatsNote(r, d.sweep.repeats) ?? [],
+  );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sweep ${escapeHtml(d.sweep.id)}</title>
 <style>${asset('report.css')}</style></head>
 <body>
 <h1>Sweep ${escapeHtml(d.sweep.id)}</h1>
-<p>${intro}</p>
+<p id="intro">${intro}</p>
 ${notes(repeats, 'repeats')}
 <h2>Success rate by maze size</h2>
 <div id="success-charts" class="charts"></div>
@@ -88,42 +191,23 @@ ${notes(repeats, 'repeats')}
 <div id="efficiency-charts" class="charts"></div>
 <h2>Tokens per success</h2>
 <div class="charts"><div class="chart"><canvas id="tokens-chart"></canvas></div></div>
-<h2>Per agent and maze</h2>
-<p class="note">n and successes count every run; success and its interval count each independent run once.</p>
-${table(
-  d.stats,
-  [
-    ['label', 'agent'],
-    ['maze_generator', 'maze'],
-    ['maze_size', 'size'],
-    ['n', 'n'],
-    ['n_independent', 'independent'],
-    ['successes', 'successes'],
-    ['success_rate', 'success'],
-    ['success_low95', 'low 95%'],
-    ['success_high95', 'high 95%'],
-    ['mean_efficiency', 'mean eff.'],
-    ['median_efficiency', 'median eff.'],
-    ['median_actions_to_success', 'median actions (success)'],
-    ['invalid_action_rate', 'invalid rate'],
-    ['loop_rate', 'loop rate'],
-    ['tokens_per_experiment', 'tokens/run'],
-    ['tokens_per_success', 'tokens/success'],
-    ['cost_per_experiment', 'cost/run $'],
-    ['cost_per_success', 'cost/success $'],
-    ['unfinished', 'unfinished'],
-  ],
-  'stats',
-)}
+<h2>Per agent, settings and maze</h2>
+<p class="note">n and "identical repeats" count every success and failure (copies included); success, its
+intervals, efficiency, actions and tokens count each independent run once; errors and running runs are left out of
+all of them. The bootstrap resamples whole mazes (${d.resamples} resamples, seed ${d.seed}): runs on one maze are not
+independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Cost
+is every run's, errors included: unknown when any run's model has no price.</p>
+${statsTable(d.stats)}
 <h2>pass^k over repeats</h2>
 ${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}
 <h2>Paired comparisons (same mazes, settings and repeats)</h2>
 ${table(
-  d.pairs,
+  d.pairs.map((p) => ({ ...p, settings: settingsText(p.settings) })),
   [
     ['label_a', 'a'],
     ['label_b', 'b'],
+    ['settings', 'settings'],
     ['pairs', 'pairs'],
     ['both_solved', 'both'],
     ['only_a', 'only a'],
@@ -135,35 +219,14 @@ ${table(
   ],
   'pairs',
 )}
-<h2>Runs that did not succeed (${failures.length})</h2>
-${
-  failures.length === 0
-    ? '<p>none</p>'
-    : `<table id="failures"><thead><tr>${FAILURE_HEADINGS.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>
-${failures
-  .map((r) => {
-    const href = replayHref(r.experiment_id);
-    const replay = href
-      ? `<a href="${escapeHtml(href)}">${escapeHtml(r.experiment_id)}</a>`
-      : escapeHtml(r.experiment_id);
-    const cells = [
-      `<td>${escapeHtml(r.label)}</td>`,
-      `<td>${escapeHtml(r.maze_generator)}</td>`,
-      `<td class="n">${r.maze_size}</td>`,
-      `<td class="n">${r.maze_seed}</td>`,
-      `<td class="n">${r.repeat}</td>`,
-      `<td>${escapeHtml(r.status)}</td>`,
-      `<td>${escapeHtml(r.stop_reason ?? '')}</td>`,
-      `<td class="n">${r.actions}</td>`,
-      `<td>${replay}</td>`,
-    ];
-    return `<tr>${cells.join('')}</tr>`;
-  })
-  .join('\n')}
-</tbody></table>`
-}
+<h2>Runs that failed (${failures.length})</h2>
+${runsTable(failures, 'failures', ['stop', stopText], replayHref)}
+<h2>Runs ended by an error (${errors.length})</h2>
+<p class="note">Not failures of the agent: left out of every rate above.</p>
+${runsTable(errors, 'errors', ['reason', (r) => r.failure_reason ?? 'no reason recorded'], replayHref)}
 <script id="data" type="application/json">${scriptJson(d)}</script>
 <script>${packageDistFile('chart.js', 'chart.umd.min.js')}</script>
+<script>${statFormatClassic()}</script>
 <script>${asset('report.js')}</script>
 </body></html>
 `;

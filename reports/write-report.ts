@@ -1,5 +1,6 @@
 // ariadne report: the report file and, beside it, a replay for each run that
-// did not succeed (up to a limit), linked relatively so the folder can move.
+// failed or ended by an error (up to a limit), linked relatively so the folder
+// can move.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Sql } from '../lambdas/store/sql.ts';
@@ -12,7 +13,9 @@ export async function writeReport(db: Sql, sweepId: string, out: string, maxRepl
   const data = await loadReport(db, sweepId);
   const replayDirName = `${basename(out).replace(/\.html?$/, '')}-replays`;
   const replayDir = join(dirname(out), replayDirName);
-  const failures = data.runs.filter((r) => !r.goal_found).slice(0, maxReplays);
+  const failures = data.runs
+    .filter((r) => r.outcome_class === 'failure' || r.outcome_class === 'error')
+    .slice(0, maxReplays);
   if (failures.length > 0) mkdirSync(replayDir, { recursive: true });
   const written = new Set<string>();
   const replayFiles: string[] = [];

@@ -1,7 +1,10 @@
 /// <reference lib="dom" />
 // The sweep report and the replay viewer, opened in a real headless Chromium:
-// no console errors, charts and maze drawn (pixels and DOM), the scrubber
-// moves the agent to the chosen step, links to failure replays work.
+// no console errors, charts and maze drawn (pixels and DOM) with both axes
+// labelled and a path walked by several runs drawn once, the scrubber moves the
+// agent to the chosen step, links to failure replays work; a sweep with an
+// unpriced model, a missing one and a varied observation format shows unknown
+// cost as unknown, errors apart from failures, and a row per format.
 // Screenshots go to test-output/screenshots/.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +20,11 @@ import { replayHtml } from '../reports/replay-page.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
+import { providerSims } from './support/provider-sims.ts';
+import { runModelSweep } from './support/model-sweep.ts';
+import { wilson } from './support/reference-statistics.ts';
+
+const sims = providerSims();
 
 let db: TestDatabase;
 let browser: Browser;
@@ -57,6 +65,12 @@ repeats: 3
     const failures = (
       await db.pool.query("SELECT experiment_id FROM sweep_runs WHERE sweep_id = 'report-test' AND NOT goal_found")
     ).rows;
+    const successes = (
+      await db.pool.query(
+        `SELECT label, maze_size, trajectory_hash FROM sweep_runs
+         WHERE sweep_id = 'report-test' AND goal_found ORDER BY label, maze_size`,
+      )
+    ).rows;
     expect(failures.length).toBeGreaterThan(0); // random fails some within 300 actions
     expect(written.replays).toBe(failures.length);
 
@@ -70,6 +84,26 @@ repeats: 3
     ]);
     const success = report.charts[0];
     expect(success.datasets.map((d: { label: string }) => d.label).sort()).toEqual(['frontier', 'random']);
+    // every chart labels both axes; the scatter's size axis has a label at each size
+    for (const c of report.charts) {
+      expect(c.axes.x, c.id).toBeTruthy();
+      expect(c.axes.y, c.id).toBeTruthy();
+    }
+    expect(report.charts[1].xTicks).toEqual(['11', '15']);
+    expect(report.charts[2].xTicks).toEqual(['frontier', 'random']);
+    // a path walked by several runs is one dot carrying its count: frontier's 3 repeats of a size are one dot of 3
+    for (const label of ['frontier', 'random']) {
+      const runs = successes.filter((r) => r.label === label);
+      const paths = new Set(runs.map((r) => `${r.maze_size}|${r.trajectory_hash}`));
+      const ds = report.charts[1].datasets.find((d: { label: string }) => d.label === label);
+      expect(ds.points, label).toBe(paths.size);
+      expect(
+        ds.counts.reduce((a: number, b: number) => a + b, 0),
+        label,
+      ).toBe(runs.length);
+    }
+    const frontier = report.charts[1].datasets.find((d: { label: string }) => d.label === 'frontier');
+    expect(frontier.counts).toEqual(frontier.counts.map(() => 3));
     for (const id of ['success-medium', 'efficiency-medium'])
       expect(await page.evaluate(inkOf(`#${id}`))).toBeGreaterThan(2_000);
     expect(await page.locator('#stats tbody tr').count()).toBe(stats.length);
@@ -85,6 +119,60 @@ repeats: 3
     await page.waitForFunction(() => (window as any).__replay);
     expect(await page.evaluate(inkOf('#maze'))).toBeGreaterThan(1_000);
     expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
+
+describe('a report of a sweep with an unpriced model, a missing one and two observation formats', () => {
+  it('says unknown cost is unknown, lists errors apart with reasons, and splits rows by format', async () => {
+    await runModelSweep(db, 'report-models', sims.ollamaUrl);
+    const out = join(dir, 'report-models.html');
+    await writeReport(db, 'report-models', out, 50);
+    const { page, errors } = await openPage(browser, pathToFileURL(out).href);
+    await page.waitForFunction(() => (window as any).__report);
+    const { rows: runs } = await db.pool.query(
+      "SELECT label, outcome_class, failure_reason, factor_settings FROM sweep_runs WHERE sweep_id = 'report-models'",
+    );
+    const errorRuns = runs.filter((r) => r.outcome_class === 'error');
+    expect(errorRuns.map((r) => r.label)).toEqual(['missing', 'missing', 'missing', 'missing']);
+    // the qwen runs called a model without a price: the total is not $0, and says which runs it covers
+    const intro = await page.textContent('#intro');
+    expect(intro).toMatch(/cost partly unknown: \$0\.0000 for the 8 runs priced/);
+    // errors are not failures: apart, each with its reason, and out of the failures' table
+    expect(await page.locator('#errors tbody tr').count()).toBe(4);
+    for (const reason of await page.$$eval('#errors tbody tr', (trs) => trs.map((tr) => tr.children[6].textContent)))
+      expect(reason).toMatch(/^ProviderPermanentError: ollama model "no-such-model:1b": 404/);
+    const failed = runs.filter((r) => r.outcome_class === 'failure').length;
+    expect(await page.locator('#failures tbody tr').count()).toBe(failed);
+    // one row per label and format for the models; frontier, which never reads the format, one row
+    const rows = await page.$$eval('#stats tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)),
+    );
+    const heads = await page.$$eval('#stats thead th', (ths) => ths.map((th) => th.textContent));
+    const col = (h: string) => heads.indexOf(h);
+    expect(rows.map((r) => `${r[0]} ${r[1]}`).sort()).toEqual([
+      'frontier ',
+      'missing observation=local_grid',
+      'missing observation=rays',
+      'qwen observation=local_grid',
+      'qwen observation=rays',
+    ]);
+    const missing = rows.find((r) => r[0] === 'missing' && r[1] === 'observation=rays')!;
+    expect(missing[col('errors')]).toBe('2');
+    expect(missing[col('counts')]).toBe('over 0 independent runs; 2 errors and 0 running left out');
+    // had both errors been failures: 0 of 2, with Wilson's interval from the reference formula
+    const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
+    const [lo, hi] = wilson(0, 2);
+    expect(missing[col('success if errors had failed')]).toBe(`0.0% (${pct(lo)} - ${pct(hi)})`);
+    const qwen = rows.find((r) => r[0] === 'qwen' && r[1] === 'observation=rays')!;
+    expect(qwen[col('cost (every run)')]).toBe('unknown');
+    const frontierRow = rows.find((r) => r[0] === 'frontier')!;
+    expect(frontierRow[col('cost (every run)')]).toBe('$0.0000');
+    // frontier's 4 runs (2 formats x 2 repeats) walked one path: one independent run
+    expect(frontierRow[col('n (successes + failures)')]).toBe('4');
+    expect(frontierRow[col('independent')]).toBe('1');
+    expect(errors).toEqual([]);
+    await page.screenshot({ path: screenshotPath('report-models.png'), fullPage: true });
     await page.close();
   }, 120_000);
 });

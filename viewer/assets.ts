@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { statFormatModule } from '../reports/stat-format-script.ts';
 
 export interface Asset {
   body: Buffer;
@@ -35,5 +36,7 @@ export function loadAssets(): Map<string, Asset> {
   for (const name of REPORT) add(name, new URL(`../reports/assets/${name}`, import.meta.url).pathname);
   const chart = createRequire(import.meta.url).resolve('chart.js');
   add('chart.umd.min.js', join(dirname(chart), 'chart.umd.min.js'));
+  // how every page writes a rate, an interval or a cost: the report's own module, its types stripped
+  assets.set('stat-format.js', { body: Buffer.from(statFormatModule()), type: TYPES['.js'] });
   return assets;
 }

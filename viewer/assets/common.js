@@ -1,5 +1,7 @@
 // What every viewer page shares: JSON from /api/ (a refusal shown with its reason), the live stream, DOM building
-// that never parses data as HTML (model text is untrusted), and number formats.
+// that never parses data as HTML (model text is untrusted), and number formats: rates, intervals, efficiencies and
+// costs as reports/stat-format.ts writes them (served as /assets/stat-format.js), so no page rounds its own way.
+import { formatCost, formatNumber, formatRate } from './stat-format.js';
 
 /** Elements from data: text always goes in as text. */
 export function el(tag, attrs = {}, ...children) {
@@ -118,9 +120,10 @@ export function throttled(fn, ms) {
 
 export const fmt = {
   int: (v) => (v === null || v === undefined ? '-' : Number(v).toLocaleString('en-US')),
-  num: (v, digits = 3) => (v === null || v === undefined ? '-' : Number(v).toFixed(digits)),
-  pct: (v) => (v === null || v === undefined ? '-' : `${(Number(v) * 100).toFixed(1)}%`),
-  usd: (v) => (v === null || v === undefined ? '-' : `$${Number(v).toFixed(4)}`),
+  num: (v, digits = 3) => formatNumber(v === null || v === undefined ? v : Number(v), digits),
+  pct: (v) => formatRate(v === null || v === undefined ? v : Number(v)),
+  /** A cost; null is a model without a price: "unknown", never $0 or a blank. */
+  usd: (v) => formatCost(v === null || v === undefined ? v : Number(v)),
   time: (v) => (v ? new Date(v).toISOString().replace('T', ' ').slice(0, 19) : '-'),
 };
 

@@ -1,27 +1,32 @@
-// One sweep: progress and cost so far, the factor grid (a row per cell: its runs by latest attempt, successes with
-// their interval), refreshed live when one of its runs changes; the per-agent statistics and the report's plots
-// (report.js, drawn once from the report's data put in #data), read after the grid since they cost more; a paired
-// comparison of two agents on demand.
+// One sweep: progress and cost so far, the factor grid (a row per cell: its runs by latest attempt and outcome:
+// success, failure, error, running), refreshed live when one of its runs changes; the per-agent statistics, each
+// cell's interval, the runs ended by an error and the report's plots (report.js, drawn once from the report's data
+// put in #data), read after the grid since they cost more; a paired comparison of two agents on demand. Rates,
+// intervals and costs arrive as the report writes them (reports/stat-text.ts); the plots format with the same
+// module (stat-format.js).
 import { api, el, fmt, live, shown, tableParts, throttled } from './common.js';
+import * as StatFormat from './stat-format.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
 const $ = (x) => document.getElementById(x);
 let labels = [];
+/** Each cell's interval and what it counts, by cell index, once the statistics are in. */
+let cellIntervals = new Map();
+let lastGrid = null;
 
-const interval = (lo, hi) => (lo === null || lo === undefined ? '-' : `${fmt.pct(lo)} - ${fmt.pct(hi)}`);
+// a mark per outcome class; an error is not a failure of the agent
+const MARKS = { success: 'ok', failure: 'no', error: 'failed', running: 'running' };
+const WORDS = { success: 'goal found', failure: 'failed', error: 'ended by an error', running: 'running' };
 
-const markOf = (r) =>
-  r.status === 'running' ? 'running' : r.status === 'failed' ? 'failed' : r.goal_found ? 'ok' : 'no';
-
-/** A cell's repeats as one mark each: done and found, done and not, failed, running; linked to the run. */
+/** A cell's repeats as one mark each: success, failure, error, running; linked to the run. */
 function repeats(cell, planned) {
   const marks = cell.runs.map((r) =>
     el(
       'a',
       {
-        class: `rep ${markOf(r)}`,
+        class: `rep ${MARKS[r.outcome_class]}`,
         href: `/experiments/${encodeURIComponent(r.experiment_id)}`,
-        title: `repeat ${r.repeat}: ${r.status}${r.goal_found ? ', goal found' : ''}`,
+        title: `repeat ${r.repeat}: ${WORDS[r.outcome_class]} (${r.status})`,
       },
       '',
     ),
@@ -36,39 +41,41 @@ const settingsText = (s) =>
     .join(' ');
 
 function render(data) {
-  const t = data.totals;
-  $('title').textContent = `Sweep ${data.sweep.id}`;
-  const done = t.completed + t.failed;
+  lastGrid = data;
+  const t = data.sweep;
+  $('title').textContent = `Sweep ${t.sweep_id}`;
+  const finished = t.successes + t.failures + t.errors;
   $('summary').textContent =
-    `${data.sweep.description ?? ''} ${data.sweep.cells} cells x ${data.sweep.repeats} repeats: ` +
-    `${fmt.int(done)} of ${fmt.int(t.runs)} runs done, ${fmt.int(t.running)} running, ` +
-    `${fmt.int(t.runs - t.started)} not started, ${fmt.int(t.failed)} failed; ` +
-    `goal found in ${fmt.int(t.goal_found)}; ` +
-    `${fmt.int(t.actions)} actions, ${fmt.usd(t.cost_usd)} so far`;
-  $('done-bar').style.width = `${t.runs ? (100 * done) / t.runs : 0}%`;
+    `${t.description ?? ''} ${t.cells} cells x ${t.repeats} repeats: ` +
+    `${fmt.int(finished)} of ${fmt.int(t.runs)} runs done (${fmt.int(t.successes)} found the goal, ` +
+    `${fmt.int(t.failures)} failed, ${fmt.int(t.errors)} ended by an error), ${fmt.int(t.running)} running, ` +
+    `${fmt.int(t.runs - t.started)} not started; ${fmt.int(t.actions)} actions; cost so far ${t.cost_text}`;
+  $('done-bar').style.width = `${t.runs ? (100 * finished) / t.runs : 0}%`;
   $('running-bar').style.width = `${t.runs ? (100 * t.running) / t.runs : 0}%`;
-  const head = ['cell', 'agent', 'maze', 'settings', 'repeats', 'done', 'running', 'failed', 'success', '95% interval'];
+  const head = ['cell', 'agent', 'maze', 'settings', 'repeats', 'done', 'running', 'errors', 'success', '95% interval'];
   $('cells').replaceChildren(
     ...tableParts(
-      [...head, 'actions', 'cost'],
-      data.cells.map((c) =>
-        el(
+      [...head, 'counts', 'actions', 'cost'],
+      data.cells.map((c) => {
+        const iv = cellIntervals.get(c.cell_index);
+        return el(
           'tr',
           { 'data-cell': c.cell_index },
           el('td', { class: 'n' }, c.cell_index),
           el('td', {}, c.label),
           el('td', {}, `${c.maze_generator} ${c.maze_size} seed ${c.maze_seed}`),
           el('td', { class: 'settings' }, settingsText(c.settings)),
-          el('td', { class: 'reps' }, repeats(c, data.sweep.repeats)),
-          el('td', { class: 'n done' }, `${c.done} / ${data.sweep.repeats}`),
+          el('td', { class: 'reps' }, repeats(c, t.repeats)),
+          el('td', { class: 'n done' }, `${c.successes + c.failures + c.errors} / ${t.repeats}`),
           el('td', { class: 'n' }, c.running),
-          el('td', { class: 'n' }, c.failed),
-          el('td', { class: 'n successes' }, `${c.successes} / ${c.done}`),
-          el('td', { class: 'n' }, interval(c.success_low95, c.success_high95)),
+          el('td', { class: 'n errors' }, c.errors),
+          el('td', { class: 'n successes' }, `${c.successes} / ${c.successes + c.failures}`),
+          el('td', { class: 'n interval' }, iv ? iv.interval : '...'),
+          el('td', { class: 'counted' }, iv ? iv.counted : 'with the statistics'),
           el('td', { class: 'n' }, fmt.int(c.actions)),
-          el('td', { class: 'n' }, fmt.usd(c.cost_usd)),
-        ),
-      ),
+          el('td', { class: 'n cost' }, c.cost_text),
+        );
+      }),
     ),
   );
   const found = [...new Set(data.cells.map((c) => c.label))].sort();
@@ -85,30 +92,62 @@ function render(data) {
   }
 }
 
-/** The per-agent statistics from the report's data (sweep_stats: intervals over independent runs). */
+/** The per-agent statistics from the report's data (sweep-statistics.ts, in stat-text.ts's words). */
 function renderStats(report) {
-  const statsHead = ['agent', 'maze', 'size', 'runs', 'independent', 'successes', 'success', '95% interval'];
+  const statsHead = ['agent', 'settings', 'maze', 'size', 'n', 'identical repeats', 'independent', 'success (Wilson)'];
   $('stats').replaceChildren(
     ...tableParts(
-      [...statsHead, 'mean eff.', 'cost/run'],
-      report.stats.map((s) =>
-        el(
+      [...statsHead, 'maze bootstrap', 'counts', 'errors', 'if errors had failed', 'mean eff.', 'from text', 'cost'],
+      report.stats.map((s, k) => {
+        const t = report.statsText[k];
+        return el(
           'tr',
           {},
           el('td', {}, s.label),
+          el('td', { class: 'settings' }, t.settings),
           el('td', {}, s.maze_generator),
           el('td', { class: 'n' }, s.maze_size),
           el('td', { class: 'n' }, s.n),
-          el('td', { class: 'n' }, s.n_independent ?? s.n),
-          el('td', { class: 'n' }, s.successes),
-          el('td', { class: 'n' }, fmt.pct(s.success_rate)),
-          el('td', { class: 'n' }, interval(s.success_low95, s.success_high95)),
-          el('td', { class: 'n' }, fmt.num(s.mean_efficiency)),
-          el('td', { class: 'n' }, fmt.usd(s.cost_per_experiment)),
-        ),
-      ),
+          el('td', { class: 'identical' }, t.identical || 'none'),
+          el('td', { class: 'n' }, s.independent),
+          el('td', { class: 'n success' }, t.success),
+          el('td', { class: 'n' }, t.successBootstrap),
+          el('td', { class: 'counted' }, t.counted),
+          el('td', { class: 'n', title: t.errorReasons }, s.errors),
+          el('td', { class: 'n' }, t.ifErrorsFailed || '-'),
+          el('td', { class: 'n' }, t.efficiency),
+          el('td', { class: 'n' }, t.fromText),
+          el('td', { class: 'n cost' }, t.cost),
+        );
+      }),
     ),
   );
+  const errors = report.runs.filter((r) => r.outcome_class === 'error');
+  $('errors').replaceChildren(
+    errors.length === 0
+      ? el('p', { id: 'no-errors' }, 'none')
+      : el(
+          'table',
+          { class: 'grid', id: 'error-runs' },
+          ...tableParts(
+            ['run', 'agent', 'settings', 'maze', 'repeat', 'reason'],
+            errors.map((r) =>
+              el(
+                'tr',
+                {},
+                el('td', {}, el('a', { href: `/experiments/${encodeURIComponent(r.experiment_id)}` }, r.experiment_id)),
+                el('td', {}, r.label),
+                el('td', { class: 'settings' }, settingsText(r.settings)),
+                el('td', {}, `${r.maze_generator} ${r.maze_size} seed ${r.maze_seed}`),
+                el('td', { class: 'n' }, r.repeat),
+                el('td', { class: 'reason' }, r.failure_reason ?? 'no reason recorded'),
+              ),
+            ),
+          ),
+        ),
+  );
+  cellIntervals = new Map(report.cellStats.map((c) => [c.cell_index, c]));
+  if (lastGrid) render(lastGrid);
 }
 
 let plotted = false;
@@ -120,6 +159,8 @@ async function loadReport() {
   if (!plotted) {
     plotted = true;
     $('data').textContent = JSON.stringify(report);
+    // report.js is a classic script (the written report inlines it): it finds the formats as a global
+    window.StatFormat = StatFormat;
     document.body.append(el('script', { src: '/assets/report.js' }));
   }
   window.__viewer.reports = (window.__viewer.reports ?? 0) + 1;

@@ -1,4 +1,5 @@
-// Every sweep with its progress and cost so far, refreshed when one of its runs changes.
+// Every sweep with its progress and cost so far ("unknown" when a run's model has no price, never $0), refreshed
+// when one of its runs changes. A run ended by an error (provider, database) is counted apart from the failures.
 import { api, el, fmt, live, shown, tableParts, throttled } from './common.js';
 
 async function load() {
@@ -11,8 +12,9 @@ async function load() {
     'cells x repeats',
     'done',
     'running',
-    'failed',
     'succeeded',
+    'failed',
+    'ended by an error',
     'cost so far',
     'created',
   ];
@@ -26,11 +28,12 @@ async function load() {
           el('td', {}, el('a', { href: `/sweeps/${encodeURIComponent(s.sweep_id)}` }, s.sweep_id)),
           el('td', {}, s.description ?? ''),
           el('td', { class: 'n' }, `${s.cells} x ${s.repeats}`),
-          el('td', { class: 'n' }, `${fmt.int(s.done)} / ${fmt.int(s.runs)}`),
+          el('td', { class: 'n' }, `${fmt.int(s.successes + s.failures + s.errors)} / ${fmt.int(s.runs)}`),
           el('td', { class: 'n' }, fmt.int(s.running)),
-          el('td', { class: 'n' }, fmt.int(s.failed)),
-          el('td', { class: 'n' }, fmt.int(s.succeeded)),
-          el('td', { class: 'n' }, fmt.usd(s.cost_usd)),
+          el('td', { class: 'n' }, fmt.int(s.successes)),
+          el('td', { class: 'n' }, fmt.int(s.failures)),
+          el('td', { class: 'n' }, fmt.int(s.errors)),
+          el('td', { class: 'n cost' }, s.cost_text),
           el('td', {}, fmt.time(s.created_at)),
         ),
       ),

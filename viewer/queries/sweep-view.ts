@@ -1,50 +1,96 @@
 // The sweeps pages' data: every sweep with its progress and cost so far, and one sweep's factor grid: per cell
-// the latest attempt of each run (done, running, failed, not started of its repeats), successes with the Wilson
-// 95% interval (the migration's wilson_low/high), actions and cost so far. Read from the experiments and turns
-// tables, not the summary views, so a grid of a thousand runs costs what its rows cost.
+// the latest attempt of each run by outcome class (success, failure, error: ended by infrastructure, running) and
+// its cost so far. Read from the experiments and turns tables, not the summary views, so a grid of a thousand runs
+// costs what its rows cost. The cells' intervals come with the statistics (cellStats, over sweep_runs): counted
+// as sweep_stats counts them, so the grid and the table below never disagree.
 import type { Sql } from '../../lambdas/store/sql.ts';
+import { costText } from '../../reports/cost-text.ts';
 
-export interface SweepListRow {
+/** Runs by outcome class, and what they cost so far: the priced runs' sum, and how many runs have no price. */
+interface Outcomes {
+  runs: number;
+  started: number;
+  successes: number;
+  failures: number;
+  errors: number;
+  running: number;
+  actions: number;
+  cost_usd: number;
+  priced: number;
+  unpriced: number;
+  /** The cost in words: "$0.0123", "unknown", or "partly unknown: $0.0100 for the 3 runs priced". */
+  cost_text: string;
+}
+
+export interface SweepListRow extends Outcomes {
   sweep_id: string;
   description: string | null;
   cells: number;
   repeats: number;
-  runs: number;
-  done: number;
-  running: number;
-  failed: number;
-  succeeded: number;
-  cost_usd: number | null;
   created_at: string;
 }
 
-// the latest attempt of each run of each sweep, with its cost so far
+// the latest attempt of each run of each sweep, its outcome class (as sweep_runs has it), and its cost so far:
+// known when every turn that called a model was priced (cost_known, migration 011)
 const LATEST = `
   SELECT DISTINCT ON (e.sweep_id, e.sweep_cell, e.sweep_repeat)
          e.sweep_id, e.sweep_cell, e.sweep_repeat, e.id, e.status, e.goal_found, e.actions_taken,
-         (SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id) AS cost_usd
+         CASE WHEN e.status = 'running' THEN 'running' WHEN e.status = 'failed' THEN 'error'
+              WHEN e.goal_found THEN 'success' ELSE 'failure' END AS outcome_class,
+         coalesce((SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id), 0) AS cost_usd,
+         coalesce((SELECT bool_and(cost_known(t.cost_usd, t.llm_calls)) FROM turns t WHERE t.experiment_id = e.id),
+                  true) AS cost_known
   FROM experiments e WHERE e.sweep_id IS NOT NULL AND ($1::text IS NULL OR e.sweep_id = $1)
   ORDER BY e.sweep_id, e.sweep_cell, e.sweep_repeat, e.sweep_attempt DESC`;
 
+// the outcome counts of a group of LATEST rows l
+const OUTCOMES = `
+  count(l.id)::int AS started,
+  count(l.id) FILTER (WHERE l.outcome_class = 'success')::int AS successes,
+  count(l.id) FILTER (WHERE l.outcome_class = 'failure')::int AS failures,
+  count(l.id) FILTER (WHERE l.outcome_class = 'error')::int AS errors,
+  count(l.id) FILTER (WHERE l.outcome_class = 'running')::int AS running,
+  coalesce(sum(l.actions_taken), 0)::int AS actions,
+  coalesce(sum(l.cost_usd) FILTER (WHERE l.cost_known), 0)::float8 AS cost_usd,
+  count(l.id) FILTER (WHERE l.cost_known)::int AS priced,
+  count(l.id) FILTER (WHERE NOT l.cost_known)::int AS unpriced`;
+
+const withCostText = <T extends Pick<Outcomes, 'cost_usd' | 'priced' | 'unpriced'>>(
+  r: T,
+): T & { cost_text: string } => ({
+  ...r,
+  cost_text: costText({ usd: r.cost_usd, priced: r.priced, unpriced: r.unpriced }),
+});
+
 export async function listSweeps(db: Sql): Promise<SweepListRow[]> {
-  const { rows } = await db.query<SweepListRow>(
+  const { rows } = await db.query<Omit<SweepListRow, 'cost_text'>>(
     `WITH latest AS (${LATEST})
      SELECT s.id AS sweep_id, s.spec ->> 'description' AS description, s.cells, s.repeats,
-            s.cells * s.repeats AS runs,
-            count(l.id) FILTER (WHERE l.status <> 'running')::int AS done,
-            count(l.id) FILTER (WHERE l.status = 'running')::int AS running,
-            count(l.id) FILTER (WHERE l.status = 'failed')::int AS failed,
-            count(l.id) FILTER (WHERE l.goal_found)::int AS succeeded,
-            sum(l.cost_usd)::float8 AS cost_usd,
+            s.cells * s.repeats AS runs, ${OUTCOMES},
             to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
      FROM sweeps s LEFT JOIN latest l ON l.sweep_id = s.id
      GROUP BY s.id ORDER BY s.created_at DESC, s.id`,
     [null],
   );
-  return rows;
+  return rows.map(withCostText);
 }
 
-export interface SweepCell {
+/** One sweep's row with its totals; null when no sweep has that name. */
+export async function sweepSummary(db: Sql, sweepId: string): Promise<SweepListRow | null> {
+  const { rows } = await db.query<Omit<SweepListRow, 'cost_text'>>(
+    `WITH latest AS (${LATEST})
+     SELECT s.id AS sweep_id, s.spec ->> 'description' AS description, s.cells, s.repeats,
+            s.cells * s.repeats AS runs, ${OUTCOMES},
+            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
+     FROM sweeps s LEFT JOIN latest l ON l.sweep_id = s.id
+     WHERE s.id = $1
+     GROUP BY s.id`,
+    [sweepId],
+  );
+  return rows[0] ? withCostText(rows[0]) : null;
+}
+
+export interface SweepCell extends Omit<Outcomes, 'runs'> {
   cell_index: number;
   label: string;
   agent: string;
@@ -53,39 +99,68 @@ export interface SweepCell {
   maze_size: number;
   maze_seed: number;
   settings: Record<string, unknown>;
-  started: number;
-  done: number;
-  running: number;
-  failed: number;
-  successes: number;
-  success_low95: number | null;
-  success_high95: number | null;
-  actions: number;
-  cost_usd: number | null;
   /** The latest attempt of each run, by repeat. */
-  runs: Array<{ repeat: number; experiment_id: string; status: string; goal_found: boolean }>;
+  runs: Array<{ repeat: number; experiment_id: string; status: string; outcome_class: string; goal_found: boolean }>;
 }
 
 export async function sweepCells(db: Sql, sweepId: string): Promise<SweepCell[]> {
-  const { rows } = await db.query<SweepCell>(
+  const { rows } = await db.query<Omit<SweepCell, 'cost_text'>>(
     `WITH latest AS (${LATEST})
      SELECT c.cell_index, c.label, c.agent, c.model, c.maze_generator, c.maze_size, c.maze_seed::float8 AS maze_seed,
-            c.settings, count(l.id)::int AS started,
-            count(l.id) FILTER (WHERE l.status <> 'running')::int AS done,
-            count(l.id) FILTER (WHERE l.status = 'running')::int AS running,
-            count(l.id) FILTER (WHERE l.status = 'failed')::int AS failed,
-            count(l.id) FILTER (WHERE l.goal_found)::int AS successes,
-            wilson_low(count(l.id) FILTER (WHERE l.goal_found), count(l.id) FILTER (WHERE l.status <> 'running'))
-              AS success_low95,
-            wilson_high(count(l.id) FILTER (WHERE l.goal_found), count(l.id) FILTER (WHERE l.status <> 'running'))
-              AS success_high95,
-            coalesce(sum(l.actions_taken), 0)::int AS actions, sum(l.cost_usd)::float8 AS cost_usd,
+            c.settings, ${OUTCOMES},
             coalesce(json_agg(json_build_object('repeat', l.sweep_repeat, 'experiment_id', l.id, 'status', l.status,
-                                                'goal_found', l.goal_found) ORDER BY l.sweep_repeat)
+                                                'outcome_class', l.outcome_class, 'goal_found', l.goal_found)
+                              ORDER BY l.sweep_repeat)
                      FILTER (WHERE l.id IS NOT NULL), '[]') AS runs
      FROM sweep_cells c LEFT JOIN latest l ON l.sweep_id = c.sweep_id AND l.sweep_cell = c.cell_index
      WHERE c.sweep_id = $1
      GROUP BY c.sweep_id, c.cell_index ORDER BY c.cell_index`,
+    [sweepId],
+  );
+  return rows.map(withCostText);
+}
+
+/**
+ * Each cell counted as reports/sweep-statistics.ts counts a group (migration 011's sweep_runs): its independent runs
+ * (observations) and successes among them with their Wilson 95% interval (wilson_low/high, the formula
+ * sweep-statistics.ts computes; unrounded, so stat-format.ts rounds it once as it rounds the table's); copies
+ * (runs that repeat an observation: a deterministic agent's identical runs, here or in an earlier cell:
+ * copy_of_cells), errors and running runs (in no denominator), and model repeats with an identical trajectory.
+ */
+export interface CellStats {
+  cell_index: number;
+  n_independent: number;
+  successes_independent: number;
+  success_low95: number | null;
+  success_high95: number | null;
+  copies: number;
+  copy_of_cells: number[];
+  counted: number;
+  errors: number;
+  running: number;
+  identical_repeats: number;
+}
+
+export async function cellStats(db: Sql, sweepId: string): Promise<CellStats[]> {
+  const { rows } = await db.query<CellStats>(
+    `SELECT r.cell_index,
+            count(*) FILTER (WHERE r.independent)::int AS n_independent,
+            count(*) FILTER (WHERE r.independent AND r.goal_found)::int AS successes_independent,
+            wilson_low(count(*) FILTER (WHERE r.independent AND r.goal_found),
+                       count(*) FILTER (WHERE r.independent))::float8 AS success_low95,
+            wilson_high(count(*) FILTER (WHERE r.independent AND r.goal_found),
+                        count(*) FILTER (WHERE r.independent))::float8 AS success_high95,
+            count(*) FILTER (WHERE r.outcome_class IN ('success', 'failure') AND NOT r.independent)::int AS copies,
+            coalesce(json_agg(DISTINCT d.sweep_cell) FILTER (WHERE d.sweep_cell <> r.cell_index), '[]')
+              AS copy_of_cells,
+            count(*) FILTER (WHERE r.outcome_class IN ('success', 'failure'))::int AS counted,
+            count(*) FILTER (WHERE r.outcome_class = 'error')::int AS errors,
+            count(*) FILTER (WHERE r.outcome_class = 'running')::int AS running,
+            count(*) FILTER (WHERE r.identical_repeat)::int AS identical_repeats
+     FROM sweep_runs r
+     LEFT JOIN experiments d ON d.id = r.duplicate_of
+     WHERE r.sweep_id = $1
+     GROUP BY r.cell_index ORDER BY r.cell_index`,
     [sweepId],
   );
   return rows;

@@ -1,13 +1,14 @@
 // /sweeps and /sweeps/:id: every sweep's progress, and one sweep's factor grid, statistics, paired comparison and
-// the report's plots (the report's own chart script, fed the same data as `ariadne report` writes).
+// the report's plots (the report's own chart script, fed the same data as `ariadne report` writes). Rates,
+// intervals and costs are written by the report's own modules (stat-text.ts, stat-format.ts) and sent as text.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { loadReport } from '../../reports/report-data.ts';
 import { compareAgents } from '../../reports/compare.ts';
-import { sweepTotals } from '../../bin/cli/live-status.ts';
+import { cellText, statsRowText } from '../../reports/stat-text.ts';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest, sweepId, text } from '../request-params.ts';
-import { listSweeps, sweepCells } from '../queries/sweep-view.ts';
+import { cellStats, listSweeps, sweepCells, sweepSummary } from '../queries/sweep-view.ts';
 import { NotFound, type ViewerContext } from '../server.ts';
 
 const idParams = z.object({ id: sweepId }).strict();
@@ -21,11 +22,15 @@ const SWEEP_BODY = `<h1 id="title">Sweep</h1>
 <p id="summary"></p>
 <div class="progress" aria-label="progress"><div id="done-bar"></div><div id="running-bar"></div></div>
 <h2>Factor grid</h2>
-<p class="note">Each cell's runs by their latest attempt; its interval counts every finished repeat (the table
-below counts a deterministic agent's identical repeats once).</p>
+<p class="note">Each cell's runs by their latest attempt. Its interval (Wilson 95%) is counted as the table below
+counts: over its independent runs (a deterministic agent's runs that walked the same path count once), errors and
+running runs left out; it comes with the statistics.</p>
 <table id="cells" class="grid"></table>
-<h2>Success by agent and maze (Wilson 95%, independent runs)</h2>
+<h2>Success by agent, settings and maze (Wilson 95%, over independent runs)</h2>
 <table id="stats" class="grid"></table>
+<h3>Runs ended by an error</h3>
+<p class="note">Not failures of the agent: in no denominator above; "if errors had failed" counts each as one.</p>
+<div id="errors"></div>
 <h2>Paired comparison</h2>
 <form id="pair" class="filters"><label>a <select name="a"></select></label>
 <label>b <select name="b"></select></label><button type="submit">compare</button></form>
@@ -67,21 +72,20 @@ export function registerSweepRoutes(app: FastifyInstance, ctx: ViewerContext): v
   // the grid: cheap (the experiments and turns tables), read again on every change to the sweep
   app.get('/api/sweeps/:id', async (request) => {
     const { id } = parseRequest(idParams, request.params);
-    const [totals, cells, { rows }] = await Promise.all([
-      sweepTotals(ctx.db, id),
-      sweepCells(ctx.db, id),
-      ctx.db.query<{ description: string | null; cells: number; repeats: number }>(
-        "SELECT spec ->> 'description' AS description, cells, repeats FROM sweeps WHERE id = $1",
-        [id],
-      ),
-    ]);
-    if (!totals) throw new NotFound(`no sweep named "${id}"; list them with: ariadne list --sweeps`);
-    return { sweep: { id, ...rows[0] }, totals, cells };
+    const [sweep, cells] = await Promise.all([sweepSummary(ctx.db, id), sweepCells(ctx.db, id)]);
+    if (!sweep) throw new NotFound(`no sweep named "${id}"; list them with: ariadne list --sweeps`);
+    return { sweep, cells };
   });
-  // the statistics and plots' data: every run's summary (about a second for a sweep of a million actions)
+  // the statistics and plots' data: every run's summary (about a second for a sweep of a million actions), each
+  // statistics row with its words, and each grid cell counted the same way
   app.get('/api/sweeps/:id/report', async (request) => {
     const { id } = parseRequest(idParams, request.params);
-    return loadReport(ctx.db, id);
+    const [report, cells] = await Promise.all([loadReport(ctx.db, id), cellStats(ctx.db, id)]);
+    return {
+      ...report,
+      statsText: report.stats.map(statsRowText),
+      cellStats: cells.map((c) => ({ ...c, ...cellText(c) })),
+    };
   });
   app.get('/api/sweeps/:id/pair', async (request) => {
     const { id } = parseRequest(idParams, request.params);
