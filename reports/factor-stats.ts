@@ -1,7 +1,7 @@
 // A sweep's statistics by the factors named, as flat rows (one per group: the factor values, then the counts and
 // rates of reports/sweep-statistics.ts, which defines them). For callers that want a table row per group.
 import type { Sql } from '../lambdas/store/sql.ts';
-import { sweepStatistics } from './sweep-statistics.ts';
+import { sweepStatistics, type GroupStatistics } from './sweep-statistics.ts';
 
 export interface FactorRow {
   /** The group's value of each factor, by factor name ('n/a' where a setting does not reach the agent). */
@@ -20,9 +20,9 @@ export interface FactorRow {
   cost_usd: number | null;
 }
 
-export async function factorStats(db: Sql, sweepId: string, factors: string[]): Promise<FactorRow[]> {
-  const s = await sweepStatistics(db, sweepId, { by: factors });
-  return s.groups.map((g) => ({
+/** A group as one flat row: its factor values, then its counts and rates. */
+export function factorRow(g: GroupStatistics): FactorRow {
+  return {
     ...g.factors,
     n: g.n,
     successes: g.successes,
@@ -36,5 +36,9 @@ export async function factorStats(db: Sql, sweepId: string, factors: string[]): 
     mean_actions: g.meanActions,
     tokens_per_experiment: g.tokensPerExperiment,
     cost_usd: g.costUsd,
-  }));
+  };
+}
+
+export async function factorStats(db: Sql, sweepId: string, factors: string[]): Promise<FactorRow[]> {
+  return (await sweepStatistics(db, sweepId, { by: factors })).groups.map(factorRow);
 }

@@ -8,6 +8,7 @@ import { formatTable } from '../table.ts';
 import { requireSweep } from './results.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { checkFactors } from '../../../reports/factors.ts';
+import { factorRow } from '../../../reports/factor-stats.ts';
 import { sweepStatistics, type GroupStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
 
@@ -77,7 +78,8 @@ async function stats(
     await requireSweep(db, sweepId);
     const s = await sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples });
     if (o.json) {
-      process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+      // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
+      process.stdout.write(`${JSON.stringify({ ...s, rows: s.groups.map(factorRow) }, null, 2)}\n`);
       return;
     }
     const errors = errorLines(s.factors, s.groups);
