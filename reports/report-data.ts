@@ -12,6 +12,7 @@ import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
+import { compareSettings, type Comparison } from './compare.ts';
 
 /** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
 interface GroupKey {
@@ -70,6 +71,8 @@ export interface ReportData {
     duplicate_of: string | null;
     identical_repeat: boolean;
   }>;
+  /** One agent under two values of a setting the sweep varies (rays vs full_map), paired on maze and repeat. */
+  settingPairs: Comparison[];
   /** What the sweep cost: the priced runs' sum, and how many runs' cost is unknown (a model without a price). */
   cost: CostTotal;
 }
@@ -143,7 +146,9 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
         ]),
       ),
     );
+  const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
   return {
+    settingPairs: await settingComparisons(db, sweepId, stats),
     sweep: {
       id: sweep.id,
       cells: sweep.cells,
@@ -154,7 +159,7 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
     factors,
     resamples: statistics.resamples,
     seed: statistics.seed,
-    stats: statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g })),
+    stats,
     passK: statistics.passK.map(({ factors: f, ...p }) => ({ ...groupKey(f), ...p })),
     pairs: numeric(pairs.rows),
     runs: runs.map(({ cell_index: _cell, cost_usd: _cost, cost_known: _known, ...r }) => ({
@@ -170,4 +175,30 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
       unpriced: runs.filter((r) => !r.cost_known).length,
     },
   };
+}
+
+/** At most this many pairs of values per agent and setting: a setting of many values is compared first to second. */
+const MAX_SETTING_PAIRS = 6;
+
+/** Every agent with two or more values of a varied setting that reaches it: each pair of values, compared paired. */
+async function settingComparisons(db: Sql, sweepId: string, stats: StatsRow[]): Promise<Comparison[]> {
+  const wanted: Array<[string, string, string, string]> = [];
+  for (const label of [...new Set(stats.map((r) => r.label))]) {
+    const rows = stats.filter((r) => r.label === label);
+    for (const factor of [...new Set(rows.flatMap((r) => Object.keys(r.settings)))]) {
+      const values = [...new Set(rows.map((r) => r.settings[factor]).filter((v) => v !== undefined))].map(String);
+      const pairs = values.flatMap((a, i) => values.slice(i + 1).map((b) => [a, b] as const));
+      for (const [a, b] of pairs.slice(0, MAX_SETTING_PAIRS)) wanted.push([label, factor, a, b]);
+    }
+  }
+  const out: Comparison[] = [];
+  for (const [label, factor, a, b] of wanted) {
+    try {
+      out.push(await compareSettings(db, sweepId, label, factor, a, b));
+    } catch (err) {
+      // a nested setting (ollama.num_ctx) split by the statistics is varied under its section's key: not pairable
+      if (!(err instanceof InvalidInputError)) throw err;
+    }
+  }
+  return out;
 }

@@ -14,6 +14,7 @@ import { labelRuns, repeatsNote } from './repeats.ts';
 import { statFormatClassic } from './stat-format-script.ts';
 import { costText } from './cost-text.ts';
 import { settingsText, statsRowText } from './stat-text.ts';
+import { formatNumber } from './stat-format.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -104,6 +105,50 @@ function runsTable(runs: Run[], id: string, last: [string, (r: Run) => string], 
   return `<table id="${id}"><thead><tr>${headings.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>`;
+}
+
+/** Each settings comparison's tables, one row per combination of the other settings. */
+function settingPairsTable(comparisons: ReportData['settingPairs']): string {
+  const diff = (x: { diff?: number | null; meanDiff?: number | null; low95: number | null; high95: number | null }) => {
+    const v = x.diff ?? x.meanDiff ?? null;
+    return v === null ? '-' : `${formatNumber(v, 3)} (${formatNumber(x.low95, 3)} to ${formatNumber(x.high95, 3)})`;
+  };
+  const rows = comparisons.flatMap((c) =>
+    c.groups.map((g) => ({
+      agent: c.agent ?? '',
+      factor: c.factor ?? '',
+      a: c.a,
+      b: c.b,
+      settings: settingsText(g.settings),
+      pairs: g.pairs,
+      both: g.bothSolved,
+      only_a: g.onlyA,
+      only_b: g.onlyB,
+      neither: g.neither,
+      p: formatNumber(g.mcnemarP, 4),
+      success: diff(g.successDiff),
+      efficiency: diff(g.efficiency),
+    })),
+  );
+  return table(
+    rows,
+    [
+      ['agent', 'agent'],
+      ['factor', 'setting'],
+      ['a', 'a'],
+      ['b', 'b'],
+      ['settings', 'other settings'],
+      ['pairs', 'pairs'],
+      ['both', 'both'],
+      ['only_a', 'only a'],
+      ['only_b', 'only b'],
+      ['neither', 'neither'],
+      ['p', 'McNemar exact p'],
+      ['success', 'success a - b'],
+      ['efficiency', 'mean eff. a - b'],
+    ],
+    'setting-pairs',
+  );
 }
 
 /** The statistics table: per agent, settings and maze, each number written as stat-text.ts writes it. */
@@ -219,6 +264,10 @@ ${table(
   ],
   'pairs',
 )}
+<h2>Paired settings (one agent, two values of a setting, same maze and repeat)</h2>
+<p class="note">Per combination of the other settings; errors and running runs pair with nothing. Differences are a
+minus b with maze-clustered bootstrap 95% intervals.</p>
+${settingPairsTable(d.settingPairs)}
 <h2>Runs that failed (${failures.length})</h2>
 ${runsTable(failures, 'failures', ['stop', stopText], replayHref)}
 <h2>Runs ended by an error (${errors.length})</h2>

@@ -23,6 +23,7 @@ import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
 import { providerSims } from './support/provider-sims.ts';
 import { runModelSweep } from './support/model-sweep.ts';
 import { wilson } from './support/reference-statistics.ts';
+import { compareSettings } from '../reports/compare.ts';
 
 const sims = providerSims();
 
@@ -171,6 +172,15 @@ describe('a report of a sweep with an unpriced model, a missing one and two obse
     // frontier's 4 runs (2 formats x 2 repeats) walked one path: one independent run
     expect(frontierRow[col('n (successes + failures)')]).toBe('4');
     expect(frontierRow[col('independent')]).toBe('1');
+    // qwen under its two formats, paired on maze and repeat, as reports/compare.ts computes it
+    const pairRows = await page.$$eval('#setting-pairs tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)),
+    );
+    const qwenPair = pairRows.find((r) => r[0] === 'qwen')!;
+    const expected = await compareSettings(db, 'report-models', 'qwen', 'observation', qwenPair[2]!, qwenPair[3]!);
+    expect(qwenPair[1]).toBe('observation');
+    expect(qwenPair[5]).toBe(String(expected.groups[0].pairs));
+    expect(qwenPair[10]).toBe(expected.groups[0].mcnemarP.toFixed(4));
     expect(errors).toEqual([]);
     await page.screenshot({ path: screenshotPath('report-models.png'), fullPage: true });
     await page.close();

@@ -77,6 +77,18 @@ describe('compare', () => {
     expect(ends[0].colour).not.toBe(ends[1].colour);
     const heads = await page.$$eval('#runs thead th a', (as) => as.map((a) => a.textContent));
     expect(heads).toEqual(sameMaze);
+    // baselines call no model: their cost is known to be nothing ("unknown" is for a model without a price)
+    const row = (name: string) =>
+      page.$$eval(
+        '#runs tbody tr',
+        (trs, n) =>
+          Array.from(trs.find((tr) => tr.children[0].textContent === n)!.children)
+            .slice(1)
+            .map((td) => td.textContent),
+        name,
+      );
+    expect(await row('cost')).toEqual(['$0.0000', '$0.0000']);
+    expect(await row('settings')).toEqual(['-', '-']); // runs outside a sweep vary no setting
     await page.screenshot({ path: screenshotPath('viewer-compare.png') });
     expect(errors).toEqual([]);
     await page.close();

@@ -8,6 +8,13 @@ const $ = (x) => document.getElementById(x);
 
 const ROWS = [
   ['agent / model', (r) => r.label ?? r.model ?? r.agent],
+  [
+    'settings',
+    (r) =>
+      Object.entries(r.settings ?? {})
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(' ') || '-',
+  ],
   ['status', (r) => r.status],
   ['goal', (r) => (r.goal_found ? 'found' : (r.stop_reason ?? '-'))],
   ['actions', (r) => fmt.int(r.actions)],

@@ -180,31 +180,49 @@ $('pair').addEventListener('submit', async (e) => {
     api(`/api/sweeps/${encodeURIComponent(id)}/pair`, { a: form.elements.a.value, b: form.elements.b.value }),
   );
   if (!c) return;
-  const eff = c.efficiency;
+  // one 2x2 table per combination of the other settings the sweep varies: never pooled across them
+  const span = (lo, hi) => `${fmt.num(lo)} to ${fmt.num(hi)}`;
   $('pair-result').replaceChildren(
-    el(
-      'table',
-      { class: 'grid', id: 'pair-table' },
-      el('tr', {}, el('th', {}, ''), el('th', {}, `${c.b} solved`), el('th', {}, `${c.b} not`)),
+    ...c.groups.map((g) =>
       el(
-        'tr',
-        {},
-        el('th', {}, `${c.a} solved`),
-        el('td', { class: 'n' }, c.bothSolved),
-        el('td', { class: 'n' }, c.onlyA),
+        'div',
+        { class: 'pair-group', 'data-settings': settingsText(g.settings) },
+        el('h3', {}, settingsText(g.settings) || 'all runs (the sweep varies no other setting)'),
+        el(
+          'table',
+          { class: 'grid pair-table' },
+          el('tr', {}, el('th', {}, ''), el('th', {}, `${c.b} solved`), el('th', {}, `${c.b} not`)),
+          el(
+            'tr',
+            {},
+            el('th', {}, `${c.a} solved`),
+            el('td', { class: 'n' }, g.bothSolved),
+            el('td', { class: 'n' }, g.onlyA),
+          ),
+          el(
+            'tr',
+            {},
+            el('th', {}, `${c.a} not`),
+            el('td', { class: 'n' }, g.onlyB),
+            el('td', { class: 'n' }, g.neither),
+          ),
+        ),
+        el(
+          'p',
+          { class: 'pair-summary' },
+          `${g.pairs} pairs on ${g.mazes} mazes; McNemar exact p = `,
+          el('b', { class: 'mcnemar-p' }, fmt.num(g.mcnemarP, 4)),
+          g.successDiff.diff === null
+            ? ''
+            : `; success ${c.a} - ${c.b} = ${fmt.num(g.successDiff.diff)} (maze-clustered bootstrap 95% ` +
+                `${span(g.successDiff.low95, g.successDiff.high95)})`,
+          g.efficiency.meanDiff === null
+            ? '; no pair both solved, so no efficiency difference'
+            : `; mean efficiency ${c.a} - ${c.b} = ${fmt.num(g.efficiency.meanDiff)} (bootstrap 95% ` +
+                `${span(g.efficiency.low95, g.efficiency.high95)}, ${g.efficiency.pairs} pairs both solved)`,
+          g.copiedPairs ? `; ${g.copiedPairs} copies of deterministic pairs left out` : '',
+        ),
       ),
-      el('tr', {}, el('th', {}, `${c.a} not`), el('td', { class: 'n' }, c.onlyB), el('td', { class: 'n' }, c.neither)),
-    ),
-    el(
-      'p',
-      { id: 'pair-summary' },
-      `${c.pairs} pairs; McNemar exact p = `,
-      el('b', { id: 'mcnemar-p' }, fmt.num(c.mcnemarP, 4)),
-      eff.meanDiff === null
-        ? '; no pair both solved, so no efficiency difference'
-        : `; mean efficiency ${c.a} - ${c.b} = ${fmt.num(eff.meanDiff)} (95% bootstrap ${fmt.num(eff.low95)} to ` +
-            `${fmt.num(eff.high95)}, ${eff.pairs} pairs both solved)`,
-      c.copiedPairs ? `; ${c.copiedPairs} copies of deterministic pairs left out` : '',
     ),
     ...c.notes.map((n) => el('p', { class: 'note' }, n)),
   );

@@ -1,6 +1,7 @@
 // Two to eight experiments on one maze, for the compare page: each one's numbers and its path (the cell after
 // every executed action, packed as base64 Uint16 like the replay's), and the maze once. Runs on different mazes
-// are refused by name: an overlaid path means nothing on another maze.
+// are refused by name: an overlaid path means nothing on another maze. Each run's varied settings come with it
+// (observation, memory, ...), so two runs of one agent under two formats are never shown as one agent's.
 import { z } from 'zod';
 import type { Sql } from '../../lambdas/store/sql.ts';
 import { readPaged } from '../../lambdas/store/pages.ts';
@@ -43,6 +44,8 @@ interface ComparedRun {
   tokens: number | null;
   cost_usd: number | null;
   stuck_signals: number;
+  /** Its sweep cell's settings that reach its agent ({} outside a sweep): runs differing only there told apart. */
+  settings: Record<string, unknown>;
   /** base64 Uint16Array, one entry per step 0..steps (step 0 is the start). */
   x: string;
   y: string;
@@ -61,9 +64,12 @@ export async function compareRuns(db: Sql, ids: string[], pageRows?: number) {
   const { rows } = await db.query<SummaryRow>(
     `SELECT s.experiment_id, c.label, s.agent, s.model, s.status, s.goal_found, s.stop_reason, s.actions,
             s.optimal_moves, s.efficiency::float8 AS efficiency, s.tiles_seen, s.turns,
-            (s.input_tokens + s.output_tokens)::float8 AS tokens, s.cost_usd::float8 AS cost_usd,
+            (s.input_tokens + s.output_tokens)::float8 AS tokens,
+            -- unknown (null) only when a model was called without a price: a baseline costs nothing
+            CASE WHEN cost_known(s.cost_usd, s.llm_calls) THEN coalesce(s.cost_usd, 0) END::float8 AS cost_usd,
             s.stuck_signals::int AS stuck_signals, e.maze_id::int AS maze_id, s.maze_hash, s.maze_generator,
-            s.maze_width, s.maze_seed::float8 AS maze_seed
+            s.maze_width, s.maze_seed::float8 AS maze_seed,
+            coalesce(reaching_settings(e.provider, c.settings), '{}'::jsonb) AS settings
      FROM experiment_summary s
      JOIN experiments e ON e.id = s.experiment_id
      LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell

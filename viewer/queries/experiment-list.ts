@@ -111,7 +111,10 @@ export async function listExperiments(db: Sql, q: ListQuery, now: Date): Promise
     db.query<Row>(
       `WITH spent AS (
          SELECT experiment_id, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::float8 AS tokens,
-                sum(cost_usd)::float8 AS cost_usd, bool_or(input_tokens IS NOT NULL) AS reported
+                -- unknown (null) when a turn called a model without a price; a baseline's turns cost nothing
+                CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) THEN coalesce(sum(cost_usd), 0) END::float8
+                  AS cost_usd,
+                bool_or(input_tokens IS NOT NULL) AS reported
          FROM turns GROUP BY experiment_id
        )
        SELECT e.id AS experiment_id, e.sweep_id, c.label, e.agent, e.model, m.generator AS maze_generator,
@@ -120,7 +123,8 @@ export async function listExperiments(db: Sql, q: ListQuery, now: Date): Promise
               CASE WHEN e.goal_found AND e.actions_taken > 0
                    THEN round(e.optimal_moves::numeric / e.actions_taken, 4)::float8 END AS efficiency,
               e.turns_completed AS turns, e.tiles_seen,
-              CASE WHEN s.reported THEN s.tokens END AS tokens, s.cost_usd,
+              CASE WHEN s.reported THEN s.tokens END AS tokens,
+              CASE WHEN s.experiment_id IS NULL THEN 0 ELSE s.cost_usd END AS cost_usd,
               to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
               to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
               count(*) OVER ()::int AS total
