@@ -505,7 +505,8 @@ describe('DataApiDatabase', () => {
         }
       }
       await admin.query('RESET search_path');
-      expect(statements).toBe(52); // 8 + 1 + 1 + 12 + 17 + 1 + 6 + 2 + 1 + 3: every file, counted by statement
+      // every file, counted by statement
+      expect(statements).toBe(73); // 8 + 1 + 1 + 12 + 17 + 1 + 6 + 2 + 1 + 3 + 15 + 5 + 1
 
       const catalog = async (schema: string) => {
         const { rows } = await admin.query(
