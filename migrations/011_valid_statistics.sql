@@ -15,7 +15,8 @@ LANGUAGE sql IMMUTABLE AS $$
     WHEN setting IN ('prices', 'history_event_budget') THEN false
     WHEN setting = 'ollama' THEN provider = 'ollama'
     WHEN setting IN ('bedrock', 'context_windows') THEN provider = 'bedrock'
-    -- what a model is shown, remembers and is offered, how it is sampled and parsed, how its calls are retried and limited
+    -- what a model is shown, remembers and is offered, how it is sampled and parsed, how its calls are retried
+    -- and limited
     WHEN setting IN ('prompt_version', 'observation', 'memory', 'memory_history_actions', 'memory_conversation_tokens',
                      'recall_tool', 'max_recall_actions', 'recall_interval', 'context_policy', 'retry', 'rate_limits',
                      'temperature', 'top_p', 'max_output_tokens', 'model_seed', 'strict_tool_calls')
@@ -27,7 +28,8 @@ $$;
 -- run's agent: what its rows are split by.
 CREATE FUNCTION reaching_settings(provider text, settings jsonb) RETURNS jsonb
 LANGUAGE sql IMMUTABLE AS $$
-  SELECT coalesce(jsonb_object_agg(key, value), '{}'::jsonb) FROM jsonb_each(settings) WHERE setting_reaches(provider, key)
+  SELECT coalesce(jsonb_object_agg(key, value), '{}'::jsonb) FROM jsonb_each(settings)
+  WHERE setting_reaches(provider, key)
 $$;
 
 -- The trajectory: what decides the run, hashed once when the experiment ends (lambdas/store/pg-store.ts
@@ -65,7 +67,9 @@ WITH latest AS (
     e.sweep_id, e.sweep_cell AS cell_index, e.sweep_repeat AS repeat, e.sweep_attempt AS attempt,
     c.cell_key, c.label, c.agent, c.model, c.maze_generator, c.maze_size, c.maze_seed, c.settings,
     s.experiment_id, s.status, s.goal_found, s.stop_reason, s.failure_reason, s.actions, s.optimal_moves,
-    s.efficiency, s.tiles_seen, s.turns, s.invalid_actions, s.failed_moves, s.loop_cells, s.max_cell_visits,
+    -- experiment_summary's efficiency, unrounded (it rounds to 4 decimals): the statistics mean it, then round once
+    CASE WHEN s.goal_found AND s.actions > 0 THEN s.optimal_moves::numeric / s.actions END AS efficiency,
+    s.tiles_seen, s.turns, s.invalid_actions, s.failed_moves, s.loop_cells, s.max_cell_visits,
     s.llm_calls, s.input_tokens, s.output_tokens, s.cost_usd, s.wall_seconds, s.stuck_signals,
     e.provider = 'baseline' AS deterministic,
     e.provider, e.agent_seed, e.trajectory_hash,
@@ -119,33 +123,36 @@ DROP VIEW sweep_stats;
 -- Wilson interval are over the observations; *_if_errors_failed counts every error as a failed observation (the
 -- sensitivity row). Efficiency, actions, loops, invalid actions and tokens are over the observations; cost_usd is
 -- what every run cost (errors included), null when any run's cost is unknown.
+-- Nothing is rounded: rates, bounds and means are double precision, costs exact numeric sums. A page rounds once,
+-- when it writes the number (reports/stat-format.ts); a view that rounded first would make a reader who formats
+-- its 4-decimal 0.2065 print 20.6% where the value, 0.20654..., is 20.7%.
 CREATE VIEW sweep_stats AS
 SELECT sweep_id, label, agent, model, maze_generator, maze_size, factor_settings AS settings,
   count(*) FILTER (WHERE outcome_class IN ('success', 'failure'))  AS n,
   count(*) FILTER (WHERE outcome_class = 'success')                AS successes,
-  round((count(*) FILTER (WHERE goal_found AND independent))::numeric
-        / nullif(count(*) FILTER (WHERE independent), 0), 4)       AS success_rate,
-  round(wilson_low(count(*) FILTER (WHERE goal_found AND independent),
-                   count(*) FILTER (WHERE independent))::numeric, 4)  AS success_low95,
-  round(wilson_high(count(*) FILTER (WHERE goal_found AND independent),
-                    count(*) FILTER (WHERE independent))::numeric, 4) AS success_high95,
-  round((avg(efficiency) FILTER (WHERE independent))::numeric, 4)  AS mean_efficiency,
-  round((percentile_cont(0.5) WITHIN GROUP (ORDER BY efficiency) FILTER (WHERE independent))::numeric, 4)
+  (count(*) FILTER (WHERE goal_found AND independent))::float8
+    / nullif(count(*) FILTER (WHERE independent), 0)               AS success_rate,
+  wilson_low(count(*) FILTER (WHERE goal_found AND independent),
+             count(*) FILTER (WHERE independent))                  AS success_low95,
+  wilson_high(count(*) FILTER (WHERE goal_found AND independent),
+              count(*) FILTER (WHERE independent))                 AS success_high95,
+  (avg(efficiency) FILTER (WHERE independent))::float8             AS mean_efficiency,
+  (percentile_cont(0.5) WITHIN GROUP (ORDER BY efficiency) FILTER (WHERE independent))::float8
                                                                    AS median_efficiency,
   percentile_cont(0.5) WITHIN GROUP (ORDER BY actions) FILTER (WHERE independent AND goal_found)
                                                                    AS median_actions_to_success,
-  round(((sum(invalid_actions) FILTER (WHERE independent))::numeric
-         / nullif(sum(actions) FILTER (WHERE independent), 0)), 4) AS invalid_action_rate,
-  round((avg((loop_cells > 0)::int) FILTER (WHERE independent))::numeric, 4) AS loop_rate,
-  round((avg(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) FILTER (WHERE independent))::numeric, 1)
+  (sum(invalid_actions) FILTER (WHERE independent))::float8
+    / nullif(sum(actions) FILTER (WHERE independent), 0)           AS invalid_action_rate,
+  (avg((loop_cells > 0)::int) FILTER (WHERE independent))::float8  AS loop_rate,
+  (avg(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) FILTER (WHERE independent))::float8
                                                                    AS tokens_per_experiment,
-  round(((sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) FILTER (WHERE independent))::numeric
-         / nullif(count(*) FILTER (WHERE independent AND goal_found), 0)), 1) AS tokens_per_success,
+  (sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) FILTER (WHERE independent))::float8
+    / nullif(count(*) FILTER (WHERE independent AND goal_found), 0) AS tokens_per_success,
   CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) FILTER (WHERE independent)
-       THEN round((avg(coalesce(cost_usd, 0)) FILTER (WHERE independent))::numeric, 6) END AS cost_per_experiment,
+       THEN (avg(coalesce(cost_usd, 0)) FILTER (WHERE independent))::numeric END AS cost_per_experiment,
   CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) FILTER (WHERE independent)
-       THEN round((sum(coalesce(cost_usd, 0)) FILTER (WHERE independent)
-                   / nullif(count(*) FILTER (WHERE independent AND goal_found), 0))::numeric, 6) END
+       THEN (sum(coalesce(cost_usd, 0)) FILTER (WHERE independent)
+             / nullif(count(*) FILTER (WHERE independent AND goal_found), 0))::numeric END
                                                                    AS cost_per_success,
   count(*) FILTER (WHERE outcome_class IN ('error', 'running'))    AS unfinished,
   count(*) FILTER (WHERE independent)                              AS n_independent,
@@ -156,16 +163,14 @@ SELECT sweep_id, label, agent, model, maze_generator, maze_size, factor_settings
   coalesce(jsonb_agg(coalesce(failure_reason, 'no reason recorded') ORDER BY cell_index, repeat)
              FILTER (WHERE outcome_class = 'error'), '[]'::jsonb) AS error_reasons,
   count(*) FILTER (WHERE outcome_class = 'running')                AS running,
-  round((count(*) FILTER (WHERE goal_found AND independent))::numeric
-        / nullif(count(*) FILTER (WHERE independent OR outcome_class = 'error'), 0), 4) AS success_rate_if_errors_failed,
-  round(wilson_low(count(*) FILTER (WHERE goal_found AND independent),
-                   count(*) FILTER (WHERE independent OR outcome_class = 'error'))::numeric, 4)
-                                                                   AS success_low95_if_errors_failed,
-  round(wilson_high(count(*) FILTER (WHERE goal_found AND independent),
-                    count(*) FILTER (WHERE independent OR outcome_class = 'error'))::numeric, 4)
-                                                                   AS success_high95_if_errors_failed,
+  (count(*) FILTER (WHERE goal_found AND independent))::float8
+    / nullif(count(*) FILTER (WHERE independent OR outcome_class = 'error'), 0) AS success_rate_if_errors_failed,
+  wilson_low(count(*) FILTER (WHERE goal_found AND independent),
+             count(*) FILTER (WHERE independent OR outcome_class = 'error')) AS success_low95_if_errors_failed,
+  wilson_high(count(*) FILTER (WHERE goal_found AND independent),
+              count(*) FILTER (WHERE independent OR outcome_class = 'error')) AS success_high95_if_errors_failed,
   count(*) FILTER (WHERE identical_repeat)                         AS identical_repeats,
-  CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) THEN round(sum(coalesce(cost_usd, 0))::numeric, 6) END
+  CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) THEN sum(coalesce(cost_usd, 0))::numeric END
                                                                    AS cost_usd
 FROM sweep_runs
 GROUP BY sweep_id, label, agent, model, maze_generator, maze_size, factor_settings;
@@ -184,7 +189,7 @@ WITH cells AS (
   FROM sweep_runs GROUP BY sweep_id, label, maze_generator, maze_size, factor_settings, cell_index
 )
 SELECT sweep_id, label, maze_generator, maze_size, factor_settings AS settings, k, count(*) AS cells,
-  round(avg(all_k_succeed(c, n, least(k, n::int)))::numeric, 4) AS pass_k,
+  avg(all_k_succeed(c, n, least(k, n::int))) AS pass_k,
   count(*) FILTER (WHERE collapsed) AS deterministic_cells
 FROM cells, generate_series(1, greatest(1, (SELECT max(runs) FROM cells))::int) AS k
 WHERE n > 0 AND (k <= n OR (collapsed AND k <= runs))
@@ -193,6 +198,8 @@ GROUP BY sweep_id, label, maze_generator, maze_size, factor_settings, k;
 -- Two agents on the same maze, cell settings and repeat, both runs a success or failure (a pair with an error or a
 -- running side is left out), paired by observation (copies pair once). settings: the cell's settings that reach
 -- either agent, so frontier vs a model under two observation formats is two comparisons, one per format.
+-- identical_a/b: that side is a model run whose trajectory equals another repeat's of its cell (flagged, still
+-- counted); model_a/b: that side is a model run (the flag's denominator).
 CREATE VIEW sweep_run_pairs AS
 WITH runs AS (
   SELECT r.*, r.settings::text AS settings_key, coalesce(r.duplicate_of, r.experiment_id) AS observation
@@ -208,7 +215,9 @@ WITH runs AS (
 )
 SELECT p.sweep_id, p.label_a, p.label_b, p.maze_generator, p.maze_size, p.maze_seed, p.pair_settings AS settings,
   p.experiment_a, p.experiment_b, oa.goal_found AS ok_a, ob.goal_found AS ok_b,
-  oa.efficiency AS eff_a, ob.efficiency AS eff_b, p.run_pairs
+  oa.efficiency AS eff_a, ob.efficiency AS eff_b, p.run_pairs,
+  oa.identical_repeat AS identical_a, ob.identical_repeat AS identical_b,
+  NOT oa.deterministic AS model_a, NOT ob.deterministic AS model_b
 FROM pairs p
 JOIN runs oa ON oa.experiment_id = p.experiment_a
 JOIN runs ob ON ob.experiment_id = p.experiment_b;
@@ -221,6 +230,6 @@ SELECT sweep_id, label_a, label_b, settings, count(*) AS pairs,
   count(*) FILTER (WHERE ok_b AND NOT ok_a) AS only_b,
   count(*) FILTER (WHERE NOT ok_a AND NOT ok_b) AS neither,
   mcnemar_exact_p(count(*) FILTER (WHERE ok_a AND NOT ok_b), count(*) FILTER (WHERE ok_b AND NOT ok_a)) AS mcnemar_p,
-  round(avg(eff_a - eff_b) FILTER (WHERE ok_a AND ok_b)::numeric, 4) AS mean_efficiency_diff,
+  (avg(eff_a - eff_b) FILTER (WHERE ok_a AND ok_b))::float8 AS mean_efficiency_diff,
   (sum(run_pairs) - count(*))::bigint AS copied_pairs
 FROM sweep_run_pairs GROUP BY sweep_id, label_a, label_b, settings;

@@ -26,6 +26,11 @@ interface PairTable {
   copiedPairs: number;
   /** Mazes among the pairs: the clusters of the bootstrap. */
   mazes: number;
+  /**
+   * Per side, the pairs whose run is a model run that walked the same path as another repeat of its cell
+   * (identical), of the pairs whose run is a model run (of): shown as "2 of 5 repeats identical"; they still count.
+   */
+  identicalRepeats: { a: number; b: number; ofA: number; ofB: number };
   /** Success of a minus success of b over the pairs, with its clustered bootstrap interval. */
   successDiff: { diff: number | null; low95: number | null; high95: number | null };
   efficiency: {
@@ -63,6 +68,10 @@ interface Pair {
   effA: number | null;
   effB: number | null;
   runPairs: number;
+  identicalA: boolean;
+  identicalB: boolean;
+  modelA: boolean;
+  modelB: boolean;
 }
 
 function lnChoose(n: number, k: number): number {
@@ -107,6 +116,12 @@ function pairTable(settings: Record<string, unknown>, pairs: Pair[], resamples: 
     mcnemarP: mcnemarExactP(onlyA, onlyB),
     copiedPairs: pairs.reduce((s, p) => s + p.runPairs - 1, 0),
     mazes: diffs.length,
+    identicalRepeats: {
+      a: count((p) => p.identicalA),
+      b: count((p) => p.identicalB),
+      ofA: count((p) => p.modelA),
+      ofB: count((p) => p.modelB),
+    },
     successDiff: {
       diff: pairs.length === 0 ? null : (onlyA - onlyB) / pairs.length,
       low95: success?.low ?? null,
@@ -209,13 +224,18 @@ export async function compareAgents(
     eff_a: number | null;
     eff_b: number | null;
     run_pairs: number;
+    identical_a: boolean;
+    identical_b: boolean;
+    model_a: boolean;
+    model_b: boolean;
   };
   const rows = await readPaged<Row>(
     async (last, limit) =>
       (
         await db.query<Row>(
           `SELECT experiment_a, experiment_b, maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze, settings,
-                  ok_a, ok_b, eff_a::float8 AS eff_a, eff_b::float8 AS eff_b, run_pairs::int AS run_pairs
+                  ok_a, ok_b, eff_a::float8 AS eff_a, eff_b::float8 AS eff_b, run_pairs::int AS run_pairs,
+                  identical_a, identical_b, model_a, model_b
            FROM sweep_run_pairs
            WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3 AND (experiment_a, experiment_b) > ($4::text, $5::text)
            ORDER BY experiment_a, experiment_b LIMIT $6`,
@@ -249,6 +269,10 @@ export async function compareAgents(
     effA: swap ? r.eff_b : r.eff_a,
     effB: swap ? r.eff_a : r.eff_b,
     runPairs: r.run_pairs,
+    identicalA: swap ? r.identical_b : r.identical_a,
+    identicalB: swap ? r.identical_a : r.identical_b,
+    modelA: swap ? r.model_b : r.model_a,
+    modelB: swap ? r.model_a : r.model_b,
   }));
   const groups = tables(pairs, resamples, seed);
   const collapsed = new Map(
@@ -280,6 +304,8 @@ interface SettingRun {
   outcome_class: string;
   goal_found: boolean;
   efficiency: number | null;
+  identical_repeat: boolean;
+  deterministic: boolean;
 }
 
 /**
@@ -302,7 +328,7 @@ export async function compareSettings(
         await db.query<SettingRun & { cell_index: number }>(
           `SELECT experiment_id, duplicate_of, provider, maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze,
                   repeat, settings, factor_settings, outcome_class, goal_found, efficiency::float8 AS efficiency,
-                  cell_index
+                  identical_repeat, deterministic, cell_index
            FROM sweep_runs WHERE sweep_id = $1 AND label = $2 AND (cell_index, repeat) > ($3::int, $4::int)
            ORDER BY cell_index, repeat LIMIT $5`,
           [sweep, agent, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
@@ -380,6 +406,10 @@ export async function compareSettings(
         effA: x.efficiency,
         effB: y.efficiency,
         runPairs: 1,
+        identicalA: x.identical_repeat,
+        identicalB: y.identical_repeat,
+        modelA: !x.deterministic,
+        modelB: !y.deterministic,
       });
   }
   if (seen.size === 0 && left.errors + left.running === 0)

@@ -3,16 +3,17 @@
 // 011's sweep_runs): per agent label, maze generator and size and every
 // setting the sweep varies that reaches the agent, the success rate with its
 // Wilson and maze-clustered bootstrap intervals, efficiency, tokens and cost,
-// errors apart; pass^k; paired comparisons (sweep_pairs); the runs that
+// errors apart; pass^k; paired comparisons of agents and of settings
+// (compare.ts, as `ariadne compare`); the runs that
 // failed, and apart from them the runs ended by an error. The runs (one row
 // each) are read in keyset pages for the Data API's 1 MiB per response.
 import type { Sql } from '../lambdas/store/sql.ts';
 import { readPaged } from '../lambdas/store/pages.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { CostTotal } from './cost-text.ts';
-import { sweepStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
+import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
-import { compareSettings, type Comparison } from './compare.ts';
+import { compareAgents, compareSettings, type Comparison } from './compare.ts';
 
 /** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
 interface GroupKey {
@@ -46,7 +47,8 @@ export interface ReportData {
   seed: number;
   stats: StatsRow[];
   passK: Array<Omit<PassKRow, 'factors'> & GroupKey>;
-  pairs: Array<Record<string, unknown>>;
+  /** Every two agents that share a maze, settings and repeat, paired (compare.ts compareAgents). */
+  pairs: Comparison[];
   runs: Array<{
     experiment_id: string;
     label: string;
@@ -75,6 +77,8 @@ export interface ReportData {
   settingPairs: Comparison[];
   /** What the sweep cost: the priced runs' sum, and how many runs' cost is unknown (a model without a price). */
   cost: CostTotal;
+  /** With { cells: true } (the viewer's grid): each cell counted by the same rules as a statistics row. */
+  cells?: CellStatistics[];
 }
 
 interface SweepRow {
@@ -97,7 +101,7 @@ type RunRow = Omit<ReportData['runs'][number], 'maze_size' | 'maze_seed' | 'effi
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> {
+export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boolean } = {}): Promise<ReportData> {
   const sweep = (
     await db.query<SweepRow>(
       "SELECT id, cells, repeats, created_at, spec ->> 'description' AS description FROM sweeps WHERE id = $1",
@@ -108,11 +112,8 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
   const factors = [...MAZE, ...(await varyingFactors(db, sweepId)).filter((f) => !MAZE.includes(f))];
-  const [statistics, pairs, runs] = await Promise.all([
-    sweepStatistics(db, sweepId, { by: factors }),
-    db.query<Record<string, unknown>>('SELECT * FROM sweep_pairs WHERE sweep_id = $1 ORDER BY label_a, label_b', [
-      sweepId,
-    ]),
+  const [statistics, runs] = await Promise.all([
+    sweepStatistics(db, sweepId, { by: factors, cells: opts.cells }),
     readPaged<RunRow & { cell_index: number }>(
       async (last, limit) =>
         (
@@ -133,22 +134,9 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
         ).rows,
     ),
   ]);
-  const numeric = (rows: Array<Record<string, unknown>>) =>
-    rows.map((r) =>
-      Object.fromEntries(
-        Object.entries(r).map(([k, v]) => [
-          k,
-          typeof v === 'string' &&
-          /^-?\d+(\.\d+)?(e-?\d+)?$/.test(v) &&
-          !['label', 'maze_generator', 'sweep_id', 'label_a', 'label_b'].includes(k)
-            ? Number(v)
-            : v,
-        ]),
-      ),
-    );
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
   return {
-    settingPairs: await settingComparisons(db, sweepId, stats),
+    settingPairs: await settingComparisons(db, sweepId, stats, statistics.resamples),
     sweep: {
       id: sweep.id,
       cells: sweep.cells,
@@ -161,7 +149,7 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
     seed: statistics.seed,
     stats,
     passK: statistics.passK.map(({ factors: f, ...p }) => ({ ...groupKey(f), ...p })),
-    pairs: numeric(pairs.rows),
+    pairs: await agentComparisons(db, sweepId, stats, statistics.resamples),
     runs: runs.map(({ cell_index: _cell, cost_usd: _cost, cost_known: _known, ...r }) => ({
       ...r,
       maze_size: Number(r.maze_size),
@@ -174,6 +162,7 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
       priced: runs.filter((r) => r.cost_known).length,
       unpriced: runs.filter((r) => !r.cost_known).length,
     },
+    ...(statistics.cells ? { cells: statistics.cells } : {}),
   };
 }
 
@@ -181,7 +170,12 @@ export async function loadReport(db: Sql, sweepId: string): Promise<ReportData> 
 const MAX_SETTING_PAIRS = 6;
 
 /** Every agent with two or more values of a varied setting that reaches it: each pair of values, compared paired. */
-async function settingComparisons(db: Sql, sweepId: string, stats: StatsRow[]): Promise<Comparison[]> {
+async function settingComparisons(
+  db: Sql,
+  sweepId: string,
+  stats: StatsRow[],
+  resamples: number,
+): Promise<Comparison[]> {
   const wanted: Array<[string, string, string, string]> = [];
   for (const label of [...new Set(stats.map((r) => r.label))]) {
     const rows = stats.filter((r) => r.label === label);
@@ -194,11 +188,27 @@ async function settingComparisons(db: Sql, sweepId: string, stats: StatsRow[]): 
   const out: Comparison[] = [];
   for (const [label, factor, a, b] of wanted) {
     try {
-      out.push(await compareSettings(db, sweepId, label, factor, a, b));
+      out.push(await compareSettings(db, sweepId, label, factor, a, b, resamples));
     } catch (err) {
       // a nested setting (ollama.num_ctx) split by the statistics is varied under its section's key: not pairable
       if (!(err instanceof InvalidInputError)) throw err;
     }
   }
+  return out;
+}
+
+/** Every two agent labels, in order, paired on the same maze, settings and repeat; those that share none left out. */
+async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[], resamples: number): Promise<Comparison[]> {
+  const labels = [...new Set(stats.map((r) => r.label))].sort();
+  const out: Comparison[] = [];
+  for (const [i, a] of labels.entries())
+    for (const b of labels.slice(i + 1)) {
+      try {
+        out.push(await compareAgents(db, sweepId, a, b, resamples));
+      } catch (err) {
+        // two agents on different mazes or settings: nothing to pair
+        if (!(err instanceof InvalidInputError)) throw err;
+      }
+    }
   return out;
 }

@@ -13,7 +13,8 @@ import type { ReportData } from './report-data.ts';
 import { labelRuns, repeatsNote } from './repeats.ts';
 import { statFormatClassic } from './stat-format-script.ts';
 import { costText } from './cost-text.ts';
-import { settingsText, statsRowText } from './stat-text.ts';
+import { pairIdenticalText, settingsText, statsRowText } from './stat-text.ts';
+import type { Comparison } from './compare.ts';
 import { formatNumber } from './stat-format.ts';
 
 const cell = (v: unknown, digits?: number) => {
@@ -107,8 +108,11 @@ ${rows.join('\n')}
 </tbody></table>`;
 }
 
-/** Each settings comparison's tables, one row per combination of the other settings. */
-function settingPairsTable(comparisons: ReportData['settingPairs']): string {
+/**
+ * Paired comparisons (compare.ts), one row per table of each: per combination of the other settings. `settingPairs`:
+ * one agent, two values of a setting (agent and setting columns); otherwise two agents.
+ */
+function comparisonsTable(comparisons: Comparison[], id: string, settingPairs: boolean): string {
   const diff = (x: { diff?: number | null; meanDiff?: number | null; low95: number | null; high95: number | null }) => {
     const v = x.diff ?? x.meanDiff ?? null;
     return v === null ? '-' : `${formatNumber(v, 3)} (${formatNumber(x.low95, 3)} to ${formatNumber(x.high95, 3)})`;
@@ -121,6 +125,7 @@ function settingPairsTable(comparisons: ReportData['settingPairs']): string {
       b: c.b,
       settings: settingsText(g.settings),
       pairs: g.pairs,
+      mazes: g.mazes,
       both: g.bothSolved,
       only_a: g.onlyA,
       only_b: g.onlyB,
@@ -128,26 +133,40 @@ function settingPairsTable(comparisons: ReportData['settingPairs']): string {
       p: formatNumber(g.mcnemarP, 4),
       success: diff(g.successDiff),
       efficiency: diff(g.efficiency),
+      copies: g.copiedPairs,
+      identical: pairIdenticalText(c, g) || 'none',
     })),
   );
+  const head: Array<[string, string]> = settingPairs
+    ? [
+        ['agent', 'agent'],
+        ['factor', 'setting'],
+        ['a', 'a'],
+        ['b', 'b'],
+        ['settings', 'other settings'],
+      ]
+    : [
+        ['a', 'a'],
+        ['b', 'b'],
+        ['settings', 'settings'],
+      ];
   return table(
     rows,
     [
-      ['agent', 'agent'],
-      ['factor', 'setting'],
-      ['a', 'a'],
-      ['b', 'b'],
-      ['settings', 'other settings'],
+      ...head,
       ['pairs', 'pairs'],
+      ['mazes', 'mazes'],
       ['both', 'both'],
       ['only_a', 'only a'],
       ['only_b', 'only b'],
       ['neither', 'neither'],
       ['p', 'McNemar exact p'],
-      ['success', 'success a - b'],
-      ['efficiency', 'mean eff. a - b'],
+      ['success', 'success a - b (bootstrap 95%)'],
+      ['efficiency', 'mean eff. a - b (bootstrap 95%)'],
+      ['copies', 'copies left out'],
+      ['identical', 'identical repeats'],
     ],
-    'setting-pairs',
+    id,
   );
 }
 
@@ -247,27 +266,14 @@ ${statsTable(d.stats)}
 ${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}
 <h2>Paired comparisons (same mazes, settings and repeats)</h2>
-${table(
-  d.pairs.map((p) => ({ ...p, settings: settingsText(p.settings) })),
-  [
-    ['label_a', 'a'],
-    ['label_b', 'b'],
-    ['settings', 'settings'],
-    ['pairs', 'pairs'],
-    ['both_solved', 'both'],
-    ['only_a', 'only a'],
-    ['only_b', 'only b'],
-    ['neither', 'neither'],
-    ['mcnemar_p', 'McNemar exact p', 4],
-    ['mean_efficiency_diff', 'mean eff. a - b'],
-    ['copied_pairs', 'copies left out'],
-  ],
-  'pairs',
-)}
+<p class="note">Two agents on the same maze, settings and repeat; a pair with an error or a running side is left
+out. Differences are a minus b with maze-clustered bootstrap 95% intervals; a deterministic agent's copies pair
+once.</p>
+${comparisonsTable(d.pairs, 'pairs', false)}
 <h2>Paired settings (one agent, two values of a setting, same maze and repeat)</h2>
 <p class="note">Per combination of the other settings; errors and running runs pair with nothing. Differences are a
 minus b with maze-clustered bootstrap 95% intervals.</p>
-${settingPairsTable(d.settingPairs)}
+${comparisonsTable(d.settingPairs, 'setting-pairs', true)}
 <h2>Runs that failed (${failures.length})</h2>
 ${runsTable(failures, 'failures', ['stop', stopText], replayHref)}
 <h2>Runs ended by an error (${errors.length})</h2>

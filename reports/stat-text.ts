@@ -1,8 +1,11 @@
-// A sweep's statistics in words, once, for the report's table and the viewer's sweep page (its API sends these
-// strings), so both say the same: the success rate and its intervals with which runs they count, the rate had every
-// error been a failure, identical repeats, and the cost (unknown when a run's model has no price).
+// A sweep's statistics in words, once, for the report's table, the viewer's sweep page (its API sends these
+// strings) and `ariadne stats`, so all say the same: the success rate and its intervals with which runs they count,
+// the rate had every error been a failure, identical repeats, and the cost (unknown when a run's model has no
+// price); a grid cell's interval; a paired comparison's identical repeats.
 import { formatCost, formatInterval, formatNumber, formatRate } from './stat-format.ts';
 import type { StatsRow } from './report-data.ts';
+import type { CellStatistics } from './sweep-statistics.ts';
+import type { Comparison } from './compare.ts';
 
 /** A cell's settings that reach its agent, as key=value; '' when the sweep varies none. */
 export const settingsText = (settings: unknown): string =>
@@ -18,32 +21,38 @@ const countedText = (r: { n_independent: unknown; errors?: unknown; running?: un
   `${Number(r.running ?? 0)} running left out`;
 
 /** "4 of 5 repeats identical": model runs that walked the same path as another repeat of their cell; '' if none. */
-const identicalText = (identical: unknown, of: unknown) =>
-  Number(identical) > 0 ? `${Number(identical)} of ${Number(of)} repeats identical` : '';
+const identicalText = (identical: number, of: number) =>
+  identical > 0 ? `${identical} of ${of} repeats identical` : '';
 
 /**
- * A grid cell's interval and what it counts (the viewer's sweep page), from viewer/queries/sweep-view.ts cellStats:
- * counted as sweep_stats counts a group, plus the copies left out and the cells they copy.
+ * A grid cell's interval and what it counts (the viewer's sweep page), from reports/sweep-statistics.ts's cells:
+ * counted by the rules a statistics row is counted by, plus the copies left out and the cells they copy.
  */
-export function cellText(c: {
-  n_independent: number;
-  successes_independent: number;
-  success_low95: number | null;
-  success_high95: number | null;
-  copies: number;
-  copy_of_cells: number[];
-  counted: number;
-  errors: number;
-  running: number;
-  identical_repeats: number;
-}): { interval: string; counted: string } {
-  const of = c.copy_of_cells.length > 0 ? `of cell ${c.copy_of_cells.join(', ')} ` : '';
+export function cellText(c: CellStatistics): { interval: string; counted: string } {
+  const of = c.copyOfCells.length > 0 ? `of cell ${c.copyOfCells.join(', ')} ` : '';
   const copies = c.copies === 0 ? '' : `; ${c.copies === 1 ? '1 copy' : `${c.copies} copies`} ${of}counted once`;
-  const identical = identicalText(c.identical_repeats, c.counted);
+  const identical = identicalText(c.identicalRepeats, c.modelRuns);
   return {
-    interval: formatInterval(c.success_low95, c.success_high95),
-    counted: `${countedText(c)}${copies}${identical ? `; ${identical}` : ''}`,
+    interval: formatInterval(c.success.wilson.low, c.success.wilson.high),
+    counted: `${countedText({ n_independent: c.independent, errors: c.errors, running: c.running })}${copies}${
+      identical ? `; ${identical}` : ''
+    }`,
   };
+}
+
+/**
+ * A paired comparison's identical model repeats per side, for one table of it: "qwen: 2 of 4 repeats identical";
+ * '' when neither side has any (the CLI's compare, the viewer's pair views).
+ */
+export function pairIdenticalText(c: Pick<Comparison, 'a' | 'b'>, g: Comparison['groups'][number]): string {
+  const i = g.identicalRepeats;
+  return [
+    [c.a, identicalText(i.a, i.ofA)],
+    [c.b, identicalText(i.b, i.ofB)],
+  ]
+    .filter(([, t]) => t !== '')
+    .map(([side, t]) => `${side}: ${t}`)
+    .join('; ');
 }
 
 export interface StatsRowText {
@@ -64,6 +73,16 @@ export interface StatsRowText {
   efficiency: string;
   /** The share of a model's tool calls recovered from its reply text (lenient parsing); '-' for baselines. */
   fromText: string;
+  /** Median actions of the independent successes; '-' with none. */
+  medianActionsToSuccess: string;
+  /** Invalid actions / actions over the observations. */
+  invalidActionRate: string;
+  /** The share of observations that entered some cell 10 or more times. */
+  loopRate: string;
+  /** Tokens of the observations / independent successes; '-' with none. */
+  tokensPerSuccess: string;
+  /** Cost of the observations / independent successes: "unknown" when any has no price, '-' with no success. */
+  costPerSuccess: string;
   /** What every run of the group cost, errors included: "unknown" when any run's model has no price. */
   cost: string;
 }
@@ -96,6 +115,11 @@ export function statsRowText(r: StatsRow): StatsRowText {
               : `${formatNumber(r.efficiency.bootstrap.low, 3)} - ${formatNumber(r.efficiency.bootstrap.high, 3)}`
           })`,
     fromText: r.fromTextRate === null ? '-' : formatRate(r.fromTextRate),
+    medianActionsToSuccess: formatNumber(r.medianActionsToSuccess, 1),
+    invalidActionRate: formatRate(r.invalidActionRate),
+    loopRate: formatRate(r.loopRate),
+    tokensPerSuccess: formatNumber(r.tokensPerSuccess, 1),
+    costPerSuccess: r.independentSuccesses === 0 ? '-' : formatCost(r.costPerSuccess),
     cost: formatCost(r.costUsd),
   };
 }

@@ -13,10 +13,14 @@
 //              interval (reports/bootstrap.ts); ifErrorsFailed: the same rate and Wilson interval had every
 //              error been a failed observation
 //   efficiency optimal / actions over the independent successes: mean, median, clustered bootstrap interval
+//   over the observations as the sweep_stats view: mean actions, median actions to success, invalid-action rate
+//              (invalid actions / actions), loop rate (runs that entered a cell 10 or more times), tokens per run
+//              and per success; cost per success (null when any observation's cost is unknown, or no success)
 //   identicalRepeats: model runs whose trajectory equals another repeat's in their cell (shown "4 of 5")
 //   fromTextRate: the share of a model's tool calls recovered from its reply text (lenient parsing)
 //
-// Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }).
+// Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
+// { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
 import { readPaged } from '../lambdas/store/pages.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
@@ -39,7 +43,11 @@ interface StatisticsRun {
   identicalRepeat: boolean;
   efficiency: number | null;
   actions: number;
+  invalidActions: number;
+  loopCells: number;
   tokens: number;
+  /** The cell of the run a copy repeats (null when the run is not a copy). */
+  duplicateOfCell: number | null;
   /** null: the provider priced none of it although the run called a model (unknown, not free). */
   costUsd: number | null;
   toolCalls: number;
@@ -75,7 +83,19 @@ export interface GroupStatistics {
   ifErrorsFailed: { rate: number | null; wilson: Interval };
   efficiency: { mean: number | null; median: number | null; runs: number; bootstrap: Interval };
   meanActions: number | null;
+  /** Median actions of the independent successes. */
+  medianActionsToSuccess: number | null;
+  /** Invalid actions / actions, summed over the observations. */
+  invalidActionRate: number | null;
+  /** Observations that entered some cell 10 or more times (loop_cells > 0), as a share of the observations. */
+  loopRate: number | null;
   tokensPerExperiment: number | null;
+  /** Tokens of every observation / independent successes. */
+  tokensPerSuccess: number | null;
+  /** Cost of every observation / independent successes: null when any observation's cost is unknown or none won. */
+  costPerSuccess: number | null;
+  /** Cells outside the group whose runs its copies repeat (frontier's second format cell copies its first). */
+  copyOfCells: number[];
   /** What every run of the group cost, errors included; null when any run's cost is unknown. */
   costUsd: number | null;
   toolCalls: number;
@@ -91,6 +111,11 @@ export interface PassKRow {
   deterministicCells: number;
 }
 
+/** One cell of the sweep's grid, counted as a group is (the viewer's factor grid). */
+export interface CellStatistics extends GroupStatistics {
+  cell: number;
+}
+
 export interface SweepStatistics {
   sweep: string;
   factors: string[];
@@ -99,6 +124,8 @@ export interface SweepStatistics {
   seed: number;
   groups: GroupStatistics[];
   passK: PassKRow[];
+  /** With { cells: true }: each cell of the grid, by cell index. */
+  cells?: CellStatistics[];
 }
 
 interface RunRow {
@@ -114,6 +141,9 @@ interface RunRow {
   identical_repeat: boolean;
   efficiency: number | null;
   actions: number;
+  invalid_actions: number;
+  loop_cells: number;
+  duplicate_cell: number | null;
   tokens: number;
   cost_usd: number | null;
   llm_calls: number;
@@ -135,10 +165,12 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
              r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
              r.outcome_class, r.failure_reason, r.independent, r.deterministic, r.identical_repeat,
              r.efficiency::float8 AS efficiency, r.actions::int AS actions,
+             r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
              (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,
              r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text
              ${columns.map((c) => `, ${c}`).join('')}
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
+           LEFT JOIN experiments d ON d.id = r.duplicate_of
            LEFT JOIN LATERAL (
              SELECT count(*)::int AS tool_calls, (count(*) FILTER (WHERE a.parsed_from_text))::int AS from_text
              FROM actions a WHERE a.experiment_id = r.experiment_id AND r.provider <> 'baseline'
@@ -162,6 +194,9 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     identicalRepeat: r.identical_repeat,
     efficiency: r.efficiency,
     actions: r.actions,
+    invalidActions: r.invalid_actions,
+    loopCells: r.loop_cells,
+    duplicateOfCell: r.duplicate_cell,
     tokens: r.tokens,
     costUsd: r.cost_usd !== null ? r.cost_usd : r.llm_calls > 0 ? null : 0,
     toolCalls: r.tool_calls ?? 0,
@@ -259,6 +294,10 @@ function groupStatistics(
   const toolCalls = n.reduce((s, r) => s + r.toolCalls, 0);
   const fromText = n.reduce((s, r) => s + r.fromText, 0);
   const withErrors = obs.length + errors.length;
+  const sum = (xs: StatisticsRun[], f: (r: StatisticsRun) => number) => xs.reduce((t, r) => t + f(r), 0);
+  const wins = obs.filter((r) => r.outcome === 'success');
+  const actions = sum(obs, (r) => r.actions);
+  const ownCells = new Set(runs.map((r) => r.cellIndex));
   return {
     factors,
     runs: runs.length,
@@ -286,7 +325,17 @@ function groupStatistics(
       bootstrap: interval(efficiencies.length === 0 ? null : clusterBootstrap(byEfficiency, resamples, seed)),
     },
     meanActions: mean(obs.map((r) => r.actions)),
+    medianActionsToSuccess: median(wins.map((r) => r.actions)),
+    invalidActionRate: actions === 0 ? null : sum(obs, (r) => r.invalidActions) / actions,
+    loopRate: mean(obs.map((r) => (r.loopCells > 0 ? 1 : 0))),
     tokensPerExperiment: mean(obs.map((r) => r.tokens)),
+    tokensPerSuccess: k === 0 ? null : sum(obs, (r) => r.tokens) / k,
+    costPerSuccess: k === 0 || obs.some((r) => r.costUsd === null) ? null : sum(obs, (r) => r.costUsd!) / k,
+    copyOfCells: [
+      ...new Set(
+        runs.flatMap((r) => (r.duplicateOfCell === null || ownCells.has(r.duplicateOfCell) ? [] : [r.duplicateOfCell])),
+      ),
+    ].sort((a, b) => a - b),
     costUsd: runs.some((r) => r.costUsd === null) ? null : runs.reduce((s, r) => s + r.costUsd!, 0),
     toolCalls,
     fromTextRate: models.length === 0 || toolCalls === 0 ? null : fromText / toolCalls,
@@ -330,14 +379,15 @@ function passKRows(factors: Record<string, unknown>, runs: StatisticsRun[]): Pas
 export async function sweepStatistics(
   db: Sql,
   sweepId: string,
-  opts: { by?: string[]; resamples?: number; seed?: number } = {},
+  opts: { by?: string[]; resamples?: number; seed?: number; cells?: boolean } = {},
 ): Promise<SweepStatistics> {
   const factors = opts.by ?? (await varyingFactors(db, sweepId));
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   const seed = opts.seed ?? DEFAULT_SEED;
-  const groups = groupBy(await loadRuns(db, sweepId, factors));
+  const runs = await loadRuns(db, sweepId, factors);
+  const groups = groupBy(runs);
   const named = (values: unknown[]) => Object.fromEntries(factors.map((f, i) => [f, values[i]]));
-  return {
+  const statistics: SweepStatistics = {
     sweep: sweepId,
     factors,
     resamples,
@@ -345,4 +395,13 @@ export async function sweepStatistics(
     groups: groups.map((g) => groupStatistics(named(g.values), g.runs, resamples, seed)),
     passK: groups.flatMap((g) => passKRows(named(g.values), g.runs)),
   };
+  if (opts.cells) {
+    // a cell's runs share one maze: its bootstrap is none (one cluster), and its rate is the group's rules on them
+    const byCell = new Map<number, StatisticsRun[]>();
+    for (const r of runs) byCell.set(r.cellIndex, [...(byCell.get(r.cellIndex) ?? []), r]);
+    statistics.cells = [...byCell.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([cell, cellRuns]) => ({ cell, ...groupStatistics({ cell }, cellRuns, resamples, seed) }));
+  }
+  return statistics;
 }

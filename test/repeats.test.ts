@@ -290,7 +290,10 @@ describe('the report, compare and export say so', () => {
       'n = 4 independent runs, not 20';
     const list = /<ul class="note" id="repeats">(.*?)<\/ul>/.exec(html)?.[1];
     expect(list).toBe(`<li>${note('frontier')}</li><li>${note('frontier-v2')}</li>`);
-    expect(html).toContain('repeats of a deterministic agent with the same maze, seed and settings count once');
+    expect(html.replace(/\s+/g, ' ')).toContain(
+      'runs of a deterministic agent that walked the same path on the same maze (same seed, settings that reach it) ' +
+        'count once',
+    );
     expect(/<ul class="note" id="pass-k-notes">(.*?)<\/ul>/.exec(html)?.[1]).toBe(
       ['frontier', 'frontier-v2']
         .map(
@@ -300,7 +303,10 @@ describe('the report, compare and export say so', () => {
         )
         .join(''),
     );
-    expect(html).toContain('n and successes count every run; success and its interval count each independent run once');
+    expect(html.replace(/\s+/g, ' ')).toContain(
+      'n and "identical repeats" count every success and failure (copies included); success, its intervals, ' +
+        'efficiency, actions and tokens count each independent run once',
+    );
     expect(html).toContain('<th>independent</th>');
     expect(html).toContain('<th>copies left out</th>');
   });

@@ -298,8 +298,10 @@ describe('a database from before (migration 010) upgraded in place', () => {
   });
 
   it('keeps every run as it was, re-splits what 010 pooled, and takes the error out of n', async () => {
-    const perRun = `SELECT experiment_id, label, status, goal_found, actions, efficiency, optimal_moves FROM sweep_runs
-                    WHERE sweep_id = $1 ORDER BY experiment_id`;
+    // 010's sweep_runs rounded efficiency to 4 places, 011's keeps it whole (pages round once): the same value
+    const perRun = `SELECT experiment_id, label, status, goal_found, actions, round(efficiency::numeric, 4)::float8
+                      AS efficiency, optimal_moves
+                    FROM sweep_runs WHERE sweep_id = $1 ORDER BY experiment_id`;
     const runsBefore = (await old.query(perRun, [SWEEP])).rows;
     const before = (await old.query('SELECT * FROM sweep_stats WHERE sweep_id = $1 ORDER BY label', [SWEEP])).rows;
     // 010 pooled the model's two formats into one row, counted the error and the running run in n, and counted

@@ -1,8 +1,8 @@
 // The sweeps pages' data: every sweep with its progress and cost so far, and one sweep's factor grid: per cell
 // the latest attempt of each run by outcome class (success, failure, error: ended by infrastructure, running) and
 // its cost so far. Read from the experiments and turns tables, not the summary views, so a grid of a thousand runs
-// costs what its rows cost. The cells' intervals come with the statistics (cellStats, over sweep_runs): counted
-// as sweep_stats counts them, so the grid and the table below never disagree.
+// costs what its rows cost. The cells' intervals come with the statistics (reports/sweep-statistics.ts, cells): counted
+// by the rules a statistics row is counted by, so the grid and the table below never disagree.
 import type { Sql } from '../../lambdas/store/sql.ts';
 import { costText } from '../../reports/cost-text.ts';
 
@@ -118,50 +118,4 @@ export async function sweepCells(db: Sql, sweepId: string): Promise<SweepCell[]>
     [sweepId],
   );
   return rows.map(withCostText);
-}
-
-/**
- * Each cell counted as reports/sweep-statistics.ts counts a group (migration 011's sweep_runs): its independent runs
- * (observations) and successes among them with their Wilson 95% interval (wilson_low/high, the formula
- * sweep-statistics.ts computes; unrounded, so stat-format.ts rounds it once as it rounds the table's); copies
- * (runs that repeat an observation: a deterministic agent's identical runs, here or in an earlier cell:
- * copy_of_cells), errors and running runs (in no denominator), and model repeats with an identical trajectory.
- */
-export interface CellStats {
-  cell_index: number;
-  n_independent: number;
-  successes_independent: number;
-  success_low95: number | null;
-  success_high95: number | null;
-  copies: number;
-  copy_of_cells: number[];
-  counted: number;
-  errors: number;
-  running: number;
-  identical_repeats: number;
-}
-
-export async function cellStats(db: Sql, sweepId: string): Promise<CellStats[]> {
-  const { rows } = await db.query<CellStats>(
-    `SELECT r.cell_index,
-            count(*) FILTER (WHERE r.independent)::int AS n_independent,
-            count(*) FILTER (WHERE r.independent AND r.goal_found)::int AS successes_independent,
-            wilson_low(count(*) FILTER (WHERE r.independent AND r.goal_found),
-                       count(*) FILTER (WHERE r.independent))::float8 AS success_low95,
-            wilson_high(count(*) FILTER (WHERE r.independent AND r.goal_found),
-                        count(*) FILTER (WHERE r.independent))::float8 AS success_high95,
-            count(*) FILTER (WHERE r.outcome_class IN ('success', 'failure') AND NOT r.independent)::int AS copies,
-            coalesce(json_agg(DISTINCT d.sweep_cell) FILTER (WHERE d.sweep_cell <> r.cell_index), '[]')
-              AS copy_of_cells,
-            count(*) FILTER (WHERE r.outcome_class IN ('success', 'failure'))::int AS counted,
-            count(*) FILTER (WHERE r.outcome_class = 'error')::int AS errors,
-            count(*) FILTER (WHERE r.outcome_class = 'running')::int AS running,
-            count(*) FILTER (WHERE r.identical_repeat)::int AS identical_repeats
-     FROM sweep_runs r
-     LEFT JOIN experiments d ON d.id = r.duplicate_of
-     WHERE r.sweep_id = $1
-     GROUP BY r.cell_index ORDER BY r.cell_index`,
-    [sweepId],
-  );
-  return rows;
 }

@@ -8,7 +8,7 @@ import { compareAgents } from '../../reports/compare.ts';
 import { cellText, statsRowText } from '../../reports/stat-text.ts';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest, sweepId, text } from '../request-params.ts';
-import { cellStats, listSweeps, sweepCells, sweepSummary } from '../queries/sweep-view.ts';
+import { listSweeps, sweepCells, sweepSummary } from '../queries/sweep-view.ts';
 import { NotFound, type ViewerContext } from '../server.ts';
 
 const idParams = z.object({ id: sweepId }).strict();
@@ -80,11 +80,11 @@ export function registerSweepRoutes(app: FastifyInstance, ctx: ViewerContext): v
   // statistics row with its words, and each grid cell counted the same way
   app.get('/api/sweeps/:id/report', async (request) => {
     const { id } = parseRequest(idParams, request.params);
-    const [report, cells] = await Promise.all([loadReport(ctx.db, id), cellStats(ctx.db, id)]);
+    const { cells, ...report } = await loadReport(ctx.db, id, { cells: true });
     return {
       ...report,
       statsText: report.stats.map(statsRowText),
-      cellStats: cells.map((c) => ({ ...c, ...cellText(c) })),
+      cellStats: (cells ?? []).map((c) => ({ cell_index: c.cell, ...cellText(c) })),
     };
   });
   app.get('/api/sweeps/:id/pair', async (request) => {
