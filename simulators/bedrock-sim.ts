@@ -6,13 +6,15 @@
 // stopReason "max_tokens" (MessageStopEvent in the API reference). additionalModelRequestFields.thinking
 // {type: "enabled", budget_tokens} (Claude's extended thinking: budget at least 1,024 and below maxTokens, no
 // temperature or top_p beside it) adds a reasoningContent block {reasoningText: {text, signature}} first; a
-// reasoning block sent back must carry the signature it came with (ReasoningTextBlock).
+// reasoning block sent back must carry the signature it came with (ReasoningTextBlock). Claude models from Opus 4.7
+// on follow their own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only, some think unasked.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
 import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
 import { SimPromptCache } from './bedrock-prompt-cache.ts';
+import { claudeRequestRules, claudeRuleViolation } from './bedrock-model-rules.ts';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'ValidationException',
@@ -131,6 +133,12 @@ export class BedrockSim extends SimServer {
     const thinking = body.additionalModelRequestFields?.thinking as
       { type?: string; budget_tokens?: number } | undefined;
     const maxTokens: number | undefined = body.inferenceConfig?.maxTokens;
+    // the newer Claude models' own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only
+    const rules = claudeRequestRules(model);
+    const violation = claudeRuleViolation(rules, body.inferenceConfig, thinking);
+    if (violation) return awsError(res, 400, violation);
+    const thinks =
+      thinking?.type === 'enabled' || thinking?.type === 'adaptive' || (!thinking && !!rules?.thinksByDefault);
     if (thinking?.type === 'enabled') {
       const budget = thinking.budget_tokens ?? 0;
       if (budget < 1024)
@@ -173,7 +181,7 @@ export class BedrockSim extends SimServer {
     };
     const planned = this.plan(turn, fault);
     let content: Block[] = [];
-    if (thinking?.type === 'enabled') {
+    if (thinks) {
       const signature = randomBytes(24).toString('base64');
       this.signatures.add(signature);
       content.push({ reasoningContent: { reasoningText: { text: this.thinkingFor(turn), signature } } });

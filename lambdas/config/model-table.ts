@@ -10,6 +10,21 @@
 // ones (third-party: https://clauder-navi.com/en/bedrock-claude-cost/); this table holds the global list price:
 // set config.prices["us.<id>"] to charge the premium.
 
+/**
+ * What a model accepts, where it differs from the Claude models before Opus 4.7 (a model without a record accepts
+ * temperature, top_p and a manual thinking budget, and thinks only when asked).
+ */
+export interface ModelCapabilities {
+  /** false: temperature, top_p or top_k set to any value is a 400: Ariadne sends none, refuses a config setting one. */
+  sampling: boolean;
+  /** false: thinking {type: "enabled", budget_tokens} returns a 400 (adaptive thinking only). */
+  manual_thinking: boolean;
+  /** true: the model thinks when the request has no thinking field, and maxTokens caps its thinking plus its text. */
+  thinks_by_default: boolean;
+  /** Where each of the three was read. */
+  source: string;
+}
+
 export interface ModelEntry {
   input_per_mtok: number;
   output_per_mtok: number;
@@ -18,19 +33,165 @@ export interface ModelEntry {
   cache_write_per_mtok?: number;
   /** Tokens; null where the source gives none. */
   context_window: number | null;
-  /** Bedrock lifecycle as of `read` (model-lifecycle page; issue 30 for Sonnet 4.5). */
+  /** The most output tokens one reply may have; null where the source gives none. */
+  max_output_tokens?: number | null;
+  /**
+   * Lifecycle as of `read`: Bedrock's (model-lifecycle page, a model card; issue 30 for Sonnet 4.5), else
+   * Anthropic's own label for the model where no AWS page gave one (`status_source` says which).
+   */
   status: 'active' | 'legacy' | 'end-of-life';
+  status_source?: string;
+  /** Bedrock's cross-Region inference profile prefixes the sources list for the model (us., eu., global. ...). */
+  profiles?: readonly string[];
+  capabilities?: ModelCapabilities;
   read: string;
   source: string;
 }
 
 const CLAUDE_MODELS = 'https://platform.claude.com/docs/en/models';
+// Bedrock ids of the dateless generation: anthropic.claude-{name}-{major}[-{minor}] (Anthropic, model IDs page).
+const MODEL_IDS = 'https://platform.claude.com/docs/en/about-claude/models/model-ids-and-versions';
+const AWS_ADAPTIVE = 'https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html';
+const SONNET_5_MIGRATION = 'https://platform.claude.com/docs/models/sonnet-5/migration-guide';
+/**
+ * Profile prefixes, third-party only (no AWS page read gave them): the aether-llm crate's Bedrock model list
+ * (https://docs.rs/aether-llm/latest/llm/catalog/enum.BedrockFoundationModel.html, read 2026-11-25) has au., eu.,
+ * global. and jp. profiles of Sonnet 5 and Opus 4.8 and eu., global., jp. of Opus 4.7; us. ones are reported in
+ * use (github.com/openclaw/openclaw/issues/73663, github.com/Mintplex-Labs/anything-llm/issues/5821).
+ */
+const DATELESS_PROFILES = ['global', 'us', 'eu', 'jp', 'au'] as const;
+
+/**
+ * Opus 4.7, Opus 4.8: no sampling parameters, adaptive thinking only, and no thinking unless asked. Sampling:
+ * Anthropic's Sonnet 5 migration guide ("the same constraint was previously introduced on Claude Opus 4.7") and,
+ * third-party, Bedrock's ValidationException "`temperature` is deprecated for this model." reported for both
+ * (github.com/cline/cline/issues/10572, github.com/Mintplex-Labs/anything-llm/issues/5821). Manual thinking: the
+ * AWS Opus 4.7 model card and adaptive-thinking page; for 4.8, Anthropic's Sonnet 5 migration guide.
+ */
+const ADAPTIVE_ONLY_OPUS_4: ModelCapabilities = {
+  sampling: false,
+  manual_thinking: false,
+  thinks_by_default: false,
+  source: `${SONNET_5_MIGRATION}; ${AWS_ADAPTIVE}`,
+};
+
+/**
+ * Sonnet 5 and later (Anthropic's Sonnet 5 migration guide, read 2026-11-25): "adaptive thinking is on by default
+ * and manual extended thinking (thinking: {type: "enabled", budget_tokens: N}) returns a 400 error"; "sampling
+ * parameters (temperature, top_p, top_k) set to non-default values return a 400 error"; "max_tokens remains a hard
+ * limit on total output (thinking plus response text)".
+ */
+const THINKS_BY_DEFAULT: ModelCapabilities = {
+  sampling: false,
+  manual_thinking: false,
+  thinks_by_default: true,
+  source: SONNET_5_MIGRATION,
+};
 const LIFECYCLE = 'https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html';
 
 /** Claude cache prices: writes 1.25x and reads 0.1x of input (Anthropic's pricing, as the Bedrock page repeats it). */
 const claudeCache = (input: number) => ({ cache_read_per_mtok: input / 10, cache_write_per_mtok: input * 1.25 });
 
 export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
+  // Anthropic's Sonnet 5 page: released 2026-06-30, $2/$10, 5-minute cache write $2.50, cache read $0.20, 1M
+  // context, 128K output; labelled Legacy there (Sonnet 5.5 is Anthropic's current Sonnet). No AWS lifecycle page
+  // read for it: Bedrock keeps a model Active until it announces otherwise.
+  'anthropic.claude-sonnet-5': {
+    input_per_mtok: 2,
+    output_per_mtok: 10,
+    ...claudeCache(2),
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'legacy',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/sonnet-5/overview (Bedrock id: ${AWS_ADAPTIVE})`,
+    profiles: DATELESS_PROFILES,
+    capabilities: THINKS_BY_DEFAULT,
+    read: '2026-11-25',
+    source: `${CLAUDE_MODELS}/sonnet-5/overview`,
+  },
+  // Anthropic's Opus 4.8 page: released 2026-05-28, $5/$25, 1M context, 128K output; Legacy there (Opus 5.5 is
+  // Anthropic's current Opus). Bedrock id from the model IDs page.
+  'anthropic.claude-opus-4-8': {
+    input_per_mtok: 5,
+    output_per_mtok: 25,
+    ...claudeCache(5),
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'legacy',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/opus-4-8/overview (Bedrock id: ${MODEL_IDS})`,
+    profiles: DATELESS_PROFILES,
+    capabilities: ADAPTIVE_ONLY_OPUS_4,
+    read: '2026-11-25',
+    source: `${CLAUDE_MODELS}/opus-4-8/overview`,
+  },
+  // AWS's model card: launched 2026-04-16, Active, EOL no sooner than 2027-04-16, 1M context, 128K output,
+  // thinking.type "adaptive" only. Price from Anthropic's models overview ($5/$25).
+  'anthropic.claude-opus-4-7': {
+    input_per_mtok: 5,
+    output_per_mtok: 25,
+    ...claudeCache(5),
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'active',
+    status_source:
+      'AWS: https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-opus-4-7.html',
+    profiles: ['global', 'us', 'eu', 'jp'],
+    capabilities: ADAPTIVE_ONLY_OPUS_4,
+    read: '2026-11-25',
+    source: 'https://platform.claude.com/docs/claude/docs/models-overview',
+  },
+  // Opus 5 (Anthropic's "What's new in Claude Opus 5": thinking on by default, 1M context, 128K output; $5/$25 in
+  // the models overview). Bedrock id from AWS's adaptive-thinking page; sampling refused on Bedrock reported
+  // third-party (github.com/promptfoo/promptfoo/issues/10307).
+  'anthropic.claude-opus-5': {
+    input_per_mtok: 5,
+    output_per_mtok: 25,
+    ...claudeCache(5),
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'active',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/overview`,
+    profiles: ['us'],
+    capabilities: {
+      ...THINKS_BY_DEFAULT,
+      source: 'https://platform.claude.com/docs/en/about-claude/models/whats-new-opus-5',
+    },
+    read: '2026-11-25',
+    source: `${CLAUDE_MODELS}/overview`,
+  },
+  // Sonnet 5.5 (Anthropic's Sonnet 5.5 page and migration guide: $2/$10, cache read $0.10, 1M, 128K; sampling
+  // parameters, thinking budgets and thinking "disabled" return a 400). Bedrock id third-party only
+  // (github.com/vercel/ai/releases/tag/@ai-sdk%2Famazon-bedrock@4.0.186) and the model IDs page's format.
+  'anthropic.claude-sonnet-5-5': {
+    input_per_mtok: 2,
+    output_per_mtok: 10,
+    cache_read_per_mtok: 0.1,
+    cache_write_per_mtok: 2.5,
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'active',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/sonnet-5-5/overview`,
+    profiles: ['us'],
+    capabilities: { ...THINKS_BY_DEFAULT, source: `${CLAUDE_MODELS}/sonnet-5-5/migration-guide` },
+    read: '2026-11-25',
+    source: `${CLAUDE_MODELS}/sonnet-5-5/overview`,
+  },
+  // Fable 5.1 (Anthropic's Fable 5.1 page: $10/$50, 1M, 128K, adaptive thinking always on; cache reads cut to a
+  // quarter of Fable 5's, $0.25, 0.025x of input where other Claude models are 0.1x; 5-minute writes $12.50).
+  // Bedrock id and "adaptive only, disabled not supported" from AWS's adaptive-thinking page.
+  'anthropic.claude-fable-5-1': {
+    input_per_mtok: 10,
+    output_per_mtok: 50,
+    cache_read_per_mtok: 0.25,
+    cache_write_per_mtok: 12.5,
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'active',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/fable-5-1/overview`,
+    capabilities: { ...THINKS_BY_DEFAULT, source: AWS_ADAPTIVE },
+    read: '2026-11-25',
+    source: `${CLAUDE_MODELS}/fable-5-1/overview`,
+  },
   'anthropic.claude-sonnet-4-6': {
     input_per_mtok: 3,
     output_per_mtok: 15,
@@ -131,6 +292,19 @@ export function inferenceProfileOf(model: string): string | null {
 /** An entry of a table keyed by model id: the exact id first, then the profile's model. */
 export function lookupModel<T>(table: Readonly<Record<string, T>>, model: string): T | undefined {
   return table[model] ?? table[baseModelId(model)];
+}
+
+/** What a model accepts when the table has no record for it: sampling, manual thinking, no thinking unless asked. */
+const PLAIN_CAPABILITIES: ModelCapabilities = {
+  sampling: true,
+  manual_thinking: true,
+  thinks_by_default: false,
+  source: 'no record: the Claude 3 to 4.6 behaviour',
+};
+
+/** The model's capability record (an inference profile's model's); a model without one gets the plain record. */
+export function modelCapabilities(model: string): ModelCapabilities {
+  return lookupModel(MODEL_TABLE, model)?.capabilities ?? PLAIN_CAPABILITIES;
 }
 
 type Price = Pick<ModelEntry, 'input_per_mtok' | 'output_per_mtok' | 'cache_read_per_mtok' | 'cache_write_per_mtok'>;

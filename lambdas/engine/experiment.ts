@@ -21,6 +21,7 @@ import { promptTemplate, renderPrompt } from '../config/prompts.ts';
 import { promptVariables } from '../config/prompt-parts.ts';
 import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from './workflow/definition.ts';
 import { InvalidInputError } from './errors.ts';
+import { settleModelSettings } from '../config/model-settings.ts';
 import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
 
 export type MazeSource = { kind: 'generated'; spec: MazeSpec } | { kind: 'inline'; grid: number[][]; start: Point };
@@ -202,7 +203,9 @@ export async function startExperiment(
 ): Promise<StartedExperiment> {
   // Everything is validated and computed before the first write, so bad input writes nothing.
   // Code defaults < parameters < this request; the result is the snapshot.
-  const config = resolveConfig(mergeConfig(defaults?.config, req.config));
+  const given = mergeConfig(defaults?.config, req.config);
+  // what the model refuses is refused here, and a model that thinks by default gets room for it (model-settings.ts)
+  const config = settleModelSettings(req.agent, req.model, given, resolveConfig(given));
   const maze = resolveMaze(req.maze);
   const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
   const optimal = optimalMoves(maze, config);

@@ -108,7 +108,10 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
         classifyOllamaError,
       );
     case 'bedrock':
-      return chat(bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config)), classifyBedrockError);
+      return chat(
+        bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config, modelName)),
+        classifyBedrockError,
+      );
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);
   }

@@ -99,7 +99,7 @@ export function bedrockModel(
     maxTokens: settings.max_tokens ?? 1024,
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
   };
-  const { reasoningBudgetTokens, ...inferenceConfig } = sent;
+  const { reasoningBudgetTokens, notSent, thinksByDefault, ...inferenceConfig } = sent;
   const client = new BedrockRuntimeClient({
     region: settings.region,
     maxAttempts: 1,
@@ -175,6 +175,14 @@ export function bedrockModel(
           ? {
               thinking_budget_tokens: reasoningBudgetTokens,
               sampling_note: 'temperature and top_p not sent with thinking',
+            }
+          : {}),
+        // what the config holds but the model refuses, each with its reason (sampling.ts)
+        ...(notSent ? { not_sent: notSent } : {}),
+        ...(thinksByDefault
+          ? {
+              thinking: 'the model default (adaptive, no thinking field sent)',
+              max_tokens_note: `maxTokens ${inferenceConfig.maxTokens} caps thinking plus reply text`,
             }
           : {}),
         seed: { sent: false, note: 'Converse takes no seed: repeats on Bedrock are not seeded' },

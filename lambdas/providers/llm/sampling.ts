@@ -4,6 +4,7 @@
 // then sends exactly what it sent when it ran (ollama.temperature and repeat_penalty 1.4, no num_predict;
 // bedrock.max_tokens and temperature), so an old run resumes as it started.
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
+import { modelCapabilities } from '../../config/model-table.ts';
 
 /** A snapshot's field, which a snapshot written before the field existed lacks (the type says it is always set). */
 const stored = <T>(value: T): T | undefined => value;
@@ -40,23 +41,48 @@ export interface BedrockInference {
   topP?: number;
   /** additionalModelRequestFields.thinking.budget_tokens (Claude's extended thinking); absent when not asked. */
   reasoningBudgetTokens?: number;
+  /** What the config holds but was not sent, and why ("temperature 0.2 not sent: the model refuses ..."). */
+  notSent?: string[];
+  /** The model thinks when no thinking field is sent (model-table.ts): maxTokens caps thinking plus text. */
+  thinksByDefault?: boolean;
 }
+
+const REFUSES_SAMPLING = 'the model refuses sampling parameters';
 
 /** The cap before max_output_tokens existed, for snapshots that carry neither it nor bedrock.max_tokens. */
 const LEGACY_BEDROCK_MAX_TOKENS = 1024;
 
-export function bedrockInference(config: ExperimentConfig): BedrockInference {
+/**
+ * `model`: its capability record (model-table.ts) decides what may be sent: a model that refuses sampling parameters
+ * gets neither temperature nor top_p, one that refuses manual thinking no budget (a config that sets either is
+ * refused at start, model-settings.ts; what is left out here is the shared default, or an older snapshot's value),
+ * and each left-out value is listed in notSent with the reason, for the provenance record.
+ */
+export function bedrockInference(config: ExperimentConfig, model = ''): BedrockInference {
   const b = config.bedrock;
+  const caps = modelCapabilities(model);
   const maxTokens = b.max_tokens ?? stored(config.max_output_tokens) ?? LEGACY_BEDROCK_MAX_TOKENS;
+  const notSent: string[] = [];
   const budget = b.reasoning_budget_tokens;
-  // Claude refuses temperature and top_p with thinking on (Bedrock user guide, extended thinking): send neither
-  if (budget !== undefined) return { maxTokens, reasoningBudgetTokens: budget };
+  if (budget !== undefined && !caps.manual_thinking)
+    notSent.push(`reasoning_budget_tokens ${budget} not sent: the model refuses manual thinking budgets`);
+  const thinking = budget !== undefined && caps.manual_thinking;
   const temperature = b.temperature ?? stored(config.temperature);
   const topP = stored(config.top_p);
+  if (!caps.sampling) {
+    if (temperature !== undefined) notSent.push(`temperature ${temperature} not sent: ${REFUSES_SAMPLING}`);
+    if (topP !== undefined) notSent.push(`top_p ${topP} not sent: ${REFUSES_SAMPLING}`);
+  }
+  // Claude refuses temperature and top_p with thinking on (Bedrock user guide, extended thinking): send neither
+  // (the provenance record's sampling_note says so)
+  const sampled = caps.sampling && !thinking;
   return {
     maxTokens,
-    ...(temperature !== undefined ? { temperature } : {}),
-    ...(topP !== undefined ? { topP } : {}),
+    ...(sampled && temperature !== undefined ? { temperature } : {}),
+    ...(sampled && topP !== undefined ? { topP } : {}),
+    ...(thinking ? { reasoningBudgetTokens: budget } : {}),
+    ...(notSent.length > 0 ? { notSent } : {}),
+    ...(caps.thinks_by_default ? { thinksByDefault: true } : {}),
   };
 }
 

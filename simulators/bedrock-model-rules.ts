@@ -1,0 +1,60 @@
+// Per-model request rules of the Claude models from Opus 4.7 on, as their own pages state them, kept apart from
+// the project's model table (lambdas/config/model-table.ts) so that a mistake there fails against these:
+// - AWS, adaptive thinking (docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html):
+//   Opus 4.7, Fable 5 and Mythos "only support adaptive thinking. Manual extended thinking (thinking.type:
+//   "enabled" with budget_tokens) and disabled thinking (thinking.type: "disabled") ... will return a 400 error".
+// - Anthropic's Sonnet 5 migration guide: adaptive thinking on by default, manual thinking a 400, temperature,
+//   top_p or top_k at non-default values a 400, "the same constraint was previously introduced on Claude Opus 4.7";
+//   Opus 4.8 likewise (Sonnet 5 page: "This matches Claude Opus 4.8 and Claude Opus 4.7"); Opus 5 and Sonnet 5.5
+//   think by default (their "what's new" pages); Fable 5.1 "adaptive (always on)" (Anthropic's models overview).
+// Bedrock's message for sampling is reported third-party: "`temperature` is deprecated for this model."
+// (github.com/cline/cline/issues/10572).
+
+export interface ClaudeRequestRules {
+  /** temperature / topP in inferenceConfig answered with a 400. */
+  refusesSampling: boolean;
+  /** thinking {type: "enabled", budget_tokens} answered with a 400. */
+  refusesManualThinking: boolean;
+  /** thinking {type: "disabled"} answered with a 400. */
+  refusesDisabledThinking: boolean;
+  /** With no thinking field, the reply starts with a reasoning block (and maxTokens counts it). */
+  thinksByDefault: boolean;
+}
+
+const RULES: Array<[RegExp, ClaudeRequestRules]> = [
+  [
+    /^anthropic\.claude-opus-4-[78]\b/,
+    { refusesSampling: true, refusesManualThinking: true, refusesDisabledThinking: false, thinksByDefault: false },
+  ],
+  [
+    /^anthropic\.claude-(sonnet-5|opus-5)(-\d+)?\b/,
+    { refusesSampling: true, refusesManualThinking: true, refusesDisabledThinking: false, thinksByDefault: true },
+  ],
+  [
+    /^anthropic\.claude-(fable|mythos)-5(-\d+)?\b/,
+    { refusesSampling: true, refusesManualThinking: true, refusesDisabledThinking: true, thinksByDefault: true },
+  ],
+];
+
+/** The rules for a model id or inference profile id (us.anthropic..., global.anthropic...); null: none apply. */
+export function claudeRequestRules(modelId: string): ClaudeRequestRules | null {
+  const base = modelId.replace(/^(us|eu|apac|jp|au|ca|us-gov|global)\./, '');
+  return RULES.find(([re]) => re.test(base))?.[1] ?? null;
+}
+
+/** The 400 a request breaking the model's rules gets, or null. */
+export function claudeRuleViolation(
+  rules: ClaudeRequestRules | null,
+  inference: { temperature?: number; topP?: number } | undefined,
+  thinking: { type?: string } | undefined,
+): string | null {
+  if (!rules) return null;
+  if (rules.refusesSampling && inference?.temperature !== undefined)
+    return '`temperature` is deprecated for this model.';
+  if (rules.refusesSampling && inference?.topP !== undefined) return '`top_p` is deprecated for this model.';
+  if (rules.refusesManualThinking && thinking?.type === 'enabled')
+    return '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" instead.';
+  if (rules.refusesDisabledThinking && thinking?.type === 'disabled')
+    return '"thinking.type.disabled" is not supported for this model.';
+  return null;
+}
