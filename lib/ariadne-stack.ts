@@ -2,6 +2,8 @@
 // and the database. Serverless for real (issue 16): nothing bills by the hour
 // while no experiment runs (bench/idle-cost.ts prices the template).
 import {
+  AspectPriority,
+  Aspects,
   CfnDeletionPolicy,
   CfnOutput,
   CfnResource,
@@ -67,14 +69,14 @@ export interface AriadneStackProps extends StackProps {
   dashboard?: boolean;
 }
 
-// The models the price table (lambdas/config/experiment-config.ts) and the local Bedrock simulator know,
-// kept as they were: newer models, several callable only through inference profiles, were not checked
-// against the Bedrock model list for this change. Pass them with -c bedrockModelIds=us.anthropic....
+// Active Claude models, called through global cross-Region inference profiles: current Claude models are served
+// on demand through inference profiles, and a global profile works from any commercial source Region (Bedrock user
+// guide, "Global cross-Region inference"); both are Active on Bedrock's model lifecycle page and priced in
+// lambdas/config/model-table.ts. A study that must keep inference in one geography deploys with
+// -c bedrockModelIds=us.anthropic.claude-sonnet-4-6 (or eu., apac., jp., au.).
 export const DEFAULT_BEDROCK_MODELS = [
-  'anthropic.claude-3-5-sonnet-20240620-v1:0',
-  'anthropic.claude-3-haiku-20240307-v1:0',
-  'amazon.nova-lite-v1:0',
-  'amazon.nova-pro-v1:0',
+  'global.anthropic.claude-sonnet-4-6',
+  'global.anthropic.claude-haiku-4-5-20251001-v1:0',
 ];
 
 export class AriadneStack extends Stack {
@@ -201,5 +203,18 @@ export class AriadneStack extends Stack {
       for (const c of this.node.findAll())
         if (CfnResource.isCfnResource(c) && c.cfnOptions.deletionPolicy === CfnDeletionPolicy.RETAIN)
           c.applyRemovalPolicy(RemovalPolicy.DESTROY);
+    // What is kept is kept only once it exists: RetainExceptOnCreate ("CloudFormation deletes a resource that was
+    // created during a failed stack creation", CloudFormation user guide, DeletionPolicy attribute), so a first
+    // deploy that fails leaves no orphaned cluster, secret, VPC, bucket or log group behind. Applied last, to every
+    // resource any construct retains (a bucket's and a log group's default is Retain).
+    Aspects.of(this).add(
+      {
+        visit: (node) => {
+          if (CfnResource.isCfnResource(node) && node.cfnOptions.deletionPolicy === CfnDeletionPolicy.RETAIN)
+            node.cfnOptions.deletionPolicy = CfnDeletionPolicy.RETAIN_EXCEPT_ON_CREATE;
+        },
+      },
+      { priority: AspectPriority.READONLY - 1 },
+    );
   }
 }

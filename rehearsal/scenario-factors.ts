@@ -3,6 +3,7 @@
 // to its end; then each run's config snapshot holds its cell's settings and `ariadne stats` (factorStats) groups
 // the runs by each factor.
 import type { World } from './world.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { emulateSweep } from './scenario-sweep.ts';
 import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { factorStats } from '../reports/factor-stats.ts';
@@ -15,7 +16,8 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new FactorsScenarioError(message);
 }
 
-const MODELS = ['amazon.nova-lite-v1:0', 'anthropic.claude-3-haiku-20240307-v1:0'];
+// the deployment's own models: a sweep may only name models the stack grants
+const MODELS = [...DEFAULT_BEDROCK_MODELS];
 /** The factors and their values: every combination is a cell, with each model. */
 const FACTORS: Record<string, string[]> = { observation: ['rays', 'local_grid'], memory: ['fresh', 'history'] };
 

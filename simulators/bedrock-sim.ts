@@ -15,6 +15,15 @@ import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
 import { SimPromptCache } from './bedrock-prompt-cache.ts';
 import { claudeRequestRules, claudeRuleViolation } from './bedrock-model-rules.ts';
+import {
+  accountRefusal,
+  needsProfile,
+  simBaseModel,
+  setUpSimAccount,
+  SIM_DEFAULT_MODELS,
+  simLifecycle,
+  type SimAccount,
+} from './bedrock-catalog.ts';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'ValidationException',
@@ -57,20 +66,63 @@ export class BedrockSim extends SimServer {
   /** The signatures of the reasoning this simulator gave: only those come back valid. */
   private readonly signatures = new Set<string>();
 
-  /** `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorizer). */
-  constructor(opts: SimOptions & { authorizer?: RequestAuthorizer } = {}) {
+  /** The calling account: use case, Marketplace subscriptions, Legacy access (bedrock-catalog.ts). */
+  account: SimAccount;
+
+  /**
+   * `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorizer).
+   * `account`: a new account's state (newSimAccount) instead of one already set up.
+   */
+  constructor(opts: SimOptions & { authorizer?: RequestAuthorizer; account?: SimAccount } = {}) {
     super(opts);
     this.authorizer = opts.authorizer;
+    this.account = opts.account ?? setUpSimAccount();
   }
   protected defaultModels() {
-    return [
-      'anthropic.claude-3-5-sonnet-20240620-v1:0',
-      'anthropic.claude-3-haiku-20240307-v1:0',
-      'anthropic.claude-3-7-sonnet-20250219-v1:0',
-      'amazon.nova-lite-v1:0',
-    ];
+    return [...SIM_DEFAULT_MODELS];
   }
+  /**
+   * GetFoundationModel (control plane, GET /foundation-models/{modelIdentifier}; API reference
+   * docs.aws.amazon.com/bedrock/latest/APIReference/API_GetFoundationModel.html): modelLifecycle.status is ACTIVE or
+   * LEGACY (FoundationModelLifecycle); a model past its end of life, or unknown, is not found. Authorized as
+   * bedrock:GetFoundationModel on the foundation-model ARN (Service Authorization Reference).
+   */
+  private async getFoundationModel(req: LoggedRequest, res: ServerResponse, id: string): Promise<void> {
+    if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
+      return awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
+    if (this.authorizer) {
+      const result = await this.authorizer.check(req.headers, 'rest-json', (s) => [
+        {
+          action: 'bedrock:GetFoundationModel',
+          resource: `arn:${s.partition}:bedrock:${s.region}::foundation-model/${id}`,
+        },
+      ]);
+      if (!result.ok) {
+        res.writeHead(result.reply.status, result.reply.headers);
+        res.end(result.reply.body);
+        return;
+      }
+    }
+    const lifecycle = simLifecycle(id);
+    if (!this.models.some((m) => simBaseModel(m) === id) || lifecycle === 'end-of-life')
+      return awsError(res, 404, 'The requested model was not found.', 'ResourceNotFoundException');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        modelDetails: {
+          modelId: id,
+          modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${id}`,
+          providerName: id.split('.')[0],
+          inferenceTypesSupported: needsProfile(id) ? ['INFERENCE_PROFILE'] : ['ON_DEMAND'],
+          modelLifecycle: { status: lifecycle === 'legacy' ? 'LEGACY' : 'ACTIVE' },
+        },
+      }),
+    );
+  }
+
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
+    const fm = /^\/foundation-models\/([^/]+)$/.exec(req.path);
+    if (req.method === 'GET' && fm) return this.getFoundationModel(req, res, decodeURIComponent(fm[1]));
     const m = /^\/model\/(.+)\/converse$/.exec(req.path);
     if (req.method !== 'POST' || !m)
       return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');
@@ -87,6 +139,10 @@ export class BedrockSim extends SimServer {
       }
     }
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
+    // lifecycle, inference profiles and the account's model access, before any quota or model work
+    const accessKey = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
+    const refused = accountRefusal(this.account, model, accessKey);
+    if (refused) return awsError(res, refused[0], refused[2], refused[1]);
     const body = req.body ?? {};
     const allInput = this.promptTokens(
       JSON.stringify(body.system ?? []) + JSON.stringify(body.messages ?? []) + JSON.stringify(body.toolConfig ?? {}),

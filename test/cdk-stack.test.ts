@@ -43,7 +43,10 @@ function variant(props: AriadneStackProps): Template {
   return Template.fromStack(new AriadneStack(app, 'Ariadne', props));
 }
 
-type Resources = Record<string, { Type: string; DeletionPolicy?: string; Properties: Record<string, any> }>;
+type Resources = Record<
+  string,
+  { Type: string; DeletionPolicy?: string; UpdateReplacePolicy?: string; Properties: Record<string, any> }
+>;
 const resourcesOf = (t: Template) => t.toJSON().Resources as Resources;
 const idsOf = (t: Template, type: string) => Object.keys(t.findResources(type));
 
@@ -501,15 +504,23 @@ describe('Parameter Store and least privilege', () => {
   const bedrockStatements = (t: Template) =>
     statementsOf(t).filter((st) => [st.Action].flat().some((a: string) => a.startsWith('bedrock:')));
 
-  it('only the Bedrock agent may call Bedrock, and only the configured models (model ids: in its Region)', () => {
+  it('only the Bedrock agent may call Bedrock: the default global profiles, and their models only through them', () => {
     const bedrock = bedrockStatements(template);
-    expect(bedrock).toHaveLength(1); // the default models are model ids: no profile, nothing routed
-    expect(bedrock[0].Action).toBe('bedrock:InvokeModel');
-    expect(bedrock[0].Condition).toBeUndefined();
-    expect(JSON.stringify(bedrock[0].roles)).toMatch(/InvokeBedrockAgentFn/);
-    expect([bedrock[0].Resource].flat().map(flat)).toEqual(
-      DEFAULT_BEDROCK_MODELS.map((id) => `arn:aws:bedrock:us-east-1::foundation-model/${id}`),
+    expect(bedrock).toHaveLength(2);
+    const [direct, routed] = bedrock;
+    expect(direct.Condition).toBeUndefined();
+    expect([direct.Resource].flat().map(flat)).toEqual(
+      DEFAULT_BEDROCK_MODELS.map((id) => `arn:aws:bedrock:us-east-1:123456789012:inference-profile/${id}`),
     );
+    // a global profile: its model in the source Region and the Region-less model ARN, through the profile only
+    const bases = DEFAULT_BEDROCK_MODELS.map((id) => id.replace(/^global\./, ''));
+    expect([routed.Resource].flat().map(flat).sort()).toEqual(
+      bases
+        .flatMap((b) => [`arn:aws:bedrock:us-east-1::foundation-model/${b}`, `arn:aws:bedrock:::foundation-model/${b}`])
+        .sort(),
+    );
+    expect(Object.keys(routed.Condition)).toEqual(['ArnLike']);
+    expect(JSON.stringify(bedrock.map((st) => st.roles))).toMatch(/InvokeBedrockAgentFn/);
   });
 
   it('an inference profile id is a profile (us., eu., apac., global., ...); a model id is not', () => {
@@ -824,8 +835,21 @@ describe('database', () => {
       'AWS::EC2::VPC',
       'AWS::EC2::Subnet',
     ])
-      for (const id of idsOf(template, type)) expect(resources[id].DeletionPolicy, `${type} ${id}`).toBe('Retain');
+      for (const id of idsOf(template, type))
+        expect(resources[id].DeletionPolicy, `${type} ${id}`).toBe('RetainExceptOnCreate');
     template.hasResourceProperties('AWS::RDS::DBCluster', { DeletionProtection: true });
+  });
+
+  it('retains nothing a failed first deploy created: every kept resource is RetainExceptOnCreate', () => {
+    const kept = Object.entries(resourcesOf(template)).filter(([, r]) => r.DeletionPolicy?.startsWith('Retain'));
+    // the cluster, its secret and network, the sweep bucket, the flow logs at least
+    expect(kept.map(([, r]) => r.Type)).toEqual(
+      expect.arrayContaining(['AWS::RDS::DBCluster', 'AWS::S3::Bucket', 'AWS::EC2::VPC', 'AWS::Logs::LogGroup']),
+    );
+    for (const [id, r] of kept) {
+      expect(r.DeletionPolicy, `${r.Type} ${id}`).toBe('RetainExceptOnCreate');
+      expect(r.UpdateReplacePolicy, `${r.Type} ${id}`).toBe('Retain');
+    }
   });
 
   it('removeData removes everything: cluster and secret deleted, no deletion protection, no final snapshot', () => {

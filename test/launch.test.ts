@@ -5,19 +5,31 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRequestSchema } from '../state-machine/contracts.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
+import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const sim = new SfnSim();
 const s3 = new S3Sim();
+const cfn = new CloudFormationSim();
+let cfnEndpoint = '';
+/** The outputs resolveStack requires besides the sweep's. */
+const OTHER_OUTPUTS = {
+  StateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Lab-experiments',
+  DatabaseClusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:lab',
+  DatabaseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:lab-AbCdEf',
+  DatabaseName: 'ariadne',
+};
 let endpoint = '';
 let s3Endpoint = '';
 beforeAll(async () => {
   endpoint = await sim.listen();
   s3Endpoint = await s3.listen();
+  cfnEndpoint = await cfn.listen();
 });
 afterAll(async () => {
   await sim.close();
+  await cfn.close();
   await s3.close();
 });
 beforeEach(() => {
@@ -42,7 +54,7 @@ describe('ariadne launch', () => {
       '--provider',
       'bedrock',
       '--model',
-      'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      'us.anthropic.claude-sonnet-4-6',
       '--maze',
       'perfect',
       '--size',
@@ -61,12 +73,12 @@ describe('ariadne launch', () => {
     ]);
     const { body } = starts()[0];
     expect(body.stateMachineArn).toBe(ARN);
-    expect(body.name).toMatch(/^bedrock-anthropic-claude-3-5-sonnet-20240620-v1-0-perfect-21-s4-r1-[0-9a-f]{10}$/);
+    expect(body.name).toMatch(/^bedrock-us-anthropic-claude-sonnet-4-6-perfect-21-s4-r1-[0-9a-f]{10}$/);
     const input = JSON.parse(body.input);
     expect(startRequestSchema.safeParse(input).success).toBe(true);
     expect(input).toEqual({
       agent: 'bedrock',
-      model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      model: 'us.anthropic.claude-sonnet-4-6',
       maze: { generator: 'perfect', size: 21, seed: 4 },
       config: { max_moves: 2000 },
     });
@@ -198,13 +210,36 @@ describe('ariadne sweep --aws', () => {
     expect(s3.requests).toHaveLength(1);
     s3.requests.length = 0;
     sim.requests.length = 0;
-    const none = await sweepAws([]);
+    // neither given: the stack is asked, and a stack that does not exist is named with the fix
+    const none = await sweepAws([], { AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint, AWS_REGION: 'eu-west-1' });
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/--aws needs --bucket \(or ARIADNE_SWEEP_BUCKET\): the SweepBucketName output/);
+    expect(none.stderr).toMatch(/--stack "Ariadne"|stack Ariadne/);
     const bad = await sweepAws(['--bucket', 'Not_A_Bucket']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--bucket "Not_A_Bucket" is not an S3 bucket name/);
     expect([...s3.requests, ...sim.requests]).toEqual([]);
+  });
+
+  it("finds the sweep machine and the bucket in the stack's outputs when neither is given", async () => {
+    s3.buckets.add(BUCKET);
+    cfn.addStack({
+      name: 'Lab',
+      status: 'UPDATE_COMPLETE',
+      outputs: { SweepStateMachineArn: SWEEP_ARN, SweepBucketName: BUCKET, ...OTHER_OUTPUTS },
+    });
+    const r = await spawnAriadne(['sweep', 'sweeps/example.yaml', '--aws', '--stack', 'Lab', '--endpoint', endpoint], {
+      AWS_ACCESS_KEY_ID: 'sim',
+      AWS_SECRET_ACCESS_KEY: 'sim',
+      AWS_REGION: 'eu-west-1',
+      AWS_ENDPOINT_URL_S3: s3Endpoint,
+      AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint,
+      ARIADNE_SWEEP_BUCKET: '',
+      ARIADNE_SWEEP_STATE_MACHINE_ARN: '',
+    });
+    expect(r.stderr).not.toMatch(/ariadne:/);
+    expect(r.code).toBe(0);
+    expect(sim.requests[0].body.stateMachineArn).toBe(SWEEP_ARN);
+    expect(JSON.parse(sim.requests[0].body.input).runsObject.bucket).toBe(BUCKET);
   });
 
   it('a bucket that does not exist stops it before the sweep machine is started', async () => {

@@ -16,7 +16,7 @@ import { parametersFile } from './support/parameters-file.ts';
 let db: TestDatabase;
 const sims = providerSims();
 const { ollama, bedrock } = sims;
-const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+const SONNET = 'us.anthropic.claude-sonnet-4-6';
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 beforeAll(async () => {
   db = await testDatabase();
@@ -258,7 +258,10 @@ describe('what the engine sends', () => {
     const conv = bedrock.requests.filter((r) => r.path === `/model/${SONNET}/converse`);
     expect(conv.length).toBeGreaterThan(2);
     for (const req of conv) {
-      expect(req.body.toolConfig.tools.map((t: any) => t.toolSpec.name)).toEqual(TOOL_NAMES);
+      // the tools, then the cache point Sonnet 4.6 takes after them (bedrock-caching.ts)
+      expect(req.body.toolConfig.tools.filter((t: any) => t.toolSpec).map((t: any) => t.toolSpec.name)).toEqual(
+        TOOL_NAMES,
+      );
       expect(req.body.toolConfig.tools[0].toolSpec.inputSchema.json).toMatchObject({ type: 'object' });
       expect(req.body.system[0].text.startsWith(PROMPTS.v2.slice(0, PROMPTS.v2.indexOf('{')))).toBe(true);
       expect(req.body.inferenceConfig).toEqual({ maxTokens: 1024, temperature: 0.2 });
@@ -294,7 +297,7 @@ describe('faults', () => {
       'bedrock',
       () => runBedrock(),
       bedrock,
-      /ProviderTransientError: bedrock model "anthropic\.claude-3-5-sonnet-20240620-v1:0": 500 InternalServerException/,
+      /ProviderTransientError: bedrock model "us\.anthropic\.claude-sonnet-4-6": 500 InternalServerException/,
     ],
   ] as const)(
     'endless 500s from %s finalize the experiment failed, naming provider, model and status',

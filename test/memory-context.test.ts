@@ -20,7 +20,7 @@ import { FAST_RETRY as SHARED_RETRY, providerSims } from './support/provider-sim
 const sims = providerSims();
 const { ollama } = sims;
 const MODEL = 'qwen2.5:7b';
-const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+const SONNET = 'us.anthropic.claude-sonnet-4-6';
 const FAST_RETRY = { ...SHARED_RETRY, max_attempts: 2 };
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 const MAZE = { generator: 'medium', size: 15, seed: 3 };
@@ -265,7 +265,7 @@ describe('bedrock', () => {
     const usage = (await db.pool.query('SELECT * FROM context_usage WHERE experiment_id = $1', [experimentId])).rows;
     expect(usage.length).toBeGreaterThan(0);
     for (const u of usage) {
-      expect(u).toMatchObject({ provider: 'bedrock', context_window: 200_000, at_window: false });
+      expect(u).toMatchObject({ provider: 'bedrock', context_window: 1_000_000, at_window: false });
       expect(u.prompt_tokens).toBeGreaterThan(0);
       expect(u.total_duration_ns).toBeNull();
     }
@@ -333,7 +333,7 @@ describe('the settings', () => {
   it('take a Bedrock window from context_windows, also through an inference profile', () => {
     const config = experimentConfigSchema.parse({ context_windows: { 'acme.model-v1': 8_192 } });
     expect(contextWindow('bedrock', 'acme.model-v1', config)).toBe(8_192);
-    expect(contextWindow('bedrock', `us.${SONNET}`, config)).toBe(200_000); // the defaults stay (merged)
+    expect(contextWindow('bedrock', SONNET, config)).toBe(1_000_000); // the defaults stay (merged), through a profile
     expect(contextWindow('bedrock', 'unknown.model', config)).toBeNull();
     expect(contextWindow('ollama', MODEL, config)).toBe(config.ollama.num_ctx);
   });

@@ -133,7 +133,7 @@ describe(`the real CLI on this Node (${process.version})`, () => {
       '--provider',
       'bedrock',
       '--model',
-      'anthropic.claude-3-haiku-20240307-v1:0',
+      'global.anthropic.claude-haiku-4-5-20251001-v1:0',
       '--bedrock-endpoint',
       bedrockUrl,
       '--maze',

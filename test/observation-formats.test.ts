@@ -94,7 +94,7 @@ it('bedrock: a picture format reaches the goal through toolResult blocks too', a
   const { summary } = await runLocalExperiment(
     {
       agent: 'bedrock',
-      model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      model: 'us.anthropic.claude-sonnet-4-6',
       maze: { generator: 'medium', size: 15, seed: 3 },
       config: {
         bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2' },

@@ -20,7 +20,8 @@ import { testDatabase, type TestDatabase } from './support/db.ts';
 import { parametersFile } from './support/parameters-file.ts';
 
 const SONNET_37 = 'anthropic.claude-3-7-sonnet-20250219-v1:0'; // caches system, messages and tools from 1,024 tokens
-const SONNET_35 = 'anthropic.claude-3-5-sonnet-20240620-v1:0'; // no prompt caching
+// an Active model that takes no cache point (bedrock-caching.ts lists none for Meta's models)
+const NO_CACHE = 'us.meta.llama3-3-70b-instruct-v1:0';
 const NOVA_LITE = 'amazon.nova-lite-v1:0'; // caches system and messages, not tools
 const PRICES = {
   [SONNET_37]: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 },
@@ -33,6 +34,7 @@ const LONG_PROMPT = `The maze is {width}x{height} tiles. Find the goal; {success
 
 let db: TestDatabase;
 const sim = new BedrockSim();
+sim.models.push(NO_CACHE);
 let endpoint = '';
 let parameters: ParameterCache;
 
@@ -160,7 +162,7 @@ describe('no cache point', () => {
 
   it('for a model without prompt caching, although the setting is on (the default)', async () => {
     expect(DEFAULT_CONFIG.bedrock.prompt_caching).toBe(true);
-    const { summary } = await run(SONNET_35);
+    const { summary } = await run(NO_CACHE);
     expect(summary).toMatchObject({ status: 'completed', goal_found: true });
     expect(converses().length).toBeGreaterThan(0);
     for (const r of converses())
@@ -190,7 +192,7 @@ describe('the simulator, as the service', () => {
   });
 
   it.each([
-    [SONNET_35, 'system'],
+    [NO_CACHE, 'system'],
     [NOVA_LITE, 'tools'],
   ] as const)('refuses a cache point %s does not take (in %s) with a ValidationException', async (model, where) => {
     const err = await client()
@@ -237,7 +239,7 @@ describe('support table and prices', () => {
     expect(baseModelId(`us.${SONNET_37}`)).toBe(SONNET_37);
     expect(baseModelId(`us-gov.${SONNET_37}`)).toBe(SONNET_37);
     expect(promptCacheSupport(`global.${SONNET_37}`)?.minTokens).toBe(1_024);
-    expect(promptCacheSupport(`eu.${SONNET_35}`)).toBeNull();
+    expect(promptCacheSupport(`eu.${NO_CACHE.slice(3)}`)).toBeNull();
   });
 
   it('a cache price left out charges those tokens as ordinary input', () => {

@@ -95,8 +95,9 @@ describe('the researcher policy', () => {
       `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/ariadne/*`,
     ]);
     expect(policy.Statement[7].Resource).toEqual([`arn:aws:s3:::${outputs.sweepBucketName}/runs/*`]);
-    const bedrock = researcherPolicy(outputs, { bedrock: true }).Statement.at(-1)!;
-    expect(bedrock).toMatchObject({ Sid: 'DoctorChecksBedrockModels', Action: ['bedrock:InvokeModel'] });
+    const [invoke, lifecycle] = researcherPolicy(outputs, { bedrock: true }).Statement.slice(-2);
+    expect(invoke).toMatchObject({ Sid: 'DoctorChecksBedrockModels', Action: ['bedrock:InvokeModel'] });
+    expect(lifecycle).toMatchObject({ Sid: 'DoctorReadsModelLifecycle', Action: ['bedrock:GetFoundationModel'] });
   });
 
   it('doctor simulates the identity a caller ARN carries: a user as is, a role session as its role', () => {

@@ -1,28 +1,56 @@
-// Bedrock model access from the researcher's side: a one-token Converse call per model the deployment grants (the
-// stack writes them to <prefix>/deployment/bedrock_models), in the Region the parameters name. What each failure
-// means is Bedrock's documented error: AccessDeniedException (no IAM grant, or model access not enabled),
-// ResourceNotFoundException (not offered in the Region), ValidationException (e.g. a model only callable through an
-// inference profile), ThrottlingException (reachable, but over a quota right now).
+// Bedrock model access from the researcher's side, per model the deployment grants (the stack writes them to
+// <prefix>/deployment/bedrock_models), in the Region the parameters name:
+// 1. its lifecycle, read live (GetFoundationModel's modelLifecycle.status, ACTIVE or LEGACY; model-lifecycle page:
+//    "New customers can't use Legacy models and existing customers may lose access to Legacy models after 15 days
+//    of inactivity"): a Legacy model is a warning with the fix, a model not found a failure;
+// 2. a one-token Converse call. On a new account this call is also what activates the model: the first invocation
+//    of a third-party model starts the account's AWS Marketplace subscription when the caller may subscribe
+//    (model-access page). So the deploy guide has an administrator run `doctor --aws --bedrock` once; the
+//    subscription then serves every role of the account, and the stack's Bedrock role needs no Marketplace grant.
+// What each refusal means, and its fix, is lambdas/providers/llm/bedrock-access.ts's, shared with the Bedrock agent.
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import type { Check } from './doctor.ts';
 import { commandPrefix } from './invocation.ts';
+import { diagnoseBedrockAccess } from '../../lambdas/providers/llm/bedrock-access.ts';
+import { baseModelId } from '../../lambdas/config/model-table.ts';
 
-function fixFor(err: Error, model: string, region: string, prefix: string): string {
-  switch (err.name) {
-    case 'AccessDeniedException':
-      return (
-        `enable access to ${model} in the Bedrock console (Model access) in ${region}, and allow bedrock:InvokeModel ` +
-        `to your identity (${commandPrefix()} policy researcher --bedrock)`
-      );
-    case 'ResourceNotFoundException':
-      return `${model} is not offered in ${region}: set ${prefix}/config/bedrock/region, or deploy another model`;
-    case 'ValidationException':
-      return (
-        'if the message says on-demand throughput is not supported, call it through an inference profile: ' +
-        `deploy with -c bedrockModelIds=us.${model} (or eu., apac., global.)`
-      );
-    default:
-      return 'try again later; if it persists, see the AWS Health Dashboard for Bedrock in that Region';
+const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>
+  err.name === 'ResourceNotFoundException'
+    ? `${model} is not offered in ${region}: set ${prefix}/config/bedrock/region, or deploy another model`
+    : 'try again later; if it persists, see the AWS Health Dashboard for Bedrock in that Region';
+
+/** GetFoundationModel for the model behind `model` (a profile's base model): its lifecycle check. */
+async function lifecycleCheck(model: string, region: string): Promise<Check> {
+  const { BedrockClient, GetFoundationModelCommand } = await import('@aws-sdk/client-bedrock');
+  const client = new BedrockClient({ region, maxAttempts: 2 });
+  const base = baseModelId(model);
+  const check = `Bedrock ${model} lifecycle`;
+  try {
+    const out = await client.send(new GetFoundationModelCommand({ modelIdentifier: base }));
+    const status = out.modelDetails?.modelLifecycle?.status ?? 'unknown';
+    if (status === 'LEGACY')
+      return {
+        check,
+        ok: true,
+        warning: true,
+        detail: `${base} is LEGACY: new accounts cannot use it, and an account idle on it for 15 days loses it`,
+        fix: 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it',
+      };
+    return { check, ok: true, detail: `${base} is ${status} in ${region}` };
+  } catch (err) {
+    const e = err as Error;
+    return {
+      check,
+      ok: e.name === 'AccessDeniedException',
+      skipped: e.name === 'AccessDeniedException',
+      detail: `${e.name}: ${e.message}`,
+      fix:
+        e.name === 'AccessDeniedException'
+          ? `allow bedrock:GetFoundationModel to your identity (${commandPrefix()} policy researcher --bedrock)`
+          : `${base} is not offered in ${region} (or past its end of life): deploy an Active model`,
+    };
+  } finally {
+    client.destroy();
   }
 }
 
@@ -33,6 +61,7 @@ export async function bedrockChecks(models: string[], region: string, prefix: st
   try {
     const checks: Check[] = [];
     for (const model of models) {
+      checks.push(await lifecycleCheck(model, region));
       const check = `Bedrock ${model}`;
       try {
         const reply = await client.send(
@@ -46,11 +75,12 @@ export async function bedrockChecks(models: string[], region: string, prefix: st
       } catch (err) {
         const e = err as Error;
         const throttled = e.name === 'ThrottlingException' || e.name === 'ServiceQuotaExceededException';
+        const access = diagnoseBedrockAccess(e, { model, region, command: commandPrefix() });
         checks.push({
           check,
           ok: throttled,
           detail: `${e.name}: ${e.message}`,
-          fix: throttled ? undefined : fixFor(e, model, region, prefix),
+          fix: throttled ? undefined : (access?.fix ?? fallbackFix(e, model, region, prefix)),
         });
       }
     }

@@ -20,6 +20,8 @@ export interface Check {
   fix?: string;
   /** Not made (not asked for, or not possible with the caller's identity); never a failure. */
   skipped?: boolean;
+  /** Passed, but something to act on (a Legacy model); never a failure. */
+  warning?: boolean;
 }
 
 export interface DoctorOptions {
@@ -174,7 +176,8 @@ export async function localDoctor(db: SqlDatabase): Promise<Check[]> {
 
 export function doctorLines(checks: Check[]): string[] {
   return checks.map((c) => {
-    const mark = c.skipped ? 'skip' : c.ok ? 'ok  ' : 'FAIL';
-    return `${mark}  ${c.check}: ${c.detail}${c.fix ? `\n      ${c.ok ? 'to check' : 'fix'}: ${c.fix}` : ''}`;
+    const mark = c.skipped ? 'skip' : c.warning ? 'WARN' : c.ok ? 'ok  ' : 'FAIL';
+    const label = c.warning ? 'fix' : c.ok ? 'to check' : 'fix';
+    return `${mark}  ${c.check}: ${c.detail}${c.fix ? `\n      ${label}: ${c.fix}` : ''}`;
   });
 }

@@ -12,18 +12,21 @@ import {
   type ExperimentConfigInput,
 } from '../../lambdas/config/experiment-config.ts';
 import { resolveConfig } from '../../lambdas/engine/experiment.ts';
+import { diagnoseBedrockAccess } from '../../lambdas/providers/llm/bedrock-access.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {
   type Chain = { code?: string; message?: string; cause?: unknown; errors?: unknown[] };
   let cur = err as Chain | undefined;
   let found = (err as Error)?.message ?? String(err);
+  let code: string | undefined;
+  // the innermost code: the AWS SDK's HTTP/2 handler wraps a refused connection as ERR_HTTP2_STREAM_CANCEL
   for (let depth = 0; cur && depth < 5; depth++) {
-    if (cur.code) return cur.code;
-    if (cur.message) found = cur.message;
+    if (cur.code) code = cur.code;
+    else if (cur.message && !code) found = cur.message;
     cur = (cur.cause ?? cur.errors?.[0]) as Chain | undefined;
   }
-  return found;
+  return code ?? found;
 }
 
 /** How the messages name the host and the model: the run's options, or a sweep file's agent. */
@@ -110,6 +113,44 @@ async function checkAwsCredentials(region: string): Promise<void> {
   }
 }
 
+/**
+ * The model answers a one-token Converse call from here (as the doctor's check): a wrong or retired model id, or
+ * one that needs an inference profile, is bad input (exit 2); an endpoint that cannot be reached, or an account
+ * that may not call the model yet (no Marketplace subscription, no use case form, no grant), is the environment
+ * (exit 3). Each names its fix (bedrock-access.ts). Throttling means the model is there: not an error.
+ */
+async function checkBedrockModel(model: string, region: string, endpoint: string | undefined, labels: Labels) {
+  const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+  const client = new BedrockRuntimeClient({ region, endpoint, maxAttempts: 2 });
+  try {
+    await client.send(
+      new ConverseCommand({
+        modelId: model,
+        messages: [{ role: 'user', content: [{ text: 'Reply with one word: ready' }] }],
+        inferenceConfig: { maxTokens: 1 },
+      }),
+      { abortSignal: AbortSignal.timeout(30_000) },
+    );
+  } catch (err) {
+    const e = err as Error & { $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'ThrottlingException' || e.name === 'ServiceQuotaExceededException') return;
+    const access = diagnoseBedrockAccess(e, { model, region, command: commandPrefix() });
+    const said = `Bedrock answered ${e.name}: ${e.message}`;
+    if (access && ['invalid-model', 'needs-profile', 'legacy', 'end-of-life'].includes(access.problem))
+      throw new InvalidInputError(labels.model, model, `${labels.model} "${model}": ${said}; ${access.fix}`);
+    if (access) throw new EnvironmentError(labels.model, `${labels.model} "${model}": ${said}; ${access.fix}`);
+    if (e.$metadata?.httpStatusCode === undefined)
+      throw new EnvironmentError(
+        'Bedrock',
+        `cannot reach Bedrock in ${region}${endpoint ? ` at ${endpoint}` : ''} (${rootCause(err)}); check the ` +
+          'network and the Region (--region), or the endpoint',
+      );
+    throw new EnvironmentError(labels.model, `${labels.model} "${model}": ${said}`);
+  } finally {
+    client.destroy();
+  }
+}
+
 /** One LLM agent an experiment will run: what was sent for it (the run's options, a sweep cell's config). */
 export interface PlannedAgent {
   agent: string;
@@ -137,10 +178,20 @@ export async function preflightAgents(planned: PlannedAgent[], parameters?: Expe
       // resolved only here: a sweep's baseline cells, most of them, need no config read for this
       const resolved = resolveConfig(mergeConfig(parameters, p.config));
       const key = `bedrock ${resolved.bedrock.region} ${resolved.bedrock.endpoint ?? ''}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      if (resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
-      await checkAwsCredentials(resolved.bedrock.region);
+      if (!seen.has(key)) {
+        seen.add(key);
+        if (resolved.bedrock.endpoint) await checkEndpoint('--bedrock-endpoint', resolved.bedrock.endpoint);
+        await checkAwsCredentials(resolved.bedrock.region);
+      }
+      const modelKey = `${key} ${p.model}`;
+      if (seen.has(modelKey)) continue;
+      seen.add(modelKey);
+      await checkBedrockModel(
+        p.model ?? '',
+        resolved.bedrock.region,
+        resolved.bedrock.endpoint,
+        p.labels ?? RUN_LABELS,
+      );
     }
   }
 }

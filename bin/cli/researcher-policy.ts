@@ -101,6 +101,13 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
         ['bedrock:InvokeModel'],
         [arn('bedrock', 'foundation-model/*', '*', ''), arn('bedrock', 'inference-profile/*', '*')],
       ),
+      // the model's lifecycle status (the doctor warns of Legacy); GetFoundationModel's only resource type is
+      // foundation-model (Service Authorization Reference for Amazon Bedrock)
+      statement(
+        'DoctorReadsModelLifecycle',
+        ['bedrock:GetFoundationModel'],
+        [arn('bedrock', 'foundation-model/*', '*', '')],
+      ),
     );
   return { Version: '2012-10-17', Statement: statements };
 }

@@ -40,8 +40,8 @@ export function sweepBucket(flag: string | undefined, env = process.env): string
     throw new InvalidInputError(
       '--bucket',
       bucket,
-      '--aws needs --bucket (or ARIADNE_SWEEP_BUCKET): the SweepBucketName output of the stack, ' +
-        'where the run list is uploaded for the sweep machine to read',
+      '--aws needs a bucket: --bucket, ARIADNE_SWEEP_BUCKET, or a stack (--stack) whose output SweepBucketName ' +
+        'names the bucket the run list is uploaded to for the sweep machine to read',
     );
   if (!BUCKET.test(bucket))
     throw new InvalidInputError('--bucket', bucket, `--bucket "${bucket}" is not an S3 bucket name`);

@@ -29,6 +29,25 @@ function refuseLoopbackHost(host: string): void {
   );
 }
 
+/**
+ * In a deployment the stack records the Bedrock models it grants (<prefix>/deployment/bedrock_models, written from
+ * -c bedrockModelIds); a model outside that list would be denied at every turn by IAM. Refused before anything is
+ * written, naming the context that grants it. Outside a deployment (no such parameter) nothing is checked.
+ */
+function refuseUngrantedModel(model: string | undefined, deployment: Record<string, string> | undefined): void {
+  if (!process.env.AWS_LAMBDA_FUNCTION_NAME || !deployment) return;
+  const granted = (deployment.bedrock_models ?? '').split(',').filter(Boolean);
+  if (model && granted.includes(model)) return;
+  throw new InvalidInputError(
+    'model',
+    model,
+    `model "${model}" is not granted by this deployment (it grants ${
+      granted.length ? granted.join(', ') : 'no ' + 'Bedrock model'
+    }); redeploy with cdk deploy -c bedrockModelIds=${[...granted, model].join(',')} (the grant is ` +
+      "IAM on the Bedrock function's role; /ariadne/deployment/bedrock_models lists it), or choose a granted model",
+  );
+}
+
 export const startExperimentHandler =
   (deps: HandlerDeps) =>
   async (event: unknown): Promise<LoopState> => {
@@ -62,6 +81,7 @@ export const startExperimentHandler =
     // The environment supplies the Ollama host when the input names none (zod has filled in the default,
     // so look at what was sent); either way the host lands in the snapshot.
     const parameters = await deps.parameters?.get();
+    if (input.agent === 'bedrock') refuseUngrantedModel(input.model ?? undefined, parameters?.deployment);
     if (input.agent === 'ollama') {
       const host = effectiveOllamaHost(sent, parameters?.config);
       if (process.env.AWS_LAMBDA_FUNCTION_NAME) refuseLoopbackHost(host);

@@ -108,9 +108,8 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
         classifyOllamaError,
       );
     case 'bedrock':
-      return chat(
-        bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config, modelName)),
-        classifyBedrockError,
+      return chat(bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config, modelName)), (err) =>
+        classifyBedrockError(err, { model: modelName, region: config.bedrock.region }),
       );
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);

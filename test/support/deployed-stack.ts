@@ -63,6 +63,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
   const identity = new IdentitySim(authorizer);
   const identityUrl = await identity.listen();
   const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
+  const bedrockUrl = await bedrock.listen();
   const env = researcherEnv(outputs, accessKeyIdFor(researcher), 'researcher-secret', {
     AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
     AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
@@ -70,7 +71,9 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_ENDPOINT_URL_SFN: await sfn.listen(),
     AWS_ENDPOINT_URL_STS: identityUrl,
     AWS_ENDPOINT_URL_IAM: identityUrl,
-    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
+    // the control plane (GetFoundationModel) on the same simulator
+    AWS_ENDPOINT_URL_BEDROCK: bedrockUrl,
   });
   return {
     outputs,

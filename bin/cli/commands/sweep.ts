@@ -15,6 +15,8 @@ import { preflightAgents } from '../preflight.ts';
 interface SweepOptions {
   concurrency?: number;
   aws?: boolean;
+  stack?: string;
+  region?: string;
   stateMachineArn?: string;
   bucket?: string;
   endpoint?: string;
@@ -33,15 +35,18 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
   const { readSweepFile, startAwsSweep, sweepBucket } = await import('../sweep.ts');
   const loaded = readSweepFile(file);
   if (o.aws) {
-    const arn = o.stateMachineArn ?? process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN;
+    let arn = o.stateMachineArn || process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN || undefined;
+    let bucketName = o.bucket ?? (process.env.ARIADNE_SWEEP_BUCKET || undefined);
+    // as every other --aws command: the stack's outputs name the sweep machine and its bucket (DescribeStacks)
+    if (!arn || bucketName === undefined) {
+      const { resolveStack } = await import('../aws-stack.ts');
+      const outputs = await resolveStack({ stack: o.stack, region: o.region });
+      arn ??= outputs.sweepStateMachineArn;
+      bucketName ??= outputs.sweepBucketName;
+    }
     if (!arn)
-      throw new InvalidInputError(
-        '--state-machine-arn',
-        arn,
-        '--aws needs --state-machine-arn (or ARIADNE_SWEEP_STATE_MACHINE_ARN): ' +
-          'the SweepStateMachineArn output of the stack',
-      );
-    const bucket = sweepBucket(o.bucket);
+      throw new InvalidInputError('--state-machine-arn', arn, '--aws needs the sweep state machine of the stack');
+    const bucket = sweepBucket(bucketName);
     const started = await startAwsSweep(loaded, { stateMachineArn: arn, bucket, endpoint: o.endpoint }, o.concurrency);
     const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
     process.stdout.write(`${o.json ? JSON.stringify(started) : text}\n`);
@@ -115,13 +120,19 @@ export function registerSweepCommand(program: Command): void {
         '(a Distributed Map) instead of running locally',
     )
     .option(
+      '--stack <name>',
+      'with --aws: the deployed stack whose outputs name the sweep machine and bucket',
+      'Ariadne',
+    )
+    .option('--region <region>', 'with --aws: the Region it is deployed in (default: AWS_REGION, then your profile)')
+    .option(
       '--state-machine-arn <arn>',
-      'with --aws: the sweep state machine (default: $ARIADNE_SWEEP_STATE_MACHINE_ARN)',
+      "with --aws: the sweep state machine (default: $ARIADNE_SWEEP_STATE_MACHINE_ARN, else the stack's output)",
     )
     .option(
       '--bucket <name>',
-      'with --aws: the bucket the run list is uploaded to, the stack output SweepBucketName ' +
-        '(default: $ARIADNE_SWEEP_BUCKET)',
+      'with --aws: the bucket the run list is uploaded to (default: $ARIADNE_SWEEP_BUCKET, else the stack output ' +
+        'SweepBucketName)',
     )
     .addOption(endpointOption('with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)'))
     .addOption(jsonOption())

@@ -22,6 +22,7 @@ import type { BedrockInference } from './sampling.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 import { withCachePoints } from './bedrock-caching.ts';
+import { diagnoseBedrockAccess, type FixContext } from './bedrock-access.ts';
 
 export interface BedrockSettings {
   region: string;
@@ -191,9 +192,21 @@ export function bedrockModel(
   };
 }
 
-export function classifyBedrockError(err: unknown): Failure {
+/**
+ * `ctx` (the model and Region called): an access problem (bedrock-access.ts: no marketplace subscription, use case
+ * form, Legacy or end-of-life model, a base id that needs a profile, no grant) is permanent and its message carries
+ * the fix, so the experiment ends naming it instead of being retried as a provider fault.
+ */
+export function classifyBedrockError(err: unknown, ctx?: FixContext): Failure {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = e?.$metadata?.httpStatusCode;
+  const access = ctx && typeof status === 'number' ? diagnoseBedrockAccess(e, ctx) : null;
+  if (access && typeof status === 'number')
+    return {
+      transient: false,
+      status,
+      message: `${e.name}: ${e.message ?? ''} (${access.problem}; fix: ${access.fix})`,
+    };
   if (typeof status === 'number') {
     const transient =
       isTransientStatus(status) ||

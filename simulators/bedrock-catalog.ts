@@ -1,0 +1,140 @@
+// What the Bedrock simulator knows of models and of the account calling them, written from AWS's pages apart from
+// the project's model table (lambdas/config/model-table.ts), so that a mistake there meets AWS's behaviour here.
+//
+// Lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use Legacy
+// models and existing customers may lose access to Legacy models after 15 days of inactivity"; after the EOL date
+// "requests to this version will fail". Claude 3.5 Sonnet (20240620) and Claude 3 Haiku are past end of life; Claude
+// 3.7 Sonnet and Sonnet 4.5 are Legacy (Sonnet 4.5 since 2026-10-08).
+// Inference profiles (docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html): the Claude 4
+// generation and later are served on demand through cross-Region inference profiles; their base ids answer
+// "Invocation of model ID ... with on-demand throughput isn't supported" (reported wording).
+// Model access (docs.aws.amazon.com/bedrock/latest/userguide/model-access.html): a third-party model's first
+// invocation starts the account's AWS Marketplace subscription when the caller may subscribe
+// (aws-marketplace:Subscribe, ViewSubscriptions, Unsubscribe), else AccessDeniedException; Anthropic's models
+// first need the account's use case details. The messages are those users report (lambdas/providers/llm/
+// bedrock-access.ts lists the sources).
+
+export type SimLifecycle = 'active' | 'legacy' | 'end-of-life';
+
+const PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
+
+/** The model id behind an inference profile id (or the id itself). */
+export const simBaseModel = (id: string): string => id.replace(PROFILE, '');
+
+const LIFECYCLE: Record<string, SimLifecycle> = {
+  'anthropic.claude-3-5-sonnet-20240620-v1:0': 'end-of-life',
+  'anthropic.claude-3-haiku-20240307-v1:0': 'end-of-life',
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': 'legacy',
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': 'legacy',
+};
+
+export const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? 'active';
+
+/** Claude 4 and later: on demand through an inference profile only. */
+export const needsProfile = (id: string): boolean =>
+  !PROFILE.test(id) && /^anthropic\.claude-(sonnet|opus|haiku|fable|mythos)-\d/.test(id);
+
+/** What the simulator serves by default: today's models, their profiles, and the retired ones (to refuse them). */
+export const SIM_DEFAULT_MODELS = [
+  'anthropic.claude-sonnet-4-6',
+  'anthropic.claude-haiku-4-5-20251001-v1:0',
+  'anthropic.claude-opus-4-7',
+  ...['us', 'eu', 'apac', 'global'].flatMap((p) => [
+    `${p}.anthropic.claude-sonnet-4-6`,
+    `${p}.anthropic.claude-haiku-4-5-20251001-v1:0`,
+  ]),
+  'global.anthropic.claude-opus-4-7',
+  'us.anthropic.claude-opus-4-7',
+  'amazon.nova-lite-v1:0',
+  'amazon.nova-pro-v1:0',
+  'anthropic.claude-3-7-sonnet-20250219-v1:0',
+  'us.anthropic.claude-3-7-sonnet-20250219-v1:0',
+  'anthropic.claude-3-5-sonnet-20240620-v1:0',
+  'anthropic.claude-3-haiku-20240307-v1:0',
+];
+
+/**
+ * The calling account's state. The default is an account already set up (use case submitted, subscribed to
+ * everything, active on its Legacy models); a new account is `newSimAccount()`.
+ */
+export interface SimAccount {
+  /** Anthropic's first-time use case form submitted. */
+  useCaseSubmitted: boolean;
+  /** Base model ids with a Marketplace subscription; 'all' for every model. */
+  subscribed: Set<string> | 'all';
+  /** Whether the caller of a request may create a subscription (aws-marketplace:Subscribe and the others). */
+  maySubscribe: (callerAccessKeyId: string | undefined) => boolean;
+  /** Legacy models the account has not used within Bedrock's window: refused. */
+  inactiveOnLegacy: boolean;
+}
+
+export const setUpSimAccount = (): SimAccount => ({
+  useCaseSubmitted: true,
+  subscribed: 'all',
+  maySubscribe: () => true,
+  inactiveOnLegacy: false,
+});
+
+/** A new account: no use case, no subscription, no history; `maySubscribe` decides who can activate a model. */
+export const newSimAccount = (maySubscribe: SimAccount['maySubscribe']): SimAccount => ({
+  useCaseSubmitted: false,
+  subscribed: new Set(),
+  maySubscribe,
+  inactiveOnLegacy: true,
+});
+
+const THIRD_PARTY = /^(anthropic|meta|mistral|cohere|ai21|deepseek|writer|openai|qwen)\./;
+
+/**
+ * The refusal a call meets before the model runs, as [status, error type, message], or null. `subscribes`: the
+ * call may start the subscription (then recorded in the account).
+ */
+export function accountRefusal(
+  account: SimAccount,
+  modelId: string,
+  callerAccessKeyId: string | undefined,
+): [number, string, string] | null {
+  const base = simBaseModel(modelId);
+  const lifecycle = simLifecycle(base);
+  if (lifecycle === 'end-of-life')
+    return [
+      404,
+      'ResourceNotFoundException',
+      'This model version has reached the end of its life. Please refer to the AWS documentation for more details.',
+    ];
+  if (lifecycle === 'legacy' && account.inactiveOnLegacy)
+    return [
+      404,
+      'ResourceNotFoundException',
+      'Access denied. This Model is marked by provider as Legacy and you have not been actively using the model in ' +
+        'the last 15 days. Please upgrade to an active model on Amazon Bedrock',
+    ];
+  if (needsProfile(modelId))
+    return [
+      400,
+      'ValidationException',
+      `Invocation of model ID ${modelId} with on-demand throughput isn\u2019t supported. Retry your request with the ` +
+        'ID or ARN of an inference profile that contains this model.',
+    ];
+  if (!THIRD_PARTY.test(base)) return null;
+  if (base.startsWith('anthropic.') && !account.useCaseSubmitted)
+    return [
+      404,
+      'ResourceNotFoundException',
+      'Model use case details have not been submitted for this account. Fill out the Anthropic use case details ' +
+        'form before using the model. If you have already filled out the form, try again in 15 minutes.',
+    ];
+  if (account.subscribed === 'all' || account.subscribed.has(base)) return null;
+  if (account.maySubscribe(callerAccessKeyId)) {
+    account.subscribed.add(base);
+    return null;
+  }
+  return [
+    403,
+    'AccessDeniedException',
+    'Model access is denied due to IAM user or service role is not authorized to perform the required AWS ' +
+      'Marketplace actions (aws-marketplace:ViewSubscriptions, aws-marketplace:Subscribe) to enable access to this ' +
+      'model. Refer to the Amazon Bedrock documentation for further details. Your AWS Marketplace subscription for ' +
+      'this model cannot be completed at this time. If you recently fixed this issue, try again after 15 minutes.',
+  ];
+}
