@@ -19,6 +19,7 @@ import {
   PROVIDER_RETRY,
   SFN_START_RETRY,
   STATES,
+  TURN_TIMEOUT_RETRY,
   type RetrySchedule,
   type TaskState,
 } from '../state-machine/states.ts';
@@ -108,9 +109,11 @@ export class ExperimentStateMachine extends Construct {
       },
     );
     caught(start);
+    // A turn Lambda stopped at its timeout (Lambda.Unknown) runs once more, then is caught: states.ts says why.
     const invoke = (state: TaskState) => {
       const t = task(state, { resultPath: '$.turn' });
       t.addRetry(retryProps(PROVIDER_RETRY));
+      t.addRetry(retryProps(TURN_TIMEOUT_RETRY));
       return caught(t);
     };
     // The execution's clock goes along, so CheckProgress can hand over before the execution times out.

@@ -2,12 +2,14 @@
 // function's bundled asset through lambda-bootstrap.mjs, with only the
 // environment Lambda would give it. Invocations go over Node IPC, one at a
 // time (one process = one warm container); the function's timeout and the
-// 6 MB synchronous payload quotas are enforced here, with the errors Lambda
-// answers, and a killed container makes the next invocation a cold start.
+// 6 MB synchronous payload quotas are enforced here, with the errors a Task
+// gets for them through the lambda:invoke integration, and a killed container
+// makes the next invocation a cold start.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { AssemblyFunction } from './cloud-assembly.ts';
+import { lambdaUnknownCause } from '../state-machine/task-errors.ts';
 
 const BOOTSTRAP = fileURLToPath(new URL('./lambda-bootstrap.mjs', import.meta.url));
 
@@ -74,6 +76,8 @@ export interface InvocationRecord {
   /** Set when the invocation reached the function and it answered. */
   responseBytes?: number;
   errorType?: string;
+  /** Lambda stopped the function at its timeout. */
+  timedOut?: boolean;
 }
 
 /** The bundle did not load (Runtime.ImportModuleError, Runtime.HandlerNotFound...): Lambda's init failed. */
@@ -207,10 +211,7 @@ export class LambdaProcess {
         if (killContainer) void this.kill().then(() => resolve(r));
         else resolve(r);
       };
-      const seconds = this.fn.timeoutSeconds.toFixed(2);
-      const timedOut = `RequestId: ${requestId} Error: Task timed out after ${seconds} seconds`;
       const timer = setTimeout(() => {
-        // Lambda stops the sandbox at the timeout; Step Functions sees Error = Sandbox.Timedout.
         if (callerFirst)
           done(
             {
@@ -220,7 +221,10 @@ export class LambdaProcess {
             },
             true,
           );
-        else done({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: timedOut }, true);
+        else {
+          record.timedOut = true;
+          done(functionTimeout(requestId, this.fn.timeoutSeconds), true);
+        }
       }, limitMs);
       const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
         this.child = null;
@@ -321,6 +325,30 @@ export class LambdaProcess {
       child.kill('SIGKILL');
     });
   }
+}
+
+/**
+ * A function stopped at its timeout (Lambda kills the sandbox, so the next invocation is a cold start), as a Task
+ * invoking it through arn:aws:states:::lambda:invoke sees it. Lambda's Invoke API answers FunctionError "Unhandled -
+ * The runtime didn't handle the error. For example, the function ran out of memory or timed out." (Lambda API
+ * reference, Invoke, https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html), with a payload of Lambda's own
+ * message and no errorType. Step Functions:
+ * "Unhandled errors in Lambda are reported as Lambda.Unknown in the error output. These include out-of-memory errors
+ * and function timeouts" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html).
+ * Not Sandbox.Timedout: Lambda documents that name for a timeout in the Init phase ("Lambda: Function times out
+ * during Init phase (Sandbox.Timedout)", https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html).
+ * The Cause is what executions record for it (state-machine/task-errors.ts).
+ */
+export function functionTimeout(requestId: string, timeoutSeconds: number): InvokeResult {
+  const payload = {
+    errorMessage: `RequestId: ${requestId} Error: Task timed out after ${timeoutSeconds.toFixed(2)} seconds`,
+  };
+  return { ok: false, errorType: 'Lambda.Unknown', errorMessage: lambdaUnknownCause(payload) };
+}
+
+/** What the Task fails with for a failed invocation: Error its name, Cause its message (aws-local-stepfunctions). */
+export function taskError(result: Extract<InvokeResult, { ok: false }>): Error {
+  return Object.assign(new Error(result.errorMessage), { name: result.errorType });
 }
 
 /**

@@ -1,7 +1,7 @@
 // Scenarios of the model providers: an Ollama server a Lambda can reach, and a
 // Bedrock that stops answering in time, once and then for good.
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
-import { PROVIDER_RETRY, STATES } from '../state-machine/states.ts';
+import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../state-machine/states.ts';
 
 /** The Retry waits of the provider Tasks, shortened (PROVIDER_RETRY waits 30 s, then 60 s, on AWS). */
 const SHORT_RETRIES = { [STATES.InvokeBedrockAgent]: 50, [STATES.InvokeOllamaAgent]: 50 };
@@ -59,7 +59,8 @@ export const PROVIDER_SCENARIOS: Record<string, Scenario> = {
           `experiment ${never.id} ended ${never.status} (${never.failure_reason ?? 'no reason'}), ` +
             'expected failed with ProviderTransientError',
         );
-      if (never.error?.name === 'Sandbox.Timedout') throw new Error('the Lambda timed out before the provider did');
+      if (FUNCTION_TIMEOUT_ERRORS.includes(never.error?.name ?? ''))
+        throw new Error('the Lambda timed out before the provider did');
       // each Task attempt tries the model max_attempts (2) times; the definition's Retry adds its attempts
       const expected = (1 + PROVIDER_RETRY.maxAttempts) * 2;
       if (bedrock.requests.length - sent !== expected)

@@ -4,7 +4,7 @@
 // database the Data API server fronts, and the quotas checked on the way.
 import { randomBytes } from 'node:crypto';
 import { synthesizeAssembly, type CloudAssembly, type AssemblyFunction } from './cloud-assembly.ts';
-import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES } from './lambda-process.ts';
+import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, taskError } from './lambda-process.ts';
 import { IamModel } from './iam.ts';
 import { RequestAuthorizer } from './authorizer.ts';
 import type { CfnTemplate } from './template-values.ts';
@@ -146,6 +146,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   }));
   const ssm = new SsmSim(parameters, { authorizer });
   const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
+  const bedrockUrl = await bedrock.listen();
   const s3 = new S3Sim({ authorizer });
   for (const [id, p] of resourcesOfType(template, 'AWS::S3::Bucket'))
     s3.buckets.add(values.resolveString(p.BucketName ?? { Ref: id }, `$.Resources.${id}.Properties.BucketName`));
@@ -155,7 +156,9 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const endpoints = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
-    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: await bedrock.listen(),
+    AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
+    // the control plane (GetFoundationModel) on the same simulator
+    AWS_ENDPOINT_URL_BEDROCK: bedrockUrl,
     AWS_ENDPOINT_URL_S3: await s3.listen(),
     AWS_ENDPOINT_URL_SFN: await sfn.listen(),
   };
@@ -248,6 +251,8 @@ export function payloadCheck(world: World, where: string, value: unknown): void 
 /** Counts an invocation Lambda refused or stopped for a quota: its 6 MB payloads and the template's timeout. */
 function lambdaQuotaCheck(world: World, state: string, process: LambdaProcess, errorType: string): void {
   const last = process.invocations.at(-1);
+  // Lambda.Unknown is any unhandled error (out of memory too): only the record knows the timeout stopped it.
+  const kind = last?.timedOut ? 'timeout' : errorType;
   const where = `${state} (${process.fn.logicalId})`;
   const violation = {
     RequestEntityTooLargeException: () => ({
@@ -262,13 +267,13 @@ function lambdaQuotaCheck(world: World, state: string, process: LambdaProcess, e
       limit: MAX_SYNC_RESPONSE_BYTES,
       unit: 'bytes',
     }),
-    'Sandbox.Timedout': () => ({
+    timeout: () => ({
       quota: 'Lambda timeout (template)',
       measured: Math.round((last?.durationMs ?? 0) / 1000),
       limit: process.fn.timeoutSeconds,
       unit: 's',
     }),
-  }[errorType];
+  }[kind];
   if (violation) world.violations.push({ where, ...violation() });
 }
 
@@ -286,7 +291,7 @@ function taskHandlers(world: World, definition: MachineDefinition): Partial<Reco
       const result = await process.invoke(event);
       if (!result.ok) {
         lambdaQuotaCheck(world, state, process, result.errorType);
-        throw Object.assign(new Error(result.errorMessage), { name: result.errorType });
+        throw taskError(result);
       }
       return result.result;
     };

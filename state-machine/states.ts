@@ -48,11 +48,24 @@ export const TRANSIENT_ERRORS = [
   'DatabaseUnavailableError',
 ];
 
+/**
+ * A Lambda function stopped at its timeout, by each name AWS documents for it. Step Functions' "Handle Lambda service
+ * exceptions" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html): "Unhandled
+ * errors in Lambda are reported as Lambda.Unknown in the error output. These include out-of-memory errors and function
+ * timeouts." Lambda's "Troubleshoot invocation issues"
+ * (https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html) names Sandbox.Timedout for the Init
+ * phase only: "Lambda: Function times out during Init phase (Sandbox.Timedout)". Users report newer runtimes putting it
+ * in an invoke timeout's payload too (github.com/floci-io/floci issue 3314; not on AWS's pages), which the integration
+ * then reports as the Error. Both mean Lambda stopped the function. (States.Timeout is a Task's own TimeoutSeconds,
+ * which these Tasks do not set.)
+ */
+export const FUNCTION_TIMEOUT_ERRORS = ['Lambda.Unknown', 'Sandbox.Timedout'];
+
 /** A model that stayed unavailable through the handler's own retries (ProviderTransientError). */
 const PROVIDER_TRANSIENT_ERRORS = ['ProviderTransientError'];
 
 /** StartExperiment's refusals of bad input: thrown before anything is written, so there is nothing to finalize. */
-export const INPUT_ERRORS = ['InvalidInputError', 'MazeInputError'];
+export const INPUT_ERRORS = ['InvalidInputError', 'MazeInputError', 'ValueTooLargeError'];
 
 /**
  * The optimized states:startExecution integration's answer to a name already used ("StartExecution", Step Functions
@@ -100,6 +113,21 @@ export const PROVIDER_RETRY: RetrySchedule = {
   errors: PROVIDER_TRANSIENT_ERRORS,
   intervalSeconds: 30,
   maxAttempts: 2,
+  backoffRate: 2,
+};
+
+/**
+ * A turn whose function Lambda stopped (at its timeout; Lambda.Unknown also covers running out of memory) runs once
+ * more. That is safe: the stopped invocation runs no further, and a turn commits in one statement only while the
+ * experiment is still at turn n-1 (store/turn-sql.ts), so the retry replays a turn that did commit or runs it anew
+ * from the same state. Once: the turn's deadline (engine/turn-deadline.ts) ends every turn before its timeout, so a
+ * second timeout is no accident; FinalizeFailure then marks the experiment failed (an error, not a navigation
+ * failure) with the reason.
+ */
+export const TURN_TIMEOUT_RETRY: RetrySchedule = {
+  errors: FUNCTION_TIMEOUT_ERRORS,
+  intervalSeconds: 2,
+  maxAttempts: 1,
   backoffRate: 2,
 };
 

@@ -2,7 +2,14 @@
 // Lambda export CDK deploys, and the factory the local runner calls in-process.
 // One table, so AWS and the laptop cannot drift apart. Timeouts come from the
 // named budgets in lambdas/config/budgets.ts.
-import { LAMBDA_RETRY, retryWaitSeconds, SFN_START_RETRY, STATES, type TaskState } from './states.ts';
+import {
+  LAMBDA_RETRY,
+  retryWaitSeconds,
+  SFN_START_RETRY,
+  STATES,
+  TURN_TIMEOUT_RETRY,
+  type TaskState,
+} from './states.ts';
 import {
   BASELINE_TURN_TIMEOUT_SECONDS,
   CHECK_PROGRESS_TIMEOUT_SECONDS,
@@ -94,13 +101,20 @@ const INVOKE_STATE = {
   baseline: STATES.InvokeBaselineAgent,
 } as const;
 
+/** The timeout of the function that runs a provider's turns: what a turn has when no Lambda context says. */
+export function turnTimeoutSeconds(provider: keyof typeof INVOKE_STATE): number {
+  return TASKS[INVOKE_STATE[provider]].timeoutSeconds;
+}
+
 /**
  * The time an execution must still have to run one more turn and hand over: the turn's Lambda at its timeout with
- * its Lambda retries' waits, CheckProgress likewise, and the hop's retry waits. (A model that stays down through
- * the slower ProviderTransientError retries can still outlast it; the execution then times out and the failure
- * handler finalizes the experiment.)
+ * its Lambda retries' waits and its one run again after a timeout (TURN_TIMEOUT_RETRY), CheckProgress likewise
+ * without that, and the hop's retry waits. (A model that stays down through the slower ProviderTransientError
+ * retries can still outlast it; the execution then times out and the failure handler finalizes the experiment.)
  */
 export function turnReserveSeconds(provider: keyof typeof INVOKE_STATE): number {
   const step = (state: TaskState) => TASKS[state].timeoutSeconds + retryWaitSeconds(LAMBDA_RETRY);
-  return step(INVOKE_STATE[provider]) + step(STATES.CheckProgress) + retryWaitSeconds(SFN_START_RETRY);
+  const timedOutAgain =
+    TURN_TIMEOUT_RETRY.maxAttempts * turnTimeoutSeconds(provider) + retryWaitSeconds(TURN_TIMEOUT_RETRY);
+  return step(INVOKE_STATE[provider]) + timedOutAgain + step(STATES.CheckProgress) + retryWaitSeconds(SFN_START_RETRY);
 }

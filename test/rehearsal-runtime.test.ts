@@ -256,25 +256,28 @@ describe('rehearsal runtime: the container rules, on a function of our own', () 
     expect(p.coldStarts).toBe(2);
   });
 
-  it('an invocation that outlasts the timeout is killed with Sandbox.Timedout; the next is a cold start', async () => {
+  it('an invocation past the timeout is killed; the Task gets Lambda.Unknown; the next is a cold start', async () => {
     const p = await start(tinyFunction(1));
     expect(await p.invoke({})).toMatchObject({ ok: true, result: { calls: 1 } });
     const t0 = Date.now();
     const r = await p.invoke({ sleepMs: 5_000 });
     expect(Date.now() - t0).toBeLessThan(3_000);
-    expect(r).toEqual({
-      ok: false,
-      errorType: 'Sandbox.Timedout',
+    // Step Functions: "Unhandled errors in Lambda are reported as Lambda.Unknown ... These include ... function
+    // timeouts"; Sandbox.Timedout is Lambda's name for an Init-phase timeout. The Cause wraps Lambda's payload.
+    expect(r).toEqual({ ok: false, errorType: 'Lambda.Unknown', errorMessage: expect.any(String) });
+    const [sentence, payload] = (r as { errorMessage: string }).errorMessage.split('Returned payload: ');
+    expect(sentence).toBe('The cause could not be determined because Lambda did not return an error type. ');
+    expect(JSON.parse(payload)).toEqual({
       errorMessage: expect.stringMatching(/^RequestId: [0-9a-f-]{36} Error: Task timed out after 1\.00 seconds$/),
     });
     expect(p.warm).toBe(false);
     // a new container: module state starts again
     expect(await p.invoke({})).toMatchObject({ ok: true, result: { calls: 1 } });
     expect(p.coldStarts).toBe(2);
-    expect(p.invocations.map((i) => [i.coldStart, i.errorType])).toEqual([
-      [false, undefined],
-      [false, 'Sandbox.Timedout'],
-      [true, undefined],
+    expect(p.invocations.map((i) => [i.coldStart, i.errorType, i.timedOut])).toEqual([
+      [false, undefined, undefined],
+      [false, 'Lambda.Unknown', true],
+      [true, undefined, undefined],
     ]);
     expect(p.invocations[1].durationMs).toBeGreaterThanOrEqual(990);
   });

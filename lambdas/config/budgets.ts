@@ -42,6 +42,14 @@ export const CHECK_PROGRESS_TIMEOUT_SECONDS = 10;
 export const MODEL_CALL_BUDGET_MS =
   LLM_TURN_TIMEOUT_SECONDS * 1000 - DATABASE_RETRY_BUDGET_MS - DATABASE_WORK_MARGIN_MS;
 
+/**
+ * What a turn keeps back from its invocation's remaining time (context.getRemainingTimeInMillis) when it sets its
+ * deadline (handlers/run-turn.ts): after its last model call it still commits through the database, which may be
+ * resuming from pause (the retry budget) and has its own work (the margin), the same reserve MODEL_CALL_BUDGET_MS
+ * keeps. A turn that stops its model calls this early commits before Lambda stops it at its timeout.
+ */
+export const TURN_COMMIT_MARGIN_MS = DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS;
+
 /** A Standard execution fails at 25,000 history events ("Step Functions service quotas"). */
 export const HISTORY_EVENT_QUOTA = 25_000;
 

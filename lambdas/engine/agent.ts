@@ -91,10 +91,21 @@ export interface AgentReply {
   };
 }
 
+/**
+ * The time a turn has left for the model calls of one act (turn-deadline.ts). An agent hands `signal` to its calls,
+ * so a call still running at the deadline is stopped, and starts no retry `remainingMs()` cannot fit; either way it
+ * throws ModelCallDeadlineError, and the engine ends the turn with what it did.
+ */
+export interface CallDeadline {
+  readonly signal: AbortSignal;
+  remainingMs(): number;
+}
+
 export interface Agent {
   /** True when each act() is a model call (counted in turns.llm_calls); baselines are not. */
   readonly callsModel?: boolean;
-  act(observation: Observation): Promise<AgentReply>;
+  /** `deadline`: when the turn has one; agents that call no model may ignore it. */
+  act(observation: Observation, deadline?: CallDeadline): Promise<AgentReply>;
   /**
    * What the agent must remember into the next turn (plain JSON, persisted
    * with the turn); agents without memory omit it. `lastResults` are the

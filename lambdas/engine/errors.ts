@@ -35,6 +35,25 @@ export class TurnOutOfOrderError extends Error {
   }
 }
 
+/**
+ * A value too large to store: the row holding it could not be read back through the RDS Data API (64 KB a row,
+ * stored-limits.ts). Thrown before the row is written; `field` is table.column.
+ */
+export class ValueTooLargeError extends Error {
+  override readonly name = 'ValueTooLargeError';
+  constructor(
+    readonly field: string,
+    readonly bytes: number,
+    readonly limit: number,
+    fix: string,
+  ) {
+    super(
+      `${field} is ${bytes.toLocaleString('en-US')} bytes, over its limit of ${limit.toLocaleString('en-US')} ` +
+        `bytes (the RDS Data API reads back no row over 64 KB); ${fix}`,
+    );
+  }
+}
+
 /** The experiment is no longer running; its turns cannot advance. */
 export class ExperimentClosedError extends Error {
   override readonly name = 'ExperimentClosedError';
@@ -44,4 +63,13 @@ export class ExperimentClosedError extends Error {
   ) {
     super(`experiment ${experimentId} is ${status}; only running experiments take turns`);
   }
+}
+
+/**
+ * A model call was stopped, or a retry of it not started, because the turn's deadline came (turn-deadline.ts). The
+ * engine then ends the turn (stop reason `deadline`) and commits what it did; a turn that got no reply at all fails
+ * with it, since committing nothing would only repeat the turn.
+ */
+export class ModelCallDeadlineError extends Error {
+  override readonly name = 'ModelCallDeadlineError';
 }

@@ -31,7 +31,9 @@ export interface TurnContext {
   agentMemory: unknown;
 }
 
-export type TurnStopReason = 'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves' | 'stuck';
+/** `deadline`: the turn stopped calling the model before its invocation's time ran out (turn-deadline.ts). */
+export type TurnStopReason =
+  'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves' | 'stuck' | 'deadline';
 
 /** A transition as stored: the agent's phase, or a workflow's state (from/to are then workflow states). */
 export interface RecordedTransition {

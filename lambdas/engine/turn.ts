@@ -2,10 +2,13 @@
 // agent is asked, its calls run in order, results go back, until it stops
 // calling tools, the turn's actions are used up, the goal is found, or
 // max_moves is reached, or (halt policy) a stuck detector trips. The agent
-// monitor watches every executed action. The whole turn, with the monitor's
-// transitions, signals and state, is committed at once, keyed by
-// (experiment, turn number), so a retried invocation never doubles a row.
-import type { AgentFactory, AgentReply } from './agent.ts';
+// monitor watches every executed action. With a deadline (turn-deadline.ts)
+// the turn also ends when one more model call would not end before it, or
+// when the deadline stops a call: its actions so far are then a whole turn.
+// The whole turn, with the monitor's transitions, signals and state, is
+// committed at once, keyed by (experiment, turn number), so a retried
+// invocation never doubles a row.
+import type { AgentFactory, AgentReply, Observation } from './agent.ts';
 import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult, type GameState } from './game.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
@@ -19,16 +22,19 @@ import type {
   TurnSummary,
   TurnTotals,
 } from './store.ts';
-import { ExperimentClosedError, TurnOutOfOrderError } from './errors.ts';
+import { ExperimentClosedError, ModelCallDeadlineError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
 import { priceOf, tokenCostUsd } from './token-cost.ts';
 import type { ToolCall } from './tools.ts';
+import type { TurnDeadline } from './turn-deadline.ts';
 
 export interface TurnDeps {
   store: EngineStore;
   agents: AgentFactory;
   now?: () => Date;
+  /** When the turn's model calls must have ended; none: they run as long as they take. */
+  deadline?: TurnDeadline;
 }
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
@@ -103,10 +109,19 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
             ? 'action_limit'
             : null;
   let stopReason: TurnStopReason | null = limitReached(); // a finished game asks the agent nothing
+  const { deadline } = deps;
+  // What one more model call may take: its attempt's timeout (a retry starts only if it fits too: retry.ts).
+  const callMs = agent.callsModel ? config.retry.timeout_ms : 0;
+  let replies = 0;
 
   while (stopReason === null) {
+    // The turn's first call always starts (bounded by the deadline); a later one only if it can end before it.
+    if (deadline && replies > 0 && !deadline.fits(callMs)) {
+      stopReason = 'deadline';
+      break;
+    }
     const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
-    const reply: AgentReply = await agent.act({
+    const observation: Observation = {
       turnNumber,
       position: { ...state.position },
       visible,
@@ -119,7 +134,19 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       actionsLeftInTurn: config.max_actions_per_turn - executed,
       config,
       ...(config.stuck_policy === 'advise' ? { agentState: monitor.view(state.actionsTaken, turnNumber) } : {}),
-    });
+    };
+    let reply: AgentReply;
+    try {
+      reply = await agent.act(observation, deadline?.forCall());
+    } catch (err) {
+      // Stopped at the deadline: what the turn did is committed. With no reply yet it did nothing: the error stands.
+      if (err instanceof ModelCallDeadlineError && replies > 0) {
+        stopReason = 'deadline';
+        break;
+      }
+      throw err;
+    }
+    replies++;
     if (agent.callsModel) {
       llmCalls.push({
         callIndex: llmCalls.length,

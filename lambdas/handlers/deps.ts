@@ -18,7 +18,13 @@ export interface HandlerDeps {
   taskTokens?: TaskTokenNotifier;
 }
 
-export type Handler = (event: unknown) => Promise<unknown>;
+/** The part of Lambda's context object a handler reads: the time its invocation has left before its timeout. */
+export interface InvocationContext {
+  getRemainingTimeInMillis(): number;
+}
+
+/** `context`: Lambda's, in Lambda; absent in-process (the local runner, tests), where handlers use defaults. */
+export type Handler = (event: unknown, context?: InvocationContext) => Promise<unknown>;
 export type HandlerFactory = (deps: HandlerDeps) => Handler;
 
 let cold: Promise<HandlerDeps> | null = null;
@@ -76,11 +82,11 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */
 export function lambdaEntry(factory: HandlerFactory): Handler {
-  return async (event) => {
+  return async (event, context) => {
     cold ??= depsFromEnvironment().catch((err) => {
       cold = null;
       throw err;
     });
-    return factory(await cold)(event);
+    return factory(await cold)(event, context);
   };
 }

@@ -3,6 +3,7 @@
 // token with the outcome (a second send for a closed token is no error).
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { failureInputSchema, finalizeInputSchema } from '../../state-machine/contracts.ts';
+import { failureReason } from '../../state-machine/task-errors.ts';
 import { returnTaskToken, taskTokenIn } from '../engine/task-tokens.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
@@ -57,8 +58,7 @@ export const finalizeFailureHandler =
   (deps: HandlerDeps) =>
   async (event: unknown): Promise<FinalizeOutput> => {
     const { state, executionArn } = parseOrThrow(failureInputSchema, event, '');
-    const error = (state.error ?? {}) as { Error?: string; Cause?: string };
-    const reason = `${error.Error ?? 'Error'}: ${causeMessage(error.Cause)}`.slice(0, 4000);
+    const reason = failureReason(state.error);
     const owned = await deps.store.findByExecution(executionArn);
     const resuming = (state.resume as { experimentId?: unknown } | undefined)?.experimentId;
     const experimentId = owned?.id ?? (typeof resuming === 'string' ? resuming : null);
@@ -79,17 +79,6 @@ export const finalizeFailureHandler =
 async function finished(deps: HandlerDeps, taskToken: string | null, out: FinalizeOutput): Promise<FinalizeOutput> {
   await returnTaskToken(deps.taskTokens, taskToken, out);
   return out;
-}
-
-/** Lambda puts {errorMessage, errorType} JSON in Cause; the local runner the message. */
-function causeMessage(cause: string | undefined): string {
-  if (!cause) return 'no cause given';
-  try {
-    const parsed = JSON.parse(cause) as { errorMessage?: string };
-    return parsed.errorMessage ?? cause;
-  } catch {
-    return cause;
-  }
 }
 
 export const successHandler = lambdaEntry(finalizeSuccessHandler);

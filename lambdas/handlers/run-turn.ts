@@ -1,20 +1,30 @@
 // InvokeBaselineAgent / InvokeOllamaAgent / InvokeBedrockAgent: one turn of
-// the agent through the shared engine.
+// the agent through the shared engine, with a deadline for its model calls
+// taken from the time this invocation has left.
 import { runTurn } from '../engine/turn.ts';
+import { TurnDeadline } from '../engine/turn-deadline.ts';
 import type { TurnSummary } from '../engine/store.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
+import { TURN_COMMIT_MARGIN_MS } from '../config/budgets.ts';
 import { loopStateSchema } from '../../state-machine/contracts.ts';
+import { turnTimeoutSeconds } from '../../state-machine/tasks.ts';
 import type { AgentFactory } from '../engine/agent.ts';
-import { lambdaEntry, type HandlerDeps } from './deps.ts';
+import { lambdaEntry, type HandlerDeps, type InvocationContext } from './deps.ts';
 
 export const runTurnHandler =
   (deps: HandlerDeps) =>
-  async (event: unknown): Promise<TurnSummary> => {
+  async (event: unknown, context?: InvocationContext): Promise<TurnSummary> => {
     const state = parseOrThrow(loopStateSchema, event);
+    // "Timeout is the maximum amount of time in seconds that a Lambda function can run" ("Configure Lambda function
+    // timeout", https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html): a turn stopped there loses
+    // its work, so its model calls stop early enough for the commit to fit (TURN_COMMIT_MARGIN_MS). In-process there
+    // is no context: the turn function's own timeout.
+    const remainingMs = context?.getRemainingTimeInMillis() ?? turnTimeoutSeconds(state.llmProvider) * 1000;
+    const deadline = TurnDeadline.after(remainingMs - TURN_COMMIT_MARGIN_MS);
     // Only model agents read parameters (their secrets): the baseline turn function is granted no SSM access.
     const secrets = state.llmProvider === 'baseline' ? undefined : (await deps.parameters?.get())?.secrets;
     const agents: AgentFactory = secrets ? (identity) => deps.agents({ ...identity, secrets }) : deps.agents;
-    return runTurn(state.experimentId, state.turnNumber, { ...deps, agents });
+    return runTurn(state.experimentId, state.turnNumber, { ...deps, agents, deadline });
   };
 
 export const handler = lambdaEntry(runTurnHandler);

@@ -11,6 +11,7 @@ import type { ActionResult } from '../game.ts';
 import type { ToolCall } from '../tools.ts';
 import type { LoadedWorkflow, WorkflowStep } from './definition.ts';
 import { ExpressionError, type VarValue } from './expressions.ts';
+import { ModelCallDeadlineError } from '../errors.ts';
 
 export interface WorkflowMemory {
   state: string;
@@ -206,8 +207,10 @@ export class WorkflowRunner {
           if (calls.length > 0) return { calls, text: m.lastReply || null, steps, moves };
           break;
         } catch (e) {
-          // The provider's own errors keep their names: the state machine retries or fails them.
-          if (e instanceof WorkflowStepError || (e instanceof Error && e.name.startsWith('Provider'))) throw e;
+          // The provider's own errors keep their names: the state machine retries or fails them. The turn's deadline
+          // ends the reply (the engine commits the turn), whatever the step's on_failure says.
+          if (e instanceof WorkflowStepError || e instanceof ModelCallDeadlineError) throw e;
+          if (e instanceof Error && e.name.startsWith('Provider')) throw e;
           const problem = e instanceof Error ? e.message : String(e);
           const policy = step.on_failure;
           if (policy.action === 'retry' && attempt < policy.max_retries) {

@@ -4,7 +4,7 @@
 // what config.memory says (memory.ts): nothing (fresh), the last actions
 // (history), or the conversation (conversation), through Agent.memory().
 // Before every call the context guard fits the prompt to the model's window.
-import type { Agent, AgentReply, Observation } from '../../engine/agent.ts';
+import type { Agent, AgentReply, CallDeadline, Observation } from '../../engine/agent.ts';
 import type { ActionResult } from '../../engine/game.ts';
 import { offeredTools } from '../../engine/tools.ts';
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
@@ -12,7 +12,14 @@ import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
 import { renderObservation, renderResult } from './observations/index.ts';
-import { boundConversation, describeHistory, dropOldestExchange, historyEntries, readMemory } from './memory.ts';
+import {
+  boundConversation,
+  boundHistory,
+  describeHistory,
+  dropOldestExchange,
+  historyEntries,
+  readMemory,
+} from './memory.ts';
 import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
 import { estimatePromptTokens } from './token-estimate.ts';
 import { TokenCalibration, estimateIsOff } from './calibration.ts';
@@ -74,7 +81,8 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
 
   const agent: Agent = {
     callsModel: true,
-    async act(obs: Observation): Promise<AgentReply> {
+    async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
+      const before = { seen: seen.length, turn: turn.length };
       lastObs = obs;
       if (observation === '') observation = renderObservation(config.observation, obs, config.max_moves);
       else {
@@ -101,8 +109,13 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
           latencyMs = performance.now() - t;
           return r;
         },
-        { policy: opts.policy, classify: opts.classify, provider: model.provider, model: model.model },
-      );
+        { policy: opts.policy, classify: opts.classify, provider: model.provider, model: model.model, deadline },
+      ).catch((err: unknown) => {
+        // No reply (the turn's deadline came, say): the results stay unanswered, for memory() to close the exchange.
+        seen.length = before.seen;
+        turn.length = before.turn;
+        throw err;
+      });
 
       let calls = reply.calls;
       lastFromText = false;
@@ -138,7 +151,9 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
   };
   if (config.memory === 'history')
     agent.memory = (lastResults) => ({
-      history: [...carried.history, ...historyEntries([...seen, ...lastResults])].slice(-config.memory_history_actions),
+      history: boundHistory(
+        [...carried.history, ...historyEntries([...seen, ...lastResults])].slice(-config.memory_history_actions),
+      ),
     });
   else if (config.memory === 'conversation')
     agent.memory = (lastResults) => {

@@ -2,6 +2,10 @@
 // retried with exponential backoff and full jitter, bounded in attempts and
 // total time, each retry recorded. Then a typed error with a stable name, so
 // the state machine's Retry/Catch match it the same way locally and in AWS.
+// Within a turn's deadline (engine/turn-deadline.ts) every attempt is also
+// stopped at the deadline, and a retry starts only if it can end before it.
+import type { CallDeadline } from '../../engine/agent.ts';
+import { ModelCallDeadlineError } from '../../engine/errors.ts';
 
 /** The fields both provider errors carry; the subclasses differ only in the name Retry/Catch match. */
 abstract class ProviderError extends Error {
@@ -48,6 +52,8 @@ export async function withRetry<T>(
     model: string;
     random?: () => number;
     sleep?: (ms: number) => Promise<void>;
+    /** The turn's deadline for this call, when it has one. */
+    deadline?: CallDeadline;
   },
 ): Promise<{ value: T; retries: RetryRecord[] }> {
   const { policy } = opts;
@@ -55,10 +61,17 @@ export async function withRetry<T>(
   const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   const retries: RetryRecord[] = [];
   const started = Date.now();
+  const { deadline } = opts;
+  const stopped = (attempt: number, why: string) =>
+    new ModelCallDeadlineError(
+      `${opts.provider} model "${opts.model}": ${why} (attempt ${attempt}, ${Date.now() - started} ms into the call)`,
+    );
   for (let attempt = 1; ; attempt++) {
+    const timeout = AbortSignal.timeout(policy.timeout_ms);
     try {
-      return { value: await call(AbortSignal.timeout(policy.timeout_ms)), retries };
+      return { value: await call(deadline ? AbortSignal.any([timeout, deadline.signal]) : timeout), retries };
     } catch (err) {
+      if (deadline?.signal.aborted) throw stopped(attempt, "stopped at the turn's deadline");
       const f = opts.classify(err);
       const label = `${opts.provider} model "${opts.model}": ${f.status} ${f.message}`;
       if (!f.transient) throw new ProviderPermanentError(label, opts.provider, opts.model, f.status);
@@ -71,6 +84,8 @@ export async function withRetry<T>(
           f.status,
         );
       }
+      if (deadline && deadline.remainingMs() < delay + policy.timeout_ms)
+        throw stopped(attempt, `${f.status} ${f.message}; no time for a retry before the turn's deadline`);
       retries.push({ attempt, status: f.status, error: f.message.slice(0, 500), delay_ms: delay });
       await sleep(delay);
     }

@@ -6,7 +6,7 @@
 // reply; their tokens and latency are summed into it and the steps are
 // recorded with it. The runner's memory is returned to the engine, which
 // persists it with the turn.
-import type { Agent, AgentReply, Observation, TokenUsage } from '../../engine/agent.ts';
+import type { Agent, AgentReply, CallDeadline, Observation, TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { PromptContext } from '../../engine/agent.ts';
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
@@ -39,14 +39,16 @@ export interface WorkflowAgentOptions {
 
 export function workflowAgent(opts: WorkflowAgentOptions): Agent {
   const memory = (opts.memory as WorkflowMemory | null) ?? initialMemory(opts.workflow);
-  const runner = new WorkflowRunner(opts.workflow, structuredClone(memory));
+  let runner = new WorkflowRunner(opts.workflow, structuredClone(memory));
   const messages: ChatMessage[] = [];
   let lastCalls: ModelToolCall[] = [];
   let lastFromText = false;
   return {
     callsModel: true,
     memory: () => runner.memory,
-    async act(obs: Observation): Promise<AgentReply> {
+    async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
+      // what a reply that never came (the turn's deadline stopped a step's call) must leave as it was
+      const before = { messages: messages.length, memory: structuredClone(runner.memory), lastCalls, lastFromText };
       let pending: string | null =
         messages.length === 0 ? renderObservation(opts.observation, obs, opts.maxMoves) : null;
       if (messages.length > 0 && lastCalls.length > 0) {
@@ -88,7 +90,13 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         const t0 = performance.now();
         const { value: reply, retries: r } = await withRetry(
           (signal) => opts.model.complete(opts.system, messages, tools, signal),
-          { policy: opts.policy, classify: opts.classify, provider: opts.model.provider, model: opts.model.model },
+          {
+            policy: opts.policy,
+            classify: opts.classify,
+            provider: opts.model.provider,
+            model: opts.model.model,
+            deadline,
+          },
         );
         latencyMs += performance.now() - t0;
         retries.push(...r.map((x) => ({ ...x, step: a.step })));
@@ -116,17 +124,25 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         };
       };
 
-      const out = await runner.reply(
-        {
-          turn: obs.turnNumber,
-          actionsTaken: obs.actionsTaken,
-          actionsLeftInTurn: obs.actionsLeftInTurn,
-          tilesSeen: obs.tilesSeen,
-          phase: obs.phase,
-          results: obs.results,
-        },
-        ask,
-      );
+      const out = await runner
+        .reply(
+          {
+            turn: obs.turnNumber,
+            actionsTaken: obs.actionsTaken,
+            actionsLeftInTurn: obs.actionsLeftInTurn,
+            tilesSeen: obs.tilesSeen,
+            phase: obs.phase,
+            results: obs.results,
+          },
+          ask,
+        )
+        .catch((err: unknown) => {
+          // The steps this reply took are undone: the memory persisted with the turn is the last whole reply's.
+          messages.length = before.messages;
+          runner = new WorkflowRunner(opts.workflow, before.memory);
+          ({ lastCalls, lastFromText } = before);
+          throw err;
+        });
       return {
         calls: out.calls,
         text: out.text,

@@ -1,0 +1,29 @@
+// A turn's deadline: the moment by which its model calls must have ended, so
+// that the turn can still commit what it did before its invocation is
+// stopped. The caller derives it (a Lambda handler from the time its
+// invocation has left, a local run from the turn function's timeout); the
+// engine only reads the clock against it.
+import type { CallDeadline } from './agent.ts';
+
+export class TurnDeadline {
+  private constructor(readonly atMs: number) {}
+
+  /** `ms` from now, on the wall clock: the one a Lambda's timeout runs on. */
+  static after(ms: number): TurnDeadline {
+    return new TurnDeadline(Date.now() + ms);
+  }
+
+  remainingMs(): number {
+    return this.atMs - Date.now();
+  }
+
+  /** Whether one more model call, which may take up to `callMs`, ends before the deadline. */
+  fits(callMs: number): boolean {
+    return this.remainingMs() >= callMs;
+  }
+
+  /** For one act of the agent: a signal that aborts at the deadline (its timer keeps no process alive). */
+  forCall(): CallDeadline {
+    return { signal: AbortSignal.timeout(Math.max(0, this.remainingMs())), remainingMs: () => this.remainingMs() };
+  }
+}
