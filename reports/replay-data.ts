@@ -10,6 +10,7 @@ import { readPaged } from '../lambdas/store/pages.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { visibleCells } from '../lambdas/maze/vision.ts';
 import type { Maze } from '../lambdas/maze/maze.ts';
+import { b64 } from '../lambdas/maze/packed-grid.ts';
 import { visionOf } from '../lambdas/engine/game.ts';
 import { PHASES } from '../lambdas/engine/agent-monitor.ts';
 import { ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
@@ -99,8 +100,8 @@ function reasoningOf(args: unknown): string | null {
   return typeof args.reasoning === 'string' ? args.reasoning : null;
 }
 
-/** A typed array as base64, as the pages decode it. */
-export const b64 = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+// one base64 for the pages and the database (mazes.cells); compare-runs.ts takes it from here
+export { b64 };
 
 /** The maze as every page draws it (maze-canvas.js): its cells as base64 bytes, start and goal as [x, y]. */
 export function packMaze(maze: Maze): ReplayData['maze'] {

@@ -1,11 +1,16 @@
 // A sweep and its cells in the database, written once before any run, the
 // same from a laptop and from the AWS sweep machine's RegisterSweep Lambda.
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { jsonbBytes, refuseOver, textBytes } from '../lambdas/engine/stored-limits.ts';
 import type { LoadedSweep } from './sweep-spec.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 
 /** Writes the sweep and its cells once; a name reused for a different spec is refused. */
 export async function registerSweep(db: Sql, s: LoadedSweep): Promise<void> {
+  // the file and its parsed form are kept whole, in a row the Data API must read back (64 KB): a larger one is refused
+  const fix = `split sweep "${s.spec.sweep}" into smaller sweeps (fewer agents, mazes or settings per file)`;
+  refuseOver('sweeps.spec_text', textBytes(s.text), fix);
+  refuseOver('sweeps.spec', jsonbBytes(s.spec), fix);
   const { rows } = await db.query<{ spec_hash: string }>(
     `INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, $2::jsonb, $3, $4, $5, $6)
      ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING spec_hash`,

@@ -185,7 +185,8 @@ describe('DataApiDatabase', () => {
         tags,
         nums: [1, -2, 3],
         at,
-        local: at,
+        // a timestamp without a zone: the text Postgres prints (the Date went as UTC), not a Date
+        local: '2026-11-23 14:05:06.789',
         note: "it's -- not a comment",
         name: 'short',
       },
@@ -506,7 +507,7 @@ describe('DataApiDatabase', () => {
       }
       await admin.query('RESET search_path');
       // every file, counted by statement
-      expect(statements).toBe(73); // 8 + 1 + 1 + 12 + 17 + 1 + 6 + 2 + 1 + 3 + 15 + 5 + 1
+      expect(statements).toBe(80); // 8 + 1 + 1 + 12 + 17 + 1 + 6 + 2 + 1 + 3 + 15 + 5 + 1 + 7
 
       const catalog = async (schema: string) => {
         const { rows } = await admin.query(

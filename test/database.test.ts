@@ -115,8 +115,8 @@ describe('embedded Postgres', () => {
       const first = await startEmbeddedPostgres({ dataDir });
       const a = await openDatabase({ url: first.url });
       await a.pool.query(
-        'INSERT INTO mazes (content_hash, generator, width, height, grid, start_x, start_y, goal_x, ' +
-          "goal_y, shortest_path, shortest_path_to_sight) VALUES ('persist-check', 't', 1, 1, '[[2]]', " +
+        'INSERT INTO mazes (content_hash, generator, width, height, cells, start_x, start_y, goal_x, ' +
+          "goal_y, shortest_path, shortest_path_to_sight) VALUES ('persist-check', 't', 1, 1, 'Ag==', " +
           '0, 0, 0, 0, 0, 0)',
       );
       const shared = await startEmbeddedPostgres({ dataDir });

@@ -286,9 +286,11 @@ describe('a database from before (migration 010) upgraded in place', () => {
           [schema(), table],
         )
       ).rows.map((r) => `"${r.c}"`);
+      // 010 kept a maze as jsonb rows: read back from the packed cells (migration 014's maze_grid)
+      const from = cols.map((c) => (c === '"grid"' ? `"${db.schema}".maze_grid(cells, width, height)` : c));
       await old.query(
         `INSERT INTO "${schema()}".${table} (${cols.join(', ')})
-         SELECT ${cols.join(', ')} FROM "${db.schema}".${table}`,
+         SELECT ${from.join(', ')} FROM "${db.schema}".${table}`,
       );
     }
   }, 60_000);

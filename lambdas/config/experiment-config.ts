@@ -213,8 +213,11 @@ const configFields = z
     // Flat keys (not a `memory` section) so that sweep `settings:` can vary each one.
     memory: z.enum(MEMORY_MODES).default('fresh'),
     memory_history_actions: z.number().int().min(1).max(1_000).default(20),
-    /** The carried conversation's bound: ~4 chars a token keeps it far below the Data API's 4 MiB request. */
-    memory_conversation_tokens: z.number().int().min(500).max(200_000).default(16_000),
+    /**
+     * The carried conversation's bound. Default and most a new run may ask: 7,000 (engine/stored-limits.ts, the
+     * experiment row's 64 KB on the Data API); the schema's wider range still parses older snapshots.
+     */
+    memory_conversation_tokens: z.number().int().min(500).max(200_000).default(7_000),
     /** Left out: on, except under full_map (config/prompt-combinations.ts says why). */
     recall_tool: z.boolean().optional(),
     context_policy: z.enum(CONTEXT_POLICIES).default('trim'),

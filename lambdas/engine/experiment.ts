@@ -23,6 +23,7 @@ import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from '.
 import { InvalidInputError } from './errors.ts';
 import { settleModelSettings } from '../config/model-settings.ts';
 import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
+import { refuseOversizedExperiment, refuseOversizedVision, refuseUnstorableMemory } from './stored-limits.ts';
 
 export type MazeSource = { kind: 'generated'; spec: MazeSpec } | { kind: 'inline'; grid: number[][]; start: Point };
 
@@ -213,6 +214,10 @@ export async function startExperiment(
   const state = initialState(maze, config);
   const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
+  // every row must read back through the Data API (64 KB): what would not fit is refused before the first write
+  refuseOversizedExperiment(promptText, config);
+  refuseOversizedVision(config, maze.width, maze.height);
+  refuseUnstorableMemory(config);
   if (req.sweep) await store.checkSweepRun?.(req.sweep);
   const mazeId = await store.saveMaze(maze);
   const fields = {

@@ -2,7 +2,8 @@
 // the RDS Data API). Every write is idempotent: a maze by content hash, an
 // experiment by id, a turn by (experiment_id, turn_number) in one statement.
 // Parameters the Data API would send as text are cast in the SQL (jsonb, text[]).
-import { Grid } from '../maze/grid.ts';
+import { contentHash } from '../maze/grid.ts';
+import { packCells, unpackCells } from '../maze/packed-grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { cloneState, stateFromLog, type LoggedVision } from '../engine/game.ts';
@@ -19,6 +20,7 @@ import type {
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
 import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
+import { LIMITS, refuseOversizedExperiment, truncateText } from '../engine/stored-limits.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import type { QueryOptions, Sql, SqlResult, SqlValue } from './sql.ts';
 import { readPaged } from './pages.ts';
@@ -30,6 +32,7 @@ export interface Finalization {
 }
 
 const STATE_CACHE_SIZE = 256;
+const FAILURE = 'experiments.failure_reason';
 
 const INFO_COLUMNS =
   'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, token_calibration';
@@ -55,7 +58,8 @@ interface MazeRow {
   seed: number | null;
   width: number;
   height: number;
-  grid: number[][];
+  /** 2 bits a cell, base64 (maze/packed-grid.ts): a 201x201 maze is one row of about 14 KB. */
+  cells: string;
   start_x: number;
   start_y: number;
   goal_x: number;
@@ -72,7 +76,6 @@ interface ContextRow extends InfoRow {
   turns_completed: number;
   goal_found: boolean;
   agent_memory: unknown;
-  agent_state: MonitorSnapshot | null;
 }
 
 interface ActionLogRow {
@@ -151,9 +154,9 @@ export class PgStore implements EngineStore {
   /** Inserts the maze unless its content hash is known; returns its id either way. */
   async saveMaze(maze: Maze): Promise<number> {
     const { rows } = await this.query<{ id: number }>(
-      `INSERT INTO mazes (content_hash, generator, seed, width, height, grid, start_x, start_y, goal_x, goal_y,
+      `INSERT INTO mazes (content_hash, generator, seed, width, height, cells, start_x, start_y, goal_x, goal_y,
          shortest_path, shortest_path_to_sight)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (content_hash) DO UPDATE SET content_hash = EXCLUDED.content_hash
        RETURNING id`,
       [
@@ -162,7 +165,7 @@ export class PgStore implements EngineStore {
         maze.seed,
         maze.width,
         maze.height,
-        JSON.stringify(maze.grid.toRows()),
+        packCells(maze.grid),
         maze.start.x,
         maze.start.y,
         maze.goal.x,
@@ -178,16 +181,26 @@ export class PgStore implements EngineStore {
   async loadMaze(id: number): Promise<Maze> {
     const cached = this.mazes.get(id);
     if (cached) return cached;
-    const { rows } = await this.query<MazeRow>('SELECT * FROM mazes WHERE id = $1', [id]);
+    const { rows } = await this.query<MazeRow>(
+      `SELECT generator, seed, width, height, cells, start_x, start_y, goal_x, goal_y, content_hash, shortest_path,
+              shortest_path_to_sight
+       FROM mazes WHERE id = $1`,
+      [id],
+    );
     if (rows.length === 0) throw new Error(`maze ${id} not found`);
     const r = rows[0];
+    const grid = unpackCells(r.cells, r.width, r.height);
+    const start = { x: r.start_x, y: r.start_y };
+    // the hash was taken from the grid as generated: a maze read back differently is never run
+    if (contentHash(grid, start) !== r.content_hash)
+      throw new Error(`maze ${id}: its cells do not hash to its content_hash ${r.content_hash}`);
     const maze: Maze = {
       generator: r.generator,
       seed: r.seed,
       width: r.width,
       height: r.height,
-      grid: Grid.fromRows(r.grid),
-      start: { x: r.start_x, y: r.start_y },
+      grid,
+      start,
       goal: { x: r.goal_x, y: r.goal_y },
       hash: r.content_hash,
       shortestPath: r.shortest_path,
@@ -202,6 +215,7 @@ export class PgStore implements EngineStore {
    * execution ARN once; returns the stored start time and config either way.
    */
   async createExperiment(e: NewExperiment): ReturnType<StartStore['createExperiment']> {
+    refuseOversizedExperiment(e.promptText, e.config); // startExperiment refused it already; any other caller here
     const s = e.initialState;
     const { rows } = await this.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
@@ -270,24 +284,19 @@ export class PgStore implements EngineStore {
       return { ...cached, state: cloneState(cached.state) };
     }
     const { rows } = await this.query<ContextRow>(
-      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory,
-              (SELECT agent_state FROM turns t WHERE t.experiment_id = e.id
-               ORDER BY turn_number DESC LIMIT 1) AS agent_state
-       FROM experiments e WHERE id = $1`,
+      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory
+       FROM experiments WHERE id = $1`,
       [experimentId],
     );
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);
-    const maze = await this.loadMaze(r.maze_id);
+    const [maze, agentState] = await Promise.all([
+      this.loadMaze(r.maze_id),
+      this.agentStateAfter(experimentId, r.turns_completed),
+    ]);
     if (cached && cached.state.turnsCompleted === r.turns_completed)
-      return {
-        experiment,
-        maze,
-        state: cloneState(cached.state),
-        agentState: r.agent_state,
-        agentMemory: r.agent_memory,
-      };
+      return { experiment, maze, state: cloneState(cached.state), agentState, agentMemory: r.agent_memory };
     const log = await this.executedActions(experimentId);
     const state = stateFromLog(
       maze,
@@ -300,9 +309,23 @@ export class PgStore implements EngineStore {
       },
       log.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })),
     );
-    const ctx: TurnContext = { experiment, maze, state, agentState: r.agent_state, agentMemory: r.agent_memory };
+    const ctx: TurnContext = { experiment, maze, state, agentState, agentMemory: r.agent_memory };
     if (experiment.status === 'running') this.remember(ctx);
     return ctx;
+  }
+
+  /**
+   * The agent monitor's snapshot after turn n (null before the first), read on its own: beside the experiment's
+   * prompt, config and memory it would make one row of up to twice the Data API's 64 KB (engine/stored-limits.ts).
+   * A committed turn never changes, so reading it by number is as consistent as one statement.
+   */
+  private async agentStateAfter(experimentId: string, turn: number): Promise<MonitorSnapshot | null> {
+    if (turn === 0) return null;
+    const { rows } = await this.query<{ agent_state: MonitorSnapshot | null }>(
+      'SELECT agent_state FROM turns WHERE experiment_id = $1 AND turn_number = $2',
+      [experimentId, turn],
+    );
+    return rows[0]?.agent_state ?? null;
   }
 
   /**
@@ -401,7 +424,8 @@ export class PgStore implements EngineStore {
                               trajectory_hash = experiment_trajectory_hash(id),
                               completed_at = now(), updated_at = now()
        WHERE id = $1 AND status = 'running' RETURNING status`,
-      [id, f.status, f.stopReason, f.failureReason ?? null],
+      // an error's text (a provider's reply body, a stack) is cut to fit the row, with a marker
+      [id, f.status, f.stopReason, f.failureReason ? truncateText(f.failureReason, LIMITS[FAILURE]) : null],
     );
     if (rows.length > 0) return { status: rows[0].status, changed: true };
     const current = await this.query<{ status: ExperimentStatus }>('SELECT status FROM experiments WHERE id = $1', [

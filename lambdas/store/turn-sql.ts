@@ -2,7 +2,9 @@
 // if it is still at turn n-1, and inserts the turn and its actions only if
 // that update happened. One statement is one transaction and one round trip.
 import type { TurnWrite } from '../engine/store.ts';
+import { clipJson, LIMITS } from '../engine/stored-limits.ts';
 import type { SqlValue } from './sql.ts';
+import { refuseOversized, RowClipper } from './clip-row.ts';
 
 const COMMIT_TURN_HEAD = `
 WITH advanced AS (
@@ -25,11 +27,11 @@ WITH advanced AS (
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
     parsed_from_text, executed, success, outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen,
-    recalled, goal_found)
+    recalled, goal_found, clipped)
   SELECT turn.experiment_id, $2, a.c, a.s, a.t, a.a, a.r, a.x, a.p, a.e, a.ok, a.o, a.m, a.fx, a.fy, a.tx, a.ty, a.v,
-    a.n, a.rc, a.g
+    a.n, a.rc, a.g, a.k
   FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean,
-    ok boolean, o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean)
+    ok boolean, o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean, k jsonb)
   RETURNING 1
 )`;
 
@@ -41,13 +43,13 @@ const LLM_CALLS_CTE = `, calls AS (
     latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, cache_read_input_tokens,
     cache_write_input_tokens, prompt_estimate, context_window, context_trimmed, total_duration_ns, load_duration_ns,
     prompt_eval_count, prompt_eval_duration_ns, eval_count, eval_duration_ns, truncated, reasoning_text,
-    reasoning_tokens, estimated_input_tokens, estimate_off)
+    reasoning_tokens, estimated_input_tokens, estimate_off, clipped)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.kr, l.kw, l.pe, l.cw, l.ct, l.td,
-    l.ld, l.pc, l.pd, l.ec, l.ed, l.tr, l.rt, l.rk, l.ei, l.eo
+    l.ld, l.pc, l.pd, l.ec, l.ed, l.tr, l.rt, l.rk, l.ei, l.eo, l.k
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
     AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, kr int, kw int, pe int, cw int,
       ct int, td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint, tr boolean, rt text, rk int, ei int,
-      eo boolean)
+      eo boolean, k jsonb)
   RETURNING 1
 )`;
 
@@ -110,7 +112,7 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             ei: l.context?.calibrated ?? null,
             eo: l.estimateOff ?? null,
           })),
-        ),
+        ).map(clipCall),
       ),
     ]);
   }
@@ -123,13 +125,20 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
           s: x.step,
           f: x.from,
           t: x.to,
-          c: x.cause,
+          c: new RowClipper().text('agent_state_transitions.cause', x.cause),
           r: x.refused,
           at: x.at,
         })),
       ),
       JSON.stringify(
-        t.signals.map((x, q) => ({ q, s: x.step, d: x.detector, x: x.detail, p: t.stuckPolicy, at: x.at })),
+        t.signals.map((x, q) => ({
+          q,
+          s: x.step,
+          d: x.detector,
+          x: new RowClipper().text('stuck_signals.detail', x.detail),
+          p: t.stuckPolicy,
+          at: x.at,
+        })),
       ),
     ]);
   }
@@ -154,30 +163,61 @@ function pgSafe<T>(value: T): T {
   return value;
 }
 
+/** A model call's words within their limits (engine/stored-limits.ts), what was cut named in `k` (clipped). */
+function clipCall<L extends { s: string | null; x: string | null; t: unknown; r: unknown; w: unknown; rt: unknown }>(
+  l: L,
+): L & { k: Record<string, number> | null } {
+  const cut = new RowClipper();
+  return {
+    ...l,
+    s: cut.text('llm_calls.stop_reason', l.s),
+    x: cut.text('llm_calls.assistant_text', l.x),
+    t: cut.json('llm_calls.tool_calls', l.t),
+    r: cut.json('llm_calls.retries', l.r),
+    w: l.w === null ? null : cut.json('llm_calls.workflow_steps', l.w),
+    rt: typeof l.rt === 'string' ? cut.text('llm_calls.reasoning_text', l.rt) : l.rt,
+    k: cut.clipped,
+  };
+}
+
+const VISION_FIX = 'lower vision_range or turn off see_through (the start refuses settings that would need more)';
+const STATE_FIX =
+  'the agent monitor keeps every cell visited since the last progress: with stuck_policy "halt" or a lower ' +
+  'max_moves a run that stopped making progress ends sooner';
+const MEMORY_FIX =
+  "the agent's memory is stored whole each turn: a conversation or history is cut to fit (memory.ts); " +
+  "keep less in a workflow's variables";
+
 function turnParams(t: TurnWrite): SqlValue[] {
   const s = t.stateAfter;
-  // only the fields an agent writes can hold unstorable text; vision and positions are ours
-  const actions = t.actions.map((a) => ({
-    c: a.callIndex,
-    s: a.step,
-    t: pgSafe(a.tool),
-    a: pgSafe(a.arguments),
-    r: pgSafe(a.reasoning),
-    x: pgSafe(a.assistantText),
-    p: a.parsedFromText,
-    e: a.executed,
-    ok: a.success,
-    o: a.outcome,
-    m: pgSafe(a.message),
-    fx: a.from.x,
-    fy: a.from.y,
-    tx: a.to.x,
-    ty: a.to.y,
-    v: a.vision,
-    n: a.newTiles,
-    rc: a.recalled,
-    g: a.goalFound,
-  }));
+  // only the fields an agent writes can hold unstorable text, and only they are cut to fit; vision and positions
+  // are ours
+  const actions = t.actions.map((a) => {
+    const cut = new RowClipper();
+    return {
+      c: a.callIndex,
+      s: a.step,
+      t: cut.text('actions.tool', pgSafe(a.tool)),
+      a: cut.json('actions.arguments', pgSafe(a.arguments)),
+      r: cut.text('actions.reasoning', pgSafe(a.reasoning)),
+      x: cut.text('actions.assistant_text', pgSafe(a.assistantText)),
+      p: a.parsedFromText,
+      e: a.executed,
+      ok: a.success,
+      o: a.outcome,
+      m: cut.text('actions.message', pgSafe(a.message)),
+      fx: a.from.x,
+      fy: a.from.y,
+      tx: a.to.x,
+      ty: a.to.y,
+      v: refuseOversized('actions.vision', a.vision, VISION_FIX),
+      n: a.newTiles,
+      // what a recall returned follows from the logged visions (game.ts stateFromLog): only what fits is kept
+      rc: cut.list('actions.recalled', a.recalled),
+      g: a.goalFound,
+      k: cut.clipped,
+    };
+  });
   return [
     t.experimentId,
     t.turnNumber,
@@ -197,13 +237,17 @@ function turnParams(t: TurnWrite): SqlValue[] {
     Math.round(t.totals.latencyMs),
     JSON.stringify(actions),
     t.totals.costUsd,
-    JSON.stringify(t.agentStateAfter),
+    JSON.stringify(refuseOversized('turns.agent_state', t.agentStateAfter, STATE_FIX)),
     t.agentStateAfter.phase,
-    t.halt ? JSON.stringify(t.halt) : null,
-    t.agentMemoryAfter === undefined ? null : JSON.stringify(pgSafe(t.agentMemoryAfter)),
+    t.halt ? JSON.stringify(clipJson(t.halt, LIMITS['turns.halted_by'])) : null,
+    t.agentMemoryAfter === undefined
+      ? null
+      : JSON.stringify(refuseOversized('experiments.agent_memory', pgSafe(t.agentMemoryAfter), MEMORY_FIX)),
     t.totals.cacheReadInputTokens,
     t.totals.cacheWriteInputTokens,
-    t.provenance === undefined ? null : JSON.stringify(pgSafe(t.provenance)),
+    t.provenance === undefined
+      ? null
+      : JSON.stringify(clipJson(pgSafe(t.provenance), LIMITS['experiments.provenance'])),
     t.tokenCalibration ?? null,
     t.priceKnown ?? null,
   ];

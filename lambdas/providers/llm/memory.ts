@@ -4,6 +4,7 @@
 //   history:      the last memory_history_actions executed actions and their outcomes;
 //   conversation: every message so far, trimmed from the oldest to memory_conversation_tokens.
 import type { ActionResult } from '../../engine/game.ts';
+import { jsonbBytes, LIMITS } from '../../engine/stored-limits.ts';
 import type { ChatMessage } from './chat-model.ts';
 import { estimateMessageTokens } from './token-estimate.ts';
 
@@ -22,10 +23,10 @@ export interface CarriedMemory {
 }
 
 /**
- * A hard cap on the stored conversation's JSON, whatever the token budget: the turn's one statement carries it,
- * and the Data API refuses requests over 4 MiB (escaped text can grow when written as JSON).
+ * A hard cap on the stored memory, whatever the token or action budget: it is one value of the experiment's row, which
+ * the Data API reads back whole only under 64 KB (engine/stored-limits.ts). About 7,500 tokens of conversation.
  */
-const MAX_CONVERSATION_CHARS = 1_048_576;
+const MEMORY_BYTES = LIMITS['experiments.agent_memory'];
 
 /** The memory the previous turn stored; anything else (null before the first turn) is empty memory. */
 export function readMemory(raw: unknown): CarriedMemory {
@@ -73,7 +74,15 @@ export function boundConversation(
   let kept = messages;
   const fits = (ms: ChatMessage[]) =>
     scale(ms.reduce((n, m) => n + estimateMessageTokens(m), 0)) <= maxTokens &&
-    JSON.stringify(ms).length <= MAX_CONVERSATION_CHARS;
+    jsonbBytes({ conversation: ms }) <= MEMORY_BYTES;
   while (kept.length > 0 && !fits(kept)) kept = dropOldestExchange(kept);
   return kept;
+}
+
+/** The history to store: its newest entries that fit the stored memory's size (the oldest go first, as above). */
+export function boundHistory(entries: HistoryEntry[]): HistoryEntry[] {
+  let bytes = jsonbBytes({ history: [] });
+  let from = entries.length;
+  while (from > 0 && (bytes += jsonbBytes(entries[from - 1]) + 2) <= MEMORY_BYTES) from--;
+  return from === 0 ? entries : entries.slice(from);
 }
