@@ -183,8 +183,8 @@ export function refuseOversizedExperiment(promptText: string | null, config: Exp
  * history entry's ~100 bytes (250 entries). memory.ts also cuts by bytes, but a setting it could never honour would
  * make the config say something other than what the model was given; so a larger one is refused at start.
  */
-export const MAX_CONVERSATION_TOKENS = 7_000;
-export const MAX_HISTORY_ACTIONS = 250;
+const MAX_CONVERSATION_TOKENS = 7_000;
+const MAX_HISTORY_ACTIONS = 250;
 
 export function refuseUnstorableMemory(config: ExperimentConfig): void {
   const over = (field: string, value: number, max: number, unit: string) =>

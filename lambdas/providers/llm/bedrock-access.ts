@@ -25,7 +25,7 @@
 //   throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this
 //   model." (inference profiles, docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html).
 
-export type BedrockAccessProblem =
+type BedrockAccessProblem =
   'marketplace' | 'use-case' | 'legacy' | 'end-of-life' | 'invalid-model' | 'needs-profile' | 'not-granted';
 
 export interface BedrockAccessDiagnosis {
