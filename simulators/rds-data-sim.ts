@@ -21,6 +21,7 @@ import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import type { Database } from '../lambdas/store/database.ts';
 import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
+import { SESSION_SETTINGS } from '../lambdas/store/column-values.ts';
 
 const MiB = 1024 * 1024;
 const RESPONSE_LIMIT = MiB;
@@ -292,6 +293,8 @@ export class RdsDataSim {
   private typeNames = new Map<number, string>();
   private pausedUntil: number | null = null;
   private paused = false;
+  /** This pause's resume time, when pause() was given one (else opts.resumeAfterMs). */
+  private resumeMs: number | undefined;
   private server: Server | null = null;
 
   constructor(private readonly opts: Options) {
@@ -313,7 +316,12 @@ export class RdsDataSim {
       max: 10,
       // Every value as Postgres's text, converted to Data API fields by column type.
       types: { getTypeParser: () => (v: string) => v },
-      options: `-c search_path=${this.opts.schema} -c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=iso_8601`,
+      // AWS documents no session settings of the Data API: UTC, as its zone-less timestamps are, and Postgres's
+      // own defaults otherwise (IntervalStyle postgres, bytea_output hex): column-values.ts's SESSION_SETTINGS.
+      options: [
+        `-c search_path=${this.opts.schema}`,
+        ...Object.entries(SESSION_SETTINGS).map(([name, value]) => `-c ${name}=${value}`),
+      ].join(' '),
     });
     pool.on('error', () => undefined);
     return pool;
@@ -354,12 +362,17 @@ export class RdsDataSim {
     return { previous: { ...previous }, current: { ...current } };
   }
 
-  /** Aurora Serverless v2 at 0 ACU after its idle period: calls answer DatabaseResumingException until resumed. */
-  async pause(): Promise<void> {
+  /**
+   * Aurora Serverless v2 at 0 ACU after its idle period: calls answer DatabaseResumingException until resumed,
+   * `resumeAfterMs` (default the server's option) after the first call ("If the instance is paused for longer than 24
+   * hours, the resume time might be longer", Aurora User Guide, aurora-serverless-v2-auto-pause.html).
+   */
+  async pause(resumeAfterMs?: number): Promise<void> {
     // An instance pauses only without connections, so no transaction survives it.
     for (const id of [...this.transactions.keys()]) await this.endTransaction(id, 'ROLLBACK', 'expired');
     this.paused = true;
     this.pausedUntil = null;
+    this.resumeMs = resumeAfterMs;
   }
 
   get isPaused(): boolean {
@@ -455,7 +468,7 @@ export class RdsDataSim {
       throw new DataApiError('DatabaseErrorException', `FATAL: database "${body.database}" does not exist`);
     if (this.paused) {
       // The first call starts the resume; calls fail until the instance is up.
-      this.pausedUntil ??= Date.now() + (this.opts.resumeAfterMs ?? 15_000);
+      this.pausedUntil ??= Date.now() + (this.resumeMs ?? this.opts.resumeAfterMs ?? 15_000);
       if (Date.now() < this.pausedUntil)
         throw new DataApiError(
           'DatabaseResumingException',

@@ -343,6 +343,7 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
           AWS_ENDPOINT_URL_STS: identityUrl,
           AWS_ENDPOINT_URL_IAM: identityUrl,
           AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
+          AWS_ENDPOINT_URL_BEDROCK: bedrockUrl,
         }
       : {}),
     ...cmd.env,

@@ -25,11 +25,15 @@ import {
   type SqlValue,
 } from './sql.ts';
 import { toNamedParameters } from './sql-text.ts';
+import { arrayElementType, decodeArray, decodeText, typeName } from './column-values.ts';
+import { parseDatabaseErrorMessage, type SqlStateSource } from './sql-state.ts';
 import { DATABASE_RETRY_BUDGET_MS } from '../config/budgets.ts';
 
 /** A statement Postgres refused, as pg reports one: the Postgres message, and its SQLState as `code`. */
 export class SqlError extends Error {
   override readonly name = 'SqlError';
+  /** `code` was parsed from the Data API's message: it has no SQLState field (sql-state.ts). */
+  readonly codeFrom: SqlStateSource = 'message';
   constructor(
     message: string,
     readonly code: string,
@@ -59,6 +63,12 @@ export interface DataApiOptions {
   retryBudgetMs?: number;
   /** The wait between attempts (tests pass one that does not wait). */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Every statement with continueAfterTimeout: one past the Data API's 45 s runs on instead of being cancelled (the
+   * caller still gets StatementTimeoutException). "For DDL statements, we recommend continuing to run the statement
+   * after the call times out" (RDS Data API reference, ExecuteStatement): the migrations set it.
+   */
+  continueAfterTimeout?: boolean;
 }
 
 // Service-side conditions that pass: the instance resuming from auto-pause, the writer briefly unavailable (a
@@ -84,9 +94,6 @@ const NETWORK_CODES = new Set([
 const BASE_DELAY_MS = 200;
 const MAX_DELAY_MS = 5_000;
 
-const INTEGER_TYPES = new Set(['int2', 'int4', 'int8', 'oid', 'xid', 'cid']);
-const NUMBER_TYPES = new Set([...INTEGER_TYPES, 'numeric', 'float4', 'float8', 'money']);
-
 interface ErrorLike {
   name?: string;
   message?: string;
@@ -105,24 +112,16 @@ function isTransient(err: unknown): boolean {
 }
 
 /**
- * An SDK failure as the port's errors: a Postgres error as SqlError (the Data API's DatabaseErrorException
- * message is "ERROR: <message>[\n  Position: n]; SQLState: XXXXX"), an oversized result as ResultTooLargeError,
- * an expired transaction as TransactionNotFoundError; anything else unchanged.
+ * An SDK failure as the port's errors: a Postgres error as SqlError (its SQLState read from the
+ * DatabaseErrorException's message, the only place the Data API gives it: sql-state.ts), an oversized result as
+ * ResultTooLargeError, an expired transaction as TransactionNotFoundError; anything else unchanged.
  */
 function translateError(err: unknown): unknown {
   const e = err as ErrorLike | null;
   if (!e || typeof e !== 'object' || typeof e.message !== 'string') return err;
   if (e.name === 'DatabaseErrorException') {
-    const state = /;\s*SQLState:\s*([0-9A-Z]{5})\s*$/.exec(e.message);
-    if (!state) return err;
-    let text = e.message.slice(0, state.index);
-    let position: number | undefined;
-    text = text.replace(/\n\s*Position: (\d+)/, (_m, n: string) => {
-      position = Number(n);
-      return '';
-    });
-    text = text.replace(/^(?:ERROR|FATAL|PANIC):\s+/, '').trim();
-    return new SqlError(text, state[1], position, err);
+    const parsed = parseDatabaseErrorMessage(e.message);
+    return parsed ? new SqlError(parsed.message, parsed.code, parsed.position, err) : err;
   }
   // "Database returned more than the allowed response size limit" (1 MiB), and a row over 64 KB; the latter's
   // wording is not documented (the sim's says "exceeded size limit ... over 64 KB").
@@ -175,58 +174,23 @@ function parameter(value: SqlValue | undefined, index: number): SqlParameter {
   return { name, value: { stringValue: arrayLiteral(value) } };
 }
 
-/** "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC; an offset is honoured if one comes) as a Date. */
-function parseTimestamp(text: string): Date | string {
-  const m = /^(\d{4,})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:\.(\d+))?(?:Z|([+-])(\d\d)(?::?(\d\d))?)?$/.exec(text);
-  if (!m) return text; // infinity, BC dates: no Date stands for them, the text is kept
-  const ms = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
-  const offset = m[8] ? (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10] ?? 0)) : 0;
-  const utc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
-  return new Date(utc - offset * 60_000);
-}
-
-/** One-dimensional Postgres array text ({a,"b c",NULL}) as its elements; the Data API may answer arrays so. */
-function parseArrayText(text: string): Array<string | null> {
-  const inner = text.slice(text.indexOf('{') + 1, text.lastIndexOf('}'));
-  if (inner === '') return [];
-  const out: Array<string | null> = [];
-  for (const m of inner.matchAll(/"((?:[^"\\]|\\.)*)"|([^,]+)/g))
-    out.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2] === 'NULL' ? null : m[2]);
-  return out;
-}
-
-function scalar(type: string, raw: unknown): unknown {
-  if (raw === null || raw === undefined) return null;
-  if (NUMBER_TYPES.has(type)) return typeof raw === 'number' ? raw : Number(raw);
-  if (type === 'bool') return typeof raw === 'boolean' ? raw : raw === 't' || raw === 'true';
-  if (type === 'json' || type === 'jsonb') return typeof raw === 'string' ? JSON.parse(raw) : raw;
-  if (type === 'timestamptz' || type === 'timestamp') return typeof raw === 'string' ? parseTimestamp(raw) : raw;
-  return raw;
-}
-
-function arrayItems(value: ArrayValue | null): unknown[] | null {
-  if (value === null) return null;
-  if (value.arrayValues) return value.arrayValues.map(arrayItems);
+function arrayItems(value: ArrayValue): unknown[] {
+  if (value.arrayValues) return value.arrayValues.map((v) => (v === null ? null : arrayItems(v)));
   return value.longValues ?? value.doubleValues ?? value.booleanValues ?? value.stringValues ?? [];
 }
 
+/**
+ * A field as the value pg gives for the same column (column-values.ts): typed fields (longValue, doubleValue,
+ * booleanValue, blobValue, arrayValue's typed lists) are taken as they come; a stringValue, and each string of an
+ * arrayValue, is Postgres's text for the column's type and decoded as pg's text is.
+ */
 function decode(field: Field, column: ColumnMetadata | undefined): unknown {
-  const type = column?.typeName ?? '';
   if (field.isNull) return null;
   if (field.blobValue !== undefined) return Buffer.from(field.blobValue);
-  if (type.startsWith('_')) {
-    const element = type.slice(1);
-    const items =
-      field.arrayValue !== undefined
-        ? (arrayItems(field.arrayValue) ?? [])
-        : typeof field.stringValue === 'string'
-          ? parseArrayText(field.stringValue)
-          : [];
-    const each = (x: unknown): unknown => (Array.isArray(x) ? x.map(each) : scalar(element, x));
-    return items.map(each);
-  }
-  const raw = field.longValue ?? field.doubleValue ?? field.booleanValue ?? field.stringValue;
-  return scalar(type, raw);
+  const type = typeName(column?.typeName ?? '');
+  if (field.arrayValue !== undefined) return decodeArray(arrayElementType(type) ?? '', arrayItems(field.arrayValue));
+  if (typeof field.stringValue === 'string') return decodeText(type, field.stringValue);
+  return field.longValue ?? field.doubleValue ?? field.booleanValue ?? null;
 }
 
 const columnName = (c: ColumnMetadata | undefined, i: number) => c?.label ?? c?.name ?? `?column${i}?`;
@@ -239,6 +203,7 @@ export class DataApiDatabase implements SqlDatabase {
   private readonly ownClient: boolean;
   private readonly budgetMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly continueAfterTimeout: boolean;
   private readonly target: { resourceArn: string; secretArn: string; database: string };
 
   constructor(opts: DataApiOptions) {
@@ -250,6 +215,7 @@ export class DataApiDatabase implements SqlDatabase {
     this.client = opts.client ?? new RDSDataClient({ region: opts.resourceArn.split(':')[3], maxAttempts: 1 });
     this.budgetMs = opts.retryBudgetMs ?? DATABASE_RETRY_BUDGET_MS; // every database Lambda's timeout covers it
     this.sleep = opts.sleep ?? defaultSleep;
+    this.continueAfterTimeout = opts.continueAfterTimeout ?? false;
   }
 
   // The port's default row type, `any` there so callers read columns untyped as with pg (see sql.ts).
@@ -310,6 +276,7 @@ export class DataApiDatabase implements SqlDatabase {
         parameters: values.map(parameter),
         includeResultMetadata: true,
         ...(transactionId ? { transactionId } : {}),
+        ...(this.continueAfterTimeout ? { continueAfterTimeout: true } : {}),
       }),
     );
     const columns = out.columnMetadata ?? [];

@@ -6,11 +6,18 @@ import pg from 'pg';
 import { DatabaseConfigError, DatabaseUnreachableError } from './errors.ts';
 import { migrate, quoteIdent } from './migrate.ts';
 import { withRetry } from './retry-query.ts';
+import { pgTextParser, SESSION_SETTINGS } from './column-values.ts';
 import type { QueryOptions, Sql, SqlDatabase, SqlResult, SqlValue } from './sql.ts';
 
-// bigint (count(*), sum) as JS numbers: our counts stay far below 2^53.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
-pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+// A Date parameter goes as UTC text, as the Data API transport sends it (TIMESTAMP hint): pg's default is local
+// time with its offset, which a `timestamp` column (no zone) would keep as the laptop's wall-clock time.
+pg.defaults.parseInputDatesAsUTC = true;
+
+/** Values decoded as the Data API transport decodes them (column-values.ts); binary results are never asked for. */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: (oid: number, format?: string): unknown =>
+    format === 'binary' ? (pg.types.getTypeParser(oid, 'binary') as unknown) : pgTextParser(oid),
+};
 
 export interface Database extends SqlDatabase {
   pool: pg.Pool;
@@ -110,6 +117,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   quoteIdent(schema);
   const pool = new pg.Pool({
     connectionString: opts.url,
+    types,
     max: opts.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
@@ -118,11 +126,18 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // @types/pg says void, but pg-pool awaits the promise before handing the client out (pg-pool 3.14, index.js)
     // eslint-disable-next-line @typescript-eslint/no-misused-promises
     onConnect: async (client) => {
+      const session = Object.entries(SESSION_SETTINGS);
       await client.query(
         "SELECT set_config('search_path', $1, false), set_config('statement_timeout', $2, false), " +
           "set_config('idle_in_transaction_session_timeout', '60000', false), " +
-          "set_config('default_transaction_read_only', $3, false)",
-        [quoteIdent(schema), String(opts.statementTimeoutMs ?? 60_000), opts.readOnly ? 'on' : 'off'],
+          "set_config('default_transaction_read_only', $3, false), " +
+          session.map((_, i) => `set_config($${4 + 2 * i}, $${5 + 2 * i}, false)`).join(', '),
+        [
+          quoteIdent(schema),
+          String(opts.statementTimeoutMs ?? 60_000),
+          opts.readOnly ? 'on' : 'off',
+          ...session.flat(),
+        ],
       );
     },
   });

@@ -5,10 +5,12 @@
 // idempotent: a turn's commit is conditional on the turn before, so a commit
 // that did land is not applied twice.
 import { DatabaseUnavailableError, isTransientSqlState } from './sql.ts';
+import { sqlStateOf } from './sql-state.ts';
 
 // Socket failures of the pg client (SQLStates: isTransientSqlState).
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
+// pg's own failures, which carry neither a SQLState nor a socket's code: only their words tell them apart.
 const TRANSIENT_MESSAGE = new RegExp(
   [
     'Connection terminated',
@@ -20,10 +22,16 @@ const TRANSIENT_MESSAGE = new RegExp(
   'i',
 );
 
+/**
+ * An error Postgres sent is judged by its SQLState, read from pg's structured field (sql-state.ts), never by its
+ * words; a socket error by its code; the message only for what has no SQLState (pg's "Connection terminated").
+ */
 function isTransientDatabaseError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
-  if (e.code && (NETWORK_CODES.has(e.code) || isTransientSqlState(e.code))) return true;
+  const state = sqlStateOf(err);
+  if (state) return isTransientSqlState(state.code);
+  if (e.code && NETWORK_CODES.has(e.code)) return true;
   return TRANSIENT_MESSAGE.test(e.message ?? '');
 }
 

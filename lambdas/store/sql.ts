@@ -5,8 +5,9 @@
 // - statements use positional parameters `$1..$n`; a value is a string, a number, a boolean, null, a Date
 //   (a timestamp) or an array of strings; a parameter that must be jsonb, an array or any other type is cast
 //   in the SQL (`$3::jsonb`, `$2::text[]`), since the Data API sends a string as text;
-// - a row comes back as an object by column name: integers, numeric and floats as numbers, json and jsonb
-//   parsed, timestamps as Dates, arrays as arrays, NULL as null;
+// - a row comes back as an object by column name, each value decoded once for both (column-values.ts): integers,
+//   numeric and floats as numbers, json and jsonb parsed, timestamptz as Dates, timestamp, date, time and interval
+//   as the text Postgres prints (in UTC sessions), bytea as Buffers, arrays as arrays, NULL as null;
 // - a transient failure (a dropped connection, a paused Aurora resuming, a serialization failure) is retried
 //   inside the transport, then surfaces as DatabaseUnavailableError, which the state machine retries.
 
@@ -42,8 +43,9 @@ export interface SqlDatabase extends Sql {
 }
 
 // SQLStates that pass on a retry: serialization failure, deadlock, the server shutting down or starting, too many
-// connections; and class 08, connection exceptions. Both transports retry them.
-const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300']);
+// connections, a session the server ended for idling (in a transaction, 25P03, or out of one, 57P05: a new
+// connection goes through); and class 08, connection exceptions. Both transports retry them.
+const TRANSIENT_SQLSTATES = new Set(['40001', '40P01', '57P01', '57P02', '57P03', '53300', '25P03', '57P05']);
 
 export function isTransientSqlState(code: string): boolean {
   return TRANSIENT_SQLSTATES.has(code) || code.startsWith('08');
