@@ -9,7 +9,8 @@
 // reasoning block sent back must carry the signature it came with (ReasoningTextBlock). Claude models from Opus 4.7
 // on follow their own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only, some think unasked.
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
 import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
@@ -120,9 +121,40 @@ export class BedrockSim extends SimServer {
     );
   }
 
+  private controlPlane: Server | null = null;
+  /** Where the control plane (GetFoundationModel) answers once listening: AWS_ENDPOINT_URL_BEDROCK. */
+  controlPlaneUrl = '';
+
+  /**
+   * The runtime over HTTP/2 (what its client speaks), and the control plane on a second port over HTTP/1.1 (what
+   * @aws-sdk/client-bedrock speaks): Bedrock's two endpoints, bedrock-runtime.REGION and bedrock.REGION.
+   */
+  override async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    const url = await super.listen(port, host);
+    const control = createServer((req, res) => {
+      req.resume();
+      const path = decodeURIComponent((req.url ?? '/').split('?')[0]);
+      const fm = /^\/foundation-models\/([^/]+)$/.exec(path);
+      const logged = { method: req.method ?? 'GET', path, headers: req.headers, body: null };
+      if (req.method !== 'GET' || !fm)
+        return awsError(res, 404, `no route ${req.method} ${path}`, 'UnknownOperationException');
+      this.getFoundationModel(logged, res, fm[1]).catch((err: unknown) => awsError(res, 500, String(err)));
+    });
+    await new Promise<void>((resolve) => control.listen(0, host, resolve));
+    this.controlPlane = control;
+    const u = new URL(url);
+    u.port = String((control.address() as AddressInfo).port);
+    this.controlPlaneUrl = u.origin;
+    return url;
+  }
+
+  override async close(): Promise<void> {
+    this.controlPlane?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.controlPlane ? this.controlPlane.close(() => resolve()) : resolve()));
+    await super.close();
+  }
+
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
-    const fm = /^\/foundation-models\/([^/]+)$/.exec(req.path);
-    if (req.method === 'GET' && fm) return this.getFoundationModel(req, res, decodeURIComponent(fm[1]));
     const m = /^\/model\/(.+)\/converse$/.exec(req.path);
     if (req.method !== 'POST' || !m)
       return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');

@@ -262,6 +262,7 @@ const parameterStore = new SsmSim([
 /** The models doctor --bedrock calls. */
 const bedrock = new BedrockSim({ models: ['amazon.nova-lite-v1:0'] });
 let bedrockUrl = '';
+let bedrockControlUrl = '';
 let parameterStoreUrl = '';
 /** STS and IAM for doctor's permissions check: no IAM policies here, so the check is skipped (they are tested in
  * test/results-aws.test.ts against the rehearsal's IAM model). */
@@ -343,7 +344,7 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
           AWS_ENDPOINT_URL_STS: identityUrl,
           AWS_ENDPOINT_URL_IAM: identityUrl,
           AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
-          AWS_ENDPOINT_URL_BEDROCK: bedrockUrl,
+          AWS_ENDPOINT_URL_BEDROCK: bedrockControlUrl,
         }
       : {}),
     ...cmd.env,
@@ -519,6 +520,7 @@ beforeAll(async () => {
   parameterStoreUrl = await parameterStore.listen();
   identityUrl = await identity.listen();
   bedrockUrl = await bedrock.listen();
+  bedrockControlUrl = bedrock.controlPlaneUrl;
 });
 
 afterAll(async () => {

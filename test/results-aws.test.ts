@@ -158,26 +158,35 @@ describe('results of a deployed stack, read with --aws', () => {
     }
   });
 
-  it("doctor --aws --bedrock: a one-token call to each model the stack grants, in the parameters' Region", async () => {
+  it("doctor --aws --bedrock: each granted model's lifecycle and a one-token call, in the parameters' Region", async () => {
     const before = stack.authorizer.denials.length;
     const ok = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
-    expect(ok.code).toBe(0);
-    const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean; detail: string }>;
-    const models = checks.filter((c) => c.check.startsWith('Bedrock '));
-    expect(models.map((c) => c.check)).toEqual(DEFAULT_BEDROCK_MODELS.map((m) => `Bedrock ${m}`));
-    expect(models.every((c) => c.ok && c.detail.startsWith(`answers in ${stack.outputs.region}`))).toBe(true);
+    const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean; detail: string; fix?: string }>;
+    const of = (m: string) => checks.filter((c) => c.check === `Bedrock ${m}` || c.check === `Bedrock ${m} lifecycle`);
+    for (const m of DEFAULT_BEDROCK_MODELS) {
+      const [lifecycle, call] = of(m);
+      expect(lifecycle).toMatchObject({
+        ok: true,
+        detail: `${m.replace(/^global\./, '')} is ACTIVE in ${stack.outputs.region}`,
+      });
+      expect(call).toMatchObject({ ok: true, detail: expect.stringMatching(`^answers in ${stack.outputs.region}`) });
+    }
     expect(stack.authorizer.denials.slice(before)).toEqual([]);
-    // without the --bedrock statement the same call is refused: each model fails, naming the fix
+    // without the --bedrock statements the same checks are refused: each model's call fails, naming the fix
     const refused = await spawnAriadne(['doctor', '--aws', '--bedrock'], stack.env);
     expect(refused.code).toBe(3);
-    expect(refused.stdout).toMatch(
-      /FAIL {2}Bedrock amazon\.nova-lite-v1:0: AccessDeniedException: .*bedrock:InvokeModel/,
-    );
-    expect(refused.stdout).toMatch(/fix: enable access to amazon\.nova-lite-v1:0 .*policy researcher --bedrock/);
-    // the refusals were the model calls and nothing else (taken out, so the file's zero-denial check stays exact)
+    const [first] = DEFAULT_BEDROCK_MODELS;
+    expect(refused.stdout).toContain(`FAIL  Bedrock ${first}: AccessDeniedException: `);
+    expect(refused.stdout).toMatch(/fix: the caller may not invoke .*policy researcher --bedrock/);
+    expect(refused.stdout).toMatch(/skip {2}Bedrock .* lifecycle: AccessDeniedException/);
+    // the refusals were the lifecycle reads and model calls and nothing else (taken out, so the file's zero-denial
+    // check stays exact)
     const denied = stack.authorizer.denials.splice(before);
     expect(denied.map((d) => [d.principal, d.action])).toEqual(
-      DEFAULT_BEDROCK_MODELS.map(() => ['Researcher', 'bedrock:InvokeModel']),
+      DEFAULT_BEDROCK_MODELS.flatMap(() => [
+        ['Researcher', 'bedrock:GetFoundationModel'],
+        ['Researcher', 'bedrock:InvokeModel'],
+      ]),
     );
   });
 

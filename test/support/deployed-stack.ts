@@ -72,8 +72,8 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_ENDPOINT_URL_STS: identityUrl,
     AWS_ENDPOINT_URL_IAM: identityUrl,
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
-    // the control plane (GetFoundationModel) on the same simulator
-    AWS_ENDPOINT_URL_BEDROCK: bedrockUrl,
+    // the control plane (GetFoundationModel): the simulator's second, HTTP/1.1 port
+    AWS_ENDPOINT_URL_BEDROCK: bedrock.controlPlaneUrl,
   });
   return {
     outputs,
