@@ -48,13 +48,13 @@ function statusEvent(
   };
 }
 
-async function running(executions: string[]): Promise<string> {
+async function running(executions: string[], taskToken?: string): Promise<string> {
   const base = {
     agent: 'random',
     provider: 'baseline',
     maze: { kind: 'generated' as const, spec: { generator: 'light', width: 11, height: 11, seed: 1 } },
   };
-  const first = await startExperiment({ ...base, executionArn: executions[0] }, store);
+  const first = await startExperiment({ ...base, executionArn: executions[0], taskToken }, store);
   // each later execution (continue as new) starts the same experiment again, which records its ARN
   for (const arn of executions.slice(1))
     await startExperiment({ ...base, experimentId: first.experimentId, executionArn: arn }, store);
@@ -170,6 +170,17 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       await withTokens()(statusEvent(exec('refused'), 'FAILED', 'InvalidInputError', 'bad maze', startInput('T2')));
       expect(sent).toEqual([
         { token: 'T2', output: { experimentId: null, status: 'not_created', stopReason: 'execution_failed' } },
+      ]);
+    });
+
+    it('kept with the run: returned when the event leaves out an input too large to include', async () => {
+      sent.length = 0;
+      const id = await running([exec('big-input')], 'T3');
+      const event = statusEvent(exec('big-input'), 'FAILED', 'States.Runtime', 'boom');
+      (event.detail as { inputDetails: { included: boolean } }).inputDetails = { included: false };
+      expect(await withTokens()(event)).toEqual({ action: 'finalized', experimentId: id });
+      expect(sent).toEqual([
+        { token: 'T3', output: { experimentId: id, status: 'failed', stopReason: 'execution_failed' } },
       ]);
     });
 

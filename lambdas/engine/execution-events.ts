@@ -3,7 +3,8 @@
 // failed in a state with no Catch). Only the experiment's latest execution
 // counts: an earlier one that continued as new is history, not a failure.
 // A sweep waiting on the experiment gets its task token back from here too
-// (the token is in the execution's input, which the event carries).
+// (the token is stored with the experiment at start, and in the execution's input, which the event carries
+// unless the input is too large to include).
 import { z } from 'zod';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import type { ExperimentStatus } from './store.ts';
@@ -29,9 +30,13 @@ const executionStatusEventSchema = z
   .passthrough();
 
 export interface ExecutionLookupStore {
-  findByExecution(
-    executionArn: string,
-  ): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null>;
+  findByExecution(executionArn: string): Promise<{
+    id: string;
+    status: ExperimentStatus;
+    latestExecution: string | null;
+    /** The sweep's task token the experiment was started with (migration 015); null outside an AWS sweep. */
+    taskToken?: string | null;
+  } | null>;
   finalizeExperiment(
     id: string,
     f: { status: 'failed'; stopReason: string; failureReason: string },
@@ -91,7 +96,8 @@ export async function finalizeFromExecutionEvent(
     failureReason: reason,
   });
   // Also when already final (FinalizeFailure ran, then the execution failed): a closed token is no error.
-  await returnTaskToken(taskTokens, taskToken, {
+  // the token stored with the run, else the event's copy of the input (which omits an input too large to include)
+  await returnTaskToken(taskTokens, found.taskToken ?? taskToken, {
     experimentId: found.id,
     status,
     stopReason: changed ? stopReason : 'already_final',

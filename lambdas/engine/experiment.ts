@@ -39,6 +39,8 @@ export interface StartRequest {
   maze: MazeSource;
   config?: ExperimentConfigInput;
   sweep?: SweepRef;
+  /** The AWS sweep's task token, kept with the run so any finalizer can return it (migration 015). */
+  taskToken?: string | null;
 }
 
 /** The sweep run an experiment is. */
@@ -71,6 +73,7 @@ export interface NewExperiment {
   optimalMoves: number;
   initialState: GameState;
   sweep?: SweepRef;
+  taskToken?: string | null;
 }
 
 export interface StartStore {
@@ -235,6 +238,7 @@ export async function startExperiment(
     optimalMoves: optimal,
     initialState: state,
     sweep: req.sweep,
+    taskToken: req.taskToken ?? null,
   };
   const stored = await store.createExperiment(fields);
   if (stored.existing) refuseOtherSettings(experimentId, stored.existing, fields);

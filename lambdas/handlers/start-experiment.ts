@@ -100,6 +100,7 @@ export const startExperimentHandler =
         maze,
         config,
         sweep: input.sweep,
+        taskToken: input.taskToken ?? null,
       },
       deps.store,
       parameters && { config: parameters.config, prompts: parameters.prompts },

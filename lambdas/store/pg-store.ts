@@ -220,9 +220,9 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
          agent_seed, maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen,
-         sweep_id, sweep_cell, sweep_repeat, sweep_attempt)
+         sweep_id, sweep_cell, sweep_repeat, sweep_attempt, task_token)
        VALUES ($1, $2::text[], $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19,
-               $20)
+               $20, $21)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [
         e.id,
@@ -245,6 +245,7 @@ export class PgStore implements EngineStore {
         e.sweep?.cell ?? null,
         e.sweep?.repeat ?? null,
         e.sweep?.attempt ?? null,
+        e.taskToken ?? null,
       ],
     );
     if (rows.length === 1) {
@@ -404,15 +405,24 @@ export class PgStore implements EngineStore {
   }
 
   /** The experiment an execution belongs to, and the latest execution of that experiment. */
-  async findByExecution(
-    executionArn: string,
-  ): Promise<{ id: string; status: ExperimentStatus; latestExecution: string | null } | null> {
-    const { rows } = await this.query<{ id: string; status: ExperimentStatus; latest: string | null }>(
-      `SELECT id, status, execution_arns[array_upper(execution_arns, 1)] AS latest
+  async findByExecution(executionArn: string): Promise<{
+    id: string;
+    status: ExperimentStatus;
+    latestExecution: string | null;
+    taskToken: string | null;
+  } | null> {
+    const { rows } = await this.query<{
+      id: string;
+      status: ExperimentStatus;
+      latest: string | null;
+      task_token: string | null;
+    }>(
+      `SELECT id, status, execution_arns[array_upper(execution_arns, 1)] AS latest, task_token
        FROM experiments WHERE execution_arns @> ARRAY[$1::text]`,
       [executionArn],
     );
-    return rows.length === 0 ? null : { id: rows[0].id, status: rows[0].status, latestExecution: rows[0].latest };
+    const r = rows[0];
+    return r ? { id: r.id, status: r.status, latestExecution: r.latest, taskToken: r.task_token } : null;
   }
 
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
