@@ -4,8 +4,9 @@
 // experiment costs on AWS at list prices (us-east-1, 2026: Step Functions
 // Standard $0.025 per 1,000 state transitions; Lambda arm64 $0.0000133334 per
 // GB-second and $0.20 per million requests; Data API requests and Aurora
-// ACU-seconds from bench/prices.ts). Model costs are not included: the random
-// agent calls none. Target: at most 5 state transitions per turn.
+// ACU-seconds from bench/prices.ts), with what its logs and traces add at the
+// stack's settings (bench/observability-cost.ts). Model costs are not included:
+// the random agent calls none. Target: at most 5 state transitions per turn.
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
@@ -15,6 +16,49 @@ import { ASSUMPTIONS, PRICES } from './prices.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
 import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
+import { DEFAULT_OBSERVABILITY, LOG_RETENTION } from '../lib/observability.ts';
+import { observabilityCost, type ObservedRun } from './observability-cost.ts';
+
+const LOG_DAYS = Number(LOG_RETENTION);
+
+/** Local-engine events an ERROR-level state machine log keeps (failures, retries, a failed or stopped execution). */
+const ERROR_EVENTS = new Set([
+  'StateFailed',
+  'StateRetried',
+  'ExecutionFailed',
+  'ExecutionAborted',
+  'ExecutionTimeout',
+]);
+
+/**
+ * Everything written to stdout and stderr while `fn` runs, as lines: what a handler prints is what Lambda sends to
+ * CloudWatch Logs (console methods write there too).
+ */
+function capturingOutput(): { lines: string[]; during<T>(fn: () => Promise<T>): Promise<T> } {
+  const lines: string[] = [];
+  return {
+    lines,
+    async during(fn) {
+      const streams = [process.stdout, process.stderr];
+      const writes = streams.map((s) => s.write.bind(s));
+      streams.forEach((s, i) => {
+        s.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
+          lines.push(
+            ...String(chunk)
+              .split('\n')
+              .filter((l) => l !== ''),
+          );
+          return (writes[i] as (...a: unknown[]) => boolean)(chunk, ...rest);
+        };
+      });
+      try {
+        return await fn();
+      } finally {
+        streams.forEach((s, i) => (s.write = writes[i]));
+      }
+    },
+  };
+}
 
 const PRICE = { transition: 0.025 / 1000, gbSecond: 0.0000133334, request: 0.2 / 1e6 };
 const LAMBDA_GB = 0.5; // memorySize 512 in lib/handler-functions.ts
@@ -27,6 +71,8 @@ export async function costBench(): Promise<Record<string, number>> {
   try {
     const entered = new Map<string, number>();
     const handlerMs = new Map<string, number>();
+    const output = capturingOutput();
+    let errorEvents = 0;
     const run = await timed(() =>
       runLocalExperiment(
         {
@@ -39,11 +85,12 @@ export async function costBench(): Promise<Record<string, number>> {
           db,
           onEvent: (e) => {
             if (e.type === 'StateEntered' && e.state) entered.set(e.state.name, (entered.get(e.state.name) ?? 0) + 1);
+            if (ERROR_EVENTS.has(e.type)) errorEvents++;
           },
           wrap: (state, handler) => async (event) => {
             const t = performance.now();
             try {
-              return await handler(event);
+              return await output.during(() => handler(event));
             } finally {
               handlerMs.set(state, (handlerMs.get(state) ?? 0) + performance.now() - t);
             }
@@ -80,6 +127,18 @@ export async function costBench(): Promise<Record<string, number>> {
       aurora: ((awakeSeconds * ASSUMPTIONS.awakeAcus) / 3600) * PRICES.auroraServerlessV2AcuHour,
     };
     const total = Object.values(cost).reduce((a, b) => a + b, 0);
+    const observed: ObservedRun = {
+      executionArns: run.value.executions,
+      historyEvents: history,
+      errorEvents,
+      invocations,
+      handlerLines: output.lines,
+    };
+    const logs = observabilityCost(observed, DEFAULT_OBSERVABILITY);
+    const allLogs = observabilityCost(observed, { ...DEFAULT_OBSERVABILITY, stateMachineLogLevel: 'ALL' });
+    const traced = observabilityCost(observed, { ...DEFAULT_OBSERVABILITY, tracing: true });
+    const everything = observabilityCost(observed, { tracing: true, stateMachineLogLevel: 'ALL' });
+    const allIn = total + logs.total;
     console.log(
       'cost: a 10,000-action experiment (random agent, perfect 101x101) through the synthesized ' +
         'definition, run locally',
@@ -122,11 +181,43 @@ export async function costBench(): Promise<Record<string, number>> {
       `    ${'total'.padEnd(26)} $${fmt(total, 6).padStart(10)}  ` +
         `($${fmt((total / run.value.summary!.actions) * 1000, 5)} per 1,000 actions)`,
     );
+    const kb = (n: number) => `${fmt(n / 1024, 1)} KiB`;
+    const usd = (n: number) => `$${fmt(n, 6)}`;
+    console.log(
+      `  logs and traces (lib/observability.ts), counted in this run, record sizes built from AWS's documented ` +
+        'fields (bench/observability-cost.ts):',
+    );
+    console.log(
+      `    handlers printed ${fmt(output.lines.length)} lines; Lambda start and report lines ` +
+        `${kb(logs.lambdaSystemBytes)} (${fmt(invocations)} invocations, system log level INFO)`,
+    );
+    console.log(
+      `    state machines at ERROR (default): ${fmt(errorEvents)} failure events, ${kb(logs.stateMachineBytes)}; ` +
+        `at ALL: ${fmt(history)} events, ${kb(allLogs.stateMachineBytes)}`,
+    );
+    const traceIds = traced.lambdaSystemBytes - logs.lambdaSystemBytes;
+    console.log(
+      `    X-Ray, off by default: with -c tracing=true ${fmt(traced.traces)} traces (one per execution) ` +
+        `${usd(traced.xray)}, and the start and report lines carry the trace id (+${kb(traceIds)})`,
+    );
+    row('CloudWatch Logs (default)', logs.ingestion + logs.storage);
+    row('X-Ray (off by default)', logs.xray);
+    console.log(
+      `    ${'all-in total'.padEnd(26)} $${fmt(allIn, 6).padStart(10)}  ` +
+        `($${fmt((allIn / run.value.summary!.actions) * 1000, 5)} per 1,000 actions); ` +
+        `logs $${fmt(logs.ingestion, 6)} ingestion + $${fmt(logs.storage, 6)} storage (${LOG_DAYS} days)`,
+    );
+    console.log(
+      `    opt-in: -c stateMachineLogLevel=ALL +${usd(allLogs.total - logs.total)}, -c tracing=true ` +
+        `+${usd(traced.total - logs.total)}, both ${usd(total + everything.total)} all-in`,
+    );
     return {
       transitionsPerTurn: loopTransitions,
       historyPerTurn: history / turns,
       dataApiCallsPerTurn: calls.length / turns,
       total,
+      logs: logs.total,
+      allIn,
     };
   } finally {
     await db.close();

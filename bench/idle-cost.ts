@@ -42,7 +42,8 @@ const FREE: Record<string, string> = {
   'AWS::SecretsManager::SecretTargetAttachment': 'no charge (the secret is priced)',
   'AWS::SecretsManager::RotationSchedule': 'one rotation Lambda run and a few API calls a month: under a cent',
   'AWS::Serverless::Application': 'the rotation function (a nested stack of a Lambda and its role): free when idle',
-  'AWS::CloudFormation::CustomResource': 'one Lambda run per deploy',
+  'AWS::CloudFormation::CustomResource':
+    'a few Lambda runs and waiter state transitions per deploy (more while a paused database resumes)',
   'AWS::RDS::DBSubnetGroup': 'no charge',
   'AWS::RDS::DBProxyTargetGroup': 'part of the proxy, priced there',
   'AWS::EC2::VPC': 'no charge',
@@ -59,7 +60,8 @@ const FREE: Record<string, string> = {
     'billed per GB of flow records delivered ($0.50/GB to CloudWatch Logs): usage, near none when idle',
   'AWS::CDK::Metadata': 'no charge',
   'AWS::S3::Bucket':
-    'billed per GB-month stored: sweep run lists and Map results, a few MB, expired after 60 days (under a cent)',
+    'billed per GB-month stored: sweep run lists and Map results, a few MB each, expired a year and 15 days after ' +
+    'they are written (the longest sweep and its redrive window; a 10,000-run list costs under a cent in that time)',
   'AWS::S3::BucketPolicy': 'no charge',
 };
 

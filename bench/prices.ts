@@ -54,6 +54,16 @@ export const PRICES = {
   // CloudWatch Logs stored per GB-month (free tier: 5 GB of ingestion and storage per account). Read 2026-11-23:
   // Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/
   logsStorageGbMonth: 0.03,
+  // CloudWatch Logs ingestion per GB, Standard log class, us-east-1 (Lambda's and Step Functions' logs are vended
+  // logs, whose first tier is the same $0.50). Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/:
+  // its logs table was not in the text stored here (read 2026-11-24); $0.50/GB as transcribed from it by
+  // c3x.dev/blog/cloudwatch-logs-cost-optimization and hykell.com ("In standard regions like us-east-1, AWS charges
+  // $0.50 per GB of data collected").
+  logsIngestionGb: 0.5,
+  // Per trace recorded past the free tier (100,000 a month, not applied). AWS X-Ray pricing,
+  // https://aws.amazon.com/xray/pricing/ (read 2026-11-24 in its German edition: recorded traces beyond the free tier
+  // "werden mit 5 USD pro Million in Rechnung gestellt (0,000005 USD pro Ablaufverfolgung)").
+  xrayTraceRecorded: 5 / 1e6,
   // RDS Data API requests (Aurora Serverless v2 and provisioned), per million, each 32 KB of payload one request.
   // From Amazon Aurora pricing, https://aws.amazon.com/rds/aurora/pricing/ ("Data API costs": $0.35 per million
   // for the first billion a month), as remembered, not re-read: that page was not in the searchable corpus.

@@ -1,6 +1,7 @@
 // CDK app entry (cdk.json "app").
 import { App } from 'aws-cdk-lib';
 import { AriadneStack } from '../lib/ariadne-stack.ts';
+import { STATE_MACHINE_LOG_LEVELS, type StateMachineLogLevel } from '../lib/observability.ts';
 
 const app = new App();
 const context = (name: string) => app.node.tryGetContext(name) as string | number | boolean | undefined;
@@ -35,6 +36,15 @@ function booleanContext(name: string): boolean | undefined {
   throw new Error(`context ${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
+/** One of `choices`, or undefined when not given; anything else is refused. */
+function choiceContext<T extends string>(name: string, choices: readonly T[]): T | undefined {
+  const value = context(name);
+  if (value === undefined) return undefined;
+  if (!choices.includes(value as T))
+    throw new Error(`context ${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+  return value as T;
+}
+
 new AriadneStack(app, 'Ariadne', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   // -c vpcId=vpc-0123... puts the database into an existing VPC (a lookup: needs credentials at synth).
@@ -55,4 +65,8 @@ new AriadneStack(app, 'Ariadne', {
   bedrockModelIds: listContext('bedrockModelIds'),
   // -c bedrockRegions=us-east-1,us-east-2,us-west-2: where the inference profiles route (lib/bedrock.ts).
   bedrockRegions: listContext('bedrockRegions'),
+  // -c tracing=true: active X-Ray tracing on every function and both state machines (default off).
+  tracing: booleanContext('tracing'),
+  // -c stateMachineLogLevel=ALL: every state transition to CloudWatch Logs (default ERROR: failures only).
+  stateMachineLogLevel: choiceContext<StateMachineLogLevel>('stateMachineLogLevel', STATE_MACHINE_LOG_LEVELS),
 });

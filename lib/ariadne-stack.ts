@@ -14,13 +14,15 @@ import {
 } from 'aws-cdk-lib';
 import { FlowLogDestination, FlowLogTrafficType, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { DATABASE_NAME, ExperimentDatabase } from './database.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { AriadneParameters } from './parameters.ts';
 import { Monitoring } from './monitoring.ts';
 import { STATES, type TaskState } from '../state-machine/states.ts';
 import type { Construct } from 'constructs';
-import { HandlerFunctions, handlerFunction, LOG_RETENTION } from './handler-functions.ts';
+import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
+import { configureObservability, LOG_RETENTION, type StateMachineLogLevel } from './observability.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
 import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
@@ -67,6 +69,10 @@ export interface AriadneStackProps extends StackProps {
   removeData?: boolean;
   /** A CloudWatch dashboard ($3/month beyond an account's 3 free ones); default false. The alarms are always made. */
   dashboard?: boolean;
+  /** Active X-Ray tracing on every function and both state machines; default false (lib/observability.ts says why). */
+  tracing?: boolean;
+  /** What the state machines log to CloudWatch Logs; default ERROR (ALL adds every state transition). */
+  stateMachineLogLevel?: StateMachineLogLevel;
 }
 
 // Active Claude models, called through global cross-Region inference profiles: current Claude models are served
@@ -85,6 +91,8 @@ export class AriadneStack extends Stack {
 
   constructor(scope: Construct, id: string, props: AriadneStackProps = {}) {
     super(scope, id, props);
+    // Before any function or state machine: each reads these when it is made.
+    configureObservability(this, { tracing: props.tracing, stateMachineLogLevel: props.stateMachineLogLevel });
     const prefix = props.parameterPrefix ?? '/ariadne';
     // Only the database lives in the VPC, and only the Data API (an AWS service) reaches it: isolated
     // subnets, no NAT gateway, no internet gateway.
@@ -170,7 +178,8 @@ export class AriadneStack extends Stack {
       deadLetterQueue: failures.deadLetters,
       sweepMachine: this.sweeps.stateMachine,
       sweepBucket: this.sweeps.bucket,
-      functions: [...handlers, database.migrateFunction],
+      // every function of the stack, the custom-resource framework's too: each grants invoking itself
+      functions: this.node.findAll().filter((c): c is LambdaFunction => c instanceof LambdaFunction),
       databaseSecret: database.cluster.node.findChild('Secret'),
     });
     new CfnOutput(this, 'SweepStateMachineArn', {

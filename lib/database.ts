@@ -2,7 +2,8 @@
 // to 0 ACUs (auto-pause) when idle, reached only through the RDS Data API
 // (HTTPS, IAM-authorized): no Lambda in a VPC, no RDS Proxy, no NAT gateway.
 // Its VPC has isolated subnets only. Credentials are generated into Secrets
-// Manager; migrations are applied at every deploy through the Data API.
+// Manager; migrations are applied at every deploy through the Data API, polled
+// until a paused cluster has resumed (the custom resource provider's isComplete).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +20,9 @@ import {
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct, type IConstruct } from 'constructs';
-import { handlerFunction, LOG_RETENTION } from './handler-functions.ts';
+import { handlerFunction } from './handler-functions.ts';
+import { LOG_RETENTION } from './observability.ts';
 
 export const DATABASE_NAME = 'ariadne';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
@@ -48,6 +49,22 @@ export const DEFAULT_AUTO_PAUSE = Duration.minutes(5);
  * 4 x $0.12 = $0.48/hour.
  */
 const DEFAULT_MAX_CAPACITY = 4;
+
+/**
+ * How often the migrations' isComplete is polled while the cluster resumes. Aurora's auto-pause page: a resume takes
+ * "typically approximately 15 seconds ... If the instance is paused for longer than 24 hours, the resume time might be
+ * longer" (AuroraUserGuide/aurora-serverless-v2-auto-pause.html). Each poll tries the database once
+ * (lambdas/handlers/migrate-database.ts); the wait between tries is this interval, not time inside a function.
+ */
+export const MIGRATION_POLL_INTERVAL = Duration.seconds(10);
+
+/**
+ * How long the deploy waits for the database before it fails: 120 typical resumes. CDK's Provider: "The maximum
+ * timeout is 1 hour" (ProviderProps.totalTimeout); CloudFormation waits for a custom resource's answer up to its
+ * ServiceTimeout, "The default value is 3600 seconds (1 hour)" (AWS::CloudFormation::CustomResource). A database
+ * still unavailable after half an hour is an outage to report, not a resume to wait out.
+ */
+export const MIGRATION_TOTAL_TIMEOUT = Duration.minutes(30);
 
 /** A hash of the SQL files: a changed or added migration makes the custom resource run again. */
 export function migrationsChecksum(): string {
@@ -76,7 +93,6 @@ export interface ExperimentDatabaseProps {
 export class ExperimentDatabase extends Construct {
   readonly cluster: DatabaseCluster;
   readonly secret: ISecret;
-  readonly migrateFunction: IFunction;
 
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
@@ -107,16 +123,29 @@ export class ExperimentDatabase extends Construct {
     // AZ), many times the stack's idle budget. The Data API reads the secret on every call.
     if (!removeData) this.keepOnDestroy(props.vpc);
 
-    const migrate = (this.migrateFunction = handlerFunction(this, 'MigrateFn', {
+    // onEvent only answers (PhysicalResourceId); isComplete, polled by CDK's Provider framework from right after it,
+    // applies the migrations and answers IsComplete false while the database is paused or resuming, so a slow resume
+    // is waited out between polls (queryInterval, up to totalTimeout) instead of failing one function's retry budget.
+    const start = handlerFunction(this, 'MigrateStartFn', {
       file: 'migrate-database.ts',
       exportName: 'handler',
-      timeoutSeconds: 300,
+      timeoutSeconds: 10,
+    });
+    // 14 minutes: a DDL statement past the Data API's 45 s runs on (continueAfterTimeout) and the poll waits for it in
+    // its transaction; a minute under the 15 of CDK's framework function that invokes this one and waits for it.
+    const migrate = handlerFunction(this, 'MigrateFn', {
+      file: 'migrate-database.ts',
+      exportName: 'isComplete',
+      timeoutSeconds: 840,
       environment: this.clientEnvironment(),
       copyMigrations: true,
-    }));
+    });
     this.grantDataApi(migrate);
     const provider = new Provider(this, 'MigrationsProvider', {
-      onEventHandler: migrate,
+      onEventHandler: start,
+      isCompleteHandler: migrate,
+      queryInterval: MIGRATION_POLL_INTERVAL,
+      totalTimeout: MIGRATION_TOTAL_TIMEOUT,
       logGroup: new LogGroup(this, 'MigrationsProviderLogs', {
         retention: LOG_RETENTION,
         removalPolicy: RemovalPolicy.DESTROY,

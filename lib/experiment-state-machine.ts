@@ -8,7 +8,6 @@ import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import {
@@ -16,6 +15,7 @@ import {
   EXECUTION_ALREADY_EXISTS_ERRORS,
   INPUT_ERRORS,
   LAMBDA_RETRY,
+  LAMBDA_THROTTLE_RETRY,
   PROVIDER_RETRY,
   SFN_START_RETRY,
   STATES,
@@ -24,6 +24,7 @@ import {
   type TaskState,
 } from '../state-machine/states.ts';
 import { turnReserveSeconds } from '../state-machine/tasks.ts';
+import { stateMachineLogs, tracingEnabled } from './observability.ts';
 
 /**
  * A retry schedule of states.ts as CDK's Retry props (full jitter, so many executions' retries spread out); the
@@ -71,6 +72,8 @@ export class ExperimentStateMachine extends Construct {
         ...opts,
       });
       t.addRetry(retryProps(LAMBDA_RETRY));
+      // the account out of concurrency: waited out (states.ts says how long and why), never finalized as a failure
+      t.addRetry(retryProps(LAMBDA_THROTTLE_RETRY));
       return t;
     };
 
@@ -201,13 +204,9 @@ export class ExperimentStateMachine extends Construct {
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
       timeout,
-      tracingEnabled: true,
-      logs: {
-        destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
-        // Every state's events, without inputs and outputs (those can carry prompts and model text).
-        level: sfn.LogLevel.ALL,
-        includeExecutionData: false,
-      },
+      tracingEnabled: tracingEnabled(this),
+      // ERROR unless the stack asks for ALL, without inputs and outputs (lib/observability.ts says why)
+      logs: stateMachineLogs(this),
     });
     // Continue as new starts this very machine. Its ARN is built from the fixed name, not referenced,
     // which would make the role depend on the machine that depends on the role.

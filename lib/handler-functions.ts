@@ -1,17 +1,15 @@
 // One Lambda per handler, bundled from lambdas/handlers by esbuild
-// (NodejsFunction), on nodejs22.x / arm64 with JSON logs and X-Ray.
+// (NodejsFunction), on nodejs24.x / arm64 with JSON logs; X-Ray on request.
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Architecture, LoggingFormat, Runtime, Tracing, type IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Architecture, LoggingFormat, Runtime, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SubnetType, type ISecurityGroup, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import type { TaskState } from '../state-machine/states.ts';
 import { HANDLERS_DIR, TASKS } from '../state-machine/tasks.ts';
-
-/** How long function logs are kept: long enough to debug a study, not forever. */
-export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+import { LAMBDA_LOG_LEVELS, lambdaTracing, LOG_RETENTION } from './observability.ts';
 
 const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));
 
@@ -21,7 +19,7 @@ export interface HandlerFunctionsProps {
 
 /**
  * Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs24.x
- * (the newest Lambda runtime), arm64, JSON logs, X-Ray.
+ * (the newest Lambda runtime), arm64, JSON logs at lib/observability.ts's levels, X-Ray when the stack traces.
  */
 export function handlerFunction(
   scope: Construct,
@@ -55,8 +53,9 @@ export function handlerFunction(
     architecture: Architecture.ARM_64,
     memorySize: 512,
     timeout: Duration.seconds(opts.timeoutSeconds),
-    tracing: Tracing.ACTIVE,
+    tracing: lambdaTracing(scope),
     loggingFormat: LoggingFormat.JSON,
+    ...LAMBDA_LOG_LEVELS,
     // Without a log group of its own, Lambda creates one that keeps every line forever (and bills its storage).
     logGroup: new LogGroup(scope, `${id}Logs`, { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY }),
     environment: {

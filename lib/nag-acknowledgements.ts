@@ -28,8 +28,9 @@ export function acknowledgeNagFindings(
     stack,
     'IAM5[Resource::*]',
     'only for actions that take no resource ARN: ' +
-      'X-Ray trace segments, CloudWatch Logs delivery for Step Functions logging, and states:SendTaskSuccess ' +
-      '(it names a task token, not a resource: lib/sweep-state-machine.ts says why); ' +
+      'X-Ray trace segments, CloudWatch Logs delivery for Step Functions logging, states:SendTaskSuccess ' +
+      "(it names a task token, not a resource: lib/sweep-state-machine.ts says why), and RegisterSweep's " +
+      "lambda:GetAccountSettings (read-only, the account's quotas); " +
       'test/cdk-stack.test.ts fails if any other action is granted on "*"',
   );
   ack(
@@ -37,6 +38,21 @@ export function acknowledgeNagFindings(
     `IAM5[Resource::arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter${opts.parameterPrefix}/*]`,
     `read-only (GetParametersByPath) on Ariadne's own parameter prefix ${opts.parameterPrefix}, ` +
       'which holds only Ariadne settings',
+  );
+  ack(
+    stack,
+    'SF1',
+    'the experiment and sweep machines log ERROR by default (failed executions and failed tasks, with their errors); ' +
+      'ALL adds every state entered and exited, about 16 lines a turn that the execution history (free, 90 days) and ' +
+      "the database already hold: `-c stateMachineLogLevel=ALL` turns it on (lib/observability.ts). CDK's " +
+      'custom-resource waiter (lib/database.ts) runs only during a deploy, and its outcome reaches CloudFormation',
+  );
+  ack(
+    stack,
+    'SF2',
+    'X-Ray is opt-in (`-c tracing=true`, lib/observability.ts): a Standard execution is one trace, which outgrows ' +
+      "X-Ray's 500 KB trace document long before a 1,000-turn execution ends, and every turn's timing is in the " +
+      "database; CDK's custom-resource waiter (lib/database.ts) runs only during a deploy",
   );
   for (const fn of opts.functions) {
     const logicalId = stack.getLogicalId(fn.node.defaultChild as CfnElement);

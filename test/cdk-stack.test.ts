@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { AriadneParameters } from '../lib/parameters.ts';
+import { AriadneParameters, PARAMETER_CHAINS } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { EXPERIMENT_MAX_LIFE, SWEEP_OBJECT_EXPIRY, SWEEP_STATES, SWEEP_TIMEOUT } from '../lib/sweep-state-machine.ts';
 import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
@@ -12,6 +12,7 @@ import {
   aslRetry,
   EXECUTION_ALREADY_EXISTS_ERRORS,
   INPUT_ERRORS,
+  LAMBDA_THROTTLE_RETRY,
   retryWaitSeconds,
   SFN_START_RETRY,
   STATES,
@@ -19,12 +20,21 @@ import {
   TRANSIENT_ERRORS,
 } from '../state-machine/states.ts';
 import { TASKS, turnReserveSeconds } from '../state-machine/tasks.ts';
-import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS } from '../lambdas/config/budgets.ts';
+import {
+  DATABASE_RETRY_BUDGET_MS,
+  DATABASE_WORK_MARGIN_MS,
+  LLM_TURN_TIMEOUT_SECONDS,
+} from '../lambdas/config/budgets.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema, MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { AriadneStack, DEFAULT_BEDROCK_MODELS, type AriadneStackProps } from '../lib/ariadne-stack.ts';
-import { DATA_API_ACTIONS, migrationsChecksum } from '../lib/database.ts';
+import {
+  DATA_API_ACTIONS,
+  MIGRATION_POLL_INTERVAL,
+  MIGRATION_TOTAL_TIMEOUT,
+  migrationsChecksum,
+} from '../lib/database.ts';
 import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { sharedAssembly } from './support/assembly.ts';
@@ -71,11 +81,12 @@ function flat(value: unknown): string {
 }
 
 describe('experiment state machine', () => {
-  it('is a Standard machine with tracing, logging and an execution timeout', () => {
+  it('is a Standard machine that logs its failures, untraced, with an execution timeout', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineName: 'Ariadne-experiments',
       StateMachineType: 'STANDARD',
-      TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: Match.objectLike({ Level: 'ALL', IncludeExecutionData: false }),
+      TracingConfiguration: { Enabled: false },
+      LoggingConfiguration: Match.objectLike({ Level: 'ERROR', IncludeExecutionData: false }),
     });
     // above the default max_duration_minutes (120): experiments end by their own rule
     expect(def.TimeoutSeconds).toBe(180 * 60);
@@ -164,7 +175,7 @@ describe('experiment state machine', () => {
   it('the agent Tasks give a model that stayed down a few more, slower tries', () => {
     const s = def.States as Record<string, Record<string, any>>;
     for (const name of [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent]) {
-      expect(s[name].Retry[1]).toMatchObject({
+      expect(s[name].Retry.find((r: any) => r.ErrorEquals.includes('ProviderTransientError'))).toMatchObject({
         ErrorEquals: ['ProviderTransientError'],
         IntervalSeconds: 30,
         MaxAttempts: 2,
@@ -173,17 +184,30 @@ describe('experiment state machine', () => {
   });
 
   it('every Lambda Task retries the Lambda service errors AWS documents, ClientExecutionTimeoutException too', () => {
-    // "Handle Lambda service exceptions" (Step Functions best practices), and Lambda's throttling
+    // "Handle Lambda service exceptions" (Step Functions best practices)
     const documented = [
       'Lambda.ClientExecutionTimeoutException',
       'Lambda.ServiceException',
       'Lambda.AWSLambdaException',
       'Lambda.SdkClientException',
-      'Lambda.TooManyRequestsException',
     ];
     const s = def.States as Record<string, Record<string, any>>;
     for (const name of TASK_STATES)
       expect(s[name].Retry[0].ErrorEquals, name).toEqual(expect.arrayContaining(documented));
+  });
+
+  it("every Lambda Task rides out Lambda's throttling: AWS's backoff, capped, jittered, for longer than a turn", () => {
+    // "When Lambda hits the maximum number of invocations, the error is Lambda.TooManyRequestsException."
+    const s = def.States as Record<string, Record<string, any>>;
+    for (const name of TASK_STATES) {
+      const throttle = s[name].Retry.filter((r: any) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'));
+      expect(throttle, name).toEqual([aslRetry(LAMBDA_THROTTLE_RETRY)]);
+    }
+    // AWS's Retry for Lambda service exceptions starts at 2 s and doubles; capped so no single wait is long
+    expect(LAMBDA_THROTTLE_RETRY).toMatchObject({ intervalSeconds: 2, backoffRate: 2, maxDelaySeconds: 120 });
+    // a throttle lasts until another invocation ends; a model turn holds one for up to its timeout
+    expect(retryWaitSeconds(LAMBDA_THROTTLE_RETRY)).toBeGreaterThan(LLM_TURN_TIMEOUT_SECONDS);
+    expect(retryWaitSeconds(LAMBDA_THROTTLE_RETRY)).toBe(966);
   });
 
   it('a taken continuation name means the hop was made: ContinueAsNew ends continued, retries transients only', () => {
@@ -217,16 +241,21 @@ describe('experiment state machine', () => {
     const s = def.States as Record<string, Record<string, any>>;
     const retried = Object.entries(s).filter(([, st]) => st.Retry);
     expect(retried.map(([name]) => name).sort()).toEqual([...TASK_STATES, STATES.ContinueAsNew].sort());
+    // Lambda's throttling is waited out for longer (the test above says why); the turn reserve below counts it
+    const throttle = (r: any) => r.ErrorEquals.includes('Lambda.TooManyRequestsException');
     for (const [name, st] of retried) {
-      expect(waits(st.Retry), name).toBeLessThanOrEqual(timeout * 0.05);
+      expect(waits(st.Retry.filter((r: any) => !throttle(r))), name).toBeLessThanOrEqual(timeout * 0.05);
       expect(
         st.Retry.every((r: any) => r.JitterStrategy === 'FULL'),
         name,
       ).toBe(true);
     }
     expect(retryWaitSeconds(SFN_START_RETRY)).toBe(waits([aslRetry(SFN_START_RETRY) as any]));
-    for (const provider of ['bedrock', 'ollama', 'baseline'] as const)
+    for (const provider of ['bedrock', 'ollama', 'baseline'] as const) {
       expect(turnReserveSeconds(provider), provider).toBeLessThan(timeout / 2);
+      // a turn and its CheckProgress may each be throttled through the whole schedule before the hop
+      expect(turnReserveSeconds(provider), provider).toBeGreaterThan(2 * retryWaitSeconds(LAMBDA_THROTTLE_RETRY));
+    }
   });
 
   it('CheckProgress gets the execution clock: its start time and the machine timeout', () => {
@@ -280,10 +309,16 @@ describe('sweep state machine', () => {
         Next: SWEEP_STATES.RunExperiments,
       });
       expect(s[SWEEP_STATES.RegisterSweep].Resource).toMatch(/function:RegisterSweepFn/);
+      expect(s[SWEEP_STATES.RegisterSweep].Parameters).toEqual({
+        'sweep.$': '$.sweep',
+        'maxConcurrency.$': '$.maxConcurrency',
+      });
+      expect(s[SWEEP_STATES.RegisterSweep].Retry.at(-1)).toEqual(aslRetry(LAMBDA_THROTTLE_RETRY));
       const map = s[SWEEP_STATES.RunExperiments];
       expect(map).toMatchObject({
         Type: 'Map',
-        MaxConcurrencyPath: '$.maxConcurrency',
+        // what RegisterSweep allowed: the request capped to the account's free Lambda concurrency
+        MaxConcurrencyPath: '$.registered.maxConcurrency',
         ToleratedFailurePercentage: 100,
         ResultPath: null,
         Next: SWEEP_STATES.SweepDone,
@@ -375,6 +410,17 @@ describe('sweep state machine', () => {
     );
     template.hasOutput('SweepStateMachineArn', {});
     template.hasOutput('SweepBucketName', {});
+  });
+
+  it("only RegisterSweep may read the account's Lambda settings, with lambda:GetAccountSettings alone", () => {
+    const holders = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([, p]) =>
+      p.Properties.PolicyDocument.Statement.some((st: any) => actionsOf(st).includes('lambda:GetAccountSettings')),
+    );
+    expect(holders.map(([id]) => id)).toEqual([expect.stringMatching(/^RegisterSweepFnServiceRoleDefaultPolicy/)]);
+    const st = holders[0][1].Properties.PolicyDocument.Statement.find((x: any) =>
+      actionsOf(x).includes('lambda:GetAccountSettings'),
+    );
+    expect(st).toMatchObject({ Action: 'lambda:GetAccountSettings', Effect: 'Allow', Resource: '*' });
   });
 
   it('only the finalize functions may return task tokens, with states:SendTaskSuccess alone', () => {
@@ -500,6 +546,57 @@ describe('Parameter Store and least privilege', () => {
     expect(params.find((p) => p.Name === '/ariadne/config/bedrock/region').Value).toEqual({ Ref: 'AWS::Region' });
   });
 
+  it(`lets CloudFormation create at most ${PARAMETER_CHAINS} parameters at once (PutParameter's quota)`, () => {
+    const resources = resourcesOf(template);
+    const params = idsOf(template, 'AWS::SSM::Parameter');
+    expect(params.length).toBeGreaterThan(40);
+    // what a resource waits for: its DependsOn, and every resource it Refs or Fn::GetAtts
+    const waitsFor = (id: string): string[] => {
+      const out = new Set<string>(
+        [resources[id] as { DependsOn?: string | string[] }].flatMap((r) => r.DependsOn ?? []),
+      );
+      const walk = (v: unknown): void => {
+        if (Array.isArray(v)) v.forEach(walk);
+        else if (v && typeof v === 'object') {
+          const o = v as Record<string, unknown>;
+          if (typeof o.Ref === 'string' && o.Ref in resources) out.add(o.Ref);
+          const att = o['Fn::GetAtt'] as unknown[] | undefined;
+          if (Array.isArray(att) && typeof att[0] === 'string' && att[0] in resources) out.add(att[0]);
+          Object.values(o).forEach(walk);
+        }
+      };
+      walk(resources[id].Properties);
+      return [...out];
+    };
+    // every parameter each parameter waits for, directly or through other resources
+    const memo = new Map<string, Set<string>>();
+    const before = (id: string): Set<string> => {
+      if (!memo.has(id)) {
+        const all = new Set<string>();
+        memo.set(id, all);
+        for (const d of waitsFor(id)) [d, ...before(d)].forEach((x) => all.add(x));
+      }
+      return memo.get(id)!;
+    };
+    const earlier = new Map(params.map((p) => [p, params.filter((q) => before(p).has(q))]));
+    // The most parameters being created at once, whatever the timing, is the largest set of which none waits for
+    // another; by Dilworth's theorem that is the count less a maximum matching of "p waits for q" (Kuhn's algorithm).
+    const matchedTo = new Map<string, string>();
+    const augment = (p: string, seen: Set<string>): boolean =>
+      earlier.get(p)!.some((q) => {
+        if (seen.has(q)) return false;
+        seen.add(q);
+        const other = matchedTo.get(q);
+        if (other === undefined || augment(other, seen)) return matchedTo.set(q, p) && true;
+        return false;
+      });
+    const matching = params.filter((p) => augment(p, new Set())).length;
+    expect(params.length - matching).toBe(PARAMETER_CHAINS);
+    // and the chains are even: the longest waits for no more than its share of the others
+    const longest = Math.max(...params.map((p) => earlier.get(p)!.length + 1));
+    expect(longest).toBe(Math.ceil(params.length / PARAMETER_CHAINS));
+  });
+
   const statements = () => statementsOf(template);
   const bedrockStatements = (t: Template) =>
     statementsOf(t).filter((st) => [st.Action].flat().some((a: string) => a.startsWith('bedrock:')));
@@ -616,11 +713,13 @@ describe('Parameter Store and least privilege', () => {
   });
 
   it('no IAM statement allows every action, and every resource only where AWS requires it', () => {
-    // X-Ray trace segments and CloudWatch Logs delivery for Step Functions take no resource ARN: AWS requires "*".
+    // X-Ray trace segments, CloudWatch Logs delivery for Step Functions, states:SendTaskSuccess and
+    // lambda:GetAccountSettings take no resource ARN: AWS requires "*".
     const REQUIRES_STAR = new RegExp(
       '^(xray:(PutTraceSegments|PutTelemetryRecords|GetSamplingRules|GetSamplingTargets)|' +
         'logs:(CreateLogDelivery|GetLogDelivery|UpdateLogDelivery|DeleteLogDelivery|ListLogDeliveries|' +
-        'PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups)|states:SendTaskSuccess)$',
+        'PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups)|states:SendTaskSuccess|' +
+        'lambda:GetAccountSettings)$',
     );
     for (const st of statements()) {
       const actions = [st.Action].flat();
@@ -645,6 +744,30 @@ describe('Parameter Store and least privilege', () => {
       expect(ref, `${id} has no log group of its own`).toBeDefined();
       expect(groups[ref!].Properties.RetentionInDays, `${id}'s log group`).toBe(30);
     }
+  });
+
+  it('every log group expires, and goes with the stack unless it is one removeData decides on', () => {
+    for (const [t, removeData] of [
+      [template, false],
+      [variant({ removeData: true }), true],
+    ] as const) {
+      const groups = Object.entries(resourcesOf(t)).filter(([, r]) => r.Type === 'AWS::Logs::LogGroup');
+      // the state machines' groups among them, which CloudFormation used to keep after the stack was gone
+      expect(groups.filter(([id]) => /^(Experiments|Sweeps)Logs/.test(id))).toHaveLength(2);
+      for (const [id, g] of groups) {
+        expect(g.Properties.RetentionInDays, id).toBe(30);
+        expect(g.DeletionPolicy, id).toBe(id.startsWith('FlowLogs') && !removeData ? 'RetainExceptOnCreate' : 'Delete');
+      }
+    }
+  });
+
+  it('the state machines log ERROR by default, every transition with -c stateMachineLogLevel=ALL', () => {
+    const levels = (t: Template) =>
+      Object.entries(t.findResources('AWS::StepFunctions::StateMachine'))
+        .filter(([id]) => /^(Experiments|Sweeps)Machine/.test(id))
+        .map(([, m]) => m.Properties.LoggingConfiguration.Level);
+    expect(levels(template)).toEqual(['ERROR', 'ERROR']);
+    expect(levels(variant({ stateMachineLogLevel: 'ALL' }))).toEqual(['ALL', 'ALL']);
   });
 
   it('alarms on failed and timed-out executions; a dashboard ($3/month) only on request', () => {
@@ -686,6 +809,8 @@ describe('cdk-nag', () => {
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
         'AwsSolutions-S1',
+        'AwsSolutions-SF1', // state machines log ERROR unless asked for ALL (issue 30)
+        'AwsSolutions-SF2', // X-Ray on request only (issue 30)
         'AwsSolutions-SMG4', // no secret rotation: it would need a Secrets Manager endpoint in the VPC
         'AwsSolutions-SQS3',
       ]);
@@ -756,10 +881,12 @@ describe('database', () => {
     const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
     const [attachmentId] = idsOf(template, 'AWS::SecretsManager::SecretTargetAttachment');
     const all = Object.entries(template.findResources('AWS::Lambda::Function'));
-    expect(all.length).toBe(TASK_STATES.length + 4); // + finalizer, migrations, RegisterSweep, CDK's provider
+    // + finalizer, the migrations' onEvent and isComplete, RegisterSweep, CDK's provider framework (3)
+    expect(all.length).toBe(TASK_STATES.length + 7);
     for (const [id, fn] of all) {
       expect(fn.Properties.VpcConfig, id).toBeUndefined();
-      if (fn.Properties.Handler.startsWith('framework.')) continue;
+      // the migrations' onEvent only answers CloudFormation: no database
+      if (fn.Properties.Handler.startsWith('framework.') || id.startsWith('DatabaseMigrateStartFn')) continue;
       const env = fn.Properties.Environment.Variables;
       expect(env.DATABASE_NAME, id).toBe('ariadne');
       expect(flat(env.DATABASE_CLUSTER_ARN), id).toBe(
@@ -793,7 +920,10 @@ describe('database', () => {
       const fns = Object.entries(template.findResources('AWS::Lambda::Function'));
       const expected = fns
         .filter(
-          ([id, fn]) => !fn.Properties.Handler.startsWith('framework.') && !id.startsWith('HandlersCheckProgress'),
+          ([id, fn]) =>
+            !fn.Properties.Handler.startsWith('framework.') &&
+            !id.startsWith('HandlersCheckProgress') &&
+            !id.startsWith('DatabaseMigrateStartFn'),
         )
         .map(([, fn]) => roleOf(fn as never));
       expect(expected).toHaveLength(TASK_STATES.length + 2); // all Tasks but CheckProgress, + 3 others
@@ -821,6 +951,40 @@ describe('database', () => {
     expect(migrations.DependsOn).toEqual(
       expect.arrayContaining([...idsOf(template, 'AWS::RDS::DBCluster'), ...idsOf(template, 'AWS::RDS::DBInstance')]),
     );
+  });
+
+  it("a paused cluster's slow resume is polled, not failed: isComplete every 10 s for up to 30 minutes", () => {
+    const resources = resourcesOf(template);
+    const fns = Object.entries(template.findResources('AWS::Lambda::Function'));
+    const [, framework] = fns.find(([, fn]) => fn.Properties.Handler === 'framework.onEvent')!;
+    const env = framework.Properties.Environment.Variables;
+    const onEvent = resources[env.USER_ON_EVENT_FUNCTION_ARN['Fn::GetAtt'][0]];
+    const isComplete = resources[env.USER_IS_COMPLETE_FUNCTION_ARN['Fn::GetAtt'][0]];
+    expect(onEvent.Properties.Handler).toBe('index.handler');
+    expect(isComplete.Properties.Handler).toBe('index.isComplete');
+    // isComplete applies the migrations; onEvent touches nothing
+    expect(isComplete.Properties.Environment.Variables.MIGRATIONS_DIR).toBe('/var/task/migrations');
+    expect(onEvent.Properties.Environment.Variables.DATABASE_CLUSTER_ARN).toBeUndefined();
+    // the waiter's Retry is the polling: every MIGRATION_POLL_INTERVAL, as many times as MIGRATION_TOTAL_TIMEOUT allows
+    const waiter = resources[env.WAITER_STATE_MACHINE_ARN.Ref];
+    // its definition's Fn::Join, with each function ARN (an Fn::GetAtt) as a stand-in string
+    const parts = waiter.Properties.DefinitionString['Fn::Join'][1] as unknown[];
+    const definition = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : 'arn')).join(''));
+    expect(definition.States['framework-isComplete-task'].Retry).toEqual([
+      {
+        ErrorEquals: ['States.ALL'],
+        IntervalSeconds: MIGRATION_POLL_INTERVAL.toSeconds(),
+        MaxAttempts: MIGRATION_TOTAL_TIMEOUT.toSeconds() / MIGRATION_POLL_INTERVAL.toSeconds(),
+        BackoffRate: 1,
+      },
+    ]);
+    expect(MIGRATION_POLL_INTERVAL.toSeconds()).toBe(10);
+    // longer than the resume the old handler could wait out (its retry budget), within CloudFormation's hour
+    expect(MIGRATION_TOTAL_TIMEOUT.toMilliseconds()).toBeGreaterThan(10 * DATABASE_RETRY_BUDGET_MS);
+    expect(MIGRATION_TOTAL_TIMEOUT.toMinutes()).toBeLessThan(60);
+    // a poll may wait out a statement past the Data API's 45 s, and finish before CDK's framework function (15 min)
+    expect(isComplete.Properties.Timeout).toBeGreaterThan(45 * 2);
+    expect(isComplete.Properties.Timeout).toBeLessThan(framework.Properties.Timeout);
   });
 
   it('by default cdk destroy keeps the data and the credentials to read it (and the network it lives in)', () => {
@@ -919,23 +1083,46 @@ describe('handler Lambdas', () => {
       expect(f.Properties.Timeout * 1000, id).toBeGreaterThan(DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS);
   });
 
-  it('run on nodejs22.x or newer, arm64, outside any VPC, with JSON logs and X-Ray', () => {
+  it('run on nodejs22.x or newer, arm64, outside any VPC, with JSON logs at INFO and, by default, no X-Ray', () => {
     const all = Object.values(template.findResources('AWS::Lambda::Function'));
-    // The custom-resource framework function is CDK's own; it too must be on a current runtime.
+    // The custom-resource framework's functions (onEvent, isComplete, onTimeout) are CDK's own; they too must be on
+    // a current runtime.
     const framework = all.filter((fn) => fn.Properties.Handler.startsWith('framework.'));
-    expect(framework).toHaveLength(1);
-    expect(Number(/^nodejs(\d+)\.x$/.exec(framework[0].Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
+    expect(framework.map((fn) => fn.Properties.Handler).sort()).toEqual([
+      'framework.isComplete',
+      'framework.onEvent',
+      'framework.onTimeout',
+    ]);
+    for (const fn of framework)
+      expect(Number(/^nodejs(\d+)\.x$/.exec(fn.Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
     const fns = all.filter((fn) => !fn.Properties.Handler.startsWith('framework.'));
-    // one per Task state, the EventBridge finalizer, the migrations, RegisterSweep
-    expect(fns.length).toBe(TASK_STATES.length + 3);
+    // one per Task state, the EventBridge finalizer, the migrations' onEvent and isComplete, RegisterSweep
+    expect(fns.length).toBe(TASK_STATES.length + 4);
     for (const fn of fns) {
       const p = fn.Properties;
       expect(p.VpcConfig).toBeUndefined();
       expect(Number(/^nodejs(\d+)\.x$/.exec(p.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
       expect(p.Architectures).toEqual(['arm64']);
-      expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON' });
-      expect(p.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: 'INFO', SystemLogLevel: 'INFO' });
+      expect(p.TracingConfig).toBeUndefined();
     }
+    // nothing traces, so nothing may write traces
+    expect(statementsOf(template).filter((st) => JSON.stringify(st.Action).includes('xray:'))).toEqual([]);
+  });
+
+  it('with tracing (-c tracing=true), every function and both state machines trace actively', () => {
+    const traced = variant({ tracing: true });
+    const fns = Object.entries(traced.findResources('AWS::Lambda::Function')).filter(
+      ([, fn]) => !fn.Properties.Handler.startsWith('framework.'),
+    );
+    expect(fns.length).toBe(TASK_STATES.length + 4);
+    for (const [id, fn] of fns) expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+    const machines = Object.entries(traced.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) =>
+      /^(Experiments|Sweeps)Machine/.test(id),
+    );
+    expect(machines).toHaveLength(2);
+    for (const [id, m] of machines) expect(m.Properties.TracingConfiguration, id).toEqual({ Enabled: true });
+    expect(statementsOf(traced).some((st) => [st.Action].flat().includes('xray:PutTraceSegments'))).toBe(true);
   });
 
   it('the state machine may invoke exactly its handler functions', () => {
@@ -1007,9 +1194,21 @@ describe('cdk synth with bundling', () => {
     });
     delete process.env.DATABASE_URL;
     try {
-      const { handler } = await import(`${pathToFileURL(join(out, migrateAsset, 'index.mjs')).href}?fresh`);
+      const { handler, isComplete } = await import(`${pathToFileURL(join(out, migrateAsset, 'index.mjs')).href}?fresh`);
+      // onEvent only answers; isComplete, polled by the framework, migrates
       const created = await handler({ RequestType: 'Create' });
-      expect(created.Data.Applied.split(',')).toEqual(migrationFiles);
+      expect(created).toEqual({ PhysicalResourceId: 'ariadne-migrations' });
+      // paused: one try, no waiting inside the function, "not yet" (the framework polls again)
+      await sim.pause(1_000);
+      expect(await isComplete({ RequestType: 'Create', ...created })).toEqual({ IsComplete: false });
+      expect(sim.requests.map((q) => q.path)).toEqual(['/BeginTransaction']);
+      await new Promise((r) => setTimeout(r, 1_100));
+      const done = await isComplete({ RequestType: 'Create', ...created });
+      expect(done.IsComplete).toBe(true);
+      expect(done.Data.Applied.split(',')).toEqual(migrationFiles);
+      // every DDL statement may run past the Data API's 45 s without being cancelled
+      const executes = sim.requests.filter((q) => q.path === '/Execute');
+      expect(executes.every((q) => q.body.continueAfterTimeout === true)).toBe(true);
       // every statement went through the Data API, one per call
       expect(sim.requests.filter((q) => q.path === '/Execute').length).toBeGreaterThan(migrationFiles.length);
       const tables = await admin.query(
@@ -1020,9 +1219,11 @@ describe('cdk synth with bundling', () => {
       expect(
         (await handler({ RequestType: 'Update', PhysicalResourceId: created.PhysicalResourceId })).PhysicalResourceId,
       ).toBe(created.PhysicalResourceId);
+      expect((await isComplete({ RequestType: 'Update', ...created })).IsComplete).toBe(true);
       expect(await handler({ RequestType: 'Delete', PhysicalResourceId: created.PhysicalResourceId })).toEqual({
         PhysicalResourceId: created.PhysicalResourceId,
       });
+      expect(await isComplete({ RequestType: 'Delete', ...created })).toEqual({ IsComplete: true });
     } finally {
       for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
       Object.assign(process.env, saved);

@@ -6,12 +6,16 @@ import { startRequestSchema } from '../state-machine/contracts.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
+import { DEFAULT_LAMBDA_ACCOUNT, LambdaSim } from '../simulators/lambda-sim.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const sim = new SfnSim();
 const s3 = new S3Sim();
 const cfn = new CloudFormationSim();
+/** The account's Lambda concurrency, which `sweep --aws` reads (GetAccountSettings) to cap the sweep's width. */
+const lambda = new LambdaSim();
+let lambdaEndpoint = '';
 let cfnEndpoint = '';
 /** The outputs resolveStack requires besides the sweep's. */
 const OTHER_OUTPUTS = {
@@ -26,11 +30,13 @@ beforeAll(async () => {
   endpoint = await sim.listen();
   s3Endpoint = await s3.listen();
   cfnEndpoint = await cfn.listen();
+  lambdaEndpoint = await lambda.listen();
 });
 afterAll(async () => {
   await sim.close();
   await cfn.close();
   await s3.close();
+  await lambda.close();
 });
 beforeEach(() => {
   sim.requests.length = 0;
@@ -160,6 +166,7 @@ describe('ariadne sweep --aws', () => {
         AWS_SECRET_ACCESS_KEY: 'sim',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         AWS_ENDPOINT_URL_S3: s3Endpoint,
+        AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
         ARIADNE_SWEEP_BUCKET: '',
         ...env,
       },
@@ -204,6 +211,26 @@ describe('ariadne sweep --aws', () => {
     );
   });
 
+  it("caps the width to the account's Lambda concurrency, saying so on stderr, before any upload", async () => {
+    s3.buckets.add(BUCKET);
+    lambda.account = { concurrentExecutions: 10, unreservedConcurrentExecutions: 10 };
+    try {
+      const r = await sweepAws(['--bucket', BUCKET, '--concurrency', '50']);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/^8 experiments at a time, not 50: the account has 10 unreserved Lambda concurrent/m);
+      expect(r.stderr).toMatch(/^40 runs, 8 at a time: 5 after one another of up to /m);
+      expect(lambda.requests.at(-1)).toMatchObject({ method: 'GET', path: '/2016-08-19/account-settings' });
+      expect(JSON.parse(sim.requests[0].body.input).maxConcurrency).toBe(8);
+      // --json: the same decisions in the output instead of on stderr
+      sim.requests.length = 0;
+      const json = await sweepAws(['--bucket', BUCKET, '--concurrency', '50', '--json']);
+      expect(json.stderr).not.toMatch(/experiments at a time/);
+      expect(JSON.parse(json.stdout).concurrency).toMatchObject({ requested: 50, maxConcurrency: 8, capped: true });
+    } finally {
+      lambda.account = { ...DEFAULT_LAMBDA_ACCOUNT };
+    }
+  });
+
   it('takes the bucket from ARIADNE_SWEEP_BUCKET; none, or a bad one, is refused before any call', async () => {
     s3.buckets.add(BUCKET);
     expect((await sweepAws(['--json'], { ARIADNE_SWEEP_BUCKET: BUCKET })).code).toBe(0);
@@ -233,6 +260,7 @@ describe('ariadne sweep --aws', () => {
       AWS_REGION: 'eu-west-1',
       AWS_ENDPOINT_URL_S3: s3Endpoint,
       AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint,
+      AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
       ARIADNE_SWEEP_BUCKET: '',
       ARIADNE_SWEEP_STATE_MACHINE_ARN: '',
     });

@@ -56,11 +56,15 @@ describe('npm run rehearse', () => {
       ['bedrock', true],
       ['ollama', true],
       ['provider-timeout', true],
+      ['new-account', true],
+      ['legacy-model', true],
       ['continue-as-new', true],
       ['abort', true],
       ['resume', true],
+      ['slow-resume-migration', true],
       ['secret-rotation', true],
       ['sweep', true],
+      ['low-concurrency', true],
       ['factors', true],
       ['researcher', true],
     ]);
@@ -70,14 +74,17 @@ describe('npm run rehearse', () => {
     const calls = (fn: string) => report.calls[Object.keys(report.calls).find((f) => f.includes(fn))!];
     expect(calls('InvokeBaselineAgent')['rds-data:ExecuteStatement']).toBeGreaterThan(5);
     expect(calls('InvokeBedrockAgent')['bedrock:InvokeModel']).toBeGreaterThan(0);
-    // the sweeps: 10,000 + 8 (the factor sweep) child workflow executions and as many experiments started as the
-    // sweep machine, every token returned by a finalizer: 10,000 with FinalizeSuccess's key (3 by the experiments
-    // that ran, 9,997 by the stand-ins), the factor sweep's 8 by whichever finalizer ended each run
-    expect(calls('SweepsMachine')['states:StartExecution']).toBe(2 * 10_008);
+    // the sweeps: 10,000 + 60 (the low-concurrency sweep) + 8 (the factor sweep) child workflow executions and as
+    // many experiments started as the sweep machine, every token returned by a finalizer: 10,060 with
+    // FinalizeSuccess's key (5 by the experiments that ran, the rest by the stand-ins), the factor sweep's 8 by
+    // whichever finalizer ended each run
+    expect(calls('SweepsMachine')['states:StartExecution']).toBe(2 * 10_068);
     expect(calls('SweepsMachine')['s3:GetObject']).toBeGreaterThan(0);
     const tokens = (fn: string) => calls(fn)?.['states:SendTaskSuccess'] ?? 0;
-    expect(tokens('FinalizeSuccess')).toBeGreaterThanOrEqual(10_000);
-    expect(tokens('FinalizeSuccess') + tokens('FinalizeTimeout')).toBe(10_008);
+    expect(tokens('FinalizeSuccess')).toBeGreaterThanOrEqual(10_060);
+    expect(tokens('FinalizeSuccess') + tokens('FinalizeTimeout')).toBe(10_068);
+    // RegisterSweep read the account's Lambda concurrency for each of the three sweeps
+    expect(calls('RegisterSweepFn')['lambda:GetAccountSettings']).toBe(3);
     expect(report.scenarios.find((s) => s.name === 'sweep')!.detail).toMatch(
       /^10,000 runs: .* 10,000 launched, at most (\d+) of \1 in flight, 3 run to the goal, 9,997 stood in for/,
     );
@@ -139,6 +146,66 @@ describe('npm run rehearse', () => {
       limit: 80,
     });
     expect(report.scenarios[0].pass).toBe(false);
+    expect(passed(report)).toBe(false);
+  }, 240_000);
+
+  it('a sweep wider than a new account runs capped to its Lambda concurrency; uncapped, a violation', async () => {
+    const capped = await rehearse({ databaseUrl: inject('databaseUrl'), assemblyDir, scenarios: ['low-concurrency'] });
+    expect(capped.denials, formatReport(capped)).toEqual([]);
+    expect(capped.violations).toEqual([]);
+    expect(capped.scenarios[0]).toMatchObject({ name: 'low-concurrency', pass: true });
+    expect(capped.scenarios[0].detail).toMatch(
+      /^60 runs asked 50 at a time on an account of 10: .* capped it to 8, the Map ran at most 8 in flight/,
+    );
+    expect(capped.calls.NarrowResearcher).toMatchObject({
+      'lambda:GetAccountSettings': 1,
+      'servicequotas:ListServiceQuotas': 1,
+    });
+    // RegisterSweep without its grant: the read is denied, the Map runs as asked, past the account's concurrency
+    const uncapped = await rehearse({
+      databaseUrl: inject('databaseUrl'),
+      assemblyDir,
+      editTemplate: withoutGrant('RegisterSweepFn', 'lambda:GetAccountSettings'),
+      scenarios: ['low-concurrency'],
+    });
+    expect(passed(uncapped)).toBe(false);
+    expect(uncapped.denials[0]).toMatchObject({
+      principal: expect.stringMatching(/^RegisterSweepFn/),
+      action: 'lambda:GetAccountSettings',
+      resource: '*',
+    });
+    expect(uncapped.violations).toEqual([
+      expect.objectContaining({ quota: "Lambda concurrent executions (the account's unreserved)", limit: 10 }),
+    ]);
+    expect(uncapped.violations[0].measured).toBeGreaterThan(10);
+    expect(uncapped.scenarios[0]).toMatchObject({
+      pass: false,
+      detail: expect.stringMatching(/RegisterSweep allowed 50/),
+    });
+  }, 240_000);
+
+  it("a redeploy's migrations fail on a slow resume when polled only as long as the old budget", async () => {
+    const report = await rehearse({
+      databaseUrl: inject('databaseUrl'),
+      assemblyDir,
+      // the waiter polls 4 times after the first (40 s on AWS's clock, the old in-function retry budget)
+      editTemplate: (template) => {
+        const [, waiter] = Object.entries(template.Resources).find(
+          ([id, r]) => id.includes('waiterstatemachine') && r.Type === 'AWS::StepFunctions::StateMachine',
+        )!;
+        const text = JSON.stringify(waiter.Properties!.DefinitionString);
+        expect(text).toMatch(/\\"MaxAttempts\\":180/);
+        waiter.Properties!.DefinitionString = JSON.parse(
+          text.replace(/(\\"MaxAttempts\\":)180/, (_m, key) => `${key}4`),
+        );
+      },
+      scenarios: ['slow-resume-migration'],
+    });
+    expect(report.scenarios[0]).toMatchObject({
+      name: 'slow-resume-migration',
+      pass: false,
+      detail: expect.stringMatching(/Operation timed out \(5 polls, 10 s apart\)/),
+    });
     expect(passed(report)).toBe(false);
   }, 240_000);
 

@@ -85,6 +85,7 @@ describe('the researcher policy', () => {
       ['ReadAriadneParameters', ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath']],
       ['UploadSweepRunLists', ['s3:PutObject']],
       ['DoctorSimulatesOwnPermissions', ['iam:SimulatePrincipalPolicy']],
+      ['SweepFitsTheAccount', ['lambda:GetAccountSettings', 'servicequotas:ListServiceQuotas']],
     ]);
     // the caller's own user, by the policy variable IAM sets for IAM users
     expect(policy.Statement[8].Resource).toEqual([`arn:aws:iam::${ACCOUNT}:user/\${aws:username}`]);
@@ -121,11 +122,15 @@ describe('the researcher policy', () => {
         expect(details, action).toBeDefined();
         const types = sar('resourceTypes', service);
         const formats = details!.resourceTypes.map((t) => (types[t.name.toLowerCase()] as { arn: string }).arn);
-        for (const resource of s.Resource)
-          expect(
-            formats.some((f) => arnPattern(f).test(resource)),
-            `${action} on ${resource}: none of ${formats.join(', ')}`,
-          ).toBe(true);
+        // an action with no resource type matches "*" only (and "*" is for those actions only)
+        if (formats.length === 0) expect(s.Resource, action).toEqual(['*']);
+        else expect(s.Resource, action).not.toContain('*');
+        if (formats.length > 0)
+          for (const resource of s.Resource)
+            expect(
+              formats.some((f) => arnPattern(f).test(resource)),
+              `${action} on ${resource}: none of ${formats.join(', ')}`,
+            ).toBe(true);
       }
     }
   });

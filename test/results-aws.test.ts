@@ -158,7 +158,7 @@ describe('results of a deployed stack, read with --aws', () => {
     }
   });
 
-  it("doctor --aws --bedrock: each granted model's lifecycle and a one-token call, in the parameters' Region", async () => {
+  it("doctor --aws --bedrock: each model's lifecycle and one-token call in the parameters' Region", async () => {
     const before = stack.authorizer.denials.length;
     const ok = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
     const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean; detail: string; fix?: string }>;
@@ -170,6 +170,11 @@ describe('results of a deployed stack, read with --aws', () => {
         detail: `${m.replace(/^global\./, '')} is ACTIVE in ${stack.outputs.region}`,
       });
       expect(call).toMatchObject({ ok: true, detail: expect.stringMatching(`^answers in ${stack.outputs.region}`) });
+      // its tokens- and requests-per-minute quotas, read from Service Quotas as the researcher policy allows
+      expect(checks.find((c) => c.check === `Bedrock ${m} quotas`)).toMatchObject({
+        ok: true,
+        detail: expect.stringMatching(/^[\d,]+ tokens\/min \("Global cross-Region InvokeModel tokens per minute for /),
+      });
     }
     expect(stack.authorizer.denials.slice(before)).toEqual([]);
     // without the --bedrock statements the same checks are refused: each model's call fails, naming the fix

@@ -13,6 +13,7 @@ import type { Check } from './doctor.ts';
 import { commandPrefix } from './invocation.ts';
 import { diagnoseBedrockAccess } from '../../lambdas/providers/llm/bedrock-access.ts';
 import { baseModelId } from '../../lambdas/config/model-table.ts';
+import { bedrockQuotaChecks } from './bedrock-quotas.ts';
 
 const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>
   err.name === 'ResourceNotFoundException'
@@ -84,6 +85,8 @@ export async function bedrockChecks(models: string[], region: string, prefix: st
         });
       }
     }
+    // each model's tokens- and requests-per-minute quotas in this Region (what sweeps default rate_limits to)
+    checks.push(...(await bedrockQuotaChecks(models, region)));
     return checks;
   } finally {
     client.destroy();

@@ -20,8 +20,11 @@ export function policySourceOf(callerArn: string): string | null {
   return /^arn:[a-z-]+:iam::\d{12}:user\//.test(callerArn) ? callerArn : null;
 }
 
-/** A resource of each statement's kind: a wildcard ARN made concrete with a name no deployment uses. */
-const concrete = (arn: string) => arn.replace(/\*/g, 'doctor-probe');
+/**
+ * A resource of each statement's kind: a wildcard ARN made concrete with a name no deployment uses. "*" stays: it is
+ * the resource of an action that has no resource type (lambda:GetAccountSettings), which matches nothing else.
+ */
+const concrete = (arn: string) => (arn === '*' ? arn : arn.replace(/\*/g, 'doctor-probe'));
 
 export async function permissionsCheck(outputs: StackOutputs): Promise<Check> {
   const check = 'your permissions';

@@ -91,6 +91,10 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
       ['iam:SimulatePrincipalPolicy'],
       [`arn:${partition}:iam::${account}:user/\${aws:username}`],
     ),
+    // ariadne sweep --aws caps the sweep to the account's free Lambda concurrency (GetAccountSettings) and defaults
+    // its Bedrock rate limits to the account's quotas (ListServiceQuotas; doctor --bedrock prints them). Neither
+    // action has a resource type (Service Authorization Reference), so "*"; both read quotas only.
+    statement('SweepFitsTheAccount', ['lambda:GetAccountSettings', 'servicequotas:ListServiceQuotas'], ['*']),
   ];
   if (opts.bedrock)
     // Resource types "foundation-model" (no account in its ARN) and "inference-profile"; any Region: the model's

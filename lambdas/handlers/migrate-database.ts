@@ -1,25 +1,144 @@
-// CloudFormation custom resource: applies migrations/ at deploy (create and
-// update), before any experiment can start, through the same transport as
-// every function (the Data API on AWS). Deleting the stack keeps the data.
+// CloudFormation custom resource (CDK's Provider framework, lib/database.ts): applies migrations/ at deploy (create
+// and update), before any experiment can start, through the same transport as every function (the Data API on AWS).
+// `handler` is its onEvent and only answers; `isComplete`, which the framework calls "immediately after onEvent and
+// then periodically based on the configured query interval as long as it returns false" (CDK ProviderProps), tries
+// the database once per call and answers IsComplete false while it is unavailable, so a paused Aurora that takes long
+// to resume is waited out between polls, up to the provider's totalTimeout. Deleting the stack keeps the data.
 import { migrate } from '../store/migrate.ts';
 import { databaseFromEnvironment } from './deps.ts';
+import {
+  DatabaseUnavailableError,
+  isTransientSqlState,
+  type Sql,
+  type SqlDatabase,
+  type SqlResult,
+} from '../store/sql.ts';
 
 interface CustomResourceEvent {
   RequestType: 'Create' | 'Update' | 'Delete';
   PhysicalResourceId?: string;
 }
 
-export const handler = async (
+/** The part of Lambda's context object read here: the time left before the function's timeout. */
+interface RemainingTime {
+  getRemainingTimeInMillis(): number;
+}
+
+const PHYSICAL_ID = 'ariadne-migrations';
+
+/**
+ * What a poll keeps back from its function's timeout when it waits for a statement past the Data API's 45 s: one more
+ * wait (a call times out at 45 s) and the commit.
+ */
+const STATEMENT_WAIT_RESERVE_MS = 60_000;
+
+export const handler = async (event: CustomResourceEvent): Promise<{ PhysicalResourceId: string }> =>
+  Promise.resolve({ PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID });
+
+export const isComplete = async (
   event: CustomResourceEvent,
-): Promise<{ PhysicalResourceId: string; Data?: Record<string, string> }> => {
-  const PhysicalResourceId = event.PhysicalResourceId ?? 'ariadne-migrations';
-  if (event.RequestType === 'Delete') return { PhysicalResourceId };
-  const db = await databaseFromEnvironment(process.env, { poolSize: 1 });
+  context?: RemainingTime,
+): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> => {
+  if (event.RequestType === 'Delete') return { IsComplete: true };
+  const db = await openDatabase();
+  const remaining = () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY;
   try {
-    await migrate(db, { schema: process.env.DATABASE_SCHEMA });
+    await migrate(waitingOutLongStatements(db, remaining), { schema: process.env.DATABASE_SCHEMA });
     const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY version');
-    return { PhysicalResourceId, Data: { Applied: rows.map((r) => r.name).join(',') } };
+    return { IsComplete: true, Data: { Applied: rows.map((r) => r.name).join(',') } };
+  } catch (err) {
+    // Paused, resuming, briefly unavailable: the framework polls again (each migration is its own transaction and
+    // an applied one is skipped, so the next poll goes on where this one stopped). Anything else fails the deploy now.
+    if (!unavailable(err)) throw err;
+    return { IsComplete: false };
   } finally {
     await db.close();
   }
 };
+
+/**
+ * The Data API without retries of its own (retryBudgetMs 0: the poll interval is the wait) and with
+ * continueAfterTimeout on every statement (migrations are DDL); a DATABASE_URL (a laptop) as deps.ts opens it.
+ */
+async function openDatabase(env = process.env): Promise<SqlDatabase> {
+  if (env.DATABASE_URL || !env.DATABASE_CLUSTER_ARN || !env.DATABASE_SECRET_ARN)
+    return databaseFromEnvironment(env, { poolSize: 1 });
+  const { DataApiDatabase } = await import('../store/data-api-sql.ts');
+  return new DataApiDatabase({
+    resourceArn: env.DATABASE_CLUSTER_ARN,
+    secretArn: env.DATABASE_SECRET_ARN,
+    database: env.DATABASE_NAME ?? 'ariadne',
+    retryBudgetMs: 0,
+    continueAfterTimeout: true,
+  });
+}
+
+/** The Data API's own conditions that pass (data-api-sql.ts retries the same names). */
+const TRANSIENT_NAMES = new Set([
+  'DatabaseResumingException',
+  'DatabaseUnavailableException',
+  'ServiceUnavailableError',
+  'InternalServerErrorException',
+  'ThrottlingException',
+]);
+
+/** The error, or one it was caused by (migrate.ts wraps a statement's), passes on a retry. */
+function unavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (e instanceof DatabaseUnavailableError || TRANSIENT_NAMES.has(e.name)) return true;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && isTransientSqlState(code)) return true;
+  }
+  return false;
+}
+
+const timedOut = (err: unknown) => (err as { name?: string } | null)?.name === 'StatementTimeoutException';
+
+/**
+ * Each transaction's statements, waiting out one that ran past the Data API's 45 s. With continueAfterTimeout "your
+ * application still receives the timeout error. However, the operation continues running and isn't canceled"
+ * (Aurora User Guide, data-api-timeouts.html): here it runs on inside its transaction, so a `SELECT 1` in the same
+ * transaction returns once it is done (or fails, 25P02, if it failed), and the migration goes on to its commit.
+ * The timed-out call's result is lost: a read is asked again (reads are safe to repeat), other statements (DDL, the
+ * bookkeeping INSERT) return no rows, as they do anyway. AWS does not document a call into a transaction whose
+ * statement runs on; if the Data API refuses it, that error fails the deploy with its message.
+ */
+function waitingOutLongStatements(db: SqlDatabase, remainingMs: () => number): SqlDatabase {
+  const patient = (tx: Sql): Sql => {
+    const wrapped: Sql = {
+      async query<R extends object>(...args: Parameters<Sql['query']>): Promise<SqlResult<R>> {
+        try {
+          return await tx.query<R>(...args);
+        } catch (err) {
+          if (!timedOut(err)) throw err;
+        }
+        for (let waits = 1; ; waits++) {
+          if (remainingMs() < STATEMENT_WAIT_RESERVE_MS)
+            throw new Error(
+              `a migration statement has run ${waits} x 45 s and would outlast this function's timeout: ` +
+                `${args[0].slice(0, 200)}`,
+            );
+          try {
+            await tx.query('SELECT 1');
+            break;
+          } catch (err) {
+            if (!timedOut(err))
+              throw new Error(
+                `a migration statement that ran past the Data API's 45 s failed (its own error is in the cluster's ` +
+                  `postgresql log): ${(err as Error).message}`,
+                { cause: err },
+              );
+          }
+        }
+        return /^\s*(select|with|values|show)\b/i.test(args[0]) ? wrapped.query<R>(...args) : { rows: [], rowCount: 0 };
+      },
+    };
+    return wrapped;
+  };
+  return {
+    transport: db.transport,
+    query: (...args) => db.query(...args),
+    transaction: (fn) => db.transaction((tx) => fn(patient(tx))),
+    close: () => db.close(),
+  };
+}

@@ -1,22 +1,53 @@
 // RegisterSweep (the AWS sweep machine's first state): validate the sweep
-// file it was given and write the sweep and its cells, so every child
-// experiment can name its cell. Idempotent; a changed spec under a used name
-// is refused.
+// file it was given, fit it to the account (the Map's MaxConcurrency capped to
+// the Lambda concurrency the account has free; a sweep that could not end
+// within one Standard execution refused), and write the sweep and its cells,
+// so every child experiment can name its cell. Idempotent; a changed spec
+// under a used name is refused.
 import { z } from 'zod';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { InvalidInputError } from '../engine/errors.ts';
 import { loadSweep, SweepDefinitionError } from '../../state-machine/sweep-spec.ts';
 import { registerSweep } from '../../state-machine/sweep-registry.ts';
+import {
+  capConcurrency,
+  durationNote,
+  sweepDuration,
+  SweepTooLongError,
+  type ConcurrencyDecision,
+  type SweepDuration,
+} from '../../state-machine/sweep-capacity.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
+import { lambdaAccountConcurrency, type AccountConcurrencyReader } from './lambda-concurrency.ts';
+
+/** A Distributed Map runs at most 10,000 child workflow executions at once. */
+const MAP_MAX_CONCURRENCY = 10_000;
 
 const inputSchema = z
-  .object({ sweep: z.object({ id: z.string().min(1), specText: z.string().min(1).max(200_000) }).strict() })
+  .object({
+    sweep: z.object({ id: z.string().min(1), specText: z.string().min(1).max(200_000) }).strict(),
+    /** What the launcher asked for (the CLI: --concurrency or the file's max_concurrency); else the file's. */
+    maxConcurrency: z.number().int().min(1).max(MAP_MAX_CONCURRENCY).optional(),
+  })
   .passthrough();
 
+export interface RegisteredSweep {
+  sweepId: string;
+  cells: number;
+  runs: number;
+  /** The Map's MaxConcurrency (its MaxConcurrencyPath reads it here). */
+  maxConcurrency: number;
+  concurrency: ConcurrencyDecision;
+  duration: SweepDuration & { note: string };
+}
+
+let accountReader: AccountConcurrencyReader | undefined;
+
 export const registerSweepHandler =
-  (deps: HandlerDeps) =>
-  async (event: unknown): Promise<{ sweepId: string; cells: number; runs: number }> => {
-    const { sweep } = parseOrThrow(inputSchema, event);
+  (deps: HandlerDeps, readAccount?: AccountConcurrencyReader) =>
+  async (event: unknown): Promise<RegisteredSweep> => {
+    const input = parseOrThrow(inputSchema, event);
+    const { sweep } = input;
     let loaded;
     try {
       loaded = loadSweep(sweep.specText, `"${sweep.id}"`);
@@ -30,8 +61,32 @@ export const registerSweepHandler =
         sweep.id,
         `sweep.id "${sweep.id}" does not match the file's sweep "${loaded.spec.sweep}"`,
       );
+    // Read at run time, not trusted from the launcher: the account may have changed since, or the sweep was started
+    // without the CLI. A read that fails leaves the request as it is (its throttles are retried, not failed).
+    const read = readAccount ?? (accountReader ??= lambdaAccountConcurrency());
+    const account = await read().catch((err: unknown) => ({
+      error: `${(err as Error).name}: ${(err as Error).message}`,
+    }));
+    const concurrency = capConcurrency(
+      input.maxConcurrency ?? loaded.spec.max_concurrency,
+      account,
+      process.env.AWS_REGION,
+    );
+    const duration = sweepDuration(
+      loaded.runs.map((r) => r.cell.config),
+      concurrency.maxConcurrency,
+    );
+    // refused before anything is written
+    if (!duration.fits) throw new SweepTooLongError(loaded.spec.sweep, duration, concurrency.maxConcurrency);
     await registerSweep(deps.store.db, loaded);
-    return { sweepId: loaded.spec.sweep, cells: loaded.cells.length, runs: loaded.runs.length };
+    return {
+      sweepId: loaded.spec.sweep,
+      cells: loaded.cells.length,
+      runs: loaded.runs.length,
+      maxConcurrency: concurrency.maxConcurrency,
+      concurrency,
+      duration: { ...duration, note: durationNote(duration, concurrency.maxConcurrency) },
+    };
   };
 
 export const handler = lambdaEntry(registerSweepHandler);

@@ -13,6 +13,7 @@ import { SsmSim } from '../../simulators/ssm-sim.ts';
 import { SfnSim } from '../../simulators/sfn-sim.ts';
 import { IdentitySim } from '../../simulators/identity-sim.ts';
 import { BedrockSim } from '../../simulators/bedrock-sim.ts';
+import { ServiceQuotasSim } from '../../simulators/service-quotas-sim.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../../lib/ariadne-stack.ts';
 import { sharedAssembly } from './assembly.ts';
 import type { TestDatabase } from './db.ts';
@@ -64,6 +65,8 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
   const identityUrl = await identity.listen();
   const bedrock = new BedrockSim({ authorizer, models: DEFAULT_BEDROCK_MODELS });
   const bedrockUrl = await bedrock.listen();
+  // Bedrock's quotas (doctor --bedrock prints them), each read authorized as the caller
+  const serviceQuotas = new ServiceQuotasSim(undefined, { authorizer });
   const env = researcherEnv(outputs, accessKeyIdFor(researcher), 'researcher-secret', {
     AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
     AWS_ENDPOINT_URL_RDS_DATA: await data.listen(),
@@ -74,6 +77,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
     // the control plane (GetFoundationModel): the simulator's second, HTTP/1.1 port
     AWS_ENDPOINT_URL_BEDROCK: bedrock.controlPlaneUrl,
+    AWS_ENDPOINT_URL_SERVICE_QUOTAS: await serviceQuotas.listen(),
   });
   return {
     outputs,
@@ -85,6 +89,7 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     async close() {
       await identity.close();
       await bedrock.close();
+      await serviceQuotas.close();
       await cfn.close();
       await data.close();
       await ssm.close();

@@ -47,9 +47,19 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     if (!arn)
       throw new InvalidInputError('--state-machine-arn', arn, '--aws needs the sweep state machine of the stack');
     const bucket = sweepBucket(bucketName);
-    const started = await startAwsSweep(loaded, { stateMachineArn: arn, bucket, endpoint: o.endpoint }, o.concurrency);
+    // fitted to the account before anything is uploaded: its width, its length, its Bedrock rate limits
+    const { fitSweepToAccount } = await import('../sweep-fit.ts');
+    const { regionOf } = await import('../launch.ts');
+    const fit = await fitSweepToAccount(loaded, {
+      region: regionOf(arn),
+      requested: o.concurrency ?? loaded.spec.max_concurrency,
+    });
+    if (!o.json) for (const line of fit.lines) process.stderr.write(`${line}\n`);
+    const target = { stateMachineArn: arn, bucket, endpoint: o.endpoint };
+    const started = await startAwsSweep(fit.sweep, target, fit.maxConcurrency);
     const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
-    process.stdout.write(`${o.json ? JSON.stringify(started) : text}\n`);
+    const fitted = { concurrency: fit.concurrency, duration: fit.duration, rateLimits: fit.rateLimits };
+    process.stdout.write(`${o.json ? JSON.stringify({ ...started, ...fitted }) : text}\n`);
     return;
   }
   const parameters = localParameters();
@@ -110,9 +120,11 @@ export function registerSweepCommand(program: Command): void {
     // options after `sweep status` are the subcommand's own
     .enablePositionalOptions()
     .addOption(
-      new Option('--concurrency <n>', 'experiments at a time (default: max_concurrency in the file)').argParser(
-        intOption('--concurrency', 1, 256),
-      ),
+      new Option(
+        '--concurrency <n>',
+        "experiments at a time (default: max_concurrency in the file; with --aws, at most what the account's Lambda " +
+          'concurrency allows)',
+      ).argParser(intOption('--concurrency', 1, 256)),
     )
     .option(
       '--aws',

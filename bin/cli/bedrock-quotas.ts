@@ -1,0 +1,188 @@
+// Bedrock's per-model quotas for this account and Region, read from Service Quotas (issue 30, item 5), so that a
+// sweep's shared rate limits (config.rate_limits) default to what the account may really send, and `ariadne doctor
+// --aws --bedrock` prints them.
+//
+// What AWS says (each read on AWS's own pages):
+// - "Inference traffic to this endpoint is governed by per-model token-based quotas. You can view these quotas in the
+//   Service Quotas console by selecting Amazon Bedrock as the service" (Quotas for the bedrock-runtime endpoint,
+//   https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html). The quotas per model are named
+//   "Cross-Region InvokeModel tokens per minute for ${model}" ("when invoked through a cross-Region inference
+//   profile"), "On-demand InvokeModel tokens per minute for ${model}" ("when invoked on-demand in a single Region"),
+//   and likewise "... requests per minute for ${model}" (Request an increase for Amazon Bedrock quotas,
+//   https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html). Older accounts list the same quotas
+//   as "On-demand model inference tokens per minute for ..." and "Cross-region model inference ..."; a global
+//   profile's have names of their own ("Global cross-Region ..."), so both wordings are read, any letter case.
+// - "the quotas that apply to your account might be lower than the default values ... To check the values that
+//   apply to your account, use Service Quotas" (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas.html).
+// - ListServiceQuotas "Lists the applied quota values for the specified AWS service. For some quotas, only the
+//   default values are available. If the applied quota value is not available for a quota, the quota is not
+//   retrieved." (https://docs.aws.amazon.com/servicequotas/2019-06-24/apireference/API_ListServiceQuotas.html;
+//   service code "bedrock"; IAM servicequotas:ListServiceQuotas, which has no resource type, so "*").
+// So what applies to a model id depends on how it is called: a base id is on-demand in the Region it is called in; a
+// geographic profile (us., eu., apac., ...) counts against the Cross-Region quota of the Region it is called from; a
+// global profile against the Global cross-Region quota. A quota of another kind is never used in its place: a model
+// with none of its own kind listed gets no default, and says so.
+// Quotas name models by display name ("Anthropic Claude Sonnet 4.6"), not by id: the two are matched by their words
+// and numbers (dates and ":0" left out, a trailing v1 optional), and every match is printed with the quota's name.
+// Bedrock counts some models' tokens at a higher rate than they are billed ("Some models use tokens at a higher
+// rate", quotas.html), which a limit read from a quota does not see.
+import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import { baseModelId, inferenceProfileOf } from '../../lambdas/config/model-table.ts';
+import type { Check } from './doctor.ts';
+import { commandPrefix } from './invocation.ts';
+
+/** How a model id is called, which decides the quotas that apply to it. */
+export type QuotaScope = 'on-demand' | 'cross-region' | 'global';
+
+export interface ServiceQuota {
+  name: string;
+  code: string;
+  value: number;
+}
+
+export interface ModelQuotas {
+  model: string;
+  scope: QuotaScope;
+  tokensPerMinute?: ServiceQuota;
+  requestsPerMinute?: ServiceQuota;
+}
+
+/** A shared rate limit (config.rate_limits' shape) from a model's quotas; null when no quota of its kind is listed. */
+export interface QuotaRateLimit {
+  requests_per_minute?: number;
+  tokens_per_minute?: number;
+}
+
+/** Every applied Bedrock quota of the account in the client's Region, page by page. */
+export async function listBedrockQuotas(client: ServiceQuotasClient): Promise<ServiceQuota[]> {
+  const out: ServiceQuota[] = [];
+  let NextToken: string | undefined;
+  do {
+    const page = await client.send(
+      new ListServiceQuotasCommand({ ServiceCode: 'bedrock', MaxResults: 100, NextToken }),
+    );
+    for (const q of page.Quotas ?? [])
+      if (q.QuotaName && q.QuotaCode && typeof q.Value === 'number')
+        out.push({ name: q.QuotaName, code: q.QuotaCode, value: q.Value });
+    NextToken = page.NextToken;
+  } while (NextToken);
+  return out;
+}
+
+export function quotaScopeOf(model: string): QuotaScope {
+  const profile = inferenceProfileOf(model);
+  return profile === null ? 'on-demand' : profile === 'global' ? 'global' : 'cross-region';
+}
+
+const SCOPE_WORDS: Record<QuotaScope, string> = {
+  'on-demand': 'on-demand',
+  'cross-region': 'cross-region',
+  global: 'global cross-region',
+};
+
+/** "<scope> (model inference | InvokeModel) (tokens | requests) per minute for <model>", lower-cased. */
+const QUOTA_NAME = new RegExp(
+  '^(on-demand|cross-region|global cross-region) (?:model inference|invokemodel) (tokens|requests) ' +
+    'per minute for (.+)$',
+);
+
+/**
+ * A model's words and numbers: "anthropic.claude-haiku-4-5-20251001-v1:0" and "Anthropic Claude Haiku 4.5 V1" are
+ * both anthropic claude haiku 4 5 (a date and ":0" dropped, letters and digits split, a trailing v1 dropped).
+ */
+function modelWords(text: string): string {
+  const words = text
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w && !/^\d{8}$/.test(w))
+    .flatMap((w) => (/^v\d+$/.test(w) ? [w] : (w.match(/[a-z]+|\d+/g) ?? [])));
+  if (words.at(-1) === 'v1') words.pop();
+  return words.join(' ');
+}
+
+/** The quotas of `model`'s own kind, matched by name from Service Quotas' list. */
+export function modelQuotas(model: string, quotas: readonly ServiceQuota[]): ModelQuotas {
+  const scope = quotaScopeOf(model);
+  const wanted = modelWords(baseModelId(model));
+  const found: ModelQuotas = { model, scope };
+  for (const q of quotas) {
+    const m = QUOTA_NAME.exec(q.name.toLowerCase());
+    if (!m || m[1] !== SCOPE_WORDS[scope] || modelWords(m[3]) !== wanted) continue;
+    if (m[2] === 'tokens') found.tokensPerMinute ??= q;
+    else found.requestsPerMinute ??= q;
+  }
+  return found;
+}
+
+/** The rate limit the quotas give: whole numbers, at least 1; null when neither quota was found. */
+export function rateLimitOf(q: ModelQuotas): QuotaRateLimit | null {
+  const per = (quota?: ServiceQuota) =>
+    quota && quota.value >= 1 ? Math.min(Math.floor(quota.value), 1_000_000_000) : undefined;
+  const limit: QuotaRateLimit = {};
+  const tokens = per(q.tokensPerMinute);
+  const requests = per(q.requestsPerMinute);
+  if (requests !== undefined) limit.requests_per_minute = Math.min(requests, 10_000_000);
+  if (tokens !== undefined) limit.tokens_per_minute = tokens;
+  return requests === undefined && tokens === undefined ? null : limit;
+}
+
+const SCOPE_TEXT: Record<QuotaScope, string> = {
+  'on-demand': 'called on demand in the Region',
+  'cross-region': 'called through a geographic cross-Region inference profile',
+  global: 'called through a global cross-Region inference profile',
+};
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** What was found for a model, in a sentence. */
+export function quotaNote(q: ModelQuotas, region: string): string {
+  const part = (what: string, quota?: ServiceQuota) =>
+    quota ? `${fmt(quota.value)} ${what}/min ("${quota.name}")` : `no ${what}-per-minute quota listed`;
+  return (
+    `${part('tokens', q.tokensPerMinute)}, ${part('requests', q.requestsPerMinute)} in ${region}, ` +
+    `${SCOPE_TEXT[q.scope]}`
+  );
+}
+
+/** doctor --bedrock: each model's quotas, read once for all of them (one line each). */
+export async function bedrockQuotaChecks(
+  models: string[],
+  region: string,
+  client = new ServiceQuotasClient({ region, maxAttempts: 2 }),
+): Promise<Check[]> {
+  let quotas: ServiceQuota[];
+  try {
+    quotas = await listBedrockQuotas(client);
+  } catch (err) {
+    const e = err as Error;
+    const denied = /AccessDenied|not authorized/i.test(`${e.name} ${e.message}`);
+    return [
+      {
+        check: 'Bedrock quotas',
+        ok: true,
+        skipped: true,
+        detail: `not read from Service Quotas in ${region}: ${e.name}: ${e.message}`,
+        fix: denied
+          ? `allow servicequotas:ListServiceQuotas to your identity (${commandPrefix()} policy researcher)`
+          : 'try again later',
+      },
+    ];
+  } finally {
+    client.destroy();
+  }
+  return models.map((model) => {
+    const q = modelQuotas(model, quotas);
+    const found = rateLimitOf(q) !== null;
+    return {
+      check: `Bedrock ${model} quotas`,
+      ok: true,
+      warning: !found,
+      detail: `${quotaNote(q, region)}${found ? '; sweeps default their rate_limits to these' : ''}`,
+      fix: found
+        ? undefined
+        : `look the model up in the Service Quotas console (Amazon Bedrock, ${region}) and set ` +
+          `config.rate_limits["bedrock:${model}"] yourself`,
+    };
+  });
+}

@@ -1,0 +1,90 @@
+// A local server speaking Service Quotas' AWS JSON 1.1 protocol (X-Amz-Target ServiceQuotasV20190624.<Operation>)
+// for the two reads Ariadne's CLI makes of Bedrock's quotas:
+// - ListServiceQuotas {ServiceCode, MaxResults (1-100), NextToken} -> {Quotas: [ServiceQuota], NextToken}; "Lists the
+//   applied quota values for the specified AWS service" (API_ListServiceQuotas, Service Quotas API Reference);
+//   authorized as servicequotas:ListServiceQuotas on "*" (no resource type).
+// - GetServiceQuota {ServiceCode, QuotaCode} -> {Quota}; NoSuchResourceException for a code it does not hold;
+//   authorized as servicequotas:GetServiceQuota on arn:PARTITION:servicequotas:REGION:ACCOUNT:SERVICE/CODE (resource
+//   type "quota", condition key servicequotas:service).
+// Its quotas are settable; by default Bedrock's for the stack's default models, named as AWS names them (Request an
+// increase for Amazon Bedrock quotas, https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html).
+import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
+import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+
+export interface SimQuota {
+  serviceCode: string;
+  code: string;
+  name: string;
+  value: number;
+  unit?: string;
+}
+
+const TARGET = 'ServiceQuotasV20190624.';
+
+/** Quotas of the stack's two default models through global profiles, and the on-demand ones of one base model. */
+export const DEFAULT_SIM_QUOTAS: SimQuota[] = [
+  ['L-GS46T', 'Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6', 2_000_000],
+  ['L-GS46R', 'Global cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.6', 200],
+  ['L-CS46T', 'Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6', 1_000_000],
+  ['L-CS46R', 'Cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.6', 100],
+  ['L-GH45T', 'Global cross-Region InvokeModel tokens per minute for Anthropic Claude Haiku 4.5', 4_000_000],
+  ['L-GH45R', 'Global cross-Region InvokeModel requests per minute for Anthropic Claude Haiku 4.5', 400],
+  ['L-ONLT', 'On-demand model inference tokens per minute for Amazon Nova Lite', 200_000],
+  ['L-ONLR', 'On-demand model inference requests per minute for Amazon Nova Lite', 100],
+].map(([code, name, value]) => ({ serviceCode: 'bedrock', code, name, value, unit: 'None' }) as SimQuota);
+
+export class ServiceQuotasSim extends AwsJsonServer {
+  constructor(
+    public quotas: SimQuota[] = DEFAULT_SIM_QUOTAS.map((q) => ({ ...q })),
+    opts: { authorizer?: RequestAuthorizer } = {},
+  ) {
+    super('1.1', '', opts.authorizer);
+  }
+
+  protected calls(target: string, body: any, s: RequestScope): AwsCall[] {
+    if (target === `${TARGET}ListServiceQuotas`) return [{ action: 'servicequotas:ListServiceQuotas', resource: '*' }];
+    if (target === `${TARGET}GetServiceQuota`)
+      return [
+        {
+          action: 'servicequotas:GetServiceQuota',
+          resource: `arn:${s.partition}:servicequotas:${s.region}:${s.account}:${body.ServiceCode}/${body.QuotaCode}`,
+          context: { 'servicequotas:service': String(body.ServiceCode) },
+        },
+      ];
+    return [];
+  }
+
+  private shape(q: SimQuota) {
+    return {
+      ServiceCode: q.serviceCode,
+      ServiceName: q.serviceCode === 'bedrock' ? 'Amazon Bedrock' : q.serviceCode,
+      QuotaArn: `arn:aws:servicequotas:eu-west-1:123456789012:${q.serviceCode}/${q.code}`,
+      QuotaCode: q.code,
+      QuotaName: q.name,
+      Value: q.value,
+      Unit: q.unit ?? 'None',
+      Adjustable: true,
+      GlobalQuota: false,
+    };
+  }
+
+  protected operation(target: string, body: any): AwsJsonReply {
+    if (typeof body.ServiceCode !== 'string' || !body.ServiceCode)
+      return this.error('IllegalArgumentException', 'ServiceCode is required');
+    const ofService = this.quotas.filter((q) => q.serviceCode === body.ServiceCode);
+    if (target === `${TARGET}GetServiceQuota`) {
+      const quota = ofService.find((q) => q.code === body.QuotaCode);
+      if (!quota) return this.error('NoSuchResourceException', `no quota ${body.QuotaCode} of ${body.ServiceCode}`);
+      return { status: 200, payload: { Quota: this.shape(quota) } };
+    }
+    if (target !== `${TARGET}ListServiceQuotas`)
+      return this.error('UnknownOperationException', `unknown operation ${target}`);
+    const max = body.MaxResults ?? 100;
+    if (!Number.isInteger(max) || max < 1 || max > 100)
+      return this.error('IllegalArgumentException', 'MaxResults must be 1 to 100');
+    const start = body.NextToken ? Number(Buffer.from(body.NextToken, 'base64').toString()) : 0;
+    const page = ofService.slice(start, start + max);
+    const next = start + max < ofService.length ? Buffer.from(String(start + max)).toString('base64') : undefined;
+    return { status: 200, payload: { Quotas: page.map((q) => this.shape(q)), ...(next ? { NextToken: next } : {}) } };
+  }
+}
