@@ -13,6 +13,7 @@ import { loadSweep } from '../state-machine/sweep-spec.ts';
 import { emulateSweep } from './scenario-sweep.ts';
 import { stackOutputsOf } from './stack-outputs.ts';
 import type { World } from './world.ts';
+import { withProcessEnv } from './process-env.ts';
 
 class LowConcurrencyScenarioError extends Error {
   override readonly name = 'LowConcurrencyScenarioError';
@@ -40,22 +41,18 @@ max_concurrency: ${REQUESTED}
 `;
 
 /** `fn` with this process's AWS environment set as a researcher's laptop would have it, then restored. */
-async function asResearcher<T>(world: World, accessKeyId: string, fn: () => Promise<T>): Promise<T> {
-  const saved = { ...process.env };
-  Object.assign(process.env, {
-    AWS_ACCESS_KEY_ID: accessKeyId,
-    AWS_SECRET_ACCESS_KEY: 'researcher-secret',
-    AWS_SESSION_TOKEN: '',
-    AWS_ENDPOINT_URL_LAMBDA: world.endpoints.AWS_ENDPOINT_URL_LAMBDA,
-    AWS_ENDPOINT_URL_SSM: world.endpoints.AWS_ENDPOINT_URL_SSM,
-    AWS_ENDPOINT_URL_SERVICE_QUOTAS: world.endpoints.AWS_ENDPOINT_URL_SERVICE_QUOTAS,
-  });
-  try {
-    return await fn();
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
+function asResearcher<T>(world: World, accessKeyId: string, fn: () => Promise<T>): Promise<T> {
+  return withProcessEnv(
+    {
+      AWS_ACCESS_KEY_ID: accessKeyId,
+      AWS_SECRET_ACCESS_KEY: 'researcher-secret',
+      AWS_SESSION_TOKEN: '',
+      AWS_ENDPOINT_URL_LAMBDA: world.endpoints.AWS_ENDPOINT_URL_LAMBDA,
+      AWS_ENDPOINT_URL_SSM: world.endpoints.AWS_ENDPOINT_URL_SSM,
+      AWS_ENDPOINT_URL_SERVICE_QUOTAS: world.endpoints.AWS_ENDPOINT_URL_SERVICE_QUOTAS,
+    },
+    fn,
+  );
 }
 
 export async function lowConcurrencyScenario(world: World): Promise<string> {

@@ -7,6 +7,7 @@ import { newSimAccount, setUpSimAccount } from '../simulators/bedrock-catalog.ts
 import { bedrockChecks } from '../bin/cli/doctor-bedrock.ts';
 import { experiment, runExperimentMachine, toGoal, type Scenario } from './run-experiment.ts';
 import type { World } from './world.ts';
+import { withProcessEnv } from './process-env.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { FAKE_ENVIRONMENT } from './template-values.ts';
 
@@ -18,7 +19,7 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new NewAccountScenarioError(message);
 }
 
-/** Who deploys and activates: Bedrock's and the Marketplace's actions the model-access page lists, nothing else. */
+/** Who deploys and activates: Bedrock's and the Marketplace's actions the model-access page lists, and quotas. */
 const ADMINISTRATOR_POLICY = {
   Version: '2012-10-17',
   Statement: [
@@ -30,6 +31,8 @@ const ADMINISTRATOR_POLICY = {
         'aws-marketplace:Subscribe',
         'aws-marketplace:ViewSubscriptions',
         'aws-marketplace:Unsubscribe',
+        // doctor --bedrock also prints the account's Bedrock quotas
+        'servicequotas:ListServiceQuotas',
       ],
       Resource: '*',
     },
@@ -37,21 +40,16 @@ const ADMINISTRATOR_POLICY = {
 };
 
 /** The doctor's Bedrock checks, signed with `accessKeyId` against the world's Bedrock simulator. */
-async function doctorAs(world: World, accessKeyId: string, models: string[]) {
-  const saved = { ...process.env };
-  Object.assign(process.env, {
+function doctorAs(world: World, accessKeyId: string, models: string[]) {
+  const env = {
     AWS_ACCESS_KEY_ID: accessKeyId,
     AWS_SECRET_ACCESS_KEY: 'administrator-secret',
     AWS_SESSION_TOKEN: '',
     AWS_ENDPOINT_URL_BEDROCK_RUNTIME: world.endpoints.AWS_ENDPOINT_URL_BEDROCK_RUNTIME,
     AWS_ENDPOINT_URL_BEDROCK: world.endpoints.AWS_ENDPOINT_URL_BEDROCK,
-  });
-  try {
-    return await bedrockChecks(models, FAKE_ENVIRONMENT.region, '/ariadne');
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
+    AWS_ENDPOINT_URL_SERVICE_QUOTAS: world.endpoints.AWS_ENDPOINT_URL_SERVICE_QUOTAS,
+  };
+  return withProcessEnv(env, () => bedrockChecks(models, FAKE_ENVIRONMENT.region, '/ariadne'));
 }
 
 const request = (model: string) => ({
