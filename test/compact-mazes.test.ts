@@ -188,7 +188,8 @@ describe('migration 014 on a database built at 013', () => {
       name: 'ResultTooLargeError',
       message: expect.stringMatching(/a row is over 64 KB/),
     });
-    expect(await migrate(viaDataApi)).toEqual(['014_compact_mazes.sql']);
+    // 014, then any migration after it
+    expect((await migrate(viaDataApi))[0]).toBe('014_compact_mazes.sql');
     expect((await old.query('SELECT id, content_hash FROM mazes ORDER BY id')).rows).toEqual(before);
     const { rows: columns } = await old.query<{ c: string }>(
       `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'mazes'`,
