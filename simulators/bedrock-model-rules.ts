@@ -10,6 +10,8 @@
 // Bedrock's message for sampling is reported third-party: "`temperature` is deprecated for this model."
 // (github.com/cline/cline/issues/10572).
 
+import { simBaseModel } from './bedrock-catalog.ts';
+
 export interface ClaudeRequestRules {
   /** temperature / topP in inferenceConfig answered with a 400. */
   refusesSampling: boolean;
@@ -38,7 +40,7 @@ const RULES: Array<[RegExp, ClaudeRequestRules]> = [
 
 /** The rules for a model id or inference profile id (us.anthropic..., global.anthropic...); null: none apply. */
 export function claudeRequestRules(modelId: string): ClaudeRequestRules | null {
-  const base = modelId.replace(/^(us|eu|apac|jp|au|ca|us-gov|global)\./, '');
+  const base = simBaseModel(modelId);
   return RULES.find(([re]) => re.test(base))?.[1] ?? null;
 }
 

@@ -39,6 +39,7 @@ import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { sharedAssembly } from './support/assembly.ts';
 import { idleCost } from '../bench/idle-cost.ts';
+import { dataApiFunctionEnv } from './support/data-api-env.ts';
 
 let template: Template;
 let def: Definition;
@@ -1184,13 +1185,7 @@ describe('cdk synth with bundling', () => {
     const saved = { ...process.env };
     Object.assign(process.env, {
       MIGRATIONS_DIR: join(out, migrateAsset, 'migrations'),
-      DATABASE_CLUSTER_ARN: sim.clusterArn,
-      DATABASE_SECRET_ARN: sim.secretArn,
-      DATABASE_NAME: sim.database,
-      AWS_ENDPOINT_URL_RDS_DATA: endpoint,
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'AKIDTEST',
-      AWS_SECRET_ACCESS_KEY: 'test-secret',
+      ...dataApiFunctionEnv(sim, endpoint),
     });
     delete process.env.DATABASE_URL;
     try {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { dataApiFunctionEnv } from './support/data-api-env.ts';
 
 /** The sim's statement timeout here (AWS: 45 s), and the slow migrations' sleep, well past it. */
 const TIMEOUT_MS = 300;
@@ -37,15 +38,7 @@ beforeAll(async () => {
   await admin.query(`CREATE SCHEMA "${schema}"`);
   sim = new RdsDataSim({ url: inject('databaseUrl'), schema, statementTimeoutMs: TIMEOUT_MS });
   endpoint = await sim.listen();
-  Object.assign(process.env, {
-    DATABASE_CLUSTER_ARN: sim.clusterArn,
-    DATABASE_SECRET_ARN: sim.secretArn,
-    DATABASE_NAME: sim.database,
-    AWS_ENDPOINT_URL_RDS_DATA: endpoint,
-    AWS_REGION: 'eu-west-1',
-    AWS_ACCESS_KEY_ID: 'AKIDTEST',
-    AWS_SECRET_ACCESS_KEY: 'test-secret',
-  });
+  Object.assign(process.env, dataApiFunctionEnv(sim, endpoint));
   delete process.env.DATABASE_URL;
   delete process.env.DATABASE_SCHEMA;
   ({ isComplete } = await import('../lambdas/handlers/migrate-database.ts'));

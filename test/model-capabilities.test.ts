@@ -5,22 +5,19 @@
 // that sets a refused value is refused at start, naming the field, the value, the model and the fix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { bedrockInference } from '../lambdas/providers/llm/sampling.ts';
 import { MODEL_TABLE, modelCapabilities } from '../lambdas/config/model-table.ts';
 import { THINKING_MODEL_MAX_TOKENS } from '../lambdas/config/model-settings.ts';
 import { claudeRequestRules } from '../simulators/bedrock-model-rules.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
+import { bedrockRunner, providerSims } from './support/provider-sims.ts';
 
 const sims = providerSims();
 const { bedrock } = sims;
 const SONNET_5 = 'us.anthropic.claude-sonnet-5';
 const OPUS_47 = 'global.anthropic.claude-opus-4-7';
 const MAZE = { generator: 'medium', size: 15, seed: 3 };
-const NO_WAIT = { [STATES.InvokeBedrockAgent]: 0 };
 
 describe('the model table agrees with the simulator written from the models pages', () => {
   it.each(Object.keys(MODEL_TABLE))('%s', (model) => {
@@ -68,20 +65,7 @@ describe('runs over the Bedrock simulator', () => {
   afterAll(async () => {
     await db.drop();
   });
-  const run = (model: string, config: Record<string, unknown> = {}, bedrockConfig: Record<string, unknown> = {}) =>
-    runLocalExperiment(
-      {
-        agent: 'bedrock',
-        model,
-        maze: MAZE,
-        config: {
-          bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2', prompt_caching: false, ...bedrockConfig },
-          retry: FAST_RETRY,
-          ...config,
-        },
-      },
-      { db, retryIntervals: NO_WAIT },
-    );
+  const run = bedrockRunner(sims, () => db, MAZE);
 
   it('the simulator refuses temperature and manual thinking on Opus 4.7, as Bedrock does', async () => {
     const client = new BedrockRuntimeClient({ region: 'us-west-2', endpoint: sims.bedrockUrl, maxAttempts: 1 });

@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experi
 import { bedrockInference, ollamaOptions } from '../lambdas/providers/llm/sampling.ts';
 import { digestOf } from '../simulators/ollama-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
-import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
+import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims.ts';
 
 const sims = providerSims();
 const { ollama, bedrock } = sims;
@@ -78,20 +78,9 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       },
       { db, retryIntervals: NO_WAIT },
     );
+  const bedrockRun = bedrockRunner(sims, () => db, MAZE);
   const runBedrock = (config: Record<string, unknown> = {}, bedrockConfig: Record<string, unknown> = {}) =>
-    runLocalExperiment(
-      {
-        agent: 'bedrock',
-        model: SONNET_37,
-        maze: MAZE,
-        config: {
-          bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2', prompt_caching: false, ...bedrockConfig },
-          retry: FAST_RETRY,
-          ...config,
-        },
-      },
-      { db, retryIntervals: NO_WAIT },
-    );
+    bedrockRun(SONNET_37, config, bedrockConfig);
   const experiment = async (id: string | null) =>
     (await db.pool.query('SELECT * FROM experiments WHERE id = $1', [id])).rows[0];
   const calls = async (id: string | null) =>

@@ -8,7 +8,8 @@
 //    (model-access page). So the deploy guide has an administrator run `doctor --aws --bedrock` once; the
 //    subscription then serves every role of the account, and the stack's Bedrock role needs no Marketplace grant.
 // What each refusal means, and its fix, is lambdas/providers/llm/bedrock-access.ts's, shared with the Bedrock agent.
-import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { probeBedrockModel, throttled } from './bedrock-probe.ts';
 import type { Check } from './doctor.ts';
 import { commandPrefix } from './invocation.ts';
 import { diagnoseBedrockAccess } from '../../lambdas/providers/llm/bedrock-access.ts';
@@ -65,23 +66,17 @@ export async function bedrockChecks(models: string[], region: string, prefix: st
       checks.push(await lifecycleCheck(model, region));
       const check = `Bedrock ${model}`;
       try {
-        const reply = await client.send(
-          new ConverseCommand({
-            modelId: model,
-            messages: [{ role: 'user', content: [{ text: 'Reply with one word: ready' }] }],
-            inferenceConfig: { maxTokens: 1 },
-          }),
-        );
+        const reply = await probeBedrockModel(client, model);
         checks.push({ check, ok: true, detail: `answers in ${region} (${reply.usage?.totalTokens ?? '?'} tokens)` });
       } catch (err) {
         const e = err as Error;
-        const throttled = e.name === 'ThrottlingException' || e.name === 'ServiceQuotaExceededException';
+        const over = throttled(e);
         const access = diagnoseBedrockAccess(e, { model, region, command: commandPrefix() });
         checks.push({
           check,
-          ok: throttled,
+          ok: over,
           detail: `${e.name}: ${e.message}`,
-          fix: throttled ? undefined : (access?.fix ?? fallbackFix(e, model, region, prefix)),
+          fix: over ? undefined : (access?.fix ?? fallbackFix(e, model, region, prefix)),
         });
       }
     }

@@ -120,20 +120,14 @@ async function checkAwsCredentials(region: string): Promise<void> {
  * (exit 3). Each names its fix (bedrock-access.ts). Throttling means the model is there: not an error.
  */
 async function checkBedrockModel(model: string, region: string, endpoint: string | undefined, labels: Labels) {
-  const { BedrockRuntimeClient, ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
+  const { probeBedrockModel, throttled } = await import('./bedrock-probe.ts');
   const client = new BedrockRuntimeClient({ region, endpoint, maxAttempts: 2 });
   try {
-    await client.send(
-      new ConverseCommand({
-        modelId: model,
-        messages: [{ role: 'user', content: [{ text: 'Reply with one word: ready' }] }],
-        inferenceConfig: { maxTokens: 1 },
-      }),
-      { abortSignal: AbortSignal.timeout(30_000) },
-    );
+    await probeBedrockModel(client, model, AbortSignal.timeout(30_000));
   } catch (err) {
     const e = err as Error & { $metadata?: { httpStatusCode?: number } };
-    if (e.name === 'ThrottlingException' || e.name === 'ServiceQuotaExceededException') return;
+    if (throttled(e)) return;
     const access = diagnoseBedrockAccess(e, { model, region, command: commandPrefix() });
     const said = `Bedrock answered ${e.name}: ${e.message}`;
     if (access && ['invalid-model', 'needs-profile', 'legacy', 'end-of-life'].includes(access.problem))

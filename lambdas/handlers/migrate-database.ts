@@ -5,6 +5,7 @@
 // the database once per call and answers IsComplete false while it is unavailable, so a paused Aurora that takes long
 // to resume is waited out between polls, up to the provider's totalTimeout. Deleting the stack keeps the data.
 import { migrate } from '../store/migrate.ts';
+import { DATA_API_UNAVAILABLE_NAMES } from '../store/errors.ts';
 import { databaseFromEnvironment } from './deps.ts';
 import {
   DatabaseUnavailableError,
@@ -73,20 +74,11 @@ async function openDatabase(env = process.env): Promise<SqlDatabase> {
   });
 }
 
-/** The Data API's own conditions that pass (data-api-sql.ts retries the same names). */
-const TRANSIENT_NAMES = new Set([
-  'DatabaseResumingException',
-  'DatabaseUnavailableException',
-  'ServiceUnavailableError',
-  'InternalServerErrorException',
-  'ThrottlingException',
-]);
-
 /** The error, or one it was caused by (migrate.ts wraps a statement's), passes on a retry. */
 function unavailable(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (e instanceof DatabaseUnavailableError || TRANSIENT_NAMES.has(e.name)) return true;
+    if (e instanceof DatabaseUnavailableError || DATA_API_UNAVAILABLE_NAMES.has(e.name)) return true;
     if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && isTransientSqlState(code)) return true;
   }
   return false;

@@ -28,6 +28,7 @@ import { toNamedParameters } from './sql-text.ts';
 import { arrayElementType, decodeArray, decodeText, typeName } from './column-values.ts';
 import { parseDatabaseErrorMessage, type SqlStateSource } from './sql-state.ts';
 import { DATABASE_RETRY_BUDGET_MS } from '../config/budgets.ts';
+import { DATA_API_UNAVAILABLE_NAMES } from './errors.ts';
 
 /** A statement Postgres refused, as pg reports one: the Postgres message, and its SQLState as `code`. */
 export class SqlError extends Error {
@@ -71,16 +72,8 @@ export interface DataApiOptions {
   continueAfterTimeout?: boolean;
 }
 
-// Service-side conditions that pass: the instance resuming from auto-pause, the writer briefly unavailable (a
-// failover, a scaling event), the Data API itself failing or overloaded.
-const TRANSIENT_NAMES = new Set([
-  'DatabaseResumingException',
-  'DatabaseUnavailableException',
-  'ServiceUnavailableError',
-  'InternalServerErrorException',
-  'ThrottlingException',
-  'TimeoutError',
-]);
+// the service's own conditions that pass (errors.ts), and the client's own request timeout
+const TRANSIENT_NAMES = new Set([...DATA_API_UNAVAILABLE_NAMES, 'TimeoutError']);
 const NETWORK_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',

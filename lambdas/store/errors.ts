@@ -22,3 +22,16 @@ export class DatabaseUnreachableError extends Error {
     super(message);
   }
 }
+
+/**
+ * Service-side conditions that pass: the instance resuming from auto-pause, the writer briefly unavailable (a
+ * failover, a scaling event), the Data API itself failing or overloaded. Retried by data-api-sql.ts; the
+ * migrations' "not yet" (migrate-database.ts).
+ */
+export const DATA_API_UNAVAILABLE_NAMES: ReadonlySet<string> = new Set([
+  'DatabaseResumingException',
+  'DatabaseUnavailableException',
+  'ServiceUnavailableError',
+  'InternalServerErrorException',
+  'ThrottlingException',
+]);

@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { OllamaSim } from '../../simulators/ollama-sim.ts';
 import { BedrockSim } from '../../simulators/bedrock-sim.ts';
+import { runLocalExperiment } from '../../state-machine/local-experiment.ts';
+import { STATES } from '../../state-machine/states.ts';
+import type { TestDatabase } from './db.ts';
 
 export interface ProviderSims {
   ollama: OllamaSim;
@@ -43,3 +46,24 @@ export const FAST_RETRY = {
   max_total_ms: 10_000,
   timeout_ms: 5_000,
 };
+
+/**
+ * A Bedrock experiment against the simulator on `maze` (no prompt caching, fast retries, no Retry waits): `config`
+ * over those, `bedrockConfig` over the bedrock section. `db`: the file's database, which exists once beforeAll ran.
+ */
+export const bedrockRunner =
+  (sims: ProviderSims, db: () => TestDatabase, maze: { generator: string; size: number; seed: number }) =>
+  (model: string, config: Record<string, unknown> = {}, bedrockConfig: Record<string, unknown> = {}) =>
+    runLocalExperiment(
+      {
+        agent: 'bedrock',
+        model,
+        maze,
+        config: {
+          bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2', prompt_caching: false, ...bedrockConfig },
+          retry: FAST_RETRY,
+          ...config,
+        },
+      },
+      { db: db(), retryIntervals: { [STATES.InvokeBedrockAgent]: 0 } },
+    );
