@@ -2,6 +2,7 @@
 import { App } from 'aws-cdk-lib';
 import { AriadneStack } from '../lib/ariadne-stack.ts';
 import { STATE_MACHINE_LOG_LEVELS, type StateMachineLogLevel } from '../lib/observability.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 const app = new App();
 const context = (name: string) => app.node.tryGetContext(name) as string | number | boolean | undefined;
@@ -52,9 +53,19 @@ new AriadneStack(app, 'Ariadne', {
   // -c parametersKmsKeyArn=arn:aws:kms:...:key/... when the SecureStrings use a customer managed key.
   parametersKmsKeyArn: context('parametersKmsKeyArn') as string | undefined,
   // -c executionTimeoutMinutes=240 raises the hard limit of one execution (default 180).
-  executionTimeoutMinutes: numberContext('executionTimeoutMinutes', 1, 525_600, 'a number of minutes'),
+  executionTimeoutMinutes: numberContext(
+    'executionTimeoutMinutes',
+    1,
+    fact('sfn.max-standard-execution-seconds').value / 60,
+    'a number of minutes',
+  ),
   // -c databaseAutoPauseMinutes=60: idle time before the database pauses (default 5; AWS allows 5 to 1440).
-  databaseAutoPauseMinutes: numberContext('databaseAutoPauseMinutes', 5, 1440, 'a number of minutes'),
+  databaseAutoPauseMinutes: numberContext(
+    'databaseAutoPauseMinutes',
+    fact('aurora.auto-pause-min-seconds').value / 60,
+    fact('aurora.auto-pause-max-seconds').value / 60,
+    'a number of minutes',
+  ),
   // -c databaseMaxCapacity=8: the database's ceiling in ACUs (default 4; Aurora allows up to 256).
   databaseMaxCapacity: numberContext('databaseMaxCapacity', 1, 256, 'a number of ACUs'),
   // -c removeData=true: `cdk destroy` deletes the database and its secret too (default: both are kept).

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CfnResource, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { CfnResource, CustomResource, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import {
@@ -23,6 +23,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
 import { LOG_RETENTION } from './observability.ts';
+import { RESULTS_DATABASE_TAG } from './resource-tags.ts';
 
 export const DATABASE_NAME = 'ariadne';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
@@ -118,6 +119,14 @@ export class ExperimentDatabase extends Construct {
       removalPolicy: removeData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
     this.secret = this.cluster.secret!;
+    // The cluster and its secret carry the stack's name under one key of ours, so a researcher policy written before
+    // the deploy (ariadne policy researcher --template), when CloudFormation has not yet generated their names, can
+    // still allow these two and no other: rds-data's and GetSecretValue's actions take aws:ResourceTag/${TagKey}
+    // (Service Authorization Reference). CloudFormation's own aws:cloudformation:* tags would not do: their
+    // "propagation ... varies by resource type" (CloudFormation User Guide, resource tagging).
+    Tags.of(this.cluster).add(RESULTS_DATABASE_TAG, Stack.of(this).stackName, {
+      includeResourceTypes: ['AWS::RDS::DBCluster', 'AWS::SecretsManager::Secret'],
+    });
     // No rotation: the rotation Lambda must run in the cluster's VPC to change the password, and with
     // isolated subnets it reaches Secrets Manager only through an interface endpoint (~$7.30/month per
     // AZ), many times the stack's idle budget. The Data API reads the secret on every call.

@@ -8,6 +8,7 @@ import { StringListParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
 
@@ -22,7 +23,7 @@ const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
  * Each creation takes CloudFormation over a second, so 3 chains stay under 3 calls a second; deleting the stack
  * follows the same chains backwards. The 43 parameters take 15 creations in a row.
  */
-export const PARAMETER_CHAINS = 3;
+export const PARAMETER_CHAINS = fact('ssm.put-parameter-tps').value;
 
 /** The parameters the stack creates: name -> value, from the code's defaults (nested sections one level down). */
 function defaultParameters(prefix: string): Record<string, string> {

@@ -2,7 +2,7 @@
 // per Lambda function, the bundled asset directory (the files CDK zips), not
 // the TypeScript sources. The deploy rehearsal runs these bundles as they are.
 import { spawn } from 'node:child_process';
-import { FAKE_ENVIRONMENT } from './template-values.ts';
+import { FAKE_ENVIRONMENT } from '../lib/template-values.ts';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

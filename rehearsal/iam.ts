@@ -5,7 +5,7 @@
 // string matching of our own.
 import { createHash } from 'node:crypto';
 import { getDenialReasons, getGrantReasons, runSimulation } from '@cloud-copilot/iam-simulate';
-import { TemplateValues, type CfnTemplate, type FakeEnvironment } from './template-values.ts';
+import { TemplateValues, type CfnTemplate, type FakeEnvironment } from '../lib/template-values.ts';
 
 interface PolicyDocument {
   Version?: string;
@@ -216,6 +216,20 @@ export class IamModel {
     return { policies, unmodelled };
   }
 
+  private tagged?: Map<string, Record<string, string>>;
+
+  /**
+   * The resource's tags as a request on it carries them (aws:ResourceTag/KEY). Given for every action: iam-simulate's
+   * Strict mode drops a context key the Service Authorization Reference does not list for the action, as AWS would
+   * not set it (s3:PutObject takes no aws:ResourceTag), so a policy conditioned on tags is held to where AWS
+   * honours it.
+   */
+  private resourceTagContext(resource: string): Record<string, string> {
+    this.tagged ??= this.values.taggedResources();
+    const tags = this.tagged.get(resource) ?? {};
+    return Object.fromEntries(Object.entries(tags).map(([k, v]) => [`aws:ResourceTag/${k}`, v]));
+  }
+
   /** Whether the principal's role may call `action` on `resource`, as IAM decides it for a same-account request. */
   async authorize(request: AuthorizeRequest): Promise<Decision> {
     const p = this.principal(request.principal);
@@ -227,7 +241,11 @@ export class IamModel {
           action,
           resource: { resource, accountId: this.values.env.account },
           // AWS puts aws:username in every IAM user's request context (a policy may name it as ${aws:username})
-          contextVariables: { ...(p.kind === 'user' ? { 'aws:username': p.roleLogicalId } : {}), ...request.context },
+          contextVariables: {
+            ...this.resourceTagContext(resource),
+            ...(p.kind === 'user' ? { 'aws:username': p.roleLogicalId } : {}),
+            ...request.context,
+          },
         },
         identityPolicies: p.policies.map((x) => ({ name: x.name, policy: x.document })),
         serviceControlPolicies: [],

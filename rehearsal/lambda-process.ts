@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { AssemblyFunction } from './cloud-assembly.ts';
 import { lambdaUnknownCause } from '../state-machine/task-errors.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 const BOOTSTRAP = fileURLToPath(new URL('./lambda-bootstrap.mjs', import.meta.url));
 
@@ -17,8 +18,8 @@ const BOOTSTRAP = fileURLToPath(new URL('./lambda-bootstrap.mjs', import.meta.ur
  * Lambda's synchronous invocation quotas ("6 MB each for request and response"). Measured limits, as Lambda
  * words them: a request must be smaller than 6291456 bytes; a response may reach 6291556 bytes.
  */
-export const MAX_SYNC_REQUEST_BYTES = 6_291_456;
-export const MAX_SYNC_RESPONSE_BYTES = 6_291_556;
+export const MAX_SYNC_REQUEST_BYTES = fact('lambda.sync-max-request-bytes').value;
+export const MAX_SYNC_RESPONSE_BYTES = fact('lambda.sync-max-response-bytes').value;
 
 /**
  * Variables Lambda reserves: a function's configuration cannot set them (CloudFormation refuses the update),

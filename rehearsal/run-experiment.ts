@@ -5,7 +5,7 @@ import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { runLocalExecution, type LocalRunOptions, type LocalRunResult } from '../state-machine/local-runner.ts';
 import type { TaskState } from '../state-machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
-import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 /** A scenario: what it proved, in a line; it throws when the database says otherwise. */
 export type Scenario = (world: World) => Promise<string>;
@@ -45,17 +45,17 @@ export interface ExperimentRow {
   error?: Error;
 }
 
-/** A Step Functions execution name: 1 to 80 of [A-Za-z0-9_-] ("StartExecution", request parameter name). */
-const EXECUTION_NAME = /^[A-Za-z0-9_-]{1,80}$/;
+const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
+const MAX_HISTORY_EVENTS = fact('sfn.max-history-events').value;
 
-/** Counts a name StartExecution would refuse (InvalidName), and fails the start as the service does. */
+/** Counts a name StartExecution would refuse (InvalidName: 1 to 80 of [A-Za-z0-9_-]), and fails the start so. */
 function nameCheck(world: World, where: string, name: string): void {
-  if (EXECUTION_NAME.test(name)) return;
+  if (/^[A-Za-z0-9_-]+$/.test(name) && name.length <= MAX_NAME_CHARS) return;
   world.violations.push({
-    quota: 'execution name (80 characters)',
+    quota: `execution name (${MAX_NAME_CHARS} characters)`,
     where: `${where} "${name}"`,
     measured: name.length,
-    limit: 80,
+    limit: MAX_NAME_CHARS,
     unit: 'characters',
   });
   throw Object.assign(new Error(`Invalid Name: '${name}'`), { name: 'StepFunctions.InvalidNameException' });
@@ -105,7 +105,7 @@ export async function runExperimentMachine(
     run.historyEvents.forEach((events, i) => {
       if (events > MAX_HISTORY_EVENTS)
         world.violations.push({
-          quota: 'execution history (25,000 events)',
+          quota: `execution history (${MAX_HISTORY_EVENTS.toLocaleString('en-US')} events)`,
           where: run.executions[i],
           measured: events,
           limit: MAX_HISTORY_EVENTS,

@@ -9,7 +9,7 @@ import { experiment, runExperimentMachine, toGoal, type Scenario } from './run-e
 import type { World } from './world.ts';
 import { withProcessEnv } from './process-env.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { FAKE_ENVIRONMENT } from './template-values.ts';
+import { FAKE_ENVIRONMENT } from '../lib/template-values.ts';
 
 class NewAccountScenarioError extends Error {
   override readonly name = 'NewAccountScenarioError';

@@ -12,6 +12,7 @@ import { runAriadne, serveAriadne } from './ariadne-process.ts';
 import { researcherEnv, stackOutputsOf, stackServer } from './stack-outputs.ts';
 import { IdentitySim } from '../simulators/identity-sim.ts';
 import type { World } from './world.ts';
+import { LARGEST_MAZE_LABEL } from './scenario-largest-maze.ts';
 
 /** Thrown when a researcher command fails, is denied, or reads something the database does not hold. */
 class ResearcherScenarioError extends Error {
@@ -20,7 +21,7 @@ class ResearcherScenarioError extends Error {
 
 /** What the researcher scenario does not prove, for the report's notes. */
 export const RESEARCHER_NOTES = [
-  'Researcher: the read commands only (doctor, list, summary, export, sql, status, view --aws); ' +
+  'Researcher: the read commands only (doctor, list, summary, replay, export, sql, status, view --aws); ' +
     'launch, sweep run and stopping executions are not run as the researcher',
 ];
 
@@ -91,6 +92,23 @@ export async function researcherScenario(world: World): Promise<string> {
       `summary --aws of ${rows[0].id}: ${summary.actions} actions, the database has ${rows[0].actions_taken}`,
     );
 
+    // the largest maze's run, when the largest-maze scenario ran: its maze is read as one Data API row
+    const largest = await world.db.pool.query<{ id: string; steps: number }>(
+      'SELECT id, actions_taken AS steps FROM experiments WHERE id LIKE $1 ORDER BY started_at DESC LIMIT 1',
+      [`rehearsal-${LARGEST_MAZE_LABEL}-%`],
+    );
+    let replayed = '';
+    if (largest.rows[0]) {
+      const replay = await ariadne<{ experiment_id: string; steps: number }>(
+        'replay',
+        largest.rows[0].id,
+        '--out',
+        join(outDir, 'largest-maze-replay.html'),
+      );
+      check(replay.steps >= largest.rows[0].steps, `replay --aws of the largest maze: ${replay.steps} steps`);
+      replayed = `, replay --aws of the largest maze (${replay.steps} steps)`;
+    }
+
     const sweeps = await world.db.pool.query<{ id: string }>('SELECT id FROM sweeps ORDER BY created_at DESC LIMIT 1');
     check(sweeps.rows.length === 1, 'no sweep to export: run the researcher scenario after the sweep scenario');
     const sweep = sweeps.rows[0].id;
@@ -139,7 +157,8 @@ export async function researcherScenario(world: World): Promise<string> {
     return (
       `doctor, list, summary, export (jsonl), sql, status and view --aws as the researcher policy: ${calls} calls ` +
       `allowed, ${listed.length} experiments listed, sweep ${sweep} exported (${expected[1]} actions), ` +
-      `${status.executions!.experiments} of ${running} running experiment executions counted by status, ${viewed}`
+      `${status.executions!.experiments} of ${running} running experiment executions counted by status, ${viewed}` +
+      replayed
     );
   } finally {
     await cfn.close();

@@ -11,6 +11,7 @@ import { sweepScenario } from './scenario-sweep.ts';
 import { lowConcurrencyScenario } from './scenario-low-concurrency.ts';
 import { researcherScenario } from './scenario-researcher.ts';
 import { factorsScenario } from './scenario-factors.ts';
+import { largestMazeScenario } from './scenario-largest-maze.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -110,6 +111,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   ...MIGRATION_SCENARIOS,
   ...SECRET_SCENARIOS,
+  'largest-maze': largestMazeScenario,
   sweep: sweepScenario,
   'low-concurrency': lowConcurrencyScenario,
   factors: factorsScenario,

@@ -15,6 +15,7 @@ import { runExperimentMachine } from './run-experiment.ts';
 import { startRequestSchema } from '../state-machine/contracts.ts';
 import type { TaskOutcome } from '../simulators/sfn-sim.ts';
 import { SDK_THREADS, SfnClientWorkers } from './sfn-client-workers.ts';
+import { fact } from '../aws-facts/facts.ts';
 import {
   applyParameters,
   applyResultPath,
@@ -88,7 +89,8 @@ export interface SweepRunReport {
  * a file of up to 10 GB; the figure as we know it, not re-read from the page's current text). Each item also becomes
  * a child execution's input, which the 256 KiB payload quota bounds (checked per item with payloadCheck).
  */
-const ITEM_READER_MAX_FILE_BYTES = 10 * 1024 ** 3;
+const ITEM_READER_MAX_FILE_BYTES = fact('sfn.item-reader-max-json-file-bytes').value;
+const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
 
 /** A stand-in's output: what the finalize functions send (FinalizeOutput's shape), saying it was not run. */
 const standInOutput = (name: string) => ({ experimentId: name, status: 'stood_in', stopReason: 'not run (rehearsal)' });
@@ -249,7 +251,7 @@ export class SweepEmulator {
     // 0 (or none) is no limit of ours: a Distributed Map then runs up to 10,000 child workflow executions at once
     // (Developer Guide, "Using Map state in Distributed mode",
     // https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html).
-    const limit = (maxConcurrency as number) || 10_000;
+    const limit = (maxConcurrency as number) || fact('sfn.max-map-run-child-executions').value;
     report.maxConcurrency = limit;
 
     const mapRunId = randomUUID();
@@ -463,12 +465,12 @@ export class SweepEmulator {
     };
     const name = args.Name;
     // Execution names: 1-80 characters (Developer Guide, "Step Functions service quotas", General quotas).
-    if (name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(name))
+    if (name !== undefined && !(/^[A-Za-z0-9_-]+$/.test(name) && name.length <= MAX_NAME_CHARS))
       this.world.violations.push({
-        quota: 'execution name (80 characters)',
+        quota: `execution name (${MAX_NAME_CHARS} characters)`,
         where: `${stateName} Name ${JSON.stringify(name).slice(0, 100)}`,
         measured: name.length,
-        limit: 80,
+        limit: MAX_NAME_CHARS,
         unit: 'characters',
       });
     const childInput = typeof args.Input === 'string' ? (JSON.parse(args.Input) as Json) : (args.Input ?? {});

@@ -8,7 +8,7 @@ import { synthesizeAssembly, type CloudAssembly, type AssemblyFunction } from '.
 import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, taskError } from './lambda-process.ts';
 import { IamModel } from './iam.ts';
 import { RequestAuthorizer } from './authorizer.ts';
-import type { CfnTemplate } from './template-values.ts';
+import type { CfnTemplate } from '../lib/template-values.ts';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
@@ -23,9 +23,10 @@ import pg from 'pg';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { TASK_STATES, type TaskState } from '../state-machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 /** Step Functions' limit on a state's input and output, an execution's input and a task's result. */
-export const STATE_PAYLOAD_LIMIT = 256 * 1024;
+export const STATE_PAYLOAD_LIMIT = fact('sfn.max-payload-bytes').value;
 
 export interface QuotaViolation {
   quota: string;

@@ -1,10 +1,27 @@
 // The Bedrock simulator's prompt cache: it checks a Converse request's cache points against the model's documented
-// limits (lambdas/providers/llm/bedrock-caching.ts) and counts what the real service would read from and write to
-// its cache. Each checkpoint caches the prefix up to it, in the order tools -> system -> messages; the n-th
-// checkpoint that counts needs n times the model's minimum (below it: no caching, no error); a prefix stays cached
-// for the TTL after its last write or hit.
-import { promptCacheSupport, PROMPT_CACHE_TTL_MS } from '../lambdas/providers/llm/bedrock-caching.ts';
+// limits (the facts table, aws-facts/facts.ts: read there, not from the project's bedrock-caching.ts, so a mistake in
+// the project's code is not the simulator's too) and counts what the real service would read from and write to its
+// cache. Each checkpoint caches the prefix up to it, in the order tools -> system -> messages; the n-th checkpoint
+// that counts needs n times the model's minimum (below it: no caching, no error); a prefix stays cached for the TTL
+// after its last write or hit.
 import { tokensOf } from './sim-player.ts';
+import { simBaseModel } from './bedrock-catalog.ts';
+import { fact } from '../aws-facts/facts.ts';
+
+type Field = 'tools' | 'system' | 'messages';
+interface Support {
+  minTokens: number;
+  maxCheckpoints: number;
+  fields: readonly Field[];
+}
+
+/** Documented models, and those of the page's earlier table (unconfirmed there, kept as the service behaved). */
+const MODELS: Record<string, Support> = {
+  ...fact('bedrock.prompt-cache-models-earlier').value,
+  ...fact('bedrock.prompt-cache-models').value,
+};
+const TTL_MS = fact('bedrock.prompt-cache-default-ttl-ms').value;
+const ORDER = fact('bedrock.prompt-cache-checkpoint-order').value;
 
 type Block = Record<string, unknown> & { cachePoint?: { type?: string } };
 interface ConverseBody {
@@ -21,7 +38,7 @@ export const UNSUPPORTED_CACHING =
 export type CacheOutcome = { error: string } | { used: false } | { used: true; read: number; write: number };
 
 interface Checkpoint {
-  field: 'tools' | 'system' | 'messages';
+  field: Field;
   prefix: string;
   tokens: number;
 }
@@ -35,11 +52,12 @@ export class SimPromptCache {
   apply(model: string, body: ConverseBody): CacheOutcome {
     const points = checkpoints(body);
     if (points.length === 0) return { used: false };
-    const support = promptCacheSupport(model);
+    const support = MODELS[simBaseModel(model)];
     if (!support || points.some((p) => !support.fields.includes(p.field))) return { error: UNSUPPORTED_CACHING };
     if (points.length > support.maxCheckpoints)
       // wording not documented for Converse; the limit is (4 per request, the User Guide's table)
       return { error: `A maximum of ${support.maxCheckpoints} cache points may be provided. Found ${points.length}.` };
+    // the n-th checkpoint that counts needs n times the minimum: fact('bedrock.prompt-cache-minimum-per-checkpoint')
     const effective: Checkpoint[] = [];
     for (const p of points) if (p.tokens >= (effective.length + 1) * support.minTokens) effective.push(p);
     const now = this.now();
@@ -48,7 +66,8 @@ export class SimPromptCache {
     const read = hit?.tokens ?? 0;
     const last = effective.at(-1);
     const write = last && last.tokens > read ? last.tokens - read : 0;
-    for (const p of effective) this.entries.set(key(p), now + PROMPT_CACHE_TTL_MS);
+    // a hit restarts the TTL as a write does: fact('bedrock.prompt-cache-ttl-reset-on-hit')
+    for (const p of effective) this.entries.set(key(p), now + TTL_MS);
     return { used: true, read, write };
   }
 }
@@ -64,8 +83,9 @@ function checkpoints(body: ConverseBody): Checkpoint[] {
       else prefix += JSON.stringify(b);
     }
   };
-  walk('tools', body.toolConfig?.tools ?? []);
-  walk('system', body.system ?? []);
-  for (const m of body.messages ?? []) walk('messages', m.content ?? [], m.role);
+  for (const field of ORDER)
+    if (field === 'tools') walk('tools', body.toolConfig?.tools ?? []);
+    else if (field === 'system') walk('system', body.system ?? []);
+    else for (const m of body.messages ?? []) walk('messages', m.content ?? [], m.role);
   return out;
 }

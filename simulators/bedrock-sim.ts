@@ -4,7 +4,7 @@
 // `endpoint` with static credentials. Errors carry x-amzn-ErrorType and a
 // {"message"} body, as the service's do. inferenceConfig.maxTokens caps the output: a reply cut by it has
 // stopReason "max_tokens" (MessageStopEvent in the API reference). additionalModelRequestFields.thinking
-// {type: "enabled", budget_tokens} (Claude's extended thinking: budget at least 1,024 and below maxTokens, no
+// {type: "enabled", budget_tokens} (Claude's extended thinking: budget at least the minimum and below maxTokens, no
 // temperature or top_p beside it) adds a reasoningContent block {reasoningText: {text, signature}} first; a
 // reasoning block sent back must carry the signature it came with (ReasoningTextBlock). Claude models from Opus 4.7
 // on follow their own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only, some think unasked.
@@ -15,6 +15,7 @@ import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts'
 import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { tokensOf } from './sim-player.ts';
 import { SimPromptCache } from './bedrock-prompt-cache.ts';
+import { fact } from '../aws-facts/facts.ts';
 import { claudeRequestRules, claudeRuleViolation } from './bedrock-model-rules.ts';
 import {
   accountRefusal,
@@ -25,6 +26,8 @@ import {
   simLifecycle,
   type SimAccount,
 } from './bedrock-catalog.ts';
+
+const MIN_THINKING_BUDGET = fact('bedrock.thinking-min-budget-tokens').value;
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'ValidationException',
@@ -229,8 +232,12 @@ export class BedrockSim extends SimServer {
       thinking?.type === 'enabled' || thinking?.type === 'adaptive' || (!thinking && !!rules?.thinksByDefault);
     if (thinking?.type === 'enabled') {
       const budget = thinking.budget_tokens ?? 0;
-      if (budget < 1024)
-        return awsError(res, 400, 'thinking.budget_tokens: Input should be greater than or equal to 1024');
+      if (budget < MIN_THINKING_BUDGET)
+        return awsError(
+          res,
+          400,
+          `thinking.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`,
+        );
       if (maxTokens !== undefined && budget >= maxTokens)
         return awsError(res, 400, '`max_tokens` must be greater than `thinking.budget_tokens`.');
       if (body.inferenceConfig?.temperature !== undefined && body.inferenceConfig.temperature !== 1)

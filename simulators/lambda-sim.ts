@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 export interface SimLambdaAccount {
   concurrentExecutions: number;
@@ -15,10 +16,10 @@ export interface SimLambdaAccount {
   unreservedConcurrentExecutions: number;
 }
 
-/** Lambda's default quota: "Concurrent executions | 1,000" (Lambda quotas, Compute and storage). */
+/** Lambda's default quota of concurrent executions, none of it reserved. */
 export const DEFAULT_LAMBDA_ACCOUNT: SimLambdaAccount = {
-  concurrentExecutions: 1000,
-  unreservedConcurrentExecutions: 1000,
+  concurrentExecutions: fact('lambda.default-concurrent-executions').value,
+  unreservedConcurrentExecutions: fact('lambda.default-concurrent-executions').value,
 };
 
 const PATH = /^\/2016-08-19\/account-settings\/?$/;
@@ -57,10 +58,10 @@ export class LambdaSim {
         const answer = () =>
           reply(200, {
             AccountLimit: {
-              CodeSizeUnzipped: 262_144_000,
-              CodeSizeZipped: 52_428_800,
+              CodeSizeUnzipped: fact('lambda.max-unzipped-package-bytes').value,
+              CodeSizeZipped: fact('lambda.max-zipped-package-bytes').value,
               ConcurrentExecutions: this.account.concurrentExecutions,
-              TotalCodeSize: 80_530_636_800,
+              TotalCodeSize: fact('lambda.code-storage-bytes').value,
               UnreservedConcurrentExecutions: this.account.unreservedConcurrentExecutions,
             },
             AccountUsage: { FunctionCount: 12, TotalCodeSize: 25_000_000 },

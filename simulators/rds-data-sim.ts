@@ -22,11 +22,15 @@ import type { Database } from '../lambdas/store/database.ts';
 import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
 import { SESSION_SETTINGS } from '../lambdas/store/column-values.ts';
+import { fact } from '../aws-facts/facts.ts';
 
-const MiB = 1024 * 1024;
-const RESPONSE_LIMIT = MiB;
-const ROW_LIMIT = 64 * 1024;
-const REQUEST_LIMIT = 4 * MiB;
+const RESPONSE_LIMIT = fact('data-api.max-response-bytes').value;
+const ROW_LIMIT = fact('data-api.max-row-bytes').value;
+const REQUEST_LIMIT = fact('data-api.max-request-bytes').value;
+const TRANSACTION_IDLE_MS = fact('data-api.transaction-idle-timeout-ms').value;
+const TRANSACTION_MAX_MS = fact('data-api.transaction-max-ms').value;
+const STATEMENT_TIMEOUT_MS = fact('data-api.statement-timeout-ms').value;
+const RESUME_MS = fact('aurora.resume-typical-ms').value;
 
 class DataApiError extends Error {
   constructor(
@@ -280,6 +284,8 @@ export class RdsDataSim {
    * result over 1 MiB is not among them: the store pages its reads and expects to meet that one).
    */
   readonly limitHits: Array<{ limit: string; measured: number; allowed: number; unit: string }> = [];
+  /** The largest row and response served, in bytes as the limits count them: how close a run came to them. */
+  readonly peaks = { rowBytes: 0, responseBytes: 0 };
   readonly requests: Array<{ path: string; body: any }> = [];
   readonly clusterArn: string;
   readonly secretArn: string;
@@ -436,6 +442,7 @@ export class RdsDataSim {
       }
       const payload = await this.operation(path, body);
       const text = JSON.stringify(payload);
+      this.peaks.responseBytes = Math.max(this.peaks.responseBytes, Buffer.byteLength(text));
       if (Buffer.byteLength(text) > RESPONSE_LIMIT)
         throw new DataApiError('BadRequestException', 'Database returned more than the allowed response size limit');
       return { status: 200, payload };
@@ -468,7 +475,7 @@ export class RdsDataSim {
       throw new DataApiError('DatabaseErrorException', `FATAL: database "${body.database}" does not exist`);
     if (this.paused) {
       // The first call starts the resume; calls fail until the instance is up.
-      this.pausedUntil ??= Date.now() + (this.resumeMs ?? this.opts.resumeAfterMs ?? 15_000);
+      this.pausedUntil ??= Date.now() + (this.resumeMs ?? this.opts.resumeAfterMs ?? RESUME_MS);
       if (Date.now() < this.pausedUntil)
         throw new DataApiError(
           'DatabaseResumingException',
@@ -539,7 +546,7 @@ export class RdsDataSim {
   }
 
   private expiry(id: string): NodeJS.Timeout {
-    const idleMs = this.opts.transactionIdleMs ?? 180_000;
+    const idleMs = this.opts.transactionIdleMs ?? TRANSACTION_IDLE_MS;
     const t = setTimeout(() => {
       this.limitHits.push({ limit: 'Data API transaction idle expiry', measured: idleMs, allowed: idleMs, unit: 'ms' });
       void this.endTransaction(id, 'ROLLBACK', 'expired');
@@ -563,7 +570,7 @@ export class RdsDataSim {
       );
     }
     clearTimeout(t.timer);
-    if (Date.now() - t.started > 24 * 3600_000) {
+    if (Date.now() - t.started > TRANSACTION_MAX_MS) {
       void this.endTransaction(id, 'ROLLBACK', 'expired');
       throw new DataApiError('TransactionNotFoundException', `Transaction ${id} has timed out`, 404);
     }
@@ -588,7 +595,7 @@ export class RdsDataSim {
 
   private async run(transactionId: unknown, text: string, values: unknown[], keepRunning: boolean) {
     const client = transactionId === undefined ? await this.pool.connect() : this.transaction(transactionId).client;
-    const limit = this.opts.statementTimeoutMs ?? 45_000;
+    const limit = this.opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     // The extended protocol (parse/bind/execute), as a prepared statement on AWS: one statement per call, so
     // "SELECT 1; SELECT 2" is refused ("cannot insert multiple commands into a prepared statement", 42601), as
@@ -646,9 +653,12 @@ export class RdsDataSim {
     if (!fields.length) return response;
     // The 64 KB rule is on "each row in the result set returned by the database": the row's values as Postgres
     // sends them, before the Data API wraps them in fields.
-    for (const row of result.rows)
-      if (row.reduce<number>((n, raw) => n + (raw === null ? 0 : Buffer.byteLength(raw as string)), 0) > ROW_LIMIT)
+    for (const row of result.rows) {
+      const bytes = row.reduce<number>((n, raw) => n + (raw === null ? 0 : Buffer.byteLength(raw as string)), 0);
+      this.peaks.rowBytes = Math.max(this.peaks.rowBytes, bytes);
+      if (bytes > ROW_LIMIT)
         throw new DataApiError('BadRequestException', 'Database response exceeded size limit: a row is over 64 KB');
+    }
     const records = result.rows.map((row) => row.map((raw, i) => field(fields[i].dataTypeID, raw as string | null)));
     if (body.formatRecordsAs === 'JSON')
       response.formattedRecords = JSON.stringify(

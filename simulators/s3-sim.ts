@@ -6,10 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
 
-/** Object operations are authorized on the object ARN, arn:aws:s3:::bucket/key (resource type "object"). */
-function objectCalls(method: string, bucket: string, key: string, s: RequestScope): AwsCall[] {
+/**
+ * Object operations are authorized on the object ARN, arn:aws:s3:::bucket/key (resource type "object"), with
+ * s3:ResourceAccount, the account that owns the bucket ("Amazon S3 condition key examples", S3 User Guide).
+ */
+function objectCalls(method: string, bucket: string, key: string, s: RequestScope, owner?: string): AwsCall[] {
   const action = method === 'PUT' ? 's3:PutObject' : method === 'GET' ? 's3:GetObject' : undefined;
-  return action && bucket && key ? [{ action, resource: `arn:${s.partition}:s3:::${bucket}/${key}` }] : [];
+  const resource = `arn:${s.partition}:s3:::${bucket}/${key}`;
+  return action && bucket && key ? [{ action, resource, context: { 's3:ResourceAccount': owner ?? s.account } }] : [];
 }
 
 export interface S3Object {
@@ -26,6 +30,8 @@ const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
 
 export class S3Sim {
   readonly buckets = new Set<string>();
+  /** A bucket's owner when it is not the stack's account (bucket names are global: another account's can be named). */
+  readonly owners = new Map<string, string>();
   /** "bucket/key" -> the object. */
   readonly objects = new Map<string, S3Object>();
   readonly requests: Array<{ method: string; path: string }> = [];
@@ -117,7 +123,7 @@ export class S3Sim {
     const authorizer = this.opts.authorizer;
     if (!authorizer) return answer(undefined);
     authorizer
-      .check(req.headers, 'rest-xml', (s) => objectCalls(method, bucket, key, s))
+      .check(req.headers, 'rest-xml', (s) => objectCalls(method, bucket, key, s, this.owners.get(bucket)))
       .then((result) => {
         if (result.ok) answer(result.principal);
         else res.writeHead(result.reply.status, result.reply.headers).end(result.reply.body);

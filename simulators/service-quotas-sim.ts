@@ -10,6 +10,7 @@
 // increase for Amazon Bedrock quotas, https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html).
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 export interface SimQuota {
   serviceCode: string;
@@ -20,6 +21,7 @@ export interface SimQuota {
 }
 
 const TARGET = 'ServiceQuotasV20190624.';
+const MAX_RESULTS = fact('service-quotas.list-max-results').value;
 
 /** Quotas of the stack's two default models through global profiles, and the on-demand ones of one base model. */
 export const DEFAULT_SIM_QUOTAS: SimQuota[] = [
@@ -79,9 +81,9 @@ export class ServiceQuotasSim extends AwsJsonServer {
     }
     if (target !== `${TARGET}ListServiceQuotas`)
       return this.error('UnknownOperationException', `unknown operation ${target}`);
-    const max = body.MaxResults ?? 100;
-    if (!Number.isInteger(max) || max < 1 || max > 100)
-      return this.error('IllegalArgumentException', 'MaxResults must be 1 to 100');
+    const max = body.MaxResults ?? MAX_RESULTS;
+    if (!Number.isInteger(max) || max < 1 || max > MAX_RESULTS)
+      return this.error('IllegalArgumentException', `MaxResults must be 1 to ${MAX_RESULTS}`);
     const start = body.NextToken ? Number(Buffer.from(body.NextToken, 'base64').toString()) : 0;
     const page = ofService.slice(start, start + max);
     const next = start + max < ofService.length ? Buffer.from(String(start + max)).toString('base64') : undefined;

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 /** How a waiting Task's token was answered. */
 export type TaskOutcome =
@@ -19,9 +20,11 @@ interface TaskToken {
   resolve: (outcome: TaskOutcome) => void;
 }
 
-/** SendTaskSuccess's output: "Length Constraints: Maximum length of 262144" (API reference, SendTaskSuccess). */
-const MAX_TASK_OUTPUT = 262_144;
-/** The tokens this sim issues: opaque, URL-safe, long like the service's (1-2048 characters allowed). */
+const MAX_TASK_OUTPUT = fact('sfn.send-task-success-max-output-bytes').value;
+const MAX_TOKEN_CHARS = fact('sfn.max-task-token-chars').value;
+const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
+const LIST_MAX_RESULTS = fact('sfn.list-executions-max-results').value;
+/** The tokens this sim issues: opaque, URL-safe, long like the service's (up to MAX_TOKEN_CHARS allowed). */
 const TOKEN_PREFIX = 'AQC';
 const TOKEN = /^AQC[A-Za-z0-9_-]{160}$/;
 
@@ -119,8 +122,8 @@ export class SfnSim extends AwsJsonServer {
    */
   private sendTask(target: 'SendTaskSuccess' | 'SendTaskFailure', body: any, sender?: string): AwsJsonReply {
     const token: unknown = body.taskToken;
-    if (typeof token !== 'string' || token.length < 1 || token.length > 2048)
-      return this.error('ValidationException', 'taskToken: length must be 1-2048');
+    if (typeof token !== 'string' || token.length < 1 || token.length > MAX_TOKEN_CHARS)
+      return this.error('ValidationException', `taskToken: length must be 1-${MAX_TOKEN_CHARS}`);
     if (!TOKEN.test(token)) return this.error('InvalidToken', 'Invalid token');
     const t = this.tokens.get(token);
     if (!t) return this.error('TaskDoesNotExist', 'Task does not exist');
@@ -151,7 +154,7 @@ export class SfnSim extends AwsJsonServer {
       const { stateMachineArn, name, input } = body;
       const m = /^arn:aws:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]+)$/.exec(stateMachineArn ?? '');
       if (!m) return this.error('InvalidArn', `Invalid Arn: '${stateMachineArn}'`);
-      if (name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(name))
+      if (name !== undefined && !(/^[A-Za-z0-9_-]+$/.test(name) && name.length <= MAX_NAME_CHARS))
         return this.error('InvalidName', `Invalid Name: '${name}'`);
       try {
         JSON.parse(input ?? '{}');
@@ -183,10 +186,10 @@ export class SfnSim extends AwsJsonServer {
       return { status: 200, payload: { ...e, inputDetails: { included: true } } };
     }
     if (target === 'AWSStepFunctions.ListExecutions') {
-      // ListExecutions: newest first, statusFilter, maxResults 1-1000 (default 100), an opaque nextToken.
+      // ListExecutions: newest first, statusFilter, maxResults 1-LIST_MAX_RESULTS (default 100), an opaque nextToken.
       const max = body.maxResults ?? 100;
-      if (!Number.isInteger(max) || max < 1 || max > 1000)
-        return this.error('ValidationException', `maxResults ${String(max)} is not 1-1000`);
+      if (!Number.isInteger(max) || max < 1 || max > LIST_MAX_RESULTS)
+        return this.error('ValidationException', `maxResults ${String(max)} is not 1-${LIST_MAX_RESULTS}`);
       const all = [...this.executions.values()]
         .filter((e) => e.stateMachineArn === body.stateMachineArn)
         .filter((e) => !body.statusFilter || e.status === body.statusFilter)

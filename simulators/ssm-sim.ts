@@ -1,8 +1,11 @@
 // A local server speaking the SSM JSON 1.1 protocol for GetParametersByPath:
-// pages of at most MaxResults (10) with NextToken, SecureStrings returned as
+// pages of at most MaxResults (MAX_RESULTS) with NextToken, SecureStrings returned as
 // ciphertext unless WithDecryption is true.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import { fact } from '../aws-facts/facts.ts';
+
+const MAX_RESULTS = fact('ssm.get-parameters-by-path-max-results').value;
 
 export interface SimParameter {
   name: string;
@@ -23,6 +26,13 @@ export class SsmSim extends AwsJsonServer {
    * Service Authorization Reference for SSM): /ariadne/config -> arn:...:parameter/ariadne/config.
    */
   protected calls(target: string, body: any, s: RequestScope): AwsCall[] {
+    // GetParameter: on the parameter's own ARN (a name without a leading slash gets one in its ARN)
+    if (target === 'AmazonSSM.GetParameter' && typeof body.Name === 'string') {
+      const name = body.Name.startsWith('/') ? body.Name : `/${body.Name}`;
+      return [
+        { action: 'ssm:GetParameter', resource: `arn:${s.partition}:ssm:${s.region}:${s.account}:parameter${name}` },
+      ];
+    }
     if (target !== 'AmazonSSM.GetParametersByPath' || typeof body.Path !== 'string') return [];
     const name = body.Path.length > 1 ? body.Path.replace(/\/$/, '') : body.Path;
     return [
@@ -34,10 +44,11 @@ export class SsmSim extends AwsJsonServer {
   }
 
   protected operation(target: string, body: any): AwsJsonReply {
+    if (target === 'AmazonSSM.GetParameter') return this.getParameter(body);
     if (target !== 'AmazonSSM.GetParametersByPath')
       return this.error('UnknownOperationException', `unknown operation ${target}`);
     const path: string = body.Path;
-    const max = Math.min(body.MaxResults ?? 10, 10);
+    const max = Math.min(body.MaxResults ?? MAX_RESULTS, MAX_RESULTS);
     if (!path?.startsWith('/')) return this.error('ValidationException', 'Path must start with /');
     const base = path.endsWith('/') ? path : `${path}/`;
     const matching = this.parameters
@@ -49,22 +60,34 @@ export class SsmSim extends AwsJsonServer {
     return {
       status: 200,
       payload: {
-        Parameters: page.map((p) => ({
-          Name: p.name,
-          Type: p.type ?? 'String',
-          Value:
-            p.type === 'SecureString' && !body.WithDecryption
-              ? `AQICAHh${Buffer.from(p.value)
-                  .toString('base64')
-                  .replace(/[A-Za-z]/g, 'x')}`
-              : p.value,
-          Version: 1,
-          LastModifiedDate: 1_763_800_000.123,
-          ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${p.name}`,
-          DataType: 'text',
-        })),
+        Parameters: page.map((p) => this.shape(p, body.WithDecryption === true)),
         ...(next ? { NextToken: next } : {}),
       },
     };
+  }
+
+  /** A parameter as GetParameter and GetParametersByPath return it (a SecureString encrypted unless decrypted). */
+  private shape(p: SimParameter, decrypt: boolean) {
+    return {
+      Name: p.name,
+      Type: p.type ?? 'String',
+      Value:
+        p.type === 'SecureString' && !decrypt
+          ? `AQICAHh${Buffer.from(p.value)
+              .toString('base64')
+              .replace(/[A-Za-z]/g, 'x')}`
+          : p.value,
+      Version: 1,
+      LastModifiedDate: 1_763_800_000.123,
+      ARN: `arn:aws:ssm:us-east-1:123456789012:parameter${p.name}`,
+      DataType: 'text',
+    };
+  }
+
+  /** GetParameter: the one parameter, or ParameterNotFound (API_GetParameter, "Errors"). */
+  private getParameter(body: any): AwsJsonReply {
+    const found = this.parameters.find((p) => p.name === body.Name);
+    if (!found) return this.error('ParameterNotFound', '');
+    return { status: 200, payload: { Parameter: this.shape(found, body.WithDecryption === true) } };
   }
 }

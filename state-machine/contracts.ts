@@ -6,6 +6,7 @@ import { partialConfigSchema, turnsPerExecution, type ExperimentConfig } from '.
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../lambdas/maze/generators/index.ts';
 import { BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { DETECTORS } from '../lambdas/engine/agent-monitor.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 export const AGENTS = [...BASELINE_NAMES, 'ollama', 'bedrock'] as const;
 const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
@@ -25,7 +26,7 @@ const seed = z.number().int().min(0).max(0xffffffff);
  * A Step Functions task token (SendTaskSuccess takes 1-2048 characters): set by the sweep machine, whose iteration
  * waits (startExecution.waitForTaskToken) until the experiment returns it at its real end.
  */
-const taskToken = z.string().min(1).max(2048);
+const taskToken = z.string().min(1).max(fact('sfn.max-task-token-chars').value);
 
 /** An experiment id a caller may choose: continuation executions are "<experimentId>-t<turn>" (names stop at 80). */
 export const EXPERIMENT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -5,9 +5,10 @@
 // one event where AWS writes several (a Lambda Task is TaskStateEntered,
 // LambdaFunctionScheduled, LambdaFunctionStarted, LambdaFunctionSucceeded and
 // TaskStateExited: HistoryEvent types in the Step Functions API reference).
+import { fact } from '../aws-facts/facts.ts';
 
 /** A Standard workflow's history limit (Step Functions service quotas, "Execution history"). */
-export const MAX_HISTORY_EVENTS = 25_000;
+export const MAX_HISTORY_EVENTS = fact('sfn.max-history-events').value;
 
 /** AWS history events for one local-engine event of a state of this type. */
 export function historyEventsOf(event: { type: string }, stateType: string | undefined): number {

@@ -6,6 +6,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
 import { TASKS, HANDLERS_DIR } from './tasks.ts';
 import { historyEventsOf } from './history-events.ts';
+import { fact } from '../aws-facts/facts.ts';
 import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from './states.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
@@ -146,7 +147,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
           }),
         );
       // As the service: names are 1-80 of [A-Za-z0-9_-].
-      if (!/^[A-Za-z0-9_-]{1,80}$/.test(p.Name))
+      if (!/^[A-Za-z0-9_-]+$/.test(p.Name) || p.Name.length > fact('sfn.max-name-chars').value)
         return Promise.reject(
           Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' }),
         );

@@ -1,6 +1,11 @@
 // State names of the experiment machine. They are constants because they are
 // the keys that bind each Task to its Lambda in CDK and to its in-process
 // handler in the local runner.
+import { fact } from '../aws-facts/facts.ts';
+
+/** AWS's recommended Retry for Lambda's transient service exceptions (Step Functions best practices). */
+const AWS_LAMBDA_RETRY = fact('sfn.lambda-service-exception-retry').value;
+
 export const STATES = {
   StartExperiment: 'StartExperiment',
   ProviderRouter: 'ProviderRouter',
@@ -106,13 +111,8 @@ export interface RetrySchedule {
   maxDelaySeconds?: number;
 }
 
-/** Lambda service hiccups pass in seconds: 2, 4, ... 64 s, about two minutes of waiting in all. */
-export const LAMBDA_RETRY: RetrySchedule = {
-  errors: TRANSIENT_ERRORS,
-  intervalSeconds: 2,
-  maxAttempts: 6,
-  backoffRate: 2,
-};
+/** Lambda service hiccups pass in seconds: 2, 4, ... 64 s, about two minutes of waiting in all (AWS's Retry). */
+export const LAMBDA_RETRY: RetrySchedule = { errors: TRANSIENT_ERRORS, ...AWS_LAMBDA_RETRY };
 
 /**
  * A throttled invocation is ridden out, not failed. The schedule starts as AWS's Retry for Lambda service exceptions
@@ -124,9 +124,9 @@ export const LAMBDA_RETRY: RetrySchedule = {
  */
 export const LAMBDA_THROTTLE_RETRY: RetrySchedule = {
   errors: LAMBDA_THROTTLE_ERRORS,
-  intervalSeconds: 2,
+  intervalSeconds: AWS_LAMBDA_RETRY.intervalSeconds,
   maxAttempts: 13,
-  backoffRate: 2,
+  backoffRate: AWS_LAMBDA_RETRY.backoffRate,
   maxDelaySeconds: 120,
 };
 

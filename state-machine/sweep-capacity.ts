@@ -25,6 +25,7 @@
 // (EXPERIMENT_MAX_LIFE) for a token that never comes back: the sweep then ends within waves x that life at worst.
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { turnReserveSeconds } from './tasks.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 /** What GetAccountSettings says of the account's Lambda concurrency in the sweep's Region. */
 export interface AccountConcurrency {
@@ -98,7 +99,7 @@ export function capConcurrency(
 }
 
 /** One year: the longest a Standard execution runs, the sweep machine's own timeout. */
-export const STANDARD_EXECUTION_MAX_SECONDS = 365 * 24 * 60 * 60;
+export const STANDARD_EXECUTION_MAX_SECONDS = fact('sfn.max-standard-execution-seconds').value;
 
 /**
  * What a wave of runs may take beyond its longest max_duration_minutes: the last turn, checked after it ends, with

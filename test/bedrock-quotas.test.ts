@@ -16,7 +16,7 @@ import { fitSweepToAccount } from '../bin/cli/sweep-fit.ts';
 import { DEFAULT_SIM_QUOTAS, ServiceQuotasSim, type SimQuota } from '../simulators/service-quotas-sim.ts';
 import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
-import type { CfnTemplate } from '../rehearsal/template-values.ts';
+import type { CfnTemplate } from '../lib/template-values.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { loadSweep } from '../state-machine/sweep-spec.ts';

@@ -8,7 +8,7 @@
 // (words, '...' and "..." quotes, `\` line continuations, # comments, &&, VAR=value prefixes) and fails on
 // anything else, so a README edit cannot slip past it unparsed.
 import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ariadneProcess, ROOT, spawnAriadne, type CliResult } from './support/cli.ts';
@@ -20,6 +20,9 @@ import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { IdentitySim } from '../simulators/identity-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
+import { LambdaSim } from '../simulators/lambda-sim.ts';
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
+import { sharedAssembly } from './support/assembly.ts';
 
 const COMMAND_TIMEOUT_MS = 180_000;
 const SERVER_READY_MS = 60_000;
@@ -258,9 +261,14 @@ let dataApiUrl = '';
 const parameterStore = new SsmSim([
   { name: '/ariadne/config/max_moves', value: '5000', type: 'String' },
   { name: '/ariadne/deployment/bedrock_models', value: 'amazon.nova-lite-v1:0', type: 'StringList' },
+  // the account's CDK bootstrap version, which doctor --template checks before a deploy
+  { name: '/cdk-bootstrap/hnb659fds/version', value: '30', type: 'String' },
 ]);
-/** The models doctor --bedrock calls. */
-const bedrock = new BedrockSim({ models: ['amazon.nova-lite-v1:0'] });
+/** GetAccountSettings, for doctor --template's Lambda concurrency check. */
+const lambda = new LambdaSim();
+let lambdaUrl = '';
+/** The models doctor --bedrock calls: the parameter's above, and the synthesized stack's (doctor --template). */
+const bedrock = new BedrockSim({ models: ['amazon.nova-lite-v1:0', ...DEFAULT_BEDROCK_MODELS] });
 let bedrockUrl = '';
 let bedrockControlUrl = '';
 let parameterStoreUrl = '';
@@ -345,6 +353,7 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
           AWS_ENDPOINT_URL_IAM: identityUrl,
           AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrockUrl,
           AWS_ENDPOINT_URL_BEDROCK: bedrockControlUrl,
+          AWS_ENDPOINT_URL_LAMBDA: lambdaUrl,
         }
       : {}),
     ...cmd.env,
@@ -521,7 +530,10 @@ beforeAll(async () => {
   identityUrl = await identity.listen();
   bedrockUrl = await bedrock.listen();
   bedrockControlUrl = bedrock.controlPlaneUrl;
-});
+  lambdaUrl = await lambda.listen();
+  // what the README's `npx cdk synth` writes (declared not run: the tests synthesize the app once)
+  symlinkSync((await sharedAssembly()).dir, join(cwd, 'cdk.out'));
+}, 240_000);
 
 afterAll(async () => {
   await Promise.all(
@@ -541,6 +553,7 @@ afterAll(async () => {
   await parameterStore.close();
   await identity.close();
   await bedrock.close();
+  await lambda.close();
   await db.drop();
   console.info(`README commands:\n${report.join('\n')}`);
 });

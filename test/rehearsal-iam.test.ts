@@ -11,7 +11,7 @@ import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { stackTemplate } from '../state-machine/definition.ts';
 import { AriadneStack } from '../lib/ariadne-stack.ts';
-import { TemplateValueError, TemplateValues, type CfnTemplate } from '../rehearsal/template-values.ts';
+import { TemplateValueError, TemplateValues, type CfnTemplate } from '../lib/template-values.ts';
 import { accessKeyIdFor, IamModel, UnknownPrincipalError } from '../rehearsal/iam.ts';
 import { accessDeniedReply, RequestAuthorizer, type RequestScope } from '../rehearsal/authorizer.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';

@@ -4,7 +4,7 @@
 // payload is over its quota.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatReport, passed, rehearse, STATE_PAYLOAD_LIMIT } from '../rehearsal/rehearse.ts';
-import type { CfnTemplate } from '../rehearsal/template-values.ts';
+import type { CfnTemplate } from '../lib/template-values.ts';
 import { STATES } from '../state-machine/states.ts';
 import { sharedAssembly } from './support/assembly.ts';
 
@@ -63,6 +63,7 @@ describe('npm run rehearse', () => {
       ['resume', true],
       ['slow-resume-migration', true],
       ['secret-rotation', true],
+      ['largest-maze', true],
       ['sweep', true],
       ['low-concurrency', true],
       ['factors', true],
@@ -93,6 +94,10 @@ describe('npm run rehearse', () => {
     expect(report.calls.Researcher['cloudformation:DescribeStacks']).toBeGreaterThan(0);
     expect(report.calls.Researcher['rds-data:ExecuteStatement']).toBeGreaterThan(0);
     expect(report.calls.Researcher['states:ListExecutions']).toBeGreaterThan(0);
+    // the largest maze a run may name, read and written over the Data API within its row and response limits
+    expect(report.scenarios.find((s) => s.name === 'largest-maze')!.detail).toMatch(
+      /^a 201x201 maze \w+ after \d+ actions over the Data API: largest row [\d,]+ bytes of 65,536 \(\d+%\)/,
+    );
     expect(report.notes.join('\n')).toMatch(/Distributed Map, ItemReader, ResultWriter and waitForTaskToken emulated/);
   }, 240_000);
 

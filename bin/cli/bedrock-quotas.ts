@@ -30,6 +30,7 @@ import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-s
 import { baseModelId, inferenceProfileOf } from '../../lambdas/config/model-table.ts';
 import type { Check } from './doctor.ts';
 import { commandPrefix } from './invocation.ts';
+import { fact } from '../../aws-facts/facts.ts';
 
 /** How a model id is called, which decides the quotas that apply to it. */
 export type QuotaScope = 'on-demand' | 'cross-region' | 'global';
@@ -59,7 +60,11 @@ export async function listBedrockQuotas(client: ServiceQuotasClient): Promise<Se
   let NextToken: string | undefined;
   do {
     const page = await client.send(
-      new ListServiceQuotasCommand({ ServiceCode: 'bedrock', MaxResults: 100, NextToken }),
+      new ListServiceQuotasCommand({
+        ServiceCode: 'bedrock',
+        MaxResults: fact('service-quotas.list-max-results').value,
+        NextToken,
+      }),
     );
     for (const q of page.Quotas ?? [])
       if (q.QuotaName && q.QuotaCode && typeof q.Value === 'number')

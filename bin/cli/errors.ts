@@ -41,6 +41,9 @@ const AWS_ACCESS = new Set([
 /** Node's codes for a server that is not there (DNS, refused, reset, timed out). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH']);
 
+/** An error of the network below a client: no server answered. */
+export const isNetworkError = (err: unknown) => NETWORK_CODES.has(String((err as { code?: unknown })?.code));
+
 type AwsLike = Error & { $fault?: 'client' | 'server'; $metadata?: unknown; code?: string };
 
 /** The exit code of an error thrown by an AWS SDK client or the network below it; null when it is neither. */
@@ -55,7 +58,7 @@ function awsExitCode(err: AwsLike): { code: ExitCode; message: string } | null {
     };
   if (AWS_ACCESS.has(err.name))
     return { code: EXIT.environment, message: `AWS refused the call (${err.name}): ${err.message}` };
-  if (err.code && NETWORK_CODES.has(err.code))
+  if (isNetworkError(err))
     return { code: EXIT.environment, message: `cannot reach the service (${err.code}): ${err.message}` };
   if (err.$metadata !== undefined)
     return {

@@ -6,6 +6,7 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../state-machine/contracts.ts';
+import { fact } from '../../aws-facts/facts.ts';
 
 const ARN = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):(\d{12}):stateMachine:[A-Za-z0-9_-]{1,80}$/;
 
@@ -42,7 +43,7 @@ export function launchRequests(base: unknown, repeat: number): Array<{ name: str
         : 'file';
     const tail = `-${slug(maze)}-r${i + 1}-${hash}`;
     const head = slug(`${checked.agent}-${checked.model ?? ''}`)
-      .slice(0, 80 - tail.length)
+      .slice(0, fact('sfn.max-name-chars').value - tail.length)
       .replace(/-$/, '');
     return { name: `${head}${tail}`, input };
   });

@@ -4,6 +4,8 @@
 // checks each statement against it): a statement whose resource is of a type the action does not take never
 // matches on AWS.
 import { RUNS_PREFIX } from '../../state-machine/sweep-machine-input.ts';
+import { RESULTS_DATABASE_TAG } from '../../lib/resource-tags.ts';
+import { GENERATED_NAME } from '../../lib/template-values.ts';
 import type { StackOutputs } from './aws-stack.ts';
 
 interface PolicyStatement {
@@ -11,6 +13,7 @@ interface PolicyStatement {
   Effect: 'Allow';
   Action: string[];
   Resource: string[];
+  Condition?: Record<string, Record<string, string>>;
 }
 
 export interface PolicyDocument {
@@ -34,12 +37,21 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
   const machines = [outputs.stateMachineArn, outputs.sweepStateMachineArn];
   const arn = (service: string, resource: string, r = region, a = account) =>
     `arn:${partition}:${service}:${r}:${a}:${resource}`;
-  const statement = (Sid: string, Action: string[], Resource: string[]): PolicyStatement => ({
+  const statement = (Sid: string, Action: string[], Resource: string[], Condition?: PolicyStatement['Condition']) => ({
     Sid,
-    Effect: 'Allow',
+    Effect: 'Allow' as const,
     Action,
     Resource,
+    ...(Condition ? { Condition } : {}),
   });
+  // Before the deploy (outputs from the template) the cluster's, its secret's and the bucket's names are not yet
+  // generated: "*", held to this stack's database by the tag lib/database.ts puts on both (aws:ResourceTag, which
+  // rds-data's actions and GetSecretValue take), and to buckets of this account (s3:ResourceAccount: PutObject
+  // takes no tag condition). After the deploy the policy names each ARN instead.
+  const generated = (arnOrName: string) => arnOrName === GENERATED_NAME || arnOrName.endsWith(`:${GENERATED_NAME}`);
+  const ourDatabase = (arnOrName: string) =>
+    generated(arnOrName) ? { StringEquals: { [`aws:ResourceTag/${RESULTS_DATABASE_TAG}`]: stackName } } : undefined;
+  const bucketName = outputs.sweepBucketName;
   const statements = [
     // Resource type "stack": arn:...:stack/NAME/ID. The ID changes when the stack is deleted and deployed again,
     // so any ID of this name.
@@ -66,10 +78,16 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
         'rds-data:RollbackTransaction',
       ],
       [outputs.databaseClusterArn],
+      ourDatabase(outputs.databaseClusterArn),
     ),
     // The Data API reads the database secret with the caller's own credentials ("Authorizing access to the Amazon
     // RDS Data API", Aurora User Guide).
-    statement('DataApiReadsDatabaseSecret', ['secretsmanager:GetSecretValue'], [outputs.databaseSecretArn]),
+    statement(
+      'DataApiReadsDatabaseSecret',
+      ['secretsmanager:GetSecretValue'],
+      [outputs.databaseSecretArn],
+      ourDatabase(outputs.databaseSecretArn),
+    ),
     // Experiment defaults the CLI reads from Parameter Store. GetParametersByPath is authorized on the path's own
     // parameter ARN (/ariadne -> parameter/ariadne), the others on each parameter's (resource type "parameter").
     statement(
@@ -81,7 +99,8 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
     statement(
       'UploadSweepRunLists',
       ['s3:PutObject'],
-      [`arn:${partition}:s3:::${outputs.sweepBucketName}/${RUNS_PREFIX}*`],
+      [`arn:${partition}:s3:::${bucketName}/${RUNS_PREFIX}*`],
+      generated(bucketName) ? { StringEquals: { 's3:ResourceAccount': account } } : undefined,
     ),
     // ariadne doctor --aws simulates the caller's own permissions with IAM's policy simulator: resource type
     // "user", the caller's own user only (aws:username is in every IAM user's request context, "AWS global

@@ -3,10 +3,11 @@
 // takes fits the execution that calls it. AWS references: "Configure Lambda
 // function timeout" (AWS Lambda Developer Guide), "Step Functions service
 // quotas" (AWS Step Functions Developer Guide), DatabaseResumingException
-// (RDS Data API reference).
+// (RDS Data API reference); the figures are the facts table's (aws-facts/facts.ts).
+import { fact } from '../../aws-facts/facts.ts';
 
 /** Lambda stops a function at its timeout, at most 900 seconds ("Configure Lambda function timeout"). */
-const LAMBDA_MAX_TIMEOUT_SECONDS = 900;
+const LAMBDA_MAX_TIMEOUT_SECONDS = fact('lambda.max-timeout-seconds').value;
 
 /**
  * How long the database transport keeps retrying before it gives up: a paused Aurora Serverless v2 cluster answers
@@ -51,7 +52,7 @@ export const MODEL_CALL_BUDGET_MS =
 export const TURN_COMMIT_MARGIN_MS = DATABASE_RETRY_BUDGET_MS + DATABASE_WORK_MARGIN_MS;
 
 /** A Standard execution fails at 25,000 history events ("Step Functions service quotas"). */
-export const HISTORY_EVENT_QUOTA = 25_000;
+export const HISTORY_EVENT_QUOTA = fact('sfn.max-history-events').value;
 
 /** History events of a Task state: entered, scheduled, started, succeeded, exited. */
 const TASK_EVENTS = 5;

@@ -15,10 +15,11 @@
 // - bounded by the agent (memory.ts drops the oldest of its memory first), else refused when written.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { InvalidInputError, ValueTooLargeError } from './errors.ts';
+import { fact } from '../../aws-facts/facts.ts';
 
 const KiB = 1024;
 
-export const DATA_API_ROW_BYTES = 64 * KiB;
+export const DATA_API_ROW_BYTES = fact('data-api.max-row-bytes').value;
 
 /** Room, in each row, for the columns that cannot grow: ids, numbers, flags, timestamps, short names and hashes. */
 export const FIXED_COLUMNS_BYTES = 8 * KiB;

@@ -19,9 +19,10 @@ import {
 } from '../../state-machine/sweep-capacity.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { lambdaAccountConcurrency, type AccountConcurrencyReader } from './lambda-concurrency.ts';
+import { fact } from '../../aws-facts/facts.ts';
 
 /** A Distributed Map runs at most 10,000 child workflow executions at once. */
-const MAP_MAX_CONCURRENCY = 10_000;
+const MAP_MAX_CONCURRENCY = fact('sfn.max-map-run-child-executions').value;
 
 const inputSchema = z
   .object({

@@ -1,17 +1,23 @@
 // `ariadne doctor`: with --aws, a deployed stack checked from the researcher's side (credentials and Region, the
 // stack's outputs, the database through the Data API, its migrations, the parameters, Bedrock models with
-// --bedrock, the caller's own permissions); without, the local database. Exit 3 when a check fails.
+// --bedrock, the caller's own permissions); with --aws --template, the account before a deploy (doctor-plan.ts);
+// without, the local database. Exit 3 when a check fails.
 import type { Command } from 'commander';
 import { doctor, doctorLines, localDoctor, type Check } from '../doctor.ts';
+import { doctorBeforeDeploy } from '../doctor-plan.ts';
 import { EXIT } from '../exit-codes.ts';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
 import { addResultsSourceOptions, type ResultsSource } from '../results-database.ts';
 import { withCliDatabase } from '../database.ts';
 
-async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean }): Promise<void> {
+async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean; template?: string }): Promise<void> {
   let checks: Check[];
-  if (o.aws) {
+  if (o.template) {
+    if (!o.aws) throw new InvalidInputError('--template', o.template, '--template checks an AWS account: add --aws');
+    checks = await doctorBeforeDeploy({ template: o.template, stack: o.stack, region: o.region, bedrock: o.bedrock });
+  } else if (o.aws) {
     const { DataApiDatabase } = await import('../../../lambdas/store/data-api-sql.ts');
     checks = await doctor({
       stack: o.stack,
@@ -40,6 +46,11 @@ export function registerDoctorCommand(program: Command): void {
     .option(
       '--bedrock',
       'with --aws: also a one-token Bedrock call per model the deployment grants (needs policy researcher --bedrock)',
+    )
+    .option(
+      '--template <path>',
+      'with --aws, before a deploy: the account checked for the synthesized stack (cdk.out): credentials, CDK ' +
+        "bootstrap, the stack's status, Lambda concurrency, and with --bedrock the models it grants",
     )
     .addOption(jsonOption('the checks as JSON'))
     .action(run);

@@ -1,30 +1,69 @@
-// IAM policies for people using a deployed stack: `ariadne policy researcher` prints the least-privilege policy a
-// researcher needs (researcher-policy.ts), for the stack's own ARNs, found with DescribeStacks (aws-stack.ts).
+// IAM policies for people using a stack: `ariadne policy researcher` prints the least-privilege policy a researcher
+// needs (researcher-policy.ts), for a deployed stack's own ARNs, found with DescribeStacks (aws-stack.ts), or, with
+// --template, for the stack a synthesized template will deploy, before it exists (template-stack.ts).
 import { Argument, type Command } from 'commander';
 import { resolveStack } from '../aws-stack.ts';
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
 import { researcherPolicy } from '../researcher-policy.ts';
+import { readSynthesizedStack, templateStackOutputs } from '../template-stack.ts';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 
 interface ResearcherOptions {
   stack: string;
   region?: string;
+  account?: string;
+  template?: string;
   endpoint?: string;
   bedrock?: boolean;
   json?: boolean;
 }
 
+/**
+ * The template's outputs; its account, when neither the template (synthesized without credentials) nor --account
+ * names one, is the caller's own (STS GetCallerIdentity, which needs no permission): who reviews it deploys it.
+ */
+async function plannedOutputs(o: ResearcherOptions, template: string) {
+  const plan = { template, stack: o.stack, region: o.region, account: o.account };
+  const synthesized = readSynthesizedStack(plan);
+  if (o.account === undefined && synthesized.account === undefined) {
+    const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
+    const region = o.region ?? synthesized.region;
+    const sts = new STSClient({ ...(region ? { region } : {}), maxAttempts: 2 });
+    try {
+      plan.account = (await sts.send(new GetCallerIdentityCommand({}))).Account;
+    } catch (err) {
+      throw new InvalidInputError(
+        '--account',
+        undefined,
+        `the template names no account and your credentials could not say it (${(err as Error).name}): ` +
+          'pass --account with the account you will deploy to',
+      );
+    } finally {
+      sts.destroy();
+    }
+  }
+  return templateStackOutputs(plan);
+}
+
 async function researcher(o: ResearcherOptions): Promise<void> {
-  const outputs = await resolveStack({ stack: o.stack, region: o.region, endpoint: o.endpoint });
+  const fromTemplate = o.template ? await plannedOutputs(o, o.template) : undefined;
+  const outputs = fromTemplate ?? (await resolveStack({ stack: o.stack, region: o.region, endpoint: o.endpoint }));
   const policy = researcherPolicy(outputs, { bedrock: o.bedrock });
   // The document alone on stdout either way, so `> policy.json` gives a file put-user-policy takes.
   process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
-  if (!o.json)
+  if (o.json) return;
+  if (fromTemplate)
     process.stderr.write(
-      `\nthe policy for stack ${outputs.stackName} (${outputs.region}, account ${outputs.account}); attach it with\n` +
-        '  aws iam put-user-policy --user-name NAME --policy-name ariadne-researcher --policy-document file://FILE\n' +
-        'or as the inline policy of an IAM Identity Center permission set\n',
+      `\nbefore the deploy, CloudFormation has not named ${fromTemplate.generated.join(', ')}: those statements ` +
+        'name "*", held to this stack by a tag condition (the database and its secret) or to this account (the ' +
+        `bucket's runs/); after the deploy, \`policy researcher --stack ${outputs.stackName}\` names each ARN\n`,
     );
+  process.stderr.write(
+    `\nthe policy for stack ${outputs.stackName} (${outputs.region}, account ${outputs.account}); attach it with\n` +
+      '  aws iam put-user-policy --user-name NAME --policy-name ariadne-researcher --policy-document file://FILE\n' +
+      'or as the inline policy of an IAM Identity Center permission set\n',
+  );
 }
 
 export function registerPolicyCommands(program: Command): void {
@@ -38,9 +77,17 @@ export function registerPolicyCommands(program: Command): void {
     .addArgument(new Argument('<role>', 'who the policy is for').choices(['researcher']))
     .option('--stack <name>', 'the deployed stack', 'Ariadne')
     .option('--region <region>', 'the Region it is deployed in (default: AWS_REGION, then your AWS profile)')
+    .option(
+      '--template <path>',
+      'before a deploy: the synthesized stack (cdk.out, or its .template.json) instead of the deployed one',
+    )
+    .option(
+      '--account <id>',
+      "with --template: the account you will deploy to (default: the template's, else your credentials')",
+    )
     .addOption(endpointOption('CloudFormation endpoint override (default: $AWS_ENDPOINT_URL_CLOUDFORMATION)'))
     .option('--bedrock', "also allow bedrock:InvokeModel on every model, for checks of a model's access")
     .addOption(jsonOption('the policy document only (the same JSON), no hint on stderr'))
     .action((_role: string, o: ResearcherOptions) => researcher(o));
-  withExample(policyCommand, 'ariadne policy researcher --stack Ariadne --region eu-west-1');
+  withExample(policyCommand, 'ariadne policy researcher --template cdk.out --account 123456789012 --region eu-west-1');
 }

@@ -12,7 +12,9 @@
 //   tokens cached).
 // A cache point sent to a model without caching is refused with HTTP 400 "You invoked an unsupported model or your
 // request did not allow prompt caching" (reported in github.com/cline/cline/issues/2064; not in the AWS docs).
+// The figures are the facts table's (aws-facts/facts.ts), which the Bedrock simulator reads too.
 import type { SystemContentBlock, Tool } from '@aws-sdk/client-bedrock-runtime';
+import { fact } from '../../../aws-facts/facts.ts';
 
 type CacheField = 'system' | 'messages' | 'tools';
 
@@ -23,32 +25,17 @@ export interface PromptCacheSupport {
   fields: readonly CacheField[];
 }
 
-/** The default and only TTL we use (the docs' 5 minutes; 1 hour exists for a few models, not asked for here). */
-export const PROMPT_CACHE_TTL_MS = 5 * 60_000;
+/** The default and only TTL we use (1 hour exists for a few models, not asked for here). */
+export const PROMPT_CACHE_TTL_MS = fact('bedrock.prompt-cache-default-ttl-ms').value;
 
-const claude = (minTokens: number): PromptCacheSupport => ({
-  minTokens,
-  maxCheckpoints: 4,
-  fields: ['system', 'messages', 'tools'],
-});
-const nova: PromptCacheSupport = { minTokens: 1_000, maxCheckpoints: 4, fields: ['system', 'messages'] };
-
-/** Base model id -> support. Claude 3.5 Sonnet v2 is left out: its caching stayed a preview for few accounts. */
+/**
+ * Base model id -> support: the page's table, and the models of its earlier table (Claude Opus 4.1, Sonnet 4, 3.5
+ * Haiku, Amazon Nova) that the current page leaves to their model cards. Claude 3.5 Sonnet v2 is left out: its
+ * caching stayed a preview for few accounts.
+ */
 const SUPPORT: Record<string, PromptCacheSupport> = {
-  'anthropic.claude-opus-4-5-20251101-v1:0': claude(4_096),
-  'anthropic.claude-opus-4-6-v1': claude(4_096),
-  'anthropic.claude-sonnet-4-5-20250929-v1:0': claude(4_096),
-  'anthropic.claude-sonnet-4-6': claude(1_024),
-  'anthropic.claude-haiku-4-5-20251001-v1:0': claude(4_096),
-  'anthropic.claude-opus-4-1-20250805-v1:0': claude(1_024),
-  'anthropic.claude-opus-4-20250514-v1:0': claude(1_024),
-  'anthropic.claude-sonnet-4-20250514-v1:0': claude(1_024),
-  'anthropic.claude-3-7-sonnet-20250219-v1:0': claude(1_024),
-  'anthropic.claude-3-5-haiku-20241022-v1:0': claude(2_048),
-  'amazon.nova-micro-v1:0': nova,
-  'amazon.nova-lite-v1:0': nova,
-  'amazon.nova-pro-v1:0': nova,
-  'amazon.nova-premier-v1:0': nova,
+  ...fact('bedrock.prompt-cache-models-earlier').value,
+  ...fact('bedrock.prompt-cache-models').value,
 };
 
 /** The foundation model behind an inference-profile id (the prefixes of lib/bedrock.ts PROFILE_REGIONS). */

@@ -11,6 +11,9 @@
 //   Lambda functions); lower case where the service requires it (S3 buckets, RDS cluster identifiers).
 // - A Secrets Manager secret's ARN ends in "-" and six characters, as AWS appends to every secret name ("ARN of a
 //   secret", Secrets Manager User Guide); here they are derived from the name, so they are stable too.
+// With `generatedNames: 'wildcard'` (a real deployment's values before it exists: ariadne policy researcher
+// --template) a generated name is "*" instead, and a secret's ARN ends in that "*": AWS's example generated name
+// ("MyStack-MyBucket-abcdefghijk1") says what CloudFormation "might" name a resource, not a format to rely on.
 import { createHash } from 'node:crypto';
 
 /** The fake deployment target every value is resolved for. */
@@ -78,10 +81,14 @@ const hash = (text: string, length: number) =>
     .toUpperCase()
     .slice(0, length);
 
+/** A generated name when names are wildcards. */
+export const GENERATED_NAME = '*';
+
 export class TemplateValues {
   constructor(
     readonly template: CfnTemplate,
     readonly env: FakeEnvironment = FAKE_ENVIRONMENT,
+    readonly generatedNames: 'simulated' | 'wildcard' = 'simulated',
   ) {}
 
   /** `value` with every intrinsic function resolved, deeply (objects and arrays keep their shape). */
@@ -114,6 +121,7 @@ export class TemplateValues {
     const naming = NAMING[r.Type] ?? { maxLength: 255 };
     const set = naming.property ? r.Properties?.[naming.property] : undefined;
     if (set !== undefined) return this.resolveString(set, `${path}<${logicalId}.${naming.property}>`);
+    if (this.generatedNames === 'wildcard') return GENERATED_NAME;
     const suffix = hash(logicalId, 12);
     const room = naming.maxLength - this.env.stackName.length - suffix.length - 2;
     const name = `${this.env.stackName}-${logicalId.slice(0, Math.max(room, 1))}-${suffix}`;
@@ -126,8 +134,36 @@ export class TemplateValues {
 
   private secretArn(logicalId: string, path: string): string {
     const name = this.physicalName(logicalId, path);
+    if (name === GENERATED_NAME) return this.arn('secretsmanager', `secret:${name}`);
     const suffix = hash(`secret:${name}`, 6).toLowerCase();
     return this.arn('secretsmanager', `secret:${name}-${suffix}`);
+  }
+
+  /**
+   * Every resource of the template that has tags (a Tags list of Key and Value), by its ARN: what a request on it
+   * carries as aws:ResourceTag/KEY, for the actions that take that condition key.
+   */
+  taggedResources(): Map<string, Record<string, string>> {
+    const arnAttribute: Record<string, string> = { 'AWS::RDS::DBCluster': 'DBClusterArn' };
+    const out = new Map<string, Record<string, string>>();
+    for (const [id, r] of Object.entries(this.template.Resources)) {
+      const tags = r.Properties?.Tags;
+      if (!Array.isArray(tags)) continue;
+      const path = `$.Resources.${id}.Properties.Tags`;
+      let arn: string;
+      try {
+        arn = this.attribute(id, arnAttribute[r.Type] ?? 'Arn', path);
+      } catch (err) {
+        if (err instanceof TemplateValueError) continue; // a type whose ARN the stack never names
+        throw err;
+      }
+      const entries = (tags as Array<{ Key: unknown; Value: unknown }>).map((t, i) => [
+        this.resolveString(t.Key, `${path}[${i}].Key`),
+        this.resolveString(t.Value, `${path}[${i}].Value`),
+      ]);
+      out.set(arn, Object.fromEntries(entries) as Record<string, string>);
+    }
+    return out;
   }
 
   /** What `Ref` returns: a pseudo parameter, a parameter's default, or the resource's documented Ref value. */

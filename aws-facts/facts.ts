@@ -1,0 +1,382 @@
+// Every AWS limit and behaviour Ariadne's code and its simulators rely on, each with the page it comes from and the
+// sentence it rests on (issue 30, item 10). The simulators were written with the same understanding as the code, so
+// they shared its mistakes; both now read this one table, and a fact is checked against AWS's page, not against the
+// code. This module imports nothing from the project, so the engine, the stack, the CLI and the simulators may all
+// import it. test/aws-facts.test.ts lists which simulator enforces which fact (a `fact('key')` call in
+// simulators/*.ts or rehearsal/*.ts); a fact none enforces says why in `notSimulated`. docs/aws-facts.md is generated
+// from it (npm run docs).
+//
+// Quotes were checked against stored copies of AWS's pages (2026-11); a value only third parties give carries
+// `confirmed: false` and a note saying which.
+
+type AwsService =
+  | 'RDS Data API'
+  | 'Aurora Serverless v2'
+  | 'Step Functions'
+  | 'Lambda'
+  | 'Bedrock'
+  | 'Systems Manager'
+  | 'Service Quotas';
+
+export interface AwsFact {
+  readonly service: AwsService;
+  readonly value: unknown;
+  /** What a number counts, where the key does not say it. */
+  readonly unit?: string;
+  /** The AWS documentation page (https://docs.aws.amazon.com/...). */
+  readonly page: string;
+  /** The sentence the value rests on, verbatim from the page as far as it could be verified. */
+  readonly quote: string;
+  /** Only third parties give the value (the note says which). */
+  readonly confirmed?: false;
+  readonly note?: string;
+  /** Why no simulator enforces it; absent: a simulator reads it with fact(). */
+  readonly notSimulated?: string;
+}
+
+const DATA_API_LIMITS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api.limitations.html';
+const AUTO_PAUSE = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2-auto-pause.html';
+const SCALING_CONFIG =
+  'https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ServerlessV2ScalingConfiguration.html';
+const SFN_QUOTAS = 'https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html';
+const LAMBDA_QUOTAS = 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html';
+const PROMPT_CACHING = 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html';
+
+const CLAUDE_FIELDS = ['system', 'messages', 'tools'] as const;
+const claude = (minTokens: number) => ({ minTokens, maxCheckpoints: 4, fields: CLAUDE_FIELDS });
+const NOVA = { minTokens: 1_000, maxCheckpoints: 4, fields: ['system', 'messages'] } as const;
+
+const FACTS = {
+  'data-api.max-response-bytes': {
+    service: 'RDS Data API',
+    value: 1024 * 1024,
+    page: DATA_API_LIMITS,
+    quote:
+      'The response size limit is 1 MiB. If the call returns more than 1 MiB of response data, the call is terminated.',
+  },
+  'data-api.max-row-bytes': {
+    service: 'RDS Data API',
+    value: 64 * 1024,
+    page: DATA_API_LIMITS,
+    quote:
+      'The Data API size limit is 64 KB per row in the result set returned by the database. ' +
+      'Make sure that each row in a result set is 64 KB or less.',
+    note: 'KB read as 1,024 bytes; the page does not say which.',
+  },
+  'data-api.max-request-bytes': {
+    service: 'RDS Data API',
+    value: 4 * 1024 * 1024,
+    page: 'https://docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_BatchExecuteStatement.html',
+    quote:
+      'However, the maximum size of the HTTP request submitted through the Data API is 4 MiB. ' +
+      "If the request exceeds this limit, the Data API returns an error and doesn't process the request.",
+  },
+  'data-api.transaction-idle-timeout-ms': {
+    service: 'RDS Data API',
+    value: 3 * 60_000,
+    page: 'https://docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_BeginTransaction.html',
+    quote:
+      'A transaction times out if no calls use its transaction ID in three minutes. ' +
+      "If a transaction times out before it's committed, it's rolled back automatically.",
+    note: "Quoted from the API model's BeginTransaction documentation (the same text as the page).",
+  },
+  'data-api.transaction-max-ms': {
+    service: 'RDS Data API',
+    value: 24 * 3_600_000,
+    page: 'https://docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_BeginTransaction.html',
+    quote:
+      'A transaction can run for a maximum of 24 hours. ' +
+      'A transaction is terminated and rolled back automatically after 24 hours.',
+  },
+  'data-api.statement-timeout-ms': {
+    service: 'RDS Data API',
+    value: 45_000,
+    page: 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api-timeouts.html',
+    quote:
+      "By default, the Data API cancels an operation and returns a timeout error if the operation doesn't finish " +
+      'processing within 45 seconds.',
+  },
+  'aurora.auto-pause-min-seconds': {
+    service: 'Aurora Serverless v2',
+    value: 300,
+    page: SCALING_CONFIG,
+    quote:
+      'Specify a value between 300 seconds (five minutes) and 86,400 seconds (one day). The default is 300 seconds.',
+    notSimulated: 'a deploy-time setting RDS validates; the rehearsal does not deploy (bin/app.ts checks the range)',
+  },
+  'aurora.auto-pause-max-seconds': {
+    service: 'Aurora Serverless v2',
+    value: 86_400,
+    page: SCALING_CONFIG,
+    quote:
+      'Specify a value between 300 seconds (five minutes) and 86,400 seconds (one day). The default is 300 seconds.',
+    notSimulated: 'a deploy-time setting RDS validates; the rehearsal does not deploy (bin/app.ts checks the range)',
+  },
+  'aurora.resume-typical-ms': {
+    service: 'Aurora Serverless v2',
+    value: 15_000,
+    page: AUTO_PAUSE,
+    quote:
+      'The time to resume is typically approximately 15 seconds if the instance was paused for less than 24 hours. ' +
+      'If the instance is paused for longer than 24 hours, the resume time might be longer.',
+    note: 'No upper bound is documented for a longer pause; the rehearsal picks its own (slow-resume-migration).',
+  },
+  'sfn.max-payload-bytes': {
+    service: 'Step Functions',
+    value: 256 * 1024,
+    page: SFN_QUOTAS,
+    quote:
+      '256 KiB of data as a UTF-8 encoded string. This quota affects tasks (activity, Lambda function, or integrated ' +
+      'service), state or execution output, and input data when scheduling a task, entering a state, or starting an ' +
+      'execution.',
+  },
+  'sfn.max-name-chars': {
+    service: 'Step Functions',
+    value: 80,
+    page: SFN_QUOTAS,
+    quote: 'Names of state machines, executions, and activity tasks must not exceed 80 characters in length.',
+  },
+  'sfn.max-history-events': {
+    service: 'Step Functions',
+    value: 25_000,
+    page: SFN_QUOTAS,
+    quote:
+      '25,000 events in a single state machine execution history. If the execution history reaches this quota, the ' +
+      'execution will fail.',
+  },
+  'sfn.max-standard-execution-seconds': {
+    service: 'Step Functions',
+    value: 365 * 24 * 3600,
+    page: SFN_QUOTAS,
+    quote:
+      '1 year. If an execution runs for more than the 1-year maximum, it will fail with a `States.Timeout` error and ' +
+      'emit a `ExecutionsTimedOut` CloudWatch metric.',
+    note: 'A year read as 365 days.',
+    notSimulated: 'no rehearsal runs for a year; state-machine/sweep-capacity.ts refuses a sweep that could',
+  },
+  'sfn.max-map-run-child-executions': {
+    service: 'Step Functions',
+    value: 10_000,
+    page: SFN_QUOTAS,
+    quote: 'Maximum number of parallel Map Run child executions | 10,000 | Hard quota',
+  },
+  'sfn.item-reader-max-json-file-bytes': {
+    service: 'Step Functions',
+    value: 10 * 1024 ** 3,
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itemreader.html',
+    quote: '(not found: the ItemReader page was not in the stored copies searched)',
+    confirmed: false,
+    note:
+      "A JSON file in S3 of up to 10 GB, as the rehearsal's author knew the figure; the page's current sentence " +
+      'could not be read here. Check it there.',
+  },
+  'sfn.send-task-success-max-output-bytes': {
+    service: 'Step Functions',
+    value: 262_144,
+    page: 'https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html',
+    quote: 'Length Constraints: Maximum length of 262144.',
+    note: "The output parameter's constraint, as the simulator's comment cited it (in bytes of UTF-8).",
+  },
+  'sfn.max-task-token-chars': {
+    service: 'Step Functions',
+    value: 2048,
+    page: 'https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html',
+    quote: 'Length Constraints: Minimum length of 1. Maximum length of 2048.',
+  },
+  'sfn.list-executions-max-results': {
+    service: 'Step Functions',
+    value: 1000,
+    page: 'https://docs.aws.amazon.com/step-functions/latest/apireference/API_ListExecutions.html',
+    quote: 'The default is 100 and the maximum allowed page size is 1000. A value of 0 uses the default.',
+    note: "Read on GetExecutionHistory's page, which words its maxResults the same; ListExecutions' not re-read.",
+  },
+  'sfn.lambda-service-exception-retry': {
+    service: 'Step Functions',
+    value: { intervalSeconds: 2, maxAttempts: 6, backoffRate: 2 },
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/sfn-best-practices.html#bp-lambda-serviceexception',
+    quote: '"IntervalSeconds": 2, "MaxAttempts": 6, "BackoffRate": 2',
+    note:
+      "The Retry the page recommends for Lambda's transient service exceptions (its example, read through " +
+      'reproductions of the page).',
+    notSimulated: 'a recommendation, not a limit: the rehearsal runs whatever Retry the template has',
+  },
+  'lambda.max-timeout-seconds': {
+    service: 'Lambda',
+    value: 900,
+    page: LAMBDA_QUOTAS,
+    quote: 'Function timeout | 900 seconds (15 minutes)',
+    notSimulated: "the rehearsal stops each function at its template's timeout; CDK refuses one over 15 minutes",
+  },
+  'lambda.sync-max-request-bytes': {
+    service: 'Lambda',
+    value: 6_291_456,
+    page: LAMBDA_QUOTAS,
+    quote: '6 MB each for request and response (synchronous)',
+    confirmed: false,
+    note:
+      'The page says 6 MB; the exact count is from Invoke\'s error, "Request must be smaller than 6291456 bytes for ' +
+      'the InvokeFunction operation", as users report it (not on AWS\'s pages).',
+  },
+  'lambda.sync-max-response-bytes': {
+    service: 'Lambda',
+    value: 6_291_556,
+    page: LAMBDA_QUOTAS,
+    quote: '6 MB each for request and response (synchronous)',
+    confirmed: false,
+    note:
+      'The page says 6 MB; the exact count is from the error Lambda gives, "Response payload size ... ' +
+      'exceeded maximum allowed payload size (6291556 bytes)", as users report it (not on AWS\'s pages).',
+  },
+  'lambda.default-concurrent-executions': {
+    service: 'Lambda',
+    value: 1000,
+    page: LAMBDA_QUOTAS,
+    quote: 'Concurrent executions | 1,000 | Tens of thousands',
+    note: 'New AWS accounts have reduced concurrency and memory quotas (same page).',
+  },
+  'lambda.max-zipped-package-bytes': {
+    service: 'Lambda',
+    value: 50 * 1024 * 1024,
+    page: LAMBDA_QUOTAS,
+    quote: '50 MB (zipped, when uploaded through the Lambda API or SDKs).',
+    note: 'MB as the page defines it: "MB (rather than MiB) to refer to 1,024 KB".',
+  },
+  'lambda.max-unzipped-package-bytes': {
+    service: 'Lambda',
+    value: 250 * 1024 * 1024,
+    page: LAMBDA_QUOTAS,
+    quote: '250 MB The maximum size of the contents of a deployment package, including layers and custom runtimes.',
+  },
+  'lambda.code-storage-bytes': {
+    service: 'Lambda',
+    value: 300 * 1024 ** 3,
+    page: LAMBDA_QUOTAS,
+    quote:
+      'Storage for uploaded functions (.zip file archives) and layers using Lambda-managed storage. ' +
+      '... 300 GB (unzipped)',
+    note: 'Earlier versions of the page gave 75 GB.',
+  },
+  'bedrock.thinking-min-budget-tokens': {
+    service: 'Bedrock',
+    value: 1024,
+    page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html',
+    quote: 'The minimum budget is 1,024 tokens.',
+  },
+  'bedrock.prompt-cache-default-ttl-ms': {
+    service: 'Bedrock',
+    value: 5 * 60_000,
+    page: PROMPT_CACHING,
+    quote: 'If no `ttl` value is provided, the default 5-minute caching behavior applies.',
+  },
+  'bedrock.prompt-cache-ttl-reset-on-hit': {
+    service: 'Bedrock',
+    value: true,
+    page: PROMPT_CACHING,
+    quote: 'The cache has a Time To Live (TTL), which resets with each successful cache hit.',
+  },
+  'bedrock.prompt-cache-checkpoint-order': {
+    service: 'Bedrock',
+    value: ['tools', 'system', 'messages'],
+    page: PROMPT_CACHING,
+    quote:
+      'Cache checkpoints are processed in this order: `tools` → `system` → `messages`. The minimum cache size is ' +
+      'evaluated against the cumulative tokens across all three sections combined, not each section individually.',
+  },
+  'bedrock.prompt-cache-minimum-per-checkpoint': {
+    service: 'Bedrock',
+    value: 'n-th checkpoint needs n times the minimum',
+    page: PROMPT_CACHING,
+    quote:
+      'That means that for a model with a 1,024-token minimum, your first cache checkpoint can be defined ' +
+      'after 1,024 tokens and your second cache checkpoint can be defined after 2,048 tokens. ' +
+      'If you try to add a cache checkpoint before meeting the minimum number of tokens, ' +
+      'your inference will still succeed, but your prefix will not be cached.',
+  },
+  'bedrock.prompt-cache-models': {
+    service: 'Bedrock',
+    value: {
+      'anthropic.claude-opus-4-5-20251101-v1:0': claude(4_096),
+      'anthropic.claude-opus-4-6-v1': claude(4_096),
+      'anthropic.claude-sonnet-4-5-20250929-v1:0': claude(4_096),
+      'anthropic.claude-sonnet-4-6': claude(1_024),
+      'anthropic.claude-haiku-4-5-20251001-v1:0': claude(4_096),
+      'anthropic.claude-opus-4-20250514-v1:0': claude(1_024),
+      'anthropic.claude-3-7-sonnet-20250219-v1:0': claude(1_024),
+    },
+    unit: 'tokens per checkpoint, checkpoints per request',
+    page: PROMPT_CACHING,
+    quote:
+      'The following table lists the supported models along with their token minimums, maximum number of cache ' +
+      'checkpoints, and fields that allow cache checkpoints.',
+    note:
+      'The Generally Available rows of the table (Claude 3.5 Sonnet v2 is a Preview, left out). "For more granular ' +
+      'control, you can still use multiple cache checkpoints (up to 4 for Claude models)".',
+  },
+  'bedrock.prompt-cache-models-earlier': {
+    service: 'Bedrock',
+    value: {
+      'anthropic.claude-opus-4-1-20250805-v1:0': claude(1_024),
+      'anthropic.claude-sonnet-4-20250514-v1:0': claude(1_024),
+      'anthropic.claude-3-5-haiku-20241022-v1:0': claude(2_048),
+      'amazon.nova-micro-v1:0': NOVA,
+      'amazon.nova-lite-v1:0': NOVA,
+      'amazon.nova-pro-v1:0': NOVA,
+      'amazon.nova-premier-v1:0': NOVA,
+    },
+    unit: 'tokens per checkpoint, checkpoints per request',
+    page: PROMPT_CACHING,
+    quote: '(not on the current page: these rows are from its earlier table)',
+    confirmed: false,
+    note:
+      "Rows of the page's earlier table as third-party copies reproduce it (Claude Opus 4.1 and Sonnet 4: 1,024; " +
+      'Claude 3.5 Haiku: 2,048; Amazon Nova: 1K, system and messages only, at most 20K tokens cached); the current ' +
+      'page sends these models to their model cards.',
+  },
+  'ssm.get-parameters-by-path-max-results': {
+    service: 'Systems Manager',
+    value: 10,
+    page: 'https://docs.aws.amazon.com/systems-manager/latest/APIReference/API_GetParametersByPath.html',
+    quote: 'Valid Range: Minimum value of 1. Maximum value of 10.',
+    note: "MaxResults' range as the SDK's API model gives it; the page itself was not re-read here.",
+  },
+  'ssm.max-value-bytes-advanced': {
+    service: 'Systems Manager',
+    value: 8 * 1024,
+    page: 'https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-advanced-parameters.html',
+    quote: 'Maximum size of parameter value | 4 KB | 8 KB',
+    note: 'Standard tier 4 KB, advanced tier 8 KB.',
+    notSimulated: 'the Parameter Store simulator only reads; CloudFormation writes the parameters on deploy',
+  },
+  'ssm.put-parameter-tps': {
+    service: 'Systems Manager',
+    value: 3,
+    page: 'https://docs.aws.amazon.com/systems-manager/latest/userguide/parameter-store-throughput.html',
+    quote:
+      'Parameter Store throughput defines the number of API transactions per second (TPS) that Systems Manager can ' +
+      'process for GetParameter, GetParameters, and PutParameter API calls for your AWS account and Region',
+    confirmed: false,
+    note:
+      'The figure 3 is AWS Support\'s, quoted in terraform-aws-github-runner issue 2944 ("the TPS for PutParameter ' +
+      'Action is only 3 TPS with standard throughput"); the quotas page (general/latest/gr/ssm.html) was not read.',
+    notSimulated: 'the rehearsal does not deploy; lib/parameters.ts creates the parameters in this many chains',
+  },
+  'service-quotas.list-max-results': {
+    service: 'Service Quotas',
+    value: 100,
+    page: 'https://docs.aws.amazon.com/servicequotas/2019-06-24/apireference/API_ListServiceQuotas.html',
+    quote: 'Valid Range: Minimum value of 1. Maximum value of 100.',
+    note: "MaxResults' range as the SDK's API model gives it; the page itself was not re-read here.",
+  },
+} as const satisfies Record<string, AwsFact>;
+
+export type FactKey = keyof typeof FACTS;
+
+/** The fact of a key; a key not in the table fails typecheck. */
+export function fact<K extends FactKey>(key: K): (typeof FACTS)[K] {
+  return FACTS[key];
+}
+
+/** Every fact with its key, in the table's order. */
+export function allFacts(): Array<{ key: FactKey } & AwsFact> {
+  return (Object.keys(FACTS) as FactKey[]).map((key) => ({ key, ...FACTS[key] }));
+}
