@@ -256,6 +256,21 @@ const FACTS = {
       '... 300 GB (unzipped)',
     note: 'Earlier versions of the page gave 75 GB.',
   },
+  'bedrock.runtime-quotas-tokens-only': {
+    service: 'Bedrock',
+    value: true,
+    page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html',
+    quote:
+      'Amazon Bedrock no longer enforces requests-per-minute (RPM) quotas on the bedrock-runtime endpoint. ' +
+      'Throttling is governed by the token-based quotas',
+    note:
+      'The page names the per-model quotas "Cross-Region InvokeModel tokens per minute for ${model}", "On-demand ' +
+      'InvokeModel tokens per minute for ${model}" and "Model invocation max tokens per day for ${model}", input and ' +
+      'output counted together. Read through a copy of the page; its last words are cut there.',
+    notSimulated:
+      "a quota the Service Quotas simulator lists is data; what a sweep defaults to from it is the CLI's " +
+      '(bin/cli/bedrock-quotas.ts reads this fact); the Bedrock simulator throttles only where a test sets a limit',
+  },
   'bedrock.thinking-min-budget-tokens': {
     service: 'Bedrock',
     value: 1024,

@@ -168,6 +168,8 @@ export class AriadneStack extends Stack {
       if (TASKS[state].database) database.grantDataApi(fn);
     database.grantDataApi(failures.finalizer);
     database.grantDataApi(registerSweep);
+    // the deployed max_duration_minutes, for a sweep's time bound (runs that do not set their own get it)
+    parameters.grantRead(registerSweep);
     new Monitoring(this, 'Monitoring', {
       stateMachine: this.experiments.stateMachine,
       functions: handlers,

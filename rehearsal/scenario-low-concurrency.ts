@@ -71,11 +71,8 @@ export async function lowConcurrencyScenario(world: World): Promise<string> {
       fit.maxConcurrency === cap && fit.concurrency.capped,
       `the CLI's fit: ${fit.maxConcurrency} at a time (${fit.lines[0]}), expected ${cap}`,
     );
-    const limit = fit.rateLimits.find((r) => r.model === MODEL)?.limit ?? {};
-    check(
-      limit?.tokens_per_minute !== undefined && limit.requests_per_minute !== undefined,
-      `no rate limit defaulted for ${MODEL}: ${fit.lines.join('; ')}`,
-    );
+    const limit = fit.rateLimits.find((r) => r.model === MODEL)?.limit;
+    check(limit?.tokens_per_minute !== undefined, `no rate limit defaulted for ${MODEL}: ${fit.lines.join('; ')}`);
     const bedrockRun = fit.sweep.runs.find((r) => r.cell.agent === 'bedrock')!;
     check(
       JSON.stringify(bedrockRun.cell.config.rate_limits) === JSON.stringify({ [`bedrock:${MODEL}`]: limit }),
@@ -104,7 +101,7 @@ export async function lowConcurrencyScenario(world: World): Promise<string> {
       `${loaded.runs.length} runs asked ${REQUESTED} at a time on an account of ${NEW_ACCOUNT.concurrentExecutions}: ` +
       `the CLI and RegisterSweep (GetAccountSettings, its own grant) both capped it to ${cap}, the Map ran at most ` +
       `${report.maxInFlight} in flight and completed; ${MODEL}'s runs got the account's quotas as rate limits ` +
-      `(${limit.tokens_per_minute?.toLocaleString('en-US')} tokens/min, ${limit.requests_per_minute} requests/min)`
+      `(${limit?.tokens_per_minute?.toLocaleString('en-US')} tokens/min; requests per minute are not enforced)`
     );
   } finally {
     lambda.account = before;

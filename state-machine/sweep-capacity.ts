@@ -122,22 +122,23 @@ export interface SweepDuration {
   fits: boolean;
 }
 
-/** A run's own time limit: max_duration_minutes from its config, else the code default. */
-function maxDurationSeconds(config: { max_duration_minutes?: unknown }): number {
+/** A run's own time limit: max_duration_minutes from its config, else the deployed default, else the code's. */
+function maxDurationSeconds(config: { max_duration_minutes?: unknown }, deployedMinutes?: number): number {
   const minutes = config.max_duration_minutes;
-  return (typeof minutes === 'number' ? minutes : DEFAULT_CONFIG.max_duration_minutes) * 60;
+  return (typeof minutes === 'number' ? minutes : (deployedMinutes ?? DEFAULT_CONFIG.max_duration_minutes)) * 60;
 }
 
 /**
- * How long the sweep's runs take at `maxConcurrency` at most: every wave as long as its longest run. A
- * max_duration_minutes changed in Parameter Store and not in the sweep file is not seen here (RegisterSweep does not
- * read parameters): the code default counts.
+ * How long the sweep's runs take at `maxConcurrency` at most: every wave as long as its longest run. A run whose
+ * config leaves max_duration_minutes out gets `deployedMinutes` (Parameter Store's <prefix>/config/
+ * max_duration_minutes, as StartExperiment will merge it), else the code default.
  */
 export function sweepDuration(
   runConfigs: ReadonlyArray<{ max_duration_minutes?: unknown }>,
   maxConcurrency: number,
+  deployedMinutes?: number,
 ): SweepDuration {
-  const longest = runConfigs.reduce((most, c) => Math.max(most, maxDurationSeconds(c)), 0);
+  const longest = runConfigs.reduce((most, c) => Math.max(most, maxDurationSeconds(c, deployedMinutes)), 0);
   const perRunSeconds = Math.ceil(longest + RUN_END_SECONDS);
   const waves = Math.ceil(runConfigs.length / maxConcurrency);
   const boundSeconds = Math.ceil(waves * perRunSeconds * SWEEP_TIME_MARGIN);

@@ -47,15 +47,17 @@ describe('which quotas apply to a model id', () => {
   });
 
   it("takes the quota of the model's own kind, by its display name, in either wording and any case", () => {
-    expect(modelQuotas('us.anthropic.claude-sonnet-4-6', quotas)).toMatchObject({
+    // a requests-per-minute quota the account still lists is not a limit: Bedrock Runtime throttles by tokens alone
+    expect(modelQuotas('us.anthropic.claude-sonnet-4-6', quotas)).toEqual({
+      model: 'us.anthropic.claude-sonnet-4-6',
       scope: 'cross-region',
-      tokensPerMinute: { value: 1_000_000 },
-      requestsPerMinute: { value: 100 },
+      tokensPerMinute: expect.objectContaining({ value: 1_000_000 }),
     });
-    // the global profile has a tokens quota of its own and no requests quota listed: that one stays unknown
+    expect(rateLimitOf(modelQuotas('us.anthropic.claude-sonnet-4-6', quotas))).toEqual({
+      tokens_per_minute: 1_000_000,
+    });
     const global = modelQuotas(SONNET, quotas);
     expect(global.tokensPerMinute?.value).toBe(2_000_000);
-    expect(global.requestsPerMinute).toBeUndefined();
     expect(rateLimitOf(global)).toEqual({ tokens_per_minute: 2_000_000 });
     // a date, ":0", a trailing v1 and "V2" are read from the id: V2 is another model than the first 3.5 Sonnet
     expect(modelQuotas('anthropic.claude-3-5-sonnet-20241022-v2:0', quotas).tokensPerMinute?.value).toBe(400_000);
@@ -105,10 +107,7 @@ describe('Service Quotas through the SDK client', () => {
     const lists = sim.requests.filter((r) => r.target === 'ServiceQuotasV20190624.ListServiceQuotas');
     expect(lists.map((r) => r.body.ServiceCode)).toEqual(['bedrock', 'bedrock', 'bedrock']);
     expect(lists[0].headers['content-type']).toBe('application/x-amz-json-1.1');
-    expect(rateLimitOf(modelQuotas(SONNET, quotas))).toEqual({
-      requests_per_minute: 200,
-      tokens_per_minute: 2_000_000,
-    });
+    expect(rateLimitOf(modelQuotas(SONNET, quotas))).toEqual({ tokens_per_minute: 2_000_000 });
   });
 
   it('GetServiceQuota by code; an unknown code is NoSuchResourceException', async () => {
@@ -160,7 +159,7 @@ describe('Service Quotas through the SDK client', () => {
     }
   });
 
-  it('doctor --bedrock: a line per model, its tokens- and requests-per-minute quotas or what is missing', async () => {
+  it('doctor --bedrock: a line per model, its tokens-per-minute quota or what is missing', async () => {
     const checks = await bedrockQuotaChecks(
       [...DEFAULT_BEDROCK_MODELS, 'eu.anthropic.claude-sonnet-4-6'],
       'eu-west-1',
@@ -172,10 +171,9 @@ describe('Service Quotas through the SDK client', () => {
       ['Bedrock eu.anthropic.claude-sonnet-4-6 quotas', true, false],
     ]);
     expect(checks[0].detail).toBe(
-      '2,000,000 tokens/min ("Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6"), ' +
-        '200 requests/min ("Global cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.6") ' +
-        'in eu-west-1, called through a global cross-Region inference profile; sweeps default their rate_limits to ' +
-        'these',
+      '2,000,000 tokens/min ("Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6") ' +
+        'in eu-west-1, called through a global cross-Region inference profile (requests per minute are not ' +
+        'enforced); sweeps default their rate_limits to these',
     );
     expect(checks[2].detail).toMatch(/^1,000,000 tokens\/min \("Cross-Region InvokeModel/);
     const none = await bedrockQuotaChecks(['mistral.mistral-large-2402-v1:0'], 'eu-west-1', client());
@@ -218,11 +216,11 @@ max_concurrency: 30
     expect(fit.lines[0]).toMatch(/^8 experiments at a time, not 30: /);
     expect(fit.lines[1]).toMatch(/^12 runs, 8 at a time: 2 after one another/);
     expect(fit.lines[2]).toMatch(
-      new RegExp(`^rate limit bedrock:${SONNET.replace(/\./g, '\\.')}: 2,000,000 tokens/min, 200 requests/min shared`),
+      new RegExp(`^rate limit bedrock:${SONNET.replace(/\./g, '\\.')}: 2,000,000 tokens/min shared`),
     );
     const configOf = (model: string) => fit.sweep.runs.find((r) => r.cell.model === model)!.cell.config;
     expect(configOf(SONNET).rate_limits).toEqual({
-      [`bedrock:${SONNET}`]: { requests_per_minute: 200, tokens_per_minute: 2_000_000 },
+      [`bedrock:${SONNET}`]: { tokens_per_minute: 2_000_000 },
     });
     // the file's own limit is kept, not replaced or widened
     expect(configOf(HAIKU).rate_limits).toEqual({ [`bedrock:${HAIKU}`]: { requests_per_minute: 7 } });

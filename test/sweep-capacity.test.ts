@@ -21,6 +21,7 @@ import { PgStore } from '../lambdas/store/pg-store.ts';
 import { baselineAgents } from '../lambdas/providers/baselines.ts';
 import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
 import { turnReserveSeconds } from '../state-machine/tasks.ts';
+import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const lambda = new LambdaSim();
@@ -148,6 +149,32 @@ describe('RegisterSweep fits the sweep to the account before it writes anything'
     expect(err).toBeInstanceOf(SweepTooLongError);
     expect((err as Error).name).toBe('SweepTooLongError'); // what the sweep execution fails with
     expect(await sweepRows('too-long')).toBe(0);
+  });
+
+  it('counts the deployed max_duration_minutes (Parameter Store) for runs that do not set their own', async () => {
+    lambda.account = { concurrentExecutions: 10, unreservedConcurrentExecutions: 3 };
+    const text = spec('deployed-long').replace(
+      'seeds: [1, 2, 3]',
+      `seeds: [${Array.from({ length: 60 }, (_, i) => i).join(', ')}]`,
+    );
+    // the code default fits; the deployment's longest allowed run does not
+    const fits = await registerSweepHandler(
+      deps(),
+      reader(),
+    )({ sweep: { id: 'deployed-short', specText: text.replace('deployed-long', 'deployed-short') } });
+    expect(fits.duration.fits).toBe(true);
+    const parameters = new ParameterCache({
+      readAll: () =>
+        Promise.resolve([
+          { name: '/ariadne/config/max_duration_minutes', value: String(MAX_DURATION_MINUTES), secure: false },
+        ]),
+    });
+    const err = await registerSweepHandler(
+      { ...deps(), parameters },
+      reader(),
+    )({ sweep: { id: 'deployed-long', specText: text } }).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(SweepTooLongError);
+    expect(await sweepRows('deployed-long')).toBe(0);
   });
 
   it('a failed read leaves the request as it was, and says why', async () => {

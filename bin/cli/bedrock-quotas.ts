@@ -8,8 +8,9 @@
 //   https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html). The quotas per model are named
 //   "Cross-Region InvokeModel tokens per minute for ${model}" ("when invoked through a cross-Region inference
 //   profile"), "On-demand InvokeModel tokens per minute for ${model}" ("when invoked on-demand in a single Region"),
-//   and likewise "... requests per minute for ${model}" (Request an increase for Amazon Bedrock quotas,
-//   https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html). Older accounts list the same quotas
+//   and "Amazon Bedrock no longer enforces requests-per-minute (RPM) quotas on the bedrock-runtime endpoint" (the
+//   same page): an account may still list "... requests per minute for ${model}" quotas, but only the tokens-per-
+//   minute quota is a rate limit (aws-facts: bedrock.runtime-quotas-tokens-only). Older accounts list the same quotas
 //   as "On-demand model inference tokens per minute for ..." and "Cross-region model inference ..."; a global
 //   profile's have names of their own ("Global cross-Region ..."), so both wordings are read, any letter case.
 // - "the quotas that apply to your account might be lower than the default values ... To check the values that
@@ -45,13 +46,11 @@ export interface ModelQuotas {
   model: string;
   scope: QuotaScope;
   tokensPerMinute?: ServiceQuota;
-  requestsPerMinute?: ServiceQuota;
 }
 
 /** A shared rate limit (config.rate_limits' shape) from a model's quotas; null when no quota of its kind is listed. */
 export interface QuotaRateLimit {
-  requests_per_minute?: number;
-  tokens_per_minute?: number;
+  tokens_per_minute: number;
 }
 
 /** Every applied Bedrock quota of the account in the client's Region, page by page. */
@@ -114,22 +113,16 @@ export function modelQuotas(model: string, quotas: readonly ServiceQuota[]): Mod
   for (const q of quotas) {
     const m = QUOTA_NAME.exec(q.name.toLowerCase());
     if (!m || m[1] !== SCOPE_WORDS[scope] || modelWords(m[3]) !== wanted) continue;
+    // a requests-per-minute quota an account still lists is not enforced (bedrock.runtime-quotas-tokens-only)
     if (m[2] === 'tokens') found.tokensPerMinute ??= q;
-    else found.requestsPerMinute ??= q;
   }
   return found;
 }
 
-/** The rate limit the quotas give: whole numbers, at least 1; null when neither quota was found. */
+/** The rate limit the quota gives: a whole number, at least 1; null when no tokens-per-minute quota was found. */
 export function rateLimitOf(q: ModelQuotas): QuotaRateLimit | null {
-  const per = (quota?: ServiceQuota) =>
-    quota && quota.value >= 1 ? Math.min(Math.floor(quota.value), 1_000_000_000) : undefined;
-  const limit: QuotaRateLimit = {};
-  const tokens = per(q.tokensPerMinute);
-  const requests = per(q.requestsPerMinute);
-  if (requests !== undefined) limit.requests_per_minute = Math.min(requests, 10_000_000);
-  if (tokens !== undefined) limit.tokens_per_minute = tokens;
-  return requests === undefined && tokens === undefined ? null : limit;
+  const quota = q.tokensPerMinute;
+  return quota && quota.value >= 1 ? { tokens_per_minute: Math.min(Math.floor(quota.value), 1_000_000_000) } : null;
 }
 
 const SCOPE_TEXT: Record<QuotaScope, string> = {
@@ -142,12 +135,9 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** What was found for a model, in a sentence. */
 export function quotaNote(q: ModelQuotas, region: string): string {
-  const part = (what: string, quota?: ServiceQuota) =>
-    quota ? `${fmt(quota.value)} ${what}/min ("${quota.name}")` : `no ${what}-per-minute quota listed`;
-  return (
-    `${part('tokens', q.tokensPerMinute)}, ${part('requests', q.requestsPerMinute)} in ${region}, ` +
-    `${SCOPE_TEXT[q.scope]}`
-  );
+  const quota = q.tokensPerMinute;
+  const tokens = quota ? `${fmt(quota.value)} tokens/min ("${quota.name}")` : 'no tokens-per-minute quota listed';
+  return `${tokens} in ${region}, ${SCOPE_TEXT[q.scope]} (requests per minute are not enforced)`;
 }
 
 /** doctor --bedrock: each model's quotas, read once for all of them (one line each). */

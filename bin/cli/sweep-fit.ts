@@ -93,20 +93,17 @@ const limitText = (l: Partial<RateLimit>) =>
 async function defaultRateLimits(
   sweep: LoadedSweep,
   o: FitOptions,
+  deployed: ExperimentConfig | { error: string },
 ): Promise<{ sweep: LoadedSweep; rateLimits: RateLimitDefault[]; lines: string[] }> {
   const bedrockCells = sweep.cells.filter((c) => c.agent === 'bedrock' && c.model);
   if (bedrockCells.length === 0) return { sweep, rateLimits: [], lines: [] };
-  let deployed: ExperimentConfig;
-  try {
-    deployed = await (o.readConfig ?? (() => deployedConfig(o.region, o.parameterPrefix ?? '/ariadne')))();
-  } catch (err) {
+  if ('error' in deployed)
     // without them a default could override a limit set in Parameter Store (the run's input wins there)
     return {
       sweep,
       rateLimits: [],
-      lines: [`rate limits: none defaulted, the deployed parameters could not be read (${reason(err)})`],
+      lines: [`rate limits: none defaulted, the deployed parameters could not be read (${deployed.error})`],
     };
-  }
   const regionOf = (config: ExperimentConfigInput) => config.bedrock?.region ?? deployed.bedrock.region;
   const isSet = (config: ExperimentConfigInput, model: string) =>
     rateLimitFor(
@@ -167,15 +164,19 @@ export async function fitSweepToAccount(loaded: LoadedSweep, o: FitOptions): Pro
   const read = o.readAccount ?? lambdaAccountConcurrency(new LambdaClient({ region: o.region, maxAttempts: 2 }));
   const account = await read().catch((err: unknown) => ({ error: reason(err) }));
   const concurrency = capConcurrency(o.requested, account, o.region);
+  // the deployed default of a run without its own max_duration_minutes (unread: the code default counts)
+  const readConfig = o.readConfig ?? (() => deployedConfig(o.region, o.parameterPrefix ?? '/ariadne'));
+  const deployed = await readConfig().catch((err: unknown) => ({ error: reason(err) }));
   const duration = sweepDuration(
     loaded.runs.map((r) => r.cell.config),
     concurrency.maxConcurrency,
+    'error' in deployed ? undefined : deployed.max_duration_minutes,
   );
   if (!duration.fits) {
     const err = new SweepTooLongError(loaded.spec.sweep, duration, concurrency.maxConcurrency);
     throw new InvalidInputError('max_concurrency', concurrency.maxConcurrency, err.message);
   }
-  const limits = await defaultRateLimits(loaded, o);
+  const limits = await defaultRateLimits(loaded, o, deployed);
   return {
     sweep: limits.sweep,
     maxConcurrency: concurrency.maxConcurrency,

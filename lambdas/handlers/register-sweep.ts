@@ -73,9 +73,12 @@ export const registerSweepHandler =
       account,
       process.env.AWS_REGION,
     );
+    // the deployed default a run without its own max_duration_minutes gets from StartExperiment
+    const deployed = (await deps.parameters?.get())?.config.max_duration_minutes;
     const duration = sweepDuration(
       loaded.runs.map((r) => r.cell.config),
       concurrency.maxConcurrency,
+      typeof deployed === 'number' ? deployed : undefined,
     );
     // refused before anything is written
     if (!duration.fits) throw new SweepTooLongError(loaded.spec.sweep, duration, concurrency.maxConcurrency);
