@@ -269,7 +269,8 @@ const FACTS = {
       'output counted together. Read through a copy of the page; its last words are cut there.',
     notSimulated:
       "a quota the Service Quotas simulator lists is data; what a sweep defaults to from it is the CLI's " +
-      '(bin/cli/bedrock-quotas.ts reads this fact); the Bedrock simulator throttles only where a test sets a limit',
+      '(bin/cli/bedrock-quotas.ts takes the tokens-per-minute quota alone, citing this fact); the Bedrock ' +
+      'simulator throttles only where a test sets a limit',
   },
   'bedrock.thinking-min-budget-tokens': {
     service: 'Bedrock',

@@ -89,6 +89,8 @@ function synthesized(kind: 'definition' | 'template'): unknown {
   }
   const script = fileURLToPath(new URL('./synthesize-definition.ts', import.meta.url));
   const out = execFileSync(process.execPath, ['--import', 'tsx', script, kind], {
+    // `--import tsx` is resolved from the working directory: the package's own, wherever the CLI was started
+    cwd: fileURLToPath(new URL('../', import.meta.url)),
     encoding: 'utf8',
     maxBuffer: 64 * 2 ** 20,
     stdio: ['ignore', 'pipe', 'pipe'],

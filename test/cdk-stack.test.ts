@@ -687,7 +687,8 @@ describe('Parameter Store and least privilege', () => {
 
   it('parameters are readable under the prefix only, and decryptable through SSM only', () => {
     const ssm = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('ssm:')));
-    expect(ssm.length).toBe(3); // StartExperiment, InvokeOllamaAgent, InvokeBedrockAgent
+    // StartExperiment, InvokeOllamaAgent, InvokeBedrockAgent, and RegisterSweep (the deployed max_duration_minutes)
+    expect(ssm.length).toBe(4);
     for (const st of ssm) {
       expect(st.Action).toBe('ssm:GetParametersByPath');
       expect(JSON.stringify(st.Resource)).toMatch(/:parameter\/ariadne"\]\]\}.*:parameter\/ariadne\/\*/);
