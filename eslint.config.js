@@ -15,6 +15,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       'cdk.out/',
+      'dist/',
       'coverage/',
       'test-output/',
       'bench-output/',

@@ -152,7 +152,7 @@ const FACTS = {
       '1 year. If an execution runs for more than the 1-year maximum, it will fail with a `States.Timeout` error and ' +
       'emit a `ExecutionsTimedOut` CloudWatch metric.',
     note: 'A year read as 365 days.',
-    notSimulated: 'no rehearsal runs for a year; state-machine/sweep-capacity.ts refuses a sweep that could',
+    notSimulated: 'no rehearsal runs for a year; lambdas/sweeps/sweep-capacity.ts refuses a sweep that could',
   },
   'sfn.max-map-run-child-executions': {
     service: 'Step Functions',

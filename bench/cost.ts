@@ -10,12 +10,12 @@
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { TASKS } from '../state-machine/tasks.ts';
+import { TASKS } from '../lambdas/machine/tasks.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 import { ASSUMPTIONS, PRICES } from './prices.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
-import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
+import { MAX_HISTORY_EVENTS } from '../lambdas/machine/history-events.ts';
 import { DEFAULT_OBSERVABILITY, LOG_RETENTION } from '../lib/observability.ts';
 import { observabilityCost, type ObservedRun } from './observability-cost.ts';
 

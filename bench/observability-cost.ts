@@ -81,7 +81,7 @@ export function stateMachineBytesPerEvent(executionArn: string): number {
 export interface ObservedRun {
   /** The run's execution ARNs (continue-as-new makes several). */
   executionArns: string[];
-  /** AWS history events, all executions (state-machine/history-events.ts). */
+  /** AWS history events, all executions (lambdas/machine/history-events.ts). */
   historyEvents: number;
   /** Events an ERROR-level log keeps: failed and retried states, failed, timed-out or aborted executions. */
   errorEvents: number;

@@ -10,6 +10,7 @@ import { mutationBench } from './mutation.ts';
 import { rehearsalBench } from './rehearsal.ts';
 import { resultsAwsBench } from './results-aws.ts';
 import { viewerBench } from './viewer.ts';
+import { cliStartupBench } from './cli-startup.ts';
 
 await engineBench();
 console.log('');
@@ -24,6 +25,8 @@ console.log('');
 await replayBench();
 console.log('');
 await viewerBench();
+console.log('');
+await cliStartupBench();
 console.log('');
 await loadBench();
 console.log('');

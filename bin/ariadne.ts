@@ -11,9 +11,11 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-warnIfOldNode();
 try {
-  await buildProgram().parseAsync(process.argv);
+  // said when a command runs, not for its help or the version (the compiled start-up answers those without it)
+  await buildProgram()
+    .hook('preAction', () => warnIfOldNode())
+    .parseAsync(process.argv);
 } catch (err) {
   process.exitCode = printError(err);
 }

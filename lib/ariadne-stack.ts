@@ -18,15 +18,16 @@ import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { DATABASE_NAME, ExperimentDatabase } from './database.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { AriadneParameters } from './parameters.ts';
+import { OUTPUT_KEYS } from './stack-outputs.ts';
 import { Monitoring } from './monitoring.ts';
-import { STATES, type TaskState } from '../state-machine/states.ts';
+import { STATES, type TaskState } from '../lambdas/machine/states.ts';
 import type { Construct } from 'constructs';
 import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
 import { configureObservability, LOG_RETENTION, type StateMachineLogLevel } from './observability.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
 import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
-import { TASKS } from '../state-machine/tasks.ts';
+import { TASKS } from '../lambdas/machine/tasks.ts';
 import { REGISTER_SWEEP_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
 import { bedrockInvokeStatements } from './bedrock.ts';
 
@@ -164,7 +165,7 @@ export class AriadneStack extends Stack {
       fn.addToRolePolicy(sendTaskSuccessStatement());
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
-      // only the handlers that touch the database (state-machine/tasks.ts; their timeouts cover its retry budget)
+      // only the handlers that touch the database (lambdas/machine/tasks.ts; their timeouts cover its retry budget)
       if (TASKS[state].database) database.grantDataApi(fn);
     database.grantDataApi(failures.finalizer);
     database.grantDataApi(registerSweep);
@@ -184,28 +185,28 @@ export class AriadneStack extends Stack {
       functions: this.node.findAll().filter((c): c is LambdaFunction => c instanceof LambdaFunction),
       databaseSecret: database.cluster.node.findChild('Secret'),
     });
-    new CfnOutput(this, 'SweepStateMachineArn', {
+    new CfnOutput(this, OUTPUT_KEYS.sweepStateMachineArn, {
       value: this.sweeps.stateMachine.stateMachineArn,
       description: 'ariadne sweep FILE --aws --state-machine-arn',
     });
-    new CfnOutput(this, 'SweepBucketName', {
+    new CfnOutput(this, OUTPUT_KEYS.sweepBucketName, {
       value: this.sweeps.bucket.bucketName,
       description: 'ariadne sweep FILE --aws --bucket (where run lists are uploaded)',
     });
-    new CfnOutput(this, 'StateMachineArn', {
+    new CfnOutput(this, OUTPUT_KEYS.stateMachineArn, {
       value: this.experiments.stateMachine.stateMachineArn,
       description: 'ariadne launch --state-machine-arn',
     });
     // What `aws rds-data execute-statement --resource-arn ... --secret-arn ... --database ... --sql ...` needs.
-    new CfnOutput(this, 'DatabaseClusterArn', {
+    new CfnOutput(this, OUTPUT_KEYS.databaseClusterArn, {
       value: database.cluster.clusterArn,
       description: 'aws rds-data execute-statement --resource-arn',
     });
-    new CfnOutput(this, 'DatabaseSecretArn', {
+    new CfnOutput(this, OUTPUT_KEYS.databaseSecretArn, {
       value: database.secret.secretArn,
       description: 'aws rds-data execute-statement --secret-arn (username and password, Secrets Manager)',
     });
-    new CfnOutput(this, 'DatabaseName', {
+    new CfnOutput(this, OUTPUT_KEYS.databaseName, {
       value: DATABASE_NAME,
       description: 'aws rds-data execute-statement --database',
     });

@@ -22,8 +22,8 @@ import {
   TURN_TIMEOUT_RETRY,
   type RetrySchedule,
   type TaskState,
-} from '../state-machine/states.ts';
-import { turnReserveSeconds } from '../state-machine/tasks.ts';
+} from '../lambdas/machine/states.ts';
+import { turnReserveSeconds } from '../lambdas/machine/tasks.ts';
 import { stateMachineLogs, tracingEnabled } from './observability.ts';
 
 /**

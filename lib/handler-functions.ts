@@ -7,8 +7,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SubnetType, type ISecurityGroup, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import type { TaskState } from '../state-machine/states.ts';
-import { HANDLERS_DIR, TASKS } from '../state-machine/tasks.ts';
+import type { TaskState } from '../lambdas/machine/states.ts';
+import { HANDLERS_DIR, TASKS } from '../lambdas/machine/tasks.ts';
 import { LAMBDA_LOG_LEVELS, lambdaTracing, LOG_RETENTION } from './observability.ts';
 
 const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));

@@ -1,7 +1,7 @@
 // Parameter Store defaults under one prefix, created by the stack: every
 // experiment config default and the built-in prompt versions. Secrets (the
 // Ollama API key) are SecureStrings the user creates under <prefix>/secrets/
-// (CloudFormation cannot create SecureStrings); the README says how.
+// (CloudFormation cannot create SecureStrings); docs/settings.md says how.
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { StringListParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';

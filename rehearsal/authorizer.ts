@@ -3,45 +3,21 @@
 // the calls the server derived from the request (iam.ts), and, if not, the AccessDenied reply in the protocol's
 // own format, so the SDK in the calling bundle raises the exception it would raise on AWS. Every decision is
 // counted for the rehearsal's table (issue 17).
-import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
+import {
+  accessDeniedReply,
+  invalidKeyReply,
+  type AuthorizationResult,
+  type AwsCall,
+  type AwsProtocol,
+  type CallerIdentity,
+  type Denial,
+  type RequestAuthorization,
+  type RequestScope,
+  type SimulatedDecision,
+} from '../simulators/authorization.ts';
 import { SimulationInputError, type Decision, type IamModel } from './iam.ts';
-
-/** The wire protocols of the simulated services: SSM (JSON 1.1), Step Functions (JSON 1.0), Data API and Bedrock
- * Runtime (REST-JSON), S3 (REST-XML), CloudFormation (query: form-encoded requests, XML replies). */
-export type AwsProtocol = 'json-1.0' | 'json-1.1' | 'rest-json' | 'rest-xml' | 'query';
-
-/** One authorization a request needs (some need two: the Data API also reads the secret as the caller). */
-export interface AwsCall {
-  action: string;
-  resource: string;
-  context?: Record<string, string | string[]>;
-}
-
-/** What a server needs to build ARNs for the request: the signer's Region and the account of the fake stack. */
-export interface RequestScope {
-  accessKeyId: string;
-  region: string;
-  service: string;
-  account: string;
-  partition: string;
-}
-
-export interface DeniedReply {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-export interface Denial {
-  principal: string;
-  action: string;
-  resource: string;
-  explanation: string;
-}
-
-export type AuthorizationResult = { ok: true; principal: string } | { ok: false; reply: DeniedReply; denial: Denial };
 
 /** SigV4: `AWS4-HMAC-SHA256 Credential=AKIA.../20251123/eu-west-1/ssm/aws4_request, SignedHeaders=..., ...`. */
 const CREDENTIAL = /Credential=([A-Z0-9]+)\/\d{8}\/([a-z0-9-]+)\/([a-z0-9-]+)\/aws4_request/;
@@ -54,7 +30,7 @@ function signatureScope(
   return m ? { accessKeyId: m[1], region: m[2], service: m[3] } : undefined;
 }
 
-export class RequestAuthorizer {
+export class RequestAuthorizer implements RequestAuthorization {
   /** principal -> action -> requests that needed it (allowed and denied). */
   readonly counts = new Map<string, Map<string, number>>();
   readonly denials: Denial[] = [];
@@ -205,80 +181,24 @@ export class RequestAuthorizer {
     return decision;
   }
 
+  get partition(): string {
+    return this.model.values.env.partition;
+  }
+
+  callerIdentity(principal: string): CallerIdentity | undefined {
+    const p = this.model.principals.find((x) => x.logicalId === principal);
+    return p && { arn: p.roleArn, accessKeyId: p.accessKeyId };
+  }
+
+  async simulate(policySourceArn: string, action: string, resource: string): Promise<SimulatedDecision | undefined> {
+    const source = this.model.principals.find((p) => p.roleArn === policySourceArn);
+    if (!source) return undefined;
+    const d = await this.model.authorize({ principal: source.logicalId, action, resource });
+    return d.allowed ? 'allowed' : /explicitly denied/.test(d.explanation) ? 'explicitDeny' : 'implicitDeny';
+  }
+
   /** The counts as a plain object: principal -> action -> count. */
   summary(): Record<string, Record<string, number>> {
     return Object.fromEntries([...this.counts].map(([p, actions]) => [p, Object.fromEntries(actions)]));
   }
-}
-
-const requestId = () => randomBytes(16).toString('hex');
-
-const xmlEscape = (s: string) =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** An error's code per protocol family: the JSON protocols' type, S3's Code, a query protocol service's Code. */
-interface ErrorCodes {
-  json: string;
-  s3: string;
-  query: string;
-}
-
-function errorReply(protocol: AwsProtocol, codes: ErrorCodes, message: string): DeniedReply {
-  const type = codes.json;
-  const id = requestId();
-  switch (protocol) {
-    case 'json-1.0':
-    case 'json-1.1':
-      // The AWS JSON protocols carry the error type in the body's __type (HTTP 400).
-      return {
-        status: 400,
-        headers: { 'content-type': `application/x-amz-json-${protocol.slice(5)}`, 'x-amzn-requestid': id },
-        body: JSON.stringify({ __type: type, message }),
-      };
-    case 'rest-json':
-      return {
-        status: 403,
-        headers: { 'content-type': 'application/json', 'x-amzn-errortype': type, 'x-amzn-requestid': id },
-        body: JSON.stringify({ message }),
-      };
-    case 'rest-xml':
-      return {
-        status: 403,
-        headers: { 'content-type': 'application/xml', 'x-amz-request-id': id },
-        body:
-          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${codes.s3}</Code>` +
-          `<Message>${xmlEscape(message)}</Message><RequestId>${id}</RequestId></Error>`,
-      };
-    case 'query':
-      // <ErrorResponse><Error><Type>Sender</Type><Code>... with HTTP 403: CloudFormation's denial of DescribeStacks
-      // reaches the JS SDK as AccessDenied, httpStatusCode 403 (github.com/anomalyco/sst/issues/3006); an unknown key
-      // is InvalidClientTokenId, 403 ("Common Errors", CloudFormation API Reference).
-      return queryErrorReply(403, codes.query, message, id);
-  }
-}
-
-/** An error of a query protocol service: the Error element inside ErrorResponse (CloudFormation's namespace). */
-export function queryErrorReply(status: number, code: string, message: string, id = requestId()): DeniedReply {
-  return {
-    status,
-    headers: { 'content-type': 'text/xml', 'x-amzn-requestid': id },
-    body:
-      `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type>` +
-      `<Code>${code}</Code><Message>${xmlEscape(message)}</Message></Error>` +
-      `<RequestId>${id}</RequestId></ErrorResponse>`,
-  };
-}
-
-/** AccessDeniedException (S3 and query protocol services: AccessDenied) in the protocol's format. */
-export function accessDeniedReply(protocol: AwsProtocol, message: string): DeniedReply {
-  return errorReply(protocol, { json: 'AccessDeniedException', s3: 'AccessDenied', query: 'AccessDenied' }, message);
-}
-
-/** A key AWS does not know: UnrecognizedClientException (S3: InvalidAccessKeyId; query: InvalidClientTokenId). */
-function invalidKeyReply(protocol: AwsProtocol): DeniedReply {
-  return errorReply(
-    protocol,
-    { json: 'UnrecognizedClientException', s3: 'InvalidAccessKeyId', query: 'InvalidClientTokenId' },
-    'The security token included in the request is invalid.',
-  );
 }

@@ -9,7 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { AssemblyFunction } from './cloud-assembly.ts';
-import { lambdaUnknownCause } from '../state-machine/task-errors.ts';
+import { lambdaUnknownCause } from '../lambdas/machine/task-errors.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 const BOOTSTRAP = fileURLToPath(new URL('./lambda-bootstrap.mjs', import.meta.url));
@@ -338,7 +338,7 @@ export class LambdaProcess {
  * and function timeouts" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html).
  * Not Sandbox.Timedout: Lambda documents that name for a timeout in the Init phase ("Lambda: Function times out
  * during Init phase (Sandbox.Timedout)", https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html).
- * The Cause is what executions record for it (state-machine/task-errors.ts).
+ * The Cause is what executions record for it (lambdas/machine/task-errors.ts).
  */
 export function functionTimeout(requestId: string, timeoutSeconds: number): InvokeResult {
   const payload = {

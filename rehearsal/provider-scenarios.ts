@@ -1,7 +1,7 @@
 // Scenarios of the model providers: an Ollama server a Lambda can reach, and a
 // Bedrock that stops answering in time, once and then for good.
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
-import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../state-machine/states.ts';
+import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../lambdas/machine/states.ts';
 
 /** The Retry waits of the provider Tasks, shortened (PROVIDER_RETRY waits 30 s, then 60 s, on AWS). */
 const SHORT_RETRIES = { [STATES.InvokeBedrockAgent]: 50, [STATES.InvokeOllamaAgent]: 50 };

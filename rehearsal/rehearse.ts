@@ -8,7 +8,7 @@
 // scenario whose database rows are wrong fails the rehearsal.
 import { migrate, startWorld, type QuotaViolation, type RehearsalOptions } from './world.ts';
 import { SCENARIOS } from './scenarios.ts';
-import type { Denial } from './authorizer.ts';
+import type { Denial } from '../simulators/authorization.ts';
 import { SWEEP_NOTES } from './scenario-sweep.ts';
 import { RESEARCHER_NOTES } from './scenario-researcher.ts';
 

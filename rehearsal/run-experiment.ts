@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { machineOf, payloadCheck, type World } from './world.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { runLocalExecution, type LocalRunOptions, type LocalRunResult } from '../state-machine/local-runner.ts';
-import type { TaskState } from '../state-machine/states.ts';
+import type { TaskState } from '../lambdas/machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
 import { fact } from '../aws-facts/facts.ts';
 

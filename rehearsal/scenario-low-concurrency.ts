@@ -5,11 +5,11 @@
 // started asking for more than the account has (as a launch by hand, or an account that shrank since, would), and
 // RegisterSweep's bundle, reading the account itself with its own grant, caps the Map: it runs capped and completes,
 // and the emulated Map counts its peak in flight against the account's concurrency (a quota of the rehearsal's).
-import { researcherPolicy } from '../bin/cli/researcher-policy.ts';
+import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { fitSweepToAccount } from '../bin/cli/sweep-fit.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { sweepConcurrencyCap } from '../state-machine/sweep-capacity.ts';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { sweepConcurrencyCap } from '../lambdas/sweeps/sweep-capacity.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { emulateSweep } from './scenario-sweep.ts';
 import { stackOutputsOf } from './stack-outputs.ts';
 import type { World } from './world.ts';

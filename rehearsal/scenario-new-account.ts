@@ -4,7 +4,7 @@
 // (the administrator below, not the stack's Bedrock role) starts one with its first call. The administrator's
 // activation is `ariadne doctor --aws --bedrock`'s Bedrock check (bin/cli/doctor-bedrock.ts), run as that identity.
 import { newSimAccount, setUpSimAccount } from '../simulators/bedrock-catalog.ts';
-import { bedrockChecks } from '../bin/cli/doctor-bedrock.ts';
+import { bedrockChecks } from '../bin/cli/doctor/bedrock.ts';
 import { experiment, runExperimentMachine, toGoal, type Scenario } from './run-experiment.ts';
 import type { World } from './world.ts';
 import { withProcessEnv } from './process-env.ts';

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { researcherPolicy } from '../bin/cli/researcher-policy.ts';
+import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { runAriadne, serveAriadne } from './ariadne-process.ts';
 import { researcherEnv, stackOutputsOf, stackServer } from './stack-outputs.ts';
 import { IdentitySim } from '../simulators/identity-sim.ts';

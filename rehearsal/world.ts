@@ -21,7 +21,7 @@ import { ServiceQuotasSim } from '../simulators/service-quotas-sim.ts';
 import { networkInterfaces } from 'node:os';
 import pg from 'pg';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { TASK_STATES, type TaskState } from '../state-machine/states.ts';
+import { TASK_STATES, type TaskState } from '../lambdas/machine/states.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
 import { fact } from '../aws-facts/facts.ts';
 

@@ -4,7 +4,7 @@
 // authorizer, IAM authorization of each request against the signing function's role.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';
 import { onBody } from './aws-query-server.ts';
 
 export interface AwsJsonReply {
@@ -20,7 +20,7 @@ export abstract class AwsJsonServer {
     private readonly jsonVersion: '1.0' | '1.1',
     private readonly errorTypePrefix = '',
     /** When set, each signed request is authorized (calls()) before it is answered; a denial answers instead. */
-    private readonly authorizer?: RequestAuthorizer,
+    private readonly authorizer?: RequestAuthorization,
   ) {}
 
   /** Answers one operation (target without the service prefix is the caller's business); `principal`: who signed

@@ -4,7 +4,7 @@
 // answered (a denial answers instead).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { queryErrorReply, type AwsCall, type RequestAuthorizer, type RequestScope } from '../rehearsal/authorizer.ts';
+import { queryErrorReply, type AwsCall, type RequestAuthorization, type RequestScope } from './authorization.ts';
 
 export interface QueryReply {
   status: number;
@@ -29,7 +29,7 @@ export abstract class AwsQueryServer {
   readonly requests: Array<{ params: Record<string, string>; headers: Record<string, unknown>; service?: string }> = [];
   private server: Server | null = null;
 
-  constructor(protected readonly authorizer?: RequestAuthorizer) {}
+  constructor(protected readonly authorizer?: RequestAuthorization) {}
 
   /** The IAM authorizations AWS makes for the request (none: nothing to authorize). */
   protected abstract calls(params: Record<string, string>, scope: RequestScope): AwsCall[];

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
-import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import type { RequestAuthorization } from './authorization.ts';
 import { tokensOf } from './sim-player.ts';
 import { SimPromptCache } from './bedrock-prompt-cache.ts';
 import { fact } from '../aws-facts/facts.ts';
@@ -64,7 +64,7 @@ type Block = {
 
 export class BedrockSim extends SimServer {
   protected override readonly http2 = true;
-  private readonly authorizer?: RequestAuthorizer;
+  private readonly authorizer?: RequestAuthorization;
   /** What the service keeps between calls for prompt caching; its clock can be moved by tests. */
   readonly promptCache = new SimPromptCache();
   /** The signatures of the reasoning this simulator gave: only those come back valid. */
@@ -74,10 +74,10 @@ export class BedrockSim extends SimServer {
   account: SimAccount;
 
   /**
-   * `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorizer).
+   * `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorization).
    * `account`: a new account's state (newSimAccount) instead of one already set up.
    */
-  constructor(opts: SimOptions & { authorizer?: RequestAuthorizer; account?: SimAccount } = {}) {
+  constructor(opts: SimOptions & { authorizer?: RequestAuthorization; account?: SimAccount } = {}) {
     super(opts);
     this.authorizer = opts.authorizer;
     this.account = opts.account ?? setUpSimAccount();

@@ -9,7 +9,7 @@
 // Given a rehearsal authorizer, each signed request is authorized as cloudformation:DescribeStacks on the stack's
 // ARN, resource type "stack" (arn:...:cloudformation:REGION:ACCOUNT:stack/NAME/ID, Service Authorization Reference).
 import { randomUUID } from 'node:crypto';
-import { queryErrorReply, type AwsCall, type RequestAuthorizer, type RequestScope } from '../rehearsal/authorizer.ts';
+import { queryErrorReply, type AwsCall, type RequestAuthorization, type RequestScope } from './authorization.ts';
 import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';
 
 export interface SimStack {
@@ -34,7 +34,7 @@ const element = (name: string, value: string) => `<${name}>${xmlEscape(value)}</
 export class CloudFormationSim extends AwsQueryServer {
   readonly stacks: Array<Required<SimStack>> = [];
 
-  constructor(stacks: SimStack[] = [], opts: { authorizer?: RequestAuthorizer } = {}) {
+  constructor(stacks: SimStack[] = [], opts: { authorizer?: RequestAuthorization } = {}) {
     super(opts.authorizer);
     for (const s of stacks) this.addStack(s);
   }

@@ -10,7 +10,7 @@
 // Requests are POST / form-encoded with SigV4; each operation is answered only on its own service's endpoint (the
 // credential scope names the service), as two AWS endpoints would. Decisions come from the rehearsal's IamModel.
 import { randomUUID } from 'node:crypto';
-import { queryErrorReply, type AwsCall, type RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import { queryErrorReply, type AwsCall, type RequestAuthorization } from './authorization.ts';
 import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';
 
 const STS_NAMESPACE = 'https://sts.amazonaws.com/doc/2011-06-15/';
@@ -34,7 +34,7 @@ export class IdentitySim extends AwsQueryServer {
    * (AccessDenied) rather than answered with a decision nobody evaluated.
    */
   constructor(
-    authorizer?: RequestAuthorizer,
+    authorizer?: RequestAuthorization,
     private readonly anonymousCaller = 'arn:aws:iam::123456789012:user/researcher',
   ) {
     super(authorizer);
@@ -58,8 +58,8 @@ export class IdentitySim extends AwsQueryServer {
           `<ResponseMetadata>${element('RequestId', randomUUID())}</ResponseMetadata></${action}Response>`,
       );
     if (service === 'sts' && params.Action === 'GetCallerIdentity') {
-      const p = this.authorizer && caller ? this.authorizer.model.principal(caller) : undefined;
-      const arn = p ? p.roleArn : this.anonymousCaller;
+      const p = this.authorizer && caller ? this.authorizer.callerIdentity(caller) : undefined;
+      const arn = p ? p.arn : this.anonymousCaller;
       return wrap(
         STS_NAMESPACE,
         'GetCallerIdentity',
@@ -76,14 +76,13 @@ export class IdentitySim extends AwsQueryServer {
           `User: ${this.anonymousCaller} is not authorized to perform: iam:SimulatePrincipalPolicy ` +
             '(this server was given no IAM policies to simulate)',
         );
-      const model = this.authorizer.model;
+      const authorizer = this.authorizer;
       const actions = listParam(params, 'ActionNames');
       const resources = listParam(params, 'ResourceArns');
       if (!params.PolicySourceArn || actions.length === 0)
         return queryErrorReply(400, 'ValidationError', 'PolicySourceArn and ActionNames are required');
-      const source = model.principals.find((p) => p.roleArn === params.PolicySourceArn);
-      if (!source)
-        return queryErrorReply(
+      const notFound = () =>
+        queryErrorReply(
           404,
           'NoSuchEntity',
           `The user, group or role with name ${params.PolicySourceArn.split('/').pop()} cannot be found.`,
@@ -91,12 +90,8 @@ export class IdentitySim extends AwsQueryServer {
       const members: string[] = [];
       for (const action of actions)
         for (const resource of resources.length ? resources : ['*']) {
-          const d = await model.authorize({ principal: source.logicalId, action, resource });
-          const decision = d.allowed
-            ? 'allowed'
-            : /explicitly denied/.test(d.explanation)
-              ? 'explicitDeny'
-              : 'implicitDeny';
+          const decision = await authorizer.simulate(params.PolicySourceArn, action, resource);
+          if (!decision) return notFound();
           members.push(
             `<member>${element('EvalActionName', action)}${element('EvalResourceName', resource)}` +
               `${element('EvalDecision', decision)}</member>`,

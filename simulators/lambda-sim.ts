@@ -7,7 +7,7 @@
 // authorizer, each request is authorized as lambda:GetAccountSettings on "*" (the action has no resource type).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import type { RequestAuthorization } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 export interface SimLambdaAccount {
@@ -28,10 +28,10 @@ export class LambdaSim {
   readonly requests: Array<{ method: string; path: string; principal?: string }> = [];
   /** What GetAccountSettings answers: settable, a new account's or a grown one's. */
   account: SimLambdaAccount;
-  private readonly authorizer?: RequestAuthorizer;
+  private readonly authorizer?: RequestAuthorization;
   private server: Server | null = null;
 
-  constructor(opts: { authorizer?: RequestAuthorizer; account?: SimLambdaAccount } = {}) {
+  constructor(opts: { authorizer?: RequestAuthorization; account?: SimLambdaAccount } = {}) {
     this.authorizer = opts.authorizer;
     this.account = opts.account ?? { ...DEFAULT_LAMBDA_ACCOUNT };
   }

@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import type { Database } from '../lambdas/store/database.ts';
-import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorization } from './authorization.ts';
 import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
 import { SESSION_SETTINGS } from '../lambdas/store/column-values.ts';
 import { fact } from '../aws-facts/facts.ts';
@@ -88,7 +88,7 @@ interface Options {
   /** A call running longer answers StatementTimeoutException (AWS: 45 s). */
   statementTimeoutMs?: number;
   /** The rehearsal's IAM check of each signed request (none: every signed request is authorized). */
-  authorizer?: RequestAuthorizer;
+  authorizer?: RequestAuthorization;
 }
 
 /** The IAM action of each Data API operation (Service Authorization Reference for rds-data: resource "cluster"). */

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';
 
 /**
  * Object operations are authorized on the object ARN, arn:aws:s3:::bucket/key (resource type "object"), with
@@ -38,7 +38,7 @@ export class S3Sim {
   private server: Server | null = null;
 
   /** `authorizer`: the rehearsal's IAM check of each signed request (none: every signed request is allowed). */
-  constructor(private readonly opts: { authorizer?: RequestAuthorizer } = {}) {}
+  constructor(private readonly opts: { authorizer?: RequestAuthorization } = {}) {}
 
   /** Stores an object as PutObject does (also for callers that are no principal of the template). */
   put(bucket: string, key: string, bytes: Buffer, contentType?: string): S3Object {
@@ -135,8 +135,8 @@ export class S3Sim {
   private async mayList(principal: string | undefined, bucket: string): Promise<boolean> {
     const authorizer = this.opts.authorizer;
     if (!authorizer || !principal) return true;
-    const partition = authorizer.model.values.env.partition;
-    return authorizer.allows(principal, { action: 's3:ListBucket', resource: `arn:${partition}:s3:::${bucket}` });
+    const resource = `arn:${authorizer.partition}:s3:::${bucket}`;
+    return authorizer.allows(principal, { action: 's3:ListBucket', resource });
   }
 
   async close(): Promise<void> {

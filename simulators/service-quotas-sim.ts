@@ -9,7 +9,7 @@
 // Its quotas are settable; by default Bedrock's for the stack's default models, named as AWS names them (Request an
 // increase for Amazon Bedrock quotas, https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html).
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 export interface SimQuota {
@@ -38,7 +38,7 @@ export const DEFAULT_SIM_QUOTAS: SimQuota[] = [
 export class ServiceQuotasSim extends AwsJsonServer {
   constructor(
     public quotas: SimQuota[] = DEFAULT_SIM_QUOTAS.map((q) => ({ ...q })),
-    opts: { authorizer?: RequestAuthorizer } = {},
+    opts: { authorizer?: RequestAuthorization } = {},
   ) {
     super('1.1', '', opts.authorizer);
   }

@@ -6,7 +6,7 @@
 // waiting Task (issueTaskToken) and closed by the first send.
 import { randomBytes } from 'node:crypto';
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
-import type { AwsCall, RequestAuthorizer } from '../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorization } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 /** How a waiting Task's token was answered. */
@@ -46,7 +46,7 @@ export class SfnSim extends AwsJsonServer {
   readonly executions = new Map<string, Execution>();
   private readonly tokens = new Map<string, TaskToken>();
 
-  constructor(opts: { authorizer?: RequestAuthorizer } = {}) {
+  constructor(opts: { authorizer?: RequestAuthorization } = {}) {
     super('1.0', 'com.amazonaws.swf.service.v2.model#', opts.authorizer);
   }
 

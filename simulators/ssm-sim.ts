@@ -2,7 +2,7 @@
 // pages of at most MaxResults (MAX_RESULTS) with NextToken, SecureStrings returned as
 // ciphertext unless WithDecryption is true.
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
-import type { AwsCall, RequestAuthorizer, RequestScope } from '../rehearsal/authorizer.ts';
+import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 const MAX_RESULTS = fact('ssm.get-parameters-by-path-max-results').value;
@@ -16,7 +16,7 @@ export interface SimParameter {
 export class SsmSim extends AwsJsonServer {
   constructor(
     public parameters: SimParameter[] = [],
-    opts: { authorizer?: RequestAuthorizer } = {},
+    opts: { authorizer?: RequestAuthorization } = {},
   ) {
     super('1.1', '', opts.authorizer);
   }

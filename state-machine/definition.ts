@@ -110,7 +110,8 @@ function synthesized(kind: 'definition' | 'template'): unknown {
 function definitionInputsHash(): string {
   const hash = createHash('sha256');
   const root = new URL('../', import.meta.url);
-  for (const dir of ['lib/', 'state-machine/']) {
+  // the stack, the machines' vocabulary (states, tasks, contracts), the sweep rules, and this folder
+  for (const dir of ['lib/', 'lambdas/machine/', 'lambdas/sweeps/', 'state-machine/']) {
     const path = fileURLToPath(new URL(dir, root));
     for (const name of readdirSync(path)
       .filter((f) => f.endsWith('.ts'))

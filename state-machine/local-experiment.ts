@@ -13,8 +13,8 @@ import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
-import { STATES } from './states.ts';
-import { loopLimits, providerOf, type StartExecutionInput } from './contracts.ts';
+import { STATES } from '../lambdas/machine/states.ts';
+import { loopLimits, providerOf, type StartExecutionInput } from '../lambdas/machine/contracts.ts';
 import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
 
 export interface ExperimentSummary {
@@ -187,7 +187,7 @@ export interface LocalExperimentResult {
   output: unknown;
   events: number;
   executions: string[];
-  /** AWS history events per execution (state-machine/history-events.ts). */
+  /** AWS history events per execution (lambdas/machine/history-events.ts). */
   historyEvents: number[];
 }
 

@@ -4,10 +4,10 @@ import './promise-polyfill.ts';
 import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
-import { TASKS, HANDLERS_DIR } from './tasks.ts';
-import { historyEventsOf } from './history-events.ts';
+import { TASKS, HANDLERS_DIR } from '../lambdas/machine/tasks.ts';
+import { historyEventsOf } from '../lambdas/machine/history-events.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from './states.ts';
+import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from '../lambdas/machine/states.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
 

@@ -10,8 +10,8 @@ import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { resumeInput, runLocalExperiment } from './local-experiment.ts';
-import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from './sweep-spec.ts';
-import { registerSweep } from './sweep-registry.ts';
+import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
+import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 
 class SweepBusyError extends Error {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { newSimAccount, setUpSimAccount } from '../simulators/bedrock-catalog.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { diagnoseBedrockAccess } from '../lambdas/providers/llm/bedrock-access.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { lookupModel, MODEL_TABLE } from '../lambdas/config/model-table.ts';

@@ -19,7 +19,7 @@ import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import type { CfnTemplate } from '../lib/template-values.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 
 const q = (name: string, value: number, code = name): ServiceQuota => ({ name, code, value });

@@ -2,8 +2,8 @@
 // database's retry budget, CheckProgress never opens it, and a model call
 // with its retries fits the turn Lambda that makes it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { STATES, TASK_STATES } from '../state-machine/states.ts';
-import { TASKS } from '../state-machine/tasks.ts';
+import { STATES, TASK_STATES } from '../lambdas/machine/states.ts';
+import { TASKS } from '../lambdas/machine/tasks.ts';
 import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS, MODEL_CALL_BUDGET_MS } from '../lambdas/config/budgets.ts';
 import { modelCallWorstCaseMs, DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { resolveConfig, startExperiment, type StartStore } from '../lambdas/engine/experiment.ts';

@@ -7,7 +7,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AriadneParameters, PARAMETER_CHAINS } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { EXPERIMENT_MAX_LIFE, SWEEP_OBJECT_EXPIRY, SWEEP_STATES, SWEEP_TIMEOUT } from '../lib/sweep-state-machine.ts';
-import { RESULTS_PREFIX, RUNS_PREFIX } from '../state-machine/sweep-machine-input.ts';
+import { RESULTS_PREFIX, RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
 import {
   aslRetry,
   EXECUTION_ALREADY_EXISTS_ERRORS,
@@ -18,8 +18,8 @@ import {
   STATES,
   TASK_STATES,
   TRANSIENT_ERRORS,
-} from '../state-machine/states.ts';
-import { TASKS, turnReserveSeconds } from '../state-machine/tasks.ts';
+} from '../lambdas/machine/states.ts';
+import { TASKS, turnReserveSeconds } from '../lambdas/machine/tasks.ts';
 import {
   DATABASE_RETRY_BUDGET_MS,
   DATABASE_WORK_MARGIN_MS,
@@ -267,7 +267,7 @@ describe('experiment state machine', () => {
     });
   });
 
-  it('each Task invokes a function whose timeout is the budget in state-machine/tasks.ts', () => {
+  it('each Task invokes a function whose timeout is the budget in lambdas/machine/tasks.ts', () => {
     const s = def.States as Record<string, Record<string, any>>;
     const functions = template.findResources('AWS::Lambda::Function');
     for (const name of TASK_STATES) {

@@ -1,7 +1,7 @@
-// The exit-code contract (README, `ariadne --help`): 0 success, 1 the work ran and some of it failed, 2 bad input
-// or a lookup that found nothing, 3 an environment problem. Each command and outcome runs the real CLI in a child
-// process, with the embedded database (the default a new user gets), with DATABASE_URL, and against a local
-// Step Functions endpoint for the AWS commands.
+// The exit-code contract (docs/getting-started.md, `ariadne --help`): 0 success, 1 the work ran and some of it
+// failed, 2 bad input or a lookup that found nothing, 3 an environment problem. Each command and outcome runs the
+// real CLI in a child process, with the embedded database (the default a new user gets), with DATABASE_URL, and
+// against a local Step Functions endpoint for the AWS commands.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -139,7 +139,7 @@ describe('the commands that need no database', () => {
     expectExit(await ariadne('embedded', ['mazes']), 0);
     expectExit(await ariadne('embedded', ['maze', '--maze', 'spiral', '--size', '11']), 0);
     expectExit(await ariadne('embedded', ['maze', '--maze', 'perfect', '--size', '10']), 2);
-    expectExit(await ariadne('embedded', ['workflow', 'workflows/observe-plan-act.yaml']), 0);
+    expectExit(await ariadne('embedded', ['workflow', 'examples/workflows/observe-plan-act.yaml']), 0);
     expectExit(await ariadne('embedded', ['workflow', join(dir, 'missing.yaml')]), 2);
     expectExit(await ariadne('embedded', ['sim', 'ollama', '--faults', 'teapot']), 2);
     expectExit(await ariadne('embedded', ['--version']), 0);

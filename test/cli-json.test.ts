@@ -197,7 +197,7 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
   ['sql', () => ['sql', 'SELECT 2 + 3 AS five'], (j) => expect(j).toEqual([{ five: 5 }])],
   [
     'workflow',
-    () => ['workflow', join(ROOT, 'workflows', 'observe-plan-act.yaml')],
+    () => ['workflow', join(ROOT, 'examples', 'workflows', 'observe-plan-act.yaml')],
     (j) => expect(j).toMatchObject({ valid: true, workflow: 'observe_plan_act', states: ['observe', 'plan', 'act'] }),
   ],
   [

@@ -144,7 +144,7 @@ describe('LLM providers from the command line', () => {
     '--workflow runs a workflow file as the prompt; ariadne workflow checks one and names the YAML ' +
       'path of a problem',
     async () => {
-      const sample = join(ROOT, 'workflows', 'observe-plan-act.yaml');
+      const sample = join(ROOT, 'examples', 'workflows', 'observe-plan-act.yaml');
       expect(ariadne(['workflow', sample]).stdout).toMatch(
         /workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/,
       );

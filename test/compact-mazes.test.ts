@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { generateMaze } from '../lambdas/maze/generators/index.ts';
 import { contentHash } from '../lambdas/maze/grid.ts';
 import type { Maze } from '../lambdas/maze/maze.ts';

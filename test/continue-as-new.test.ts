@@ -3,11 +3,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { EVENTS_PER_TURN } from '../lambdas/config/experiment-config.ts';
-import { STATES } from '../state-machine/states.ts';
-import { MAX_HISTORY_EVENTS } from '../state-machine/history-events.ts';
+import { STATES } from '../lambdas/machine/states.ts';
+import { MAX_HISTORY_EVENTS } from '../lambdas/machine/history-events.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { turnReserveSeconds } from '../state-machine/tasks.ts';
+import { turnReserveSeconds } from '../lambdas/machine/tasks.ts';
 import { experimentDefinition as def } from '../state-machine/definition.ts';
 
 let db: TestDatabase;

@@ -6,7 +6,7 @@ import { experimentDefinition } from '../state-machine/definition.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
+import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
 import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
 import { registerSweepHandler } from '../lambdas/handlers/register-sweep.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';

@@ -8,9 +8,9 @@
 // everything stored or printed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { parseMazeJson } from '../lambdas/maze/maze-file.ts';
-import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
+import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
 import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
 import { resolveParameters } from '../lambdas/config/parameters.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';

@@ -2,7 +2,7 @@
 // local server speaking the Step Functions JSON 1.0 protocol.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRequestSchema } from '../state-machine/contracts.ts';
+import { startRequestSchema } from '../lambdas/machine/contracts.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
@@ -160,7 +160,16 @@ describe('ariadne sweep --aws', () => {
   const BUCKET = 'ariadne-sweepsbucket-1a2b3c';
   const sweepAws = (extra: string[], env: Record<string, string> = {}) =>
     spawnAriadne(
-      ['sweep', 'sweeps/example.yaml', '--aws', '--state-machine-arn', SWEEP_ARN, '--endpoint', endpoint, ...extra],
+      [
+        'sweep',
+        'examples/sweeps/example.yaml',
+        '--aws',
+        '--state-machine-arn',
+        SWEEP_ARN,
+        '--endpoint',
+        endpoint,
+        ...extra,
+      ],
       {
         AWS_ACCESS_KEY_ID: 'sim',
         AWS_SECRET_ACCESS_KEY: 'sim',
@@ -188,7 +197,7 @@ describe('ariadne sweep --aws', () => {
     expect(input.maxConcurrency).toBe(8);
     expect(input.sweep).toEqual({
       id: 'baselines-example',
-      specText: readFileSync(`${ROOT}/sweeps/example.yaml`, 'utf8'),
+      specText: readFileSync(`${ROOT}/examples/sweeps/example.yaml`, 'utf8'),
     });
     expect(input.runsObject).toEqual({
       bucket: BUCKET,
@@ -254,16 +263,19 @@ describe('ariadne sweep --aws', () => {
       status: 'UPDATE_COMPLETE',
       outputs: { SweepStateMachineArn: SWEEP_ARN, SweepBucketName: BUCKET, ...OTHER_OUTPUTS },
     });
-    const r = await spawnAriadne(['sweep', 'sweeps/example.yaml', '--aws', '--stack', 'Lab', '--endpoint', endpoint], {
-      AWS_ACCESS_KEY_ID: 'sim',
-      AWS_SECRET_ACCESS_KEY: 'sim',
-      AWS_REGION: 'eu-west-1',
-      AWS_ENDPOINT_URL_S3: s3Endpoint,
-      AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint,
-      AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
-      ARIADNE_SWEEP_BUCKET: '',
-      ARIADNE_SWEEP_STATE_MACHINE_ARN: '',
-    });
+    const r = await spawnAriadne(
+      ['sweep', 'examples/sweeps/example.yaml', '--aws', '--stack', 'Lab', '--endpoint', endpoint],
+      {
+        AWS_ACCESS_KEY_ID: 'sim',
+        AWS_SECRET_ACCESS_KEY: 'sim',
+        AWS_REGION: 'eu-west-1',
+        AWS_ENDPOINT_URL_S3: s3Endpoint,
+        AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint,
+        AWS_ENDPOINT_URL_LAMBDA: lambdaEndpoint,
+        ARIADNE_SWEEP_BUCKET: '',
+        ARIADNE_SWEEP_STATE_MACHINE_ARN: '',
+      },
+    );
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
     expect(sim.requests[0].body.stateMachineArn).toBe(SWEEP_ARN);

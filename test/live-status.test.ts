@@ -1,9 +1,9 @@
 // `ariadne status` and `ariadne sweep status`: what runs now, read the same way over pg and the Data API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { loadSweep, sweepRunInput } from '../state-machine/sweep-spec.ts';
-import { registerSweep } from '../state-machine/sweep-registry.ts';
-import { runningExperiments, STALE_AFTER_SECONDS, statusLines, sweepTotals } from '../bin/cli/live-status.ts';
+import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
+import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { runningExperiments, STALE_AFTER_SECONDS, statusLines, sweepTotals } from '../reports/live-status.ts';
 import { TRANSPORTS, testDatabase, type TestDatabase } from './support/db.ts';
 
 const SWEEP = `sweep: live-status

@@ -5,7 +5,7 @@ import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
 import type { Fault } from '../simulators/sim-server.ts';

@@ -4,14 +4,14 @@
 // in a fresh Lambda), so what crosses turns can only come from the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { runTurn } from '../lambdas/engine/turn.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { agents } from '../lambdas/providers/agents.ts';
 import { ContextOverflowError, contextWindow, fitToWindow } from '../lambdas/providers/llm/context-guard.ts';
 import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { estimateMessageTokens } from '../lambdas/providers/llm/token-estimate.ts';
 import type { ChatMessage } from '../lambdas/providers/llm/chat-model.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';

@@ -1,10 +1,14 @@
-// Node 20 is past end of life: the CLI says so in one line per command and the AWS SDK's multi-line
+// Node 20 is past end of life: the CLI says so in one line, once a day, and the AWS SDK's multi-line
 // NodeVersionSupportWarning is gone. The process tests run the CLI the way a user does, with neither
-// ARIADNE_NO_NODE_WARNING nor the SDK's switch set (vitest.config.ts sets both for the other suites),
-// and hold on any Node: on 22 or newer they check that nothing is said.
+// ARIADNE_NO_NODE_WARNING nor the SDK's switch set (vitest.config.ts sets both for the other suites), each with a
+// cache directory of its own (where the day's stamp is), and hold on any Node: on 22 or newer they check that
+// nothing is said.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeVersionNotice, warnIfOldNode } from '../bin/cli/node-version.ts';
+import { nodeVersionNotice, noticeStampFile, warnIfOldNode } from '../bin/cli/node-version.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { nodeProcess, outputOf } from './support/cli.ts';
@@ -37,10 +41,16 @@ describe('nodeVersionNotice', () => {
   });
 });
 
+const caches = mkdtempSync(join(tmpdir(), 'ariadne-node-notice-'));
+afterAll(() => rmSync(caches, { recursive: true, force: true }));
+/** A cache directory no process has used yet. */
+const freshCache = () => mkdtempSync(join(caches, 'cache-'));
+
 describe('warnIfOldNode', () => {
-  const run = (version: string, env: NodeJS.ProcessEnv) => {
+  const NOON = new Date(2026, 10, 25, 12);
+  const run = (version: string, env: NodeJS.ProcessEnv, stamp = join(freshCache(), 'stamp'), today = NOON) => {
     const lines: string[] = [];
-    warnIfOldNode(version, env, (line) => lines.push(line));
+    warnIfOldNode(version, env, (line) => lines.push(line), stamp, today);
     return lines;
   };
 
@@ -63,6 +73,39 @@ describe('warnIfOldNode', () => {
     expect(env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED).toBe('true');
     expect(run('v20.20.2', { ARIADNE_NO_NODE_WARNING: '0' })).toHaveLength(1);
     expect(run('v20.20.2', { ARIADNE_NO_NODE_WARNING: '' })).toHaveLength(1);
+  });
+
+  it('once a day: again the next day, or the day another Node runs it', () => {
+    const stamp = join(freshCache(), 'ariadne', 'node-version-notice');
+    const line = [`${nodeVersionNotice('v20.20.2')}\n`];
+    expect(run('v20.20.2', {}, stamp)).toEqual(line);
+    expect(run('v20.20.2', {}, stamp, new Date(2026, 10, 25, 23, 59))).toEqual([]);
+    const env: NodeJS.ProcessEnv = {};
+    expect(run('v20.20.2', env, stamp)).toEqual([]);
+    expect(env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED).toBe('true'); // the SDK is silenced every time
+    expect(run('v20.20.2', {}, stamp, new Date(2026, 10, 26, 0, 1))).toEqual(line);
+    expect(run('v20.19.0', {}, stamp, new Date(2026, 10, 26, 0, 2))).toEqual([`${nodeVersionNotice('v20.19.0')}\n`]);
+  });
+
+  it('a stamp that cannot be written: the line every time, as without one', () => {
+    // under a file, not a directory: no user, root included, can create it
+    const blocker = join(freshCache(), 'a-file');
+    writeFileSync(blocker, '');
+    const stamp = join(blocker, 'ariadne', 'node-version-notice');
+    expect(run('v20.20.2', {}, stamp)).toHaveLength(1);
+    expect(run('v20.20.2', {}, stamp)).toHaveLength(1);
+  });
+
+  it('silenced, the stamp is left alone: the line still comes once the switch is gone', () => {
+    const stamp = join(freshCache(), 'stamp');
+    expect(run('v20.20.2', { ARIADNE_NO_NODE_WARNING: '1' }, stamp)).toEqual([]);
+    expect(existsSync(stamp)).toBe(false);
+    expect(run('v20.20.2', {}, stamp)).toHaveLength(1);
+  });
+
+  it("the stamp is in the user's cache directory: XDG_CACHE_HOME, else ~/.cache", () => {
+    expect(noticeStampFile({ XDG_CACHE_HOME: '/c' })).toBe(join('/c', 'ariadne', 'node-version-notice'));
+    expect(noticeStampFile({})).toMatch(/[/\\]\.cache[/\\]ariadne[/\\]node-version-notice$/);
   });
 
   it("a user's own setting of the SDK switch is kept", () => {
@@ -101,6 +144,7 @@ describe(`the real CLI on this Node (${process.version})`, () => {
         AWS_SECRET_ACCESS_KEY: 'x',
         ARIADNE_NO_NODE_WARNING: undefined,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: undefined,
+        XDG_CACHE_HOME: freshCache(),
         ...extra,
       }),
     );
@@ -150,6 +194,24 @@ describe(`the real CLI on this Node (${process.version})`, () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ agent: 'bedrock', maze_width: 9 });
     expect(bedrock.requests.length).toBeGreaterThan(0);
     expect(r.stderr).toBe(OLD_NODE ? `${nodeVersionNotice(process.version)}\n` : '');
+  });
+
+  it('the same day again: no line, and still not the SDK warning; --version and --help never say it', async () => {
+    const cache = freshCache();
+    const first = await ariadne([...status, `http://127.0.0.1:${closedPort}`], { XDG_CACHE_HOME: cache });
+    expect(first.stderr.match(EOL_LINE) ?? []).toHaveLength(OLD_NODE ? 1 : 0);
+    const again = await ariadne([...status, `http://127.0.0.1:${closedPort}`], { XDG_CACHE_HOME: cache });
+    expect(again.code).toBe(3);
+    expect(again.stderr).toMatch(/cannot reach the service \(ECONNREFUSED\)/);
+    expect(again.stderr).not.toContain(SDK_WARNING);
+    expect(again.stderr).not.toMatch(/Node v/);
+    if (OLD_NODE)
+      expect(readFileSync(join(cache, 'ariadne', 'node-version-notice'), 'utf8')).toContain(process.version);
+    for (const args of [['--version'], ['--help'], ['run', '--help']]) {
+      const r = await ariadne(args);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+    }
   });
 
   it('ARIADNE_NO_NODE_WARNING=1: neither the line nor the SDK warning', async () => {

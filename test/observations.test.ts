@@ -18,7 +18,7 @@ import { renderObservation, renderResult } from '../lambdas/providers/llm/observ
 import { isGameStart, readObservation } from '../simulators/observation-reader.ts';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
-import { loadSweep, SweepDefinitionError } from '../state-machine/sweep-spec.ts';
+import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
 import { parametersFile } from './support/parameters-file.ts';
 import { buildProgram } from '../bin/cli/program.ts';
 import { shownAt } from '../bin/docs/observation-sample.ts';

@@ -13,7 +13,7 @@ import { tokenCostUsd } from '../lambdas/engine/token-cost.ts';
 import { bedrockModel } from '../lambdas/providers/llm/bedrock-model.ts';
 import { PROMPT_CACHE_TTL_MS, baseModelId, promptCacheSupport } from '../lambdas/providers/llm/bedrock-caching.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { UNSUPPORTED_CACHING } from '../simulators/bedrock-prompt-cache.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';

@@ -2,12 +2,14 @@
 // code renders now, or the page would show prompts and observations that no
 // run gets. Regenerate it with `npm run docs` when this fails.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { observationFormatsPage, PAGE_PATH } from '../bin/docs/observation-formats-page.ts';
 import { OBSERVATION_FORMATS } from '../lambdas/config/experiment-config.ts';
 
 const ROOT = join(import.meta.dirname, '..');
+/** The guide whose paragraph on what the model is shown links the generated page. */
+const PROMPTS_PAGE = 'docs/prompts-and-observations.md';
 
 describe('the observation formats page', () => {
   const page = observationFormatsPage();
@@ -30,9 +32,11 @@ describe('the observation formats page', () => {
     for (const [, , size, text] of sizes) expect(Number(size.replace(/,/g, ''))).toBe(text.length);
   });
 
-  it("is linked from the README's paragraph on what the model is shown", () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const paragraph = readme.slice(readme.indexOf('**What the model is shown**'));
-    expect(paragraph.slice(0, paragraph.indexOf('\n\n'))).toContain(`(${PAGE_PATH})`);
+  it("is linked from the prompts page's paragraph on what the model is shown, and from the README", () => {
+    const guide = readFileSync(join(ROOT, PROMPTS_PAGE), 'utf8');
+    const paragraph = guide.slice(guide.indexOf('**What the model is shown**'));
+    // a link relative to the page that holds it
+    expect(paragraph.slice(0, paragraph.indexOf('\n\n'))).toContain(`(${relative(dirname(PROMPTS_PAGE), PAGE_PATH)})`);
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`(${PAGE_PATH})`);
   });
 });

@@ -71,7 +71,7 @@ describe('v2', () => {
   });
 
   it("the sample workflow's system prompt takes v2's parts: no four-way vision under local_grid see_through", () => {
-    const { text } = readWorkflowFile('--workflow', join(ROOT, 'workflows', 'observe-plan-act.yaml'));
+    const { text } = readWorkflowFile('--workflow', join(ROOT, 'examples', 'workflows', 'observe-plan-act.yaml'));
     const config = resolveConfig({ observation: 'local_grid', see_through: true, recall_tool: false });
     const rendered = systemPrompt(MAZE, config, { 'observe_plan_act/v0': text });
     expect(rendered).toContain('You see every tile of the square; walls do not block your view.');

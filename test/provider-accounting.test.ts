@@ -3,7 +3,7 @@
 // to later turns (fresh agents), calls off by more than 10% flagged, and an unknown price told apart from zero cost.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { showSummary } from '../bin/cli/summary.ts';
 import { MODEL_TABLE } from '../lambdas/config/model-table.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';

@@ -3,8 +3,8 @@
 // config.rate_limits gives the same limit, and is throttled without it. Also the bucket statement itself, on
 // both transports, and the config's checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
-import { STATES } from '../state-machine/states.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';

@@ -1,14 +1,15 @@
-// Every ```sh block of README.md runs as shown: each command, through the real CLI in a child process, must exit
-// 0, in the README's order (a server a block starts keeps running for the blocks after it, as a user keeps that
-// terminal open). A command that cannot run here is declared in README.md by an HTML comment on the line right
-// before its block, with the reason:
+// Every ```sh block of README.md and of the docs/ pages runs as shown: each command, through the real CLI in a child
+// process, must exit 0, in the order of PAGES and of each page (a server a block starts keeps running for the blocks
+// after it, as a user keeps that terminal open). It is one session, one database and one working directory, so a
+// page reads what the pages before it made. A command that cannot run here is declared on its page by an HTML
+// comment on the line right before its block, with the reason:
 //   <!-- readme-test: not run (REASON) -->                            the whole block
 //   <!-- readme-test: not run: npm test (REASON); psql (REASON) -->   the commands that start with these words
-// and a declaration may not cover a command this test can run. The test reads only the shell the README needs
+// and a declaration may not cover a command this test can run. The test reads only the shell the pages need
 // (words, '...' and "..." quotes, `\` line continuations, # comments, &&, VAR=value prefixes) and fails on
-// anything else, so a README edit cannot slip past it unparsed.
+// anything else, so an edit cannot slip past it unparsed.
 import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ariadneProcess, ROOT, spawnAriadne, type CliResult } from './support/cli.ts';
@@ -27,9 +28,32 @@ import { sharedAssembly } from './support/assembly.ts';
 const COMMAND_TIMEOUT_MS = 180_000;
 const SERVER_READY_MS = 60_000;
 
-// ---- reading the README
+// ---- reading the pages
+
+/** The pages in the order they run: the README, then docs/ in an order that keeps what each needs before it (the
+ * simulators the later model runs and the sweep call; the sweep before the pages that read its results). */
+const PAGES = [
+  'README.md',
+  'docs/getting-started.md',
+  'docs/agents-and-providers.md',
+  'docs/prompts-and-observations.md',
+  'docs/settings.md',
+  'docs/sweeps-and-statistics.md',
+  'docs/viewer.md',
+  'docs/data-model.md',
+  'docs/robustness.md',
+  'docs/aws-deploy.md',
+  'docs/rehearsal.md',
+  'docs/architecture.md',
+  'docs/testing.md',
+  'docs/cli.md',
+  'docs/observation-formats.md',
+  'docs/aws-facts.md',
+];
 
 interface Command {
+  /** The page (or package.json script) it is written in. */
+  file: string;
   line: number;
   text: string;
   env: Record<string, string>;
@@ -39,29 +63,32 @@ interface Command {
 }
 
 interface Block {
+  file: string;
   line: number;
   body: string;
-  declaration?: { line: number; text: string };
+  declaration?: { file: string; line: number; text: string };
 }
 
-const README_LINES = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n');
+const pageLines = (file: string) => readFileSync(join(ROOT, file), 'utf8').split('\n');
 const SHELL_FENCE = /^(sh|bash|shell|zsh)$/;
 const DECLARATION = /<!--\s*readme-test\b/;
 
-function readmeBlocks(): { blocks: Block[]; strayDeclarations: number[] } {
+function pageBlocks(file: string): { blocks: Block[]; strayDeclarations: string[] } {
+  const lines = pageLines(file);
   const blocks: Block[] = [];
   const declarations = new Set<number>();
   let fence: { line: number; info: string; body: string[] } | null = null;
-  README_LINES.forEach((text, i) => {
+  lines.forEach((text, i) => {
     const m = /^\s*```(.*)$/.exec(text);
     if (fence) {
       if (m && m[1].trim() === '') {
         if (SHELL_FENCE.test(fence.info)) {
-          const before = README_LINES[fence.line - 2] ?? '';
+          const before = lines[fence.line - 2] ?? '';
           blocks.push({
+            file,
             line: fence.line,
             body: fence.body.join('\n'),
-            ...(DECLARATION.test(before) ? { declaration: { line: fence.line - 1, text: before.trim() } } : {}),
+            ...(DECLARATION.test(before) ? { declaration: { file, line: fence.line - 1, text: before.trim() } } : {}),
           });
           if (DECLARATION.test(before)) declarations.delete(fence.line - 1);
         }
@@ -70,11 +97,11 @@ function readmeBlocks(): { blocks: Block[]; strayDeclarations: number[] } {
     } else if (m) fence = { line: i + 1, info: m[1].trim(), body: [] };
     else if (DECLARATION.test(text)) declarations.add(i + 1);
   });
-  return { blocks, strayDeclarations: [...declarations] };
+  return { blocks, strayDeclarations: [...declarations].map((line) => `${file}:${line}: ${lines[line - 1].trim()}`) };
 }
 
-/** The commands of a block of the README's shell subset; `firstLine` is the line of its first character. */
-function parseShell(body: string, firstLine: number, source = 'README.md'): Command[] {
+/** The commands of a block of the pages' shell subset; `firstLine` is the line of its first character. */
+function parseShell(body: string, firstLine: number, source: string): Command[] {
   const commands: Command[] = [];
   let words: string[] = [],
     word = '',
@@ -85,7 +112,7 @@ function parseShell(body: string, firstLine: number, source = 'README.md'): Comm
     start = -1;
   const fail = (what: string): never => {
     throw new Error(
-      `${source}:${line}: cannot parse ${what}. The README test reads words, '...' and "..." quotes, \\ at the ` +
+      `${source}:${line}: cannot parse ${what}. The docs test reads words, '...' and "..." quotes, \\ at the ` +
         'end of a line, # comments, && and VAR=value prefixes: write the command in those, or teach ' +
         'test/readme-commands.test.ts the new syntax',
     );
@@ -104,7 +131,14 @@ function parseShell(body: string, firstLine: number, source = 'README.md'): Comm
         const eq = words[k].indexOf('=');
         env[words[k].slice(0, eq)] = words[k].slice(eq + 1);
       }
-      commands.push({ line: startLine, text: body.slice(start, end).trim(), env, words: words.slice(k), expands });
+      commands.push({
+        file: source,
+        line: startLine,
+        text: body.slice(start, end).trim(),
+        env,
+        words: words.slice(k),
+        expands,
+      });
     }
     words = [];
     expands = false;
@@ -175,7 +209,7 @@ interface Declared {
   reason: string;
 }
 
-function parseDeclaration(d: { line: number; text: string }): Declared[] {
+function parseDeclaration(d: { file: string; line: number; text: string }): Declared[] {
   const body = /^<!--\s*readme-test:\s*(.*?)\s*-->$/.exec(d.text)?.[1] ?? '';
   const whole = /^not run \(([^()]+)\)$/.exec(body);
   if (whole) return [{ prefix: null, reason: whole[1] }];
@@ -185,7 +219,7 @@ function parseDeclaration(d: { line: number; text: string }): Declared[] {
     .map((item) => /^\s*([^()]+?)\s+\(([^()]+)\)\s*$/.exec(item));
   if (!items || items.some((item) => !item))
     throw new Error(
-      `README.md:${d.line}: cannot read ${d.text}; write <!-- readme-test: not run (REASON) --> before a block ` +
+      `${d.file}:${d.line}: cannot read ${d.text}; write <!-- readme-test: not run (REASON) --> before a block ` +
         'none of whose commands can run here, or <!-- readme-test: not run: COMMAND WORDS (REASON); ... -->',
     );
   return items.map((item) => ({ prefix: item![1].split(/\s+/), reason: item![2] }));
@@ -206,14 +240,16 @@ function cliArgs(cmd: Command): string[] | null {
     rest[0] === 'start' ? ['start', rest.slice(1)] : rest[0] === 'run' ? [rest[1], rest.slice(2)] : [null, []];
   if (!script) return null;
   if (!Object.hasOwn(SCRIPTS, script))
-    throw new Error(`README.md:${cmd.line}: ${cmd.text}\npackage.json has no script "${script}"`);
+    throw new Error(`${cmd.file}:${cmd.line}: ${cmd.text}\npackage.json has no script "${script}"`);
   const scriptCommands = parseShell(SCRIPTS[script], 1, `package.json scripts.${script}`);
   const ran = scriptCommands[0];
-  if (scriptCommands.length !== 1 || ran.words[0] !== 'tsx' || ran.words[1] !== 'bin/ariadne.ts') return null;
+  // the CLI's entry, from source (tsx bin/ariadne.ts) or through its launcher (node bin/ariadne.js)
+  const entry = `${ran.words[0]} ${ran.words[1]}`;
+  if (scriptCommands.length !== 1 || (entry !== 'tsx bin/ariadne.ts' && entry !== 'node bin/ariadne.js')) return null;
   // Without `--`, npm passes the words on but takes the options (-x, --x) as its own settings.
   if (extra[0] !== '--' && extra.some((w) => w.startsWith('-')))
     throw new Error(
-      `README.md:${cmd.line}: ${cmd.text}\nnpm would take the options as its own settings: ` +
+      `${cmd.file}:${cmd.line}: ${cmd.text}\nnpm would take the options as its own settings: ` +
         `write npm run ${script} -- ${extra.join(' ')}`,
     );
   return [...ran.words.slice(2), ...(extra[0] === '--' ? extra.slice(1) : extra)];
@@ -233,7 +269,7 @@ const needsAws = (args: string[]) =>
 // A placeholder is an upper-case name between ARN or URL separators (EXPERIMENT_ID, ...:NAME, :PORT/), or `...`.
 const PLACEHOLDER = /(^|[:/=@])[A-Z][A-Z0-9]*(_[A-Z0-9]+)*(?=$|[:/@])|\.\.\./;
 
-// ---- the session: one schema, one working directory, the servers the README started
+// ---- the session: one schema, one working directory, the servers the pages started
 
 let db: TestDatabase;
 let cwd = '';
@@ -292,7 +328,7 @@ interface Server {
 const servers: Server[] = [];
 const report: string[] = [];
 
-/** A copy of the repository's files: `npm run` runs at the package root, so the README's relative paths are read
+/** A copy of the repository's files: `npm run` runs at the package root, so the pages' relative paths are read
  * from there, and what a command writes lands in the copy, never in the repository. */
 function copyOfRepository(dir: string): void {
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
@@ -307,7 +343,7 @@ function copyOfRepository(dir: string): void {
   }
 }
 
-// No AWS account: no keys, no profile, no instance role; the README's Bedrock simulator command brings its own
+// No AWS account: no keys, no profile, no instance role; the docs' Bedrock simulator command brings its own
 // keys, and only the commands for a deployed stack get the simulated account.
 const noAwsAccount = (): Record<string, string | undefined> => ({
   AWS_ACCESS_KEY_ID: undefined,
@@ -334,7 +370,7 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
     // where the CLI's default output directory would be for a user at the package root (npm sets INIT_CWD)
     ARIADNE_OUTPUT_DIR: join(cwd, 'ariadne-output'),
     INIT_CWD: cwd,
-    // the README's defaults, not this machine's settings
+    // the documented defaults, not this machine's settings
     OLLAMA_HOST: undefined,
     OLLAMA_API_KEY: undefined,
     ARIADNE_PARAMETERS: undefined,
@@ -360,23 +396,24 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
   };
 }
 
-/** The README's placeholders that must stay, filled from what earlier commands did; any other is refused. */
+/** The pages' placeholders that must stay, filled from what earlier commands did; any other is refused. */
 function substitute(cmd: Command, args: string[]): string[] {
   const out: string[] = [];
   for (const arg of args) {
     if (arg === '...') {
       // `launch ... --dry-run`: "the options of the launch above"
       const before = previous.get(args[0]);
-      if (!before) throw new Error(`README.md:${cmd.line}: \`...\` stands for the options of an earlier ${args[0]}`);
+      if (!before) throw new Error(`${cmd.file}:${cmd.line}: \`...\` stands for the options of an earlier ${args[0]}`);
       out.push(...before.slice(1));
       continue;
     }
     const execution = /^(arn:aws:states:[^:]+:\d{12}:execution:[^:]+:)NAME$/.exec(arg);
     if (execution) {
-      // `status ...:NAME`: an execution `launch` started above (named by a hash of its input, so the README
+      // `status ...:NAME`: an execution `launch` started above (named by a hash of its input, so the page
       // cannot spell it out)
       const arn = launched.find((a) => a.startsWith(execution[1]));
-      if (!arn) throw new Error(`README.md:${cmd.line}: no execution of ${execution[1]}... was launched before ${arg}`);
+      if (!arn)
+        throw new Error(`${cmd.file}:${cmd.line}: no execution of ${execution[1]}... was launched before ${arg}`);
       out.push(arn);
       continue;
     }
@@ -385,7 +422,7 @@ function substitute(cmd: Command, args: string[]): string[] {
   const left = [...out, ...Object.values(cmd.env)].filter((a) => PLACEHOLDER.test(a));
   if (left.length > 0)
     throw new Error(
-      `README.md:${cmd.line}: ${cmd.text}\nhas the placeholder ${left.join(', ')}: show a value that runs ` +
+      `${cmd.file}:${cmd.line}: ${cmd.text}\nhas the placeholder ${left.join(', ')}: show a value that runs ` +
         '(e.g. --experiment-id demo-1 in an earlier command, then summary demo-1), or teach the test where it ' +
         'comes from',
     );
@@ -404,9 +441,11 @@ const quoted = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll
 function shown(cmd: Command, args: string[], r: CliResult, what: string): string {
   const background = servers
     .filter((s) => s.exit !== undefined)
-    .map((s) => `background \`${s.cmd.text}\` (README.md:${s.cmd.line}) exited ${s.exit}:\n${tail(s.stderr, 2000)}`);
+    .map(
+      (s) => `background \`${s.cmd.text}\` (${s.cmd.file}:${s.cmd.line}) exited ${s.exit}:\n${tail(s.stderr, 2000)}`,
+    );
   return [
-    `README.md:${cmd.line}: ${cmd.text}`,
+    `${cmd.file}:${cmd.line}: ${cmd.text}`,
     `ran: ${Object.entries(cmd.env)
       .map(([k, v]) => `${k}=${quoted(v)} `)
       .join('')}ariadne ${args.map(quoted).join(' ')}`,
@@ -462,11 +501,11 @@ function commandName(words: string[]): string {
 
 async function run(cmd: Command): Promise<void> {
   if (cmd.expands)
-    throw new Error(`README.md:${cmd.line}: ${cmd.text}\nuses $..., which the README test does not expand`);
+    throw new Error(`${cmd.file}:${cmd.line}: ${cmd.text}\nuses $..., which the docs test does not expand`);
   const cliGiven = cliArgs(cmd);
   if (!cliGiven)
     throw new Error(
-      `README.md:${cmd.line}: the README test cannot run ${cmd.text}\n(it runs the ariadne CLI: npm run ariadne ` +
+      `${cmd.file}:${cmd.line}: the docs test cannot run ${cmd.text}\n(it runs the ariadne CLI: npm run ariadne ` +
         '-- ..., npm start, ariadne ...). If it cannot run here, declare it on the line before its block: ' +
         `<!-- readme-test: not run: ${commandName(cmd.words)} (REASON) -->`,
     );
@@ -477,7 +516,7 @@ async function run(cmd: Command): Promise<void> {
   else await runToEnd(cmd, args);
   previous.set(args[0], args);
   report.push(
-    `  README.md:${cmd.line} ${ready ? 'started' : 'ran'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+    `  ${cmd.file}:${cmd.line} ${ready ? 'started' : 'ran'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
       `ariadne ${args.map(quoted).join(' ')}`,
   );
 }
@@ -492,14 +531,14 @@ function declaredNotRun(block: Block, commands: Command[]): Map<Command, string>
     );
     if (covered.length === 0)
       throw new Error(
-        `README.md:${block.declaration.line}: ${declared.prefix?.join(' ')} is declared not run, ` +
+        `${block.file}:${block.declaration.line}: ${declared.prefix?.join(' ')} is declared not run, ` +
           `but no command of the block at line ${block.line} starts with it`,
       );
     for (const c of covered) {
       if (cliArgs(c))
         throw new Error(
-          `README.md:${block.declaration.line}: declares ${c.text} (line ${c.line}) not run, ` +
-            `but the README test runs the ariadne CLI: remove it from the declaration`,
+          `${block.file}:${block.declaration.line}: declares ${c.text} (line ${c.line}) not run, ` +
+            `but the docs test runs the ariadne CLI: remove it from the declaration`,
         );
       out.set(c, declared.reason);
     }
@@ -509,7 +548,9 @@ function declaredNotRun(block: Block, commands: Command[]): Map<Command, string>
 
 // ---- the tests
 
-const { blocks, strayDeclarations } = readmeBlocks();
+const pages = PAGES.map(pageBlocks);
+const blocks = pages.flatMap((p) => p.blocks);
+const strayDeclarations = pages.flatMap((p) => p.strayDeclarations);
 
 beforeAll(async () => {
   db = await testDatabase();
@@ -531,7 +572,7 @@ beforeAll(async () => {
   bedrockUrl = await bedrock.listen();
   bedrockControlUrl = bedrock.controlPlaneUrl;
   lambdaUrl = await lambda.listen();
-  // what the README's `npx cdk synth` writes (declared not run: the tests synthesize the app once)
+  // what the deploy guide's `npx cdk synth` writes (declared not run: the tests synthesize the app once)
   symlinkSync((await sharedAssembly()).dir, join(cwd, 'cdk.out'));
 }, 240_000);
 
@@ -555,38 +596,42 @@ afterAll(async () => {
   await bedrock.close();
   await lambda.close();
   await db.drop();
-  console.info(`README commands:\n${report.join('\n')}`);
+  console.info(`Documented commands:\n${report.join('\n')}`);
 });
 
-describe('README.md: every command block runs as shown', () => {
+describe('README.md and docs/: every command block runs as shown', () => {
+  it('runs the README and every page of docs/, each once', () => {
+    const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+    expect([...PAGES].sort(), 'a page of docs/ belongs in PAGES, where what it needs has run before it').toEqual(
+      ['README.md', ...docs.map((name) => `docs/${name}`)].sort(),
+    );
+  });
+
   it('has ```sh blocks, and every readme-test declaration sits on the line right before one', () => {
-    expect(blocks.length).toBeGreaterThan(0);
-    expect(
-      strayDeclarations.map((line) => `README.md:${line}: ${README_LINES[line - 1].trim()}`),
-      'a readme-test declaration belongs on the line right before a ```sh block',
-    ).toEqual([]);
+    expect(blocks.filter((b) => b.file === 'README.md').length).toBeGreaterThan(0);
+    expect(strayDeclarations, 'a readme-test declaration belongs on the line right before a ```sh block').toEqual([]);
   });
 
   for (const block of blocks) {
     const first = block.body.split('\n').find((l) => l.trim() !== '') ?? '';
-    const title = `README.md:${block.line}: ${oneLine(first)}`;
+    const title = `${block.file}:${block.line}: ${oneLine(first)}`;
     it(
       block.declaration ? `${title} ${block.declaration.text}` : title,
       async () => {
-        const commands = parseShell(block.body, block.line + 1);
-        expect(commands.length, `README.md:${block.line}: a command block without a command`).toBeGreaterThan(0);
+        const commands = parseShell(block.body, block.line + 1, block.file);
+        expect(commands.length, `${block.file}:${block.line}: a command block without a command`).toBeGreaterThan(0);
         const notRun = declaredNotRun(block, commands);
         for (const cmd of commands) {
           const reason = notRun.get(cmd);
           if (reason === undefined) await run(cmd);
-          else report.push(`  README.md:${cmd.line} not run (${reason}): ${oneLine(cmd.text)}`);
+          else report.push(`  ${cmd.file}:${cmd.line} not run (${reason}): ${oneLine(cmd.text)}`);
         }
       },
       COMMAND_TIMEOUT_MS * 2,
     );
   }
 
-  it('the servers the README started stop at Ctrl-C', async () => {
+  it('the servers the pages started stop at Ctrl-C', async () => {
     for (const s of servers.filter((x) => x.exit === undefined)) {
       const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
       s.child.kill('SIGINT');
@@ -594,7 +639,9 @@ describe('README.md: every command block runs as shown', () => {
         exited,
         new Promise<string>((r) => setTimeout(() => r('still running'), 15_000)),
       ]);
-      expect(code, `README.md:${s.cmd.line}: ${s.cmd.text}, at Ctrl-C:\n${tail(s.stdout)}\n${tail(s.stderr)}`).toBe(0);
+      expect(code, `${s.cmd.file}:${s.cmd.line}: ${s.cmd.text}, at Ctrl-C:\n${tail(s.stdout)}\n${tail(s.stderr)}`).toBe(
+        0,
+      );
     }
   });
 });

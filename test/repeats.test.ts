@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, sweepRunInput } from '../state-machine/sweep-spec.ts';
+import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { registerSweep } from '../state-machine/sweep-registry.ts';
+import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { baselineAgents, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
 import { frontierAgent } from '../lambdas/providers/frontier-agent.ts';

@@ -12,9 +12,10 @@ import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data';
-import { OUTPUT_KEYS, resolveStack, type StackOutputs } from '../bin/cli/aws-stack.ts';
-import { policySourceOf } from '../bin/cli/doctor-permissions.ts';
-import { researcherPolicy, type PolicyDocument } from '../bin/cli/researcher-policy.ts';
+import { resolveStack } from '../bin/cli/aws-stack.ts';
+import { OUTPUT_KEYS, type StackOutputs } from '../lib/stack-outputs.ts';
+import { policySourceOf } from '../bin/cli/doctor/permissions.ts';
+import { researcherPolicy, type PolicyDocument } from '../lib/researcher-policy.ts';
 import { templateStackOutputs, type TemplateStackOutputs } from '../bin/cli/template-stack.ts';
 import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../rehearsal/authorizer.ts';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadSweep } from '../state-machine/sweep-spec.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { agentStoryOf, summaryOf } from '../state-machine/local-experiment.ts';
 import { exportSweep } from '../reports/export.ts';

@@ -1,9 +1,10 @@
-// The simulators' fault lists, as `ariadne sim --faults` takes them (the README's example among them).
+// The simulators' fault lists, as `ariadne sim --faults` takes them (docs/agents-and-providers.md's example among
+// them).
 import { describe, expect, it } from 'vitest';
 import { parseFaults } from '../simulators/sim-server.ts';
 
 describe('sim --faults', () => {
-  it("parses the README's example: a trailing xN repeats, an x inside a name does not", () => {
+  it('parses the documented example: a trailing xN repeats, an x inside a name does not', () => {
     const kinds = parseFaults('429x2,500,reset,slow:3000,malformed,text-embedded,text-only,empty').map((f) =>
       f.kind === 'status' ? f.status : f.kind === 'slow' ? `slow ${f.ms}` : f.kind,
     );

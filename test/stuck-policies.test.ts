@@ -3,7 +3,7 @@
 // machine; each detector is checked under halt, observe and advise.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { AgentMonitor, ADVICE, type Detector } from '../lambdas/engine/agent-monitor.ts';
 import { executeCall, initialState } from '../lambdas/engine/game.ts';
 import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';

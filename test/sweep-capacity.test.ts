@@ -13,14 +13,14 @@ import {
   sweepDuration,
   SWEEP_TIME_MARGIN,
   SweepTooLongError,
-} from '../state-machine/sweep-capacity.ts';
+} from '../lambdas/sweeps/sweep-capacity.ts';
 import { registerSweepHandler } from '../lambdas/handlers/register-sweep.ts';
 import { lambdaAccountConcurrency, AccountSettingsError } from '../lambdas/handlers/lambda-concurrency.ts';
 import { LambdaSim } from '../simulators/lambda-sim.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { baselineAgents } from '../lambdas/providers/baselines.ts';
 import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
-import { turnReserveSeconds } from '../state-machine/tasks.ts';
+import { turnReserveSeconds } from '../lambdas/machine/tasks.ts';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 

@@ -1,4 +1,4 @@
-// The workflow runner's rules (README "Workflows"), driven reply by reply with
+// The workflow runner's rules (docs/prompts-and-observations.md, "Workflows"), driven reply by reply with
 // a scripted model: step order and resumption, transitions and their
 // conditions, run_if, code steps, transition steps, on_failure, prompt
 // components, the built-in variables, and the guards against spinning.

@@ -3,7 +3,7 @@
 // validated at load with the YAML path of every problem.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../state-machine/states.ts';
+import { STATES } from '../lambdas/machine/states.ts';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
 import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';

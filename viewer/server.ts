@@ -5,12 +5,13 @@
 // Content-Security-Policy that lets a page run only the viewer's own scripts. Every query is fixed SQL with
 // parameters: no request runs SQL of its own, and the only files served are the fixed list in assets.ts.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Sql, SqlDatabase } from '../lambdas/store/sql.ts';
+import type { SqlDatabase } from '../lambdas/store/sql.ts';
 import { ExperimentNotFoundError, InvalidInputError } from '../lambdas/engine/errors.ts';
 import { loadAssets } from './assets.ts';
 import { LiveFeed } from './live-feed.ts';
 import { problemHtml } from './page-shell.ts';
 import { InvalidRequestError } from './request-params.ts';
+import { NotFound, type ViewerContext } from './context.ts';
 import { registerExperimentRoutes } from './routes/experiment-routes.ts';
 import { registerLiveRoutes } from './routes/live-routes.ts';
 import { registerSweepRoutes } from './routes/sweep-routes.ts';
@@ -25,16 +26,6 @@ export interface ViewerOptions {
   pollMs: number;
   /** The clock stale flags are judged by (tests move it). */
   now?: () => Date;
-}
-
-/** What every route module gets. */
-export interface ViewerContext {
-  db: Sql;
-  /** Rows per keyset page of a long read: larger over pg (no response limit), the default over the Data API. */
-  pageRows: number | undefined;
-  source: string;
-  feed: LiveFeed;
-  now: () => Date;
 }
 
 const SECURITY_HEADERS = {
@@ -125,9 +116,6 @@ export async function startViewer(options: ViewerOptions & { host?: string; port
 }
 
 /** Nothing at this URL, or no such thing in the database: 404 with the message. */
-export class NotFound extends Error {
-  override readonly name = 'NotFound';
-}
 
 async function sendProblem(err: unknown, request: FastifyRequest, reply: FastifyReply, source: string) {
   const { status, body } = problemOf(err);

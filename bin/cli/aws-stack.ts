@@ -4,31 +4,7 @@
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError, NotFoundError } from './exit-codes.ts';
-
-/** What the CLI needs of a deployed stack: its CloudFormation outputs (lib/ariadne-stack.ts), typed. */
-export interface StackOutputs {
-  stackName: string;
-  region: string;
-  account: string;
-  stateMachineArn: string;
-  sweepStateMachineArn: string;
-  sweepBucketName: string;
-  databaseClusterArn: string;
-  databaseSecretArn: string;
-  databaseName: string;
-}
-
-type OutputField = Exclude<keyof StackOutputs, 'stackName' | 'region' | 'account'>;
-
-/** Each field's OutputKey, as lib/ariadne-stack.ts's CfnOutputs name them. */
-export const OUTPUT_KEYS: Record<OutputField, string> = {
-  stateMachineArn: 'StateMachineArn',
-  sweepStateMachineArn: 'SweepStateMachineArn',
-  sweepBucketName: 'SweepBucketName',
-  databaseClusterArn: 'DatabaseClusterArn',
-  databaseSecretArn: 'DatabaseSecretArn',
-  databaseName: 'DatabaseName',
-};
+import { OUTPUT_KEYS, type OutputField, type StackOutputs } from '../../lib/stack-outputs.ts';
 
 /**
  * Statuses whose outputs describe resources that exist and work ("Stack status codes", CloudFormation User Guide,

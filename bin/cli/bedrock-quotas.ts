@@ -29,7 +29,7 @@
 // rate", quotas.html), which a limit read from a quota does not see.
 import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { baseModelId, inferenceProfileOf } from '../../lambdas/config/model-table.ts';
-import type { Check } from './doctor.ts';
+import type { Check } from './doctor/check.ts';
 import { commandPrefix } from './invocation.ts';
 import { fact } from '../../aws-facts/facts.ts';
 

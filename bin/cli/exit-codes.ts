@@ -1,4 +1,5 @@
-// The exit-code contract of every ariadne command, for scripts and CI. The README and `ariadne --help` state it.
+// The exit-code contract of every ariadne command, for scripts and CI. docs/getting-started.md, docs/cli.md and
+// `ariadne --help` state it.
 
 export const EXIT = {
   /** Everything asked for was done. */

@@ -11,7 +11,7 @@ import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { SEEDLESS_BASELINES } from '../../lambdas/providers/baselines.ts';
 import { ollamaHostUrl } from '../../lambdas/config/experiment-config.ts';
 import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
-import { startRequestSchema, type StartExecutionInput } from '../../state-machine/contracts.ts';
+import { startRequestSchema, type StartExecutionInput } from '../../lambdas/machine/contracts.ts';
 import { givenOptions, type ExperimentOptions, type MazeOptions } from './options.ts';
 
 export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecutionInput['maze'] } {

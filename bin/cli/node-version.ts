@@ -1,6 +1,9 @@
 // Node 20 reached end of life in April 2026. Ariadne still runs on it (the whole suite passes there), so a
-// Node 20 user gets one plain line per command saying so, in place of the AWS SDK's multi-line
-// NodeVersionSupportWarning, which would otherwise appear on every command that builds an SDK client.
+// Node 20 user gets one plain line saying so, once a day (and on npm install), in place of the AWS SDK's
+// multi-line NodeVersionSupportWarning, which would otherwise appear on every command that builds an SDK client.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 /** The AWS SDK warns below this major version; so do we. */
 const RECOMMENDED_MAJOR = 22;
@@ -21,14 +24,41 @@ export function nodeVersionNotice(version: string): string | undefined {
 }
 
 /**
- * Once at the start of every command: on Node < 22, one line on stderr (so --json output stays clean), and the
- * AWS SDK's own warning turned off with the switch the SDK documents for this, unless the user set it already.
- * ARIADNE_NO_NODE_WARNING=1 silences our line too (the test suite sets it: its CLI tests read stderr).
+ * Where the last notice is noted (the Node version and the day): the user's cache directory, so each user is told
+ * once a day on each machine, and again the day a different Node runs the CLI.
+ */
+export function noticeStampFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ariadne', 'node-version-notice');
+}
+
+/** True when `key` is noted in `file` already; else notes it. A stamp that cannot be read or written says false. */
+function alreadyNoted(file: string, key: string): boolean {
+  try {
+    if (readFileSync(file, 'utf8') === key) return true;
+  } catch {
+    // no stamp yet
+  }
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, key);
+  } catch {
+    // a cache directory we cannot write: the line is said each time, as before the stamp
+  }
+  return false;
+}
+
+/**
+ * At the start of every command that runs: on Node < 22, one line on stderr (so --json output stays clean) the
+ * first time a day, and the AWS SDK's own warning turned off, every time, with the switch the SDK documents for
+ * this, unless the user set it already. ARIADNE_NO_NODE_WARNING=1 silences our line too (the test suite sets it:
+ * its CLI tests read stderr) and leaves the stamp alone, so the line still comes once the switch is gone.
  */
 export function warnIfOldNode(
   version: string = process.version,
   env: NodeJS.ProcessEnv = process.env,
   write: (line: string) => void = (line) => process.stderr.write(line),
+  stampFile: string = noticeStampFile(env),
+  today: Date = new Date(),
 ): void {
   const notice = nodeVersionNotice(version);
   if (notice === undefined) return;
@@ -36,5 +66,8 @@ export function warnIfOldNode(
   // before any client exists is enough; child processes inherit it.
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const silenced = env.ARIADNE_NO_NODE_WARNING;
-  if (silenced === undefined || silenced === '' || silenced === '0') write(`${notice}\n`);
+  if (silenced !== undefined && silenced !== '' && silenced !== '0') return;
+  // the local calendar day: "once a day" as the user counts days
+  const day = `${today.getFullYear()}-${today.getMonth() + 1}-${today.getDate()}`;
+  if (!alreadyNoted(stampFile, `${version} ${day}\n`)) write(`${notice}\n`);
 }

@@ -12,7 +12,7 @@ import {
   type ExperimentConfig,
 } from '../../lambdas/config/experiment-config.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../../lambdas/providers/baselines.ts';
-import { LLM_AGENTS, type LlmAgent } from '../../lambdas/providers/agents.ts';
+import { LLM_AGENTS, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
 import { PROMPTS } from '../../lambdas/config/prompts.ts';
 
 export function intOption(option: string, min: number, max: number) {

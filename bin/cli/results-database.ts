@@ -5,7 +5,7 @@
 import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 import { withCliDatabase } from './database.ts';
-import { resolveStack, type StackOutputs } from './aws-stack.ts';
+import type { StackOutputs } from '../../lib/stack-outputs.ts';
 
 export interface ResultsSource {
   aws?: boolean;
@@ -19,6 +19,7 @@ export async function withResultsDatabase<T>(
   fn: (db: SqlDatabase, stack?: StackOutputs) => Promise<T>,
 ): Promise<T> {
   if (!source.aws) return withCliDatabase((db) => fn(db));
+  const { resolveStack } = await import('./aws-stack.ts'); // the CloudFormation client, with --aws only
   const outputs = await resolveStack({ stack: source.stack, region: source.region });
   const { DataApiDatabase } = await import('../../lambdas/store/data-api-sql.ts');
   const db = new DataApiDatabase({

@@ -1,6 +1,6 @@
 // `ariadne sweep FILE --aws` fits the sweep to the account before anything is uploaded (issue 30, item 5): its width
 // capped to the Lambda concurrency the account has free, its length checked against one Standard execution (both
-// state-machine/sweep-capacity.ts, which RegisterSweep applies again at run time), and the shared rate limit of each
+// lambdas/sweeps/sweep-capacity.ts, which RegisterSweep applies again at run time), and the shared rate limit of each
 // Bedrock model it calls defaulted, where neither the file nor Parameter Store sets one, to the account's quotas for
 // that model (bedrock-quotas.ts). Each decision is one line on stderr.
 import { LambdaClient } from '@aws-sdk/client-lambda';
@@ -24,8 +24,8 @@ import {
   SweepTooLongError,
   type ConcurrencyDecision,
   type SweepDuration,
-} from '../../state-machine/sweep-capacity.ts';
-import type { LoadedSweep } from '../../state-machine/sweep-spec.ts';
+} from '../../lambdas/sweeps/sweep-capacity.ts';
+import type { LoadedSweep } from '../../lambdas/sweeps/sweep-spec.ts';
 import { listBedrockQuotas, modelQuotas, quotaNote, rateLimitOf, type ServiceQuota } from './bedrock-quotas.ts';
 
 interface RateLimitDefault {

@@ -11,8 +11,8 @@ import { userDirectory } from './output-dir.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../state-machine/sweep-spec.ts';
-import { sweepLaunch } from '../../state-machine/sweep-machine-input.ts';
+import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../lambdas/sweeps/sweep-spec.ts';
+import { sweepLaunch } from '../../lambdas/machine/sweep-machine-input.ts';
 import { regionOf } from './launch.ts';
 
 export function readSweepFile(file: string): LoadedSweep {

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { GENERATED_NAME, TemplateValues, type CfnTemplate } from '../../lib/template-values.ts';
-import { OUTPUT_KEYS, type StackOutputs } from './aws-stack.ts';
+import { OUTPUT_KEYS, type StackOutputs } from '../../lib/stack-outputs.ts';
 import { describeFileError } from './file-errors.ts';
 import { NotFoundError } from './exit-codes.ts';
 

@@ -7,9 +7,10 @@ import type { ExperimentConfig, ExperimentConfigInput } from './experiment-confi
 import { modelCapabilities } from './model-table.ts';
 
 /**
- * maxTokens for a model that thinks by default when the config sets no cap (README, "LLM agents"). The shared 1,024
- * would cut its thinking before any tool call; turning thinking off for parity is not possible on every such model
- * (Fable 5.1 and Sonnet 5.5 refuse thinking "disabled"), so the model runs as it ships, with room to think.
+ * maxTokens for a model that thinks by default when the config sets no cap (docs/agents-and-providers.md). The
+ * shared 1,024 would cut its thinking before any tool call; turning thinking off for parity is not possible on
+ * every such model (Fable 5.1 and Sonnet 5.5 refuse thinking "disabled"), so the model runs as it ships, with room
+ * to think.
  */
 export const THINKING_MODEL_MAX_TOKENS = 16_000;
 

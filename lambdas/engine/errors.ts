@@ -1,9 +1,10 @@
 // Typed engine errors. Their `name`s are stable: Step Functions Retry/Catch
 // match on them, locally and in AWS alike.
+import { ERROR_NAMES } from './error-names.ts';
 
 /** Input that can never succeed; finalize, do not retry. */
 export class InvalidInputError extends Error {
-  override readonly name = 'InvalidInputError';
+  override readonly name = ERROR_NAMES.invalidInput;
   constructor(
     readonly field: string,
     readonly value: unknown,
@@ -40,7 +41,7 @@ export class TurnOutOfOrderError extends Error {
  * stored-limits.ts). Thrown before the row is written; `field` is table.column.
  */
 export class ValueTooLargeError extends Error {
-  override readonly name = 'ValueTooLargeError';
+  override readonly name = ERROR_NAMES.valueTooLarge;
   constructor(
     readonly field: string,
     readonly bytes: number,

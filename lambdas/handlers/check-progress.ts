@@ -3,8 +3,8 @@
 // Lambda opens none (its 10 s timeout has no room for a paused cluster).
 import { checkProgress, type Progress } from '../engine/experiment.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { progressInputSchema, progressTaskInputSchema } from '../../state-machine/contracts.ts';
-import { turnReserveSeconds } from '../../state-machine/tasks.ts';
+import { progressInputSchema, progressTaskInputSchema } from '../machine/contracts.ts';
+import { turnReserveSeconds } from '../machine/tasks.ts';
 import type { HandlerDeps } from './deps.ts';
 
 export const checkProgressHandler =

@@ -2,8 +2,8 @@
 // final status, idempotently (a retried finalize changes nothing), then return a sweep's task
 // token with the outcome (a second send for a closed token is no error).
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { failureInputSchema, finalizeInputSchema } from '../../state-machine/contracts.ts';
-import { failureReason } from '../../state-machine/task-errors.ts';
+import { failureInputSchema, finalizeInputSchema } from '../machine/contracts.ts';
+import { failureReason } from '../machine/task-errors.ts';
 import { returnTaskToken, taskTokenIn } from '../engine/task-tokens.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 

@@ -3,9 +3,9 @@
 // limits and usage in an AWS Region"; AccountLimit {ConcurrentExecutions, UnreservedConcurrentExecutions, ...}).
 // IAM: lambda:GetAccountSettings, an action with no resource type (Service Authorization Reference for AWS Lambda),
 // so it is granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's width
-// (state-machine/sweep-capacity.ts); the engine never imports the SDK.
+// (lambdas/sweeps/sweep-capacity.ts); the engine never imports the SDK.
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { AccountConcurrency } from '../../state-machine/sweep-capacity.ts';
+import type { AccountConcurrency } from '../sweeps/sweep-capacity.ts';
 
 export type AccountConcurrencyReader = () => Promise<AccountConcurrency>;
 

@@ -7,8 +7,8 @@
 import { z } from 'zod';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { InvalidInputError } from '../engine/errors.ts';
-import { loadSweep, SweepDefinitionError } from '../../state-machine/sweep-spec.ts';
-import { registerSweep } from '../../state-machine/sweep-registry.ts';
+import { loadSweep, SweepDefinitionError } from '../sweeps/sweep-spec.ts';
+import { registerSweep } from '../sweeps/sweep-registry.ts';
 import {
   capConcurrency,
   durationNote,
@@ -16,7 +16,7 @@ import {
   SweepTooLongError,
   type ConcurrencyDecision,
   type SweepDuration,
-} from '../../state-machine/sweep-capacity.ts';
+} from '../sweeps/sweep-capacity.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { lambdaAccountConcurrency, type AccountConcurrencyReader } from './lambda-concurrency.ts';
 import { fact } from '../../aws-facts/facts.ts';

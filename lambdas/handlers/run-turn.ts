@@ -6,8 +6,8 @@ import { TurnDeadline } from '../engine/turn-deadline.ts';
 import type { TurnSummary } from '../engine/store.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { TURN_COMMIT_MARGIN_MS } from '../config/budgets.ts';
-import { loopStateSchema } from '../../state-machine/contracts.ts';
-import { turnTimeoutSeconds } from '../../state-machine/tasks.ts';
+import { loopStateSchema } from '../machine/contracts.ts';
+import { turnTimeoutSeconds } from '../machine/tasks.ts';
 import type { AgentFactory } from '../engine/agent.ts';
 import { lambdaEntry, type HandlerDeps, type InvocationContext } from './deps.ts';
 

@@ -9,7 +9,7 @@ import {
   startRequestSchema,
   startTaskInputSchema,
   type LoopState,
-} from '../../state-machine/contracts.ts';
+} from '../machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { effectiveOllamaHost, isLoopbackHost, type ExperimentConfigInput } from '../config/experiment-config.ts';
 import { InvalidInputError } from '../engine/errors.ts';

@@ -16,9 +16,6 @@ import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { bedrockInference, ollamaOptions, outputCap } from './llm/sampling.ts';
 import { withProvenance } from './llm/provenance.ts';
 
-export const LLM_AGENTS = ['ollama', 'bedrock'] as const;
-export type LlmAgent = (typeof LLM_AGENTS)[number];
-
 /** A wait for the shared rate limit that ran out is transient: backed off and retried like a 429. */
 const withRateLimitWaits =
   (classify: (err: unknown) => Failure) =>

@@ -10,6 +10,7 @@
 //   as the text Postgres prints (in UTC sessions), bytea as Buffers, arrays as arrays, NULL as null;
 // - a transient failure (a dropped connection, a paused Aurora resuming, a serialization failure) is retried
 //   inside the transport, then surfaces as DatabaseUnavailableError, which the state machine retries.
+import { ERROR_NAMES } from '../engine/error-names.ts';
 
 export interface SqlResult<R> {
   rows: R[];
@@ -53,7 +54,7 @@ export function isTransientSqlState(code: string): boolean {
 
 /** The database stayed unreachable through every retry; the state machine retries the Task by this name. */
 export class DatabaseUnavailableError extends Error {
-  override readonly name = 'DatabaseUnavailableError';
+  override readonly name = ERROR_NAMES.databaseUnavailable;
   constructor(message: string, cause?: unknown) {
     super(message, { cause });
   }

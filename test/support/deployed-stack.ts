@@ -3,8 +3,8 @@
 // the RDS Data API server in front of a test schema, its parameters by the SSM server, and every request authorized
 // by the rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose
 // access key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
-import type { StackOutputs } from '../../bin/cli/aws-stack.ts';
-import { researcherPolicy } from '../../bin/cli/researcher-policy.ts';
+import type { StackOutputs } from '../../lib/stack-outputs.ts';
+import { researcherPolicy } from '../../lib/researcher-policy.ts';
 import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
 import { researcherEnv, stackOutputsOf, stackServer } from '../../rehearsal/stack-outputs.ts';

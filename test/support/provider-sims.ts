@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { OllamaSim } from '../../simulators/ollama-sim.ts';
 import { BedrockSim } from '../../simulators/bedrock-sim.ts';
 import { runLocalExperiment } from '../../state-machine/local-experiment.ts';
-import { STATES } from '../../state-machine/states.ts';
+import { STATES } from '../../lambdas/machine/states.ts';
 import type { TestDatabase } from './db.ts';
 
 export interface ProviderSims {

@@ -8,7 +8,7 @@ import { readPaged } from '../../lambdas/store/pages.ts';
 import { PgStore } from '../../lambdas/store/pg-store.ts';
 import { b64, packMaze } from '../../reports/replay-data.ts';
 import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
-import { EXPERIMENT_ID_PATTERN } from '../../state-machine/contracts.ts';
+import { EXPERIMENT_ID_PATTERN } from '../../lambdas/machine/contracts.ts';
 import { InvalidRequestError } from '../request-params.ts';
 
 const MAX_RUNS = 8;

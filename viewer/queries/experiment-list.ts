@@ -3,7 +3,7 @@
 // them (actions_taken), so the list costs the same with a thousand actions or a million.
 import { z } from 'zod';
 import type { Sql, SqlValue } from '../../lambdas/store/sql.ts';
-import { staleReason } from '../../bin/cli/live-status.ts';
+import { staleReason } from '../../reports/live-status.ts';
 import { blankable, int, sweepId, text } from '../request-params.ts';
 
 /** Sortable columns, by the name a URL uses, and the SQL each sorts by. */

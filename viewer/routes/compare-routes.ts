@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest } from '../request-params.ts';
 import { compareQuery, compareRuns } from '../queries/compare-runs.ts';
-import type { ViewerContext } from '../server.ts';
+import type { ViewerContext } from '../context.ts';
 
 const BODY = `<h1>Compare</h1>
 <p id="intro" class="na">Pick two to eight runs of one maze in the <a href="/">experiments table</a> (tick them, then

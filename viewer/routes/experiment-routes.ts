@@ -2,14 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { loadReplay } from '../../reports/replay-data.ts';
-import { staleReason } from '../../bin/cli/live-status.ts';
+import { staleReason } from '../../reports/live-status.ts';
 import { pageHtml } from '../page-shell.ts';
 import { ReplayCache } from '../replay-cache.ts';
 import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
 import { experimentId, parseRequest } from '../request-params.ts';
 import { listExperiments, listQuery } from '../queries/experiment-list.ts';
 import { loadTurns, turnsQuery } from '../queries/experiment-turns.ts';
-import type { ViewerContext } from '../server.ts';
+import type { ViewerContext } from '../context.ts';
 
 const idParams = z.object({ id: experimentId }).strict();
 const experimentQuery = z.object({ step: z.coerce.number().int().min(0).max(10_000_000).optional() }).strict();

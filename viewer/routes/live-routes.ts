@@ -1,7 +1,7 @@
 // /api/live: server-sent events: `hello` when the stream is ready, then one `changes` event per poll that found
 // experiments changed (see live-feed.ts), and a comment every 15 s so proxies and the browser keep it open.
 import type { FastifyInstance } from 'fastify';
-import type { ViewerContext } from '../server.ts';
+import type { ViewerContext } from '../context.ts';
 
 const HEARTBEAT_MS = 15_000;
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest } from '../request-params.ts';
 import { searchQuery, searchTranscripts } from '../queries/transcript-search.ts';
-import type { ViewerContext } from '../server.ts';
+import type { ViewerContext } from '../context.ts';
 
 const BODY = `<h1>Search transcripts</h1>
 <form id="search" class="filters" method="get" action="/search">

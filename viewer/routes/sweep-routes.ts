@@ -9,7 +9,7 @@ import { cellText, statsRowText } from '../../reports/stat-text.ts';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest, sweepId, text } from '../request-params.ts';
 import { listSweeps, sweepCells, sweepSummary } from '../queries/sweep-view.ts';
-import { NotFound, type ViewerContext } from '../server.ts';
+import { NotFound, type ViewerContext } from '../context.ts';
 
 const idParams = z.object({ id: sweepId }).strict();
 const pairQuery = z.object({ a: text(200), b: text(200) }).strict();

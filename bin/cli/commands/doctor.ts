@@ -3,8 +3,7 @@
 // --bedrock, the caller's own permissions); with --aws --template, the account before a deploy (doctor-plan.ts);
 // without, the local database. Exit 3 when a check fails.
 import type { Command } from 'commander';
-import { doctor, doctorLines, localDoctor, type Check } from '../doctor.ts';
-import { doctorBeforeDeploy } from '../doctor-plan.ts';
+import type { Check } from '../doctor/check.ts';
 import { EXIT } from '../exit-codes.ts';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withExample } from '../help.ts';
@@ -13,8 +12,12 @@ import { addResultsSourceOptions, type ResultsSource } from '../results-database
 import { withCliDatabase } from '../database.ts';
 
 async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean; template?: string }): Promise<void> {
+  // the AWS SDK clients of the checks load when the command runs, not when the CLI starts
+  const { doctor, localDoctor } = await import('../doctor/deployed.ts');
+  const { doctorLines } = await import('../doctor/check.ts');
   let checks: Check[];
   if (o.template) {
+    const { doctorBeforeDeploy } = await import('../doctor/before-deploy.ts');
     if (!o.aws) throw new InvalidInputError('--template', o.template, '--template checks an AWS account: add --aws');
     checks = await doctorBeforeDeploy({ template: o.template, stack: o.stack, region: o.region, bedrock: o.bedrock });
   } else if (o.aws) {

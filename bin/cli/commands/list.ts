@@ -148,7 +148,7 @@ async function listSweeps(o: ListOptions): Promise<void> {
       const p = commandPrefix();
       const none =
         o.sweep === undefined ? 'yet;' : `match --sweep ${o.sweep}; see them all with: ${p} list --sweeps, or`;
-      process.stdout.write(`no sweeps ${none} run one with: ${p} sweep sweeps/example.yaml\n`);
+      process.stdout.write(`no sweeps ${none} run one with: ${p} sweep examples/sweeps/example.yaml\n`);
       return;
     }
     const shown = rows.map((r) => ({ ...r, started: when(r.started) }));

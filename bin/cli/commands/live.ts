@@ -1,14 +1,14 @@
 // `ariadne status` without an execution ARN and `ariadne sweep status`: what is running now, from the results
 // database, once or redrawn in place every few seconds (--watch) until nothing runs.
 import { Option, type Command } from 'commander';
-import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
-import type { StackOutputs } from '../aws-stack.ts';
+import type { StackOutputs } from '../../../lib/stack-outputs.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { intOption, jsonOption } from '../options.ts';
 import { blockPainter } from '../redraw.ts';
-import { runningExperiments, statusLines, sweepTotals, type RunningExperiment } from '../live-status.ts';
+import { runningExperiments, statusLines, sweepTotals, type RunningExperiment } from '../../../reports/live-status.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
 export interface LiveOptions extends ResultsSource {
@@ -28,6 +28,7 @@ async function runningExecutions(
   client: SFNClient,
   stack: StackOutputs,
 ): Promise<{ experiments: number; sweeps: number }> {
+  const { ListExecutionsCommand } = await import('@aws-sdk/client-sfn');
   const count = async (stateMachineArn: string) =>
     (await client.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING', maxResults: 1000 })))
       .executions?.length ?? 0;
@@ -40,6 +41,7 @@ async function runningExecutions(
  * (a turn stuck in its Task's retries).
  */
 async function withExecutionStatus(client: SFNClient, running: RunningExperiment[]): Promise<void> {
+  const { DescribeExecutionCommand } = await import('@aws-sdk/client-sfn');
   for (const r of running.filter((x) => x.stale && x.execution_arn)) {
     try {
       const e = await client.send(new DescribeExecutionCommand({ executionArn: r.execution_arn! }));
@@ -97,6 +99,7 @@ async function show(
 export async function liveStatus(o: LiveOptions, sweepId?: string): Promise<void> {
   await withResultsDatabase(o, async (db, stack) => {
     if (!stack) return show(db, sweepId, o);
+    const { SFNClient } = await import('@aws-sdk/client-sfn'); // with --aws only
     const sfn = new SFNClient({ region: stack.region });
     try {
       await show(db, sweepId, o, { stack, sfn });

@@ -2,11 +2,8 @@
 // needs (researcher-policy.ts), for a deployed stack's own ARNs, found with DescribeStacks (aws-stack.ts), or, with
 // --template, for the stack a synthesized template will deploy, before it exists (template-stack.ts).
 import { Argument, type Command } from 'commander';
-import { resolveStack } from '../aws-stack.ts';
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
-import { researcherPolicy } from '../researcher-policy.ts';
-import { readSynthesizedStack, templateStackOutputs } from '../template-stack.ts';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 
 interface ResearcherOptions {
@@ -24,6 +21,7 @@ interface ResearcherOptions {
  * names one, is the caller's own (STS GetCallerIdentity, which needs no permission): who reviews it deploys it.
  */
 async function plannedOutputs(o: ResearcherOptions, template: string) {
+  const { readSynthesizedStack, templateStackOutputs } = await import('../template-stack.ts');
   const plan = { template, stack: o.stack, region: o.region, account: o.account };
   const synthesized = readSynthesizedStack(plan);
   if (o.account === undefined && synthesized.account === undefined) {
@@ -47,6 +45,11 @@ async function plannedOutputs(o: ResearcherOptions, template: string) {
 }
 
 async function researcher(o: ResearcherOptions): Promise<void> {
+  // the CloudFormation client and the policy's code, when the command runs
+  const [{ resolveStack }, { researcherPolicy }] = await Promise.all([
+    import('../aws-stack.ts'),
+    import('../../../lib/researcher-policy.ts'),
+  ]);
   const fromTemplate = o.template ? await plannedOutputs(o, o.template) : undefined;
   const outputs = fromTemplate ?? (await resolveStack({ stack: o.stack, region: o.region, endpoint: o.endpoint }));
   const policy = researcherPolicy(outputs, { bedrock: o.bedrock });

@@ -20,7 +20,6 @@ import {
   writtenFile,
   type OutputTarget,
 } from '../output-dir.ts';
-import { showSummary } from '../summary.ts';
 
 const noExperiment = (id: string) =>
   new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
@@ -54,6 +53,7 @@ const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(val
 async function summary(id: string, o: ResultsSource & { json?: boolean }): Promise<void> {
   await withResultsDatabase(o, async (db) => {
     const { summaryOf } = await import('../../../state-machine/local-experiment.ts');
+    const { showSummary } = await import('../summary.ts');
     const found = await summaryOf(db, id);
     if (!found) throw noExperiment(id);
     await showSummary(db, found, o.json === true);

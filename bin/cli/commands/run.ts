@@ -2,20 +2,13 @@
 // machine, with live progress and the summary at the end.
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import { resolveConfig } from '../../../lambdas/engine/experiment.ts';
 import { mergeConfig } from '../../../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../../../lambdas/config/prompts.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
-import { requestFromOptions } from '../experiment-input.ts';
 import { withExample } from '../help.ts';
-import { localParameterSource, localParameters } from '../local-parameters.ts';
 import { addExperimentOptions, jsonOption, type ExperimentOptions } from '../options.ts';
-import { preflightAgents } from '../preflight.ts';
-import { turnProgress } from '../progress.ts';
-import { showSummary } from '../summary.ts';
 import type { ExperimentSummary } from '../../../state-machine/local-experiment.ts';
-import { readWorkflowFile, withWorkflowPrompt } from '../workflow-file.ts';
 
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
@@ -42,6 +35,17 @@ async function finishedSummary(
 }
 
 async function run(o: RunOptions): Promise<void> {
+  // loaded when the command runs, so that --help and the other commands do not pay for them
+  const [{ requestFromOptions }, { localParameterSource, localParameters }, { resolveConfig }] = await Promise.all([
+    import('../experiment-input.ts'),
+    import('../local-parameters.ts'),
+    import('../../../lambdas/engine/experiment.ts'),
+  ]);
+  const [{ preflightAgents }, { turnProgress }, { showSummary }] = await Promise.all([
+    import('../preflight.ts'),
+    import('../progress.ts'),
+    import('../summary.ts'),
+  ]);
   const { maze, request, config, agent } = requestFromOptions(o);
   let parameters = localParameters();
   if (o.workflow !== undefined) {
@@ -51,6 +55,7 @@ async function run(o: RunOptions): Promise<void> {
         o.workflow,
         '--workflow goes with --provider ollama or --provider bedrock',
       );
+    const { readWorkflowFile, withWorkflowPrompt } = await import('../workflow-file.ts');
     const { text, workflow } = readWorkflowFile('--workflow', o.workflow);
     const overlay = withWorkflowPrompt(localParameterSource(), workflow.definition.workflow, text);
     parameters = overlay.parameters;
@@ -101,6 +106,11 @@ async function run(o: RunOptions): Promise<void> {
 }
 
 async function resume(id: string, o: { json?: boolean }): Promise<void> {
+  const [{ localParameters }, { turnProgress }, { showSummary }] = await Promise.all([
+    import('../local-parameters.ts'),
+    import('../progress.ts'),
+    import('../summary.ts'),
+  ]);
   await withCliDatabase(async (db) => {
     const { resumeInput, runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
     let input;

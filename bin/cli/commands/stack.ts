@@ -1,12 +1,9 @@
 // The commands for a deployed stack: launch experiments with Step Functions
 // StartExecution, and show the status of one execution.
-import { SFNClient } from '@aws-sdk/client-sfn';
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import { requestFromOptions } from '../experiment-input.ts';
 import { SEEDLESS_BASELINES } from '../../../lambdas/providers/baselines.ts';
 import { withExample } from '../help.ts';
-import { describe as describeExecution, launchRequests, regionOf, startExecutions } from '../launch.ts';
 import { addExperimentOptions, endpointOption, intOption, jsonOption, type ExperimentOptions } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 
@@ -19,6 +16,12 @@ interface LaunchOptions extends ExperimentOptions {
 }
 
 async function launch(o: LaunchOptions): Promise<void> {
+  // the Step Functions client and the code around it load when the command runs, not at start-up
+  const [{ requestFromOptions }, { SFNClient }, { launchRequests, regionOf, startExecutions }] = await Promise.all([
+    import('../experiment-input.ts'),
+    import('@aws-sdk/client-sfn'),
+    import('../launch.ts'),
+  ]);
   const region = regionOf(o.stateMachineArn);
   if (o.endpoint !== undefined) {
     try {
@@ -69,6 +72,10 @@ async function status(arn: string | undefined, o: LiveOptions & { endpoint?: str
       arn,
       `"${arn}" is not an execution ARN (arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME)`,
     );
+  const [{ SFNClient }, { describe: describeExecution }] = await Promise.all([
+    import('@aws-sdk/client-sfn'),
+    import('../launch.ts'),
+  ]);
   const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   const d = await describeExecution(client, arn);
   if (o.json) {

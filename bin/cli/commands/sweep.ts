@@ -6,11 +6,8 @@ import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { withExample } from '../help.ts';
-import { localParameters } from '../local-parameters.ts';
 import { endpointOption, intOption, jsonOption } from '../options.ts';
-import { sweepProgress } from '../sweep-progress.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
-import { preflightAgents } from '../preflight.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -62,6 +59,11 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     process.stdout.write(`${o.json ? JSON.stringify({ ...started, ...fitted }) : text}\n`);
     return;
   }
+  const [{ localParameters }, { preflightAgents }, { sweepProgress }] = await Promise.all([
+    import('../local-parameters.ts'),
+    import('../preflight.ts'),
+    import('../sweep-progress.ts'),
+  ]);
   const parameters = localParameters();
   // Every distinct model host is checked before the first run, as `run` does: an unreachable host would
   // otherwise fail each of its runs after minutes of retries.
@@ -116,7 +118,7 @@ export function registerSweepCommand(program: Command): void {
   const sweepCommand = program
     .command('sweep')
     .description('run a sweep file (agents x mazes x settings x repeats) with live progress; run it again to resume')
-    .argument('<file>', 'a sweep YAML file (see sweeps/example.yaml)')
+    .argument('<file>', 'a sweep YAML file (see examples/sweeps/example.yaml)')
     // options after `sweep status` are the subcommand's own
     .enablePositionalOptions()
     .addOption(
@@ -149,7 +151,7 @@ export function registerSweepCommand(program: Command): void {
     .addOption(endpointOption('with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)'))
     .addOption(jsonOption())
     .action(sweep);
-  withExample(sweepCommand, 'ariadne sweep sweeps/example.yaml --concurrency 4');
+  withExample(sweepCommand, 'ariadne sweep examples/sweeps/example.yaml --concurrency 4');
   const statusCommand = sweepCommand
     .command('status')
     .description("a sweep's progress: runs done, running, not started, failed, goal found, cost so far")

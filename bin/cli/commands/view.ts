@@ -2,9 +2,7 @@
 // Ctrl-C. Live pages check for changes every --poll ms while one is open; on --aws the default is slower, and with
 // no page open nothing is asked, so Aurora can pause.
 import { Option, type Command } from 'commander';
-import { openDatabase } from '../../../lambdas/store/database.ts';
 import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
-import { startViewer } from '../../../viewer/server.ts';
 import { withCliDatabase } from '../database.ts';
 import { EnvironmentError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
@@ -40,6 +38,7 @@ export function registerViewCommand(program: Command): void {
       );
     // locally, a pool of its own whose every transaction is read-only: the server itself refuses a write
     await withCliDatabase(async (cli) => {
+      const { openDatabase } = await import('../../../lambdas/store/database.ts');
       const db = await openDatabase({ url: cli.url, schema: cli.schema, readOnly: true, poolSize: 4 });
       try {
         const where = process.env.DATABASE_URL ? cli.displayUrl : 'embedded Postgres';
@@ -52,6 +51,7 @@ export function registerViewCommand(program: Command): void {
 }
 
 async function serve(db: SqlDatabase, source: string, pollMs: number, port: number): Promise<void> {
+  const { startViewer } = await import('../../../viewer/server.ts'); // Fastify, when the viewer starts
   const viewer = await startViewer({ db, source, pollMs, port }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE')
       throw new EnvironmentError(

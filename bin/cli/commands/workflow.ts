@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
-import { readWorkflowFile } from '../workflow-file.ts';
 
-function checkWorkflow(file: string, o: { json?: boolean }): void {
+async function checkWorkflow(file: string, o: { json?: boolean }): Promise<void> {
+  const { readWorkflowFile } = await import('../workflow-file.ts'); // the YAML and CEL parsers, when it runs
   const { workflow } = readWorkflowFile('workflow', file);
   const d = workflow.definition;
   if (o.json) {
@@ -37,5 +37,5 @@ export function registerWorkflowCommand(program: Command): void {
     .argument('<file>')
     .addOption(jsonOption('the check result as JSON (a problem is still an error on stderr, exit 2)'))
     .action(checkWorkflow);
-  withExample(workflowCommand, 'ariadne workflow workflows/observe-plan-act.yaml');
+  withExample(workflowCommand, 'ariadne workflow examples/workflows/observe-plan-act.yaml');
 }

@@ -6,6 +6,7 @@
 // stopped at the deadline, and a retry starts only if it can end before it.
 import type { CallDeadline } from '../../engine/agent.ts';
 import { ModelCallDeadlineError } from '../../engine/errors.ts';
+import { ERROR_NAMES } from '../../engine/error-names.ts';
 
 /** The fields both provider errors carry; the subclasses differ only in the name Retry/Catch match. */
 abstract class ProviderError extends Error {
@@ -20,7 +21,7 @@ abstract class ProviderError extends Error {
 }
 
 class ProviderTransientError extends ProviderError {
-  override readonly name = 'ProviderTransientError';
+  override readonly name = ERROR_NAMES.providerTransient;
 }
 
 class ProviderPermanentError extends ProviderError {

@@ -1,0 +1,89 @@
+// Bedrock model access from the researcher's side, per model the deployment grants (the stack writes them to
+// <prefix>/deployment/bedrock_models), in the Region the parameters name:
+// 1. its lifecycle, read live (GetFoundationModel's modelLifecycle.status, ACTIVE or LEGACY; model-lifecycle page:
+//    "New customers can't use Legacy models and existing customers may lose access to Legacy models after 15 days
+//    of inactivity"): a Legacy model is a warning with the fix, a model not found a failure;
+// 2. a one-token Converse call. On a new account this call is also what activates the model: the first invocation
+//    of a third-party model starts the account's AWS Marketplace subscription when the caller may subscribe
+//    (model-access page). So the deploy guide has an administrator run `doctor --aws --bedrock` once; the
+//    subscription then serves every role of the account, and the stack's Bedrock role needs no Marketplace grant.
+// What each refusal means, and its fix, is lambdas/providers/llm/bedrock-access.ts's, shared with the Bedrock agent.
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { probeBedrockModel, throttled } from '../bedrock-probe.ts';
+import type { Check } from './check.ts';
+import { commandPrefix } from '../invocation.ts';
+import { diagnoseBedrockAccess } from '../../../lambdas/providers/llm/bedrock-access.ts';
+import { baseModelId } from '../../../lambdas/config/model-table.ts';
+import { bedrockQuotaChecks } from '../bedrock-quotas.ts';
+
+const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>
+  err.name === 'ResourceNotFoundException'
+    ? `${model} is not offered in ${region}: set ${prefix}/config/bedrock/region, or deploy another model`
+    : 'try again later; if it persists, see the AWS Health Dashboard for Bedrock in that Region';
+
+/** GetFoundationModel for the model behind `model` (a profile's base model): its lifecycle check. */
+async function lifecycleCheck(model: string, region: string): Promise<Check> {
+  const { BedrockClient, GetFoundationModelCommand } = await import('@aws-sdk/client-bedrock');
+  const client = new BedrockClient({ region, maxAttempts: 2 });
+  const base = baseModelId(model);
+  const check = `Bedrock ${model} lifecycle`;
+  try {
+    const out = await client.send(new GetFoundationModelCommand({ modelIdentifier: base }));
+    const status = out.modelDetails?.modelLifecycle?.status ?? 'unknown';
+    if (status === 'LEGACY')
+      return {
+        check,
+        ok: true,
+        warning: true,
+        detail: `${base} is LEGACY: new accounts cannot use it, and an account idle on it for 15 days loses it`,
+        fix: 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it',
+      };
+    return { check, ok: true, detail: `${base} is ${status} in ${region}` };
+  } catch (err) {
+    const e = err as Error;
+    return {
+      check,
+      ok: e.name === 'AccessDeniedException',
+      skipped: e.name === 'AccessDeniedException',
+      detail: `${e.name}: ${e.message}`,
+      fix:
+        e.name === 'AccessDeniedException'
+          ? `allow bedrock:GetFoundationModel to your identity (${commandPrefix()} policy researcher --bedrock)`
+          : `${base} is not offered in ${region} (or past its end of life): deploy an Active model`,
+    };
+  } finally {
+    client.destroy();
+  }
+}
+
+export async function bedrockChecks(models: string[], region: string, prefix: string): Promise<Check[]> {
+  if (models.length === 0)
+    return [{ check: 'Bedrock models', ok: true, skipped: true, detail: 'the deployment names no Bedrock model' }];
+  const client = new BedrockRuntimeClient({ region, maxAttempts: 2 });
+  try {
+    const checks: Check[] = [];
+    for (const model of models) {
+      checks.push(await lifecycleCheck(model, region));
+      const check = `Bedrock ${model}`;
+      try {
+        const reply = await probeBedrockModel(client, model);
+        checks.push({ check, ok: true, detail: `answers in ${region} (${reply.usage?.totalTokens ?? '?'} tokens)` });
+      } catch (err) {
+        const e = err as Error;
+        const over = throttled(e);
+        const access = diagnoseBedrockAccess(e, { model, region, command: commandPrefix() });
+        checks.push({
+          check,
+          ok: over,
+          detail: `${e.name}: ${e.message}`,
+          fix: over ? undefined : (access?.fix ?? fallbackFix(e, model, region, prefix)),
+        });
+      }
+    }
+    // each model's tokens- and requests-per-minute quotas in this Region (what sweeps default rate_limits to)
+    checks.push(...(await bedrockQuotaChecks(models, region)));
+    return checks;
+  } finally {
+    client.destroy();
+  }
+}

