@@ -4,6 +4,9 @@
 import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 import { formatReport, passed, rehearse } from './rehearse.ts';
 
+// Node 20 is said once by the CLI; the SDK clients here would each add their NodeVersionSupportWarning.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres();
 try {
   const report = await rehearse({
