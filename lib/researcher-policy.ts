@@ -5,7 +5,7 @@
 // matches on AWS.
 import { RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
 import { RESULTS_DATABASE_TAG } from './resource-tags.ts';
-import { GENERATED_NAME } from './template-values.ts';
+import { isGeneratedName } from './template-values.ts';
 import type { StackOutputs } from './stack-outputs.ts';
 
 interface PolicyStatement {
@@ -48,9 +48,10 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
   // generated: "*", held to this stack's database by the tag lib/database.ts puts on both (aws:ResourceTag, which
   // rds-data's actions and GetSecretValue take), and to buckets of this account (s3:ResourceAccount: PutObject
   // takes no tag condition). After the deploy the policy names each ARN instead.
-  const generated = (arnOrName: string) => arnOrName === GENERATED_NAME || arnOrName.endsWith(`:${GENERATED_NAME}`);
   const ourDatabase = (arnOrName: string) =>
-    generated(arnOrName) ? { StringEquals: { [`aws:ResourceTag/${RESULTS_DATABASE_TAG}`]: stackName } } : undefined;
+    isGeneratedName(arnOrName)
+      ? { StringEquals: { [`aws:ResourceTag/${RESULTS_DATABASE_TAG}`]: stackName } }
+      : undefined;
   const bucketName = outputs.sweepBucketName;
   const statements = [
     // Resource type "stack": arn:...:stack/NAME/ID. The ID changes when the stack is deleted and deployed again,
@@ -100,7 +101,7 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
       'UploadSweepRunLists',
       ['s3:PutObject'],
       [`arn:${partition}:s3:::${bucketName}/${RUNS_PREFIX}*`],
-      generated(bucketName) ? { StringEquals: { 's3:ResourceAccount': account } } : undefined,
+      isGeneratedName(bucketName) ? { StringEquals: { 's3:ResourceAccount': account } } : undefined,
     ),
     // ariadne doctor --aws simulates the caller's own permissions with IAM's policy simulator: resource type
     // "user", the caller's own user only (aws:username is in every IAM user's request context, "AWS global

@@ -82,7 +82,11 @@ const hash = (text: string, length: number) =>
     .slice(0, length);
 
 /** A generated name when names are wildcards. */
-export const GENERATED_NAME = '*';
+const GENERATED_NAME = '*';
+
+/** Whether a name, or an ARN ending in one, is a name CloudFormation has yet to generate (the wildcard mode's). */
+export const isGeneratedName = (nameOrArn: string) =>
+  nameOrArn === GENERATED_NAME || nameOrArn.endsWith(`:${GENERATED_NAME}`);
 
 export class TemplateValues {
   constructor(

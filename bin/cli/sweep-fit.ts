@@ -18,9 +18,8 @@ import { ssmSource } from '../../lambdas/config/ssm-source.ts';
 import { rateLimitFor, type RateLimit } from '../../lambdas/providers/llm/rate-limiter.ts';
 import { lambdaAccountConcurrency, type AccountConcurrencyReader } from '../../lambdas/handlers/lambda-concurrency.ts';
 import {
-  capConcurrency,
   durationNote,
-  sweepDuration,
+  fitToAccount,
   SweepTooLongError,
   type ConcurrencyDecision,
   type SweepDuration,
@@ -163,19 +162,24 @@ async function defaultRateLimits(
 export async function fitSweepToAccount(loaded: LoadedSweep, o: FitOptions): Promise<SweepFit> {
   const read = o.readAccount ?? lambdaAccountConcurrency(new LambdaClient({ region: o.region, maxAttempts: 2 }));
   const account = await read().catch((err: unknown) => ({ error: reason(err) }));
-  const concurrency = capConcurrency(o.requested, account, o.region);
   // the deployed default of a run without its own max_duration_minutes (unread: the code default counts)
   const readConfig = o.readConfig ?? (() => deployedConfig(o.region, o.parameterPrefix ?? '/ariadne'));
   const deployed = await readConfig().catch((err: unknown) => ({ error: reason(err) }));
-  const duration = sweepDuration(
-    loaded.runs.map((r) => r.cell.config),
-    concurrency.maxConcurrency,
-    'error' in deployed ? undefined : deployed.max_duration_minutes,
-  );
-  if (!duration.fits) {
-    const err = new SweepTooLongError(loaded.spec.sweep, duration, concurrency.maxConcurrency);
-    throw new InvalidInputError('max_concurrency', concurrency.maxConcurrency, err.message);
+  let fitted;
+  try {
+    fitted = fitToAccount(
+      loaded.spec.sweep,
+      loaded.runs.map((r) => r.cell.config),
+      o.requested,
+      account,
+      o.region,
+      'error' in deployed ? undefined : deployed.max_duration_minutes,
+    );
+  } catch (err) {
+    if (!(err instanceof SweepTooLongError)) throw err;
+    throw new InvalidInputError('max_concurrency', err.maxConcurrency, err.message);
   }
+  const { concurrency, duration } = fitted;
   const limits = await defaultRateLimits(loaded, o, deployed);
   return {
     sweep: limits.sweep,

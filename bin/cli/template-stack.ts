@@ -5,7 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { GENERATED_NAME, TemplateValues, type CfnTemplate } from '../../lib/template-values.ts';
+import { isGeneratedName, TemplateValues, type CfnTemplate } from '../../lib/template-values.ts';
 import { OUTPUT_KEYS, type StackOutputs } from '../../lib/stack-outputs.ts';
 import { describeFileError } from './file-errors.ts';
 import { NotFoundError } from './exit-codes.ts';
@@ -130,8 +130,11 @@ export function plannedParameters(values: TemplateValues): Map<string, string> {
 }
 
 /** The outputs the template's stack will have in `account` and `region`, generated names as "*". */
-export function templateStackOutputs(o: TemplateStackOptions): TemplateStackOutputs {
-  const synthesized = readSynthesizedStack(o);
+export function templateStackOutputs(
+  o: TemplateStackOptions,
+  /** The stack as readSynthesizedStack(o) read it, when the caller already has it. */
+  synthesized: SynthesizedStack = readSynthesizedStack(o),
+): TemplateStackOutputs {
   const { template, stackName } = synthesized;
   const account = o.account ?? synthesized.account;
   const region = o.region ?? synthesized.region;
@@ -160,9 +163,7 @@ export function templateStackOutputs(o: TemplateStackOptions): TemplateStackOutp
       );
     return [field, values.resolveString(value, `$.Outputs.${key}`)] as const;
   });
-  const generated = fields
-    .filter(([, v]) => v === GENERATED_NAME || v.endsWith(`:${GENERATED_NAME}`))
-    .map(([field]) => field as keyof typeof OUTPUT_KEYS);
+  const generated = fields.filter(([, v]) => isGeneratedName(v)).map(([field]) => field as keyof typeof OUTPUT_KEYS);
   return {
     stackName,
     region,

@@ -9,14 +9,7 @@ import { parseOrThrow } from '../config/zod-errors.ts';
 import { InvalidInputError } from '../engine/errors.ts';
 import { loadSweep, SweepDefinitionError } from '../sweeps/sweep-spec.ts';
 import { registerSweep } from '../sweeps/sweep-registry.ts';
-import {
-  capConcurrency,
-  durationNote,
-  sweepDuration,
-  SweepTooLongError,
-  type ConcurrencyDecision,
-  type SweepDuration,
-} from '../sweeps/sweep-capacity.ts';
+import { durationNote, fitToAccount, type ConcurrencyDecision, type SweepDuration } from '../sweeps/sweep-capacity.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { lambdaAccountConcurrency, type AccountConcurrencyReader } from './lambda-concurrency.ts';
 import { fact } from '../../aws-facts/facts.ts';
@@ -68,20 +61,17 @@ export const registerSweepHandler =
     const account = await read().catch((err: unknown) => ({
       error: `${(err as Error).name}: ${(err as Error).message}`,
     }));
-    const concurrency = capConcurrency(
+    // the deployed default a run without its own max_duration_minutes gets from StartExperiment
+    const deployed = (await deps.parameters?.get())?.config.max_duration_minutes;
+    // refused (SweepTooLongError) before anything is written
+    const { concurrency, duration } = fitToAccount(
+      loaded.spec.sweep,
+      loaded.runs.map((r) => r.cell.config),
       input.maxConcurrency ?? loaded.spec.max_concurrency,
       account,
       process.env.AWS_REGION,
-    );
-    // the deployed default a run without its own max_duration_minutes gets from StartExperiment
-    const deployed = (await deps.parameters?.get())?.config.max_duration_minutes;
-    const duration = sweepDuration(
-      loaded.runs.map((r) => r.cell.config),
-      concurrency.maxConcurrency,
       typeof deployed === 'number' ? deployed : undefined,
     );
-    // refused before anything is written
-    if (!duration.fits) throw new SweepTooLongError(loaded.spec.sweep, duration, concurrency.maxConcurrency);
     await registerSweep(deps.store.db, loaded);
     return {
       sweepId: loaded.spec.sweep,

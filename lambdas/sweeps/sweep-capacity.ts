@@ -169,7 +169,7 @@ export class SweepTooLongError extends Error {
   constructor(
     readonly sweep: string,
     readonly duration: SweepDuration,
-    maxConcurrency: number,
+    readonly maxConcurrency: number,
   ) {
     super(
       `sweep "${sweep}" cannot end within one Step Functions execution: ${durationNote(duration, maxConcurrency)}; ` +
@@ -177,4 +177,24 @@ export class SweepTooLongError extends Error {
         "the account's Lambda concurrency: ask for a higher quota in Service Quotas)",
     );
   }
+}
+
+/**
+ * The width and length a sweep gets in the account, the one decision the CLI (before anything is uploaded) and
+ * RegisterSweep (at run time) both make: the request capped to the account, and the runs' duration at that width
+ * (a run without its own max_duration_minutes counting `deployedMinutes`). A sweep that cannot end within one
+ * Standard execution is refused with SweepTooLongError.
+ */
+export function fitToAccount(
+  sweep: string,
+  runConfigs: ReadonlyArray<{ max_duration_minutes?: unknown }>,
+  requested: number,
+  account: AccountConcurrency | { error: string },
+  region: string | undefined,
+  deployedMinutes: number | undefined,
+): { concurrency: ConcurrencyDecision; duration: SweepDuration } {
+  const concurrency = capConcurrency(requested, account, region);
+  const duration = sweepDuration(runConfigs, concurrency.maxConcurrency, deployedMinutes);
+  if (!duration.fits) throw new SweepTooLongError(sweep, duration, concurrency.maxConcurrency);
+  return { concurrency, duration };
 }

@@ -41,7 +41,7 @@ async function plannedOutputs(o: ResearcherOptions, template: string) {
       sts.destroy();
     }
   }
-  return templateStackOutputs(plan);
+  return templateStackOutputs(plan, synthesized);
 }
 
 async function researcher(o: ResearcherOptions): Promise<void> {
