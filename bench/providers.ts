@@ -16,6 +16,7 @@ import type { ChatModel } from '../lambdas/providers/llm/chat-model.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
+import { envDefault } from '../lambdas/config/environment.ts';
 
 const REPEATS = 3;
 
@@ -36,9 +37,9 @@ function timedModel(model: ChatModel, spent: { ms: number; calls: number }): Cha
 }
 
 export async function providersBench(): Promise<Record<string, number>> {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  process.env.AWS_ACCESS_KEY_ID ??= 'sim';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'sim';
+  envDefault('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
+  envDefault('AWS_ACCESS_KEY_ID', 'sim');
+  envDefault('AWS_SECRET_ACCESS_KEY', 'sim');
   const pgServer = await benchPostgres();
   const db = await openDatabase({ url: pgServer.url, schema: 'bench_providers', poolSize: 4 });
   const ollama = new OllamaSim({ callsPerReply: 2 });

@@ -26,6 +26,7 @@ import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { benchPostgres, fmt } from './support.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
+import { envInteger, envString } from '../lambdas/config/environment.ts';
 
 const SCHEMA = 'bench_results_aws';
 const ACTIONS_PER_RUN = 10_000; // a multiple of the 10 actions a turn written below
@@ -175,7 +176,7 @@ async function tableCounts(db: Database, sweep: string): Promise<{ experiments: 
 }
 
 export async function resultsAwsBench(): Promise<void> {
-  const large = Number(process.env.BENCH_ACTIONS ?? 1_000_000);
+  const large = envInteger('BENCH_ACTIONS', process.env, 1) ?? 1_000_000;
   const sizes = [Math.max(ACTIONS_PER_RUN, Math.round(large / 10)), large];
   const pgServer = await benchPostgres();
   const db = await freshBenchDatabase(pgServer.url, SCHEMA, 2);
@@ -281,6 +282,6 @@ export async function resultsAwsBench(): Promise<void> {
   }
 }
 
-const job = process.env.BENCH_RESULTS_AWS_CHILD;
+const job = envString('BENCH_RESULTS_AWS_CHILD');
 if (job) await runChild(JSON.parse(job) as ChildJob);
 else if (process.argv[1] === fileURLToPath(import.meta.url)) await resultsAwsBench();

@@ -3,10 +3,11 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
+import { envString } from '../lambdas/config/environment.ts';
 
 export async function benchPostgres() {
-  if (process.env.BENCH_DATABASE_URL)
-    return { url: process.env.BENCH_DATABASE_URL, cpuSeconds: () => null, stop: () => Promise.resolve() };
+  const url = envString('BENCH_DATABASE_URL');
+  if (url) return { url, cpuSeconds: () => null, stop: () => Promise.resolve() };
   const parent = mkdtempSync(join(tmpdir(), 'ariadne-bench-'));
   chmodSync(parent, 0o755);
   const dataDir = join(parent, 'pgdata');

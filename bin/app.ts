@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { AriadneStack } from '../lib/ariadne-stack.ts';
 import { STATE_MACHINE_LOG_LEVELS, type StateMachineLogLevel } from '../lib/observability.ts';
 import { fact } from '../aws-facts/facts.ts';
+import { envString } from '../lambdas/config/environment.ts';
 
 const app = new App();
 const context = (name: string) => app.node.tryGetContext(name) as string | number | boolean | undefined;
@@ -47,7 +48,7 @@ function choiceContext<T extends string>(name: string, choices: readonly T[]): T
 }
 
 new AriadneStack(app, 'Ariadne', {
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  env: { account: envString('CDK_DEFAULT_ACCOUNT'), region: envString('CDK_DEFAULT_REGION') },
   // -c vpcId=vpc-0123... puts the database into an existing VPC (a lookup: needs credentials at synth).
   vpcId: context('vpcId') as string | undefined,
   // -c parametersKmsKeyArn=arn:aws:kms:...:key/... when the SecureStrings use a customer managed key.

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { AssemblyFunction } from './cloud-assembly.ts';
 import { lambdaUnknownCause } from '../lambdas/machine/task-errors.ts';
 import { fact } from '../aws-facts/facts.ts';
+import { envString } from '../lambdas/config/environment.ts';
 
 const BOOTSTRAP = fileURLToPath(new URL('./lambda-bootstrap.mjs', import.meta.url));
 
@@ -380,8 +381,8 @@ function lambdaEnvironment(
   const env: Record<string, string> = {
     // Unreserved defaults Lambda sets; the template may override them (it comes next).
     LANG: 'en_US.UTF-8',
-    ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
-    ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
+    ...(envString('PATH') ? { PATH: envString('PATH') } : {}),
+    ...(envString('HOME') ? { HOME: envString('HOME') } : {}),
     ...Object.fromEntries(Object.entries(opts.env).map(([k, v]) => [k, toTaskRoot(v)])),
     ...(opts.endpoints ?? {}),
     TZ: ':UTC',

@@ -3,14 +3,16 @@
 // violation or failed scenario.
 import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 import { formatReport, passed, rehearse } from './rehearse.ts';
+import { envDefault, envString } from '../lambdas/config/environment.ts';
 
 // Node 20 is said once by the CLI; the SDK clients here would each add their NodeVersionSupportWarning.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+envDefault('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
 
-const server = process.env.DATABASE_URL ? null : await startEmbeddedPostgres();
+const databaseUrl = envString('DATABASE_URL');
+const server = databaseUrl ? null : await startEmbeddedPostgres();
 try {
   const report = await rehearse({
-    databaseUrl: process.env.DATABASE_URL ?? server!.url,
+    databaseUrl: databaseUrl ?? server!.url,
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${formatReport(report)}\n`);

@@ -46,14 +46,15 @@ export async function researcherScenario(world: World): Promise<string> {
   const identity = new IdentitySim(authorizer);
   const outDir = mkdtempSync(join(tmpdir(), 'rehearsal-researcher-'));
   try {
+    const identityUrl = await identity.listen();
     const env = researcherEnv(outputs, accessKeyId, SECRET, {
       AWS_ENDPOINT_URL_CLOUDFORMATION: await cfn.listen(),
       AWS_ENDPOINT_URL_RDS_DATA: world.endpoints.AWS_ENDPOINT_URL_RDS_DATA,
       AWS_ENDPOINT_URL_SSM: world.endpoints.AWS_ENDPOINT_URL_SSM,
       AWS_ENDPOINT_URL_SFN: world.endpoints.AWS_ENDPOINT_URL_SFN,
-      AWS_ENDPOINT_URL_STS: await identity.listen(),
+      AWS_ENDPOINT_URL_STS: identityUrl,
+      AWS_ENDPOINT_URL_IAM: identityUrl,
     });
-    env.AWS_ENDPOINT_URL_IAM = env.AWS_ENDPOINT_URL_STS;
     /** The command's JSON; it must exit 0, and every request it made must have been allowed. */
     const ariadne = async <T>(...args: string[]): Promise<T> => {
       const command = `ariadne ${args.join(' ')} --aws --json`;

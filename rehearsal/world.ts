@@ -9,7 +9,8 @@ import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, taskErr
 import { IamModel } from './iam.ts';
 import { RequestAuthorizer } from './authorizer.ts';
 import type { CfnTemplate } from '../lib/template-values.ts';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import type { Database } from '../lambdas/store/database.ts';
+import { openSqlDatabase } from '../lambdas/store/open-sql-database.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
@@ -130,7 +131,8 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   // read the rows with, stays the url's own user.
   const schema = `rehearsal_${randomBytes(4).toString('hex')}`;
   const secret = { username: schema, password: randomBytes(24).toString('hex') };
-  const db = await openDatabase({ url: opts.databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' });
+  const target = { url: opts.databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' };
+  const db = await openSqlDatabase(target);
   try {
     await db.pool.query(
       `CREATE ROLE ${escapeIdentifier(secret.username)} LOGIN PASSWORD ${escapeLiteral(secret.password)}`,
@@ -340,11 +342,12 @@ function migrationsProvider(world: World): MigrationsProvider {
   };
   for (const [id, props] of resourcesOfType(values.template, 'AWS::Lambda::Function')) {
     if (props.Handler !== 'framework.onEvent') continue;
-    const env = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-    const onEvent = fnOf(env.USER_ON_EVENT_FUNCTION_ARN);
-    const isComplete = fnOf(env.USER_IS_COMPLETE_FUNCTION_ARN);
+    // the framework function's variables in the template, not this process's environment
+    const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const onEvent = fnOf(variables.USER_ON_EVENT_FUNCTION_ARN);
+    const isComplete = fnOf(variables.USER_IS_COMPLETE_FUNCTION_ARN);
     if (!onEvent || !isComplete || !('MIGRATIONS_DIR' in isComplete.fn.environment)) continue;
-    const waiter = (env.WAITER_STATE_MACHINE_ARN as { Ref?: string } | undefined)?.Ref;
+    const waiter = (variables.WAITER_STATE_MACHINE_ARN as { Ref?: string } | undefined)?.Ref;
     const machine = waiter ? values.template.Resources[waiter]?.Properties : undefined;
     if (!waiter || !machine) throw new Error(`the migrations provider ${id} names no waiter state machine`);
     const definition = JSON.parse(

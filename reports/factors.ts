@@ -3,6 +3,7 @@
 // what the run actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
 // applicable to it: its value is NOT_APPLICABLE, so its runs merge instead of splitting by a value they never read.
 import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import { sweepRunConditions } from '../results/sweep-conditions.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { settingReaches } from './setting-reach.ts';
@@ -55,17 +56,7 @@ const at = (config: unknown, path: string): unknown =>
  * default host in a baseline's snapshot is not a value of it).
  */
 export async function varyingFactors(db: Sql, sweepId: string): Promise<string[]> {
-  const { rows } = await db.query<{
-    config: unknown;
-    provider: string;
-    label: string;
-    maze_generator: string;
-    maze_size: number;
-  }>(
-    `SELECT DISTINCT e.config, e.provider, r.label, r.maze_generator, r.maze_size
-     FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.sweep_id = $1`,
-    [sweepId],
-  );
+  const rows = await sweepRunConditions(db, sweepId);
   const varies = (values: unknown[]) => new Set(values.map((v) => JSON.stringify(v))).size > 1;
   const columns = ['label', 'maze_generator', 'maze_size'].filter(
     (c, i) => i === 0 || varies(rows.map((r) => r[c as keyof (typeof rows)[0]])),

@@ -1,92 +1,12 @@
-// What is running now, read from the results database (embedded, DATABASE_URL, or a deployed stack's Aurora
-// through the Data API): experiments in flight with their progress and cost so far, the ones that stopped
-// reporting flagged with the reason, and a sweep's totals. The same SQL on every transport (the Sql port).
-import type { Sql } from '../lambdas/store/sql.ts';
-import { LLM_TURN_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
+// What is running now, in words: a sweep's totals and how many experiments run (results/live-status.ts reads them;
+// the CLI shows the running experiments as a table under these lines).
+import type { RunningExperiment, SweepTotals } from '../results/live-status.ts';
 
 /**
- * A running experiment whose row has not changed for this long is stale: every turn updates it, and no turn may
- * take longer than the model turn's Lambda timeout; twice that leaves room for the Task's retries.
+ * The lines above the table of running experiments (the CLI's, redrawn in place by the caller): the sweep's
+ * totals, if one is asked for, and how many run.
  */
-export const STALE_AFTER_SECONDS = 2 * LLM_TURN_TIMEOUT_SECONDS;
-
-export interface RunningExperiment {
-  experiment_id: string;
-  agent: string;
-  model: string | null;
-  sweep_id: string | null;
-  turns: number;
-  actions: number;
-  tiles_seen: number;
-  goal_found: boolean;
-  started_at: Date;
-  updated_at: Date;
-  cost_usd: number | null;
-  /** Its newest execution's ARN (continue-as-new starts more than one per experiment). */
-  execution_arn: string | null;
-  /** Why it looks stuck, if it does (no update for longer than any turn may take). */
-  stale: string | null;
-}
-
-export async function runningExperiments(db: Sql, now = new Date(), sweepId?: string): Promise<RunningExperiment[]> {
-  const { rows } = await db.query<Omit<RunningExperiment, 'stale'>>(
-    `SELECT e.id AS experiment_id, e.agent, e.model, e.sweep_id, e.turns_completed AS turns,
-            e.actions_taken AS actions, e.tiles_seen, e.goal_found, e.started_at, e.updated_at,
-            e.execution_arns[cardinality(e.execution_arns)] AS execution_arn,
-            (SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id)::float8 AS cost_usd
-     FROM experiments e
-     WHERE e.status = 'running' AND ($1::text IS NULL OR e.sweep_id = $1)
-     ORDER BY e.started_at`,
-    [sweepId ?? null],
-  );
-  return rows.map((r) => ({ ...r, stale: staleReason(new Date(r.updated_at), now) }));
-}
-
-/** Why a running experiment last updated at `updatedAt` looks stuck at `now`, or null if it does not. */
-export function staleReason(updatedAt: Date, now: Date): string | null {
-  const idle = Math.round((now.getTime() - updatedAt.getTime()) / 1000);
-  return idle > STALE_AFTER_SECONDS
-    ? `no turn recorded for ${minutes(idle)} (a turn takes at most ${minutes(LLM_TURN_TIMEOUT_SECONDS)})`
-    : null;
-}
-
-export interface SweepTotals {
-  sweep_id: string;
-  runs: number;
-  started: number;
-  running: number;
-  completed: number;
-  failed: number;
-  goal_found: number;
-  actions: number;
-  cost_usd: number;
-}
-
-/** A sweep's totals over the latest attempt of each run; null when no sweep has that name. */
-export async function sweepTotals(db: Sql, sweepId: string): Promise<SweepTotals | null> {
-  const { rows } = await db.query<SweepTotals>(
-    `SELECT s.id AS sweep_id, s.cells * s.repeats AS runs,
-            count(r.experiment_id)::int AS started,
-            count(*) FILTER (WHERE r.status = 'running')::int AS running,
-            count(*) FILTER (WHERE r.status IN ('completed', 'timeout'))::int AS completed,
-            count(*) FILTER (WHERE r.status = 'failed')::int AS failed,
-            count(*) FILTER (WHERE r.goal_found)::int AS goal_found,
-            coalesce(sum(r.actions), 0)::int AS actions,
-            coalesce(sum(r.cost_usd), 0)::float8 AS cost_usd
-     FROM sweeps s LEFT JOIN sweep_runs r ON r.sweep_id = s.id
-     WHERE s.id = $1
-     GROUP BY s.id, s.cells, s.repeats`,
-    [sweepId],
-  );
-  return rows[0] ?? null;
-}
-
-function minutes(seconds: number): string {
-  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
-}
-
-/** The lines a terminal shows (redrawn in place by the caller), newest state first. */
-export function statusLines(running: RunningExperiment[], totals: SweepTotals | null, now = new Date()): string[] {
+export function statusLines(running: RunningExperiment[], totals: SweepTotals | null): string[] {
   const lines: string[] = [];
   if (totals) {
     const done = totals.completed + totals.failed;
@@ -97,14 +17,10 @@ export function statusLines(running: RunningExperiment[], totals: SweepTotals | 
     );
   }
   const stale = running.filter((r) => r.stale).length;
-  lines.push(`${running.length} experiment(s) running${stale ? `, ${stale} stale` : ''}`);
-  for (const r of running) {
-    const age = Math.round((now.getTime() - new Date(r.started_at).getTime()) / 1000);
-    lines.push(
-      `  ${r.experiment_id}  ${r.model ?? r.agent}  turn ${r.turns}, ${r.actions} actions, ${r.tiles_seen} tiles` +
-        `${r.goal_found ? ', goal found' : ''}, ${minutes(age)}` +
-        `${r.cost_usd ? `, $${r.cost_usd.toFixed(4)}` : ''}${r.stale ? `  STALE: ${r.stale}` : ''}`,
-    );
-  }
+  const interrupted = running.filter((r) => r.interrupted).length;
+  lines.push(
+    `${running.length} experiment(s) running${stale ? `, ${stale} stale` : ''}` +
+      `${interrupted ? `, ${interrupted} interrupted (resumable)` : ''}`,
+  );
   return lines;
 }

@@ -3,10 +3,11 @@
 // cells the agent saw, from actions.vision), when each cell first became
 // known, the agent's phase per step, stuck signals, tokens per turn, and the
 // model's words where there were any. Typed arrays travel as base64, so a
-// 10,000-action run stays well under a megabyte. The logs are read in keyset
-// pages, which the Data API's 1 MiB per response needs for a long run.
-import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+// 10,000-action run stays well under a megabyte. The summary and the logs are
+// read by the read model (results/summary-row.ts, results/replay-logs.ts).
+import type { Sql } from '../lambdas/store/sql.ts';
+import { summaryOf } from '../results/summary-row.ts';
+import { replayLogs } from '../results/replay-logs.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { visibleCells } from '../lambdas/maze/vision.ts';
 import type { Maze } from '../lambdas/maze/maze.ts';
@@ -59,41 +60,6 @@ export interface ReplayData {
   notes: Array<{ step: number; text: string | null; reasoning: string | null; call: string }>;
 }
 
-interface ActionRow {
-  step_number: number;
-  turn_number: number;
-  tool: string;
-  arguments: unknown;
-  outcome: string;
-  to_x: number;
-  to_y: number;
-  vision: Array<[number, number, number]>;
-  assistant_text: string | null;
-}
-
-interface TurnRow {
-  turn_number: number;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  stop_reason: string;
-  first_step: number;
-}
-
-interface TransitionRow {
-  turn_number: number;
-  seq: number;
-  step_number: number;
-  to_phase: string;
-}
-
-interface SignalRow {
-  step_number: number;
-  turn_number: number;
-  seq: number;
-  detector: string;
-  detail: string;
-}
-
 /** The reasoning argument of a tool call, when it has one. */
 function reasoningOf(args: unknown): string | null {
   if (!args || typeof args !== 'object' || !('reasoning' in args)) return null;
@@ -120,45 +86,13 @@ export function packMaze(maze: Maze): ReplayData['maze'] {
  */
 export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows?: number } = {}): Promise<ReplayData> {
   const store = new PgStore(db);
-  const rowsOf = async <R extends object>(text: string, values: SqlValue[]) => (await db.query<R>(text, values)).rows;
-  const paged = <R>(read: (last: R | undefined, limit: number) => Promise<R[]>) => readPaged(read, opts.pageRows);
   // every read at once: the logs need only the id; the first cone needs the maze, which needs the experiment
-  const [summary, { info, maze }, acts, turns, transitions, signals] = await Promise.all([
-    db
-      .query<Record<string, unknown>>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [experimentId])
-      .then((r) => r.rows[0]),
+  const [summary, { info, maze }, logs] = await Promise.all([
+    summaryOf(db, experimentId),
     store.getExperimentInfo(experimentId).then(async (info) => ({ info, maze: await store.loadMaze(info.mazeId) })),
-    paged<ActionRow>((last, limit) =>
-      rowsOf(
-        `SELECT step_number, turn_number, tool, arguments, outcome, to_x, to_y, vision, assistant_text
-         FROM actions WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
-        [experimentId, last?.step_number ?? 0, limit],
-      ),
-    ),
-    paged<TurnRow>((last, limit) =>
-      rowsOf(
-        `SELECT turn_number, input_tokens, output_tokens, stop_reason,
-                actions_taken_after - actions_executed AS first_step
-         FROM turns WHERE experiment_id = $1 AND turn_number > $2 ORDER BY turn_number LIMIT $3`,
-        [experimentId, last?.turn_number ?? 0, limit],
-      ),
-    ),
-    paged<TransitionRow>((last, limit) =>
-      rowsOf(
-        `SELECT turn_number, seq, step_number, to_phase FROM agent_state_transitions
-         WHERE experiment_id = $1 AND machine = 'agent' AND NOT refused AND (turn_number, seq) > ($2::int, $3::int)
-         ORDER BY turn_number, seq LIMIT $4`,
-        [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
-      ),
-    ),
-    paged<SignalRow>((last, limit) =>
-      rowsOf(
-        `SELECT step_number, turn_number, seq, detector, detail FROM stuck_signals
-         WHERE experiment_id = $1 AND (turn_number, seq) > ($2::int, $3::int) ORDER BY turn_number, seq LIMIT $4`,
-        [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
-      ),
-    ),
+    replayLogs(db, experimentId, opts.pageRows),
   ]);
+  const { actions: acts, turns, transitions, signals } = logs;
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const n = acts.length;
   const size = maze.width * maze.height;
@@ -210,9 +144,8 @@ export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows
       p = (PHASES as readonly string[]).indexOf(transitions[next++].to_phase);
     phase[s] = Math.max(0, p);
   }
-  const { grid: _grid, ...rest } = summary;
   return {
-    experiment: { ...rest, config: info.config, prompt_text: undefined },
+    experiment: { ...summary, config: info.config, prompt_text: undefined },
     maze: packMaze(maze),
     steps: n,
     x: b64(x),

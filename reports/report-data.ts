@@ -5,10 +5,10 @@
 // Wilson and maze-clustered bootstrap intervals, efficiency, tokens and cost,
 // errors apart; pass^k; paired comparisons of agents and of settings
 // (compare.ts, as `ariadne compare`); the runs that
-// failed, and apart from them the runs ended by an error. The runs (one row
-// each) are read in keyset pages for the Data API's 1 MiB per response.
+// failed, and apart from them the runs ended by an error. The sweep and its
+// runs (one row each) are read by the read model (results/sweep-runs.ts).
 import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import { sweepRecord, sweepRunRows } from '../results/sweep-runs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
@@ -81,58 +81,17 @@ export interface ReportData {
   cells?: CellStatistics[];
 }
 
-interface SweepRow {
-  id: string;
-  cells: number;
-  repeats: number;
-  created_at: Date;
-  description: string | null;
-}
-
-/** A sweep_runs row: the view's numeric columns may arrive as text and are converted below. */
-type RunRow = Omit<ReportData['runs'][number], 'maze_size' | 'maze_seed' | 'efficiency' | 'tokens'> & {
-  maze_size: unknown;
-  maze_seed: unknown;
-  efficiency: unknown;
-  tokens: unknown;
-  cost_usd: unknown;
-  cost_known: boolean;
-};
-
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boolean } = {}): Promise<ReportData> {
-  const sweep = (
-    await db.query<SweepRow>(
-      "SELECT id, cells, repeats, created_at, spec ->> 'description' AS description FROM sweeps WHERE id = $1",
-      [sweepId],
-    )
-  ).rows[0];
+  const sweep = await sweepRecord(db, sweepId);
   if (!sweep)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
   const factors = [...MAZE, ...(await varyingFactors(db, sweepId)).filter((f) => !MAZE.includes(f))];
   const [statistics, runs] = await Promise.all([
     sweepStatistics(db, sweepId, { by: factors, cells: opts.cells }),
-    readPaged<RunRow & { cell_index: number }>(
-      async (last, limit) =>
-        (
-          await db.query<RunRow & { cell_index: number }>(
-            `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency,
-                    actions, stop_reason, outcome_class, failure_reason, factor_settings AS settings,
-                    trajectory_hash, independent, duplicate_of, identical_repeat,
-                    coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens,
-                    cost_known(cost_usd, llm_calls) AS cost_known, coalesce(cost_usd, 0) AS cost_usd, cell_index
-             FROM sweep_runs
-             WHERE sweep_id = $1 AND ($2::text IS NULL OR (label, maze_generator, maze_size, cell_index, repeat)
-                                                          > ($2::text, $3::text, $4::int, $5::int, $6::int))
-             ORDER BY label, maze_generator, maze_size, cell_index, repeat LIMIT $7`,
-            last
-              ? [sweepId, last.label, last.maze_generator, Number(last.maze_size), last.cell_index, last.repeat, limit]
-              : [sweepId, null, null, null, null, null, limit],
-          )
-        ).rows,
-    ),
+    sweepRunRows(db, sweepId),
   ]);
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
   return {

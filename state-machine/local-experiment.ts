@@ -3,67 +3,19 @@
 // the tests and the benchmarks.
 import type { Database } from '../lambdas/store/database.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import { summaryOf, type ExperimentSummary } from '../results/summary-row.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { agentsWith } from '../lambdas/providers/agents.ts';
 import { sqlRateLimits } from '../lambdas/store/rate-limit-sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ExperimentStatus, TurnSummary } from '../lambdas/engine/store.ts';
 import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
-import { runLocalExecution, type LocalRunOptions } from './local-runner.ts';
+import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from './local-runner.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { loopLimits, providerOf, type StartExecutionInput } from '../lambdas/machine/contracts.ts';
 import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
-
-export interface ExperimentSummary {
-  experiment_id: string;
-  agent: string;
-  provider: string;
-  model: string | null;
-  prompt_version: string | null;
-  status: string;
-  goal_found: boolean;
-  stop_reason: string | null;
-  failure_reason: string | null;
-  maze_generator: string;
-  maze_width: number;
-  maze_height: number;
-  maze_seed: number | null;
-  actions: number;
-  optimal_moves: number;
-  efficiency: number | null;
-  tiles_seen: number;
-  turns: number;
-  invalid_actions: number;
-  failed_moves: number;
-  recall_calls: number;
-  refused_calls: number;
-  loop_cells: number;
-  llm_calls: number;
-  /** As the provider reported them; null when it reported none (and for baselines). */
-  input_tokens: number | null;
-  output_tokens: number | null;
-  /** Null when the model has no price in config.prices (or no tokens were reported). */
-  cost_usd: number | null;
-  wall_seconds: number;
-  started_at: Date;
-  completed_at: Date | null;
-  stuck_policy: string;
-  agent_phase: string;
-  stuck_signals: number;
-  first_stuck_detector: string | null;
-  first_stuck_step: number | null;
-}
-
-/** The agent's phases over the run, and its stuck signals: what `ariadne summary` shows below the numbers. */
-export interface AgentStory {
-  /** Consecutive stretches of one phase: from the action after `fromStep` to `toStep`. */
-  phases: Array<{ phase: string; fromStep: number; toStep: number }>;
-  signals: Array<{ detector: string; step: number; turn: number; detail: string; policy: string }>;
-  refusedTransitions: number;
-}
 
 export interface LocalExperimentOptions {
   db: Database;
@@ -79,60 +31,12 @@ export interface LocalExperimentOptions {
   executionNames?: LocalRunOptions['executionNames'];
   /** The handlers' clock (and the executions' start times); default the real one. */
   now?: () => Date;
-}
-
-export async function summaryOf(db: Sql, experimentId: string): Promise<ExperimentSummary | null> {
-  const { rows } = await db.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
-    experimentId,
-  ]);
-  return rows[0] ?? null;
-}
-
-/** A stuck signal as AgentStory has it, and its place in the turn (the key its pages are read by). */
-type SignalRow = AgentStory['signals'][number] & { seq: number };
-
-/** Read in keyset pages: a long run's transitions and signals can pass the Data API's 1 MiB per response. */
-export async function agentStoryOf(db: Sql, experimentId: string, actions: number): Promise<AgentStory> {
-  type TransitionRow = { turn_number: number; seq: number; step_number: number; to_phase: string; refused: boolean };
-  const [t, g] = await Promise.all([
-    readPaged<TransitionRow>(
-      async (last, limit) =>
-        (
-          await db.query<TransitionRow>(
-            `SELECT turn_number, seq, step_number, to_phase, refused FROM agent_state_transitions
-             WHERE experiment_id = $1 AND machine = 'agent' AND (turn_number, seq) > ($2::int, $3::int)
-             ORDER BY turn_number, seq LIMIT $4`,
-            [experimentId, last?.turn_number ?? -1, last?.seq ?? -1, limit],
-          )
-        ).rows,
-    ),
-    readPaged<SignalRow>(
-      async (last, limit) =>
-        (
-          await db.query<SignalRow>(
-            `SELECT detector, step_number AS step, turn_number AS turn, detail, policy, seq FROM stuck_signals
-             WHERE experiment_id = $1 AND (turn_number, seq) > ($2::int, $3::int) ORDER BY turn_number, seq LIMIT $4`,
-            [experimentId, last?.turn ?? -1, last?.seq ?? -1, limit],
-          )
-        ).rows,
-    ),
-  ]);
-  const phases: AgentStory['phases'] = [];
-  let phase = 'exploring',
-    from = 0;
-  // the action that caused a transition is the first of the new phase
-  for (const r of t.filter((x) => !x.refused)) {
-    const at = Math.max(from, r.step_number - 1);
-    phases.push({ phase, fromStep: from, toStep: at });
-    phase = r.to_phase;
-    from = at;
-  }
-  phases.push({ phase, fromStep: from, toStep: actions });
-  return {
-    phases: phases.filter((p) => p.toStep > p.fromStep || p === phases.at(-1)),
-    signals: g.map(({ seq: _seq, ...signal }) => signal),
-    refusedTransitions: t.filter((x) => x.refused).length,
-  };
+  /**
+   * Interrupts the run once aborted (Ctrl-C): no new turn starts, the turn in flight commits, the experiment is
+   * marked interrupted with the signal's reason (a string) and runLocalExperiment rejects with
+   * ExperimentInterruptedError. A run that finalizes meanwhile ends as usual.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -149,6 +53,7 @@ export async function resumeInput(db: Sql, experimentId: string, now: Date = new
   const e = rows[0];
   if (!e) throw new ExperimentNotFoundError(experimentId);
   if (e.status !== 'running') throw new ExperimentClosedError(experimentId, e.status);
+  // resumed: no longer interrupted (016_interrupted.sql), in the same statement that settles its clock
   // One statement (the Data API keeps no transaction open between calls): the clock's start is
   // started_at + suspended; the time it ran is its last commit since then; the rest up to now was the outage.
   const resumed = await db.query<{ turns_completed: number; clock_start: string }>(
@@ -161,7 +66,8 @@ export async function resumeInput(db: Sql, experimentId: string, now: Date = new
      )
      UPDATE experiments e
      SET suspended_seconds = greatest(EXTRACT(epoch FROM ($2::timestamptz - e.started_at)) - ran.seconds,
-                                      e.suspended_seconds)
+                                      e.suspended_seconds),
+         interrupted_at = NULL, interrupted_reason = NULL
      FROM ran WHERE e.id = ran.id
      RETURNING e.turns_completed,
        to_char((e.started_at + e.suspended_seconds * interval '1 second') AT TIME ZONE 'UTC',
@@ -203,12 +109,47 @@ class ExperimentFailedError extends Error {
   }
 }
 
+/**
+ * The run was interrupted (LocalExperimentOptions.signal): its committed turns are kept and, when it had started,
+ * it is marked interrupted and stays running, to be resumed. `experimentId` is null when it had not started.
+ */
+class ExperimentInterruptedError extends Error {
+  override readonly name = 'ExperimentInterruptedError';
+  constructor(
+    readonly experimentId: string | null,
+    readonly turns: number,
+    readonly maxTurns: number,
+  ) {
+    super(
+      experimentId === null
+        ? 'interrupted before the experiment started; nothing was written'
+        : `experiment ${experimentId} interrupted after turn ${turns} of ${maxTurns}, its log kept`,
+    );
+  }
+}
+
+/** Marks a running experiment interrupted (016_interrupted.sql): what `live`, `list` and the viewer show. */
+async function markInterrupted(db: Sql, experimentId: string, reason: string): Promise<ExperimentInterruptedError> {
+  const { rows } = await db.query<{ turns: number; max_turns: number }>(
+    `UPDATE experiments SET interrupted_at = now(), interrupted_reason = left($2, 500)
+     WHERE id = $1 AND status = 'running'
+     RETURNING turns_completed AS turns, (config ->> 'max_turns')::int AS max_turns`,
+    [experimentId, reason],
+  );
+  return new ExperimentInterruptedError(experimentId, rows[0]?.turns ?? 0, rows[0]?.max_turns ?? 0);
+}
+
+const reasonOf = (signal: AbortSignal) =>
+  typeof signal.reason === 'string' ? signal.reason : 'interrupted by its process';
+
 export async function runLocalExperiment(
   input: StartExecutionInput,
   opts: LocalExperimentOptions,
 ): Promise<LocalExperimentResult> {
   const store = new PgStore(opts.db);
   let experimentId: string | null = null;
+  // a resume's experiment exists before its StartExperiment runs: an interrupt before that marks it again
+  const resumed = (input as { resume?: { experimentId?: string } }).resume?.experimentId ?? null;
   let ran: Awaited<ReturnType<typeof runLocalExecution>>;
   try {
     ran = await runLocalExecution(input, {
@@ -222,6 +163,7 @@ export async function runLocalExperiment(
       },
       executionName: opts.executionName,
       executionNames: opts.executionNames,
+      signal: opts.signal,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,
       onEvent: opts.onEvent,
@@ -237,6 +179,12 @@ export async function runLocalExperiment(
       },
     });
   } catch (err) {
+    if (err instanceof ExecutionStoppedError) {
+      const id = experimentId ?? resumed;
+      throw id === null
+        ? new ExperimentInterruptedError(null, 0, 0)
+        : await markInterrupted(opts.db, id, reasonOf(opts.signal!));
+    }
     if (experimentId === null) throw err; // refused before anything was written
     throw new ExperimentFailedError(experimentId, await summaryOf(opts.db, experimentId), err);
   }

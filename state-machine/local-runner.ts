@@ -43,7 +43,29 @@ export interface LocalRunOptions {
    * a continuation that already started); the names this run starts are added.
    */
   executionNames?: Set<string>;
+  /**
+   * Stops the run at its next turn boundary once aborted: no agent turn (nor the experiment itself) starts after it;
+   * the Task in flight finishes and commits, CheckProgress and a Finalize still run. The run then rejects with
+   * ExecutionStoppedError (an experiment that finalized meanwhile ends as usual).
+   */
+  signal?: AbortSignal;
 }
+
+/** The run was stopped through LocalRunOptions.signal before its next turn; everything committed is kept. */
+export class ExecutionStoppedError extends Error {
+  override readonly name = 'ExecutionStoppedError';
+  constructor() {
+    super('the execution was stopped before its next turn');
+  }
+}
+
+/** The Tasks that start work a stop must not start: the experiment, and each agent turn. */
+const STOP_BEFORE: ReadonlySet<TaskState> = new Set([
+  STATES.StartExperiment,
+  STATES.InvokeBaselineAgent,
+  STATES.InvokeOllamaAgent,
+  STATES.InvokeBedrockAgent,
+]);
 
 const machines = new WeakMap<object, StateMachine>();
 let synthesized: object | null = null;
@@ -80,8 +102,10 @@ function onHandlersClock(input: unknown, startTime: string): unknown {
 async function localHandlers(
   opts: LocalRunOptions,
   startTime: () => string,
+  stop: () => void,
 ): Promise<Record<string, (input: unknown) => Promise<never>>> {
   const out: Record<string, (input: unknown) => Promise<never>> = {};
+  let stopped = false;
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
     let base = opts.taskHandlers?.[state];
     if (!base) {
@@ -94,6 +118,13 @@ async function localHandlers(
     }
     const handler = opts.wrap ? opts.wrap(state, base) : base;
     out[state] = async (input) => {
+      if (stopped || (opts.signal?.aborted && STOP_BEFORE.has(state))) {
+        // The result rejects at once (aborted); the engine still runs on in the background, and must reach its
+        // end to clear its TimeoutSeconds timer: every Task fails from now on, running nothing (no Finalize).
+        stopped = true;
+        stop();
+        throw new ExecutionStoppedError();
+      }
       // A Lambda only ever sees JSON: round-trip so local runs cannot pass Dates or class instances along.
       const payload = state === STATES.CheckProgress ? onHandlersClock(input, startTime()) : input;
       const output: unknown = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
@@ -115,7 +146,12 @@ const executionArnOf = (name: string, machineArn = LOCAL_STATE_MACHINE_ARN) =>
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
   const machineArn = opts.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
   let startTime = opts.deps.now().toISOString();
-  const handlers = await localHandlers(opts, () => startTime);
+  let abortExecution = () => {};
+  const handlers = await localHandlers(
+    opts,
+    () => startTime,
+    () => abortExecution(),
+  );
   let next: { name: string; input: unknown } | null = { name: opts.executionName ?? randomUUID(), input };
   const names = opts.executionNames ?? new Set<string>();
   names.add(next.name);
@@ -183,6 +219,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
         StateMachine: { Id: machineArn, Name: machineArn.split(':').at(-1)! },
       },
     });
+    abortExecution = execution.abort;
     // The engine queues every event until read: drain them, or a long run holds them all in memory.
     const index = historyEvents.push(0) - 1;
     const drained = (async () => {
@@ -196,6 +233,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     try {
       output = await execution.result;
     } catch (err) {
+      if (opts.signal?.aborted && (err as Error).name === 'ExecutionAbortedError') throw new ExecutionStoppedError();
       // InputRefused (a Fail state) carries StartExperiment's error name: locally that is the caller's bad input.
       const cause = (err as Error).cause as Error | undefined;
       if (cause && INPUT_ERRORS.includes(cause.name)) throw new InvalidInputError('input', undefined, cause.message);

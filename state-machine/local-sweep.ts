@@ -52,6 +52,8 @@ export interface SweepResult {
   successes: number;
   failed: number;
   seconds: number;
+  /** Interrupted through `signal`: the runs marked interrupted (their turns kept), and the runs not started. */
+  interrupted?: { runs: string[]; notStarted: number };
 }
 
 export interface LocalSweepOptions {
@@ -61,6 +63,8 @@ export interface LocalSweepOptions {
   agents?: AgentFactory;
   retryIntervals?: LocalRunOptions['retryIntervals'];
   onProgress?: (p: SweepProgress) => void;
+  /** Interrupts the sweep once aborted: no run starts; the runs in flight stop after their turn, marked interrupted. */
+  signal?: AbortSignal;
 }
 
 /** What each run needs, from the latest attempt in the database. */
@@ -127,8 +131,11 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     };
     opts.onProgress?.(progress);
     const queue = plan.filter((p) => p.action !== 'skip');
+    const interrupted: string[] = [];
+    // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file
+    const take = () => (opts.signal?.aborted ? undefined : queue.shift());
     const worker = async () => {
-      for (let next = queue.shift(); next; next = queue.shift()) {
+      for (let next = take(); next; next = take()) {
         const p = next;
         const key = `${p.run.cell.key} | repeat ${p.run.repeat}`;
         progress.running.set(p.experimentId, { key, turn: 0, actions: 0 });
@@ -148,6 +155,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
             parameters: opts.parameters,
             retryIntervals: opts.retryIntervals,
             onTurn,
+            signal: opts.signal,
             executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
           });
           const summary =
@@ -159,6 +167,13 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
             ).rows[0];
           if (summary?.goal_found) progress.successes++;
         } catch (err) {
+          if ((err as Error).name === 'ExperimentInterruptedError') {
+            // marked interrupted, still running: the next `sweep` of the file resumes it
+            const id = (err as { experimentId: string | null }).experimentId;
+            if (id !== null) interrupted.push(id);
+            progress.running.delete(p.experimentId);
+            continue;
+          }
           // the experiment is finalized failed (its reason is in the database); the sweep goes on
           progress.failed++;
           const name = errorName(err);
@@ -178,6 +193,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       successes: progress.successes,
       failed: progress.failed,
       seconds: (Date.now() - started) / 1000,
+      ...(opts.signal?.aborted ? { interrupted: { runs: interrupted, notStarted: queue.length } } : {}),
     };
   } finally {
     await lock

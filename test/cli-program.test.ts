@@ -90,7 +90,9 @@ describe('the program help', () => {
   it('states the exit-code contract, one code a line, before the example', () => {
     const help = helpOf(program);
     expect(flat(help)).toContain(flat(EXIT_CODES_HELP.replaceAll(';', '')));
-    expect(help).toMatch(/\nExit codes:\n {2}0 success\n {2}1 .+\n {2}2 .+\n {2}3 .+\n\nExample:\n/);
+    expect(help).toMatch(
+      /\nExit codes:\n {2}0 success\n {2}1 .+\n {2}2 .+\n {2}3 .+\n {2}130 \(143\) interrupted .+\n\nExample:\n/,
+    );
   });
 
   it('has --version and a global --out-dir', () => {

@@ -17,7 +17,8 @@ const LAYERS: Array<[layer: number, prefix: string]> = [
   [0, 'aws-facts/'],
   [2, 'lambdas/handlers/'], // thin glue over the core, bundled into the functions
   [1, 'lambdas/'], // the core: config, maze, engine, store, providers, and what the machines agree on (machine/)
-  [3, 'reports/'], // reads results: statistics, reports, replays, exports
+  [3, 'results/'], // the read model: every read of results the CLI, the viewer and the reports share
+  [3, 'reports/'], // presents results: statistics, reports, replays, exports
   [3, 'lib/'], // the CDK stack
   [4, 'state-machine/'], // the synthesized machines run on a laptop
   [4, 'simulators/'], // local servers speaking AWS's and Ollama's protocols

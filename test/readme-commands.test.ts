@@ -49,6 +49,7 @@ const PAGES = [
   'docs/cli.md',
   'docs/observation-formats.md',
   'docs/aws-facts.md',
+  'docs/environment.md',
 ];
 
 interface Command {

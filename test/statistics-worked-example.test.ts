@@ -251,7 +251,7 @@ describe('the worked example: frontier and a model x observation [rays, local_gr
 
   it('ariadne stats and compare print it: n/a where a setting does not reach, errors with reasons', async () => {
     const env = { DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema };
-    const stats = await outputOf(ariadneProcess(['stats', SWEEP, '--resamples', '500'], env));
+    const stats = await outputOf(ariadneProcess(['stats', SWEEP, '--resamples', '500', '--wide'], env));
     expect(stats.code).toBe(0);
     expect(stats.stdout).toMatch(/^frontier +\| n\/a +\| +12 \| +12 \| +0 \| +0 \| +3 \| +- \|/m);
     expect(stats.stdout).toMatch(/^qwen2\.5:7b \| rays +\| +6 \| +5 \| +1 \| +0 \| +5 \|/m);

@@ -25,7 +25,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
 import { loadReplay } from '../reports/replay-data.ts';
-import { loadTurns } from '../viewer/queries/experiment-turns.ts';
+import { loadTurns } from '../results/experiment-turns.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 
 const KiB = 1024;

@@ -2,15 +2,7 @@
 // experiments changed (each turn updates its experiment's row) and tells every listener. Nothing is asked while no
 // page listens, so an idle viewer on --aws lets Aurora pause.
 import type { Sql } from '../lambdas/store/sql.ts';
-
-interface ExperimentChange {
-  experiment_id: string;
-  sweep_id: string | null;
-  status: string;
-  actions: number;
-  turns: number;
-  updated_at: string;
-}
+import { experimentsChangedSince, type ExperimentChange } from '../results/live-changes.ts';
 
 type Listener = (changes: ExperimentChange[]) => void;
 
@@ -72,13 +64,7 @@ export class LiveFeed {
   private async readChanges(): Promise<void> {
     try {
       const from = this.since ? new Date(this.since.getTime() - OVERLAP_MS) : new Date(0);
-      const { rows } = await this.db.query<ExperimentChange & { at: Date }>(
-        `SELECT id AS experiment_id, sweep_id, status, actions_taken AS actions, turns_completed AS turns,
-                updated_at AS at, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS updated_at
-         FROM experiments WHERE updated_at > $1 ORDER BY updated_at`,
-        [from],
-        { name: 'viewer-live-feed' },
-      );
+      const rows = await experimentsChangedSince(this.db, from);
       const first = this.since === null;
       const changed: ExperimentChange[] = [];
       for (const { at, ...row } of rows) {

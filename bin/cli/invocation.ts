@@ -1,6 +1,7 @@
 // How this user runs the CLI, so every command a hint prints works as typed:
 // `npm run ariadne -- ...` in a checkout, `ariadne ...` once installed or linked.
 import { readFileSync } from 'node:fs';
+import { envString } from '../../lambdas/config/environment.ts';
 
 // Read at runtime, so `--version` can never drift from the package.
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -19,8 +20,10 @@ export function packageVersion(): string {
  * test can clear them.
  */
 export function commandPrefix(env: NodeJS.ProcessEnv = process.env): string {
-  if (!env.npm_lifecycle_event) return 'ariadne';
-  if (env.npm_lifecycle_event === 'npx' && env.npm_lifecycle_script === 'ariadne') return 'npx ariadne';
+  const event = envString('npm_lifecycle_event', env);
+  if (!event) return 'ariadne';
+  if (event === 'npx' && envString('npm_lifecycle_script', env) === 'ariadne') return 'npx ariadne';
   // in a checkout (npm run ariadne, npm start, npx tsx bin/ariadne.ts) the script is what works
-  return !env.npm_package_name || env.npm_package_name === PACKAGE.name ? 'npm run ariadne --' : 'ariadne';
+  const name = envString('npm_package_name', env);
+  return !name || name === PACKAGE.name ? 'npm run ariadne --' : 'ariadne';
 }

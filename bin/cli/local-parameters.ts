@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
 import { fileSource } from '../../lambdas/config/file-source.ts';
+import { envString } from '../../lambdas/config/environment.ts';
 
 export function localParameterSource(): ParameterSource | undefined {
-  const file =
-    process.env.ARIADNE_PARAMETERS ?? fileURLToPath(new URL('../../config/parameters.yaml', import.meta.url));
+  const named = envString('ARIADNE_PARAMETERS');
+  const file = named ?? fileURLToPath(new URL('../../config/parameters.yaml', import.meta.url));
   if (!existsSync(file)) {
-    if (process.env.ARIADNE_PARAMETERS)
+    if (named)
       throw new InvalidInputError('ARIADNE_PARAMETERS', file, `ARIADNE_PARAMETERS names ${file}, which does not exist`);
     return undefined;
   }

@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { envDefault, envString } from '../../lambdas/config/environment.ts';
 
 /** The AWS SDK warns below this major version; so do we. */
 const RECOMMENDED_MAJOR = 22;
@@ -28,7 +29,7 @@ export function nodeVersionNotice(version: string): string | undefined {
  * once a day on each machine, and again the day a different Node runs the CLI.
  */
 export function noticeStampFile(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ariadne', 'node-version-notice');
+  return join(envString('XDG_CACHE_HOME', env) ?? join(homedir(), '.cache'), 'ariadne', 'node-version-notice');
 }
 
 /** True when `key` is noted in `file` already; else notes it. A stamp that cannot be read or written says false. */
@@ -64,9 +65,9 @@ export function warnIfOldNode(
   if (notice === undefined) return;
   // @aws-sdk/core reads it when the first client is built (emitWarningIfUnsupportedVersion), so setting it
   // before any client exists is enough; child processes inherit it.
-  env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const silenced = env.ARIADNE_NO_NODE_WARNING;
-  if (silenced !== undefined && silenced !== '' && silenced !== '0') return;
+  envDefault('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true', env);
+  const silenced = envString('ARIADNE_NO_NODE_WARNING', env);
+  if (silenced !== undefined && silenced !== '0') return;
   // the local calendar day: "once a day" as the user counts days
   const day = `${today.getFullYear()}-${today.getMonth() + 1}-${today.getDate()}`;
   if (!alreadyNoted(stampFile, `${version} ${day}\n`)) write(`${notice}\n`);

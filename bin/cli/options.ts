@@ -15,6 +15,11 @@ import { BASELINE_AGENTS, BASELINE_NAMES } from '../../lambdas/providers/baselin
 import { LLM_AGENTS, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
 import { PROMPTS } from '../../lambdas/config/prompts.ts';
 
+/** commander's collector for a repeatable option (--set a=1 --set b=2). */
+export function collectRepeated(raw: string, previous: string[] = []): string[] {
+  return [...previous, raw];
+}
+
 export function intOption(option: string, min: number, max: number) {
   return (raw: string): number => {
     const text = raw.trim();

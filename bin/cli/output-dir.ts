@@ -8,6 +8,7 @@ import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
 import { describeFileError, isFileError, isStorageFailure } from './file-errors.ts';
+import { envString } from '../../lambdas/config/environment.ts';
 
 const DEFAULT_DIR = 'ariadne-output';
 
@@ -20,7 +21,7 @@ export interface OutputTarget {
 
 /** The directory the user typed the command in: `npm run` moves cwd to the package root and keeps it in INIT_CWD. */
 export function userDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  return env.INIT_CWD || process.cwd();
+  return envString('INIT_CWD', env) ?? process.cwd();
 }
 
 /** --out-dir, on the program (for every command) and on each command that writes files. */
@@ -48,7 +49,7 @@ export function outputDirectory(cmd: Command): OutputTarget {
   let given: string | undefined;
   for (let c: Command | null = cmd; c && given === undefined; c = c.parent)
     given = c.opts<{ outDir?: string }>().outDir;
-  const fromEnv = process.env.ARIADNE_OUTPUT_DIR || undefined;
+  const fromEnv = envString('ARIADNE_OUTPUT_DIR');
   const [option, value] =
     given !== undefined
       ? ['--out-dir', given]

@@ -13,6 +13,7 @@ import {
 } from '../../lambdas/config/experiment-config.ts';
 import { resolveConfig } from '../../lambdas/engine/experiment.ts';
 import { diagnoseBedrockAccess } from '../../lambdas/providers/llm/bedrock-access.ts';
+import { envString } from '../../lambdas/config/environment.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {
@@ -40,7 +41,7 @@ async function checkOllama(
   host: string,
   model: string,
   labels: Labels = RUN_LABELS,
-  apiKey = process.env.OLLAMA_API_KEY,
+  apiKey = envString('OLLAMA_API_KEY'),
 ): Promise<void> {
   const client = new Ollama({
     host,

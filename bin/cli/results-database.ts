@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 import { withCliDatabase } from './database.ts';
 import type { StackOutputs } from '../../lib/stack-outputs.ts';
+import { openSqlDatabase, type DataApiTarget } from '../../lambdas/store/open-sql-database.ts';
 
 export interface ResultsSource {
   aws?: boolean;
@@ -21,12 +22,7 @@ export async function withResultsDatabase<T>(
   if (!source.aws) return withCliDatabase((db) => fn(db));
   const { resolveStack } = await import('./aws-stack.ts'); // the CloudFormation client, with --aws only
   const outputs = await resolveStack({ stack: source.stack, region: source.region });
-  const { DataApiDatabase } = await import('../../lambdas/store/data-api-sql.ts');
-  const db = new DataApiDatabase({
-    resourceArn: outputs.databaseClusterArn,
-    secretArn: outputs.databaseSecretArn,
-    database: outputs.databaseName,
-  });
+  const db = await openSqlDatabase(stackDatabaseTarget(outputs));
   process.stderr.write(
     `database: ${outputs.stackName}'s Aurora (${outputs.region}) through the RDS Data API; ` +
       'a paused cluster takes about 15 s to resume\n',
@@ -36,6 +32,22 @@ export async function withResultsDatabase<T>(
   } finally {
     await db.close();
   }
+}
+
+/** A deployed stack's Aurora, through the Data API, as its outputs name it (doctor's --aws reads it too). */
+export function stackDatabaseTarget(outputs: StackOutputs): DataApiTarget {
+  return {
+    dataApi: {
+      resourceArn: outputs.databaseClusterArn,
+      secretArn: outputs.databaseSecretArn,
+      database: outputs.databaseName,
+    },
+    fields: {
+      resourceArn: `${outputs.stackName}'s output DatabaseClusterArn`,
+      secretArn: `${outputs.stackName}'s output DatabaseSecretArn`,
+      database: `${outputs.stackName}'s output DatabaseName`,
+    },
+  };
 }
 
 /** --aws, --stack and --region: read a deployed stack's results instead of the local database. */

@@ -1,6 +1,8 @@
 // The end-of-run summary a researcher reads first, and the commands worth trying next.
 import { parse } from 'yaml';
-import { agentStoryOf, type AgentStory, type ExperimentSummary } from '../../state-machine/local-experiment.ts';
+import { agentStoryOf, type AgentStory } from '../../results/agent-story.ts';
+import { modelCallDetails, type ModelCallCounts } from '../../results/model-calls.ts';
+import type { ExperimentSummary } from '../../results/summary-row.ts';
 import { isWorkflowText } from '../../lambdas/engine/workflow/definition.ts';
 import type { Sql } from '../../lambdas/store/sql.ts';
 import { commandPrefix } from './invocation.ts';
@@ -34,34 +36,24 @@ function describePhases(story: AgentStory, actions: number): string[] {
 
 /**
  * What the experiments row adds to the view for an LLM run: its workflow, whether its model has a price (an unknown
- * price is "unknown", never $0), and what its model calls did (experiment_model_calls, migration 012).
+ * price is "unknown", never $0), and what its model calls did (read by results/model-calls.ts).
  */
 interface LlmDetails {
   workflow: string | null;
   priced: boolean;
-  calls: { truncated_calls: number; reasoning_calls: number; estimate_off_calls: number; text_tool_calls: number };
+  calls: ModelCallCounts;
   provenance: Record<string, unknown> | null;
 }
 
 async function llmDetailsOf(db: Sql, s: ExperimentSummary): Promise<LlmDetails> {
-  const { rows } = await db.query<
-    { prompt_text: string | null; priced: boolean; provenance: Record<string, unknown> | null } & LlmDetails['calls']
-  >(
-    // price_known is written with each turn (an inference profile priced as its model); coalesce for runs that
-    // have no turn yet
-    `SELECT e.prompt_text, coalesce(e.price_known, e.config -> 'prices' ? e.model, false) AS priced, e.provenance,
-            m.truncated_calls, m.reasoning_calls, m.estimate_off_calls, m.text_tool_calls
-     FROM experiments e JOIN experiment_model_calls m ON m.experiment_id = e.id WHERE e.id = $1`,
-    [s.experiment_id],
-  );
-  const text = rows[0]?.prompt_text ?? null;
+  const r = await modelCallDetails(db, s.experiment_id);
+  const text = r?.prompt_text ?? null;
   let workflow: string | null = null;
   if (text !== null && isWorkflowText(text)) {
     // the stored text is the whole workflow file; its name is what the researcher wrote, not the version
     const doc = parse(text) as { workflow?: unknown } | null;
     workflow = typeof doc?.workflow === 'string' ? doc.workflow : null;
   }
-  const r = rows[0];
   return {
     workflow,
     priced: r?.priced ?? false,

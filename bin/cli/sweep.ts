@@ -14,6 +14,7 @@ import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../lambdas/sweeps/sweep-spec.ts';
 import { sweepLaunch } from '../../lambdas/machine/sweep-machine-input.ts';
 import { regionOf } from './launch.ts';
+import { envString } from '../../lambdas/config/environment.ts';
 
 export function readSweepFile(file: string): LoadedSweep {
   let text: string;
@@ -35,7 +36,7 @@ const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /** --bucket, else $ARIADNE_SWEEP_BUCKET: the stack's SweepBucketName output. */
 export function sweepBucket(flag: string | undefined, env = process.env): string {
-  const bucket = flag ?? env.ARIADNE_SWEEP_BUCKET;
+  const bucket = flag ?? envString('ARIADNE_SWEEP_BUCKET', env);
   if (!bucket)
     throw new InvalidInputError(
       '--bucket',

@@ -11,6 +11,7 @@ import {
 } from './budgets.ts';
 import { defaultRecallTool, meaninglessCombination } from './prompt-combinations.ts';
 import { defaultContextWindows, defaultPrices } from './model-table.ts';
+import { envString } from './environment.ts';
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
@@ -355,7 +356,8 @@ export function effectiveOllamaHost(
   parameters: ExperimentConfigInput | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): string {
-  return ollamaHostUrl(sent?.ollama?.host ?? parameters?.ollama?.host ?? env.OLLAMA_HOST ?? DEFAULT_CONFIG.ollama.host);
+  const host = sent?.ollama?.host ?? parameters?.ollama?.host ?? envString('OLLAMA_HOST', env);
+  return ollamaHostUrl(host ?? DEFAULT_CONFIG.ollama.host);
 }
 
 /** A URL whose host is this machine: localhost, 127.0.0.0/8, ::1 or 0.0.0.0. */

@@ -6,7 +6,8 @@
 // to resume is waited out between polls, up to the provider's totalTimeout. Deleting the stack keeps the data.
 import { migrate } from '../store/migrate.ts';
 import { DATA_API_UNAVAILABLE_NAMES } from '../store/errors.ts';
-import { databaseFromEnvironment } from './deps.ts';
+import { databaseTargetFromEnvironment, openSqlDatabase } from '../store/open-sql-database.ts';
+import { envString } from '../config/environment.ts';
 import {
   DatabaseUnavailableError,
   isTransientSqlState,
@@ -41,10 +42,10 @@ export const isComplete = async (
   context?: RemainingTime,
 ): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> => {
   if (event.RequestType === 'Delete') return { IsComplete: true };
-  const db = await openDatabase();
+  const db = await openMigrationsDatabase();
   const remaining = () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY;
   try {
-    await migrate(waitingOutLongStatements(db, remaining), { schema: process.env.DATABASE_SCHEMA });
+    await migrate(waitingOutLongStatements(db, remaining), { schema: envString('DATABASE_SCHEMA') });
     const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY version');
     return { IsComplete: true, Data: { Applied: rows.map((r) => r.name).join(',') } };
   } catch (err) {
@@ -59,19 +60,15 @@ export const isComplete = async (
 
 /**
  * The Data API without retries of its own (retryBudgetMs 0: the poll interval is the wait) and with
- * continueAfterTimeout on every statement (migrations are DDL); a DATABASE_URL (a laptop) as deps.ts opens it.
+ * continueAfterTimeout on every statement (migrations are DDL); a DATABASE_URL (a laptop) with one connection.
  */
-async function openDatabase(env = process.env): Promise<SqlDatabase> {
-  if (env.DATABASE_URL || !env.DATABASE_CLUSTER_ARN || !env.DATABASE_SECRET_ARN)
-    return databaseFromEnvironment(env, { poolSize: 1 });
-  const { DataApiDatabase } = await import('../store/data-api-sql.ts');
-  return new DataApiDatabase({
-    resourceArn: env.DATABASE_CLUSTER_ARN,
-    secretArn: env.DATABASE_SECRET_ARN,
-    database: env.DATABASE_NAME ?? 'ariadne',
-    retryBudgetMs: 0,
-    continueAfterTimeout: true,
-  });
+async function openMigrationsDatabase(env: NodeJS.ProcessEnv = process.env): Promise<SqlDatabase> {
+  const target = databaseTargetFromEnvironment(env);
+  return openSqlDatabase(
+    'dataApi' in target
+      ? { ...target, dataApi: { ...target.dataApi, retryBudgetMs: 0, continueAfterTimeout: true } }
+      : { ...target, poolSize: 1, migrate: false },
+  );
 }
 
 /** The error, or one it was caused by (migrate.ts wraps a statement's), passes on a retry. */

@@ -13,6 +13,7 @@ import { durationNote, fitToAccount, type ConcurrencyDecision, type SweepDuratio
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { lambdaAccountConcurrency, type AccountConcurrencyReader } from './lambda-concurrency.ts';
 import { fact } from '../../aws-facts/facts.ts';
+import { envString } from '../config/environment.ts';
 
 /** A Distributed Map runs at most 10,000 child workflow executions at once. */
 const MAP_MAX_CONCURRENCY = fact('sfn.max-map-run-child-executions').value;
@@ -69,7 +70,7 @@ export const registerSweepHandler =
       loaded.runs.map((r) => r.cell.config),
       input.maxConcurrency ?? loaded.spec.max_concurrency,
       account,
-      process.env.AWS_REGION,
+      envString('AWS_REGION'),
       typeof deployed === 'number' ? deployed : undefined,
     );
     await registerSweep(deps.store.db, loaded);

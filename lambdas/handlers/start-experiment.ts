@@ -13,6 +13,7 @@ import {
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 import { effectiveOllamaHost, isLoopbackHost, type ExperimentConfigInput } from '../config/experiment-config.ts';
 import { InvalidInputError } from '../engine/errors.ts';
+import { envString } from '../config/environment.ts';
 
 /**
  * In Lambda (AWS_LAMBDA_FUNCTION_NAME is set by the runtime) a loopback Ollama host is the function itself, where
@@ -35,7 +36,7 @@ function refuseLoopbackHost(host: string): void {
  * written, naming the context that grants it. Outside a deployment (no such parameter) nothing is checked.
  */
 function refuseUngrantedModel(model: string | undefined, deployment: Record<string, string> | undefined): void {
-  if (!process.env.AWS_LAMBDA_FUNCTION_NAME || !deployment) return;
+  if (!envString('AWS_LAMBDA_FUNCTION_NAME') || !deployment) return;
   const granted = (deployment.bedrock_models ?? '').split(',').filter(Boolean);
   if (model && granted.includes(model)) return;
   throw new InvalidInputError(
@@ -84,9 +85,9 @@ export const startExperimentHandler =
     if (input.agent === 'bedrock') refuseUngrantedModel(input.model ?? undefined, parameters?.deployment);
     if (input.agent === 'ollama') {
       const host = effectiveOllamaHost(sent, parameters?.config);
-      if (process.env.AWS_LAMBDA_FUNCTION_NAME) refuseLoopbackHost(host);
+      if (envString('AWS_LAMBDA_FUNCTION_NAME')) refuseLoopbackHost(host);
       // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
-      if (sent?.ollama?.host === undefined && parameters?.config.ollama?.host === undefined && process.env.OLLAMA_HOST)
+      if (sent?.ollama?.host === undefined && parameters?.config.ollama?.host === undefined && envString('OLLAMA_HOST'))
         config = { ...config, ollama: { ...config?.ollama, host } };
     }
     const started = await startExperiment(

@@ -15,6 +15,7 @@ import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { bedrockInference, ollamaOptions, outputCap } from './llm/sampling.ts';
 import { withProvenance } from './llm/provenance.ts';
+import { envString } from '../config/environment.ts';
 
 /** A wait for the shared rate limit that ran out is transient: backed off and retried like a 429. */
 const withRateLimitWaits =
@@ -99,7 +100,7 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
         ollamaModel(
           modelName,
           config.ollama,
-          identity.secrets?.ollama_api_key ?? process.env.OLLAMA_API_KEY,
+          identity.secrets?.ollama_api_key ?? envString('OLLAMA_API_KEY'),
           ollamaOptions(config, identity.seed),
         ),
         classifyOllamaError,

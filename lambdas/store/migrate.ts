@@ -7,10 +7,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import type { Sql, SqlDatabase } from './sql.ts';
 import { splitStatements } from './sql-text.ts';
+import { envString } from '../config/environment.ts';
 
 // In a bundled Lambda the SQL files sit beside the bundle: MIGRATIONS_DIR says where.
-const MIGRATIONS_DIR = process.env.MIGRATIONS_DIR
-  ? new URL(`file://${process.env.MIGRATIONS_DIR.replace(/\/?$/, '/')}`)
+const BUNDLED_MIGRATIONS = envString('MIGRATIONS_DIR');
+const MIGRATIONS_DIR = BUNDLED_MIGRATIONS
+  ? new URL(`file://${BUNDLED_MIGRATIONS.replace(/\/?$/, '/')}`)
   : new URL('../../migrations/', import.meta.url);
 const LOCK_KEY = 0x41524941; // "ARIA"
 

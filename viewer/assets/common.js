@@ -127,6 +127,41 @@ export const fmt = {
   time: (v) => (v ? new Date(v).toISOString().replace('T', ' ').slice(0, 19) : '-'),
 };
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/**
+ * A time on one line, in UTC as fmt.time writes it: short ("Nov 23 14:05" in this year, "2025-11-23" before), the
+ * full time in its title (and its datetime attribute).
+ */
+export function when(v) {
+  if (!v) return '-';
+  const d = new Date(v);
+  const full = fmt.time(v);
+  const short =
+    d.getUTCFullYear() === new Date().getUTCFullYear()
+      ? `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()} ${full.slice(11, 16)}`
+      : full.slice(0, 10);
+  return el('time', { datetime: d.toISOString(), title: `${full} UTC` }, short);
+}
+
+/** A sweep run's suffix (sweepExperimentId): the part of its id that tells its runs apart. */
+const RUN_SUFFIX = /-c\d+-r\d+(?:-a\d+)?$/;
+
+/**
+ * A link to an experiment or sweep by its id, on one line: the CSS cuts a long id with an ellipsis, keeping a sweep
+ * run's cell and repeat at the end. Its text is the whole id (a copy takes it whole), and so is its title.
+ */
+export function idLink(href, id) {
+  const text = String(id);
+  const tail = RUN_SUFFIX.exec(text)?.[0] ?? '';
+  return el(
+    'a',
+    { class: 'id', href, title: text },
+    el('span', { class: 'head' }, text.slice(0, text.length - tail.length)),
+    tail ? el('span', { class: 'tail' }, tail) : null,
+  );
+}
+
 /** The page's query string as an object, and a way to write it back without a reload. */
 export function urlState() {
   return Object.fromEntries(new URLSearchParams(location.search));

@@ -1,6 +1,6 @@
 // Runs of one maze side by side: the maze drawn fully known, every run's path overlaid in its own colour up to
 // the step on the shared scrubber (a shorter run stops at its end), and their numbers in one table.
-import { api, el, fmt, shown, typed, urlState } from './common.js';
+import { api, el, fmt, idLink, shown, typed, urlState } from './common.js';
 import { MazeCanvas, PATH_COLOURS } from './maze-canvas.js';
 
 const ids = urlState().ids;
@@ -81,8 +81,8 @@ async function main() {
         data.runs.map((r, k) =>
           el(
             'th',
-            { style: { borderTop: `4px solid ${paths[k].colour}` } },
-            el('a', { href: `/experiments/${encodeURIComponent(r.experiment_id)}` }, r.experiment_id),
+            { class: 'id', style: { borderTop: `4px solid ${paths[k].colour}` } },
+            idLink(`/experiments/${encodeURIComponent(r.experiment_id)}`, r.experiment_id),
           ),
         ),
       ),

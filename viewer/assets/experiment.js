@@ -2,7 +2,7 @@
 // the run (turn boundaries, stuck signals) with a scrubber; each turn's model calls, tool calls, reasoning,
 // tokens, latency and agent-state changes, read a window of turns at a time. While the experiment runs, new
 // turns arrive over the live stream and the view follows the newest step unless the scrubber was moved back.
-import { api, el, fmt, live, shown, throttled, typed, urlState } from './common.js';
+import { api, el, fmt, idLink, live, shown, throttled, typed, urlState } from './common.js';
 import { MazeCanvas } from './maze-canvas.js'; // served from reports/assets (shared with the replay file)
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
@@ -48,11 +48,19 @@ function headline(d) {
     e.input_tokens !== null ? `, ${fmt.int(e.input_tokens)} tokens in, ${fmt.int(e.output_tokens)} out` : '',
     e.cost_usd !== null ? `, ${fmt.usd(e.cost_usd)}` : '',
     d.raw.sweep_id ? ' \u00b7 sweep ' : '',
-    d.raw.sweep_id ? el('a', { href: `/sweeps/${encodeURIComponent(d.raw.sweep_id)}` }, d.raw.sweep_id) : '',
+    d.raw.sweep_id ? idLink(`/sweeps/${encodeURIComponent(d.raw.sweep_id)}`, d.raw.sweep_id) : '',
   ];
   $('headline').replaceChildren(...parts);
   if (e.failure_reason) $('headline').append(el('div', { class: 'problem' }, `failed: ${e.failure_reason}`));
   if (d.raw.stale) $('headline').append(el('div', { class: 'stale why' }, `STALE: ${d.raw.stale}`));
+  if (d.raw.interrupted)
+    $('headline').append(
+      el(
+        'div',
+        { class: 'interrupted why' },
+        `INTERRUPTED: ${d.raw.interrupted}; resume with: ariadne resume ${e.experiment_id}`,
+      ),
+    );
   if (d.raw.prompt) {
     $('prompt').hidden = false;
     $('prompt').querySelector('summary').textContent = `system prompt (${d.raw.prompt.version ?? 'custom'})`;

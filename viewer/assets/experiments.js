@@ -1,12 +1,14 @@
 // The experiments table: filters and sort in the URL (a view can be bookmarked), a page of rows from
 // /api/experiments, running rows refreshed live, stale ones flagged with the server's reason.
-import { api, el, fmt, live, setUrlState, shown, throttled, urlState } from './common.js';
+import { api, el, fmt, idLink, live, setUrlState, shown, throttled, urlState, when } from './common.js';
 
 const COLUMNS = [
   ['id', 'experiment'],
   ['sweep', 'sweep'],
   ['model', 'agent / model'],
   ['maze', 'maze'],
+  // not sortable: a sweep's varied settings, else those that differ from the defaults (the server's settings_text)
+  ['settings', 'settings', false],
   ['status', 'status'],
   ['outcome', 'goal'],
   ['actions', 'actions'],
@@ -38,7 +40,8 @@ function header() {
     'tr',
     {},
     el('th', { class: 'pick', title: 'pick runs to compare' }, 'cmp'),
-    COLUMNS.map(([key, label]) => {
+    COLUMNS.map(([key, label, sortable = true]) => {
+      if (!sortable) return el('th', { class: key }, label);
       const on = state.sort === key;
       return el(
         'th',
@@ -86,6 +89,12 @@ function row(r) {
   const status = el('td', { class: `status ${r.status}${r.stale ? ' stale' : ''}` }, r.status);
   if (r.stale)
     status.append(el('span', { class: 'flag', title: r.stale }, ' STALE'), el('div', { class: 'why' }, r.stale));
+  // stopped on purpose (Ctrl-C, SIGTERM): said at once, with the command that picks it up again
+  if (r.interrupted)
+    status.append(
+      el('span', { class: 'flag interrupted', title: r.interrupted }, ' INTERRUPTED'),
+      el('div', { class: 'why' }, `${r.interrupted}; resume with: ariadne resume ${r.experiment_id}`),
+    );
   if (r.failure_reason) status.title = r.failure_reason;
   const box = el('input', {
     type: 'checkbox',
@@ -101,25 +110,22 @@ function row(r) {
     'tr',
     { 'data-id': r.experiment_id, class: r.status === 'running' ? 'running' : null },
     el('td', { class: 'pick' }, box),
-    el(
-      'td',
-      { class: 'id' },
-      el('a', { href: `/experiments/${encodeURIComponent(r.experiment_id)}` }, r.experiment_id),
-    ),
-    el('td', {}, r.sweep_id ? el('a', { href: `/sweeps/${encodeURIComponent(r.sweep_id)}` }, r.sweep_id) : '-'),
+    el('td', { class: 'id' }, idLink(`/experiments/${encodeURIComponent(r.experiment_id)}`, r.experiment_id)),
+    el('td', { class: 'sweep' }, r.sweep_id ? idLink(`/sweeps/${encodeURIComponent(r.sweep_id)}`, r.sweep_id) : '-'),
     el('td', {}, r.label ?? r.model ?? r.agent),
-    el('td', {}, maze),
+    el('td', { class: 'maze' }, maze),
+    el('td', { class: 'settings', title: r.settings_text || null }, r.settings_text || '-'),
     status,
     el('td', { class: r.goal_found ? 'yes' : 'no' }, r.goal_found ? 'found' : (r.stop_reason ?? '-')),
     el('td', { class: 'n' }, fmt.int(r.actions)),
-    el('td', { class: 'n' }, fmt.int(r.optimal_moves)),
+    el('td', { class: 'n optimal' }, fmt.int(r.optimal_moves)),
     el('td', { class: 'n' }, fmt.num(r.efficiency)),
-    el('td', { class: 'n' }, fmt.int(r.turns)),
-    el('td', { class: 'n' }, fmt.int(r.tiles_seen)),
-    el('td', { class: 'n' }, fmt.int(r.tokens)),
+    el('td', { class: 'n turns' }, fmt.int(r.turns)),
+    el('td', { class: 'n tiles' }, fmt.int(r.tiles_seen)),
+    el('td', { class: 'n tokens' }, fmt.int(r.tokens)),
     el('td', { class: 'n' }, fmt.usd(r.cost_usd)),
-    el('td', {}, fmt.time(r.started_at)),
-    el('td', {}, fmt.time(r.updated_at)),
+    el('td', { class: 'when' }, when(r.started_at)),
+    el('td', { class: 'when updated' }, when(r.updated_at)),
   );
 }
 
@@ -134,9 +140,11 @@ async function load() {
   const last = Math.min(data.total, state.offset + data.rows.length);
   const running = data.rows.filter((r) => r.status === 'running').length;
   const stale = data.rows.filter((r) => r.stale).length;
+  const interrupted = data.rows.filter((r) => r.interrupted).length;
   document.getElementById('count').textContent =
     `${fmt.int(data.total)} experiments${data.total ? `, showing ${state.offset + 1}-${last}` : ''}` +
-    `${running ? `; ${running} running` : ''}${stale ? `, ${stale} stale` : ''}`;
+    `${running ? `; ${running} running` : ''}${stale ? `, ${stale} stale` : ''}` +
+    `${interrupted ? `, ${interrupted} interrupted` : ''}`;
   document.getElementById('prev').disabled = state.offset === 0;
   document.getElementById('next').disabled = last >= data.total;
   if (firstRender) {

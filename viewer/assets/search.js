@@ -1,6 +1,6 @@
 // Search across transcripts: the form's text and kind in the URL, hits from /api/search with the match marked
 // (the snippet split around it into text nodes: model text is never parsed as HTML), each linked to its step.
-import { api, el, shown, urlState } from './common.js';
+import { api, el, idLink, shown, urlState } from './common.js';
 
 const form = document.getElementById('search');
 const state = urlState();
@@ -42,7 +42,7 @@ async function main() {
       return el(
         'li',
         { class: 'hit', 'data-kind': h.kind },
-        el('a', { href: where }, `${h.experiment_id}`),
+        idLink(where, h.experiment_id),
         ` ${h.model ?? h.agent}, ${h.turn ? `turn ${h.turn}` : 'the run'}${h.step ? `, step ${h.step}` : ''} `,
         el('span', { class: 'kind' }, h.kind),
         el('pre', { class: 'snippet' }, marked(h.snippet, data.query)),

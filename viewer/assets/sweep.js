@@ -4,7 +4,7 @@
 // put in #data), read after the grid since they cost more; a paired comparison of two agents on demand. Rates,
 // intervals and costs arrive as the report writes them (reports/stat-text.ts); the plots format with the same
 // module (stat-format.js).
-import { api, el, fmt, live, shown, tableParts, throttled } from './common.js';
+import { api, el, fmt, idLink, live, shown, tableParts, throttled } from './common.js';
 import * as StatFormat from './stat-format.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
@@ -64,7 +64,8 @@ function render(data) {
           el('td', { class: 'n' }, c.cell_index),
           el('td', {}, c.label),
           el('td', {}, `${c.maze_generator} ${c.maze_size} seed ${c.maze_seed}`),
-          el('td', { class: 'settings' }, settingsText(c.settings)),
+          // the settings the sweep varies that reach the cell's agent (the server's settings_text)
+          el('td', { class: 'settings', title: c.settings_text || null }, c.settings_text || '-'),
           el('td', { class: 'reps' }, repeats(c, t.repeats)),
           el('td', { class: 'n done' }, `${c.successes + c.failures + c.errors} / ${t.repeats}`),
           el('td', { class: 'n' }, c.running),
@@ -104,7 +105,7 @@ function renderStats(report) {
           'tr',
           {},
           el('td', {}, s.label),
-          el('td', { class: 'settings' }, t.settings),
+          el('td', { class: 'settings', title: t.settings }, t.settings),
           el('td', {}, s.maze_generator),
           el('td', { class: 'n' }, s.maze_size),
           el('td', { class: 'n' }, s.n),
@@ -135,9 +136,13 @@ function renderStats(report) {
               el(
                 'tr',
                 {},
-                el('td', {}, el('a', { href: `/experiments/${encodeURIComponent(r.experiment_id)}` }, r.experiment_id)),
+                el(
+                  'td',
+                  { class: 'id' },
+                  idLink(`/experiments/${encodeURIComponent(r.experiment_id)}`, r.experiment_id),
+                ),
                 el('td', {}, r.label),
-                el('td', { class: 'settings' }, settingsText(r.settings)),
+                el('td', { class: 'settings', title: settingsText(r.settings) }, settingsText(r.settings)),
                 el('td', {}, `${r.maze_generator} ${r.maze_size} seed ${r.maze_seed}`),
                 el('td', { class: 'n' }, r.repeat),
                 el('td', { class: 'reason' }, r.failure_reason ?? 'no reason recorded'),

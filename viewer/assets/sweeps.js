@@ -1,6 +1,6 @@
 // Every sweep with its progress and cost so far ("unknown" when a run's model has no price, never $0), refreshed
 // when one of its runs changes. A run ended by an error (provider, database) is counted apart from the failures.
-import { api, el, fmt, live, shown, tableParts, throttled } from './common.js';
+import { api, el, fmt, idLink, live, shown, tableParts, throttled, when } from './common.js';
 
 async function load() {
   const data = await shown(() => api('/api/sweeps'));
@@ -25,7 +25,7 @@ async function load() {
         el(
           'tr',
           { 'data-id': s.sweep_id },
-          el('td', {}, el('a', { href: `/sweeps/${encodeURIComponent(s.sweep_id)}` }, s.sweep_id)),
+          el('td', { class: 'id' }, idLink(`/sweeps/${encodeURIComponent(s.sweep_id)}`, s.sweep_id)),
           el('td', {}, s.description ?? ''),
           el('td', { class: 'n' }, `${s.cells} x ${s.repeats}`),
           el('td', { class: 'n' }, `${fmt.int(s.successes + s.failures + s.errors)} / ${fmt.int(s.runs)}`),
@@ -34,7 +34,7 @@ async function load() {
           el('td', { class: 'n' }, fmt.int(s.failures)),
           el('td', { class: 'n' }, fmt.int(s.errors)),
           el('td', { class: 'n cost' }, s.cost_text),
-          el('td', {}, fmt.time(s.created_at)),
+          el('td', { class: 'when' }, when(s.created_at)),
         ),
       ),
     ),

@@ -1,10 +1,12 @@
 // Two to eight experiments on one maze, for the compare page: each one's numbers and its path (the cell after
-// every executed action, packed as base64 Uint16 like the replay's), and the maze once. Runs on different mazes
+// every executed action, packed as base64 Uint16 like the replay's), and the maze once; both read by the read model
+// (results/compared-runs.ts, results/replay-logs.ts). Runs on different mazes
 // are refused by name: an overlaid path means nothing on another maze. Each run's varied settings come with it
 // (observation, memory, ...), so two runs of one agent under two formats are never shown as one agent's.
 import { z } from 'zod';
 import type { Sql } from '../../lambdas/store/sql.ts';
-import { readPaged } from '../../lambdas/store/pages.ts';
+import { comparedSummaries } from '../../results/compared-runs.ts';
+import { executedPath } from '../../results/replay-logs.ts';
 import { PgStore } from '../../lambdas/store/pg-store.ts';
 import { b64, packMaze } from '../../reports/replay-data.ts';
 import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
@@ -28,54 +30,8 @@ export const compareQuery = z
   })
   .strict();
 
-interface ComparedRun {
-  experiment_id: string;
-  label: string | null;
-  agent: string;
-  model: string | null;
-  status: string;
-  goal_found: boolean;
-  stop_reason: string | null;
-  actions: number;
-  optimal_moves: number;
-  efficiency: number | null;
-  tiles_seen: number;
-  turns: number;
-  tokens: number | null;
-  cost_usd: number | null;
-  stuck_signals: number;
-  /** Its sweep cell's settings that reach its agent ({} outside a sweep): runs differing only there told apart. */
-  settings: Record<string, unknown>;
-  /** base64 Uint16Array, one entry per step 0..steps (step 0 is the start). */
-  x: string;
-  y: string;
-  steps: number;
-}
-
-interface SummaryRow extends Omit<ComparedRun, 'x' | 'y' | 'steps'> {
-  maze_id: number;
-  maze_hash: string;
-  maze_generator: string;
-  maze_width: number;
-  maze_seed: number | null;
-}
-
 export async function compareRuns(db: Sql, ids: string[], pageRows?: number) {
-  const { rows } = await db.query<SummaryRow>(
-    `SELECT s.experiment_id, c.label, s.agent, s.model, s.status, s.goal_found, s.stop_reason, s.actions,
-            s.optimal_moves, s.efficiency::float8 AS efficiency, s.tiles_seen, s.turns,
-            (s.input_tokens + s.output_tokens)::float8 AS tokens,
-            -- unknown (null) only when a model was called without a price: a baseline costs nothing
-            CASE WHEN cost_known(s.cost_usd, s.llm_calls) THEN coalesce(s.cost_usd, 0) END::float8 AS cost_usd,
-            s.stuck_signals::int AS stuck_signals, e.maze_id::int AS maze_id, s.maze_hash, s.maze_generator,
-            s.maze_width, s.maze_seed::float8 AS maze_seed,
-            coalesce(reaching_settings(e.provider, c.settings), '{}'::jsonb) AS settings
-     FROM experiment_summary s
-     JOIN experiments e ON e.id = s.experiment_id
-     LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
-     WHERE s.experiment_id = ANY($1::text[])`,
-    [ids],
-  );
+  const rows = await comparedSummaries(db, ids);
   const missing = ids.find((id) => !rows.some((r) => r.experiment_id === id));
   if (missing) throw new ExperimentNotFoundError(missing);
   const byId = ids.map((id) => rows.find((r) => r.experiment_id === id)!);
@@ -90,17 +46,7 @@ export async function compareRuns(db: Sql, ids: string[], pageRows?: number) {
   const maze = await new PgStore(db).loadMaze(byId[0].maze_id);
   const runs = await Promise.all(
     byId.map(async ({ maze_id: _id, maze_hash: _h, maze_generator: _g, maze_width: _w, maze_seed: _s, ...r }) => {
-      const cells = await readPaged<{ step_number: number; to_x: number; to_y: number }>(
-        async (last, limit) =>
-          (
-            await db.query<{ step_number: number; to_x: number; to_y: number }>(
-              `SELECT step_number, to_x, to_y FROM actions
-               WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
-              [r.experiment_id, last?.step_number ?? 0, limit],
-            )
-          ).rows,
-        pageRows,
-      );
+      const cells = await executedPath(db, r.experiment_id, pageRows);
       const x = new Uint16Array(cells.length + 1);
       const y = new Uint16Array(cells.length + 1);
       x[0] = maze.start.x;

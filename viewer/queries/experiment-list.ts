@@ -1,34 +1,8 @@
-// The experiments table: one row per experiment, filtered and sorted in SQL and read a page at a time. It reads the
-// experiments, mazes and sweep cells, and the turns' token and cost sums, never the actions: the row already counts
-// them (actions_taken), so the list costs the same with a thousand actions or a million.
+// The experiments table's request: its filters, sort and page, checked before the read (results/experiment-table.ts)
+// runs. The sort names come from the read model's fixed list, never from the request's text.
 import { z } from 'zod';
-import type { Sql, SqlValue } from '../../lambdas/store/sql.ts';
-import { staleReason } from '../../reports/live-status.ts';
+import { EXPERIMENT_SORTS } from '../../results/experiment-table.ts';
 import { blankable, int, sweepId, text } from '../request-params.ts';
-
-/** Sortable columns, by the name a URL uses, and the SQL each sorts by. */
-const SORTS = {
-  started: 'e.started_at',
-  updated: 'e.updated_at',
-  id: 'e.id',
-  sweep: 'e.sweep_id',
-  label: 'c.label',
-  agent: 'e.agent',
-  model: 'e.model',
-  maze: 'm.generator',
-  size: 'm.width',
-  seed: 'm.seed',
-  status: 'e.status',
-  outcome: 'e.goal_found',
-  stop: 'e.stop_reason',
-  actions: 'e.actions_taken',
-  optimal: 'e.optimal_moves',
-  efficiency: 'efficiency',
-  turns: 'e.turns_completed',
-  tiles: 'e.tiles_seen',
-  tokens: 'tokens',
-  cost: 'cost_usd',
-} as const;
 
 const STATUSES = ['running', 'completed', 'timeout', 'failed', 'stuck'] as const;
 const OUTCOMES = ['success', 'failure', 'unfinished'] as const;
@@ -47,126 +21,9 @@ export const listQuery = z
     ),
     status: blankable(z.enum(STATUSES)),
     outcome: blankable(z.enum(OUTCOMES)),
-    sort: z.enum(Object.keys(SORTS) as [keyof typeof SORTS, ...Array<keyof typeof SORTS>]).default('started'),
+    sort: z.enum(EXPERIMENT_SORTS).default('started'),
     dir: z.enum(['asc', 'desc']).default('desc'),
     limit: int(1, 1000).default(200),
     offset: int(0, 10_000_000).default(0),
   })
   .strict();
-
-export type ListQuery = z.infer<typeof listQuery>;
-
-interface ExperimentListRow {
-  experiment_id: string;
-  sweep_id: string | null;
-  label: string | null;
-  agent: string;
-  model: string | null;
-  maze_generator: string;
-  maze_size: number;
-  maze_seed: number | null;
-  maze_hash: string;
-  status: string;
-  goal_found: boolean;
-  stop_reason: string | null;
-  failure_reason: string | null;
-  actions: number;
-  optimal_moves: number;
-  efficiency: number | null;
-  turns: number;
-  tiles_seen: number;
-  tokens: number | null;
-  cost_usd: number | null;
-  started_at: string;
-  updated_at: string;
-  /** Why a running experiment looks stuck (no turn for longer than a turn may take), else null. */
-  stale: string | null;
-}
-
-export interface ExperimentList {
-  total: number;
-  rows: ExperimentListRow[];
-  /** Values the filters can take, from the whole table. */
-  choices: { sweeps: string[]; models: string[]; mazes: string[] };
-}
-
-type Row = Omit<ExperimentListRow, 'stale'> & { total: number };
-
-export async function listExperiments(db: Sql, q: ListQuery, now: Date): Promise<ExperimentList> {
-  const [generator, size, seed] = q.maze?.split(':') ?? [];
-  const values: SqlValue[] = [
-    q.sweep ?? null,
-    q.model ?? null,
-    generator ?? null,
-    size === undefined ? null : Number(size),
-    seed ?? null,
-    q.status ?? null,
-    q.outcome ?? null,
-    q.limit,
-    q.offset,
-  ];
-  // the sort column comes from SORTS (a fixed list), never from the request's text
-  const order = `${SORTS[q.sort]} ${q.dir === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, e.id`;
-  const [list, choices] = await Promise.all([
-    db.query<Row>(
-      `WITH spent AS (
-         SELECT experiment_id, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::float8 AS tokens,
-                -- unknown (null) when a turn called a model without a price; a baseline's turns cost nothing
-                CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) THEN coalesce(sum(cost_usd), 0) END::float8
-                  AS cost_usd,
-                bool_or(input_tokens IS NOT NULL) AS reported
-         FROM turns GROUP BY experiment_id
-       )
-       SELECT e.id AS experiment_id, e.sweep_id, c.label, e.agent, e.model, m.generator AS maze_generator,
-              m.width AS maze_size, m.seed::float8 AS maze_seed, m.content_hash AS maze_hash, e.status, e.goal_found,
-              e.stop_reason, e.failure_reason, e.actions_taken AS actions, e.optimal_moves,
-              CASE WHEN e.goal_found AND e.actions_taken > 0
-                   THEN round(e.optimal_moves::numeric / e.actions_taken, 4)::float8 END AS efficiency,
-              e.turns_completed AS turns, e.tiles_seen,
-              CASE WHEN s.reported THEN s.tokens END AS tokens,
-              CASE WHEN s.experiment_id IS NULL THEN 0 ELSE s.cost_usd END AS cost_usd,
-              to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
-              to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
-              count(*) OVER ()::int AS total
-       FROM experiments e
-       JOIN mazes m ON m.id = e.maze_id
-       LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
-       LEFT JOIN spent s ON s.experiment_id = e.id
-       WHERE ($1::text IS NULL OR e.sweep_id = $1)
-         AND ($2::text IS NULL OR $2 IN (e.model, e.agent, c.label))
-         AND ($3::text IS NULL OR m.generator = $3)
-         AND ($4::int IS NULL OR m.width = $4)
-         AND ($5::bigint IS NULL OR m.seed = $5::bigint)
-         AND ($6::text IS NULL OR e.status = $6)
-         AND ($7::text IS NULL
-              OR ($7 = 'success' AND e.goal_found)
-              OR ($7 = 'failure' AND NOT e.goal_found AND e.status <> 'running')
-              OR ($7 = 'unfinished' AND e.status = 'running'))
-       ORDER BY ${order}
-       LIMIT $8 OFFSET $9`,
-      values,
-    ),
-    db.query<{ kind: string; value: string }>(
-      `SELECT DISTINCT 'sweep' AS kind, sweep_id AS value FROM experiments WHERE sweep_id IS NOT NULL
-       UNION SELECT DISTINCT 'model', coalesce(model, agent) FROM experiments
-       UNION SELECT DISTINCT 'maze', generator || ':' || width FROM mazes
-       ORDER BY 1, 2`,
-      [],
-      { name: 'viewer-list-choices' },
-    ),
-  ]);
-  const pick = (kind: string) => choices.rows.filter((r) => r.kind === kind).map((r) => r.value);
-  return {
-    total: list.rows[0]?.total ?? (q.offset > 0 ? await countOnly(db, q) : 0),
-    rows: list.rows.map(({ total: _total, ...r }) => ({
-      ...r,
-      stale: r.status === 'running' ? staleReason(new Date(r.updated_at), now) : null,
-    })),
-    choices: { sweeps: pick('sweep'), models: pick('model'), mazes: pick('maze') },
-  };
-}
-
-/** A page past the end has no row to carry the total: ask for the first row's. */
-async function countOnly(db: Sql, q: ListQuery): Promise<number> {
-  return (await listExperiments(db, { ...q, offset: 0, limit: 1 }, new Date())).total;
-}

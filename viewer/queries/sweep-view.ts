@@ -1,121 +1,28 @@
-// The sweeps pages' data: every sweep with its progress and cost so far, and one sweep's factor grid: per cell
-// the latest attempt of each run by outcome class (success, failure, error: ended by infrastructure, running) and
-// its cost so far. Read from the experiments and turns tables, not the summary views, so a grid of a thousand runs
-// costs what its rows cost. The cells' intervals come with the statistics (reports/sweep-statistics.ts, cells): counted
-// by the rules a statistics row is counted by, so the grid and the table below never disagree.
+// The sweeps pages' data: the read model's sweep progress and factor grid (results/sweep-progress.ts), each row with
+// its cost in words. The cells' intervals come with the statistics (reports/sweep-statistics.ts, cells): counted by
+// the rules a statistics row is counted by, so the grid and the table below never disagree.
 import type { Sql } from '../../lambdas/store/sql.ts';
 import { costText } from '../../reports/cost-text.ts';
+import { sweepCellRows, sweepProgress, sweepProgressList, type SweepOutcomes } from '../../results/sweep-progress.ts';
 
-/** Runs by outcome class, and what they cost so far: the priced runs' sum, and how many runs have no price. */
-interface Outcomes {
-  runs: number;
-  started: number;
-  successes: number;
-  failures: number;
-  errors: number;
-  running: number;
-  actions: number;
-  cost_usd: number;
-  priced: number;
-  unpriced: number;
-  /** The cost in words: "$0.0123", "unknown", or "partly unknown: $0.0100 for the 3 runs priced". */
-  cost_text: string;
-}
-
-export interface SweepListRow extends Outcomes {
-  sweep_id: string;
-  description: string | null;
-  cells: number;
-  repeats: number;
-  created_at: string;
-}
-
-// the latest attempt of each run of each sweep, its outcome class (as sweep_runs has it), and its cost so far:
-// known when every turn that called a model was priced (cost_known, migration 011)
-const LATEST = `
-  SELECT DISTINCT ON (e.sweep_id, e.sweep_cell, e.sweep_repeat)
-         e.sweep_id, e.sweep_cell, e.sweep_repeat, e.id, e.status, e.goal_found, e.actions_taken,
-         CASE WHEN e.status = 'running' THEN 'running' WHEN e.status = 'failed' THEN 'error'
-              WHEN e.goal_found THEN 'success' ELSE 'failure' END AS outcome_class,
-         coalesce((SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id), 0) AS cost_usd,
-         coalesce((SELECT bool_and(cost_known(t.cost_usd, t.llm_calls)) FROM turns t WHERE t.experiment_id = e.id),
-                  true) AS cost_known
-  FROM experiments e WHERE e.sweep_id IS NOT NULL AND ($1::text IS NULL OR e.sweep_id = $1)
-  ORDER BY e.sweep_id, e.sweep_cell, e.sweep_repeat, e.sweep_attempt DESC`;
-
-// the outcome counts of a group of LATEST rows l
-const OUTCOMES = `
-  count(l.id)::int AS started,
-  count(l.id) FILTER (WHERE l.outcome_class = 'success')::int AS successes,
-  count(l.id) FILTER (WHERE l.outcome_class = 'failure')::int AS failures,
-  count(l.id) FILTER (WHERE l.outcome_class = 'error')::int AS errors,
-  count(l.id) FILTER (WHERE l.outcome_class = 'running')::int AS running,
-  coalesce(sum(l.actions_taken), 0)::int AS actions,
-  coalesce(sum(l.cost_usd) FILTER (WHERE l.cost_known), 0)::float8 AS cost_usd,
-  count(l.id) FILTER (WHERE l.cost_known)::int AS priced,
-  count(l.id) FILTER (WHERE NOT l.cost_known)::int AS unpriced`;
-
-const withCostText = <T extends Pick<Outcomes, 'cost_usd' | 'priced' | 'unpriced'>>(
+/** The cost in words: "$0.0123", "unknown", or "partly unknown: $0.0100 for the 3 runs priced". */
+const withCostText = <T extends Pick<SweepOutcomes, 'cost_usd' | 'priced' | 'unpriced'>>(
   r: T,
 ): T & { cost_text: string } => ({
   ...r,
   cost_text: costText({ usd: r.cost_usd, priced: r.priced, unpriced: r.unpriced }),
 });
 
-export async function listSweeps(db: Sql): Promise<SweepListRow[]> {
-  const { rows } = await db.query<Omit<SweepListRow, 'cost_text'>>(
-    `WITH latest AS (${LATEST})
-     SELECT s.id AS sweep_id, s.spec ->> 'description' AS description, s.cells, s.repeats,
-            s.cells * s.repeats AS runs, ${OUTCOMES},
-            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
-     FROM sweeps s LEFT JOIN latest l ON l.sweep_id = s.id
-     GROUP BY s.id ORDER BY s.created_at DESC, s.id`,
-    [null],
-  );
-  return rows.map(withCostText);
+export async function listSweeps(db: Sql) {
+  return (await sweepProgressList(db)).map(withCostText);
 }
 
 /** One sweep's row with its totals; null when no sweep has that name. */
-export async function sweepSummary(db: Sql, sweepId: string): Promise<SweepListRow | null> {
-  const { rows } = await db.query<Omit<SweepListRow, 'cost_text'>>(
-    `WITH latest AS (${LATEST})
-     SELECT s.id AS sweep_id, s.spec ->> 'description' AS description, s.cells, s.repeats,
-            s.cells * s.repeats AS runs, ${OUTCOMES},
-            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
-     FROM sweeps s LEFT JOIN latest l ON l.sweep_id = s.id
-     WHERE s.id = $1
-     GROUP BY s.id`,
-    [sweepId],
-  );
-  return rows[0] ? withCostText(rows[0]) : null;
+export async function sweepSummary(db: Sql, sweepId: string) {
+  const row = await sweepProgress(db, sweepId);
+  return row ? withCostText(row) : null;
 }
 
-export interface SweepCell extends Omit<Outcomes, 'runs'> {
-  cell_index: number;
-  label: string;
-  agent: string;
-  model: string | null;
-  maze_generator: string;
-  maze_size: number;
-  maze_seed: number;
-  settings: Record<string, unknown>;
-  /** The latest attempt of each run, by repeat. */
-  runs: Array<{ repeat: number; experiment_id: string; status: string; outcome_class: string; goal_found: boolean }>;
-}
-
-export async function sweepCells(db: Sql, sweepId: string): Promise<SweepCell[]> {
-  const { rows } = await db.query<Omit<SweepCell, 'cost_text'>>(
-    `WITH latest AS (${LATEST})
-     SELECT c.cell_index, c.label, c.agent, c.model, c.maze_generator, c.maze_size, c.maze_seed::float8 AS maze_seed,
-            c.settings, ${OUTCOMES},
-            coalesce(json_agg(json_build_object('repeat', l.sweep_repeat, 'experiment_id', l.id, 'status', l.status,
-                                                'outcome_class', l.outcome_class, 'goal_found', l.goal_found)
-                              ORDER BY l.sweep_repeat)
-                     FILTER (WHERE l.id IS NOT NULL), '[]') AS runs
-     FROM sweep_cells c LEFT JOIN latest l ON l.sweep_id = c.sweep_id AND l.sweep_cell = c.cell_index
-     WHERE c.sweep_id = $1
-     GROUP BY c.sweep_id, c.cell_index ORDER BY c.cell_index`,
-    [sweepId],
-  );
-  return rows.map(withCostText);
+export async function sweepCells(db: Sql, sweepId: string) {
+  return (await sweepCellRows(db, sweepId)).map(withCostText);
 }

@@ -1,76 +1,13 @@
-// Search across every transcript, answered by the database: the models' replies, the reasoning argued for each
-// move, tool names, and errors (a run's failure, a model call's retried errors, a refused tool call's message).
-// The text is matched literally and case-insensitively (strpos on lower(): no pattern characters to escape), and
-// each hit comes back as a short snippet cut around the match in SQL, so a response stays small on the Data API.
+// The search page's request: the text (matched literally, case-insensitively), one kind of text or all, and how many
+// hits. The search itself is results/transcript-search.ts.
 import { z } from 'zod';
-import type { Sql } from '../../lambdas/store/sql.ts';
+import { SEARCH_KINDS } from '../../results/transcript-search.ts';
 import { blankable, int, text } from '../request-params.ts';
-
-const KINDS = ['reply', 'reasoning', 'tool', 'error'] as const;
 
 export const searchQuery = z
   .object({
     q: text(200).refine((q) => q.length >= 2, 'at least 2 characters'),
-    kind: blankable(z.enum(KINDS)),
+    kind: blankable(z.enum(SEARCH_KINDS)),
     limit: int(1, 200).default(50),
   })
   .strict();
-
-export interface SearchHit {
-  experiment_id: string;
-  agent: string;
-  model: string | null;
-  turn: number | null;
-  step: number | null;
-  kind: (typeof KINDS)[number];
-  /** Up to 240 characters around the first match. */
-  snippet: string;
-  started_at: string;
-}
-
-/** Each source of text: its kind, and SQL giving experiment_id, turn, step and the text as `t`. */
-const SOURCES: Array<[SearchHit['kind'], string]> = [
-  [
-    'reply',
-    `SELECT l.experiment_id, l.turn_number AS turn, a.step_number AS step, l.assistant_text AS t
-     FROM llm_calls l LEFT JOIN actions a ON a.experiment_id = l.experiment_id AND a.turn_number = l.turn_number
-       AND a.call_index = l.first_action_index`,
-  ],
-  [
-    'reasoning',
-    `SELECT experiment_id, turn_number AS turn, step_number AS step,
-            coalesce(reasoning, arguments ->> 'reasoning') AS t FROM actions`,
-  ],
-  ['tool', 'SELECT experiment_id, turn_number AS turn, step_number AS step, tool AS t FROM actions'],
-  [
-    'error',
-    `SELECT id AS experiment_id, NULL::int AS turn, NULL::int AS step, failure_reason AS t FROM experiments
-     UNION ALL
-     SELECT experiment_id, turn_number, NULL::int, retries::text FROM llm_calls WHERE jsonb_array_length(retries) > 0
-     UNION ALL
-     SELECT experiment_id, turn_number, step_number, tool || ': ' || message FROM actions
-     WHERE outcome IN ('unknown_tool', 'invalid_arguments')`,
-  ],
-];
-
-export async function searchTranscripts(db: Sql, q: z.infer<typeof searchQuery>) {
-  const sources = SOURCES.filter(([kind]) => !q.kind || kind === q.kind);
-  // $1 the text, $2 one more row than asked for (to say whether there are more)
-  const union = sources
-    .map(
-      ([kind, sql]) =>
-        `SELECT '${kind}' AS kind, s.experiment_id, s.turn, s.step, strpos(lower(s.t), lower($1)) AS at, s.t
-         FROM (${sql}) s WHERE strpos(lower(s.t), lower($1)) > 0`,
-    )
-    .join('\nUNION ALL\n');
-  const { rows } = await db.query<SearchHit>(
-    `SELECT h.experiment_id, e.agent, e.model, h.turn, h.step, h.kind,
-            substring(h.t FROM greatest(1, h.at - 100) FOR 240) AS snippet,
-            to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS started_at
-     FROM (${union}) h JOIN experiments e ON e.id = h.experiment_id
-     ORDER BY e.started_at DESC, h.experiment_id, h.turn NULLS FIRST, h.step NULLS FIRST, h.kind
-     LIMIT $2`,
-    [q.q, q.limit + 1],
-  );
-  return { query: q.q, hits: rows.slice(0, q.limit), more: rows.length > q.limit };
-}

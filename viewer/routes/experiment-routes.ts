@@ -2,13 +2,16 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { loadReplay } from '../../reports/replay-data.ts';
-import { staleReason } from '../../reports/live-status.ts';
+import { staleReason } from '../../results/live-status.ts';
+import { experimentRecord } from '../../results/experiment-record.ts';
+import { experimentTable } from '../../results/experiment-table.ts';
+import { loadTurns } from '../../results/experiment-turns.ts';
 import { pageHtml } from '../page-shell.ts';
 import { ReplayCache } from '../replay-cache.ts';
 import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
 import { experimentId, parseRequest } from '../request-params.ts';
-import { listExperiments, listQuery } from '../queries/experiment-list.ts';
-import { loadTurns, turnsQuery } from '../queries/experiment-turns.ts';
+import { listQuery } from '../queries/experiment-list.ts';
+import { turnsQuery } from '../queries/experiment-turns.ts';
 import type { ViewerContext } from '../context.ts';
 
 const idParams = z.object({ id: experimentId }).strict();
@@ -63,7 +66,7 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
       .send(pageHtml({ title: 'Experiments', script: 'experiments.js', body: LIST_BODY }, ctx.source));
   });
   app.get('/api/experiments', async (request) =>
-    listExperiments(ctx.db, parseRequest(listQuery, request.query), ctx.now()),
+    experimentTable(ctx.db, parseRequest(listQuery, request.query), ctx.now()),
   );
 
   app.get('/experiments/:id', async (request, reply) => {
@@ -85,19 +88,7 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
   const cache = new ReplayCache();
   app.get('/api/experiments/:id', async (request, reply) => {
     const { id } = parseRequest(idParams, request.params);
-    const { rows } = await ctx.db.query<{
-      sweep_id: string | null;
-      label: string | null;
-      updated_at: Date;
-      status: string;
-      prompt_version: string | null;
-      prompt_text: string | null;
-    }>(
-      `SELECT e.sweep_id, c.label, e.updated_at, e.status, e.prompt_version, e.prompt_text FROM experiments e
-       LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell WHERE e.id = $1`,
-      [id],
-    );
-    const row = rows[0];
+    const row = await experimentRecord(ctx.db, id);
     if (!row) throw new ExperimentNotFoundError(id);
     const version = new Date(row.updated_at).toISOString();
     const running = row.status === 'running';
@@ -109,7 +100,8 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
         sweep_id: row.sweep_id,
         label: row.label,
         prompt: row.prompt_text === null ? null : { version: row.prompt_version, text: row.prompt_text },
-        stale: running ? staleReason(new Date(row.updated_at), ctx.now()) : null,
+        stale: running && !row.interrupted ? staleReason(new Date(row.updated_at), ctx.now()) : null,
+        interrupted: row.interrupted,
       });
       if (!running) cache.set(id, version, body);
     }

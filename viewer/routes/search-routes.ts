@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { pageHtml } from '../page-shell.ts';
 import { parseRequest } from '../request-params.ts';
-import { searchQuery, searchTranscripts } from '../queries/transcript-search.ts';
+import { searchQuery } from '../queries/transcript-search.ts';
+import { searchTranscripts } from '../../results/transcript-search.ts';
 import type { ViewerContext } from '../context.ts';
 
 const BODY = `<h1>Search transcripts</h1>

@@ -8,7 +8,7 @@ import { EXIT } from '../exit-codes.ts';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
-import { addResultsSourceOptions, type ResultsSource } from '../results-database.ts';
+import { addResultsSourceOptions, stackDatabaseTarget, type ResultsSource } from '../results-database.ts';
 import { withCliDatabase } from '../database.ts';
 
 async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean; template?: string }): Promise<void> {
@@ -21,17 +21,12 @@ async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean; templ
     if (!o.aws) throw new InvalidInputError('--template', o.template, '--template checks an AWS account: add --aws');
     checks = await doctorBeforeDeploy({ template: o.template, stack: o.stack, region: o.region, bedrock: o.bedrock });
   } else if (o.aws) {
-    const { DataApiDatabase } = await import('../../../lambdas/store/data-api-sql.ts');
+    const { openSqlDatabase } = await import('../../../lambdas/store/open-sql-database.ts');
     checks = await doctor({
       stack: o.stack,
       region: o.region,
       bedrock: o.bedrock,
-      openDatabase: (out) =>
-        new DataApiDatabase({
-          resourceArn: out.databaseClusterArn,
-          secretArn: out.databaseSecretArn,
-          database: out.databaseName,
-        }),
+      openDatabase: (out) => openSqlDatabase(stackDatabaseTarget(out)),
     });
   } else checks = await withCliDatabase((db) => localDoctor(db));
   process.stdout.write(o.json ? `${JSON.stringify(checks, null, 2)}\n` : `${doctorLines(checks).join('\n')}\n`);

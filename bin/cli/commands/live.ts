@@ -6,13 +6,23 @@ import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
 import type { StackOutputs } from '../../../lib/stack-outputs.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
-import { intOption, jsonOption } from '../options.ts';
+import { interruptedNote } from '../interrupt.ts';
+import { intOption } from '../options.ts';
 import { blockPainter } from '../redraw.ts';
-import { runningExperiments, statusLines, sweepTotals, type RunningExperiment } from '../../../reports/live-status.ts';
+import { statusLines } from '../../../reports/live-status.ts';
+import {
+  minutes,
+  runningExperiments,
+  sweepTotals,
+  type RunningExperiment,
+  type SweepTotals,
+} from '../../../results/live-status.ts';
+import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from '../table.ts';
+import { addTableOutputOptions, outputFormat, tableLayout, type TableOutputOptions } from '../table-output.ts';
+import { csvText } from '../../../reports/csv.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
-export interface LiveOptions extends ResultsSource {
-  json?: boolean;
+export interface LiveOptions extends ResultsSource, TableOutputOptions {
   watch?: boolean;
   interval: number;
 }
@@ -57,6 +67,66 @@ async function withExecutionStatus(client: SFNClient, running: RunningExperiment
   }
 }
 
+const CSV_COLUMNS: Array<keyof RunningExperiment> = [
+  'experiment_id',
+  'agent',
+  'model',
+  'sweep_id',
+  'turns',
+  'actions',
+  'tiles_seen',
+  'goal_found',
+  'started_at',
+  'updated_at',
+  'cost_usd',
+  'execution_arn',
+  'stale',
+  'interrupted',
+];
+
+/** The running experiments' columns, at `now`; a stale one's reason is said under the table, in full. */
+function runningColumns(now: Date): Column<RunningExperiment>[] {
+  const age = (r: RunningExperiment) => Math.round((now.getTime() - new Date(r.started_at).getTime()) / 1000);
+  return [
+    { header: 'id', cell: (r) => r.experiment_id },
+    { header: 'agent/model', cell: (r) => r.model ?? r.agent, cut: true },
+    { header: 'turn', cell: (r) => r.turns, align: 'right', drop: 4 },
+    { header: 'actions', cell: (r) => r.actions, align: 'right', drop: 3 },
+    { header: 'tiles', cell: (r) => r.tiles_seen, align: 'right', drop: 6 },
+    { header: 'goal', cell: (r) => (r.goal_found ? 'found' : '-'), drop: 5 },
+    { header: 'running', cell: (r) => minutes(age(r)), align: 'right', drop: 2 },
+    { header: 'cost', cell: (r) => (r.cost_usd ? `$${r.cost_usd.toFixed(4)}` : '-'), align: 'right', drop: 7 },
+    { header: 'stale', cell: (r) => (r.interrupted ? 'INTERRUPTED' : r.stale ? 'STALE' : '') },
+  ];
+}
+
+/** What a terminal shows: the executions on AWS, the sweep's totals, the running experiments, why any is stale. */
+function liveLines(
+  running: RunningExperiment[],
+  totals: SweepTotals | null,
+  executions: { experiments: number; sweeps: number } | undefined,
+  layout: TableLayout,
+): string[] {
+  const head = [
+    ...(executions
+      ? [
+          `on AWS: ${executions.experiments} experiment execution(s) and ${executions.sweeps} sweep ` +
+            'execution(s) running',
+        ]
+      : []),
+    ...statusLines(running, totals),
+  ].flatMap((l) => wrapText(l, layout.width, '  '));
+  if (running.length === 0) return head;
+  const { lines, hidden } = renderTable(running, runningColumns(new Date()), layout);
+  const stale = running
+    .filter((r) => r.stale)
+    .flatMap((r) => wrapText(`STALE ${r.experiment_id}: ${r.stale}`, layout.width, '  '));
+  const interrupted = running
+    .filter((r) => r.interrupted)
+    .flatMap((r) => wrapText(`INTERRUPTED ${r.experiment_id}: ${interruptedNote(r)}`, layout.width, '  '));
+  return [...head, ...lines.slice(0, -1), ...hiddenNote(hidden), ...stale, ...interrupted];
+}
+
 /** `sfn`: the deployed stack's Step Functions, one client for every redraw. */
 async function show(
   db: SqlDatabase,
@@ -76,22 +146,26 @@ async function show(
       );
     const running = await runningExperiments(db, new Date(), sweepId);
     if (aws) await withExecutionStatus(aws.sfn, running);
-    if (o.json) {
+    const format = outputFormat(o);
+    if (format === 'json') {
       process.stdout.write(
         `${JSON.stringify({ sweep: totals, running, ...(executions && { executions }) }, null, 2)}\n`,
       );
       return;
     }
-    paint([
-      ...(executions
-        ? [
-            `on AWS: ${executions.experiments} experiment execution(s) and ${executions.sweeps} sweep ` +
-              'execution(s) running',
-          ]
-        : []),
-      ...statusLines(running, totals),
-    ]);
-    if (!o.watch || running.length === 0) return;
+    if (format === 'csv') {
+      // the running experiments, one a row; the totals are --format json's
+      process.stdout.write(
+        csvText(
+          running.map((r) => ({ ...r })),
+          CSV_COLUMNS,
+        ),
+      );
+      return;
+    }
+    paint(liveLines(running, totals, executions, tableLayout(o)));
+    // interrupted runs wait for a resume: nothing to watch
+    if (!o.watch || running.every((r) => r.interrupted)) return;
     await new Promise((r) => setTimeout(r, o.interval * 1000));
   }
 }
@@ -111,12 +185,14 @@ export async function liveStatus(o: LiveOptions, sweepId?: string): Promise<void
 
 /** The options both status views take. */
 export function addLiveOptions(command: Command): Command {
-  return addResultsSourceOptions(command)
-    .option('--watch', 'redraw every few seconds until nothing runs')
-    .addOption(
-      new Option('--interval <seconds>', 'with --watch: seconds between redraws')
-        .default(5)
-        .argParser(intOption('--interval', 1, 3600)),
-    )
-    .addOption(jsonOption('the running experiments (and the sweep totals) as JSON'));
+  return addTableOutputOptions(
+    addResultsSourceOptions(command)
+      .option('--watch', 'redraw every few seconds until nothing runs')
+      .addOption(
+        new Option('--interval <seconds>', 'with --watch: seconds between redraws')
+          .default(5)
+          .argParser(intOption('--interval', 1, 3600)),
+      ),
+    'the running experiments (and the sweep totals) as JSON',
+  );
 }

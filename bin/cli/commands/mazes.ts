@@ -7,16 +7,28 @@ import { renderAscii } from '../../../lambdas/maze/grid.ts';
 import { mazeFromOptions } from '../experiment-input.ts';
 import { withExample } from '../help.ts';
 import { addMazeOptions, jsonOption, type MazeOptions } from '../options.ts';
+import { hiddenNote, renderTable, type Column } from '../table.ts';
+import { addTableOutputOptions, printTableOutput, type TableOutputOptions } from '../table-output.ts';
 import { describeSize, outDirOption, outputFile, writeOutput } from '../output-dir.ts';
 
-function listGenerators(o: { json?: boolean }): void {
-  const generators = GENERATOR_NAMES.map((name) => ({ name, ...describeGenerator(name) }));
-  if (o.json) {
-    process.stdout.write(`${JSON.stringify(generators, null, 2)}\n`);
-    return;
-  }
-  for (const g of generators)
-    process.stdout.write(`${g.name.padEnd(20)} ${g.description}${g.oddSizes ? ' (odd sizes only)' : ''}\n`);
+type Generator = { name: string } & ReturnType<typeof describeGenerator>;
+
+const GENERATOR_COLUMNS: Column<Generator>[] = [
+  { header: 'name', cell: (g) => g.name },
+  { header: 'sizes', cell: (g) => (g.oddSizes ? 'odd only' : 'any') },
+  { header: 'description', cell: (g) => g.description, cut: true },
+];
+
+function listGenerators(o: TableOutputOptions): void {
+  const generators: Generator[] = GENERATOR_NAMES.map((name) => ({ name, ...describeGenerator(name) }));
+  printTableOutput(o, {
+    table: (layout) => {
+      const { lines, hidden } = renderTable(generators, GENERATOR_COLUMNS, layout);
+      return [...lines, ...hiddenNote(hidden)];
+    },
+    csv: () => generators,
+    json: () => generators,
+  });
 }
 
 interface ShowMazeOptions extends MazeOptions {
@@ -54,10 +66,8 @@ function showMaze(o: ShowMazeOptions, cmd: Command): void {
 
 export function registerMazeCommands(program: Command): void {
   withExample(
-    program
-      .command('mazes')
+    addTableOutputOptions(program.command('mazes'), 'the generators as JSON')
       .description('list the maze generators')
-      .addOption(jsonOption('the generators as JSON'))
       .action(listGenerators),
     'ariadne mazes',
   );

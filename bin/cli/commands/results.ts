@@ -10,6 +10,7 @@ import { isFileError } from '../file-errors.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption, jsonOption } from '../options.ts';
+import { terminalWidth, wrapText } from '../table.ts';
 import {
   describeSize,
   outDirOption,
@@ -52,7 +53,7 @@ const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(val
 
 async function summary(id: string, o: ResultsSource & { json?: boolean }): Promise<void> {
   await withResultsDatabase(o, async (db) => {
-    const { summaryOf } = await import('../../../state-machine/local-experiment.ts');
+    const { summaryOf } = await import('../../../results/summary-row.ts');
     const { showSummary } = await import('../summary.ts');
     const found = await summaryOf(db, id);
     if (!found) throw noExperiment(id);
@@ -190,7 +191,10 @@ async function compare(
       );
     }
     lines.push(...c.notes.map((n) => `  ${n}`));
-    process.stdout.write(`${lines.join('\n')}\n`);
+    // fitted as the tables are: a long line goes on, indented, on the next
+    const width = terminalWidth();
+    const wrapped = lines.flatMap((l) => wrapText(l, width, l.startsWith(' ') ? '    ' : '  '));
+    process.stdout.write(`${wrapped.join('\n')}\n`);
   });
 }
 

@@ -7,13 +7,16 @@ import { PROMPTS } from '../../../lambdas/config/prompts.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
-import { addExperimentOptions, jsonOption, type ExperimentOptions } from '../options.ts';
-import type { ExperimentSummary } from '../../../state-machine/local-experiment.ts';
+import { addExperimentOptions, collectRepeated, givenOptions, jsonOption, type ExperimentOptions } from '../options.ts';
+import { commandPrefix } from '../invocation.ts';
+import type { ExperimentSummary } from '../../../results/summary-row.ts';
+import type { LocalExperimentResult } from '../../../state-machine/local-experiment.ts';
 
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
   quiet?: boolean;
   workflow?: string;
+  set?: string[];
 }
 
 /**
@@ -34,6 +37,43 @@ async function finishedSummary(
   }
 }
 
+/**
+ * Runs the experiment so that Ctrl-C or SIGTERM stops it whole: no new turn, the turn in flight commits, the run is
+ * marked interrupted, and what it left is said with the command that resumes it. Null when it was interrupted
+ * (process.exitCode is then set: 130 for Ctrl-C, 143 for SIGTERM).
+ */
+async function interruptibleSummary(
+  command: string,
+  run: (signal: AbortSignal) => Promise<LocalExperimentResult>,
+  progress: { done(): void },
+  experimentId: () => string | null,
+): Promise<ExperimentSummary | null> {
+  const { interruptible } = await import('../interrupt.ts');
+  const resumeWith = (id: string) => `resume with: ${commandPrefix()} resume ${id}`;
+  const interruption = interruptible({
+    command,
+    stopping: 'stopping after the turn in flight',
+    atOnce: () => {
+      const id = experimentId();
+      return id === null
+        ? 'nothing was written'
+        : `experiment ${id} keeps the turns before the one in flight and stays running; ${resumeWith(id)}`;
+    },
+  });
+  try {
+    return await finishedSummary(() => run(interruption.signal));
+  } catch (err) {
+    if ((err as Error).name !== 'ExperimentInterruptedError') throw err;
+    progress.done();
+    const id = (err as { experimentId: string | null }).experimentId;
+    process.stderr.write(`${(err as Error).message}${id === null ? '' : `; ${resumeWith(id)}`}\n`);
+    process.exitCode = interruption.exitCode();
+    return null;
+  } finally {
+    interruption.dispose();
+  }
+}
+
 async function run(o: RunOptions): Promise<void> {
   // loaded when the command runs, so that --help and the other commands do not pay for them
   const [{ requestFromOptions }, { localParameterSource, localParameters }, { resolveConfig }] = await Promise.all([
@@ -46,7 +86,12 @@ async function run(o: RunOptions): Promise<void> {
     import('../progress.ts'),
     import('../summary.ts'),
   ]);
-  const { maze, request, config, agent } = requestFromOptions(o);
+  const { settingsFromSet } = await import('../set-option.ts');
+  const fromSet = settingsFromSet(o.set ?? [], givenOptions(o));
+  const { maze, request, agent } = requestFromOptions(o);
+  // --set is the request's config as much as the flags are: it overrides the file and is stored with the run
+  const config: Record<string, unknown> = mergeConfig(request.config, fromSet);
+  request.config = config;
   let parameters = localParameters();
   if (o.workflow !== undefined) {
     if (!o.provider)
@@ -88,15 +133,23 @@ async function run(o: RunOptions): Promise<void> {
       const { experimentDefinition } = await import('../../../state-machine/definition.ts');
       experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
       const progress = turnProgress(resolved.max_moves);
-      const summary = await finishedSummary(() =>
-        runLocalExperiment(request, {
-          db,
-          parameters,
-          onTurn: (t) => {
-            if (!o.quiet && !o.json) progress.update(t);
-          },
-        }),
+      let experimentId: string | null = null;
+      const summary = await interruptibleSummary(
+        'ariadne run',
+        (signal) =>
+          runLocalExperiment(request, {
+            db,
+            parameters,
+            signal,
+            onTurn: (t) => {
+              experimentId = t.experimentId;
+              if (!o.quiet && !o.json) progress.update(t);
+            },
+          }),
+        progress,
+        () => experimentId,
       );
+      if (!summary) return;
       progress.done();
       await showSummary(db, summary, o.json === true);
       if (summary.status === 'failed') process.exitCode = EXIT.workFailed;
@@ -127,16 +180,22 @@ async function resume(id: string, o: { json?: boolean }): Promise<void> {
       throw err;
     }
     const progress = turnProgress(input.resume.limits.maxMoves);
-    const summary = await finishedSummary(() =>
-      runLocalExperiment(input as never, {
-        db,
-        parameters: localParameters(),
-        onTurn: (t) => {
-          if (!o.json) progress.update(t);
-        },
-        executionName: `${id}-resume-${Date.now()}`,
-      }),
+    const summary = await interruptibleSummary(
+      'ariadne resume',
+      (signal) =>
+        runLocalExperiment(input as never, {
+          db,
+          parameters: localParameters(),
+          signal,
+          onTurn: (t) => {
+            if (!o.json) progress.update(t);
+          },
+          executionName: `${id}-resume-${Date.now()}`,
+        }),
+      progress,
+      () => id,
     );
+    if (!summary) return;
     progress.done();
     await showSummary(db, summary, o.json === true);
     if (summary.status === 'failed') process.exitCode = EXIT.workFailed;
@@ -154,12 +213,22 @@ export function registerRunCommands(program: Command): void {
       '--workflow <file>',
       'a workflow YAML file as the prompt (LLM agents; used as prompt version "<workflow>/v0")',
     )
+    .option(
+      '--set <key=value>',
+      'any experiment setting, repeatable: a config key (dotted for a section: ollama.num_ctx, ' +
+        'stuck_thresholds.idle_turns), a YAML value; checked as config/parameters.yaml is, overrides it, is stored ' +
+        "with the run; with the same setting's own flag (--max-moves ...) both are refused",
+      collectRepeated,
+    )
     .action((o: RunOptions) => run(o));
   withExample(runCommand, 'ariadne run --agent frontier --maze spiral --size 21 --seed 3 --experiment-id demo-1');
 
   const resumeCommand = program
     .command('resume')
-    .description('continue an interrupted local experiment (left running by a process that died) from its next turn')
+    .description(
+      'continue an interrupted local experiment (stopped by Ctrl-C, or left running by a process that died) ' +
+        'from its next turn',
+    )
     .argument('<experiment-id>')
     .addOption(jsonOption('print the summary as JSON on stdout'))
     .action((id: string, o: { json?: boolean }) => resume(id, o));

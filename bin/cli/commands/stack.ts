@@ -6,6 +6,8 @@ import { SEEDLESS_BASELINES } from '../../../lambdas/providers/baselines.ts';
 import { withExample } from '../help.ts';
 import { addExperimentOptions, endpointOption, intOption, jsonOption, type ExperimentOptions } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
+import { outputFormat } from '../table-output.ts';
+import { csvText } from '../../../reports/csv.ts';
 
 interface LaunchOptions extends ExperimentOptions {
   stateMachineArn: string;
@@ -78,11 +80,11 @@ async function status(arn: string | undefined, o: LiveOptions & { endpoint?: str
   ]);
   const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   const d = await describeExecution(client, arn);
-  if (o.json) {
+  const format = outputFormat(o);
+  if (format !== 'table') {
     const { executionArn, name, status: state, startDate, stopDate, error, cause } = d;
-    process.stdout.write(
-      `${JSON.stringify({ executionArn, name, status: state, startDate, stopDate, error, cause }, null, 2)}\n`,
-    );
+    const execution = { executionArn, name, status: state, startDate, stopDate, error, cause };
+    process.stdout.write(format === 'json' ? `${JSON.stringify(execution, null, 2)}\n` : csvText([execution]));
     return;
   }
   process.stdout.write(

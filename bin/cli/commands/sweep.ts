@@ -8,6 +8,7 @@ import { commandPrefix } from '../invocation.ts';
 import { withExample } from '../help.ts';
 import { endpointOption, intOption, jsonOption } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
+import { envString } from '../../../lambdas/config/environment.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -32,8 +33,8 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
   const { readSweepFile, startAwsSweep, sweepBucket } = await import('../sweep.ts');
   const loaded = readSweepFile(file);
   if (o.aws) {
-    let arn = o.stateMachineArn || process.env.ARIADNE_SWEEP_STATE_MACHINE_ARN || undefined;
-    let bucketName = o.bucket ?? (process.env.ARIADNE_SWEEP_BUCKET || undefined);
+    let arn = o.stateMachineArn || envString('ARIADNE_SWEEP_STATE_MACHINE_ARN');
+    let bucketName = o.bucket ?? envString('ARIADNE_SWEEP_BUCKET');
     // as every other --aws command: the stack's outputs name the sweep machine and its bucket (DescribeStacks)
     if (!arn || bucketName === undefined) {
       const { resolveStack } = await import('../aws-stack.ts');
@@ -90,13 +91,32 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       const { experimentDefinition } = await import('../../../state-machine/definition.ts');
       experimentDefinition();
       const progress = sweepProgress();
+      const { interruptible } = await import('../interrupt.ts');
+      const again = `${commandPrefix()} sweep ${file}`;
+      const interruption = interruptible({
+        command: 'ariadne sweep',
+        stopping: 'starting no more runs, stopping each run in flight after its turn',
+        atOnce: () => `the runs in flight keep the turns before their last; resume them with: ${again}`,
+      });
       const result = await runLocalSweep(loaded, {
         db,
         concurrency,
         parameters,
+        signal: interruption.signal,
         onProgress: (p) => progress.update(p),
-      });
+      }).finally(() => interruption.dispose());
       progress.done();
+      if (result.interrupted) {
+        const { runs, notStarted } = result.interrupted;
+        process.stderr.write(
+          `sweep ${result.sweep} interrupted: ${runs.length} run(s) marked interrupted (their logs kept)` +
+            `${runs.length > 0 ? `: ${runs.join(', ')}` : ''}; ${notStarted} not started; ` +
+            `${result.done} done; resume with: ${again}\n`,
+        );
+        if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+        process.exitCode = interruption.exitCode();
+        return;
+      }
       if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else
         log(

@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
 import { withCliDatabase } from '../database.ts';
+import { envString } from '../../../lambdas/config/environment.ts';
 import { EnvironmentError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
@@ -38,10 +39,10 @@ export function registerViewCommand(program: Command): void {
       );
     // locally, a pool of its own whose every transaction is read-only: the server itself refuses a write
     await withCliDatabase(async (cli) => {
-      const { openDatabase } = await import('../../../lambdas/store/database.ts');
-      const db = await openDatabase({ url: cli.url, schema: cli.schema, readOnly: true, poolSize: 4 });
+      const { openSqlDatabase } = await import('../../../lambdas/store/open-sql-database.ts');
+      const db = await openSqlDatabase({ url: cli.url, schema: cli.schema, readOnly: true, poolSize: 4 });
       try {
-        const where = process.env.DATABASE_URL ? cli.displayUrl : 'embedded Postgres';
+        const where = envString('DATABASE_URL') ? cli.displayUrl : 'embedded Postgres';
         await serve(db, cli.schema === 'public' ? where : `${where}, schema ${cli.schema}`, o.poll ?? 1000, o.port);
       } finally {
         await db.close();

@@ -15,6 +15,7 @@ import type { Check } from './check.ts';
 import { EnvironmentError, NotFoundError } from '../exit-codes.ts';
 import { isNetworkError } from '../errors.ts';
 import { plannedParameters, plannedValues, readSynthesizedStack } from '../template-stack.ts';
+import { envString } from '../../../lambdas/config/environment.ts';
 
 export interface PlanDoctorOptions {
   /** cdk.out (or a .template.json). */
@@ -44,7 +45,7 @@ export async function doctorBeforeDeploy(o: PlanDoctorOptions): Promise<Check[]>
   } catch (err) {
     return [{ check: 'template', ok: false, detail: (err as Error).message, fix: 'npx cdk synth, then try again' }];
   }
-  const region = o.region ?? synthesized.region ?? process.env.AWS_REGION;
+  const region = o.region ?? synthesized.region ?? envString('AWS_REGION');
   checks.push({
     check: 'template',
     ok: true,

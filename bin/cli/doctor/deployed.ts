@@ -18,7 +18,7 @@ export interface DoctorOptions {
   stack?: string;
   region?: string;
   /** The Data API database of the stack's outputs (injected so tests and the CLI share the transport's setup). */
-  openDatabase: (outputs: StackOutputs) => SqlDatabase;
+  openDatabase: (outputs: StackOutputs) => Promise<SqlDatabase>;
   /** Parameter prefix the stack's functions read (lib/ariadne-stack.ts). */
   parameterPrefix?: string;
   /** Also a one-token Bedrock call per model the deployment grants (costs a fraction of a cent). */
@@ -50,7 +50,7 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
     detail: `${outputs.stackName}: every output present (database ${outputs.databaseName}, two state machines)`,
   });
 
-  const db = o.openDatabase(outputs);
+  const db = await o.openDatabase(outputs);
   try {
     const started = Date.now();
     try {

@@ -14,6 +14,7 @@ import type { ToolSpec } from '../../engine/tools.ts';
 import type { ModelTimings } from '../../engine/agent.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 import type { OllamaOptions } from './sampling.ts';
+import { envString } from '../../config/environment.ts';
 
 export interface OllamaSettings {
   host: string;
@@ -81,7 +82,7 @@ function ollamaTools(tools: ToolSpec[]): Tool[] {
 export function ollamaModel(
   model: string,
   settings: OllamaSettings,
-  apiKey = process.env.OLLAMA_API_KEY,
+  apiKey = envString('OLLAMA_API_KEY'),
   options?: OllamaOptions,
 ): ChatModel {
   const sent: OllamaOptions = options ?? {

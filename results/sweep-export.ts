@@ -1,0 +1,64 @@
+// A sweep's experiments and actions as the export writes them, streamed in keyset pages (over either transport: a
+// page that passes the Data API's 1 MiB is read again in halves), so a sweep of millions of actions does not sit in
+// memory.
+import type { Sql } from '../lambdas/store/sql.ts';
+import { pagesOf } from '../lambdas/store/pages.ts';
+
+// deterministic, independent and duplicate_of (migration 007) say which runs are exact copies of another, so an
+// analysis can count each observation once as the statistics views do. observation is the format the model was
+// shown, from the config snapshot, whether swept or not (null for runs from before the setting existed, which
+// saw rays with a JSON line). config is the whole resolved snapshot (every setting, varied or not), so an analysis
+// can group by any factor without the database.
+const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model,
+  r.maze_generator, r.maze_size, r.maze_seed, r.settings, e.config ->> 'observation' AS observation, e.config,
+  r.deterministic, r.independent, r.duplicate_of, s.*
+  FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) JOIN experiments e ON e.id = r.experiment_id
+  WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($2::int, $3::int) ORDER BY r.cell_index, r.repeat LIMIT $4`;
+const COUNTS_SQL = `SELECT (SELECT count(*) FROM sweep_runs WHERE sweep_id = $1)::int AS experiments,
+  (SELECT count(*) FROM actions a JOIN sweep_runs r USING (experiment_id) WHERE r.sweep_id = $1)::int AS actions`;
+const ACTIONS_SQL = `SELECT a.experiment_id, a.turn_number, a.call_index, a.step_number, a.tool, a.arguments,
+  a.reasoning, a.executed, a.success, a.outcome, a.from_x, a.from_y, a.to_x, a.to_y, a.new_tiles_seen, a.goal_found
+  FROM actions a JOIN sweep_runs r USING (experiment_id)
+  WHERE r.sweep_id = $1 AND (a.experiment_id, a.turn_number, a.call_index) > ($2, $3, $4)
+  ORDER BY a.experiment_id, a.turn_number, a.call_index LIMIT $5`;
+
+// First page sizes (halved while a page is too large): a run's row has some fifty columns, an action's sixteen.
+const EXPERIMENT_PAGE_ROWS = 1000;
+const ACTION_PAGE_ROWS = 5000;
+
+/** The rows each file of a sweep's export will hold. */
+export async function exportCounts(db: Sql, sweepId: string): Promise<{ experiments: number; actions: number }> {
+  const { rows } = await db.query<{ experiments: number; actions: number }>(COUNTS_SQL, [sweepId]);
+  return rows[0];
+}
+
+/** The key an experiments page ends at: the next page starts after it. */
+interface RunKey {
+  cell_index: number;
+  repeat: number;
+}
+
+/** The key an actions page ends at: the next page starts after it. */
+interface ActionKey {
+  experiment_id: string;
+  turn_number: number;
+  call_index: number;
+}
+
+type ExportRow = Record<string, unknown>;
+
+/** The sweep's runs (latest attempts) with their cells, config snapshots and summaries, by cell and repeat. */
+export function exportedExperiments(db: Sql, sweepId: string): AsyncIterable<ExportRow[]> {
+  return pagesOf<RunKey & ExportRow>(async (last, limit) => {
+    const after = last ? [last.cell_index, last.repeat] : [-1, -1];
+    return (await db.query<RunKey & ExportRow>(EXPERIMENTS_SQL, [sweepId, ...after, limit])).rows;
+  }, EXPERIMENT_PAGE_ROWS);
+}
+
+/** Every action of the sweep's runs, by experiment, turn and call. */
+export function exportedActions(db: Sql, sweepId: string): AsyncIterable<ExportRow[]> {
+  return pagesOf<ActionKey & ExportRow>(async (last, limit) => {
+    const after = last ? [last.experiment_id, last.turn_number, last.call_index] : ['', 0, -1];
+    return (await db.query<ActionKey & ExportRow>(ACTIONS_SQL, [sweepId, ...after, limit])).rows;
+  }, ACTION_PAGE_ROWS);
+}
