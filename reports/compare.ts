@@ -6,7 +6,14 @@
 // with a side that ended in error or still runs is left out and counted in the notes. Pairs of runs that exactly
 // repeat a deterministic pair (same trajectories) count once, and the notes say so.
 import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import {
+  agentPairRows,
+  labelRuns,
+  sweepLabelCounts,
+  sweepLabels,
+  unpairedRuns,
+  type LabelRun,
+} from '../results/sweep-pairs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { clusterBootstrap, clusterSums } from './bootstrap.ts';
 import { repeatsNote } from './repeats.ts';
@@ -190,14 +197,7 @@ export async function compareAgents(
   resamples = 10_000,
   seed = 1,
 ): Promise<Comparison> {
-  const counts = (
-    await db.query<{ label: string; runs: unknown; independent: unknown; repeats: number }>(
-      `SELECT label, count(*) FILTER (WHERE outcome_class IN ('success', 'failure')) AS runs,
-              count(*) FILTER (WHERE independent) AS independent, (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
-       FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
-      [sweep],
-    )
-  ).rows;
+  const counts = await sweepLabelCounts(db, sweep);
   const labels = counts.map((r) => r.label);
   if (labels.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
   for (const [field, label] of [
@@ -214,47 +214,8 @@ export async function compareAgents(
   if (a === b) throw new InvalidInputError('b', b, 'compare two different agents');
   const [first, second] = a < b ? [a, b] : [b, a];
   const swap = first !== a;
-  type Row = {
-    experiment_a: string;
-    experiment_b: string;
-    maze: string;
-    settings: Record<string, unknown>;
-    ok_a: boolean;
-    ok_b: boolean;
-    eff_a: number | null;
-    eff_b: number | null;
-    run_pairs: number;
-    identical_a: boolean;
-    identical_b: boolean;
-    model_a: boolean;
-    model_b: boolean;
-  };
-  const rows = await readPaged<Row>(
-    async (last, limit) =>
-      (
-        await db.query<Row>(
-          `SELECT experiment_a, experiment_b, maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze, settings,
-                  ok_a, ok_b, eff_a::float8 AS eff_a, eff_b::float8 AS eff_b, run_pairs::int AS run_pairs,
-                  identical_a, identical_b, model_a, model_b
-           FROM sweep_run_pairs
-           WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3 AND (experiment_a, experiment_b) > ($4::text, $5::text)
-           ORDER BY experiment_a, experiment_b LIMIT $6`,
-          [sweep, first, second, last?.experiment_a ?? '', last?.experiment_b ?? '', limit],
-        )
-      ).rows,
-  );
-  const left = (
-    await db.query<{ errors: number; running: number }>(
-      `SELECT (count(*) FILTER (WHERE 'error' IN (x.outcome_class, y.outcome_class)))::int AS errors,
-              (count(*) FILTER (WHERE 'running' IN (x.outcome_class, y.outcome_class)
-                                  AND 'error' NOT IN (x.outcome_class, y.outcome_class)))::int AS running
-       FROM sweep_runs x JOIN sweep_runs y ON y.sweep_id = x.sweep_id AND y.label = $3
-         AND y.maze_generator = x.maze_generator AND y.maze_size = x.maze_size AND y.maze_seed = x.maze_seed
-         AND y.settings::text = x.settings::text AND y.repeat = x.repeat
-       WHERE x.sweep_id = $1 AND x.label = $2`,
-      [sweep, first, second],
-    )
-  ).rows[0];
+  const rows = await agentPairRows(db, sweep, first, second);
+  const left = await unpairedRuns(db, sweep, first, second);
   if (rows.length === 0 && left.errors + left.running === 0)
     throw new InvalidInputError(
       'sweep',
@@ -293,21 +254,6 @@ export async function compareAgents(
   return comparison({ sweep, a, b, notes, resamples, seed }, groups);
 }
 
-interface SettingRun {
-  experiment_id: string;
-  duplicate_of: string | null;
-  provider: string;
-  maze: string;
-  repeat: number;
-  settings: Record<string, unknown>;
-  factor_settings: Record<string, unknown>;
-  outcome_class: string;
-  goal_found: boolean;
-  efficiency: number | null;
-  identical_repeat: boolean;
-  deterministic: boolean;
-}
-
 /**
  * One agent under two values of one setting the sweep varies (e.g. observation rays vs full_map), paired on the
  * same maze, repeat and other settings; split by the other varied settings that reach the agent.
@@ -322,27 +268,13 @@ export async function compareSettings(
   resamples = 10_000,
   seed = 1,
 ): Promise<Comparison> {
-  const runs = await readPaged<SettingRun & { cell_index: number }>(
-    async (last, limit) =>
-      (
-        await db.query<SettingRun & { cell_index: number }>(
-          `SELECT experiment_id, duplicate_of, provider, maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze,
-                  repeat, settings, factor_settings, outcome_class, goal_found, efficiency::float8 AS efficiency,
-                  identical_repeat, deterministic, cell_index
-           FROM sweep_runs WHERE sweep_id = $1 AND label = $2 AND (cell_index, repeat) > ($3::int, $4::int)
-           ORDER BY cell_index, repeat LIMIT $5`,
-          [sweep, agent, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
-        )
-      ).rows,
-  );
+  const runs = await labelRuns(db, sweep, agent);
   if (runs.length === 0) {
-    const labels = (
-      await db.query<{ label: string }>('SELECT DISTINCT label FROM sweep_runs WHERE sweep_id = $1 ORDER BY 1', [sweep])
-    ).rows;
+    const labels = await sweepLabels(db, sweep);
     throw new InvalidInputError(
       'agent',
       agent,
-      `agent "${agent}" is not in sweep "${sweep}"; its agents are: ${labels.map((l) => l.label).join(', ')}`,
+      `agent "${agent}" is not in sweep "${sweep}"; its agents are: ${labels.join(', ')}`,
     );
   }
   const swept = [...new Set(runs.flatMap((r) => Object.keys(r.settings)))].sort();
@@ -360,7 +292,7 @@ export async function compareSettings(
         'are the same runs; compare a setting that reaches it',
     );
   const values = [...new Set(runs.map((r) => JSON.stringify(r.settings[factor])))];
-  const valueOf = (r: SettingRun) => {
+  const valueOf = (r: LabelRun) => {
     const v = r.settings[factor];
     return typeof v === 'string' ? v : JSON.stringify(v);
   };
@@ -376,14 +308,14 @@ export async function compareSettings(
       );
   if (a === b) throw new InvalidInputError('b', b, `compare two different values of ${factor}`);
   const without = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== factor));
-  const keyOf = (r: SettingRun) => `${r.maze}|${r.repeat}|${stableJson(without(r.settings))}`;
+  const keyOf = (r: LabelRun) => `${r.maze}|${r.repeat}|${stableJson(without(r.settings))}`;
   const sideB = new Map(runs.filter((r) => valueOf(r) === b).map((r) => [keyOf(r), r]));
   const left = { errors: 0, running: 0 };
   const seen = new Map<string, Pair & { settings: Record<string, unknown> }>();
   for (const x of runs.filter((r) => valueOf(r) === a)) {
     const y = sideB.get(keyOf(x));
     if (!y) continue;
-    const ok = (r: SettingRun) => r.outcome_class === 'success' || r.outcome_class === 'failure';
+    const ok = (r: LabelRun) => r.outcome_class === 'success' || r.outcome_class === 'failure';
     if (!ok(x) || !ok(y)) {
       if ([x.outcome_class, y.outcome_class].includes('error')) left.errors++;
       else left.running++;

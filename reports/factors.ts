@@ -2,23 +2,15 @@
 // setting of the config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts
 // what the run actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
 // applicable to it: its value is NOT_APPLICABLE, so its runs merge instead of splitting by a value they never read.
-import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
 import { sweepRunConditions } from '../results/sweep-conditions.ts';
+import { RUN_FACTORS } from '../results/statistics-runs.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { settingReaches } from './setting-reach.ts';
 
 /** A setting's value for a run whose agent it does not reach. */
 export const NOT_APPLICABLE = 'n/a';
-
-/** Factors that are columns of sweep_runs rather than config settings. */
-const RUN_COLUMNS: Record<string, string> = {
-  label: 'r.label',
-  agent: 'r.agent',
-  model: 'r.model',
-  maze_generator: 'r.maze_generator',
-  maze_size: 'r.maze_size',
-};
 
 /** Config settings that are tables, not factors (a price per model is not a condition of the experiment). */
 const NOT_FACTORS = new Set(['prices']);
@@ -36,7 +28,7 @@ function settingFactors(config: object = DEFAULT_CONFIG, prefix = ''): string[] 
 }
 
 export function checkFactors(factors: string[]): void {
-  const known = [...Object.keys(RUN_COLUMNS), ...settingFactors()];
+  const known = [...RUN_FACTORS, ...settingFactors()];
   for (const f of factors)
     if (!known.includes(f))
       throw new InvalidInputError(
@@ -74,21 +66,10 @@ export async function varyingFactors(db: Sql, sweepId: string): Promise<string[]
 }
 
 /**
- * Each factor as a SELECT expression over sweep_runs r and experiments e, named f0, f1, ...: a run column, or the
- * setting's text in the snapshot (its path a parameter, never SQL text) with the run's provider beside it, so the
- * caller can tell which runs it reaches.
+ * A run's value of a factor as results/statistics-runs.ts reads it (a run column, or the setting's text in the
+ * run's snapshot): NOT_APPLICABLE where the setting does not reach its agent.
  */
-export function factorColumns(factors: string[], params: SqlValue[]): string[] {
-  checkFactors(factors);
-  return factors.map((f, i) => {
-    if (RUN_COLUMNS[f]) return `${RUN_COLUMNS[f]} AS f${i}`;
-    params.push(f.split('.'));
-    return `e.config #>> $${params.length}::text[] AS f${i}`;
-  });
-}
-
-/** A run's value of a factor as factorColumns read it: NOT_APPLICABLE where the setting does not reach its agent. */
 export function factorValue(factor: string, raw: unknown, provider: string): unknown {
-  if (RUN_COLUMNS[factor]) return raw;
+  if (RUN_FACTORS.includes(factor)) return raw;
   return settingReaches(factor, provider) ? raw : NOT_APPLICABLE;
 }

@@ -1,9 +1,9 @@
 // A sweep's statistics, defined once: `ariadne stats` and `ariadne compare` read them here, and so should the
 // report, the viewer's sweep pages and the sweep's live line. The per-run facts come from the sweep_runs view
-// (migration 011): each run's latest attempt, its outcome class, whether it is an observation of its own
-// (independent) and whether it repeats another repeat's trajectory (identical_repeat). Everything counted from
-// them is counted here, by the factors asked for (by default the label and every factor the sweep varies,
-// reports/factors.ts), never pooling one of them:
+// (migration 011, read by results/statistics-runs.ts): each run's latest attempt, its outcome class, whether it
+// is an observation of its own (independent) and whether it repeats another repeat's trajectory
+// (identical_repeat). Everything counted from them is counted here, by the factors asked for (by default the
+// label and every factor the sweep varies, reports/factors.ts), never pooling one of them:
 //
 //   runs       every run's latest attempt in the group, whatever its outcome
 //   n          successes + failures (every repeat, copies included); errors and running runs are not in it
@@ -21,10 +21,10 @@
 //
 // Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
-import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import type { Sql } from '../lambdas/store/sql.ts';
+import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
-import { factorColumns, factorValue, varyingFactors } from './factors.ts';
+import { checkFactors, factorValue, varyingFactors } from './factors.ts';
 
 type OutcomeClass = 'success' | 'failure' | 'error' | 'running';
 
@@ -128,59 +128,10 @@ export interface SweepStatistics {
   cells?: CellStatistics[];
 }
 
-interface RunRow {
-  experiment_id: string;
-  cell_index: number;
-  repeat: number;
-  provider: string;
-  maze: string;
-  outcome_class: OutcomeClass;
-  failure_reason: string | null;
-  independent: boolean;
-  deterministic: boolean;
-  identical_repeat: boolean;
-  efficiency: number | null;
-  actions: number;
-  invalid_actions: number;
-  loop_cells: number;
-  duplicate_cell: number | null;
-  tokens: number;
-  cost_usd: number | null;
-  llm_calls: number;
-  tool_calls: number | null;
-  from_text: number | null;
-  [factor: `f${number}`]: unknown;
-}
-
-/** Every run of a sweep with its value of each factor, read in keyset pages (the Data API's 1 MiB a response). */
+/** Every run of a sweep with its value of each factor (results/statistics-runs.ts reads them). */
 async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<StatisticsRun[]> {
-  const params: SqlValue[] = [sweepId];
-  const columns = factorColumns(factors, params);
-  const p = params.length;
-  const rows = await readPaged<RunRow>(
-    async (last, limit) =>
-      (
-        await db.query<RunRow>(
-          `SELECT r.experiment_id, r.cell_index, r.repeat, r.provider,
-             r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
-             r.outcome_class, r.failure_reason, r.independent, r.deterministic, r.identical_repeat,
-             r.efficiency::float8 AS efficiency, r.actions::int AS actions,
-             r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
-             (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,
-             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text
-             ${columns.map((c) => `, ${c}`).join('')}
-           FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
-           LEFT JOIN experiments d ON d.id = r.duplicate_of
-           LEFT JOIN LATERAL (
-             SELECT count(*)::int AS tool_calls, (count(*) FILTER (WHERE a.parsed_from_text))::int AS from_text
-             FROM actions a WHERE a.experiment_id = r.experiment_id AND r.provider <> 'baseline'
-           ) t ON true
-           WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($${p + 1}::int, $${p + 2}::int)
-           ORDER BY r.cell_index, r.repeat LIMIT $${p + 3}`,
-          [...params, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
-        )
-      ).rows,
-  );
+  checkFactors(factors);
+  const rows = await statisticsRunRows(db, sweepId, factors);
   return rows.map((r) => ({
     experimentId: r.experiment_id,
     cellIndex: r.cell_index,

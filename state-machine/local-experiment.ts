@@ -4,12 +4,12 @@
 import type { Database } from '../lambdas/store/database.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 import { summaryOf, type ExperimentSummary } from '../results/summary-row.ts';
+import { experimentState } from '../results/run-state.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { agentsWith } from '../lambdas/providers/agents.ts';
 import { sqlRateLimits } from '../lambdas/store/rate-limit-sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import type { ExperimentStatus, TurnSummary } from '../lambdas/engine/store.ts';
-import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
+import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from './local-runner.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
@@ -46,11 +46,7 @@ export interface LocalExperimentOptions {
  * that much later. Work lost in the interrupted turn is redone, so its time counts as the outage's.
  */
 export async function resumeInput(db: Sql, experimentId: string, now: Date = new Date()) {
-  const { rows } = await db.query<{ agent: string; status: ExperimentStatus; config: ExperimentConfig }>(
-    'SELECT agent, status, config FROM experiments WHERE id = $1',
-    [experimentId],
-  );
-  const e = rows[0];
+  const e = await experimentState(db, experimentId);
   if (!e) throw new ExperimentNotFoundError(experimentId);
   if (e.status !== 'running') throw new ExperimentClosedError(experimentId, e.status);
   // resumed: no longer interrupted (016_interrupted.sql), in the same statement that settles its clock

@@ -12,6 +12,7 @@ import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
 import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { experimentState, latestSweepAttempts } from '../results/run-state.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 
 class SweepBusyError extends Error {
@@ -69,18 +70,7 @@ export interface LocalSweepOptions {
 
 /** What each run needs, from the latest attempt in the database. */
 async function planSweep(db: Sql, s: LoadedSweep): Promise<PlannedRun[]> {
-  const { rows } = await db.query<{
-    sweep_cell: number;
-    sweep_repeat: number;
-    sweep_attempt: number;
-    id: string;
-    status: string;
-    goal_found: boolean;
-  }>(
-    `SELECT DISTINCT ON (sweep_cell, sweep_repeat) sweep_cell, sweep_repeat, sweep_attempt, id, status, goal_found
-     FROM experiments WHERE sweep_id = $1 ORDER BY sweep_cell, sweep_repeat, sweep_attempt DESC`,
-    [s.spec.sweep],
-  );
+  const rows = await latestSweepAttempts(db, s.spec.sweep);
   const latest = new Map(rows.map((r) => [`${r.sweep_cell}/${r.sweep_repeat}`, r]));
   return s.runs.map((run): PlannedRun => {
     const r = latest.get(`${run.cell.index}/${run.repeat}`);
@@ -132,6 +122,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     opts.onProgress?.(progress);
     const queue = plan.filter((p) => p.action !== 'skip');
     const interrupted: string[] = [];
+    let stoppedBeforeStart = 0;
     // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file
     const take = () => (opts.signal?.aborted ? undefined : queue.shift());
     const worker = async () => {
@@ -158,19 +149,15 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
             signal: opts.signal,
             executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
           });
-          const summary =
-            result.summary ??
-            (
-              await opts.db.query<{ goal_found: boolean }>('SELECT goal_found FROM experiments WHERE id = $1', [
-                p.experimentId,
-              ])
-            ).rows[0];
+          const summary = result.summary ?? (await experimentState(opts.db, p.experimentId));
           if (summary?.goal_found) progress.successes++;
         } catch (err) {
           if ((err as Error).name === 'ExperimentInterruptedError') {
             // marked interrupted, still running: the next `sweep` of the file resumes it
+            // (none when it stopped before its experiment started: then it was not started, and nothing was written)
             const id = (err as { experimentId: string | null }).experimentId;
             if (id !== null) interrupted.push(id);
+            else stoppedBeforeStart++;
             progress.running.delete(p.experimentId);
             continue;
           }
@@ -193,7 +180,9 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       successes: progress.successes,
       failed: progress.failed,
       seconds: (Date.now() - started) / 1000,
-      ...(opts.signal?.aborted ? { interrupted: { runs: interrupted, notStarted: queue.length } } : {}),
+      ...(opts.signal?.aborted
+        ? { interrupted: { runs: interrupted, notStarted: queue.length + stoppedBeforeStart } }
+        : {}),
     };
   } finally {
     await lock

@@ -3,6 +3,7 @@
 // ones, else those that differ from the defaults); and the rules that keep it the one home of those reads.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
@@ -322,23 +323,85 @@ function sources(): string[] {
   return out;
 }
 
-/** Reads of experiment_summary that stay outside the read model, each with why. */
-const SUMMARY_READS_ELSEWHERE: Record<string, string> = {
-  'bin/cli/commands/database.ts': "an example query in `ariadne sql`'s help: the researcher's own read",
+/**
+ * The relations that hold results: every table and view the migrations create, less the providers' shared
+ * rate-limit buckets (state of the running agents, not a result anyone reads back).
+ */
+const RESULTS_RELATIONS = readdirSync(join(ROOT, 'migrations'))
+  .filter((f) => f.endsWith('.sql'))
+  .flatMap((f) => [
+    ...readFileSync(join(ROOT, 'migrations', f), 'utf8').matchAll(
+      /\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)/gi,
+    ),
+  ])
+  .map((m) => m[1].toLowerCase())
+  .filter((name, i, all) => name !== 'rate_limit_buckets' && all.indexOf(name) === i);
+
+const READS_RESULTS = new RegExp(`\\b(?:FROM|JOIN)\\s+(?:${RESULTS_RELATIONS.join('|')})\\b`, 'i');
+const WRITES = /\b(?:INSERT|UPDATE|DELETE|TRUNCATE)\b/i;
+
+/**
+ * Reads of the results that stay outside results/, lambdas/store (the write side's own reads) and the rehearsal
+ * (its assertion queries), each with why.
+ */
+const READS_ELSEWHERE: Record<string, string> = {
+  'bin/cli/commands/database.ts': "examples in `ariadne sql`'s help: the researcher's own free-form read",
+  'bin/cli/commands/sweep.ts': 'the `ariadne sql` command a finished sweep prints for the researcher to run',
+  'bench/engine.ts': "copies a recorded experiment's turns and actions, the fixture whose writes it times",
+  'bench/results-aws.ts': 'counts the rows it seeded, to size the export it times',
+  'bench/viewer.ts': 'counts the rows it seeded, to report the scale it measured',
 };
 
-describe('the read model is the one home of the summary row', () => {
-  const files = sources();
+/** Statements that write the results and read them in the same statement, outside the store, each with why. */
+const WRITES_ELSEWHERE: Record<string, string> = {
+  'state-machine/local-experiment.ts':
+    "resumeInput settles the clock from the last turn as it updates the experiment: one statement, as the Data API's " +
+    'calls share no transaction',
+  'bench/seed-sweep.ts': "seeds a large sweep's cells from a recorded experiment's maze",
+  'bench/viewer.ts': "seeds the viewer's sweep cells from its experiments' mazes",
+};
 
-  it('reads experiment_summary in results/ only (the rehearsal keeps its own assertion queries)', () => {
-    const readers = files.filter(
-      (f) =>
-        !f.startsWith('results/') &&
-        !f.startsWith('rehearsal/') &&
-        !SUMMARY_READS_ELSEWHERE[f] &&
-        /\b(FROM|JOIN)\s+experiment_summary\b/i.test(readFileSync(join(ROOT, f), 'utf8')),
-    );
+/** The text of each string and template literal of a source file (a template's substitutions as `?`). */
+function literals(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest);
+  const out: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) out.push(node.text);
+    else if (ts.isTemplateExpression(node))
+      out.push([node.head.text, ...node.templateSpans.map((span) => `?${span.literal.text}`)].join(''));
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+describe('the read model is the one home of the reads of results', () => {
+  const files = sources();
+  // each file outside the read model's home with its SQL that names a results table or view, reads and writes apart
+  const statements = files
+    .filter((f) => !/^(results|lambdas\/store|rehearsal)\//.test(f))
+    .map((f) => ({ f, sql: literals(f).filter((l) => READS_RESULTS.test(l)) }))
+    .filter(({ sql }) => sql.length > 0)
+    .map(({ f, sql }) => ({ f, reads: sql.some((l) => !WRITES.test(l)), writes: sql.some((l) => WRITES.test(l)) }));
+
+  it('finds the results tables and views in the migrations', () => {
+    const expected = ['experiments', 'turns', 'actions', 'llm_calls', 'experiment_summary', 'sweeps', 'sweep_runs'];
+    expect(RESULTS_RELATIONS).toEqual(expect.arrayContaining([...expected, 'sweep_stats', 'sweep_run_pairs']));
+  });
+
+  it('reads the results in results/ only: a SELECT elsewhere fails here, naming its file', () => {
+    const readers = statements.filter((s) => s.reads && !READS_ELSEWHERE[s.f]).map((s) => s.f);
     expect(readers, 'move these reads into results/ (results/summary-row.ts has the row type)').toEqual([]);
+    const writers = statements.filter((s) => s.writes && !WRITES_ELSEWHERE[s.f]).map((s) => s.f);
+    expect(writers, 'a write belongs to the store (lambdas/store), the registry or the migrations').toEqual([]);
+  });
+
+  it('keeps no exception that is no longer needed', () => {
+    const stale = [
+      ...Object.keys(READS_ELSEWHERE).filter((f) => !statements.some((s) => s.f === f && s.reads)),
+      ...Object.keys(WRITES_ELSEWHERE).filter((f) => !statements.some((s) => s.f === f && s.writes)),
+    ];
+    expect(stale).toEqual([]);
   });
 
   it('declares the summary row type once, in results/summary-row.ts', () => {

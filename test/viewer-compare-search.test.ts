@@ -4,6 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { runLocalSweep } from '../state-machine/local-sweep.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import type { RunningViewer } from '../viewer/server.ts';
 import { openPage, screenshotPath } from './support/browser.ts';
 import { viewerSession } from './support/viewer-session.ts';
@@ -51,6 +53,19 @@ beforeAll(async () => {
       },
     )
   ).experimentId!;
+  // a sweep's runs: their ids share the sweep's name, and differ only in the tail
+  await runLocalSweep(
+    loadSweep(
+      `sweep: compare-legend-sweep
+agents: [{ agent: frontier }, { agent: random }]
+mazes: { generators: [perfect], sizes: [15], seeds: [3] }
+config: { max_moves: 40 }
+repeats: 1
+`,
+      'test',
+    ),
+    { db },
+  );
   ({ browser, viewer, close } = await viewerSession(db));
 });
 
@@ -89,7 +104,29 @@ describe('compare', () => {
       );
     expect(await row('cost')).toEqual(['$0.0000', '$0.0000']);
     expect(await row('settings')).toEqual(['-', '-']); // runs outside a sweep vary no setting
+    // the legend: each run by the start of its id, the whole id in its title
+    const legend = () =>
+      page.$$eval('#legend .run-key', (keys) => keys.map((k) => [k.textContent, k.getAttribute('title')]));
+    expect(await legend()).toEqual([
+      [`frontier (${sameMaze[0].slice(0, 8)})`, sameMaze[0]],
+      [`random (${sameMaze[1].slice(0, 8)})`, sameMaze[1]],
+    ]);
     await page.screenshot({ path: screenshotPath('viewer-compare.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("labels a sweep's runs in the legend by what tells them apart, the tail of their ids", async () => {
+    const sweepRuns = ['compare-legend-sweep-c0-r1', 'compare-legend-sweep-c1-r1'];
+    const { page, errors } = await openPage(browser, `${viewer.url}compare?ids=${sweepRuns.join(',')}`);
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
+    const legend = await page.$$eval('#legend .run-key', (keys) =>
+      keys.map((k) => [k.textContent, k.getAttribute('title')]),
+    );
+    expect(legend).toEqual([
+      ['frontier (…-c0-r1)', sweepRuns[0]],
+      ['random (…-c1-r1)', sweepRuns[1]],
+    ]);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -24,7 +24,14 @@ export interface Interruption {
  * database under the turn in flight), and gives them back when disposed. `stopping` says what the first signal
  * does; `atOnce` what a second one leaves, said as it exits (the open turn's transaction is rolled back then).
  */
-export function interruptible(opts: { command: string; stopping: string; atOnce: () => string }): Interruption {
+export function interruptible(opts: {
+  command: string;
+  stopping: string;
+  atOnce: () => string;
+  /** Where its messages go (default stderr), e.g. above a live display that would draw over them. */
+  say?: (text: string) => void;
+}): Interruption {
+  const say = opts.say ?? ((text: string) => void process.stderr.write(text));
   const controller = new AbortController();
   let received: StopSignal | null = null;
   const others = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
@@ -38,14 +45,14 @@ export function interruptible(opts: { command: string; stopping: string; atOnce:
   function onSignal(s: StopSignal): void {
     if (received === null) {
       received = s;
-      process.stderr.write(
+      say(
         `\n${label(s)}: ${opts.stopping}; ${label(s)} again exits at once (the turn in flight is then rolled back)\n`,
       );
       controller.abort(`${label(s)}${s === 'SIGINT' ? ' (SIGINT)' : ''} to ${opts.command}`);
       return;
     }
     const code = EXIT_CODE[s];
-    process.stderr.write(`\n${label(s)} again: exiting at once (exit ${code}); ${opts.atOnce()}\n`);
+    say(`\n${label(s)} again: exiting at once (exit ${code}); ${opts.atOnce()}\n`);
     const hooks = others.get(s) ?? [];
     restore();
     // the process's own handlers (the embedded database's stop) end it; without any, it ends here

@@ -53,6 +53,15 @@ export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {
       // at most ten redraws a second, however many turns end
       timer ??= setTimeout(draw, stream.isTTY ? 100 : 0);
     },
+    /** A message while the display runs (a signal's): kept on a terminal, the block redrawn under it. */
+    note(text: string) {
+      if (!stream.isTTY) {
+        stream.write(text);
+        return;
+      }
+      paint.note(text);
+      if (pending && !timer) draw();
+    },
     done() {
       if (timer) {
         clearTimeout(timer);

@@ -27,6 +27,15 @@ const ROWS = [
   ['stuck signals', (r) => fmt.int(r.stuck_signals)],
 ];
 
+/**
+ * What tells a run apart in the legend: a sweep run's id is `<sweep>-c<cell>-r<repeat>[-a<attempt>]`, whose start
+ * (the sweep's name) every run of the sweep shares, so its tail; any other id, its first 8 characters.
+ */
+function runTag(id) {
+  const tail = /-c\d+-r\d+(?:-a\d+)?$/.exec(id);
+  return tail ? `…${tail[0]}` : id.slice(0, 8);
+}
+
 async function main() {
   if (!ids) return;
   const data = await shown(() => api('/api/compare', { ids }));
@@ -63,10 +72,10 @@ async function main() {
     ...data.runs.map((r, k) =>
       el(
         'span',
-        { class: 'run-key' },
+        { class: 'run-key', title: r.experiment_id },
         el('span', { class: 'swatch', style: { background: paths[k].colour } }),
         r.label ?? r.model ?? r.agent,
-        ` (${r.experiment_id.slice(0, 8)})`,
+        ` (${runTag(r.experiment_id)})`,
       ),
     ),
   );

@@ -27,8 +27,8 @@ const noExperiment = (id: string) =>
 
 /** A NotFoundError naming the way to list sweeps, unless the sweep exists. */
 export async function requireSweep(db: Sql, sweepId: string): Promise<void> {
-  const exists = await db.query('SELECT 1 FROM sweeps WHERE id = $1', [sweepId]);
-  if (exists.rowCount === 0)
+  const { sweepRecord } = await import('../../../results/sweep-runs.ts');
+  if ((await sweepRecord(db, sweepId)) === null)
     throw new NotFoundError(
       'sweep',
       sweepId,

@@ -97,6 +97,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         command: 'ariadne sweep',
         stopping: 'starting no more runs, stopping each run in flight after its turn',
         atOnce: () => `the runs in flight keep the turns before their last; resume them with: ${again}`,
+        say: (text) => progress.note(text),
       });
       const result = await runLocalSweep(loaded, {
         db,

@@ -1,0 +1,42 @@
+// What the local runners read back before they act (state-machine/local-sweep.ts, local-experiment.ts): each run of
+// a sweep's latest attempt, to plan which to start, resume, retry or skip, and one experiment's state, to resume it
+// or to count its outcome.
+import type { Sql } from '../lambdas/store/sql.ts';
+import type { ExperimentStatus } from '../lambdas/engine/store.ts';
+import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
+
+/** The latest attempt of one run (cell and repeat) of a sweep. */
+export interface SweepAttempt {
+  sweep_cell: number;
+  sweep_repeat: number;
+  sweep_attempt: number;
+  id: string;
+  status: string;
+  goal_found: boolean;
+}
+
+/** The latest attempt of each run of the sweep that has one, by cell and repeat. */
+export async function latestSweepAttempts(db: Sql, sweepId: string): Promise<SweepAttempt[]> {
+  const { rows } = await db.query<SweepAttempt>(
+    `SELECT DISTINCT ON (sweep_cell, sweep_repeat) sweep_cell, sweep_repeat, sweep_attempt, id, status, goal_found
+     FROM experiments WHERE sweep_id = $1 ORDER BY sweep_cell, sweep_repeat, sweep_attempt DESC`,
+    [sweepId],
+  );
+  return rows;
+}
+
+export interface ExperimentState {
+  agent: string;
+  status: ExperimentStatus;
+  config: ExperimentConfig;
+  goal_found: boolean;
+}
+
+/** The experiment's agent, status, config snapshot and outcome; null when there is none by that id. */
+export async function experimentState(db: Sql, experimentId: string): Promise<ExperimentState | null> {
+  const { rows } = await db.query<ExperimentState>(
+    'SELECT agent, status, config, goal_found FROM experiments WHERE id = $1',
+    [experimentId],
+  );
+  return rows[0] ?? null;
+}

@@ -1,0 +1,90 @@
+// A sweep's runs as its statistics count them (reports/sweep-statistics.ts): each run's latest attempt from the
+// sweep_runs view (migration 011) with its outcome, cost and tool calls, and its value of each factor asked for,
+// read in keyset pages (the Data API's 1 MiB a response). Which factors exist and what a value means for a run
+// (reports/factors.ts) is the statistics' business; how a factor is read from the database is here.
+import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import { readPaged } from '../lambdas/store/pages.ts';
+
+/** Factors that are columns of sweep_runs rather than config settings, each with the column it reads. */
+const RUN_COLUMNS = new Map([
+  ['label', 'r.label'],
+  ['agent', 'r.agent'],
+  ['model', 'r.model'],
+  ['maze_generator', 'r.maze_generator'],
+  ['maze_size', 'r.maze_size'],
+]);
+
+/** The factors that are run columns; every other factor is a dotted path into the run's config snapshot. */
+export const RUN_FACTORS: readonly string[] = [...RUN_COLUMNS.keys()];
+
+export interface StatisticsRunRow {
+  experiment_id: string;
+  cell_index: number;
+  repeat: number;
+  provider: string;
+  /** generator, size and seed: the cluster of the bootstrap. */
+  maze: string;
+  outcome_class: 'success' | 'failure' | 'error' | 'running';
+  failure_reason: string | null;
+  independent: boolean;
+  deterministic: boolean;
+  identical_repeat: boolean;
+  efficiency: number | null;
+  actions: number;
+  invalid_actions: number;
+  loop_cells: number;
+  /** The cell of the run a copy repeats (null when the run is not a copy). */
+  duplicate_cell: number | null;
+  tokens: number;
+  cost_usd: number | null;
+  llm_calls: number;
+  /** A model run's tool calls and those recovered from its reply text; null for a baseline. */
+  tool_calls: number | null;
+  from_text: number | null;
+  /** The run's value of factor i, as stored: a run column, or the setting's text in its config snapshot. */
+  [factor: `f${number}`]: unknown;
+}
+
+/**
+ * Each factor as a SELECT expression over sweep_runs r and experiments e, named f0, f1, ...: a run column, or the
+ * setting's text in the snapshot (its path a parameter, never SQL text).
+ */
+function factorColumns(factors: readonly string[], params: SqlValue[]): string[] {
+  return factors.map((f, i) => {
+    const column = RUN_COLUMNS.get(f);
+    if (column) return `${column} AS f${i}`;
+    params.push(f.split('.'));
+    return `e.config #>> $${params.length}::text[] AS f${i}`;
+  });
+}
+
+/** Every run of a sweep with its value of each factor (a run column or a dotted config path), by cell and repeat. */
+export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly string[]): Promise<StatisticsRunRow[]> {
+  const params: SqlValue[] = [sweepId];
+  const columns = factorColumns(factors, params);
+  const p = params.length;
+  return readPaged<StatisticsRunRow>(
+    async (last, limit) =>
+      (
+        await db.query<StatisticsRunRow>(
+          `SELECT r.experiment_id, r.cell_index, r.repeat, r.provider,
+             r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
+             r.outcome_class, r.failure_reason, r.independent, r.deterministic, r.identical_repeat,
+             r.efficiency::float8 AS efficiency, r.actions::int AS actions,
+             r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
+             (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,
+             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text
+             ${columns.map((c) => `, ${c}`).join('')}
+           FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
+           LEFT JOIN experiments d ON d.id = r.duplicate_of
+           LEFT JOIN LATERAL (
+             SELECT count(*)::int AS tool_calls, (count(*) FILTER (WHERE a.parsed_from_text))::int AS from_text
+             FROM actions a WHERE a.experiment_id = r.experiment_id AND r.provider <> 'baseline'
+           ) t ON true
+           WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($${p + 1}::int, $${p + 2}::int)
+           ORDER BY r.cell_index, r.repeat LIMIT $${p + 3}`,
+          [...params, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
+        )
+      ).rows,
+  );
+}
