@@ -8,7 +8,7 @@
 // failed, and apart from them the runs ended by an error. The sweep and its
 // runs (one row each) are read by the read model (results/sweep-runs.ts).
 import type { Sql } from '../lambdas/store/sql.ts';
-import { sweepRecord, sweepRunRows } from '../results/sweep-runs.ts';
+import { sweepRecord, sweepRunRows, type SweepRunRow } from '../results/sweep-runs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
@@ -49,30 +49,18 @@ export interface ReportData {
   passK: Array<Omit<PassKRow, 'factors'> & GroupKey>;
   /** Every two agents that share a maze, settings and repeat, paired (compare.ts compareAgents). */
   pairs: Comparison[];
-  runs: Array<{
-    experiment_id: string;
-    label: string;
-    maze_generator: string;
-    maze_size: number;
-    maze_seed: number;
-    repeat: number;
-    status: string;
-    goal_found: boolean;
-    efficiency: number | null;
-    actions: number;
-    stop_reason: string | null;
-    tokens: number;
-    /** success, failure, error (ended by infrastructure: in no denominator) or running (counted nowhere). */
-    outcome_class: 'success' | 'failure' | 'error' | 'running';
-    failure_reason: string | null;
-    /** The cell's settings that reach this run's agent: the varied factors its statistics are split by. */
-    settings: Record<string, unknown>;
-    /** What decided the run (agent, model, maze, every tool call and outcome); equal hashes walked alike. */
-    trajectory_hash: string | null;
-    independent: boolean;
-    duplicate_of: string | null;
-    identical_repeat: boolean;
-  }>;
+  /** Each run as the read model gives it (results/sweep-runs.ts), its numbers as numbers and its cost summed apart. */
+  runs: Array<
+    Omit<
+      SweepRunRow,
+      'cell_index' | 'cost_usd' | 'cost_known' | 'maze_size' | 'maze_seed' | 'efficiency' | 'tokens'
+    > & {
+      maze_size: number;
+      maze_seed: number;
+      efficiency: number | null;
+      tokens: number;
+    }
+  >;
   /** One agent under two values of a setting the sweep varies (rays vs full_map), paired on maze and repeat. */
   settingPairs: Comparison[];
   /** What the sweep cost: the priced runs' sum, and how many runs' cost is unknown (a model without a price). */

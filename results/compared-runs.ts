@@ -2,30 +2,35 @@
 // on different mazes) and its sweep cell's settings that reach its agent, so two runs of one agent under two
 // formats are never shown as one agent's.
 import type { Sql } from '../lambdas/store/sql.ts';
+import type { ExperimentSummary } from './summary-row.ts';
 
-export interface ComparedSummary {
-  experiment_id: string;
+/** The summary's columns the page compares (summary-row.ts), with the run's label, tokens, cost and maze. */
+export interface ComparedSummary extends Pick<
+  ExperimentSummary,
+  | 'experiment_id'
+  | 'agent'
+  | 'model'
+  | 'status'
+  | 'goal_found'
+  | 'stop_reason'
+  | 'actions'
+  | 'optimal_moves'
+  | 'efficiency'
+  | 'tiles_seen'
+  | 'turns'
+  | 'stuck_signals'
+  | 'maze_hash'
+  | 'maze_generator'
+  | 'maze_width'
+  | 'maze_seed'
+> {
   label: string | null;
-  agent: string;
-  model: string | null;
-  status: string;
-  goal_found: boolean;
-  stop_reason: string | null;
-  actions: number;
-  optimal_moves: number;
-  efficiency: number | null;
-  tiles_seen: number;
-  turns: number;
   tokens: number | null;
+  /** Unknown (null) only when a model was called without a price: a baseline costs nothing. */
   cost_usd: number | null;
-  stuck_signals: number;
   /** Its sweep cell's settings that reach its agent ({} outside a sweep): runs differing only there told apart. */
   settings: Record<string, unknown>;
   maze_id: number;
-  maze_hash: string;
-  maze_generator: string;
-  maze_width: number;
-  maze_seed: number | null;
 }
 
 /** The summaries of the experiments found among `ids`, in no order. */

@@ -52,33 +52,29 @@ const OUTCOMES = `
   count(l.id) FILTER (WHERE l.cost_known)::int AS priced,
   count(l.id) FILTER (WHERE NOT l.cost_known)::int AS unpriced`;
 
-/** Every sweep, newest first, with its progress. */
-export async function sweepProgressList(db: Sql): Promise<SweepProgressRow[]> {
+/** The sweeps' rows with their totals: every sweep newest first, or the one named. */
+async function progressRows(db: Sql, sweepId: string | null): Promise<SweepProgressRow[]> {
   const { rows } = await db.query<SweepProgressRow>(
     `WITH latest AS (${LATEST})
      SELECT s.id AS sweep_id, s.spec ->> 'description' AS description, s.cells, s.repeats,
             s.cells * s.repeats AS runs, ${OUTCOMES},
             to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
      FROM sweeps s LEFT JOIN latest l ON l.sweep_id = s.id
+     WHERE $2::text IS NULL OR s.id = $2
      GROUP BY s.id ORDER BY s.created_at DESC, s.id`,
-    [null],
+    [sweepId, sweepId], // $1 narrows LATEST to the sweep too
   );
   return rows;
 }
 
+/** Every sweep, newest first, with its progress. */
+export function sweepProgressList(db: Sql): Promise<SweepProgressRow[]> {
+  return progressRows(db, null);
+}
+
 /** One sweep's row with its totals; null when no sweep has that name. */
 export async function sweepProgress(db: Sql, sweepId: string): Promise<SweepProgressRow | null> {
-  const { rows } = await db.query<SweepProgressRow>(
-    `WITH latest AS (${LATEST})
-     SELECT s.id AS sweep_id, s.spec ->> 'description' AS description, s.cells, s.repeats,
-            s.cells * s.repeats AS runs, ${OUTCOMES},
-            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
-     FROM sweeps s LEFT JOIN latest l ON l.sweep_id = s.id
-     WHERE s.id = $1
-     GROUP BY s.id`,
-    [sweepId],
-  );
-  return rows[0] ?? null;
+  return (await progressRows(db, sweepId))[0] ?? null;
 }
 
 export interface SweepCellRow extends Omit<SweepOutcomes, 'runs'> {

@@ -33,10 +33,12 @@ export interface SweepRunRow {
   efficiency: unknown;
   actions: number;
   stop_reason: string | null;
+  /** success, failure, error (ended by infrastructure: in no denominator) or running (counted nowhere). */
   outcome_class: 'success' | 'failure' | 'error' | 'running';
   failure_reason: string | null;
   /** The cell's settings that reach this run's agent: the varied factors its statistics are split by. */
   settings: Record<string, unknown>;
+  /** What decided the run (agent, model, maze, every tool call and outcome); equal hashes walked alike. */
   trajectory_hash: string | null;
   independent: boolean;
   duplicate_of: string | null;

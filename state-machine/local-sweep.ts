@@ -181,7 +181,13 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       failed: progress.failed,
       seconds: (Date.now() - started) / 1000,
       ...(opts.signal?.aborted
-        ? { interrupted: { runs: interrupted, notStarted: queue.length + stoppedBeforeStart } }
+        ? {
+            interrupted: {
+              // by id, not in the race of which stopped first
+              runs: interrupted.sort(),
+              notStarted: queue.length + stoppedBeforeStart,
+            },
+          }
         : {}),
     };
   } finally {

@@ -1,50 +1,33 @@
 // Ctrl-C during `ariadne run` (the turn in flight commits, the run is marked interrupted, the command says how to
 // resume it), and `ariadne run --set key=value`, through the real CLI.
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { ariadneProcess, cli, outputOf } from './support/cli.ts';
+import { startHoldingProxy, type HoldingProxy } from './support/holding-proxy.ts';
 
 let db: TestDatabase;
 const sim = new OllamaSim();
-let proxy: Server;
+let proxy: HoldingProxy;
 let proxyUrl = '';
-/** The proxy holds the model call with this number (1-based) until `release` is called; 0 holds none. */
+/** The proxy holds the model call with this number (1-based) until it is released; 0 holds none. */
 let holdAt = 0;
 let chats = 0;
 let held: Promise<void> = Promise.resolve();
 let onHeld = () => {};
-let release = () => {};
 
 beforeAll(async () => {
   db = await testDatabase();
-  const simUrl = await sim.listen();
   // in front of the simulated model: a turn's model call can be kept in flight while the test presses Ctrl-C
-  proxy = createServer((req, res) => {
-    const body: Buffer[] = [];
-    req.on('data', (d: Buffer) => body.push(d));
-    req.on('end', () => {
-      void (async () => {
-        if (req.url === '/api/chat' && ++chats === holdAt) {
-          onHeld();
-          await new Promise<void>((resolve) => (release = resolve));
-        }
-        const answer = await fetch(`${simUrl}${req.url}`, {
-          method: req.method,
-          headers: { 'content-type': 'application/json' },
-          body: req.method === 'GET' ? undefined : Buffer.concat(body),
-        });
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  proxy = await startHoldingProxy(
+    await sim.listen(),
+    (path) => path === '/api/chat' && ++chats === holdAt,
+    () => onHeld(),
+  );
+  proxyUrl = proxy.url;
 });
 afterAll(async () => {
-  await new Promise((resolve) => proxy.close(resolve));
+  await proxy.close();
   await sim.close();
   await db.drop();
 });
@@ -82,7 +65,7 @@ describe('Ctrl-C during ariadne run', () => {
     const inFlight = before.rows[0].turns + 1;
     child.kill('SIGINT');
     await said;
-    release(); // turn 2 answers, and commits
+    proxy.releaseAll(); // turn 2 answers, and commits
     const r = await ended;
     expect(r.stderr).toMatch(/Ctrl-C: stopping after the turn in flight; Ctrl-C again exits at once/);
     const m =

@@ -3,12 +3,12 @@
 // actions are those of the same sweep run undisturbed.
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
+import { startHoldingProxy, type HoldingProxy } from './support/holding-proxy.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { sweepProgress } from '../bin/cli/sweep-progress.ts';
 import type { SweepProgress } from '../state-machine/local-sweep.ts';
@@ -23,7 +23,7 @@ let undisturbed: TestDatabase;
 const SWEEP = 'stop-test';
 const MODELS = ['qwen2.5:7b', 'llama3.1:8b', 'llama3.2:3b', 'mistral:7b'];
 const sim = new OllamaSim({ models: MODELS });
-let proxy: Server;
+let proxy: HoldingProxy;
 let proxyUrl = '';
 /**
  * While set, the proxy holds the first model call of each run's second turn (once its first turn is in the database)
@@ -31,51 +31,31 @@ let proxyUrl = '';
  */
 let holdSecondTurn = false;
 const heldModels = new Set<string>();
-const held: Array<() => void> = [];
 let onHeld = () => {};
+
+/** The first chat call of a run's second turn, while holdSecondTurn is set. */
+async function secondTurnCall(path: string, body: Buffer): Promise<boolean> {
+  if (path !== '/api/chat' || !holdSecondTurn) return false;
+  const { model } = JSON.parse(body.toString()) as { model: string };
+  if (heldModels.has(model)) return false;
+  const id = `${SWEEP}-c${MODELS.indexOf(model)}-r1`;
+  const { rows } = await db.query<{ n: number }>('SELECT turns_completed AS n FROM experiments WHERE id = $1', [id]);
+  if ((rows[0]?.n ?? 0) < 1) return false;
+  heldModels.add(model);
+  return true;
+}
 
 beforeAll(async () => {
   [db, undisturbed] = await Promise.all([testDatabase(), testDatabase()]);
-  const simUrl = await sim.listen();
   // in front of the simulated model: the sweep's turns can be kept in flight while the test sends SIGTERM
-  proxy = createServer((req, res) => {
-    const body: Buffer[] = [];
-    req.on('data', (d: Buffer) => body.push(d));
-    req.on('end', () => {
-      void (async () => {
-        if (req.url === '/api/chat') {
-          const { model } = JSON.parse(Buffer.concat(body).toString()) as { model: string };
-          const id = `${SWEEP}-c${MODELS.indexOf(model)}-r1`;
-          const turns = async () =>
-            (await db.query<{ n: number }>('SELECT turns_completed AS n FROM experiments WHERE id = $1', [id])).rows[0]
-              ?.n ?? 0;
-          if (holdSecondTurn && !heldModels.has(model) && (await turns()) >= 1) {
-            heldModels.add(model);
-            await new Promise<void>((resolve) => {
-              held.push(resolve);
-              onHeld();
-            });
-          }
-        }
-        const answer = await fetch(`${simUrl}${req.url}`, {
-          method: req.method,
-          headers: { 'content-type': 'application/json' },
-          body: req.method === 'GET' ? undefined : Buffer.concat(body),
-        });
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
+  proxy = await startHoldingProxy(await sim.listen(), secondTurnCall, () => onHeld());
+  proxyUrl = proxy.url;
 });
 /** The sweep processes started, ended in afterAll if a failed assertion left one waiting. */
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  for (const release of held.splice(0)) release();
-  await new Promise((resolve) => proxy.close(resolve));
+  await proxy.close();
   await sim.close();
   await Promise.all([db.drop(), undisturbed.drop()]);
 });
@@ -133,7 +113,7 @@ max_concurrency: ${CONCURRENCY}
     // each run in flight has its first turn logged, and a model call of its second held
     const allHeld = new Promise<void>((resolve) => {
       onHeld = () => {
-        if (held.length === CONCURRENCY) resolve();
+        if (proxy.held() === CONCURRENCY) resolve();
       };
     });
     await allHeld;
@@ -147,7 +127,7 @@ max_concurrency: ${CONCURRENCY}
     ]);
     child.kill('SIGTERM');
     await said;
-    for (const release of held.splice(0)) release(); // the turns in flight answer, and commit
+    proxy.releaseAll(); // the turns in flight answer, and commit
     const r = await ended;
     expect(r.code, r.stderr).toBe(143);
     expect(r.stdout).toBe('');
