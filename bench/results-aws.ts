@@ -271,7 +271,10 @@ export async function resultsAwsBench(): Promise<void> {
             `(above the start ${fmt(big.peakRssMb - big.rssBeforeMb)} / ${fmt(small.peakRssMb - small.rssBeforeMb)} ` +
             `MB); peak heap ${mb(big.peakHeapMb, small.peakHeapMb)}; ` +
             `live heap ${mb(big.liveHeapMb, small.liveHeapMb)}; time ${fmt(big.seconds / small.seconds, 1)}x` +
-            (transport === 'data-api' ? `; Data API time / pg time ${fmt(big.seconds / pg.seconds, 2)}x` : ''),
+            (transport === 'data-api'
+              ? `; Data API ${fmt(big.seconds, 1)} s / pg ${fmt(pg.seconds, 1)} s = ` +
+                `${fmt(big.seconds / pg.seconds, 2)}x, target 2x: ${fmt(big.seconds / pg.seconds / 2, 2)} of it`
+              : ''),
         );
       }
   } finally {

@@ -74,5 +74,12 @@ export async function seedSweep(
      FROM generate_series(1, $4::int) s`,
     [sweep, perRun, cone, actions],
   );
+  // the kept totals (migration 017) as the turns' statements and finalize would have written them
+  await q(
+    `INSERT INTO experiment_totals
+     SELECT r.* FROM experiment_totals_recomputed r JOIN experiments e ON e.id = r.experiment_id
+     WHERE e.sweep_id = $1`,
+    [sweep],
+  );
   return runs;
 }

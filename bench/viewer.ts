@@ -124,7 +124,8 @@ export async function viewerBench(): Promise<void> {
       const tool = await apiMs('api/search?q=move&kind=tool');
       console.log(
         `  (no target) the sweep's grid of ${fmt(runs + 1)} cells: API ${fmt(grid.ms)} ms, ` +
-          `${fmt(grid.bytes / 1e3)} kB; its statistics and plots' data ${fmt(stats.ms)} ms; ` +
+          `${fmt(grid.bytes / 1e3)} kB; its statistics and plots' data ${vs(stats.ms, 100)} (bench/summaries.ts ` +
+          `has it beside the recomputing views); ` +
           `transcript search over ${fmt(rows[0].actions)} actions: ` +
           `${fmt(search.ms)} ms (no hit), ${fmt(tool.ms)} ms (50 hits)`,
       );

@@ -106,13 +106,14 @@ export async function experimentTable(db: Sql, q: ExperimentTableQuery, now: Dat
   const order = `${SORTS[q.sort]} ${q.dir === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, e.id`;
   const [list, choices] = await Promise.all([
     db.query<Row>(
+      // what the runs spent, from their kept totals (migration 017): tokens null when none were reported, cost
+      // unknown (null) when a turn called a model without a price; a baseline's turns, or none, cost nothing
       `WITH spent AS (
-         SELECT experiment_id, sum(coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::float8 AS tokens,
-                -- unknown (null) when a turn called a model without a price; a baseline's turns cost nothing
-                CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) THEN coalesce(sum(cost_usd), 0) END::float8
-                  AS cost_usd,
-                bool_or(input_tokens IS NOT NULL) AS reported
-         FROM turns GROUP BY experiment_id
+         SELECT experiment_id,
+                CASE WHEN input_tokens IS NOT NULL THEN (input_tokens + coalesce(output_tokens, 0))::float8 END
+                  AS tokens,
+                CASE WHEN cost_known THEN coalesce(cost_usd, 0) END::float8 AS cost_usd
+         FROM experiment_totals
        )
        SELECT e.id AS experiment_id, e.sweep_id, c.label, e.agent, e.model, m.generator AS maze_generator,
               m.width AS maze_size, m.seed::float8 AS maze_seed, m.content_hash AS maze_hash, e.status, e.goal_found,
@@ -120,7 +121,7 @@ export async function experimentTable(db: Sql, q: ExperimentTableQuery, now: Dat
               CASE WHEN e.goal_found AND e.actions_taken > 0
                    THEN round(e.optimal_moves::numeric / e.actions_taken, 4)::float8 END AS efficiency,
               e.turns_completed AS turns, e.tiles_seen,
-              CASE WHEN s.reported THEN s.tokens END AS tokens,
+              s.tokens,
               CASE WHEN s.experiment_id IS NULL THEN 0 ELSE s.cost_usd END AS cost_usd,
               to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
               to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,

@@ -35,7 +35,7 @@ export async function runningExperiments(db: Sql, now = new Date(), sweepId?: st
     `SELECT e.id AS experiment_id, e.agent, e.model, e.sweep_id, e.turns_completed AS turns,
             e.actions_taken AS actions, e.tiles_seen, e.goal_found, e.started_at, e.updated_at,
             e.execution_arns[cardinality(e.execution_arns)] AS execution_arn,
-            (SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id)::float8 AS cost_usd,
+            (SELECT k.cost_usd FROM experiment_totals k WHERE k.experiment_id = e.id)::float8 AS cost_usd,
             ${INTERRUPTED_SQL} AS interrupted
      FROM experiments e
      WHERE e.status = 'running' AND ($1::text IS NULL OR e.sweep_id = $1)

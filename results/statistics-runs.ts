@@ -78,8 +78,10 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
            LEFT JOIN experiments d ON d.id = r.duplicate_of
            LEFT JOIN LATERAL (
-             SELECT count(*)::int AS tool_calls, (count(*) FILTER (WHERE a.parsed_from_text))::int AS from_text
-             FROM actions a WHERE a.experiment_id = r.experiment_id AND r.provider <> 'baseline'
+             -- the run's tool calls as kept (migration 017); a baseline's count as none, as a count of none is 0
+             SELECT coalesce(CASE WHEN r.provider <> 'baseline' THEN k.tool_calls END, 0)::int AS tool_calls,
+                    coalesce(CASE WHEN r.provider <> 'baseline' THEN k.text_tool_calls END, 0)::int AS from_text
+             FROM (SELECT 1) one LEFT JOIN experiment_totals k ON k.experiment_id = r.experiment_id
            ) t ON true
            WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($${p + 1}::int, $${p + 2}::int)
            ORDER BY r.cell_index, r.repeat LIMIT $${p + 3}`,

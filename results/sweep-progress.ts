@@ -28,16 +28,15 @@ export interface SweepProgressRow extends SweepOutcomes {
 }
 
 // the latest attempt of each run of each sweep, its outcome class (as sweep_runs has it), and its cost so far:
-// known when every turn that called a model was priced (cost_known, migration 011)
+// known when every turn that called a model was priced (cost_known, migration 011), from its kept totals (017)
 const LATEST = `
   SELECT DISTINCT ON (e.sweep_id, e.sweep_cell, e.sweep_repeat)
          e.sweep_id, e.sweep_cell, e.sweep_repeat, e.id, e.status, e.goal_found, e.actions_taken,
          CASE WHEN e.status = 'running' THEN 'running' WHEN e.status = 'failed' THEN 'error'
               WHEN e.goal_found THEN 'success' ELSE 'failure' END AS outcome_class,
-         coalesce((SELECT sum(t.cost_usd) FROM turns t WHERE t.experiment_id = e.id), 0) AS cost_usd,
-         coalesce((SELECT bool_and(cost_known(t.cost_usd, t.llm_calls)) FROM turns t WHERE t.experiment_id = e.id),
-                  true) AS cost_known
-  FROM experiments e WHERE e.sweep_id IS NOT NULL AND ($1::text IS NULL OR e.sweep_id = $1)
+         coalesce(k.cost_usd, 0) AS cost_usd, coalesce(k.cost_known, true) AS cost_known
+  FROM experiments e LEFT JOIN experiment_totals k ON k.experiment_id = e.id
+  WHERE e.sweep_id IS NOT NULL AND ($1::text IS NULL OR e.sweep_id = $1)
   ORDER BY e.sweep_id, e.sweep_cell, e.sweep_repeat, e.sweep_attempt DESC`;
 
 // the outcome counts of a group of LATEST rows l

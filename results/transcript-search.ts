@@ -1,7 +1,12 @@
 // Search across every transcript, answered by the database: the models' replies, the reasoning argued for each
 // move, tool names, and errors (a run's failure, a model call's retried errors, a refused tool call's message).
-// The text is matched literally and case-insensitively (strpos on lower(): no pattern characters to escape), and
-// each hit comes back as a short snippet cut around the match in SQL, so a response stays small on the Data API.
+// The text is matched literally and case-insensitively, and each hit comes back as a short snippet cut around the
+// match in SQL, so a response stays small on the Data API.
+// Each source's text has a trigram index on exactly its expression (migrations/018_transcript_search_index.sql):
+// `t ILIKE '%q%'` with q's pattern characters escaped is what that index answers (strpos, which this search used
+// before, is not), and ILIKE on a UTF-8 database compares lower() of both sides, as strpos on lower() did.
+// A query most rows match (`move` among tool names) would read every hit to sort them, so the newest experiments
+// are asked first: when they alone hold more hits than asked for, those are the first hits of all.
 import type { Sql } from '../lambdas/store/sql.ts';
 
 export const SEARCH_KINDS = ['reply', 'reasoning', 'tool', 'error'] as const;
@@ -52,25 +57,48 @@ export interface TranscriptSearch {
   limit: number;
 }
 
+/** How many of the newest experiments are searched first (see above): a few hundred to a few thousand actions. */
+const NEWEST_FIRST = 10;
+
+/** `q` as a LIKE pattern matching it anywhere: its `\\`, `%` and `_` escaped with LIKE's default escape, `\\`. */
+function containsPattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
 /** The newest experiments' hits first; `more` says whether there were more than `limit`. */
 export async function searchTranscripts(db: Sql, q: TranscriptSearch) {
   const sources = SOURCES.filter(([kind]) => !q.kind || kind === q.kind);
-  // $1 the text, $2 one more row than asked for (to say whether there are more)
+  const pattern = containsPattern(q.q);
+  const newest = await db.query<SearchHit>(hitsSql(sources, true), [q.q, q.limit + 1, pattern, NEWEST_FIRST]);
+  const rows =
+    newest.rows.length > q.limit
+      ? newest.rows
+      : (await db.query<SearchHit>(hitsSql(sources, false), [q.q, q.limit + 1, pattern])).rows;
+  return { query: q.q, hits: rows.slice(0, q.limit), more: rows.length > q.limit };
+}
+
+/**
+ * $1 the text, $2 one more row than asked for (to say whether there are more), $3 its pattern; with `newest`, $4:
+ * how many of the newest experiments to search. The ILIKE is on each source's own `t`, which Postgres pushes into
+ * the source and matches against the index on the same expression; strpos only places the snippet of a hit.
+ */
+function hitsSql(sources: Array<[SearchKind, string]>, newest: boolean): string {
+  const within = newest
+    ? ` AND s.experiment_id = ANY((SELECT array_agg(id) FROM (SELECT id FROM experiments
+          ORDER BY started_at DESC, id LIMIT $4) w)::text[])`
+    : '';
   const union = sources
     .map(
       ([kind, sql]) =>
         `SELECT '${kind}' AS kind, s.experiment_id, s.turn, s.step, strpos(lower(s.t), lower($1)) AS at, s.t
-         FROM (${sql}) s WHERE strpos(lower(s.t), lower($1)) > 0`,
+         FROM (${sql}) s WHERE s.t ILIKE $3${within}`,
     )
     .join('\nUNION ALL\n');
-  const { rows } = await db.query<SearchHit>(
-    `SELECT h.experiment_id, e.agent, e.model, h.turn, h.step, h.kind,
+  // the old order, then the text itself: a turn's several errors of one kind would otherwise tie
+  return `SELECT h.experiment_id, e.agent, e.model, h.turn, h.step, h.kind,
             substring(h.t FROM greatest(1, h.at - 100) FOR 240) AS snippet,
             to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS started_at
      FROM (${union}) h JOIN experiments e ON e.id = h.experiment_id
-     ORDER BY e.started_at DESC, h.experiment_id, h.turn NULLS FIRST, h.step NULLS FIRST, h.kind
-     LIMIT $2`,
-    [q.q, q.limit + 1],
-  );
-  return { query: q.q, hits: rows.slice(0, q.limit), more: rows.length > q.limit };
+     ORDER BY e.started_at DESC, h.experiment_id, h.turn NULLS FIRST, h.step NULLS FIRST, h.kind, h.t
+     LIMIT $2`;
 }

@@ -27,6 +27,9 @@ import { fact } from '../aws-facts/facts.ts';
 const RESPONSE_LIMIT = fact('data-api.max-response-bytes').value;
 const ROW_LIMIT = fact('data-api.max-row-bytes').value;
 const REQUEST_LIMIT = fact('data-api.max-request-bytes').value;
+const JSON_RECORDS_LIMIT = fact('data-api.max-json-records-bytes').value;
+// The JSON form's values: what each Field member becomes (see jsonValue).
+const JSON_FORMAT = fact('data-api.json-records-format').value;
 const TRANSACTION_IDLE_MS = fact('data-api.transaction-idle-timeout-ms').value;
 const TRANSACTION_MAX_MS = fact('data-api.transaction-max-ms').value;
 const STATEMENT_TIMEOUT_MS = fact('data-api.statement-timeout-ms').value;
@@ -261,10 +264,15 @@ function field(oid: number, raw: string | null): Record<string, unknown> {
   return { stringValue: raw };
 }
 
+/**
+ * A Field as formattedRecords gives its value (JSON_FORMAT): null; a number for longValue and doubleValue; true or
+ * false; a string for stringValue (numeric included: decimalReturnType STRING is the default); bytea base64, as
+ * blobValue; an array's elements as a JSON array.
+ */
 function jsonValue(f: Record<string, unknown>): unknown {
   if ('isNull' in f) return null;
   if ('arrayValue' in f) return Object.values(f.arrayValue as object)[0];
-  if ('blobValue' in f) return f.blobValue;
+  if ('blobValue' in f) return f.blobValue; // already base64 (JSON_FORMAT.binary)
   return Object.values(f)[0];
 }
 
@@ -493,6 +501,9 @@ export class RdsDataSim {
       if (typeof body.sql !== 'string' || !body.sql) throw new DataApiError('BadRequestException', 'SQL is required');
       if (body.parameters !== undefined && !Array.isArray(body.parameters))
         throw new DataApiError('BadRequestException', 'parameters must be a list');
+      // API_ExecuteStatement: formatRecordsAs "Valid Values: NONE | JSON"
+      if (body.formatRecordsAs !== undefined && !['NONE', 'JSON'].includes(body.formatRecordsAs))
+        throw new DataApiError('BadRequestException', `Invalid formatRecordsAs: ${String(body.formatRecordsAs)}`);
       const { text, values } = prepare(body.sql, body.parameters ?? []);
       const result = await this.run(body.transactionId, text, values, body.continueAfterTimeout === true);
       return this.statementResponse(result, body);
@@ -660,15 +671,24 @@ export class RdsDataSim {
         throw new DataApiError('BadRequestException', 'Database response exceeded size limit: a row is over 64 KB');
     }
     const records = result.rows.map((row) => row.map((raw, i) => field(fields[i].dataTypeID, raw as string | null)));
-    if (body.formatRecordsAs === 'JSON')
-      response.formattedRecords = JSON.stringify(
+    if (body.formatRecordsAs === 'JSON') {
+      // Keyed by column label, repeated in every row; a repeated label keeps its last value, as JSON.parse does.
+      const formatted = JSON.stringify(
         records.map((r) => Object.fromEntries(r.map((f, i) => [fields[i].name, jsonValue(f)]))),
       );
-    else response.records = records;
-    // ExecuteStatementResponse: columnMetadata "is blank if the formatRecordsAs parameter is set to JSON".
-    // formattedRecords has its own 10 MB limit there, but the limitations page's 1 MiB response limit is the one
-    // enforced here for both forms: the stricter reading, so a transport that passes here passes on AWS.
-    if (body.includeResultMetadata && body.formatRecordsAs !== 'JSON') {
+      // formattedRecords' own limit (JSON_RECORDS_LIMIT); the limitations page's 1 MiB a response is checked on
+      // the whole answer after this, for both forms: the stricter reading, so what passes here passes on AWS.
+      if (Buffer.byteLength(formatted) > JSON_RECORDS_LIMIT)
+        throw new DataApiError(
+          'BadRequestException',
+          'Database returned more than the allowed response size limit: the JSON-formatted result set is over 10 MB',
+        );
+      response.formattedRecords = formatted;
+    } else response.records = records;
+    // ExecuteStatementResponse: records and columnMetadata are "blank if the formatRecordsAs parameter is set to
+    // JSON" (JSON_FORMAT), whatever includeResultMetadata says.
+    const json = body.formatRecordsAs === 'JSON';
+    if (body.includeResultMetadata && !(json && JSON_FORMAT.columnMetadata === 'absent')) {
       const meta = [];
       for (const f of fields) {
         const typeName = await this.typeName(f.dataTypeID);

@@ -138,6 +138,49 @@ describe('RdsDataSim', () => {
     expect(JSON.parse(json.formattedRecords!)).toEqual([{ id: 1, note: null }]);
   });
 
+  it('formats records as JSON as documented: each type, no metadata, its 10 MB limit, NONE or JSON only', async () => {
+    const sql = `SELECT 7::int4 AS i, 9007199254740991::int8 AS l, 0.5::float8 AS d, 12.50::numeric AS n, true AS b,
+      '\\x00ff'::bytea AS raw, '{"a": [1]}'::jsonb AS doc, ARRAY[1, 2]::int4[] AS nums, ARRAY['x', NULL] AS tags,
+      '2026-01-02 03:04:05.5+00'::timestamptz AS at, 'text' AS t, NULL::text AS nothing, 1 AS dup, 2 AS dup`;
+    const out = await execute(sql, [], { formatRecordsAs: 'JSON', includeResultMetadata: true });
+    expect(out.records).toBeUndefined();
+    expect(out.columnMetadata).toBeUndefined(); // "blank if the formatRecordsAs parameter is set to JSON"
+    expect(JSON.parse(out.formattedRecords!)).toEqual([
+      {
+        i: 7,
+        l: 9007199254740991,
+        d: 0.5,
+        n: '12.50', // decimalReturnType STRING, the default
+        b: true,
+        raw: 'AP8=', // base64, as blobValue
+        doc: '{"a": [1]}',
+        nums: [1, 2],
+        tags: ['x', null],
+        at: '2026-01-02 03:04:05.5',
+        t: 'text',
+        nothing: null,
+        dup: 2, // a repeated label keeps its last value
+      },
+    ]);
+    const none = await execute('SELECT 1 AS one', [], { formatRecordsAs: 'NONE' });
+    expect(none.records).toEqual([[{ longValue: 1 }]]);
+    expect(none.formattedRecords).toBeUndefined();
+    const bad = await failure(execute('SELECT 1', [], { formatRecordsAs: 'CSV' }));
+    expect(bad).toMatchObject({ name: 'BadRequestException', status: 400 });
+    // 200 rows of 60,000 bytes: each row under 64 KB, the JSON string over 10 MB
+    const huge = await failure(
+      execute(`SELECT repeat('x', 60000) AS s FROM generate_series(1, 200)`, [], { formatRecordsAs: 'JSON' }),
+    );
+    expect(huge.name).toBe('BadRequestException');
+    expect(huge.message).toMatch(/response size limit.*over 10 MB/);
+    // over 1 MiB but under 10 MB: the 1 MiB a response of the limitations page, as for records
+    const big = await failure(
+      execute(`SELECT repeat('x', 60000) AS s FROM generate_series(1, 20)`, [], { formatRecordsAs: 'JSON' }),
+    );
+    expect(big).toMatchObject({ name: 'BadRequestException' });
+    expect(big.message).toBe('Database returned more than the allowed response size limit');
+  });
+
   it('makes a committed transaction visible and a rolled-back one not', async () => {
     const { transactionId: kept } = await client.send(new BeginTransactionCommand(target));
     await execute("INSERT INTO sim_items (id, note) VALUES (10, 'kept')", [], { transactionId: kept });

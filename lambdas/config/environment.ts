@@ -246,6 +246,18 @@ const VARIABLES = {
     meaning: 'How many actions the large experiment of the results-over-AWS benchmark has (a whole number >= 1).',
     default: '1000000',
   },
+  BENCH_SEARCH_ACTIONS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning: 'How many actions the transcript-search benchmark searches (a whole number >= 1000).',
+    default: '1000000',
+  },
+  BENCH_SUMMARY_ACTIONS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning: "How many actions the sweep statistics benchmark's 1,000 runs hold (a whole number >= 10000).",
+    default: '1000000',
+  },
   BENCH_RESULTS_AWS_CHILD: {
     readBy: ['bench'],
     setBy: 'platform',

@@ -32,6 +32,14 @@ export interface Finalization {
 }
 
 const STATE_CACHE_SIZE = 256;
+/** The columns of experiment_totals (migration 017), as finalize rewrites them. */
+const TOTALS =
+  'tool_calls, text_tool_calls, invalid_actions, failed_moves, recall_calls, refused_calls, loop_cells, ' +
+  'max_cell_visits, llm_calls, input_tokens, output_tokens, cost_usd, cost_known, last_phase, stuck_signals, ' +
+  'first_stuck_detector, first_stuck_step';
+const EXCLUDED_TOTALS = TOTALS.split(', ')
+  .map((c) => `EXCLUDED.${c}`)
+  .join(', ');
 const FAILURE = 'experiments.failure_reason';
 
 const INFO_COLUMNS =
@@ -428,12 +436,24 @@ export class PgStore implements EngineStore {
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
     this.contexts.delete(id);
-    // the trajectory hash (migration 011) marks runs that did the same thing, for the statistics' copies
+    // the trajectory hash (migration 011) marks runs that did the same thing, for the statistics' copies; the kept
+    // totals (migration 017) are recomputed whole from the run's own rows, in the same statement, so a finished
+    // run's summary is its log's, and its cell visits, kept only for the next turn, go
     const { rows } = await this.query<{ status: ExperimentStatus }>(
-      `UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4,
-                              trajectory_hash = experiment_trajectory_hash(id),
-                              completed_at = now(), updated_at = now()
-       WHERE id = $1 AND status = 'running' RETURNING status`,
+      `WITH done AS (
+         UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4,
+                                trajectory_hash = experiment_trajectory_hash(id),
+                                completed_at = now(), updated_at = now()
+         WHERE id = $1 AND status = 'running' RETURNING id, status
+       ), totals AS (
+         INSERT INTO experiment_totals (experiment_id, ${TOTALS})
+         SELECT experiment_id, ${TOTALS} FROM experiment_totals_recomputed WHERE experiment_id IN (SELECT id FROM done)
+         ON CONFLICT (experiment_id) DO UPDATE SET (${TOTALS}) = (${EXCLUDED_TOTALS})
+         RETURNING 1
+       ), visits AS (
+         DELETE FROM experiment_cell_visits WHERE experiment_id IN (SELECT id FROM done) RETURNING 1
+       )
+       SELECT status FROM done`,
       // an error's text (a provider's reply body, a stack) is cut to fit the row, with a marker
       [id, f.status, f.stopReason, f.failureReason ? truncateText(f.failureReason, LIMITS[FAILURE]) : null],
     );

@@ -23,7 +23,7 @@ WITH advanced AS (
   SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19::jsonb, $20, $21::jsonb, $23,
     $24
   FROM advanced
-  RETURNING experiment_id
+  RETURNING experiment_id, llm_calls, input_tokens, output_tokens, cost_usd, agent_phase
 ), acts AS (
   INSERT INTO actions (experiment_id, turn_number, call_index, step_number, tool, arguments, reasoning, assistant_text,
     parsed_from_text, executed, success, outcome, message, from_x, from_y, to_x, to_y, vision, new_tiles_seen,
@@ -32,7 +32,7 @@ WITH advanced AS (
     a.n, a.rc, a.g, a.k
   FROM turn, jsonb_to_recordset($17::jsonb) AS a(c int, s int, t text, a jsonb, r text, x text, p boolean, e boolean,
     ok boolean, o text, m text, fx int, fy int, tx int, ty int, v jsonb, n int, rc jsonb, g boolean, k jsonb)
-  RETURNING 1
+  RETURNING tool, executed, outcome, to_x, to_y, parsed_from_text
 )`;
 
 // Optional parts, each with its own parameters ({n} = the next free number):
@@ -64,8 +64,63 @@ const AGENT_STATE_CTE = `, transitions AS (
   INSERT INTO stuck_signals (experiment_id, turn_number, seq, step_number, detector, detail, policy, recorded_at)
   SELECT turn.experiment_id, $2, g.q, g.s, g.d, g.x, g.p, g.at
   FROM turn, jsonb_to_recordset(\${1}::jsonb) AS g(q int, s int, d text, x text, p text, at timestamptz)
+  RETURNING seq, step_number, detector
+)`;
+
+// The experiment's kept totals (migration 017) advanced by this turn's rows alone, in the turn's statement: a
+// turn that is not written (already committed, or the run moved on) adds nothing, and one rolled back adds nothing.
+// Sums of tokens and cost stay null while every turn's is null, as sum() over the turns is. A cell's visits before
+// the turn are its visits now less the turn's moves into it, so a loop cell (10 or more) is counted once, when it
+// crosses 10. {signals}: the turn's stuck signals (the signals CTE when the statement has one).
+const TOTALS_CTE = `, moves AS (
+  SELECT to_x AS x, to_y AS y, count(*) AS n FROM acts WHERE outcome = 'moved' GROUP BY to_x, to_y
+), visited AS (
+  INSERT INTO experiment_cell_visits AS c (experiment_id, x, y, visits)
+  SELECT turn.experiment_id, moves.x, moves.y, moves.n FROM turn, moves
+  ON CONFLICT (experiment_id, x, y) DO UPDATE SET visits = c.visits + EXCLUDED.visits
+  RETURNING x, y, visits
+), totals AS (
+  INSERT INTO experiment_totals AS k (experiment_id, tool_calls, text_tool_calls, invalid_actions, failed_moves,
+    recall_calls, refused_calls, loop_cells, max_cell_visits, llm_calls, input_tokens, output_tokens, cost_usd,
+    cost_known, last_phase, stuck_signals, first_stuck_detector, first_stuck_step)
+  SELECT turn.experiment_id, a.calls, a.from_text, a.invalid, a.failed, a.recalls, a.refused, v.loops, v.most,
+    turn.llm_calls, turn.input_tokens, turn.output_tokens, turn.cost_usd, cost_known(turn.cost_usd, turn.llm_calls),
+    turn.agent_phase, g.signals, g.first_detector, g.first_step
+  FROM turn,
+    (SELECT count(*) AS calls, count(*) FILTER (WHERE parsed_from_text) AS from_text,
+       count(*) FILTER (WHERE outcome IN ('unknown_tool', 'invalid_arguments')) AS invalid,
+       count(*) FILTER (WHERE outcome IN ('blocked_by_wall', 'blocked_by_edge')) AS failed,
+       count(*) FILTER (WHERE tool = 'recall_all' AND executed) AS recalls,
+       count(*) FILTER (WHERE NOT executed) AS refused
+     FROM acts) a,
+    (SELECT count(*) FILTER (WHERE visited.visits >= 10 AND visited.visits - moves.n < 10) AS loops,
+       coalesce(max(visited.visits), 0) AS most
+     FROM visited JOIN moves ON moves.x = visited.x AND moves.y = visited.y) v,
+    (SELECT count(*) AS signals, (array_agg(detector ORDER BY seq))[1] AS first_detector,
+       min(step_number) AS first_step
+     FROM {signals}) g
+  ON CONFLICT (experiment_id) DO UPDATE SET
+    tool_calls = k.tool_calls + EXCLUDED.tool_calls,
+    text_tool_calls = k.text_tool_calls + EXCLUDED.text_tool_calls,
+    invalid_actions = k.invalid_actions + EXCLUDED.invalid_actions,
+    failed_moves = k.failed_moves + EXCLUDED.failed_moves,
+    recall_calls = k.recall_calls + EXCLUDED.recall_calls,
+    refused_calls = k.refused_calls + EXCLUDED.refused_calls,
+    loop_cells = k.loop_cells + EXCLUDED.loop_cells,
+    max_cell_visits = greatest(k.max_cell_visits, EXCLUDED.max_cell_visits),
+    llm_calls = k.llm_calls + EXCLUDED.llm_calls,
+    input_tokens = coalesce(k.input_tokens + EXCLUDED.input_tokens, k.input_tokens, EXCLUDED.input_tokens),
+    output_tokens = coalesce(k.output_tokens + EXCLUDED.output_tokens, k.output_tokens, EXCLUDED.output_tokens),
+    cost_usd = coalesce(k.cost_usd + EXCLUDED.cost_usd, k.cost_usd, EXCLUDED.cost_usd),
+    cost_known = k.cost_known AND EXCLUDED.cost_known,
+    last_phase = EXCLUDED.last_phase,
+    stuck_signals = k.stuck_signals + EXCLUDED.stuck_signals,
+    first_stuck_detector = coalesce(k.first_stuck_detector, EXCLUDED.first_stuck_detector),
+    first_stuck_step = least(k.first_stuck_step, EXCLUDED.first_stuck_step)
   RETURNING 1
 )`;
+/** The turn's stuck signals for TOTALS_CTE when the statement inserts none: no rows of the same columns. */
+const NO_SIGNALS = '(SELECT NULL::int AS seq, NULL::int AS step_number, NULL::text AS detector WHERE false) none';
 
 const COMMIT_TURN_TAIL = `
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
@@ -142,7 +197,8 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
       ),
     ]);
   }
-  return { name, text: text + COMMIT_TURN_TAIL, values };
+  const signals = t.transitions.length > 0 || t.signals.length > 0 ? 'signals' : NO_SIGNALS;
+  return { name, text: text + TOTALS_CTE.replace('{signals}', signals) + COMMIT_TURN_TAIL, values };
 }
 
 /**

@@ -1,0 +1,243 @@
+// Summaries kept, not recomputed (issue 32 item 1, migration 017): experiment_summary now reads experiment_totals,
+// which each turn's statement advances and finalize recomputes. Here the kept row equals the old view's (its SQL
+// kept below as the reference) for every experiment, after real runs of every agent kind, while they run (turn by
+// turn, before finalize could mend anything) and when they end, over pg and the Data API; a turn rolled back or
+// committed and then retried counts once; a run resumed by another process goes on from the kept row.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTurn } from '../lambdas/engine/turn.ts';
+import { startExperiment } from '../lambdas/engine/experiment.ts';
+import { PgStore } from '../lambdas/store/pg-store.ts';
+import { commitTurnQuery } from '../lambdas/store/turn-sql.ts';
+import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import { STATES } from '../lambdas/machine/states.ts';
+import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
+import { resumeInput, runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
+import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims.ts';
+
+const sims = providerSims();
+const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
+const MAZE = { generator: 'medium', size: 11, seed: 3 };
+const GENERATED = { kind: 'generated' as const, spec: { generator: 'medium', width: 11, height: 11, seed: 3 } };
+// a small maze and many moves: the random agent re-enters cells 10 times and more (loop cells) and raises signals
+const LOOPING = { max_moves: 300, max_actions_per_turn: 7, stuck_policy: 'observe' as const };
+
+// experiment_summary as migrations 001 and 004 defined it, aggregating every action and turn at read time
+const REFERENCE = `
+SELECT
+  e.id                                   AS experiment_id,
+  e.agent, e.provider, e.model, e.prompt_version,
+  e.status, e.goal_found, e.stop_reason, e.failure_reason,
+  m.generator                            AS maze_generator,
+  m.width                                AS maze_width,
+  m.height                               AS maze_height,
+  m.seed                                 AS maze_seed,
+  m.content_hash                         AS maze_hash,
+  e.config ->> 'success_rule'            AS success_rule,
+  e.actions_taken                        AS actions,
+  e.optimal_moves,
+  CASE WHEN e.goal_found AND e.actions_taken > 0
+       THEN round(e.optimal_moves::numeric / e.actions_taken, 4) END AS efficiency,
+  e.tiles_seen,
+  e.turns_completed                      AS turns,
+  coalesce(a.invalid_actions, 0)         AS invalid_actions,
+  coalesce(a.failed_moves, 0)            AS failed_moves,
+  coalesce(a.recall_calls, 0)            AS recall_calls,
+  coalesce(a.refused_calls, 0)           AS refused_calls,
+  coalesce(v.loop_cells, 0)              AS loop_cells,
+  coalesce(v.max_visits, 0)              AS max_cell_visits,
+  coalesce(t.llm_calls, 0)               AS llm_calls,
+  t.input_tokens, t.output_tokens, t.cost_usd,
+  e.started_at, e.completed_at,
+  round(EXTRACT(epoch FROM (coalesce(e.completed_at, now()) - e.started_at))::numeric, 3) AS wall_seconds,
+  e.config ->> 'stuck_policy'            AS stuck_policy,
+  coalesce(lt.agent_phase, 'exploring')  AS agent_phase,
+  coalesce(s.signals, 0)                 AS stuck_signals,
+  s.first_detector                       AS first_stuck_detector,
+  s.first_step                           AS first_stuck_step
+FROM experiments e
+JOIN mazes m ON m.id = e.maze_id
+LEFT JOIN LATERAL (
+  SELECT count(*) FILTER (WHERE outcome IN ('unknown_tool', 'invalid_arguments')) AS invalid_actions,
+         count(*) FILTER (WHERE outcome IN ('blocked_by_wall', 'blocked_by_edge'))  AS failed_moves,
+         count(*) FILTER (WHERE tool = 'recall_all' AND executed)                   AS recall_calls,
+         count(*) FILTER (WHERE NOT executed)                                        AS refused_calls
+  FROM actions WHERE experiment_id = e.id
+) a ON true
+LEFT JOIN LATERAL (
+  SELECT count(*) FILTER (WHERE visits >= 10) AS loop_cells, max(visits) AS max_visits
+  FROM (SELECT count(*) AS visits FROM actions
+        WHERE experiment_id = e.id AND outcome = 'moved' GROUP BY to_x, to_y) cells
+) v ON true
+LEFT JOIN LATERAL (
+  SELECT sum(llm_calls) AS llm_calls, sum(input_tokens) AS input_tokens,
+         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
+  FROM turns WHERE experiment_id = e.id
+) t ON true
+LEFT JOIN LATERAL (
+  SELECT agent_phase FROM turns WHERE experiment_id = e.id ORDER BY turn_number DESC LIMIT 1
+) lt ON true
+LEFT JOIN LATERAL (
+  SELECT count(*) AS signals, (array_agg(detector ORDER BY turn_number, seq))[1] AS first_detector,
+         min(step_number) AS first_step
+  FROM stuck_signals WHERE experiment_id = e.id
+) s ON true`;
+
+// the kept columns the view does not show, by their definitions, and what the lists read beside them
+const REFERENCE_EXTRA = `
+SELECT e.id AS experiment_id,
+  (SELECT count(*) FROM actions a WHERE a.experiment_id = e.id) AS tool_calls,
+  (SELECT count(*) FILTER (WHERE parsed_from_text) FROM actions a WHERE a.experiment_id = e.id) AS text_tool_calls,
+  (SELECT coalesce(bool_and(cost_known(t.cost_usd, t.llm_calls)), true) FROM turns t WHERE t.experiment_id = e.id)
+    AS cost_known
+FROM experiments e`;
+
+type Row = Record<string, unknown>;
+
+/** Each row of a query by experiment, without wall_seconds (now() for a running run: it moves between reads). */
+async function rowsOf(db: TestDatabase, sql: string): Promise<Row[]> {
+  const { rows } = await db.pool.query<Row>(`SELECT * FROM (${sql}) q ORDER BY experiment_id`);
+  return rows.map(({ wall_seconds: _, ...r }) => r);
+}
+const kept = (db: TestDatabase) =>
+  Promise.all([
+    rowsOf(db, 'SELECT * FROM experiment_summary'),
+    rowsOf(
+      db,
+      `SELECT e.id AS experiment_id, coalesce(k.tool_calls, 0) AS tool_calls,
+         coalesce(k.text_tool_calls, 0) AS text_tool_calls, coalesce(k.cost_known, true) AS cost_known
+       FROM experiments e LEFT JOIN experiment_totals k ON k.experiment_id = e.id`,
+    ),
+  ]);
+const recomputed = (db: TestDatabase) => Promise.all([rowsOf(db, REFERENCE), rowsOf(db, REFERENCE_EXTRA)]);
+
+class Crash extends Error {
+  override readonly name = 'Crash';
+}
+
+describe.each(TRANSPORTS)('the kept experiment summary over %s', (transport) => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await testDatabase({ transport });
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  const start = async (id: string, agent = 'random') => {
+    await startExperiment(
+      { experimentId: id, agent, provider: 'baseline', agentSeed: 7, maze: GENERATED, config: LOOPING },
+      new PgStore(db),
+    );
+    return id;
+  };
+
+  it('equals the recomputed summary turn by turn while a run goes, and after it ends', async () => {
+    const id = await start(`${transport}-turns`);
+    let turns = 1;
+    for (; ; turns++) {
+      const t = await runTurn(id, turns, { store: new PgStore(db), agents: baselineAgents });
+      expect(await kept(db)).toEqual(await recomputed(db));
+      if (t.goalFound || t.actionsTaken >= LOOPING.max_moves || t.halt) break;
+    }
+    const [[summary]] = await kept(db);
+    // the run exercised what a kept value can get wrong: loops, signals, the phase, many turns
+    expect(summary).toMatchObject({ status: 'running', turns });
+    expect(Number(summary.loop_cells)).toBeGreaterThan(0);
+    expect(Number(summary.stuck_signals)).toBeGreaterThan(0);
+    expect(summary.agent_phase).not.toBe('exploring');
+    // finalize recomputes from the log and drops the cells kept for the next turn
+    await new PgStore(db).finalizeExperiment(id, { status: 'timeout', stopReason: 'max_moves' });
+    expect(await kept(db)).toEqual(await recomputed(db));
+    const { rows } = await db.pool.query(
+      'SELECT count(*)::int AS n FROM experiment_cell_visits WHERE experiment_id = $1',
+      [id],
+    );
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('counts a turn once when it was rolled back and done again, or committed and retried', async () => {
+    const id = await start(`${transport}-retried`);
+    await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
+    const store = new PgStore(db);
+    // turn 2 runs its statement in a transaction that is rolled back (pg; the Data API's abandoned transaction is
+    // faults.test.ts's business), then commits and "dies" before answering: both are retried
+    const crashing = (point: 'rolled_back' | 'after_commit'): EngineStore => ({
+      loadTurnContext: (i, o) => store.loadTurnContext(i, o),
+      findTurn: (i, n) => store.findTurn(i, n),
+      async commitTurn(turn: TurnWrite) {
+        if (point === 'after_commit') {
+          await store.commitTurn(turn);
+          throw new Crash('died after the commit');
+        }
+        const { name, text, values } = commitTurnQuery(turn);
+        const client = await db.pool.connect(); // pg's pool under either transport
+        await client.query('BEGIN');
+        await client.query({ name, text, values });
+        await client.query('ROLLBACK');
+        client.release();
+        throw new Crash('rolled back');
+      },
+    });
+    await expect(runTurn(id, 2, { store: crashing('rolled_back'), agents: baselineAgents })).rejects.toThrow(Crash);
+    expect(await kept(db)).toEqual(await recomputed(db));
+    await expect(runTurn(id, 2, { store: crashing('after_commit'), agents: baselineAgents })).rejects.toThrow(Crash);
+    const replay = await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
+    expect(replay.replayed).toBe(true);
+    // a turn committed twice by two processes: the second's conditional update writes nothing
+    expect(await kept(db)).toEqual(await recomputed(db));
+    const [[summary]] = (await kept(db)).map((rows) => rows.filter((r) => r.experiment_id === id));
+    expect(summary).toMatchObject({ turns: 2 });
+  });
+
+  it('goes on from the kept row when another process resumes an interrupted run', async () => {
+    const id = await start(`${transport}-resumed`);
+    await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
+    await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
+    await db.query(
+      "UPDATE experiments SET interrupted_at = now(), interrupted_reason = 'SIGTERM to ariadne run' WHERE id = $1",
+      [id],
+    );
+    expect(await kept(db)).toEqual(await recomputed(db));
+    const { summary } = await runLocalExperiment((await resumeInput(db, id)) as never, { db });
+    expect(summary!.status).not.toBe('running');
+    expect(await kept(db)).toEqual(await recomputed(db));
+  });
+
+  it('equals the recomputed summary after runs of every agent kind, finished and failed', async () => {
+    const ids: Array<string | null> = [];
+    for (const agent of ['random', 'frontier'])
+      ids.push((await runLocalExperiment({ agent, agentSeed: 3, maze: MAZE, config: LOOPING }, { db })).experimentId);
+    const ollama = (model: string) =>
+      runLocalExperiment(
+        {
+          agent: 'ollama',
+          model,
+          maze: MAZE,
+          config: { ollama: { host: sims.ollamaUrl }, retry: FAST_RETRY, max_moves: 40, stuck_policy: 'observe' },
+        },
+        { db, retryIntervals: NO_WAIT },
+      );
+    ids.push((await ollama('qwen2.5:7b')).experimentId);
+    // a 404: the run ends failed
+    ids.push(
+      await ollama('no-such-model:1b').then(
+        () => null,
+        (err: { experimentId?: string }) => err.experimentId ?? null,
+      ),
+    );
+    const bedrock = bedrockRunner(sims, () => db, MAZE);
+    ids.push((await bedrock('anthropic.claude-3-7-sonnet-20250219-v1:0', { max_moves: 40 })).experimentId);
+    expect(ids.every((i) => i !== null)).toBe(true);
+    const [summaries, extra] = await kept(db);
+    expect([summaries, extra]).toEqual(await recomputed(db));
+    const mine = summaries.filter((r) => ids.includes(r.experiment_id as string));
+    expect(mine.map((r) => r.agent)).toEqual(expect.arrayContaining(['random', 'frontier', 'ollama', 'bedrock']));
+    // the model runs called a model, were priced (bedrock) or not (qwen), and the missing model failed
+    expect(mine.some((r) => Number(r.llm_calls) > 0 && r.input_tokens !== null)).toBe(true);
+    expect(mine.map((r) => r.status)).toContain('failed');
+    // the same row read through the Sql port (the Data API under that transport)
+    const { rows } = await db.query<Row>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [ids[4]]);
+    expect(Number(rows[0].llm_calls)).toBe(Number(mine.find((r) => r.experiment_id === ids[4])!.llm_calls));
+  });
+});
