@@ -351,6 +351,7 @@ const READS_ELSEWHERE: Record<string, string> = {
   'bench/results-aws.ts': 'counts the rows it seeded, to size the export it times',
   'bench/viewer.ts': 'counts the rows it seeded, to report the scale it measured',
   'bench/search.ts': 'counts the rows it seeded and those naming its rare word, to report the scale it measured',
+  'bench/summaries.ts': 'counts the rows it seeded, to report the scale it measured',
 };
 
 /** Statements that write the results and read them in the same statement, outside the store, each with why. */
