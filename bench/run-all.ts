@@ -14,30 +14,24 @@ import { summariesBench } from './summaries.ts';
 import { searchBench } from './search.ts';
 import { cliStartupBench } from './cli-startup.ts';
 
-await engineBench();
-console.log('');
-await providersBench();
-console.log('');
-await costBench();
-console.log('');
-idleCostBench();
-console.log('');
-detectorsBench();
-console.log('');
-await replayBench();
-console.log('');
-await viewerBench();
-console.log('');
-await summariesBench();
-console.log('');
-await searchBench();
-console.log('');
-await cliStartupBench();
-console.log('');
-await loadBench();
-console.log('');
-await rehearsalBench();
-console.log('');
-await resultsAwsBench();
-console.log('');
+// in this order: the quick figures first, the long load, rehearsal and export runs last
+const benches: Array<() => unknown> = [
+  engineBench,
+  providersBench,
+  costBench,
+  idleCostBench,
+  detectorsBench,
+  replayBench,
+  viewerBench,
+  summariesBench,
+  searchBench,
+  cliStartupBench,
+  loadBench,
+  rehearsalBench,
+  resultsAwsBench,
+];
+for (const bench of benches) {
+  await bench();
+  console.log('');
+}
 mutationBench(); // from the last `npm run mutate` report: Stryker itself is never run here
