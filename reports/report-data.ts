@@ -72,15 +72,17 @@ export interface ReportData {
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boolean } = {}): Promise<ReportData> {
-  const sweep = await sweepRecord(db, sweepId);
+  // the reads that need nothing of each other at once: the statistics' runs wait only for the factors
+  const [sweep, varying, runs] = await Promise.all([
+    sweepRecord(db, sweepId),
+    varyingFactors(db, sweepId),
+    sweepRunRows(db, sweepId),
+  ]);
   if (!sweep)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
-  const factors = [...MAZE, ...(await varyingFactors(db, sweepId)).filter((f) => !MAZE.includes(f))];
-  const [statistics, runs] = await Promise.all([
-    sweepStatistics(db, sweepId, { by: factors, cells: opts.cells }),
-    sweepRunRows(db, sweepId),
-  ]);
+  const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
+  const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
   return {
     settingPairs: await settingComparisons(db, sweepId, stats, statistics.resamples),

@@ -23,7 +23,7 @@
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
-import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
+import { clusterBootstraps, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
 import { checkFactors, factorValue, varyingFactors } from './factors.ts';
 
 type OutcomeClass = 'success' | 'failure' | 'error' | 'running';
@@ -241,6 +241,8 @@ function groupStatistics(
     (r) => r.maze,
     (r) => (r.outcome === 'success' && r.efficiency !== null ? { num: r.efficiency, den: 1 } : { num: 0, den: 0 }),
   );
+  // one set of draws for both: the same mazes in the same order, so each interval is what it would be alone
+  const [successInterval, efficiencyInterval] = clusterBootstraps([bySuccess, byEfficiency], resamples, seed);
   const models = n.filter((r) => !r.deterministic);
   const toolCalls = n.reduce((s, r) => s + r.toolCalls, 0);
   const fromText = n.reduce((s, r) => s + r.fromText, 0);
@@ -266,14 +268,14 @@ function groupStatistics(
     success: {
       rate: obs.length === 0 ? null : k / obs.length,
       wilson: wilson(k, obs.length),
-      bootstrap: interval(clusterBootstrap(bySuccess, resamples, seed)),
+      bootstrap: interval(successInterval),
     },
     ifErrorsFailed: { rate: withErrors === 0 ? null : k / withErrors, wilson: wilson(k, withErrors) },
     efficiency: {
       mean: mean(efficiencies),
       median: median(efficiencies),
       runs: efficiencies.length,
-      bootstrap: interval(efficiencies.length === 0 ? null : clusterBootstrap(byEfficiency, resamples, seed)),
+      bootstrap: interval(efficiencyInterval),
     },
     meanActions: mean(obs.map((r) => r.actions)),
     medianActionsToSuccess: median(wins.map((r) => r.actions)),

@@ -2,7 +2,8 @@
 // it is the ordinary bootstrap of a proportion, whose resampled mean is exactly Binomial(m, p)/m; with clusters of
 // different sizes, its exact distribution comes from enumerating every one of the m^m equally likely resamples.
 import { describe, expect, it } from 'vitest';
-import { clusterBootstrap, type ClusterSums } from '../reports/bootstrap.ts';
+import { clusterBootstrap, clusterBootstraps, type ClusterSums } from '../reports/bootstrap.ts';
+import { createRng } from '../lambdas/maze/rng.ts';
 
 /** The exact percentile bounds of a discrete distribution: the smallest x with P(X <= x) >= q (q 2.5%, 97.5%). */
 function exactBounds(atoms: Array<[number, number]>): { low: number; high: number; cdf: number[] } {
@@ -111,5 +112,47 @@ describe('the maze-clustered bootstrap', () => {
     expect(some.defined).toBeLessThan(2_000);
     expect(some.defined).toBeGreaterThan(1_000);
     expect([some.low, some.high]).toEqual([0.25, 0.75]);
+  });
+
+  it('drawn in one pass for several statistics gives each the interval of the plain loop over createRng', () => {
+    // the plain loop the fast one replaced: createRng(seed).int(m) per draw, sorted by value
+    const plain = (clusters: ClusterSums[], resamples: number, seed: number) => {
+      if (clusters.filter((c) => c.den > 0).length < 2) return null;
+      const rng = createRng(seed);
+      const stats: number[] = [];
+      for (let b = 0; b < resamples; b++) {
+        let num = 0,
+          den = 0;
+        for (let i = 0; i < clusters.length; i++) {
+          const c = clusters[rng.int(clusters.length)];
+          num += c.num;
+          den += c.den;
+        }
+        if (den > 0) stats.push(num / den);
+      }
+      if (stats.length < resamples / 2) return null;
+      stats.sort((x, y) => x - y);
+      const B = stats.length;
+      return { low: stats[Math.floor(0.025 * B)], high: stats[Math.ceil(0.975 * B) - 1], resamples, defined: B };
+    };
+    const rng = createRng(5);
+    for (const m of [2, 3, 17, 250]) {
+      const success = Array.from({ length: m }, () => ({ num: rng.int(4), den: 3 }));
+      const efficiency = success.map((c) =>
+        c.num === 0 ? { num: 0, den: 0 } : { num: rng.next() * c.num, den: c.num },
+      );
+      const empty = success.map(() => ({ num: 0, den: 0 }));
+      for (const seed of [1, 9, 123_456]) {
+        const both = [
+          ...clusterBootstraps([success, efficiency], 1_000, seed),
+          ...clusterBootstraps([empty], 1_000, seed),
+        ];
+        expect(both).toEqual([plain(success, 1_000, seed), plain(efficiency, 1_000, seed), null]);
+        expect(clusterBootstrap(efficiency, 1_000, seed)).toEqual(plain(efficiency, 1_000, seed));
+        expect(clusterBootstraps([empty, success], 1_000, seed)).toEqual([null, plain(success, 1_000, seed)]);
+      }
+    }
+    expect(() => clusterBootstraps([[{ num: 1, den: 1 }], []])).toThrow(/one length/);
+    expect(() => clusterBootstraps([[], [], []])).toThrow(/one or two/);
   });
 });

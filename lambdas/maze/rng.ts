@@ -37,22 +37,33 @@ export function mixSeed(...parts: Array<number | string>): number {
   return h >>> 0;
 }
 
-export function createRng(seed: number): Rng {
+/** sfc32's state after seeding and warm-up, as createRng starts from it. */
+export function sfc32State(seed: number): [number, number, number, number] {
   const init = splitmix32(seed);
-  let a = init(),
-    b = init(),
-    c = init(),
-    d = init();
-  const nextU32 = (): number => {
-    const t = (((a + b) >>> 0) + d) >>> 0;
-    d = (d + 1) >>> 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) >>> 0;
-    c = ((c << 21) | (c >>> 11)) >>> 0;
-    c = (c + t) >>> 0;
-    return t;
-  };
-  for (let i = 0; i < 12; i++) nextU32(); // discard warm-up outputs
+  const state: [number, number, number, number] = [init(), init(), init(), init()];
+  for (let i = 0; i < 12; i++) sfc32Next(state); // discard warm-up outputs
+  return state;
+}
+
+/**
+ * One sfc32 output, advancing the state. The bootstrap inlines these same lines in its loop (millions of draws, where
+ * a call per draw costs more than the draw); test/statistics-bootstrap.test.ts checks it draws this stream.
+ */
+function sfc32Next(s: [number, number, number, number]): number {
+  const [a, b, c, d] = s;
+  const t = (((a + b) >>> 0) + d) >>> 0;
+  s[3] = (d + 1) >>> 0;
+  s[0] = b ^ (b >>> 9);
+  const c1 = (c + (c << 3)) >>> 0;
+  s[1] = c1;
+  const c2 = ((c << 21) | (c >>> 11)) >>> 0;
+  s[2] = (c2 + t) >>> 0;
+  return t;
+}
+
+export function createRng(seed: number): Rng {
+  const state = sfc32State(seed);
+  const nextU32 = () => sfc32Next(state);
   const rng: Rng = {
     next: () => nextU32() / 4294967296,
     int: (n) => {

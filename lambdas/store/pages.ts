@@ -6,6 +6,11 @@ import { ResultTooLargeError } from './sql.ts';
 /** Rows a page asks for until one is too large. */
 const PAGE_ROWS = 2000;
 
+/** The rows a page asks for, kept across reads that share it. */
+export interface PageSize {
+  rows: number;
+}
+
 /**
  * The pages of a read, in order. `read(last, limit)` answers at most `limit` rows after `last`, the previous
  * page's last row (undefined for the first page): a keyset read takes its key from it. A page short of its
@@ -14,17 +19,19 @@ const PAGE_ROWS = 2000;
  */
 export async function* pagesOf<R>(
   read: (last: R | undefined, limit: number) => Promise<R[]>,
-  firstLimit = PAGE_ROWS,
+  firstLimit: number | PageSize = PAGE_ROWS,
 ): AsyncGenerator<R[]> {
-  let limit = firstLimit;
+  // a PageSize shared by several reads keeps a halving for the reads after (a sweep's actions, batch by batch)
+  const size = typeof firstLimit === 'number' ? { rows: firstLimit } : firstLimit;
   let last: R | undefined;
   for (;;) {
+    const limit = size.rows;
     let page: R[];
     try {
       page = await read(last, limit);
     } catch (err) {
       if (!(err instanceof ResultTooLargeError) || limit === 1) throw err;
-      limit = Math.ceil(limit / 2);
+      size.rows = Math.ceil(limit / 2);
       continue;
     }
     if (page.length > 0) {
