@@ -1,11 +1,18 @@
 // A 10,000-action experiment (random agent, 101x101 perfect maze, max_moves
 // 10,000) through the local state machine on the embedded Postgres, against
 // writing the very same rows with plain batched pg inserts.
-// Targets: ratio >= 0.3 and the whole experiment under 15 s on 2 cores.
+// Also replays the run's own turn statements alone, with and without the kept totals' upserts (migration 017), to
+// price them. Targets: ratio to per turn >= 0.9 (issue 32), to bulk >= 0.3, the whole experiment under 15 s.
+// BENCH_ENGINE_ACTIONS makes the experiment smaller (or larger) than 10,000 actions.
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
+import { withoutTotals } from '../lambdas/store/turn-sql.ts';
+import type { SqlValue } from '../lambdas/store/sql.ts';
+import { envInteger } from '../lambdas/config/environment.ts';
+import { recordFigure } from './figures.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 
 const ACTION_COLUMNS = [
@@ -53,6 +60,28 @@ function multiRowInsert(
 }
 
 const REPEATS = 3;
+const PER_TURN_TARGET = 0.9;
+
+interface Statement {
+  name: string;
+  text: string;
+  values: SqlValue[];
+}
+
+/** Wall time, and CPU seconds of this process and of the embedded server (null when not ours). */
+async function measured<T>(pgCpu: () => number | null, fn: () => Promise<T>) {
+  const cpu0 = process.cpuUsage();
+  const pg0 = pgCpu();
+  const { value, seconds } = await timed(fn);
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = pgCpu();
+  return {
+    value,
+    seconds,
+    nodeCpu: (cpu.user + cpu.system) / 1e6,
+    pgCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
+  };
+}
 
 function median<T extends { seconds: number }>(runs: T[]): T {
   return [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)];
@@ -65,19 +94,31 @@ async function copyTargetSchema(url: string, name: string): Promise<Database> {
 export async function engineBench(): Promise<Record<string, number>> {
   const pgServer = await benchPostgres();
   const db = await openDatabase({ url: pgServer.url, schema: 'bench_engine', poolSize: 4 });
+  const maxMoves = envInteger('BENCH_ENGINE_ACTIONS', process.env, 100) ?? 10_000;
+  // every turn's statement as sent, by experiment: replayed alone below
+  const sent = new Map<unknown, Statement[]>();
+  const query = db.pool.query.bind(db.pool) as (...args: unknown[]) => unknown;
+  Object.assign(db.pool, {
+    query: (...args: unknown[]) => {
+      const q = args[0] as Partial<Statement> | null;
+      if (typeof q === 'object' && q?.name?.startsWith('ariadne-commit-turn') && q.values)
+        sent.set(q.values[0], [...(sent.get(q.values[0]) ?? []), q as Statement]);
+      return query(...args);
+    },
+  });
   try {
     const synth = await timed(() => Promise.resolve(experimentDefinition()));
     // Each figure is the median of REPEATS runs: single runs on a shared 2-core machine vary by ~25%.
     const runs = [];
     for (let i = 0; i < REPEATS; i++) {
       runs.push(
-        await timed(() =>
+        await measured(pgServer.cpuSeconds, () =>
           runLocalExperiment(
             {
               agent: 'random',
               agentSeed: 1,
               maze: { generator: 'perfect', size: 101, seed: 1 },
-              config: { max_moves: 10_000 },
+              config: { max_moves: maxMoves },
             },
             { db },
           ),
@@ -110,17 +151,31 @@ export async function engineBench(): Promise<Record<string, number>> {
     );
     const target = await copyTargetSchema(pgServer.url, 'bench_plain');
     const client = await target.pool.connect();
+    const experimentColumns = (
+      await client.query<{ name: string }>(
+        `SELECT quote_ident(column_name) AS name FROM information_schema.columns
+         WHERE table_schema = 'bench_plain' AND table_name = 'experiments' AND is_generated = 'NEVER'
+         ORDER BY ordinal_position`,
+      )
+    ).rows
+      .map((r) => r.name)
+      .join(', ');
     const setup = async () => {
       await client.query('TRUNCATE experiments, mazes CASCADE');
       await client.query('INSERT INTO mazes SELECT * FROM bench_engine.mazes');
-      await client.query('INSERT INTO experiments SELECT * FROM bench_engine.experiments WHERE id = $1', [id]);
+      // named columns: a generated one (021's config_digest) takes no value
+      await client.query(
+        `INSERT INTO experiments (${experimentColumns}) SELECT ${experimentColumns} FROM bench_engine.experiments
+         WHERE id = $1`,
+        [id],
+      );
     };
     // (a) bulk: 1,000 rows per INSERT in one transaction, the fastest plain pg gets
     const bulkRuns = [];
     for (let i = 0; i < REPEATS; i++) {
       await setup();
       bulkRuns.push(
-        await timed(async () => {
+        await measured(pgServer.cpuSeconds, async () => {
           await client.query('BEGIN');
           for (let k = 0; k < turns.length; k += 1000) {
             const q = multiRowInsert('turns', turnColumns, turns.slice(k, k + 1000));
@@ -146,7 +201,7 @@ export async function engineBench(): Promise<Record<string, number>> {
     for (let i = 0; i < REPEATS; i++) {
       await setup();
       perTurnRuns.push(
-        await timed(async () => {
+        await measured(pgServer.cpuSeconds, async () => {
           for (const t of turns) {
             await client.query('BEGIN');
             const tq = multiRowInsert('turns', turnColumns, [t]);
@@ -166,20 +221,45 @@ export async function engineBench(): Promise<Record<string, number>> {
       );
     }
     const perTurn = median(perTurnRuns);
+    // (c) the engine's own statement per turn (one round trip, one transaction), as it sent them, and the same
+    // without the kept totals' upserts: what those cost each turn
+    const statements = sent.get(id)!;
+    const replayRuns: Record<'full' | 'bare', Array<Awaited<ReturnType<typeof measured>>>> = { full: [], bare: [] };
+    for (let i = 0; i < REPEATS; i++) {
+      for (const kind of ['full', 'bare'] as const) {
+        await setup();
+        await client.query("UPDATE experiments SET status = 'running', turns_completed = 0 WHERE id = $1", [id]);
+        replayRuns[kind].push(
+          await measured(pgServer.cpuSeconds, async () => {
+            for (const q of statements) await client.query(kind === 'full' ? q : withoutTotals(q));
+          }),
+        );
+      }
+    }
+    const replay = { full: median(replayRuns.full), bare: median(replayRuns.bare) };
     client.release();
     await target.close();
 
     const bulkRate = summary.actions / bulk.seconds;
     const perTurnRate = summary.actions / perTurn.seconds;
     const peakRss = process.resourceUsage().maxRSS / 1024; // KiB -> MiB
+    const n = summary.turns;
+    // per turn: wall ms, and ms of CPU of Node and of Postgres (the less noisy figures on a shared machine)
+    const perTurnOf = (m: { seconds: number; nodeCpu: number; pgCpu: number | null }) =>
+      `${fmt((1000 * m.seconds) / n, 2)} ms/turn (CPU: Node ${fmt((1000 * m.nodeCpu) / n, 2)} ms, Postgres ` +
+      `${m.pgCpu === null ? 'n/a' : `${fmt((1000 * m.pgCpu) / n, 2)} ms`})`;
+    const ratioPerTurn = engineRate / perTurnRate;
     console.log(
-      `engine: 10,000-action experiment through the local state machine (random agent, perfect 101x101, ` +
-        `embedded Postgres), medians of ${REPEATS} runs`,
+      `engine: ${fmt(maxMoves)}-action experiment through the local state machine (random agent, perfect ` +
+        `101x101, embedded Postgres), medians of ${REPEATS} runs; load average ` +
+        `${loadavg()
+          .map((l) => fmt(l, 2))
+          .join(' ')}`,
     );
     console.log(`  definition (synthesized once, or read from the temp-dir cache)  ${fmt(synth.seconds, 2)} s`);
     console.log(
-      `  experiment: ${fmt(summary.actions)} actions in ${fmt(summary.turns)} turns, ` +
-        `${fmt(run.seconds, 2)} s  -> ${fmt(engineRate)} actions/s  (target: under 15 s)`,
+      `  experiment: ${fmt(summary.actions)} actions in ${fmt(n)} turns, ` +
+        `${fmt(run.seconds, 2)} s  -> ${fmt(engineRate)} actions/s  (target: under 15 s); ${perTurnOf(run)}`,
     );
     console.log(
       `  plain pg, same rows, 1,000-row INSERTs, one transaction   ${fmt(bulk.seconds, 2)} s -> ` +
@@ -187,10 +267,30 @@ export async function engineBench(): Promise<Record<string, number>> {
     );
     console.log(
       `  plain pg, same rows, one transaction per turn            ${fmt(perTurn.seconds, 2)} s -> ` +
-        `${fmt(perTurnRate)} actions/s`,
+        `${fmt(perTurnRate)} actions/s; ${perTurnOf(perTurn)}`,
     );
     console.log(`  ratio engine / plain bulk      ${fmt(engineRate / bulkRate, 2)}  (target >= 0.30)`);
-    console.log(`  ratio engine / plain per turn  ${fmt(engineRate / perTurnRate, 2)}`);
+    recordFigure({
+      what: `local runner / plain pg one transaction a turn, ${fmt(maxMoves)} actions`,
+      measured: ratioPerTurn,
+      target: PER_TURN_TARGET,
+      unit: '',
+      higherIsBetter: true,
+    });
+    console.log(
+      `  ratio engine / plain per turn  ${fmt(ratioPerTurn, 2)}  (target >= ${PER_TURN_TARGET}: ` +
+        `${fmt(ratioPerTurn / PER_TURN_TARGET, 2)}x the target)`,
+    );
+    console.log(
+      `  the engine's turn statements alone, one round trip a turn:   ${perTurnOf(replay.full)}\n` +
+        `  the same without the kept totals' upserts (migration 017):   ${perTurnOf(replay.bare)}\n` +
+        `  -> the totals cost ${fmt((1000 * (replay.full.seconds - replay.bare.seconds)) / n, 2)} ms/turn ` +
+        `(Postgres CPU ${
+          replay.full.pgCpu === null || replay.bare.pgCpu === null
+            ? 'n/a'
+            : `${fmt((1000 * (replay.full.pgCpu - replay.bare.pgCpu)) / n, 2)} ms`
+        })`,
+    );
     console.log(
       `  rows: ${fmt(turns.length)} turns, ${fmt(actions.length)} actions, ` +
         `${extras.map((e) => `${fmt(e.rows.length)} ${e.table}`).join(', ')}; local engine events ` +
@@ -205,7 +305,7 @@ export async function engineBench(): Promise<Record<string, number>> {
       bulkRate,
       perTurnRate,
       ratioBulk: engineRate / bulkRate,
-      ratioPerTurn: engineRate / perTurnRate,
+      ratioPerTurn,
     };
   } finally {
     await db.close();

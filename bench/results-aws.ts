@@ -25,6 +25,7 @@ import { exportSweep, type ExportFormat } from '../reports/export.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { benchPostgres, fmt } from './support.ts';
+import { recordFigure } from './figures.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
 import { envInteger, envString } from '../lambdas/config/environment.ts';
 
@@ -266,6 +267,13 @@ export async function resultsAwsBench(): Promise<void> {
           measured.find((m) => m.size === size && m.transport === transport && m.format === format)!,
         );
         const pg = measured.find((m) => m.size === big.size && m.transport === 'pg' && m.format === format)!;
+        if (transport === 'data-api')
+          recordFigure({
+            what: `${format} export of ${fmt(big.size)} actions, Data API time / pg time`,
+            measured: big.seconds / pg.seconds,
+            target: 2,
+            unit: 'x',
+          });
         console.log(
           `  ${transport.padEnd(8)} ${format.padEnd(7)} peak RSS ${mb(big.peakRssMb, small.peakRssMb)} ` +
             `(above the start ${fmt(big.peakRssMb - big.rssBeforeMb)} / ${fmt(small.peakRssMb - small.rssBeforeMb)} ` +

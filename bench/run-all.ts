@@ -13,6 +13,7 @@ import { viewerBench } from './viewer.ts';
 import { summariesBench } from './summaries.ts';
 import { searchBench } from './search.ts';
 import { cliStartupBench } from './cli-startup.ts';
+import { figuresTable } from './figures.ts';
 
 // in this order: the quick figures first, the long load, rehearsal and export runs last; by name,
 // `npm run bench -- summaries search` runs those alone (the mutation report is read only when none is named)
@@ -44,4 +45,5 @@ for (const [name, bench] of Object.entries(benches)) {
   await bench();
   console.log('');
 }
+console.log(figuresTable());
 if (asked.length === 0) mutationBench(); // from the last `npm run mutate` report: Stryker itself is never run here

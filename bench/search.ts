@@ -8,6 +8,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { searchTranscripts, type TranscriptSearch } from '../results/transcript-search.ts';
 import { referenceSearch } from '../test/support/transcript-search-reference.ts';
 import { benchPostgres, fmt } from './support.ts';
+import { recordFigure } from './figures.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
 
 const LOADS = 5;
@@ -68,6 +69,12 @@ export async function searchBench(): Promise<void> {
     for (const [name, q] of cases) {
       const indexed = await timed(() => searchTranscripts(db, q));
       const scan = await timed(() => referenceSearch(db, q));
+      recordFigure({
+        what: `transcript search, ${name}, ${fmt(rows[0].actions)} actions`,
+        measured: indexed.ms,
+        target: TARGET_MS,
+        unit: 'ms',
+      });
       console.log(
         `  ${name} ("${q.q}"): ${indexed.hits}${indexed.more ? '+' : ''} hits in ${fmt(indexed.ms, 1)} ms ` +
           `(target < ${TARGET_MS} ms; ${fmt(indexed.ms / TARGET_MS, 2)}x); the sequential scan it replaced ` +

@@ -11,6 +11,7 @@ import { loadReport } from '../reports/report-data.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 import { benchPostgres, fmt } from './support.ts';
+import { recordFigure } from './figures.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
 
 const LOADS = 5;
@@ -67,6 +68,12 @@ export async function summariesBench(): Promise<void> {
     ] as const) {
       const k = kept[key];
       const r = recomputed[key];
+      recordFigure({
+        what: `sweep statistics and plots over ${name}, ${fmt(rows[0].actions)} actions`,
+        measured: k.ms,
+        target: TARGET_MS,
+        unit: 'ms',
+      });
       console.log(
         `  the sweep page's statistics and plots' data over ${name}: ${fmt(k.ms, 1)} ms from the kept summaries ` +
           `(target < ${TARGET_MS} ms; ${fmt(k.ms / TARGET_MS, 2)}x); recomputed from every action ${fmt(r.ms, 1)} ms ` +

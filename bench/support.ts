@@ -40,6 +40,8 @@ function postgresCpuSeconds(dataDir: string): number | null {
       // fields after "pid (comm) ": state ppid ... utime(12th) stime(13th)
       const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
       if (pid === postmaster || f[1] === postmaster) seconds += (Number(f[11]) + Number(f[12])) / ticks;
+      // and the children that have exited (a closed connection's backend, an autovacuum worker): cutime, cstime
+      if (pid === postmaster) seconds += (Number(f[13]) + Number(f[14])) / ticks;
     } catch {
       /* exited meanwhile */
     }

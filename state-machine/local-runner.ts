@@ -1,6 +1,7 @@
 // Runs the synthesized experiment state machine on this machine with
 // aws-local-stepfunctions, each Task bound to its handler in-process.
 import './promise-polyfill.ts';
+import './jsonpath-scalars.ts';
 import { randomUUID } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';

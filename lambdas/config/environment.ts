@@ -246,6 +246,18 @@ const VARIABLES = {
     meaning: 'How many actions the large experiment of the results-over-AWS benchmark has (a whole number >= 1).',
     default: '1000000',
   },
+  BENCH_ENGINE_ACTIONS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning: "How many actions the engine benchmark's experiment takes (max_moves; a whole number >= 100).",
+    default: '10000',
+  },
+  BENCH_LOAD_ACTIONS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning: 'How many actions each baseline experiment of the load benchmark takes (a whole number >= 100).',
+    default: '2000',
+  },
   BENCH_SEARCH_ACTIONS: {
     readBy: ['bench'],
     setBy: 'user',

@@ -67,6 +67,12 @@ export const textBytes = (text: string) => Buffer.byteLength(text, 'utf8');
 
 /** Characters Postgres prints for a JSON number: numeric writes 1e+21 and 1e-7 out in full. */
 function numberBytes(n: number): number {
+  // the common case without a string: a whole number that JSON writes without an exponent (vision's coordinates)
+  if (Number.isSafeInteger(n)) {
+    let digits = n < 0 ? 2 : 1;
+    for (let rest = Math.abs(n); rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    return digits;
+  }
   const s = JSON.stringify(n);
   const e = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
   if (!e) return s.length;
@@ -87,17 +93,34 @@ export function jsonbBytes(value: unknown): number {
   if (typeof value === 'string') return textBytes(JSON.stringify(value));
   if (typeof value === 'number') return Number.isFinite(value) ? numberBytes(value) : 4;
   if (typeof value === 'boolean') return value ? 4 : 5;
-  if (Array.isArray(value))
-    return value.length === 0 ? 2 : 2 * value.length + value.reduce<number>((n, v) => n + jsonbBytes(v), 0);
+  // loops, not entries/filter/reduce: every turn sizes each action's vision, and the arrays were most of its cost
+  if (Array.isArray(value)) {
+    let bytes = 2 * value.length;
+    for (const v of value) bytes += jsonbBytes(v);
+    return value.length === 0 ? 2 : bytes;
+  }
   if (typeof value === 'object') {
     const json = (value as { toJSON?: () => unknown }).toJSON;
     if (typeof json === 'function') return jsonbBytes(json.call(value));
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined && typeof v !== 'function');
-    return entries.length === 0
-      ? 2
-      : entries.reduce((n, [k, v]) => n + textBytes(JSON.stringify(k)) + 2 + jsonbBytes(v) + 2, 0);
+    let bytes = 0;
+    for (const k of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined && typeof v !== 'function') bytes += keyBytes(k) + 2 + jsonbBytes(v) + 2;
+    }
+    return bytes === 0 ? 2 : bytes;
   }
   return 4; // functions and symbols: JSON has none
+}
+
+/** A key's bytes, quoted and escaped; the few keys our rows repeat are remembered (at most 1,000 of them). */
+const keySizes = new Map<string, number>();
+function keyBytes(key: string): number {
+  let bytes = keySizes.get(key);
+  if (bytes === undefined) {
+    bytes = textBytes(JSON.stringify(key));
+    if (keySizes.size < 1000) keySizes.set(key, bytes);
+  }
+  return bytes;
 }
 
 /** The marker a cut text ends with: how much there was and how much is kept. */

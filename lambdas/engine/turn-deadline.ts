@@ -24,6 +24,15 @@ export class TurnDeadline {
 
   /** For one act of the agent: a signal that aborts at the deadline (its timer keeps no process alive). */
   forCall(): CallDeadline {
-    return { signal: AbortSignal.timeout(Math.max(0, this.remainingMs())), remainingMs: () => this.remainingMs() };
+    // The signal's timer is made when first read, for the same moment: agents that call no model (a baseline acts
+    // thousands of times a second) never read it, and a timer each act was 5% of a local run's CPU.
+    const remainingMs = () => this.remainingMs();
+    let signal: AbortSignal | undefined;
+    return {
+      get signal() {
+        return (signal ??= AbortSignal.timeout(Math.max(0, remainingMs())));
+      },
+      remainingMs,
+    };
   }
 }

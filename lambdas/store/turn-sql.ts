@@ -202,6 +202,15 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
 }
 
 /**
+ * The same statement without its upserts of the kept totals (TOTALS_CTE): bench/engine.ts times both, to price
+ * what migration 017 added to every turn. Not for writing runs: their totals would fall behind.
+ */
+export function withoutTotals(q: { name: string; text: string; values: SqlValue[] }) {
+  const text = [NO_SIGNALS, 'signals'].reduce((t, s) => t.replace(TOTALS_CTE.replace('{signals}', s), ''), q.text);
+  return { name: `${q.name}-no-totals`, text, values: q.values };
+}
+
+/**
  * Postgres text and jsonb cannot hold NUL or unpaired UTF-16 surrogates, which
  * a model (or a hostile prompt) can produce: each becomes U+FFFD, so the
  * turn is logged rather than lost. Everything else is kept byte for byte.
