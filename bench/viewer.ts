@@ -1,21 +1,29 @@
 /// <reference lib="dom" />
-// ariadne view on a sweep of 1,000 experiments and 1,000,000 actions: how long the experiments table takes to
-// show (navigation start to its first rendered rows) and how long one 10,000-action experiment takes to draw
-// (navigation start to the first frame of the maze), in headless Chromium, medians of 5 loads; beside them the
-// API alone timed from Node, and the sweep grid and a transcript search on the same data.
-// Targets: the table under 1 s, the 10,000-action experiment under 300 ms.
+// ariadne view on a sweep of 1,000 experiments and BENCH_VIEWER_ACTIONS actions (default 1,000,000): how long the
+// experiments table takes to show (navigation start to its first rendered rows), how long one 10,000-action
+// experiment takes to draw and a 100,000-action one to open (navigation start to the first frame of the maze), in
+// headless Chromium, medians of 5 loads; beside them the API alone timed from Node, the bytes a live page fetches
+// for one new turn of a 1,000- and a 10,000-turn run, and the sweep grid and a transcript search on the same data.
+// Targets (issue 32): the table under 1 s, the 10,000-action draw under 150 ms, the 100,000-action open under 1 s,
+// a live update's bytes the same at 10,000 turns as at 1,000 (and under 4 kB).
 import { availableParallelism, loadavg } from 'node:os';
+import { envInteger } from '../lambdas/config/environment.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer } from '../viewer/server.ts';
 import { launchBrowser } from '../test/support/browser.ts';
+import { recordFigure } from './figures.ts';
 import { benchPostgres, fmt } from './support.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
 
 const LOADS = 5;
 const SWEEP = 'bench-viewer';
 const RUNS = 1_000;
-const ACTIONS = 1_000_000;
+const ACTIONS = envInteger('BENCH_VIEWER_ACTIONS', process.env, 20_000) ?? 1_000_000;
 const LONG_RUN = 10_000;
+/** The big run opened whole, and the runs whose live updates are weighed (turns of 10 actions, as seeded). */
+const BIG_RUN = 100_000;
+const LIVE_TURNS = [1_000, 10_000];
+const LIVE_UPDATE_BYTES = 4_000;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const vs = (ms: number, target: number) => `${fmt(ms)} ms (target < ${fmt(target)} ms; ${fmt(ms / target, 2)}x)`;
@@ -50,6 +58,15 @@ export async function viewerBench(): Promise<void> {
       'UPDATE experiments SET sweep_id = $1, sweep_cell = $2, sweep_repeat = 0, sweep_attempt = 1 WHERE id = $3',
       [SWEEP, runs, long],
     );
+    // the 100,000-action run and the 1,000- and 10,000-turn runs: copies of the real run's row, seeded like the sweep
+    const big = `${SWEEP}-big-000000`;
+    await seedSweep(db, `${SWEEP}-big`, BIG_RUN, BIG_RUN, long!);
+    const liveRuns = new Map<number, string>();
+    for (const turns of LIVE_TURNS) {
+      if (turns * 10 === BIG_RUN) liveRuns.set(turns, big);
+      else await seedSweep(db, `${SWEEP}-t${turns}`, turns * 10, turns * 10, long!);
+      liveRuns.set(turns, liveRuns.get(turns) ?? `${SWEEP}-t${turns}-000000`);
+    }
     await db.pool.query('ANALYZE');
     const { rows } = await db.pool.query<{ experiments: number; actions: number }>(
       'SELECT (SELECT count(*) FROM experiments)::int AS experiments, (SELECT count(*) FROM actions)::int AS actions',
@@ -73,6 +90,20 @@ export async function viewerBench(): Promise<void> {
           await page.close();
         }
         return times;
+      };
+      /** An experiment page: navigation start to its first draw, and to holding the whole run (a long run's rest). */
+      const openTimes = async (path: string) => {
+        const first: number[] = [];
+        const whole: number[] = [];
+        for (let i = 0; i < LOADS; i++) {
+          const page = await browser.newPage({ viewport: { width: 1300, height: 950 } });
+          await page.goto(viewer.url + path);
+          await page.waitForFunction(() => (window as any).__viewer?.wholeMs, null, { timeout: 60_000 });
+          first.push(await page.evaluate(() => (window as any).__viewer.firstDrawMs as number));
+          whole.push(await page.evaluate(() => (window as any).__viewer.wholeMs as number));
+          await page.close();
+        }
+        return { first, whole };
       };
       const pageMs = async (path: string, mark: 'listReadyMs' | 'firstDrawMs') => median(await pageTimes(path, mark));
       /** The API alone from Node: median wall time and the body's size. */
@@ -100,7 +131,8 @@ export async function viewerBench(): Promise<void> {
       console.log(`  the same, one sweep sorted by cost: ${vs(sorted, 1000)}; API alone ${fmt(sortedApi.ms)} ms`);
 
       // the first load reads the run from the database; later ones find it in the viewer's cache of finished runs
-      const [cold, ...warm] = await pageTimes(`experiments/${long}`, 'firstDrawMs');
+      const longOpen = await openTimes(`experiments/${long}`);
+      const [cold, ...warm] = longOpen.first;
       const replayApi = await apiMs(`api/experiments/${long}`); // cached by now: the server's own time is above
       const page = await browser.newPage({ viewport: { width: 1300, height: 950 } });
       await page.goto(`${viewer.url}experiments/${long}`);
@@ -112,10 +144,54 @@ export async function viewerBench(): Promise<void> {
       });
       await page.close();
       console.log(
-        `  one experiment of ${fmt(LONG_RUN)} actions, first draw: ${vs(cold, 300)} read from the database, ` +
-          `${vs(median(warm), 300)} again (the viewer's cache of finished runs); its API alone, cached, ` +
+        `  one experiment of ${fmt(LONG_RUN)} actions, first draw: ${vs(cold, 150)} read from the database, ` +
+          `${vs(median(warm), 150)} again (the viewer's cache of finished runs); its API alone, cached, ` +
           `${fmt(replayApi.ms)} ms, ${fmt(replayApi.bytes / 1e6, 2)} MB; a redraw at its last step ` +
-          `${fmt(redraw, 1)} ms`,
+          `${fmt(redraw, 1)} ms; the whole run held ${fmt(longOpen.whole[0])} ms (cold), ` +
+          `${fmt(median(longOpen.whole.slice(1)))} ms (again)`,
+      );
+
+      recordFigure({
+        what: `first draw of a ${fmt(LONG_RUN)}-action run, read from the database`,
+        measured: cold,
+        target: 150,
+        unit: 'ms',
+      });
+      const bigOpen = await openTimes(`experiments/${big}`);
+      recordFigure({
+        what: `a ${fmt(BIG_RUN)}-action run opened (first draw)`,
+        measured: bigOpen.first[0],
+        target: 1000,
+        unit: 'ms',
+      });
+      const [bigCold, ...bigWarm] = bigOpen.first;
+      console.log(
+        `  one experiment of ${fmt(BIG_RUN)} actions, opened (first draw): ${vs(bigCold, 1000)} read from the ` +
+          `database, ${vs(median(bigWarm), 1000)} again; the whole run held ${fmt(bigOpen.whole[0])} ms (cold), ` +
+          `${fmt(median(bigOpen.whole.slice(1)))} ms (again)`,
+      );
+      // what a live page asks for when one turn is added: the turns after the last one it holds
+      const updates = new Map<number, number>();
+      for (const [turns, id] of liveRuns) {
+        const whole = await apiMs(`api/experiments/${id}`);
+        const update = await apiMs(`api/experiments/${id}?after=${turns - 1}`);
+        updates.set(turns, update.bytes);
+        recordFigure({
+          what: `a live update of 1 new turn at ${fmt(turns)} turns`,
+          measured: update.bytes,
+          target: LIVE_UPDATE_BYTES,
+          unit: 'bytes',
+        });
+        console.log(
+          `  a live update of 1 new turn at ${fmt(turns)} turns: ${fmt(update.bytes)} bytes (target < ` +
+            `${fmt(LIVE_UPDATE_BYTES)}; ${fmt(update.bytes / LIVE_UPDATE_BYTES, 2)}x), ${fmt(update.ms, 1)} ms; ` +
+            `the whole run ${fmt(whole.bytes / 1e3)} kB`,
+        );
+      }
+      const [small, large] = LIVE_TURNS.map((t) => updates.get(t)!);
+      console.log(
+        `  its growth from ${fmt(LIVE_TURNS[0])} to ${fmt(LIVE_TURNS[1])} turns: ${fmt(large / small, 2)}x ` +
+          `(target 1.00x: the bytes follow the new turns, not the run)`,
       );
 
       const grid = await apiMs(`api/sweeps/${SWEEP}`);

@@ -7,7 +7,7 @@
 // read by the read model (results/summary-row.ts, results/replay-logs.ts).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { summaryOf } from '../results/summary-row.ts';
-import { replayLogs } from '../results/replay-logs.ts';
+import { replayLogs, replayLogsAfter, type ReplayLogs } from '../results/replay-logs.ts';
 import { PgStore } from '../lambdas/store/pg-store.ts';
 import { visibleCells } from '../lambdas/maze/vision.ts';
 import type { Maze } from '../lambdas/maze/maze.ts';
@@ -82,17 +82,22 @@ export function packMaze(maze: Maze): ReplayData['maze'] {
 
 /**
  * `pageRows`: rows per keyset page; over pg, which has no response limit, a caller may read a long run in fewer,
- * larger pages (the Data API's default stands otherwise).
+ * larger pages (the Data API's default stands otherwise). `headSteps`: only the turns up to the one of that step,
+ * exact for every step they hold (seenAt counts no later step); the rest comes from loadReplayAfter.
  */
-export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows?: number } = {}): Promise<ReplayData> {
+export async function loadReplay(
+  db: Sql,
+  experimentId: string,
+  opts: { pageRows?: number; headSteps?: number } = {},
+): Promise<ReplayData> {
   const store = new PgStore(db);
   // every read at once: the logs need only the id; the first cone needs the maze, which needs the experiment
   const [summary, { info, maze }, logs] = await Promise.all([
     summaryOf(db, experimentId),
     store.getExperimentInfo(experimentId).then(async (info) => ({ info, maze: await store.loadMaze(info.mazeId) })),
-    replayLogs(db, experimentId, opts.pageRows),
+    replayLogs(db, experimentId, opts.pageRows, opts.headSteps),
   ]);
-  const { actions: acts, turns, transitions, signals } = logs;
+  const { actions: acts, transitions } = logs;
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const n = acts.length;
   const size = maze.width * maze.height;
@@ -101,7 +106,6 @@ export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows
     tool = new Uint8Array(n + 1),
     outcome = new Uint8Array(n + 1);
   const turn = new Uint32Array(n + 1),
-    phase = new Uint8Array(n + 1),
     visionStart = new Uint32Array(n + 2);
   const seenAt = new Uint32Array(size).fill(NEVER);
   const cone: number[] = [];
@@ -111,39 +115,22 @@ export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows
     cone.push(i);
     seenAt[i] = 0;
   }
-  const notes: ReplayData['notes'] = [];
   acts.forEach((a, k) => {
     const s = k + 1;
     visionStart[s] = cone.length;
     x[s] = a.to_x;
     y[s] = a.to_y;
-    const t = (TOOLS as readonly string[]).indexOf(a.tool);
-    tool[s] = t >= 0 ? t : TOOLS.length - 1;
-    outcome[s] = Math.max(0, (OUTCOMES as readonly string[]).indexOf(a.outcome));
+    tool[s] = toolIndex(a.tool);
+    outcome[s] = outcomeIndex(a.outcome);
     turn[s] = a.turn_number;
     for (const [cx, cy] of a.vision) {
       const i = cy * maze.width + cx;
       cone.push(i);
       if (seenAt[i] === NEVER) seenAt[i] = s;
     }
-    const reasoning = reasoningOf(a.arguments);
-    if (reasoning || a.assistant_text)
-      notes.push({
-        step: s,
-        text: a.assistant_text,
-        reasoning,
-        call: `${a.tool}(${JSON.stringify(a.arguments ?? {})})`,
-      });
   });
   visionStart[n + 1] = cone.length;
-  // the phase each step leaves the agent in
-  let p = 0,
-    next = 0;
-  for (let s = 0; s <= n; s++) {
-    while (next < transitions.length && transitions[next].step_number <= s)
-      p = (PHASES as readonly string[]).indexOf(transitions[next++].to_phase);
-    phase[s] = Math.max(0, p);
-  }
+  const phase = phasesOf(transitions, 0, n, 0);
   return {
     experiment: { ...summary, config: info.config, prompt_text: undefined },
     maze: packMaze(maze),
@@ -160,19 +147,134 @@ export async function loadReplay(db: Sql, experimentId: string, opts: { pageRows
     tools: TOOLS,
     outcomes: OUTCOMES,
     phases: PHASES,
-    turns: turns.map((t) => ({
+    ...listsOf(logs, 1),
+  };
+}
+
+const toolIndex = (name: string) => {
+  const t = (TOOLS as readonly string[]).indexOf(name);
+  return t >= 0 ? t : TOOLS.length - 1;
+};
+const outcomeIndex = (name: string) => Math.max(0, (OUTCOMES as readonly string[]).indexOf(name));
+const PHASE_NAMES = PHASES as readonly string[];
+
+/** The phase each step `from`..`to` leaves the agent in, from phase index `p` before them. */
+function phasesOf(transitions: ReplayLogs['transitions'], from: number, to: number, p: number): Uint8Array {
+  const phase = new Uint8Array(to - from + 1);
+  let next = 0;
+  for (let s = from; s <= to; s++) {
+    while (next < transitions.length && transitions[next].step_number <= s)
+      p = PHASE_NAMES.indexOf(transitions[next++].to_phase);
+    phase[s - from] = Math.max(0, p);
+  }
+  return phase;
+}
+
+/** The turns, signals and notes of the logs, the first action being step `firstStep`. */
+function listsOf(logs: ReplayLogs, firstStep: number): Pick<ReplayData, 'turns' | 'signals' | 'notes'> {
+  const notes: ReplayData['notes'] = [];
+  logs.actions.forEach((a, k) => {
+    const reasoning = reasoningOf(a.arguments);
+    if (reasoning || a.assistant_text)
+      notes.push({
+        step: firstStep + k,
+        text: a.assistant_text,
+        reasoning,
+        call: `${a.tool}(${JSON.stringify(a.arguments ?? {})})`,
+      });
+  });
+  return {
+    turns: logs.turns.map((t) => ({
       turn: t.turn_number,
       firstStep: t.first_step + 1,
       inputTokens: t.input_tokens,
       outputTokens: t.output_tokens,
       stopReason: t.stop_reason,
     })),
-    signals: signals.map((g) => ({
+    signals: logs.signals.map((g) => ({
       step: g.step_number,
       turn: g.turn_number,
       detector: g.detector,
       detail: g.detail,
     })),
     notes,
+  };
+}
+
+/**
+ * What a live page needs to append the turns after `after`, the last turn it holds: the new steps' arrays packed as
+ * loadReplay packs them (`phase` and `visionStart` hold one more entry: the phase of the step before the first, and
+ * the end of the last cone, offsets counted from this update's own cells), the new turns, signals and notes, and
+ * the experiment's summary now. Its size follows the new turns, not the run: a page merges it (viewer's
+ * experiment.js) and ends up with what a fresh load gives.
+ */
+export interface ReplayUpdate {
+  /** The summary without its config, which never changes and which the page holds. */
+  experiment: Record<string, unknown>;
+  after: number;
+  /** The last step the page holds; the new steps are firstStep = afterStep + 1 onwards. */
+  afterStep: number;
+  steps: number;
+  x: string;
+  y: string;
+  tool: string;
+  outcome: string;
+  turn: string;
+  phase: string;
+  visionStart: string;
+  visionCells: string;
+  turns: ReplayData['turns'];
+  signals: ReplayData['signals'];
+  notes: ReplayData['notes'];
+}
+
+/** The update a live page holding turns up to `after` asks for (see ReplayUpdate). */
+export async function loadReplayAfter(
+  db: Sql,
+  experimentId: string,
+  after: number,
+  opts: { pageRows?: number } = {},
+): Promise<ReplayUpdate> {
+  const [summary, logs] = await Promise.all([
+    summaryOf(db, experimentId),
+    replayLogsAfter(db, experimentId, after, opts.pageRows),
+  ]);
+  if (!summary) throw new ExperimentNotFoundError(experimentId);
+  const { actions: acts } = logs;
+  const n = acts.length;
+  const x = new Uint16Array(n),
+    y = new Uint16Array(n),
+    tool = new Uint8Array(n),
+    outcome = new Uint8Array(n),
+    turn = new Uint32Array(n),
+    visionStart = new Uint32Array(n + 1);
+  const width = Number(summary.maze_width);
+  const cone: number[] = [];
+  acts.forEach((a, k) => {
+    visionStart[k] = cone.length;
+    x[k] = a.to_x;
+    y[k] = a.to_y;
+    tool[k] = toolIndex(a.tool);
+    outcome[k] = outcomeIndex(a.outcome);
+    turn[k] = a.turn_number;
+    for (const [cx, cy] of a.vision) cone.push(cy * width + cx);
+  });
+  visionStart[n] = cone.length;
+  const start = logs.phaseBefore === null ? 0 : PHASE_NAMES.indexOf(logs.phaseBefore);
+  const phase = phasesOf(logs.transitions, logs.afterStep, logs.afterStep + n, start);
+  return {
+    experiment: { ...summary, prompt_text: undefined },
+    after,
+    afterStep: logs.afterStep,
+    steps: n,
+    x: b64(x),
+    y: b64(y),
+    tool: b64(tool),
+    outcome: b64(outcome),
+    turn: b64(turn),
+    phase: b64(phase),
+    visionStart: b64(visionStart),
+    visionCells: b64(Uint32Array.from(cone)),
+    ...listsOf(logs, logs.afterStep + 1),
   };
 }

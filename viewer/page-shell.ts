@@ -34,10 +34,12 @@ export function pageHtml(spec: PageSpec, source: string): string {
   const preload = (spec.preload ?? [])
     .map((href) => `<link rel="preload" href="${escapeHtml(href)}" as="fetch" crossorigin="anonymous">`)
     .join('');
+  // maze-canvas.js too: common.js imports it, and Chromium preloads a module without its imports
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(spec.title)} - Ariadne</title><link rel="icon" href="data:,">${preload}${styles}
-<link rel="modulepreload" href="/assets/common.js"><link rel="modulepreload" href="/assets/stat-format.js"></head>
+<link rel="modulepreload" href="/assets/common.js"><link rel="modulepreload" href="/assets/stat-format.js">
+<link rel="modulepreload" href="/assets/maze-canvas.js"></head>
 <body>
 <header class="top"><b>Ariadne</b><nav>${nav}</nav><span class="source">${escapeHtml(source)}</span>
 <span id="live-state" class="live-state" title="live updates" hidden>connecting</span></header>

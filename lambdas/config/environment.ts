@@ -270,6 +270,12 @@ const VARIABLES = {
     meaning: "How many actions the sweep statistics benchmark's 1,000 runs hold (a whole number >= 10000).",
     default: '1000000',
   },
+  BENCH_VIEWER_ACTIONS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning: "How many actions the viewer benchmark's sweep of 1,000 runs holds (a whole number >= 20000).",
+    default: '1000000',
+  },
   BENCH_RESULTS_AWS_CHILD: {
     readBy: ['bench'],
     setBy: 'platform',

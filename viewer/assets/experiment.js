@@ -1,8 +1,9 @@
 // One experiment: the maze with what the agent had seen by the step shown, its view cone and path; a timeline of
 // the run (turn boundaries, stuck signals) with a scrubber; each turn's model calls, tool calls, reasoning,
 // tokens, latency and agent-state changes, read a window of turns at a time. While the experiment runs, new
-// turns arrive over the live stream and the view follows the newest step unless the scrubber was moved back.
-import { api, el, fmt, idLink, live, shown, throttled, typed, urlState } from './common.js';
+// turns arrive over the live stream and the view follows the newest step unless the scrubber was moved back: the
+// page asks only for the turns after the last one it holds (`?after=`) and appends them (append below).
+import { api, el, fmt, idLink, live, shown, typed, urlState } from './common.js';
 import { MazeCanvas } from './maze-canvas.js'; // served from reports/assets (shared with the replay file)
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
@@ -13,6 +14,10 @@ const TURN_WINDOW = 20;
 let D = null; // the replay data (reports/replay-data.ts), decoded
 let view = null;
 let step = Number(urlState().step ?? NaN);
+/** A step asked for in the URL beyond what the first read held: shown once the rest of the run arrives. */
+let wanted = Number.isFinite(step) ? step : null;
+/** The steps the first read asks for (experiment-routes.ts preloads the same URL): the rest follows by `after`. */
+const HEAD_STEPS = window.__viewerHeadSteps ?? 2_000; // a test sets a smaller head before the page loads
 let playing = false;
 const turnCache = new Map(); // turn number -> detail
 const signalColour = '#dc2626';
@@ -68,6 +73,56 @@ function headline(d) {
   }
 }
 
+const NEVER = 0xffffffff;
+const joined = (a, b) => {
+  const c = new a.constructor(a.length + b.length);
+  c.set(a);
+  c.set(b, a.length);
+  return c;
+};
+
+/** The last turn the page holds: of its last step, or a later turn that executed no action. */
+const heldTurn = () => Math.max(D.N > 0 ? D.turnOf[D.N] : 0, D.raw.turns.at(-1)?.turn ?? 0);
+
+/**
+ * The update of a live run (reports/replay-data.ts ReplayUpdate) added to D, as a fresh load would have it: the new
+ * steps' arrays after the held ones (the phase of the last held step replaced: a new turn may change it), cones
+ * shifted past the held cells, and the cells they show first marked seen at their step. False when the update does
+ * not start where the page stands (the run was read whole since): the caller reads it whole then.
+ */
+function append(u) {
+  if (u.afterStep !== D.N) return false;
+  const n = D.N;
+  const base = D.cone.length;
+  const cells = typed(u.visionCells, Uint32Array);
+  const starts = typed(u.visionStart, Uint32Array).map((v) => v + base);
+  for (let k = 0; k < u.steps; k++)
+    for (let i = starts[k]; i < starts[k + 1]; i++) {
+      const c = cells[i - base];
+      if (D.seenAt[c] === NEVER) D.seenAt[c] = n + 1 + k;
+    }
+  D.xs = joined(D.xs, typed(u.x, Uint16Array));
+  D.ys = joined(D.ys, typed(u.y, Uint16Array));
+  D.tool = joined(D.tool, typed(u.tool, Uint8Array));
+  D.outcome = joined(D.outcome, typed(u.outcome, Uint8Array));
+  D.turnOf = joined(D.turnOf, typed(u.turn, Uint32Array));
+  D.phase = joined(D.phase.subarray(0, n), typed(u.phase, Uint8Array));
+  D.coneStart = joined(D.coneStart.subarray(0, n + 1), starts);
+  D.cone = joined(D.cone, cells);
+  D.N = n + u.steps;
+  for (const t of u.turns) D.turns.set(t.turn, t);
+  Object.assign(D.raw, {
+    experiment: { ...u.experiment, config: D.raw.experiment.config },
+    steps: D.N,
+    turns: [...D.raw.turns, ...u.turns],
+    signals: [...D.raw.signals, ...u.signals],
+    notes: [...(D.raw.notes ?? []), ...u.notes],
+    stale: u.stale,
+    interrupted: u.interrupted,
+  });
+  return true;
+}
+
 /** The timeline: one tick per turn boundary, a red mark per stuck signal, the current step as a line. */
 function drawTimeline() {
   const c = $('timeline');
@@ -75,7 +130,9 @@ function drawTimeline() {
   const h = (c.height = 22);
   const ctx = c.getContext('2d');
   ctx.clearRect(0, 0, w, h);
-  const at = (s) => (D.N === 0 ? 0 : (s / D.N) * (w - 1));
+  // scaled to the whole run while the rest of a long one is still on its way
+  const total = Math.max(D.N, Number(D.raw.experiment.actions));
+  const at = (s) => (total === 0 ? 0 : (s / total) * (w - 1));
   ctx.fillStyle = '#d0d7de';
   for (const t of D.raw.turns) ctx.fillRect(Math.round(at(t.firstStep - 1)), 12, 1, 10);
   ctx.fillStyle = signalColour;
@@ -283,7 +340,7 @@ function wire() {
 }
 
 async function load() {
-  const data = await shown(() => api(`/api/experiments/${encodeURIComponent(id)}`));
+  const data = await shown(() => api(`/api/experiments/${encodeURIComponent(id)}`, { head: HEAD_STEPS }));
   if (!data) return false;
   const atEnd = D === null || step >= D.N;
   const first = D === null;
@@ -315,15 +372,61 @@ if (await load()) {
     },
     agentPixel: () => view.pixelOf(D.xs[step], D.ys[step]),
     reloads: 0,
+    updates: 0,
+    /** What the page holds, to compare with a fresh load's. */
+    held: () => ({
+      steps: D.N,
+      arrays: [D.xs, D.ys, D.tool, D.outcome, D.turnOf, D.phase, D.coneStart, D.cone, D.seenAt].map((a) =>
+        Array.from(a),
+      ),
+      turns: D.raw.turns,
+      signals: D.raw.signals,
+      notes: D.raw.notes,
+      experiment: D.raw.experiment,
+    }),
   };
-  const refresh = throttled(async () => {
-    if (await load()) window.__viewer.reloads++;
-  }, 250);
+  // a live run: only the turns after the last one held, appended (read whole only if they do not follow on); one
+  // read at a time, and changes heard meanwhile make one more
+  const updateOnce = async () => {
+    const u = await shown(() => api(`/api/experiments/${encodeURIComponent(id)}`, { after: heldTurn() }));
+    if (!u) return;
+    if (!append(u)) {
+      if (await load()) window.__viewer.reloads++;
+      again ||= short();
+      return;
+    }
+    headline(D);
+    if (step >= u.afterStep && $('follow').checked) step = D.N;
+    if (wanted !== null && wanted <= D.N) [step, wanted] = [wanted, null];
+    shownTurn = null;
+    draw();
+    window.__viewer.updates++;
+    // on while each read brings steps: a summary read a moment later may count a turn the read did not hold yet
+    if (short() && u.steps > 0) again = true;
+    else window.__viewer.wholeMs ??= performance.now();
+  };
+  /** True while the page holds fewer steps than the run had when last read (a long run's first read is its head). */
+  const short = () => D.N < Number(D.raw.experiment.actions);
+  let reading = null;
+  let again = false;
+  const update = () => {
+    if (reading) return void (again = true);
+    reading = (async () => {
+      do {
+        again = false;
+        await updateOnce();
+      } while (again);
+    })().finally(() => (reading = null));
+  };
   // read again when the stream starts only if the run can still have changed since the first read
   live(
     (changes) => {
-      if (changes.some((c) => c.experiment_id === id && c.actions !== D.N)) refresh();
+      const e = D.raw.experiment;
+      if (changes.some((c) => c.experiment_id === id && (c.actions !== D.N || c.status !== e.status))) update();
     },
-    () => D.raw.experiment.status === 'running' && refresh(),
+    () => D.raw.experiment.status === 'running' && update(),
   );
+  // a run longer than the first read: the rest, after the first draw
+  if (short()) update();
+  else window.__viewer.wholeMs = window.__viewer.firstDrawMs;
 }

@@ -1,7 +1,7 @@
 // The experiments table (/) and one experiment (/experiments/:id): the pages, and the JSON they read.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { loadReplay } from '../../reports/replay-data.ts';
+import { loadReplay, loadReplayAfter } from '../../reports/replay-data.ts';
 import { staleReason } from '../../results/live-status.ts';
 import { experimentRecord } from '../../results/experiment-record.ts';
 import { experimentTable } from '../../results/experiment-table.ts';
@@ -9,13 +9,26 @@ import { loadTurns } from '../../results/experiment-turns.ts';
 import { pageHtml } from '../page-shell.ts';
 import { ReplayCache } from '../replay-cache.ts';
 import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
-import { experimentId, parseRequest } from '../request-params.ts';
+import { experimentId, int, parseRequest } from '../request-params.ts';
 import { listQuery } from '../queries/experiment-list.ts';
 import { turnsQuery } from '../queries/experiment-turns.ts';
 import type { ViewerContext } from '../context.ts';
 
 const idParams = z.object({ id: experimentId }).strict();
 const experimentQuery = z.object({ step: z.coerce.number().int().min(0).max(10_000_000).optional() }).strict();
+/**
+ * `after`: the last turn a page holds; it is sent only what came after (loadReplayAfter), not the run. `head`: the
+ * turns up to the one of that step only, so a long run draws before the rest arrives (by `after`).
+ */
+const replayQuery = z
+  .object({ after: int(0, 10_000_000).optional(), head: int(1, 10_000_000).optional() })
+  .strict()
+  .refine((q) => q.after === undefined || q.head === undefined, { message: 'ask for after or head, not both' });
+/**
+ * The steps a page's first read asks for (experiment.js asks the same): enough to draw, a fifth of the reading of
+ * a 10,000-action run (its cones are most of it); the rest follows at once, by `after`.
+ */
+const HEAD_STEPS = 2_000;
 
 const LIST_BODY = `<h1>Experiments</h1>
 <form id="filters" class="filters">
@@ -79,7 +92,7 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
           script: 'experiment.js',
           body: EXPERIMENT_BODY,
           styles: ['maze-legend.css'],
-          preload: [`/api/experiments/${encodeURIComponent(id)}`],
+          preload: [`/api/experiments/${encodeURIComponent(id)}?head=${HEAD_STEPS}`],
         },
         ctx.source,
       ),
@@ -88,23 +101,30 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
   const cache = new ReplayCache();
   app.get('/api/experiments/:id', async (request, reply) => {
     const { id } = parseRequest(idParams, request.params);
+    const { after, head } = parseRequest(replayQuery, request.query);
     const row = await experimentRecord(ctx.db, id);
     if (!row) throw new ExperimentNotFoundError(id);
     const version = new Date(row.updated_at).toISOString();
     const running = row.status === 'running';
-    let body = running ? undefined : cache.get(id, version);
-    if (body === undefined) {
-      const replay = await loadReplay(ctx.db, id, { pageRows: ctx.pageRows });
+    const stale = running && !row.interrupted ? staleReason(new Date(row.updated_at), ctx.now()) : null;
+    // a finished run's answers never change: each kept by what was asked
+    const key = after !== undefined ? `${id}?after=${after}` : head !== undefined ? `${id}?head=${head}` : id;
+    let body = running ? undefined : cache.get(key, version);
+    if (body === undefined && after !== undefined) {
+      const update = await loadReplayAfter(ctx.db, id, after, { pageRows: ctx.pageRows });
+      body = JSON.stringify({ ...update, stale, interrupted: row.interrupted });
+    } else if (body === undefined) {
+      const replay = await loadReplay(ctx.db, id, { pageRows: ctx.pageRows, headSteps: head });
       body = JSON.stringify({
         ...replay,
         sweep_id: row.sweep_id,
         label: row.label,
         prompt: row.prompt_text === null ? null : { version: row.prompt_version, text: row.prompt_text },
-        stale: running && !row.interrupted ? staleReason(new Date(row.updated_at), ctx.now()) : null,
+        stale,
         interrupted: row.interrupted,
       });
-      if (!running) cache.set(id, version, body);
     }
+    if (!running) cache.set(key, version, body);
     return reply.type('application/json; charset=utf-8').send(body);
   });
   app.get('/api/experiments/:id/turns', async (request) => {
