@@ -13,7 +13,7 @@ export interface RunCondition {
 /** Each distinct condition of the sweep's runs (the latest attempt of each), in no order. */
 export async function sweepRunConditions(db: Sql, sweepId: string): Promise<RunCondition[]> {
   const { rows } = await db.query<RunCondition>(
-    // distinct by the snapshot's digest (migration 021), not the jsonb: hashing every run's snapshot was most of it
+    // distinct by the snapshot's digest (migration 019), not the jsonb: hashing every run's snapshot was most of it
     `SELECT DISTINCT ON (e.config_digest, e.provider, r.label, r.maze_generator, r.maze_size)
             e.config, e.provider, r.label, r.maze_generator, r.maze_size
      FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.sweep_id = $1`,
