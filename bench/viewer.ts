@@ -24,6 +24,8 @@ const LONG_RUN = 10_000;
 const BIG_RUN = 100_000;
 const LIVE_TURNS = [1_000, 10_000];
 const LIVE_UPDATE_BYTES = 4_000;
+/** The steps of an experiment page's first read (viewer/routes/experiment-routes.ts HEAD_STEPS). */
+const HEAD_STEPS = 500;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const vs = (ms: number, target: number) => `${fmt(ms)} ms (target < ${fmt(target)} ms; ${fmt(ms / target, 2)}x)`;
@@ -44,6 +46,15 @@ export async function viewerBench(): Promise<void> {
       },
       { db },
     );
+    // a run of a few actions on the same maze: what the experiment page costs whatever the run
+    const tinyRun = await runLocalExperiment(
+      { agent: 'random', agentSeed: 1, maze: { generator: 'perfect', size: 101, seed: 1 }, config: { max_moves: 10 } },
+      { db },
+    );
+    const tiny = tinyRun.experimentId!;
+    const tinyActions = (
+      await db.pool.query<{ n: number }>('SELECT actions_taken AS n FROM experiments WHERE id = $1', [tiny])
+    ).rows[0].n;
     const perRun = Math.ceil((ACTIONS - LONG_RUN) / (RUNS - 1) / 10) * 10;
     const runs = await seedSweep(db, SWEEP, (RUNS - 1) * perRun, perRun, long!);
     // the real run joins the sweep as one more cell
@@ -67,7 +78,9 @@ export async function viewerBench(): Promise<void> {
       else await seedSweep(db, `${SWEEP}-t${turns}`, turns * 10, turns * 10, long!);
       liveRuns.set(turns, liveRuns.get(turns) ?? `${SWEEP}-t${turns}-000000`);
     }
-    await db.pool.query('ANALYZE');
+    // vacuumed too, as a database's older runs are: else the first read of the fresh rows writes their hint bits
+    // and autovacuum runs beside the loads measured (the cold first draw is one load)
+    await db.pool.query('VACUUM ANALYZE');
     const { rows } = await db.pool.query<{ experiments: number; actions: number }>(
       'SELECT (SELECT count(*) FROM experiments)::int AS experiments, (SELECT count(*) FROM actions)::int AS actions',
     );
@@ -91,19 +104,37 @@ export async function viewerBench(): Promise<void> {
         }
         return times;
       };
-      /** An experiment page: navigation start to its first draw, and to holding the whole run (a long run's rest). */
-      const openTimes = async (path: string) => {
+      /**
+       * An experiment page: navigation start to its first draw, and to holding the whole run (a long run's rest);
+       * and where the first draw went, from the page's own timeline (experiment.js marks it): the HTML received,
+       * its script started (loaded with the style sheets), the first read's JSON in hand, decoded.
+       */
+      const openTimes = async (path: string, freshViewer = false) => {
         const first: number[] = [];
         const whole: number[] = [];
+        const marks: number[][] = [];
         for (let i = 0; i < LOADS; i++) {
+          // a viewer of its own: an empty cache of finished runs, so the page's run is read from the database
+          const server = freshViewer ? await startViewer({ db, source: 'bench', pollMs: 1000 }) : viewer;
           const page = await browser.newPage({ viewport: { width: 1300, height: 950 } });
-          await page.goto(viewer.url + path);
+          await page.goto(server.url + path);
           await page.waitForFunction(() => (window as any).__viewer?.wholeMs, null, { timeout: 60_000 });
           first.push(await page.evaluate(() => (window as any).__viewer.firstDrawMs as number));
           whole.push(await page.evaluate(() => (window as any).__viewer.wholeMs as number));
+          marks.push(
+            await page.evaluate(() => [
+              (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).responseEnd,
+              ...['script', 'data', 'decoded'].map((m) => performance.getEntriesByName(m, 'mark')[0].startTime),
+            ]),
+          );
           await page.close();
+          if (freshViewer) await server.close();
         }
-        return { first, whole };
+        const at = (k: number) => fmt(median(marks.map((m) => m[k])));
+        const timeline =
+          `HTML ${at(0)} ms, script running ${at(1)}, its data ${at(2)}, decoded ${at(3)}, ` +
+          `drawn ${fmt(median(first))} (medians)`;
+        return { first, whole, timeline };
       };
       const pageMs = async (path: string, mark: 'listReadyMs' | 'firstDrawMs') => median(await pageTimes(path, mark));
       /** The API alone from Node: median wall time and the body's size. */
@@ -130,9 +161,16 @@ export async function viewerBench(): Promise<void> {
       const sortedApi = await apiMs(`api/experiments?sweep=${SWEEP}&sort=cost`);
       console.log(`  the same, one sweep sorted by cost: ${vs(sorted, 1000)}; API alone ${fmt(sortedApi.ms)} ms`);
 
-      // the first load reads the run from the database; later ones find it in the viewer's cache of finished runs
+      // the first load reads the run from the database, the first experiment this viewer (and process) reads; later
+      // ones find it in the viewer's cache of finished runs; then loads each by a viewer that had not read it
       const longOpen = await openTimes(`experiments/${long}`);
-      const [cold, ...warm] = longOpen.first;
+      const [processCold, ...warm] = longOpen.first;
+      const fromDatabase = await openTimes(`experiments/${long}`, true);
+      const cold = median(fromDatabase.first);
+      // the page's own cost: a run of 10 actions, and the long run read with the head this page had before (2,000)
+      const tinyOpen = await openTimes(`experiments/${tiny}`);
+      const oldHead = await openTimes(`experiments/${long}?head=2000`);
+      const headApi = await apiMs(`api/experiments/${long}?head=${HEAD_STEPS}`);
       const replayApi = await apiMs(`api/experiments/${long}`); // cached by now: the server's own time is above
       const page = await browser.newPage({ viewport: { width: 1300, height: 950 } });
       await page.goto(`${viewer.url}experiments/${long}`);
@@ -144,15 +182,27 @@ export async function viewerBench(): Promise<void> {
       });
       await page.close();
       console.log(
-        `  one experiment of ${fmt(LONG_RUN)} actions, first draw: ${vs(cold, 150)} read from the database, ` +
-          `${vs(median(warm), 150)} again (the viewer's cache of finished runs); its API alone, cached, ` +
+        `  one experiment of ${fmt(LONG_RUN)} actions, first draw: ${vs(cold, 150)} read from the database ` +
+          `(each load by a viewer that had not read it), ${vs(median(warm), 150)} again (the viewer's cache of ` +
+          `finished runs), ${fmt(processCold)} ms the first read of a viewer just started (its process not yet ` +
+          `warm); its API alone, cached, ` +
           `${fmt(replayApi.ms)} ms, ${fmt(replayApi.bytes / 1e6, 2)} MB; a redraw at its last step ` +
           `${fmt(redraw, 1)} ms; the whole run held ${fmt(longOpen.whole[0])} ms (cold), ` +
           `${fmt(median(longOpen.whole.slice(1)))} ms (again)`,
       );
+      console.log(
+        `    its timeline read from the database: ${fromDatabase.timeline}; from the cache: ${longOpen.timeline}; ` +
+          `its first read (${fmt(HEAD_STEPS)} steps) ` +
+          `${fmt(headApi.ms, 1)} ms cached, ${fmt(headApi.bytes / 1e3)} kB\n` +
+          `    the same page for a run of ${fmt(tinyActions)} actions (the page's own cost): first draw ` +
+          `${fmt(tinyOpen.first[0])} ms cold, ${fmt(median(tinyOpen.first.slice(1)))} ms again; ` +
+          `${tinyOpen.timeline}\n` +
+          `    the long run with the first read of 2,000 steps it had before (?head=2000): ` +
+          `${fmt(median(oldHead.first))} ms (median of ${LOADS}, cached after the first)`,
+      );
 
       recordFigure({
-        what: `first draw of a ${fmt(LONG_RUN)}-action run, read from the database`,
+        what: `first draw of a ${fmt(LONG_RUN)}-action run, read from the database (median of ${LOADS})`,
         measured: cold,
         target: 150,
         unit: 'ms',

@@ -10,7 +10,7 @@ import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { agentStoryOf } from '../results/agent-story.ts';
 import { summaryOf } from '../results/summary-row.ts';
 import { exportSweep } from '../reports/export.ts';
-import { loadReplay } from '../reports/replay-data.ts';
+import { loadReplay, loadReplayAfter } from '../reports/replay-data.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { showSummary } from '../bin/cli/summary.ts';
@@ -173,6 +173,20 @@ describe('results over 1 MiB', () => {
     const summary = (await summaryOf(api, 'big-1'))!;
     expect(summary.actions).toBe(BIG_ACTIONS);
     expect(await agentStoryOf(api, 'big-1', summary.actions)).toEqual(await agentStoryOf(db, 'big-1', summary.actions));
+  }, 60_000);
+
+  it("the viewer's partial reads, a run's head and the turns after one, are the same over the Data API", async () => {
+    for (const id of (await runIds('small')).slice(0, 2))
+      for (const after of [0, 3, 10_000])
+        expect(await loadReplayAfter(api, id, after)).toEqual(await loadReplayAfter(db, id, after));
+    const head = await loadReplay(api, 'big-1', { headSteps: 500 });
+    expect(head.steps).toBe(500); // turns of 10 actions: step 500 ends turn 50
+    expect(head).toEqual(await loadReplay(db, 'big-1', { headSteps: 500 }));
+    const before = sim.requests.length;
+    const rest = await loadReplayAfter(api, 'big-1', 50);
+    expect(requestsFor(before, 'actions')).toBeGreaterThan(2); // the rest passes 1 MiB: read in pages
+    expect([rest.afterStep, rest.steps, rest.turns.length]).toEqual([500, BIG_ACTIONS - 500, BIG_ACTIONS / 10 - 50]);
+    expect(rest).toEqual(await loadReplayAfter(db, 'big-1', 50));
   }, 60_000);
 });
 

@@ -1,11 +1,12 @@
 // A live experiment page asks only for the turns after the last one it holds (`/api/experiments/ID?after=N`): on a
 // real running experiment, the bytes of each update follow the number of new turns, not the length of the run, and
 // once the run ends the page holds exactly what a fresh load of it gives (the fast path answers as the slow one).
-// A long run's first read is its head (the turns up to step 2,000) and the rest follows the same way: the page
-// that read a run in parts holds what one that read it whole holds.
+// A long run's first read is its head (the turns up to step 500, or `?head=N`) and the rest follows the same way: the
+// page that read a run in parts holds what one that read it whole holds.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Agent, AgentFactory } from '../lambdas/engine/agent.ts';
+import { loadReplay } from '../reports/replay-data.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer, type RunningViewer } from '../viewer/server.ts';
 import { launchBrowser, openPage } from './support/browser.ts';
@@ -151,25 +152,47 @@ it('opens a long run at its head and appends the rest, ending as a page that rea
     { agent: 'random', agentSeed: 3, maze: { generator: 'perfect', size: 15, seed: 3 }, config: { max_moves: 300 } },
     { db },
   );
+  // words of a model that would end the page's data block, were they not escaped
+  const words = '</script><script>window.__hit = 1</script><!-- ';
+  await db.pool.query('UPDATE actions SET assistant_text = $2 WHERE experiment_id = $1 AND step_number = 3', [
+    id,
+    words,
+  ]);
   const whole = await openPage(browser, `${viewer.url}experiments/${id}`);
   await whole.page.waitForFunction(() => (window as any).__viewer?.wholeMs);
+  expect((await whole.page.evaluate(() => (window as any).__viewer.held())).notes).toContainEqual(
+    expect.objectContaining({ step: 3, text: words }),
+  );
   const steps = await whole.page.evaluate(() => (window as any).__viewer.steps);
   expect(steps).toBeGreaterThan(100);
-  // the same page with a head of 50 steps, opened at a step past it
-  const parts = await openPage(browser, 'about:blank');
-  await parts.page.addInitScript(() => ((window as any).__viewerHeadSteps = 50));
-  const asked: string[] = [];
-  parts.page.on('request', (r) => asked.push(new URL(r.url()).search));
-  await parts.page.goto(`${viewer.url}experiments/${id}?step=${steps - 1}`);
-  await parts.page.waitForFunction(() => (window as any).__viewer?.wholeMs);
-  expect(asked).toContain('?head=50');
-  expect(asked.some((q) => q.startsWith('?after='))).toBe(true);
-  expect(await parts.page.evaluate(() => (window as any).__viewer.step)).toBe(steps - 1);
-  expect(await parts.page.evaluate(() => (window as any).__viewer.held())).toEqual(
-    await whole.page.evaluate(() => (window as any).__viewer.held()),
-  );
+  const wholeHeld = await whole.page.evaluate(() => (window as any).__viewer.held());
+  // the page derives seenAt from the cones: as the replay file's reader (loadReplay) counts it
+  const replay = await loadReplay(db, id!);
+  const served = Buffer.from(replay.seenAt, 'base64');
+  expect(wholeHeld.arrays[8]).toEqual(Array.from(new Uint32Array(served.buffer, served.byteOffset, served.length / 4)));
+  // the same page with a head of 50 steps (its seenAt rebuilt from the cones it holds, then appended to), and one
+  // opened at step 100, whose head reaches that step: each ends holding what the whole read holds
+  for (const [query, head, opensAt] of [
+    ['?head=50', 50, 0],
+    ['?head=50&step=100', 100, 100],
+  ] as const) {
+    const parts = await openPage(browser, 'about:blank');
+    const asked: string[] = [];
+    parts.page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname.startsWith('/api/')) asked.push(url.search);
+    });
+    await parts.page.goto(`${viewer.url}experiments/${id}${query}`);
+    await parts.page.waitForFunction(() => (window as any).__viewer?.wholeMs);
+    // the head came inside the page, not by a request of its own
+    expect(await parts.page.getAttribute('#first-read', 'data-src')).toBe(`/api/experiments/${id}?head=${head}`);
+    expect(asked.some((q) => q.startsWith('?head='))).toBe(false);
+    expect(asked.some((q) => q.startsWith('?after='))).toBe(true);
+    expect(await parts.page.evaluate(() => (window as any).__viewer.step)).toBe(opensAt);
+    expect(await parts.page.evaluate(() => (window as any).__viewer.held())).toEqual(wholeHeld);
+    expect(parts.errors).toEqual([]);
+    await parts.page.close();
+  }
   expect(whole.errors).toEqual([]);
-  expect(parts.errors).toEqual([]);
   await whole.page.close();
-  await parts.page.close();
 });

@@ -1,5 +1,6 @@
 // Every viewer page is this shell: the navigation, a main element its script fills, and the script as a module from
-// /assets/ (the Content-Security-Policy allows no inline script). What a page shows comes from /api/ as JSON.
+// /assets/ (the Content-Security-Policy allows no inline script), bundled with its imports (assets.ts). What a page
+// shows comes from /api/ as JSON.
 import { escapeHtml } from '../reports/html.ts';
 
 const NAV: Array<[string, string]> = [
@@ -19,8 +20,6 @@ export interface PageSpec {
   before?: string[];
   /** Extra style sheets under /assets/. */
   styles?: string[];
-  /** API URLs the page's script will fetch first: the browser starts them with the HTML, not after the scripts. */
-  preload?: string[];
 }
 
 export function pageHtml(spec: PageSpec, source: string): string {
@@ -30,16 +29,11 @@ export function pageHtml(spec: PageSpec, source: string): string {
     .map((s) => `<link rel="stylesheet" href="/assets/${s}">`)
     .join('');
   const before = (spec.before ?? []).map((s) => `<script src="/assets/${s}"></script>`).join('');
-  // crossorigin="anonymous" matches fetch()'s default mode and credentials, so the script's fetch takes the preload
-  const preload = (spec.preload ?? [])
-    .map((href) => `<link rel="preload" href="${escapeHtml(href)}" as="fetch" crossorigin="anonymous">`)
-    .join('');
-  // maze-canvas.js too: common.js imports it, and Chromium preloads a module without its imports
+  // the page's script fetched from the head: an experiment's page streams its first read before the script's tag
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(spec.title)} - Ariadne</title><link rel="icon" href="data:,">${preload}${styles}
-<link rel="modulepreload" href="/assets/common.js"><link rel="modulepreload" href="/assets/stat-format.js">
-<link rel="modulepreload" href="/assets/maze-canvas.js"></head>
+<title>${escapeHtml(spec.title)} - Ariadne</title><link rel="icon" href="data:,">${styles}
+<link rel="modulepreload" href="/assets/${spec.script}"></head>
 <body>
 <header class="top"><b>Ariadne</b><nav>${nav}</nav><span class="source">${escapeHtml(source)}</span>
 <span id="live-state" class="live-state" title="live updates" hidden>connecting</span></header>

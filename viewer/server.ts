@@ -83,7 +83,7 @@ async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string
     done();
   });
 
-  const assets = loadAssets();
+  const assets = await loadAssets();
   app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
     const asset = assets.get(request.params.name);
     if (!asset) throw new NotFound(`no asset named ${JSON.stringify(request.params.name.slice(0, 100))}`);

@@ -118,8 +118,18 @@ export function throttled(fn, ms) {
   };
 }
 
+/**
+ * An integer's digits in groups of three, as toLocaleString('en-US') writes them (anything else goes to it): Intl's
+ * first use in a page costs ~15 ms of its first draw.
+ */
+function grouped(n) {
+  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
+  const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return n < 0 || Object.is(n, -0) ? `-${digits}` : digits;
+}
+
 export const fmt = {
-  int: (v) => (v === null || v === undefined ? '-' : Number(v).toLocaleString('en-US')),
+  int: (v) => (v === null || v === undefined ? '-' : grouped(Number(v))),
   num: (v, digits = 3) => formatNumber(v === null || v === undefined ? v : Number(v), digits),
   pct: (v) => formatRate(v === null || v === undefined ? v : Number(v)),
   /** A cost; null is a model without a price: "unknown", never $0 or a blank. */

@@ -6,6 +6,7 @@
 import { api, el, fmt, idLink, live, shown, typed, urlState } from './common.js';
 import { MazeCanvas } from './maze-canvas.js'; // served from reports/assets (shared with the replay file)
 
+performance.mark('script'); // the page's own timeline (bench/viewer.ts prints it): its script running
 const id = decodeURIComponent(location.pathname.split('/').pop());
 const $ = (x) => document.getElementById(x);
 const scrub = $('scrub');
@@ -16,13 +17,30 @@ let view = null;
 let step = Number(urlState().step ?? NaN);
 /** A step asked for in the URL beyond what the first read held: shown once the rest of the run arrives. */
 let wanted = Number.isFinite(step) ? step : null;
-/** The steps the first read asks for (experiment-routes.ts preloads the same URL): the rest follows by `after`. */
-const HEAD_STEPS = window.__viewerHeadSteps ?? 2_000; // a test sets a smaller head before the page loads
+/**
+ * The first read: the run's head, which the server streams inside the page (experiment-routes.ts chooses how many
+ * steps: `?head=` in the page's URL, or enough for `?step=`); null when it could not, and then, as to read the run
+ * again, the same read from the API (its `data-src`). The rest follows by `after`.
+ */
+const firstRead = document.getElementById('first-read');
+const FIRST = firstRead.dataset.src;
+let inlined = JSON.parse(firstRead.textContent);
 let playing = false;
 const turnCache = new Map(); // turn number -> detail
 const signalColour = '#dc2626';
+const NEVER = 0xffffffff;
+
+/** Per cell, the first step whose cone holds it (NEVER: none yet), as reports/replay-data.ts counts it. */
+function seenFrom(coneStart, cone, steps, cells) {
+  const seenAt = new Uint32Array(cells).fill(NEVER);
+  for (let s = 0; s <= steps; s++)
+    for (let i = coneStart[s]; i < coneStart[s + 1]; i++) if (seenAt[cone[i]] === NEVER) seenAt[cone[i]] = s;
+  return seenAt;
+}
 
 function decode(data) {
+  const coneStart = typed(data.visionStart, Uint32Array);
+  const cone = typed(data.visionCells, Uint32Array);
   return {
     raw: data,
     N: data.steps,
@@ -32,9 +50,9 @@ function decode(data) {
     outcome: typed(data.outcome, Uint8Array),
     phase: typed(data.phase, Uint8Array),
     turnOf: typed(data.turn, Uint32Array),
-    coneStart: typed(data.visionStart, Uint32Array),
-    cone: typed(data.visionCells, Uint32Array),
-    seenAt: typed(data.seenAt, Uint32Array),
+    coneStart,
+    cone,
+    seenAt: seenFrom(coneStart, cone, data.steps, data.maze.width * data.maze.height),
     turns: new Map(data.turns.map((t) => [t.turn, t])),
   };
 }
@@ -73,7 +91,6 @@ function headline(d) {
   }
 }
 
-const NEVER = 0xffffffff;
 const joined = (a, b) => {
   const c = new a.constructor(a.length + b.length);
   c.set(a);
@@ -340,11 +357,14 @@ function wire() {
 }
 
 async function load() {
-  const data = await shown(() => api(`/api/experiments/${encodeURIComponent(id)}`, { head: HEAD_STEPS }));
+  const data = inlined ?? (await shown(() => api(FIRST)));
+  inlined = null; // read once: a later load reads the run as it stands then
   if (!data) return false;
+  if (D === null) performance.mark('data');
   const atEnd = D === null || step >= D.N;
   const first = D === null;
   D = decode(data);
+  if (first) performance.mark('decoded');
   if (first) view = new MazeCanvas($('maze'), data.maze);
   headline(D);
   if (first) step = Number.isFinite(step) ? Math.min(step, D.N) : data.experiment.status === 'running' ? D.N : 0;
