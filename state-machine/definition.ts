@@ -8,15 +8,22 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { AriadneStack } from '../lib/ariadne-stack.ts';
+import type { Template } from 'aws-cdk-lib/assertions';
 
 export type Definition = Record<string, unknown> & { StartAt: string; States: Record<string, Record<string, unknown>> };
 
 let cached: Definition | null = null;
 
-export function synthesizeTemplate(): Template {
+/**
+ * CDK is loaded here, on demand: at the top it would cost every process that runs an experiment (each CLI command)
+ * most of a second of CPU to load aws-cdk-lib, though synthesis happens once, in a child, and is cached on disk.
+ */
+export async function synthesizeTemplate(): Promise<Template> {
+  const [{ App }, { Template }, { AriadneStack }] = await Promise.all([
+    import('aws-cdk-lib'),
+    import('aws-cdk-lib/assertions'),
+    import('../lib/ariadne-stack.ts'),
+  ]);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new AriadneStack(app, 'Ariadne');
   return Template.fromStack(stack);

@@ -4,7 +4,7 @@
 // returned to the system before any experiment runs.
 import { machineDefinition, synthesizeTemplate } from './definition.ts';
 
-const template = synthesizeTemplate();
+const template = await synthesizeTemplate();
 process.stdout.write(
   JSON.stringify(process.argv[2] === 'template' ? template.toJSON() : machineDefinition(template, 'Experiments')),
 );

@@ -43,8 +43,8 @@ import { dataApiFunctionEnv } from './support/data-api-env.ts';
 
 let template: Template;
 let def: Definition;
-beforeAll(() => {
-  template = synthesizeTemplate();
+beforeAll(async () => {
+  template = await synthesizeTemplate();
   def = machineDefinition(template, 'Experiments');
 });
 

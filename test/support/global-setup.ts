@@ -1,11 +1,50 @@
 // One Postgres for the whole run: TEST_DATABASE_URL when given (any server),
 // else an embedded server in a fresh temp directory, removed afterwards.
 // Test files isolate themselves in schemas of their own (see db.ts).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../lambdas/store/embedded.ts';
+import { compileStartup } from '../../bin/compile-cli.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * The CLI tests run bin/ariadne.js, the installed entry (support/cli.ts): its compiled start-up, as npm install
+ * builds it, unless it is there and current. Built beside dist/ (the same depth, so the same relative paths to the
+ * sources) and renamed in, the script last, so a CLI started meanwhile (another run) reads whole files.
+ */
+async function compileStartupIfStale(): Promise<void> {
+  try {
+    const { mtimes } = JSON.parse(readFileSync(join(ROOT, 'dist/startup.json'), 'utf8')) as {
+      mtimes: Record<string, number>;
+    };
+    if (Object.entries(mtimes).every(([file, mtime]) => statSync(join(ROOT, file)).mtimeMs === mtime)) return;
+  } catch {
+    /* not compiled, or a source is gone: compile */
+  }
+  const building = join(ROOT, `.dist-${process.pid}`);
+  try {
+    await compileStartup(building);
+    mkdirSync(join(ROOT, 'dist'), { recursive: true });
+    for (const file of ['startup.js', 'startup.json']) renameSync(join(building, file), join(ROOT, 'dist', file));
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The experiment machine's definition is synthesized once and cached in the temp dir (state-machine/definition.ts);
+ * done here, while Postgres starts, the first files to run an experiment do not each synthesize it at once, seconds
+ * of CPU apiece.
+ */
+async function synthesizeDefinition(): Promise<void> {
+  const script = "import('./state-machine/definition.ts').then((m) => m.experimentDefinition())";
+  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--eval', script], { cwd: ROOT });
+}
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,17 +62,20 @@ let assemblies: string | null = null;
 export async function setup(project: TestProject): Promise<void> {
   assemblies = mkdtempSync(join(tmpdir(), 'ariadne-assembly-'));
   project.provide('assemblyDir', join(assemblies, 'cdk.out'));
+  const ready = Promise.all([compileStartupIfStale(), synthesizeDefinition()]);
+  ready.catch(() => undefined); // awaited below: a failure meanwhile is not left unhandled while Postgres starts
   const external = process.env.TEST_DATABASE_URL;
   if (external) {
     project.provide('databaseUrl', external);
     project.provide('databaseKind', 'external');
-    return;
+  } else {
+    parent = mkdtempSync(join(tmpdir(), 'ariadne-test-'));
+    chmodSync(parent, 0o755); // as root the server runs as "postgres", who must reach the data dir
+    server = await startEmbeddedPostgres({ dataDir: join(parent, 'pgdata'), persistent: false });
+    project.provide('databaseUrl', server.url);
+    project.provide('databaseKind', 'embedded');
   }
-  parent = mkdtempSync(join(tmpdir(), 'ariadne-test-'));
-  chmodSync(parent, 0o755); // as root the server runs as "postgres", who must reach the data dir
-  server = await startEmbeddedPostgres({ dataDir: join(parent, 'pgdata'), persistent: false });
-  project.provide('databaseUrl', server.url);
-  project.provide('databaseKind', 'embedded');
+  await ready;
 }
 
 export async function teardown(): Promise<void> {
