@@ -168,6 +168,9 @@ describe('database faults', () => {
     // a deadline, not a count of polls: on a loaded machine the turn may take many seconds to reach the lock
     for (const deadline = Date.now() + 90_000; killed === 0 && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 25));
+      // the locker is inside a transaction, where pg_stat_activity is a snapshot taken at its first read: without
+      // clearing it, a turn that reached the lock after the first poll was never seen (on a loaded machine)
+      await locker.query('SELECT pg_stat_clear_snapshot()');
       const { rows } = await locker.query(
         `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO ` +
           `turns%' AND pid <> pg_backend_pid()`,
