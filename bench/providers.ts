@@ -74,7 +74,8 @@ export async function providersBench(): Promise<Record<string, number>> {
         };
         const config =
           provider === 'ollama' ? { ollama: { host: urls.ollama } } : { bedrock: { endpoint: urls.bedrock } };
-        const model = provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+        // a model the Bedrock simulator still serves (a retired one answers 404 ResourceNotFoundException, as Bedrock does)
+        const model = provider === 'ollama' ? 'qwen2.5:7b' : 'global.anthropic.claude-haiku-4-5-20251001-v1:0';
         const run = await timed(() =>
           runLocalExperiment(
             {
