@@ -18,8 +18,13 @@ export function recordFigure(figure: Figure): void {
   figures.push(figure);
 }
 
-/** The recorded figures as a table: measured, target, measured / target, and whether the target is met. */
-export function figuresTable(): string {
+/** What this process recorded. */
+export function recordedFigures(): Figure[] {
+  return [...figures];
+}
+
+/** Figures as a table: measured, target, measured / target, and whether the target is met. */
+export function figuresTable(figures: readonly Figure[]): string {
   if (figures.length === 0) return '';
   const rows = figures.map((f) => {
     const met = f.higherIsBetter ? f.measured >= f.target : f.measured <= f.target;

@@ -127,16 +127,26 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   // As on AWS, the functions reach the database as the user of the cluster's secret, not as a superuser: a LOGIN
   // role of the rehearsal's own (random name and password), owner of the rehearsal's schema, so the migrations and
   // every experiment run with its privileges and the secret can be rotated (the secret-rotation scenario). The
-  // migrations need nothing more (no extension, nothing a superuser must make first). `db`, which the scenarios
-  // read the rows with, stays the url's own user.
+  // secret's user is the cluster's master user, which Aurora makes "a member of the rds_superuser group" and
+  // creates as `CREATE ROLE postgres WITH LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE ...`; rds_superuser may "Add
+  // extensions that are available for use with Aurora PostgreSQL" (AuroraUserGuide/
+  // Appendix.PostgreSQL.CommonDBATasks.Roles.rds_superuser.html). Here it gets those attributes and what owning the
+  // database gives (CREATE on it and on its public schema), which is what PostgreSQL asks of a trusted extension's
+  // creator (pg_trgm, migration 018); an untrusted extension would fail here though Aurora allows it: stricter, not
+  // lenient. Before, the role could create no extension, and the suite passed only because an earlier test had
+  // made pg_trgm as superuser: a fresh server (npm run bench, npm run rehearse) failed the migrations.
+  // `db`, which the scenarios read the rows with, stays the url's own user.
   const schema = `rehearsal_${randomBytes(4).toString('hex')}`;
   const secret = { username: schema, password: randomBytes(24).toString('hex') };
   const target = { url: opts.databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' };
   const db = await openSqlDatabase(target);
   try {
-    await db.pool.query(
-      `CREATE ROLE ${escapeIdentifier(secret.username)} LOGIN PASSWORD ${escapeLiteral(secret.password)}`,
-    );
+    const role = escapeIdentifier(secret.username);
+    const password = escapeLiteral(secret.password);
+    await db.pool.query(`CREATE ROLE ${role} WITH LOGIN NOSUPERUSER INHERIT CREATEDB CREATEROLE PASSWORD ${password}`);
+    const { rows } = await db.pool.query<{ name: string }>('SELECT current_database() AS name');
+    await db.pool.query(`GRANT CREATE ON DATABASE ${escapeIdentifier(rows[0].name)} TO ${role}`);
+    await db.pool.query(`GRANT CREATE ON SCHEMA public TO ${role}`);
     await db.pool.query(`CREATE SCHEMA "${schema}" AUTHORIZATION ${escapeIdentifier(secret.username)}`);
   } catch (err) {
     await dropSchemaAndRole(db, schema, secret.username);
@@ -221,6 +231,9 @@ async function dropSchemaAndRole(db: Database, schema: string, role: string): Pr
   await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   const { rowCount } = await db.pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
   if (!rowCount) return;
+  // what the role made outside its schema (pg_trgm, when it was the first to make it) stays, now the url user's:
+  // other schemas' indexes may use it; then its grants go
+  await db.pool.query(`REASSIGN OWNED BY ${escapeIdentifier(role)} TO CURRENT_USER`);
   await db.pool.query(`DROP OWNED BY ${escapeIdentifier(role)}`);
   await db.pool.query(`DROP ROLE ${escapeIdentifier(role)}`);
 }
