@@ -86,7 +86,8 @@ export async function* exportedActions(db: Sql, sweepId: string): AsyncIterable<
     // the batch's last id bounds the index scan: another sweep's runs with ids between are not walked past
     const [batch, lastId] = [JSON.stringify(ids), ids[ids.length - 1]];
     yield* pagesOf<ActionKey & ExportRow>(async (last, limit) => {
-      const after = last ? [last.experiment_id, last.turn_number, last.call_index] : ['', 0, -1];
+      // a batch's first page starts at its first run: from '' the index scan walked every earlier run's actions
+      const after = last ? [last.experiment_id, last.turn_number, last.call_index] : [ids[0], -1, -1];
       return (await db.query<ActionKey & ExportRow>(ACTIONS_SQL, [batch, ...after, limit, lastId])).rows;
     }, size);
     next = end;
