@@ -74,7 +74,7 @@ export async function providersBench(): Promise<Record<string, number>> {
         };
         const config =
           provider === 'ollama' ? { ollama: { host: urls.ollama } } : { bedrock: { endpoint: urls.bedrock } };
-        // a model the Bedrock simulator still serves (a retired one answers 404 ResourceNotFoundException, as Bedrock does)
+        // a model the Bedrock simulator still serves (a retired one answers 404 ResourceNotFoundException, as Bedrock)
         const model = provider === 'ollama' ? 'qwen2.5:7b' : 'global.anthropic.claude-haiku-4-5-20251001-v1:0';
         const run = await timed(() =>
           runLocalExperiment(

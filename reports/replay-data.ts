@@ -208,24 +208,26 @@ function listsOf(logs: ReplayLogs, firstStep: number): Pick<ReplayData, 'turns' 
  * the experiment's summary now. Its size follows the new turns, not the run: a page merges it (viewer's
  * experiment.js) and ends up with what a fresh load gives.
  */
-export interface ReplayUpdate {
+export interface ReplayUpdate extends Pick<
+  ReplayData,
+  | 'steps'
+  | 'x'
+  | 'y'
+  | 'tool'
+  | 'outcome'
+  | 'turn'
+  | 'phase'
+  | 'visionStart'
+  | 'visionCells'
+  | 'turns'
+  | 'signals'
+  | 'notes'
+> {
   /** The summary without its config, which never changes and which the page holds. */
   experiment: Record<string, unknown>;
   after: number;
   /** The last step the page holds; the new steps are firstStep = afterStep + 1 onwards. */
   afterStep: number;
-  steps: number;
-  x: string;
-  y: string;
-  tool: string;
-  outcome: string;
-  turn: string;
-  phase: string;
-  visionStart: string;
-  visionCells: string;
-  turns: ReplayData['turns'];
-  signals: ReplayData['signals'];
-  notes: ReplayData['notes'];
 }
 
 /** The update a live page holding turns up to `after` asks for (see ReplayUpdate). */

@@ -35,15 +35,7 @@ const TYPES: Record<string, string> = {
  * maze-canvas.js): a page waits for one script, not a chain of four, which was ~20 ms of an experiment's first draw
  * at load average 6 (bench/viewer.ts). The modules stay served on their own too.
  */
-const PAGE_SCRIPTS = [
-  'common.js',
-  'experiments.js',
-  'experiment.js',
-  'sweeps.js',
-  'sweep.js',
-  'compare.js',
-  'search.js',
-];
+const PAGE_SCRIPTS = OWN.filter((file) => file.endsWith('.js'));
 
 /** The shared modules the pages import by their served names, from where they live. */
 const servedModules: Plugin = {
