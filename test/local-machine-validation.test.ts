@@ -1,0 +1,49 @@
+// The local runner validates a definition once per content (a marker in the OS temp dir) and builds the machine
+// without validating after that: an invalid definition must still be refused every time, and a valid one run.
+import { createHash } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runLocalExecution } from '../state-machine/local-runner.ts';
+import { TASKS } from '../lambdas/machine/tasks.ts';
+import type { Handler } from '../lambdas/handlers/deps.ts';
+
+const deps = { now: () => new Date('2026-11-26T00:00:00Z') };
+// the definitions here call no Task: every Task state bound to a handler that is never reached
+const taskHandlers = Object.fromEntries(
+  Object.keys(TASKS).map((state) => [state, (() => Promise.reject(new Error('not reached'))) as Handler]),
+);
+const marker = (definition: object) =>
+  join(
+    tmpdir(),
+    `ariadne-asl-valid-${createHash('sha256')
+      .update(JSON.stringify([{ checkArn: false }, definition]))
+      .digest('hex')
+      .slice(0, 32)}`,
+  );
+
+describe('the local machine is validated once per definition', () => {
+  it('refuses an invalid definition every time, leaving no marker', async () => {
+    // a unique definition, so no earlier run's marker can exist: StartAt names no state
+    const invalid = { StartAt: `Missing${Date.now()}`, States: { Done: { Type: 'Succeed' } } };
+    const mark = marker(invalid);
+    for (let i = 0; i < 2; i++)
+      await expect(
+        runLocalExecution({}, { deps, taskHandlers, definition: structuredClone(invalid) }),
+      ).rejects.toThrow();
+    expect(existsSync(mark)).toBe(false);
+  });
+
+  it('runs a valid definition, marks it, and runs it again from the mark', async () => {
+    const valid = { StartAt: 'Echo', States: { Echo: { Type: 'Pass', Result: { run: Date.now() }, End: true } } };
+    const mark = marker(valid); // named before the run: the local engine adds to the definition it is given
+    rmSync(mark, { force: true });
+    const first = await runLocalExecution({}, { deps, taskHandlers, definition: structuredClone(valid) });
+    expect(existsSync(mark)).toBe(true);
+    const again = await runLocalExecution({}, { deps, taskHandlers, definition: structuredClone(valid) });
+    expect(again.output).toEqual(first.output);
+    expect(first.output).toEqual(valid.States.Echo.Result);
+    rmSync(mark, { force: true });
+  });
+});
