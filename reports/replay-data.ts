@@ -101,53 +101,75 @@ export async function loadReplay(
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const n = acts.length;
   const size = maze.width * maze.height;
-  const x = new Uint16Array(n + 1),
-    y = new Uint16Array(n + 1),
-    tool = new Uint8Array(n + 1),
-    outcome = new Uint8Array(n + 1);
-  const turn = new Uint32Array(n + 1),
-    visionStart = new Uint32Array(n + 2);
   const seenAt = new Uint32Array(size).fill(NEVER);
+  // step 0 is the start and what is seen from it; each cell's first step marks when it was seen
+  const startCone = [...visibleCells(maze.grid, maze.start, visionOf(info.config))];
+  const packed = packSteps(acts, maze.width, { x: maze.start.x, y: maze.start.y, cone: startCone }, (i, step) => {
+    if (seenAt[i] === NEVER) seenAt[i] = step;
+  });
+  const phase = phasesOf(transitions, 0, n, 0);
+  return {
+    experiment: { ...summary, config: info.config, prompt_text: undefined },
+    maze: packMaze(maze),
+    steps: n,
+    ...packed,
+    phase: b64(phase),
+    seenAt: b64(seenAt),
+    tools: TOOLS,
+    outcomes: OUTCOMES,
+    phases: PHASES,
+    ...listsOf(logs, 1),
+  };
+}
+
+/**
+ * Steps packed as the page reads them, one entry a step (base64 typed arrays): position, tool, outcome, turn, and
+ * the cells of each cone (step s's are visionCells[visionStart[s] .. visionStart[s+1])). `start`, the full replay's
+ * step 0, goes first; an update has none. `onCell(cell, step)` sees each cone cell in order.
+ */
+function packSteps(
+  acts: ReplayLogs['actions'],
+  width: number,
+  start?: { x: number; y: number; cone: number[] },
+  onCell?: (cell: number, step: number) => void,
+): Pick<ReplayData, 'x' | 'y' | 'tool' | 'outcome' | 'turn' | 'visionStart' | 'visionCells'> {
+  const first = start ? 1 : 0;
+  const n = acts.length + first;
+  const x = new Uint16Array(n),
+    y = new Uint16Array(n),
+    tool = new Uint8Array(n),
+    outcome = new Uint8Array(n),
+    turn = new Uint32Array(n),
+    visionStart = new Uint32Array(n + 1);
   const cone: number[] = [];
-  x[0] = maze.start.x;
-  y[0] = maze.start.y;
-  for (const i of visibleCells(maze.grid, maze.start, visionOf(info.config))) {
-    cone.push(i);
-    seenAt[i] = 0;
+  const see = (cell: number, step: number) => {
+    cone.push(cell);
+    onCell?.(cell, step);
+  };
+  if (start) {
+    x[0] = start.x;
+    y[0] = start.y;
+    for (const cell of start.cone) see(cell, 0);
   }
   acts.forEach((a, k) => {
-    const s = k + 1;
+    const s = k + first;
     visionStart[s] = cone.length;
     x[s] = a.to_x;
     y[s] = a.to_y;
     tool[s] = toolIndex(a.tool);
     outcome[s] = outcomeIndex(a.outcome);
     turn[s] = a.turn_number;
-    for (const [cx, cy] of a.vision) {
-      const i = cy * maze.width + cx;
-      cone.push(i);
-      if (seenAt[i] === NEVER) seenAt[i] = s;
-    }
+    for (const [cx, cy] of a.vision) see(cy * width + cx, s);
   });
-  visionStart[n + 1] = cone.length;
-  const phase = phasesOf(transitions, 0, n, 0);
+  visionStart[n] = cone.length;
   return {
-    experiment: { ...summary, config: info.config, prompt_text: undefined },
-    maze: packMaze(maze),
-    steps: n,
     x: b64(x),
     y: b64(y),
     tool: b64(tool),
     outcome: b64(outcome),
     turn: b64(turn),
-    phase: b64(phase),
     visionStart: b64(visionStart),
     visionCells: b64(Uint32Array.from(cone)),
-    seenAt: b64(seenAt),
-    tools: TOOLS,
-    outcomes: OUTCOMES,
-    phases: PHASES,
-    ...listsOf(logs, 1),
   };
 }
 
@@ -244,24 +266,7 @@ export async function loadReplayAfter(
   if (!summary) throw new ExperimentNotFoundError(experimentId);
   const { actions: acts } = logs;
   const n = acts.length;
-  const x = new Uint16Array(n),
-    y = new Uint16Array(n),
-    tool = new Uint8Array(n),
-    outcome = new Uint8Array(n),
-    turn = new Uint32Array(n),
-    visionStart = new Uint32Array(n + 1);
-  const width = Number(summary.maze_width);
-  const cone: number[] = [];
-  acts.forEach((a, k) => {
-    visionStart[k] = cone.length;
-    x[k] = a.to_x;
-    y[k] = a.to_y;
-    tool[k] = toolIndex(a.tool);
-    outcome[k] = outcomeIndex(a.outcome);
-    turn[k] = a.turn_number;
-    for (const [cx, cy] of a.vision) cone.push(cy * width + cx);
-  });
-  visionStart[n] = cone.length;
+  const packed = packSteps(acts, Number(summary.maze_width));
   const start = logs.phaseBefore === null ? 0 : PHASE_NAMES.indexOf(logs.phaseBefore);
   const phase = phasesOf(logs.transitions, logs.afterStep, logs.afterStep + n, start);
   return {
@@ -269,14 +274,8 @@ export async function loadReplayAfter(
     after,
     afterStep: logs.afterStep,
     steps: n,
-    x: b64(x),
-    y: b64(y),
-    tool: b64(tool),
-    outcome: b64(outcome),
-    turn: b64(turn),
+    ...packed,
     phase: b64(phase),
-    visionStart: b64(visionStart),
-    visionCells: b64(Uint32Array.from(cone)),
     ...listsOf(logs, logs.afterStep + 1),
   };
 }

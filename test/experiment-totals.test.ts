@@ -1,8 +1,9 @@
 // Summaries kept, not recomputed (issue 32 item 1, migration 017): experiment_summary now reads experiment_totals,
-// which each turn's statement advances and finalize recomputes. Here the kept row equals the old view's (its SQL
-// kept below as the reference) for every experiment, after real runs of every agent kind, while they run (turn by
-// turn, before finalize could mend anything) and when they end, over pg and the Data API; a turn rolled back or
-// committed and then retried counts once; a run resumed by another process goes on from the kept row.
+// which each turn's statement advances and finalize recomputes. Here the kept row equals the old view's
+// (migration 004's, read as the reference) for every experiment, after real runs of every agent kind, while they
+// run (turn by turn, before finalize could mend anything) and when they end, over pg and the Data API; a turn rolled
+// back or committed and then retried counts once; a run resumed by another process goes on from the kept row.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTurn } from '../lambdas/engine/turn.ts';
 import { startExperiment } from '../lambdas/engine/experiment.ts';
@@ -22,66 +23,14 @@ const GENERATED = { kind: 'generated' as const, spec: { generator: 'medium', wid
 // a small maze and many moves: the random agent re-enters cells 10 times and more (loop cells) and raises signals
 const LOOPING = { max_moves: 300, max_actions_per_turn: 7, stuck_policy: 'observe' as const };
 
-// experiment_summary as migrations 001 and 004 defined it, aggregating every action and turn at read time
-const REFERENCE = `
-SELECT
-  e.id                                   AS experiment_id,
-  e.agent, e.provider, e.model, e.prompt_version,
-  e.status, e.goal_found, e.stop_reason, e.failure_reason,
-  m.generator                            AS maze_generator,
-  m.width                                AS maze_width,
-  m.height                               AS maze_height,
-  m.seed                                 AS maze_seed,
-  m.content_hash                         AS maze_hash,
-  e.config ->> 'success_rule'            AS success_rule,
-  e.actions_taken                        AS actions,
-  e.optimal_moves,
-  CASE WHEN e.goal_found AND e.actions_taken > 0
-       THEN round(e.optimal_moves::numeric / e.actions_taken, 4) END AS efficiency,
-  e.tiles_seen,
-  e.turns_completed                      AS turns,
-  coalesce(a.invalid_actions, 0)         AS invalid_actions,
-  coalesce(a.failed_moves, 0)            AS failed_moves,
-  coalesce(a.recall_calls, 0)            AS recall_calls,
-  coalesce(a.refused_calls, 0)           AS refused_calls,
-  coalesce(v.loop_cells, 0)              AS loop_cells,
-  coalesce(v.max_visits, 0)              AS max_cell_visits,
-  coalesce(t.llm_calls, 0)               AS llm_calls,
-  t.input_tokens, t.output_tokens, t.cost_usd,
-  e.started_at, e.completed_at,
-  round(EXTRACT(epoch FROM (coalesce(e.completed_at, now()) - e.started_at))::numeric, 3) AS wall_seconds,
-  e.config ->> 'stuck_policy'            AS stuck_policy,
-  coalesce(lt.agent_phase, 'exploring')  AS agent_phase,
-  coalesce(s.signals, 0)                 AS stuck_signals,
-  s.first_detector                       AS first_stuck_detector,
-  s.first_step                           AS first_stuck_step
-FROM experiments e
-JOIN mazes m ON m.id = e.maze_id
-LEFT JOIN LATERAL (
-  SELECT count(*) FILTER (WHERE outcome IN ('unknown_tool', 'invalid_arguments')) AS invalid_actions,
-         count(*) FILTER (WHERE outcome IN ('blocked_by_wall', 'blocked_by_edge'))  AS failed_moves,
-         count(*) FILTER (WHERE tool = 'recall_all' AND executed)                   AS recall_calls,
-         count(*) FILTER (WHERE NOT executed)                                        AS refused_calls
-  FROM actions WHERE experiment_id = e.id
-) a ON true
-LEFT JOIN LATERAL (
-  SELECT count(*) FILTER (WHERE visits >= 10) AS loop_cells, max(visits) AS max_visits
-  FROM (SELECT count(*) AS visits FROM actions
-        WHERE experiment_id = e.id AND outcome = 'moved' GROUP BY to_x, to_y) cells
-) v ON true
-LEFT JOIN LATERAL (
-  SELECT sum(llm_calls) AS llm_calls, sum(input_tokens) AS input_tokens,
-         sum(output_tokens) AS output_tokens, sum(cost_usd) AS cost_usd
-  FROM turns WHERE experiment_id = e.id
-) t ON true
-LEFT JOIN LATERAL (
-  SELECT agent_phase FROM turns WHERE experiment_id = e.id ORDER BY turn_number DESC LIMIT 1
-) lt ON true
-LEFT JOIN LATERAL (
-  SELECT count(*) AS signals, (array_agg(detector ORDER BY turn_number, seq))[1] AS first_detector,
-         min(step_number) AS first_step
-  FROM stuck_signals WHERE experiment_id = e.id
-) s ON true`;
+// experiment_summary as migration 004 last defined it (over 001's), aggregating every action and turn at read time:
+// read from the migration itself, so the reference is the shipped view, not a copy of it
+const HEAD = 'CREATE OR REPLACE VIEW experiment_summary AS';
+const MIGRATION_004 = readFileSync(new URL('../migrations/004_agent_state.sql', import.meta.url), 'utf8');
+const REFERENCE = MIGRATION_004.slice(
+  MIGRATION_004.indexOf(HEAD) + HEAD.length,
+  MIGRATION_004.indexOf(';', MIGRATION_004.indexOf(HEAD)),
+);
 
 // the kept columns the view does not show, by their definitions, and what the lists read beside them
 const REFERENCE_EXTRA = `
