@@ -6,6 +6,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { Sql } from '../lambdas/store/sql.ts';
+import { readAhead } from '../lambdas/store/pages.ts';
 import { exportCounts, exportedActions, exportedExperiments } from '../results/sweep-export.ts';
 import { csvValue } from './csv.ts';
 import { writeParquet } from './parquet-rows.ts';
@@ -57,10 +58,10 @@ export async function exportSweep(
 ): Promise<Array<{ file: string; rows: number }>> {
   mkdirSync(dir, { recursive: true });
   const counts = await exportCounts(db, sweepId);
-  /** The pages as they pass, counted for the progress line. */
+  /** The pages as they pass, counted for the progress line; each next page read while this one is written. */
   async function* counted<T>(table: ExportProgress['table'], pages: AsyncIterable<T[]>) {
     let rows = 0;
-    for await (const page of pages) {
+    for await (const page of readAhead(pages)) {
       yield page;
       rows += page.length;
       onProgress?.({ table, rows, total: counts[table] });

@@ -284,18 +284,33 @@ function jsonValue(f: Record<string, unknown>): unknown {
 function formattedRecords(rows: Array<Array<string | null>>, fields: readonly pg.FieldDef[]): string {
   const last = new Map<string, number>();
   fields.forEach((f, i) => last.set(f.name, i));
-  const slots = [...last].map(([name, i], k) => ({
-    key: `${k === 0 ? '{' : ','}${JSON.stringify(name)}:`,
-    i,
-    oid: fields[i].dataTypeID,
-  }));
+  const slots = [...last].map(([name, i], k) => {
+    const oid = fields[i].dataTypeID;
+    return { key: `${k === 0 ? '{' : ','}${JSON.stringify(name)}:`, i, oid, kind: jsonKind(oid) };
+  });
   const out: string[] = [];
   for (const row of rows) {
     let text = '';
-    for (const { key, i, oid } of slots) text += key + JSON.stringify(jsonFieldValue(oid, row[i]));
+    for (const { key, i, oid, kind } of slots) {
+      const raw = row[i];
+      // Postgres's text of an integer is already its JSON (and exact past 2^53, as AWS's long is); a boolean is t/f
+      if (raw === null) text += `${key}null`;
+      else if (kind === 'integer') text += key + raw;
+      else if (kind === 'boolean') text += key + (raw === 't' ? 'true' : 'false');
+      else if (kind === 'string') text += key + JSON.stringify(raw);
+      else text += key + JSON.stringify(jsonFieldValue(oid, raw));
+    }
     out.push(slots.length === 0 ? '{}' : text + '}');
   }
   return `[${out.join(',')}]`;
+}
+
+/** How formattedRecords writes a column's values: the common kinds directly, the rest through jsonFieldValue. */
+function jsonKind(oid: number): 'integer' | 'boolean' | 'string' | 'other' {
+  if (LONG.has(oid)) return 'integer';
+  if (oid === BOOL) return 'boolean';
+  if (DOUBLE.has(oid) || oid === BYTEA || oid === TIMESTAMPTZ || ARRAYS[oid]) return 'other';
+  return 'string';
 }
 
 /** jsonValue(field(oid, raw)) without the Field between. */

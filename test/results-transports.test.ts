@@ -14,7 +14,7 @@ import { loadReplay, loadReplayAfter } from '../reports/replay-data.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { showSummary } from '../bin/cli/summary.ts';
-import { pagesOf } from '../lambdas/store/pages.ts';
+import { pagesOf, readAhead } from '../lambdas/store/pages.ts';
 import { ResultTooLargeError, type SqlDatabase } from '../lambdas/store/sql.ts';
 import { overDataApi, type RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -210,5 +210,63 @@ describe('pages', () => {
     const read = (err: Error) => () => Promise.reject(err);
     await expect(pagesOf(read(new ResultTooLargeError('row too large')), 4).next()).rejects.toThrow('row too large');
     await expect(pagesOf(read(new Error('syntax error')), 4).next()).rejects.toThrow('syntax error');
+  });
+});
+
+describe('readAhead: the next page is read while this one is used', () => {
+  const tick = () => new Promise((r) => setTimeout(r, 2));
+  async function* source(log: string[], pages: number, failAt = -1) {
+    try {
+      for (let k = 0; k < pages; k++) {
+        log.push(`read ${k}`);
+        await tick();
+        if (k === failAt) throw new Error(`page ${k} failed`);
+        yield k;
+      }
+    } finally {
+      log.push('source closed');
+    }
+  }
+
+  it('gives every page in order, each next read started before the consumer is done with the page before', async () => {
+    const log: string[] = [];
+    for await (const page of readAhead(source(log, 3))) {
+      log.push(`use ${page}`);
+      await tick();
+      log.push(`used ${page}`);
+    }
+    expect(log).toEqual([
+      'read 0',
+      'read 1',
+      'use 0',
+      'used 0',
+      'read 2',
+      'use 1',
+      'used 1',
+      'source closed', // the end, too, is read while the last page is used
+      'use 2',
+      'used 2',
+    ]);
+  });
+
+  it('a consumer that stops early closes the source after the read in flight, whose error is not thrown', async () => {
+    const log: string[] = [];
+    const seen: number[] = [];
+    for await (const page of readAhead(source(log, 5, 1))) {
+      seen.push(page);
+      break;
+    }
+    expect(seen).toEqual([0]);
+    expect(log).toEqual(['read 0', 'read 1', 'source closed']);
+  });
+
+  it("a read's error reaches the consumer at that page, after the pages before it", async () => {
+    const log: string[] = [];
+    const seen: number[] = [];
+    const reading = (async () => {
+      for await (const page of readAhead(source(log, 5, 2))) seen.push(page);
+    })();
+    await expect(reading).rejects.toThrow('page 2 failed');
+    expect(seen).toEqual([0, 1]);
   });
 });

@@ -100,6 +100,11 @@ export function decodeText(type: string, text: string): unknown {
   return decode ? decode(text) : text;
 }
 
+/** Whether decodeText changes a text of this type at all (text, varchar, uuid, interval... are kept as they come). */
+export function decodesText(type: string): boolean {
+  return type in SCALARS || arrayElementType(type) !== undefined;
+}
+
 type Nested<T> = Array<T | Nested<T>>;
 
 /** Array elements (strings as Postgres prints them, or numbers and booleans already typed) as element values. */

@@ -25,7 +25,7 @@ import {
   type SqlValue,
 } from './sql.ts';
 import { toNamedParameters } from './sql-text.ts';
-import { arrayElementType, decodeArray, decodeText, typeName } from './column-values.ts';
+import { arrayElementType, decodeArray, decodesText, decodeText, typeName } from './column-values.ts';
 import { parseDatabaseErrorMessage, type SqlStateSource } from './sql-state.ts';
 import { DATABASE_RETRY_BUDGET_MS } from '../config/budgets.ts';
 import { DATA_API_UNAVAILABLE_NAMES } from './errors.ts';
@@ -199,8 +199,9 @@ const columnName = (c: ColumnMetadata | undefined, i: number) => c?.label ?? c?.
  * false, or null", AuroraUserGuide/data-api-json.html; aws-facts data-api.json-values), so a string is the text a
  * stringValue holds, except bytea's, which is base64 as a blobValue is; an array is an arrayValue's list.
  */
-function jsonDecoder(type: string): (value: unknown) => unknown {
+function jsonDecoder(type: string): ((value: unknown) => unknown) | null {
   if (type === 'bytea') return (v) => (typeof v === 'string' ? Buffer.from(v, 'base64') : v);
+  if (!decodesText(type)) return null; // text, varchar, uuid...: the JSON string is the value
   const element = arrayElementType(type);
   return (v) => (typeof v === 'string' ? decodeText(type, v) : Array.isArray(v) ? decodeArray(element ?? '', v) : v);
 }
@@ -208,8 +209,11 @@ function jsonDecoder(type: string): (value: unknown) => unknown {
 /** What the JSON form leaves out (its columnMetadata "is blank"): a SELECT's columns, learnt from `records`. */
 interface ResultShape {
   columns: string[];
-  /** Each distinct name once, its last column's decoder (a row object keeps the last of a repeated name). */
-  decoders: Map<string, (value: unknown) => unknown>;
+  /**
+   * Each distinct name once, its last column's decoder (a row object keeps the last of a repeated name); null for
+   * a column whose JSON value is already the port's.
+   */
+  decoders: Map<string, ((value: unknown) => unknown) | null>;
 }
 
 // Shapes kept per transport, by statement and parameter kinds; a process with endless distinct texts starts over.
@@ -234,11 +238,13 @@ function fromJson<R>(formatted: string | undefined, shape: ResultShape): R[] | u
     (Object.keys(first).length !== shape.decoders.size || Object.keys(first).some((k) => !shape.decoders.has(k)))
   )
     return undefined;
-  const decoders = [...shape.decoders];
+  const decoding = [...shape.decoders].filter((d): d is [string, (value: unknown) => unknown] => d[1] !== null);
+  const names = decoding.map(([name]) => name);
+  const decoders = decoding.map(([, decoder]) => decoder);
   for (const row of rows)
-    for (const [name, decoder] of decoders) {
-      const v = row[name];
-      if (v !== null) row[name] = decoder(v);
+    for (let k = 0; k < names.length; k++) {
+      const v = row[names[k]];
+      if (v !== null) row[names[k]] = decoders[k](v);
     }
   return rows as R[];
 }

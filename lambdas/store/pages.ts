@@ -51,3 +51,30 @@ export async function readPaged<R>(
   for await (const page of pagesOf(read, firstLimit)) out.push(...page);
   return out;
 }
+
+/**
+ * The items of `source`, each asked for as the one before is handed over: while the consumer works on a page (CSV
+ * lines, Parquet columns, a file write), the next page's read is already on its way, so the client's work and the
+ * database's (and the Data API's) overlap instead of taking turns. One item ahead at most: memory stays one page.
+ * Stopping early closes the source once the read in flight has ended; that read's error is then not thrown.
+ */
+export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  let next = it.next();
+  let finished = false;
+  try {
+    for (;;) {
+      const item = await next;
+      if (item.done) {
+        finished = true;
+        return;
+      }
+      next = it.next();
+      next.catch(() => undefined); // awaited on the next round; a consumer that stops first leaves it unread
+      yield item.value;
+    }
+  } finally {
+    // an async generator queues return() behind the next() in flight, so the source ends after that read
+    if (!finished) await it.return?.();
+  }
+}
