@@ -1,28 +1,32 @@
 #!/usr/bin/env node
-// Installed `ariadne` command. Help, --version and usage errors come from the start-up compiled on npm install
-// (bin/compile-cli.ts, into dist/), without tsx's loader, which costs a quarter of a second a process; a command
-// that runs, and every command when dist/ is missing or older than a source it was built from, runs the
-// TypeScript sources (bin/ariadne.ts) through tsx.
+// Installed `ariadne` command. npm install compiles the CLI into dist/ (bin/compile-cli.ts): help, --version and
+// usage errors come from its start-up, and a command that runs from the whole compiled CLI, neither with tsx's
+// loader (half a second of CPU a process). A part that is missing (npm install --ignore-scripts) or older than a
+// source it was built from is not used: the TypeScript sources (bin/ariadne.ts) run through tsx instead.
 import { readFileSync, statSync } from 'node:fs';
 
 const ROOT = new URL('../', import.meta.url);
 
-/** The compiled start-up, while every source in it is as it was built (mtimes in dist/startup.json). */
-function compiledStartup() {
+/** dist/<name>.js, while every source in it is as it was built (the mtimes in dist/<name>.json). */
+function compiled(name) {
   try {
-    const { mtimes } = JSON.parse(readFileSync(new URL('dist/startup.json', ROOT), 'utf8'));
+    const { mtimes } = JSON.parse(readFileSync(new URL(`dist/${name}.json`, ROOT), 'utf8'));
     for (const [file, mtime] of Object.entries(mtimes)) if (statSync(new URL(file, ROOT)).mtimeMs !== mtime) return;
-    return new URL('dist/startup.js', ROOT).href;
+    return new URL(`dist/${name}.js`, ROOT).href;
   } catch {
-    return undefined; // not compiled (npm install --ignore-scripts), or a source is gone: the sources answer
+    return undefined; // not compiled, or a source is gone: the sources answer
   }
 }
 
-const startup = compiledStartup();
+const startup = compiled('startup');
 const code = startup === undefined ? undefined : await (await import(startup)).answerWithoutActions(process.argv);
 if (code !== undefined) process.exitCode = code;
 else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('./ariadne.ts');
+  const cli = compiled('ariadne');
+  if (cli !== undefined) await import(cli);
+  else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    await import('./ariadne.ts');
+  }
 }

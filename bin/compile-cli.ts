@@ -1,29 +1,32 @@
-// npm install (the prepare script) compiles the CLI's start-up: bin/cli/startup.ts and what it imports, bundled by
-// esbuild into dist/startup.js, so that `ariadne --help`, `--version` and usage errors answer without tsx's loader
-// (a quarter of a second a process). Packages stay in node_modules; every dynamic import() (what a command loads
-// when it runs) stays a path to its TypeScript source, loaded under tsx once the command is handed over. dist/ is
-// generated, never committed; bin/ariadne.js uses it while every source it was built from is unchanged (the mtimes
-// in dist/startup.json), else runs the sources.
+// npm install (the prepare script) compiles the CLI, bundled by esbuild into dist/: its start-up (bin/cli/startup.ts
+// and what it imports, dist/startup.js), so that `ariadne --help`, `--version` and usage errors answer at once, and
+// the whole command line (bin/ariadne.ts, dist/ariadne.js and the chunks its dynamic imports became), so that a
+// command runs without tsx's loader: tsx resolves and transpiles each of some 300 modules through a loader thread,
+// about half a second of CPU a process. Packages stay in node_modules. dist/ is generated, never committed;
+// bin/ariadne.js uses each part while every source it was built from is unchanged (the mtimes in dist/*.json), else
+// runs the sources under tsx.
 import { statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { build, transform, type Plugin } from 'esbuild';
+import { build, transform, type Metafile, type Plugin } from 'esbuild';
 import { nodeVersionNotice } from './cli/node-version.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
 
 /**
- * Each source keeps its own import.meta.url (invocation.ts reads package.json beside it), and its dynamic imports
- * stay out of the bundle, rewritten to the same source file as seen from the bundle in `outDir`.
+ * Each source keeps its own import.meta.url (invocation.ts reads package.json beside it; migrations, pages and
+ * schemas are read beside their modules). For the start-up, its dynamic imports stay out of the bundle, rewritten
+ * to the same source file as seen from the bundle in `outDir`; the whole CLI bundles them (`externalDynamic` false).
+ * Every output file is in `outDir` itself (chunks too): the rewritten paths are relative to it.
  */
-function keepSourcePaths(outDir: string): Plugin {
+function keepSourcePaths(outDir: string, externalDynamic = true): Plugin {
   const fromOut = (file: string) => relative(outDir, file).split('\\').join('/');
   return {
     name: 'keep-source-paths',
     setup(b) {
       b.onResolve({ filter: /^\./ }, (args) => {
-        if (args.kind !== 'dynamic-import') return undefined;
+        if (!externalDynamic || args.kind !== 'dynamic-import') return undefined;
         return { path: `./${fromOut(resolve(args.resolveDir, args.path))}`, external: true };
       });
       b.onLoad({ filter: /\.ts$/ }, async (args) => {
@@ -53,30 +56,61 @@ function keepSourcePaths(outDir: string): Plugin {
   };
 }
 
-/** Builds startup.js and startup.json into `outDir`; returns the sources it holds, relative to the repository. */
-export async function compileStartup(outDir = DIST): Promise<string[]> {
-  const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, 'bin/cli/startup.ts')],
-    outfile: join(outDir, 'startup.js'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    metafile: true,
-    logLevel: 'warning',
-    plugins: [keepSourcePaths(outDir)],
-  });
-  const inputs = Object.keys(result.metafile.inputs).map((f) => relative(ROOT, isAbsolute(f) ? f : join(ROOT, f)));
+/** The sources a build holds, relative to the repository, with their mtimes in `<name>.json` beside its output. */
+function recordSources(outDir: string, name: string, metafile: Metafile): string[] {
+  const inputs = Object.keys(metafile.inputs).map((f) => relative(ROOT, isAbsolute(f) ? f : join(ROOT, f)));
   const mtimes = Object.fromEntries(inputs.map((f) => [f, statSync(join(ROOT, f)).mtimeMs]));
-  writeFileSync(join(outDir, 'startup.json'), `${JSON.stringify({ mtimes }, null, 2)}\n`);
+  writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ mtimes }, null, 2)}\n`);
   return inputs;
 }
 
+const COMMON = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  metafile: true,
+  logLevel: 'warning',
+} as const;
+
+/** Builds startup.js and startup.json into `outDir`; returns the sources it holds, relative to the repository. */
+export async function compileStartup(outDir = DIST): Promise<string[]> {
+  const result = await build({
+    ...COMMON,
+    entryPoints: [join(ROOT, 'bin/cli/startup.ts')],
+    outfile: join(outDir, 'startup.js'),
+    plugins: [keepSourcePaths(outDir)],
+  });
+  return recordSources(outDir, 'startup', result.metafile);
+}
+
+/**
+ * Builds the whole CLI into `outDir`: ariadne.js, the chunks its dynamic imports became (split, so a command loads
+ * what it uses, as under tsx), and ariadne.json; returns the sources it holds.
+ */
+export async function compileCli(outDir = DIST): Promise<string[]> {
+  const result = await build({
+    ...COMMON,
+    entryPoints: { ariadne: join(ROOT, 'bin/ariadne.ts') },
+    outdir: outDir,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    plugins: [keepSourcePaths(outDir, false)],
+  });
+  return recordSources(outDir, 'ariadne', result.metafile);
+}
+
+/** Both parts, into `outDir`. */
+export async function compileAll(outDir = DIST): Promise<{ startup: string[]; cli: string[] }> {
+  const [startup, cli] = await Promise.all([compileStartup(outDir), compileCli(outDir)]);
+  return { startup, cli };
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  const inputs = await compileStartup();
-  process.stdout.write(`ariadne: the CLI's start-up compiled to ${relative(ROOT, DIST)}/ (${inputs.length} sources)\n`);
+  const { cli } = await compileAll();
+  process.stdout.write(`ariadne: the CLI compiled to ${relative(ROOT, DIST)}/ (${cli.length} sources)\n`);
   // npm install is where an old Node matters most: said here every time, by the commands once a day
   const notice = nodeVersionNotice(process.version);
   if (notice) process.stderr.write(`${notice}\n`);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
-import { TASKS, HANDLERS_DIR } from '../lambdas/machine/tasks.ts';
+import { TASKS } from '../lambdas/machine/tasks.ts';
+import { HANDLER_MODULES } from './handler-modules.ts';
 import { historyEventsOf } from '../lambdas/machine/history-events.ts';
 import { fact } from '../aws-facts/facts.ts';
 import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from '../lambdas/machine/states.ts';
@@ -131,8 +132,9 @@ async function localHandlers(
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
     let base = opts.taskHandlers?.[state];
     if (!base) {
-      const mod = (await import(new URL(binding.file, HANDLERS_DIR).href)) as Record<string, HandlerFactory>;
-      const factory = mod[binding.factoryExport];
+      const load = HANDLER_MODULES[binding.file];
+      if (!load) throw new Error(`${binding.file} has no loader in state-machine/handler-modules.ts`);
+      const factory = (await load())[binding.factoryExport] as HandlerFactory | undefined;
       if (typeof factory !== 'function') throw new Error(`${binding.file} does not export ${binding.factoryExport}`);
       if (!opts.deps.store || !opts.deps.agents)
         throw new Error(`${state} has neither a task handler nor the store and agents its handler needs`);

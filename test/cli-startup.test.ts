@@ -1,14 +1,14 @@
 // The CLI starts light: building the program loads no command's work (the CDK, Fastify, pg, the AWS SDK, the
 // local runner), and the start-up compiled on npm install (bin/compile-cli.ts) answers help, the version and usage
-// errors exactly as the sources do, and hands every command that runs back to the sources. Timings are
-// bench/cli-startup.ts's; nothing here is timed.
+// errors exactly as the sources do, and hands every command that runs on; the whole compiled CLI runs a command
+// as the sources do, loading no TypeScript. Timings are bench/cli-startup.ts's; nothing here is timed.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileStartup } from '../bin/compile-cli.ts';
+import { compileCli, compileStartup } from '../bin/compile-cli.ts';
 import { ROOT } from './support/cli.ts';
 
 /** Packages only a command's action may load. */
@@ -149,5 +149,41 @@ describe('the compiled start-up', () => {
     const bad = compiled(['list', '--limit', 'many']);
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
+  });
+});
+
+describe('the compiled CLI', () => {
+  let dir = '';
+  let inputs: string[] = [];
+  beforeAll(async () => {
+    mkdirSync(join(ROOT, 'test-output'), { recursive: true });
+    dir = mkdtempSync(join(ROOT, 'test-output', 'compiled-cli-'));
+    inputs = await compileCli(dir);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const run = (entry: string[], args: string[]) =>
+    spawnSync(process.execPath, [...entry, ...args], { cwd: ROOT, encoding: 'utf8' });
+
+  it("holds every command's work, its handlers included, and loads no TypeScript source at run time", () => {
+    for (const source of ['bin/cli/commands/run.ts', 'state-machine/local-runner.ts', 'lambdas/handlers/run-turn.ts'])
+      expect(inputs).toContain(source);
+    const specifiers = readdirSync(dir)
+      .filter((f) => f.endsWith('.js'))
+      .flatMap((f) =>
+        [...readFileSync(join(dir, f), 'utf8').matchAll(/(?:from|import\()\s*"([^"]+)"/g)].map((m) => m[1]),
+      );
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(specifiers.filter((s) => /\.[cm]?ts$/.test(s))).toEqual([]);
+  });
+
+  it.each(['mazes', 'maze --maze spiral --size 11 --seed 3'])('ariadne %s: the same output as the sources', (line) => {
+    const args = line.split(' ');
+    const compiled = run([join(dir, 'ariadne.js')], args);
+    const sources = run(['--import', 'tsx', 'bin/ariadne.ts'], args);
+    expect(compiled.stderr).toBe(sources.stderr);
+    expect(compiled.stdout).toBe(sources.stdout);
+    expect(compiled.stdout.length).toBeGreaterThan(0);
+    expect(compiled.status).toBe(sources.status);
   });
 });

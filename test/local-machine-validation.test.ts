@@ -1,12 +1,14 @@
 // The local runner validates a definition once per content (a marker in the OS temp dir) and builds the machine
-// without validating after that: an invalid definition must still be refused every time, and a valid one run.
+// without validating after that: an invalid definition must still be refused every time, and a valid one run. Its
+// Task handlers come from literal imports a bundle carries.
 import { createHash } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
-import { TASKS } from '../lambdas/machine/tasks.ts';
+import { HANDLERS_DIR, TASKS } from '../lambdas/machine/tasks.ts';
+import { HANDLER_MODULES } from '../state-machine/handler-modules.ts';
 import type { Handler } from '../lambdas/handlers/deps.ts';
 
 const deps = { now: () => new Date('2026-11-26T00:00:00Z') };
@@ -44,5 +46,18 @@ describe('the local machine is validated once per definition', () => {
     expect(again.output).toEqual(first.output);
     expect(first.output).toEqual(valid.States.Echo.Result);
     rmSync(mark, { force: true });
+  });
+});
+
+describe('the local runner loads each Task handler from a literal import (state-machine/handler-modules.ts)', () => {
+  it.each(Object.entries(TASKS))('%s: its file has a loader, which exports its factory', async (_state, binding) => {
+    const load = HANDLER_MODULES[binding.file];
+    expect(load, `${binding.file} has no loader`).toBeTypeOf('function');
+    expect((await load())[binding.factoryExport]).toBeTypeOf('function');
+  });
+
+  it('the loaders are the files in lambdas/handlers that TASKS names, and no other', () => {
+    expect(Object.keys(HANDLER_MODULES).sort()).toEqual([...new Set(Object.values(TASKS).map((b) => b.file))].sort());
+    for (const file of Object.keys(HANDLER_MODULES)) expect(existsSync(new URL(file, HANDLERS_DIR))).toBe(true);
   });
 });

@@ -2,35 +2,41 @@
 // else an embedded server in a fresh temp directory, removed afterwards.
 // Test files isolate themselves in schemas of their own (see db.ts).
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../lambdas/store/embedded.ts';
-import { compileStartup } from '../../bin/compile-cli.ts';
+import { compileAll } from '../../bin/compile-cli.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-/**
- * The CLI tests run bin/ariadne.js, the installed entry (support/cli.ts): its compiled start-up, as npm install
- * builds it, unless it is there and current. Built beside dist/ (the same depth, so the same relative paths to the
- * sources) and renamed in, the script last, so a CLI started meanwhile (another run) reads whole files.
- */
-async function compileStartupIfStale(): Promise<void> {
+/** Whether dist/<name>.js is built from the sources as they are now (bin/ariadne.js's own test). */
+function current(name: string): boolean {
   try {
-    const { mtimes } = JSON.parse(readFileSync(join(ROOT, 'dist/startup.json'), 'utf8')) as {
+    const { mtimes } = JSON.parse(readFileSync(join(ROOT, `dist/${name}.json`), 'utf8')) as {
       mtimes: Record<string, number>;
     };
-    if (Object.entries(mtimes).every(([file, mtime]) => statSync(join(ROOT, file)).mtimeMs === mtime)) return;
+    return Object.entries(mtimes).every(([file, mtime]) => statSync(join(ROOT, file)).mtimeMs === mtime);
   } catch {
-    /* not compiled, or a source is gone: compile */
+    return false; // not compiled, or a source is gone
   }
+}
+
+/**
+ * The CLI tests run bin/ariadne.js, the installed entry (support/cli.ts): the CLI compiled as npm install builds it,
+ * unless it is there and current. Built beside dist/ (the same depth, so the same relative paths to the sources)
+ * and renamed in, each part's record of its sources last, so a CLI started meanwhile (another run) uses whole files.
+ */
+async function compileCliIfStale(): Promise<void> {
+  if (current('startup') && current('ariadne')) return;
   const building = join(ROOT, `.dist-${process.pid}`);
   try {
-    await compileStartup(building);
+    await compileAll(building);
     mkdirSync(join(ROOT, 'dist'), { recursive: true });
-    for (const file of ['startup.js', 'startup.json']) renameSync(join(building, file), join(ROOT, 'dist', file));
+    const files = readdirSync(building).sort((a, b) => Number(a.endsWith('.json')) - Number(b.endsWith('.json')));
+    for (const file of files) renameSync(join(building, file), join(ROOT, 'dist', file));
   } finally {
     rmSync(building, { recursive: true, force: true });
   }
@@ -62,7 +68,7 @@ let assemblies: string | null = null;
 export async function setup(project: TestProject): Promise<void> {
   assemblies = mkdtempSync(join(tmpdir(), 'ariadne-assembly-'));
   project.provide('assemblyDir', join(assemblies, 'cdk.out'));
-  const ready = Promise.all([compileStartupIfStale(), synthesizeDefinition()]);
+  const ready = Promise.all([compileCliIfStale(), synthesizeDefinition()]);
   ready.catch(() => undefined); // awaited below: a failure meanwhile is not left unhandled while Postgres starts
   const external = process.env.TEST_DATABASE_URL;
   if (external) {
