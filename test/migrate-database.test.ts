@@ -22,7 +22,7 @@ writeFileSync(
   join(dir, '002_slow.sql'),
   `CREATE TABLE slow AS SELECT ${SLEEP_S} AS slept FROM pg_sleep(${SLEEP_S});\nINSERT INTO probe VALUES (2);\n`,
 );
-// migrate.ts reads where the SQL files are when it loads: before the handler is imported
+// where migrate.ts reads the SQL files (MIGRATIONS_DIR, read at each load of them), as the bundled handler has it
 const saved = { ...process.env };
 process.env.MIGRATIONS_DIR = dir;
 

@@ -9,11 +9,14 @@ import type { Sql, SqlDatabase } from './sql.ts';
 import { splitStatements } from './sql-text.ts';
 import { envString } from '../config/environment.ts';
 
-// In a bundled Lambda the SQL files sit beside the bundle: MIGRATIONS_DIR says where.
-const BUNDLED_MIGRATIONS = envString('MIGRATIONS_DIR');
-const MIGRATIONS_DIR = BUNDLED_MIGRATIONS
-  ? new URL(`file://${BUNDLED_MIGRATIONS.replace(/\/?$/, '/')}`)
-  : new URL('../../migrations/', import.meta.url);
+/**
+ * Where the SQL files are: in a bundled Lambda beside the bundle (MIGRATIONS_DIR says where), else the repository's
+ * migrations/. Read at each call, not at import: a process that sets it later (a test) is heard.
+ */
+function migrationsDir(): URL {
+  const bundled = envString('MIGRATIONS_DIR');
+  return bundled ? new URL(`file://${bundled.replace(/\/?$/, '/')}`) : new URL('../../migrations/', import.meta.url);
+}
 const LOCK_KEY = 0x41524941; // "ARIA"
 
 export interface Migration {
@@ -23,7 +26,7 @@ export interface Migration {
   checksum: string;
 }
 
-export async function loadMigrations(dir: URL | string = MIGRATIONS_DIR): Promise<Migration[]> {
+export async function loadMigrations(dir: URL | string = migrationsDir()): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
   return Promise.all(
     files.map(async (name) => {
