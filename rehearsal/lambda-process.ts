@@ -139,6 +139,15 @@ export class LambdaProcess {
     this.childEnv = lambdaEnvironment(fn, opts, this.functionName);
   }
 
+  /**
+   * A function no container of which runs yet, as Lambda has one before its first invocation: that invocation
+   * starts it (a cold start, its init error answered as that invocation's), and a function never invoked costs
+   * no process.
+   */
+  static notStarted(opts: LambdaProcessOptions): LambdaProcess {
+    return new LambdaProcess(opts.fn, opts);
+  }
+
   /** Starts the container (a cold start: the handler's module loads); throws LambdaInitError if it cannot. */
   static async start(opts: LambdaProcessOptions): Promise<LambdaProcess> {
     const p = new LambdaProcess(opts.fn, opts);
