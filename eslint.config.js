@@ -28,7 +28,10 @@ export default tseslint.config(
   prettier,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The one tsconfig's program, built once: 32 s and 2.3 GB for the tree against 43 s and 3.1 GB through the
+      // project service. A TypeScript file outside tsconfig.json's include is refused by name (add it there: tsc
+      // must check it too).
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     plugins: { '@stylistic': stylistic },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
