@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SlowestFirst } from './test/support/slow-first.ts';
 
 export default defineConfig({
   test: {
@@ -16,6 +17,7 @@ export default defineConfig({
     // Two files at a time on the 2-core CI machine (the default is one fewer than the cores): most files wait on
     // child processes (the CLI, Lambda bundles, Postgres), so the suite ran in 7 minutes instead of 11, all passing.
     maxWorkers: 2,
+    sequence: { sequencer: SlowestFirst },
     // On Node 20: the CLI's end-of-life line would be read as an error by the CLI tests that check stderr for
     // "ariadne:", and the AWS SDK's multi-line warning would repeat in each worker that builds a client.
     // test/node-version.test.ts clears both to see what a user sees. Spawned CLIs inherit process.env.
