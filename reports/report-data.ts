@@ -84,8 +84,12 @@ export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boole
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
   const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
+  const [settingPairs, pairs] = await Promise.all([
+    settingComparisons(db, sweepId, stats, statistics.resamples),
+    agentComparisons(db, sweepId, stats, statistics.resamples),
+  ]);
   return {
-    settingPairs: await settingComparisons(db, sweepId, stats, statistics.resamples),
+    settingPairs,
     sweep: {
       id: sweep.id,
       cells: sweep.cells,
@@ -98,7 +102,7 @@ export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boole
     seed: statistics.seed,
     stats,
     passK: statistics.passK.map(({ factors: f, ...p }) => ({ ...groupKey(f), ...p })),
-    pairs: await agentComparisons(db, sweepId, stats, statistics.resamples),
+    pairs,
     runs: runs.map(({ cell_index: _cell, cost_usd: _cost, cost_known: _known, ...r }) => ({
       ...r,
       maze_size: Number(r.maze_size),
@@ -134,30 +138,31 @@ async function settingComparisons(
       for (const [a, b] of pairs.slice(0, MAX_SETTING_PAIRS)) wanted.push([label, factor, a, b]);
     }
   }
-  const out: Comparison[] = [];
-  for (const [label, factor, a, b] of wanted) {
-    try {
-      out.push(await compareSettings(db, sweepId, label, factor, a, b, resamples));
-    } catch (err) {
-      // a nested setting (ollama.num_ctx) split by the statistics is varied under its section's key: not pairable
-      if (!(err instanceof InvalidInputError)) throw err;
-    }
-  }
-  return out;
+  // a nested setting (ollama.num_ctx) split by the statistics is varied under its section's key: not pairable
+  return pairable(wanted.map(([label, factor, a, b]) => compareSettings(db, sweepId, label, factor, a, b, resamples)));
+}
+
+/**
+ * The comparisons that could be made, in the order asked, read at once (each waits on its own reads); one of two
+ * things that share nothing to pair (InvalidInputError) is left out, any other error thrown.
+ */
+async function pairable(comparisons: Array<Promise<Comparison>>): Promise<Comparison[]> {
+  const made = await Promise.all(
+    comparisons.map((c) =>
+      c.catch((err: unknown) => {
+        if (err instanceof InvalidInputError) return null;
+        throw err;
+      }),
+    ),
+  );
+  return made.filter((c): c is Comparison => c !== null);
 }
 
 /** Every two agent labels, in order, paired on the same maze, settings and repeat; those that share none left out. */
 async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[], resamples: number): Promise<Comparison[]> {
   const labels = [...new Set(stats.map((r) => r.label))].sort();
-  const out: Comparison[] = [];
-  for (const [i, a] of labels.entries())
-    for (const b of labels.slice(i + 1)) {
-      try {
-        out.push(await compareAgents(db, sweepId, a, b, resamples));
-      } catch (err) {
-        // two agents on different mazes or settings: nothing to pair
-        if (!(err instanceof InvalidInputError)) throw err;
-      }
-    }
-  return out;
+  // two agents on different mazes or settings: nothing to pair
+  return pairable(
+    labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b, resamples))),
+  );
 }
