@@ -1,12 +1,12 @@
 // How long the installed `ariadne` takes to answer, whole process (start-up, loading, the work, exit), medians of
-// 5 runs paired with `node -e 0` (run in turn, so the ratio holds when the machine's speed drifts). The start-up is
+// 5 runs paired with `node -e 0` (run in turn, so the ratio holds when the machine's speed drifts). The CLI is
 // compiled first, as npm install does (bin/compile-cli.ts); the same commands from the TypeScript sources under
 // tsx (what bin/ariadne.js falls back to when dist/ is stale) are printed beside them.
 // Targets: --version and --help under 0.3 s, `list` on a running (embedded) Postgres under 0.8 s.
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { compileStartup } from '../bin/compile-cli.ts';
+import { compileAll } from '../bin/compile-cli.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { benchPostgres, fmt } from './support.ts';
 import { freshBenchDatabase } from './seed-sweep.ts';
@@ -39,7 +39,7 @@ function paired(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 export async function cliStartupBench(): Promise<void> {
-  const sources = await compileStartup();
+  const { startup: sources, cli } = await compileAll(); // as npm install does: list runs the compiled CLI
   const pgServer = await benchPostgres();
   const db = await freshBenchDatabase(pgServer.url, SCHEMA, 2);
   try {
@@ -62,8 +62,8 @@ export async function cliStartupBench(): Promise<void> {
     ];
     console.log(
       `CLI start-up: whole process, medians of ${RUNS} runs paired with node -e 0 (${availableParallelism()} cores, ` +
-        `load ${fmt(loadavg()[0], 2)}); the start-up compiled from ${sources.length} sources, list on an embedded ` +
-        'Postgres with 3 runs stored',
+        `load ${fmt(loadavg()[0], 2)}); the start-up compiled from ${sources.length} sources, the CLI from ` +
+        `${cli.length}, list on an embedded Postgres with 3 runs stored`,
     );
     const rows = commands.map((c) => ({
       ...c,
