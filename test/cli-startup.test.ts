@@ -81,14 +81,18 @@ describe('building the program', () => {
   });
 });
 
+/** A fresh directory for a build: in the repository, as dist/ is, so the bundle finds the packages in node_modules. */
+function buildDir(prefix: string): string {
+  mkdirSync(join(ROOT, 'test-output'), { recursive: true });
+  return mkdtempSync(join(ROOT, 'test-output', prefix));
+}
+
 describe('the compiled start-up', () => {
   let dir = '';
   let startup = '';
   let inputs: string[] = [];
   beforeAll(async () => {
-    // in the repository, as dist/ is, so the bundle finds the packages in node_modules
-    mkdirSync(join(ROOT, 'test-output'), { recursive: true });
-    dir = mkdtempSync(join(ROOT, 'test-output', 'compiled-'));
+    dir = buildDir('compiled-');
     inputs = await compileStartup(dir);
     startup = pathToFileURL(join(dir, 'startup.js')).href;
   });
@@ -156,8 +160,7 @@ describe('the compiled CLI', () => {
   let dir = '';
   let inputs: string[] = [];
   beforeAll(async () => {
-    mkdirSync(join(ROOT, 'test-output'), { recursive: true });
-    dir = mkdtempSync(join(ROOT, 'test-output', 'compiled-cli-'));
+    dir = buildDir('compiled-cli-');
     inputs = await compileCli(dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
