@@ -71,6 +71,9 @@ export async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T>
       }
       next = it.next();
       next.catch(() => undefined); // awaited on the next round; a consumer that stops first leaves it unread
+      // one turn of the event loop before the consumer's work: a writer that encodes a page in one synchronous
+      // piece (Parquet) would otherwise hold the next request in the client until it is done
+      await new Promise((resolve) => setImmediate(resolve));
       yield item.value;
     }
   } finally {
