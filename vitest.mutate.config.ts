@@ -17,6 +17,8 @@ import base from './vitest.config.ts';
 export default defineConfig({
   test: {
     ...base.test,
+    // as before the suite shared its workers' processes (vitest.config.ts): Stryker's runs stay as they were measured
+    isolate: true,
     include: [
       'test/experiment-rules.test.ts',
       'test/finalizer.test.ts',
