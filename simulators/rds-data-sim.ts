@@ -298,29 +298,19 @@ function formattedRecords(rows: Array<Array<string | null>>, fields: readonly pg
       else if (kind === 'integer') text += key + raw;
       else if (kind === 'boolean') text += key + (raw === 't' ? 'true' : 'false');
       else if (kind === 'string') text += key + JSON.stringify(raw);
-      else text += key + JSON.stringify(jsonFieldValue(oid, raw));
+      else text += key + JSON.stringify(jsonValue(field(oid, raw)));
     }
     out.push(slots.length === 0 ? '{}' : text + '}');
   }
   return `[${out.join(',')}]`;
 }
 
-/** How formattedRecords writes a column's values: the common kinds directly, the rest through jsonFieldValue. */
+/** How formattedRecords writes a column's values: the common kinds directly, the rest as jsonValue of their Field. */
 function jsonKind(oid: number): 'integer' | 'boolean' | 'string' | 'other' {
   if (LONG.has(oid)) return 'integer';
   if (oid === BOOL) return 'boolean';
   if (DOUBLE.has(oid) || oid === BYTEA || oid === TIMESTAMPTZ || ARRAYS[oid]) return 'other';
   return 'string';
-}
-
-/** jsonValue(field(oid, raw)) without the Field between. */
-function jsonFieldValue(oid: number, raw: string | null): unknown {
-  if (raw === null) return null;
-  if (LONG.has(oid) || DOUBLE.has(oid)) return Number(raw);
-  if (oid === BOOL) return raw === 't';
-  if (oid === TIMESTAMPTZ) return raw.replace(/\+00$/, '');
-  if (oid === BYTEA || ARRAYS[oid]) return jsonValue(field(oid, raw));
-  return raw;
 }
 
 /**

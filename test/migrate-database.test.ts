@@ -22,8 +22,8 @@ writeFileSync(
   join(dir, '002_slow.sql'),
   `CREATE TABLE slow AS SELECT ${SLEEP_S} AS slept FROM pg_sleep(${SLEEP_S});\nINSERT INTO probe VALUES (2);\n`,
 );
-// where migrate.ts reads the SQL files (MIGRATIONS_DIR, read at each load of them), as the bundled handler has it
-const saved = { ...process.env };
+// where migrate.ts reads the SQL files (MIGRATIONS_DIR, read at each load of them), as the bundled handler has it;
+// test/support/per-file.ts puts the environment back when this file ends
 process.env.MIGRATIONS_DIR = dir;
 
 const schema = `t_mig_${randomBytes(4).toString('hex')}`;
@@ -45,8 +45,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
-  Object.assign(process.env, saved);
   await sim?.close();
   await admin?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await admin?.end();
