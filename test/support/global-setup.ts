@@ -2,27 +2,16 @@
 // else an embedded server in a fresh temp directory, removed afterwards.
 // Test files isolate themselves in schemas of their own (see db.ts).
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../lambdas/store/embedded.ts';
 import { compileAll } from '../../bin/compile-cli.ts';
+import { compiledPart } from '../../bin/compiled.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-
-/** Whether dist/<name>.js is built from the sources as they are now (bin/ariadne.js's own test). */
-function current(name: string): boolean {
-  try {
-    const { mtimes } = JSON.parse(readFileSync(join(ROOT, `dist/${name}.json`), 'utf8')) as {
-      mtimes: Record<string, number>;
-    };
-    return Object.entries(mtimes).every(([file, mtime]) => statSync(join(ROOT, file)).mtimeMs === mtime);
-  } catch {
-    return false; // not compiled, or a source is gone
-  }
-}
 
 /**
  * The CLI tests run bin/ariadne.js, the installed entry (support/cli.ts): the CLI compiled as npm install builds it,
@@ -30,7 +19,7 @@ function current(name: string): boolean {
  * and renamed in, each part's record of its sources last, so a CLI started meanwhile (another run) uses whole files.
  */
 async function compileCliIfStale(): Promise<void> {
-  if (current('startup') && current('ariadne')) return;
+  if (compiledPart('startup') && compiledPart('ariadne')) return; // as bin/ariadne.js decides
   const building = join(ROOT, `.dist-${process.pid}`);
   try {
     await compileAll(building);
