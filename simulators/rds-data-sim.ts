@@ -293,7 +293,8 @@ function formattedRecords(rows: Array<Array<string | null>>, fields: readonly pg
     let text = '';
     for (const { key, i, oid, kind } of slots) {
       const raw = row[i];
-      // Postgres's text of an integer is already its JSON (and exact past 2^53, as AWS's long is); a boolean is t/f
+      // an integer is a JSON number (data-api-json.html: BIGINT "Number by default"): Postgres's text of it already is
+      // one, its digits as stored rather than rounded through a double; a boolean is t/f
       if (raw === null) text += `${key}null`;
       else if (kind === 'integer') text += key + raw;
       else if (kind === 'boolean') text += key + (raw === 't' ? 'true' : 'false');
