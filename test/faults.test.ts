@@ -39,9 +39,9 @@ async function newExperiment(id: string) {
 }
 
 /** Turns until the game ends, each in a new store (a cold Lambda) unless one is given. */
-async function playOut(id: string, agents: AgentFactory = baselineAgents, from = 1): Promise<void> {
+async function playOut(id: string, agents: AgentFactory = baselineAgents, from = 1, store?: PgStore): Promise<void> {
   for (let turn = from; ; turn++) {
-    const t = await runTurn(id, turn, { store: new PgStore(db), agents });
+    const t = await runTurn(id, turn, { store: store ?? new PgStore(db), agents });
     if (t.goalFound || t.actionsTaken >= CONFIG.max_moves) return;
   }
 }
@@ -66,8 +66,11 @@ const counters = async (id: string) =>
   ).rows[0];
 
 /** A store that runs `before`/`instead` around commitTurn, to crash at a chosen point of turn `at`. */
-function crashingStore(at: number, point: 'after_reply' | 'mid_transaction' | 'after_commit'): EngineStore {
-  const store = new PgStore(db);
+function crashingStore(
+  at: number,
+  point: 'after_reply' | 'mid_transaction' | 'after_commit',
+  store = new PgStore(db),
+): EngineStore {
   return {
     loadTurnContext: (id, opts) => store.loadTurnContext(id, opts),
     findTurn: (id, n) => store.findTurn(id, n),
@@ -123,37 +126,56 @@ describe.each(TRANSPORTS)('a turn interrupted at any point, then run again, over
     db = pgDb;
   });
 
-  it.each(['before_reply', 'after_reply', 'mid_transaction', 'after_commit'] as const)(
-    'crash %s: the rerun yields exactly the uninterrupted actions',
-    async (point) => {
-      const id = await newExperiment(`crash-${point.replace('_', '-')}`);
-      await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
-      await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
-      const crashAt = 3;
-      const failingAgents: AgentFactory = (identity) => {
-        const agent = baselineAgents(identity);
-        return {
-          ...agent,
-          act: () => Promise.reject(new Crash('process died before the reply')),
-        };
+  // a new process (a cold Lambda) reads the run; the same one (a warm container retried) has the state the failed
+  // turn took from its memory and changed in place: it must read the run again, not go on from that
+  it.each(
+    (['before_reply', 'mid_turn', 'after_reply', 'mid_transaction', 'after_commit'] as const).flatMap((point) =>
+      (['a new process', 'the same process'] as const).map((by) => [point, by] as const),
+    ),
+  )('crash %s, rerun by %s: the rerun yields exactly the uninterrupted actions', async (point, by) => {
+    const id = await newExperiment(`crash-${point.replace('_', '-')}-${by === 'a new process' ? 'cold' : 'warm'}`);
+    const warm = by === 'the same process' ? new PgStore(db) : undefined;
+    await runTurn(id, 1, { store: warm ?? new PgStore(db), agents: baselineAgents });
+    await runTurn(id, 2, { store: warm ?? new PgStore(db), agents: baselineAgents });
+    const crashAt = 3;
+    const failingAgents: AgentFactory = (identity) => {
+      const agent = baselineAgents(identity);
+      return {
+        ...agent,
+        act: () => Promise.reject(new Crash('process died before the reply')),
       };
-      const attempt =
-        point === 'before_reply'
-          ? runTurn(id, crashAt, { store: new PgStore(db), agents: failingAgents })
-          : runTurn(id, crashAt, { store: crashingStore(crashAt, point), agents: baselineAgents });
-      await expect(attempt).rejects.toThrow(Crash);
-      const afterCrash = await counters(id);
-      expect(afterCrash.turns).toBe(point === 'after_commit' ? 3 : 2); // committed whole or not at all
-      expect(afterCrash.executed).toBe(afterCrash.actions_taken);
-      // the retry (a new process) and the rest of the run
-      const retried = await runTurn(id, crashAt, { store: new PgStore(db), agents: baselineAgents });
-      expect(retried.replayed).toBe(point === 'after_commit');
-      await playOut(id, baselineAgents, crashAt + 1);
-      expect(await log(id)).toEqual(reference);
-      const c = await counters(id);
-      expect([c.executed, c.turns]).toEqual([c.actions_taken, c.turns_completed]);
-    },
-  );
+    };
+    // mid turn: one move done (the state changed), then the next reply fails
+    const midTurnAgents: AgentFactory = (identity) => {
+      const agent = baselineAgents(identity);
+      let replies = 0;
+      return {
+        ...agent,
+        act: async (obs) =>
+          replies++ === 0
+            ? { calls: (await agent.act(obs)).calls.slice(0, 1) }
+            : Promise.reject(new Crash('process died after a move')),
+      };
+    };
+    const attempt =
+      point === 'before_reply' || point === 'mid_turn'
+        ? runTurn(id, crashAt, {
+            store: warm ?? new PgStore(db),
+            agents: point === 'mid_turn' ? midTurnAgents : failingAgents,
+          })
+        : runTurn(id, crashAt, { store: crashingStore(crashAt, point, warm), agents: baselineAgents });
+    await expect(attempt).rejects.toThrow(Crash);
+    const afterCrash = await counters(id);
+    expect(afterCrash.turns).toBe(point === 'after_commit' ? 3 : 2); // committed whole or not at all
+    expect(afterCrash.executed).toBe(afterCrash.actions_taken);
+    // the retry (a new process) and the rest of the run
+    const retried = await runTurn(id, crashAt, { store: warm ?? new PgStore(db), agents: baselineAgents });
+    expect(retried.replayed).toBe(point === 'after_commit');
+    await playOut(id, baselineAgents, crashAt + 1, warm);
+    expect(await log(id)).toEqual(reference);
+    const c = await counters(id);
+    expect([c.executed, c.turns]).toEqual([c.actions_taken, c.turns_completed]);
+  });
 });
 
 describe('database faults', () => {

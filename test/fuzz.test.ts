@@ -180,6 +180,15 @@ describe('the turn engine and Postgres under random replies', () => {
           // the knowledge a cold process rebuilds from the log matches the counter
           const ctx = await new PgStore(db).loadTurnContext(experimentId);
           expect(ctx.state.tilesSeen).toBe(r.tiles_seen);
+          // and how often each cell was entered, from the logged moves
+          const entered = await db.pool.query<{ cell: number; n: number }>(
+            `SELECT to_y * $2 + to_x AS cell, count(*)::int AS n FROM actions
+             WHERE experiment_id = $1 AND outcome = 'moved' GROUP BY 1`,
+            [experimentId, ctx.maze.width],
+          );
+          const entries = new Uint32Array(ctx.maze.width * ctx.maze.height);
+          for (const e of entered.rows) entries[e.cell] = e.n;
+          expect(ctx.state.entries).toEqual(entries);
         },
       ),
       { numRuns: 25 },

@@ -19,6 +19,11 @@ export interface GameState {
   recentVision: number[][];
   /** What the agent has seen: UNKNOWN or the tile, one byte per cell. */
   known: Uint8Array;
+  /**
+   * How often the agent has entered each cell (moves whose outcome is 'moved'; the start is not entered): what the
+   * kept totals' loop cells and most visits follow from (lambdas/store/cell-entries.ts).
+   */
+  entries: Uint32Array;
 }
 
 /** One tile as the agent sees it: [x, y, tile]. */
@@ -105,6 +110,7 @@ export function initialState(maze: Maze, config: ExperimentConfig): GameState {
     lastRecallStep: null,
     recentVision: [],
     known: new Uint8Array(maze.width * maze.height).fill(UNKNOWN),
+    entries: new Uint32Array(maze.width * maze.height),
   };
   const cells = visibleCells(maze.grid, state.position, visionOf(config));
   learn(state, maze, cells);
@@ -119,6 +125,7 @@ export function cloneState(state: GameState): GameState {
     position: { ...state.position },
     recentVision: state.recentVision.map((v) => v.slice()),
     known: state.known.slice(),
+    entries: state.entries.slice(),
   };
 }
 
@@ -201,6 +208,7 @@ export function executeCall(
         message = `cannot move ${MOVE_TOOLS[call.name]}: a wall`;
       } else {
         state.position = { x: nx, y: ny };
+        state.entries[ny * maze.width + nx]++;
         outcome = 'moved';
         message = `moved ${MOVE_TOOLS[call.name]} to (${nx},${ny})`;
       }
@@ -261,17 +269,36 @@ export function executeCall(
   };
 }
 
+/** A cell this turn's moves entered: how many of them entered it, and its entries in all after the turn. */
+export interface CellEntered {
+  moves: number;
+  entries: number;
+}
+
+/** The cells the actions' moves entered (in the order first entered), read from the state after them. */
+export function cellsEntered(state: GameState, width: number, actions: ActionResult[]): CellEntered[] {
+  const moves = new Map<number, number>();
+  for (const a of actions) {
+    if (a.outcome !== 'moved') continue;
+    const cell = a.to.y * width + a.to.x;
+    moves.set(cell, (moves.get(cell) ?? 0) + 1);
+  }
+  return [...moves].map(([cell, n]) => ({ moves: n, entries: state.entries[cell] }));
+}
+
 /** One executed action as the log keeps it: enough to rebuild what the agent knows. */
 export interface LoggedVision {
   step: number;
   vision: SeenTile[];
   recalled: boolean;
+  /** The cell a move entered (outcome 'moved'); null for every other action. */
+  entered: Point | null;
 }
 
 /**
  * Rebuilds the state from the action log (executed actions in step order):
- * known tiles and the recall window follow from the logged visions, exactly as
- * executeCall built them.
+ * known tiles and the recall window follow from the logged visions, and the
+ * cells' entries from the logged moves, exactly as executeCall built them.
  */
 export function stateFromLog(
   maze: Maze,
@@ -286,6 +313,7 @@ export function stateFromLog(
     state.recentVision.push(cells);
     if (state.recentVision.length > config.max_recall_actions) state.recentVision.shift();
     if (entry.recalled) state.lastRecallStep = entry.step;
+    if (entry.entered) state.entries[entry.entered.y * maze.width + entry.entered.x]++;
   }
   return {
     ...state,

@@ -2,7 +2,7 @@
 // the engine never sees SQL, pg or AWS.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { Maze } from '../maze/maze.ts';
-import type { ActionResult, GameState } from './game.ts';
+import type { ActionResult, CellEntered, GameState } from './game.ts';
 import type { MonitorSnapshot, Phase, StuckSignal } from './agent-monitor.ts';
 import type { ModelTimings, PromptContext } from './agent.ts';
 
@@ -99,6 +99,8 @@ export interface TurnWrite {
   llmCalls: LlmCallRecord[];
   actions: ActionResult[];
   stateAfter: GameState;
+  /** The cells the turn's moves entered (the kept totals' loop cells and most entries follow from them). */
+  entered: CellEntered[];
   agentStateAfter: MonitorSnapshot;
   /** Written only when the agent has memory (undefined leaves the column as it is). */
   agentMemoryAfter: unknown;
@@ -138,9 +140,13 @@ export interface EngineStore {
    * The experiment, its maze and the state after its last committed turn.
    * With `forTurn`, a store may answer from memory when it holds the state
    * after turn forTurn-1; commitTurn then detects if that was stale.
+   * The state is the caller's to change: the store keeps no reference to it.
    */
   loadTurnContext(experimentId: string, opts?: { forTurn?: number }): Promise<TurnContext>;
   findTurn(experimentId: string, turnNumber: number): Promise<TurnSummary | null>;
-  /** Writes the turn atomically; false if this (experiment, turn) was already written. */
+  /**
+   * Writes the turn atomically; false if this (experiment, turn) was already written. A store may keep
+   * `turn.stateAfter` for the next turn: the caller does not change it afterwards.
+   */
   commitTurn(turn: TurnWrite): Promise<boolean>;
 }

@@ -9,7 +9,7 @@
 // committed at once, keyed by (experiment, turn number), so a retried
 // invocation never doubles a row.
 import type { AgentFactory, AgentReply, Observation } from './agent.ts';
-import { cloneState, executeCall, refuseCall, toSeen, visionOf, type ActionResult, type GameState } from './game.ts';
+import { cellsEntered, executeCall, refuseCall, toSeen, visionOf, type ActionResult, type GameState } from './game.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { visibleCells } from '../maze/vision.ts';
@@ -42,21 +42,21 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   const {
     experiment,
     maze,
-    state: saved,
+    // ours to change: the store keeps no reference to it (EngineStore.loadTurnContext)
+    state,
     agentState,
     agentMemory,
   } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
-  if (saved.turnsCompleted >= turnNumber) {
+  if (state.turnsCompleted >= turnNumber) {
     // A replay (a retried invocation): return what was committed, write nothing.
     const existing = await deps.store.findTurn(experimentId, turnNumber);
     if (existing) return existing;
   }
   if (experiment.status !== 'running') throw new ExperimentClosedError(experimentId, experiment.status);
-  if (saved.turnsCompleted !== turnNumber - 1)
-    throw new TurnOutOfOrderError(experimentId, turnNumber, saved.turnsCompleted);
+  if (state.turnsCompleted !== turnNumber - 1)
+    throw new TurnOutOfOrderError(experimentId, turnNumber, state.turnsCompleted);
 
   const config = experiment.config;
-  const state = cloneState(saved);
   const startedAt = now();
   const agent = deps.agents({
     experimentId,
@@ -244,6 +244,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     llmCalls,
     actions,
     stateAfter: state,
+    entered: cellsEntered(state, maze.width, actions),
     agentStateAfter: monitor.snapshot(),
     agentMemoryAfter: agent.memory?.(lastResults),
     transitions,

@@ -90,6 +90,8 @@ interface ActionLogRow {
   step_number: number;
   vision: LoggedVision['vision'];
   outcome: string;
+  to_x: number;
+  to_y: number;
 }
 
 interface TurnRow {
@@ -128,6 +130,11 @@ export class PgStore implements EngineStore {
    * meanwhile, the commit's conditional update fails and the engine re-reads.
    */
   private readonly contexts = new Map<string, TurnContext>();
+  /**
+   * Experiments whose remembered state a turn has taken: the turn changes it in place (no copy of a maze-sized
+   * state each turn), so no other turn gets it until the turn's commit hands its state back.
+   */
+  private readonly lent = new Set<string>();
   constructor(readonly db: Sql) {}
 
   /** Every statement of the store; the transport retries transient failures (writes are idempotent). */
@@ -139,10 +146,19 @@ export class PgStore implements EngineStore {
     return this.db.query<R>(text, values, options);
   }
 
-  private remember(ctx: TurnContext): void {
-    this.contexts.delete(ctx.experiment.id);
-    this.contexts.set(ctx.experiment.id, { ...ctx, state: cloneState(ctx.state) });
-    if (this.contexts.size > STATE_CACHE_SIZE) this.contexts.delete(this.contexts.keys().next().value!);
+  /** Keeps a running experiment's context for its next turn; `lent`: a turn has its state now. */
+  private remember(ctx: TurnContext, lent: boolean): void {
+    const id = ctx.experiment.id;
+    this.contexts.delete(id);
+    this.contexts.set(id, ctx);
+    if (lent) this.lent.add(id);
+    else this.lent.delete(id);
+    if (this.contexts.size > STATE_CACHE_SIZE) this.forget(this.contexts.keys().next().value!);
+  }
+
+  private forget(id: string): void {
+    this.contexts.delete(id);
+    this.lent.delete(id);
   }
 
   async checkSweepRun(ref: SweepRef): Promise<void> {
@@ -267,7 +283,8 @@ export class PgStore implements EngineStore {
         config: e.config,
         startedAt: rows[0].started_at,
       };
-      this.remember({ experiment, maze: await this.loadMaze(e.mazeId), state: s, agentState: null, agentMemory: null });
+      const maze = await this.loadMaze(e.mazeId);
+      this.remember({ experiment, maze, state: cloneState(s), agentState: null, agentMemory: null }, false);
       return { created: true, startedAt: rows[0].started_at, config: e.config };
     }
     if (e.executionArn) {
@@ -288,9 +305,10 @@ export class PgStore implements EngineStore {
   }
 
   async loadTurnContext(experimentId: string, opts: { forTurn?: number } = {}): Promise<TurnContext> {
-    const cached = this.contexts.get(experimentId);
+    const cached = this.lent.has(experimentId) ? undefined : this.contexts.get(experimentId);
     if (cached && opts.forTurn !== undefined && cached.state.turnsCompleted === opts.forTurn - 1) {
-      return { ...cached, state: cloneState(cached.state) };
+      this.lent.add(experimentId);
+      return { ...cached };
     }
     const { rows } = await this.query<ContextRow>(
       `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory
@@ -304,8 +322,11 @@ export class PgStore implements EngineStore {
       this.loadMaze(r.maze_id),
       this.agentStateAfter(experimentId, r.turns_completed),
     ]);
-    if (cached && cached.state.turnsCompleted === r.turns_completed)
-      return { experiment, maze, state: cloneState(cached.state), agentState, agentMemory: r.agent_memory };
+    if (cached && cached.state.turnsCompleted === r.turns_completed) {
+      const known: TurnContext = { experiment, maze, state: cached.state, agentState, agentMemory: r.agent_memory };
+      this.remember(known, true);
+      return { ...known };
+    }
     const log = await this.executedActions(experimentId);
     const state = stateFromLog(
       maze,
@@ -316,11 +337,16 @@ export class PgStore implements EngineStore {
         turnsCompleted: r.turns_completed,
         goalFound: r.goal_found,
       },
-      log.map((a) => ({ step: a.step_number, vision: a.vision, recalled: a.outcome === 'recalled' })),
+      log.map((a) => ({
+        step: a.step_number,
+        vision: a.vision,
+        recalled: a.outcome === 'recalled',
+        entered: a.outcome === 'moved' ? { x: a.to_x, y: a.to_y } : null,
+      })),
     );
     const ctx: TurnContext = { experiment, maze, state, agentState, agentMemory: r.agent_memory };
-    if (experiment.status === 'running') this.remember(ctx);
-    return ctx;
+    if (experiment.status === 'running') this.remember(ctx, true);
+    return { ...ctx };
   }
 
   /**
@@ -344,7 +370,7 @@ export class PgStore implements EngineStore {
   private executedActions(experimentId: string): Promise<ActionLogRow[]> {
     return readPaged(async (last, limit) => {
       const { rows } = await this.query<ActionLogRow>(
-        `SELECT step_number, vision, outcome FROM actions
+        `SELECT step_number, vision, outcome, to_x, to_y FROM actions
          WHERE experiment_id = $1 AND executed AND step_number > $2 ORDER BY step_number LIMIT $3`,
         [experimentId, last?.step_number ?? 0, limit],
       );
@@ -383,18 +409,22 @@ export class PgStore implements EngineStore {
     const written = rows[0].written === 1;
     const cached = this.contexts.get(turn.experimentId);
     if (written && cached)
-      this.remember({
-        ...cached,
-        // the stored calibration is the first one written (coalesce in turn-sql.ts)
-        experiment: {
-          ...cached.experiment,
-          tokenCalibration: cached.experiment.tokenCalibration ?? turn.tokenCalibration ?? null,
+      // the turn's state is the store's now (EngineStore.commitTurn)
+      this.remember(
+        {
+          ...cached,
+          // the stored calibration is the first one written (coalesce in turn-sql.ts)
+          experiment: {
+            ...cached.experiment,
+            tokenCalibration: cached.experiment.tokenCalibration ?? turn.tokenCalibration ?? null,
+          },
+          state: turn.stateAfter,
+          agentState: turn.agentStateAfter,
+          agentMemory: turn.agentMemoryAfter ?? cached.agentMemory,
         },
-        state: turn.stateAfter,
-        agentState: turn.agentStateAfter,
-        agentMemory: turn.agentMemoryAfter ?? cached.agentMemory,
-      });
-    else this.contexts.delete(turn.experimentId);
+        false,
+      );
+    else this.forget(turn.experimentId);
     return written;
   }
 
@@ -435,10 +465,10 @@ export class PgStore implements EngineStore {
 
   /** Moves a running experiment to its final status; a second call changes nothing. Returns the status it has now. */
   async finalizeExperiment(id: string, f: Finalization): Promise<{ status: ExperimentStatus; changed: boolean }> {
-    this.contexts.delete(id);
+    this.forget(id);
     // the trajectory hash (migration 011) marks runs that did the same thing, for the statistics' copies; the kept
     // totals (migration 017) are recomputed whole from the run's own rows, in the same statement, so a finished
-    // run's summary is its log's, and its cell visits, kept only for the next turn, go
+    // run's summary is its log's
     const { rows } = await this.query<{ status: ExperimentStatus }>(
       `WITH done AS (
          UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4,
@@ -450,8 +480,6 @@ export class PgStore implements EngineStore {
          SELECT experiment_id, ${TOTALS} FROM experiment_totals_recomputed WHERE experiment_id IN (SELECT id FROM done)
          ON CONFLICT (experiment_id) DO UPDATE SET (${TOTALS}) = (${EXCLUDED_TOTALS})
          RETURNING 1
-       ), visits AS (
-         DELETE FROM experiment_cell_visits WHERE experiment_id IN (SELECT id FROM done) RETURNING 1
        )
        SELECT status FROM done`,
       // an error's text (a provider's reply body, a stack) is cut to fit the row, with a marker

@@ -2,6 +2,7 @@
 // if it is still at turn n-1, and inserts the turn and its actions only if
 // that update happened. One statement is one transaction and one round trip.
 import type { TurnWrite } from '../engine/store.ts';
+import type { CellEntered } from '../engine/game.ts';
 import { clipJson, LIMITS } from '../engine/stored-limits.ts';
 import type { SqlValue } from './sql.ts';
 import { refuseOversized, RowClipper } from './clip-row.ts';
@@ -69,17 +70,11 @@ const AGENT_STATE_CTE = `, transitions AS (
 
 // The experiment's kept totals (migration 017) advanced by this turn's rows alone, in the turn's statement: a
 // turn that is not written (already committed, or the run moved on) adds nothing, and one rolled back adds nothing.
-// Sums of tokens and cost stay null while every turn's is null, as sum() over the turns is. A cell's visits before
-// the turn are its visits now less the turn's moves into it, so a loop cell (10 or more) is counted once, when it
-// crosses 10. {signals}: the turn's stuck signals (the signals CTE when the statement has one).
-const TOTALS_CTE = `, moves AS (
-  SELECT to_x AS x, to_y AS y, count(*) AS n FROM acts WHERE outcome = 'moved' GROUP BY to_x, to_y
-), visited AS (
-  INSERT INTO experiment_cell_visits AS c (experiment_id, x, y, visits)
-  SELECT turn.experiment_id, moves.x, moves.y, moves.n FROM turn, moves
-  ON CONFLICT (experiment_id, x, y) DO UPDATE SET visits = c.visits + EXCLUDED.visits
-  RETURNING x, y, visits
-), totals AS (
+// Sums of tokens and cost stay null while every turn's is null, as sum() over the turns is. The loop cells and the
+// most entries of one cell come from the cells the turn entered ({0}, {1}: loopCellsOf below), whose entries the
+// game state counts; they were kept in experiment_cell_visits, whose upserts were most of this part's cost (migration
+// 021). {signals}: the turn's stuck signals (the signals CTE when the statement has one).
+const TOTALS_CTE = `, totals AS (
   INSERT INTO experiment_totals AS k (experiment_id, tool_calls, text_tool_calls, invalid_actions, failed_moves,
     recall_calls, refused_calls, loop_cells, max_cell_visits, llm_calls, input_tokens, output_tokens, cost_usd,
     cost_known, last_phase, stuck_signals, first_stuck_detector, first_stuck_step)
@@ -93,9 +88,7 @@ const TOTALS_CTE = `, moves AS (
        count(*) FILTER (WHERE tool = 'recall_all' AND executed) AS recalls,
        count(*) FILTER (WHERE NOT executed) AS refused
      FROM acts) a,
-    (SELECT count(*) FILTER (WHERE visited.visits >= 10 AND visited.visits - moves.n < 10) AS loops,
-       coalesce(max(visited.visits), 0) AS most
-     FROM visited JOIN moves ON moves.x = visited.x AND moves.y = visited.y) v,
+    (SELECT \${0}::int AS loops, \${1}::int AS most) v,
     (SELECT count(*) AS signals, (array_agg(detector ORDER BY seq))[1] AS first_detector,
        min(step_number) AS first_step
      FROM {signals}) g
@@ -198,7 +191,28 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
     ]);
   }
   const signals = t.transitions.length > 0 || t.signals.length > 0 ? 'signals' : NO_SIGNALS;
-  return { name, text: text + TOTALS_CTE.replace('{signals}', signals) + COMMIT_TURN_TAIL, values };
+  const cells = loopCellsOf(t.entered);
+  // the totals' parameters come last: withoutTotals drops them
+  part('', TOTALS_CTE.replace('{signals}', signals), [cells.loops, cells.most]);
+  return { name, text: text + COMMIT_TURN_TAIL, values };
+}
+
+/** A cell entered this many times or more is a loop cell (the MazeEval convention: migration 017's view). */
+const LOOP_CELL_ENTRIES = 10;
+
+/**
+ * What a turn adds to the kept loop cells and most entries: a cell counts once, in the turn its entries reach
+ * LOOP_CELL_ENTRIES (its entries before the turn are its entries now less the turn's moves into it), and the most
+ * is the greatest of the entered cells' entries (0 when the turn entered none: greatest() keeps the kept one).
+ */
+function loopCellsOf(entered: readonly CellEntered[]): { loops: number; most: number } {
+  let loops = 0;
+  let most = 0;
+  for (const c of entered) {
+    if (c.entries >= LOOP_CELL_ENTRIES && c.entries - c.moves < LOOP_CELL_ENTRIES) loops++;
+    most = Math.max(most, c.entries);
+  }
+  return { loops, most };
 }
 
 /**
@@ -206,8 +220,14 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
  * what migration 017 added to every turn. Not for writing runs: their totals would fall behind.
  */
 export function withoutTotals(q: { name: string; text: string; values: SqlValue[] }) {
-  const text = [NO_SIGNALS, 'signals'].reduce((t, s) => t.replace(TOTALS_CTE.replace('{signals}', s), ''), q.text);
-  return { name: `${q.name}-no-totals`, text, values: q.values };
+  const values = q.values.slice(0, -2);
+  const totals = (signals: string) =>
+    TOTALS_CTE.replace('{signals}', signals).replace(
+      /\$\{(\d)\}/g,
+      (_, k: string) => `$${values.length + 1 + Number(k)}`,
+    );
+  const text = [NO_SIGNALS, 'signals'].reduce((t, s) => t.replace(totals(s), ''), q.text);
+  return { name: `${q.name}-no-totals`, text, values };
 }
 
 /**
