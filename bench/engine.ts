@@ -59,7 +59,9 @@ function multiRowInsert(
   return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values };
 }
 
-const REPEATS = 3;
+const REPEATS = 5;
+/** Engine runs before the measured ones. */
+const WARM_UP = 2;
 const PER_TURN_TARGET = 0.9;
 
 interface Statement {
@@ -108,28 +110,24 @@ export async function engineBench(): Promise<Record<string, number>> {
   });
   try {
     const synth = await timed(() => Promise.resolve(experimentDefinition()));
-    // Each figure is the median of REPEATS runs: single runs on a shared 2-core machine vary by ~25%.
-    const runs = [];
-    for (let i = 0; i < REPEATS; i++) {
-      runs.push(
-        await measured(pgServer.cpuSeconds, () =>
-          runLocalExperiment(
-            {
-              agent: 'random',
-              agentSeed: 1,
-              maze: { generator: 'perfect', size: 101, seed: 1 },
-              config: { max_moves: maxMoves },
-            },
-            { db },
-          ),
-        ),
-      );
-    }
-    const run = median(runs);
-    const heapAfter = process.memoryUsage().heapUsed / 2 ** 20;
-    const summary = run.value.summary!;
-    const id = run.value.experimentId!;
-    const engineRate = summary.actions / run.seconds;
+    const request = {
+      agent: 'random',
+      agentSeed: 1,
+      maze: { generator: 'perfect', size: 101, seed: 1 },
+      config: { max_moves: maxMoves },
+    };
+    const engineRun = async () => {
+      const m = await measured(pgServer.cpuSeconds, () => runLocalExperiment(request, { db }));
+      sent.delete(m.value.experimentId); // only the first run's statements are replayed
+      return m;
+    };
+    // Not measured: the first runs of a process are up to 40% slower (the JIT, a fresh cluster's first WAL
+    // segments and caches), and plain pg ran after the engine had warmed all of that. The first run's rows and
+    // statements are what the plain runs write: every run of this seed does exactly the same.
+    const first = await measured(pgServer.cpuSeconds, () => runLocalExperiment(request, { db }));
+    for (let i = 1; i < WARM_UP; i++) await engineRun();
+    const summary = first.value.summary!;
+    const id = first.value.experimentId!;
 
     // The same rows, written by plain pg: one multi-row INSERT per table per batch.
     const turns = (await db.pool.query('SELECT * FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [id])).rows;
@@ -171,72 +169,79 @@ export async function engineBench(): Promise<Record<string, number>> {
       );
     };
     // (a) bulk: 1,000 rows per INSERT in one transaction, the fastest plain pg gets
-    const bulkRuns = [];
-    for (let i = 0; i < REPEATS; i++) {
+    const bulkRun = async () => {
       await setup();
-      bulkRuns.push(
-        await measured(pgServer.cpuSeconds, async () => {
-          await client.query('BEGIN');
-          for (let k = 0; k < turns.length; k += 1000) {
-            const q = multiRowInsert('turns', turnColumns, turns.slice(k, k + 1000));
-            await client.query(q.text, q.values);
-          }
-          for (let k = 0; k < actions.length; k += 1000) {
-            const q = multiRowInsert('actions', ACTION_COLUMNS, actions.slice(k, k + 1000));
-            await client.query(q.text, q.values);
-          }
-          for (const e of extras.filter((x) => x.rows.length > 0)) {
-            const q = multiRowInsert(e.table, e.columns, e.rows);
-            await client.query(q.text, q.values);
-          }
-          await client.query('COMMIT');
-        }),
-      );
-    }
-    const bulk = median(bulkRuns);
+      return measured(pgServer.cpuSeconds, async () => {
+        await client.query('BEGIN');
+        for (let k = 0; k < turns.length; k += 1000) {
+          const q = multiRowInsert('turns', turnColumns, turns.slice(k, k + 1000));
+          await client.query(q.text, q.values);
+        }
+        for (let k = 0; k < actions.length; k += 1000) {
+          const q = multiRowInsert('actions', ACTION_COLUMNS, actions.slice(k, k + 1000));
+          await client.query(q.text, q.values);
+        }
+        for (const e of extras.filter((x) => x.rows.length > 0)) {
+          const q = multiRowInsert(e.table, e.columns, e.rows);
+          await client.query(q.text, q.values);
+        }
+        await client.query('COMMIT');
+      });
+    };
     // (b) per turn: the turn row and its actions batched, one transaction per turn (the engine's durability unit)
     const byTurn = new Map<number, Record<string, unknown>[]>();
     for (const a of actions) byTurn.set(a.turn_number, [...(byTurn.get(a.turn_number) ?? []), a]);
-    const perTurnRuns = [];
-    for (let i = 0; i < REPEATS; i++) {
+    const perTurnRun = async () => {
       await setup();
-      perTurnRuns.push(
-        await measured(pgServer.cpuSeconds, async () => {
-          for (const t of turns) {
-            await client.query('BEGIN');
-            const tq = multiRowInsert('turns', turnColumns, [t]);
-            await client.query(tq.text, tq.values);
-            const aq = multiRowInsert('actions', ACTION_COLUMNS, byTurn.get(t.turn_number)!);
-            await client.query(aq.text, aq.values);
-            for (const e of extras) {
-              const rows = e.rows.filter((r) => r.turn_number === t.turn_number);
-              if (rows.length > 0) {
-                const q = multiRowInsert(e.table, e.columns, rows);
-                await client.query(q.text, q.values);
-              }
+      return measured(pgServer.cpuSeconds, async () => {
+        for (const t of turns) {
+          await client.query('BEGIN');
+          const tq = multiRowInsert('turns', turnColumns, [t]);
+          await client.query(tq.text, tq.values);
+          const aq = multiRowInsert('actions', ACTION_COLUMNS, byTurn.get(t.turn_number)!);
+          await client.query(aq.text, aq.values);
+          for (const e of extras) {
+            const rows = e.rows.filter((r) => r.turn_number === t.turn_number);
+            if (rows.length > 0) {
+              const q = multiRowInsert(e.table, e.columns, rows);
+              await client.query(q.text, q.values);
             }
-            await client.query('COMMIT');
           }
-        }),
-      );
-    }
-    const perTurn = median(perTurnRuns);
+          await client.query('COMMIT');
+        }
+      });
+    };
     // (c) the engine's own statement per turn (one round trip, one transaction), as it sent them, and the same
     // without the kept totals' upserts: what those cost each turn
     const statements = sent.get(id)!;
-    const replayRuns: Record<'full' | 'bare', Array<Awaited<ReturnType<typeof measured>>>> = { full: [], bare: [] };
+    const replayRun = async (kind: 'full' | 'bare') => {
+      await setup();
+      await client.query("UPDATE experiments SET status = 'running', turns_completed = 0 WHERE id = $1", [id]);
+      return measured(pgServer.cpuSeconds, async () => {
+        for (const q of statements) await client.query(kind === 'full' ? q : withoutTotals(q));
+      });
+    };
+    await perTurnRun(); // not measured either: plain pg's first run
+    // Interleaved, so that whatever the machine does meanwhile falls on every kind alike; medians of REPEATS.
+    type Measured = Awaited<ReturnType<typeof bulkRun>>;
+    const runs = { engine: [] as Array<Awaited<ReturnType<typeof engineRun>>>, bulk: [] as Measured[] };
+    const plain = { perTurn: [] as Measured[], full: [] as Measured[], bare: [] as Measured[] };
     for (let i = 0; i < REPEATS; i++) {
-      for (const kind of ['full', 'bare'] as const) {
-        await setup();
-        await client.query("UPDATE experiments SET status = 'running', turns_completed = 0 WHERE id = $1", [id]);
-        replayRuns[kind].push(
-          await measured(pgServer.cpuSeconds, async () => {
-            for (const q of statements) await client.query(kind === 'full' ? q : withoutTotals(q));
-          }),
-        );
-      }
+      const e = await engineRun();
+      if (e.value.summary?.actions !== summary.actions || e.value.summary.turns !== summary.turns)
+        throw new Error(`run ${i + 1} did ${e.value.summary?.actions} actions, the first ${summary.actions}`);
+      runs.engine.push(e);
+      plain.perTurn.push(await perTurnRun());
+      runs.bulk.push(await bulkRun());
+      plain.full.push(await replayRun('full'));
+      plain.bare.push(await replayRun('bare'));
     }
-    const replay = { full: median(replayRuns.full), bare: median(replayRuns.bare) };
+    const run = median(runs.engine);
+    const bulk = median(runs.bulk);
+    const perTurn = median(plain.perTurn);
+    const replay = { full: median(plain.full), bare: median(plain.bare) };
+    const heapAfter = process.memoryUsage().heapUsed / 2 ** 20;
+    const engineRate = summary.actions / run.seconds;
     client.release();
     await target.close();
 
@@ -251,7 +256,8 @@ export async function engineBench(): Promise<Record<string, number>> {
     const ratioPerTurn = engineRate / perTurnRate;
     console.log(
       `engine: ${fmt(maxMoves)}-action experiment through the local state machine (random agent, perfect ` +
-        `101x101, embedded Postgres), medians of ${REPEATS} runs; load average ` +
+        `101x101, embedded Postgres), medians of ${REPEATS} interleaved runs after ${WARM_UP} unmeasured; load ` +
+        `average ` +
         `${loadavg()
           .map((l) => fmt(l, 2))
           .join(' ')}`,
@@ -268,6 +274,11 @@ export async function engineBench(): Promise<Record<string, number>> {
     console.log(
       `  plain pg, same rows, one transaction per turn            ${fmt(perTurn.seconds, 2)} s -> ` +
         `${fmt(perTurnRate)} actions/s; ${perTurnOf(perTurn)}`,
+    );
+    const msPerTurn = (ms: Array<{ seconds: number }>) => ms.map((m) => fmt((1000 * m.seconds) / n, 2)).join(' ');
+    console.log(
+      `  each run, ms a turn: engine ${msPerTurn(runs.engine)}; plain per turn ${msPerTurn(plain.perTurn)}; ` +
+        `paired ratios ${runs.engine.map((e, i) => fmt(plain.perTurn[i].seconds / e.seconds, 2)).join(' ')}`,
     );
     console.log(`  ratio engine / plain bulk      ${fmt(engineRate / bulkRate, 2)}  (target >= 0.30)`);
     recordFigure({

@@ -149,9 +149,11 @@ async function localHandlers(
         stop();
         throw new ExecutionStoppedError();
       }
-      // A Lambda only ever sees JSON: round-trip so local runs cannot pass Dates or class instances along.
+      // A Lambda only ever sees JSON: each handler's answer is round-tripped so local runs cannot pass Dates or
+      // class instances along. A Task's input is built by the engine from JSON alone (the execution's input, made
+      // JSON when the execution starts, the context's strings and earlier answers), and is cloned by it per state.
       const payload = state === STATES.CheckProgress ? onHandlersClock(input, startTime()) : input;
-      const output: unknown = JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
+      const output: unknown = JSON.parse(JSON.stringify(await handler(payload)));
       opts.onTaskResult?.(state, output);
       return output as never;
     };
@@ -176,7 +178,11 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
     () => startTime,
     () => abortExecution(),
   );
-  let next: { name: string; input: unknown } | null = { name: opts.executionName ?? randomUUID(), input };
+  // as StartExecution's input is, a JSON text: a Date or a class instance is what its JSON says
+  let next: { name: string; input: unknown } | null = {
+    name: opts.executionName ?? randomUUID(),
+    input: JSON.parse(JSON.stringify(input ?? null)) as unknown,
+  };
   const names = opts.executionNames ?? new Set<string>();
   names.add(next.name);
   const executions: string[] = [];

@@ -281,6 +281,29 @@ describe('over the Data API', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('sizes a memory as jsonb holds it, not as its JSON text: spaces after commas, exponents written out', async () => {
+    const store = new PgStore(db);
+    const { experimentId } = await startExperiment(
+      { agent: 'random', provider: 'baseline', agentSeed: 1, maze: MAZE, config: { max_moves: 50 } },
+      store,
+    );
+    // each under the 30,720-byte limit as JSON (24,001 and 661 bytes), each over it as jsonb
+    for (const memory of [Array(12_000).fill(0), Array(110).fill(1e300)]) {
+      expect(JSON.stringify(memory).length).toBeLessThan(LIMITS['experiments.agent_memory']);
+      const remembering: AgentFactory = () => ({
+        act: () => Promise.resolve({ calls: [{ name: 'move_east', arguments: {} }] }),
+        memory: () => memory,
+      });
+      await expect(runTurn(experimentId, 1, { store, agents: remembering })).rejects.toMatchObject({
+        name: 'ValueTooLargeError',
+        field: 'experiments.agent_memory',
+        bytes: jsonbBytes(memory),
+      });
+    }
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM turns WHERE experiment_id = $1', [experimentId]);
+    expect(rows[0].n).toBe(0);
+  });
+
   it('cuts a failure reason; refuses a sweep file too large to keep', async () => {
     const store = new PgStore(db);
     const { experimentId } = await startExperiment(

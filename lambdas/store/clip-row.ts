@@ -53,6 +53,18 @@ export class RowClipper {
   }
 }
 
+/**
+ * A value the engine made as the JSON text the store sends, refused if its jsonb form is over its limit. The text
+ * bounds that form: jsonb adds a space after each ':' and ',' (at most doubling it) and writes a number with an
+ * exponent out in full; only a text that could be over, or has what may be an exponent, is sized exactly (each
+ * turn's agent state was walked number by number to learn it was a tenth of its limit).
+ */
+export function jsonWithinLimit(field: LimitedField, value: unknown, fix: string): string {
+  const json = JSON.stringify(value);
+  if (2 * Buffer.byteLength(json) > LIMITS[field] || /\de/i.test(json)) refuseOver(field, jsonbBytes(value), fix);
+  return json;
+}
+
 /** A value the engine made, refused over its limit with `fix`; returned as it is otherwise. */
 export function refuseOversized<T>(field: LimitedField, value: T, fix: string): T {
   refuseOver(field, jsonbBytes(value), fix);

@@ -2,10 +2,10 @@
 // if it is still at turn n-1, and inserts the turn and its actions only if
 // that update happened. One statement is one transaction and one round trip.
 import type { TurnWrite } from '../engine/store.ts';
-import type { CellEntered } from '../engine/game.ts';
-import { clipJson, LIMITS } from '../engine/stored-limits.ts';
+import type { CellEntered, SeenTile } from '../engine/game.ts';
+import { clipJson, jsonbBytes, LIMITS } from '../engine/stored-limits.ts';
 import type { SqlValue } from './sql.ts';
-import { refuseOversized, RowClipper } from './clip-row.ts';
+import { jsonWithinLimit, refuseOversized, RowClipper } from './clip-row.ts';
 
 const COMMIT_TURN_HEAD = `
 WITH advanced AS (
@@ -266,6 +266,18 @@ function clipCall<L extends { s: string | null; x: string | null; t: unknown; r:
 }
 
 const VISION_FIX = 'lower vision_range or turn off see_through (the start refuses settings that would need more)';
+/** The most one vision tile can take in jsonb, ", " after it included: three safe integers, each at its widest. */
+const WIDEST_TILE_BYTES = jsonbBytes(Array(3).fill(Number.MIN_SAFE_INTEGER)) + 2;
+
+/**
+ * An action's vision, refused if over its limit. One short enough that even its widest tiles fit is not counted
+ * (every vision of a run the start let through: a turn's eight visions were counted number by number).
+ */
+function visionWithinLimit(vision: SeenTile[]): SeenTile[] {
+  return vision.length * WIDEST_TILE_BYTES + 2 <= LIMITS['actions.vision']
+    ? vision
+    : refuseOversized('actions.vision', vision, VISION_FIX);
+}
 const STATE_FIX =
   'the agent monitor keeps every cell visited since the last progress: with stuck_policy "halt" or a lower ' +
   'max_moves a run that stopped making progress ends sooner';
@@ -295,7 +307,7 @@ function turnParams(t: TurnWrite): SqlValue[] {
       fy: a.from.y,
       tx: a.to.x,
       ty: a.to.y,
-      v: refuseOversized('actions.vision', a.vision, VISION_FIX),
+      v: visionWithinLimit(a.vision),
       n: a.newTiles,
       // what a recall returned follows from the logged visions (game.ts stateFromLog): only what fits is kept
       rc: cut.list('actions.recalled', a.recalled),
@@ -322,12 +334,12 @@ function turnParams(t: TurnWrite): SqlValue[] {
     Math.round(t.totals.latencyMs),
     JSON.stringify(actions),
     t.totals.costUsd,
-    JSON.stringify(refuseOversized('turns.agent_state', t.agentStateAfter, STATE_FIX)),
+    jsonWithinLimit('turns.agent_state', t.agentStateAfter, STATE_FIX),
     t.agentStateAfter.phase,
     t.halt ? JSON.stringify(clipJson(t.halt, LIMITS['turns.halted_by'])) : null,
     t.agentMemoryAfter === undefined
       ? null
-      : JSON.stringify(refuseOversized('experiments.agent_memory', pgSafe(t.agentMemoryAfter), MEMORY_FIX)),
+      : jsonWithinLimit('experiments.agent_memory', pgSafe(t.agentMemoryAfter), MEMORY_FIX),
     t.totals.cacheReadInputTokens,
     t.totals.cacheWriteInputTokens,
     t.provenance === undefined
