@@ -341,6 +341,7 @@ export class RdsDataSim {
   /** Pools opened with a secret's earlier value, closing once their in-flight work is done. */
   private readonly retired: Array<Promise<void>> = [];
   private readonly transactions = new Map<string, Transaction>();
+  private readonly heard = new WeakSet<pg.PoolClient>();
   private readonly ended = new Map<string, string>();
   private typeNames = new Map<number, string>();
   private pausedUntil: number | null = null;
@@ -586,8 +587,21 @@ export class RdsDataSim {
     throw new DataApiError('UnknownOperationException', `No operation at ${path}`, 404);
   }
 
-  private async begin(): Promise<string> {
+  /**
+   * A client lent by the pool, heard when the server drops its connection: pg emits 'error' on it beside the failed
+   * statement, and an unheard 'error' ends the process (the statement's rejection is what the caller gets).
+   */
+  private async lent(): Promise<pg.PoolClient> {
     const client = await this.pool.connect();
+    if (!this.heard.has(client)) {
+      this.heard.add(client); // once per client: the pool lends the same ones again
+      client.on('error', () => undefined);
+    }
+    return client;
+  }
+
+  private async begin(): Promise<string> {
+    const client = await this.lent();
     await client.query('BEGIN');
     const id = randomBytes(48).toString('base64');
     this.transactions.set(id, { client, started: Date.now(), timer: this.expiry(id) });
@@ -643,7 +657,7 @@ export class RdsDataSim {
   }
 
   private async run(transactionId: unknown, text: string, values: unknown[], keepRunning: boolean) {
-    const client = transactionId === undefined ? await this.pool.connect() : this.transaction(transactionId).client;
+    const client = transactionId === undefined ? await this.lent() : this.transaction(transactionId).client;
     const limit = this.opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     // The extended protocol (parse/bind/execute), as a prepared statement on AWS: one statement per call, so

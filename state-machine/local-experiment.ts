@@ -1,6 +1,7 @@
 // One experiment on this machine, end to end: the synthesized state machine
 // run locally, handlers in-process, results in Postgres. Used by the CLI,
 // the tests and the benchmarks.
+import { patiently } from '../lambdas/store/retry-query.ts';
 import type { Database } from '../lambdas/store/database.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 import { summaryOf, type ExperimentSummary } from '../results/summary-row.ts';
@@ -179,10 +180,11 @@ export async function runLocalExperiment(
       const id = experimentId ?? resumed;
       throw id === null
         ? new ExperimentInterruptedError(null, 0, 0)
-        : await markInterrupted(opts.db, id, reasonOf(opts.signal!));
+        : await patiently(() => markInterrupted(opts.db, id, reasonOf(opts.signal!)));
     }
     if (experimentId === null) throw err; // refused before anything was written
-    throw new ExperimentFailedError(experimentId, await summaryOf(opts.db, experimentId), err);
+    // (what the run left is read patiently: a database restarting is why some runs fail)
+    throw new ExperimentFailedError(experimentId, await patiently(() => summaryOf(opts.db, experimentId)), err);
   }
   const { executionArn, output, events, executions, historyEvents } = ran;
   return {
@@ -192,6 +194,6 @@ export async function runLocalExperiment(
     historyEvents,
     output,
     events,
-    summary: experimentId ? await summaryOf(opts.db, experimentId) : null,
+    summary: experimentId ? await patiently(() => summaryOf(opts.db, experimentId)) : null,
   };
 }

@@ -14,13 +14,8 @@ import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } fro
 import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
 import { experimentState, latestSweepAttempts } from '../results/run-state.ts';
 import type { LocalRunOptions } from './local-runner.ts';
-
-class SweepBusyError extends Error {
-  override readonly name = 'SweepBusyError';
-  constructor(readonly sweep: string) {
-    super(`sweep "${sweep}" is being run by another process; wait for it, or stop it first`);
-  }
-}
+import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
+import { patiently } from '../lambdas/store/retry-query.ts';
 
 type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 
@@ -44,6 +39,10 @@ export interface SweepProgress {
   /** Runs in flight: experiment id -> what it is doing. */
   running: Map<string, { key: string; turn: number; actions: number }>;
   startedAt: number;
+  /** Since when the database has been unreachable (its connection dropped); null while it answers. */
+  databaseLostAt: number | null;
+  /** Database outages ridden out so far, and how long they took in all. */
+  databaseOutages: { count: number; seconds: number };
 }
 
 export interface SweepResult {
@@ -55,6 +54,8 @@ export interface SweepResult {
   seconds: number;
   /** Interrupted through `signal`: the runs marked interrupted (their turns kept), and the runs not started. */
   interrupted?: { runs: string[]; notStarted: number };
+  /** Database outages ridden out (connections dropped, the sweep's lock taken again), and their time in all. */
+  databaseOutages: { count: number; seconds: number };
 }
 
 export interface LocalSweepOptions {
@@ -70,7 +71,7 @@ export interface LocalSweepOptions {
 
 /** What each run needs, from the latest attempt in the database. */
 async function planSweep(db: Sql, s: LoadedSweep): Promise<PlannedRun[]> {
-  const rows = await latestSweepAttempts(db, s.spec.sweep);
+  const rows = await patiently(() => latestSweepAttempts(db, s.spec.sweep));
   const latest = new Map(rows.map((r) => [`${r.sweep_cell}/${r.sweep_repeat}`, r]));
   return s.runs.map((run): PlannedRun => {
     const r = latest.get(`${run.cell.index}/${run.repeat}`);
@@ -97,15 +98,32 @@ function errorName(err: unknown): string {
 
 export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
   const started = Date.now();
-  // pg only: a session-level advisory lock is held by one connection for the whole sweep
-  const lock = await opts.db.pool.connect();
+  // Runs stop at their next turn on the caller's signal, or when another process took the sweep while this one's
+  // lock was gone with its connection.
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  const taken: { away: SweepLockLostError | null } = { away: null };
+  const outages = { count: 0, seconds: 0 };
+  let report = () => {};
+  let lostAt: number | null = null;
+  const lock = await SweepLock.take(opts.db, s.spec.sweep, {
+    onLost: () => {
+      lostAt = Date.now();
+      report();
+    },
+    onRetaken: (ms) => {
+      lostAt = null;
+      outages.count++;
+      outages.seconds += ms / 1000;
+      report();
+    },
+    onTaken: (err) => {
+      taken.away = err;
+      stop.abort(err.message);
+    },
+  });
   try {
-    const { rows } = await lock.query<{ ok: boolean }>(
-      "SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok",
-      [s.spec.sweep],
-    );
-    if (!rows[0].ok) throw new SweepBusyError(s.spec.sweep);
-    await registerSweep(opts.db, s);
+    await patiently(() => registerSweep(opts.db, s));
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
     for (const p of plan) planned[p.action]++;
@@ -118,15 +136,25 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       errors: new Map(),
       running: new Map(),
       startedAt: started,
+      databaseLostAt: null,
+      databaseOutages: outages,
+    };
+    report = () => {
+      progress.databaseLostAt = lostAt;
+      opts.onProgress?.(progress);
     };
     opts.onProgress?.(progress);
     const queue = plan.filter((p) => p.action !== 'skip');
     const interrupted: string[] = [];
     let stoppedBeforeStart = 0;
-    // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file
-    const take = () => (opts.signal?.aborted ? undefined : queue.shift());
+    // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file; nor while the sweep's
+    // lock is away with its connection
+    const take = async () => {
+      await lock.held();
+      return signal.aborted ? undefined : queue.shift();
+    };
     const worker = async () => {
-      for (let next = take(); next; next = take()) {
+      for (let next = await take(); next; next = await take()) {
         const p = next;
         const key = `${p.run.cell.key} | repeat ${p.run.repeat}`;
         progress.running.set(p.experimentId, { key, turn: 0, actions: 0 });
@@ -137,7 +165,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
         };
         const input =
           p.action === 'resume'
-            ? await resumeInput(opts.db, p.experimentId)
+            ? await patiently(() => resumeInput(opts.db, p.experimentId))
             : sweepRunInput(s.spec.sweep, p.run, p.attempt);
         try {
           const result = await runLocalExperiment(input as never, {
@@ -146,10 +174,10 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
             parameters: opts.parameters,
             retryIntervals: opts.retryIntervals,
             onTurn,
-            signal: opts.signal,
+            signal,
             executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
           });
-          const summary = result.summary ?? (await experimentState(opts.db, p.experimentId));
+          const summary = result.summary ?? (await patiently(() => experimentState(opts.db, p.experimentId)));
           if (summary?.goal_found) progress.successes++;
         } catch (err) {
           if ((err as Error).name === 'ExperimentInterruptedError') {
@@ -173,6 +201,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     };
     const concurrency = Math.max(1, opts.concurrency ?? s.spec.max_concurrency);
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
+    if (taken.away) throw taken.away;
     return {
       sweep: s.spec.sweep,
       planned,
@@ -180,6 +209,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       successes: progress.successes,
       failed: progress.failed,
       seconds: (Date.now() - started) / 1000,
+      databaseOutages: outages,
       ...(opts.signal?.aborted
         ? {
             interrupted: {
@@ -191,9 +221,6 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
         : {}),
     };
   } finally {
-    await lock
-      .query("SELECT pg_advisory_unlock(hashtext('ariadne-sweep'), hashtext($1))", [s.spec.sweep])
-      .catch(() => undefined);
-    lock.release();
+    await lock.release();
   }
 }

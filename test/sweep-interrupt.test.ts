@@ -209,6 +209,8 @@ describe("the signal's message on a terminal", () => {
       errors: new Map(),
       running: new Map([['x', { key: 'qwen2.5:7b | medium 15 seed 3 | repeat 1', turn: 2, actions: 16 }]]),
       startedAt: Date.now(),
+      databaseLostAt: null,
+      databaseOutages: { count: 0, seconds: 0 },
     };
     const display = sweepProgress(stream);
     display.update(progress);

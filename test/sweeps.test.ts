@@ -191,6 +191,8 @@ describe('the live sweep display', () => {
       ['a', { key: 'random | medium 15 seed 2 | repeat 3', turn: 7, actions: 28 }],
       ['b', { key: 'frontier | medium 21 seed 2 | repeat 1', turn: 2, actions: 8 }],
     ]),
+    databaseLostAt: null,
+    databaseOutages: { count: 0, seconds: 0 },
     ...over,
   });
 
@@ -212,6 +214,14 @@ describe('the live sweep display', () => {
     });
     expect(sweepSummaryLine(broken)).toMatch(/^done 16\/40 \| running 2 \| errors 16 \(ProviderTransientError 16; not/);
     expect(sweepSummaryLine(broken)).not.toContain('success so far');
+  });
+
+  it('says while the database is unreachable, and then how many outages were waited out and for how long', () => {
+    const down = progress({ databaseLostAt: Date.now() - 12_000 });
+    expect(sweepSummaryLine(down)).toMatch(/ \| database unreachable for 12s, waiting$/);
+    const after = progress({ databaseOutages: { count: 2, seconds: 3.4 } });
+    expect(sweepSummaryLine(after)).toMatch(/ \| database outages 2 \(3s waited\)$/);
+    expect(sweepSummaryLine(progress())).not.toContain('database');
   });
 
   it('on a terminal, redraws its block in place: the totals, then one line per run in flight', async () => {

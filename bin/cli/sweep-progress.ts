@@ -24,7 +24,16 @@ export function sweepSummaryLine(p: SweepProgress): string {
   const reasons = [...p.errors].map(([name, n]) => `${name} ${n}`).join(', ');
   const errors = p.failed > 0 ? `errors ${p.failed} (${reasons}; not in the rate)` : 'errors 0';
   const running = `running ${p.running.size}`;
-  return `done ${p.done}/${p.total}${before} | ${running} | ${errors}${rate} | ${seconds(elapsed)} elapsed${eta}`;
+  // an outage of the database: no run starts until it answers (the runs in flight retry their turns)
+  const database =
+    p.databaseLostAt !== null
+      ? ` | database unreachable for ${seconds((Date.now() - p.databaseLostAt) / 1000)}, waiting`
+      : p.databaseOutages.count > 0
+        ? ` | database outages ${p.databaseOutages.count} (${seconds(p.databaseOutages.seconds)} waited)`
+        : '';
+  return (
+    `done ${p.done}/${p.total}${before} | ${running} | ${errors}${rate} | ${seconds(elapsed)} elapsed${eta}` + database
+  );
 }
 
 export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {

@@ -50,6 +50,11 @@ function pgSqlDatabase(pool: pg.Pool): Pick<SqlDatabase, 'query' | 'transaction'
       withRetry(async () => {
         const client = await pool.connect();
         let broken: Error | undefined;
+        // A client the pool has lent out has no listener for its 'error' event, which pg emits beside the failed
+        // query when the server drops the connection (a restart, a failover, a terminated backend): unheard, it
+        // ends the process. The query's rejection carries the error; the client is released as broken.
+        const dropped = (err: Error) => (broken = err);
+        client.on('error', dropped);
         try {
           await client.query('BEGIN');
           const result = await fn({ query: (text, values, options) => pgQuery(client, text, values, options) });
@@ -59,6 +64,7 @@ function pgSqlDatabase(pool: pg.Pool): Pick<SqlDatabase, 'query' | 'transaction'
           await client.query('ROLLBACK').catch((e: Error) => (broken = e));
           throw err;
         } finally {
+          client.removeListener('error', dropped);
           client.release(broken);
         }
       }),

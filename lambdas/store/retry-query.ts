@@ -38,22 +38,42 @@ function isTransientDatabaseError(err: unknown): boolean {
 export interface RetryOptions {
   attempts?: number;
   baseDelayMs?: number;
+  /** The longest wait between two attempts (the doubling stops there); none by default. */
+  maxDelayMs?: number;
+  /** Which errors are retried; default: the transient ones above. */
+  retries?: (err: unknown) => boolean;
 }
 
 /** Runs `attempt` until it succeeds, a non-transient error, or the attempts run out. */
 export async function withRetry<T>(attempt: () => Promise<T>, opts: RetryOptions = {}): Promise<T> {
   const attempts = opts.attempts ?? 4;
+  const retried = opts.retries ?? isTransientDatabaseError;
   for (let n = 1; ; n++) {
     try {
       return await attempt();
     } catch (err) {
-      if (!isTransientDatabaseError(err)) throw err;
+      if (!retried(err)) throw err;
       if (n >= attempts)
         throw new DatabaseUnavailableError(
           `the database is unavailable after ${attempts} attempts: ${(err as Error).message}`,
           err,
         );
-      await new Promise((r) => setTimeout(r, (opts.baseDelayMs ?? 50) * 2 ** (n - 1) * (0.5 + Math.random() / 2)));
+      const delay = Math.min((opts.baseDelayMs ?? 50) * 2 ** (n - 1), opts.maxDelayMs ?? Infinity);
+      await new Promise((r) => setTimeout(r, delay * (0.5 + Math.random() / 2)));
     }
   }
+}
+
+/**
+ * Work outside a turn that must outlast a server restart or a failover (a sweep's own reads and marks): retried for
+ * about a minute (51-102 s of waits), each statement's own retries inside. A turn does not wait here: the state
+ * machine retries it (DatabaseUnavailableError), locally as on AWS.
+ */
+export function patiently<T>(work: () => Promise<T>): Promise<T> {
+  return withRetry(work, {
+    attempts: 15,
+    baseDelayMs: 200,
+    maxDelayMs: 10_000,
+    retries: (err) => err instanceof DatabaseUnavailableError || isTransientDatabaseError(err),
+  });
 }

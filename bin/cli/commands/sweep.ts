@@ -124,7 +124,12 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
           `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ` +
             `${result.planned.resume} resumed, ${result.planned.retry} retried; ` +
             `${result.successes}/${result.done - result.failed} succeeded, ${errorsLine(result)}, ` +
-            `${result.seconds.toFixed(1)} s.\n` +
+            `${result.seconds.toFixed(1)} s` +
+            (result.databaseOutages.count > 0
+              ? `; the database was unreachable ${result.databaseOutages.count} time(s), ` +
+                `${result.databaseOutages.seconds.toFixed(1)} s in all, waited out`
+              : '') +
+            '.\n' +
             `next: ${commandPrefix()} report ${result.sweep}   (statistics, charts and replays, as HTML)\n` +
             `      ${commandPrefix()} list --sweep ${result.sweep}   (its runs)\n` +
             `      ${commandPrefix()} sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,

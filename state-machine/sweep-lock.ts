@@ -1,0 +1,127 @@
+// One process at a time per sweep: a session-level advisory lock, held by a connection of its own for the whole
+// sweep. That connection is dropped by a server restart or a failover, and the lock with it: the lock listens for
+// that (pg emits 'error' on a client that nobody hears otherwise, which ends the process), connects again with
+// backoff while the server is away, and takes the lock again. Until it has, no run of the sweep starts; if another
+// process took the sweep meanwhile, the lock says so and this process must stop its runs.
+import pg from 'pg';
+import type { Database } from '../lambdas/store/database.ts';
+
+class SweepBusyError extends Error {
+  override readonly name = 'SweepBusyError';
+  constructor(readonly sweep: string) {
+    super(`sweep "${sweep}" is being run by another process; wait for it, or stop it first`);
+  }
+}
+
+/** The lock was lost with its connection, and another process holds the sweep now. */
+export class SweepLockLostError extends Error {
+  override readonly name = 'SweepLockLostError';
+  constructor(readonly sweep: string) {
+    super(
+      `sweep "${sweep}": its lock went with the database connection (a restart or a failover) and another process ` +
+        'took the sweep meanwhile; this process stopped its runs after their turns and left them to it',
+    );
+  }
+}
+
+export interface SweepLockEvents {
+  /** The connection and the lock are gone (the error that ended them); the lock is being taken again. */
+  onLost?: (err: Error) => void;
+  /** Taken again after `onLost`, after this many milliseconds without it. */
+  onRetaken?: (ms: number) => void;
+  /** Another process has the sweep now: this one must stop. */
+  onTaken?: (err: SweepLockLostError) => void;
+}
+
+const LOCK = "SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok";
+const FIRST_WAIT_MS = 100;
+const LONGEST_WAIT_MS = 5_000;
+
+export class SweepLock {
+  private client: pg.Client | null = null;
+  private released = false;
+  private lostAt: number | null = null;
+  private waiters: Array<() => void> = [];
+
+  private constructor(
+    private readonly url: string,
+    /** The lock's key: the sweep, within its schema (another schema's sweep of that name is another sweep). */
+    private readonly key: string,
+    private readonly sweep: string,
+    private readonly events: SweepLockEvents,
+  ) {}
+
+  /** Takes the sweep's lock, or throws SweepBusyError when another process has it. */
+  static async take(db: Database, sweep: string, events: SweepLockEvents = {}): Promise<SweepLock> {
+    const url = db.pool.options.connectionString;
+    if (!url) throw new Error('the sweep lock needs the database URL its pool was opened with');
+    const lock = new SweepLock(url, `${db.schema}/${sweep}`, sweep, events);
+    if (!(await lock.connectAndTake())) throw new SweepBusyError(sweep);
+    return lock;
+  }
+
+  /** Resolves at once while the lock is held; else when it is taken again. */
+  held(): Promise<void> {
+    return this.lostAt === null ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async release(): Promise<void> {
+    this.released = true;
+    for (const w of this.waiters.splice(0)) w();
+    const client = this.client;
+    this.client = null;
+    // ending the session releases its advisory locks
+    await client?.end().catch(() => undefined);
+  }
+
+  /** A new connection, and the lock on it; false when another session holds the lock. */
+  private async connectAndTake(): Promise<boolean> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client, new Error('the connection holding the sweep lock closed')));
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ ok: boolean }>(LOCK, [this.key]);
+      if (!rows[0].ok || this.released) {
+        await client.end().catch(() => undefined);
+        return false;
+      }
+      this.client = client;
+      return true;
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private lost(client: pg.Client, err: Error): void {
+    if (this.released || client !== this.client || this.lostAt !== null) return;
+    this.client = null;
+    this.lostAt = Date.now();
+    this.events.onLost?.(err);
+    void this.retake();
+  }
+
+  private async retake(): Promise<void> {
+    for (let wait = FIRST_WAIT_MS; !this.released; wait = Math.min(2 * wait, LONGEST_WAIT_MS)) {
+      await new Promise((r) => setTimeout(r, wait));
+      if (this.released) return;
+      let taken: boolean;
+      try {
+        taken = await this.connectAndTake();
+      } catch {
+        continue; // the server is not back yet
+      }
+      if (this.released) return;
+      if (!taken) {
+        this.events.onTaken?.(new SweepLockLostError(this.sweep));
+        return; // never held again: the waiters stay until release
+      }
+      const ms = Date.now() - this.lostAt!;
+      this.lostAt = null;
+      this.events.onRetaken?.(ms);
+      for (const w of this.waiters.splice(0)) w();
+      return;
+    }
+  }
+}

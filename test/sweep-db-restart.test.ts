@@ -1,0 +1,167 @@
+// The database server restarted twice under a running `ariadne sweep` (issue 33), as an administrator does for
+// maintenance (`pg_ctl restart -m fast`: every session ends with "terminating connection due to administrator
+// command", and connections are refused until the server is back): the same command rides it out and exits 0, and
+// every run's actions are those of the same sweep run undisturbed. On a server of this file's own.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { ariadneProcess, outputOf } from './support/cli.ts';
+import { ownPostgres, type OwnPostgres } from './support/own-postgres.ts';
+import { SweepLock, type SweepLockLostError } from '../state-machine/sweep-lock.ts';
+import { tempDir } from './support/temp-dir.ts';
+
+const SWEEP = 'restart-test';
+const RUNS = 24;
+let server: OwnPostgres;
+let file: string;
+
+beforeAll(async () => {
+  server = await ownPostgres();
+  file = join(tempDir('sweep-restart'), 'restart-test.yaml');
+  // random walks long enough (a few hundred turns each) that the sweep is still running at each restart
+  writeFileSync(
+    file,
+    `sweep: ${SWEEP}
+agents: [{ agent: random }]
+mazes: { generators: [medium], sizes: [31], seeds: [1, 2, 3, 4, 5, 6] }
+config: { max_moves: 2000 }
+repeats: 4
+max_concurrency: 4
+`,
+  );
+}, 120_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const sweepIn = (schema: string) =>
+  ariadneProcess(['sweep', file], { DATABASE_URL: server.url, DATABASE_SCHEMA: schema }, undefined, 300_000);
+
+/** Every run's actions, by experiment id, and each run's status. */
+async function runsOf(db: Database) {
+  const actions = await db.query<{ id: string; action: string }>(
+    `SELECT experiment_id AS id,
+       concat_ws(' ', turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y) AS action
+     FROM actions ORDER BY experiment_id, turn_number, call_index`,
+  );
+  const log: Record<string, string[]> = {};
+  for (const r of actions.rows) (log[r.id] ??= []).push(r.action);
+  const status = await db.query<{ id: string; status: string }>('SELECT id, status FROM experiments ORDER BY id');
+  return { log, status: Object.fromEntries(status.rows.map((r) => [r.id, r.status])) };
+}
+
+/** Runs of the sweep that have ended; null while the server cannot answer. */
+async function finished(db: Database): Promise<number | null> {
+  try {
+    const { rows } = await db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM experiments WHERE sweep_id = $1 AND status <> 'running'",
+      [SWEEP],
+    );
+    return rows[0].n;
+  } catch {
+    return null;
+  }
+}
+
+async function until(what: () => Promise<boolean>, ms: number): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await what());) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('a database restarted under ariadne sweep', () => {
+  it('costs retries, not the sweep: the same command finishes, exit 0, every log as undisturbed', async () => {
+    const calm = await outputOf(sweepIn('calm'));
+    expect(calm.code, calm.stderr).toBe(0);
+
+    const child = sweepIn('restarted');
+    const ended = outputOf(child);
+    // the sweep's schema exists once the command has migrated it
+    const db = await openDatabase({ url: server.url, schema: 'restarted', migrate: false });
+    const restartsAt = [4, 12];
+    try {
+      for (const at of restartsAt) {
+        await until(async () => child.exitCode !== null || ((await finished(db)) ?? 0) >= at, 120_000);
+        if (child.exitCode !== null) throw new Error(`the sweep ended before the restart: ${(await ended).stderr}`);
+        await server.restart();
+      }
+      const r = await ended;
+      expect(r.stderr).not.toMatch(/Unhandled 'error' event|node:events|at Parser\./);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(new RegExp(`${RUNS} started, 0 resumed, 0 retried; \\d+/${RUNS} succeeded, 0 errors`));
+      expect(r.stderr).toMatch(/the database was unreachable 2 time\(s\), [\d.]+ s in all, waited out\./);
+      expect(r.stderr).toMatch(/\| database unreachable for \d+s, waiting|database outages 1/);
+      const calmDb = await openDatabase({ url: server.url, schema: 'calm', migrate: false });
+      try {
+        const [expected, got] = await Promise.all([runsOf(calmDb), runsOf(db)]);
+        expect(Object.keys(got.log)).toHaveLength(RUNS);
+        expect(got.status).toEqual(expected.status);
+        expect(got.log).toEqual(expected.log);
+      } finally {
+        await calmDb.close();
+      }
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await db.close();
+    }
+  }, 300_000);
+});
+
+describe("a sweep's lock, when its connection is dropped", () => {
+  it('is taken again; and if another process took the sweep meanwhile, says so: never two at once', async () => {
+    const db = await openDatabase({ url: server.url, schema: 'locks' });
+    const events: string[] = [];
+    let taken!: (err: SweepLockLostError) => void;
+    const takenAway = new Promise<SweepLockLostError>((resolve) => (taken = resolve));
+    const a = await SweepLock.take(db, 'one-sweep', {
+      onLost: (err) => events.push(`lost: ${err.message}`),
+      onRetaken: () => events.push('retaken'),
+      onTaken: (err) => taken(err),
+    });
+    const holder = () =>
+      db.pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+           AND classid = (hashtext('ariadne-sweep')::bigint & 4294967295)::oid
+           AND objid = (hashtext('locks/one-sweep')::bigint & 4294967295)::oid`,
+      );
+    const dropHolder = async () => {
+      const { rows } = await holder();
+      expect(rows).toHaveLength(1);
+      await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+      return rows[0].pid;
+    };
+    try {
+      // a second process is refused while the first holds it
+      await expect(SweepLock.take(db, 'one-sweep')).rejects.toMatchObject({ name: 'SweepBusyError' });
+      // a sweep of that name in another schema is another sweep
+      await (await SweepLock.take({ ...db, schema: 'elsewhere' }, 'one-sweep')).release();
+
+      // dropped: the lock is away until it is taken again, on a new connection
+      const first = await dropHolder();
+      await until(() => Promise.resolve(events.includes('retaken')), 30_000);
+      await a.held();
+      expect(events[0]).toMatch(/^lost: terminating connection due to administrator command/);
+      const { rows } = await holder();
+      expect(rows).toHaveLength(1);
+      expect(rows[0].pid).not.toBe(first);
+      await expect(SweepLock.take(db, 'one-sweep')).rejects.toMatchObject({ name: 'SweepBusyError' });
+
+      // dropped again, and another process takes the sweep before it is back: it does not take it too
+      await dropHolder();
+      const b = await SweepLock.take(db, 'one-sweep');
+      const err = await takenAway;
+      expect(err).toMatchObject({ name: 'SweepLockLostError', sweep: 'one-sweep' });
+      expect(err.message).toMatch(/another process took the sweep meanwhile; this process stopped its runs/);
+      let heldAgain = false;
+      void a.held().then(() => (heldAgain = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(heldAgain).toBe(false);
+      await b.release();
+    } finally {
+      await a.release();
+      await db.close();
+    }
+  }, 60_000);
+});
