@@ -182,11 +182,13 @@ export async function runLocalExperiment(
         ? new ExperimentInterruptedError(null, 0, 0)
         : await patiently(() => markInterrupted(opts.db, id, reasonOf(opts.signal!)));
     }
-    if (experimentId === null) throw err; // refused before anything was written
+    const failed: string | null = experimentId;
+    if (failed === null) throw err; // refused before anything was written
     // (what the run left is read patiently: a database restarting is why some runs fail)
-    throw new ExperimentFailedError(experimentId, await patiently(() => summaryOf(opts.db, experimentId)), err);
+    throw new ExperimentFailedError(failed, await patiently(() => summaryOf(opts.db, failed)), err);
   }
   const { executionArn, output, events, executions, historyEvents } = ran;
+  const ended: string | null = experimentId;
   return {
     experimentId,
     executionArn,
@@ -194,6 +196,6 @@ export async function runLocalExperiment(
     historyEvents,
     output,
     events,
-    summary: experimentId ? await patiently(() => summaryOf(opts.db, experimentId)) : null,
+    summary: ended === null ? null : await patiently(() => summaryOf(opts.db, ended)),
   };
 }
