@@ -26,6 +26,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   load: async () => (await import('./load.ts')).loadBench(),
   rehearsal: async () => (await import('./rehearsal.ts')).rehearsalBench(),
   'results-aws': async () => (await import('./results-aws.ts')).resultsAwsBench(),
+  soak: async () => (await import('./soak.ts')).soakBench(),
 };
 
 const [mode, name, figuresFile] = process.argv.slice(2);

@@ -252,6 +252,14 @@ const VARIABLES = {
     meaning: "How many actions the engine benchmark's experiment takes (max_moves; a whole number >= 100).",
     default: '10000',
   },
+  BENCH_SOAK_RUNS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning:
+      "How many baseline runs the chaos soak's sweep has (a whole number >= 100; rounded to 50 per repeat); its " +
+      'model sweep has 40 more.',
+    default: '1000',
+  },
   BENCH_LOAD_ACTIONS: {
     readBy: ['bench'],
     setBy: 'user',
