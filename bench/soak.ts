@@ -1,11 +1,12 @@
-// A chaos soak (issue 33): a sweep of BENCH_SOAK_RUNS baseline runs (1,000 by default) and a companion sweep of model
-// runs against the Ollama simulator, through the real `ariadne sweep` command on a real PostgreSQL (the embedded
-// server, restartable), first undisturbed, then under chaos: the server restarted three times (`pg_ctl restart -m fast`), the
-// sweep process killed (SIGKILL) once and stopped (SIGTERM) once and started again each time, and the model server
-// answering storms of 429s, slow replies and a minute of 503s. Prints runs lost (goal 0), runs whose action log
-// equals the undisturbed sweep's (goal all), commands needed (goal 1 per sweep, plus one after each kill or stop) and
-// the time overhead. Chaos is triggered by progress (runs finished), not by the clock, so a slower machine sees the
-// same schedule. Nothing is asserted: the figures are printed.
+// A chaos soak (issue 33): a sweep of BENCH_SOAK_RUNS baseline runs (1,000 by default) and a companion
+// sweep of model runs against the Ollama simulator, through the real `ariadne sweep` command on a real
+// PostgreSQL (the embedded server, restartable). First undisturbed, then under chaos: the server restarted
+// three times (`pg_ctl restart -m fast`), the sweep process killed (SIGKILL) once and stopped (SIGTERM) once
+// and started again each time, and the model server answering storms of 429s, slow replies and a minute of
+// 503s. Prints runs lost (goal 0), runs whose action log equals the undisturbed sweep's (goal all), commands
+// needed (goal 1 per sweep, plus one after each kill or stop) and the time overhead. Chaos is triggered by
+// progress (runs finished), not by the clock, so a slower machine sees the same schedule. Nothing is
+// asserted: the figures are printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
