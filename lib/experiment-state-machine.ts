@@ -2,7 +2,8 @@
 // StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,Baseline}Agent
 // -> CheckProgress -> ConditionCheck -> ContinueLoop | FinalizeSuccess |
 // FinalizeTimeout | FinalizeStuck (halt policy) | ContinueAsNew; every Task
-// retries transient errors and catches the rest into FinalizeFailure.
+// retries transient errors and catches the rest into FinalizeFailure; a provider
+// outage loops OutageWait -> OutageResume -> ProviderRouter or ends OutageFailed.
 // JSONPath only: the local runner executes this very definition.
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -16,6 +17,7 @@ import {
   INPUT_ERRORS,
   LAMBDA_RETRY,
   LAMBDA_THROTTLE_RETRY,
+  PROVIDER_OUTAGE_ERRORS,
   PROVIDER_RETRY,
   SFN_START_RETRY,
   STATES,
@@ -113,10 +115,13 @@ export class ExperimentStateMachine extends Construct {
     );
     caught(start);
     // A turn Lambda stopped at its timeout (Lambda.Unknown) runs once more, then is caught: states.ts says why.
+    // A provider still failing after those retries is an outage: CheckProgress decides (engine/provider-outage.ts)
+    // whether the run waits (OutageWait, then the same turn again) or ends failed (OutageFailed).
     const invoke = (state: TaskState) => {
       const t = task(state, { resultPath: '$.turn' });
       t.addRetry(retryProps(PROVIDER_RETRY));
       t.addRetry(retryProps(TURN_TIMEOUT_RETRY));
+      t.addCatch(checkProgress, { errors: PROVIDER_OUTAGE_ERRORS, resultPath: '$.outageError' });
       return caught(t);
     };
     // The execution's clock goes along, so CheckProgress can hand over before the execution times out.
@@ -149,7 +154,33 @@ export class ExperimentStateMachine extends Construct {
         'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
         // a sweep's token (or null) travels with the experiment to its real end
         'taskToken.$': '$.taskToken',
+        // the next turn has waited for nothing yet; the run's and this execution's waits go on
+        outage: { waits: 0, seconds: 0, 'total.$': '$.outage.total', 'here.$': '$.outage.here' },
       },
+    });
+    // The provider is out: wait what CheckProgress chose, then try the same turn again, with the waits counted.
+    const outageWait = new sfn.Wait(this, STATES.OutageWait, {
+      stateName: STATES.OutageWait,
+      time: sfn.WaitTime.secondsPath('$.progress.waitSeconds'),
+    });
+    const outageResume = new sfn.Pass(this, STATES.OutageResume, {
+      stateName: STATES.OutageResume,
+      parameters: {
+        'experimentId.$': '$.experimentId',
+        'llmProvider.$': '$.llmProvider',
+        'startedAt.$': '$.startedAt',
+        'limits.$': '$.limits',
+        'executionStartTurn.$': '$.executionStartTurn',
+        'turnNumber.$': '$.turnNumber',
+        'taskToken.$': '$.taskToken',
+        'outage.$': '$.progress.outage',
+      },
+    });
+    // Waited as long as provider_outage_wait_minutes allows: the turn's own error, with what was waited, as the cause.
+    const outageFailed = new sfn.Pass(this, STATES.OutageFailed, {
+      stateName: STATES.OutageFailed,
+      parameters: { 'Error.$': '$.outageError.Error', 'Cause.$': '$.progress.detail' },
+      resultPath: '$.error',
     });
     // Continue as new: start this same machine ($$.StateMachine.Id) at the next turn, then end this
     // execution. The name is the experiment and turn, so a retried start cannot fork the experiment: a start
@@ -162,15 +193,18 @@ export class ExperimentStateMachine extends Construct {
         Resource: 'arn:aws:states:::states:startExecution',
         Parameters: {
           'StateMachineArn.$': '$$.StateMachine.Id',
-          'Name.$': "States.Format('{}-t{}', $.experimentId, States.MathAdd($.turnNumber, 1))",
+          // CheckProgress names the next execution and its first turn: the next turn (`{id}-t{n+1}`), or, when an
+          // outage's wait does not fit this execution, the same turn again (`{id}-t{n}-w{waits}`)
+          'Name.$': '$.progress.continuation.name',
           Input: {
             resume: {
               'experimentId.$': '$.experimentId',
               'llmProvider.$': '$.llmProvider',
               'startedAt.$': '$.startedAt',
               'limits.$': '$.limits',
-              'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
+              'turnNumber.$': '$.progress.continuation.turnNumber',
               'taskToken.$': '$.taskToken',
+              'outage.$': '$.progress.continuation.outage',
             },
             'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id',
           },
@@ -188,9 +222,14 @@ export class ExperimentStateMachine extends Construct {
       .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'stuck'), finalizeStuck)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'continue_as_new'), continueAsNew)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_wait'), outageWait)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_outage'), outageFailed)
       .otherwise(continueLoop);
     checkProgress.next(condition);
     continueLoop.next(router);
+    outageWait.next(outageResume);
+    outageResume.next(router);
+    outageFailed.next(finalizeFailure);
     for (const [provider, state] of [
       ['bedrock', STATES.InvokeBedrockAgent],
       ['ollama', STATES.InvokeOllamaAgent],

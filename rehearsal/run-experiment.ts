@@ -19,11 +19,14 @@ export async function experiment(
   retryIntervals?: Record<string, number>,
   /** Around each Task's handler (e.g. to act between turns). */
   wrap?: (state: TaskState, handler: Handler) => Handler,
+  /** Shortened waits of Wait states by name (an outage's OutageWait waits 15 s to 5 min). */
+  waitIntervals?: Record<string, number>,
 ): Promise<ExperimentRow> {
   const name = `rehearsal-${label}-${randomBytes(3).toString('hex')}`;
   const run = await runExperimentMachine(world, { ...request, experimentId: name }, name, {
     retryIntervals,
     wrap,
+    waitIntervals,
   }).catch((err: Error) => ({ executions: [], error: err }));
   const { rows } = await world.db.pool.query<Omit<ExperimentRow, 'id' | 'executions' | 'error'>>(
     'SELECT status, goal_found, actions_taken, stop_reason, failure_reason FROM experiments WHERE id = $1',
@@ -71,7 +74,7 @@ export async function runExperimentMachine(
   world: World,
   input: Record<string, unknown>,
   name: string,
-  opts: Pick<LocalRunOptions, 'retryIntervals' | 'wrap' | 'onTaskResult'> = {},
+  opts: Pick<LocalRunOptions, 'retryIntervals' | 'waitIntervals' | 'wrap' | 'onTaskResult'> = {},
 ): Promise<LocalRunResult> {
   const { logicalId, definition, arn, handlers } = machineOf(world);
   nameCheck(world, 'execution name', name);

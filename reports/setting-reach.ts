@@ -46,9 +46,11 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   ollama: ['ollama'],
   bedrock: ['bedrock'],
   context_windows: ['bedrock'],
-  // a price table and the execution's history budget change what a run costs or how it is hopped, not the run
+  // a price table and the execution's history budget change what a run costs or how it is hopped, not the run; how
+  // long a run waits out its provider's outage changes what it survives, not what its agent sees or does
   prices: [],
   history_event_budget: [],
+  provider_outage_wait_minutes: [],
 };
 
 /** Whether a setting (a dotted path such as ollama.num_ctx, or a top-level key) reaches an agent of this kind. */

@@ -24,7 +24,10 @@ export interface LocalExperimentOptions {
   onTurn?: (turn: TurnSummary) => void;
   wrap?: LocalRunOptions['wrap'];
   retryIntervals?: LocalRunOptions['retryIntervals'];
+  waitIntervals?: LocalRunOptions['waitIntervals'];
   onEvent?: LocalRunOptions['onEvent'];
+  /** Called when the run starts waiting for its provider (an outage), and with null when it tries again. */
+  onProviderWait?: (wait: { waits: number; seconds: number; since: number } | null) => void;
   parameters?: ParameterCache;
   executionName?: string;
   /** SendTaskSuccess for an input's taskToken (tests); without it a token is carried along and nobody is told. */
@@ -53,7 +56,7 @@ export async function resumeInput(db: Sql, experimentId: string, now: Date = new
   // resumed: no longer interrupted (016_interrupted.sql), in the same statement that settles its clock
   // One statement (the Data API keeps no transaction open between calls): the clock's start is
   // started_at + suspended; the time it ran is its last commit since then; the rest up to now was the outage.
-  const resumed = await db.query<{ turns_completed: number; clock_start: string }>(
+  const resumed = await db.query<{ turns_completed: number; clock_start: string; waited: number }>(
     `WITH c AS (
        SELECT e.id, e.started_at + e.suspended_seconds * interval '1 second' AS clock_start,
          (SELECT max(t.ended_at) FROM turns t WHERE t.experiment_id = e.id) AS last_turn
@@ -68,7 +71,8 @@ export async function resumeInput(db: Sql, experimentId: string, now: Date = new
      FROM ran WHERE e.id = ran.id
      RETURNING e.turns_completed,
        to_char((e.started_at + e.suspended_seconds * interval '1 second') AT TIME ZONE 'UTC',
-               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS clock_start`,
+               'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS clock_start,
+       (SELECT coalesce(sum(t.provider_wait_seconds), 0) FROM turns t WHERE t.experiment_id = e.id)::int AS waited`,
     [experimentId, now.toISOString()],
   );
   const r = resumed.rows[0];
@@ -79,6 +83,8 @@ export async function resumeInput(db: Sql, experimentId: string, now: Date = new
       turnNumber: r.turns_completed + 1,
       startedAt: r.clock_start,
       limits: loopLimits(e.config),
+      // the provider outages its turns waited out stay out of its duration (engine/provider-outage.ts)
+      outage: { waits: 0, seconds: 0, total: r.waited, here: 0 },
     },
   };
 }
@@ -163,7 +169,17 @@ export async function runLocalExperiment(
       signal: opts.signal,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,
-      onEvent: opts.onEvent,
+      waitIntervals: opts.waitIntervals,
+      onEvent: (event) => {
+        if (event.state?.name === STATES.OutageWait) {
+          const outage = (
+            event as { state: { input?: { progress?: { outage?: { waits: number; seconds: number } } } } }
+          ).state.input?.progress?.outage;
+          if (event.type === 'StateEntered' && outage) opts.onProviderWait?.({ ...outage, since: Date.now() });
+          if (event.type === 'StateExited') opts.onProviderWait?.(null);
+        }
+        opts.onEvent?.(event);
+      },
       onTaskResult: (state, out) => {
         if (state === STATES.StartExperiment) experimentId = (out as { experimentId: string }).experimentId;
         if (

@@ -43,6 +43,8 @@ export interface LocalRunOptions {
   onStartExecution?: (params: { StateMachineArn: string; Name: string; Input: unknown }) => Promise<void>;
   /** Milliseconds to wait before each Retry of a state, instead of the definition's intervals (tests). */
   retryIntervals?: Record<string, number>;
+  /** Milliseconds a Wait state waits, by state, instead of what the definition says (tests: OutageWait). */
+  waitIntervals?: Record<string, number>;
   /**
    * Execution names already used, as the service keeps them for 90 days (shared between runs to emulate that, e.g.
    * a continuation that already started); the names this run starts are added.
@@ -238,6 +240,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       overrides: {
         taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
         ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}),
+        ...(opts.waitIntervals ? { waitTimeOverrides: opts.waitIntervals } : {}),
       },
       context: {
         Execution: {
@@ -250,12 +253,23 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       },
     });
     abortExecution = execution.abort;
+    // A stop during a wait (a provider outage's, minutes long) ends the execution now: no turn is in flight.
+    let waiting = false;
+    const stopWaiting = () => {
+      if (waiting) abortExecution();
+    };
+    opts.signal?.addEventListener('abort', stopWaiting);
     // The engine queues every event until read: drain them, or a long run holds them all in memory.
     const index = historyEvents.push(0) - 1;
     const drained = (async () => {
       for await (const event of execution.eventLogs) {
         events++;
         const state = 'state' in event ? event.state.name : undefined;
+        const type = state && definition.States[state]?.Type;
+        if (type === 'Wait') {
+          waiting = event.type === 'StateEntered';
+          if (waiting && opts.signal?.aborted) abortExecution();
+        }
         historyEvents[index] += historyEventsOf(event, state && definition.States[state]?.Type);
         opts.onEvent?.(event);
       }
@@ -269,6 +283,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
       if (cause && INPUT_ERRORS.includes(cause.name)) throw new InvalidInputError('input', undefined, cause.message);
       throw err;
     } finally {
+      opts.signal?.removeEventListener('abort', stopWaiting);
       await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
     }
   }

@@ -36,8 +36,11 @@ export interface SweepProgress {
   failed: number;
   /** The errors' names (ProviderTransientError, ...) and how many runs each ended. */
   errors: Map<string, number>;
-  /** Runs in flight: experiment id -> what it is doing. */
-  running: Map<string, { key: string; turn: number; actions: number }>;
+  /**
+   * Runs in flight: experiment id -> what it is doing; `waiting` while it waits out its provider's outage (the
+   * waits so far, their seconds, and since when this one).
+   */
+  running: Map<string, { key: string; turn: number; actions: number; waiting?: { waits: number; since: number } }>;
   startedAt: number;
   /** Since when the database has been unreachable (its connection dropped); null while it answers. */
   databaseLostAt: number | null;
@@ -64,6 +67,7 @@ export interface LocalSweepOptions {
   parameters?: ParameterCache;
   agents?: AgentFactory;
   retryIntervals?: LocalRunOptions['retryIntervals'];
+  waitIntervals?: LocalRunOptions['waitIntervals'];
   onProgress?: (p: SweepProgress) => void;
   /** Interrupts the sweep once aborted: no run starts; the runs in flight stop after their turn, marked interrupted. */
   signal?: AbortSignal;
@@ -174,6 +178,18 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
             parameters: opts.parameters,
             retryIntervals: opts.retryIntervals,
             onTurn,
+            onProviderWait: (w) => {
+              const entry = progress.running.get(p.experimentId);
+              if (!entry) return;
+              progress.running.set(p.experimentId, {
+                key: entry.key,
+                turn: entry.turn,
+                actions: entry.actions,
+                ...(w ? { waiting: { waits: w.waits, since: w.since } } : {}),
+              });
+              opts.onProgress?.(progress);
+            },
+            waitIntervals: opts.waitIntervals,
             signal,
             executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
           });

@@ -114,7 +114,24 @@ describe('experiment state machine', () => {
         STATES.FinalizeTimeout,
         STATES.FinalizeStuck,
         STATES.ContinueAsNew,
+        STATES.OutageWait,
+        STATES.OutageFailed,
       ]);
+      // a provider outage: wait what CheckProgress chose, try the same turn again; or end with the turn's error
+      expect(s[STATES.OutageWait]).toMatchObject({
+        Type: 'Wait',
+        SecondsPath: '$.progress.waitSeconds',
+        Next: STATES.OutageResume,
+      });
+      expect(s[STATES.OutageResume]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
+      expect(s[STATES.OutageResume].Parameters['turnNumber.$']).toBe('$.turnNumber');
+      expect(s[STATES.OutageResume].Parameters['outage.$']).toBe('$.progress.outage');
+      expect(s[STATES.OutageFailed]).toMatchObject({
+        Type: 'Pass',
+        ResultPath: '$.error',
+        Parameters: { 'Error.$': '$.outageError.Error', 'Cause.$': '$.progress.detail' },
+        Next: STATES.FinalizeFailure,
+      });
       expect(s[STATES.ConditionCheck].Default).toBe(STATES.ContinueLoop);
       expect(s[STATES.ContinueLoop]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
       expect(s[STATES.ContinueLoop].Parameters['turnNumber.$']).toBe('States.MathAdd($.turnNumber, 1)');
@@ -130,6 +147,11 @@ describe('experiment state machine', () => {
         Next: STATES.ContinuedAsNew,
       });
       expect(s[STATES.ContinueAsNew].Parameters['StateMachineArn.$']).toBe('$$.StateMachine.Id');
+      // CheckProgress names the next execution and its first turn (the next, or an outage's same turn again)
+      expect(s[STATES.ContinueAsNew].Parameters['Name.$']).toBe('$.progress.continuation.name');
+      expect(s[STATES.ContinueAsNew].Parameters.Input.resume['turnNumber.$']).toBe(
+        '$.progress.continuation.turnNumber',
+      );
       expect(s[STATES.ContinueAsNew].Catch.at(-1).Next).toBe(STATES.FinalizeFailure);
       expect(s[STATES.ContinuedAsNew].Type).toBe('Succeed');
     },
@@ -153,6 +175,7 @@ describe('experiment state machine', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: 'Ariadne-experiments' });
   });
 
+  const INVOKE_STATES: string[] = [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent];
   it('every Task retries transient errors and every Task but FinalizeFailure catches the rest', () => {
     const s = def.States as Record<string, Record<string, any>>;
     for (const name of TASK_STATES) {
@@ -165,6 +188,12 @@ describe('experiment state machine', () => {
           { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },
         ]);
         expect(s[STATES.InputRefused]).toEqual({ Type: 'Fail', ErrorPath: '$.Error', CausePath: '$.Cause' });
+      } else if (INVOKE_STATES.includes(name)) {
+        // a provider still down after the retries is an outage, decided by CheckProgress; the rest is finalized
+        expect(s[name].Catch, name).toEqual([
+          { ErrorEquals: ['ProviderTransientError'], ResultPath: '$.outageError', Next: STATES.CheckProgress },
+          { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },
+        ]);
       } else if (name !== STATES.FinalizeFailure) {
         expect(s[name].Catch, name).toEqual([
           { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: STATES.FinalizeFailure },

@@ -291,11 +291,13 @@ describe('faults', () => {
     expect(first.retries[0].error).toMatch(/too many requests/);
   });
 
+  // with no wait for an outage (provider-outage.test.ts waits them out): the turn's retries, then the end
+  const NO_OUTAGE_WAIT = { provider_outage_wait_minutes: 0 };
   it.each([
-    ['ollama', () => runOllama(), ollama, /ProviderTransientError: ollama model "qwen2.5:7b": 500 /],
+    ['ollama', () => runOllama(NO_OUTAGE_WAIT), ollama, /ProviderTransientError: ollama model "qwen2.5:7b": 500 /],
     [
       'bedrock',
-      () => runBedrock(),
+      () => runBedrock(NO_OUTAGE_WAIT),
       bedrock,
       /ProviderTransientError: bedrock model "us\.anthropic\.claude-sonnet-4-6": 500 InternalServerException/,
     ],

@@ -120,7 +120,13 @@ describe('a limit that a call cannot wait for', () => {
         agent: 'ollama',
         model: OTHER_MODEL,
         maze: { generator: 'medium', size: 15, seed: 3 },
-        config: { ollama: { host }, retry, rate_limits: { [`ollama:${OTHER_MODEL}`]: limit } },
+        // no outage wait (provider-outage.test.ts has them): the Task's retries, then the experiment fails
+        config: {
+          ollama: { host },
+          retry,
+          rate_limits: { [`ollama:${OTHER_MODEL}`]: limit },
+          provider_outage_wait_minutes: 0,
+        },
       },
       { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
     );

@@ -140,8 +140,12 @@ describe('npm run rehearse', () => {
           ([id, r]) => id.startsWith('Experiments') && r.Type === 'AWS::StepFunctions::StateMachine',
         )!;
         const text = JSON.stringify(machine[1].Properties!.DefinitionString);
-        expect(text).toContain("'{}-t{}'");
-        machine[1].Properties!.DefinitionString = JSON.parse(text.replace("'{}-t{}'", `'{}-${suffix}-t{}'`));
+        // CheckProgress names the next execution: the state's Name path is made to read a longer one it returns
+        expect(text).toContain('$.progress.continuation.name');
+        const longer = `States.Format('{}-${suffix}-t{}', $.experimentId, $.progress.continuation.turnNumber)`;
+        machine[1].Properties!.DefinitionString = JSON.parse(
+          text.replace('\\"Name.$\\":\\"$.progress.continuation.name\\"', `\\"Name.$\\":\\"${longer}\\"`),
+        );
       },
       scenarios: ['continue-as-new'],
     });

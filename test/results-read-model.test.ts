@@ -352,13 +352,15 @@ const READS_ELSEWHERE: Record<string, string> = {
   'bench/viewer.ts': 'counts the rows it seeded, to report the scale it measured',
   'bench/search.ts': 'counts the rows it seeded and those naming its rare word, to report the scale it measured',
   'bench/summaries.ts': 'counts the rows it seeded, to report the scale it measured',
+  'bench/soak.ts':
+    'compares each run of the chaotic sweep with the undisturbed one, and watches runs finish to time its faults',
 };
 
 /** Statements that write the results and read them in the same statement, outside the store, each with why. */
 const WRITES_ELSEWHERE: Record<string, string> = {
   'state-machine/local-experiment.ts':
     "resumeInput settles the clock from the last turn as it updates the experiment: one statement, as the Data API's " +
-    'calls share no transaction',
+    "calls share no transaction (and returns the provider waits its turns recorded, left out of the run's duration)",
   'bench/seed-sweep.ts': "seeds a large sweep's cells from a recorded experiment's maze",
   'bench/viewer.ts': "seeds the viewer's sweep cells from its experiments' mazes",
 };

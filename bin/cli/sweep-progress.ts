@@ -23,7 +23,8 @@ export function sweepSummaryLine(p: SweepProgress): string {
   const before = p.skipped ? ` (${p.skipped} from before)` : '';
   const reasons = [...p.errors].map(([name, n]) => `${name} ${n}`).join(', ');
   const errors = p.failed > 0 ? `errors ${p.failed} (${reasons}; not in the rate)` : 'errors 0';
-  const running = `running ${p.running.size}`;
+  const waiting = [...p.running.values()].filter((r) => r.waiting).length;
+  const running = `running ${p.running.size}${waiting > 0 ? ` (${waiting} waiting for their provider)` : ''}`;
   // an outage of the database: no run starts until it answers (the runs in flight retry their turns)
   const database =
     p.databaseLostAt !== null
@@ -48,7 +49,13 @@ export function sweepProgress(stream: NodeJS.WriteStream = process.stderr) {
     if (stream.isTTY) {
       paint([
         sweepSummaryLine(p),
-        ...[...p.running.values()].map((r) => `  ${r.key}: turn ${r.turn}, ${r.actions} actions`),
+        ...[...p.running.values()].map(
+          (r) =>
+            `  ${r.key}: turn ${r.turn}, ${r.actions} actions` +
+            (r.waiting
+              ? `, provider unavailable: wait ${r.waiting.waits}, ${seconds((Date.now() - r.waiting.since) / 1000)} in`
+              : ''),
+        ),
       ]);
     } else if (p.done !== lastDone || Date.now() - lastPlain >= 5000) {
       lastPlain = Date.now();

@@ -185,6 +185,12 @@ const configFields = z
     max_turns: z.number().int().min(1).max(1_000_000).optional(),
     /** History events one execution may use before it continues as new (Standard workflows stop at 25,000). */
     history_event_budget: z.number().int().min(20).max(24_000).default(20_000),
+    /**
+     * How long a run waits, in all, for a model provider that stays unavailable through a turn's retries, trying the
+     * turn again after 15 s, 30 s, ... up to 5 min between tries, before it ends failed (engine/provider-outage.ts).
+     * 0: it ends at once. The time waited is not counted in max_duration_minutes.
+     */
+    provider_outage_wait_minutes: z.number().min(0).max(10_080).default(60),
     prompt_version: z
       .string()
       .regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2')

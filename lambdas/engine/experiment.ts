@@ -23,6 +23,11 @@ import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from '.
 import { InvalidInputError } from './errors.ts';
 import { settleModelSettings } from '../config/model-settings.ts';
 import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
+import { EVENTS_PER_OUTAGE_WAIT, NO_OUTAGE, type OutageState } from './provider-outage.ts';
+
+/** An execution's estimated history after `turns` turns and `waits` outage waits, with the reserve for retries. */
+export const historyAfter = (turns: number, waits: number): number =>
+  estimatedHistoryEvents(turns) + waits * EVENTS_PER_OUTAGE_WAIT + HISTORY_RESERVE_EVENTS;
 import { refuseOversizedExperiment, refuseOversizedVision, refuseUnstorableMemory } from './stored-limits.ts';
 
 export type MazeSource = { kind: 'generated'; spec: MazeSpec } | { kind: 'inline'; grid: number[][]; start: Point };
@@ -253,7 +258,8 @@ export async function startExperiment(
   };
 }
 
-type ProgressDecision = 'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new';
+type ProgressDecision =
+  'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new' | 'provider_wait' | 'provider_outage';
 export interface Progress {
   decision: ProgressDecision;
   /**
@@ -270,9 +276,15 @@ export interface Progress {
     | 'history_quota'
     | 'execution_time'
     | 'running'
+    | 'provider_outage'
     | Detector;
-  /** For `stuck`, what the detector saw. */
+  /** For `stuck`, what the detector saw; for `provider_outage`, how long was waited and the provider's error. */
   detail?: string;
+  /** For `provider_wait`: how long to wait before the turn is tried again, and the outage state to carry. */
+  waitSeconds?: number;
+  outage?: OutageState;
+  /** For `continue_as_new`: the next execution's name, its first turn and the outage state it carries. */
+  continuation?: { name: string; turnNumber: number; outage: OutageState };
 }
 
 /** The current execution's clock: when it started ($$.Execution.StartTime) and when Step Functions stops it. */
@@ -303,19 +315,22 @@ export function checkProgress(
     turnsPerExecution: number;
     /** Absent for input from a machine version that did not pass it (executions started before a deploy). */
     execution?: ExecutionClock;
+    /** Provider outages waited out so far (provider-outage.ts): their time is not the run's duration. */
+    outage?: OutageState;
   },
   now: Date,
 ): Progress {
+  const outage = p.outage ?? NO_OUTAGE;
   if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
   if (p.halt) return { decision: 'stuck', reason: p.halt.detector, detail: p.halt.detail };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
-  if (now.getTime() - p.startedAt.getTime() >= p.maxDurationMinutes * 60_000)
+  if (now.getTime() - p.startedAt.getTime() - outage.total * 1000 >= p.maxDurationMinutes * 60_000)
     return { decision: 'timeout', reason: 'max_duration' };
   if (p.turnNumber >= p.maxTurns) return { decision: 'timeout', reason: 'max_turns' };
   const turnsHere = p.turnNumber - p.executionStartTurn + 1;
   if (turnsHere >= p.turnsPerExecution) return { decision: 'continue_as_new', reason: 'history_budget' };
   // turnsPerExecution comes with the loop state (a resume input may carry any): the quota holds whatever it says
-  if (estimatedHistoryEvents(turnsHere + 1) + HISTORY_RESERVE_EVENTS > HISTORY_EVENT_QUOTA)
+  if (historyAfter(turnsHere + 1, outage.here) > HISTORY_EVENT_QUOTA)
     return { decision: 'continue_as_new', reason: 'history_quota' };
   if (p.execution) {
     const { startTime, timeoutSeconds, turnReserveSeconds } = p.execution;

@@ -115,6 +115,8 @@ export interface TurnWrite {
   tokenCalibration?: number | null;
   /** For a model run: whether config.prices has the model (cost null and price unknown are then told apart). */
   priceKnown?: boolean | null;
+  /** What the turn waited for its provider before it could run (engine/provider-outage.ts); none when absent. */
+  providerWait?: { waits: number; seconds: number };
 }
 
 /** What a turn handler returns, also rebuilt from the database when a turn is replayed. */

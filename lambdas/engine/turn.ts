@@ -35,6 +35,8 @@ export interface TurnDeps {
   now?: () => Date;
   /** When the turn's model calls must have ended; none: they run as long as they take. */
   deadline?: TurnDeadline;
+  /** What the state machine waited for the provider before this try of the turn (recorded with the turn). */
+  providerWait?: { waits: number; seconds: number };
 }
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
@@ -254,6 +256,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     provenance,
     tokenCalibration: agent.tokenCalibration?.() ?? null,
     priceKnown: agent.callsModel && experiment.model ? price !== undefined : null,
+    providerWait: deps.providerWait,
   });
   if (!written) {
     // Another invocation of the same turn committed first: its rows are the truth.

@@ -1,11 +1,26 @@
 // CheckProgress: decide between another turn, success, timeout, stuck and
-// continue-as-new. Arithmetic on its input and the clock: no database, so its
-// Lambda opens none (its 10 s timeout has no room for a paused cluster).
-import { checkProgress, type Progress } from '../engine/experiment.ts';
+// continue-as-new; and after a turn the provider failed through its retries,
+// between a wait and the end of the run (engine/provider-outage.ts). Arithmetic
+// on its input and the clock: no database, so its Lambda opens none (its 10 s
+// timeout has no room for a paused cluster).
+import { checkProgress, historyAfter, type ExecutionClock, type Progress } from '../engine/experiment.ts';
+import { providerOutage, type OutageState } from '../engine/provider-outage.ts';
+import { HISTORY_EVENT_QUOTA } from '../config/budgets.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
-import { progressInputSchema, progressTaskInputSchema } from '../machine/contracts.ts';
+import { progressInputSchema, progressTaskInputSchema, type LoopState } from '../machine/contracts.ts';
 import { turnReserveSeconds } from '../machine/tasks.ts';
 import type { HandlerDeps } from './deps.ts';
+
+/** The next execution of a continue-as-new: at the next turn, or (an outage's) at this one again. */
+function continuation(s: LoopState, sameTurn: boolean): NonNullable<Progress['continuation']> {
+  const outage: OutageState = sameTurn
+    ? { ...s.outage, here: 0 }
+    : { waits: 0, seconds: 0, total: s.outage.total, here: 0 };
+  return sameTurn
+    ? // named by the waits so far: a later hop at the same turn has more (a retried start finds its own name)
+      { name: `${s.experimentId}-t${s.turnNumber}-w${s.outage.waits}`, turnNumber: s.turnNumber, outage }
+    : { name: `${s.experimentId}-t${s.turnNumber + 1}`, turnNumber: s.turnNumber + 1, outage };
+}
 
 export const checkProgressHandler =
   (deps: Pick<HandlerDeps, 'now'>) =>
@@ -15,6 +30,37 @@ export const checkProgressHandler =
     const { state: s, execution } = withClock
       ? parseOrThrow(progressTaskInputSchema, event)
       : { state: parseOrThrow(progressInputSchema, event), execution: undefined };
+    const now = deps.now();
+    const clock: ExecutionClock | undefined = execution && {
+      startTime: new Date(execution.startTime),
+      timeoutSeconds: execution.timeoutSeconds,
+      turnReserveSeconds: turnReserveSeconds(s.llmProvider),
+    };
+    if (s.outageError || !s.turn) {
+      const turnsHere = s.turnNumber - s.executionStartTurn; // the turns this execution completed
+      const outage = providerOutage({
+        outage: s.outage,
+        ceilingSeconds: s.limits.outageWaitSeconds,
+        error: s.outageError ?? { Error: 'ProviderTransientError', Cause: 'the turn failed' },
+        fits: (wait, waitsHere) => {
+          if (historyAfter(turnsHere + 1, waitsHere) > HISTORY_EVENT_QUOTA) return 'history_quota';
+          if (clock) {
+            const end = clock.startTime.getTime() + clock.timeoutSeconds * 1000;
+            if (now.getTime() + (wait + clock.turnReserveSeconds) * 1000 >= end) return 'execution_time';
+          }
+          return 'yes';
+        },
+      });
+      if (outage.decision === 'provider_wait')
+        return Promise.resolve({ ...outage, reason: 'provider_outage' } satisfies Progress);
+      if (outage.decision === 'provider_outage')
+        return Promise.resolve({ decision: 'provider_outage', reason: 'provider_outage', detail: outage.detail });
+      return Promise.resolve({
+        decision: 'continue_as_new',
+        reason: outage.reason,
+        continuation: continuation(s, true),
+      });
+    }
     const progress = checkProgress(
       {
         goalFound: s.turn.goalFound,
@@ -27,15 +73,14 @@ export const checkProgressHandler =
         maxTurns: s.limits.maxTurns,
         executionStartTurn: s.executionStartTurn,
         turnsPerExecution: s.limits.turnsPerExecution,
-        execution: execution && {
-          startTime: new Date(execution.startTime),
-          timeoutSeconds: execution.timeoutSeconds,
-          turnReserveSeconds: turnReserveSeconds(s.llmProvider),
-        },
+        execution: clock,
+        outage: s.outage,
       },
-      deps.now(),
+      now,
     );
-    return Promise.resolve(progress);
+    return Promise.resolve(
+      progress.decision === 'continue_as_new' ? { ...progress, continuation: continuation(s, false) } : progress,
+    );
   };
 
 export const handler = checkProgressHandler({ now: () => new Date() });

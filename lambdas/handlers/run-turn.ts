@@ -24,7 +24,13 @@ export const runTurnHandler =
     // Only model agents read parameters (their secrets): the baseline turn function is granted no SSM access.
     const secrets = state.llmProvider === 'baseline' ? undefined : (await deps.parameters?.get())?.secrets;
     const agents: AgentFactory = secrets ? (identity) => deps.agents({ ...identity, secrets }) : deps.agents;
-    return runTurn(state.experimentId, state.turnNumber, { ...deps, agents, deadline });
+    const { waits, seconds } = state.outage;
+    return runTurn(state.experimentId, state.turnNumber, {
+      ...deps,
+      agents,
+      deadline,
+      providerWait: { waits, seconds },
+    });
   };
 
 export const handler = lambdaEntry(runTurnHandler);

@@ -1,8 +1,10 @@
 // StartExperiment: validate the StartExecution input, write the maze and the
 // experiment (once, keyed by the execution), hand the loop its state.
 import { startExperiment, type MazeSource } from '../engine/experiment.ts';
+import { NO_OUTAGE } from '../engine/provider-outage.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import {
+  outageSchema,
   loopLimits,
   providerOf,
   resumeInputSchema,
@@ -57,7 +59,13 @@ export const startExperimentHandler =
       // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
       const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
       await deps.store.attachExecution(resume.experimentId, executionArn);
-      return { ...(resume as LoopState), taskToken: resume.taskToken ?? null, executionStartTurn: resume.turnNumber };
+      return {
+        ...(resume as LoopState),
+        taskToken: resume.taskToken ?? null,
+        executionStartTurn: resume.turnNumber,
+        // an outage's waits go on where they were (a hop at the same turn); none of them were in this execution
+        outage: { ...parseOrThrow(outageSchema, resume.outage, 'input.resume.outage'), here: 0 },
+      };
     }
     const input = parseOrThrow(startRequestSchema, request, 'input');
     const maze: MazeSource =
@@ -114,6 +122,7 @@ export const startExperimentHandler =
       startedAt: started.startedAt.toISOString(),
       limits: loopLimits(started.config),
       taskToken: input.taskToken ?? null,
+      outage: NO_OUTAGE,
     };
   };
 

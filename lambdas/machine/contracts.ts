@@ -1,6 +1,7 @@
 // What crosses the state machine: the StartExecution input a researcher
 // writes, and the small loop state passed between Tasks. Validated with zod at
 // every handler, the same in Lambda and locally.
+import { NO_OUTAGE } from '../engine/provider-outage.ts';
 import { z } from 'zod';
 import { partialConfigSchema, turnsPerExecution, type ExperimentConfig } from '../config/experiment-config.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../maze/generators/index.ts';
@@ -111,6 +112,16 @@ export const resumeInputSchema = z
   })
   .passthrough();
 
+/** What an experiment has waited for its provider (engine/provider-outage.ts); none when absent. */
+export const outageSchema = z
+  .object({
+    waits: z.number().int().min(0),
+    seconds: z.number().min(0),
+    total: z.number().min(0),
+    here: z.number().int().min(0),
+  })
+  .default(NO_OUTAGE);
+
 export const loopStateSchema = z
   .object({
     experimentId: z.string().min(1),
@@ -124,9 +135,13 @@ export const loopStateSchema = z
       maxDurationMinutes: z.number().positive(),
       maxTurns: z.number().int().positive(),
       turnsPerExecution: z.number().int().positive(),
+      /** provider_outage_wait_minutes in seconds (engine/provider-outage.ts); absent in older states: 0. */
+      outageWaitSeconds: z.number().min(0).default(0),
     }),
     /** The sweep's task token, or null: carried from hop to hop (the loop's Pass states need the key present). */
     taskToken: taskToken.nullable().default(null),
+    /** What was waited for the provider (engine/provider-outage.ts); the loop's Pass states need the key present. */
+    outage: outageSchema,
   })
   .passthrough();
 export type LoopState = z.output<typeof loopStateSchema>;
@@ -138,6 +153,7 @@ export function loopLimits(config: ExperimentConfig): LoopState['limits'] {
     maxDurationMinutes: config.max_duration_minutes,
     maxTurns: config.max_turns,
     turnsPerExecution: turnsPerExecution(config),
+    outageWaitSeconds: config.provider_outage_wait_minutes * 60,
   };
 }
 
@@ -156,7 +172,14 @@ const turnResultSchema = z
   })
   .passthrough();
 
-export const progressInputSchema = loopStateSchema.extend({ turn: turnResultSchema });
+/**
+ * After a turn, its result; after a turn that failed with ProviderTransientError (the Catch's ResultPath), that
+ * error instead: the outage is CheckProgress's to decide (engine/provider-outage.ts).
+ */
+export const progressInputSchema = loopStateSchema.extend({
+  turn: turnResultSchema.optional(),
+  outageError: z.object({ Error: z.string(), Cause: z.string().optional() }).optional(),
+});
 /** CheckProgress's payload: the loop state and the execution's clock ($$.Execution.StartTime, its timeout). */
 export const progressTaskInputSchema = z
   .object({

@@ -24,6 +24,11 @@ export const STATES = {
   InputRefused: 'InputRefused',
   ContinueAsNew: 'ContinueAsNew',
   ContinuedAsNew: 'ContinuedAsNew',
+  /** A provider outage (engine/provider-outage.ts): the wait CheckProgress chose, then the same turn again. */
+  OutageWait: 'OutageWait',
+  OutageResume: 'OutageResume',
+  /** The outage outlasted provider_outage_wait_minutes: the turn's error, with what was waited, to FinalizeFailure. */
+  OutageFailed: 'OutageFailed',
 } as const;
 
 export const TASK_STATES = [
@@ -75,6 +80,8 @@ export const FUNCTION_TIMEOUT_ERRORS = ['Lambda.Unknown', 'Sandbox.Timedout'];
 
 /** A model that stayed unavailable through the handler's own retries (ProviderTransientError). */
 const PROVIDER_TRANSIENT_ERRORS: string[] = [ERROR_NAMES.providerTransient];
+/** A turn that failed with these after its retries is an outage: CheckProgress decides to wait or to end the run. */
+export const PROVIDER_OUTAGE_ERRORS: string[] = PROVIDER_TRANSIENT_ERRORS;
 
 /** StartExperiment's refusals of bad input: thrown before anything is written, so there is nothing to finalize. */
 export const INPUT_ERRORS: string[] = [ERROR_NAMES.invalidInput, ERROR_NAMES.mazeInput, ERROR_NAMES.valueTooLarge];

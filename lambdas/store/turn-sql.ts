@@ -20,9 +20,9 @@ WITH advanced AS (
   INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed, calls_refused,
     llm_calls, input_tokens, output_tokens, latency_ms, goal_found, actions_taken_after, tiles_seen_after,
     position_x_after, position_y_after, cost_usd, agent_state, agent_phase, halted_by, cache_read_input_tokens,
-    cache_write_input_tokens)
+    cache_write_input_tokens, provider_waits, provider_wait_seconds)
   SELECT id, $2, $8, $9, $10, $11, $12, $13, $14, $15, $16, $7, $3, $4, $5, $6, $18, $19::jsonb, $20, $21::jsonb, $23,
-    $24
+    $24, $28, $29
   FROM advanced
   RETURNING experiment_id, llm_calls, input_tokens, output_tokens, cost_usd, agent_phase
 ), acts AS (
@@ -347,5 +347,7 @@ function turnParams(t: TurnWrite): SqlValue[] {
       : JSON.stringify(clipJson(pgSafe(t.provenance), LIMITS['experiments.provenance'])),
     t.tokenCalibration ?? null,
     t.priceKnown ?? null,
+    t.providerWait?.waits ?? 0,
+    t.providerWait?.seconds ?? 0,
   ];
 }
