@@ -12,21 +12,21 @@ import { SweepLock, type SweepLockLostError } from '../state-machine/sweep-lock.
 import { tempDir } from './support/temp-dir.ts';
 
 const SWEEP = 'restart-test';
-const RUNS = 24;
+const RUNS = 18;
 let server: OwnPostgres;
 let file: string;
 
 beforeAll(async () => {
   server = await ownPostgres();
   file = join(tempDir('sweep-restart'), 'restart-test.yaml');
-  // random walks long enough (a few hundred turns each) that the sweep is still running at each restart
+  // random walks long enough (150 turns each) that the sweep is still running at each restart
   writeFileSync(
     file,
     `sweep: ${SWEEP}
 agents: [{ agent: random }]
 mazes: { generators: [medium], sizes: [31], seeds: [1, 2, 3, 4, 5, 6] }
-config: { max_moves: 2000 }
-repeats: 4
+config: { max_moves: 1200 }
+repeats: 3
 max_concurrency: 4
 `,
   );
@@ -80,7 +80,7 @@ describe('a database restarted under ariadne sweep', () => {
     const ended = outputOf(child);
     // the sweep's schema exists once the command has migrated it
     const db = await openDatabase({ url: server.url, schema: 'restarted', migrate: false });
-    const restartsAt = [4, 12];
+    const restartsAt = [3, 9];
     try {
       for (const at of restartsAt) {
         await until(async () => child.exitCode !== null || ((await finished(db)) ?? 0) >= at, 120_000);

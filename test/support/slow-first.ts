@@ -12,6 +12,7 @@ const SLOWEST = [
   'cli',
   'cli-exit-codes',
   'rate-limits',
+  'sweep-db-restart',
   'cdk-stack',
   'sweeps',
   'results-same-bytes',
