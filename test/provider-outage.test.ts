@@ -18,8 +18,9 @@ const SHORT_WAITS = { [STATES.OutageWait]: 20 };
 const MAZE = { generator: 'medium', size: 11, seed: 3 };
 let db: TestDatabase;
 /** One simulator for the disturbed runs, one for the same runs undisturbed: each keeps its own map per model. */
-const sim = new OllamaSim({ models: ['outage-a:1b', 'outage-b:1b', 'outage-c:1b', 'outage-d:1b'] });
-const calm = new OllamaSim({ models: ['outage-a:1b', 'outage-b:1b', 'outage-c:1b', 'outage-d:1b'] });
+const MODELS = ['outage-a:1b', 'outage-b:1b', 'outage-c:1b', 'outage-d:1b', 'outage-e:1b'];
+const sim = new OllamaSim({ models: MODELS });
+const calm = new OllamaSim({ models: MODELS });
 let simUrl = '';
 let calmUrl = '';
 
@@ -175,6 +176,38 @@ describe('a provider outage longer than the retries', () => {
             'provider_outage_wait_minutes \\(1\\) allows: ProviderTransientError: ollama model "outage-b:1b": 503',
         ),
       );
+    } finally {
+      sim.always = undefined;
+    }
+  });
+
+  it('a stop during a wait ends it at once: the run is marked interrupted, to be resumed', async () => {
+    sim.always = { kind: 'status', status: 503 };
+    const stop = new AbortController();
+    const started = Date.now();
+    try {
+      const stopped = runLocalExperiment(
+        {
+          agent: 'ollama',
+          model: 'outage-e:1b',
+          maze: MAZE,
+          config: { max_moves: 24, ollama: { host: simUrl }, retry: FAST_RETRY },
+        },
+        {
+          db,
+          retryIntervals: NO_WAIT,
+          // a wait of ten minutes, as a long outage's: the stop must not sit it out
+          waitIntervals: { [STATES.OutageWait]: 600_000 },
+          signal: stop.signal,
+          onProviderWait: (w) => w && stop.abort('SIGTERM to ariadne run'),
+        },
+      );
+      await expect(stopped).rejects.toMatchObject({ name: 'ExperimentInterruptedError' });
+      expect(Date.now() - started).toBeLessThan(60_000);
+      const { rows } = await db.query<{ status: string; interrupted_reason: string | null }>(
+        "SELECT status, interrupted_reason FROM experiments WHERE model = 'outage-e:1b'",
+      );
+      expect(rows).toEqual([{ status: 'running', interrupted_reason: 'SIGTERM to ariadne run' }]);
     } finally {
       sim.always = undefined;
     }

@@ -153,6 +153,8 @@ export async function startEmbeddedPostgres(
 
 async function ensureDatabase(adminUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
+  // a server that goes away meanwhile fails the query below; unheard, pg's 'error' event would end the process
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
