@@ -142,21 +142,24 @@ export class ExperimentStateMachine extends Construct {
     const finalizeStuck = caught(task(STATES.FinalizeStuck, { resultPath: '$.result' }));
 
     const router = new sfn.Choice(this, STATES.ProviderRouter, { stateName: STATES.ProviderRouter });
+    // The loop state rebuilt (so turn results do not pile up in the payload), at a turn and with an outage state.
+    const loopState = (turnNumber: string, outage: Record<string, unknown>) => ({
+      'experimentId.$': '$.experimentId',
+      'llmProvider.$': '$.llmProvider',
+      'startedAt.$': '$.startedAt',
+      'limits.$': '$.limits',
+      'executionStartTurn.$': '$.executionStartTurn',
+      'turnNumber.$': turnNumber,
+      // a sweep's token (or null) travels with the experiment to its real end
+      'taskToken.$': '$.taskToken',
+      ...outage,
+    });
     const continueLoop = new sfn.Pass(this, STATES.ContinueLoop, {
       stateName: STATES.ContinueLoop,
-      // Rebuild the loop state so turn results do not pile up in the payload.
-      parameters: {
-        'experimentId.$': '$.experimentId',
-        'llmProvider.$': '$.llmProvider',
-        'startedAt.$': '$.startedAt',
-        'limits.$': '$.limits',
-        'executionStartTurn.$': '$.executionStartTurn',
-        'turnNumber.$': 'States.MathAdd($.turnNumber, 1)',
-        // a sweep's token (or null) travels with the experiment to its real end
-        'taskToken.$': '$.taskToken',
-        // the next turn has waited for nothing yet; the run's and this execution's waits go on
+      // the next turn has waited for nothing yet; the run's and this execution's waits go on
+      parameters: loopState('States.MathAdd($.turnNumber, 1)', {
         outage: { waits: 0, seconds: 0, 'total.$': '$.outage.total', 'here.$': '$.outage.here' },
-      },
+      }),
     });
     // The provider is out: wait what CheckProgress chose, then try the same turn again, with the waits counted.
     const outageWait = new sfn.Wait(this, STATES.OutageWait, {
@@ -165,16 +168,7 @@ export class ExperimentStateMachine extends Construct {
     });
     const outageResume = new sfn.Pass(this, STATES.OutageResume, {
       stateName: STATES.OutageResume,
-      parameters: {
-        'experimentId.$': '$.experimentId',
-        'llmProvider.$': '$.llmProvider',
-        'startedAt.$': '$.startedAt',
-        'limits.$': '$.limits',
-        'executionStartTurn.$': '$.executionStartTurn',
-        'turnNumber.$': '$.turnNumber',
-        'taskToken.$': '$.taskToken',
-        'outage.$': '$.progress.outage',
-      },
+      parameters: loopState('$.turnNumber', { 'outage.$': '$.progress.outage' }),
     });
     // Waited as long as provider_outage_wait_minutes allows: the turn's own error, with what was waited, as the cause.
     const outageFailed = new sfn.Pass(this, STATES.OutageFailed, {
