@@ -75,10 +75,12 @@ afterAll(async () => {
 async function sweep(name: string, limited: boolean) {
   sim.admitted.length = 0;
   sim.throttled.length = 0;
-  // a turn that gave up on the throttles is retried by the state machine at once, not after seconds
+  // a turn that gave up on the throttles is retried by the state machine at once, not after seconds, and waits out
+  // the "outage" of a service that keeps throttling it (provider-outage.ts) for 10 ms, not 15 s and more
   const retryIntervals = { [STATES.InvokeOllamaAgent]: 0 };
+  const waitIntervals = { [STATES.OutageWait]: 10 };
   const spec = loadSweep(sweepYaml(name, host, limited), 'test');
-  const result = await runLocalSweep(spec, { db, concurrency: 32, retryIntervals });
+  const result = await runLocalSweep(spec, { db, concurrency: 32, retryIntervals, waitIntervals });
   return { result, admitted: [...sim.admitted], throttled: [...sim.throttled] };
 }
 
