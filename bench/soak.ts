@@ -210,9 +210,28 @@ export async function soakBench(): Promise<Record<string, number>> {
       const [a, b] = await Promise.all([runsOf(calmDb, sweepId), runsOf(chaos, sweepId)]);
       let lost = expected - b.size;
       let identical = 0;
+      const differing: string[] = [];
       for (const [key, run] of b) {
         if (run.status === 'running' || run.status === 'failed') lost++;
         if (a.get(key)?.log === run.log && a.get(key)?.status === run.status) identical++;
+        else differing.push(key);
+      }
+      // where a run differs: its first action unlike the undisturbed run's, and the turns that waited out an outage
+      for (const key of differing.slice(0, 3)) {
+        const mine = (b.get(key)?.log ?? '').split(';');
+        const theirs = (a.get(key)?.log ?? '').split(';');
+        const at = mine.findIndex((x, i) => x !== theirs[i]);
+        const [cell, repeat] = key.split('/');
+        const waited = await chaos.query<{ turns: string | null }>(
+          `SELECT string_agg(t.turn_number || ' (' || t.provider_waits || ' waits)', ', ') AS turns
+           FROM turns t JOIN experiments e ON e.id = t.experiment_id
+           WHERE e.sweep_id = $1 AND e.sweep_cell = $2 AND e.sweep_repeat = $3 AND t.provider_waits > 0`,
+          [sweepId, Number(cell), Number(repeat)],
+        );
+        say(
+          `${sweepId} run ${key} differs from action ${at + 1}: "${mine[at] ?? '(none)'}" against ` +
+            `"${theirs[at] ?? '(none)'}"; turns that waited: ${waited.rows[0].turns ?? 'none'}`,
+        );
       }
       // runs that ended failed (an error, not navigation) and were run again as a new attempt by a later command
       const { rows } = await chaos.query<{ n: number; reasons: string | null }>(
