@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { envInteger } from '../lambdas/config/environment.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
-import { ownPostgres, type OwnPostgres } from '../test/support/own-postgres.ts';
+import { endedRuns, ownPostgres, type OwnPostgres } from '../test/support/own-postgres.ts';
 import { recordFigure } from './figures.ts';
 import { fmt } from './support.ts';
 
@@ -68,19 +68,6 @@ async function runsOf(db: Database, sweep: string) {
     [sweep],
   );
   return new Map(rows.map((r) => [r.key, r]));
-}
-
-/** Runs of a sweep that have ended; null while the server cannot answer. */
-async function finished(db: Database, sweep: string): Promise<number | null> {
-  try {
-    const { rows } = await db.pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM experiments WHERE sweep_id = $1 AND status <> 'running'",
-      [sweep],
-    );
-    return rows[0].n;
-  } catch {
-    return null;
-  }
 }
 
 const ENTRY = fileURLToPath(new URL('../bin/ariadne.js', import.meta.url));
@@ -148,7 +135,7 @@ export async function soakBench(): Promise<Record<string, number>> {
         const c = sweep(chaosSpecs.model, 'chaos');
         const watch = (async () => {
           while (c.child.exitCode === null && !outageDone) {
-            if (((await finished(chaos, MODELS)) ?? 0) >= MODEL_RUNS / 4) {
+            if (((await endedRuns(chaos, MODELS)) ?? 0) >= MODEL_RUNS / 4) {
               outageDone = true;
               chaosSim.always = { kind: 'status', status: 503 };
               say('model server: 503 to every call for 60 s');
@@ -179,7 +166,7 @@ export async function soakBench(): Promise<Record<string, number>> {
         commands[BASELINE]++;
         const c = sweep(chaosSpecs.baseline, 'chaos');
         while (c.child.exitCode === null && c.child.signalCode === null && schedule.length > 0) {
-          const done = await finished(chaos, BASELINE);
+          const done = await endedRuns(chaos, BASELINE);
           if (done !== null && done >= schedule[0].at * total) {
             const { what } = schedule.shift()!;
             say(`${what} at ${done} of ${total} runs done`);

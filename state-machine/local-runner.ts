@@ -270,7 +270,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
           waiting = event.type === 'StateEntered';
           if (waiting && opts.signal?.aborted) abortExecution();
         }
-        historyEvents[index] += historyEventsOf(event, state && definition.States[state]?.Type);
+        historyEvents[index] += historyEventsOf(event, type);
         opts.onEvent?.(event);
       }
     })();

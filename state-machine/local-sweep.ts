@@ -38,7 +38,7 @@ export interface SweepProgress {
   errors: Map<string, number>;
   /**
    * Runs in flight: experiment id -> what it is doing; `waiting` while it waits out its provider's outage (the
-   * waits so far, their seconds, and since when this one).
+   * waits so far, and since when this one).
    */
   running: Map<string, { key: string; turn: number; actions: number; waiting?: { waits: number; since: number } }>;
   startedAt: number;

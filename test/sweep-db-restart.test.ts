@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
-import { ownPostgres, type OwnPostgres } from './support/own-postgres.ts';
+import { endedRuns, ownPostgres, type OwnPostgres } from './support/own-postgres.ts';
 import { SweepLock, type SweepLockLostError } from '../state-machine/sweep-lock.ts';
 import { tempDir } from './support/temp-dir.ts';
 
@@ -51,19 +51,6 @@ async function runsOf(db: Database) {
   return { log, status: Object.fromEntries(status.rows.map((r) => [r.id, r.status])) };
 }
 
-/** Runs of the sweep that have ended; null while the server cannot answer. */
-async function finished(db: Database): Promise<number | null> {
-  try {
-    const { rows } = await db.pool.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM experiments WHERE sweep_id = $1 AND status <> 'running'",
-      [SWEEP],
-    );
-    return rows[0].n;
-  } catch {
-    return null;
-  }
-}
-
 async function until(what: () => Promise<boolean>, ms: number): Promise<void> {
   for (const deadline = Date.now() + ms; !(await what());) {
     if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
@@ -83,7 +70,7 @@ describe('a database restarted under ariadne sweep', () => {
     const restartsAt = [3, 9];
     try {
       for (const at of restartsAt) {
-        await until(async () => child.exitCode !== null || ((await finished(db)) ?? 0) >= at, 120_000);
+        await until(async () => child.exitCode !== null || ((await endedRuns(db, SWEEP)) ?? 0) >= at, 120_000);
         if (child.exitCode !== null) throw new Error(`the sweep ended before the restart: ${(await ended).stderr}`);
         await server.restart();
       }

@@ -24,10 +24,6 @@ import { InvalidInputError } from './errors.ts';
 import { settleModelSettings } from '../config/model-settings.ts';
 import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
 import { EVENTS_PER_OUTAGE_WAIT, NO_OUTAGE, type OutageState } from './provider-outage.ts';
-
-/** An execution's estimated history after `turns` turns and `waits` outage waits, with the reserve for retries. */
-export const historyAfter = (turns: number, waits: number): number =>
-  estimatedHistoryEvents(turns) + waits * EVENTS_PER_OUTAGE_WAIT + HISTORY_RESERVE_EVENTS;
 import { refuseOversizedExperiment, refuseOversizedVision, refuseUnstorableMemory } from './stored-limits.ts';
 
 export type MazeSource = { kind: 'generated'; spec: MazeSpec } | { kind: 'inline'; grid: number[][]; start: Point };
@@ -257,6 +253,10 @@ export async function startExperiment(
     startedAt: stored.startedAt,
   };
 }
+
+/** An execution's estimated history after `turns` turns and `waits` outage waits, with the reserve for retries. */
+export const historyAfter = (turns: number, waits: number): number =>
+  estimatedHistoryEvents(turns) + waits * EVENTS_PER_OUTAGE_WAIT + HISTORY_RESERVE_EVENTS;
 
 type ProgressDecision =
   'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new' | 'provider_wait' | 'provider_outage';

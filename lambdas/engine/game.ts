@@ -21,7 +21,7 @@ export interface GameState {
   known: Uint8Array;
   /**
    * How often the agent has entered each cell (moves whose outcome is 'moved'; the start is not entered): what the
-   * kept totals' loop cells and most visits follow from (lambdas/store/cell-entries.ts).
+   * kept totals' loop cells and most visits follow from (lambdas/store/turn-sql.ts loopCellsOf).
    */
   entries: Uint32Array;
 }

@@ -7,6 +7,8 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../lambdas/store/embedded.ts';
+import type { Sql } from '../../lambdas/store/sql.ts';
+import { sweepProgress } from '../../results/sweep-progress.ts';
 
 export interface OwnPostgres {
   url: string;
@@ -50,4 +52,17 @@ export async function ownPostgres(): Promise<OwnPostgres> {
       rmSync(parent, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs of a sweep whose latest attempt has ended (results/sweep-progress.ts): what a test or the soak waits for
+ * before its next fault. 0 before the sweep is registered; null while the server cannot answer (a restart).
+ */
+export async function endedRuns(db: Sql, sweep: string): Promise<number | null> {
+  try {
+    const progress = await sweepProgress(db, sweep);
+    return progress ? progress.started - progress.running : 0;
+  } catch {
+    return null;
+  }
 }
