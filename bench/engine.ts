@@ -6,8 +6,9 @@
 // BENCH_ENGINE_ACTIONS makes the experiment smaller (or larger) than 10,000 actions.
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
-import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { compileModule } from '../bin/compile-cli.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
 import { withoutTotals } from '../lambdas/store/turn-sql.ts';
 import type { SqlValue } from '../lambdas/store/sql.ts';
@@ -93,9 +94,20 @@ async function copyTargetSchema(url: string, name: string): Promise<Database> {
   return openDatabase({ url, schema: name, poolSize: 1 });
 }
 
+/**
+ * The runner and its store as `ariadne run` and `ariadne sweep` execute them: compiled by esbuild as npm install
+ * compiles the CLI (into dist/, generated). Under tsx the same run costs about 0.1-0.15 ms more a turn (its
+ * transform wraps every function it creates in a naming call; docs/testing.md).
+ */
+async function compiledRunner(): Promise<typeof import('./engine-runner.ts')> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  return (await import(await compileModule('bench/engine-runner.ts', join(root, 'dist', 'bench')))) as never;
+}
+
 export async function engineBench(): Promise<Record<string, number>> {
+  const { runLocalExperiment, openDatabase: openCompiled } = await compiledRunner();
   const pgServer = await benchPostgres();
-  const db = await openDatabase({ url: pgServer.url, schema: 'bench_engine', poolSize: 4 });
+  const db = await openCompiled({ url: pgServer.url, schema: 'bench_engine', poolSize: 4 });
   const maxMoves = envInteger('BENCH_ENGINE_ACTIONS', process.env, 100) ?? 10_000;
   // every turn's statement as sent, by experiment: replayed alone below
   const sent = new Map<unknown, Statement[]>();
@@ -255,8 +267,8 @@ export async function engineBench(): Promise<Record<string, number>> {
       `${m.pgCpu === null ? 'n/a' : `${fmt((1000 * m.pgCpu) / n, 2)} ms`})`;
     const ratioPerTurn = engineRate / perTurnRate;
     console.log(
-      `engine: ${fmt(maxMoves)}-action experiment through the local state machine (random agent, perfect ` +
-        `101x101, embedded Postgres), medians of ${REPEATS} interleaved runs after ${WARM_UP} unmeasured; load ` +
+      `engine: ${fmt(maxMoves)}-action experiment through the local state machine as the CLI runs it (compiled; ` +
+        `random agent, perfect 101x101, embedded Postgres), medians of ${REPEATS} interleaved runs after ${WARM_UP} unmeasured; load ` +
         `average ` +
         `${loadavg()
           .map((l) => fmt(l, 2))

@@ -7,6 +7,7 @@
 // runs the sources under tsx.
 import { statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { build, transform, type Metafile, type Plugin } from 'esbuild';
 import { nodeVersionNotice } from './cli/node-version.ts';
@@ -100,6 +101,22 @@ export async function compileCli(outDir = DIST): Promise<string[]> {
     plugins: [keepSourcePaths(outDir, false)],
   });
   return recordSources(outDir, 'ariadne', result.metafile);
+}
+
+/**
+ * One module and what it imports, compiled as the CLI is (for the benchmarks: they time the code `ariadne` runs,
+ * not the sources under tsx, whose transform names every function it creates, a call each time). `outDir` must be
+ * inside the repository: the packages stay in node_modules, found from there. Returns the output's file URL.
+ */
+export async function compileModule(entry: string, outDir: string): Promise<string> {
+  const name = relative(ROOT, entry).replace(/\.ts$/, '').replaceAll(/[\\/]/g, '-');
+  await build({
+    ...COMMON,
+    entryPoints: { [name]: resolve(ROOT, entry) },
+    outdir: outDir,
+    plugins: [keepSourcePaths(outDir, false)],
+  });
+  return pathToFileURL(join(outDir, `${name}.js`)).href;
 }
 
 /** Both parts, into `outDir`. */
