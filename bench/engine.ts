@@ -268,8 +268,8 @@ export async function engineBench(): Promise<Record<string, number>> {
     const ratioPerTurn = engineRate / perTurnRate;
     console.log(
       `engine: ${fmt(maxMoves)}-action experiment through the local state machine as the CLI runs it (compiled; ` +
-        `random agent, perfect 101x101, embedded Postgres), medians of ${REPEATS} interleaved runs after ${WARM_UP} unmeasured; load ` +
-        `average ` +
+        `random agent, perfect 101x101, embedded Postgres), medians of ${REPEATS} interleaved runs after ` +
+        `${WARM_UP} unmeasured; load average ` +
         `${loadavg()
           .map((l) => fmt(l, 2))
           .join(' ')}`,

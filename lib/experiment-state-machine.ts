@@ -142,33 +142,21 @@ export class ExperimentStateMachine extends Construct {
     const finalizeStuck = caught(task(STATES.FinalizeStuck, { resultPath: '$.result' }));
 
     const router = new sfn.Choice(this, STATES.ProviderRouter, { stateName: STATES.ProviderRouter });
-    // The loop state rebuilt (so turn results do not pile up in the payload), at a turn and with an outage state.
-    const loopState = (turnNumber: string, outage: Record<string, unknown>) => ({
-      'experimentId.$': '$.experimentId',
-      'llmProvider.$': '$.llmProvider',
-      'startedAt.$': '$.startedAt',
-      'limits.$': '$.limits',
-      'executionStartTurn.$': '$.executionStartTurn',
-      'turnNumber.$': turnNumber,
-      // a sweep's token (or null) travels with the experiment to its real end
-      'taskToken.$': '$.taskToken',
-      ...outage,
-    });
+    // The next turn's loop state, as CheckProgress built it (handlers/check-progress.ts nextLoopState): the turn's
+    // results and errors stay behind, so they do not pile up in the payload.
     const continueLoop = new sfn.Pass(this, STATES.ContinueLoop, {
       stateName: STATES.ContinueLoop,
-      // the next turn has waited for nothing yet; the run's and this execution's waits go on
-      parameters: loopState('States.MathAdd($.turnNumber, 1)', {
-        outage: { waits: 0, seconds: 0, 'total.$': '$.outage.total', 'here.$': '$.outage.here' },
-      }),
+      inputPath: '$.progress.next',
     });
     // The provider is out: wait what CheckProgress chose, then try the same turn again, with the waits counted.
     const outageWait = new sfn.Wait(this, STATES.OutageWait, {
       stateName: STATES.OutageWait,
       time: sfn.WaitTime.secondsPath('$.progress.waitSeconds'),
     });
+    // the same turn again, its waits counted (CheckProgress's next loop state)
     const outageResume = new sfn.Pass(this, STATES.OutageResume, {
       stateName: STATES.OutageResume,
-      parameters: loopState('$.turnNumber', { 'outage.$': '$.progress.outage' }),
+      inputPath: '$.progress.next',
     });
     // Waited as long as provider_outage_wait_minutes allows: the turn's own error, with what was waited, as the cause.
     const outageFailed = new sfn.Pass(this, STATES.OutageFailed, {
@@ -211,7 +199,9 @@ export class ExperimentStateMachine extends Construct {
     continueAsNew.addCatch(continued, { errors: EXECUTION_ALREADY_EXISTS_ERRORS, resultPath: '$.continuedAs' });
     continueAsNew.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     continueAsNew.next(continued);
+    // Another turn first: nearly every turn takes it, and a Choice reads its Variable once per rule it tries.
     const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue'), continueLoop)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
       .when(sfn.Condition.stringEquals('$.progress.decision', 'stuck'), finalizeStuck)
@@ -224,13 +214,17 @@ export class ExperimentStateMachine extends Construct {
     outageWait.next(outageResume);
     outageResume.next(router);
     outageFailed.next(finalizeFailure);
+    // The baseline first: its turns are the cheapest (no model call), so the rules read before it show most; a model
+    // turn's one more rule is nothing beside its call.
+    const baseline = invoke(STATES.InvokeBaselineAgent).next(checkProgress);
+    router.when(sfn.Condition.stringEquals('$.llmProvider', 'baseline'), baseline);
     for (const [provider, state] of [
       ['bedrock', STATES.InvokeBedrockAgent],
       ['ollama', STATES.InvokeOllamaAgent],
     ] as const) {
       router.when(sfn.Condition.stringEquals('$.llmProvider', provider), invoke(state).next(checkProgress));
     }
-    router.otherwise(invoke(STATES.InvokeBaselineAgent).next(checkProgress));
+    router.otherwise(baseline);
 
     this.stateMachine = new sfn.StateMachine(this, 'Machine', {
       stateMachineName: props.stateMachineName,

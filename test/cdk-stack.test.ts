@@ -101,6 +101,7 @@ describe('experiment state machine', () => {
       expect(s[STATES.StartExperiment].Next).toBe(STATES.ProviderRouter);
       expect(s[STATES.ProviderRouter].Type).toBe('Choice');
       expect(s[STATES.ProviderRouter].Choices.map((c: any) => [c.Variable, c.StringEquals, c.Next])).toEqual([
+        ['$.llmProvider', 'baseline', STATES.InvokeBaselineAgent],
         ['$.llmProvider', 'bedrock', STATES.InvokeBedrockAgent],
         ['$.llmProvider', 'ollama', STATES.InvokeOllamaAgent],
       ]);
@@ -110,6 +111,7 @@ describe('experiment state machine', () => {
       }
       expect(s[STATES.CheckProgress].Next).toBe(STATES.ConditionCheck);
       expect(s[STATES.ConditionCheck].Choices.map((c: any) => c.Next)).toEqual([
+        STATES.ContinueLoop,
         STATES.FinalizeSuccess,
         STATES.FinalizeTimeout,
         STATES.FinalizeStuck,
@@ -124,17 +126,26 @@ describe('experiment state machine', () => {
         Next: STATES.OutageResume,
       });
       expect(s[STATES.OutageResume]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
-      expect(s[STATES.OutageResume].Parameters['turnNumber.$']).toBe('$.turnNumber');
-      expect(s[STATES.OutageResume].Parameters['outage.$']).toBe('$.progress.outage');
+      // CheckProgress builds the loop state the same turn starts again from
+      expect(s[STATES.OutageResume].InputPath).toBe('$.progress.next');
       expect(s[STATES.OutageFailed]).toMatchObject({
         Type: 'Pass',
         ResultPath: '$.error',
         Parameters: { 'Error.$': '$.outageError.Error', 'Cause.$': '$.progress.detail' },
         Next: STATES.FinalizeFailure,
       });
+      expect(s[STATES.ConditionCheck].Choices[0]).toEqual({
+        Variable: '$.progress.decision',
+        StringEquals: 'continue',
+        Next: STATES.ContinueLoop,
+      });
       expect(s[STATES.ConditionCheck].Default).toBe(STATES.ContinueLoop);
-      expect(s[STATES.ContinueLoop]).toMatchObject({ Type: 'Pass', Next: STATES.ProviderRouter });
-      expect(s[STATES.ContinueLoop].Parameters['turnNumber.$']).toBe('States.MathAdd($.turnNumber, 1)');
+      // and the next turn's loop state, as CheckProgress built it
+      expect(s[STATES.ContinueLoop]).toMatchObject({
+        Type: 'Pass',
+        InputPath: '$.progress.next',
+        Next: STATES.ProviderRouter,
+      });
       expect(s[STATES.FinalizeSuccess].End).toBe(true);
       expect(s[STATES.FinalizeTimeout].End).toBe(true);
       expect(s[STATES.FinalizeStuck].End).toBe(true);
@@ -159,7 +170,8 @@ describe('experiment state machine', () => {
 
   it("carries a sweep's task token through every turn and into every continue-as-new hop", () => {
     const s = def.States as Record<string, Record<string, any>>;
-    expect(s[STATES.ContinueLoop].Parameters['taskToken.$']).toBe('$.taskToken');
+    // the next turn's state is CheckProgress's (provider-outage.test.ts: the token in it)
+    expect(s[STATES.ContinueLoop].InputPath).toBe('$.progress.next');
     expect(s[STATES.ContinueAsNew].Parameters.Input.resume['taskToken.$']).toBe('$.taskToken');
   });
 

@@ -57,6 +57,37 @@ const actionsOf = async (id: string) =>
     )
   ).rows.map((r) => r.a);
 
+describe("CheckProgress's next loop state (what ContinueLoop passes on)", () => {
+  it('is the next turn, its waits reset, the token and limits carried, the turn and extras left behind', async () => {
+    const loop = {
+      experimentId: 'e',
+      llmProvider: 'baseline',
+      turnNumber: 7,
+      executionStartTurn: 1,
+      startedAt: new Date(0).toISOString(),
+      limits: { maxMoves: 100, maxDurationMinutes: 60, maxTurns: 50, turnsPerExecution: 1000, outageWaitSeconds: 60 },
+      taskToken: 'token-of-the-sweep',
+      outage: { waits: 2, seconds: 45, total: 45, here: 2 },
+    };
+    const turn = { goalFound: false, actionsTaken: 56, halt: null, position: { x: 1, y: 1 } };
+    const progress = await checkProgressHandler({ now: () => new Date(1_000) })({
+      state: { ...loop, turn, someExtra: 1 },
+      execution: { startTime: new Date(0).toISOString(), timeoutSeconds: 10_800 },
+    });
+    expect(progress).toEqual({
+      decision: 'continue',
+      reason: 'running',
+      next: { ...loop, turnNumber: 8, outage: { waits: 0, seconds: 0, total: 45, here: 2 } },
+    });
+    // nothing else decides to go on: an end carries no next state
+    const done = await checkProgressHandler({ now: () => new Date(1_000) })({
+      ...loop,
+      turn: { ...turn, goalFound: true },
+    });
+    expect(done).toEqual({ decision: 'success', reason: 'goal_found' });
+  });
+});
+
 describe('CheckProgress after a turn the provider failed', () => {
   const state = (outage: object, limits: object = {}) => ({
     experimentId: 'e',
@@ -75,11 +106,15 @@ describe('CheckProgress after a turn the provider failed', () => {
   it('waits 15 s, then twice as long each time up to 5 min, within provider_outage_wait_minutes', async () => {
     expect(Array.from({ length: 8 }, (_, n) => outageWaitSeconds(n))).toEqual([15, 30, 60, 120, 240, 300, 300, 300]);
     const first = await check(state({ waits: 0, seconds: 0, total: 40, here: 0 }, { outageWaitSeconds: 3600 }));
+    const { outageError, ...loop } = state({ waits: 0, seconds: 0, total: 40, here: 0 }, { outageWaitSeconds: 3600 });
+    expect(outageError).toBeDefined();
     expect(first).toEqual({
       decision: 'provider_wait',
       reason: 'provider_outage',
       waitSeconds: 15,
       outage: { waits: 1, seconds: 15, total: 55, here: 1 },
+      // OutageResume goes on from this: the same turn, the waits counted, the error left behind
+      next: { ...loop, outage: { waits: 1, seconds: 15, total: 55, here: 1 } },
     });
     const fourth = await check(state({ waits: 3, seconds: 105, total: 105, here: 3 }, { outageWaitSeconds: 3600 }));
     expect(fourth).toMatchObject({ waitSeconds: 120, outage: { waits: 4, seconds: 225 } });

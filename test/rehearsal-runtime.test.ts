@@ -136,7 +136,11 @@ describe('rehearsal runtime: the synthesized bundles in child processes', () => 
     const p = await start(fnByHandlerFile(/CheckProgressFn/));
     expect(await p.invoke(progressPayload(false))).toEqual({
       ok: true,
-      result: { decision: 'continue', reason: 'running' },
+      result: {
+        decision: 'continue',
+        reason: 'running',
+        next: expect.objectContaining({ turnNumber: progressPayload(false).state.turnNumber + 1 }),
+      },
     });
     expect(await p.invoke(progressPayload(true))).toEqual({
       ok: true,

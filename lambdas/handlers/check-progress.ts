@@ -22,9 +22,31 @@ function continuation(s: LoopState, sameTurn: boolean): NonNullable<Progress['co
     : { name: `${s.experimentId}-t${s.turnNumber + 1}`, turnNumber: s.turnNumber + 1, outage };
 }
 
+/**
+ * The loop state the next try starts from: ContinueLoop and OutageResume pass it on as it is (InputPath), rather
+ * than rebuild it field by field in the definition (a path each, some 10 a turn, the local machine's largest cost).
+ * Only the loop's own fields go on: turn results and errors do not pile up in the payload.
+ */
+function nextLoopState(s: LoopState, turnNumber: number, outage: OutageState): LoopState {
+  return {
+    experimentId: s.experimentId,
+    llmProvider: s.llmProvider,
+    startedAt: s.startedAt,
+    limits: s.limits,
+    executionStartTurn: s.executionStartTurn,
+    turnNumber,
+    // a sweep's token (or null) travels with the experiment to its real end
+    taskToken: s.taskToken,
+    outage,
+  };
+}
+
+/** What CheckProgress answers: the decision, and for another try in this execution, the state it starts from. */
+export type CheckProgressResult = Progress & { next?: LoopState };
+
 export const checkProgressHandler =
   (deps: Pick<HandlerDeps, 'now'>) =>
-  (event: unknown): Promise<Progress> => {
+  (event: unknown): Promise<CheckProgressResult> => {
     // The machine passes { state, execution }; a machine version from before a deploy passed the state alone.
     const withClock = event !== null && typeof event === 'object' && 'execution' in event;
     const { state: s, execution } = withClock
@@ -52,7 +74,12 @@ export const checkProgressHandler =
         },
       });
       if (outage.decision === 'provider_wait')
-        return Promise.resolve({ ...outage, reason: 'provider_outage' } satisfies Progress);
+        return Promise.resolve({
+          ...outage,
+          reason: 'provider_outage',
+          // the same turn again, with the waits counted
+          next: nextLoopState(s, s.turnNumber, outage.outage),
+        } satisfies CheckProgressResult);
       if (outage.decision === 'provider_outage')
         return Promise.resolve({ decision: 'provider_outage', reason: 'provider_outage', detail: outage.detail });
       return Promise.resolve({
@@ -78,9 +105,12 @@ export const checkProgressHandler =
       },
       now,
     );
-    return Promise.resolve(
-      progress.decision === 'continue_as_new' ? { ...progress, continuation: continuation(s, false) } : progress,
-    );
+    if (progress.decision === 'continue_as_new')
+      return Promise.resolve({ ...progress, continuation: continuation(s, false) });
+    if (progress.decision !== 'continue') return Promise.resolve(progress);
+    // the next turn has waited for nothing yet; the run's and this execution's waits go on
+    const outage: OutageState = { waits: 0, seconds: 0, total: s.outage.total, here: s.outage.here };
+    return Promise.resolve({ ...progress, next: nextLoopState(s, s.turnNumber + 1, outage) });
   };
 
 export const handler = checkProgressHandler({ now: () => new Date() });
