@@ -41,7 +41,11 @@ describe('Lambda timeouts', () => {
       turn: { goalFound: false, actionsTaken: 8, halt: null },
     };
     const execution = { startTime: new Date().toISOString(), timeoutSeconds: 10_800 };
-    await expect(handler({ state, execution })).resolves.toEqual({ decision: 'continue', reason: 'running' });
+    await expect(handler({ state, execution })).resolves.toMatchObject({
+      decision: 'continue',
+      reason: 'running',
+      next: { experimentId: 'e1', turnNumber: 3 },
+    });
   });
 });
 
