@@ -21,10 +21,11 @@ import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 
 const MODEL = 'qwen2.5:7b';
 /**
- * 45 requests per 3 s: 15 a second, well below what 32 concurrent simulated runs ask for; a window long enough that
- * a busy machine's timer delays (the 5% margin of rate-limiter.ts is 150 ms of it) do not bunch requests over it.
+ * 90 requests per 3 s: 30 a second, well below what 32 concurrent simulated runs ask for (hundreds a second); a window
+ * long enough that a busy machine's timer delays (the 5% margin of rate-limiter.ts is 150 ms of it) do not bunch
+ * requests over it. Each sweep's ~200 requests take about 7 s at that pace (15 a second took 13-15 s each).
  */
-const LIMIT = { requests_per_minute: 45, tokens_per_minute: 600_000, window_seconds: 3 } satisfies SimRateLimit;
+const LIMIT = { requests_per_minute: 90, tokens_per_minute: 600_000, window_seconds: 3 } satisfies SimRateLimit;
 const WINDOW_MS = LIMIT.window_seconds * 1000;
 
 function sweepYaml(name: string, host: string, limited: boolean): string {

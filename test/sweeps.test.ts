@@ -37,7 +37,7 @@ mazes:
   sizes: [15, 21]
   seeds: [2]
 config:
-  max_moves: 1500
+  max_moves: 600
   max_actions_per_turn: 4
 repeats: 5
 max_concurrency: 4
@@ -294,7 +294,7 @@ describe('compare and export', () => {
         expect(lines).toHaveLength(40);
         expect(JSON.parse(lines[0])).toMatchObject({ sweep_id: 'kill-test', settings: {} });
         // every setting, varied or not, in the snapshot the run used
-        expect(JSON.parse(lines[0]).config).toMatchObject({ max_moves: 1500, observation: 'rays', memory: 'fresh' });
+        expect(JSON.parse(lines[0]).config).toMatchObject({ max_moves: 600, observation: 'rays', memory: 'fresh' });
       } else {
         expect(lines).toHaveLength(41);
         expect(lines[0].split(',')).toEqual(
@@ -498,7 +498,7 @@ describe('sweep files', () => {
     ],
     [
       'a bad config value',
-      SWEEP.replace('max_moves: 1500', 'max_moves: -3'),
+      SWEEP.replace('max_moves: 600', 'max_moves: -3'),
       /^config\.max_moves \(line 10\): max_moves: /,
     ],
     [
