@@ -328,6 +328,10 @@ interface Server {
 }
 const servers: Server[] = [];
 const report: string[] = [];
+/** cdk.out linked into the working directory (the shared assembly, synthesized on first use). */
+let assemblyLinked: Promise<void> = Promise.resolve();
+/** The first page that names cdk.out: its blocks and every later page's wait for the assembly. */
+const FIRST_ASSEMBLY_PAGE = PAGES.findIndex((page) => pageLines(page).some((line) => line.includes('cdk.out')));
 
 /** A copy of the repository's files: `npm run` runs at the package root, so the pages' relative paths are read
  * from there, and what a command writes lands in the copy, never in the repository. */
@@ -573,8 +577,11 @@ beforeAll(async () => {
   bedrockUrl = await bedrock.listen();
   bedrockControlUrl = bedrock.controlPlaneUrl;
   lambdaUrl = await lambda.listen();
-  // what the deploy guide's `npx cdk synth` writes (declared not run: the tests synthesize the app once)
-  symlinkSync((await sharedAssembly()).dir, join(cwd, 'cdk.out'));
+  // what the deploy guide's `npx cdk synth` writes (declared not run: the tests synthesize the app once). Not waited
+  // for here: the run's one synthesis (12 s, by whichever file asks first) goes on while the pages before the first
+  // that names cdk.out run, instead of this worker idling on the assembly's lock.
+  assemblyLinked = sharedAssembly().then((a) => symlinkSync(a.dir, join(cwd, 'cdk.out')));
+  assemblyLinked.catch(() => undefined); // awaited by the blocks that need it: no unhandled rejection meanwhile
 }, 240_000);
 
 afterAll(async () => {
@@ -622,6 +629,7 @@ describe('README.md and docs/: every command block runs as shown', () => {
         const commands = parseShell(block.body, block.line + 1, block.file);
         expect(commands.length, `${block.file}:${block.line}: a command block without a command`).toBeGreaterThan(0);
         const notRun = declaredNotRun(block, commands);
+        if (PAGES.indexOf(block.file) >= FIRST_ASSEMBLY_PAGE) await assemblyLinked;
         for (const cmd of commands) {
           const reason = notRun.get(cmd);
           if (reason === undefined) await run(cmd);
