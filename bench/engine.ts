@@ -6,12 +6,13 @@
 // BENCH_ENGINE_ACTIONS makes the experiment smaller (or larger) than 10,000 actions.
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
 import { compileModule } from '../bin/compile-cli.ts';
+import type { RunnerReply, RunnerRequest } from './engine-runner.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
 import { withoutTotals } from '../lambdas/store/turn-sql.ts';
-import type { SqlValue } from '../lambdas/store/sql.ts';
 import { envInteger } from '../lambdas/config/environment.ts';
 import { recordFigure } from './figures.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
@@ -60,16 +61,10 @@ function multiRowInsert(
   return { text: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`, values };
 }
 
-const REPEATS = 5;
+const REPEATS = 7;
 /** Engine runs before the measured ones. */
 const WARM_UP = 2;
 const PER_TURN_TARGET = 0.9;
-
-interface Statement {
-  name: string;
-  text: string;
-  values: SqlValue[];
-}
 
 /** Wall time, and CPU seconds of this process and of the embedded server (null when not ours). */
 async function measured<T>(pgCpu: () => number | null, fn: () => Promise<T>) {
@@ -96,30 +91,33 @@ async function copyTargetSchema(url: string, name: string): Promise<Database> {
 
 /**
  * The runner and its store as `ariadne run` and `ariadne sweep` execute them: compiled by esbuild as npm install
- * compiles the CLI (into dist/, generated). Under tsx the same run costs about 0.1-0.15 ms more a turn (its
- * transform wraps every function it creates in a naming call; docs/testing.md).
+ * compiles the CLI (into dist/, generated), in a process of its own (bench/engine-runner.ts says why). Under tsx the
+ * same run costs about 0.1-0.15 ms more a turn (its transform wraps every function it creates in a naming call).
  */
-async function compiledRunner(): Promise<typeof import('./engine-runner.ts')> {
+async function compiledRunner(url: string) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  return (await import(await compileModule('bench/engine-runner.ts', join(root, 'dist', 'bench')))) as never;
+  const file = fileURLToPath(await compileModule('bench/engine-runner.ts', join(root, 'dist', 'bench')));
+  const child = fork(file, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const run = (input: RunnerRequest['input'], record = false) =>
+    new Promise<RunnerReply>((resolve, reject) => {
+      child.once('message', (reply: RunnerReply) =>
+        reply.error ? reject(new Error(`the engine's process: ${reply.error}`)) : resolve(reply),
+      );
+      child.send({ url, schema: 'bench_engine', input, record } satisfies RunnerRequest);
+    });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.send('exit');
+    });
+  return { run, close };
 }
 
 export async function engineBench(): Promise<Record<string, number>> {
-  const { runLocalExperiment, openDatabase: openCompiled } = await compiledRunner();
   const pgServer = await benchPostgres();
-  const db = await openCompiled({ url: pgServer.url, schema: 'bench_engine', poolSize: 4 });
+  const db = await openDatabase({ url: pgServer.url, schema: 'bench_engine', poolSize: 4 });
+  const runner = await compiledRunner(pgServer.url);
   const maxMoves = envInteger('BENCH_ENGINE_ACTIONS', process.env, 100) ?? 10_000;
-  // every turn's statement as sent, by experiment: replayed alone below
-  const sent = new Map<unknown, Statement[]>();
-  const query = db.pool.query.bind(db.pool) as (...args: unknown[]) => unknown;
-  Object.assign(db.pool, {
-    query: (...args: unknown[]) => {
-      const q = args[0] as Partial<Statement> | null;
-      if (typeof q === 'object' && q?.name?.startsWith('ariadne-commit-turn') && q.values)
-        sent.set(q.values[0], [...(sent.get(q.values[0]) ?? []), q as Statement]);
-      return query(...args);
-    },
-  });
   try {
     const synth = await timed(() => Promise.resolve(experimentDefinition()));
     const request = {
@@ -128,18 +126,26 @@ export async function engineBench(): Promise<Record<string, number>> {
       maze: { generator: 'perfect', size: 101, seed: 1 },
       config: { max_moves: maxMoves },
     };
-    const engineRun = async () => {
-      const m = await measured(pgServer.cpuSeconds, () => runLocalExperiment(request, { db }));
-      sent.delete(m.value.experimentId); // only the first run's statements are replayed
-      return m;
+    // the engine's process times its own run (wall and its CPU); Postgres's CPU is read here around it
+    const engineRun = async (record = false) => {
+      const pg0 = pgServer.cpuSeconds();
+      const reply = await runner.run(request, record);
+      const pg1 = pgServer.cpuSeconds();
+      return {
+        value: reply,
+        seconds: reply.seconds,
+        nodeCpu: reply.nodeCpu,
+        pgCpu: pg0 === null || pg1 === null ? null : pg1 - pg0,
+      };
     };
     // Not measured: the first runs of a process are up to 40% slower (the JIT, a fresh cluster's first WAL
     // segments and caches), and plain pg ran after the engine had warmed all of that. The first run's rows and
     // statements are what the plain runs write: every run of this seed does exactly the same.
-    const first = await measured(pgServer.cpuSeconds, () => runLocalExperiment(request, { db }));
+    const first = await engineRun(true);
     for (let i = 1; i < WARM_UP; i++) await engineRun();
-    const summary = first.value.summary!;
-    const id = first.value.experimentId!;
+    const summary = first.value.summary;
+    const id = first.value.experimentId;
+    const statements = first.value.statements!;
 
     // The same rows, written by plain pg: one multi-row INSERT per table per batch.
     const turns = (await db.pool.query('SELECT * FROM turns WHERE experiment_id = $1 ORDER BY turn_number', [id])).rows;
@@ -225,7 +231,6 @@ export async function engineBench(): Promise<Record<string, number>> {
     };
     // (c) the engine's own statement per turn (one round trip, one transaction), as it sent them, and the same
     // without the kept totals' upserts: what those cost each turn
-    const statements = sent.get(id)!;
     const replayRun = async (kind: 'full' | 'bare') => {
       await setup();
       await client.query("UPDATE experiments SET status = 'running', turns_completed = 0 WHERE id = $1", [id]);
@@ -252,14 +257,12 @@ export async function engineBench(): Promise<Record<string, number>> {
     const bulk = median(runs.bulk);
     const perTurn = median(plain.perTurn);
     const replay = { full: median(plain.full), bare: median(plain.bare) };
-    const heapAfter = process.memoryUsage().heapUsed / 2 ** 20;
     const engineRate = summary.actions / run.seconds;
     client.release();
     await target.close();
 
     const bulkRate = summary.actions / bulk.seconds;
     const perTurnRate = summary.actions / perTurn.seconds;
-    const peakRss = process.resourceUsage().maxRSS / 1024; // KiB -> MiB
     const n = summary.turns;
     // per turn: wall ms, and ms of CPU of Node and of Postgres (the less noisy figures on a shared machine)
     const perTurnOf = (m: { seconds: number; nodeCpu: number; pgCpu: number | null }) =>
@@ -320,7 +323,8 @@ export async function engineBench(): Promise<Record<string, number>> {
         `${fmt(run.value.events)}`,
     );
     console.log(
-      `  heap after the run ${fmt(heapAfter)} MB; peak RSS of the process ${fmt(peakRss)} MB (CDK synthesis included)`,
+      `  the engine's process: heap after its last run ${fmt(run.value.heapMb)} MB, ` +
+        `peak RSS ${fmt(run.value.peakRssMb)} MB`,
     );
     return {
       seconds: run.seconds,
@@ -331,6 +335,7 @@ export async function engineBench(): Promise<Record<string, number>> {
       ratioPerTurn,
     };
   } finally {
+    await runner.close();
     await db.close();
     await pgServer.stop();
   }
