@@ -115,6 +115,14 @@ export function turnTimeoutSeconds(provider: keyof typeof INVOKE_STATE): number 
  * failure handler finalizes the experiment.)
  */
 export function turnReserveSeconds(provider: keyof typeof INVOKE_STATE): number {
+  // from constants only: worked out once per provider (CheckProgress asks every turn)
+  let seconds = reserveSeconds.get(provider);
+  if (seconds === undefined) reserveSeconds.set(provider, (seconds = worstTurnSeconds(provider)));
+  return seconds;
+}
+const reserveSeconds = new Map<keyof typeof INVOKE_STATE, number>();
+
+function worstTurnSeconds(provider: keyof typeof INVOKE_STATE): number {
   const step = (state: TaskState) =>
     TASKS[state].timeoutSeconds + retryWaitSeconds(LAMBDA_RETRY) + retryWaitSeconds(LAMBDA_THROTTLE_RETRY);
   const timedOutAgain =
