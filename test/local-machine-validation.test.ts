@@ -2,7 +2,7 @@
 // without validating after that: an invalid definition must still be refused every time, and a valid one run. Its
 // Task handlers come from literal imports a bundle carries.
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -59,5 +59,33 @@ describe('the local runner loads each Task handler from a literal import (state-
   it('the loaders are the files in lambdas/handlers that TASKS names, and no other', () => {
     expect(Object.keys(HANDLER_MODULES).sort()).toEqual([...new Set(Object.values(TASKS).map((b) => b.file))].sort());
     for (const file of Object.keys(HANDLER_MODULES)) expect(existsSync(new URL(file, HANDLERS_DIR))).toBe(true);
+  });
+});
+
+describe("the local machine's copy of each state's input (patches/aws-local-stepfunctions+3.0.0.patch)", () => {
+  it('the install applied the patch', () => {
+    const engine = readFileSync(
+      new URL('../node_modules/aws-local-stepfunctions/build/main.node.esm.js', import.meta.url),
+    );
+    expect(engine.toString()).toContain("Ariadne's patch (patches/)");
+  });
+
+  it('passes every value of a JSON input through a chain of states as it was, an own "__proto__" key too', async () => {
+    const input: unknown = JSON.parse(
+      '{"__proto__": {"polluted": true}, "a": [1, {"b": null, "c": [[], {}]}], "s": "x", "t": true, "n": 2.5}',
+    );
+    const definition = {
+      StartAt: 'One',
+      States: {
+        One: { Type: 'Pass', Next: 'Two' },
+        Two: { Type: 'Pass', InputPath: '$', Next: 'Three' },
+        Three: { Type: 'Pass', ResultPath: '$.added', Result: { k: 1 }, End: true },
+      },
+    };
+    const { output } = await runLocalExecution(input, { deps, taskHandlers, definition });
+    expect(Object.hasOwn(output as object, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(output)).toBe(Object.prototype);
+    expect(JSON.stringify(output)).toBe(JSON.stringify({ ...(input as object), added: { k: 1 } }));
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
   });
 });
