@@ -216,6 +216,53 @@ describe('every table command on a database with a sweep in it', () => {
     ]);
   });
 
+  it("stats --format markdown and latex: the csv's groups and numbers, a caption, notes on what is excluded", () => {
+    const [head, ...groups] = parseCsv(
+      ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'csv']).stdout,
+    );
+    const col = (r: string[], name: string) => r[head.indexOf(name)];
+    const pct = (x: string) => (Number(x) * 100).toFixed(1);
+
+    const md = ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'markdown']);
+    expect(md.code, md.stderr).toBe(0);
+    const lines = md.stdout.split('\n');
+    expect(lines[0]).toBe(`**Sweep ${SWEEP}: success by label.**`);
+    const table = lines.filter((l) => l.startsWith('|'));
+    expect(table[0]).toBe(
+      '| label | n | independent | success % | Wilson 95% CI | maze bootstrap 95% CI | excluded | efficiency | ' +
+        'actions |',
+    );
+    expect(table[1]).toMatch(/^\| :--- \|( ---: \|){8}$/);
+    expect(table).toHaveLength(2 + groups.length);
+    for (const g of groups) {
+      const row = table.find((l) => l.startsWith(`| ${col(g, 'label')} |`))!;
+      const cells = row.split('|').map((c) => c.trim());
+      expect(cells[2]).toBe(col(g, 'n'));
+      // the denominator of the rate and its intervals
+      expect(cells[3]).toBe(col(g, 'independent'));
+      expect(cells[4]).toBe(pct(col(g, 'success_rate')));
+      expect(cells[5]).toBe(`[${pct(col(g, 'wilson95_low'))}, ${pct(col(g, 'wilson95_high'))}]`);
+      expect(cells[7]).toBe(String(Number(col(g, 'errors')) + Number(col(g, 'running'))));
+    }
+    // the run left running (above) is counted out, and said so
+    expect(md.stdout).toMatch(/Excluded from every denominator: .* \(0 in all\) and runs still running \(1\)\./);
+    expect(md.stdout).toMatch(/200 resamples, seed 1, percentile/);
+
+    const tex = ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'latex']);
+    expect(tex.code, tex.stderr).toBe(0);
+    expect(tex.stdout).toContain('\\begin{tabular}{lrrrrrrrr}');
+    expect(tex.stdout).toContain(`\\label{tab:${SWEEP}}`);
+    expect(tex.stdout).toContain('label & n & independent & success \\% & Wilson 95\\% CI & maze bootstrap 95\\% CI');
+    const body = tex.stdout.slice(tex.stdout.indexOf('\\midrule'), tex.stdout.indexOf('\\bottomrule'));
+    expect(body.split('\n').filter((l) => l.endsWith(' \\\\'))).toHaveLength(groups.length);
+    expect(tex.stdout).toMatch(/\\footnotesize n counts the runs that succeeded or failed/);
+
+    // only the commands whose table goes into papers write one
+    const list = ariadne(['list', '--format', 'latex']);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(/--format "latex" is not one of: table, csv, json/);
+  });
+
   it('--json is --format json; with another --format it is refused (exit 2), naming both', () => {
     const asJson = ariadne(['stats', SWEEP, '--resamples', '200', '--json']).stdout;
     expect(ariadne(['stats', SWEEP, '--resamples', '200', '--format', 'json']).stdout).toBe(asJson);

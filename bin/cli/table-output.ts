@@ -1,13 +1,15 @@
 // The output options of every command that prints a table, as gh and kubectl have them: --format table|csv|json,
-// --wide (every column, none cut) and --json (kept: the same as --format json).
+// --wide (every column, none cut) and --json (kept: the same as --format json); the commands whose table goes into
+// papers (stats) also --format markdown|latex.
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { csvText } from '../../reports/csv.ts';
+import { latexTable, markdownTable, PAPER_FORMATS, type PaperTable } from '../../reports/paper-table.ts';
 import { choiceOption, jsonOption } from './options.ts';
 import { terminalWidth, type TableLayout } from './table.ts';
 
 const FORMATS = ['table', 'csv', 'json'] as const;
-export type OutputFormat = (typeof FORMATS)[number];
+export type OutputFormat = (typeof FORMATS)[number] | (typeof PAPER_FORMATS)[number];
 
 export interface TableOutputOptions {
   format?: OutputFormat;
@@ -15,14 +17,18 @@ export interface TableOutputOptions {
   json?: boolean;
 }
 
-/** --format, --wide and --json; `json`: what --json prints. */
-export function addTableOutputOptions(command: Command, json: string): Command {
+/** --format, --wide and --json; `json`: what --json prints; `paper`: the command also writes Markdown and LaTeX. */
+export function addTableOutputOptions(command: Command, json: string, paper = false): Command {
+  const formats = paper ? [...FORMATS, ...PAPER_FORMATS] : FORMATS;
   return command
     .addOption(
       new Option(
         '--format <format>',
-        'table (the default: it fits the terminal, at most 100 columns), csv (every column, RFC 4180) or json',
-      ).argParser(choiceOption('--format', FORMATS)),
+        'table (the default: it fits the terminal, at most 100 columns), csv (every column, RFC 4180)' +
+          (paper
+            ? ', json, or a table to paste into a paper with its caption and notes: markdown or latex (booktabs)'
+            : ' or json'),
+      ).argParser(choiceOption('--format', formats)),
     )
     .option('--wide', 'the table with every column, none cut short')
     .addOption(jsonOption(`${json} (the same as --format json)`));
@@ -54,15 +60,24 @@ export interface TableOutput {
   csvColumns?: string[];
   /** The JSON document (what --json printed before --format). */
   json: () => unknown;
+  /** The table for a paper (--format markdown|latex), and the LaTeX label it gets. */
+  paper?: () => { table: PaperTable; label: string };
 }
 
 export function printTableOutput(o: TableOutputOptions, output: TableOutput): void {
   const format = outputFormat(o);
+  const paper = () => {
+    if (!output.paper) throw new InvalidInputError('--format', format, 'use table, csv or json with this command');
+    const { table, label } = output.paper();
+    return format === 'markdown' ? markdownTable(table) : latexTable(table, label);
+  };
   const text =
     format === 'json'
       ? `${JSON.stringify(output.json(), null, 2)}\n`
       : format === 'csv'
         ? csvText(output.csv(), output.csvColumns)
-        : `${output.table(tableLayout(o)).join('\n')}\n`;
+        : format === 'markdown' || format === 'latex'
+          ? paper()
+          : `${output.table(tableLayout(o)).join('\n')}\n`;
   process.stdout.write(text);
 }

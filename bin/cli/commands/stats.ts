@@ -12,6 +12,7 @@ import { checkFactors } from '../../../reports/factors.ts';
 import { factorRow } from '../../../reports/factor-stats.ts';
 import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
+import { paperTable } from '../../../reports/paper-table.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate and its Wilson interval (--wide shows them all).
@@ -140,6 +141,7 @@ async function stats(
       csv: () => s.groups.map(csvRecord),
       // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
       json: () => ({ ...s, rows: s.groups.map(factorRow) }),
+      paper: () => ({ table: paperTable(sweepId, s), label: `tab:${sweepId}` }),
     });
   });
 }
@@ -173,6 +175,7 @@ export function registerStatsCommand(program: Command): void {
             .argParser(intOption('--resamples', 100, 1_000_000)),
         ),
       'as JSON',
+      true,
     ),
   ).action(stats);
   withExample(command, 'ariadne stats baselines-example --by label,maze_size');

@@ -1,0 +1,137 @@
+// A sweep's statistics as a table to paste into a paper: Markdown (GitHub's pipe tables) or LaTeX (booktabs), with
+// a caption that names the sweep and its factors and notes that say what each count and interval includes and
+// excludes. The numbers are the stats command's (reports/sweep-statistics.ts), only laid out.
+import type { GroupStatistics, SweepStatistics } from './sweep-statistics.ts';
+
+export const PAPER_FORMATS = ['markdown', 'latex'] as const;
+
+export interface PaperTable {
+  caption: string;
+  columns: Array<{ header: string; align: 'left' | 'right' }>;
+  rows: string[][];
+  /** What the counts and intervals include and exclude, one sentence each. */
+  notes: string[];
+}
+
+const pct = (x: number | null) => (x === null ? '-' : (x * 100).toFixed(1));
+const interval = (low: number | null, high: number | null) =>
+  low === null || high === null ? '-' : `[${pct(low)}, ${pct(high)}]`;
+const fixed = (x: number | null, digits: number) => (x === null ? '-' : x.toFixed(digits));
+
+const factorText = (v: unknown): string =>
+  typeof v === 'string' ? v : v === null || v === undefined ? '-' : JSON.stringify(v);
+
+/** The table: one row per group, the factors first; rates and intervals in percent. */
+export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
+  const excluded = (g: GroupStatistics) => g.errors + g.running;
+  // baselines cost nothing: the column only where some group's runs called a model (or its price is unknown)
+  const anyCost = s.groups.some((g) => g.costUsd !== 0);
+  const columns: PaperTable['columns'] = [
+    ...s.factors.map((f) => ({ header: f, align: 'left' as const })),
+    { header: 'n', align: 'right' },
+    { header: 'independent', align: 'right' },
+    { header: 'success %', align: 'right' },
+    { header: 'Wilson 95% CI', align: 'right' },
+    { header: 'maze bootstrap 95% CI', align: 'right' },
+    { header: 'excluded', align: 'right' },
+    { header: 'efficiency', align: 'right' },
+    { header: 'actions', align: 'right' },
+    ...(anyCost ? [{ header: 'cost (USD)', align: 'right' as const }] : []),
+  ];
+  const rows = s.groups.map((g) => [
+    // a factor's value is a label, a number, a boolean or a setting's JSON value
+    ...s.factors.map((f) => factorText(g.factors[f])),
+    String(g.n),
+    String(g.independent),
+    pct(g.success.rate),
+    interval(g.success.wilson.low, g.success.wilson.high),
+    interval(g.success.bootstrap.low, g.success.bootstrap.high),
+    String(excluded(g)),
+    fixed(g.efficiency.mean, 3),
+    fixed(g.meanActions, 1),
+    ...(anyCost ? [g.costUsd === null ? '-' : g.costUsd.toFixed(2)] : []),
+  ]);
+  const errors = s.groups.reduce((sum, g) => sum + g.errors, 0);
+  const running = s.groups.reduce((sum, g) => sum + g.running, 0);
+  const dependent = s.groups.reduce((sum, g) => sum + (g.n - g.independent), 0);
+  return {
+    caption: `Sweep ${sweepId}: success by ${s.factors.join(' x ')}.`,
+    columns,
+    rows,
+    notes: [
+      'n counts the runs that succeeded or failed, every repeat.',
+      `Excluded from every denominator: runs ended by an infrastructure error (${errors} in all) and runs still ` +
+        `running (${running}).`,
+      'Success % and both intervals are over the independent runs (independent): the repeats of a deterministic ' +
+        `agent that took the same trajectory count once (${dependent} such repeat${dependent === 1 ? '' : 's'} in ` +
+        'all).',
+      `The maze bootstrap 95% interval resamples mazes (${s.resamples} resamples, seed ${s.seed}, percentile), so ` +
+        'runs on one maze move together.',
+      'Efficiency is the mean of optimal moves / actions over the independent successes; actions is the mean over ' +
+        'the independent runs' +
+        (anyCost
+          ? "; cost is what every run of the group cost in all, errors included ('-' when a run's model has no price)."
+          : '.'),
+    ],
+  };
+}
+
+/** A Markdown pipe table, the caption above it and the notes below it. */
+export function markdownTable(t: PaperTable): string {
+  const cell = (text: string) => text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replace(/\s+/g, ' ');
+  const line = (cells: string[]) => `| ${cells.map(cell).join(' | ')} |`;
+  return [
+    `**${cell(t.caption)}**`,
+    '',
+    line(t.columns.map((c) => c.header)),
+    `|${t.columns.map((c) => (c.align === 'right' ? ' ---: ' : ' :--- ')).join('|')}|`,
+    ...t.rows.map(line),
+    '',
+    ...t.notes.map(cell),
+    '',
+  ].join('\n');
+}
+
+const LATEX_SPECIALS: Record<string, string> = {
+  '\\': '\\textbackslash{}',
+  '&': '\\&',
+  '%': '\\%',
+  $: '\\$',
+  '#': '\\#',
+  _: '\\_',
+  '{': '\\{',
+  '}': '\\}',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+};
+
+/** Text as LaTeX typesets it literally: its ten special characters escaped. */
+export function latexText(text: string): string {
+  return text.replace(/[\\&%$#_{}~^]/g, (c) => LATEX_SPECIALS[c]).replace(/\s+/g, ' ');
+}
+
+/** A booktabs table in a table float (needs \usepackage{booktabs}), the notes under the rule, the caption above. */
+export function latexTable(t: PaperTable, label: string): string {
+  const spec = t.columns.map((c) => (c.align === 'right' ? 'r' : 'l')).join('');
+  // a row's first cell opening with "[" would be read as the optional argument of the \\ before it: braced
+  const line = (cells: string[]) =>
+    `    ${cells.map((c) => (c.startsWith('[') ? `{}${latexText(c)}` : latexText(c))).join(' & ')} \\\\`;
+  return [
+    '% needs \\usepackage{booktabs}',
+    '\\begin{table}[t]',
+    '  \\centering',
+    `  \\caption{${latexText(t.caption)}}`,
+    `  \\label{${label.replace(/[^A-Za-z0-9:_-]/g, '-')}}`,
+    `  \\begin{tabular}{${spec}}`,
+    '    \\toprule',
+    line(t.columns.map((c) => c.header)),
+    '    \\midrule',
+    ...t.rows.map(line),
+    '    \\bottomrule',
+    '  \\end{tabular}',
+    '',
+    `  \\par\\smallskip\\footnotesize ${t.notes.map(latexText).join(' ')}`,
+    '\\end{table}',
+    '',
+  ].join('\n');
+}
