@@ -12,6 +12,7 @@ import { sweepRecord, sweepRunRows, type SweepRunRow } from '../results/sweep-ru
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
+import { paperTable, type PaperTable } from './paper-table.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
 import { compareAgents, compareSettings, type Comparison } from './compare.ts';
 
@@ -46,6 +47,8 @@ export interface ReportData {
   resamples: number;
   seed: number;
   stats: StatsRow[];
+  /** The stats table's groups laid out for a paper (paper-table.ts): the report prints it as Markdown and LaTeX. */
+  paper: PaperTable;
   passK: Array<Omit<PassKRow, 'factors'> & GroupKey>;
   /** Every two agents that share a maze, settings and repeat, paired (compare.ts compareAgents). */
   pairs: Comparison[];
@@ -101,6 +104,7 @@ export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boole
     resamples: statistics.resamples,
     seed: statistics.seed,
     stats,
+    paper: paperTable(sweepId, statistics),
     passK: statistics.passK.map(({ factors: f, ...p }) => ({ ...groupKey(f), ...p })),
     pairs,
     runs: runs.map(({ cell_index: _cell, cost_usd: _cost, cost_known: _known, ...r }) => ({

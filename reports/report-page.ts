@@ -16,6 +16,7 @@ import { costText } from './cost-text.ts';
 import { pairIdenticalText, settingsText, statsRowText } from './stat-text.ts';
 import type { Comparison } from './compare.ts';
 import { formatNumber } from './stat-format.ts';
+import { latexTable, markdownTable } from './paper-table.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -262,6 +263,13 @@ all of them. The bootstrap resamples whole mazes (${d.resamples} resamples, seed
 independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Cost
 is every run's, errors included: unknown when any run's model has no price.</p>
 ${statsTable(d.stats)}
+<h2>The table above for a paper</h2>
+<p class="note">The same groups and numbers, with a caption and notes that say what each count and interval
+includes and excludes, ready to paste (as <code>ariadne stats ${escapeHtml(d.sweep.id)} --by
+${escapeHtml(d.factors.join(','))} --format markdown</code> or <code>--format latex</code> prints them).</p>
+<details id="paper-markdown"><summary>Markdown</summary><pre>${escapeHtml(markdownTable(d.paper))}</pre></details>
+<details id="paper-latex"><summary>LaTeX (booktabs)</summary>
+<pre>${escapeHtml(latexTable(d.paper, `tab:${d.sweep.id}`))}</pre></details>
 <h2>pass^k over repeats</h2>
 ${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}

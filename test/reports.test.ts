@@ -109,6 +109,23 @@ repeats: 3
       expect(await page.evaluate(inkOf(`#${id}`))).toBeGreaterThan(2_000);
     expect(await page.locator('#stats tbody tr').count()).toBe(stats.length);
     expect(await page.locator('#pairs tbody tr').count()).toBe(1);
+    // the same groups for a paper: a Markdown row and a LaTeX row per row of the stats table, n as there
+    const markdown = (await page.locator('#paper-markdown pre').textContent())!;
+    const latex = (await page.locator('#paper-latex pre').textContent())!;
+    const mdRows = markdown
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .slice(2);
+    expect(mdRows).toHaveLength(stats.length);
+    expect(markdown.split('\n')[0]).toBe('**Sweep report-test: success by label x maze_generator x maze_size.**');
+    for (const row of stats) {
+      const cells = mdRows
+        .map((l) => l.split('|').map((c) => c.trim()))
+        .find((c) => c[1] === row.label && c[3] === String(row.maze_size))!;
+      expect(cells[4]).toBe(String(row.n));
+    }
+    expect(latex).toContain('\\begin{tabular}{lllrrrrrrrr}');
+    expect(latex.split('\n').filter((l) => /^ {4}(frontier|random) & /.test(l))).toHaveLength(stats.length);
     const links = page.locator('#failures a');
     expect(await links.count()).toBe(failures.length);
     for (const href of await links.evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href)))
