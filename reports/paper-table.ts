@@ -18,6 +18,8 @@ const interval = (low: number | null, high: number | null) =>
   low === null || high === null ? '-' : `[${pct(low)}, ${pct(high)}]`;
 const fixed = (x: number | null, digits: number) => (x === null ? '-' : x.toFixed(digits));
 
+// cents, or two significant digits below a cent (a small model's sweep can cost $0.0031)
+const usd = (x: number | null) => (x === null ? '-' : x === 0 || x >= 0.01 ? x.toFixed(2) : x.toPrecision(2));
 const factorText = (v: unknown): string =>
   typeof v === 'string' ? v : v === null || v === undefined ? '-' : JSON.stringify(v);
 
@@ -49,7 +51,7 @@ export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
     String(excluded(g)),
     fixed(g.efficiency.mean, 3),
     fixed(g.meanActions, 1),
-    ...(anyCost ? [g.costUsd === null ? '-' : g.costUsd.toFixed(2)] : []),
+    ...(anyCost ? [usd(g.costUsd)] : []),
   ]);
   const errors = s.groups.reduce((sum, g) => sum + g.errors, 0);
   const running = s.groups.reduce((sum, g) => sum + g.running, 0);
