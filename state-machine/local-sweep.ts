@@ -4,6 +4,7 @@
 // running by a process that died is resumed where its turns stopped, a failed
 // one is tried again as a new attempt. One process at a time per sweep (an
 // advisory lock), so "running" always means "interrupted" here.
+import { setMaxListeners } from 'node:events';
 import type { Database } from '../lambdas/store/database.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
@@ -216,6 +217,9 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       }
     };
     const concurrency = Math.max(1, opts.concurrency ?? s.spec.max_concurrency);
+    // each run in flight listens on the sweep's signal while it runs (local-runner.ts: a stop during a wait), so
+    // Node's leak warning at 11 listeners would fire at every sweep wider than 10; a real leak still passes this
+    setMaxListeners(4 * concurrency + 10, signal);
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
     if (taken.away) throw taken.away;
     return {
