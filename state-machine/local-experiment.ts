@@ -173,8 +173,8 @@ export async function runLocalExperiment(
       onEvent: (event) => {
         if (event.state?.name === STATES.OutageWait) {
           const outage = (
-            event as { state: { input?: { progress?: { outage?: { waits: number; seconds: number } } } } }
-          ).state.input?.progress?.outage;
+            event as { state: { input?: { progress?: { next?: { outage?: { waits: number; seconds: number } } } } } }
+          ).state.input?.progress?.next?.outage;
           if (event.type === 'StateEntered' && outage) opts.onProviderWait?.({ ...outage, since: Date.now() });
           if (event.type === 'StateExited') opts.onProviderWait?.(null);
         }

@@ -112,12 +112,11 @@ describe('CheckProgress after a turn the provider failed', () => {
       decision: 'provider_wait',
       reason: 'provider_outage',
       waitSeconds: 15,
-      outage: { waits: 1, seconds: 15, total: 55, here: 1 },
       // OutageResume goes on from this: the same turn, the waits counted, the error left behind
       next: { ...loop, outage: { waits: 1, seconds: 15, total: 55, here: 1 } },
     });
     const fourth = await check(state({ waits: 3, seconds: 105, total: 105, here: 3 }, { outageWaitSeconds: 3600 }));
-    expect(fourth).toMatchObject({ waitSeconds: 120, outage: { waits: 4, seconds: 225 } });
+    expect(fourth).toMatchObject({ waitSeconds: 120, next: { outage: { waits: 4, seconds: 225 } } });
   });
 
   it('ends the run when the next wait would pass the ceiling, saying what was waited and why', async () => {

@@ -280,9 +280,8 @@ export interface Progress {
     | Detector;
   /** For `stuck`, what the detector saw; for `provider_outage`, how long was waited and the provider's error. */
   detail?: string;
-  /** For `provider_wait`: how long to wait before the turn is tried again, and the outage state to carry. */
+  /** For `provider_wait`: how long to wait before the turn is tried again (the waits so far: the next loop state's). */
   waitSeconds?: number;
-  outage?: OutageState;
   /** For `continue_as_new`: the next execution's name, its first turn and the outage state it carries. */
   continuation?: { name: string; turnNumber: number; outage: OutageState };
 }

@@ -75,8 +75,9 @@ export const checkProgressHandler =
       });
       if (outage.decision === 'provider_wait')
         return Promise.resolve({
-          ...outage,
+          decision: 'provider_wait',
           reason: 'provider_outage',
+          waitSeconds: outage.waitSeconds,
           // the same turn again, with the waits counted
           next: nextLoopState(s, s.turnNumber, outage.outage),
         } satisfies CheckProgressResult);
