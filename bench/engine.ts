@@ -100,9 +100,15 @@ async function compiledRunner(url: string) {
   const child = fork(file, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const run = (input: RunnerRequest['input'], record = false) =>
     new Promise<RunnerReply>((resolve, reject) => {
-      child.once('message', (reply: RunnerReply) =>
-        reply.error ? reject(new Error(`the engine's process: ${reply.error}`)) : resolve(reply),
-      );
+      // a process that dies mid-run (killed, out of memory) answers nothing: its exit fails the run
+      const died = (code: number | null, signal: string | null) =>
+        reject(new Error(`the engine's process ended during a run (code ${code}, signal ${signal})`));
+      child.once('exit', died);
+      child.once('message', (reply: RunnerReply) => {
+        child.off('exit', died);
+        if (reply.error) reject(new Error(`the engine's process: ${reply.error}`));
+        else resolve(reply);
+      });
       child.send({ url, schema: 'bench_engine', input, record } satisfies RunnerRequest);
     });
   const close = () =>
