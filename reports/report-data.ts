@@ -47,8 +47,11 @@ export interface ReportData {
   resamples: number;
   seed: number;
   stats: StatsRow[];
-  /** The stats table's groups laid out for a paper (paper-table.ts): the report prints it as Markdown and LaTeX. */
-  paper: PaperTable;
+  /**
+   * With { paper: true } (the report file): the stats table's groups laid out for a paper (paper-table.ts), which
+   * the report prints as Markdown and LaTeX; the viewer's sweep page has no use for it.
+   */
+  paper?: PaperTable;
   passK: Array<Omit<PassKRow, 'factors'> & GroupKey>;
   /** Every two agents that share a maze, settings and repeat, paired (compare.ts compareAgents). */
   pairs: Comparison[];
@@ -74,7 +77,11 @@ export interface ReportData {
 
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boolean } = {}): Promise<ReportData> {
+export async function loadReport(
+  db: Sql,
+  sweepId: string,
+  opts: { cells?: boolean; paper?: boolean } = {},
+): Promise<ReportData> {
   // the reads that need nothing of each other at once: the statistics' runs wait only for the factors
   const [sweep, varying, runs] = await Promise.all([
     sweepRecord(db, sweepId),
@@ -104,7 +111,6 @@ export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boole
     resamples: statistics.resamples,
     seed: statistics.seed,
     stats,
-    paper: paperTable(sweepId, statistics),
     passK: statistics.passK.map(({ factors: f, ...p }) => ({ ...groupKey(f), ...p })),
     pairs,
     runs: runs.map(({ cell_index: _cell, cost_usd: _cost, cost_known: _known, ...r }) => ({
@@ -120,6 +126,7 @@ export async function loadReport(db: Sql, sweepId: string, opts: { cells?: boole
       unpriced: runs.filter((r) => !r.cost_known).length,
     },
     ...(statistics.cells ? { cells: statistics.cells } : {}),
+    ...(opts.paper ? { paper: paperTable(sweepId, statistics) } : {}),
   };
 }
 

@@ -16,7 +16,7 @@ import { costText } from './cost-text.ts';
 import { pairIdenticalText, settingsText, statsRowText } from './stat-text.ts';
 import type { Comparison } from './compare.ts';
 import { formatNumber } from './stat-format.ts';
-import { latexTable, markdownTable } from './paper-table.ts';
+import { latexTable, markdownTable, type PaperTable } from './paper-table.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -224,7 +224,20 @@ function statsTable(stats: ReportData['stats']): string {
   );
 }
 
+/** The statistics table again, for a paper: as `ariadne stats --format markdown|latex` prints it. */
+function paperSection(sweepId: string, factors: string[], paper: PaperTable): string {
+  return `<h2>The table above for a paper</h2>
+<p class="note">The same groups and numbers, with a caption and notes that say what each count and interval
+includes and excludes, ready to paste (as <code>ariadne stats ${escapeHtml(sweepId)} --by
+${escapeHtml(factors.join(','))} --format markdown</code> or <code>--format latex</code> prints them).</p>
+<details id="paper-markdown"><summary>Markdown</summary><pre>${escapeHtml(markdownTable(paper))}</pre></details>
+<details id="paper-latex"><summary>LaTeX (booktabs)</summary>
+<pre>${escapeHtml(latexTable(paper, `tab:${sweepId}`))}</pre></details>`;
+}
+
 export function reportHtml(d: ReportData, replayHref: (experimentId: string) => string | null): string {
+  // what report.js reads: the paper table is printed in the page, not read by its script
+  const pageData = { ...d, paper: undefined };
   const failures = d.runs.filter((r) => r.outcome_class === 'failure');
   const errors = d.runs.filter((r) => r.outcome_class === 'error');
   const running = d.runs.filter((r) => r.outcome_class === 'running').length;
@@ -263,13 +276,7 @@ all of them. The bootstrap resamples whole mazes (${d.resamples} resamples, seed
 independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Cost
 is every run's, errors included: unknown when any run's model has no price.</p>
 ${statsTable(d.stats)}
-<h2>The table above for a paper</h2>
-<p class="note">The same groups and numbers, with a caption and notes that say what each count and interval
-includes and excludes, ready to paste (as <code>ariadne stats ${escapeHtml(d.sweep.id)} --by
-${escapeHtml(d.factors.join(','))} --format markdown</code> or <code>--format latex</code> prints them).</p>
-<details id="paper-markdown"><summary>Markdown</summary><pre>${escapeHtml(markdownTable(d.paper))}</pre></details>
-<details id="paper-latex"><summary>LaTeX (booktabs)</summary>
-<pre>${escapeHtml(latexTable(d.paper, `tab:${d.sweep.id}`))}</pre></details>
+${d.paper ? paperSection(d.sweep.id, d.factors, d.paper) : ''}
 <h2>pass^k over repeats</h2>
 ${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}
@@ -287,7 +294,7 @@ ${runsTable(failures, 'failures', ['stop', stopText], replayHref)}
 <h2>Runs ended by an error (${errors.length})</h2>
 <p class="note">Not failures of the agent: left out of every rate above.</p>
 ${runsTable(errors, 'errors', ['reason', (r) => r.failure_reason ?? 'no reason recorded'], replayHref)}
-<script id="data" type="application/json">${scriptJson(d)}</script>
+<script id="data" type="application/json">${scriptJson(pageData)}</script>
 <script>${packageDistFile('chart.js', 'chart.umd.min.js')}</script>
 <script>${statFormatClassic()}</script>
 <script>${asset('report.js')}</script>

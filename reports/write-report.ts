@@ -10,7 +10,7 @@ import { loadReplay } from './replay-data.ts';
 import { replayHtml } from './replay-page.ts';
 
 export async function writeReport(db: Sql, sweepId: string, out: string, maxReplays: number) {
-  const data = await loadReport(db, sweepId);
+  const data = await loadReport(db, sweepId, { paper: true });
   const replayDirName = `${basename(out).replace(/\.html?$/, '')}-replays`;
   const replayDir = join(dirname(out), replayDirName);
   const failures = data.runs
