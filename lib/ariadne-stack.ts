@@ -127,8 +127,14 @@ export class AriadneStack extends Stack {
     const bedrockModels = props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS;
     const parameters = new AriadneParameters(this, 'Parameters', prefix, bedrockModels, props.parametersKmsKeyArn);
     const functions = new HandlerFunctions(this, 'Handlers', { environment });
-    // Configuration is read where experiments start and where models are called.
-    for (const state of [STATES.StartExperiment, STATES.InvokeOllamaAgent, STATES.InvokeBedrockAgent])
+    // Configuration is read where experiments start and where models are called (the OpenAI-compatible key is a
+    // SecureString under <prefix>/secrets, read with the rest); no Bedrock grant reaches the Ollama or OpenAI turns.
+    for (const state of [
+      STATES.StartExperiment,
+      STATES.InvokeOllamaAgent,
+      STATES.InvokeOpenAIAgent,
+      STATES.InvokeBedrockAgent,
+    ])
       parameters.grantRead(functions.byState[state]);
     for (const statement of bedrockInvokeStatements(this, bedrockModels, props.bedrockRegions))
       functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(statement);

@@ -1,5 +1,5 @@
 // The experiment state machine, one turn per loop:
-// StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,Baseline}Agent
+// StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,OpenAI,Baseline}Agent
 // -> CheckProgress -> ConditionCheck -> ContinueLoop | FinalizeSuccess |
 // FinalizeTimeout | FinalizeStuck (halt policy) | ContinueAsNew; every Task
 // retries transient errors and catches the rest into FinalizeFailure; a provider
@@ -59,7 +59,7 @@ export class ExperimentStateMachine extends Construct {
     super(scope, id);
     const timeout = props.executionTimeout ?? Duration.hours(3);
     // An execution must have room for at least one turn before it hands over (continue as new on elapsed time).
-    const reserve = Math.max(...(['bedrock', 'ollama', 'baseline'] as const).map(turnReserveSeconds));
+    const reserve = Math.max(...(['bedrock', 'ollama', 'openai', 'baseline'] as const).map(turnReserveSeconds));
     if (timeout.toSeconds() <= 2 * reserve)
       throw new Error(
         `executionTimeout ${timeout.toSeconds()} s leaves no room for turns: one turn may take ${reserve} s; ` +
@@ -221,6 +221,7 @@ export class ExperimentStateMachine extends Construct {
     for (const [provider, state] of [
       ['bedrock', STATES.InvokeBedrockAgent],
       ['ollama', STATES.InvokeOllamaAgent],
+      ['openai', STATES.InvokeOpenAIAgent],
     ] as const) {
       router.when(sfn.Condition.stringEquals('$.llmProvider', provider), invoke(state).next(checkProgress));
     }

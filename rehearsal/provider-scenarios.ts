@@ -1,10 +1,12 @@
-// Scenarios of the model providers: an Ollama server a Lambda can reach, and a
-// Bedrock that stops answering in time, once and then for good.
+// Scenarios of the model providers: an Ollama server and an OpenAI-compatible one (its key a SecureString) a
+// Lambda can reach, and a Bedrock that stops answering in time, once and then for good.
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../lambdas/machine/states.ts';
+import { REHEARSAL_OPENAI_KEY } from './world.ts';
 
 /** The Retry waits of the provider Tasks, shortened (PROVIDER_RETRY waits 30 s, then 60 s, on AWS). */
 const SHORT_RETRIES = { [STATES.InvokeBedrockAgent]: 50, [STATES.InvokeOllamaAgent]: 50 };
+const SECRET_KEY_PARAMETER = '/ariadne/secrets/openai_api_key';
 /** The outage's wait, shortened (15 s on AWS for the first). */
 const SHORT_WAITS = { [STATES.OutageWait]: 50 };
 
@@ -30,6 +32,50 @@ export const PROVIDER_SCENARIOS: Record<string, Scenario> = {
     const chats = world.sims.ollama.requests.slice(before).filter((r) => r.path === '/api/chat').length;
     if (chats === 0) throw new Error('the Ollama server saw no /api/chat request');
     return `Ollama agent (${model} at ${world.ollamaUrl}) to the goal in ${row.actions_taken} actions, ${chats} chats`;
+  },
+  async openai(world) {
+    // The key as a user stores it: a SecureString under the prefix's secrets (CloudFormation cannot make one); the
+    // turn function reads it with GetParametersByPath and decryption, through its own grant, and the server refuses
+    // any other key (401), so a run that reaches the goal proves the secret came through.
+    if (!world.openaiUrl)
+      throw new Error('this machine has no network address but loopback, which a Lambda cannot use for a model server');
+    const sim = world.sims.openai;
+    const { ssm } = world.sims;
+    ssm.parameters = [
+      ...ssm.parameters.filter((p) => p.name !== SECRET_KEY_PARAMETER),
+      { name: SECRET_KEY_PARAMETER, value: REHEARSAL_OPENAI_KEY, type: 'SecureString' },
+    ];
+    const model = sim.models[0];
+    const before = { requests: sim.requests.length, replies: sim.replies.length };
+    const row = await experiment(world, 'openai', {
+      agent: 'openai',
+      model,
+      maze: { generator: 'medium', size: 9, seed: 3 },
+      config: { max_moves: 200, openai: { base_url: world.openaiUrl, stream: true } },
+    });
+    toGoal(row);
+    const chats = sim.requests.slice(before.requests).filter((r) => r.path === '/v1/chat/completions');
+    if (chats.length === 0) throw new Error('the OpenAI-compatible server saw no /v1/chat/completions request');
+    const keys = new Set(chats.map((r) => r.headers.authorization));
+    if (keys.size !== 1 || !keys.has(`Bearer ${REHEARSAL_OPENAI_KEY}`))
+      throw new Error(`the turns sent ${[...keys].join(', ')}, not the SecureString's key`);
+    // tokens as the wire said: the stream's usage chunk, summed over the run, against what the server sent
+    const replies = sim.replies.slice(before.replies);
+    const sent = replies.reduce((n, r) => n + r.inputTokens + r.outputTokens + (r.cacheReadInputTokens ?? 0), 0);
+    const { rows } = await world.db.pool.query<{ tokens: string; calls: string }>(
+      `SELECT sum(input_tokens + output_tokens + coalesce(cache_read_input_tokens, 0)) AS tokens, count(*) AS calls
+       FROM llm_calls WHERE experiment_id = $1`,
+      [row.id],
+    );
+    if (Number(rows[0].tokens) !== sent || Number(rows[0].calls) !== replies.length)
+      throw new Error(
+        `experiment ${row.id} recorded ${rows[0].calls} calls and ${rows[0].tokens} tokens; the server sent ` +
+          `${replies.length} replies and ${sent} tokens`,
+      );
+    return (
+      `OpenAI-compatible agent (${model} at ${world.openaiUrl}, streamed, key from a SecureString) to the goal in ` +
+      `${row.actions_taken} actions, ${chats.length} chat completions, ${sent} tokens as the server counted them`
+    );
   },
   async 'provider-timeout'(world) {
     const bedrock = world.sims.bedrock;

@@ -15,6 +15,10 @@ import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { OpenAISim } from '../simulators/openai-sim.ts';
+
+/** The key the OpenAI-compatible server accepts: the openai scenario stores it as a SecureString, as a user would. */
+export const REHEARSAL_OPENAI_KEY = 'sk-rehearsal-openai-key';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { LambdaSim } from '../simulators/lambda-sim.ts';
@@ -67,6 +71,8 @@ export interface World {
     s3: S3Sim;
     sfn: SfnSim;
     ollama: OllamaSim;
+    /** An OpenAI-compatible server that checks its key (the key is a SecureString under /ariadne/secrets). */
+    openai: OpenAISim;
     /** Lambda's GetAccountSettings: the account's concurrency, settable (a new account's is low). */
     lambda: LambdaSim;
     serviceQuotas: ServiceQuotasSim;
@@ -75,6 +81,8 @@ export interface World {
   endpoints: Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL_SFN', string> & Record<string, string>;
   /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
   ollamaUrl: string | null;
+  /** Where the OpenAI-compatible server listens (its /v1 base URL), on the same address as Ollama's. */
+  openaiUrl: string | null;
   violations: QuotaViolation[];
   /** The experiment machine, resolved and bound once (machineOf). */
   machine?: {
@@ -179,6 +187,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const lambda = new LambdaSim({ authorizer });
   const serviceQuotas = new ServiceQuotasSim(undefined, { authorizer });
   const ollama = new OllamaSim();
+  const openai = new OpenAISim({ apiKey: REHEARSAL_OPENAI_KEY });
   const ollamaHost = reachableAddress();
   const endpoints = {
     AWS_ENDPOINT_URL_RDS_DATA: await dataApi.listen(),
@@ -192,7 +201,8 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     AWS_ENDPOINT_URL_SERVICE_QUOTAS: await serviceQuotas.listen(),
   };
   const ollamaUrl = ollamaHost ? await ollama.listen(0, ollamaHost) : null;
-  const sims = { ssm, bedrock, s3, sfn, ollama, lambda, serviceQuotas };
+  const openaiUrl = ollamaHost ? `${await openai.listen(0, ollamaHost)}/v1` : null;
+  const sims = { ssm, bedrock, s3, sfn, ollama, openai, lambda, serviceQuotas };
 
   const processes = new Map<string, LambdaProcess>();
   const violations: QuotaViolation[] = [];
@@ -219,7 +229,21 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
         endpoints,
       }),
     );
-  return { opts, assembly, model, authorizer, processes, db, dataApi, endpoints, sims, ollamaUrl, violations, close };
+  return {
+    opts,
+    assembly,
+    model,
+    authorizer,
+    processes,
+    db,
+    dataApi,
+    endpoints,
+    sims,
+    ollamaUrl,
+    openaiUrl,
+    violations,
+    close,
+  };
 }
 
 /** Drops the rehearsal's schema, then its role (DROP OWNED: whatever else it was granted in this database). */

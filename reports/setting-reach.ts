@@ -1,15 +1,15 @@
 // Which config settings reach which kind of agent: the one list. A baseline (provider 'baseline': random,
 // frontier) never reads the prompt, the observation format, memory or any model server's settings; an Ollama agent
-// never reads bedrock.*, nor a Bedrock agent ollama.*. A setting that does not reach an agent is not one of its
-// factors: its statistics rows merge (frontier under five observation formats is one row) and the setting shows as
+// never reads bedrock.* or openai.*, nor a Bedrock agent ollama.*. A setting that does not reach an agent is not one of
+// its factors: its statistics rows merge (frontier under five observation formats is one row) and the setting shows as
 // not applicable. Migration 011's setting_reaches(provider, setting) is the same list in SQL, for the views;
 // test/statistics-factors.test.ts checks the two agree on every setting.
 
 /** An agent's kind as experiments.provider records it. */
-export type AgentKind = 'baseline' | 'ollama' | 'bedrock';
+export type AgentKind = 'baseline' | 'ollama' | 'bedrock' | 'openai';
 
-const EVERY: readonly AgentKind[] = ['baseline', 'ollama', 'bedrock'];
-const MODELS: readonly AgentKind[] = ['ollama', 'bedrock'];
+const EVERY: readonly AgentKind[] = ['baseline', 'ollama', 'bedrock', 'openai'];
+const MODELS: readonly AgentKind[] = ['ollama', 'bedrock', 'openai'];
 
 /**
  * By top-level config key (a nested setting, ollama.num_ctx, goes with its section). A key not listed reaches
@@ -45,7 +45,8 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   rate_limits: MODELS,
   ollama: ['ollama'],
   bedrock: ['bedrock'],
-  context_windows: ['bedrock'],
+  openai: ['openai'],
+  context_windows: ['bedrock', 'openai'],
   // a price table and the execution's history budget change what a run costs or how it is hopped, not the run; how
   // long a run waits out its provider's outage changes what it survives, not what its agent sees or does
   prices: [],

@@ -48,7 +48,7 @@ export async function settingsOfRuns(
 /** Each cell of a sweep with the settings the sweep varies that reach its agent, by cell index. */
 export async function variedSettingsOfCells(db: Sql, sweepId: string): Promise<Map<number, RunSettings>> {
   // a cell's agent kind as experiments.provider records it (lambdas/machine/contracts.ts providerOf)
-  const provider = "CASE WHEN c.agent IN ('ollama', 'bedrock') THEN c.agent ELSE 'baseline' END";
+  const provider = "CASE WHEN c.agent IN ('ollama', 'bedrock', 'openai') THEN c.agent ELSE 'baseline' END";
   const { rows } = await db.query<{ cell_index: number; settings: RunSettings }>(
     `SELECT c.cell_index, ${varied(provider)} AS settings FROM sweep_cells c WHERE c.sweep_id = $1`,
     [sweepId],

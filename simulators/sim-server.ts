@@ -61,6 +61,10 @@ export interface SentReply {
   outputTokens: number;
   cacheReadInputTokens?: number;
   cacheWriteInputTokens?: number;
+  /** The part of outputTokens spent reasoning, where the wire reports it apart (OpenAI's reasoning_tokens). */
+  reasoningTokens?: number;
+  /** Image parts the request carried (OpenAI's image_url parts). */
+  images?: number;
   fault: Fault['kind'] | null;
 }
 

@@ -185,6 +185,7 @@ export async function runLocalExperiment(
         if (
           state === STATES.InvokeBaselineAgent ||
           state === STATES.InvokeOllamaAgent ||
+          state === STATES.InvokeOpenAIAgent ||
           state === STATES.InvokeBedrockAgent
         ) {
           opts.onTurn?.(out as TurnSummary);

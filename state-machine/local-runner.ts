@@ -71,6 +71,7 @@ const STOP_BEFORE: ReadonlySet<TaskState> = new Set([
   STATES.StartExperiment,
   STATES.InvokeBaselineAgent,
   STATES.InvokeOllamaAgent,
+  STATES.InvokeOpenAIAgent,
   STATES.InvokeBedrockAgent,
 ]);
 

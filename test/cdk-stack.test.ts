@@ -81,6 +81,13 @@ function flat(value: unknown): string {
   return JSON.stringify(value);
 }
 
+const INVOKE_STATES: string[] = [
+  STATES.InvokeBedrockAgent,
+  STATES.InvokeOllamaAgent,
+  STATES.InvokeOpenAIAgent,
+  STATES.InvokeBaselineAgent,
+];
+
 describe('experiment state machine', () => {
   it('is a Standard machine that logs its failures, untraced, with an execution timeout', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
@@ -104,9 +111,10 @@ describe('experiment state machine', () => {
         ['$.llmProvider', 'baseline', STATES.InvokeBaselineAgent],
         ['$.llmProvider', 'bedrock', STATES.InvokeBedrockAgent],
         ['$.llmProvider', 'ollama', STATES.InvokeOllamaAgent],
+        ['$.llmProvider', 'openai', STATES.InvokeOpenAIAgent],
       ]);
       expect(s[STATES.ProviderRouter].Default).toBe(STATES.InvokeBaselineAgent);
-      for (const invoke of [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent]) {
+      for (const invoke of INVOKE_STATES) {
         expect(s[invoke].Next).toBe(STATES.CheckProgress);
       }
       expect(s[STATES.CheckProgress].Next).toBe(STATES.ConditionCheck);
@@ -187,7 +195,6 @@ describe('experiment state machine', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: 'Ariadne-experiments' });
   });
 
-  const INVOKE_STATES: string[] = [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent];
   it('every Task retries transient errors and every Task but FinalizeFailure catches the rest', () => {
     const s = def.States as Record<string, Record<string, any>>;
     for (const name of TASK_STATES) {
@@ -216,7 +223,7 @@ describe('experiment state machine', () => {
 
   it('the agent Tasks give a model that stayed down a few more, slower tries', () => {
     const s = def.States as Record<string, Record<string, any>>;
-    for (const name of [STATES.InvokeBedrockAgent, STATES.InvokeOllamaAgent, STATES.InvokeBaselineAgent]) {
+    for (const name of INVOKE_STATES) {
       expect(s[name].Retry.find((r: any) => r.ErrorEquals.includes('ProviderTransientError'))).toMatchObject({
         ErrorEquals: ['ProviderTransientError'],
         IntervalSeconds: 30,
@@ -293,7 +300,7 @@ describe('experiment state machine', () => {
       ).toBe(true);
     }
     expect(retryWaitSeconds(SFN_START_RETRY)).toBe(waits([aslRetry(SFN_START_RETRY) as any]));
-    for (const provider of ['bedrock', 'ollama', 'baseline'] as const) {
+    for (const provider of ['bedrock', 'ollama', 'openai', 'baseline'] as const) {
       expect(turnReserveSeconds(provider), provider).toBeLessThan(timeout / 2);
       // a turn and its CheckProgress may each be throttled through the whole schedule before the hop
       expect(turnReserveSeconds(provider), provider).toBeGreaterThan(2 * retryWaitSeconds(LAMBDA_THROTTLE_RETRY));
@@ -711,7 +718,7 @@ describe('Parameter Store and least privilege', () => {
           profile(GLOBAL),
         ]);
         expect(JSON.stringify(bedrock.map((st) => st.roles))).toMatch(/InvokeBedrockAgentFn/);
-        expect(JSON.stringify(bedrock.map((st) => st.roles))).not.toMatch(/Baseline|Ollama|StartExperiment/);
+        expect(JSON.stringify(bedrock.map((st) => st.roles))).not.toMatch(/Baseline|Ollama|OpenAI|StartExperiment/);
       },
     );
 
@@ -728,8 +735,9 @@ describe('Parameter Store and least privilege', () => {
 
   it('parameters are readable under the prefix only, and decryptable through SSM only', () => {
     const ssm = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('ssm:')));
-    // StartExperiment, InvokeOllamaAgent, InvokeBedrockAgent, and RegisterSweep (the deployed max_duration_minutes)
-    expect(ssm.length).toBe(4);
+    // StartExperiment, InvokeOllamaAgent, InvokeOpenAIAgent (its key is a SecureString under secrets/),
+    // InvokeBedrockAgent, and RegisterSweep (the deployed max_duration_minutes)
+    expect(ssm.length).toBe(5);
     for (const st of ssm) {
       expect(st.Action).toBe('ssm:GetParametersByPath');
       expect(JSON.stringify(st.Resource)).toMatch(/:parameter\/ariadne"\]\]\}.*:parameter\/ariadne\/\*/);

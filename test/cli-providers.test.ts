@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { OpenAISim } from '../simulators/openai-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { cli, ROOT } from './support/cli.ts';
@@ -38,7 +39,10 @@ describe('LLM providers from the command line', () => {
   });
 
   it.each([
-    [['run', '--provider', 'openai', '--model', 'gpt-4o'], /--provider "openai" is not one of: ollama, bedrock/],
+    [
+      ['run', '--provider', 'mistral', '--model', 'gpt-4o'],
+      /--provider "mistral" is not one of: ollama, bedrock, openai/,
+    ],
     [['run', '--provider', 'ollama'], /--provider ollama needs --model \(e\.g\. qwen2\.5:7b\)/],
     [['run', '--provider', 'bedrock'], /--provider bedrock needs --model/],
     [['run', '--model', 'qwen2.5:7b'], /--model goes with --provider/],
@@ -159,7 +163,7 @@ describe('LLM providers from the command line', () => {
       );
       await expectInputError(
         ['run', '--workflow', sample],
-        /--workflow goes with --provider ollama or --provider bedrock/,
+        /--workflow goes with --provider ollama, --provider bedrock, --provider openai/,
       );
       const r = await ariadneAsync([
         'run',
@@ -226,5 +230,76 @@ describe('LLM providers from the command line', () => {
       child.kill('SIGINT');
     });
     expect(code).toBe(0);
+  });
+
+  describe('the OpenAI-compatible provider', () => {
+    let openai: OpenAISim;
+    let base = '';
+    beforeAll(async () => {
+      openai = new OpenAISim({ apiKey: 'sk-cli' });
+      base = `${await openai.listen()}/v1`;
+    });
+    afterAll(async () => {
+      await openai.close();
+    });
+    const env = { OPENAI_API_KEY: 'sk-cli' };
+
+    it('checks GET /v1/models first: an unknown model exits 2 naming what is served, a refused key 3', async () => {
+      const before = await tableCounts(db);
+      const missing = await ariadneAsync(
+        ['run', '--provider', 'openai', '--model', 'gpt-9', '--openai-base-url', base],
+        env,
+      );
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(
+        new RegExp(
+          '--model "gpt-9" is not among the models the server at \\S+ serves ' +
+            '\\(gpt-4\\.1-mini, o4-mini, Qwen/Qwen2\\.5-7B-Instruct\\)',
+        ),
+      );
+      const refused = await ariadneAsync(
+        ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', base],
+        { OPENAI_API_KEY: 'sk-wrong' },
+      );
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/refused the key \(401: .*\); set \$OPENAI_API_KEY/);
+      const down = ariadne([
+        'run',
+        '--provider',
+        'openai',
+        '--model',
+        'gpt-4.1-mini',
+        '--openai-base-url',
+        `http://127.0.0.1:${closedPort}/v1`,
+      ]);
+      expect(down.code).toBe(3);
+      expect(down.stderr).toMatch(/cannot reach the OpenAI-compatible server at --openai-base-url .*ECONNREFUSED/);
+      expect(await tableCounts(db)).toEqual(before);
+    });
+
+    it('runs an experiment against the simulator, streamed, with the tokens it reported', async () => {
+      const r = await ariadneAsync(
+        [
+          ...['run', '--provider', 'openai', '--model', 'Qwen/Qwen2.5-7B-Instruct', '--openai-base-url', base],
+          ...['--stream', '--maze', 'medium', '--size', '15', '--seed', '3', '--json'],
+        ],
+        env,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const summary = JSON.parse(r.stdout);
+      expect(summary).toMatchObject({ agent: 'openai', model: 'Qwen/Qwen2.5-7B-Instruct', status: 'completed' });
+      const chats = openai.replies.filter((x) => x.model === 'Qwen/Qwen2.5-7B-Instruct');
+      expect(summary.input_tokens).toBe(chats.reduce((n, x) => n + x.inputTokens, 0));
+      expect(summary.output_tokens).toBe(chats.reduce((n, x) => n + x.outputTokens, 0));
+      const streamed = openai.requests.filter((x) => x.path === '/v1/chat/completions');
+      expect(streamed.every((x) => x.body.stream === true)).toBe(true);
+    });
+
+    it('refuses --openai-base-url for another provider, naming both flags', async () => {
+      await expectInputError(
+        ['run', '--provider', 'ollama', '--model', 'qwen2.5:7b', '--openai-base-url', 'http://127.0.0.1:1/v1'],
+        /--openai-base-url is for --provider openai; this run is ollama/,
+      );
+    });
   });
 });

@@ -37,8 +37,9 @@ afterAll(async () => {
 });
 
 const PROVIDERS = ['baseline', 'ollama', 'bedrock'];
-// settings added after 020, which 011 could not know (022 lists provider_outage_wait_minutes as reaching no agent)
-const ADDED_SINCE = ['provider_outage_wait_minutes'];
+// settings added after 020, which 011 could not know (022 lists provider_outage_wait_minutes as reaching no agent,
+// 023 the openai section as reaching openai agents only)
+const ADDED_SINCE = ['provider_outage_wait_minutes', 'openai'];
 const KEYS = [
   ...LISTED_SETTINGS.filter((k) => !ADDED_SINCE.includes(k)),
   'prices',

@@ -55,6 +55,7 @@ describe('npm run rehearse', () => {
       ['baseline', true],
       ['bedrock', true],
       ['ollama', true],
+      ['openai', true],
       ['provider-timeout', true],
       ['new-account', true],
       ['legacy-model', true],

@@ -9,6 +9,7 @@ import { parseMazeFile } from '../../lambdas/maze/maze-file.ts';
 import type { Maze } from '../../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { SEEDLESS_BASELINES } from '../../lambdas/providers/baselines.ts';
+import { LLM_AGENTS, MODEL_EXAMPLES } from '../../lambdas/providers/llm-agents.ts';
 import { ollamaHostUrl } from '../../lambdas/config/experiment-config.ts';
 import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../lambdas/machine/contracts.ts';
@@ -53,9 +54,24 @@ function refuseContradictions(o: ExperimentOptions, given: ReadonlySet<string>):
   const agent = o.provider ?? o.agent;
   if (o.agentSeed !== undefined && (o.provider !== undefined || SEEDLESS_BASELINES.includes(o.agent as never)))
     refuse('agentSeed', o.provider ? 'provider' : 'agent', `${agent} does not use a seed`);
-  for (const key of ['ollamaHost', 'stream'])
-    if (given.has(key) && o.provider !== 'ollama')
-      refuse(key, o.provider ? 'provider' : 'agent', `${flag(key)} is for --provider ollama; this run is ${agent}`);
+  if (given.has('ollamaHost') && o.provider !== 'ollama')
+    refuse(
+      'ollamaHost',
+      o.provider ? 'provider' : 'agent',
+      `--ollama-host is for --provider ollama; this run is ${agent}`,
+    );
+  if (given.has('openaiBaseUrl') && o.provider !== 'openai')
+    refuse(
+      'openaiBaseUrl',
+      o.provider ? 'provider' : 'agent',
+      `--openai-base-url is for --provider openai; this run is ${agent}`,
+    );
+  if (given.has('stream') && o.provider !== 'ollama' && o.provider !== 'openai')
+    refuse(
+      'stream',
+      o.provider ? 'provider' : 'agent',
+      `--stream is for --provider ollama or openai; this run is ${agent}`,
+    );
   for (const key of ['region', 'bedrockEndpoint'])
     if (given.has(key) && o.provider !== 'bedrock')
       refuse(key, o.provider ? 'provider' : 'agent', `${flag(key)} is for --provider bedrock; this run is ${agent}`);
@@ -96,11 +112,10 @@ export function requestFromOptions(o: ExperimentOptions): {
     throw new InvalidInputError(
       '--model',
       undefined,
-      `--provider ${o.provider} needs --model ` +
-        `(e.g. ${o.provider === 'ollama' ? 'qwen2.5:7b' : 'anthropic.claude-3-5-sonnet-20240620-v1:0'})`,
+      `--provider ${o.provider} needs --model (e.g. ${MODEL_EXAMPLES[o.provider]})`,
     );
   if (!o.provider && o.model !== undefined)
-    throw new InvalidInputError('--model', o.model, '--model goes with --provider ollama or --provider bedrock');
+    throw new InvalidInputError('--model', o.model, `--model goes with --provider ${LLM_AGENTS.join(', --provider ')}`);
   // Only what was given: hosts and regions left out are filled in where the experiment starts
   // ($OLLAMA_HOST, Parameter Store, defaults), which for `launch` is AWS, not this machine.
   const host = o.ollamaHost;
@@ -111,6 +126,11 @@ export function requestFromOptions(o: ExperimentOptions): {
   };
   if (o.provider === 'ollama' && Object.keys(ollama).length > 0) config.ollama = ollama;
   if (o.provider === 'bedrock' && Object.keys(bedrock).length > 0) config.bedrock = bedrock;
+  const openai = {
+    ...(o.openaiBaseUrl ? { base_url: o.openaiBaseUrl } : {}),
+    ...(o.stream ? { stream: true } : {}),
+  };
+  if (o.provider === 'openai' && Object.keys(openai).length > 0) config.openai = openai;
   if (o.promptVersion !== undefined) config.prompt_version = o.promptVersion;
   const request = {
     agent,

@@ -12,7 +12,7 @@ import {
   type ExperimentConfig,
 } from '../../lambdas/config/experiment-config.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../../lambdas/providers/baselines.ts';
-import { LLM_AGENTS, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
+import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
 import { PROMPTS } from '../../lambdas/config/prompts.ts';
 
 /** commander's collector for a repeatable option (--set a=1 --set b=2). */
@@ -96,6 +96,7 @@ export interface ExperimentOptions extends MazeOptions {
   provider?: LlmAgent;
   model?: string;
   ollamaHost?: string;
+  openaiBaseUrl?: string;
   stream?: boolean;
   region?: string;
   bedrockEndpoint?: string;
@@ -174,17 +175,22 @@ export function addExperimentOptions(cmd: Command): Command {
         .argParser(choiceOption('--agent', BASELINE_NAMES)),
     )
     .addOption(
-      new Option('--provider <name>', 'run an LLM agent: ollama or bedrock (needs --model)').argParser(
+      new Option('--provider <name>', `run an LLM agent: ${LLM_AGENTS.join(', ')} (needs --model)`).argParser(
         choiceOption('--provider', LLM_AGENTS),
       ),
     )
-    .option('--model <id>', 'model name: e.g. qwen2.5:7b (ollama), anthropic.claude-3-5-sonnet-20240620-v1:0 (bedrock)')
+    .option('--model <id>', `model name: e.g. ${LLM_AGENTS.map((p) => `${MODEL_EXAMPLES[p]} (${p})`).join(', ')}`)
     .option(
       '--ollama-host <url>',
       'Ollama server (default: $OLLAMA_HOST or http://127.0.0.1:11434); hosted Ollama reads its key from ' +
         '$OLLAMA_API_KEY',
     )
-    .option('--stream', 'ask Ollama for streaming (NDJSON) replies')
+    .option(
+      '--openai-base-url <url>',
+      'OpenAI-compatible server, /v1 included (default: $OPENAI_BASE_URL or http://127.0.0.1:8000/v1); its key ' +
+        'is read from $OPENAI_API_KEY',
+    )
+    .option('--stream', 'ask Ollama (NDJSON) or the OpenAI-compatible server (server-sent events) to stream replies')
     .option('--region <region>', 'AWS region for Bedrock (default: /ariadne/config/bedrock/region, else us-east-1)')
     .option('--bedrock-endpoint <url>', 'Bedrock Runtime endpoint override (a simulator or a VPC endpoint)')
     .addOption(

@@ -8,6 +8,7 @@ import { EnvironmentError } from './exit-codes.ts';
 import { commandPrefix } from './invocation.ts';
 import {
   effectiveOllamaHost,
+  effectiveOpenAIBaseUrl,
   mergeConfig,
   type ExperimentConfigInput,
 } from '../../lambdas/config/experiment-config.ts';
@@ -70,6 +71,48 @@ async function checkOllama(
         `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set the right ${labels.host}`,
     );
   }
+}
+
+/**
+ * GET {base_url}/models through the openai client, as `ariadne run` reaches the server: a model the server does not
+ * list is bad input (exit 2), naming what it serves; no server, a refused key or a base URL that serves no model
+ * list is the environment (exit 3), each with its fix.
+ */
+async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKey = envString('OPENAI_API_KEY')) {
+  const { default: OpenAI } = await import('openai');
+  const client = new OpenAI({ baseURL: baseUrl, apiKey: apiKey || 'none', maxRetries: 1, timeout: 10_000 });
+  const host = labels === RUN_LABELS ? '--openai-base-url' : labels.host;
+  let ids: string[];
+  try {
+    ids = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+  } catch (err) {
+    if (err instanceof OpenAI.APIError && err.status === 401)
+      throw new EnvironmentError(
+        'OPENAI_API_KEY',
+        `the server at ${baseUrl} refused the key (401: ${err.message}); set $OPENAI_API_KEY (or ` +
+          '/ariadne/secrets/openai_api_key in the parameters) to a key it accepts',
+      );
+    if (err instanceof OpenAI.APIError && typeof err.status === 'number')
+      throw new EnvironmentError(
+        host,
+        `GET ${baseUrl}/models answered ${err.status} (${err.message}); an OpenAI-compatible base URL ends in /v1 ` +
+          '(e.g. http://127.0.0.1:8000/v1): check it',
+      );
+    throw new EnvironmentError(
+      host,
+      `cannot reach the OpenAI-compatible server at ${host} ${baseUrl} (${rootCause(err)}); start it (vllm ` +
+        `serve MODEL, or: ${commandPrefix()} sim openai) or set the right ${host}`,
+    );
+  }
+  if (!ids.includes(model))
+    throw new InvalidInputError(
+      labels.model,
+      model,
+      `${labels.model} "${model}" is not among the models the server at ${baseUrl} serves ` +
+        `(${ids.slice(0, 8).join(', ') || 'none'}${ids.length > 8 ? `, ... ${ids.length} in all` : ''}); ` +
+        'use one of its ids exactly as GET /v1/models lists it',
+    );
 }
 
 /** An explicit endpoint (a simulator, a VPC endpoint) must accept connections; the regional one is AWS's. */
@@ -157,8 +200,8 @@ export interface PlannedAgent {
 
 /**
  * Checks every distinct model host before anything is written, as the experiments will reach them: the Ollama
- * host from what was sent, else the parameters, else $OLLAMA_HOST, else the default (StartExperiment's order);
- * Bedrock's credentials and an explicit endpoint.
+ * host from what was sent, else the parameters, else $OLLAMA_HOST, else the default (StartExperiment's order),
+ * and the OpenAI-compatible base URL likewise ($OPENAI_BASE_URL); Bedrock's credentials and an explicit endpoint.
  */
 export async function preflightAgents(planned: PlannedAgent[], parameters?: ExperimentConfigInput): Promise<void> {
   const seen = new Set<string>();
@@ -169,6 +212,12 @@ export async function preflightAgents(planned: PlannedAgent[], parameters?: Expe
       if (seen.has(key)) continue;
       seen.add(key);
       await checkOllama(host, p.model ?? '', p.labels);
+    } else if (p.agent === 'openai') {
+      const baseUrl = effectiveOpenAIBaseUrl(p.config, parameters);
+      const key = `openai ${baseUrl} ${p.model}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await checkOpenAI(baseUrl, p.model ?? '', p.labels ?? RUN_LABELS);
     } else if (p.agent === 'bedrock') {
       // resolved only here: a sweep's baseline cells, most of them, need no config read for this
       const resolved = resolveConfig(mergeConfig(parameters, p.config));

@@ -92,6 +92,8 @@ const FLAGS: Record<string, { option: string; flag: string }> = {
   prompt_version: { option: 'promptVersion', flag: '--prompt-version' },
   'ollama.host': { option: 'ollamaHost', flag: '--ollama-host' },
   'ollama.stream': { option: 'stream', flag: '--stream' },
+  'openai.base_url': { option: 'openaiBaseUrl', flag: '--openai-base-url' },
+  'openai.stream': { option: 'stream', flag: '--stream' },
   'bedrock.region': { option: 'region', flag: '--region' },
   'bedrock.endpoint': { option: 'bedrockEndpoint', flag: '--bedrock-endpoint' },
 };

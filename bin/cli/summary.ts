@@ -67,7 +67,7 @@ async function llmDetailsOf(db: Sql, s: ExperimentSummary): Promise<LlmDetails> 
   };
 }
 
-/** The model's identity as its provenance record gives it: Ollama's digest and version, Bedrock's Region. */
+/** The model's identity as its provenance record gives it: Ollama's digest, Bedrock's Region, OpenAI's server. */
 function describeSource(p: Record<string, unknown> | null): string {
   if (!p) return 'not recorded';
   const str = (k: string): string | null => {
@@ -81,6 +81,10 @@ function describeSource(p: Record<string, unknown> | null): string {
       str('parameter_size'),
       `server ${str('server_version') ?? '?'}`,
     ]
+      .filter(Boolean)
+      .join(', ');
+  if (p.provider === 'openai')
+    return [str('base_url'), typeof p.served_model === 'object' && p.served_model ? 'listed by the server' : null]
       .filter(Boolean)
       .join(', ');
   return [str('inference_profile') ? `profile ${str('inference_profile')}` : str('model_id'), str('region')]

@@ -81,6 +81,22 @@ const VARIABLES = {
     setBy: 'user',
     meaning: 'Sent as a bearer token to Ollama (a hosted or proxied server), unless the experiment carries its own.',
   },
+  OPENAI_BASE_URL: {
+    readBy: ['cli', 'lambda'],
+    setBy: 'user',
+    meaning:
+      'The OpenAI-compatible server (its /v1 URL), when neither the experiment nor the parameters name one ' +
+      '(config.openai.base_url).',
+    default: 'http://127.0.0.1:8000/v1',
+    example: 'http://gpu-box:8000/v1',
+  },
+  OPENAI_API_KEY: {
+    readBy: ['cli', 'lambda'],
+    setBy: 'user',
+    meaning:
+      'Sent as a bearer token to the OpenAI-compatible server, unless the parameters hold ' +
+      '<prefix>/secrets/openai_api_key.',
+  },
   ARIADNE_PARAMETERS: {
     readBy: ['cli'],
     setBy: 'user',

@@ -57,6 +57,33 @@ const ollamaSchema = z
   })
   .strict();
 
+/** Chat completions' reasoning_effort values (the openai client's Shared.ReasoningEffort, v6.49). */
+const OPENAI_REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+
+/**
+ * Any server that speaks OpenAI's chat completions (vLLM, llama.cpp's server, LM Studio, OpenAI, OpenRouter):
+ * providers/llm/openai-model.ts. The key is a secret (openai_api_key, or $OPENAI_API_KEY), never a setting.
+ */
+const openaiSchema = z
+  .object({
+    /** The API's base URL, /v1 included; left out, $OPENAI_BASE_URL, else a vLLM server on this machine. */
+    base_url: z.string().url().default('http://127.0.0.1:8000/v1'),
+    /** reasoning_effort, sent only when set (left out: the model's default; servers without it ignore or refuse). */
+    reasoning_effort: z.enum(OPENAI_REASONING_EFFORTS).optional(),
+    /** parallel_tool_calls, sent only when set (left out: the server's default, true on OpenAI). */
+    parallel_tool_calls: z.boolean().optional(),
+    /**
+     * Whether temperature and top_p are sent. Left out: sent, except to OpenAI's reasoning models (o1, o3, o4-mini,
+     * gpt-5...), which answer them with a 400 (sampling.ts).
+     */
+    sampling: z.boolean().optional(),
+    /** The field that carries max_output_tokens: max_completion_tokens, or max_tokens for servers without it. */
+    output_cap_field: z.enum(['max_completion_tokens', 'max_tokens']).default('max_completion_tokens'),
+    /** Server-sent events, with stream_options.include_usage so that the tokens are still reported. */
+    stream: z.boolean().default(false),
+  })
+  .strict();
+
 const bedrockSchema = z
   .object({
     region: z
@@ -97,7 +124,7 @@ const rateLimitSchema = z
   .strict();
 
 /** "provider:model" (exact) or "provider:*" (every model of the provider not listed). */
-const RATE_LIMIT_KEY = /^(ollama|bedrock):.{1,200}$/;
+const RATE_LIMIT_KEY = /^(ollama|bedrock|openai):.{1,200}$/;
 
 const rateLimitsSchema = z.record(z.string(), rateLimitSchema).superRefine((limits, ctx) => {
   for (const key of Object.keys(limits))
@@ -108,7 +135,7 @@ const rateLimitsSchema = z.record(z.string(), rateLimitSchema).superRefine((limi
         input: key,
         message:
           `"${key}" is not a rate limit key: rename it "<provider>:<model>" or "<provider>:*" with provider ` +
-          'ollama or bedrock, e.g. "bedrock:amazon.nova-lite-v1:0"',
+          'ollama, bedrock or openai, e.g. "bedrock:amazon.nova-lite-v1:0"',
       });
 });
 
@@ -198,6 +225,7 @@ const configFields = z
       .default('v2'),
     ollama: ollamaSchema.default(ollamaSchema.parse({})),
     bedrock: bedrockSchema.default(bedrockSchema.parse({})),
+    openai: openaiSchema.default(openaiSchema.parse({})),
     retry: retrySchema.default(retrySchema.parse({})),
     prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
     // Provider parity: one set of sampling settings and one output cap, sent to every provider (flat keys, so that
@@ -206,9 +234,9 @@ const configFields = z
     temperature: z.number().min(0).max(1).default(0.2),
     /** Nucleus sampling sent to every provider when set; left out, each provider's own default applies. */
     top_p: z.number().min(0).max(1).optional(),
-    /** The reply's output cap on every provider (Ollama options.num_predict, Bedrock maxTokens). */
+    /** The reply's output cap on every provider (Ollama num_predict, Bedrock maxTokens, max_completion_tokens). */
     max_output_tokens: z.number().int().min(16).max(200_000).default(1024),
-    /** per_repeat: the run's agent seed goes to models whose API takes one (Ollama options.seed); none: no seed. */
+    /** per_repeat: the run's agent seed goes to APIs that take one (Ollama options.seed, OpenAI seed); none: none. */
     model_seed: z.enum(['per_repeat', 'none']).default('per_repeat'),
     /** true: a tool call written as JSON in the reply text is not executed but logged as invalid_arguments. */
     strict_tool_calls: z.boolean().default(false),
@@ -228,7 +256,7 @@ const configFields = z
     /** Left out: on, except under full_map (config/prompt-combinations.ts says why). */
     recall_tool: z.boolean().optional(),
     context_policy: z.enum(CONTEXT_POLICIES).default('trim'),
-    /** Context windows (tokens) of Bedrock models by id: entries given are added to (or replace) the defaults. */
+    /** Context windows (tokens) of Bedrock and OpenAI models by id: entries given add to (or replace) the defaults. */
     context_windows: z
       .record(z.string().min(1).max(200), z.number().int().min(256).max(10_000_000))
       .default({})
@@ -326,7 +354,7 @@ function unfitModelCallMessage(r: RetrySettings, worst: number): string {
 }
 
 /**
- * Config layers, later wins: nested sections (ollama, bedrock, retry, prices, rate_limits, stuck_thresholds,
+ * Config layers, later wins: nested sections (ollama, bedrock, openai, retry, prices, rate_limits, stuck_thresholds,
  * context_windows) merge key by key.
  */
 export function mergeConfig(...layers: Array<ExperimentConfigInput | undefined>): ExperimentConfigInput {
@@ -370,4 +398,21 @@ export function effectiveOllamaHost(
 export function isLoopbackHost(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || host === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * The OpenAI-compatible base URL an experiment reaches, as StartExperiment settles it: what was sent, else the
+ * parameters, else $OPENAI_BASE_URL (the openai client's own variable), else the default.
+ */
+export function effectiveOpenAIBaseUrl(
+  sent: ExperimentConfigInput | undefined,
+  parameters: ExperimentConfigInput | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return (
+    sent?.openai?.base_url ??
+    parameters?.openai?.base_url ??
+    envString('OPENAI_BASE_URL', env) ??
+    DEFAULT_CONFIG.openai.base_url
+  );
 }

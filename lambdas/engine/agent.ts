@@ -44,6 +44,11 @@ export interface TokenUsage {
   cacheReadInputTokens?: number;
   /** Input written to the provider's prompt cache (Bedrock usage.cacheWriteInputTokens). */
   cacheWriteInputTokens?: number;
+  /**
+   * Of outputTokens, those the provider reports as reasoning (OpenAI completion_tokens_details.reasoning_tokens);
+   * absent when it reports none apart (Ollama, Bedrock).
+   */
+  reasoningTokens?: number;
 }
 
 /** The context guard's view of one model call (providers/llm/context-guard.ts). */

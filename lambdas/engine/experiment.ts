@@ -1,6 +1,7 @@
 // Experiment lifecycle outside the turn loop: start (resolve maze and config,
 // write the experiment once), the progress check between turns, and the
 // final status. Pure logic over a store interface; no AWS, no Lambda.
+import { isLlmAgent } from '../providers/llm-agents.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   experimentConfigSchema,
@@ -128,8 +129,6 @@ export function optimalMoves(maze: Maze, config: ExperimentConfig): number {
     : shortestPathToSight(maze.grid, maze.start, maze.goal, vision);
 }
 
-const isLlm = (agent: string) => agent === 'ollama' || agent === 'bedrock';
-
 /**
  * The experiment's system prompt: its prompt version with the maze and limits
  * filled in. A workflow version is validated in full here, before anything is
@@ -216,7 +215,7 @@ export async function startExperiment(
   const optimal = optimalMoves(maze, config);
   if (optimal === 0) throw goalInViewAtStart(config);
   const state = initialState(maze, config);
-  const promptText = req.promptText ?? (isLlm(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
+  const promptText = req.promptText ?? (isLlmAgent(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
   // every row must read back through the Data API (64 KB): what would not fit is refused before the first write
   refuseOversizedExperiment(promptText, config);

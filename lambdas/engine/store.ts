@@ -70,6 +70,8 @@ export interface LlmCallRecord {
   outputTokens: number | null;
   cacheReadInputTokens: number | null;
   cacheWriteInputTokens: number | null;
+  /** Of outputTokens, the reasoning tokens as the provider reported them; null where it reports none apart. */
+  reportedReasoningTokens?: number | null;
   latencyMs: number;
   stopReason: string | null;
   text: string | null;
@@ -83,7 +85,7 @@ export interface LlmCallRecord {
   timings: ModelTimings | null;
   /** The output cap cut the reply; absent for agents that do not say. */
   truncated?: boolean;
-  /** Reasoning the model returned: its text, and its tokens (estimated: no provider reports them apart). */
+  /** Reasoning the model returned: its text, and its tokens estimated from it (reportedReasoningTokens is exact). */
   reasoning?: { text: string; tokens: number | null };
   /** The calibrated estimate missed the reported prompt tokens by more than 10%; absent without both. */
   estimateOff?: boolean;

@@ -157,6 +157,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         outputTokens: reply.usage?.outputTokens ?? null,
         cacheReadInputTokens: reply.usage?.cacheReadInputTokens ?? null,
         cacheWriteInputTokens: reply.usage?.cacheWriteInputTokens ?? null,
+        reportedReasoningTokens: reply.usage?.reasoningTokens ?? null,
         latencyMs: Math.round(reply.latencyMs ?? 0),
         stopReason: reply.stopReason ?? null,
         text: reply.text ?? null,

@@ -1,4 +1,4 @@
-// InvokeBaselineAgent / InvokeOllamaAgent / InvokeBedrockAgent: one turn of
+// InvokeBaselineAgent / InvokeOllamaAgent / InvokeOpenAIAgent / InvokeBedrockAgent: one turn of
 // the agent through the shared engine, with a deadline for its model calls
 // taken from the time this invocation has left.
 import { runTurn } from '../engine/turn.ts';

@@ -13,22 +13,31 @@ import {
   type LoopState,
 } from '../machine/contracts.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
-import { effectiveOllamaHost, isLoopbackHost, type ExperimentConfigInput } from '../config/experiment-config.ts';
+import {
+  effectiveOllamaHost,
+  effectiveOpenAIBaseUrl,
+  isLoopbackHost,
+  type ExperimentConfigInput,
+} from '../config/experiment-config.ts';
 import { InvalidInputError } from '../engine/errors.ts';
 import { envString } from '../config/environment.ts';
 
 /**
- * In Lambda (AWS_LAMBDA_FUNCTION_NAME is set by the runtime) a loopback Ollama host is the function itself, where
- * no Ollama runs: every turn would fail after its retries. Refused before anything is written, naming the setting.
+ * In Lambda (AWS_LAMBDA_FUNCTION_NAME is set by the runtime) a loopback model server is the function itself, where
+ * none runs: every turn would fail after its retries. Refused before anything is written, naming the setting.
  */
-function refuseLoopbackHost(host: string): void {
-  if (!isLoopbackHost(host)) return;
+function refuseLoopbackHost(provider: 'ollama' | 'openai', url: string): void {
+  if (!envString('AWS_LAMBDA_FUNCTION_NAME') || !isLoopbackHost(url)) return;
+  const [field, server, example] =
+    provider === 'ollama'
+      ? ['ollama/host', 'no Ollama runs', 'a hosted Ollama with its key in /ariadne/secrets/ollama_api_key']
+      : ['openai/base_url', 'no model server runs', 'https://api.openai.com/v1 with /ariadne/secrets/openai_api_key'];
+  const setting = `config.${field.replace('/', '.')}`;
   throw new InvalidInputError(
-    'config.ollama.host',
-    host,
-    `config.ollama.host ${host} is this Lambda function itself, where no Ollama runs; set ` +
-      '/ariadne/config/ollama/host (or config.ollama.host in the input) to an Ollama server the function can reach ' +
-      'over the internet, e.g. a hosted Ollama with its key in /ariadne/secrets/ollama_api_key',
+    setting,
+    url,
+    `${setting} ${url} is this Lambda function itself, where ${server}; set /ariadne/config/${field} (or ` +
+      `${setting} in the input) to a server the function can reach over the internet, e.g. ${example}`,
   );
 }
 
@@ -87,16 +96,22 @@ export const startExperimentHandler =
     let config: ExperimentConfigInput | undefined = input.promptVersion
       ? { ...sent, prompt_version: input.promptVersion }
       : sent;
-    // The environment supplies the Ollama host when the input names none (zod has filled in the default,
-    // so look at what was sent); either way the host lands in the snapshot.
+    // The environment supplies the Ollama host (and the OpenAI base URL) when the input names none (zod has filled in
+    // the default, so look at what was sent); either way the host lands in the snapshot.
     const parameters = await deps.parameters?.get();
     if (input.agent === 'bedrock') refuseUngrantedModel(input.model ?? undefined, parameters?.deployment);
     if (input.agent === 'ollama') {
       const host = effectiveOllamaHost(sent, parameters?.config);
-      if (envString('AWS_LAMBDA_FUNCTION_NAME')) refuseLoopbackHost(host);
+      refuseLoopbackHost('ollama', host);
       // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
       if (sent?.ollama?.host === undefined && parameters?.config.ollama?.host === undefined && envString('OLLAMA_HOST'))
         config = { ...config, ollama: { ...config?.ollama, host } };
+    }
+    if (input.agent === 'openai') {
+      const baseUrl = effectiveOpenAIBaseUrl(sent, parameters?.config);
+      refuseLoopbackHost('openai', baseUrl);
+      if (sent?.openai?.base_url === undefined && parameters?.config.openai?.base_url === undefined)
+        config = { ...config, openai: { ...config?.openai, base_url: baseUrl } };
     }
     const started = await startExperiment(
       {

@@ -6,11 +6,12 @@ import { z } from 'zod';
 import { partialConfigSchema, turnsPerExecution, type ExperimentConfig } from '../config/experiment-config.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../maze/generators/index.ts';
 import { BASELINE_NAMES } from '../providers/baselines.ts';
+import { isLlmAgent, LLM_AGENTS } from '../providers/llm-agents.ts';
 import { DETECTORS } from '../engine/agent-monitor.ts';
 import { fact } from '../../aws-facts/facts.ts';
 
-export const AGENTS = [...BASELINE_NAMES, 'ollama', 'bedrock'] as const;
-const LLM_PROVIDERS = ['bedrock', 'ollama', 'baseline'] as const;
+export const AGENTS = [...BASELINE_NAMES, ...LLM_AGENTS] as const;
+const LLM_PROVIDERS = [...LLM_AGENTS, 'baseline'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
 const size = z.number().int().min(MIN_SIZE).max(MAX_SIZE);
@@ -80,10 +81,10 @@ export const startRequestSchema = z
     taskToken: taskToken.optional(),
   })
   .strict()
-  .refine((r) => !['ollama', 'bedrock'].includes(r.agent) || (r.model !== undefined && r.model !== null), {
+  .refine((r) => !isLlmAgent(r.agent) || (r.model !== undefined && r.model !== null), {
     message:
-      'agent "ollama" and agent "bedrock" need a "model" ' +
-      '(e.g. "qwen2.5:7b", "anthropic.claude-3-5-sonnet-20240620-v1:0")',
+      'agent "ollama", "bedrock" and "openai" need a "model" ' +
+      '(e.g. "qwen2.5:7b", "global.anthropic.claude-haiku-4-5-20251001-v1:0", "gpt-4.1-mini")',
     path: ['model'],
   });
 export type StartExecutionInput = z.input<typeof startRequestSchema>;
@@ -101,7 +102,7 @@ export const resumeInputSchema = z
     resume: z
       .object({
         experimentId: z.string().min(1),
-        llmProvider: z.enum(['bedrock', 'ollama', 'baseline']),
+        llmProvider: z.enum(LLM_PROVIDERS),
         turnNumber: z.number().int().positive(),
         startedAt: z.string(),
         limits: z.record(z.string(), z.number()),
@@ -158,7 +159,7 @@ export function loopLimits(config: ExperimentConfig): LoopState['limits'] {
 }
 
 export function providerOf(agent: string): LlmProvider {
-  return agent === 'bedrock' || agent === 'ollama' ? agent : 'baseline';
+  return isLlmAgent(agent) ? agent : 'baseline';
 }
 
 const turnResultSchema = z

@@ -50,6 +50,13 @@ export const TASKS: Record<TaskState, TaskBinding> = {
     timeoutSeconds: LLM_TURN_TIMEOUT_SECONDS,
     database: true,
   },
+  [STATES.InvokeOpenAIAgent]: {
+    file: 'run-turn.ts',
+    lambdaExport: 'handler',
+    factoryExport: 'runTurnHandler',
+    timeoutSeconds: LLM_TURN_TIMEOUT_SECONDS,
+    database: true,
+  },
   [STATES.InvokeBedrockAgent]: {
     file: 'run-turn.ts',
     lambdaExport: 'handler',
@@ -99,6 +106,7 @@ export const HANDLERS_DIR = new URL('../handlers/', import.meta.url);
 const INVOKE_STATE = {
   bedrock: STATES.InvokeBedrockAgent,
   ollama: STATES.InvokeOllamaAgent,
+  openai: STATES.InvokeOpenAIAgent,
   baseline: STATES.InvokeBaselineAgent,
 } as const;
 

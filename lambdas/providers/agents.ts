@@ -6,6 +6,7 @@ import { baselineAgents, isBaseline } from './baselines.ts';
 import { llmAgent } from './llm/llm-agent.ts';
 import { classifyOllamaError, ollamaModel } from './llm/ollama-model.ts';
 import { bedrockModel, classifyBedrockError } from './llm/bedrock-model.ts';
+import { classifyOpenAIError, openaiModel } from './llm/openai-model.ts';
 import { workflowAgent } from './llm/workflow-agent.ts';
 import { isWorkflowText, loadWorkflow } from '../engine/workflow/definition.ts';
 import type { ChatModel } from './llm/chat-model.ts';
@@ -13,7 +14,7 @@ import { offeredTools } from '../engine/tools.ts';
 import type { Failure } from './llm/retry.ts';
 import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore } from './llm/rate-limiter.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import { bedrockInference, ollamaOptions, outputCap } from './llm/sampling.ts';
+import { bedrockInference, ollamaOptions, openaiRequest, outputCap } from './llm/sampling.ts';
 import { withProvenance } from './llm/provenance.ts';
 import { envString } from '../config/environment.ts';
 
@@ -109,6 +110,18 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
       return chat(bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config, modelName)), (err) =>
         classifyBedrockError(err, { model: modelName, region: config.bedrock.region }),
       );
+    case 'openai': {
+      const baseUrl = config.openai.base_url;
+      return chat(
+        openaiModel(
+          modelName,
+          config.openai,
+          identity.secrets?.openai_api_key ?? envString('OPENAI_API_KEY'),
+          openaiRequest(config, identity.seed, modelName),
+        ),
+        (err) => classifyOpenAIError(err, { model: modelName, baseUrl }),
+      );
+    }
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);
   }

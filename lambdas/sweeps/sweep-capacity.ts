@@ -105,7 +105,7 @@ export const STANDARD_EXECUTION_MAX_SECONDS = fact('sfn.max-standard-execution-s
  * What a wave of runs may take beyond its longest max_duration_minutes: the last turn, checked after it ends, with
  * its retries (a throttled account's waits too) and a continue-as-new hop: the turn reserve of the slowest provider.
  */
-const RUN_END_SECONDS = Math.max(...(['bedrock', 'ollama', 'baseline'] as const).map(turnReserveSeconds));
+const RUN_END_SECONDS = Math.max(...(['bedrock', 'ollama', 'openai', 'baseline'] as const).map(turnReserveSeconds));
 
 /** Start-up, finalizing and a resuming database between waves, and slots freed late: a quarter more. */
 export const SWEEP_TIME_MARGIN = 1.25;

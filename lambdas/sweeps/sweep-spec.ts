@@ -5,6 +5,7 @@
 // Cells and runs are a pure function of the spec, so running a sweep again
 // finds the same experiment ids: finished runs are skipped, interrupted ones
 // resumed, failed ones tried again as a new attempt.
+import { isLlmAgent } from '../providers/llm-agents.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { experimentConfigSchema, mergeConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
@@ -26,8 +27,8 @@ const agentSchema = z
     config: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
-  .refine((a) => !['ollama', 'bedrock'].includes(a.agent) || a.model !== undefined, {
-    message: 'agent "ollama" and "bedrock" need a "model"',
+  .refine((a) => !isLlmAgent(a.agent) || a.model !== undefined, {
+    message: 'agent "ollama", "bedrock" and "openai" need a "model"',
     path: ['model'],
   });
 

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { mergeConfig } from '../../../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../../../lambdas/config/prompts.ts';
+import { LLM_AGENTS } from '../../../lambdas/providers/llm-agents.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
@@ -98,7 +99,7 @@ async function run(o: RunOptions): Promise<void> {
       throw new InvalidInputError(
         '--workflow',
         o.workflow,
-        '--workflow goes with --provider ollama or --provider bedrock',
+        `--workflow goes with --provider ${LLM_AGENTS.join(', --provider ')}`,
       );
     const { readWorkflowFile, withWorkflowPrompt } = await import('../workflow-file.ts');
     const { text, workflow } = readWorkflowFile('--workflow', o.workflow);

@@ -1,5 +1,5 @@
 // ariadne sim: a simulated model server that speaks a real wire protocol
-// (Ollama or Bedrock), with faults on demand, for trying the LLM agents offline.
+// (Ollama, Bedrock or OpenAI's), with faults on demand, for trying the LLM agents offline.
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withExample } from '../help.ts';
@@ -15,6 +15,7 @@ interface SimOptions {
   rpm?: number;
   tpm?: number;
   windowSeconds?: number;
+  apiKey?: string;
 }
 
 /** --rpm/--tpm as one limit for every served model (as config.rate_limits gives it, with the same window). */
@@ -24,7 +25,13 @@ function simLimit(o: SimOptions) {
 }
 
 async function sim(service: string, o: SimOptions): Promise<void> {
-  const kind = choiceOption('service', ['ollama', 'bedrock'] as const)(service);
+  const kind = choiceOption('service', ['ollama', 'bedrock', 'openai'] as const)(service);
+  if (o.apiKey !== undefined && kind !== 'openai')
+    throw new InvalidInputError(
+      '--api-key',
+      o.apiKey,
+      `--api-key "${o.apiKey}" is for the openai service only (${kind} checks no key): drop it, or serve openai`,
+    );
   const { parseFaults } = await import('../../../simulators/sim-server.ts');
   const parse = (option: string, spec: string) => {
     try {
@@ -46,14 +53,20 @@ async function sim(service: string, o: SimOptions): Promise<void> {
   const server =
     kind === 'ollama'
       ? new (await import('../../../simulators/ollama-sim.ts')).OllamaSim(opts)
-      : new (await import('../../../simulators/bedrock-sim.ts')).BedrockSim(opts);
+      : kind === 'openai'
+        ? new (await import('../../../simulators/openai-sim.ts')).OpenAISim({ ...opts, apiKey: o.apiKey })
+        : new (await import('../../../simulators/bedrock-sim.ts')).BedrockSim(opts);
   if (limit) for (const model of server.models) server.limits[model] = limit;
-  const url = await server.listen(o.port ?? (kind === 'ollama' ? 11434 : 8787));
+  // each service's usual port: Ollama's, a free one for Bedrock, vLLM's for OpenAI-compatible servers
+  const url = await server.listen(o.port ?? { ollama: 11434, bedrock: 8787, openai: 8000 }[kind]);
   process.stdout.write(`simulated ${kind} at ${url} serving ${server.models.join(', ')}\n`);
   process.stdout.write(
     kind === 'ollama'
       ? `try: ${commandPrefix()} run --provider ollama --model ${server.models[0]} --ollama-host ${url}\n`
-      : `try: AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim ${commandPrefix()} run --provider bedrock ` +
+      : kind === 'openai'
+        ? `try: OPENAI_API_KEY=${o.apiKey ?? 'sim'} ${commandPrefix()} run --provider openai ` +
+          `--model ${server.models[0]} --openai-base-url ${url}/v1\n`
+        : `try: AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim ${commandPrefix()} run --provider bedrock ` +
           `--model ${server.models[0]} --bedrock-endpoint ${url}\n`,
   );
   let requests = 0;
@@ -76,13 +89,14 @@ export function registerSimCommand(program: Command): void {
     .command('sim')
     .description(
       'serve a simulated model that speaks a real wire protocol: ollama (/api/chat, /api/tags, /api/show, ' +
-        '/api/version) or bedrock (POST /model/{id}/converse, HTTP/2)',
+        '/api/version), bedrock (POST /model/{id}/converse, HTTP/2) or openai (/v1/chat/completions, /v1/models)',
     )
-    .argument('<service>', 'ollama or bedrock')
+    .argument('<service>', 'ollama, bedrock or openai')
     .addOption(
-      new Option('--port <n>', 'port on 127.0.0.1 (default: 11434 for ollama, 8787 for bedrock)').argParser(
-        intOption('--port', 0, 65535),
-      ),
+      new Option(
+        '--port <n>',
+        'port on 127.0.0.1 (default: 11434 for ollama, 8787 for bedrock, 8000 for openai)',
+      ).argParser(intOption('--port', 0, 65535)),
     )
     .option(
       '--faults <list>',
@@ -107,6 +121,10 @@ export function registerSimCommand(program: Command): void {
         'the window of --rpm/--tpm (default 60; lower to scale a limit down, with the same window_seconds in ' +
           'config.rate_limits)',
       ).argParser(intOption('--window-seconds', 1, 3600)),
+    )
+    .option(
+      '--api-key <key>',
+      'openai only: the key every request must carry (Authorization: Bearer <key>; others get 401); default: any',
     )
     .action(sim);
   withExample(simCommand, 'ariadne sim ollama --faults 429x2,500 --port 11435');

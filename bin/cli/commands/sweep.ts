@@ -73,7 +73,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       agent: c.agent,
       model: c.model,
       config: c.config,
-      labels: { host: `the Ollama host of sweep agent "${c.label}"`, model: `sweep agent "${c.label}": model` },
+      labels: { host: `the model server of sweep agent "${c.label}"`, model: `sweep agent "${c.label}": model` },
     })),
     (await parameters?.get())?.config,
   );

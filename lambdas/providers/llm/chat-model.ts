@@ -1,7 +1,8 @@
 // One model call, provider-neutral. Adapters translate to and from the wire
-// (Ollama /api/chat, Bedrock Converse); the LLM agent speaks only this.
+// (Ollama /api/chat, Bedrock Converse, OpenAI chat completions); the LLM agent speaks only this.
 import type { ModelTimings, TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
+import type { LlmAgent } from '../llm-agents.ts';
 
 export interface ModelToolCall {
   id: string;
@@ -14,14 +15,17 @@ export type ChatMessage =
   | { role: 'assistant'; text: string; calls: ModelToolCall[]; reasoning?: ModelReasoning | null }
   | { role: 'tool'; results: Array<{ id: string; name: string; content: string; ok: boolean }> };
 
-/** What a model returned as its reasoning (Ollama message.thinking, Bedrock reasoningContent blocks). */
+/**
+ * What a model returned as its reasoning (Ollama message.thinking, Bedrock reasoningContent blocks, an
+ * OpenAI-compatible server's reasoning_content or reasoning).
+ */
 interface ModelReasoning {
   text: string;
   /** Bedrock's reasoningText.signature: sent back unmodified with the reply (ReasoningTextBlock, API reference). */
   signature?: string;
 }
 
-/** Stop reasons that mean the output cap cut the reply: Ollama done_reason, Bedrock stopReason. */
+/** Stop reasons that mean the output cap cut the reply: Ollama done_reason, Bedrock stopReason, finish_reason. */
 const TRUNCATION = new Set(['length', 'max_tokens']);
 
 export const isTruncation = (stopReason: string | null): boolean => stopReason !== null && TRUNCATION.has(stopReason);
@@ -41,7 +45,7 @@ export interface ModelReply {
 }
 
 export interface ChatModel {
-  readonly provider: 'ollama' | 'bedrock';
+  readonly provider: LlmAgent;
   readonly model: string;
   complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal): Promise<ModelReply>;
   /**

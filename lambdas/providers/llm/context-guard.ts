@@ -8,6 +8,7 @@ import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import type { PromptContext } from '../../engine/agent.ts';
 import { lookupModel } from '../../config/model-table.ts';
 import { outputCap } from './sampling.ts';
+import type { LlmAgent } from '../llm-agents.ts';
 
 /** A prompt that cannot fit its model's context window (refused, or nothing left to trim). Not retried. */
 export class ContextOverflowError extends Error {
@@ -35,19 +36,20 @@ export class ContextOverflowError extends Error {
 }
 
 /** The context window of a model in tokens; null when unknown (then nothing is guarded, and the record says so). */
-export function contextWindow(provider: 'ollama' | 'bedrock', model: string, config: ExperimentConfig): number | null {
+export function contextWindow(provider: LlmAgent, model: string, config: ExperimentConfig): number | null {
   if (provider === 'ollama') return config.ollama.num_ctx;
   // an inference profile's window is its model's
   return lookupModel(config.context_windows, model) ?? null;
 }
 
 /**
- * Tokens of the window kept for the reply: Bedrock's output cap shares the model's window. Ollama's num_ctx is
- * guarded for the prompt alone, as before the shared cap (a reply past the window makes Ollama shift its context,
- * which the reply's done_reason and the truncation flag show).
+ * Tokens of the window kept for the reply: Bedrock's and OpenAI's output cap shares the model's window. Ollama's
+ * num_ctx is guarded for the prompt alone, as before the shared cap (a reply past the window makes Ollama shift its
+ * context, which the reply's done_reason and the truncation flag show).
  */
-export function replyReserve(provider: 'ollama' | 'bedrock', config: ExperimentConfig): number {
-  return provider === 'bedrock' ? (outputCap(provider, config) ?? 0) : 0;
+export function replyReserve(provider: LlmAgent, config: ExperimentConfig): number {
+  // an OpenAI-compatible server refuses a prompt that leaves no room for max_completion_tokens (vLLM: a 400)
+  return provider === 'ollama' ? 0 : (outputCap(provider, config) ?? 0);
 }
 
 export interface GuardTarget {

@@ -5,6 +5,7 @@
 // bedrock.max_tokens and temperature), so an old run resumes as it started.
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import { modelCapabilities } from '../../config/model-table.ts';
+import type { LlmAgent } from '../llm-agents.ts';
 
 /** A snapshot's field, which a snapshot written before the field existed lacks (the type says it is always set). */
 const stored = <T>(value: T): T | undefined => value;
@@ -86,8 +87,56 @@ export function bedrockInference(config: ExperimentConfig, model = ''): BedrockI
   };
 }
 
+/**
+ * A chat completions request's settings as Ariadne sends them (https://platform.openai.com/docs/api-reference/chat,
+ * the openai client's ChatCompletionCreateParams): the shared temperature, top_p and cap, the run's seed, and the
+ * openai section's reasoning_effort and parallel_tool_calls only when set.
+ */
+export interface OpenAIRequest {
+  temperature?: number;
+  top_p?: number;
+  max_completion_tokens?: number;
+  max_tokens?: number;
+  seed?: number;
+  reasoning_effort?: ExperimentConfig['openai']['reasoning_effort'];
+  parallel_tool_calls?: boolean;
+  /** What the config holds but was not sent, and why (for the provenance record). */
+  notSent?: string[];
+}
+
+/**
+ * OpenAI's reasoning models refuse temperature and top_p with a 400 ("Unsupported parameter: 'temperature' is not
+ * supported with this model", openai/openai-python issue 2072 for o3-mini; o1, o3, o4-mini and the gpt-5 family
+ * likewise, per the client libraries that leave them out). An OpenRouter id carries the vendor ("openai/o3").
+ */
+const OPENAI_REASONING_MODEL = /^(openai\/)?(o\d|gpt-5)/;
+
+export function openaiRequest(config: ExperimentConfig, agentSeed: number | null, model = ''): OpenAIRequest {
+  const o = config.openai;
+  const sampling = o.sampling ?? !OPENAI_REASONING_MODEL.test(model);
+  const temperature = config.temperature;
+  const topP = config.top_p;
+  const notSent: string[] = [];
+  if (!sampling) {
+    const why = o.sampling === false ? 'openai.sampling is false' : `${model} is a reasoning model that refuses it`;
+    notSent.push(`temperature ${temperature} not sent: ${why}`);
+    if (topP !== undefined) notSent.push(`top_p ${topP} not sent: ${why}`);
+  }
+  const seed = config.model_seed === 'per_repeat' && agentSeed !== null ? agentSeed : undefined;
+  return {
+    ...(sampling ? { temperature } : {}),
+    ...(sampling && topP !== undefined ? { top_p: topP } : {}),
+    [o.output_cap_field]: config.max_output_tokens,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(o.reasoning_effort !== undefined ? { reasoning_effort: o.reasoning_effort } : {}),
+    ...(o.parallel_tool_calls !== undefined ? { parallel_tool_calls: o.parallel_tool_calls } : {}),
+    ...(notSent.length > 0 ? { notSent } : {}),
+  };
+}
+
 /** The output tokens one reply may use at most: the context guard keeps them free, the rate limiter counts them. */
-export function outputCap(provider: 'ollama' | 'bedrock', config: ExperimentConfig): number | null {
+export function outputCap(provider: LlmAgent, config: ExperimentConfig): number | null {
   if (provider === 'bedrock') return bedrockInference(config).maxTokens;
+  if (provider === 'openai') return config.max_output_tokens;
   return ollamaOptions(config, null).num_predict ?? null;
 }

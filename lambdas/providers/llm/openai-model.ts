@@ -1,0 +1,245 @@
+// Any OpenAI-compatible server (vLLM, llama.cpp's server, LM Studio, OpenAI, OpenRouter) over the official `openai`
+// client: POST {base_url}/chat/completions with tools, tool results as role "tool" messages with their
+// tool_call_id. The client's own retries are off (maxRetries 0): ours log every retry. Wire formats as the client's
+// types give them (generated from OpenAI's OpenAPI spec; https://platform.openai.com/docs/api-reference/chat):
+// tool_calls[].function.arguments is a JSON string; usage.prompt_tokens INCLUDES prompt_tokens_details.cached_tokens
+// and usage.completion_tokens INCLUDES completion_tokens_details.reasoning_tokens; finish_reason "length" when
+// max_completion_tokens cut the reply; streamed, usage comes only with stream_options.include_usage, in a last
+// chunk whose choices are empty. Reasoning text is not part of OpenAI's own API; vLLM and DeepSeek return it as
+// message.reasoning_content, OpenRouter as message.reasoning: either is kept. Provenance: GET {base_url}/models/{id}.
+import OpenAI from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsBase,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
+import { isTruncation, type ChatMessage, type ChatModel, type ModelReply, type ModelToolCall } from './chat-model.ts';
+import type { ToolSpec } from '../../engine/tools.ts';
+import type { TokenUsage } from '../../engine/agent.ts';
+import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
+import type { OpenAIRequest } from './sampling.ts';
+
+export interface OpenAISettings {
+  base_url: string;
+  stream: boolean;
+}
+
+function toWire(system: string, messages: ChatMessage[], toolsOffered: boolean): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
+  for (const m of messages) {
+    if (m.role === 'user') out.push({ role: 'user', content: m.text });
+    else if (m.role === 'assistant') {
+      // A call that offers no tools (a workflow's thinking step) carries the earlier tool traffic as text, as the
+      // Bedrock adapter does: a tool message without tools offered is not accepted everywhere.
+      if (!toolsOffered || m.calls.length === 0) {
+        const calls = m.calls.map((c) => `${c.name} ${JSON.stringify(c.arguments ?? {})}`).join('\n');
+        out.push({ role: 'assistant', content: [m.text, calls].filter(Boolean).join('\n') || '(no text)' });
+      } else
+        out.push({
+          role: 'assistant',
+          content: m.text || null,
+          tool_calls: m.calls.map((c) => ({
+            id: c.id,
+            type: 'function',
+            function: { name: c.name, arguments: JSON.stringify(c.arguments ?? {}) },
+          })),
+        });
+    } else if (!toolsOffered)
+      out.push({ role: 'user', content: m.results.map((r) => `${r.name}: ${r.content}`).join('\n') });
+    else for (const r of m.results) out.push({ role: 'tool', tool_call_id: r.id, content: r.content });
+  }
+  return out;
+}
+
+function openaiTools(tools: ToolSpec[]): ChatCompletionTool[] {
+  return tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+/** Arguments arrive as a JSON string; one that does not parse is kept as given (the schema check names it). */
+function parsedArguments(text: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The usage as Ariadne counts it: inputTokens the prompt less what was read from the cache (as Bedrock reports
+ * inputTokens), the cache read apart, the output whole with its reasoning part reported beside it.
+ */
+function openaiUsage(u: CompletionUsage | null | undefined): TokenUsage | null {
+  if (!u) return null;
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  return {
+    inputTokens: u.prompt_tokens - (cached ?? 0),
+    outputTokens: u.completion_tokens,
+    ...(typeof cached === 'number' ? { cacheReadInputTokens: cached } : {}),
+    ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
+  };
+}
+
+/** vLLM's and DeepSeek's reasoning_content, OpenRouter's reasoning: fields the OpenAI types do not name. */
+function reasoningOf(message: unknown): string {
+  const m = message as { reasoning_content?: unknown; reasoning?: unknown } | null | undefined;
+  const text = m?.reasoning_content ?? m?.reasoning;
+  return typeof text === 'string' ? text : '';
+}
+
+/** A streamed reply put together: text and reasoning in order, tool calls by their index. */
+function assembleStream(chunks: ChatCompletionChunk[]) {
+  let text = '';
+  let reasoning = '';
+  let finish: string | null = null;
+  let usage: CompletionUsage | null = null;
+  const calls = new Map<number, { id: string; name: string; args: string }>();
+  for (const chunk of chunks) {
+    if (chunk.usage) usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      text += choice.delta.content ?? '';
+      reasoning += reasoningOf(choice.delta);
+      for (const d of choice.delta.tool_calls ?? []) {
+        const call = calls.get(d.index) ?? { id: '', name: '', args: '' };
+        call.id ||= d.id ?? '';
+        call.name += d.function?.name ?? '';
+        call.args += d.function?.arguments ?? '';
+        calls.set(d.index, call);
+      }
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+  }
+  const ordered = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
+  return { text, reasoning, finish, usage, calls: ordered };
+}
+
+/**
+ * `request`: what sampling.ts settles for the experiment (the shared settings, the seed, reasoning_effort,
+ * parallel_tool_calls); `apiKey`: the secret, never stored with the run (servers without keys take any).
+ */
+export function openaiModel(
+  model: string,
+  settings: OpenAISettings,
+  apiKey: string | undefined,
+  request: OpenAIRequest,
+): ChatModel {
+  const { notSent, ...sent } = request;
+  // The client refuses to start without a key; a local server that checks none takes any.
+  const client = new OpenAI({ baseURL: settings.base_url, apiKey: apiKey || 'none', maxRetries: 0 });
+  return {
+    provider: 'openai',
+    model,
+    async complete(system, messages, tools, signal): Promise<ModelReply> {
+      const body: ChatCompletionCreateParamsBase = {
+        model,
+        messages: toWire(system, messages, tools.length > 0),
+        ...(tools.length > 0 ? { tools: openaiTools(tools) } : {}),
+        ...sent,
+        // parallel_tool_calls means nothing without tools, and servers refuse it then
+        ...(tools.length === 0 ? { parallel_tool_calls: undefined } : {}),
+      };
+      let reply: ReturnType<typeof assembleStream>;
+      if (settings.stream) {
+        const stream = await client.chat.completions.create(
+          { ...body, stream: true, stream_options: { include_usage: true } },
+          { signal },
+        );
+        const chunks: ChatCompletionChunk[] = [];
+        for await (const chunk of stream) chunks.push(chunk);
+        reply = assembleStream(chunks);
+      } else {
+        const res = await client.chat.completions.create({ ...body, stream: false }, { signal });
+        const choice = res.choices[0];
+        const functionCalls = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
+        reply = {
+          text: choice?.message.content ?? '',
+          reasoning: reasoningOf(choice?.message),
+          finish: choice?.finish_reason ?? null,
+          usage: res.usage ?? null,
+          calls: functionCalls.map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments })),
+        };
+      }
+      const calls: ModelToolCall[] = reply.calls.map((c, i) => ({
+        // some servers send no ids; the next request must still pair each result with its call
+        id: c.id || `call_${i}`,
+        name: c.name,
+        arguments: parsedArguments(c.args),
+      }));
+      return {
+        text: reply.text,
+        calls,
+        usage: openaiUsage(reply.usage),
+        stopReason: reply.finish,
+        truncated: isTruncation(reply.finish),
+        reasoning: reply.reasoning ? { text: reply.reasoning } : null,
+      };
+    },
+    async provenance(signal) {
+      const listed = await client.models
+        .retrieve(model, { signal })
+        .then((m) => ({ model: m as unknown as Record<string, unknown> }))
+        .catch((e: unknown) => ({ error: String(e) }));
+      return {
+        provider: 'openai',
+        model,
+        base_url: settings.base_url,
+        // the server's own record of the model: OpenAI's owned_by and created; vLLM adds root and max_model_len
+        served_model: 'model' in listed ? listed.model : null,
+        request_sent: { ...sent, stream: settings.stream },
+        ...(notSent ? { not_sent: notSent } : {}),
+        seed:
+          sent.seed !== undefined
+            ? {
+                sent: true,
+                value: sent.seed,
+                note: "the run's agent seed, as `seed`: OpenAI documents determinism as best effort",
+              }
+            : { sent: false, note: 'model_seed is none' },
+        errors: 'error' in listed ? [listed.error] : [],
+      };
+    },
+  };
+}
+
+/** Fixes for the permanent answers a researcher can act on, by status. */
+const FIXES: Record<number, string> = {
+  401: 'put the key in <prefix>/secrets/openai_api_key (locally: $OPENAI_API_KEY or the parameters file)',
+  403: 'the key may not use this model or endpoint; check its project and model permissions',
+  404: 'check the model id with GET {base_url}/models (ariadne run checks it first) and config.openai.base_url',
+};
+
+/**
+ * `ctx`: the model and base URL called, named in the message. 408, 409, 429 and 5xx are transient (OpenAI's
+ * client retries the same: 408, 409, 429 and >= 500); the rest is permanent, with the fix where there is one.
+ */
+export function classifyOpenAIError(err: unknown, ctx?: { model: string; baseUrl: string }): Failure {
+  if (err instanceof OpenAI.APIUserAbortError || err instanceof OpenAI.APIConnectionTimeoutError)
+    return { transient: true, status: 'timeout', message: 'no reply within the timeout' };
+  if (err instanceof OpenAI.APIConnectionError)
+    return (
+      networkFailure(err.cause) ?? {
+        transient: true,
+        status: 'network',
+        message: (err.cause as Error | undefined)?.message ?? err.message,
+      }
+    );
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const where = ctx ? ` (model ${ctx.model} at ${ctx.baseUrl})` : '';
+    const transient = isTransientStatus(status) || status === 409;
+    const fix = !transient && FIXES[status] ? `; fix: ${FIXES[status]}` : '';
+    return { transient, status, message: `${err.code ?? err.type ?? 'error'}: ${err.message}${where}${fix}` };
+  }
+  const net = networkFailure(err);
+  if (net) return net;
+  const e = err as { name?: string; message?: string };
+  // a stream cut mid-reply by the attempt's signal
+  if (e?.name === 'AbortError') return { transient: true, status: 'timeout', message: 'no reply within the timeout' };
+  return { transient: false, status: 'error', message: `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}` };
+}
