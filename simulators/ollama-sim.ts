@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { SimServer, type LoggedRequest } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
+import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 
 const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
@@ -91,7 +92,10 @@ export class OllamaSim extends SimServer {
       .filter((m) => m.role === 'system')
       .map((m) => m.content)
       .join('\n');
-    const texts = messages.filter((m) => m.role === 'user' || m.role === 'tool').map((m) => m.content);
+    // a vision model reads a message's pictures (its `images`, base64) with its text
+    const texts = messages
+      .filter((m) => m.role === 'user' || m.role === 'tool')
+      .map((m) => withPicturesRead(m.content, ((m as { images?: string[] }).images ?? []).map(pictureBytes)));
     const turn = {
       model,
       system,

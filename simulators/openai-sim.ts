@@ -21,6 +21,7 @@
 // (https://docs.vllm.ai/en/latest/features/reasoning_outputs.html), OpenRouter as reasoning: `reasoningField`.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 import { SimServer, type Fault, type LoggedRequest, type SimOptions, type SimRateLimit } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
 
@@ -85,6 +86,15 @@ function textOf(content: unknown): string {
     .filter((p) => p?.type === 'text' && typeof p.text === 'string')
     .map((p) => p.text as string)
     .join('\n');
+}
+
+/** What a vision model reads of a message: its text, each picture (an image_url data URL) read after its caption. */
+function seenOf(content: unknown): string {
+  if (!Array.isArray(content)) return textOf(content);
+  const pictures = content
+    .filter((p) => p?.type === 'image_url' && typeof p.image_url?.url === 'string')
+    .map((p) => pictureBytes(p.image_url.url as string));
+  return withPicturesRead(textOf(content), pictures);
 }
 
 /** Durations as the x-ratelimit-reset-* headers give them: "120ms", "1.5s", "6m0s". */
@@ -289,7 +299,7 @@ export class OpenAISim extends SimServer {
         .filter((m) => m?.role === 'system' || m?.role === 'developer')
         .map((m) => textOf(m.content))
         .join('\n'),
-      texts: messages.filter((m) => m?.role === 'user' || m?.role === 'tool').map((m) => textOf(m.content)),
+      texts: messages.filter((m) => m?.role === 'user' || m?.role === 'tool').map((m) => seenOf(m.content)),
       tools: allowed,
       requestChars: JSON.stringify(body).length,
     };

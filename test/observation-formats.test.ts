@@ -32,6 +32,7 @@ const MARK: Record<ObservationFormat, RegExp> = {
   full_map: /^The whole maze, columns x=0\.\.14 /m,
   coordinates: /^Open cells in sight: /m,
   json: /^\{"turn":1,"actions":0,/,
+  image: /^The picture shows the tiles in sight around you: columns x=/m,
 };
 
 describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {

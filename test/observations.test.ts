@@ -14,7 +14,13 @@ import {
 } from '../lambdas/config/experiment-config.ts';
 import { executeCall, initialState, toSeen, visionOf } from '../lambdas/engine/game.ts';
 import type { Observation } from '../lambdas/engine/agent.ts';
-import { renderObservation, renderResult } from '../lambdas/providers/llm/observations/index.ts';
+import {
+  observationPicture,
+  renderObservation,
+  renderResult,
+  resultPictures,
+} from '../lambdas/providers/llm/observations/index.ts';
+import { withPicturesRead } from '../simulators/picture-reader.ts';
 import { isGameStart, readObservation } from '../simulators/observation-reader.ts';
 import { ParameterCache } from '../lambdas/config/parameters.ts';
 import { fileSource } from '../lambdas/config/file-source.ts';
@@ -170,6 +176,20 @@ Goal in sight: none`,
       '{"ok":false,"result":"cannot move south: a wall","position":[3,2],' +
       '"view":{"north":"#","south":"#","east":".#","west":".#"}}',
   },
+  image: {
+    observation: `Turn 1. Actions taken so far: 0 of 100.
+You are at (2,2).
+The picture shows the tiles in sight around you: columns x=0..5 (west to east), rows y=0..4 (north to south).
+In the picture each tile is a square, north at the top: black is a wall, white is open floor, green is the goal, \
+gray is out of sight, and the red dot is you.
+You may take up to 8 actions this turn.`,
+    moved: `ok: moved east to (3,2)
+You are at (3,2).
+Your view from here is in a picture after these results.`,
+    blocked: `failed: cannot move south: a wall
+You are at (3,2).
+Your view from here is in a picture after these results.`,
+  },
 };
 
 describe('each observation format on a fixed maze', () => {
@@ -221,12 +241,21 @@ describe('the simulated model reads every format', () => {
   it.each(OBSERVATION_FORMATS)('%s: back to the position and only true tiles, at least those in sight', (format) => {
     const { obs, moved } = game();
     const truth = (x: number, y: number) => ROWS[y][x];
-    const first = readObservation(renderObservation(format, obs, 100));
+    // the image format's tiles are in its pictures only: the model reads them with the text
+    const seen = (text: string, pictures: Uint8Array[]) =>
+      format === 'image' ? withPicturesRead(text, pictures) : text;
+    const first = readObservation(seen(renderObservation(format, obs, 100), [observationPicture(obs).png]));
     expect(first.position).toEqual([2, 2]);
     for (const [x, y, t] of first.cells) expect([x, y, t]).toEqual([x, y, truth(x, y)]);
     const read = new Set(first.cells.map(([x, y]) => `${x},${y}`));
     for (const [x, y] of obs.visible) expect(read).toContain(`${x},${y}`);
-    const after = readObservation(renderResult(format, moved, obs));
+    const shot = resultPictures([moved], obs);
+    const after = readObservation(
+      seen(
+        [renderResult(format, moved, obs), ...shot.map((p) => p.caption)].join('\n'),
+        shot.map((p) => p.image.png),
+      ),
+    );
     expect(after.position).toEqual([3, 2]);
     for (const [x, y, t] of after.cells) expect([x, y, t]).toEqual([x, y, truth(x, y)]);
     // a result answered as text ("move_east: <result>", calls parsed from text) reads the same
@@ -262,7 +291,7 @@ describe('config.observation', () => {
 agents:
   - { agent: random }
 mazes: { generators: [perfect], sizes: [11], seeds: [1] }
-settings: { observation: [rays, local_grid, full_map, coordinates, json] }
+settings: { observation: [rays, local_grid, full_map, coordinates, json, image] }
 config: { success_rule: reached }
 `,
       'test',
@@ -334,9 +363,11 @@ describe('every cell in sight is shown (success under "seen" never comes from a 
         }));
         for (const p of at) {
           const shown = shownAt(maze, config, p);
-          const first = read(shown.observationText);
+          // the image format's tiles are in its pictures, read with the text as a vision model would
+          const first = read(withPicturesRead(shown.observationText, shown.pictures.observation));
+          const result = read(withPicturesRead(shown.resultText, shown.pictures.result));
           // full_map: a result gives the position only; the map it goes with is the turn's observation
-          const after = f === 'full_map' ? new Map([...first, ...read(shown.resultText)]) : read(shown.resultText);
+          const after = f === 'full_map' ? new Map([...first, ...result]) : result;
           for (const [cells, position, reading] of [
             [shown.observation.visible, p, first],
             [shown.result.vision, shown.result.to, after],

@@ -15,15 +15,29 @@ import type { Maze } from '../lambdas/maze/maze.ts';
 import { AGENT_CHAR, tileChar, UNSEEN_CHAR } from '../lambdas/providers/llm/observations/common.ts';
 import { readObservation } from '../simulators/observation-reader.ts';
 import { shownAt } from '../bin/docs/observation-sample.ts';
+import { withPicturesRead } from '../simulators/picture-reader.ts';
 
 const MAZE = generateMaze({ generator: 'medium', width: 9, height: 9, seed: 2 });
 /** Every character the renderers draw a cell with (from the renderers, not a list kept here). */
 const CELL_CHARS = [tileChar(0), tileChar(1), tileChar(2), AGENT_CHAR, UNSEEN_CHAR];
 const MEMORY = ['fresh', 'history', 'conversation'] as const;
 
+/**
+ * How a prompt names the image format's colours ("black is a wall"...), as the cell characters the simulated model
+ * reads those colours as (simulators/picture-reader.ts): what the pictures show is checked against them.
+ */
+const COLOUR_WORDS: Array<[RegExp, string]> = [
+  [/black is a wall/, tileChar(1)],
+  [/white is open floor/, tileChar(0)],
+  [/green is the goal/, tileChar(2)],
+  [/gray is out of sight/, UNSEEN_CHAR],
+  [/red dot is you/, AGENT_CHAR],
+];
+
 /** The characters a prompt names as cell characters: the entries of its "Tiles:" and "Legend:" lines. */
 function legendChars(text: string): Set<string> {
   const out = new Set<string>();
+  if (/In the pictures: /.test(text)) for (const [words, c] of COLOUR_WORDS) if (words.test(text)) out.add(c);
   for (const line of text.split('\n')) {
     const m = /^(?:Tiles|Legend): (.*)$/.exec(line);
     if (m) for (const entry of m[1].split(',')) out.add(entry.trim().split(' ')[0].replace(/"/g, ''));
@@ -72,7 +86,14 @@ function contradictions(prompt: string, config: ExperimentConfig, maze: Maze): s
   const open = Array.from(maze.grid.cells).flatMap((t, i) =>
     t === WALL ? [] : [{ x: i % maze.width, y: Math.floor(i / maze.width) }],
   );
-  const shown = open.map((at) => shownAt(maze, config, at));
+  // what the model reads: the text, and (the image format) each picture read into it after its caption
+  const shown = open
+    .map((at) => shownAt(maze, config, at))
+    .map((s) => ({
+      ...s,
+      observationText: withPicturesRead(s.observationText, s.pictures.observation),
+      resultText: withPicturesRead(s.resultText, s.pictures.result),
+    }));
   const observations = shown.map((s) => ({ at: s.observation.position, text: s.observationText }));
   const results = shown.map((s) => ({ at: s.result.to, text: s.resultText }));
 

@@ -56,6 +56,7 @@ describe('npm run rehearse', () => {
       ['bedrock', true],
       ['ollama', true],
       ['openai', true],
+      ['image', true],
       ['provider-timeout', true],
       ['new-account', true],
       ['legacy-model', true],

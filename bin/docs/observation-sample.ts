@@ -9,15 +9,23 @@ import { MOVE_TOOLS } from '../../lambdas/engine/tools.ts';
 import { DIRECTIONS, WALL, type Point } from '../../lambdas/maze/grid.ts';
 import type { Maze } from '../../lambdas/maze/maze.ts';
 import { visibleCells } from '../../lambdas/maze/vision.ts';
-import { renderObservation, renderResult } from '../../lambdas/providers/llm/observations/index.ts';
+import {
+  observationPicture,
+  renderObservation,
+  renderResult,
+  resultPictures,
+  showsPictures,
+} from '../../lambdas/providers/llm/observations/index.ts';
 
 export interface Shown {
   observation: Observation;
   /** The turn's first message as rendered. */
   observationText: string;
   result: ActionResult;
-  /** The result of `tool` from there, as rendered. */
+  /** The result of `tool` from there, as rendered (with the image format, its picture's caption after it). */
   resultText: string;
+  /** The image format: the observation's picture, and the result's; none for the text formats. */
+  pictures: { observation: Uint8Array[]; result: Uint8Array[] };
 }
 
 /**
@@ -52,10 +60,15 @@ export function shownAt(maze: Maze, config: ExperimentConfig, at: Point = maze.s
     { name: tool ?? open ?? 'move_north', arguments: {} },
     { callIndex: 0, assistantText: null },
   );
+  const shot = showsPictures(config.observation) ? resultPictures([result], observation) : [];
   return {
     observation,
     observationText: renderObservation(config.observation, observation, config.max_moves),
     result,
-    resultText: renderResult(config.observation, result, observation),
+    resultText: [renderResult(config.observation, result, observation), ...shot.map((p) => p.caption)].join('\n'),
+    pictures: {
+      observation: showsPictures(config.observation) ? [observationPicture(observation).png] : [],
+      result: shot.map((p) => p.image.png),
+    },
   };
 }

@@ -180,9 +180,10 @@ export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 /**
  * How the model is shown the maze each turn (providers/llm/observations/): the encoding alone moves a model's
  * success by tens of points in published maze studies, so it is a setting to vary, not a constant. rays (the
- * default) is plain text, what models read best; json is for simulators and models that prefer it.
+ * default) is plain text, what models read best; json is for simulators and models that prefer it; image draws
+ * local_grid's square as a PNG picture, for vision models (observations/image.ts).
  */
-export const OBSERVATION_FORMATS = ['rays', 'local_grid', 'full_map', 'coordinates', 'json'] as const;
+export const OBSERVATION_FORMATS = ['rays', 'local_grid', 'full_map', 'coordinates', 'json', 'image'] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
 
 /** The longest an experiment may ask to run (max_duration_minutes): a week. Sweeps wait this long for one, and more. */

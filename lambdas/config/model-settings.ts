@@ -5,6 +5,9 @@
 import { InvalidInputError } from '../engine/errors.ts';
 import type { ExperimentConfig, ExperimentConfigInput } from './experiment-config.ts';
 import { modelCapabilities } from './model-table.ts';
+import { fact } from '../../aws-facts/facts.ts';
+
+const MAX_IMAGES_PER_MESSAGE = fact('bedrock.converse-max-images-per-message').value;
 
 /**
  * maxTokens for a model that thinks by default when the config sets no cap (docs/agents-and-providers.md). The
@@ -36,6 +39,16 @@ export function settleModelSettings(
   config: ExperimentConfig,
 ): ExperimentConfig {
   if (agent !== 'bedrock' || !model) return config;
+  // every executed action of a reply is a picture in the one user message that answers it (observations/image.ts)
+  if (config.observation === 'image' && config.max_actions_per_turn > MAX_IMAGES_PER_MESSAGE)
+    throw new InvalidInputError(
+      'config.max_actions_per_turn',
+      config.max_actions_per_turn,
+      `config.max_actions_per_turn ${config.max_actions_per_turn} with observation "image" on Bedrock: a reply's ` +
+        `actions are answered with one picture each in one message, and Converse takes at most ` +
+        `${MAX_IMAGES_PER_MESSAGE} images a message (API reference, Message); lower max_actions_per_turn to ` +
+        `${MAX_IMAGES_PER_MESSAGE} or less, or use a text observation format`,
+    );
   const caps = modelCapabilities(model);
   if (!caps.sampling) {
     for (const key of SAMPLING_KEYS) {

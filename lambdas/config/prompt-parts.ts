@@ -4,6 +4,7 @@
 // offered, when the run ends and what carries over between turns: a prompt
 // that describes another picture than the one the model gets would confound
 // the format with a wrong instruction.
+import { CELL_PX } from './observation-pictures.ts';
 import type { ExperimentConfig } from './experiment-config.ts';
 
 interface MazeFacts {
@@ -103,6 +104,20 @@ function observationText(c: Config): string {
         .filter(Boolean)
         .join('\n');
     }
+    case 'image':
+      return [
+        `Each turn starts with your position and a picture (PNG, ${CELL_PX}x${CELL_PX} pixels a tile) of the ` +
+          `square around you, up to ${tiles} each way (cut off at the maze's edge), north at the top; the text ` +
+          "before it gives the columns' x and the rows' y the picture covers. The tiles are shown only in pictures.",
+        c.see_through
+          ? 'You see every tile of the square; walls do not block your view.'
+          : `You see along the four directions (north, south, east, west) only, up to ${tiles}, and a wall blocks ` +
+            'your view: every other tile of the square is gray.',
+        'After each action, its result gives your new position; a message after the results shows, for each ' +
+          'action, a line naming it and the square it covers, then the picture around your new position.',
+        'In the pictures: black is a wall, white is open floor, green is the goal, ' +
+          `${c.see_through ? '' : 'gray is out of sight, '}and the red dot is you.`,
+      ].join('\n');
   }
 }
 

@@ -89,6 +89,11 @@ export interface AgentReply {
   reasoning?: { text: string; tokens: number | null } | null;
   /** The calibrated estimate and the reported prompt tokens differ by more than 10% of the reported count. */
   estimateOff?: boolean | null;
+  /**
+   * The image observation format: the sha256 of each picture first sent in this call, in order (the call's prompt
+   * also holds the turn's earlier pictures, recorded with the calls that first sent them).
+   */
+  images?: string[];
   /** A workflow agent's steps for this reply and the moves between its states (logged as machine 'workflow'). */
   workflow?: {
     steps: ReadonlyArray<object>;

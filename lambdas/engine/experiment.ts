@@ -146,6 +146,14 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
       `config.memory "${config.memory}" works with plain prompt versions only; ` +
         `"${config.prompt_version}" is a workflow: use memory "fresh" or a plain prompt version`,
     );
+  // A workflow's steps show the observation as text; pictures in its steps are not built.
+  if (config.observation === 'image')
+    throw new InvalidInputError(
+      'config.observation',
+      config.observation,
+      `config.observation "image" works with plain prompt versions only; "${config.prompt_version}" is a ` +
+        'workflow: use a text observation format (local_grid shows the same square as text) or a plain prompt version',
+    );
   try {
     return renderWorkflowSystem(template, (system) => renderPrompt(system, vars), `"${config.prompt_version}"`);
   } catch (e) {

@@ -89,6 +89,8 @@ export interface LlmCallRecord {
   reasoning?: { text: string; tokens: number | null };
   /** The calibrated estimate missed the reported prompt tokens by more than 10%; absent without both. */
   estimateOff?: boolean;
+  /** The image format: hashes of the pictures first sent in this call (AgentReply.images); absent otherwise. */
+  images?: string[];
 }
 
 export interface TurnWrite {

@@ -174,6 +174,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         ...(typeof reply.truncated === 'boolean' ? { truncated: reply.truncated } : {}),
         ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
         ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
+        ...(reply.images ? { images: reply.images } : {}),
       });
     }
     if (reply.workflow) {

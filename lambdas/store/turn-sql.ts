@@ -44,13 +44,14 @@ const LLM_CALLS_CTE = `, calls AS (
     latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, cache_read_input_tokens,
     cache_write_input_tokens, prompt_estimate, context_window, context_trimmed, total_duration_ns, load_duration_ns,
     prompt_eval_count, prompt_eval_duration_ns, eval_count, eval_duration_ns, truncated, reasoning_text,
-    reasoning_tokens, estimated_input_tokens, estimate_off, clipped, reported_reasoning_tokens)
+    reasoning_tokens, estimated_input_tokens, estimate_off, clipped, reported_reasoning_tokens, image_sha256)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.kr, l.kw, l.pe, l.cw, l.ct, l.td,
-    l.ld, l.pc, l.pd, l.ec, l.ed, l.tr, l.rt, l.rk, l.ei, l.eo, l.k, l.rr
+    l.ld, l.pc, l.pd, l.ec, l.ed, l.tr, l.rt, l.rk, l.ei, l.eo, l.k, l.rr,
+    (SELECT array_agg(h) FROM jsonb_array_elements_text(l.im) AS h)
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
     AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, kr int, kw int, pe int, cw int,
       ct int, td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint, tr boolean, rt text, rk int, ei int,
-      eo boolean, k jsonb, rr int)
+      eo boolean, k jsonb, rr int, im jsonb)
   RETURNING 1
 )`;
 
@@ -146,6 +147,7 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             kr: l.cacheReadInputTokens,
             kw: l.cacheWriteInputTokens,
             rr: l.reportedReasoningTokens ?? null,
+            im: l.images ?? null,
             pe: l.context?.estimate ?? null,
             cw: l.context?.window ?? null,
             ct: l.context?.trimmed ?? null,

@@ -48,8 +48,19 @@ function toWire(messages: ChatMessage[], toolsOffered: boolean): Message[] {
   return out;
 }
 
+/**
+ * A user message's text, then its pictures as image blocks (ImageBlock: format "png", source.bytes; the SDK
+ * base64-encodes the bytes on the wire).
+ */
+function userContent(m: Extract<ChatMessage, { role: 'user' }>): ContentBlock[] {
+  return [
+    { text: m.text },
+    ...(m.images ?? []).map((i) => ({ image: { format: 'png' as const, source: { bytes: i.png } } })),
+  ];
+}
+
 function toWireMessage(m: ChatMessage): Message {
-  if (m.role === 'user') return { role: 'user', content: [{ text: m.text }] };
+  if (m.role === 'user') return { role: 'user', content: userContent(m) };
   if (m.role === 'assistant') {
     const content: ContentBlock[] = [];
     // the reasoning goes back first and unmodified, as the model gave it (ReasoningTextBlock: "include the text
@@ -72,7 +83,7 @@ function toWireMessage(m: ChatMessage): Message {
 }
 
 function toTextMessage(m: ChatMessage): Message {
-  if (m.role === 'user') return { role: 'user', content: [{ text: m.text }] };
+  if (m.role === 'user') return { role: 'user', content: userContent(m) };
   if (m.role === 'assistant') {
     const calls = m.calls.map((c) => `${c.name} ${JSON.stringify(c.arguments ?? {})}`).join('\n');
     return { role: 'assistant', content: [{ text: [m.text, calls].filter(Boolean).join('\n') || '(no text)' }] };

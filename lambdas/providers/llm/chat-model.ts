@@ -10,8 +10,15 @@ export interface ModelToolCall {
   arguments: unknown;
 }
 
+/** A picture the model is shown (the image observation format): PNG bytes and the hash of its pixels. */
+export interface ModelImage {
+  png: Uint8Array;
+  sha256: string;
+}
+
 export type ChatMessage =
-  | { role: 'user'; text: string }
+  // images follow the text, one after each of its caption lines, in order (observations/image.ts)
+  | { role: 'user'; text: string; images?: ModelImage[] }
   | { role: 'assistant'; text: string; calls: ModelToolCall[]; reasoning?: ModelReasoning | null }
   | { role: 'tool'; results: Array<{ id: string; name: string; content: string; ok: boolean }> };
 

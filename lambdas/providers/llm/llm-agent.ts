@@ -8,10 +8,16 @@ import type { Agent, AgentReply, CallDeadline, Observation } from '../../engine/
 import type { ActionResult } from '../../engine/game.ts';
 import { offeredTools } from '../../engine/tools.ts';
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
-import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
+import type { ChatMessage, ChatModel, ModelImage, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
-import { renderObservation, renderResult } from './observations/index.ts';
+import {
+  observationPicture,
+  renderObservation,
+  renderResult,
+  resultPictures,
+  showsPictures,
+} from './observations/index.ts';
 import {
   boundConversation,
   boundHistory,
@@ -45,6 +51,10 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
   const shown = config.memory === 'history' ? carried.history.slice(-config.memory_history_actions) : [];
   const seen: ActionResult[] = [];
   let observation = '';
+  // the image format: the turn's first picture, and the pictures not yet sent in a call (recorded with the call)
+  let firstPicture: ModelImage | null = null;
+  let unsent: ModelImage[] = [];
+  const pictures = showsPictures(config.observation);
   const turn: ChatMessage[] = []; // this turn's messages after its first (the observation)
   let lastCalls: ModelToolCall[] = [];
   let lastFromText = false;
@@ -56,9 +66,10 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
   const firstMessage = (): ChatMessage => ({
     role: 'user',
     text: [describeHistory(shown), observation].filter(Boolean).join('\n\n'),
+    ...(firstPicture ? { images: [firstPicture] } : {}),
   });
   const prompt = (): ChatMessage[] => [...earlier, firstMessage(), ...turn];
-  const answer = (results: ActionResult[]): ChatMessage => {
+  const answer = (results: ActionResult[]): ChatMessage[] => {
     const rs = lastCalls.map((c, i) => ({
       id: c.id,
       name: c.name,
@@ -66,9 +77,19 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
       ok: results[i].success,
     }));
     // Calls the model wrote as text have no tool-call ids the service knows: answer them as text.
-    return lastFromText
-      ? { role: 'user', text: rs.map((r) => `${r.name}: ${r.content}`).join('\n') }
-      : { role: 'tool', results: rs };
+    const answered: ChatMessage[] = [
+      lastFromText
+        ? { role: 'user', text: rs.map((r) => `${r.name}: ${r.content}`).join('\n') }
+        : { role: 'tool', results: rs },
+    ];
+    // the image format: each executed action's picture, in a message of its own after the results
+    const shot = pictures ? resultPictures(results.slice(0, lastCalls.length), lastObs!) : [];
+    if (shot.length > 0) {
+      const images = shot.map((p) => ({ png: p.image.png, sha256: p.image.sha256 }));
+      unsent.push(...images);
+      answered.push({ role: 'user', text: shot.map((p) => p.caption).join('\n'), images });
+    }
+    return answered;
   };
   const trimOldest = (): number => {
     if (earlier.length > 0) {
@@ -84,10 +105,16 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
     async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
       const before = { seen: seen.length, turn: turn.length };
       lastObs = obs;
-      if (observation === '') observation = renderObservation(config.observation, obs, config.max_moves);
-      else {
+      if (observation === '') {
+        observation = renderObservation(config.observation, obs, config.max_moves);
+        if (pictures) {
+          const p = observationPicture(obs);
+          firstPicture = { png: p.png, sha256: p.sha256 };
+          unsent = [firstPicture];
+        }
+      } else {
         seen.push(...obs.results);
-        turn.push(answer(obs.results));
+        turn.push(...answer(obs.results));
       }
       const context = fitToWindow({
         provider: model.provider,
@@ -116,6 +143,8 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         turn.length = before.turn;
         throw err;
       });
+      const shownNow = unsent.map((i) => i.sha256);
+      unsent = [];
 
       let calls = reply.calls;
       lastFromText = false;
@@ -145,6 +174,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
           ? { text: reply.reasoning.text, tokens: scale(Math.ceil(reply.reasoning.text.length / 4)) }
           : null,
         estimateOff,
+        ...(pictures ? { images: shownNow } : {}),
       };
     },
     tokenCalibration: () => calibration.ratio,
@@ -158,7 +188,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
   else if (config.memory === 'conversation')
     agent.memory = (lastResults) => {
       // The turn's last calls were executed but never answered: their results close the exchange.
-      const closing = lastCalls.length > 0 && lastResults.length === lastCalls.length ? [answer(lastResults)] : [];
+      const closing = lastCalls.length > 0 && lastResults.length === lastCalls.length ? answer(lastResults) : [];
       const all = observation === '' ? earlier : [...earlier, firstMessage(), ...turn, ...closing];
       return { conversation: boundConversation(all, config.memory_conversation_tokens, scale) };
     };

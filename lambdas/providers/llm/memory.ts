@@ -71,7 +71,7 @@ export function boundConversation(
   maxTokens: number,
   scale: (estimate: number) => number = (n) => n,
 ): ChatMessage[] {
-  let kept = messages;
+  let kept = messages.map(withoutPictures);
   const fits = (ms: ChatMessage[]) =>
     scale(ms.reduce((n, m) => n + estimateMessageTokens(m), 0)) <= maxTokens &&
     jsonbBytes({ conversation: ms }) <= MEMORY_BYTES;
@@ -85,4 +85,14 @@ export function boundHistory(entries: HistoryEntry[]): HistoryEntry[] {
   let from = entries.length;
   while (from > 0 && (bytes += jsonbBytes(entries[from - 1]) + 2) <= MEMORY_BYTES) from--;
   return from === 0 ? entries : entries.slice(from);
+}
+
+/**
+ * A carried message's pictures are not stored (the row holds JSON, and pictures are what the turn showed, not what
+ * the model said): the text says each was shown, with its hash, so a later turn knows a picture stood there.
+ */
+function withoutPictures(m: ChatMessage): ChatMessage {
+  if (m.role !== 'user' || !m.images?.length) return m;
+  const shown = m.images.map((i) => `[picture shown then, sha256 ${i.sha256.slice(0, 12)}, not carried over]`);
+  return { role: 'user', text: [m.text, ...shown].join('\n') };
 }

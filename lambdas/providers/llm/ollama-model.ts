@@ -28,7 +28,13 @@ export interface OllamaSettings {
 function toWire(system: string, messages: ChatMessage[]): Message[] {
   const out: Message[] = [{ role: 'system', content: system }];
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: m.text });
+    // pictures as base64 in the message's `images` (https://docs.ollama.com/capabilities/vision)
+    if (m.role === 'user')
+      out.push({
+        role: 'user',
+        content: m.text,
+        ...(m.images?.length ? { images: m.images.map((i) => Buffer.from(i.png).toString('base64')) } : {}),
+      });
     else if (m.role === 'assistant')
       out.push({
         role: 'assistant',

@@ -29,7 +29,20 @@ export interface OpenAISettings {
 function toWire(system: string, messages: ChatMessage[], toolsOffered: boolean): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: m.text });
+    // pictures as image_url parts with a data URL (the chat API's vision input); text first, as the captions say
+    if (m.role === 'user')
+      out.push({
+        role: 'user',
+        content: m.images?.length
+          ? [
+              { type: 'text', text: m.text },
+              ...m.images.map((i) => ({
+                type: 'image_url' as const,
+                image_url: { url: `data:image/png;base64,${Buffer.from(i.png).toString('base64')}` },
+              })),
+            ]
+          : m.text,
+      });
     else if (m.role === 'assistant') {
       // A call that offers no tools (a workflow's thinking step) carries the earlier tool traffic as text, as the
       // Bedrock adapter does: a tool message without tools offered is not accepted everywhere.

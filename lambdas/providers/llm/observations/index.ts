@@ -8,6 +8,8 @@ import { fullMapFormat } from './full-map.ts';
 import { jsonFormat } from './json.ts';
 import { localGridFormat } from './local-grid.ts';
 import { raysFormat } from './rays.ts';
+import { imageFormat } from './image.ts';
+import type { ViewImage } from './view-image.ts';
 
 interface Renderer {
   observation(obs: Observation, maxMoves: number): string;
@@ -22,6 +24,7 @@ const RENDERERS: Record<ObservationFormat, Renderer> = {
   full_map: fullMapFormat,
   coordinates: coordinatesFormat,
   json: jsonFormat,
+  image: imageFormat,
 };
 
 export function renderObservation(format: ObservationFormat, obs: Observation, maxMoves: number): string {
@@ -30,4 +33,22 @@ export function renderObservation(format: ObservationFormat, obs: Observation, m
 
 export function renderResult(format: ObservationFormat, r: ActionResult, obs: Observation): string {
   return RENDERERS[format].result(r, obs);
+}
+
+/** The formats that show pictures: their messages carry images (chat-model.ts), one after each caption line. */
+export const showsPictures = (format: ObservationFormat): boolean => format === 'image';
+
+/** The turn's first picture (the image format only). */
+export function observationPicture(obs: Observation): ViewImage {
+  return imageFormat.picture(obs.position, obs.visible, obs);
+}
+
+/** The pictures of a reply's executed actions, each with its caption line (the image format only). */
+export function resultPictures(
+  results: readonly ActionResult[],
+  obs: Observation,
+): Array<{ caption: string; image: ViewImage }> {
+  return results
+    .filter((r) => r.executed)
+    .map((r) => ({ caption: imageFormat.caption(r, obs), image: imageFormat.picture(r.to, r.vision, obs) }));
 }
