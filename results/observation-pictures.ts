@@ -9,7 +9,7 @@ import type { SeenTile } from '../lambdas/engine/game.ts';
 import { viewPicture } from '../lambdas/providers/llm/observations/image.ts';
 import type { ViewImage } from '../lambdas/providers/llm/observations/view-image.ts';
 
-export interface ShownPicture {
+interface ShownPicture {
   /** The action whose view it is (its global step); null for a turn's first view. */
   step: number | null;
   x: number;

@@ -19,7 +19,7 @@ function tileAt(rgb: readonly number[]): string {
 }
 
 /** The rows of one picture covering `cols` x `rows` tiles: a character per tile, @ where the red dot is. */
-export function readPicture(png: Uint8Array, cols: number, rows: number): string[] {
+function readPicture(png: Uint8Array, cols: number, rows: number): string[] {
   const image = decode(png);
   const channels = image.channels ?? 3;
   const cell = image.width / cols;

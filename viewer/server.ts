@@ -13,6 +13,7 @@ import { problemHtml } from './page-shell.ts';
 import { InvalidRequestError } from './request-params.ts';
 import { NotFound, type ViewerContext } from './context.ts';
 import { registerExperimentRoutes } from './routes/experiment-routes.ts';
+import { registerPictureRoutes } from './routes/picture-routes.ts';
 import { registerLiveRoutes } from './routes/live-routes.ts';
 import { registerSweepRoutes } from './routes/sweep-routes.ts';
 import { registerCompareRoutes } from './routes/compare-routes.ts';
@@ -90,6 +91,7 @@ async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string
     return reply.type(asset.type).header('cache-control', 'no-cache').send(asset.body);
   });
   registerExperimentRoutes(app, ctx);
+  registerPictureRoutes(app, ctx);
   registerLiveRoutes(app, ctx);
   registerSweepRoutes(app, ctx);
   registerCompareRoutes(app, ctx);

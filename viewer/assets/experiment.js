@@ -27,6 +27,7 @@ const FIRST = firstRead.dataset.src;
 let inlined = JSON.parse(firstRead.textContent);
 let playing = false;
 const turnCache = new Map(); // turn number -> detail
+const pictureCache = new Map(); // turn number -> its calls' pictures (a run under the image format), as a promise
 const signalColour = '#dc2626';
 const NEVER = 0xffffffff;
 
@@ -210,9 +211,89 @@ async function showTurn(turn) {
     if (shownTurn !== turn) return; // the scrubber moved on while this was read
   }
   const detail = turnCache.get(turn);
-  $('turn-detail').replaceChildren(detail ? turnView(detail) : el('p', { class: 'na' }, 'no turn recorded yet'));
+  // only the turn shown draws its pictures, so a long run's page asks for none it does not show
+  const pictures = detail && detail.calls.length > 0 && showsPictures() ? await picturesOf(turn) : null;
+  if (shownTurn !== turn) return;
+  $('turn-detail').replaceChildren(
+    detail ? turnView(detail, pictures) : el('p', { class: 'na' }, 'no turn recorded yet'),
+  );
   highlight();
 }
+
+/** The run showed its model pictures (observation image): each call's are drawn again by the server. */
+const showsPictures = () => D.raw.experiment.config?.observation === 'image';
+
+/** A turn's pictures per call (viewer/routes/picture-routes.ts); a failed read is asked again next time. */
+function picturesOf(turn) {
+  if (!pictureCache.has(turn)) {
+    const read = shown(() => api(`/api/experiments/${encodeURIComponent(id)}/turns/${turn}/pictures`));
+    pictureCache.set(turn, read);
+    read.then((p) => p || pictureCache.delete(turn));
+  }
+  return pictureCache.get(turn);
+}
+
+/** Shown twice their size, each pixel a square (viewer.css: image-rendering: pixelated), so tiles are plain. */
+const PICTURE_SCALE = 2;
+
+/**
+ * The pictures a model call first sent, each captioned with the view it is, and flagged when, drawn again from the
+ * stored vision, it does not hash to what the call recorded: then the stored state is not what the model saw.
+ */
+function picturesView(shownInCall) {
+  if (!shownInCall || (shownInCall.pictures.length === 0 && shownInCall.unexplained.length === 0)) return null;
+  const figures = shownInCall.pictures.map((p) => {
+    const caption =
+      p.step === null ? `turn's first view at (${p.x},${p.y})` : `after step ${p.step} at (${p.x},${p.y})`;
+    const short = (hash) => `${hash.slice(0, 12)}\u2026`;
+    const why =
+      p.recorded === null
+        ? 'drawn again, this picture has no recorded hash: the call recorded fewer pictures than it sent'
+        : 'drawn again, this picture does not match what the model was sent ' +
+          `(sha256 ${short(p.recorded)} recorded, ${short(p.drawn)} drawn again)`;
+    const width = p.width * PICTURE_SCALE;
+    return el(
+      'figure',
+      { class: p.matches ? 'picture' : 'picture mismatch', 'data-step': p.step ?? 'first' },
+      el('img', {
+        src: p.src,
+        alt: `picture sent to the model: ${caption}`,
+        title: `sha256 ${p.recorded ?? '(none recorded)'}`,
+        width,
+        height: p.height * PICTURE_SCALE,
+        loading: 'lazy',
+        decoding: 'async',
+      }),
+      // the caption wraps at the picture's width (CSSOM: the policy refuses style attributes)
+      el(
+        'figcaption',
+        { style: { maxWidth: `${width}px` } },
+        caption,
+        p.matches ? null : el('b', { class: 'problem' }, why),
+      ),
+    );
+  });
+  const extra = shownInCall.unexplained;
+  return el(
+    'div',
+    { class: 'pictures' },
+    figures,
+    extra.length
+      ? el(
+          'p',
+          { class: 'problem' },
+          `the call recorded ${extra.length} more picture(s) than the stored state explains: sha256 ` +
+            extra.map((h) => `${h.slice(0, 12)}\u2026`).join(', '),
+        )
+      : null,
+  );
+}
+
+/** Reasoning tokens and where the figure comes from: the provider's count, else an estimate from the text. */
+const reasoningTokens = (c) =>
+  c.reported_reasoning_tokens !== null && c.reported_reasoning_tokens !== undefined
+    ? `${fmt.int(c.reported_reasoning_tokens)} tokens, as reported`
+    : `~${fmt.int(c.reasoning_tokens)} tokens, estimated`;
 
 function highlight() {
   for (const r of document.querySelectorAll('#turn-detail tr.current')) r.classList.remove('current');
@@ -221,7 +302,7 @@ function highlight() {
 
 const json = (v) => (v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
-function turnView({ turn, calls, actions, transitions, signals }) {
+function turnView({ turn, calls, actions, transitions, signals }, pictures) {
   const tokens =
     turn.input_tokens === null
       ? 'no model tokens'
@@ -252,13 +333,24 @@ function turnView({ turn, calls, actions, transitions, signals }) {
           (Array.isArray(c.retries) && c.retries.length ? `, ${c.retries.length} retried attempt(s)` : ''),
         c.truncated ? el('b', { class: 'problem' }, ' cut by the output cap') : null,
       ),
-      // the model's reasoning (Ollama thinking, Bedrock reasoningContent) next to its reply
+      picturesView(pictures?.calls.find((p) => p.call === c.call_index)),
+      // the model's reasoning (Ollama thinking, Bedrock reasoningContent, an OpenAI-compatible server's
+      // reasoning_content) next to its reply
       c.reasoning_text
         ? el(
             'details',
             { class: 'reasoning' },
-            el('summary', {}, `reasoning (~${fmt.int(c.reasoning_tokens)} tokens, estimated)`),
+            el('summary', {}, `reasoning (${reasoningTokens(c)})`),
             el('pre', { class: 'reply' }, c.reasoning_text),
+          )
+        : null,
+      // OpenAI's own API counts the reasoning it spent but returns none of it
+      !c.reasoning_text && c.reported_reasoning_tokens > 0
+        ? el(
+            'p',
+            { class: 'reasoning-note' },
+            `reasoning: ${fmt.int(c.reported_reasoning_tokens)} tokens as reported; ` +
+              'the server returned no reasoning text',
           )
         : null,
       c.assistant_text ? el('pre', { class: 'reply' }, c.assistant_text) : null,

@@ -51,6 +51,6 @@ export function drawView(area: Area, agent: Point, tileAt: (x: number, y: number
   return { png, sha256: pixelHash(width, height, data), width, height };
 }
 
-export function pixelHash(width: number, height: number, rgb: Uint8Array): string {
+function pixelHash(width: number, height: number, rgb: Uint8Array): string {
   return createHash('sha256').update(`${width}x${height}:`).update(rgb).digest('hex');
 }
