@@ -5,7 +5,7 @@
 import type { Sql } from '../lambdas/store/sql.ts';
 import { sweepRunConditions } from '../results/sweep-conditions.ts';
 import { RUN_FACTORS } from '../results/statistics-runs.ts';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
+import { DEFAULT_CONFIG, settingPaths } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { settingReaches } from './setting-reach.ts';
 
@@ -15,16 +15,25 @@ export const NOT_APPLICABLE = 'n/a';
 /** Config settings that are tables, not factors (a price per model is not a condition of the experiment). */
 const NOT_FACTORS = new Set(['prices']);
 
-/** Every setting of the config as a dotted path to a leaf (ollama.num_ctx), the factors a sweep can vary. */
-function settingFactors(config: object = DEFAULT_CONFIG, prefix = ''): string[] {
+/** The leaves of a config object as dotted paths (the defaults' tables keyed by model: context_windows.<id>). */
+function leafPaths(config: object, prefix = ''): string[] {
   const out: string[] = [];
   for (const [key, value] of Object.entries(config) as Array<[string, unknown]>) {
     const path = prefix ? `${prefix}.${key}` : key;
     if (NOT_FACTORS.has(path)) continue;
-    if (value && typeof value === 'object' && !Array.isArray(value)) out.push(...settingFactors(value, path));
+    if (value && typeof value === 'object' && !Array.isArray(value)) out.push(...leafPaths(value, path));
     else out.push(path);
   }
   return out;
+}
+
+/**
+ * Every setting of the config as a dotted path to a leaf (ollama.num_ctx), the factors a sweep can vary: the
+ * schema's settings, the optional ones without a default included (top_p, ollama.think, openai.reasoning_effort:
+ * read from the defaults alone, a sweep over one of them was pooled), then the defaults' table entries.
+ */
+function settingFactors(): string[] {
+  return [...new Set([...settingPaths(), ...leafPaths(DEFAULT_CONFIG)])];
 }
 
 export function checkFactors(factors: string[]): void {

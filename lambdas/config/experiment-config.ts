@@ -417,3 +417,26 @@ export function effectiveOpenAIBaseUrl(
     DEFAULT_CONFIG.openai.base_url
   );
 }
+
+/** What a zod schema holds, as far as settingPaths reads it (zod 4's def: its type and the schema inside). */
+interface SchemaDef {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+}
+
+/**
+ * Every setting of the config as a dotted path to a leaf (ollama.num_ctx), from the schema itself, so the optional
+ * ones that have no default (top_p, ollama.think, openai.reasoning_effort...) are settings too. Tables keyed by
+ * model (a record: prices, rate_limits, context_windows) are left out: their keys are not known here.
+ */
+export function settingPaths(schema: z.ZodType = configFields, prefix = ''): string[] {
+  const def = (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+  if (def.innerType) return settingPaths(def.innerType, prefix);
+  if (def.type === 'pipe' && def.in) return settingPaths(def.in, prefix);
+  if (def.type === 'record') return [];
+  if (def.type === 'object' && def.shape)
+    return Object.entries(def.shape).flatMap(([key, inner]) => settingPaths(inner, prefix ? `${prefix}.${key}` : key));
+  return prefix ? [prefix] : [];
+}

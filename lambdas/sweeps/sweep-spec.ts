@@ -6,6 +6,7 @@
 // finds the same experiment ids: finished runs are skipped, interrupted ones
 // resumed, failed ones tried again as a new attempt.
 import { isLlmAgent } from '../providers/llm-agents.ts';
+import { isForbiddenKey } from '../config/forbidden-keys.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { experimentConfigSchema, mergeConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
@@ -37,7 +38,11 @@ const generatorSchema = z.enum(GENERATOR_NAMES as [string, ...string[]]);
 // the range here, so that a size out of range is one problem, not one per generator
 const SIZE_RANGE = `a maze size is a whole number from ${MIN_SIZE} to ${MAX_SIZE}`;
 const sizeSchema = z.number().int(SIZE_RANGE).min(MIN_SIZE, SIZE_RANGE).max(MAX_SIZE, SIZE_RANGE);
-const settingsSchema = z.record(z.string(), z.array(z.unknown()).min(1).max(20)).default({});
+/** A setting's key: a config key, or section.key (a dotted key sets one key of a section); none reaching prototypes. */
+const settingKey = z
+  .string()
+  .refine((k) => !k.split('.').some(isForbiddenKey), 'a part of this key could reach object prototypes; rename it');
+const settingsSchema = z.record(settingKey, z.array(z.unknown()).min(1).max(20)).default({});
 const configSchema = z.record(z.string(), z.unknown()).default({});
 const repeatsSchema = z.number().int().min(1).max(100).default(1);
 
@@ -108,6 +113,20 @@ function product(settings: Record<string, unknown[]>): Array<Record<string, unkn
 
 const MAX_RUNS = 100_000;
 
+/**
+ * A combination of settings as config: a dotted key (openai.reasoning_effort) sets that key of its section, which
+ * mergeConfig then merges key by key with the section the sweep's and the agent's config give.
+ */
+function settingsConfig(combo: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(combo)) {
+    const [section, ...rest] = key.split('.');
+    if (rest.length === 0) out[key] = value;
+    else out[section] = { ...(out[section] as Record<string, unknown> | undefined), [rest.join('.')]: value };
+  }
+  return out;
+}
+
 /** The config keys a config issue is about: each unknown key, else the key its path starts with. */
 const issueKeys = (issue: z.core.$ZodIssue): string[] =>
   issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : [String(issue.path[0] ?? '')];
@@ -163,13 +182,14 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   if (settings && config && agents.length * (comboCount ?? 0) <= MAX_RUNS)
     for (const [ai, a] of agents)
       for (const combo of product(settings)) {
-        const checked = experimentConfigSchema.safeParse(mergeConfig(config, a.config, combo));
+        const checked = experimentConfigSchema.safeParse(mergeConfig(config, a.config, settingsConfig(combo)));
         if (checked.success) continue;
         for (const issue of checked.error.issues)
           for (const key of issueKeys(issue)) {
             // reported in the layer that set the key
-            const where = Object.hasOwn(combo, key)
-              ? ['settings', key]
+            const swept = Object.keys(combo).find((k) => k === key || k.startsWith(`${key}.`));
+            const where = swept
+              ? ['settings', swept]
               : a.config && Object.hasOwn(a.config, key)
                 ? ['agents', ai, 'config', key]
                 : ['config', key];
@@ -202,7 +222,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
               size,
               seed,
               settings,
-              config: mergeConfig(spec.config, a.config, settings),
+              config: mergeConfig(spec.config, a.config, settingsConfig(settings)),
             });
           }
   }
