@@ -19,6 +19,9 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   // the game's rules and limits: every agent plays under them
   max_moves: EVERY,
   max_duration_minutes: EVERY,
+  // what a model run may spend: a baseline spends nothing
+  max_cost_usd: MODELS,
+  max_tokens: MODELS,
   max_actions_per_turn: EVERY,
   max_turns: EVERY,
   vision_range: EVERY,

@@ -25,6 +25,15 @@ export async function latestSweepAttempts(db: Sql, sweepId: string): Promise<Swe
   return rows;
 }
 
+/** What a sweep's runs have spent in all (every attempt: a failed one spent too), as budgets count it. */
+export async function sweepSpend(db: Sql, sweepId: string): Promise<{ tokens: number; costUsd: number }> {
+  const { rows } = await db.query<{ tokens: number | null; cost: number | null }>(
+    'SELECT sum(spent_tokens) AS tokens, sum(spent_cost_usd) AS cost FROM experiments WHERE sweep_id = $1',
+    [sweepId],
+  );
+  return { tokens: Number(rows[0]?.tokens ?? 0), costUsd: Number(rows[0]?.cost ?? 0) };
+}
+
 export interface ExperimentState {
   agent: string;
   status: ExperimentStatus;

@@ -9,11 +9,11 @@ import type { Database } from '../lambdas/store/database.ts';
 import type { Sql } from '../lambdas/store/sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
-import type { TurnSummary } from '../lambdas/engine/store.ts';
+import type { Spend, TurnSummary } from '../lambdas/engine/store.ts';
 import { resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
 import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
-import { experimentState, latestSweepAttempts } from '../results/run-state.ts';
+import { experimentState, latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
 import { patiently } from '../lambdas/store/retry-query.ts';
@@ -58,6 +58,8 @@ export interface SweepResult {
   seconds: number;
   /** Interrupted through `signal`: the runs marked interrupted (their turns kept), and the runs not started. */
   interrupted?: { runs: string[]; notStarted: number };
+  /** The sweep's budget was spent: which one, what its runs spent, and the runs it did not start. */
+  budgetSpent?: { reason: 'max_cost_usd' | 'max_tokens'; limit: number; spent: Spend; notStarted: number };
   /** Database outages ridden out (connections dropped, the sweep's lock taken again), and their time in all. */
   databaseOutages: { count: number; seconds: number };
 }
@@ -154,9 +156,25 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     let stoppedBeforeStart = 0;
     // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file; nor while the sweep's
     // lock is away with its connection
+    let budgetSpent: SweepResult['budgetSpent'];
     const take = async () => {
       await lock.held();
-      return signal.aborted ? undefined : queue.shift();
+      if (signal.aborted || budgetSpent) return undefined;
+      if (s.spec.budget && queue.length > 0) {
+        const spent = await patiently(() => sweepSpend(opts.db, s.spec.sweep));
+        const { max_cost_usd: cost, max_tokens: tokens } = s.spec.budget;
+        const reason =
+          cost !== undefined && spent.costUsd >= cost
+            ? ('max_cost_usd' as const)
+            : tokens !== undefined && spent.tokens >= tokens
+              ? ('max_tokens' as const)
+              : null;
+        if (reason) {
+          budgetSpent = { reason, limit: reason === 'max_cost_usd' ? cost! : tokens!, spent, notStarted: 0 };
+          return undefined;
+        }
+      }
+      return queue.shift();
     };
     const worker = async () => {
       for (let next = await take(); next; next = await take()) {
@@ -230,6 +248,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
       failed: progress.failed,
       seconds: (Date.now() - started) / 1000,
       databaseOutages: outages,
+      ...(budgetSpent ? { budgetSpent: { ...budgetSpent, notStarted: queue.length } } : {}),
       ...(opts.signal?.aborted
         ? {
             interrupted: {

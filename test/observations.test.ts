@@ -27,7 +27,7 @@ import { fileSource } from '../lambdas/config/file-source.ts';
 import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
 import { parametersFile } from './support/parameters-file.ts';
 import { buildProgram } from '../bin/cli/program.ts';
-import { shownAt } from '../bin/docs/observation-sample.ts';
+import { shownAt } from '../reports/observation-sample.ts';
 import { generateMaze } from '../lambdas/maze/generators/index.ts';
 import { cellsSeeing } from '../lambdas/maze/vision.ts';
 import { createRng } from '../lambdas/maze/rng.ts';

@@ -14,7 +14,7 @@ import { DIRECTION_NAMES, WALL } from '../lambdas/maze/grid.ts';
 import type { Maze } from '../lambdas/maze/maze.ts';
 import { AGENT_CHAR, tileChar, UNSEEN_CHAR } from '../lambdas/providers/llm/observations/common.ts';
 import { readObservation } from '../simulators/observation-reader.ts';
-import { shownAt } from '../bin/docs/observation-sample.ts';
+import { shownAt } from '../reports/observation-sample.ts';
 import { withPicturesRead } from '../simulators/picture-reader.ts';
 
 const MAZE = generateMaze({ generator: 'medium', width: 9, height: 9, seed: 2 });

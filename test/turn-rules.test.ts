@@ -222,6 +222,7 @@ describe('what a turn logs', () => {
       outputTokens: 20,
       cacheReadInputTokens: null, // a provider without prompt caching reports none
       cacheWriteInputTokens: null,
+      reportedReasoningTokens: null,
       latencyMs: 13,
       stopReason: 'tool_use',
       text: 'going down',

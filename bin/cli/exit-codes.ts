@@ -4,7 +4,7 @@
 export const EXIT = {
   /** Everything asked for was done. */
   ok: 0,
-  /** The work ran and some of it failed: an experiment ended failed, a sweep had failed runs. */
+  /** The work ran and some of it failed: an experiment ended failed, a sweep had failed runs or met its budget. */
   workFailed: 1,
   /** Bad input (an option, a file, a query) or a lookup that found nothing; the message names what to fix. */
   badInput: 2,
@@ -16,7 +16,7 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** The `--help` text of the contract. */
 export const EXIT_CODES_HELP =
-  'Exit codes: 0 success; 1 the work ran and some of it failed (runs, sweeps); ' +
+  'Exit codes: 0 success; 1 the work ran and some of it failed (runs, sweeps, a sweep stopped at its budget); ' +
   '2 bad input, or a lookup that found nothing; 3 an environment problem (database, model provider, AWS); ' +
   '130 (143) interrupted by Ctrl-C (SIGTERM): run, resume and sweep say what they left and how to resume it.';
 

@@ -8,7 +8,7 @@ import { OBSERVATION_FORMATS, type ObservationFormat } from '../../lambdas/confi
 import { resolveConfig, systemPrompt } from '../../lambdas/engine/experiment.ts';
 import { generateMaze } from '../../lambdas/maze/generators/index.ts';
 import { renderAscii } from '../../lambdas/maze/grid.ts';
-import { shownAt } from './observation-sample.ts';
+import { shownAt } from '../../reports/observation-sample.ts';
 
 export const PAGE_PATH = 'docs/observation-formats.md';
 const SPEC = { generator: 'medium', width: 9, height: 9, seed: 2 };

@@ -194,6 +194,14 @@ const configFields = z
   .object({
     max_moves: z.number().int().min(1).max(1_000_000).optional(), // default below: max_turns derives from it
     max_duration_minutes: z.number().min(0.01).max(MAX_DURATION_MINUTES).default(120),
+    /**
+     * Budgets of one run (engine/turn.ts): it ends (status timeout, stop_reason max_cost_usd or max_tokens) before
+     * a model call once what it spent reached the budget. Cost in USD at config.prices (a model without a price
+     * cannot have a cost budget: refused at start); tokens as the provider reported them, input, cache reads and
+     * writes and output (reasoning included) together. Left out: no budget.
+     */
+    max_cost_usd: z.number().positive().max(1_000_000).optional(),
+    max_tokens: z.number().int().positive().max(1e12).optional(),
     max_actions_per_turn: z.number().int().min(1).max(64).default(8),
     // 0 would blind the agent (it sees not even the next tile; the frontier agent never moves): refused.
     vision_range: z

@@ -23,6 +23,7 @@ import { promptVariables } from '../config/prompt-parts.ts';
 import { isWorkflowText, renderWorkflowSystem, WorkflowDefinitionError } from './workflow/definition.ts';
 import { InvalidInputError } from './errors.ts';
 import { settleModelSettings } from '../config/model-settings.ts';
+import { priceOf } from './token-cost.ts';
 import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../config/budgets.ts';
 import { EVENTS_PER_OUTAGE_WAIT, NO_OUTAGE, type OutageState } from './provider-outage.ts';
 import { refuseOversizedExperiment, refuseOversizedVision, refuseUnstorableMemory } from './stored-limits.ts';
@@ -163,6 +164,19 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
   }
 }
 
+/** A cost budget needs the model's price: without one every turn would cost 0 and the budget would never stop it. */
+function refuseUnpricedBudget(agent: string, model: string | null | undefined, config: ExperimentConfig): void {
+  if (config.max_cost_usd === undefined || !isLlmAgent(agent) || !model) return;
+  if (priceOf(config.prices, model)) return;
+  throw new InvalidInputError(
+    'config.max_cost_usd',
+    config.max_cost_usd,
+    `config.max_cost_usd ${config.max_cost_usd}: model "${model}" has no price in config.prices, so its cost is ` +
+      `unknown and the budget could never be reached; set prices["${model}"] (USD per million tokens: ` +
+      'input_per_mtok, output_per_mtok) or use max_tokens',
+  );
+}
+
 /** A run that would succeed before its first action measures nothing: refused, naming the settings that cause it. */
 function goalInViewAtStart(config: ExperimentConfig): InvalidInputError {
   const vision = `vision_range ${config.vision_range}${config.see_through ? ' with see_through' : ''}`;
@@ -218,6 +232,7 @@ export async function startExperiment(
   const given = mergeConfig(defaults?.config, req.config);
   // what the model refuses is refused here, and a model that thinks by default gets room for it (model-settings.ts)
   const config = settleModelSettings(req.agent, req.model, given, resolveConfig(given));
+  refuseUnpricedBudget(req.agent, req.model, config);
   const maze = resolveMaze(req.maze);
   const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
   const optimal = optimalMoves(maze, config);
@@ -279,6 +294,8 @@ export interface Progress {
     | 'max_moves'
     | 'max_duration'
     | 'max_turns'
+    | 'max_cost_usd'
+    | 'max_tokens'
     | 'history_budget'
     | 'history_quota'
     | 'execution_time'
@@ -323,12 +340,17 @@ export function checkProgress(
     execution?: ExecutionClock;
     /** Provider outages waited out so far (provider-outage.ts): their time is not the run's duration. */
     outage?: OutageState;
+    /** Why the turn stopped (engine/turn.ts): a spent budget ends the run. */
+    turnStopReason?: string;
   },
   now: Date,
 ): Progress {
   const outage = p.outage ?? NO_OUTAGE;
   if (p.goalFound) return { decision: 'success', reason: 'goal_found' };
   if (p.halt) return { decision: 'stuck', reason: p.halt.detector, detail: p.halt.detail };
+  // its budget spent, the run ends as out of resources, as at max_moves: its own stop reason says which
+  if (p.turnStopReason === 'max_cost_usd' || p.turnStopReason === 'max_tokens')
+    return { decision: 'timeout', reason: p.turnStopReason };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
   if (now.getTime() - p.startedAt.getTime() - outage.total * 1000 >= p.maxDurationMinutes * 60_000)
     return { decision: 'timeout', reason: 'max_duration' };

@@ -21,10 +21,20 @@ export interface ExperimentInfo {
   tokenCalibration?: number | null;
 }
 
+/** What a run's model calls have spent so far, as its budgets count it (config.max_cost_usd, max_tokens). */
+export interface Spend {
+  /** Input, cache reads and writes, and output, as reported. */
+  tokens: number;
+  /** At config.prices; 0 while the model's price is unknown (a cost budget is then refused at start). */
+  costUsd: number;
+}
+
 export interface TurnContext {
   experiment: ExperimentInfo;
   maze: Maze;
   state: GameState;
+  /** Spent by the committed turns; absent in stores that keep no spend (then nothing). */
+  spent?: Spend;
   /** The agent monitor after the last committed turn; null before the first. */
   agentState: MonitorSnapshot | null;
   /** The agent's own memory (a workflow's state and variables) after the last committed turn. */
@@ -33,7 +43,16 @@ export interface TurnContext {
 
 /** `deadline`: the turn stopped calling the model before its invocation's time ran out (turn-deadline.ts). */
 export type TurnStopReason =
-  'goal_found' | 'action_limit' | 'no_tool_calls' | 'empty_reply' | 'max_moves' | 'stuck' | 'deadline';
+  | 'goal_found'
+  | 'action_limit'
+  | 'no_tool_calls'
+  | 'empty_reply'
+  | 'max_moves'
+  | 'stuck'
+  | 'deadline'
+  // the run's budget was spent (config.max_cost_usd, max_tokens): no further model call
+  | 'max_cost_usd'
+  | 'max_tokens';
 
 /** A transition as stored: the agent's phase, or a workflow's state (from/to are then workflow states). */
 export interface RecordedTransition {

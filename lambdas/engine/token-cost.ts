@@ -26,3 +26,13 @@ export function tokenCostUsd(price: Price, t: TokenCounts): number {
 export function priceOf(prices: ExperimentConfig['prices'], model: string): Price | undefined {
   return lookupModel(prices, model);
 }
+
+/** A turn's tokens as a budget counts them: input, cache reads and writes, and output, as reported. */
+export function spentTokens(t: {
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadInputTokens: number | null;
+  cacheWriteInputTokens: number | null;
+}): number {
+  return (t.inputTokens ?? 0) + (t.outputTokens ?? 0) + (t.cacheReadInputTokens ?? 0) + (t.cacheWriteInputTokens ?? 0);
+}

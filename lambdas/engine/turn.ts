@@ -25,7 +25,7 @@ import type {
 import { ExperimentClosedError, ModelCallDeadlineError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
-import { priceOf, tokenCostUsd } from './token-cost.ts';
+import { priceOf, spentTokens, tokenCostUsd } from './token-cost.ts';
 import type { ToolCall } from './tools.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
 
@@ -48,6 +48,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     state,
     agentState,
     agentMemory,
+    spent,
   } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
   if (state.turnsCompleted >= turnNumber) {
     // A replay (a retried invocation): return what was committed, write nothing.
@@ -110,7 +111,27 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
           : executed >= config.max_actions_per_turn
             ? 'action_limit'
             : null;
-  let stopReason: TurnStopReason | null = limitReached(); // a finished game asks the agent nothing
+  const price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
+  // What this turn has spent so far, at the run's prices (a cost budget needs a price: refused at start otherwise).
+  const turnCost = (): number =>
+    price && totals.inputTokens !== null
+      ? tokenCostUsd(price, {
+          inputTokens: totals.inputTokens,
+          outputTokens: totals.outputTokens ?? 0,
+          cacheReadInputTokens: totals.cacheReadInputTokens ?? 0,
+          cacheWriteInputTokens: totals.cacheWriteInputTokens ?? 0,
+        })
+      : 0;
+  /** The run's budget, spent: checked before each model call, so a run overshoots it by one call at most. */
+  const budgetSpent = (): TurnStopReason | null => {
+    if (!agent.callsModel) return null;
+    if (config.max_cost_usd !== undefined && (spent?.costUsd ?? 0) + turnCost() >= config.max_cost_usd)
+      return 'max_cost_usd';
+    if (config.max_tokens !== undefined && (spent?.tokens ?? 0) + spentTokens(totals) >= config.max_tokens)
+      return 'max_tokens';
+    return null;
+  };
+  let stopReason: TurnStopReason | null = limitReached() ?? budgetSpent(); // a finished game asks the agent nothing
   const { deadline } = deps;
   // What one more model call may take: its attempt's timeout (a retry starts only if it fits too: retry.ts).
   const callMs = agent.callsModel ? config.retry.timeout_ms : 0;
@@ -122,6 +143,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
       stopReason = 'deadline';
       break;
     }
+    if (replies > 0 && (stopReason = budgetSpent()) !== null) break;
     const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
     const observation: Observation = {
       turnNumber,
@@ -229,15 +251,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   if (halt !== null && !state.goalFound) stopReason = 'stuck';
   state.turnsCompleted = turnNumber;
   totals.llmCalls = llmCalls.length;
-  const price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
-  if (price && totals.inputTokens !== null) {
-    totals.costUsd = tokenCostUsd(price, {
-      inputTokens: totals.inputTokens,
-      outputTokens: totals.outputTokens ?? 0,
-      cacheReadInputTokens: totals.cacheReadInputTokens ?? 0,
-      cacheWriteInputTokens: totals.cacheWriteInputTokens ?? 0,
-    });
-  }
+  if (price && totals.inputTokens !== null) totals.costUsd = turnCost();
   const written = await deps.store.commitTurn({
     experimentId,
     turnNumber,

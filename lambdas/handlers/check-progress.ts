@@ -93,6 +93,7 @@ export const checkProgressHandler =
       {
         goalFound: s.turn.goalFound,
         halt: s.turn.halt,
+        turnStopReason: s.turn.stopReason,
         actionsTaken: s.turn.actionsTaken,
         startedAt: new Date(s.startedAt),
         maxMoves: s.limits.maxMoves,

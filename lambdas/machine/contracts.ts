@@ -166,6 +166,8 @@ const turnResultSchema = z
   .object({
     goalFound: z.boolean(),
     actionsTaken: z.number().int().nonnegative(),
+    /** Why the turn stopped (engine/store.ts TurnStopReason); absent from a turn answered before budgets. */
+    stopReason: z.string().optional(),
     halt: z
       .object({ detector: z.enum(DETECTORS), detail: z.string(), step: z.number().int() })
       .nullable()

@@ -22,6 +22,7 @@ import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.t
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { LIMITS, refuseOversizedExperiment, truncateText } from '../engine/stored-limits.ts';
 import { commitTurnQuery } from './turn-sql.ts';
+import { spentTokens } from '../engine/token-cost.ts';
 import type { QueryOptions, Sql, SqlResult, SqlValue } from './sql.ts';
 import { readPaged } from './pages.ts';
 
@@ -84,6 +85,8 @@ interface ContextRow extends InfoRow {
   turns_completed: number;
   goal_found: boolean;
   agent_memory: unknown;
+  spent_tokens: number;
+  spent_cost_usd: number;
 }
 
 interface ActionLogRow {
@@ -311,19 +314,28 @@ export class PgStore implements EngineStore {
       return { ...cached };
     }
     const { rows } = await this.query<ContextRow>(
-      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory
+      `SELECT ${INFO_COLUMNS}, position_x, position_y, actions_taken, turns_completed, goal_found, agent_memory,
+              spent_tokens, spent_cost_usd
        FROM experiments WHERE id = $1`,
       [experimentId],
     );
     if (rows.length === 0) throw new ExperimentNotFoundError(experimentId);
     const r = rows[0];
     const experiment = experimentInfoOf(r);
+    const spent = { tokens: Number(r.spent_tokens), costUsd: Number(r.spent_cost_usd) };
     const [maze, agentState] = await Promise.all([
       this.loadMaze(r.maze_id),
       this.agentStateAfter(experimentId, r.turns_completed),
     ]);
     if (cached && cached.state.turnsCompleted === r.turns_completed) {
-      const known: TurnContext = { experiment, maze, state: cached.state, agentState, agentMemory: r.agent_memory };
+      const known: TurnContext = {
+        experiment,
+        maze,
+        state: cached.state,
+        agentState,
+        agentMemory: r.agent_memory,
+        spent,
+      };
       this.remember(known, true);
       return { ...known };
     }
@@ -344,7 +356,7 @@ export class PgStore implements EngineStore {
         entered: a.outcome === 'moved' ? { x: a.to_x, y: a.to_y } : null,
       })),
     );
-    const ctx: TurnContext = { experiment, maze, state, agentState, agentMemory: r.agent_memory };
+    const ctx: TurnContext = { experiment, maze, state, agentState, agentMemory: r.agent_memory, spent };
     if (experiment.status === 'running') this.remember(ctx, true);
     return { ...ctx };
   }
@@ -421,6 +433,11 @@ export class PgStore implements EngineStore {
           state: turn.stateAfter,
           agentState: turn.agentStateAfter,
           agentMemory: turn.agentMemoryAfter ?? cached.agentMemory,
+          // as the statement added them (turn-sql.ts)
+          spent: {
+            tokens: (cached.spent?.tokens ?? 0) + spentTokens(turn.totals),
+            costUsd: (cached.spent?.costUsd ?? 0) + (turn.totals.costUsd ?? 0),
+          },
         },
         false,
       );

@@ -6,6 +6,7 @@ import type { CellEntered, SeenTile } from '../engine/game.ts';
 import { clipJson, jsonbBytes, LIMITS } from '../engine/stored-limits.ts';
 import type { SqlValue } from './sql.ts';
 import { jsonWithinLimit, refuseOversized, RowClipper } from './clip-row.ts';
+import { spentTokens } from '../engine/token-cost.ts';
 
 const COMMIT_TURN_HEAD = `
 WITH advanced AS (
@@ -13,7 +14,8 @@ WITH advanced AS (
     turns_completed = $2, actions_taken = $3, tiles_seen = $4, position_x = $5, position_y = $6,
     goal_found = $7, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now(),
     provenance = coalesce(provenance, $25::jsonb), token_calibration = coalesce(token_calibration, $26::float8),
-    price_known = coalesce($27::boolean, price_known)
+    price_known = coalesce($27::boolean, price_known),
+    spent_tokens = spent_tokens + $30, spent_cost_usd = spent_cost_usd + $31
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
@@ -352,5 +354,8 @@ function turnParams(t: TurnWrite): SqlValue[] {
     t.priceKnown ?? null,
     t.providerWait?.waits ?? 0,
     t.providerWait?.seconds ?? 0,
+    // what the turn spent, added to the run's (its budgets: config.max_cost_usd, max_tokens)
+    spentTokens(t.totals),
+    t.totals.costUsd ?? 0,
   ];
 }

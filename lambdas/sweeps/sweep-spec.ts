@@ -64,6 +64,17 @@ const sweepSchema = z
     config: configSchema,
     repeats: repeatsSchema,
     max_concurrency: z.number().int().min(1).max(1_000).default(4),
+    /**
+     * What the sweep's runs may spend in all (state-machine/local-sweep.ts): once their spend reached it, no further
+     * run starts (runs in flight end by their own rules). Not part of the sweep's identity: raising it goes on.
+     */
+    budget: z
+      .object({
+        max_cost_usd: z.number().positive().max(10_000_000).optional(),
+        max_tokens: z.number().int().positive().max(1e13).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -229,7 +240,10 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   return {
     spec,
     text,
-    hash: createHash('sha256').update(JSON.stringify(spec)).digest('hex'),
+    // the budget is how far to go, not what is measured: a sweep keeps its name when it is raised
+    hash: createHash('sha256')
+      .update(JSON.stringify({ ...spec, budget: undefined }))
+      .digest('hex'),
     cells,
     runs: cells.flatMap((cell) => Array.from({ length: spec.repeats }, (_, repeat) => ({ cell, repeat: repeat + 1 }))),
   };

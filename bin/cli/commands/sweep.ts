@@ -19,6 +19,7 @@ interface SweepOptions {
   bucket?: string;
   endpoint?: string;
   json?: boolean;
+  estimate?: boolean;
 }
 
 /** Runs ended by an error are not navigation failures: counted apart, out of the success rate. */
@@ -32,6 +33,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
   // loaded here, not at start-up: only this command needs the sweep machinery
   const { readSweepFile, startAwsSweep, sweepBucket } = await import('../sweep.ts');
   const loaded = readSweepFile(file);
+  if (o.estimate) return estimate(loaded, o);
   if (o.aws) {
     let arn = o.stateMachineArn || envString('ARIADNE_SWEEP_STATE_MACHINE_ARN');
     let bucketName = o.bucket ?? envString('ARIADNE_SWEEP_BUCKET');
@@ -73,7 +75,10 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       agent: c.agent,
       model: c.model,
       config: c.config,
-      labels: { host: `the model server of sweep agent "${c.label}"`, model: `sweep agent "${c.label}": model` },
+      labels: {
+        host: `the ${c.agent === 'openai' ? 'server' : 'Ollama host'} of sweep agent "${c.label}"`,
+        model: `sweep agent "${c.label}": model`,
+      },
     })),
     (await parameters?.get())?.config,
   );
@@ -118,6 +123,20 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         process.exitCode = interruption.exitCode();
         return;
       }
+      if (result.budgetSpent) {
+        const b = result.budgetSpent;
+        const spent =
+          b.reason === 'max_cost_usd'
+            ? `$${b.spent.costUsd.toFixed(4)}`
+            : `${b.spent.tokens.toLocaleString('en-US')} tokens`;
+        const limit = b.reason === 'max_cost_usd' ? `$${b.limit}` : `${b.limit.toLocaleString('en-US')} tokens`;
+        process.stderr.write(
+          `sweep ${result.sweep} stopped starting runs: its runs spent ${spent}, its budget.${b.reason} is ${limit}; ` +
+            `${b.notStarted} run(s) not started (the runs in flight ended by their own rules); raise ` +
+            `budget.${b.reason} in ${file} and run it again to go on\n`,
+        );
+        process.exitCode = EXIT.workFailed;
+      }
       if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else
         log(
@@ -134,10 +153,66 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
             `      ${commandPrefix()} list --sweep ${result.sweep}   (its runs)\n` +
             `      ${commandPrefix()} sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
         );
-      if (result.failed > 0) process.exitCode = EXIT.workFailed;
+      if (result.failed > 0 || result.budgetSpent) process.exitCode = EXIT.workFailed;
     },
     { log, poolSize: concurrency + 2 },
   );
+}
+
+const usd = (n: number) => (n >= 1 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`);
+const tok = (n: number) => Math.round(n).toLocaleString('en-US');
+type Range = { low: number; typical: number | null; high: number };
+const rangeText = (r: Range | null, unit: (n: number) => string) =>
+  r === null
+    ? 'no price'
+    : `${unit(r.low)} - ${unit(r.high)}${r.typical === null ? '' : ` (typical ${unit(r.typical)})`}`;
+
+/** --estimate: what the runs still to run may spend, before anything starts (reports/spend-estimate.ts). */
+async function estimate(loaded: import('../../../lambdas/sweeps/sweep-spec.ts').LoadedSweep, o: SweepOptions) {
+  const [{ estimateSweepSpend }, { localParameters }] = await Promise.all([
+    import('../../../reports/spend-estimate.ts'),
+    import('../local-parameters.ts'),
+  ]);
+  const prompts = (await localParameters()?.get())?.prompts ?? {};
+  await withCliDatabase(async (db) => {
+    const e = await estimateSweepSpend(db, loaded, prompts);
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(e)}\n`);
+      return;
+    }
+    const lines = [
+      `sweep ${e.sweep}: ${e.runsToStart} run(s) still to run; already spent ${tok(e.spent.tokens)} tokens, ` +
+        `${usd(e.spent.costUsd)}`,
+      ...e.rows.map(
+        (r) =>
+          `  ${r.label} | ${r.observation} | ${r.runs} run(s) | tokens ${rangeText(r.tokens, tok)} | ` +
+          `cost ${rangeText(r.costUsd, usd)} | from ${r.basis}`,
+      ),
+      `  all: tokens ${rangeText(e.total.tokens, tok)}; cost ${rangeText(e.total.costUsd, usd)}`,
+      'low: every run at its optimum and the lowest rate seen; high: every run to max_moves at the highest ' +
+        '(90th percentile, or one call per action with the whole output cap); a range, not an interval',
+    ];
+    const b = e.budget;
+    if (b?.max_cost_usd !== undefined && e.total.costUsd)
+      lines.push(
+        `budget.max_cost_usd ${usd(b.max_cost_usd)}: ` +
+          (e.spent.costUsd + e.total.costUsd.high <= b.max_cost_usd
+            ? 'covers even the high estimate'
+            : e.spent.costUsd + e.total.costUsd.low > b.max_cost_usd
+              ? 'below even the low estimate: the sweep will stop before its runs are done'
+              : 'inside the range: the sweep may stop before its runs are done'),
+      );
+    if (b?.max_tokens !== undefined)
+      lines.push(
+        `budget.max_tokens ${tok(b.max_tokens)}: ` +
+          (e.spent.tokens + e.total.tokens.high <= b.max_tokens
+            ? 'covers even the high estimate'
+            : e.spent.tokens + e.total.tokens.low > b.max_tokens
+              ? 'below even the low estimate: the sweep will stop before its runs are done'
+              : 'inside the range: the sweep may stop before its runs are done'),
+      );
+    process.stdout.write(`${lines.join('\n')}\n`);
+  });
 }
 
 export function registerSweepCommand(program: Command): void {
@@ -175,6 +250,11 @@ export function registerSweepCommand(program: Command): void {
         'SweepBucketName)',
     )
     .addOption(endpointOption('with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)'))
+    .option(
+      '--estimate',
+      'start nothing: print the range of tokens and cost its runs still to run may spend, from past runs of each ' +
+        "model in this database (else from the first prompt's size) at the sweep's prices",
+    )
     .addOption(jsonOption())
     .action(sweep);
   withExample(sweepCommand, 'ariadne sweep examples/sweeps/example.yaml --concurrency 4');

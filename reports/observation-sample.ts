@@ -2,20 +2,20 @@
 // engine builds it (lambdas/engine/turn.ts): the turn's observation, and the
 // result of one action from there. For the generated documentation page and
 // for the tests that compare prompts with observations.
-import type { ExperimentConfig } from '../../lambdas/config/experiment-config.ts';
-import type { Observation } from '../../lambdas/engine/agent.ts';
-import { executeCall, initialState, toSeen, visionOf, type ActionResult } from '../../lambdas/engine/game.ts';
-import { MOVE_TOOLS } from '../../lambdas/engine/tools.ts';
-import { DIRECTIONS, WALL, type Point } from '../../lambdas/maze/grid.ts';
-import type { Maze } from '../../lambdas/maze/maze.ts';
-import { visibleCells } from '../../lambdas/maze/vision.ts';
+import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
+import type { Observation } from '../lambdas/engine/agent.ts';
+import { executeCall, initialState, toSeen, visionOf, type ActionResult } from '../lambdas/engine/game.ts';
+import { MOVE_TOOLS } from '../lambdas/engine/tools.ts';
+import { DIRECTIONS, WALL, type Point } from '../lambdas/maze/grid.ts';
+import type { Maze } from '../lambdas/maze/maze.ts';
+import { visibleCells } from '../lambdas/maze/vision.ts';
 import {
   observationPicture,
   renderObservation,
   renderResult,
   resultPictures,
   showsPictures,
-} from '../../lambdas/providers/llm/observations/index.ts';
+} from '../lambdas/providers/llm/observations/index.ts';
 
 export interface Shown {
   observation: Observation;
