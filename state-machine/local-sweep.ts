@@ -103,7 +103,9 @@ function errorName(err: unknown): string {
   return cause instanceof Error ? cause.name : 'Error';
 }
 
-export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
+export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
+  // the sweep as registered: grown, its cells at the indices the database gave them (sweep-growth.ts)
+  let s = file;
   const started = Date.now();
   // Runs stop at their next turn on the caller's signal, or when another process took the sweep while this one's
   // lock was gone with its connection.
@@ -130,7 +132,7 @@ export async function runLocalSweep(s: LoadedSweep, opts: LocalSweepOptions): Pr
     },
   });
   try {
-    await patiently(() => registerSweep(opts.db, s));
+    s = await patiently(() => registerSweep(opts.db, file));
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
     for (const p of plan) planned[p.action]++;

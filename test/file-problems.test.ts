@@ -48,7 +48,7 @@ repeats: 5
 colour: blue
 `;
 const SWEEP_PROBLEMS = [
-  ['agents[1].agent', 4, /^"gpt" is not one of: random, frontier, ollama, bedrock$/],
+  ['agents[1].agent', 4, /^"gpt" is not one of: random, frontier, ollama, bedrock, openai$/],
   ['agents[2]', 5, /^two agents share the label "random"/],
   ['mazes.sizes[1]', 8, /^perfect 20: generator "perfect" needs an odd width, got 20; use 19 or 21$/],
   ['config.max_moves', 11, /^max_moves: Too small/],
@@ -119,7 +119,7 @@ describe('a sweep file reports every problem at once', () => {
       'mazes: { generators: [medium], sizes: [11], seeds: [1] }\n';
     const e = thrown(() => loadSweep(text, 'one.yaml'));
     expect((e as SweepDefinitionError).message).toBe(
-      'sweep one.yaml: agents[1].agent (line 4): "gpt" is not one of: random, frontier, ollama, bedrock',
+      'sweep one.yaml: agents[1].agent (line 4): "gpt" is not one of: random, frontier, ollama, bedrock, openai',
     );
   });
 

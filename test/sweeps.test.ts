@@ -525,10 +525,10 @@ describe('sweep files', () => {
     expect(`${e.where}: ${e.problem}`).toMatch(expected);
   });
 
-  it('a sweep name keeps its meaning: a changed spec under the same name is refused before anything runs', async () => {
-    const changed = loadSweep(SWEEP.replace('repeats: 5', 'repeats: 6'), 'test');
+  it('a sweep name keeps its meaning: a changed spec (not growth) is refused before anything runs', async () => {
+    const changed = loadSweep(SWEEP.replace('repeats: 5', 'repeats: 4'), 'test');
     await expect(runLocalSweep(changed, { db })).rejects.toThrow(
-      /sweep "kill-test" already exists with a different spec/,
+      /sweep "kill-test" already exists with a different spec \(repeats fell from 5 to 4\)/,
     );
     expect(await count("SELECT count(*) AS n FROM experiments WHERE sweep_id = 'kill-test'")).toBe(40);
   });

@@ -73,7 +73,8 @@ export const registerSweepHandler =
       envString('AWS_REGION'),
       typeof deployed === 'number' ? deployed : undefined,
     );
-    await registerSweep(deps.store.db, loaded);
+    // no growth here: the run list was uploaded from the file before the sweep was registered
+    await registerSweep(deps.store.db, loaded, { growth: false });
     return {
       sweepId: loaded.spec.sweep,
       cells: loaded.cells.length,

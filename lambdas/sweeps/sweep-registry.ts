@@ -3,10 +3,16 @@
 import { InvalidInputError } from '../engine/errors.ts';
 import { jsonbBytes, refuseOver, textBytes } from '../engine/stored-limits.ts';
 import type { LoadedSweep } from './sweep-spec.ts';
+import { notGrowth, reindexed } from './sweep-growth.ts';
 import type { Sql } from '../store/sql.ts';
 
-/** Writes the sweep and its cells once; a name reused for a different spec is refused. */
-export async function registerSweep(db: Sql, s: LoadedSweep): Promise<void> {
+/**
+ * Writes the sweep and its cells once. A name reused for a spec that only adds to it (sweep-growth.ts) grows the
+ * sweep: the new cells registered after the old, the spec replaced and its earlier version kept in `grown`; the sweep
+ * as registered is returned, its cells at their registered indices. Any other change is refused. `growth: false`
+ * (AWS: the run list is uploaded before the sweep is registered) refuses every change.
+ */
+export async function registerSweep(db: Sql, s: LoadedSweep, opts: { growth?: boolean } = {}): Promise<LoadedSweep> {
   // the file and its parsed form are kept whole, in a row the Data API must read back (64 KB): a larger one is refused
   const fix = `split sweep "${s.spec.sweep}" into smaller sweeps (fewer agents, mazes or settings per file)`;
   refuseOver('sweeps.spec_text', textBytes(s.text), fix);
@@ -16,14 +22,50 @@ export async function registerSweep(db: Sql, s: LoadedSweep): Promise<void> {
      ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id RETURNING spec_hash`,
     [s.spec.sweep, JSON.stringify(s.spec), s.hash, s.text, s.cells.length, s.spec.repeats],
   );
-  if (rows[0].spec_hash !== s.hash) {
-    throw new InvalidInputError(
+  let registered = s;
+  if (rows[0].spec_hash !== s.hash) registered = await grow(db, s, opts.growth ?? true);
+  await insertCells(db, registered);
+  return registered;
+}
+
+/** The sweep grown: its new spec checked against the stored one, its cells reindexed, its row replaced. */
+async function grow(db: Sql, s: LoadedSweep, allowed: boolean): Promise<LoadedSweep> {
+  const refuse = (what: string) =>
+    new InvalidInputError(
       'sweep',
       s.spec.sweep,
-      `sweep "${s.spec.sweep}" already exists with a different spec; ` +
-        'a sweep name keeps its meaning: give the changed sweep a new name',
+      `sweep "${s.spec.sweep}" already exists with a different spec (${what}); a sweep name keeps its meaning: ` +
+        (allowed
+          ? 'it may grow (more agents, generators, sizes, seeds, setting values or repeats), nothing else: give ' +
+            'the changed sweep a new name'
+          : 'on AWS it does not grow (its run list is uploaded before it is registered): grow it locally, or give ' +
+            'the changed sweep a new name'),
     );
-  }
+  const { rows } = await db.query<{ spec: LoadedSweep['spec']; spec_hash: string; cells: number; repeats: number }>(
+    'SELECT spec, spec_hash, cells, repeats FROM sweeps WHERE id = $1',
+    [s.spec.sweep],
+  );
+  const stored = rows[0];
+  const changed = notGrowth(stored.spec, s.spec);
+  if (changed !== null || !allowed) throw refuse(changed ?? 'grown');
+  const { rows: cells } = await db.query<{ cell_index: number; cell_key: string }>(
+    'SELECT cell_index, cell_key FROM sweep_cells WHERE sweep_id = $1',
+    [s.spec.sweep],
+  );
+  const registered = reindexed(s, new Map(cells.map((c) => [c.cell_key, c.cell_index])));
+  // only where the stored spec is the one checked (another process growing it at once takes one of the two)
+  const { rowCount } = await db.query(
+    `UPDATE sweeps SET spec = $2::jsonb, spec_hash = $3, spec_text = $4, cells = $5, repeats = $6,
+       grown = grown || jsonb_build_array(jsonb_build_object('spec_hash', spec_hash, 'cells', cells,
+                                                            'repeats', repeats, 'until', now()))
+     WHERE id = $1 AND spec_hash = $7`,
+    [s.spec.sweep, JSON.stringify(s.spec), s.hash, s.text, registered.cells.length, s.spec.repeats, stored.spec_hash],
+  );
+  if (rowCount !== 1) throw refuse('it was changed by another process at the same time');
+  return registered;
+}
+
+async function insertCells(db: Sql, s: LoadedSweep): Promise<void> {
   await db.query(
     `INSERT INTO sweep_cells (sweep_id, cell_index, cell_key, label, agent, model, maze_generator, maze_size, maze_seed,
                              settings)
