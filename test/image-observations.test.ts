@@ -15,20 +15,17 @@ import { EMPTY, GOAL, WALL } from '../lambdas/maze/grid.ts';
 import { turnPictures } from '../results/observation-pictures.ts';
 import { factorStats } from '../reports/factor-stats.ts';
 import { varyingFactors } from '../reports/factors.ts';
-import { OpenAISim } from '../simulators/openai-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
+import { FAST_RETRY, openaiSim, providerSims } from './support/provider-sims.ts';
 
 const sims = providerSims();
-const openai = new OpenAISim();
-let openaiUrl = '';
+const served = openaiSim();
+const { sim: openai } = served;
 let db: TestDatabase;
 beforeAll(async () => {
   db = await testDatabase();
-  openaiUrl = `${await openai.listen()}/v1`;
 });
 afterAll(async () => {
-  await openai.close();
   await db.drop();
 });
 
@@ -96,7 +93,7 @@ describe.each([
     () => ({ bedrock: { endpoint: sims.bedrockUrl, region: 'us-west-2' } }),
     STATES.InvokeBedrockAgent,
   ],
-  ['openai', 'gpt-4.1-mini', () => ({ openai: { base_url: openaiUrl } }), STATES.InvokeOpenAIAgent],
+  ['openai', 'gpt-4.1-mini', () => ({ openai: { base_url: served.url } }), STATES.InvokeOpenAIAgent],
 ] as const)('observation image through %s', (agent, model, section, state) => {
   it('the simulated vision model reads the pictures to the goal; each call records what it first sent', async () => {
     const { experimentId, summary } = await runLocalExperiment(
@@ -195,7 +192,7 @@ describe('the recorded pictures', () => {
         agent: 'openai',
         model: 'gpt-4.1-mini',
         maze: MAZE,
-        config: { openai: { base_url: openaiUrl }, retry: FAST_RETRY, observation: 'image', max_moves: 500 },
+        config: { openai: { base_url: served.url }, retry: FAST_RETRY, observation: 'image', max_moves: 500 },
       },
       { db },
     );
@@ -217,7 +214,7 @@ describe('the recorded pictures', () => {
         agent: 'openai',
         model: 'gpt-4.1-mini',
         maze: MAZE,
-        config: { openai: { base_url: openaiUrl }, retry: FAST_RETRY, observation: 'local_grid', max_moves: 500 },
+        config: { openai: { base_url: served.url }, retry: FAST_RETRY, observation: 'local_grid', max_moves: 500 },
       },
       { db },
     );
@@ -229,7 +226,7 @@ describe('the recorded pictures', () => {
         model: 'gpt-4.1-mini',
         maze: MAZE,
         config: {
-          openai: { base_url: openaiUrl },
+          openai: { base_url: served.url },
           retry: FAST_RETRY,
           observation: 'image',
           memory: 'conversation',
@@ -256,7 +253,7 @@ describe('a sweep over observation [rays, image] x two providers', () => {
       `sweep: pictures-vs-text
 agents:
   - { agent: ollama, model: "qwen2.5:7b", config: { ollama: { host: "${sims.ollamaUrl}" } } }
-  - { agent: openai, model: gpt-4.1-mini, config: { openai: { base_url: "${openaiUrl}" } } }
+  - { agent: openai, model: gpt-4.1-mini, config: { openai: { base_url: "${served.url}" } } }
 mazes: { generators: [medium], sizes: [15], seeds: [3, 4] }
 settings: { observation: [rays, image] }
 config: { max_moves: 500, retry: { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, timeout_ms: 5000 } }

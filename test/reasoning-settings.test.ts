@@ -6,20 +6,16 @@ import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
 import { factorStats } from '../reports/factor-stats.ts';
 import { varyingFactors } from '../reports/factors.ts';
-import { OpenAISim } from '../simulators/openai-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { providerSims } from './support/provider-sims.ts';
+import { openaiSim, providerSims } from './support/provider-sims.ts';
 
 const sims = providerSims();
-const openai = new OpenAISim();
-let openaiUrl = '';
+const served = openaiSim();
 let db: TestDatabase;
 beforeAll(async () => {
   db = await testDatabase();
-  openaiUrl = `${await openai.listen()}/v1`;
 });
 afterAll(async () => {
-  await openai.close();
   await db.drop();
 });
 
@@ -52,7 +48,7 @@ describe('reasoning swept by its dotted key', () => {
     const sweep = loadSweep(
       `sweep: effort
 agents:
-  - { agent: openai, model: o4-mini, config: { openai: { base_url: "${openaiUrl}" } } }
+  - { agent: openai, model: o4-mini, config: { openai: { base_url: "${served.url}" } } }
 mazes: { generators: [medium], sizes: [15], seeds: [3, 4] }
 settings: { openai.reasoning_effort: [low, high] }
 config:
@@ -64,10 +60,10 @@ config:
     );
     // the section's other keys (the agent's base_url) stay: the dotted key sets one key of the section
     expect(sweep.cells.map((c) => c.config.openai)).toEqual([
-      { base_url: openaiUrl, reasoning_effort: 'low' },
-      { base_url: openaiUrl, reasoning_effort: 'high' },
-      { base_url: openaiUrl, reasoning_effort: 'low' },
-      { base_url: openaiUrl, reasoning_effort: 'high' },
+      { base_url: served.url, reasoning_effort: 'low' },
+      { base_url: served.url, reasoning_effort: 'high' },
+      { base_url: served.url, reasoning_effort: 'low' },
+      { base_url: served.url, reasoning_effort: 'high' },
     ]);
     await runLocalSweep(sweep, { db, concurrency: 1 });
     const factors = await varyingFactors(db.pool, 'effort');
@@ -146,17 +142,7 @@ config: { max_moves: 500, max_output_tokens: 4096, retry: ${RETRY} }
   });
 
   it('a dotted key outside the config is refused, naming the setting', () => {
-    expect(() =>
-      loadSweep(
-        `sweep: typo
-agents: [{ agent: random }]
-mazes: { generators: [medium], sizes: [11], seeds: [1] }
-settings: { openai.reasoning_efort: [low] }
-`,
-        'test',
-      ),
-    ).toThrow(SweepDefinitionError);
-    try {
+    const load = () =>
       loadSweep(
         `sweep: typo
 agents: [{ agent: random }]
@@ -165,8 +151,7 @@ settings: { openai.reasoning_efort: [low] }
 `,
         'test',
       );
-    } catch (err) {
-      expect(String(err)).toMatch(/settings\.openai\.reasoning_efort/);
-    }
+    expect(load).toThrow(SweepDefinitionError);
+    expect(load).toThrow(/settings\.openai\.reasoning_efort/);
   });
 });

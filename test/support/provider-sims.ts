@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { OllamaSim } from '../../simulators/ollama-sim.ts';
 import { BedrockSim } from '../../simulators/bedrock-sim.ts';
+import { OpenAISim } from '../../simulators/openai-sim.ts';
 import { runLocalExperiment } from '../../state-machine/local-experiment.ts';
 import { STATES } from '../../lambdas/machine/states.ts';
 import type { TestDatabase } from './db.ts';
@@ -67,3 +68,15 @@ export const bedrockRunner =
       },
       { db: db(), retryIntervals: { [STATES.InvokeBedrockAgent]: 0 } },
     );
+
+/** An OpenAI simulator for one test file: listening before its tests, closed after; `url` is its /v1 base URL. */
+export function openaiSim(opts: ConstructorParameters<typeof OpenAISim>[0] = {}): { sim: OpenAISim; url: string } {
+  const served = { sim: new OpenAISim(opts), url: '' };
+  beforeAll(async () => {
+    served.url = `${await served.sim.listen()}/v1`;
+  });
+  afterAll(async () => {
+    await served.sim.close();
+  });
+  return served;
+}

@@ -192,25 +192,20 @@ async function estimate(loaded: import('../../../lambdas/sweeps/sweep-spec.ts').
       'low: every run at its optimum and the lowest rate seen; high: every run to max_moves at the highest ' +
         '(90th percentile, or one call per action with the whole output cap); a range, not an interval',
     ];
+    // whether the budget covers the range, from what was spent already
+    const covers = (spent: number, range: Range, limit: number) =>
+      spent + range.high <= limit
+        ? 'covers even the high estimate'
+        : spent + range.low > limit
+          ? 'below even the low estimate: the sweep will stop before its runs are done'
+          : 'inside the range: the sweep may stop before its runs are done';
     const b = e.budget;
     if (b?.max_cost_usd !== undefined && e.total.costUsd)
       lines.push(
-        `budget.max_cost_usd ${usd(b.max_cost_usd)}: ` +
-          (e.spent.costUsd + e.total.costUsd.high <= b.max_cost_usd
-            ? 'covers even the high estimate'
-            : e.spent.costUsd + e.total.costUsd.low > b.max_cost_usd
-              ? 'below even the low estimate: the sweep will stop before its runs are done'
-              : 'inside the range: the sweep may stop before its runs are done'),
+        `budget.max_cost_usd ${usd(b.max_cost_usd)}: ${covers(e.spent.costUsd, e.total.costUsd, b.max_cost_usd)}`,
       );
     if (b?.max_tokens !== undefined)
-      lines.push(
-        `budget.max_tokens ${tok(b.max_tokens)}: ` +
-          (e.spent.tokens + e.total.tokens.high <= b.max_tokens
-            ? 'covers even the high estimate'
-            : e.spent.tokens + e.total.tokens.low > b.max_tokens
-              ? 'below even the low estimate: the sweep will stop before its runs are done'
-              : 'inside the range: the sweep may stop before its runs are done'),
-      );
+      lines.push(`budget.max_tokens ${tok(b.max_tokens)}: ${covers(e.spent.tokens, e.total.tokens, b.max_tokens)}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   });
 }
