@@ -94,6 +94,16 @@ type Json = Record<string, unknown> & { files?: Array<{ path: string; bytes: num
  */
 const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
   [
+    'suite',
+    () => ['suite', 'show', 'ariadne-mazes/v1'],
+    (j) => expect(j).toMatchObject({ suite: 'ariadne-mazes/v1', version: 1 }),
+  ],
+  [
+    'suite verify',
+    () => ['suite', 'verify', 'ariadne-mazes/v1'],
+    (j) => expect(j).toMatchObject({ identical: 120, mismatches: [] }),
+  ],
+  [
     'run',
     () => ['run', '--agent', 'frontier', '--maze', 'light', '--size', '11', '--experiment-id', 'json-run'],
     (j) => expect(j).toMatchObject({ experiment_id: 'json-run', status: 'completed', goal_found: true }),

@@ -7,6 +7,7 @@ import { packageVersion } from './invocation.ts';
 import { outDirOption } from './output-dir.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerMazeCommands } from './commands/mazes.ts';
+import { registerSuiteCommands } from './commands/suite.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
 import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   // In the order `ariadne --help` lists them.
   registerRunCommands(program);
   registerMazeCommands(program);
+  registerSuiteCommands(program);
   registerSweepCommand(program);
   registerListCommand(program);
   registerResultCommands(program);

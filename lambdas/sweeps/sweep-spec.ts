@@ -5,6 +5,9 @@
 // Cells and runs are a pure function of the spec, so running a sweep again
 // finds the same experiment ids: finished runs are skipped, interrupted ones
 // resumed, failed ones tried again as a new attempt.
+import { isDeepStrictEqual } from 'node:util';
+import { suiteMazes } from '../maze/suites.ts';
+import { InvalidInputError } from '../engine/errors.ts';
 import { isLlmAgent } from '../providers/llm-agents.ts';
 import { isForbiddenKey } from '../config/forbidden-keys.ts';
 import { createHash } from 'node:crypto';
@@ -57,7 +60,13 @@ const sweepSchema = z
         sizes: z.array(sizeSchema).min(1).max(20),
         seeds: z.array(z.number().int().min(0).max(0xffffffff)).min(1).max(1_000),
       })
-      .strict(),
+      .strict()
+      .optional(),
+    /**
+     * A versioned maze suite (suites/, lambdas/maze/suites.ts: "ariadne-mazes/v1") instead of mazes: its mazes, and
+     * the config its reference scores were made under, which the sweep may add to but not change.
+     */
+    suite: z.string().max(100).optional(),
     /** Config keys, each with a list of values: every combination is a cell. */
     settings: settingsSchema,
     /** Config every run shares. */
@@ -78,7 +87,8 @@ const sweepSchema = z
   })
   .strict();
 
-type SweepSpec = z.output<typeof sweepSchema>;
+/** A sweep as loaded: its mazes always listed (a suite's filled in), the suite it named kept in `suite`. */
+type SweepSpec = z.output<typeof sweepSchema> & { mazes: NonNullable<z.output<typeof sweepSchema>['mazes']> };
 
 /** A sweep file that cannot be used. */
 export class SweepDefinitionError extends YamlFileError {
@@ -151,6 +161,21 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   const file = readYaml(text, sweepSchema, (problems) => new SweepDefinitionError(problems, source));
   const { piece, items, report } = file;
 
+  // a suite gives the mazes and the config its reference was made under; the file may add to that config only
+  const suiteRef = piece(['suite'], z.string().optional());
+  let suite: ReturnType<typeof suiteMazes> | null = null;
+  if (suiteRef !== undefined) {
+    if (piece(['mazes'], z.unknown()) !== undefined)
+      report(['mazes'], `give mazes or suite, not both: suite ${suiteRef} lists its own mazes`);
+    try {
+      suite = suiteMazes(suiteRef);
+    } catch (e) {
+      if (!(e instanceof InvalidInputError)) throw e;
+      report(['suite'], e.message);
+    }
+  } else if (piece(['mazes'], z.unknown()) === undefined)
+    report(['mazes'], 'required: the mazes (generators, sizes, seeds), or a suite (suite: ariadne-mazes/v1)');
+
   // every generator can build every size (each valid generator with each valid size)
   const sizes = items(['mazes', 'sizes'], sizeSchema);
   for (const [g, generator] of items(['mazes', 'generators'], generatorSchema))
@@ -179,9 +204,9 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   const comboCount = settings ? Object.values(settings).reduce((n, values) => n * values.length, 1) : null;
   const runs = [
     piece(['agents'], z.array(z.unknown())),
-    piece(['mazes', 'generators'], z.array(z.unknown())),
-    piece(['mazes', 'sizes'], z.array(z.unknown())),
-    piece(['mazes', 'seeds'], z.array(z.unknown())),
+    suite?.generators ?? piece(['mazes', 'generators'], z.array(z.unknown())),
+    suite?.sizes ?? piece(['mazes', 'sizes'], z.array(z.unknown())),
+    suite?.seeds ?? piece(['mazes', 'seeds'], z.array(z.unknown())),
   ].reduce<number | null>((n, list) => (n === null || !list ? null : n * list.length), comboCount);
   const repeats = piece(['repeats'], repeatsSchema);
   if (runs !== null && repeats !== undefined && runs * repeats > MAX_RUNS)
@@ -190,10 +215,30 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   // every config a run would get is valid: once per agent and combination of settings (not per cell: the
   // maze does not change the config); skipped for a sweep refused for its size
   const config = piece(['config'], configSchema);
+  if (suite) {
+    const fixed = suite.config;
+    const refuse = (where: Array<string | number>, key: string) =>
+      report(
+        [...where, key],
+        `suite ${suiteRef} fixes ${key} ${JSON.stringify(fixed[key])} (its reference scores were made under it); ` +
+          `remove ${key}, or run the mazes without the suite`,
+      );
+    for (const key of Object.keys(config ?? {}))
+      if (Object.hasOwn(fixed, key) && !isDeepStrictEqual(config![key], fixed[key])) refuse(['config'], key);
+    for (const [ai, a] of agents)
+      for (const key of Object.keys(a.config ?? {}))
+        if (Object.hasOwn(fixed, key) && !isDeepStrictEqual(a.config![key], fixed[key]))
+          refuse(['agents', ai, 'config'], key);
+    // a setting the sweep varies is never the suite's one value
+    for (const key of Object.keys(settings ?? {}))
+      if (Object.hasOwn(fixed, key.split('.')[0])) refuse(['settings'], key);
+  }
   if (settings && config && agents.length * (comboCount ?? 0) <= MAX_RUNS)
     for (const [ai, a] of agents)
       for (const combo of product(settings)) {
-        const checked = experimentConfigSchema.safeParse(mergeConfig(config, a.config, settingsConfig(combo)));
+        const checked = experimentConfigSchema.safeParse(
+          mergeConfig(suite?.config, config, a.config, settingsConfig(combo)),
+        );
         if (checked.success) continue;
         for (const issue of checked.error.issues)
           for (const key of issueKeys(issue)) {
@@ -211,7 +256,14 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
           }
       }
 
-  const spec = file.done();
+  const read = file.done();
+  const spec: SweepSpec = suite
+    ? {
+        ...read,
+        mazes: { generators: suite.generators, sizes: suite.sizes, seeds: suite.seeds },
+        config: { ...suite.config, ...read.config },
+      }
+    : { ...read, mazes: read.mazes! };
   const combos = product(spec.settings);
   const cells: SweepCell[] = [];
   for (const a of spec.agents) {

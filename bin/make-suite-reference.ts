@@ -1,0 +1,189 @@
+// npm run suite-reference -- suites/<name>-v<version>.json: completes a maze suite file from its hand-written part
+// (format, name, version, description, generators, sizes, seeds, config): every maze's hash and optima, generated
+// here, and the baselines' reference scores, made from scratch: the suite's reference sweep (referenceSweepText),
+// run by runLocalSweep on a fresh embedded Postgres, counted by reports/sweep-statistics.ts. The mazes already in
+// the file must regenerate identically: a suite's mazes never change (a changed generator makes a new version).
+// test/maze-suites.test.ts makes the scores again with suiteReference and compares them with the file's.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  parseSuite,
+  parseSuiteDraft,
+  REFERENCE_AGENTS,
+  referenceSweepName,
+  referenceSweepText,
+  suiteMazeEntries,
+  suiteRef,
+  verifySuite,
+  type AgentReference,
+  type MazeSuite,
+  type ReferenceStats,
+  type SuiteDefinition,
+} from '../lambdas/maze/suites.ts';
+import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
+import { runLocalSweep } from '../state-machine/local-sweep.ts';
+import { sweepStatistics, type GroupStatistics } from '../reports/sweep-statistics.ts';
+import { packageVersion } from './cli/invocation.ts';
+import { userDirectory } from './cli/output-dir.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** Runs at once (the baselines' runs are independent; how many at a time changes no run). */
+const CONCURRENCY = 8;
+
+/** Six decimals: the sums behind a mean may add up in another order on another day, never this far apart. */
+const round = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e6) / 1e6);
+
+/** A group's scores; refused unless every run ended by the game's rules and counts as an observation of its own. */
+function stats(what: string, g: GroupStatistics | undefined): ReferenceStats {
+  if (!g) throw new Error(`${what}: no runs`);
+  if (g.errors > 0 || g.running > 0 || g.independent !== g.n)
+    throw new Error(
+      `${what}: ${g.errors} runs ended by an error, ${g.running} still running, ${g.n - g.independent} copies: ` +
+        'a reference counts every maze once, each run ended by the rules of the game',
+    );
+  return {
+    n: g.n,
+    successes: g.successes,
+    success_rate: round(g.success.rate),
+    wilson95_low: round(g.success.wilson.low),
+    wilson95_high: round(g.success.wilson.high),
+    mean_efficiency: round(g.efficiency.mean),
+    mean_actions: round(g.meanActions),
+  };
+}
+
+/**
+ * The reference scores of a suite, made from scratch in `db`: its reference sweep run with runLocalSweep (every
+ * baseline once on every maze, under the suite's config), then per baseline overall and per generator and size.
+ * `db` must not hold the reference sweep already (a fresh schema): a finished run would not be run again.
+ */
+export async function suiteReference(suite: SuiteDefinition, db: Database): Promise<MazeSuite['reference']> {
+  const sweep = loadSweep(referenceSweepText(suite), `the reference sweep of ${suiteRef(suite)}`);
+  const result = await runLocalSweep(sweep, { db, concurrency: CONCURRENCY });
+  if (result.planned.start !== sweep.runs.length || result.done !== sweep.runs.length || result.failed > 0)
+    throw new Error(
+      `the reference sweep of ${suiteRef(suite)} ran ${result.planned.start} of its ${sweep.runs.length} runs ` +
+        `afresh and ${result.failed} ended by an error: make it on a fresh database`,
+    );
+  const name = referenceSweepName(suite);
+  const groups = (await sweepStatistics(db, name, { by: ['label', 'maze_generator', 'maze_size'] })).groups;
+  const overall = (await sweepStatistics(db, name, { by: ['label'] })).groups;
+  const of = (agent: string): AgentReference => ({
+    overall: stats(
+      agent,
+      overall.find((g) => g.factors.label === agent),
+    ),
+    groups: suite.generators.flatMap((generator) =>
+      suite.sizes.map((size) => ({
+        generator,
+        size,
+        ...stats(
+          `${agent} ${generator} ${size}`,
+          groups.find(
+            (g) =>
+              g.factors.label === agent &&
+              g.factors.maze_generator === generator &&
+              Number(g.factors.maze_size) === size,
+          ),
+        ),
+      })),
+    ),
+  });
+  const [random, frontier] = REFERENCE_AGENTS.map(of);
+  return { random, frontier };
+}
+
+/** A fresh embedded Postgres in a temporary directory, removed afterwards, for `fn`. */
+async function withFreshDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const parent = mkdtempSync(join(tmpdir(), 'ariadne-suite-'));
+  chmodSync(parent, 0o755); // as root the server runs as "postgres", who must reach the data dir
+  try {
+    const server = await startEmbeddedPostgres({ dataDir: join(parent, 'pgdata'), persistent: false });
+    try {
+      const db = await openDatabase({ url: server.url, schema: 'suite_reference', poolSize: CONCURRENCY + 2 });
+      try {
+        return await fn(db);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+}
+
+/** Completes the suite file at `path` (mazes, reference, how it was made) and writes it back, as Prettier lays out. */
+async function makeSuiteFile(path: string): Promise<void> {
+  const source = path.startsWith(`${ROOT}/`) ? relative(ROOT, path) : path;
+  const draft = parseSuiteDraft(JSON.parse(readFileSync(path, 'utf8')), source);
+  const mazes = suiteMazeEntries(draft);
+  if (draft.mazes) {
+    const changed = verifySuite({ mazes: draft.mazes });
+    if (changed.length > 0 || JSON.stringify(draft.mazes) !== JSON.stringify(mazes))
+      throw new Error(
+        `${source}: its mazes are not what this installation generates (${changed.length} differ` +
+          `${changed.length > 0 ? `: ${changed[0].message}` : ', or another list'}); a suite's mazes never change: ` +
+          'give the changed suite a new version',
+      );
+  }
+  const started = Date.now();
+  const reference = await withFreshDatabase((db) => suiteReference(draft, db));
+  const seconds = (Date.now() - started) / 1000;
+  const { format: f, name, version, description, generators, sizes, seeds, config } = draft;
+  const suite = parseSuite(
+    {
+      // the hand-written part in its order, then what is computed from it
+      format: f,
+      name,
+      version,
+      description,
+      generators,
+      sizes,
+      seeds,
+      config,
+      mazes,
+      reference,
+      reference_made_with: {
+        ariadne_version: packageVersion(),
+        sweep_name: referenceSweepName(draft),
+        sweep: referenceSweepText(draft).trimEnd().split('\n'),
+        command: `npm run suite-reference -- ${source}`,
+      },
+    },
+    source,
+  );
+  // laid out as `prettier --check` wants it (a data file of the repository); loaded only here
+  const { format, resolveConfig } = await import('prettier');
+  const text = await format(JSON.stringify(suite), { ...(await resolveConfig(path)), filepath: path });
+  writeFileSync(path, text);
+  process.stdout.write(`${source}: ${suite.mazes.length} mazes, reference made in ${seconds.toFixed(1)} s\n`);
+  for (const agent of REFERENCE_AGENTS) {
+    const o = suite.reference[agent].overall;
+    process.stdout.write(
+      `  ${agent}: ${o.successes}/${o.n} succeeded, efficiency ${o.mean_efficiency ?? '-'}, ` +
+        `actions ${o.mean_actions ?? '-'}\n`,
+    );
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [file] = process.argv.slice(2);
+  if (!file) {
+    process.stderr.write('usage: npm run suite-reference -- suites/<name>-v<version>.json\n');
+    process.exit(2);
+  }
+  try {
+    // npm run moves to the package root; a relative path is the user's
+    await makeSuiteFile(resolve(userDirectory(), file));
+  } catch (err) {
+    process.stderr.write(`suite-reference: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,61 @@
+// A sweep over a versioned maze suite (suite: ariadne-mazes/v1): its mazes and its fixed config come from the suite,
+// the file may add to the config but not change what the suite fixes, and mazes and a suite are not both given.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
+import { generateMaze } from '../lambdas/maze/generators/index.ts';
+
+const SUITE = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8')) as {
+  generators: string[];
+  sizes: number[];
+  seeds: number[];
+  config: Record<string, unknown>;
+  mazes: Array<{ generator: string; size: number; seed: number; hash: string }>;
+};
+
+const sweep = (body: string) =>
+  loadSweep(`sweep: on-the-suite\nagents:\n  - { agent: frontier }\n  - { agent: random }\n${body}`, 'test');
+
+const problems = (body: string): string => {
+  try {
+    sweep(body);
+  } catch (err) {
+    expect(err).toBeInstanceOf(SweepDefinitionError);
+    return String((err as Error).message);
+  }
+  throw new Error('not refused');
+};
+
+describe('a sweep over a maze suite', () => {
+  it("runs the suite's mazes under its config, with what the file adds", () => {
+    const s = sweep('suite: ariadne-mazes/v1\nconfig: { max_recall_actions: 20 }\n');
+    expect(s.spec.suite).toBe('ariadne-mazes/v1');
+    expect(s.spec.mazes).toEqual({ generators: SUITE.generators, sizes: SUITE.sizes, seeds: SUITE.seeds });
+    expect(s.cells).toHaveLength(2 * SUITE.mazes.length);
+    for (const c of s.cells) expect(c.config).toMatchObject({ ...SUITE.config, max_recall_actions: 20 });
+    // each cell's maze is one of the suite's, byte for byte (its content hash)
+    const hashes = new Map(SUITE.mazes.map((m) => [`${m.generator} ${m.size} ${m.seed}`, m.hash]));
+    for (const c of s.cells.slice(0, 12))
+      expect(generateMaze({ generator: c.generator, width: c.size, height: c.size, seed: c.seed }).hash).toBe(
+        hashes.get(`${c.generator} ${c.size} ${c.seed}`),
+      );
+  });
+
+  it('refuses a change to what the suite fixes, where it is made, and names the fix', () => {
+    const fixed = Object.entries(SUITE.config).find(([, v]) => typeof v === 'number')!;
+    expect(problems(`suite: ariadne-mazes/v1\nconfig: { ${fixed[0]}: ${Number(fixed[1]) + 1} }\n`)).toMatch(
+      new RegExp(`config\\.${fixed[0]} .*suite ariadne-mazes/v1 fixes ${fixed[0]} ${String(fixed[1])}`),
+    );
+    expect(problems(`suite: ariadne-mazes/v1\nsettings: { vision_range: [3, 5] }\n`)).toMatch(
+      /settings\.vision_range .*suite ariadne-mazes\/v1 fixes vision_range/,
+    );
+  });
+
+  it('refuses mazes beside a suite, neither of them, and an unknown suite naming the known ones', () => {
+    expect(problems('suite: ariadne-mazes/v1\nmazes: { generators: [medium], sizes: [11], seeds: [1] }\n')).toMatch(
+      /give mazes or suite, not both/,
+    );
+    expect(problems('config: { max_moves: 50 }\n')).toMatch(/mazes .*required: the mazes .*or a suite/);
+    expect(problems('suite: ariadne-mazes/v9\n')).toMatch(/unknown maze suite "ariadne-mazes\/v9".*ariadne-mazes\/v1/);
+  });
+});
