@@ -4,6 +4,7 @@ import { InvalidInputError } from '../engine/errors.ts';
 import { jsonbBytes, refuseOver, textBytes } from '../engine/stored-limits.ts';
 import type { LoadedSweep } from './sweep-spec.ts';
 import { notGrowth, reindexed } from './sweep-growth.ts';
+import { registeredCells, storedSweep } from '../store/sweep-rows.ts';
 import type { Sql } from '../store/sql.ts';
 
 /**
@@ -41,18 +42,10 @@ async function grow(db: Sql, s: LoadedSweep, allowed: boolean): Promise<LoadedSw
           : 'on AWS it does not grow (its run list is uploaded before it is registered): grow it locally, or give ' +
             'the changed sweep a new name'),
     );
-  const { rows } = await db.query<{ spec: LoadedSweep['spec']; spec_hash: string; cells: number; repeats: number }>(
-    'SELECT spec, spec_hash, cells, repeats FROM sweeps WHERE id = $1',
-    [s.spec.sweep],
-  );
-  const stored = rows[0];
+  const stored = await storedSweep<LoadedSweep['spec']>(db, s.spec.sweep);
   const changed = notGrowth(stored.spec, s.spec);
   if (changed !== null || !allowed) throw refuse(changed ?? 'grown');
-  const { rows: cells } = await db.query<{ cell_index: number; cell_key: string }>(
-    'SELECT cell_index, cell_key FROM sweep_cells WHERE sweep_id = $1',
-    [s.spec.sweep],
-  );
-  const registered = reindexed(s, new Map(cells.map((c) => [c.cell_key, c.cell_index])));
+  const registered = reindexed(s, await registeredCells(db, s.spec.sweep));
   // only where the stored spec is the one checked (another process growing it at once takes one of the two)
   const { rowCount } = await db.query(
     `UPDATE sweeps SET spec = $2::jsonb, spec_hash = $3, spec_text = $4, cells = $5, repeats = $6,
