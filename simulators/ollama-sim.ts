@@ -8,7 +8,7 @@
 // "length"; /api/show gives details, template and parameters but no digest, which /api/tags gives per model.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { SimServer, type LoggedRequest } from './sim-server.ts';
+import { cutAtCap, SimServer, type LoggedRequest } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 
@@ -114,16 +114,13 @@ export class OllamaSim extends SimServer {
     // think: true or a level asks for the reasoning apart; false or absent, none (the sim thinks only when asked)
     let thinking = body.think !== undefined && body.think !== false ? this.thinkingFor(turn) : '';
     let text = planned.text;
-    let evalTokens = tokensOf(thinking + text + JSON.stringify(toolCalls));
-    // options.num_predict caps what is generated, thinking first: the rest is cut and no tool call is complete
-    const cap: number | undefined = body.options?.num_predict;
-    const truncated = typeof cap === 'number' && cap >= 0 && evalTokens > cap;
-    if (truncated) {
-      thinking = thinking.slice(0, cap * 4);
-      text = text.slice(0, Math.max(0, cap * 4 - thinking.length));
-      toolCalls = [];
-      evalTokens = cap;
-    }
+    // options.num_predict caps what is generated, thinking first
+    const cut = cutAtCap(
+      { reasoning: thinking, text, calls: toolCalls, tokens: tokensOf(thinking + text + JSON.stringify(toolCalls)) },
+      body.options?.num_predict,
+    );
+    ({ reasoning: thinking, text, calls: toolCalls } = cut);
+    const { truncated, tokens: evalTokens } = cut;
     admitted.tokens += evalTokens;
     // Plausible durations (ns) for a 7B model on a laptop GPU: prompt at ~1,000 tokens/s, generation at ~40.
     const promptEvalNs = promptTokens * 1_000_000;

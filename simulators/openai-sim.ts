@@ -22,7 +22,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
-import { SimServer, type Fault, type LoggedRequest, type SimOptions, type SimRateLimit } from './sim-server.ts';
+import {
+  cutAtCap,
+  SimServer,
+  type Fault,
+  type LoggedRequest,
+  type SimOptions,
+  type SimRateLimit,
+} from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
 
 export interface OpenAISimOptions extends SimOptions {
@@ -318,16 +325,12 @@ export class OpenAISim extends SimServer {
     let text = planned.text;
     // the calls as the model writes them (ids are the server's, not generated)
     const callsText = calls.length > 0 ? JSON.stringify(calls.map((c) => c.function)) : '';
-    let completionTokens = tokensOf(reasoning + text + callsText);
-    // the cap cuts reasoning first, then text; a tool call cut short is no call at all
-    const cap: unknown = body.max_completion_tokens ?? body.max_tokens;
-    const truncated = typeof cap === 'number' && cap >= 0 && completionTokens > cap;
-    if (truncated) {
-      reasoning = reasoning.slice(0, cap * 4);
-      text = text.slice(0, Math.max(0, cap * 4 - reasoning.length));
-      calls = [];
-      completionTokens = cap;
-    }
+    const cut = cutAtCap(
+      { reasoning, text, calls, tokens: tokensOf(reasoning + text + callsText) },
+      body.max_completion_tokens ?? body.max_tokens,
+    );
+    ({ reasoning, text, calls } = cut);
+    const { truncated, tokens: completionTokens } = cut;
     const reasoningTokens = reasoning ? Math.min(completionTokens, tokensOf(reasoning)) : 0;
     const cachedTokens = this.cacheRead(model, promptText, promptTokens);
     admitted.tokens += completionTokens;

@@ -271,6 +271,25 @@ export abstract class SimServer {
   }
 }
 
+/**
+ * A reply under an output cap, as the services cut one: reasoning first, then text; a tool call cut short is no
+ * call at all, and the reply counts exactly the cap. `tokens`: what the whole reply would count.
+ */
+export function cutAtCap<C>(
+  reply: { reasoning: string; text: string; calls: C[]; tokens: number },
+  cap: unknown,
+): { reasoning: string; text: string; calls: C[]; tokens: number; truncated: boolean } {
+  if (typeof cap !== 'number' || cap < 0 || reply.tokens <= cap) return { ...reply, truncated: false };
+  const reasoning = reply.reasoning.slice(0, cap * 4);
+  return {
+    reasoning,
+    text: reply.text.slice(0, Math.max(0, cap * 4 - reasoning.length)),
+    calls: [],
+    tokens: cap,
+    truncated: true,
+  };
+}
+
 /** Parses a fault list such as "429x2,500,reset,slow:3000,text-embedded" (for `ariadne sim`). */
 export function parseFaults(spec: string): Fault[] {
   const out: Fault[] = [];
