@@ -49,3 +49,12 @@ export async function experimentState(db: Sql, experimentId: string): Promise<Ex
   );
   return rows[0] ?? null;
 }
+
+/** The maze suite a sweep named (suite: in its file), or null. */
+export async function sweepSuite(db: Sql, sweepId: string): Promise<string | null> {
+  const { rows } = await db.query<{ suite: string | null }>(
+    "SELECT spec ->> 'suite' AS suite FROM sweeps WHERE id = $1",
+    [sweepId],
+  );
+  return rows[0]?.suite ?? null;
+}

@@ -1,9 +1,12 @@
 // A sweep over a versioned maze suite (suite: ariadne-mazes/v1): its mazes and its fixed config come from the suite,
 // the file may add to the config but not change what the suite fixes, and mazes and a suite are not both given.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
 import { generateMaze } from '../lambdas/maze/generators/index.ts';
+import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+import { cli } from './support/cli.ts';
 
 const SUITE = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8')) as {
   generators: string[];
@@ -57,5 +60,36 @@ describe('a sweep over a maze suite', () => {
     );
     expect(problems('config: { max_moves: 50 }\n')).toMatch(/mazes .*required: the mazes .*or a suite/);
     expect(problems('suite: ariadne-mazes/v9\n')).toMatch(/unknown maze suite "ariadne-mazes\/v9".*ariadne-mazes\/v1/);
+  });
+});
+
+describe('ariadne stats of a sweep on a suite', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await testDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it("prints the suite's reference scores beside the sweep's, and carries them in --json", async () => {
+    await registerSweep(db.pool, sweep('suite: ariadne-mazes/v1\n'));
+    const { ariadneAsync } = cli(() => db);
+    const text = await ariadneAsync(['stats', 'on-the-suite']);
+    expect(text.code, text.stderr).toBe(0);
+    const reference = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8'))
+      .reference as Record<string, { overall: { n: number; success_rate: number } }>;
+    const frontier = reference.frontier.overall;
+    expect(text.stdout.replace(/\s+/g, ' ')).toMatch(
+      new RegExp(
+        `reference of suite ariadne-mazes/v1 \\(its baselines, the same mazes and config\\): random .*; frontier ` +
+          `${(frontier.success_rate * 100).toFixed(1)}% \\[.*\\] n=${frontier.n}`,
+      ),
+    );
+    const json = await ariadneAsync(['stats', 'on-the-suite', '--json']);
+    expect(JSON.parse(json.stdout).suite_reference).toEqual({
+      suite: 'ariadne-mazes/v1',
+      agents: { random: reference.random.overall, frontier },
+    });
   });
 });

@@ -122,7 +122,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
           cacheWriteInputTokens: totals.cacheWriteInputTokens ?? 0,
         })
       : 0;
-  /** The run's budget, spent: checked before each model call, so a run overshoots it by one call at most. */
+  /** The run's budget, spent: checked before each reply, so a run overshoots it by one reply (a workflow's steps). */
   const budgetSpent = (): TurnStopReason | null => {
     if (!agent.callsModel) return null;
     if (config.max_cost_usd !== undefined && (spent?.costUsd ?? 0) + turnCost() >= config.max_cost_usd)

@@ -1,6 +1,8 @@
 // `ariadne stats <sweep>`: reports/sweep-statistics.ts as a table, grouped by the factors the sweep varies (or those
 // --by names), from the same store as every results command (--aws included). What each column counts is said
 // under the table.
+import { sweepSuite } from '../../../results/run-state.ts';
+import { findSuite, type ReferenceStats } from '../../../lambdas/maze/suites.ts';
 import { Option, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
@@ -100,8 +102,27 @@ function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
     );
 }
 
+/** A suite's reference scores, as lines: what a sweep on the suite's mazes and config compares with. */
+type SuiteReference = { suite: string; agents: Record<string, ReferenceStats> } | null;
+
+function referenceLines(r: NonNullable<SuiteReference>, width: number): string[] {
+  const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}%`);
+  return wrapText(
+    `reference of suite ${r.suite} (its baselines, the same mazes and config): ` +
+      Object.entries(r.agents)
+        .map(
+          ([agent, o]) =>
+            `${agent} ${pct(o.success_rate)} [${pct(o.wilson95_low)}, ${pct(o.wilson95_high)}] n=${o.n}, ` +
+            `efficiency ${o.mean_efficiency?.toFixed(3) ?? '-'}`,
+        )
+        .join('; ') +
+      ` (ariadne suite show ${r.suite} has them by generator and size)`,
+    width,
+  );
+}
+
 /** The table, what each column counts, and the errors with their reasons, in lines that fit the layout. */
-function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout): string[] {
+function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, reference: SuiteReference): string[] {
   const factorColumns = s.factors.map((f): Column<GroupStatistics> => ({
     header: f,
     cell: (g) => g.factors[f],
@@ -124,6 +145,7 @@ function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout): s
       width,
     ),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
+    ...(reference ? referenceLines(reference, width) : []),
   ];
 }
 
@@ -136,11 +158,21 @@ async function stats(
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
     const s = await sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples });
+    // a sweep on a maze suite is shown beside the suite's reference scores
+    const suite = await sweepSuite(db, sweepId);
+    const reference: SuiteReference = suite
+      ? {
+          suite,
+          agents: Object.fromEntries(
+            Object.entries(findSuite(suite).suite.reference).map(([agent, r]) => [agent, r.overall]),
+          ),
+        }
+      : null;
     printTableOutput(o, {
-      table: (layout) => statsLines(sweepId, s, layout),
+      table: (layout) => statsLines(sweepId, s, layout, reference),
       csv: () => s.groups.map(csvRecord),
       // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
-      json: () => ({ ...s, rows: s.groups.map(factorRow) }),
+      json: () => ({ ...s, rows: s.groups.map(factorRow), ...(reference ? { suite_reference: reference } : {}) }),
       paper: () => ({ table: paperTable(sweepId, s), label: `tab:${sweepId}` }),
     });
   });
