@@ -17,6 +17,7 @@ import { experimentState, latestSweepAttempts, sweepSpend } from '../results/run
 import type { LocalRunOptions } from './local-runner.ts';
 import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
 import { patiently } from '../lambdas/store/retry-query.ts';
+import { budgetReached } from '../lambdas/engine/token-cost.ts';
 
 type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 
@@ -164,15 +165,9 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
       if (signal.aborted || budgetSpent) return undefined;
       if (s.spec.budget && queue.length > 0) {
         const spent = await patiently(() => sweepSpend(opts.db, s.spec.sweep));
-        const { max_cost_usd: cost, max_tokens: tokens } = s.spec.budget;
-        const reason =
-          cost !== undefined && spent.costUsd >= cost
-            ? ('max_cost_usd' as const)
-            : tokens !== undefined && spent.tokens >= tokens
-              ? ('max_tokens' as const)
-              : null;
+        const reason = budgetReached(s.spec.budget, spent);
         if (reason) {
-          budgetSpent = { reason, limit: reason === 'max_cost_usd' ? cost! : tokens!, spent, notStarted: 0 };
+          budgetSpent = { reason, limit: s.spec.budget[reason]!, spent, notStarted: 0 };
           return undefined;
         }
       }

@@ -9,7 +9,7 @@ import { parseMazeFile } from '../../lambdas/maze/maze-file.ts';
 import type { Maze } from '../../lambdas/maze/maze.ts';
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { SEEDLESS_BASELINES } from '../../lambdas/providers/baselines.ts';
-import { LLM_AGENTS, MODEL_EXAMPLES } from '../../lambdas/providers/llm-agents.ts';
+import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
 import { ollamaHostUrl } from '../../lambdas/config/experiment-config.ts';
 import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../lambdas/machine/contracts.ts';
@@ -37,6 +37,15 @@ export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecu
 /** How an option key is written on the command line: mazeFile -> --maze-file. */
 const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
+/** The options that reach one provider's server (or two), refused for any other agent. */
+const PROVIDER_FLAGS: ReadonlyArray<[string, readonly LlmAgent[]]> = [
+  ['ollamaHost', ['ollama']],
+  ['openaiBaseUrl', ['openai']],
+  ['stream', ['ollama', 'openai']],
+  ['region', ['bedrock']],
+  ['bedrockEndpoint', ['bedrock']],
+];
+
 function refuse(a: string, b: string, why: string): never {
   throw new InvalidInputError(flag(a), undefined, `${flag(a)} and ${flag(b)} contradict each other: ${why}`);
 }
@@ -54,27 +63,13 @@ function refuseContradictions(o: ExperimentOptions, given: ReadonlySet<string>):
   const agent = o.provider ?? o.agent;
   if (o.agentSeed !== undefined && (o.provider !== undefined || SEEDLESS_BASELINES.includes(o.agent as never)))
     refuse('agentSeed', o.provider ? 'provider' : 'agent', `${agent} does not use a seed`);
-  if (given.has('ollamaHost') && o.provider !== 'ollama')
-    refuse(
-      'ollamaHost',
-      o.provider ? 'provider' : 'agent',
-      `--ollama-host is for --provider ollama; this run is ${agent}`,
-    );
-  if (given.has('openaiBaseUrl') && o.provider !== 'openai')
-    refuse(
-      'openaiBaseUrl',
-      o.provider ? 'provider' : 'agent',
-      `--openai-base-url is for --provider openai; this run is ${agent}`,
-    );
-  if (given.has('stream') && o.provider !== 'ollama' && o.provider !== 'openai')
-    refuse(
-      'stream',
-      o.provider ? 'provider' : 'agent',
-      `--stream is for --provider ollama or openai; this run is ${agent}`,
-    );
-  for (const key of ['region', 'bedrockEndpoint'])
-    if (given.has(key) && o.provider !== 'bedrock')
-      refuse(key, o.provider ? 'provider' : 'agent', `${flag(key)} is for --provider bedrock; this run is ${agent}`);
+  for (const [key, providers] of PROVIDER_FLAGS)
+    if (given.has(key) && !providers.includes(o.provider as LlmAgent))
+      refuse(
+        key,
+        o.provider ? 'provider' : 'agent',
+        `${flag(key)} is for --provider ${providers.join(' or ')}; this run is ${agent}`,
+      );
   if (o.promptVersion !== undefined && o.provider === undefined)
     refuse('promptVersion', 'agent', `a prompt is for LLM agents (--provider); the ${agent} baseline reads none`);
 }

@@ -27,6 +27,22 @@ export function priceOf(prices: ExperimentConfig['prices'], model: string): Pric
   return lookupModel(prices, model);
 }
 
+/** A budget (a run's config.max_cost_usd and max_tokens, a sweep's budget:), in the keys both give it. */
+export interface Budget {
+  max_cost_usd?: number;
+  max_tokens?: number;
+}
+
+/** Which budget the spend reached (the cost first), or null: the one rule for a run's budgets and a sweep's. */
+export function budgetReached(
+  budget: Budget,
+  spent: { tokens: number; costUsd: number },
+): 'max_cost_usd' | 'max_tokens' | null {
+  if (budget.max_cost_usd !== undefined && spent.costUsd >= budget.max_cost_usd) return 'max_cost_usd';
+  if (budget.max_tokens !== undefined && spent.tokens >= budget.max_tokens) return 'max_tokens';
+  return null;
+}
+
 /** A turn's tokens as a budget counts them: input, cache reads and writes, and output, as reported. */
 export function spentTokens(t: {
   inputTokens: number | null;

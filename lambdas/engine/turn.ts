@@ -25,7 +25,7 @@ import type {
 import { ExperimentClosedError, ModelCallDeadlineError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
-import { priceOf, spentTokens, tokenCostUsd } from './token-cost.ts';
+import { budgetReached, priceOf, spentTokens, tokenCostUsd } from './token-cost.ts';
 import type { ToolCall } from './tools.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
 
@@ -123,14 +123,13 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         })
       : 0;
   /** The run's budget, spent: checked before each reply, so a run overshoots it by one reply (a workflow's steps). */
-  const budgetSpent = (): TurnStopReason | null => {
-    if (!agent.callsModel) return null;
-    if (config.max_cost_usd !== undefined && (spent?.costUsd ?? 0) + turnCost() >= config.max_cost_usd)
-      return 'max_cost_usd';
-    if (config.max_tokens !== undefined && (spent?.tokens ?? 0) + spentTokens(totals) >= config.max_tokens)
-      return 'max_tokens';
-    return null;
-  };
+  const budgetSpent = (): TurnStopReason | null =>
+    agent.callsModel
+      ? budgetReached(config, {
+          tokens: (spent?.tokens ?? 0) + spentTokens(totals),
+          costUsd: (spent?.costUsd ?? 0) + turnCost(),
+        })
+      : null;
   let stopReason: TurnStopReason | null = limitReached() ?? budgetSpent(); // a finished game asks the agent nothing
   const { deadline } = deps;
   // What one more model call may take: its attempt's timeout (a retry starts only if it fits too: retry.ts).

@@ -85,7 +85,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
     // the image format: each executed action's picture, in a message of its own after the results
     const shot = pictures ? resultPictures(results.slice(0, lastCalls.length), lastObs!) : [];
     if (shot.length > 0) {
-      const images = shot.map((p) => ({ png: p.image.png, sha256: p.image.sha256 }));
+      const images = shot.map((p) => p.image);
       unsent.push(...images);
       answered.push({ role: 'user', text: shot.map((p) => p.caption).join('\n'), images });
     }
@@ -108,8 +108,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
       if (observation === '') {
         observation = renderObservation(config.observation, obs, config.max_moves);
         if (pictures) {
-          const p = observationPicture(obs);
-          firstPicture = { png: p.png, sha256: p.sha256 };
+          firstPicture = observationPicture(obs);
           unsent = [firstPicture];
         }
       } else {
