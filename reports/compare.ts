@@ -1,10 +1,11 @@
 // Paired comparisons within a sweep, on the same maze and repeat, split by every other setting the sweep varies:
 // two agents (compareAgents: same cell settings), or two values of one setting for one agent (compareSettings:
-// observation rays vs full_map). Each gives the 2x2 table of outcomes with McNemar's exact test, and maze-clustered
-// bootstrap intervals (reports/bootstrap.ts: mazes resampled, every pair of a maze kept; seeded) of the success
-// difference and of the mean efficiency difference over pairs both solved. Only successes and failures pair: a pair
-// with a side that ended in error or still runs is left out and counted in the notes. Pairs of runs that exactly
-// repeat a deterministic pair (same trajectories) count once, and the notes say so.
+// observation rays vs full_map). Each gives the 2x2 table of outcomes and, at the level of the maze (the unit of
+// replication: reports/maze-inference.ts), the exact sign-flip test of the per-maze differences, with Holm's
+// adjustment over the comparison's tables, and 95% intervals of the success difference and of the mean efficiency
+// and SPL differences. Only successes and failures pair: a pair with a side that ended in error, was stopped by the
+// wall clock or still runs is left out and counted in the notes. Pairs of runs that exactly repeat a deterministic
+// pair (same trajectories) count once, and the notes say so.
 import type { Sql } from '../lambdas/store/sql.ts';
 import {
   agentPairRows,
@@ -15,7 +16,8 @@ import {
   type LabelRun,
 } from '../results/sweep-pairs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import { clusterBootstrap, clusterSums } from './bootstrap.ts';
+import { clusterSums } from './bootstrap.ts';
+import { clusterMean, holm, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
 import { repeatsNote } from './repeats.ts';
 import { settingReaches } from './setting-reach.ts';
 
@@ -28,25 +30,33 @@ interface PairTable {
   onlyA: number;
   onlyB: number;
   neither: number;
-  mcnemarP: number;
+  /**
+   * The exact two-sided sign-flip test of the per-maze differences (mazes: how many have pairs; differing: how many
+   * differ, which bounds p from below at minP); holmP: p adjusted by Holm over the comparison's tables.
+   */
+  test: { p: number; holmP: number; mazes: number; differing: number; minP: number };
   /** Run pairs left out because they repeat a counted pair exactly (deterministic repeats). */
   copiedPairs: number;
-  /** Mazes among the pairs: the clusters of the bootstrap. */
+  /** Mazes among the pairs: the unit of replication, the clusters of every interval. */
   mazes: number;
   /**
    * Per side, the pairs whose run is a model run that walked the same path as another repeat of its cell
    * (identical), of the pairs whose run is a model run (of): shown as "2 of 5 repeats identical"; they still count.
    */
   identicalRepeats: { a: number; b: number; ofA: number; ofB: number };
-  /** Success of a minus success of b over the pairs, with its clustered bootstrap interval. */
+  /** Success of a minus success of b over the pairs, with its maze-level interval (maze-inference.ts). */
   successDiff: { diff: number | null; low95: number | null; high95: number | null };
+  /** The mean efficiency difference over pairs both solved (successes only), with its maze-level interval. */
   efficiency: {
     pairs: number;
     meanDiff: number | null;
     low95: number | null;
     high95: number | null;
-    resamples: number;
+    /** Mazes with a pair both solved: the interval's clusters. */
+    mazes: number;
   };
+  /** The mean SPL difference over every pair (a failure scores 0), with its maze-level interval. */
+  spl: { meanDiff: number | null; low95: number | null; high95: number | null; mazes: number };
 }
 
 /**
@@ -63,8 +73,6 @@ export interface Comparison extends PairTable {
   /** How repeats and errors were counted, in words; empty when every run is its own observation. */
   notes: string[];
   groups: PairTable[];
-  resamples: number;
-  seed: number;
 }
 
 /** A counted pair: its maze (the bootstrap's cluster), both outcomes, and how many run pairs it stands for. */
@@ -74,6 +82,9 @@ interface Pair {
   okB: boolean;
   effA: number | null;
   effB: number | null;
+  /** SPL of each side: optimal / max(actions, optimal) for a success, 0 for a failure. */
+  splA: number;
+  splB: number;
   runPairs: number;
   identicalA: boolean;
   identicalB: boolean;
@@ -81,38 +92,46 @@ interface Pair {
   modelB: boolean;
 }
 
-function lnChoose(n: number, k: number): number {
-  let s = 0;
-  for (let i = 1; i <= k; i++) s += Math.log((n - k + i) / i);
-  return s;
+/** SPL from a run's outcome and efficiency: optimal / max(actions, optimal) is min(1, optimal / actions). */
+const splOf = (ok: boolean, efficiency: number | null) => (ok && efficiency !== null ? Math.min(1, efficiency) : 0);
+
+/** Each maze's pairs and discordant counts, in the order mazes first appear. */
+function mazePairs(pairs: Pair[]): MazePairs[] {
+  const byMaze = new Map<string, MazePairs>();
+  for (const p of pairs) {
+    const m = byMaze.get(p.maze) ?? { pairs: 0, onlyA: 0, onlyB: 0 };
+    m.pairs++;
+    if (p.okA && !p.okB) m.onlyA++;
+    if (p.okB && !p.okA) m.onlyB++;
+    byMaze.set(p.maze, m);
+  }
+  return [...byMaze.values()];
 }
 
-/** Exact two-sided McNemar test on the discordant pairs: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2). */
-function mcnemarExactP(b: number, c: number): number {
-  const n = b + c;
-  if (n === 0) return 1;
-  let tail = 0;
-  for (let i = 0; i <= Math.min(b, c); i++) tail += Math.exp(lnChoose(n, i) - n * Math.LN2);
-  return Math.min(1, 2 * tail);
+/** The mean of a per-pair difference with its maze-level interval. */
+function meanDifference(pairs: Pair[], diff: (p: Pair) => number) {
+  const byMaze = clusterSums(
+    pairs,
+    (p) => p.maze,
+    (p) => ({ num: diff(p), den: 1 }),
+  );
+  const interval = clusterMean(byMaze, -1, 1);
+  return {
+    mazes: byMaze.length,
+    meanDiff: pairs.length === 0 ? null : pairs.reduce((s, p) => s + diff(p), 0) / pairs.length,
+    low95: interval?.low ?? null,
+    high95: interval?.high ?? null,
+  };
 }
 
-function pairTable(settings: Record<string, unknown>, pairs: Pair[], resamples: number, seed: number): PairTable {
+function pairTable(settings: Record<string, unknown>, pairs: Pair[]): PairTable {
   const count = (f: (p: Pair) => boolean) => pairs.filter(f).length;
   const onlyA = count((p) => p.okA && !p.okB);
   const onlyB = count((p) => p.okB && !p.okA);
   const solved = pairs.filter((p) => p.okA && p.okB && p.effA !== null && p.effB !== null);
-  const diffs = clusterSums(
-    pairs,
-    (p) => p.maze,
-    (p) => ({ num: Number(p.okA) - Number(p.okB), den: 1 }),
-  );
-  const effDiffs = clusterSums(
-    solved,
-    (p) => p.maze,
-    (p) => ({ num: p.effA! - p.effB!, den: 1 }),
-  );
-  const success = clusterBootstrap(diffs, resamples, seed);
-  const eff = clusterBootstrap(effDiffs, resamples, seed);
+  const mazes = mazePairs(pairs);
+  const test = signFlipTest(mazes.map((m) => m.onlyA - m.onlyB));
+  const success = pairedDifference(mazes);
   return {
     settings,
     pairs: pairs.length,
@@ -120,9 +139,9 @@ function pairTable(settings: Record<string, unknown>, pairs: Pair[], resamples: 
     onlyA,
     onlyB,
     neither: count((p) => !p.okA && !p.okB),
-    mcnemarP: mcnemarExactP(onlyA, onlyB),
+    test: { ...test, holmP: test.p },
     copiedPairs: pairs.reduce((s, p) => s + p.runPairs - 1, 0),
-    mazes: diffs.length,
+    mazes: mazes.length,
     identicalRepeats: {
       a: count((p) => p.identicalA),
       b: count((p) => p.identicalB),
@@ -134,22 +153,13 @@ function pairTable(settings: Record<string, unknown>, pairs: Pair[], resamples: 
       low95: success?.low ?? null,
       high95: success?.high ?? null,
     },
-    efficiency: {
-      pairs: solved.length,
-      meanDiff: solved.length === 0 ? null : solved.reduce((s, p) => s + p.effA! - p.effB!, 0) / solved.length,
-      low95: eff?.low ?? null,
-      high95: eff?.high ?? null,
-      resamples,
-    },
+    efficiency: { pairs: solved.length, ...meanDifference(solved, (p) => p.effA! - p.effB!) },
+    spl: meanDifference(pairs, (p) => p.splA - p.splB),
   };
 }
 
 /** Pairs grouped by their settings (as JSON with sorted keys), in a stable order. */
-function tables(
-  pairs: Array<Pair & { settings: Record<string, unknown> }>,
-  resamples: number,
-  seed: number,
-): PairTable[] {
+function tables(pairs: Array<Pair & { settings: Record<string, unknown> }>): PairTable[] {
   const groups = new Map<string, { settings: Record<string, unknown>; pairs: Pair[] }>();
   for (const p of pairs) {
     const key = stableJson(p.settings);
@@ -157,9 +167,12 @@ function tables(
     g.pairs.push(p);
     groups.set(key, g);
   }
-  return [...groups.entries()]
+  const made = [...groups.entries()]
     .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
-    .map(([, g]) => pairTable(g.settings, g.pairs, resamples, seed));
+    .map(([, g]) => pairTable(g.settings, g.pairs));
+  // the tables of one comparison are one family: Holm's adjustment over their p values
+  const adjusted = holm(made.map((t) => t.test.p));
+  return made.map((t, i) => ({ ...t, test: { ...t.test, holmP: adjusted[i] ?? t.test.p } }));
 }
 
 const stableJson = (o: Record<string, unknown>) =>
@@ -167,7 +180,7 @@ const stableJson = (o: Record<string, unknown>) =>
 
 /** The comparison with its first group's fields on it too (see Comparison). */
 function comparison(c: Omit<Comparison, keyof PairTable | 'groups'>, groups: PairTable[]): Comparison {
-  return { ...(groups[0] ?? pairTable({}, [], c.resamples, c.seed)), ...c, groups };
+  return { ...(groups[0] ?? pairTable({}, [])), ...c, groups };
 }
 
 function copiedNote(groups: PairTable[]): string[] {
@@ -181,12 +194,14 @@ function copiedNote(groups: PairTable[]): string[] {
     : [];
 }
 
-const leftOutNote = (left: { errors: number; running: number }) =>
-  left.errors + left.running === 0
+type LeftOut = { errors: number; wallClock: number; running: number };
+
+const leftOutNote = (left: LeftOut) =>
+  left.errors + left.wallClock + left.running === 0
     ? []
     : [
-        `${left.errors + left.running} pairs of runs left out: a side ended in error (${left.errors}) or is still ` +
-          `running (${left.running})`,
+        `${left.errors + left.wallClock + left.running} pairs of runs left out: a side ended in error ` +
+          `(${left.errors}), was stopped by the wall clock (${left.wallClock}) or is still running (${left.running})`,
       ];
 
 export async function compareAgents(
@@ -194,8 +209,6 @@ export async function compareAgents(
   sweep: string,
   a: string,
   b: string,
-  resamples = 10_000,
-  seed = 1,
 ): Promise<Comparison> {
   const counts = await sweepLabelCounts(db, sweep);
   const labels = counts.map((r) => r.label);
@@ -216,7 +229,7 @@ export async function compareAgents(
   const swap = first !== a;
   const rows = await agentPairRows(db, sweep, first, second);
   const left = await unpairedRuns(db, sweep, first, second);
-  if (rows.length === 0 && left.errors + left.running === 0)
+  if (rows.length === 0 && left.errors + left.wallClock + left.running === 0)
     throw new InvalidInputError(
       'sweep',
       sweep,
@@ -229,13 +242,15 @@ export async function compareAgents(
     okB: swap ? r.ok_a : r.ok_b,
     effA: swap ? r.eff_b : r.eff_a,
     effB: swap ? r.eff_a : r.eff_b,
+    splA: splOf(swap ? r.ok_b : r.ok_a, swap ? r.eff_b : r.eff_a),
+    splB: splOf(swap ? r.ok_a : r.ok_b, swap ? r.eff_a : r.eff_b),
     runPairs: r.run_pairs,
     identicalA: swap ? r.identical_b : r.identical_a,
     identicalB: swap ? r.identical_a : r.identical_b,
     modelA: swap ? r.model_b : r.model_a,
     modelB: swap ? r.model_a : r.model_b,
   }));
-  const groups = tables(pairs, resamples, seed);
+  const groups = tables(pairs);
   const collapsed = new Map(
     [a, b].flatMap((label) => {
       const c = counts.find((r) => r.label === label)!;
@@ -251,7 +266,7 @@ export async function compareAgents(
     notes.push(`all ${all} pairs count: each repeat of ${other} is an observation of its own`);
   }
   notes.push(...leftOutNote(left));
-  return comparison({ sweep, a, b, notes, resamples, seed }, groups);
+  return comparison({ sweep, a, b, notes }, groups);
 }
 
 /**
@@ -265,8 +280,6 @@ export async function compareSettings(
   factor: string,
   a: string,
   b: string,
-  resamples = 10_000,
-  seed = 1,
 ): Promise<Comparison> {
   const runs = await labelRuns(db, sweep, agent);
   if (runs.length === 0) {
@@ -310,14 +323,16 @@ export async function compareSettings(
   const without = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== factor));
   const keyOf = (r: LabelRun) => `${r.maze}|${r.repeat}|${stableJson(without(r.settings))}`;
   const sideB = new Map(runs.filter((r) => valueOf(r) === b).map((r) => [keyOf(r), r]));
-  const left = { errors: 0, running: 0 };
+  const left: LeftOut = { errors: 0, wallClock: 0, running: 0 };
   const seen = new Map<string, Pair & { settings: Record<string, unknown> }>();
   for (const x of runs.filter((r) => valueOf(r) === a)) {
     const y = sideB.get(keyOf(x));
     if (!y) continue;
     const ok = (r: LabelRun) => r.outcome_class === 'success' || r.outcome_class === 'failure';
     if (!ok(x) || !ok(y)) {
-      if ([x.outcome_class, y.outcome_class].includes('error')) left.errors++;
+      const sides = [x.outcome_class, y.outcome_class];
+      if (sides.includes('error')) left.errors++;
+      else if (sides.includes('wall_clock')) left.wallClock++;
       else left.running++;
       continue;
     }
@@ -337,6 +352,8 @@ export async function compareSettings(
         okB: y.goal_found,
         effA: x.efficiency,
         effB: y.efficiency,
+        splA: splOf(x.goal_found, x.efficiency),
+        splB: splOf(y.goal_found, y.efficiency),
         runPairs: 1,
         identicalA: x.identical_repeat,
         identicalB: y.identical_repeat,
@@ -344,15 +361,30 @@ export async function compareSettings(
         modelB: !y.deterministic,
       });
   }
-  if (seen.size === 0 && left.errors + left.running === 0)
+  if (seen.size === 0 && left.errors + left.wallClock + left.running === 0)
     throw new InvalidInputError(
       'sweep',
       sweep,
       `agent "${agent}" has no runs under ${factor} ${a} and ${b} on the same maze, repeat and other settings`,
     );
-  const groups = tables([...seen.values()], resamples, seed);
+  const groups = tables([...seen.values()]);
   return comparison(
-    { sweep, a, b, agent, factor, notes: [...copiedNote(groups), ...leftOutNote(left)], resamples, seed },
+    { sweep, a, b, agent, factor, notes: [...copiedNote(groups), ...leftOutNote(left)] },
     groups,
+  );
+}
+
+/**
+ * Lists of comparisons with every table's holmP adjusted over all of them (one family: a report's every paired
+ * test), in the same shape and order.
+ */
+export function holmAcross(lists: Comparison[][]): Comparison[][] {
+  const adjusted = holm(lists.flatMap((cs) => cs.flatMap((c) => c.groups.map((g) => g.test.p))));
+  let i = 0;
+  return lists.map((cs) =>
+    cs.map((c) => {
+      const groups = c.groups.map((g) => ({ ...g, test: { ...g.test, holmP: adjusted[i++] ?? g.test.p } }));
+      return { ...c, ...groups[0], groups };
+    }),
   );
 }

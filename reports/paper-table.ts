@@ -2,6 +2,8 @@
 // a caption that names the sweep and its factors and notes that say what each count and interval includes and
 // excludes. The numbers are the stats command's (reports/sweep-statistics.ts), only laid out.
 import type { GroupStatistics, SweepStatistics } from './sweep-statistics.ts';
+import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
+import { STOP_REASON_WORDS, STOP_REASONS } from './stop-reasons.ts';
 
 export const PAPER_FORMATS = ['markdown', 'latex'] as const;
 
@@ -23,20 +25,28 @@ const usd = (x: number | null) => (x === null ? '-' : x === 0 || x >= 0.01 ? x.t
 const factorText = (v: unknown): string =>
   typeof v === 'string' ? v : v === null || v === undefined ? '-' : JSON.stringify(v);
 
+/** The bootstrap cell: its interval, or why there is none. */
+const bootstrapCell = (g: GroupStatistics) =>
+  g.success.bootstrapStatus === 'too few mazes'
+    ? 'too few mazes'
+    : interval(g.success.bootstrap.low, g.success.bootstrap.high);
+
 /** The table: one row per group, the factors first; rates and intervals in percent. */
 export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
-  const excluded = (g: GroupStatistics) => g.errors + g.running;
+  const excluded = (g: GroupStatistics) => g.errors + g.wallClock + g.running;
   // baselines cost nothing: the column only where some group's runs called a model (or its price is unknown)
   const anyCost = s.groups.some((g) => g.costUsd !== 0);
   const columns: PaperTable['columns'] = [
     ...s.factors.map((f) => ({ header: f, align: 'left' as const })),
     { header: 'n', align: 'right' },
     { header: 'independent', align: 'right' },
+    { header: 'mazes', align: 'right' },
     { header: 'success %', align: 'right' },
-    { header: 'Wilson 95% CI', align: 'right' },
+    { header: 'maze-level 95% CI', align: 'right' },
     { header: 'maze bootstrap 95% CI', align: 'right' },
     { header: 'excluded', align: 'right' },
-    { header: 'efficiency', align: 'right' },
+    { header: 'SPL', align: 'right' },
+    { header: 'efficiency of successes', align: 'right' },
     { header: 'actions', align: 'right' },
     ...(anyCost ? [{ header: 'cost (USD)', align: 'right' as const }] : []),
   ];
@@ -45,37 +55,51 @@ export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
     ...s.factors.map((f) => factorText(g.factors[f])),
     String(g.n),
     String(g.independent),
+    String(g.mazes),
     pct(g.success.rate),
-    interval(g.success.wilson.low, g.success.wilson.high),
-    interval(g.success.bootstrap.low, g.success.bootstrap.high),
+    interval(g.success.maze.low, g.success.maze.high),
+    bootstrapCell(g),
     String(excluded(g)),
+    fixed(g.spl.mean, 3),
     fixed(g.efficiency.mean, 3),
     fixed(g.meanActions, 1),
     ...(anyCost ? [usd(g.costUsd)] : []),
   ]);
-  const errors = s.groups.reduce((sum, g) => sum + g.errors, 0);
-  const running = s.groups.reduce((sum, g) => sum + g.running, 0);
-  const dependent = s.groups.reduce((sum, g) => sum + (g.n - g.independent), 0);
   return {
     caption: `Sweep ${sweepId}: success by ${s.factors.join(' x ')}.`,
     columns,
     rows,
-    notes: [
-      'n counts the runs that succeeded or failed, every repeat.',
-      `Excluded from every denominator: runs ended by an infrastructure error (${errors} in all) and runs still ` +
-        `running (${running}).`,
-      'Success % and both intervals are over the independent runs (independent): the repeats of a deterministic ' +
-        `agent that took the same trajectory count once (${dependent} such repeat${dependent === 1 ? '' : 's'} in ` +
-        'all).',
-      `The maze bootstrap 95% interval resamples mazes (${s.resamples} resamples, seed ${s.seed}, percentile), so ` +
-        'runs on one maze move together.',
-      'Efficiency is the mean of optimal moves / actions over the independent successes; actions is the mean over ' +
-        'the independent runs' +
-        (anyCost
-          ? "; cost is what every run of the group cost in all, errors included ('-' when a run's model has no price)."
-          : '.'),
-    ],
+    notes: paperNotes(s, anyCost),
   };
+}
+
+/** What each count and interval of the paper table includes and excludes, with the sweep's own numbers. */
+function paperNotes(s: SweepStatistics, anyCost: boolean): string[] {
+  const total = (f: (g: GroupStatistics) => number) => s.groups.reduce((sum, g) => sum + f(g), 0);
+  const dependent = total((g) => g.n - g.independent);
+  const ended = STOP_REASONS.map((r) => [r, total((g) => g.stopReasons[r])] as const).filter(([, n]) => n > 0);
+  return [
+    'n counts the runs that succeeded or failed, every repeat.',
+    `Excluded from every denominator: runs ended by an infrastructure error (${total((g) => g.errors)} in all), ` +
+      `runs stopped by the wall clock (${total((g) => g.wallClock)}: how far a run got in its minutes depends on ` +
+      `the serving stack) and runs still running (${total((g) => g.running)}).`,
+    `How the runs ended: ${ended.map(([r, n]) => `${STOP_REASON_WORDS[r]} ${n}`).join(', ') || 'none ended'}.`,
+    'Success % and its intervals are over the independent runs (independent): the repeats of a deterministic ' +
+      `agent that took the same trajectory count once (${dependent} such repeat${dependent === 1 ? '' : 's'} in ` +
+      'all).',
+    'The maze is the unit of replication (mazes: how many each row is over). The maze-level 95% interval is ' +
+      "Korn and Graubard's Clopper-Pearson interval on the effective sample size (the design effect of repeats on " +
+      'one maze, the worst case at 0% or 100%) with Student t on mazes - 1 degrees of freedom.',
+    `The maze bootstrap 95% interval resamples mazes (${s.resamples} resamples, seed ${s.seed}, percentile); it ` +
+      `is not drawn from fewer than ${MIN_BOOTSTRAP_MAZES} mazes (too few mazes), and the maze-level interval ` +
+      'stands in where it collapses at 0% or 100%.',
+    'SPL is success weighted by path length (optimal / max(actions, optimal) for a success, 0 for a failure), ' +
+      'over the independent runs; efficiency is the mean of optimal moves / actions over the independent ' +
+      'successes only, so it rises when failures end early; actions is the mean over the independent runs' +
+      (anyCost
+        ? "; cost is what every run of the group cost in all, errors included ('-' when a run's model has no price)."
+        : '.'),
+  ];
 }
 
 /** A Markdown pipe table, the caption above it and the notes below it. */

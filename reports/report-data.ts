@@ -14,7 +14,7 @@ import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
 import { paperTable, type PaperTable } from './paper-table.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
-import { compareAgents, compareSettings, type Comparison } from './compare.ts';
+import { compareAgents, compareSettings, holmAcross, type Comparison } from './compare.ts';
 
 /** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
 interface GroupKey {
@@ -94,10 +94,10 @@ export async function loadReport(
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
   const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
-  const [settingPairs, pairs] = await Promise.all([
-    settingComparisons(db, sweepId, stats, statistics.resamples),
-    agentComparisons(db, sweepId, stats, statistics.resamples),
-  ]);
+  // every paired test of the report is one family: Holm's adjustment over all of them
+  const [settingPairs, pairs] = holmAcross(
+    await Promise.all([settingComparisons(db, sweepId, stats), agentComparisons(db, sweepId, stats)]),
+  );
   return {
     settingPairs,
     sweep: {
@@ -138,7 +138,6 @@ async function settingComparisons(
   db: Sql,
   sweepId: string,
   stats: StatsRow[],
-  resamples: number,
 ): Promise<Comparison[]> {
   const wanted: Array<[string, string, string, string]> = [];
   for (const label of [...new Set(stats.map((r) => r.label))]) {
@@ -150,7 +149,7 @@ async function settingComparisons(
     }
   }
   // a nested setting (ollama.num_ctx) split by the statistics is varied under its section's key: not pairable
-  return pairable(wanted.map(([label, factor, a, b]) => compareSettings(db, sweepId, label, factor, a, b, resamples)));
+  return pairable(wanted.map(([label, factor, a, b]) => compareSettings(db, sweepId, label, factor, a, b)));
 }
 
 /**
@@ -170,10 +169,10 @@ async function pairable(comparisons: Array<Promise<Comparison>>): Promise<Compar
 }
 
 /** Every two agent labels, in order, paired on the same maze, settings and repeat; those that share none left out. */
-async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[], resamples: number): Promise<Comparison[]> {
+async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[]): Promise<Comparison[]> {
   const labels = [...new Set(stats.map((r) => r.label))].sort();
   // two agents on different mazes or settings: nothing to pair
   return pairable(
-    labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b, resamples))),
+    labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b))),
   );
 }

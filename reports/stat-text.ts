@@ -6,6 +6,7 @@ import { formatCost, formatInterval, formatNumber, formatRate } from './stat-for
 import type { StatsRow } from './report-data.ts';
 import type { CellStatistics } from './sweep-statistics.ts';
 import type { Comparison } from './compare.ts';
+import { stopReasonsText } from './stop-reasons.ts';
 
 /** A cell's settings that reach its agent, as key=value; '' when the sweep varies none. */
 export const settingsText = (settings: unknown): string =>
@@ -16,9 +17,9 @@ export const settingsText = (settings: unknown): string =>
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Which runs a rate counts: "over 4 independent runs; 1 error and 0 running left out". */
-const countedText = (r: { n_independent: unknown; errors?: unknown; running?: unknown }): string =>
-  `over ${plural(Number(r.n_independent), 'independent run')}; ${plural(Number(r.errors ?? 0), 'error')} and ` +
-  `${Number(r.running ?? 0)} running left out`;
+const countedText = (r: { n_independent: unknown; errors?: unknown; running?: unknown; wallClock?: number }): string =>
+  `over ${plural(Number(r.n_independent), 'independent run')}; ${plural(Number(r.errors ?? 0), 'error')}` +
+  `${r.wallClock ? `, ${plural(r.wallClock, 'wall-clock stop')}` : ''} and ${Number(r.running ?? 0)} running left out`;
 
 /** "4 of 5 repeats identical": model runs that walked the same path as another repeat of their cell; '' if none. */
 const identicalText = (identical: number, of: number) =>
@@ -57,19 +58,25 @@ export function pairIdenticalText(c: Pick<Comparison, 'a' | 'b'>, g: Comparison[
 
 export interface StatsRowText {
   settings: string;
-  /** The success rate and its Wilson 95% interval: "75.0% (30.1% - 95.4%)". */
+  /** The success rate and its maze-level 95% interval with its mazes: "75.0% (30.1% - 95.4%, 4 mazes)". */
   success: string;
-  /** The maze-clustered bootstrap 95% interval of the same rate. */
+  /** The maze-clustered bootstrap 95% interval of the same rate, or "too few mazes". */
   successBootstrap: string;
+  /** Wilson's interval as if every run were independent (too narrow when repeats share a maze). */
+  successRunsWilson: string;
   /** Which runs they count: "over 4 independent runs; 1 error and 0 running left out". */
   counted: string;
   /** "4 of 5 repeats identical" (model runs that walked the same path as another repeat of their cell), or ''. */
   identical: string;
-  /** The same rate had every error been a failure, or '' when there was no error. */
+  /** The same rate had every error and wall-clock stop been a failure, or '' when there was none. */
   ifErrorsFailed: string;
+  /** How the runs ended: "goal 4, move limit 2, wall clock 1". */
+  stopReasons: string;
+  /** Success weighted by path length with its maze-level interval. */
+  spl: string;
   /** Each error's reason with its count: "ProviderTransientError x2". */
   errorReasons: string;
-  /** Mean efficiency over the independent successes, with its clustered bootstrap interval. */
+  /** Mean efficiency over the independent successes only, with its maze-level interval. */
   efficiency: string;
   /** The share of a model's tool calls recovered from its reply text (lenient parsing); '-' for baselines. */
   fromText: string;
@@ -87,33 +94,35 @@ export interface StatsRowText {
   cost: string;
 }
 
+const numbers = (i: { low: number | null; high: number | null }) =>
+  i.low === null || i.high === null ? '-' : `${formatNumber(i.low, 3)} - ${formatNumber(i.high, 3)}`;
+
+/** "30.1% - 95.4%, 4 mazes", or "too few mazes (1)" where no maze-level interval can be had. */
+export const mazeIntervalText = (i: { low: number | null; high: number | null; mazes: number }): string =>
+  i.low === null ? `too few mazes (${i.mazes})` : `${formatInterval(i.low, i.high)}, ${plural(i.mazes, 'maze')}`;
+
 /** A group of reports/sweep-statistics.ts in words. */
 export function statsRowText(r: StatsRow): StatsRowText {
-  const bootstrap = (b: { low: number | null; high: number | null }) =>
-    b.low === null ? '-' : formatInterval(b.low, b.high);
+  const sensitivity = r.ifErrorsFailed;
   return {
     settings: settingsText(r.settings),
-    success:
-      r.success.rate === null
-        ? '-'
-        : `${formatRate(r.success.rate)} (${formatInterval(r.success.wilson.low, r.success.wilson.high)})`,
-    successBootstrap: bootstrap(r.success.bootstrap),
-    counted: countedText({ n_independent: r.independent, errors: r.errors, running: r.running }),
+    success: r.success.rate === null ? '-' : `${formatRate(r.success.rate)} (${mazeIntervalText(r.success.maze)})`,
+    successBootstrap:
+      r.success.bootstrapStatus === 'too few mazes'
+        ? `too few mazes (${r.mazes})`
+        : r.success.bootstrap.low === null
+          ? '-'
+          : formatInterval(r.success.bootstrap.low, r.success.bootstrap.high),
+    successRunsWilson: r.success.wilson.low === null ? '-' : formatInterval(r.success.wilson.low, r.success.wilson.high),
+    counted: countedText({ n_independent: r.independent, errors: r.errors, running: r.running, wallClock: r.wallClock }),
     identical: identicalText(r.identicalRepeats, r.modelRuns),
     ifErrorsFailed:
-      r.errors === 0
-        ? ''
-        : `${formatRate(r.ifErrorsFailed.rate)} ` +
-          `(${formatInterval(r.ifErrorsFailed.wilson.low, r.ifErrorsFailed.wilson.high)})`,
+      r.errors + r.wallClock === 0 ? '' : `${formatRate(sensitivity.rate)} (${mazeIntervalText(sensitivity.maze)})`,
+    stopReasons: stopReasonsText(r.stopReasons),
+    spl: r.spl.mean === null ? '-' : `${formatNumber(r.spl.mean, 3)} (${numbers(r.spl.interval)})`,
     errorReasons: r.errorReasons.map((e) => (e.runs > 1 ? `${e.reason} x${e.runs}` : e.reason)).join('; '),
     efficiency:
-      r.efficiency.mean === null
-        ? '-'
-        : `${formatNumber(r.efficiency.mean, 3)} (${
-            r.efficiency.bootstrap.low === null
-              ? '-'
-              : `${formatNumber(r.efficiency.bootstrap.low, 3)} - ${formatNumber(r.efficiency.bootstrap.high, 3)}`
-          })`,
+      r.efficiency.mean === null ? '-' : `${formatNumber(r.efficiency.mean, 3)} (${numbers(r.efficiency.interval)})`,
     fromText: r.fromTextRate === null ? '-' : formatRate(r.fromTextRate),
     medianActionsToSuccess: formatNumber(r.medianActionsToSuccess, 1),
     invalidActionRate: formatRate(r.invalidActionRate),

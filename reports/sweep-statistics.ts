@@ -23,10 +23,12 @@
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
-import { clusterBootstraps, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
+import { clusterBootstraps, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
 import { checkFactors, factorValue, varyingFactors } from './factors.ts';
+import { clusterMean, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
+import { countStopReasons, type StopReason } from './stop-reasons.ts';
 
-type OutcomeClass = 'success' | 'failure' | 'error' | 'running';
+type OutcomeClass = 'success' | 'failure' | 'error' | 'wall_clock' | 'running';
 
 /** One run as the statistics read it. */
 interface StatisticsRun {
@@ -37,7 +39,12 @@ interface StatisticsRun {
   /** generator, size and seed: the cluster of the bootstrap. */
   maze: string;
   outcome: OutcomeClass;
+  status: string;
+  goalFound: boolean;
+  stopReason: string | null;
+  interrupted: boolean;
   failureReason: string | null;
+  optimalMoves: number | null;
   independent: boolean;
   deterministic: boolean;
   identicalRepeat: boolean;
@@ -61,6 +68,14 @@ interface Interval {
   high: number | null;
 }
 
+/** A maze-level interval, with the mazes it is over (the clusters). */
+interface MazeInterval extends Interval {
+  mazes: number;
+}
+
+/** How the bootstrap interval was had: drawn, not drawn from too few mazes, or the maze interval in its place. */
+type BootstrapStatus = 'drawn' | 'too few mazes' | 'maze interval';
+
 export interface GroupStatistics {
   /** The group's value of each factor, by factor name. */
   factors: Record<string, unknown>;
@@ -77,11 +92,33 @@ export interface GroupStatistics {
   /** Model runs (of n) whose trajectory equals another repeat's in the same cell; modelRuns: those of n by a model. */
   identicalRepeats: number;
   modelRuns: number;
-  /** Mazes among the observations: the clusters of the bootstrap. */
+  /** Mazes among the observations: the unit of replication, the clusters of every maze-level interval. */
   mazes: number;
-  success: { rate: number | null; wilson: Interval; bootstrap: Interval };
-  ifErrorsFailed: { rate: number | null; wilson: Interval };
-  efficiency: { mean: number | null; median: number | null; runs: number; bootstrap: Interval };
+  /** Runs stopped by max_duration_minutes: in no denominator, like errors (the serving stack decided them). */
+  wallClock: number;
+  /** Every run of the group by how it ended (reports/stop-reasons.ts). */
+  stopReasons: Record<StopReason, number>;
+  /**
+   * maze: the maze-level 95% interval (reports/maze-inference.ts mazeRate), the one to report; wilson: Wilson's
+   * interval as if the runs were independent (too narrow when repeats share a maze); bootstrap: the maze bootstrap,
+   * not drawn below MIN_BOOTSTRAP_MAZES mazes and replaced by the maze interval where it collapses (0% or 100%).
+   */
+  success: {
+    rate: number | null;
+    maze: MazeInterval;
+    wilson: Interval;
+    bootstrap: Interval;
+    bootstrapStatus: BootstrapStatus;
+  };
+  /** The same had every error and wall-clock stop been a failed observation: the sensitivity row. */
+  ifErrorsFailed: { rate: number | null; wilson: Interval; maze: MazeInterval };
+  /** Over the successes only (so a stopping rule that ends failures early changes it): read SPL beside it. */
+  efficiency: { mean: number | null; median: number | null; runs: number; interval: MazeInterval };
+  /**
+   * Success weighted by path length (Anderson et al. 2018): the mean over the observations of optimal / max(actions,
+   * optimal) for a success and 0 for a failure, with its maze-level interval.
+   */
+  spl: { mean: number | null; interval: MazeInterval };
   meanActions: number | null;
   /** Median actions of the independent successes. */
   medianActionsToSuccess: number | null;
@@ -139,7 +176,12 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     provider: r.provider,
     maze: r.maze,
     outcome: r.outcome_class,
+    status: r.status,
+    goalFound: r.goal_found,
+    stopReason: r.stop_reason,
+    interrupted: r.interrupted,
     failureReason: r.failure_reason,
+    optimalMoves: r.optimal_moves,
     independent: r.independent,
     deterministic: r.deterministic,
     identicalRepeat: r.identical_repeat,
@@ -213,6 +255,81 @@ function groupBy(runs: StatisticsRun[]): Array<{ values: unknown[]; runs: Statis
 
 const counted = (r: StatisticsRun) => r.outcome === 'success' || r.outcome === 'failure';
 
+/** A maze-level interval as its fields, with the mazes (none: nulls). */
+const mazeInterval = (i: { low: number; high: number; mazes: number } | null, mazes: number): MazeInterval => ({
+  low: i?.low ?? null,
+  high: i?.high ?? null,
+  mazes,
+});
+
+/** A run's SPL: optimal / max(actions, optimal) for a success, 0 for a failure. */
+const splOf = (r: StatisticsRun) =>
+  r.outcome !== 'success' || !r.optimalMoves ? 0 : r.optimalMoves / Math.max(r.actions, r.optimalMoves);
+
+/** The success rate's three intervals over the observations (see GroupStatistics.success). */
+function successIntervals(obs: StatisticsRun[], resamples: number, seed: number) {
+  const byMaze = clusterSums(
+    obs,
+    (r) => r.maze,
+    (r) => ({ num: r.outcome === 'success' ? 1 : 0, den: 1 }),
+  );
+  const maze = mazeInterval(mazeRate(byMaze), byMaze.length);
+  if (byMaze.length < MIN_BOOTSTRAP_MAZES)
+    return { maze, bootstrap: interval(null), bootstrapStatus: 'too few mazes' as BootstrapStatus, mazes: byMaze.length };
+  const drawn = clusterBootstraps([byMaze], resamples, seed)[0];
+  const collapsed = drawn !== null && drawn.low === drawn.high;
+  return {
+    maze,
+    bootstrap: collapsed ? { low: maze.low, high: maze.high } : interval(drawn),
+    bootstrapStatus: (collapsed ? 'maze interval' : 'drawn') as BootstrapStatus,
+    mazes: byMaze.length,
+  };
+}
+
+/** Efficiency over the successes and SPL over every observation, each with its maze-level interval. */
+function pathStatistics(obs: StatisticsRun[]) {
+  const solved = obs.filter((r) => r.outcome === 'success' && r.efficiency !== null);
+  const efficiencies = solved.map((r) => r.efficiency!);
+  const byEfficiency = clusterSums(
+    solved,
+    (r) => r.maze,
+    (r) => ({ num: r.efficiency!, den: 1 }),
+  );
+  const bySpl = clusterSums(
+    obs,
+    (r) => r.maze,
+    (r) => ({ num: splOf(r), den: 1 }),
+  );
+  return {
+    efficiency: {
+      mean: mean(efficiencies),
+      median: median(efficiencies),
+      runs: efficiencies.length,
+      interval: mazeInterval(clusterMean(byEfficiency, 0, 1), byEfficiency.length),
+    },
+    spl: {
+      mean: mean(obs.map(splOf)),
+      interval: mazeInterval(clusterMean(bySpl, 0, 1), bySpl.length),
+    },
+  };
+}
+
+/** The rate had every error and wall-clock stop been a failed observation, with both its intervals. */
+function ifErrorsFailed(obs: StatisticsRun[], excluded: StatisticsRun[]) {
+  const all = [...obs, ...excluded];
+  const k = obs.filter((r) => r.outcome === 'success').length;
+  const byMaze = clusterSums(
+    all,
+    (r) => r.maze,
+    (r) => ({ num: r.outcome === 'success' ? 1 : 0, den: 1 }),
+  );
+  return {
+    rate: all.length === 0 ? null : k / all.length,
+    wilson: wilson(k, all.length),
+    maze: mazeInterval(mazeRate(byMaze), byMaze.length),
+  };
+}
+
 /** The statistics of one group of runs (see the header for what each count includes). */
 function groupStatistics(
   factors: Record<string, unknown>,
@@ -224,29 +341,16 @@ function groupStatistics(
   const obs = runs.filter((r) => r.independent);
   const k = obs.filter((r) => r.outcome === 'success').length;
   const errors = runs.filter((r) => r.outcome === 'error');
+  const wallClock = runs.filter((r) => r.outcome === 'wall_clock');
   const reasons = new Map<string, number>();
   for (const e of errors) {
     const reason = e.failureReason ?? 'no reason recorded';
     reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const solved = obs.filter((r) => r.outcome === 'success' && r.efficiency !== null);
-  const efficiencies = solved.map((r) => r.efficiency!);
-  const bySuccess: ClusterSums[] = clusterSums(
-    obs,
-    (r) => r.maze,
-    (r) => ({ num: r.outcome === 'success' ? 1 : 0, den: 1 }),
-  );
-  const byEfficiency = clusterSums(
-    obs,
-    (r) => r.maze,
-    (r) => (r.outcome === 'success' && r.efficiency !== null ? { num: r.efficiency, den: 1 } : { num: 0, den: 0 }),
-  );
-  // one set of draws for both: the same mazes in the same order, so each interval is what it would be alone
-  const [successInterval, efficiencyInterval] = clusterBootstraps([bySuccess, byEfficiency], resamples, seed);
+  const { mazes, ...success } = successIntervals(obs, resamples, seed);
   const models = n.filter((r) => !r.deterministic);
   const toolCalls = n.reduce((s, r) => s + r.toolCalls, 0);
   const fromText = n.reduce((s, r) => s + r.fromText, 0);
-  const withErrors = obs.length + errors.length;
   const sum = (xs: StatisticsRun[], f: (r: StatisticsRun) => number) => xs.reduce((t, r) => t + f(r), 0);
   const wins = obs.filter((r) => r.outcome === 'success');
   const actions = sum(obs, (r) => r.actions);
@@ -264,19 +368,12 @@ function groupStatistics(
     copies: n.length - obs.length,
     identicalRepeats: models.filter((r) => r.identicalRepeat).length,
     modelRuns: models.length,
-    mazes: bySuccess.length,
-    success: {
-      rate: obs.length === 0 ? null : k / obs.length,
-      wilson: wilson(k, obs.length),
-      bootstrap: interval(successInterval),
-    },
-    ifErrorsFailed: { rate: withErrors === 0 ? null : k / withErrors, wilson: wilson(k, withErrors) },
-    efficiency: {
-      mean: mean(efficiencies),
-      median: median(efficiencies),
-      runs: efficiencies.length,
-      bootstrap: interval(efficiencyInterval),
-    },
+    mazes,
+    wallClock: wallClock.length,
+    stopReasons: countStopReasons(runs),
+    success: { rate: obs.length === 0 ? null : k / obs.length, wilson: wilson(k, obs.length), ...success },
+    ifErrorsFailed: ifErrorsFailed(obs, [...errors, ...wallClock]),
+    ...pathStatistics(obs),
     meanActions: mean(obs.map((r) => r.actions)),
     medianActionsToSuccess: median(wins.map((r) => r.actions)),
     invalidActionRate: actions === 0 ? null : sum(obs, (r) => r.invalidActions) / actions,

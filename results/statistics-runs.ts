@@ -24,8 +24,15 @@ export interface StatisticsRunRow {
   provider: string;
   /** generator, size and seed: the cluster of the bootstrap. */
   maze: string;
-  outcome_class: 'success' | 'failure' | 'error' | 'running';
+  /** wall_clock: stopped by max_duration_minutes, in no denominator (migration 027). */
+  outcome_class: 'success' | 'failure' | 'error' | 'wall_clock' | 'running';
+  status: string;
+  goal_found: boolean;
+  stop_reason: string | null;
+  interrupted: boolean;
   failure_reason: string | null;
+  /** The shortest path's moves under the run's success rule (SPL's numerator). */
+  optimal_moves: number | null;
   independent: boolean;
   deterministic: boolean;
   identical_repeat: boolean;
@@ -69,7 +76,8 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
         await db.query<StatisticsRunRow>(
           `SELECT r.experiment_id, r.cell_index, r.repeat, r.provider,
              r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
-             r.outcome_class, r.failure_reason, r.independent, r.deterministic, r.identical_repeat,
+             r.outcome_class, r.status, r.goal_found, r.stop_reason, e.interrupted_at IS NOT NULL AS interrupted,
+             r.failure_reason, r.optimal_moves::int AS optimal_moves, r.independent, r.deterministic, r.identical_repeat,
              r.efficiency::float8 AS efficiency, r.actions::int AS actions,
              r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
              (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,

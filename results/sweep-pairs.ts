@@ -59,24 +59,28 @@ export function agentPairRows(db: Sql, sweep: string, first: string, second: str
   );
 }
 
-/** The two labels' run pairs left out: a side ended in error, or (else) a side still runs. */
+/** The two labels' run pairs left out: a side ended in error, else a side hit the wall clock, else one still runs. */
 export async function unpairedRuns(
   db: Sql,
   sweep: string,
   first: string,
   second: string,
-): Promise<{ errors: number; running: number }> {
-  const { rows } = await db.query<{ errors: number; running: number }>(
+): Promise<{ errors: number; wallClock: number; running: number }> {
+  const { rows } = await db.query<{ errors: number; wall_clock: number; running: number }>(
     `SELECT (count(*) FILTER (WHERE 'error' IN (x.outcome_class, y.outcome_class)))::int AS errors,
+            (count(*) FILTER (WHERE 'wall_clock' IN (x.outcome_class, y.outcome_class)
+                                AND 'error' NOT IN (x.outcome_class, y.outcome_class)))::int AS wall_clock,
             (count(*) FILTER (WHERE 'running' IN (x.outcome_class, y.outcome_class)
-                                AND 'error' NOT IN (x.outcome_class, y.outcome_class)))::int AS running
+                                AND 'error' NOT IN (x.outcome_class, y.outcome_class)
+                                AND 'wall_clock' NOT IN (x.outcome_class, y.outcome_class)))::int AS running
      FROM sweep_runs x JOIN sweep_runs y ON y.sweep_id = x.sweep_id AND y.label = $3
        AND y.maze_generator = x.maze_generator AND y.maze_size = x.maze_size AND y.maze_seed = x.maze_seed
        AND y.settings::text = x.settings::text AND y.repeat = x.repeat
      WHERE x.sweep_id = $1 AND x.label = $2`,
     [sweep, first, second],
   );
-  return rows[0];
+  const r = rows[0];
+  return { errors: Number(r.errors), wallClock: Number(r.wall_clock), running: Number(r.running) };
 }
 
 /** One run of an agent, as a comparison of two values of one setting pairs it. */

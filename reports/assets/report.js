@@ -86,7 +86,7 @@
               backgroundColor: colour(name),
               pointRadius: 4,
               data: rows.map((r) => (r ? r.success.rate : null)),
-              intervals: rows.map((r) => (r ? [r.success.wilson.low, r.success.wilson.high] : null)),
+              intervals: rows.map((r) => (r ? [r.success.maze.low, r.success.maze.high] : null)),
               rows,
             };
           }),
@@ -94,14 +94,15 @@
         options: {
           maintainAspectRatio: false,
           plugins: {
-            title: { display: true, text: `${g}: success rate (Wilson 95%, over independent runs)` },
+            title: { display: true, text: `${g}: success rate (maze-level 95%, over independent runs)` },
             tooltip: {
               callbacks: {
                 label: (c) => {
                   const r = c.dataset.rows[c.dataIndex];
                   return (
                     `${c.dataset.label}: ${StatFormat.formatRate(r.success.rate)} ` +
-                    `(${StatFormat.formatInterval(r.success.wilson.low, r.success.wilson.high)}) ${counted(r)}`
+                    `(${StatFormat.formatInterval(r.success.maze.low, r.success.maze.high)}, ${r.mazes} mazes) ` +
+                    counted(r)
                   );
                 },
               },

@@ -95,10 +95,21 @@ function render(data) {
 
 /** The per-agent statistics from the report's data (sweep-statistics.ts, in stat-text.ts's words). */
 function renderStats(report) {
-  const statsHead = ['agent', 'settings', 'maze', 'size', 'n', 'identical repeats', 'independent', 'success (Wilson)'];
+  const statsHead = ['agent', 'settings', 'maze', 'size', 'n', 'identical repeats', 'independent', 'success (maze 95%)'];
   $('stats').replaceChildren(
     ...tableParts(
-      [...statsHead, 'maze bootstrap', 'counts', 'errors', 'if errors had failed', 'mean eff.', 'from text', 'cost'],
+      [
+        ...statsHead,
+        'maze bootstrap',
+        'counts',
+        'how runs ended',
+        'errors',
+        'if errors had failed',
+        'SPL',
+        'mean eff. of successes',
+        'from text',
+        'cost',
+      ],
       report.stats.map((s, k) => {
         const t = report.statsText[k];
         return el(
@@ -114,8 +125,10 @@ function renderStats(report) {
           el('td', { class: 'n success' }, t.success),
           el('td', { class: 'n' }, t.successBootstrap),
           el('td', { class: 'counted' }, t.counted),
+          el('td', { class: 'ended' }, t.stopReasons),
           el('td', { class: 'n', title: t.errorReasons }, s.errors),
           el('td', { class: 'n' }, t.ifErrorsFailed || '-'),
+          el('td', { class: 'n spl' }, t.spl),
           el('td', { class: 'n' }, t.efficiency),
           el('td', { class: 'n' }, t.fromText),
           el('td', { class: 'n cost' }, t.cost),
@@ -215,16 +228,23 @@ $('pair').addEventListener('submit', async (e) => {
         el(
           'p',
           { class: 'pair-summary' },
-          `${g.pairs} pairs on ${g.mazes} mazes; McNemar exact p = `,
-          el('b', { class: 'mcnemar-p' }, fmt.num(g.mcnemarP, 4)),
+          `${g.pairs} pairs on ${g.mazes} mazes; sign-flip p over ${g.test.mazes} mazes = `,
+          el('b', { class: 'maze-p' }, fmt.num(g.test.p, 4)),
+          c.groups.length > 1 ? ` (Holm ${fmt.num(g.test.holmP, 4)})` : '',
+          ` (at least ${fmt.num(g.test.minP, 4)} with ${g.test.differing} mazes that differ)`,
           g.successDiff.diff === null
             ? ''
-            : `; success ${c.a} - ${c.b} = ${fmt.num(g.successDiff.diff)} (maze-clustered bootstrap 95% ` +
-                `${span(g.successDiff.low95, g.successDiff.high95)})`,
+            : `; success ${c.a} - ${c.b} = ${fmt.num(g.successDiff.diff)} (maze-level 95% ` +
+                `${g.successDiff.low95 === null ? 'too few mazes' : span(g.successDiff.low95, g.successDiff.high95)})`,
+          g.spl.meanDiff === null
+            ? ''
+            : `; SPL ${c.a} - ${c.b} = ${fmt.num(g.spl.meanDiff)} (maze-level 95% ` +
+                `${g.spl.low95 === null ? 'too few mazes' : span(g.spl.low95, g.spl.high95)})`,
           g.efficiency.meanDiff === null
             ? '; no pair both solved, so no efficiency difference'
-            : `; mean efficiency ${c.a} - ${c.b} = ${fmt.num(g.efficiency.meanDiff)} (bootstrap 95% ` +
-                `${span(g.efficiency.low95, g.efficiency.high95)}, ${g.efficiency.pairs} pairs both solved)`,
+            : `; mean efficiency of successes ${c.a} - ${c.b} = ${fmt.num(g.efficiency.meanDiff)} (maze-level 95% ` +
+                `${g.efficiency.low95 === null ? 'too few mazes' : span(g.efficiency.low95, g.efficiency.high95)}, ` +
+                `${g.efficiency.pairs} pairs both solved on ${g.efficiency.mazes} mazes)`,
           g.copiedPairs ? `; ${g.copiedPairs} copies of deterministic pairs left out` : '',
         ),
       ),

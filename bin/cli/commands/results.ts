@@ -145,11 +145,17 @@ async function exportSweep(
   });
 }
 
+/** "[0.1250, 0.5000] over 8 mazes", or "too few mazes (1)". */
+function intervalOrTooFew(i: { low95: number | null; high95: number | null }, mazes: number): string {
+  if (i.low95 === null || i.high95 === null) return `- (too few mazes: ${mazes})`;
+  return `[${i.low95.toFixed(4)}, ${i.high95.toFixed(4)}] over ${mazes} maze${mazes === 1 ? '' : 's'}`;
+}
+
 async function compare(
   sweep: string,
   a: string,
   b: string,
-  o: ResultsSource & { agent?: string; factor?: string; resamples: number; json?: boolean },
+  o: ResultsSource & { agent?: string; factor?: string; json?: boolean },
 ) {
   if ((o.agent === undefined) !== (o.factor === undefined))
     throw new InvalidInputError(
@@ -164,8 +170,8 @@ async function compare(
     const { formatInterval, formatNumber } = await import('../../../reports/stat-format.ts');
     const c =
       o.agent !== undefined && o.factor !== undefined
-        ? await compareSettings(db, sweep, o.agent, o.factor, a, b, o.resamples)
-        : await compareAgents(db, sweep, a, b, o.resamples);
+        ? await compareSettings(db, sweep, o.agent, o.factor, a, b)
+        : await compareAgents(db, sweep, a, b);
     if (o.json) {
       printJson(c);
       return;
@@ -173,7 +179,7 @@ async function compare(
     const what = c.factor ? `${c.agent}: ${c.factor} ${c.a} vs ${c.b}` : `${c.a} vs ${c.b}`;
     const same = c.factor ? 'same maze, repeat and other settings' : 'same maze, settings, repeat';
     const lines = [
-      `${what} in sweep ${c.sweep} (${same}; bootstrap: mazes resampled, ${c.resamples} resamples, seed ${c.seed})`,
+      `${what} in sweep ${c.sweep} (${same}; the maze is the unit: tests and intervals over mazes)`,
     ];
     for (const g of c.groups) {
       const e = g.efficiency;
@@ -184,10 +190,13 @@ async function compare(
       lines.push(
         `${settings.length > 0 ? settings.join(' ') : 'all runs'}: ${g.pairs} pairs on ${g.mazes} mazes`,
         `  both solved ${g.bothSolved}, only ${c.a} ${g.onlyA}, only ${c.b} ${g.onlyB}, neither ${g.neither}`,
-        `  McNemar exact p = ${formatNumber(g.mcnemarP, 6)}`,
-        `  success ${c.a} - ${c.b}: ${formatNumber(d.diff, 4)}, 95% interval [${formatInterval(d.low95, d.high95)}]`,
-        `  efficiency ${c.a} - ${c.b} over ${e.pairs} pairs both solved: mean ${formatNumber(e.meanDiff, 4)}, ` +
-          `95% interval [${formatNumber(e.low95, 4)}, ${formatNumber(e.high95, 4)}]`,
+        `  sign-flip test over ${g.test.mazes} mazes (${g.test.differing} differ): p = ${formatNumber(g.test.p, 4)}` +
+          `${c.groups.length > 1 ? `, Holm-adjusted p = ${formatNumber(g.test.holmP, 4)}` : ''}` +
+          ` (the smallest p ${g.test.differing} differing mazes allow: ${formatNumber(g.test.minP, 4)})`,
+        `  success ${c.a} - ${c.b}: ${formatNumber(d.diff, 4)}, 95% interval ${intervalOrTooFew(d, g.mazes)}`,
+        `  SPL ${c.a} - ${c.b}: ${formatNumber(g.spl.meanDiff, 4)}, 95% interval ${intervalOrTooFew(g.spl, g.spl.mazes)}`,
+        `  efficiency (successes only) ${c.a} - ${c.b} over ${e.pairs} pairs both solved: mean ` +
+          `${formatNumber(e.meanDiff, 4)}, 95% interval ${intervalOrTooFew(e, e.mazes)}`,
       );
     }
     lines.push(...c.notes.map((n) => `  ${n}`));
@@ -272,19 +281,15 @@ export function registerResultCommands(program: Command): void {
       .command('compare')
       .description(
         'paired comparison on the same mazes and repeats, split by every other setting the sweep varies: two ' +
-          'agents (same settings), or with --agent and --factor two values of one setting for one agent; McNemar ' +
-          'exact test on success, maze-clustered bootstrap of the success and efficiency differences',
+          'agents (same settings), or with --agent and --factor two values of one setting for one agent; the exact ' +
+          'sign-flip test of the per-maze differences (Holm-adjusted over the tables) and maze-level 95% ' +
+          'intervals of the success, SPL and efficiency differences, each beside the number of mazes',
       )
       .argument('<sweep>')
       .argument('<a>', 'an agent label of the sweep (with --factor: a value of the setting)')
       .argument('<b>', 'another one')
       .option('--agent <label>', 'compare two values of a setting for this agent (with --factor)')
       .option('--factor <setting>', 'the setting whose values <a> and <b> are (e.g. observation)')
-      .addOption(
-        new Option('--resamples <n>', 'bootstrap resamples')
-          .default(10_000)
-          .argParser(intOption('--resamples', 100, 1_000_000)),
-      )
       .addOption(jsonOption('as JSON')),
   ).action(compare);
   withExample(compareCommand, 'ariadne compare baselines-example random frontier');

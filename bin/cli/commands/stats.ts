@@ -15,6 +15,8 @@ import { factorRow } from '../../../reports/factor-stats.ts';
 import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
 import { paperTable } from '../../../reports/paper-table.ts';
+import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
+import { stopReasonsText } from '../../../reports/stop-reasons.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate and its Wilson interval (--wide shows them all).
@@ -31,35 +33,37 @@ const MEASURES: Array<Column<GroupStatistics>> = (
       drop: 12,
     },
     { header: 'success', cell: (g) => formatRate(g.success.rate) },
-    { header: 'wilson95', cell: (g) => formatInterval(g.success.wilson.low, g.success.wilson.high) },
-    {
-      header: 'maze_bootstrap95',
-      cell: (g) => formatInterval(g.success.bootstrap.low, g.success.bootstrap.high),
-      drop: 3,
-    },
+    { header: 'maze95', cell: (g) => formatInterval(g.success.maze.low, g.success.maze.high) },
+    { header: 'mazes', cell: (g) => g.mazes },
+    { header: 'wilson95_runs', cell: (g) => formatInterval(g.success.wilson.low, g.success.wilson.high), drop: 15 },
+    { header: 'maze_bootstrap95', cell: (g) => bootstrapCell(g), drop: 3 },
+    { header: 'wall_clock', cell: (g) => g.wallClock, drop: 16 },
     {
       header: 'if_errors_failed',
       cell: (g) => {
-        const { rate, wilson } = g.ifErrorsFailed;
-        return g.errors === 0 ? '-' : `${formatRate(rate)} (${formatInterval(wilson.low, wilson.high)})`;
+        const { rate, maze } = g.ifErrorsFailed;
+        return g.errors + g.wallClock === 0 ? '-' : `${formatRate(rate)} (${formatInterval(maze.low, maze.high)})`;
       },
       drop: 10,
     },
-    { header: 'efficiency', cell: (g) => formatNumber(g.efficiency.mean, 3), drop: 4 },
-    {
-      header: 'efficiency_bootstrap95',
-      cell: (g) =>
-        g.efficiency.bootstrap.low === null
-          ? '-'
-          : `${formatNumber(g.efficiency.bootstrap.low, 3)} - ${formatNumber(g.efficiency.bootstrap.high, 3)}`,
-      drop: 11,
-    },
+    { header: 'spl', cell: (g) => formatNumber(g.spl.mean, 3), drop: 4 },
+    { header: 'spl95', cell: (g) => numberInterval(g.spl.interval), drop: 17 },
+    { header: 'efficiency_of_successes', cell: (g) => formatNumber(g.efficiency.mean, 3), drop: 4 },
+    { header: 'efficiency95', cell: (g) => numberInterval(g.efficiency.interval), drop: 11 },
     { header: 'actions', cell: (g) => formatNumber(g.meanActions, 1), drop: 8 },
     { header: 'tokens', cell: (g) => formatNumber(g.tokensPerExperiment, 1), drop: 13 },
     { header: 'cost', cell: (g) => formatCost(g.costUsd), drop: 5 },
     { header: 'from_text', cell: (g) => (g.fromTextRate === null ? '-' : formatRate(g.fromTextRate)), drop: 14 },
   ] satisfies Array<Column<GroupStatistics>>
 ).map((c): Column<GroupStatistics> => ({ ...c, align: 'right' }));
+
+function bootstrapCell(g: GroupStatistics): string {
+  if (g.success.bootstrapStatus === 'too few mazes') return 'too few mazes';
+  return formatInterval(g.success.bootstrap.low, g.success.bootstrap.high);
+}
+
+const numberInterval = (i: { low: number | null; high: number | null }) =>
+  i.low === null || i.high === null ? '-' : `${formatNumber(i.low, 3)} - ${formatNumber(i.high, 3)}`;
 
 /** Every column of the table as full values, intervals as their two bounds: one flat record per group (csv). */
 function csvRecord(g: GroupStatistics): Record<string, unknown> {
@@ -74,16 +78,25 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     identical_repeats: g.identicalRepeats,
     model_runs: g.modelRuns,
     success_rate: g.success.rate,
-    wilson95_low: g.success.wilson.low,
-    wilson95_high: g.success.wilson.high,
+    maze95_low: g.success.maze.low,
+    maze95_high: g.success.maze.high,
+    mazes: g.mazes,
+    wilson95_runs_low: g.success.wilson.low,
+    wilson95_runs_high: g.success.wilson.high,
     maze_bootstrap95_low: g.success.bootstrap.low,
     maze_bootstrap95_high: g.success.bootstrap.high,
+    maze_bootstrap95_status: g.success.bootstrapStatus,
+    wall_clock: g.wallClock,
     if_errors_failed_rate: g.ifErrorsFailed.rate,
-    if_errors_failed_low: g.ifErrorsFailed.wilson.low,
-    if_errors_failed_high: g.ifErrorsFailed.wilson.high,
-    efficiency: g.efficiency.mean,
-    efficiency_bootstrap95_low: g.efficiency.bootstrap.low,
-    efficiency_bootstrap95_high: g.efficiency.bootstrap.high,
+    if_errors_failed_low: g.ifErrorsFailed.maze.low,
+    if_errors_failed_high: g.ifErrorsFailed.maze.high,
+    spl: g.spl.mean,
+    spl95_low: g.spl.interval.low,
+    spl95_high: g.spl.interval.high,
+    efficiency_of_successes: g.efficiency.mean,
+    efficiency95_low: g.efficiency.interval.low,
+    efficiency95_high: g.efficiency.interval.high,
+    ...Object.fromEntries(Object.entries(g.stopReasons).map(([reason, runs]) => [`stop_${reason}`, runs])),
     mean_actions: g.meanActions,
     tokens_per_experiment: g.tokensPerExperiment,
     cost_usd: g.costUsd,
@@ -121,6 +134,31 @@ function referenceLines(r: NonNullable<SuiteReference>, width: number): string[]
   );
 }
 
+/** What each column counts and excludes, with the sweep's bootstrap settings. */
+function statsNote(s: SweepStatistics): string {
+  return (
+    'n: successes + failures (every repeat); errors (ended by infrastructure), wall_clock (stopped by ' +
+    'max_duration_minutes: the serving stack decided them) and running runs are in no denominator. success and its ' +
+    'intervals are over the independent runs (a deterministic agent\'s runs with the same trajectory count once). ' +
+    'maze95: the interval at the level of the maze, the unit of replication (Korn-Graubard Clopper-Pearson on the ' +
+    `design-effect sample, t on mazes - 1 df); mazes: how many it is over. wilson95_runs: as if runs were ` +
+    `independent (too narrow when repeats share a maze). maze_bootstrap95 resamples mazes (${s.resamples} ` +
+    `resamples, seed ${s.seed}, percentile; not drawn below ${MIN_BOOTSTRAP_MAZES} mazes, the maze interval where ` +
+    'it collapses). if_errors_failed: success had every error and wall-clock stop been a failure. spl: success ' +
+    'weighted by path length (a failure scores 0); efficiency_of_successes: optimal / actions over successes only. ' +
+    "identical: model runs whose moves equal another repeat's in their cell. from_text: tool calls recovered from " +
+    "the model's reply text. n/a: a setting that does not reach that agent."
+  );
+}
+
+/** How each group's runs ended, e.g. "frontier | rays: goal 10, move limit 2". */
+function stopLines(factors: string[], groups: GroupStatistics[]): string[] {
+  return [
+    'how runs ended:',
+    ...groups.map((g) => `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${stopReasonsText(g.stopReasons)}`),
+  ];
+}
+
 /** The table, what each column counts, and the errors with their reasons, in lines that fit the layout. */
 function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, reference: SuiteReference): string[] {
   const factorColumns = s.factors.map((f): Column<GroupStatistics> => ({
@@ -135,15 +173,8 @@ function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, re
     ...wrapText(`sweep ${sweepId} by ${s.factors.join(' x ')}`, width),
     ...lines,
     ...hiddenNote(hidden),
-    ...wrapText(
-      'n: successes + failures (every repeat); errors (ended by infrastructure) and running runs are in no ' +
-        'denominator. success, wilson95 and maze_bootstrap95 are over the independent runs (a deterministic ' +
-        "agent's runs with the same trajectory count once); maze_bootstrap95 resamples mazes " +
-        `(${s.resamples} resamples, seed ${s.seed}, percentile). if_errors_failed: success had every error been a ` +
-        "failure. identical: model runs whose moves equal another repeat's in their cell. from_text: tool calls " +
-        "recovered from the model's reply text. n/a: a setting that does not reach that agent.",
-      width,
-    ),
+    ...wrapText(statsNote(s), width),
+    ...stopLines(s.factors, s.groups).flatMap((line) => wrapText(line, width, '    ')),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
     ...(reference ? referenceLines(reference, width) : []),
   ];
@@ -172,7 +203,12 @@ async function stats(
       table: (layout) => statsLines(sweepId, s, layout, reference),
       csv: () => s.groups.map(csvRecord),
       // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
-      json: () => ({ ...s, rows: s.groups.map(factorRow), ...(reference ? { suite_reference: reference } : {}) }),
+      json: () => ({
+        ...s,
+        groups: s.groups.map((g) => ({ ...g, stop_reasons: g.stopReasons })),
+        rows: s.groups.map(factorRow),
+        ...(reference ? { suite_reference: reference } : {}),
+      }),
       paper: () => ({ table: paperTable(sweepId, s), label: `tab:${sweepId}` }),
     });
   });
@@ -184,9 +220,9 @@ export function registerStatsCommand(program: Command): void {
       program
         .command('stats')
         .description(
-          "a sweep's success (Wilson and maze-clustered bootstrap 95% intervals), errors apart, efficiency, actions, " +
-            'tokens, cost and tool calls recovered from text, grouped by its factors: by default the label and every ' +
-            'setting the sweep varies',
+          "a sweep's success (95% intervals at the level of the maze, with the number of mazes), errors and " +
+            'wall-clock stops apart, how runs ended, SPL, efficiency, actions, tokens, cost and tool calls recovered ' +
+            'from text, grouped by its factors: by default the label and every setting the sweep varies',
         )
         .argument('<sweep>')
         .addOption(

@@ -1,0 +1,96 @@
+// Calibration by simulation of known truth: sweeps of two agents on M mazes with a strong maze effect (each maze's
+// difficulty drawn on the logit scale, so some mazes fail every repeat and some pass every one), r repeats a maze.
+// Over many simulated sweeps it counts how often the 5% sign-flip test rejects when the agents are identical
+// (type-I error) and how often the 95% intervals cover the true value (the success rate, and the difference of two
+// agents' rates averaged over the maze population). bench/calibration.ts prints the full figures; the test suite runs
+// a smaller number of sweeps with the same code.
+import { createRng, type Rng } from '../lambdas/maze/rng.ts';
+import { mazeRate, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
+
+export interface CalibrationSetting {
+  mazes: number;
+  repeats: number;
+  /** The spread of maze difficulty on the logit scale (2: strong; a maze at +-2 sd is 98% or 2%). */
+  mazeSd: number;
+  /** Agent a's advantage on the logit scale; 0 for the null (identical agents). */
+  effect: number;
+  /** The agents' base rate on the logit scale (0: 50% on an average maze). */
+  base: number;
+}
+
+export interface CalibrationFigures extends CalibrationSetting {
+  sweeps: number;
+  /** Share of null sweeps the 5% test rejected (only meaningful with effect 0). */
+  rejected: number;
+  /** Share of sweeps whose 95% interval of the difference held the true difference. */
+  differenceCoverage: number;
+  /** Share of sweeps whose 95% interval of agent a's success rate held its true rate. */
+  rateCoverage: number;
+  trueDifference: number;
+  trueRate: number;
+}
+
+const expit = (x: number) => 1 / (1 + Math.exp(-x));
+
+/** A standard normal draw (Box-Muller). */
+function normal(rng: Rng): number {
+  const u = 1 - rng.next();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
+}
+
+/** E over mazes of expit(base + effect + u), u ~ N(0, sd^2): by Gauss-Hermite-free midpoint quadrature on +-8 sd. */
+function populationRate(base: number, sd: number): number {
+  const steps = 4000;
+  let sum = 0;
+  let weight = 0;
+  for (let i = 0; i < steps; i++) {
+    const z = -8 + (16 * (i + 0.5)) / steps;
+    const w = Math.exp(-0.5 * z * z);
+    sum += w * expit(base + sd * z);
+    weight += w;
+  }
+  return sum / weight;
+}
+
+/** One simulated sweep: per maze, a's successes and the pairs' discordant counts. */
+function simulateSweep(s: CalibrationSetting, rng: Rng): MazePairs[] & { successes?: number[] } {
+  const mazes: MazePairs[] = [];
+  for (let m = 0; m < s.mazes; m++) {
+    const u = s.mazeSd * normal(rng);
+    const [pa, pb] = [expit(s.base + s.effect + u), expit(s.base + u)];
+    const maze = { pairs: s.repeats, onlyA: 0, onlyB: 0, successesA: 0 };
+    for (let r = 0; r < s.repeats; r++) {
+      const [a, b] = [rng.chance(pa), rng.chance(pb)];
+      if (a) maze.successesA++;
+      if (a && !b) maze.onlyA++;
+      if (b && !a) maze.onlyB++;
+    }
+    mazes.push(maze);
+  }
+  return mazes;
+}
+
+/** The figures of `sweeps` simulated sweeps under one setting, seeded. */
+export function calibrate(s: CalibrationSetting, sweeps: number, seed = 1): CalibrationFigures {
+  const rng = createRng(seed);
+  const trueRate = populationRate(s.base + s.effect, s.mazeSd);
+  const trueDifference = trueRate - populationRate(s.base, s.mazeSd);
+  let [rejected, differenceCovered, rateCovered] = [0, 0, 0];
+  for (let i = 0; i < sweeps; i++) {
+    const mazes = simulateSweep(s, rng) as Array<MazePairs & { successesA: number }>;
+    if (signFlipTest(mazes.map((m) => m.onlyA - m.onlyB)).p <= 0.05) rejected++;
+    const d = pairedDifference(mazes);
+    if (d && d.low <= trueDifference && trueDifference <= d.high) differenceCovered++;
+    const rate = mazeRate(mazes.map((m) => ({ num: m.successesA, den: m.pairs })));
+    if (rate && rate.low <= trueRate && trueRate <= rate.high) rateCovered++;
+  }
+  return {
+    ...s,
+    sweeps,
+    rejected: rejected / sweeps,
+    differenceCoverage: differenceCovered / sweeps,
+    rateCoverage: rateCovered / sweeps,
+    trueDifference,
+    trueRate,
+  };
+}
