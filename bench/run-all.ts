@@ -13,6 +13,7 @@ import { figuresTable, recordedFigures, type Figure } from './figures.ts';
 // in this order: the quick figures first, the long load, rehearsal and export runs last; by name,
 // `npm run bench -- summaries search` runs those alone (the mutation report is read only when none is named)
 const benches: Record<string, () => Promise<unknown>> = {
+  calibration: async () => (await import('./calibration.ts')).calibrationBench(),
   engine: async () => (await import('./engine.ts')).engineBench(),
   providers: async () => (await import('./providers.ts')).providersBench(),
   cost: async () => (await import('./cost.ts')).costBench(),

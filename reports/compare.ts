@@ -204,12 +204,7 @@ const leftOutNote = (left: LeftOut) =>
           `(${left.errors}), was stopped by the wall clock (${left.wallClock}) or is still running (${left.running})`,
       ];
 
-export async function compareAgents(
-  db: Sql,
-  sweep: string,
-  a: string,
-  b: string,
-): Promise<Comparison> {
+export async function compareAgents(db: Sql, sweep: string, a: string, b: string): Promise<Comparison> {
   const counts = await sweepLabelCounts(db, sweep);
   const labels = counts.map((r) => r.label);
   if (labels.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
@@ -368,10 +363,7 @@ export async function compareSettings(
       `agent "${agent}" has no runs under ${factor} ${a} and ${b} on the same maze, repeat and other settings`,
     );
   const groups = tables([...seen.values()]);
-  return comparison(
-    { sweep, a, b, agent, factor, notes: [...copiedNote(groups), ...leftOutNote(left)] },
-    groups,
-  );
+  return comparison({ sweep, a, b, agent, factor, notes: [...copiedNote(groups), ...leftOutNote(left)] }, groups);
 }
 
 /**

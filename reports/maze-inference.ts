@@ -44,7 +44,10 @@ const clamp = (x: number, low: number, high: number) => Math.min(high, Math.max(
 /** Clopper-Pearson on a (fractional) effective sample: the beta quantiles, as R's survey::svyciprop(method = 'beta'). */
 function clopperPearson(p: number, n: number) {
   const k = p * n;
-  return { low: k === 0 ? 0 : betaQuantile(0.025, k, n - k + 1), high: k === n ? 1 : betaQuantile(0.975, k + 1, n - k) };
+  return {
+    low: k === 0 ? 0 : betaQuantile(0.025, k, n - k + 1),
+    high: k === n ? 1 : betaQuantile(0.975, k + 1, n - k),
+  };
 }
 
 /** The runs, the mazes with data, the most a design effect can be (every run of a maze alike): sum n_m^2 / N. */
@@ -102,7 +105,13 @@ export function pairedDifference(mazes: readonly MazePairs[]): RateInterval | nu
   const variance = (((b + c + 1) / (n + 2) - adjusted * adjusted) / (n + 2)) * deff;
   const half = t975(count) * Math.sqrt(variance);
   const effectiveN = (n / deff) * (Z95 / t975(count)) ** 2;
-  return { low: Math.max(-1, adjusted - half), high: Math.min(1, adjusted + half), mazes: count, designEffect: deff, effectiveN };
+  return {
+    low: Math.max(-1, adjusted - half),
+    high: Math.min(1, adjusted + half),
+    mazes: count,
+    designEffect: deff,
+    effectiveN,
+  };
 }
 
 /**
@@ -110,7 +119,11 @@ export function pairedDifference(mazes: readonly MazePairs[]): RateInterval | nu
  * cluster-robust variance with Student's t on mazes - 1 degrees of freedom, clipped to [floor, ceiling]. null below
  * MIN_INTERVAL_MAZES mazes with data.
  */
-export function clusterMean(clusters: readonly ClusterSums[], floor = -Infinity, ceiling = Infinity): MazeInterval | null {
+export function clusterMean(
+  clusters: readonly ClusterSums[],
+  floor = -Infinity,
+  ceiling = Infinity,
+): MazeInterval | null {
   const { live, n, mazes } = clusterShape(clusters);
   if (mazes < MIN_INTERVAL_MAZES) return null;
   const r = live.reduce((s, c) => s + c.num, 0) / n;

@@ -134,11 +134,7 @@ export async function loadReport(
 const MAX_SETTING_PAIRS = 6;
 
 /** Every agent with two or more values of a varied setting that reaches it: each pair of values, compared paired. */
-async function settingComparisons(
-  db: Sql,
-  sweepId: string,
-  stats: StatsRow[],
-): Promise<Comparison[]> {
+async function settingComparisons(db: Sql, sweepId: string, stats: StatsRow[]): Promise<Comparison[]> {
   const wanted: Array<[string, string, string, string]> = [];
   for (const label of [...new Set(stats.map((r) => r.label))]) {
     const rows = stats.filter((r) => r.label === label);
@@ -172,7 +168,5 @@ async function pairable(comparisons: Array<Promise<Comparison>>): Promise<Compar
 async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[]): Promise<Comparison[]> {
   const labels = [...new Set(stats.map((r) => r.label))].sort();
   // two agents on different mazes or settings: nothing to pair
-  return pairable(
-    labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b))),
-  );
+  return pairable(labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b))));
 }

@@ -113,8 +113,14 @@ export function statsRowText(r: StatsRow): StatsRowText {
         : r.success.bootstrap.low === null
           ? '-'
           : formatInterval(r.success.bootstrap.low, r.success.bootstrap.high),
-    successRunsWilson: r.success.wilson.low === null ? '-' : formatInterval(r.success.wilson.low, r.success.wilson.high),
-    counted: countedText({ n_independent: r.independent, errors: r.errors, running: r.running, wallClock: r.wallClock }),
+    successRunsWilson:
+      r.success.wilson.low === null ? '-' : formatInterval(r.success.wilson.low, r.success.wilson.high),
+    counted: countedText({
+      n_independent: r.independent,
+      errors: r.errors,
+      running: r.running,
+      wallClock: r.wallClock,
+    }),
     identical: identicalText(r.identicalRepeats, r.modelRuns),
     ifErrorsFailed:
       r.errors + r.wallClock === 0 ? '' : `${formatRate(sensitivity.rate)} (${mazeIntervalText(sensitivity.maze)})`,

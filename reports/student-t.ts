@@ -25,7 +25,10 @@ function betaFraction(a: number, b: number, x: number): number {
   let h = d;
   for (let m = 1; m <= 300; m++) {
     const m2 = 2 * m;
-    for (const aa of [(m * (b - m) * x) / ((a + m2 - 1) * (a + m2)), (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1))]) {
+    for (const aa of [
+      (m * (b - m) * x) / ((a + m2 - 1) * (a + m2)),
+      (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1)),
+    ]) {
       d = 1 + aa * d;
       d = 1 / (Math.abs(d) < tiny ? tiny : d);
       c = 1 + aa / c;

@@ -275,7 +275,12 @@ function successIntervals(obs: StatisticsRun[], resamples: number, seed: number)
   );
   const maze = mazeInterval(mazeRate(byMaze), byMaze.length);
   if (byMaze.length < MIN_BOOTSTRAP_MAZES)
-    return { maze, bootstrap: interval(null), bootstrapStatus: 'too few mazes' as BootstrapStatus, mazes: byMaze.length };
+    return {
+      maze,
+      bootstrap: interval(null),
+      bootstrapStatus: 'too few mazes' as BootstrapStatus,
+      mazes: byMaze.length,
+    };
   const drawn = clusterBootstraps([byMaze], resamples, seed)[0];
   const collapsed = drawn !== null && drawn.low === drawn.high;
   return {

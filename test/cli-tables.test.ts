@@ -151,7 +151,7 @@ describe('every table command on a database with a sweep in it', () => {
     ['sweep status', ['sweep', 'status', SWEEP]],
     ['mazes', ['mazes']],
     ['sql', ['sql', 'SELECT * FROM experiment_summary']],
-    ['compare', ['compare', SWEEP, 'random-walker.seeded', 'frontier', '--resamples', '200']],
+    ['compare', ['compare', SWEEP, 'random-walker.seeded', 'frontier']],
   ];
 
   it.each(COMMANDS)('%s: no line over 100 characters', (_label, args) => {
@@ -169,7 +169,7 @@ describe('every table command on a database with a sweep in it', () => {
         .split('\n')[1]
         .split('|')
         .map((h) => h.trim());
-    expect(header(compact)).toEqual(expect.arrayContaining(['label', 'n', 'success', 'wilson95']));
+    expect(header(compact)).toEqual(expect.arrayContaining(['label', 'n', 'success', 'maze95', 'mazes']));
     expect(header(compact)).not.toContain('from_text');
     const hidden = /^(\d+) columns hidden: --wide or --format csv shows them$/m.exec(compact);
     expect(hidden).not.toBeNull();
@@ -201,7 +201,18 @@ describe('every table command on a database with a sweep in it', () => {
     expect(body.map((r) => Number(r[head.indexOf('actions')]))).toEqual(json.map((r) => r.actions));
 
     const stats = parseCsv(ariadne(['stats', SWEEP, '--resamples', '200', '--format', 'csv']).stdout);
-    expect(stats[0]).toEqual(expect.arrayContaining(['label', 'n', 'success_rate', 'wilson95_low', 'from_text_rate']));
+    expect(stats[0]).toEqual(
+      expect.arrayContaining([
+        'label',
+        'n',
+        'success_rate',
+        'maze95_low',
+        'mazes',
+        'spl',
+        'stop_goal',
+        'from_text_rate',
+      ]),
+    );
     expect(stats.slice(1).every((r) => Number.isFinite(Number(r[stats[0].indexOf('n')])))).toBe(true);
 
     const quoted = ariadne([
@@ -229,10 +240,10 @@ describe('every table command on a database with a sweep in it', () => {
     expect(lines[0]).toBe(`**Sweep ${SWEEP}: success by label.**`);
     const table = lines.filter((l) => l.startsWith('|'));
     expect(table[0]).toBe(
-      '| label | n | independent | success % | Wilson 95% CI | maze bootstrap 95% CI | excluded | efficiency | ' +
-        'actions |',
+      '| label | n | independent | mazes | success % | maze-level 95% CI | maze bootstrap 95% CI | excluded | SPL | ' +
+        'efficiency of successes | actions |',
     );
-    expect(table[1]).toMatch(/^\| :--- \|( ---: \|){8}$/);
+    expect(table[1]).toMatch(/^\| :--- \|( ---: \|){10}$/);
     expect(table).toHaveLength(2 + groups.length);
     for (const g of groups) {
       const row = table.find((l) => l.startsWith(`| ${col(g, 'label')} |`))!;
@@ -240,19 +251,26 @@ describe('every table command on a database with a sweep in it', () => {
       expect(cells[2]).toBe(col(g, 'n'));
       // the denominator of the rate and its intervals
       expect(cells[3]).toBe(col(g, 'independent'));
-      expect(cells[4]).toBe(pct(col(g, 'success_rate')));
-      expect(cells[5]).toBe(`[${pct(col(g, 'wilson95_low'))}, ${pct(col(g, 'wilson95_high'))}]`);
-      expect(cells[7]).toBe(String(Number(col(g, 'errors')) + Number(col(g, 'running'))));
+      expect(cells[4]).toBe(col(g, 'mazes'));
+      expect(cells[5]).toBe(pct(col(g, 'success_rate')));
+      expect(cells[6]).toBe(`[${pct(col(g, 'maze95_low'))}, ${pct(col(g, 'maze95_high'))}]`);
+      const excluded = ['errors', 'wall_clock', 'running'].reduce((s, c) => s + Number(col(g, c)), 0);
+      expect(cells[8]).toBe(String(excluded));
+      expect(cells[9]).toBe(Number(col(g, 'spl')).toFixed(3));
     }
     // the run left running (above) is counted out, and said so
-    expect(md.stdout).toMatch(/Excluded from every denominator: .* \(0 in all\) and runs still running \(1\)\./);
+    expect(md.stdout).toMatch(/Excluded from every denominator: .* \(0 in all\), .* and runs still running \(1\)\./);
     expect(md.stdout).toMatch(/200 resamples, seed 1, percentile/);
+    expect(md.stdout).toMatch(/How the runs ended: goal \d+/);
+    expect(md.stdout).toMatch(/The maze is the unit of replication/);
 
     const tex = ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'latex']);
     expect(tex.code, tex.stderr).toBe(0);
-    expect(tex.stdout).toContain('\\begin{tabular}{lrrrrrrrr}');
+    expect(tex.stdout).toContain('\\begin{tabular}{lrrrrrrrrrr}');
     expect(tex.stdout).toContain(`\\label{tab:${SWEEP}}`);
-    expect(tex.stdout).toContain('label & n & independent & success \\% & Wilson 95\\% CI & maze bootstrap 95\\% CI');
+    expect(tex.stdout).toContain(
+      'label & n & independent & mazes & success \\% & maze-level 95\\% CI & maze bootstrap 95\\% CI',
+    );
     const body = tex.stdout.slice(tex.stdout.indexOf('\\midrule'), tex.stdout.indexOf('\\bottomrule'));
     expect(body.split('\n').filter((l) => l.endsWith(' \\\\'))).toHaveLength(groups.length);
     expect(tex.stdout).toMatch(/\\footnotesize n counts the runs that succeeded or failed/);

@@ -22,7 +22,6 @@ import { tempDir } from './support/temp-dir.ts';
 import { launchBrowser, openPage, screenshotPath } from './support/browser.ts';
 import { providerSims } from './support/provider-sims.ts';
 import { runModelSweep } from './support/model-sweep.ts';
-import { wilson } from './support/reference-statistics.ts';
 import { compareSettings } from '../reports/compare.ts';
 
 const sims = providerSims();
@@ -124,7 +123,9 @@ repeats: 3
         .find((c) => c[1] === row.label && c[3] === String(row.maze_size))!;
       expect(cells[4]).toBe(String(row.n));
     }
-    expect(latex).toContain('\\begin{tabular}{lllrrrrrrrr}');
+    expect(latex).toContain('\\begin{tabular}{lllrrrrrrrrrr}');
+    // each row is one maze: no maze-level interval can be had, and the table says so
+    expect(latex).toContain('too few mazes');
     expect(latex.split('\n').filter((l) => /^ {4}(frontier|random) & /.test(l))).toHaveLength(stats.length);
     const links = page.locator('#failures a');
     expect(await links.count()).toBe(failures.length);
@@ -178,10 +179,9 @@ describe('a report of a sweep with an unpriced model, a missing one and two obse
     const missing = rows.find((r) => r[0] === 'missing' && r[1] === 'observation=rays')!;
     expect(missing[col('errors')]).toBe('2');
     expect(missing[col('counts')]).toBe('over 0 independent runs; 2 errors and 0 running left out');
-    // had both errors been failures: 0 of 2, with Wilson's interval from the reference formula
-    const pct = (v: number) => `${(v * 100).toFixed(1)}%`;
-    const [lo, hi] = wilson(0, 2);
-    expect(missing[col('success if errors had failed')]).toBe(`0.0% (${pct(lo)} - ${pct(hi)})`);
+    // had both errors been failures: 0 of 2, on one maze: no maze-level interval, and it says why
+    expect(missing[col('success if errors and wall-clock stops had failed')]).toBe('0.0% (too few mazes (1))');
+    expect(missing[col('how runs ended')]).toBe('error 2');
     const qwen = rows.find((r) => r[0] === 'qwen' && r[1] === 'observation=rays')!;
     expect(qwen[col('cost (every run)')]).toBe('unknown');
     const frontierRow = rows.find((r) => r[0] === 'frontier')!;
@@ -197,7 +197,7 @@ describe('a report of a sweep with an unpriced model, a missing one and two obse
     const expected = await compareSettings(db, 'report-models', 'qwen', 'observation', qwenPair[2], qwenPair[3]);
     expect(qwenPair[1]).toBe('observation');
     expect(qwenPair[5]).toBe(String(expected.groups[0].pairs));
-    expect(qwenPair[11]).toBe(expected.groups[0].mcnemarP.toFixed(4));
+    expect(qwenPair[11]).toBe(expected.groups[0].test.p.toFixed(4));
     expect(errors).toEqual([]);
     await page.screenshot({ path: screenshotPath('report-models.png'), fullPage: true });
     await page.close();

@@ -144,8 +144,8 @@ describe('the results over pg and over the Data API', () => {
     const report = await loadReport(db, 'small');
     expect(report.runs).toHaveLength(8);
     expect(await loadReport(api, 'small')).toEqual(report);
-    const c = await compareAgents(db, 'small', 'random', 'frontier', 500);
-    expect(await compareAgents(api, 'small', 'random', 'frontier', 500)).toEqual(c);
+    const c = await compareAgents(db, 'small', 'random', 'frontier');
+    expect(await compareAgents(api, 'small', 'random', 'frontier')).toEqual(c);
   });
 });
 

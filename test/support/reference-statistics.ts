@@ -26,3 +26,14 @@ export function mcnemar(b: number, c: number): number {
   for (let i = 0; i <= Math.min(b, c); i++) tail += choose(n, i) / 2 ** n;
   return Math.min(1, 2 * tail);
 }
+
+/** The exact sign-flip test, by enumerating every one of the 2^m sign assignments of the per-maze differences. */
+export function signFlip(d: number[]): number {
+  const observed = Math.abs(d.reduce((s, x) => s + x, 0));
+  let extreme = 0;
+  for (let mask = 0; mask < 2 ** d.length; mask++) {
+    const sum = d.reduce((s, x, i) => s + (mask & (1 << i) ? -x : x), 0);
+    if (Math.abs(sum) >= observed) extreme++;
+  }
+  return extreme / 2 ** d.length;
+}

@@ -95,7 +95,16 @@ function render(data) {
 
 /** The per-agent statistics from the report's data (sweep-statistics.ts, in stat-text.ts's words). */
 function renderStats(report) {
-  const statsHead = ['agent', 'settings', 'maze', 'size', 'n', 'identical repeats', 'independent', 'success (maze 95%)'];
+  const statsHead = [
+    'agent',
+    'settings',
+    'maze',
+    'size',
+    'n',
+    'identical repeats',
+    'independent',
+    'success (maze 95%)',
+  ];
   $('stats').replaceChildren(
     ...tableParts(
       [

@@ -178,9 +178,7 @@ async function compare(
     }
     const what = c.factor ? `${c.agent}: ${c.factor} ${c.a} vs ${c.b}` : `${c.a} vs ${c.b}`;
     const same = c.factor ? 'same maze, repeat and other settings' : 'same maze, settings, repeat';
-    const lines = [
-      `${what} in sweep ${c.sweep} (${same}; the maze is the unit: tests and intervals over mazes)`,
-    ];
+    const lines = [`${what} in sweep ${c.sweep} (${same}; the maze is the unit: tests and intervals over mazes)`];
     for (const g of c.groups) {
       const e = g.efficiency;
       const d = g.successDiff;

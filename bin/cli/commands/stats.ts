@@ -139,7 +139,7 @@ function statsNote(s: SweepStatistics): string {
   return (
     'n: successes + failures (every repeat); errors (ended by infrastructure), wall_clock (stopped by ' +
     'max_duration_minutes: the serving stack decided them) and running runs are in no denominator. success and its ' +
-    'intervals are over the independent runs (a deterministic agent\'s runs with the same trajectory count once). ' +
+    "intervals are over the independent runs (a deterministic agent's runs with the same trajectory count once). " +
     'maze95: the interval at the level of the maze, the unit of replication (Korn-Graubard Clopper-Pearson on the ' +
     `design-effect sample, t on mazes - 1 df); mazes: how many it is over. wilson95_runs: as if runs were ` +
     `independent (too narrow when repeats share a maze). maze_bootstrap95 resamples mazes (${s.resamples} ` +
@@ -155,7 +155,9 @@ function statsNote(s: SweepStatistics): string {
 function stopLines(factors: string[], groups: GroupStatistics[]): string[] {
   return [
     'how runs ended:',
-    ...groups.map((g) => `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${stopReasonsText(g.stopReasons)}`),
+    ...groups.map(
+      (g) => `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${stopReasonsText(g.stopReasons)}`,
+    ),
   ];
 }
 
