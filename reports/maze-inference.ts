@@ -41,7 +41,7 @@ export interface RateInterval extends MazeInterval {
 const t975 = (mazes: number) => studentTQuantile(0.975, mazes - 1);
 const clamp = (x: number, low: number, high: number) => Math.min(high, Math.max(low, x));
 
-/** Clopper-Pearson on a (fractional) effective sample: the beta quantiles, as R's survey::svyciprop(method = 'beta'). */
+/** Clopper-Pearson on a (fractional) effective sample, as R's survey::svyciprop(method = 'beta'). */
 function clopperPearson(p: number, n: number) {
   const k = p * n;
   return {

@@ -167,7 +167,7 @@ async function compare(
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweep);
     const { compareAgents, compareSettings } = await import('../../../reports/compare.ts');
-    const { formatInterval, formatNumber } = await import('../../../reports/stat-format.ts');
+    const { formatNumber } = await import('../../../reports/stat-format.ts');
     const c =
       o.agent !== undefined && o.factor !== undefined
         ? await compareSettings(db, sweep, o.agent, o.factor, a, b)
@@ -192,7 +192,8 @@ async function compare(
           `${c.groups.length > 1 ? `, Holm-adjusted p = ${formatNumber(g.test.holmP, 4)}` : ''}` +
           ` (the smallest p ${g.test.differing} differing mazes allow: ${formatNumber(g.test.minP, 4)})`,
         `  success ${c.a} - ${c.b}: ${formatNumber(d.diff, 4)}, 95% interval ${intervalOrTooFew(d, g.mazes)}`,
-        `  SPL ${c.a} - ${c.b}: ${formatNumber(g.spl.meanDiff, 4)}, 95% interval ${intervalOrTooFew(g.spl, g.spl.mazes)}`,
+        `  SPL ${c.a} - ${c.b}: ${formatNumber(g.spl.meanDiff, 4)}, ` +
+          `95% interval ${intervalOrTooFew(g.spl, g.spl.mazes)}`,
         `  efficiency (successes only) ${c.a} - ${c.b} over ${e.pairs} pairs both solved: mean ` +
           `${formatNumber(e.meanDiff, 4)}, 95% interval ${intervalOrTooFew(e, e.mazes)}`,
       );
