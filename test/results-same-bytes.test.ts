@@ -257,7 +257,7 @@ describe(`results commands print the same bytes locally and with --aws (TZ=${TZ}
     ['list --sweeps', () => ['list', '--sweeps']],
     ['summary', () => ['summary', runId]],
     ['stats', () => ['stats', SWEEP, '--resamples', '200']],
-    ['compare', () => ['compare', SWEEP, 'random', 'frontier', '--resamples', '200']],
+    ['compare', () => ['compare', SWEEP, 'random', 'frontier']],
     ['sql over every type', () => ['sql', EVERY_TYPE]],
     [
       'sql over the summary view',
