@@ -65,9 +65,9 @@ export interface StatsRowText {
   counted: string;
   /** "4 of 5 repeats identical" (model runs that walked the same path as another repeat of their cell), or ''. */
   identical: string;
-  /** The same rate had every error been a failure, or '' when there was no error. */
+  /** The same rate had every run with an attempt in error been a failure, or '' when no attempt ended in error. */
   ifErrorsFailed: string;
-  /** Each error's reason with its count: "ProviderTransientError x2". */
+  /** The reason of each attempt that ended in error (retried or not) with its count: "ProviderTransientError x2". */
   errorReasons: string;
   /** Mean efficiency over the independent successes, with its clustered bootstrap interval. */
   efficiency: string;
@@ -101,11 +101,13 @@ export function statsRowText(r: StatsRow): StatsRowText {
     counted: countedText({ n_independent: r.independent, errors: r.errors, running: r.running }),
     identical: identicalText(r.identicalRepeats, r.modelRuns),
     ifErrorsFailed:
-      r.errors === 0
+      r.erroredAttempts === 0
         ? ''
         : `${formatRate(r.ifErrorsFailed.rate)} ` +
           `(${formatInterval(r.ifErrorsFailed.wilson.low, r.ifErrorsFailed.wilson.high)})`,
-    errorReasons: r.errorReasons.map((e) => (e.runs > 1 ? `${e.reason} x${e.runs}` : e.reason)).join('; '),
+    errorReasons: r.attemptErrorReasons
+      .map((e) => (e.attempts > 1 ? `${e.reason} x${e.attempts}` : e.reason))
+      .join('; '),
     efficiency:
       r.efficiency.mean === null
         ? '-'

@@ -41,7 +41,7 @@ const MEASURES: Array<Column<GroupStatistics>> = (
       header: 'if_errors_failed',
       cell: (g) => {
         const { rate, wilson } = g.ifErrorsFailed;
-        return g.errors === 0 ? '-' : `${formatRate(rate)} (${formatInterval(wilson.low, wilson.high)})`;
+        return g.erroredAttempts === 0 ? '-' : `${formatRate(rate)} (${formatInterval(wilson.low, wilson.high)})`;
       },
       drop: 10,
     },
@@ -57,6 +57,7 @@ const MEASURES: Array<Column<GroupStatistics>> = (
     { header: 'actions', cell: (g) => formatNumber(g.meanActions, 1), drop: 8 },
     { header: 'tokens', cell: (g) => formatNumber(g.tokensPerExperiment, 1), drop: 13 },
     { header: 'cost', cell: (g) => formatCost(g.costUsd), drop: 5 },
+    { header: 'attempts', cell: (g) => g.attempts, drop: 15 },
     { header: 'from_text', cell: (g) => (g.fromTextRate === null ? '-' : formatRate(g.fromTextRate)), drop: 14 },
   ] satisfies Array<Column<GroupStatistics>>
 ).map((c): Column<GroupStatistics> => ({ ...c, align: 'right' }));
@@ -69,6 +70,9 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     n: g.n,
     successes: g.successes,
     errors: g.errors,
+    attempts: g.attempts,
+    errored_attempts: g.erroredAttempts,
+    retried_errors: g.retriedErrors,
     running: g.running,
     independent: g.independent,
     identical_repeats: g.identicalRepeats,
@@ -86,19 +90,25 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     efficiency_bootstrap95_high: g.efficiency.bootstrap.high,
     mean_actions: g.meanActions,
     tokens_per_experiment: g.tokensPerExperiment,
+    tokens: g.tokens,
     cost_usd: g.costUsd,
     from_text_rate: g.fromTextRate,
   };
 }
 
-/** The errors of each group with their reasons, e.g. "ollama:qwen | rays: 2 errors: HTTP 500 (2)". */
+/**
+ * The errors of every attempt of each group with their reasons, and how many a retry finished, e.g.
+ * "ollama:qwen | rays: 3 attempts ended in error, 1 of them retried to a finished run: HTTP 500 (3)".
+ */
 function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
   return groups
-    .filter((g) => g.errors > 0)
+    .filter((g) => g.erroredAttempts > 0)
     .map(
       (g) =>
-        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${g.errors} error${g.errors === 1 ? '' : 's'}: ` +
-        g.errorReasons.map((e) => `${e.reason.replace(/\s+/g, ' ').slice(0, 200)} (${e.runs})`).join('; '),
+        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${g.erroredAttempts} ` +
+        `attempt${g.erroredAttempts === 1 ? '' : 's'} ended in error, ${g.retriedErrors} of them retried to a ` +
+        'finished run: ' +
+        g.attemptErrorReasons.map((e) => `${e.reason.replace(/\s+/g, ' ').slice(0, 200)} (${e.attempts})`).join('; '),
     );
 }
 
@@ -139,9 +149,12 @@ function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, re
       'n: successes + failures (every repeat); errors (ended by infrastructure) and running runs are in no ' +
         'denominator. success, wilson95 and maze_bootstrap95 are over the independent runs (a deterministic ' +
         "agent's runs with the same trajectory count once); maze_bootstrap95 resamples mazes " +
-        `(${s.resamples} resamples, seed ${s.seed}, percentile). if_errors_failed: success had every error been a ` +
-        "failure. identical: model runs whose moves equal another repeat's in their cell. from_text: tool calls " +
-        "recovered from the model's reply text. n/a: a setting that does not reach that agent.",
+        `(${s.resamples} resamples, seed ${s.seed}, percentile). attempts: every attempt of the runs (a sweep run ` +
+        'again retries its failed runs). if_errors_failed: success had every run with an attempt that ended in ' +
+        'error been a failure, retried or not. tokens: per run, input + cache reads and writes + output of its ' +
+        "latest attempt; cost: every attempt's. identical: model runs whose moves equal another repeat's in their " +
+        "cell. from_text: tool calls recovered from the model's reply text. n/a: a setting that does not reach " +
+        'that agent.',
       width,
     ),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
