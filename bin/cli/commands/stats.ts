@@ -97,17 +97,20 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
 }
 
 /**
- * The errors of every attempt of each group with their reasons, and how many a retry finished, e.g.
- * "ollama:qwen | rays: 3 attempts ended in error, 1 of them retried to a finished run: HTTP 500 (3)".
+ * The errors of each group with their reasons, e.g. "ollama:qwen | rays: 2 errors: HTTP 500 (2)"; with errors in
+ * attempts a retry replaced, every attempt's: "3 attempts ended in error, 1 of them retried to a finished run: ...".
  */
 function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   return groups
     .filter((g) => g.erroredAttempts > 0)
     .map(
       (g) =>
-        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${g.erroredAttempts} ` +
-        `attempt${g.erroredAttempts === 1 ? '' : 's'} ended in error, ${g.retriedErrors} of them retried to a ` +
-        'finished run: ' +
+        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ` +
+        (g.erroredAttempts === g.errors
+          ? `${plural(g.errors, 'error')}: `
+          : `${plural(g.erroredAttempts, 'attempt')} ended in error, ${g.retriedErrors} of them retried to a ` +
+            'finished run: ') +
         g.attemptErrorReasons.map((e) => `${e.reason.replace(/\s+/g, ' ').slice(0, 200)} (${e.attempts})`).join('; '),
     );
 }
