@@ -6,6 +6,7 @@ import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
+import { loadReport } from '../reports/report-data.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -95,6 +96,9 @@ max_concurrency: 2
     expect(bad.tokensPerExperiment).toBe(served(BAD, retryFrom).tokens);
     expect(good).toMatchObject({ runs: 1, attempts: 1, erroredAttempts: 0, tokens: served(GOOD).tokens });
     expect(good.costUsd).toBeCloseTo(served(GOOD).cost, 9);
+    // the sweep report's cost is every attempt's too
+    const report = await loadReport(db, 'attempt-test');
+    expect(report.cost.usd).toBeCloseTo(served(BAD).cost + served(GOOD).cost, 9);
   });
 
   it('ariadne stats --json carries attempts and tokens; the table notes the error', async () => {
