@@ -78,7 +78,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       },
     );
 
-  async function summaryJson(id: string): Promise<Record<string, unknown>> {
+  async function summaryOutput(id: string, json: boolean): Promise<string> {
     const { summaryOf } = await import('../results/summary-row.ts');
     const s = await summaryOf(db, id);
     const out: string[] = [];
@@ -87,12 +87,13 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       return true;
     });
     try {
-      await showSummary(db, s!, true);
+      await showSummary(db, s!, json);
     } finally {
       spy.mockRestore();
     }
-    return JSON.parse(out.join('')) as Record<string, unknown>;
+    return out.join('');
   }
+  const summaryJson = async (id: string) => JSON.parse(await summaryOutput(id, true)) as Record<string, unknown>;
 
   const spent = async (id: string) =>
     (
@@ -125,6 +126,9 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       output_tokens: answered.output,
     });
     expect(s.cost_usd as number).toBeCloseTo(answered.cost, 9);
+    expect(await summaryOutput(id, false)).toMatch(
+      /^llm calls +4 \(4 answered in turns that then failed: abandoned\)$/m,
+    );
     // the budgets see them: what a run's max_tokens and max_cost_usd (and its sweep's budget) read
     expect(await spent(id)).toMatchObject({ tokens: answered.input + answered.output });
     expect((await spent(id)).cost).toBeCloseTo(answered.cost, 9);
