@@ -85,11 +85,14 @@ SELECT sweep_id, label, agent, model, maze_generator, maze_size, factor_settings
              FILTER (WHERE outcome_class = 'error'), '[]'::jsonb) AS error_reasons,
   count(*) FILTER (WHERE outcome_class = 'running')                AS running,
   (count(*) FILTER (WHERE goal_found AND independent))::float8
-    / nullif(count(*) FILTER (WHERE independent OR outcome_class IN ('error', 'wall_clock')), 0) AS success_rate_if_errors_failed,
+    / nullif(count(*) FILTER (WHERE independent OR outcome_class IN ('error', 'wall_clock')), 0)
+                                                                   AS success_rate_if_errors_failed,
   wilson_low(count(*) FILTER (WHERE goal_found AND independent),
-             count(*) FILTER (WHERE independent OR outcome_class IN ('error', 'wall_clock'))) AS success_low95_if_errors_failed,
+             count(*) FILTER (WHERE independent OR outcome_class IN ('error', 'wall_clock')))
+                                                                   AS success_low95_if_errors_failed,
   wilson_high(count(*) FILTER (WHERE goal_found AND independent),
-              count(*) FILTER (WHERE independent OR outcome_class IN ('error', 'wall_clock'))) AS success_high95_if_errors_failed,
+              count(*) FILTER (WHERE independent OR outcome_class IN ('error', 'wall_clock')))
+                                                                   AS success_high95_if_errors_failed,
   count(*) FILTER (WHERE identical_repeat)                         AS identical_repeats,
   CASE WHEN bool_and(cost_known(cost_usd, llm_calls)) THEN sum(coalesce(cost_usd, 0))::numeric END
                                                                    AS cost_usd

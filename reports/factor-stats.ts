@@ -10,6 +10,9 @@ export interface FactorRow {
   successes: number;
   n_independent: number;
   errors: number;
+  /** Every attempt of the group's runs; errored_attempts: those that ended in error, retried or not. */
+  attempts: number;
+  errored_attempts: number;
   running: number;
   success_rate: number | null;
   success_low95: number | null;
@@ -17,6 +20,8 @@ export interface FactorRow {
   mean_efficiency: number | null;
   mean_actions: number | null;
   tokens_per_experiment: number | null;
+  /** Input, cache read and write, and output tokens of every answered call of every attempt. */
+  tokens: number;
   cost_usd: number | null;
 }
 
@@ -28,6 +33,8 @@ export function factorRow(g: GroupStatistics): FactorRow {
     successes: g.successes,
     n_independent: g.independent,
     errors: g.errors,
+    attempts: g.attempts,
+    errored_attempts: g.erroredAttempts,
     running: g.running,
     success_rate: g.success.rate,
     success_low95: g.success.wilson.low,
@@ -35,6 +42,7 @@ export function factorRow(g: GroupStatistics): FactorRow {
     mean_efficiency: g.efficiency.mean,
     mean_actions: g.meanActions,
     tokens_per_experiment: g.tokensPerExperiment,
+    tokens: g.tokens,
     cost_usd: g.costUsd,
   };
 }

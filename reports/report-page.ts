@@ -226,7 +226,7 @@ function statsTable(stats: ReportData['stats']): string {
       ['mean_actions', 'mean actions'],
       ['tokens', 'tokens/run'],
       ['from_text', 'tool calls from text'],
-      ['cost', 'cost (every run)'],
+      ['cost', 'cost (every attempt)'],
     ],
     'stats',
   );
@@ -281,8 +281,9 @@ ${notes(repeats, 'repeats')}
 <p class="note">n and "identical repeats" count every success and failure (copies included); success, its
 intervals, efficiency, actions and tokens count each independent run once; errors and running runs are left out of
 all of them. The bootstrap resamples whole mazes (${d.resamples} resamples, seed ${d.seed}): runs on one maze are not
-independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Cost
-is every run's, errors included: unknown when any run's model has no price.</p>
+independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Tokens
+are input, cache reads and writes, and output. Cost is every attempt's (a sweep run again retries its failed runs),
+errors and calls of failed turns included: unknown when any run's model has no price.</p>
 ${statsTable(d.stats)}
 ${d.paper ? paperSection(d.sweep.id, d.factors, d.paper) : ''}
 <h2>pass^k over repeats</h2>

@@ -68,13 +68,13 @@ export interface StatsRowText {
   counted: string;
   /** "4 of 5 repeats identical" (model runs that walked the same path as another repeat of their cell), or ''. */
   identical: string;
-  /** The same rate had every error and wall-clock stop been a failure, or '' when there was none. */
+  /** The same rate had every error (of any attempt) and wall-clock stop been a failure, or '' when there was none. */
   ifErrorsFailed: string;
   /** How the runs ended: "goal 4, move limit 2, wall clock 1". */
   stopReasons: string;
   /** Success weighted by path length with its maze-level interval. */
   spl: string;
-  /** Each error's reason with its count: "ProviderTransientError x2". */
+  /** The reason of each attempt that ended in error (retried or not) with its count: "ProviderTransientError x2". */
   errorReasons: string;
   /** Mean efficiency over the independent successes only, with its maze-level interval. */
   efficiency: string;
@@ -123,10 +123,14 @@ export function statsRowText(r: StatsRow): StatsRowText {
     }),
     identical: identicalText(r.identicalRepeats, r.modelRuns),
     ifErrorsFailed:
-      r.errors + r.wallClock === 0 ? '' : `${formatRate(sensitivity.rate)} (${mazeIntervalText(sensitivity.maze)})`,
+      r.erroredAttempts + r.wallClock === 0
+        ? ''
+        : `${formatRate(sensitivity.rate)} (${mazeIntervalText(sensitivity.maze)})`,
     stopReasons: stopReasonsText(r.stopReasons),
     spl: r.spl.mean === null ? '-' : `${formatNumber(r.spl.mean, 3)} (${numbers(r.spl.interval)})`,
-    errorReasons: r.errorReasons.map((e) => (e.runs > 1 ? `${e.reason} x${e.runs}` : e.reason)).join('; '),
+    errorReasons: r.attemptErrorReasons
+      .map((e) => (e.attempts > 1 ? `${e.reason} x${e.attempts}` : e.reason))
+      .join('; '),
     efficiency:
       r.efficiency.mean === null ? '-' : `${formatNumber(r.efficiency.mean, 3)} (${numbers(r.efficiency.interval)})`,
     fromText: r.fromTextRate === null ? '-' : formatRate(r.fromTextRate),

@@ -18,6 +18,11 @@
 //              and per success; cost per success (null when any observation's cost is unknown, or no success)
 //   identicalRepeats: model runs whose trajectory equals another repeat's in their cell (shown "4 of 5")
 //   fromTextRate: the share of a model's tool calls recovered from its reply text (lenient parsing)
+//   every attempt (attemptStatistics): running a sweep again retries its failed runs; attempts counts every attempt
+//              of the group's runs, erroredAttempts those that ended in error (retriedErrors of them in runs a later
+//              attempt finished), attemptErrorReasons their reasons; tokens and costUsd are what every answered call
+//              of every attempt spent (cache reads and writes included; costUsd null when any is unknown); and
+//              ifErrorsFailed counts a run any of whose attempts ended in error as a failure, retried or not
 //
 // Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
@@ -59,6 +64,13 @@ interface StatisticsRun {
   costUsd: number | null;
   toolCalls: number;
   fromText: number;
+  attempts: number;
+  erroredAttempts: number;
+  /** The reasons of the attempts before the latest that ended in error. */
+  earlierErrorReasons: string[];
+  /** Tokens and cost of every attempt (cost null when any attempt's is unknown). */
+  allTokens: number;
+  allCostUsd: number | null;
   /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
   values: unknown[];
 }
@@ -126,6 +138,7 @@ export interface GroupStatistics {
   invalidActionRate: number | null;
   /** Observations that entered some cell 10 or more times (loop_cells > 0), as a share of the observations. */
   loopRate: number | null;
+  /** Per observation: its latest attempt's input, cache read and write, and output tokens. */
   tokensPerExperiment: number | null;
   /** Tokens of every observation / independent successes. */
   tokensPerSuccess: number | null;
@@ -133,10 +146,20 @@ export interface GroupStatistics {
   costPerSuccess: number | null;
   /** Cells outside the group whose runs its copies repeat (frontier's second format cell copies its first). */
   copyOfCells: number[];
-  /** What every run of the group cost, errors included; null when any run's cost is unknown. */
+  /** What every attempt of every run of the group cost, errors included; null when any attempt's cost is unknown. */
   costUsd: number | null;
   toolCalls: number;
   fromTextRate: number | null;
+  /** Every attempt of the group's runs (runs + retries). */
+  attempts: number;
+  /** Attempts that ended in error, the latest attempts' errors included; retriedErrors: those a later attempt of
+   * their run finished (success or failure). */
+  erroredAttempts: number;
+  retriedErrors: number;
+  /** The reasons of every attempt that ended in error, most frequent first. */
+  attemptErrorReasons: Array<{ reason: string; attempts: number }>;
+  /** Input, cache read and write, and output tokens of every answered call of every attempt. */
+  tokens: number;
 }
 
 export interface PassKRow {
@@ -194,6 +217,11 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     costUsd: r.cost_usd !== null ? r.cost_usd : r.llm_calls > 0 ? null : 0,
     toolCalls: r.tool_calls ?? 0,
     fromText: r.from_text ?? 0,
+    attempts: r.attempts,
+    erroredAttempts: r.errored_attempts,
+    earlierErrorReasons: r.earlier_error_reasons,
+    allTokens: r.all_tokens,
+    allCostUsd: r.all_cost_usd,
     values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
   }));
 }
@@ -319,14 +347,18 @@ function pathStatistics(obs: StatisticsRun[]) {
   };
 }
 
-/** The rate had every error and wall-clock stop been a failed observation, with both its intervals. */
+/**
+ * The rate had every error and wall-clock stop been a failed observation, with both its intervals: a success counts
+ * only when none of its run's attempts ended in error (retrying until a run finishes would select its successes).
+ */
 function ifErrorsFailed(obs: StatisticsRun[], excluded: StatisticsRun[]) {
   const all = [...obs, ...excluded];
-  const k = obs.filter((r) => r.outcome === 'success').length;
+  const clean = (r: StatisticsRun) => r.outcome === 'success' && r.erroredAttempts === 0;
+  const k = obs.filter(clean).length;
   const byMaze = clusterSums(
     all,
     (r) => r.maze,
-    (r) => ({ num: r.outcome === 'success' ? 1 : 0, den: 1 }),
+    (r) => ({ num: clean(r) ? 1 : 0, den: 1 }),
   );
   return {
     rate: all.length === 0 ? null : k / all.length,
@@ -391,9 +423,33 @@ function groupStatistics(
         runs.flatMap((r) => (r.duplicateOfCell === null || ownCells.has(r.duplicateOfCell) ? [] : [r.duplicateOfCell])),
       ),
     ].sort((a, b) => a - b),
-    costUsd: runs.some((r) => r.costUsd === null) ? null : runs.reduce((s, r) => s + r.costUsd!, 0),
     toolCalls,
     fromTextRate: models.length === 0 || toolCalls === 0 ? null : fromText / toolCalls,
+    ...attemptStatistics(runs),
+  };
+}
+
+/** What every attempt of a group's runs did: counts, errors with their reasons, tokens and cost. */
+function attemptStatistics(
+  runs: StatisticsRun[],
+): Pick<
+  GroupStatistics,
+  'attempts' | 'erroredAttempts' | 'retriedErrors' | 'attemptErrorReasons' | 'tokens' | 'costUsd'
+> {
+  const reasons = new Map<string, number>();
+  for (const r of runs) {
+    const latest = r.outcome === 'error' ? [r.failureReason ?? 'no reason recorded'] : [];
+    for (const reason of [...r.earlierErrorReasons, ...latest]) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  return {
+    attempts: runs.reduce((s, r) => s + r.attempts, 0),
+    erroredAttempts: runs.reduce((s, r) => s + r.erroredAttempts, 0),
+    retriedErrors: runs.filter(counted).reduce((s, r) => s + r.earlierErrorReasons.length, 0),
+    attemptErrorReasons: [...reasons]
+      .map(([reason, attempts]) => ({ reason, attempts }))
+      .sort((a, b) => b.attempts - a.attempts),
+    tokens: runs.reduce((s, r) => s + r.allTokens, 0),
+    costUsd: runs.some((r) => r.allCostUsd === null) ? null : runs.reduce((s, r) => s + r.allCostUsd!, 0),
   };
 }
 

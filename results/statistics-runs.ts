@@ -1,5 +1,6 @@
 // A sweep's runs as its statistics count them (reports/sweep-statistics.ts): each run's latest attempt from the
-// sweep_runs view (migration 011) with its outcome, cost and tool calls, and its value of each factor asked for,
+// sweep_runs view (migration 011) with its outcome, cost and tool calls, what all its attempts did (sweep_attempts,
+// migration 028: their count, their errors, their tokens and cost), and its value of each factor asked for,
 // read in keyset pages (the Data API's 1 MiB a response). Which factors exist and what a value means for a run
 // (reports/factors.ts) is the statistics' business; how a factor is read from the database is here.
 import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
@@ -42,12 +43,21 @@ export interface StatisticsRunRow {
   loop_cells: number;
   /** The cell of the run a copy repeats (null when the run is not a copy). */
   duplicate_cell: number | null;
+  /** The latest attempt's input, cache read and write, and output tokens (abandoned calls included). */
   tokens: number;
   cost_usd: number | null;
   llm_calls: number;
   /** A model run's tool calls and those recovered from its reply text; null for a baseline. */
   tool_calls: number | null;
   from_text: number | null;
+  /** Every attempt of the run (a sweep run again retries its failed runs), and those that ended in error. */
+  attempts: number;
+  errored_attempts: number;
+  /** The failure reasons of the attempts before the latest that ended in error, in attempt order. */
+  earlier_error_reasons: string[];
+  /** Tokens as `tokens`, and cost, of every attempt; cost null when any attempt's is unknown. */
+  all_tokens: number;
+  all_cost_usd: number | null;
   /** The run's value of factor i, as stored: a run column, or the setting's text in its config snapshot. */
   [factor: `f${number}`]: unknown;
 }
@@ -81,10 +91,14 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              r.identical_repeat,
              r.efficiency::float8 AS efficiency, r.actions::int AS actions,
              r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
-             (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,
-             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text
+             e.spent_tokens::float8 AS tokens,
+             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text,
+             a.attempts::int AS attempts, a.errored_attempts::int AS errored_attempts,
+             a.error_reasons AS earlier_error_reasons, a.tokens::float8 AS all_tokens,
+             a.cost_usd::float8 AS all_cost_usd
              ${columns.map((c) => `, ${c}`).join('')}
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
+           JOIN sweep_attempts a ON a.sweep_id = r.sweep_id AND a.cell_index = r.cell_index AND a.repeat = r.repeat
            LEFT JOIN experiments d ON d.id = r.duplicate_of
            LEFT JOIN LATERAL (
              -- the run's tool calls as kept (migration 017); a baseline's count as none, as a count of none is 0

@@ -2,7 +2,7 @@
 // experiment. Every command, page and report that shows one experiment's numbers reads them here.
 import type { Sql } from '../lambdas/store/sql.ts';
 
-/** One row of the experiment_summary view, every column in the view's order. */
+/** One row of the experiment_summary view, every column in the view's order, then abandoned_calls. */
 export interface ExperimentSummary {
   experiment_id: string;
   agent: string;
@@ -30,8 +30,9 @@ export interface ExperimentSummary {
   refused_calls: number;
   loop_cells: number;
   max_cell_visits: number;
+  /** Every answered model call, those of turns that failed (abandoned_calls) included. */
   llm_calls: number;
-  /** As the provider reported them; null when it reported none (and for baselines). */
+  /** As the provider reported them, over every answered call; null when it reported none (and for baselines). */
   input_tokens: number | null;
   output_tokens: number | null;
   /** Null when the model has no price in config.prices (or no tokens were reported). */
@@ -44,12 +45,17 @@ export interface ExperimentSummary {
   stuck_signals: number;
   first_stuck_detector: string | null;
   first_stuck_step: number | null;
+  /** Not in the view (experiment_totals, migration 028): calls answered in turns that then failed, kept abandoned. */
+  abandoned_calls: number;
 }
 
 /** The summary of one experiment; null when there is none by that id. */
 export async function summaryOf(db: Sql, experimentId: string): Promise<ExperimentSummary | null> {
-  const { rows } = await db.query<ExperimentSummary>('SELECT * FROM experiment_summary WHERE experiment_id = $1', [
-    experimentId,
-  ]);
+  const { rows } = await db.query<ExperimentSummary>(
+    `SELECT s.*, coalesce(k.abandoned_calls, 0)::int AS abandoned_calls
+     FROM experiment_summary s LEFT JOIN experiment_totals k ON k.experiment_id = s.experiment_id
+     WHERE s.experiment_id = $1`,
+    [experimentId],
+  );
   return rows[0] ?? null;
 }

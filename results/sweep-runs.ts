@@ -1,5 +1,6 @@
-// A sweep's record and its runs (one row each, the latest attempt, from migration 011's sweep_runs), as the sweep
-// report lists them: read in keyset pages for the Data API's 1 MiB per response.
+// A sweep's record and its runs (one row each, the latest attempt, from migration 011's sweep_runs, with the
+// cost of all its attempts from migration 028's sweep_attempts), as the sweep report lists them: read in keyset
+// pages for the Data API's 1 MiB per response.
 import type { Sql } from '../lambdas/store/sql.ts';
 import { readPaged } from '../lambdas/store/pages.ts';
 
@@ -43,7 +44,9 @@ export interface SweepRunRow {
   independent: boolean;
   duplicate_of: string | null;
   identical_repeat: boolean;
+  /** The latest attempt's input, cache read and write, and output tokens. */
   tokens: unknown;
+  /** What every attempt of the run cost (sweep_attempts, migration 028); cost_known false when any is unknown. */
   cost_known: boolean;
   cost_usd: unknown;
   cell_index: number;
@@ -55,15 +58,16 @@ export function sweepRunRows(db: Sql, sweepId: string): Promise<SweepRunRow[]> {
     async (last, limit) =>
       (
         await db.query<SweepRunRow>(
-          `SELECT experiment_id, label, maze_generator, maze_size, maze_seed, repeat, status, goal_found, efficiency,
-                  actions, stop_reason, outcome_class, failure_reason, factor_settings AS settings,
+          `SELECT r.experiment_id, label, maze_generator, maze_size, maze_seed, r.repeat, status, goal_found,
+                  efficiency, actions, stop_reason, outcome_class, failure_reason, factor_settings AS settings,
                   trajectory_hash, independent, duplicate_of, identical_repeat,
-                  coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens,
-                  cost_known(cost_usd, llm_calls) AS cost_known, coalesce(cost_usd, 0) AS cost_usd, cell_index
-           FROM sweep_runs
-           WHERE sweep_id = $1 AND ($2::text IS NULL OR (label, maze_generator, maze_size, cell_index, repeat)
-                                                        > ($2::text, $3::text, $4::int, $5::int, $6::int))
-           ORDER BY label, maze_generator, maze_size, cell_index, repeat LIMIT $7`,
+                  (SELECT spent_tokens FROM experiments e WHERE e.id = r.experiment_id) AS tokens,
+                  a.cost_usd IS NOT NULL AS cost_known, coalesce(a.cost_usd, 0) AS cost_usd, r.cell_index
+           FROM sweep_runs r
+           JOIN sweep_attempts a ON a.sweep_id = r.sweep_id AND a.cell_index = r.cell_index AND a.repeat = r.repeat
+           WHERE r.sweep_id = $1 AND ($2::text IS NULL OR (label, maze_generator, maze_size, r.cell_index, r.repeat)
+                                                          > ($2::text, $3::text, $4::int, $5::int, $6::int))
+           ORDER BY label, maze_generator, maze_size, r.cell_index, r.repeat LIMIT $7`,
           last
             ? [sweepId, last.label, last.maze_generator, Number(last.maze_size), last.cell_index, last.repeat, limit]
             : [sweepId, null, null, null, null, null, limit],

@@ -183,9 +183,9 @@ describe('a report of a sweep with an unpriced model, a missing one and two obse
     expect(missing[col('success if errors and wall-clock stops had failed')]).toBe('0.0% (too few mazes (1))');
     expect(missing[col('how runs ended')]).toBe('error 2');
     const qwen = rows.find((r) => r[0] === 'qwen' && r[1] === 'observation=rays')!;
-    expect(qwen[col('cost (every run)')]).toBe('unknown');
+    expect(qwen[col('cost (every attempt)')]).toBe('unknown');
     const frontierRow = rows.find((r) => r[0] === 'frontier')!;
-    expect(frontierRow[col('cost (every run)')]).toBe('$0.0000');
+    expect(frontierRow[col('cost (every attempt)')]).toBe('$0.0000');
     // frontier's 4 runs (2 formats x 2 repeats) walked one path: one independent run
     expect(frontierRow[col('n (successes + failures)')]).toBe('4');
     expect(frontierRow[col('independent')]).toBe('1');

@@ -129,7 +129,11 @@ function llmRows(
         : ['prompt', s.prompt_version ?? '-'],
     ],
     usage: [
-      ['llm calls', count(s.llm_calls)],
+      [
+        'llm calls',
+        count(s.llm_calls) +
+          (s.abandoned_calls > 0 ? ` (${count(s.abandoned_calls)} answered in turns that then failed: abandoned)` : ''),
+      ],
       ['tokens', `${count(s.input_tokens)} input, ${count(s.output_tokens)} output`],
       ['cost', describeCost(s, llm)],
       [

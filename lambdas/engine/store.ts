@@ -142,6 +142,32 @@ export interface TurnWrite {
   providerWait?: { waits: number; seconds: number };
 }
 
+/** A model call answered in a try of a turn that then failed: what it spent, as the provider reported it. */
+export type AbandonedCall = Pick<
+  LlmCallRecord,
+  | 'callIndex'
+  | 'inputTokens'
+  | 'outputTokens'
+  | 'cacheReadInputTokens'
+  | 'cacheWriteInputTokens'
+  | 'reportedReasoningTokens'
+  | 'latencyMs'
+  | 'stopReason'
+> & {
+  /** At the run's config.prices; null when the model has no price or the provider reported no tokens. */
+  costUsd: number | null;
+};
+
+/** The answered calls of one failed try of a turn; `attempt` names the try, so writing it twice writes it once. */
+export interface AbandonedCallsWrite {
+  experimentId: string;
+  turnNumber: number;
+  attempt: string;
+  calls: AbandonedCall[];
+  /** What ended the try: its error's name and message. */
+  error: string;
+}
+
 /** What a turn handler returns, also rebuilt from the database when a turn is replayed. */
 export interface TurnSummary {
   experimentId: string;
@@ -174,4 +200,9 @@ export interface EngineStore {
    * `turn.stateAfter` for the next turn: the caller does not change it afterwards.
    */
   commitTurn(turn: TurnWrite): Promise<boolean>;
+  /**
+   * Keeps the answered calls of a try of a turn that failed, marked abandoned, and adds them to the run's spend and
+   * totals; idempotent by (experiment, turn, attempt, call). Absent in stores that keep no spend.
+   */
+  recordAbandonedCalls?(write: AbandonedCallsWrite): Promise<void>;
 }

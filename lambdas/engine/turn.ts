@@ -7,13 +7,17 @@
 // when the deadline stops a call: its actions so far are then a whole turn.
 // The whole turn, with the monitor's transitions, signals and state, is
 // committed at once, keyed by (experiment, turn number), so a retried
-// invocation never doubles a row.
+// invocation never doubles a row. A try of a turn that fails after the model
+// answered keeps those calls apart, marked abandoned (keepAnsweredCalls): they
+// were served and spent, so the run's totals and budgets count them.
+import { randomUUID } from 'node:crypto';
 import type { AgentFactory, AgentReply, Observation } from './agent.ts';
 import { cellsEntered, executeCall, refuseCall, toSeen, visionOf, type ActionResult, type GameState } from './game.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { visibleCells } from '../maze/vision.ts';
 import type {
+  AbandonedCall,
   EngineStore,
   Halt,
   LlmCallRecord,
@@ -39,7 +43,30 @@ export interface TurnDeps {
   providerWait?: { waits: number; seconds: number };
 }
 
+type Price = ReturnType<typeof priceOf>;
+
+/** What a try of a turn has been answered so far, at which price: kept as abandoned if the try fails. */
+interface Answered {
+  calls: LlmCallRecord[];
+  price: Price;
+}
+
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
+  const answered: Answered = { calls: [], price: undefined };
+  try {
+    return await tryTurn(experimentId, turnNumber, deps, answered);
+  } catch (err) {
+    await keepAnsweredCalls(deps.store, { experimentId, turnNumber, ...answered }, err);
+    throw err;
+  }
+}
+
+async function tryTurn(
+  experimentId: string,
+  turnNumber: number,
+  deps: TurnDeps,
+  answered: Answered,
+): Promise<TurnSummary> {
   const now = deps.now ?? (() => new Date());
   const {
     experiment,
@@ -74,7 +101,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   // where the answers come from, asked once, at the first turn (the store keeps the first record it gets)
   const provenance = turnNumber === 1 && agent.provenance ? await agent.provenance() : undefined;
   const actions: ActionResult[] = [];
-  const llmCalls: LlmCallRecord[] = [];
+  const llmCalls: LlmCallRecord[] = answered.calls;
   const totals: TurnTotals = {
     llmCalls: 0,
     inputTokens: null,
@@ -112,6 +139,7 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
             ? 'action_limit'
             : null;
   const price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
+  answered.price = price;
   // What this turn has spent so far, at the run's prices (a cost budget needs a price: refused at start otherwise).
   const turnCost = (): number =>
     price && totals.inputTokens !== null
@@ -297,6 +325,51 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
     halt,
     replayed: false,
   };
+}
+
+/**
+ * The calls a failed try of a turn had answered, kept as abandoned (their spend counts in the run's totals and
+ * budgets), unless the turn was written after all (a commit whose reply was lost): its calls are then the turn's.
+ * Keeping them is best effort: the caller rethrows the turn's own error, which decides what happens to the run.
+ */
+async function keepAnsweredCalls(
+  store: EngineStore,
+  t: { experimentId: string; turnNumber: number } & Answered,
+  err: unknown,
+): Promise<void> {
+  if (t.calls.length === 0 || !store.recordAbandonedCalls) return;
+  const calls = t.calls.map((c): AbandonedCall => ({
+    callIndex: c.callIndex,
+    inputTokens: c.inputTokens,
+    outputTokens: c.outputTokens,
+    cacheReadInputTokens: c.cacheReadInputTokens,
+    cacheWriteInputTokens: c.cacheWriteInputTokens,
+    reportedReasoningTokens: c.reportedReasoningTokens ?? null,
+    latencyMs: c.latencyMs,
+    stopReason: c.stopReason,
+    costUsd:
+      t.price && c.inputTokens !== null
+        ? tokenCostUsd(t.price, {
+            inputTokens: c.inputTokens,
+            outputTokens: c.outputTokens ?? 0,
+            cacheReadInputTokens: c.cacheReadInputTokens ?? 0,
+            cacheWriteInputTokens: c.cacheWriteInputTokens ?? 0,
+          })
+        : null,
+  }));
+  const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  try {
+    if (await store.findTurn(t.experimentId, t.turnNumber)) return;
+    await store.recordAbandonedCalls({
+      experimentId: t.experimentId,
+      turnNumber: t.turnNumber,
+      attempt: randomUUID(),
+      calls,
+      error,
+    });
+  } catch {
+    // the store is failing too: the turn's error, rethrown by the caller, is the one to report
+  }
 }
 
 /**

@@ -16,12 +16,14 @@ import type {
   TurnStopReason,
   TurnSummary,
   TurnWrite,
+  AbandonedCallsWrite,
 } from '../engine/store.ts';
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../engine/errors.ts';
 import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
 import { LIMITS, refuseOversizedExperiment, truncateText } from '../engine/stored-limits.ts';
 import { commitTurnQuery } from './turn-sql.ts';
+import { recordAbandonedQuery } from './abandoned-sql.ts';
 import { spentTokens } from '../engine/token-cost.ts';
 import type { QueryOptions, Sql, SqlResult, SqlValue } from './sql.ts';
 import { readPaged } from './pages.ts';
@@ -37,7 +39,7 @@ const STATE_CACHE_SIZE = 256;
 const TOTALS =
   'tool_calls, text_tool_calls, invalid_actions, failed_moves, recall_calls, refused_calls, loop_cells, ' +
   'max_cell_visits, llm_calls, input_tokens, output_tokens, cost_usd, cost_known, last_phase, stuck_signals, ' +
-  'first_stuck_detector, first_stuck_step';
+  'first_stuck_detector, first_stuck_step, abandoned_calls';
 const EXCLUDED_TOTALS = TOTALS.split(', ')
   .map((c) => `EXCLUDED.${c}`)
   .join(', ');
@@ -443,6 +445,14 @@ export class PgStore implements EngineStore {
       );
     else this.forget(turn.experimentId);
     return written;
+  }
+
+  async recordAbandonedCalls(write: AbandonedCallsWrite): Promise<void> {
+    // the remembered spend is behind now: the next turn reads it
+    this.forget(write.experimentId);
+    if (write.calls.length === 0) return;
+    const { name, text, values } = recordAbandonedQuery(write);
+    await this.query(text, values, { name });
   }
 
   /** Records a further execution of a running experiment (continue as new); idempotent. */

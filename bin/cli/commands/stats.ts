@@ -42,7 +42,9 @@ const MEASURES: Array<Column<GroupStatistics>> = (
       header: 'if_errors_failed',
       cell: (g) => {
         const { rate, maze } = g.ifErrorsFailed;
-        return g.errors + g.wallClock === 0 ? '-' : `${formatRate(rate)} (${formatInterval(maze.low, maze.high)})`;
+        return g.erroredAttempts + g.wallClock === 0
+          ? '-'
+          : `${formatRate(rate)} (${formatInterval(maze.low, maze.high)})`;
       },
       drop: 10,
     },
@@ -53,6 +55,7 @@ const MEASURES: Array<Column<GroupStatistics>> = (
     { header: 'actions', cell: (g) => formatNumber(g.meanActions, 1), drop: 8 },
     { header: 'tokens', cell: (g) => formatNumber(g.tokensPerExperiment, 1), drop: 13 },
     { header: 'cost', cell: (g) => formatCost(g.costUsd), drop: 5 },
+    { header: 'attempts', cell: (g) => g.attempts, drop: 15 },
     { header: 'from_text', cell: (g) => (g.fromTextRate === null ? '-' : formatRate(g.fromTextRate)), drop: 14 },
   ] satisfies Array<Column<GroupStatistics>>
 ).map((c): Column<GroupStatistics> => ({ ...c, align: 'right' }));
@@ -73,6 +76,9 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     n: g.n,
     successes: g.successes,
     errors: g.errors,
+    attempts: g.attempts,
+    errored_attempts: g.erroredAttempts,
+    retried_errors: g.retriedErrors,
     running: g.running,
     independent: g.independent,
     identical_repeats: g.identicalRepeats,
@@ -99,19 +105,28 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     ...Object.fromEntries(Object.entries(g.stopReasons).map(([reason, runs]) => [`stop_${reason}`, runs])),
     mean_actions: g.meanActions,
     tokens_per_experiment: g.tokensPerExperiment,
+    tokens: g.tokens,
     cost_usd: g.costUsd,
     from_text_rate: g.fromTextRate,
   };
 }
 
-/** The errors of each group with their reasons, e.g. "ollama:qwen | rays: 2 errors: HTTP 500 (2)". */
+/**
+ * The errors of each group with their reasons, e.g. "ollama:qwen | rays: 2 errors: HTTP 500 (2)"; with errors in
+ * attempts a retry replaced, every attempt's: "3 attempts ended in error, 1 of them retried to a finished run: ...".
+ */
 function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   return groups
-    .filter((g) => g.errors > 0)
+    .filter((g) => g.erroredAttempts > 0)
     .map(
       (g) =>
-        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${g.errors} error${g.errors === 1 ? '' : 's'}: ` +
-        g.errorReasons.map((e) => `${e.reason.replace(/\s+/g, ' ').slice(0, 200)} (${e.runs})`).join('; '),
+        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ` +
+        (g.erroredAttempts === g.errors
+          ? `${plural(g.errors, 'error')}: `
+          : `${plural(g.erroredAttempts, 'attempt')} ended in error, ${g.retriedErrors} of them retried to a ` +
+            'finished run: ') +
+        g.attemptErrorReasons.map((e) => `${e.reason.replace(/\s+/g, ' ').slice(0, 200)} (${e.attempts})`).join('; '),
     );
 }
 
@@ -144,7 +159,10 @@ function statsNote(s: SweepStatistics): string {
     `design-effect sample, t on mazes - 1 df); mazes: how many it is over. wilson95_runs: as if runs were ` +
     `independent (too narrow when repeats share a maze). maze_bootstrap95 resamples mazes (${s.resamples} ` +
     `resamples, seed ${s.seed}, percentile; not drawn below ${MIN_BOOTSTRAP_MAZES} mazes, the maze interval where ` +
-    'it collapses). if_errors_failed: success had every error and wall-clock stop been a failure. spl: success ' +
+    'it collapses). attempts: every attempt of the runs (a sweep run again retries its failed runs). ' +
+    'if_errors_failed: success had every wall-clock stop and every run with an attempt in error (retried or not) ' +
+    'been a failure. tokens: per run, input + cache reads and writes + output of its latest attempt; cost: every ' +
+    "attempt's. spl: success " +
     'weighted by path length (a failure scores 0); efficiency_of_successes: optimal / actions over successes only. ' +
     "identical: model runs whose moves equal another repeat's in their cell. from_text: tool calls recovered from " +
     "the model's reply text. n/a: a setting that does not reach that agent."
