@@ -84,6 +84,9 @@ function paperNotes(s: SweepStatistics, anyCost: boolean): string[] {
       `runs stopped by the wall clock (${total((g) => g.wallClock)}: how far a run got in its minutes depends on ` +
       `the serving stack) and runs still running (${total((g) => g.running)}).`,
     `How the runs ended: ${ended.map(([r, n]) => `${STOP_REASON_WORDS[r]} ${n}`).join(', ') || 'none ended'}.`,
+    `Attempts: ${total((g) => g.attempts)} for ${total((g) => g.runs)} runs; ${total((g) => g.erroredAttempts)} ` +
+      `ended in error (${total((g) => g.retriedErrors)} of them retried to a finished run); tokens and cost count ` +
+      'every attempt and every answered call.',
     'Success % and its intervals are over the independent runs (independent): the repeats of a deterministic ' +
       `agent that took the same trajectory count once (${dependent} such repeat${dependent === 1 ? '' : 's'} in ` +
       'all).',
