@@ -43,6 +43,37 @@ export function budgetReached(
   return null;
 }
 
+/**
+ * A budget several runs draw on at once (a sweep's, on this machine): what they spent, counted reply by reply as
+ * each turn gets its replies, not when the turns commit, so that a run in flight sees what the others spent before
+ * its next model call. Each run in flight may then start at most one call past it: the sweep overshoots its budget
+ * by at most one model call per run in flight.
+ */
+export class SharedBudget {
+  private readonly total: { tokens: number; costUsd: number };
+  constructor(
+    readonly budget: Budget,
+    spent: { tokens: number; costUsd: number },
+  ) {
+    this.total = { ...spent };
+  }
+
+  /** Adds what a reply spent. */
+  add(spent: { tokens: number; costUsd: number }): void {
+    this.total.tokens += spent.tokens;
+    this.total.costUsd += spent.costUsd;
+  }
+
+  /** Which of its budgets the runs' spend reached, or null (budgetReached). */
+  reached(): 'max_cost_usd' | 'max_tokens' | null {
+    return budgetReached(this.budget, this.total);
+  }
+
+  get spent(): { tokens: number; costUsd: number } {
+    return { ...this.total };
+  }
+}
+
 /** A turn's tokens as a budget counts them: input, cache reads and writes, and output, as reported. */
 export function spentTokens(t: {
   inputTokens: number | null;

@@ -132,7 +132,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         const limit = b.reason === 'max_cost_usd' ? `$${b.limit}` : `${b.limit.toLocaleString('en-US')} tokens`;
         process.stderr.write(
           `sweep ${result.sweep} stopped starting runs: its runs spent ${spent}, its budget.${b.reason} is ${limit}; ` +
-            `${b.notStarted} run(s) not started (the runs in flight ended by their own rules); raise ` +
+            `${b.notStarted} run(s) not started (the runs in flight stopped at their next model call); raise ` +
             `budget.${b.reason} in ${file} and run it again to go on\n`,
         );
         process.exitCode = EXIT.workFailed;
@@ -140,8 +140,8 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else
         log(
-          `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ` +
-            `${result.planned.resume} resumed, ${result.planned.retry} retried; ` +
+          `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.ran.start} started, ` +
+            `${result.ran.resume} resumed, ${result.ran.retry} retried, ${result.notStarted} not started; ` +
             `${result.successes}/${result.done - result.failed} succeeded, ${errorsLine(result)}, ` +
             `${result.seconds.toFixed(1)} s` +
             (result.databaseOutages.count > 0
