@@ -171,6 +171,62 @@ ${budget}
   });
 });
 
+describe('a sweep cost budget', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await testDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+  const spec = (name: string, extra: string) => `sweep: ${name}
+agents:
+  - { agent: openai, model: gpt-4.1-mini, config: { openai: { base_url: "${baseUrl}" } } }
+mazes: { generators: [medium], sizes: [11], seeds: [1, 2, 3, 4, 5, 6, 7, 8] }
+config: { max_moves: 300, retry: { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, timeout_ms: 5000 }${extra} }
+budget: { max_cost_usd: 0.002 }
+`;
+
+  it('on a model without a price is refused at start, naming the field, the value and the fix', async () => {
+    await expect(runLocalSweep(loadSweep(spec('unpriced', ''), 'test'), { db })).rejects.toThrow(
+      new RegExp(
+        'budget\\.max_cost_usd 0\\.002: sweep agent "gpt-4\\.1-mini" \\(model "gpt-4\\.1-mini"\\) has no price in ' +
+          'config\\.prices.*set prices\\["gpt-4\\.1-mini"\\] .*or use budget\\.max_tokens',
+      ),
+    );
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM sweeps WHERE id = 'unpriced'");
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('stops the runs in flight: spent at most the budget plus one model call per run in flight', async () => {
+    const concurrency = 3;
+    const prices = `, prices: { gpt-4.1-mini: { input_per_mtok: 0.4, output_per_mtok: 1.6 } }`;
+    const result = await runLocalSweep(loadSweep(spec('in-flight', prices), 'test'), { db, concurrency });
+    expect(result.budgetSpent).toMatchObject({ reason: 'max_cost_usd', limit: 0.002 });
+    const runs = (
+      await db.pool.query<{ id: string; status: string; stop_reason: string; cost: number }>(
+        `SELECT id, status, stop_reason, spent_cost_usd::float8 AS cost FROM experiments
+         WHERE sweep_id = 'in-flight' ORDER BY id`,
+      )
+    ).rows;
+    const calls = (
+      await db.pool.query<{ cost: number }>(
+        `SELECT (coalesce(l.input_tokens, 0) * 0.4 + coalesce(l.output_tokens, 0) * 1.6) / 1e6 AS cost
+         FROM llm_calls l JOIN experiments e ON e.id = l.experiment_id WHERE e.sweep_id = 'in-flight'`,
+      )
+    ).rows.map((c) => Number(c.cost));
+    const total = runs.reduce((n, r) => n + r.cost, 0);
+    // the runs in flight when it was reached stopped as the budget's, none still running
+    expect(runs.filter((r) => r.stop_reason === 'max_cost_usd').length).toBeGreaterThanOrEqual(1);
+    expect(runs.filter((r) => r.status === 'running')).toEqual([]);
+    expect(result.budgetSpent!.spent.costUsd).toBeCloseTo(total, 6);
+    // the rule: at most one model call past the budget per run in flight, and within the largest run's cost
+    expect(total).toBeGreaterThanOrEqual(0.002);
+    expect(total).toBeLessThanOrEqual(0.002 + concurrency * Math.max(...calls) + 1e-9);
+    expect(total).toBeLessThanOrEqual(0.002 + Math.max(...runs.map((r) => r.cost)));
+  });
+});
+
 describe('ariadne sweep FILE --estimate', () => {
   let db: TestDatabase;
   beforeAll(async () => {
