@@ -293,4 +293,27 @@ budget: { max_cost_usd: 0.001 }
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM experiments WHERE sweep_id = 'estimate-cli'");
     expect(rows[0].n).toBe(0);
   });
+
+  it('after the sweep grew by an agent listed first, matches each run still to run to its own agent', async () => {
+    // the baseline ran; then the model is listed first: its cells take new indices after the baseline's
+    const grown = (name: string) =>
+      loadSweep(spec(name, '1, 2').replace('budget: { max_cost_usd: 0.001 }', 'budget: { max_cost_usd: 100 }'), 'test');
+    const before = grown('estimate-grown');
+    const baselineOnly = loadSweep(before.text.replace(/ {2}- \{ agent: openai[^\n]*\n/, ''), 'test');
+    expect(baselineOnly.spec.agents.map((a) => a.agent)).toEqual(['frontier']);
+    expect((await runLocalSweep(baselineOnly, { db, concurrency: 1 })).done).toBe(2);
+    const e = await estimateSweepSpend(db.pool, grown('estimate-grown'));
+    expect(e.runsToStart).toBe(2);
+    // the model's two runs are still to run, the baseline's none: the cost is the model's, not $0
+    expect(e.rows.map((r) => [r.label, r.runs])).toEqual([['gpt-4.1-mini', 2]]);
+    expect(e.total.costUsd!.low).toBeGreaterThan(0);
+    // and they are what then runs and spends
+    const ran = await runLocalSweep(grown('estimate-grown'), { db, concurrency: 1 });
+    expect(ran.ran.start).toBe(2);
+    const { rows } = await db.pool.query<{ cost: number }>(
+      "SELECT sum(spent_cost_usd)::float8 AS cost FROM experiments WHERE sweep_id = 'estimate-grown'",
+    );
+    expect(rows[0].cost).toBeGreaterThanOrEqual(e.total.costUsd!.low);
+    expect(rows[0].cost).toBeLessThanOrEqual(e.total.costUsd!.high);
+  });
 });
