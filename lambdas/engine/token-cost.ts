@@ -1,6 +1,6 @@
 // The cost of a turn's tokens at the per-model price table (config.prices), each kind at its own price.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import { lookupModel } from '../config/model-table.ts';
+import { lookupModel, profileRate } from '../config/model-table.ts';
 
 type Price = ExperimentConfig['prices'][string];
 
@@ -22,9 +22,24 @@ export function tokenCostUsd(price: Price, t: TokenCounts): number {
   );
 }
 
-/** A model's price: its own entry, else (an inference profile) its model's; undefined when unknown. */
+/**
+ * A model's price: its own entry, else (an inference profile) its model's at the profile kind's rate (a geographic
+ * profile of a model with a global one costs more: model-table.ts profileRate); undefined when unknown.
+ */
 export function priceOf(prices: ExperimentConfig['prices'], model: string): Price | undefined {
-  return lookupModel(prices, model);
+  const own = prices[model];
+  if (own) return own;
+  const base = lookupModel(prices, model);
+  const { factor } = profileRate(model);
+  if (!base || factor === 1) return base;
+  const times = (x: number | undefined) => (x === undefined ? undefined : x * factor);
+  return {
+    ...base,
+    input_per_mtok: base.input_per_mtok * factor,
+    output_per_mtok: base.output_per_mtok * factor,
+    ...(base.cache_read_per_mtok !== undefined ? { cache_read_per_mtok: times(base.cache_read_per_mtok) } : {}),
+    ...(base.cache_write_per_mtok !== undefined ? { cache_write_per_mtok: times(base.cache_write_per_mtok) } : {}),
+  };
 }
 
 /** A budget (a run's config.max_cost_usd and max_tokens, a sweep's budget:), in the keys both give it. */
