@@ -2,6 +2,8 @@
 // a caption that names the sweep and its factors and notes that say what each count and interval includes and
 // excludes. The numbers are the stats command's (reports/sweep-statistics.ts), only laid out.
 import type { GroupStatistics, SweepStatistics } from './sweep-statistics.ts';
+import type { SweepPlan } from '../results/sweep-plan.ts';
+import { planComplete, planLines } from './plan-text.ts';
 
 export const PAPER_FORMATS = ['markdown', 'latex'] as const;
 
@@ -24,7 +26,7 @@ const factorText = (v: unknown): string =>
   typeof v === 'string' ? v : v === null || v === undefined ? '-' : JSON.stringify(v);
 
 /** The table: one row per group, the factors first; rates and intervals in percent. */
-export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
+export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan): PaperTable {
   const excluded = (g: GroupStatistics) => g.errors + g.running;
   // baselines cost nothing: the column only where some group's runs called a model (or its price is unknown)
   const anyCost = s.groups.some((g) => g.costUsd !== 0);
@@ -57,10 +59,14 @@ export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
   const running = s.groups.reduce((sum, g) => sum + g.running, 0);
   const dependent = s.groups.reduce((sum, g) => sum + (g.n - g.independent), 0);
   return {
-    caption: `Sweep ${sweepId}: success by ${s.factors.join(' x ')}.`,
+    caption:
+      `Sweep ${sweepId}: success by ${s.factors.join(' x ')}` +
+      (plan && !planComplete(plan) ? ` (incomplete: ${plan.ended} of ${plan.planned} planned runs).` : '.'),
     columns,
     rows,
     notes: [
+      // a sweep cut short says so first, naming the cells it misses
+      ...(plan ? planLines(plan) : []),
       'n counts the runs that succeeded or failed, every repeat.',
       `Excluded from every denominator: runs ended by an infrastructure error (${errors} in all) and runs still ` +
         `running (${running}).`,

@@ -15,6 +15,8 @@ import { factorRow } from '../../../reports/factor-stats.ts';
 import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
 import { paperTable } from '../../../reports/paper-table.ts';
+import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
+import { planLines } from '../../../reports/plan-text.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate and its Wilson interval (--wide shows them all).
@@ -122,7 +124,13 @@ function referenceLines(r: NonNullable<SuiteReference>, width: number): string[]
 }
 
 /** The table, what each column counts, and the errors with their reasons, in lines that fit the layout. */
-function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, reference: SuiteReference): string[] {
+function statsLines(
+  sweepId: string,
+  s: SweepStatistics,
+  layout: TableLayout,
+  reference: SuiteReference,
+  plan: SweepPlan,
+): string[] {
   const factorColumns = s.factors.map((f): Column<GroupStatistics> => ({
     header: f,
     cell: (g) => g.factors[f],
@@ -133,6 +141,8 @@ function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, re
   const errors = errorLines(s.factors, s.groups);
   return [
     ...wrapText(`sweep ${sweepId} by ${s.factors.join(' x ')}`, width),
+    // a sweep cut short says so above its table, and names what it misses
+    ...planLines(plan).flatMap((l) => wrapText(l, width, '    ')),
     ...lines,
     ...hiddenNote(hidden),
     ...wrapText(
@@ -157,7 +167,10 @@ async function stats(
   outputFormat(o); // so is a contradiction
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
-    const s = await sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples });
+    const [s, plan] = await Promise.all([
+      sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples }),
+      sweepPlan(db, sweepId),
+    ]);
     // a sweep on a maze suite is shown beside the suite's reference scores
     const suite = await sweepSuite(db, sweepId);
     const reference: SuiteReference = suite
@@ -169,11 +182,16 @@ async function stats(
         }
       : null;
     printTableOutput(o, {
-      table: (layout) => statsLines(sweepId, s, layout, reference),
+      table: (layout) => statsLines(sweepId, s, layout, reference, plan!),
       csv: () => s.groups.map(csvRecord),
       // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
-      json: () => ({ ...s, rows: s.groups.map(factorRow), ...(reference ? { suite_reference: reference } : {}) }),
-      paper: () => ({ table: paperTable(sweepId, s), label: `tab:${sweepId}` }),
+      json: () => ({
+        ...s,
+        rows: s.groups.map(factorRow),
+        plan,
+        ...(reference ? { suite_reference: reference } : {}),
+      }),
+      paper: () => ({ table: paperTable(sweepId, s, plan!), label: `tab:${sweepId}` }),
     });
   });
 }
