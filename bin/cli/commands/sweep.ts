@@ -55,6 +55,12 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       requested: o.concurrency ?? loaded.spec.max_concurrency,
     });
     if (!o.json) for (const line of fit.lines) process.stderr.write(`${line}\n`);
+    // the sweep's budget is the local runner's: the Distributed Map starts every run of the list
+    if (!o.json && loaded.spec.budget)
+      process.stderr.write(
+        `sweep ${loaded.spec.sweep}: its budget: is enforced by the local runner only; on AWS every run starts ` +
+          "(each run's own config.max_cost_usd and max_tokens still hold)\n",
+      );
     const target = { stateMachineArn: arn, bucket, endpoint: o.endpoint };
     const started = await startAwsSweep(fit.sweep, target, fit.maxConcurrency);
     const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
