@@ -12,7 +12,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export const planComplete = (p: SweepPlan): boolean => p.ended === p.planned;
 
 /** "24 of 24 planned runs ended", or, cut short, "incomplete: 4 of 24 planned runs ended (...)". */
-export function planSentence(p: SweepPlan): string {
+function planSentence(p: SweepPlan): string {
   if (planComplete(p)) return `${p.ended} of ${p.planned} planned runs ended.`;
   const parts = [
     p.running > 0 ? `${p.running} started and not ended (running or interrupted)` : null,
@@ -25,7 +25,7 @@ export function planSentence(p: SweepPlan): string {
 }
 
 /** One missing cell: "cell 3 gpt-4.1-mini | perfect 21 seed 3 | vision_range=3: repeats 1, 2 (2 not started)". */
-export function missingCellText(c: SweepPlan['missing_cells'][number]): string {
+function missingCellText(c: SweepPlan['missing_cells'][number]): string {
   const where = [c.label, c.maze, c.settings].filter(Boolean).join(' | ');
   const notStarted = c.not_started_repeats.length;
   const which =

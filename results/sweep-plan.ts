@@ -7,9 +7,9 @@ import type { Sql } from '../lambdas/store/sql.ts';
 import { settingsText } from './run-settings.ts';
 
 /** At most this many missing cells are listed; the rest are counted (by agent) in the summary. */
-export const MISSING_CELLS_LISTED = 200;
+const MISSING_CELLS_LISTED = 200;
 
-export interface MissingCell {
+interface MissingCell {
   cell_index: number;
   label: string;
   /** "perfect 21 seed 3" */

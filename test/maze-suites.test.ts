@@ -221,7 +221,10 @@ describe('the reference scores', () => {
       writeFileSync(join(copy, f), readFileSync(join(ROOT, f)));
     }
     expect(suiteCodeHash(copy).hash).toBe(suiteCodeHash(ROOT).hash);
-    writeFileSync(join(copy, 'lambdas/engine/game.ts'), `${readFileSync(join(ROOT, 'lambdas/engine/game.ts'))}\n`);
+    writeFileSync(
+      join(copy, 'lambdas/engine/game.ts'),
+      `${readFileSync(join(ROOT, 'lambdas/engine/game.ts'), 'utf8')}\n`,
+    );
     expect(suiteCodeHash(copy).hash).not.toBe(suiteCodeHash(ROOT).hash);
   });
 

@@ -292,14 +292,17 @@ export function baseModelId(model: string): string {
  * 2026-11-28): a global profile saves that fraction of the geographic price, so with the table at the global
  * (list) price a geographic profile costs 1 / (1 - saving) of it: 1.111 for a 10% saving.
  */
-const GLOBAL_SAVING = fact('bedrock.global-profile-saving').value;
-export const PROFILE_RATES_READ = '2026-11-28';
+const SAVING_FACT = 'bedrock.global-profile-saving';
+const GLOBAL_SAVING = fact(SAVING_FACT).value;
+const PROFILE_RATES_READ = '2026-11-28';
 
 export interface ProfileRate {
   /** base: a model id; global: a global. profile; geographic: us., eu., apac., jp. ... */
   kind: 'base' | 'global' | 'geographic';
   /** The factor on the model's table price: above 1 only for a geographic profile of a model with a global one. */
   factor: number;
+  /** Where the factor comes from, and when it was read: "table" (1), or the fact and its date. */
+  basis: string;
 }
 
 /**
@@ -308,10 +311,11 @@ export interface ProfileRate {
  */
 export function profileRate(model: string): ProfileRate {
   const prefix = inferenceProfileOf(model);
-  if (prefix === null) return { kind: 'base', factor: 1 };
-  if (prefix === 'global') return { kind: 'global', factor: 1 };
-  const tiered = MODEL_TABLE[baseModelId(model)]?.profiles?.includes('global') === true;
-  return { kind: 'geographic', factor: tiered ? 1 / (1 - GLOBAL_SAVING) : 1 };
+  if (prefix === null) return { kind: 'base', factor: 1, basis: 'table' };
+  if (prefix === 'global') return { kind: 'global', factor: 1, basis: 'table' };
+  return MODEL_TABLE[baseModelId(model)]?.profiles?.includes('global') === true
+    ? { kind: 'geographic', factor: 1 / (1 - GLOBAL_SAVING), basis: `${SAVING_FACT}, read ${PROFILE_RATES_READ}` }
+    : { kind: 'geographic', factor: 1, basis: 'table (no global profile listed: one price)' };
 }
 
 /** The inference profile's region prefix ("us", "global"...), or null for a base model id. */
