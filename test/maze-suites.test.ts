@@ -268,6 +268,10 @@ describe('ariadne suite', () => {
     expect(r.stdout).toContain(overall);
     expect(r.stdout).toMatch(/^perfect +\| +31 \| +10 \| \d+-\d+, mean \d+\.\d/m);
     expect(r.stdout).toContain('max_moves=1000');
+    const made = suite.reference_made_with;
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      `commit ${made.commit.slice(0, 12)}, code sha256 ${made.code_hash.slice(0, 12)}, sweep ${made.sweep_name}`,
+    );
     const csv = await ariadne(['suite', 'show', REF, '--format', 'csv']);
     const lines = csv.stdout.trim().split('\n');
     expect(lines).toHaveLength(1 + 2 * (1 + suite.generators.length * suite.sizes.length));
