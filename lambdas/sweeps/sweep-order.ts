@@ -15,8 +15,13 @@ import type { SweepRun } from './sweep-spec.ts';
 
 type Cell = SweepRun['cell'];
 
-const mazeKey = (c: Cell) => `${c.generator} ${c.size} ${c.seed}`;
-const settingKey = (c: Cell) => JSON.stringify(c.settings);
+/** A cell's maze and setting combination as keys, computed once per cell. */
+function cellKeys(runs: readonly SweepRun[]): (c: Cell) => { maze: string; setting: string } {
+  const keys = new Map<Cell, { maze: string; setting: string }>();
+  for (const { cell: c } of runs)
+    if (!keys.has(c)) keys.set(c, { maze: `${c.generator} ${c.size} ${c.seed}`, setting: JSON.stringify(c.settings) });
+  return (c) => keys.get(c)!;
+}
 
 /** The distinct keys, sorted (so the file's listing order does not matter), then shuffled by `rng`. */
 function shuffled(keys: Iterable<string>, rng: Rng): string[] {
@@ -29,19 +34,27 @@ const rotated = <T>(items: readonly T[], by: number): T[] =>
 /** The runs in the order a sweep starts them (the rule above); `sweep` is the sweep's name, its seed. */
 export function sweepRunOrder<R extends SweepRun>(sweep: string, runs: readonly R[]): R[] {
   const byRepeat = new Map<number, R[]>();
-  for (const r of runs) byRepeat.set(r.repeat, [...(byRepeat.get(r.repeat) ?? []), r]);
-  const cells = runs.map((r) => r.cell);
+  for (const r of runs) {
+    const list = byRepeat.get(r.repeat);
+    if (list) list.push(r);
+    else byRepeat.set(r.repeat, [r]);
+  }
+  const key = cellKeys(runs);
+  const cells = [...new Set(runs.map((r) => r.cell))];
   const agentOrder = shuffled(
     cells.map((c) => c.label),
     createRng(mixSeed(sweep, 'agents')),
   );
-  const settingOrder = shuffled(cells.map(settingKey), createRng(mixSeed(sweep, 'settings')));
+  const settingOrder = shuffled(
+    cells.map((c) => key(c).setting),
+    createRng(mixSeed(sweep, 'settings')),
+  );
   const out: R[] = [];
   for (const repeat of [...byRepeat.keys()].sort((a, b) => a - b)) {
     const inRepeat = byRepeat.get(repeat)!;
-    const byCell = new Map(inRepeat.map((r) => [`${mazeKey(r.cell)}|${settingKey(r.cell)}|${r.cell.label}`, r]));
+    const byCell = new Map(inRepeat.map((r) => [`${key(r.cell).maze}|${key(r.cell).setting}|${r.cell.label}`, r]));
     const mazes = shuffled(
-      inRepeat.map((r) => mazeKey(r.cell)),
+      inRepeat.map((r) => key(r.cell).maze),
       createRng(mixSeed(sweep, 'mazes', repeat)),
     );
     mazes.forEach((maze, m) => {
