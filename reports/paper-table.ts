@@ -65,8 +65,6 @@ export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan
     columns,
     rows,
     notes: [
-      // a sweep cut short says so first, naming the cells it misses
-      ...(plan ? planLines(plan) : []),
       'n counts the runs that succeeded or failed, every repeat.',
       `Excluded from every denominator: runs ended by an infrastructure error (${errors} in all) and runs still ` +
         `running (${running}).`,
@@ -80,6 +78,8 @@ export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan
         (anyCost
           ? "; cost is what every run of the group cost in all, errors included ('-' when a run's model has no price)."
           : '.'),
+      // how much of the design the table covers (the caption says when it is incomplete): the cells it misses
+      ...(plan ? planLines(plan) : []),
     ],
   };
 }

@@ -97,7 +97,8 @@ describe('a sweep cut short', () => {
     expect(data.plan.ended).toBe(DONE);
     const html = reportHtml(data, () => null);
     expect(html).toMatch(new RegExp(`<ul class="note" id="plan"><li>Incomplete: ${DONE} of 32 planned runs ended`));
-    expect(data.paper!.notes[0]).toContain(`Incomplete: ${DONE} of 32 planned runs ended`);
+    expect(data.paper!.caption).toContain(`(incomplete: ${DONE} of 32 planned runs)`);
+    expect(data.paper!.notes.some((n) => n.startsWith(`Incomplete: ${DONE} of 32 planned runs ended`))).toBe(true);
   });
 
   it("the viewer's sweep page says so above the statistics, naming the missing cells", async () => {

@@ -141,10 +141,10 @@ function statsLines(
   const errors = errorLines(s.factors, s.groups);
   return [
     ...wrapText(`sweep ${sweepId} by ${s.factors.join(' x ')}`, width),
-    // a sweep cut short says so above its table, and names what it misses
-    ...planLines(plan).flatMap((l) => wrapText(l, width, '    ')),
     ...lines,
     ...hiddenNote(hidden),
+    // first under the table: a sweep cut short says so, and names the cells it misses
+    ...planLines(plan).flatMap((l) => wrapText(l, width, '    ')),
     ...wrapText(
       'n: successes + failures (every repeat); errors (ended by infrastructure) and running runs are in no ' +
         'denominator. success, wilson95 and maze_bootstrap95 are over the independent runs (a deterministic ' +
