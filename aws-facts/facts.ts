@@ -408,6 +408,24 @@ const FACTS = {
       'Claude 3.5 Haiku: 2,048; Amazon Nova: 1K, system and messages only, at most 20K tokens cached); the current ' +
       'page sends these models to their model cards.',
   },
+  'bedrock.global-profile-saving': {
+    service: 'Bedrock',
+    value: 0.1,
+    unit: 'fraction of the geographic profile price a global profile saves, input and output tokens alike',
+    page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/global-cross-region-inference.html',
+    quote:
+      "Global cross-Region inference for Anthropic's Claude Sonnet 4.5 offers approximately 10% savings on both " +
+      'input and output token pricing compared to geographic cross-Region inference.',
+    note:
+      'Read 2026-11-28. The cross-Region inference page (https://docs.aws.amazon.com/bedrock/latest/userguide/' +
+      'cross-region-inference.html) gives the same in its comparison table: geographic "Standard pricing", global ' +
+      '"Approximately 10% savings". The sentence names Sonnet 4.5; Ariadne applies it to every model with a global ' +
+      'profile (lambdas/config/model-table.ts). Third parties give the geographic price as 10% above the global one ' +
+      '(https://clauder-navi.com/en/bedrock-claude-cost/), which is a 9.1% saving: "approximately 10%" covers both.',
+    notSimulated:
+      'a price, not a behaviour: the Bedrock simulator bills nothing; lambdas/config/model-table.ts prices each ' +
+      'profile kind from it',
+  },
   'ssm.get-parameters-by-path-max-results': {
     service: 'Systems Manager',
     value: 10,

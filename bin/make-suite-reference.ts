@@ -29,6 +29,7 @@ import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { sweepStatistics, type GroupStatistics } from '../reports/sweep-statistics.ts';
 import { packageVersion } from './cli/invocation.ts';
 import { userDirectory } from './cli/output-dir.ts';
+import { suiteCodeCommit, suiteCodeHash } from './suite-code.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -65,9 +66,9 @@ function stats(what: string, g: GroupStatistics | undefined): ReferenceStats {
 export async function suiteReference(suite: SuiteDefinition, db: Database): Promise<MazeSuite['reference']> {
   const sweep = loadSweep(referenceSweepText(suite), `the reference sweep of ${suiteRef(suite)}`);
   const result = await runLocalSweep(sweep, { db, concurrency: CONCURRENCY });
-  if (result.planned.start !== sweep.runs.length || result.done !== sweep.runs.length || result.failed > 0)
+  if (result.ran.start !== sweep.runs.length || result.done !== sweep.runs.length || result.failed > 0)
     throw new Error(
-      `the reference sweep of ${suiteRef(suite)} ran ${result.planned.start} of its ${sweep.runs.length} runs ` +
+      `the reference sweep of ${suiteRef(suite)} ran ${result.ran.start} of its ${sweep.runs.length} runs ` +
         `afresh and ${result.failed} ended by an error: make it on a fresh database`,
     );
   const name = referenceSweepName(suite);
@@ -137,6 +138,8 @@ async function makeSuiteFile(path: string): Promise<void> {
   const reference = await withFreshDatabase((db) => suiteReference(draft, db));
   const seconds = (Date.now() - started) / 1000;
   const { format: f, name, version, description, generators, sizes, seeds, config } = draft;
+  const code = suiteCodeHash(ROOT);
+  const commit = suiteCodeCommit(ROOT, code.files);
   const suite = parseSuite(
     {
       // the hand-written part in its order, then what is computed from it
@@ -152,6 +155,10 @@ async function makeSuiteFile(path: string): Promise<void> {
       reference,
       reference_made_with: {
         ariadne_version: packageVersion(),
+        commit: commit.commit,
+        code_changed_since_commit: commit.changed_since,
+        code_hash: code.hash,
+        code_files: code.files,
         sweep_name: referenceSweepName(draft),
         sweep: referenceSweepText(draft).trimEnd().split('\n'),
         command: `npm run suite-reference -- ${source}`,

@@ -4,6 +4,8 @@
 import type { GroupStatistics, SweepStatistics } from './sweep-statistics.ts';
 import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { STOP_REASON_WORDS, STOP_REASONS } from './stop-reasons.ts';
+import type { SweepPlan } from '../results/sweep-plan.ts';
+import { planComplete, planLines } from './plan-text.ts';
 
 export const PAPER_FORMATS = ['markdown', 'latex'] as const;
 
@@ -32,7 +34,7 @@ const bootstrapCell = (g: GroupStatistics) =>
     : interval(g.success.bootstrap.low, g.success.bootstrap.high);
 
 /** The table: one row per group, the factors first; rates and intervals in percent. */
-export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
+export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan): PaperTable {
   const excluded = (g: GroupStatistics) => g.errors + g.wallClock + g.running;
   // baselines cost nothing: the column only where some group's runs called a model (or its price is unknown)
   const anyCost = s.groups.some((g) => g.costUsd !== 0);
@@ -66,10 +68,16 @@ export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
     ...(anyCost ? [usd(g.costUsd)] : []),
   ]);
   return {
-    caption: `Sweep ${sweepId}: success by ${s.factors.join(' x ')}.`,
+    caption:
+      `Sweep ${sweepId}: success by ${s.factors.join(' x ')}` +
+      (plan && !planComplete(plan) ? ` (incomplete: ${plan.ended} of ${plan.planned} planned runs).` : '.'),
     columns,
     rows,
-    notes: paperNotes(s, anyCost),
+    notes: [
+      ...paperNotes(s, anyCost),
+      // how much of the design the table covers (the caption says when it is incomplete): the cells it misses
+      ...(plan ? planLines(plan) : []),
+    ],
   };
 }
 

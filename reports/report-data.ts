@@ -13,6 +13,8 @@ import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
 import { paperTable, type PaperTable } from './paper-table.ts';
+import { sweepPlan, type SweepPlan } from '../results/sweep-plan.ts';
+import { planLines } from './plan-text.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
 import { compareAgents, compareSettings, holmAcross, type Comparison } from './compare.ts';
 
@@ -71,6 +73,10 @@ export interface ReportData {
   settingPairs: Comparison[];
   /** What the sweep cost: the priced runs' sum, and how many runs' cost is unknown (a model without a price). */
   cost: CostTotal;
+  /** The sweep against its plan (results/sweep-plan.ts): planned, started, ended runs and the cells missing runs. */
+  plan: SweepPlan;
+  /** The plan in words (reports/plan-text.ts): "N of M planned runs ended", the missing cells named. */
+  planLines: string[];
   /** With { cells: true } (the viewer's grid): each cell counted by the same rules as a statistics row. */
   cells?: CellStatistics[];
 }
@@ -83,12 +89,13 @@ export async function loadReport(
   opts: { cells?: boolean; paper?: boolean } = {},
 ): Promise<ReportData> {
   // the reads that need nothing of each other at once: the statistics' runs wait only for the factors
-  const [sweep, varying, runs] = await Promise.all([
+  const [sweep, varying, runs, plan] = await Promise.all([
     sweepRecord(db, sweepId),
     varyingFactors(db, sweepId),
     sweepRunRows(db, sweepId),
+    sweepPlan(db, sweepId),
   ]);
-  if (!sweep)
+  if (!sweep || !plan)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
@@ -125,8 +132,10 @@ export async function loadReport(
       priced: runs.filter((r) => r.cost_known).length,
       unpriced: runs.filter((r) => !r.cost_known).length,
     },
+    plan,
+    planLines: planLines(plan),
     ...(statistics.cells ? { cells: statistics.cells } : {}),
-    ...(opts.paper ? { paper: paperTable(sweepId, statistics) } : {}),
+    ...(opts.paper ? { paper: paperTable(sweepId, statistics, plan) } : {}),
   };
 }
 

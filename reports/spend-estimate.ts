@@ -16,6 +16,7 @@ import { isLlmAgent } from '../lambdas/providers/llm-agents.ts';
 import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import { pastRunSpend, type PastRunSpend } from '../results/spend-history.ts';
 import { latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
+import { registeredCells } from '../lambdas/store/sweep-rows.ts';
 import { shownAt } from './observation-sample.ts';
 
 /** Fewer past runs than this and the rates are not read from them. */
@@ -143,12 +144,16 @@ export async function estimateSweepSpend(
       .filter((r) => r.status !== 'running' && r.status !== 'failed')
       .map((r) => `${r.sweep_cell}/${r.sweep_repeat}`),
   );
+  // a grown sweep's cells are at the indices the database gave them (sweep-growth.ts), not at the file's: each cell
+  // is matched to its own runs by its key; a cell not registered yet has none
+  const registered = await registeredCells(db, s.spec.sweep);
   const history = new Map<string, Promise<PastRunSpend[]>>();
   const rows = new Map<string, EstimateRow>();
   let runsToStart = 0;
   for (const cell of s.cells) {
     let runs = 0;
-    for (let repeat = 1; repeat <= s.spec.repeats; repeat++) if (!finished.has(`${cell.index}/${repeat}`)) runs++;
+    const index = registered.get(cell.key);
+    for (let repeat = 1; repeat <= s.spec.repeats; repeat++) if (!finished.has(`${index}/${repeat}`)) runs++;
     if (runs === 0) continue;
     runsToStart += runs;
     const config = resolveConfig(cell.config);

@@ -12,6 +12,7 @@ import { sqlRateLimits } from '../lambdas/store/rate-limit-sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { TurnSummary } from '../lambdas/engine/store.ts';
 import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from './local-runner.ts';
+import type { SharedBudget } from '../lambdas/engine/token-cost.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
 import { STATES } from '../lambdas/machine/states.ts';
@@ -41,6 +42,8 @@ export interface LocalExperimentOptions {
    * ExperimentInterruptedError. A run that finalizes meanwhile ends as usual.
    */
   signal?: AbortSignal;
+  /** A budget the run shares with the others in flight (a sweep's): its turns stop once it is reached. */
+  sharedBudget?: SharedBudget;
 }
 
 /**
@@ -163,6 +166,7 @@ export async function runLocalExperiment(
         now: opts.now ?? (() => new Date()),
         parameters: opts.parameters,
         taskTokens: opts.taskTokens,
+        sharedBudget: opts.sharedBudget,
       },
       executionName: opts.executionName,
       executionNames: opts.executionNames,

@@ -13,11 +13,13 @@ import type { Spend, TurnSummary } from '../lambdas/engine/store.ts';
 import { resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
 import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { sweepRunOrder } from '../lambdas/sweeps/sweep-order.ts';
 import { experimentState, latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
 import { patiently } from '../lambdas/store/retry-query.ts';
-import { budgetReached } from '../lambdas/engine/token-cost.ts';
+import { SharedBudget } from '../lambdas/engine/token-cost.ts';
+import { refuseUnpricedSweepBudget } from '../lambdas/sweeps/sweep-budget.ts';
 
 type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 
@@ -52,14 +54,23 @@ export interface SweepProgress {
 
 export interface SweepResult {
   sweep: string;
+  /** What the runs needed when the sweep started: start (never tried), resume, retry, skip (finished before). */
   planned: Record<RunAction, number>;
+  /** What this sweep did of that: the runs it started, resumed and retried (a run stopped before it began: none). */
+  ran: Record<Exclude<RunAction, 'skip'>, number>;
+  /** Runs it needed and did not start (its budget spent, or interrupted): they are the next `sweep`'s. */
+  notStarted: number;
   done: number;
   successes: number;
   failed: number;
   seconds: number;
   /** Interrupted through `signal`: the runs marked interrupted (their turns kept), and the runs not started. */
   interrupted?: { runs: string[]; notStarted: number };
-  /** The sweep's budget was spent: which one, what its runs spent, and the runs it did not start. */
+  /**
+   * The sweep's budget was spent: which one, what its runs spent, and the runs it did not start. Its runs in flight
+   * stopped at their next model call (their stop reason the budget's), so the spend passes the budget by at most one
+   * model call per run in flight.
+   */
   budgetSpent?: { reason: 'max_cost_usd' | 'max_tokens'; limit: number; spent: Spend; notStarted: number };
   /** Database outages ridden out (connections dropped, the sweep's lock taken again), and their time in all. */
   databaseOutages: { count: number; seconds: number };
@@ -77,11 +88,11 @@ export interface LocalSweepOptions {
   signal?: AbortSignal;
 }
 
-/** What each run needs, from the latest attempt in the database. */
+/** What each run needs, from the latest attempt in the database, in the order they start (sweep-order.ts). */
 async function planSweep(db: Sql, s: LoadedSweep): Promise<PlannedRun[]> {
   const rows = await patiently(() => latestSweepAttempts(db, s.spec.sweep));
   const latest = new Map(rows.map((r) => [`${r.sweep_cell}/${r.sweep_repeat}`, r]));
-  return s.runs.map((run): PlannedRun => {
+  return sweepRunOrder(s.spec.sweep, s.runs).map((run): PlannedRun => {
     const r = latest.get(`${run.cell.index}/${run.repeat}`);
     if (!r) return { run, action: 'start', attempt: 1, experimentId: sweepExperimentId(s.spec.sweep, run, 1) };
     if (r.status === 'running') return { run, action: 'resume', attempt: r.sweep_attempt, experimentId: r.id };
@@ -133,6 +144,8 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
     },
   });
   try {
+    const defaults = (await opts.parameters?.get())?.config;
+    refuseUnpricedSweepBudget(file, defaults);
     s = await patiently(() => registerSweep(opts.db, file));
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
@@ -160,18 +173,22 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
     // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file; nor while the sweep's
     // lock is away with its connection
     let budgetSpent: SweepResult['budgetSpent'];
+    // what every run of the sweep spent before, then charged reply by reply by the runs in flight (token-cost.ts)
+    const budget = s.spec.budget
+      ? new SharedBudget(s.spec.budget, await patiently(() => sweepSpend(opts.db, s.spec.sweep)))
+      : undefined;
+    const ran: SweepResult['ran'] = { start: 0, resume: 0, retry: 0 };
     const take = async () => {
       await lock.held();
       if (signal.aborted || budgetSpent) return undefined;
-      if (s.spec.budget && queue.length > 0) {
-        const spent = await patiently(() => sweepSpend(opts.db, s.spec.sweep));
-        const reason = budgetReached(s.spec.budget, spent);
-        if (reason) {
-          budgetSpent = { reason, limit: s.spec.budget[reason]!, spent, notStarted: 0 };
-          return undefined;
-        }
+      const reason = queue.length > 0 ? budget?.reached() : null;
+      if (budget && reason) {
+        budgetSpent = { reason, limit: budget.budget[reason]!, spent: budget.spent, notStarted: 0 };
+        return undefined;
       }
-      return queue.shift();
+      const next = queue.shift();
+      if (next && next.action !== 'skip') ran[next.action]++;
+      return next;
     };
     const worker = async () => {
       for (let next = await take(); next; next = await take()) {
@@ -207,6 +224,7 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
             },
             waitIntervals: opts.waitIntervals,
             signal,
+            sharedBudget: budget,
             executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
           });
           const summary = result.summary ?? (await patiently(() => experimentState(opts.db, p.experimentId)));
@@ -217,7 +235,10 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
             // (none when it stopped before its experiment started: then it was not started, and nothing was written)
             const id = (err as { experimentId: string | null }).experimentId;
             if (id !== null) interrupted.push(id);
-            else stoppedBeforeStart++;
+            else {
+              stoppedBeforeStart++;
+              if (p.action !== 'skip') ran[p.action]--;
+            }
             progress.running.delete(p.experimentId);
             continue;
           }
@@ -237,9 +258,17 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
     setMaxListeners(4 * concurrency + 10, signal);
     await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
     if (taken.away) throw taken.away;
+    // the runs in flight may have reached the budget after the last run started: then nothing was left unstarted
+    const reason = budget?.reached();
+    if (budget && reason && !budgetSpent)
+      budgetSpent = { reason, limit: budget.budget[reason]!, spent: budget.spent, notStarted: 0 };
+    // what the runs kept (their committed turns), as the database holds it
+    if (budgetSpent) budgetSpent.spent = await patiently(() => sweepSpend(opts.db, s.spec.sweep));
     return {
       sweep: s.spec.sweep,
       planned,
+      ran,
+      notStarted: queue.length + stoppedBeforeStart,
       done: progress.done,
       successes: progress.successes,
       failed: progress.failed,

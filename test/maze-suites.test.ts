@@ -2,8 +2,8 @@
 // here from the grid), a tampered copy is caught naming the maze, the reference scores come out the same when made
 // again from scratch, and `ariadne suite` lists, shows and verifies it through the real CLI.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateMaze } from '../lambdas/maze/generators/index.ts';
 import {
@@ -19,6 +19,7 @@ import {
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { suiteReference } from '../bin/make-suite-reference.ts';
+import { suiteCodeFiles, suiteCodeHash } from '../bin/suite-code.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -112,6 +113,16 @@ describe('the committed suite file', () => {
     expect(message).toContain('sizes.3: perfect 12: ');
   });
 
+  it('refuses a copy that fixes a wall-clock limit: the suite caps moves and turns, not minutes', () => {
+    expect(suite.config).not.toHaveProperty('max_duration_minutes');
+    const copy: any = structuredClone(suite);
+    copy.config.max_duration_minutes = 120;
+    expect(refusal(copy)).toContain(
+      'config.max_duration_minutes: a suite does not fix max_duration_minutes: a wall-clock stop depends on the ' +
+        'serving stack',
+    );
+  });
+
   it('refuses a copy whose mazes are not each maze of generators x sizes x seeds once', () => {
     const missing = structuredClone(suite);
     missing.mazes.splice(5, 1);
@@ -185,6 +196,38 @@ describe('the reference scores', () => {
     expect(sweep.runs).toHaveLength(2 * suite.mazes.length);
   });
 
+  it("record the code that decides them: its files and their hash are this code's", () => {
+    const made = suite.reference_made_with;
+    const here = suiteCodeHash(ROOT);
+    const again = `the code that decides the reference scores changed: run \`npm run suite-reference -- ${FILE}\``;
+    expect(made.code_files, again).toEqual(here.files);
+    expect(made.code_hash, again).toBe(here.hash);
+    expect(made.commit).toMatch(/^[0-9a-f]{40}$/);
+    // the generators, the game's rules, the baselines and the statistics are among them
+    for (const f of [
+      'lambdas/maze/generators/index.ts',
+      'lambdas/engine/game.ts',
+      'lambdas/providers/random-agent.ts',
+      'reports/sweep-statistics.ts',
+    ])
+      expect(here.files).toContain(f);
+    expect(here.files.some((f) => /^migrations\/\d+_.*\.sql$/.test(f))).toBe(true);
+  });
+
+  it('a change to that code changes the hash', () => {
+    const copy = tempDir('suite-code');
+    for (const f of suiteCodeFiles(ROOT)) {
+      mkdirSync(dirname(join(copy, f)), { recursive: true });
+      writeFileSync(join(copy, f), readFileSync(join(ROOT, f)));
+    }
+    expect(suiteCodeHash(copy).hash).toBe(suiteCodeHash(ROOT).hash);
+    writeFileSync(
+      join(copy, 'lambdas/engine/game.ts'),
+      `${readFileSync(join(ROOT, 'lambdas/engine/game.ts'), 'utf8')}\n`,
+    );
+    expect(suiteCodeHash(copy).hash).not.toBe(suiteCodeHash(ROOT).hash);
+  });
+
   it('come out the same when made again from scratch, as bin/make-suite-reference.ts makes them', async () => {
     const started = Date.now();
     const reference = await suiteReference(suite, db);
@@ -225,6 +268,10 @@ describe('ariadne suite', () => {
     expect(r.stdout).toContain(overall);
     expect(r.stdout).toMatch(/^perfect +\| +31 \| +10 \| \d+-\d+, mean \d+\.\d/m);
     expect(r.stdout).toContain('max_moves=1000');
+    const made = suite.reference_made_with;
+    expect(r.stdout.replace(/\s+/g, ' ')).toContain(
+      `commit ${made.commit.slice(0, 12)}, code sha256 ${made.code_hash.slice(0, 12)}, sweep ${made.sweep_name}`,
+    );
     const csv = await ariadne(['suite', 'show', REF, '--format', 'csv']);
     const lines = csv.stdout.trim().split('\n');
     expect(lines).toHaveLength(1 + 2 * (1 + suite.generators.length * suite.sizes.length));

@@ -6,6 +6,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { showSummary } from '../bin/cli/summary.ts';
 import { MODEL_TABLE } from '../lambdas/config/model-table.ts';
+import { fact } from '../aws-facts/facts.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { TokenCalibration, estimateIsOff } from '../lambdas/providers/llm/calibration.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
@@ -16,6 +17,7 @@ const { ollama, bedrock } = sims;
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 const MAZE = { generator: 'medium', size: 15, seed: 3 };
 const SONNET_37 = 'anthropic.claude-3-7-sonnet-20250219-v1:0';
+const SONNET_45 = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 
 afterEach(() => {
   ollama.tokenScale = 1;
@@ -154,5 +156,34 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const e = MODEL_TABLE[SONNET_37];
     expect(t.c).toBeCloseTo((t.i * e.input_per_mtok + t.o * e.output_per_mtok) / 1e6, 9);
     expect(await summaryText(r)).toMatch(/^source +profile us\.anthropic\.claude-3-7.*, us-west-2$/m);
+  });
+
+  it("geographic and global profiles of a model with a global one: each at its own rate (AWS's saving)", async () => {
+    const turns = async (id: string | null) =>
+      (
+        await db.pool.query(
+          'SELECT sum(input_tokens)::int AS i, sum(output_tokens)::int AS o, sum(cost_usd)::float8 AS c FROM turns ' +
+            'WHERE experiment_id = $1',
+          [id],
+        )
+      ).rows[0];
+    const e = MODEL_TABLE[SONNET_45];
+    const list = (t: { i: number; o: number }) => (t.i * e.input_per_mtok + t.o * e.output_per_mtok) / 1e6;
+    const saving = fact('bedrock.global-profile-saving').value;
+    const [global, geographic] = await Promise.all(
+      [`global.${SONNET_45}`, `eu.${SONNET_45}`].map(async (profile) => {
+        if (!bedrock.models.includes(profile)) bedrock.models.push(profile);
+        return turns((await runBedrock(profile, {})).experimentId);
+      }),
+    );
+    // global at the table's (list) price; geographic at the price global saves `saving` of (turns keep micro-dollars)
+    expect(global.c).toBeCloseTo(list(global), 4);
+    expect(geographic.c).toBeCloseTo(list(geographic) / (1 - saving), 4);
+    expect(Math.abs(geographic.c - list(geographic))).toBeGreaterThan(0.05 * list(geographic));
+    // a price set for the profile itself is its own
+    const own = { [`us.${SONNET_45}`]: { input_per_mtok: 1, output_per_mtok: 1 } };
+    if (!bedrock.models.includes(`us.${SONNET_45}`)) bedrock.models.push(`us.${SONNET_45}`);
+    const set = await turns((await runBedrock(`us.${SONNET_45}`, { prices: own })).experimentId);
+    expect(set.c).toBeCloseTo((set.i + set.o) / 1e6, 4);
   });
 });

@@ -171,6 +171,62 @@ ${budget}
   });
 });
 
+describe('a sweep cost budget', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await testDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+  const spec = (name: string, extra: string) => `sweep: ${name}
+agents:
+  - { agent: openai, model: gpt-4.1-mini, config: { openai: { base_url: "${baseUrl}" } } }
+mazes: { generators: [medium], sizes: [11], seeds: [1, 2, 3, 4, 5, 6, 7, 8] }
+config: { max_moves: 300, retry: { max_attempts: 4, base_delay_ms: 1, max_delay_ms: 5, timeout_ms: 5000 }${extra} }
+budget: { max_cost_usd: 0.002 }
+`;
+
+  it('on a model without a price is refused at start, naming the field, the value and the fix', async () => {
+    await expect(runLocalSweep(loadSweep(spec('unpriced', ''), 'test'), { db })).rejects.toThrow(
+      new RegExp(
+        'budget\\.max_cost_usd 0\\.002: sweep agent "gpt-4\\.1-mini" \\(model "gpt-4\\.1-mini"\\) has no price in ' +
+          'config\\.prices.*set prices\\["gpt-4\\.1-mini"\\] .*or use budget\\.max_tokens',
+      ),
+    );
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM sweeps WHERE id = 'unpriced'");
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('stops the runs in flight: spent at most the budget plus one model call per run in flight', async () => {
+    const concurrency = 3;
+    const prices = `, prices: { gpt-4.1-mini: { input_per_mtok: 0.4, output_per_mtok: 1.6 } }`;
+    const result = await runLocalSweep(loadSweep(spec('in-flight', prices), 'test'), { db, concurrency });
+    expect(result.budgetSpent).toMatchObject({ reason: 'max_cost_usd', limit: 0.002 });
+    const runs = (
+      await db.pool.query<{ id: string; status: string; stop_reason: string; cost: number }>(
+        `SELECT id, status, stop_reason, spent_cost_usd::float8 AS cost FROM experiments
+         WHERE sweep_id = 'in-flight' ORDER BY id`,
+      )
+    ).rows;
+    const calls = (
+      await db.pool.query<{ cost: number }>(
+        `SELECT (coalesce(l.input_tokens, 0) * 0.4 + coalesce(l.output_tokens, 0) * 1.6) / 1e6 AS cost
+         FROM llm_calls l JOIN experiments e ON e.id = l.experiment_id WHERE e.sweep_id = 'in-flight'`,
+      )
+    ).rows.map((c) => Number(c.cost));
+    const total = runs.reduce((n, r) => n + r.cost, 0);
+    // the runs in flight when it was reached stopped as the budget's, none still running
+    expect(runs.filter((r) => r.stop_reason === 'max_cost_usd').length).toBeGreaterThanOrEqual(1);
+    expect(runs.filter((r) => r.status === 'running')).toEqual([]);
+    expect(result.budgetSpent!.spent.costUsd).toBeCloseTo(total, 6);
+    // the rule: at most one model call past the budget per run in flight, and within the largest run's cost
+    expect(total).toBeGreaterThanOrEqual(0.002);
+    expect(total).toBeLessThanOrEqual(0.002 + concurrency * Math.max(...calls) + 1e-9);
+    expect(total).toBeLessThanOrEqual(0.002 + Math.max(...runs.map((r) => r.cost)));
+  });
+});
+
 describe('ariadne sweep FILE --estimate', () => {
   let db: TestDatabase;
   beforeAll(async () => {
@@ -236,5 +292,28 @@ budget: { max_cost_usd: 0.001 }
     expect(r.stdout).toMatch(/^budget\.max_cost_usd \$0\.0010: /m);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM experiments WHERE sweep_id = 'estimate-cli'");
     expect(rows[0].n).toBe(0);
+  });
+
+  it('after the sweep grew by an agent listed first, matches each run still to run to its own agent', async () => {
+    // the baseline ran; then the model is listed first: its cells take new indices after the baseline's
+    const grown = (name: string) =>
+      loadSweep(spec(name, '1, 2').replace('budget: { max_cost_usd: 0.001 }', 'budget: { max_cost_usd: 100 }'), 'test');
+    const before = grown('estimate-grown');
+    const baselineOnly = loadSweep(before.text.replace(/ {2}- \{ agent: openai[^\n]*\n/, ''), 'test');
+    expect(baselineOnly.spec.agents.map((a) => a.agent)).toEqual(['frontier']);
+    expect((await runLocalSweep(baselineOnly, { db, concurrency: 1 })).done).toBe(2);
+    const e = await estimateSweepSpend(db.pool, grown('estimate-grown'));
+    expect(e.runsToStart).toBe(2);
+    // the model's two runs are still to run, the baseline's none: the cost is the model's, not $0
+    expect(e.rows.map((r) => [r.label, r.runs])).toEqual([['gpt-4.1-mini', 2]]);
+    expect(e.total.costUsd!.low).toBeGreaterThan(0);
+    // and they are what then runs and spends
+    const ran = await runLocalSweep(grown('estimate-grown'), { db, concurrency: 1 });
+    expect(ran.ran.start).toBe(2);
+    const { rows } = await db.pool.query<{ cost: number }>(
+      "SELECT sum(spent_cost_usd)::float8 AS cost FROM experiments WHERE sweep_id = 'estimate-grown'",
+    );
+    expect(rows[0].cost).toBeGreaterThanOrEqual(e.total.costUsd!.low);
+    expect(rows[0].cost).toBeLessThanOrEqual(e.total.costUsd!.high);
   });
 });

@@ -44,6 +44,11 @@ describe('a sweep over a maze suite', () => {
       );
   });
 
+  it('leaves the wall clock to the lab: its max_duration_minutes is infrastructure, not a rule of the suite', () => {
+    const s = sweep('suite: ariadne-mazes/v1\nconfig: { max_duration_minutes: 600 }\n');
+    for (const c of s.cells) expect(c.config).toMatchObject({ ...SUITE.config, max_duration_minutes: 600 });
+  });
+
   it('refuses a change to what the suite fixes, where it is made, and names the fix', () => {
     const fixed = Object.entries(SUITE.config).find(([, v]) => typeof v === 'number')!;
     expect(problems(`suite: ariadne-mazes/v1\nconfig: { ${fixed[0]}: ${Number(fixed[1]) + 1} }\n`)).toMatch(

@@ -2,7 +2,7 @@
 // command says what it left and how to resume; the same `ariadne sweep FILE` then finishes the sweep, and every run's
 // actions are those of the same sweep run undisturbed.
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
@@ -12,6 +12,8 @@ import { startHoldingProxy, type HoldingProxy } from './support/holding-proxy.ts
 import { tempDir } from './support/temp-dir.ts';
 import { sweepProgress } from '../bin/cli/sweep-progress.ts';
 import type { SweepProgress } from '../state-machine/local-sweep.ts';
+import { loadSweep, sweepExperimentId } from '../lambdas/sweeps/sweep-spec.ts';
+import { sweepRunOrder } from '../lambdas/sweeps/sweep-order.ts';
 
 let db: TestDatabase;
 /** The same sweep, run without a stop: what every run's actions must equal. */
@@ -27,7 +29,7 @@ let proxy: HoldingProxy;
 let proxyUrl = '';
 /**
  * While set, the proxy holds the first model call of each run's second turn (once its first turn is in the database)
- * until the test releases it. Run i of the sweep is its cell i, the agent with MODELS[i].
+ * until the test releases it. Cell i of the sweep is the agent with MODELS[i].
  */
 let holdSecondTurn = false;
 const heldModels = new Set<string>();
@@ -100,6 +102,11 @@ repeats: 1
 max_concurrency: ${CONCURRENCY}
 `,
     );
+    // the runs the sweep starts first (its seeded order, sweep-order.ts): the ones in flight at the stop
+    const first = sweepRunOrder(SWEEP, loadSweep(readFileSync(file, 'utf8')).runs)
+      .slice(0, CONCURRENCY)
+      .map((r) => sweepExperimentId(SWEEP, r, 1))
+      .sort();
     holdSecondTurn = true;
     const child = sweepOf(file, db);
     const ended = outputOf(child);
@@ -122,8 +129,8 @@ max_concurrency: ${CONCURRENCY}
       [SWEEP],
     );
     expect(inFlight.rows).toEqual([
-      { id: `${SWEEP}-c0-r1`, turns: 1 },
-      { id: `${SWEEP}-c1-r1`, turns: 1 },
+      { id: first[0], turns: 1 },
+      { id: first[1], turns: 1 },
     ]);
     child.kill('SIGTERM');
     await said;
@@ -133,7 +140,7 @@ max_concurrency: ${CONCURRENCY}
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/SIGTERM: starting no more runs, stopping each run in flight after its turn; SIGTERM/);
     expect(r.stderr).toContain(
-      `sweep ${SWEEP} interrupted: 2 run(s) marked interrupted (their logs kept): ${SWEEP}-c0-r1, ${SWEEP}-c1-r1; ` +
+      `sweep ${SWEEP} interrupted: 2 run(s) marked interrupted (their logs kept): ${first[0]}, ${first[1]}; ` +
         `2 not started; 0 done; resume with: ariadne sweep ${file}\n`,
     );
 
@@ -145,8 +152,8 @@ max_concurrency: ${CONCURRENCY}
     );
     const interrupted = { status: 'running', turns: 2, reason: 'SIGTERM to ariadne sweep', at: expect.any(Date) };
     expect(runs.rows).toEqual([
-      { id: `${SWEEP}-c0-r1`, ...interrupted },
-      { id: `${SWEEP}-c1-r1`, ...interrupted },
+      { id: first[0], ...interrupted },
+      { id: first[1], ...interrupted },
     ]);
     const turns = await db.query<{ id: string; n: number }>(
       `SELECT experiment_id AS id, count(*)::int AS n FROM turns WHERE experiment_id LIKE $1 || '-%'
@@ -163,7 +170,7 @@ max_concurrency: ${CONCURRENCY}
         .filter((x) => x.interrupted !== null)
         .map((x) => x.experiment_id)
         .sort(),
-    ).toEqual([`${SWEEP}-c0-r1`, `${SWEEP}-c1-r1`]);
+    ).toEqual(first);
     for (const x of rows.filter((y) => y.interrupted !== null))
       expect(x.interrupted).toMatch(/^SIGTERM to ariadne sweep at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 

@@ -5,10 +5,9 @@
 //
 // Read 2026-11-25. Claude models reachable through Converse (Anthropic's "Claude on Amazon Bedrock (legacy)" page
 // lists their ARN-versioned ids: https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy)
-// are called on demand through inference profiles (us., eu., apac., jp., global. + the id): a profile id is priced
-// and windowed as its model. Regional profiles of Claude 4.5 and later are reported to cost 10% more than global
-// ones (third-party: https://clauder-navi.com/en/bedrock-claude-cost/); this table holds the global list price:
-// set config.prices["us.<id>"] to charge the premium.
+// are called on demand through inference profiles (us., eu., apac., jp., global. + the id): a profile id is windowed
+// as its model and priced at its own kind's rate (profileRate): this table holds the list price, which is the global
+// profile's; a geographic profile of a model that has a global one costs more (AWS: global saves about 10%).
 
 /**
  * What a model accepts, where it differs from the Claude models before Opus 4.7 (a model without a record accepts
@@ -47,6 +46,8 @@ export interface ModelEntry {
   read: string;
   source: string;
 }
+
+import { fact } from '../../aws-facts/facts.ts';
 
 const CLAUDE_MODELS = 'https://platform.claude.com/docs/en/models';
 // Bedrock ids of the dateless generation: anthropic.claude-{name}-{major}[-{minor}] (Anthropic, model IDs page).
@@ -219,13 +220,15 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     read: '2026-11-25',
     source: `${CLAUDE_MODELS}/haiku-4-5/overview`,
   },
-  // Legacy on Bedrock since 2026-10-08 (issue 30): kept so that runs on it are priced and guarded.
+  // Legacy on Bedrock since 2026-10-08: kept so that runs on it are priced and guarded. Its global and geographic
+  // profiles: AWS's global cross-Region inference page (the fact bedrock.global-profile-saving).
   'anthropic.claude-sonnet-4-5-20250929-v1:0': {
     input_per_mtok: 3,
     output_per_mtok: 15,
     ...claudeCache(3),
     context_window: 200_000,
     status: 'legacy',
+    profiles: ['global', 'us', 'eu'],
     read: '2026-11-25',
     source: `${CLAUDE_MODELS}/overview`,
   },
@@ -282,6 +285,37 @@ const PROFILE_PREFIX = /^(us|eu|apac|global|us-gov|ca|jp|au)\./;
 /** The model an id names: an inference profile's model, or the id itself. */
 export function baseModelId(model: string): string {
   return model.replace(PROFILE_PREFIX, '');
+}
+
+/**
+ * What a profile kind costs against the table's price, from AWS's fact bedrock.global-profile-saving (read
+ * 2026-11-28): a global profile saves that fraction of the geographic price, so with the table at the global
+ * (list) price a geographic profile costs 1 / (1 - saving) of it: 1.111 for a 10% saving.
+ */
+const SAVING_FACT = 'bedrock.global-profile-saving';
+const GLOBAL_SAVING = fact(SAVING_FACT).value;
+const PROFILE_RATES_READ = '2026-11-28';
+
+export interface ProfileRate {
+  /** base: a model id; global: a global. profile; geographic: us., eu., apac., jp. ... */
+  kind: 'base' | 'global' | 'geographic';
+  /** The factor on the model's table price: above 1 only for a geographic profile of a model with a global one. */
+  factor: number;
+  /** Where the factor comes from, and when it was read: "table" (1), or the fact and its date. */
+  basis: string;
+}
+
+/**
+ * A model id's rate against its model's price: a geographic profile of a model the table lists a global profile
+ * for costs the global saving more; every other id (a model with no global profile has one price) its model's.
+ */
+export function profileRate(model: string): ProfileRate {
+  const prefix = inferenceProfileOf(model);
+  if (prefix === null) return { kind: 'base', factor: 1, basis: 'table' };
+  if (prefix === 'global') return { kind: 'global', factor: 1, basis: 'table' };
+  return MODEL_TABLE[baseModelId(model)]?.profiles?.includes('global') === true
+    ? { kind: 'geographic', factor: 1 / (1 - GLOBAL_SAVING), basis: `${SAVING_FACT}, read ${PROFILE_RATES_READ}` }
+    : { kind: 'geographic', factor: 1, basis: 'table (no global profile listed: one price)' };
 }
 
 /** The inference profile's region prefix ("us", "global"...), or null for a base model id. */

@@ -1,6 +1,6 @@
 // The cost of a turn's tokens at the per-model price table (config.prices), each kind at its own price.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import { lookupModel } from '../config/model-table.ts';
+import { lookupModel, profileRate } from '../config/model-table.ts';
 
 type Price = ExperimentConfig['prices'][string];
 
@@ -22,9 +22,24 @@ export function tokenCostUsd(price: Price, t: TokenCounts): number {
   );
 }
 
-/** A model's price: its own entry, else (an inference profile) its model's; undefined when unknown. */
+/**
+ * A model's price: its own entry, else (an inference profile) its model's at the profile kind's rate (a geographic
+ * profile of a model with a global one costs more: model-table.ts profileRate); undefined when unknown.
+ */
 export function priceOf(prices: ExperimentConfig['prices'], model: string): Price | undefined {
-  return lookupModel(prices, model);
+  const own = prices[model];
+  if (own) return own;
+  const base = lookupModel(prices, model);
+  const { factor } = profileRate(model);
+  if (!base || factor === 1) return base;
+  const times = (x: number | undefined) => (x === undefined ? undefined : x * factor);
+  return {
+    ...base,
+    input_per_mtok: base.input_per_mtok * factor,
+    output_per_mtok: base.output_per_mtok * factor,
+    ...(base.cache_read_per_mtok !== undefined ? { cache_read_per_mtok: times(base.cache_read_per_mtok) } : {}),
+    ...(base.cache_write_per_mtok !== undefined ? { cache_write_per_mtok: times(base.cache_write_per_mtok) } : {}),
+  };
 }
 
 /** A budget (a run's config.max_cost_usd and max_tokens, a sweep's budget:), in the keys both give it. */
@@ -41,6 +56,37 @@ export function budgetReached(
   if (budget.max_cost_usd !== undefined && spent.costUsd >= budget.max_cost_usd) return 'max_cost_usd';
   if (budget.max_tokens !== undefined && spent.tokens >= budget.max_tokens) return 'max_tokens';
   return null;
+}
+
+/**
+ * A budget several runs draw on at once (a sweep's, on this machine): what they spent, counted reply by reply as
+ * each turn gets its replies, not when the turns commit, so that a run in flight sees what the others spent before
+ * its next model call. Each run in flight may then start at most one call past it: the sweep overshoots its budget
+ * by at most one model call per run in flight.
+ */
+export class SharedBudget {
+  private readonly total: { tokens: number; costUsd: number };
+  constructor(
+    readonly budget: Budget,
+    spent: { tokens: number; costUsd: number },
+  ) {
+    this.total = { ...spent };
+  }
+
+  /** Adds what a reply spent. */
+  add(spent: { tokens: number; costUsd: number }): void {
+    this.total.tokens += spent.tokens;
+    this.total.costUsd += spent.costUsd;
+  }
+
+  /** Which of its budgets the runs' spend reached, or null (budgetReached). */
+  reached(): 'max_cost_usd' | 'max_tokens' | null {
+    return budgetReached(this.budget, this.total);
+  }
+
+  get spent(): { tokens: number; costUsd: number } {
+    return { ...this.total };
+  }
 }
 
 /** A turn's tokens as a budget counts them: input, cache reads and writes, and output, as reported. */

@@ -29,7 +29,7 @@ import type {
 import { ExperimentClosedError, ModelCallDeadlineError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
-import { budgetReached, priceOf, spentTokens, tokenCostUsd } from './token-cost.ts';
+import { budgetReached, priceOf, spentTokens, tokenCostUsd, type SharedBudget } from './token-cost.ts';
 import type { ToolCall } from './tools.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
 
@@ -41,6 +41,8 @@ export interface TurnDeps {
   deadline?: TurnDeadline;
   /** What the state machine waited for the provider before this try of the turn (recorded with the turn). */
   providerWait?: { waits: number; seconds: number };
+  /** A budget this run shares with others (a sweep's, on this machine): charged by each reply, checked before each. */
+  sharedBudget?: SharedBudget;
 }
 
 type Price = ReturnType<typeof priceOf>;
@@ -150,14 +152,27 @@ async function tryTurn(
           cacheWriteInputTokens: totals.cacheWriteInputTokens ?? 0,
         })
       : 0;
-  /** The run's budget, spent: checked before each reply, so a run overshoots it by one reply (a workflow's steps). */
+  /**
+   * The run's budget, or the one it shares, spent: checked before each reply, so a run overshoots it by one reply
+   * (a workflow's steps).
+   */
   const budgetSpent = (): TurnStopReason | null =>
     agent.callsModel
-      ? budgetReached(config, {
+      ? (budgetReached(config, {
           tokens: (spent?.tokens ?? 0) + spentTokens(totals),
           costUsd: (spent?.costUsd ?? 0) + turnCost(),
-        })
+        }) ??
+        deps.sharedBudget?.reached() ??
+        null)
       : null;
+  // what the shared budget was charged for this turn so far
+  const charged = { tokens: 0, costUsd: 0 };
+  const chargeShared = () => {
+    if (!deps.sharedBudget) return;
+    const now = { tokens: spentTokens(totals), costUsd: turnCost() };
+    deps.sharedBudget.add({ tokens: now.tokens - charged.tokens, costUsd: now.costUsd - charged.costUsd });
+    Object.assign(charged, now);
+  };
   let stopReason: TurnStopReason | null = limitReached() ?? budgetSpent(); // a finished game asks the agent nothing
   const { deadline } = deps;
   // What one more model call may take: its attempt's timeout (a retry starts only if it fits too: retry.ts).
@@ -238,6 +253,7 @@ async function tryTurn(
       if (read !== undefined) totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + read;
       if (write !== undefined) totals.cacheWriteInputTokens = (totals.cacheWriteInputTokens ?? 0) + write;
     }
+    chargeShared();
     totals.latencyMs += reply.latencyMs ?? 0;
     if (reply.calls.length === 0) {
       stopReason = reply.text ? 'no_tool_calls' : 'empty_reply';

@@ -1,5 +1,6 @@
 // What handlers need, injected: the local runner and tests pass their own;
 // in Lambda, `lambdaEntry` builds them once per cold start from the environment.
+import type { SharedBudget } from '../engine/token-cost.ts';
 import type { AgentFactory } from '../engine/agent.ts';
 import { PgStore } from '../store/pg-store.ts';
 import { databaseTargetFromEnvironment, openSqlDatabase } from '../store/open-sql-database.ts';
@@ -15,6 +16,8 @@ export interface HandlerDeps {
   parameters?: ParameterCache;
   /** SendTaskSuccess for sweeps' task tokens; absent locally, where no sweep machine waits. */
   taskTokens?: TaskTokenNotifier;
+  /** A sweep's budget its runs in flight share (state-machine/local-sweep.ts); absent on AWS. */
+  sharedBudget?: SharedBudget;
 }
 
 /** The part of Lambda's context object a handler reads: the time its invocation has left before its timeout. */

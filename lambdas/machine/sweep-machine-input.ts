@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sweepRunInput, type LoadedSweep } from '../sweeps/sweep-spec.ts';
 import type { StartExecutionInput } from './contracts.ts';
+import { sweepRunOrder } from '../sweeps/sweep-order.ts';
 
 /** Where the CLI puts run lists and the Map writes its results, in the stack's sweep bucket. */
 export const RUNS_PREFIX = 'runs/';
@@ -29,8 +30,9 @@ export interface SweepLaunch {
   runs: number;
 }
 
+/** The runs in the order they start (sweep-order.ts): a Distributed Map starts its items in the list's order. */
 function sweepRunItems(sweep: LoadedSweep): SweepRunItem[] {
-  return sweep.runs.map((run) => {
+  return sweepRunOrder(sweep.spec.sweep, sweep.runs).map((run) => {
     const input = sweepRunInput(sweep.spec.sweep, run, 1);
     return { name: input.experimentId!, input };
   });

@@ -32,12 +32,18 @@ const REQUIRED_CONFIG = [
   'max_moves',
   'max_turns',
   'max_actions_per_turn',
-  'max_duration_minutes',
   'vision_range',
   'see_through',
   'success_rule',
   'stuck_policy',
 ] as const;
+
+/**
+ * The config keys a suite must not fix: a wall-clock stop depends on the serving stack (a slow server and a fast one
+ * would score differently on the same moves), so it is infrastructure, not a rule of the game; a suite caps moves
+ * and turns, and a run stopped by max_duration_minutes is counted apart, as an error is.
+ */
+const INFRASTRUCTURE_CONFIG = ['max_duration_minutes'] as const;
 
 // 24 characters at most, so that the reference sweep's name (`<name>-v<version>-reference`) is a sweep name
 const NAME_HELP = 'a suite name: 1-24 lower-case letters, digits, - or _, starting with a letter or digit';
@@ -90,6 +96,16 @@ const agentReferenceSchema = z
 const madeWithSchema = z
   .object({
     ariadne_version: z.string().min(1).max(40),
+    /** The commit checked out when the scores were made, and whether the code below differed from it. */
+    commit: z.string().min(1).max(100),
+    code_changed_since_commit: z.boolean(),
+    /**
+     * SHA-256 over the code that decides the scores (bin/suite-code.ts: its files, each as path, length, bytes):
+     * test/maze-suites.test.ts checks it is this code's.
+     */
+    code_hash: z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256: 64 lower-case hex digits'),
+    /** The files it is over. */
+    code_files: z.array(z.string().min(1)).min(1),
     /** The sweep that made the scores: its name seeds the random agent, so it is part of the recipe. */
     sweep_name: z.string(),
     /** The sweep file, line by line. */
@@ -138,6 +154,15 @@ function checkDefinition(s: SuiteDefinition, ctx: Ctx): void {
         code: 'custom',
         path: ['config', key],
         message: `a suite fixes ${key}: left out, each lab's own default or parameter would apply`,
+      });
+  for (const key of INFRASTRUCTURE_CONFIG)
+    if (Object.hasOwn(s.config, key))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['config', key],
+        message:
+          `a suite does not fix ${key}: a wall-clock stop depends on the serving stack, not the game; ` +
+          'remove it (a suite caps moves and turns)',
       });
 }
 

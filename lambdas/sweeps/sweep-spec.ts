@@ -75,7 +75,10 @@ const sweepSchema = z
     max_concurrency: z.number().int().min(1).max(1_000).default(4),
     /**
      * What the sweep's runs may spend in all (state-machine/local-sweep.ts): once their spend reached it, no further
-     * run starts (runs in flight end by their own rules). Not part of the sweep's identity: raising it goes on.
+     * run starts and the runs in flight stop before their next model call (stop reason max_cost_usd or max_tokens),
+     * so it is passed by at most one model call per run in flight. A cost budget needs every model's price (refused
+     * at start otherwise). Enforced by the local runner only: on AWS it is not. Not part of the sweep's identity:
+     * raising it goes on.
      */
     budget: z
       .object({

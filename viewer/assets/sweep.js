@@ -95,6 +95,12 @@ function render(data) {
 
 /** The per-agent statistics from the report's data (sweep-statistics.ts, in stat-text.ts's words). */
 function renderStats(report) {
+  // "N of M planned runs ended"; cut short, the cells it misses (reports/plan-text.ts), above the table
+  const [sentence, ...missing] = report.planLines;
+  $('plan').replaceChildren(
+    el('p', { id: 'plan-sentence', class: missing.length > 0 ? 'incomplete' : 'complete' }, sentence),
+    ...(missing.length > 0 ? [el('ul', { id: 'plan-missing' }, ...missing.map((l) => el('li', {}, l)))] : []),
+  );
   const statsHead = [
     'agent',
     'settings',

@@ -27,6 +27,7 @@ counts: over its independent runs (a deterministic agent's runs that walked the 
 running runs left out; it comes with the statistics.</p>
 <table id="cells" class="grid"></table>
 <h2>Success by agent, settings and maze (Wilson 95%, over independent runs)</h2>
+<div id="plan" class="note"></div>
 <table id="stats" class="grid"></table>
 <h3>Runs ended by an error</h3>
 <p class="note">Not failures of the agent: in no denominator above; "if errors had failed" counts each as one.</p>

@@ -17,6 +17,8 @@ import { formatCost, formatInterval, formatNumber, formatRate } from '../../../r
 import { paperTable } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
 import { stopReasonsText } from '../../../reports/stop-reasons.ts';
+import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
+import { planLines } from '../../../reports/plan-text.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate and its Wilson interval (--wide shows them all).
@@ -180,7 +182,13 @@ function stopLines(factors: string[], groups: GroupStatistics[]): string[] {
 }
 
 /** The table, what each column counts, and the errors with their reasons, in lines that fit the layout. */
-function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, reference: SuiteReference): string[] {
+function statsLines(
+  sweepId: string,
+  s: SweepStatistics,
+  layout: TableLayout,
+  reference: SuiteReference,
+  plan: SweepPlan,
+): string[] {
   const factorColumns = s.factors.map((f): Column<GroupStatistics> => ({
     header: f,
     cell: (g) => g.factors[f],
@@ -193,6 +201,8 @@ function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, re
     ...wrapText(`sweep ${sweepId} by ${s.factors.join(' x ')}`, width),
     ...lines,
     ...hiddenNote(hidden),
+    // first under the table: a sweep cut short says so, and names the cells it misses
+    ...planLines(plan).flatMap((l) => wrapText(l, width, '    ')),
     ...wrapText(statsNote(s), width),
     ...stopLines(s.factors, s.groups).flatMap((line) => wrapText(line, width, '    ')),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
@@ -208,7 +218,10 @@ async function stats(
   outputFormat(o); // so is a contradiction
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
-    const s = await sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples });
+    const [s, plan] = await Promise.all([
+      sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples }),
+      sweepPlan(db, sweepId),
+    ]);
     // a sweep on a maze suite is shown beside the suite's reference scores
     const suite = await sweepSuite(db, sweepId);
     const reference: SuiteReference = suite
@@ -220,16 +233,17 @@ async function stats(
         }
       : null;
     printTableOutput(o, {
-      table: (layout) => statsLines(sweepId, s, layout, reference),
+      table: (layout) => statsLines(sweepId, s, layout, reference, plan!),
       csv: () => s.groups.map(csvRecord),
       // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
       json: () => ({
         ...s,
         groups: s.groups.map((g) => ({ ...g, stop_reasons: g.stopReasons })),
         rows: s.groups.map(factorRow),
+        plan,
         ...(reference ? { suite_reference: reference } : {}),
       }),
-      paper: () => ({ table: paperTable(sweepId, s), label: `tab:${sweepId}` }),
+      paper: () => ({ table: paperTable(sweepId, s, plan!), label: `tab:${sweepId}` }),
     });
   });
 }

@@ -168,7 +168,7 @@ function showLines({ ref, file, suite: s }: RegisteredSuite, layout: TableLayout
     '',
     ...wrapText(
       `reference scores: each baseline once on every maze, under the config above (ariadne ${made.ariadne_version}, ` +
-        `sweep ${made.sweep_name}):`,
+        `commit ${made.commit.slice(0, 12)}, code sha256 ${made.code_hash.slice(0, 12)}, sweep ${made.sweep_name}):`,
       width,
     ),
     ...reference.lines,

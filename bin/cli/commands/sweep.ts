@@ -55,6 +55,12 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       requested: o.concurrency ?? loaded.spec.max_concurrency,
     });
     if (!o.json) for (const line of fit.lines) process.stderr.write(`${line}\n`);
+    // the sweep's budget is the local runner's: the Distributed Map starts every run of the list
+    if (!o.json && loaded.spec.budget)
+      process.stderr.write(
+        `sweep ${loaded.spec.sweep}: its budget: is enforced by the local runner only; on AWS every run starts ` +
+          "(each run's own config.max_cost_usd and max_tokens still hold)\n",
+      );
     const target = { stateMachineArn: arn, bucket, endpoint: o.endpoint };
     const started = await startAwsSweep(fit.sweep, target, fit.maxConcurrency);
     const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
@@ -132,7 +138,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         const limit = b.reason === 'max_cost_usd' ? `$${b.limit}` : `${b.limit.toLocaleString('en-US')} tokens`;
         process.stderr.write(
           `sweep ${result.sweep} stopped starting runs: its runs spent ${spent}, its budget.${b.reason} is ${limit}; ` +
-            `${b.notStarted} run(s) not started (the runs in flight ended by their own rules); raise ` +
+            `${b.notStarted} run(s) not started (the runs in flight stopped at their next model call); raise ` +
             `budget.${b.reason} in ${file} and run it again to go on\n`,
         );
         process.exitCode = EXIT.workFailed;
@@ -140,8 +146,8 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else
         log(
-          `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.planned.start} started, ` +
-            `${result.planned.resume} resumed, ${result.planned.retry} retried; ` +
+          `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.ran.start} started, ` +
+            `${result.ran.resume} resumed, ${result.ran.retry} retried, ${result.notStarted} not started; ` +
             `${result.successes}/${result.done - result.failed} succeeded, ${errorsLine(result)}, ` +
             `${result.seconds.toFixed(1)} s` +
             (result.databaseOutages.count > 0

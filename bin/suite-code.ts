@@ -1,0 +1,75 @@
+// The code that decides a maze suite's reference scores, and its content hash: what the suite file records beside
+// the package version, so that a change to that code without making the scores again is caught
+// (test/maze-suites.test.ts). The stated list: the maze generators and what they build on (grid, solver, vision,
+// the seeded random numbers), the game's rules (the turn, the tools, the moves, the monitor, the config's
+// defaults), the baselines, the sweep's cells (a random agent's seed is its sweep, cell index and repeat), the
+// statistics (reports/sweep-statistics.ts and the rows it reads), and every migration that defines the view
+// sweep_runs those rows come from.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Files, or directories whose .ts files all count (not their subdirectories). */
+const SUITE_CODE = [
+  'lambdas/maze/generators/',
+  'lambdas/maze/grid.ts',
+  'lambdas/maze/maze.ts',
+  'lambdas/maze/packed-grid.ts',
+  'lambdas/maze/rng.ts',
+  'lambdas/maze/solver.ts',
+  'lambdas/maze/vision.ts',
+  'lambdas/engine/game.ts',
+  'lambdas/engine/turn.ts',
+  'lambdas/engine/tools.ts',
+  'lambdas/engine/experiment.ts',
+  'lambdas/engine/agent-monitor.ts',
+  'lambdas/engine/frontier.ts',
+  'lambdas/config/experiment-config.ts',
+  'lambdas/providers/baselines.ts',
+  'lambdas/providers/random-agent.ts',
+  'lambdas/providers/frontier-agent.ts',
+  'lambdas/sweeps/sweep-spec.ts',
+  'reports/sweep-statistics.ts',
+  'reports/bootstrap.ts',
+  'results/statistics-runs.ts',
+] as const;
+
+/** A migration that creates or replaces the view the statistics read. */
+const DEFINES_SWEEP_RUNS = /\bVIEW\s+sweep_runs\b/i;
+
+/** The files of the stated list under `root`, sorted. */
+export function suiteCodeFiles(root: string): string[] {
+  const files = SUITE_CODE.flatMap((entry) =>
+    entry.endsWith('/')
+      ? readdirSync(join(root, entry))
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => `${entry}${f}`)
+      : [entry],
+  );
+  const migrations = readdirSync(join(root, 'migrations'))
+    .filter((f) => f.endsWith('.sql') && DEFINES_SWEEP_RUNS.test(readFileSync(join(root, 'migrations', f), 'utf8')))
+    .map((f) => `migrations/${f}`);
+  return [...files, ...migrations].sort();
+}
+
+/** SHA-256 over each file of the list in order: its path, its length in bytes, its bytes. */
+export function suiteCodeHash(root: string): { files: string[]; hash: string } {
+  const files = suiteCodeFiles(root);
+  const hash = createHash('sha256');
+  for (const f of files) {
+    const bytes = readFileSync(join(root, f));
+    hash.update(`${f}\n${bytes.length}\n`).update(bytes);
+  }
+  return { files, hash: hash.digest('hex') };
+}
+
+/** The commit checked out, and whether the listed files differ from it (then the code hash, not it, is the code). */
+export function suiteCodeCommit(root: string, files: string[]): { commit: string; changed_since: boolean } {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+  try {
+    return { commit: git('rev-parse', 'HEAD'), changed_since: git('status', '--porcelain', '--', ...files) !== '' };
+  } catch {
+    return { commit: 'unknown (not a git checkout)', changed_since: true };
+  }
+}

@@ -1,0 +1,69 @@
+// The order a sweep starts its runs in, the same on a laptop (state-machine/local-sweep.ts) and in the AWS run list
+// (machine/sweep-machine-input.ts), so that a sweep cut short (its budget, an interrupt) leaves a balanced subset
+// rather than the first agents' or mazes' cells. The rule:
+//   1. repeat-major: every cell's repeat 1 before any cell's repeat 2;
+//   2. within a repeat, maze by maze, the mazes (generator, size, seed) in a shuffle seeded by the sweep's name and
+//      the repeat: a cut leaves whole mazes, each with every agent and setting (the maze is the unit of replication,
+//      and a paired comparison needs every agent on it), plus at most one maze part done;
+//   3. within a maze, setting combination by setting combination (their order seeded the same way, rotated by one
+//      at each maze), and within a combination every agent once, their order seeded and rotated by one at each
+//      maze: consecutive starts rotate over the agents, and no agent is always first.
+// The order is a pure function of the sweep's name and its cells, so it is reproducible; a grown sweep's new cells
+// fall into it where their maze, setting and agent put them, and the runs already finished are skipped.
+import { createRng, mixSeed, type Rng } from '../maze/rng.ts';
+import type { SweepRun } from './sweep-spec.ts';
+
+type Cell = SweepRun['cell'];
+
+/** A cell's maze and setting combination as keys, computed once per cell. */
+function cellKeys(runs: readonly SweepRun[]): (c: Cell) => { maze: string; setting: string } {
+  const keys = new Map<Cell, { maze: string; setting: string }>();
+  for (const { cell: c } of runs)
+    if (!keys.has(c)) keys.set(c, { maze: `${c.generator} ${c.size} ${c.seed}`, setting: JSON.stringify(c.settings) });
+  return (c) => keys.get(c)!;
+}
+
+/** The distinct keys, sorted (so the file's listing order does not matter), then shuffled by `rng`. */
+function shuffled(keys: Iterable<string>, rng: Rng): string[] {
+  return rng.shuffle([...new Set(keys)].sort());
+}
+
+const rotated = <T>(items: readonly T[], by: number): T[] =>
+  items.length === 0 ? [] : items.map((_, i) => items[(i + by) % items.length]);
+
+/** The runs in the order a sweep starts them (the rule above); `sweep` is the sweep's name, its seed. */
+export function sweepRunOrder<R extends SweepRun>(sweep: string, runs: readonly R[]): R[] {
+  const byRepeat = new Map<number, R[]>();
+  for (const r of runs) {
+    const list = byRepeat.get(r.repeat);
+    if (list) list.push(r);
+    else byRepeat.set(r.repeat, [r]);
+  }
+  const key = cellKeys(runs);
+  const cells = [...new Set(runs.map((r) => r.cell))];
+  const agentOrder = shuffled(
+    cells.map((c) => c.label),
+    createRng(mixSeed(sweep, 'agents')),
+  );
+  const settingOrder = shuffled(
+    cells.map((c) => key(c).setting),
+    createRng(mixSeed(sweep, 'settings')),
+  );
+  const out: R[] = [];
+  for (const repeat of [...byRepeat.keys()].sort((a, b) => a - b)) {
+    const inRepeat = byRepeat.get(repeat)!;
+    const byCell = new Map(inRepeat.map((r) => [`${key(r.cell).maze}|${key(r.cell).setting}|${r.cell.label}`, r]));
+    const mazes = shuffled(
+      inRepeat.map((r) => key(r.cell).maze),
+      createRng(mixSeed(sweep, 'mazes', repeat)),
+    );
+    mazes.forEach((maze, m) => {
+      for (const setting of rotated(settingOrder, m))
+        for (const label of rotated(agentOrder, m)) {
+          const run = byCell.get(`${maze}|${setting}|${label}`);
+          if (run) out.push(run);
+        }
+    });
+  }
+  return out;
+}
