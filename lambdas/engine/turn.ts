@@ -193,6 +193,8 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
         timings: reply.timings ?? null,
         // only what the agent reported: a baseline or scripted agent's record stays as it was
         ...(typeof reply.truncated === 'boolean' ? { truncated: reply.truncated } : {}),
+        ...(typeof reply.promptTruncated === 'boolean' ? { promptTruncated: reply.promptTruncated } : {}),
+        ...(reply.simulator ? { simulator: reply.simulator } : {}),
         ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
         ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
         ...(reply.images ? { images: reply.images } : {}),
