@@ -18,13 +18,15 @@
 //              and per success; cost per success (null when any observation's cost is unknown, or no success)
 //   identicalRepeats: model runs whose trajectory equals another repeat's in their cell (shown "4 of 5")
 //   fromTextRate: the share of a model's tool calls recovered from its reply text (lenient parsing)
+//   promptTruncatedRuns: runs (any outcome) with a call whose prompt the server cut to its context window
+//   simulatedRuns: runs (any outcome) a bundled simulator answered (simulated and real runs are never pooled)
 //
 // Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstraps, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED, type ClusterSums } from './bootstrap.ts';
-import { checkFactors, factorValue, varyingFactors } from './factors.ts';
+import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';
 
 type OutcomeClass = 'success' | 'failure' | 'error' | 'running';
 
@@ -52,6 +54,10 @@ interface StatisticsRun {
   costUsd: number | null;
   toolCalls: number;
   fromText: number;
+  /** Calls whose prompt the server cut to its context window. */
+  promptTruncatedCalls: number;
+  /** A bundled simulator answered some of its calls. */
+  simulated: boolean;
   /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
   values: unknown[];
 }
@@ -100,6 +106,10 @@ export interface GroupStatistics {
   costUsd: number | null;
   toolCalls: number;
   fromTextRate: number | null;
+  /** Runs of the group (any outcome) with at least one call whose prompt the server cut to its context window. */
+  promptTruncatedRuns: number;
+  /** Runs of the group (any outcome) a bundled simulator answered: all of them or none (simulated is never pooled). */
+  simulatedRuns: number;
 }
 
 export interface PassKRow {
@@ -152,6 +162,8 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     costUsd: r.cost_usd !== null ? r.cost_usd : r.llm_calls > 0 ? null : 0,
     toolCalls: r.tool_calls ?? 0,
     fromText: r.from_text ?? 0,
+    promptTruncatedCalls: r.prompt_truncated_calls ?? 0,
+    simulated: r.simulated === true,
     values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
   }));
 }
@@ -292,8 +304,18 @@ function groupStatistics(
     costUsd: runs.some((r) => r.costUsd === null) ? null : runs.reduce((s, r) => s + r.costUsd!, 0),
     toolCalls,
     fromTextRate: models.length === 0 || toolCalls === 0 ? null : fromText / toolCalls,
+    ...provenanceCounts(runs),
   };
 }
+
+/**
+ * Runs with a prompt cut to the server's window (what the model was shown is not what the prompt said), and runs a
+ * bundled simulator answered.
+ */
+const provenanceCounts = (runs: StatisticsRun[]) => ({
+  promptTruncatedRuns: runs.filter((r) => r.promptTruncatedCalls > 0).length,
+  simulatedRuns: runs.filter((r) => r.simulated).length,
+});
 
 /**
  * pass^k per group, as the sweep_pass_k view: per cell C(c,k)/C(n,k) over its observations, averaged over the
@@ -334,7 +356,8 @@ export async function sweepStatistics(
   sweepId: string,
   opts: { by?: string[]; resamples?: number; seed?: number; cells?: boolean } = {},
 ): Promise<SweepStatistics> {
-  const factors = opts.by ?? (await varyingFactors(db, sweepId));
+  // simulated and real runs are never pooled, whatever factors were asked for
+  const factors = opts.by ? await apartFromSimulated(db, sweepId, opts.by) : await varyingFactors(db, sweepId);
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   const seed = opts.seed ?? DEFAULT_SEED;
   const runs = await loadRuns(db, sweepId, factors);

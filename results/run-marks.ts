@@ -17,3 +17,15 @@ export async function runMarksOf(db: Sql, experimentId: string): Promise<RunMark
   );
   return rows[0] ?? null;
 }
+
+/**
+ * Whether a sweep holds both simulated and real runs (any attempt of any cell): then the statistics split by
+ * `simulated` (reports/factors.ts).
+ */
+export async function sweepMixesSimulated(db: Sql, sweepId: string): Promise<boolean> {
+  const { rows } = await db.query<{ kinds: number }>(
+    'SELECT count(DISTINCT simulated)::int AS kinds FROM experiments WHERE sweep_id = $1',
+    [sweepId],
+  );
+  return (rows[0]?.kinds ?? 0) > 1;
+}

@@ -12,6 +12,8 @@ const RUN_COLUMNS = new Map([
   ['model', 'r.model'],
   ['maze_generator', 'r.maze_generator'],
   ['maze_size', 'r.maze_size'],
+  // a bundled simulator answered the run (migration 029): never pooled with real runs (reports/factors.ts)
+  ['simulated', 'e.simulated'],
 ]);
 
 /** The factors that are run columns; every other factor is a dotted path into the run's config snapshot. */
@@ -41,6 +43,10 @@ export interface StatisticsRunRow {
   /** A model run's tool calls and those recovered from its reply text; null for a baseline. */
   tool_calls: number | null;
   from_text: number | null;
+  /** Calls of the run whose prompt the server cut to its context window (migration 029). */
+  prompt_truncated_calls: number;
+  /** A bundled simulator answered some of the run's calls (migration 029). */
+  simulated: boolean;
   /** The run's value of factor i, as stored: a run column, or the setting's text in its config snapshot. */
   [factor: `f${number}`]: unknown;
 }
@@ -73,7 +79,8 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              r.efficiency::float8 AS efficiency, r.actions::int AS actions,
              r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
              (coalesce(r.input_tokens, 0) + coalesce(r.output_tokens, 0))::float8 AS tokens,
-             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text
+             r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text,
+             e.prompt_truncated_calls, e.simulated
              ${columns.map((c) => `, ${c}`).join('')}
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
            LEFT JOIN experiments d ON d.id = r.duplicate_of

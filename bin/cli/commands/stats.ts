@@ -14,7 +14,7 @@ import { checkFactors } from '../../../reports/factors.ts';
 import { factorRow } from '../../../reports/factor-stats.ts';
 import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
-import { paperTable } from '../../../reports/paper-table.ts';
+import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate and its Wilson interval (--wide shows them all).
@@ -145,6 +145,7 @@ function statsLines(sweepId: string, s: SweepStatistics, layout: TableLayout, re
       width,
     ),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
+    ...provenanceNotes(s).flatMap((n) => wrapText(n, width)),
     ...(reference ? referenceLines(reference, width) : []),
   ];
 }
