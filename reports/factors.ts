@@ -1,6 +1,7 @@
 // The factors a sweep's statistics can be split by: the agent label, agent, model, maze generator and size, whether a
-// bundled simulator answered the run (simulated: always split when a sweep has both kinds), and any setting of the config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts
-// what the run actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
+// bundled simulator answered the run (simulated: always split when a sweep has both kinds), and any setting of the
+// config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts what the run
+// actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
 // applicable to it: its value is NOT_APPLICABLE, so its runs merge instead of splitting by a value they never read.
 import type { Sql } from '../lambdas/store/sql.ts';
 import { sweepRunConditions } from '../results/sweep-conditions.ts';

@@ -80,8 +80,10 @@ export function paperTable(sweepId: string, s: SweepStatistics): PaperTable {
 }
 
 /** What the rows rest on when it is not what they name: prompts cut to a server's window, simulated answers. */
-export function provenanceNotes(s: SweepStatistics): string[] {
-  const total = (f: (g: GroupStatistics) => number) => s.groups.reduce((sum, g) => sum + f(g), 0);
+export function provenanceNotes(s: {
+  groups: ReadonlyArray<Pick<GroupStatistics, 'runs' | 'promptTruncatedRuns' | 'simulatedRuns'>>;
+}): string[] {
+  const total = (f: (g: (typeof s.groups)[number]) => number) => s.groups.reduce((sum, g) => sum + f(g), 0);
   const cut = total((g) => g.promptTruncatedRuns);
   const simulated = total((g) => g.simulatedRuns);
   const runs = total((g) => g.runs);

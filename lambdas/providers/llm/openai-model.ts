@@ -249,7 +249,7 @@ const FIXES: Record<number, string> = {
  * A prompt past the server's window, refused rather than cut: OpenAI's code context_length_exceeded, vLLM's "This
  * model's maximum context length is N tokens", llama.cpp's exceed_context_size_error.
  */
-function isContextLengthError(err: InstanceType<typeof OpenAI.APIError>): boolean {
+function isContextLengthError(err: { status?: number; code?: unknown; type?: unknown; message: string }): boolean {
   return (
     err.status === 400 &&
     (err.code === 'context_length_exceeded' ||
