@@ -112,7 +112,8 @@ export abstract class SimServer {
   protected readonly http2: boolean = false;
   /** What the simulator calls itself on every reply (SIMULATOR_HEADER): the provider it stands in for. */
   protected abstract readonly simulatorName: string;
-  readonly announce: boolean;
+  /** SimOptions.announce; a test may turn it off between runs (the same server, now passing for a real one). */
+  announce: boolean;
 
   constructor(opts: SimOptions = {}) {
     this.models = opts.models ?? this.defaultModels();

@@ -20,10 +20,12 @@ export class ContextOverflowError extends Error {
     readonly model: string,
     trimmedAll: boolean,
   ) {
+    // the window less the output cap kept free for the reply: a lower cap leaves the prompt more
     const fix =
-      provider === 'ollama'
+      (provider === 'ollama'
         ? 'raise config.ollama.num_ctx (the model must support it)'
-        : `set config.context_windows["${model}"] if the model's window is larger`;
+        : `set config.context_windows["${model}"] if the model's window is larger`) +
+      ', lower max_output_tokens (kept free for the reply)';
     super(
       `the prompt for ${provider} model ${model} is about ${estimate} tokens (estimated as characters / 4, ` +
         `calibrated on the provider's reported count once one came), ` +
