@@ -154,6 +154,10 @@ describe('a prompt cut to the context window', () => {
       runOllama(sims.ollamaUrl, { max_output_tokens: 1900, context_policy: 'refuse', ollama: { num_ctx: 2048 } }),
     ).rejects.toThrow(/more than the 148 its context window leaves for it.*lower max_output_tokens/);
     expect(sims.ollama.requests.filter((r) => r.path === '/api/chat').length).toBe(before);
+    // a cap that fills num_ctx leaves no prompt at all: refused at start, naming the fix
+    await expect(runOllama(sims.ollamaUrl, { max_output_tokens: 2048, ollama: { num_ctx: 2048 } })).rejects.toThrow(
+      /config\.max_output_tokens 2048 with ollama\.num_ctx 2048: .*lower max_output_tokens or raise ollama\.num_ctx/,
+    );
     // with a cap that leaves room, the same prompt is sent
     const { experimentId } = await runOllama(sims.ollamaUrl, { max_output_tokens: 512, ollama: { num_ctx: 2048 } });
     expect((await callsOf(experimentId)).length).toBeGreaterThan(0);
