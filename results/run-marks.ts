@@ -19,12 +19,15 @@ export async function runMarksOf(db: Sql, experimentId: string): Promise<RunMark
 }
 
 /**
- * Whether a sweep holds both simulated and real runs (any attempt of any cell): then the statistics split by
- * `simulated` (reports/factors.ts).
+ * Whether a sweep holds both simulated and real model runs (any attempt of any cell): then the statistics split by
+ * `simulated` (reports/factors.ts). A run no model answered (a baseline, a run that failed before its first reply)
+ * is neither, and splits nothing.
  */
 export async function sweepMixesSimulated(db: Sql, sweepId: string): Promise<boolean> {
   const { rows } = await db.query<{ kinds: number }>(
-    'SELECT count(DISTINCT simulated)::int AS kinds FROM experiments WHERE sweep_id = $1',
+    `SELECT count(DISTINCT e.simulated)::int AS kinds
+     FROM experiments e JOIN experiment_totals k ON k.experiment_id = e.id
+     WHERE e.sweep_id = $1 AND k.llm_calls > 0`,
     [sweepId],
   );
   return (rows[0]?.kinds ?? 0) > 1;
