@@ -7,7 +7,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { bedrockInference, ollamaOptions } from '../lambdas/providers/llm/sampling.ts';
-import { digestOf } from '../simulators/ollama-sim.ts';
+import { digestOf, SIMULATED_VERSION } from '../simulators/ollama-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims.ts';
 
@@ -121,7 +121,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       provider: 'ollama',
       model: QWEN,
       // the simulator says what it is: nothing in its record passes for a real model's
-      server_version: '0.0.0-simulated',
+      server_version: SIMULATED_VERSION,
       model_digest: digestOf(QWEN),
       quantization_level: 'simulated',
       parameter_size: 'simulated',

@@ -7,7 +7,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { STATES } from '../lambdas/machine/states.ts';
-import { OllamaSim, digestOf } from '../simulators/ollama-sim.ts';
+import { OllamaSim, SIMULATED_VERSION, digestOf } from '../simulators/ollama-sim.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
 import { paperTable } from '../reports/paper-table.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -77,7 +77,7 @@ describe('a run a simulator answered is simulated', () => {
       model_digest: digestOf(QWEN),
       quantization_level: 'simulated',
       parameter_size: 'simulated',
-      server_version: '0.0.0-simulated',
+      server_version: SIMULATED_VERSION, // 0.0.0-simulated
       simulator: 'ollama',
     });
     expect(String((s.provenance as { model_digest: string }).model_digest)).toMatch(/^simulated-/);
