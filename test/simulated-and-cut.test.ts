@@ -3,6 +3,8 @@
 // context window is flagged per call, counted per run (summary --json truncated_calls) and per statistics group;
 // the context guard keeps the output cap free on Ollama as on the other providers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
@@ -13,6 +15,8 @@ import { paperTable } from '../reports/paper-table.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, openaiSim, providerSims } from './support/provider-sims.ts';
 import { cli } from './support/cli.ts';
+import { OpenAISim } from '../simulators/openai-sim.ts';
+import { promptWasCut } from '../lambdas/providers/llm/prompt-cut.ts';
 
 const sims = providerSims();
 const openai = openaiSim();
@@ -161,6 +165,86 @@ describe('a prompt cut to the context window', () => {
     // with a cap that leaves room, the same prompt is sent
     const { experimentId } = await runOllama(sims.ollamaUrl, { max_output_tokens: 512, ollama: { num_ctx: 2048 } });
     expect((await callsOf(experimentId)).length).toBeGreaterThan(0);
+  });
+});
+
+describe('on an OpenAI-compatible server', () => {
+  const runOpenAI = (baseUrl: string, config: Record<string, unknown> = {}) =>
+    runLocalExperiment(
+      {
+        agent: 'openai',
+        model: 'gpt-4.1-mini',
+        maze: MAZE,
+        config: { max_moves: 6, openai: { base_url: baseUrl }, retry: FAST_RETRY, ...config },
+      },
+      { db, retryIntervals: NO_WAIT },
+    );
+
+  it('a prompt the server counts at its window (as LM Studio answers one) is flagged', async () => {
+    const sim = new OpenAISim({ tokenScale: 4 });
+    const url = `${await sim.listen()}/v1`;
+    try {
+      const { experimentId } = await runOpenAI(url, {
+        max_output_tokens: 128,
+        context_windows: { 'gpt-4.1-mini': 2048 },
+      });
+      const cut = (await callsOf(experimentId)).filter((c) => c.prompt_truncated).length;
+      expect(cut).toBeGreaterThan(0);
+      expect(summary(experimentId)).toMatchObject({ truncated_calls: cut, simulated: true });
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it('a reply stopped by a full window is a cut prompt; one stopped by its own cap is not', () => {
+    const usage = (prompt: number, output: number) => ({ inputTokens: prompt, outputTokens: output });
+    expect(promptWasCut(4096, { usage: usage(3900, 196), stopReason: 'length' })).toBe(true);
+    expect(promptWasCut(4096, { usage: usage(1000, 196), stopReason: 'length' })).toBe(false);
+    expect(promptWasCut(4096, { usage: usage(3900, 100), stopReason: 'stop' })).toBe(false);
+    // cache reads are part of the prompt the server holds
+    expect(promptWasCut(4096, { usage: { ...usage(96, 10), cacheReadInputTokens: 4000 }, stopReason: 'stop' })).toBe(
+      true,
+    );
+    expect(promptWasCut(null, { usage: usage(9999, 1), stopReason: 'length' })).toBe(false);
+  });
+
+  it('a real server (no announcement) refusing a prompt past its window: a real run, the fix named', async () => {
+    // vLLM's answer to a prompt past max_model_len (its OpenAI-style error body), from a plain server that speaks the
+    // wire format
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(req.method === 'POST' ? 400 : 200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          req.method === 'POST'
+            ? {
+                error: {
+                  message:
+                    "This model's maximum context length is 2048 tokens. However, you requested 3100 tokens " +
+                    '(2076 in the messages, 1024 in the completion). Please reduce the length of the messages or ' +
+                    'completion.',
+                  type: 'BadRequestError',
+                  param: null,
+                  code: 400,
+                },
+              }
+            : { id: 'gpt-4.1-mini', object: 'model', created: 0, owned_by: 'vllm' },
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      await expect(runOpenAI(url)).rejects.toThrow(/maximum context length.*fix: .*config\.context_windows/);
+      const { rows } = await db.pool.query<{ id: string; simulated: boolean }>(
+        "SELECT id, simulated FROM experiments WHERE provider = 'openai' AND config #>> '{openai,base_url}' = $1",
+        [url],
+      );
+      expect(rows).toHaveLength(1);
+      expect(summary(rows[0].id)).toMatchObject({ simulated: false, status: 'failed' });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 
