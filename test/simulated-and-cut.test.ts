@@ -12,6 +12,9 @@ import { STATES } from '../lambdas/machine/states.ts';
 import { OllamaSim, SIMULATED_VERSION, digestOf } from '../simulators/ollama-sim.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
 import { paperTable } from '../reports/paper-table.ts';
+import { loadReport } from '../reports/report-data.ts';
+import { reportHtml } from '../reports/report-page.ts';
+import { startViewer } from '../viewer/server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, openaiSim, providerSims } from './support/provider-sims.ts';
 import { cli } from './support/cli.ts';
@@ -90,6 +93,20 @@ describe('a run a simulator answered is simulated', () => {
     expect(table).toMatch(/SIM: a bundled simulator/);
     const listed = JSON.parse(ariadne(['list', '--limit', '1', '--format', 'json']).stdout) as unknown[];
     expect(listed).toMatchObject([{ experiment_id: experimentId, simulated: true }]);
+    // the viewer's run page reads the mark with the run, and each call's simulator with its turn
+    const viewer = await startViewer({ db, source: 'test', pollMs: 1000 });
+    try {
+      const get = async (path: string) => (await fetch(new URL(path, viewer.url))).json();
+      expect(await get(`/api/experiments/${experimentId}`)).toMatchObject({ simulated: true });
+      const { turns } = (await get(`/api/experiments/${experimentId}/turns`)) as {
+        turns: Array<{ calls: Array<{ simulator: string }> }>;
+      };
+      expect(turns[0].calls[0]).toMatchObject({ simulator: 'ollama', prompt_truncated: false });
+      const { rows } = (await get('/api/experiments')) as { rows: Array<{ experiment_id: string }> };
+      expect(rows.find((r) => r.experiment_id === experimentId)).toMatchObject({ simulated: true });
+    } finally {
+      await viewer.close();
+    }
   });
 
   it('on Bedrock (the AWS SDK client, HTTP/2) and on an OpenAI-compatible server (the openai client)', async () => {
@@ -296,5 +313,10 @@ repeats: ${repeats}
       [0, 2],
       [2, 2],
     ]);
+    // the sweep report's rows are split the same way, and its notes say what they rest on
+    const report = await loadReport(db.pool, 'mixed');
+    expect(report.factors).toContain('simulated');
+    const html = reportHtml(report, () => null);
+    expect(html).toMatch(/<ul class="note" id="provenance">.*4 runs had a prompt cut.*Rows with simulated true/);
   });
 });
