@@ -193,8 +193,9 @@ export function registerStatsCommand(program: Command): void {
         .addOption(
           new Option(
             '--by <factors>',
-            'comma-separated factors: label, agent, model, maze_generator, maze_size, or any config setting ' +
-              '(observation, vision_range, ollama.num_ctx, ...)',
+            'comma-separated factors: label, agent, model, maze_generator, maze_size, simulated, or any config ' +
+              'setting (observation, vision_range, ollama.num_ctx, ...); simulated is added whenever a sweep has ' +
+              'both simulated and real model runs',
           ).argParser((v) =>
             v
               .split(',')
