@@ -15,6 +15,7 @@ import { paperTable } from '../reports/paper-table.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { reportHtml } from '../reports/report-page.ts';
 import { startViewer } from '../viewer/server.ts';
+import { exportedExperiments } from '../results/sweep-export.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, openaiSim, providerSims } from './support/provider-sims.ts';
 import { cli } from './support/cli.ts';
@@ -318,5 +319,14 @@ repeats: ${repeats}
     expect(report.factors).toContain('simulated');
     const html = reportHtml(report, () => null);
     expect(html).toMatch(/<ul class="note" id="provenance">.*4 runs had a prompt cut.*Rows with simulated true/);
+    // and the export carries both per run, for an analysis outside Ariadne
+    const exported: Array<Record<string, unknown>> = [];
+    for await (const page of exportedExperiments(db.pool, 'mixed')) exported.push(...page);
+    expect(exported.map((r) => [r.repeat, r.simulated, Number(r.prompt_truncated_calls) > 0]).sort()).toEqual([
+      [1, true, true],
+      [1, true, true],
+      [2, false, true],
+      [2, false, true],
+    ]);
   });
 });
