@@ -1,10 +1,12 @@
-// The factors a sweep's statistics can be split by: the agent label, agent, model, maze generator and size, and any
-// setting of the config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts
-// what the run actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
+// The factors a sweep's statistics can be split by: the agent label, agent, model, maze generator and size, whether a
+// bundled simulator answered the run (simulated: always split when a sweep has both kinds), and any setting of the
+// config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts what the run
+// actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
 // applicable to it: its value is NOT_APPLICABLE, so its runs merge instead of splitting by a value they never read.
 import type { Sql } from '../lambdas/store/sql.ts';
 import { sweepRunConditions } from '../results/sweep-conditions.ts';
 import { RUN_FACTORS } from '../results/statistics-runs.ts';
+import { sweepMixesSimulated } from '../results/run-marks.ts';
 import { DEFAULT_CONFIG, settingPaths } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { settingReaches } from './setting-reach.ts';
@@ -66,12 +68,21 @@ export async function varyingFactors(db: Sql, sweepId: string): Promise<string[]
     provider: r.provider,
     config: (typeof r.config === 'string' ? JSON.parse(r.config) : r.config) as unknown,
   }));
-  return [
+  return apartFromSimulated(db, sweepId, [
     ...columns,
     ...settingFactors().filter((f) =>
       varies(configs.filter((c) => settingReaches(f, c.provider)).map((c) => at(c.config, f))),
     ),
-  ];
+  ]);
+}
+
+/**
+ * The factors with `simulated` added when the sweep has both runs a bundled simulator answered and real ones
+ * (migration 029): like a varied factor it splits the groups, so no row pools a simulator's answers with a model's.
+ */
+export async function apartFromSimulated(db: Sql, sweepId: string, factors: string[]): Promise<string[]> {
+  if (factors.includes('simulated') || !(await sweepMixesSimulated(db, sweepId))) return factors;
+  return [...factors, 'simulated'];
 }
 
 /**

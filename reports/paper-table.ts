@@ -75,6 +75,7 @@ export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan
     rows,
     notes: [
       ...paperNotes(s, anyCost),
+      ...provenanceNotes(s),
       // how much of the design the table covers (the caption says when it is incomplete): the cells it misses
       ...(plan ? planLines(plan) : []),
     ],
@@ -111,6 +112,30 @@ function paperNotes(s: SweepStatistics, anyCost: boolean): string[] {
         ? "; cost is what every run of the group cost in all, errors included ('-' when a run's model has no price)."
         : '.'),
   ];
+}
+
+/** What the rows rest on when it is not what they name: prompts cut to a server's window, simulated answers. */
+export function provenanceNotes(s: {
+  groups: ReadonlyArray<Pick<GroupStatistics, 'runs' | 'promptTruncatedRuns' | 'simulatedRuns'>>;
+}): string[] {
+  const total = (f: (g: (typeof s.groups)[number]) => number) => s.groups.reduce((sum, g) => sum + f(g), 0);
+  const cut = total((g) => g.promptTruncatedRuns);
+  const simulated = total((g) => g.simulatedRuns);
+  const runs = total((g) => g.runs);
+  const notes: string[] = [];
+  if (cut > 0)
+    notes.push(
+      `${cut} run${cut === 1 ? '' : 's'} had a prompt cut to the server's context window (the model was not shown ` +
+        'all of its prompt); they are counted as they ended.',
+    );
+  if (simulated > 0)
+    notes.push(
+      simulated === runs
+        ? 'Every row is simulated: a bundled simulator answered the model calls, not the models named.'
+        : `Rows with simulated true (${simulated} run${simulated === 1 ? '' : 's'}) were answered by a bundled ` +
+            'simulator, not the models named; they are never pooled with real runs.',
+    );
+  return notes;
 }
 
 /** A Markdown pipe table, the caption above it and the notes below it. */

@@ -16,7 +16,7 @@ import { costText } from './cost-text.ts';
 import { pairIdenticalText, settingsText, statsRowText } from './stat-text.ts';
 import type { Comparison } from './compare.ts';
 import { formatNumber } from './stat-format.ts';
-import { latexTable, markdownTable, type PaperTable } from './paper-table.ts';
+import { latexTable, markdownTable, provenanceNotes, type PaperTable } from './paper-table.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -271,6 +271,7 @@ export function reportHtml(d: ReportData, replayHref: (experimentId: string) => 
 <h1>Sweep ${escapeHtml(d.sweep.id)}</h1>
 <p id="intro">${intro}</p>
 ${notes(d.planLines, 'plan')}
+${notes(provenanceNotes({ groups: d.stats }), 'provenance')}
 ${notes(repeats, 'repeats')}
 <h2>Success rate by maze size</h2>
 <div id="success-charts" class="charts"></div>

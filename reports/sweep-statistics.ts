@@ -23,13 +23,15 @@
 //              attempt finished), attemptErrorReasons their reasons; tokens and costUsd are what every answered call
 //              of every attempt spent (cache reads and writes included; costUsd null when any is unknown); and
 //              ifErrorsFailed counts a run any of whose attempts ended in error as a failure, retried or not
+//   promptTruncatedRuns: runs (any outcome) with a call whose prompt the server cut to its context window
+//   simulatedRuns: runs (any outcome) a bundled simulator answered (simulated and real runs are never pooled)
 //
 // Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstraps, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
-import { checkFactors, factorValue, varyingFactors } from './factors.ts';
+import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';
 import { clusterMean, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { countStopReasons, type StopReason } from './stop-reasons.ts';
 
@@ -71,6 +73,10 @@ interface StatisticsRun {
   /** Tokens and cost of every attempt (cost null when any attempt's is unknown). */
   allTokens: number;
   allCostUsd: number | null;
+  /** Calls whose prompt the server cut to its context window. */
+  promptTruncatedCalls: number;
+  /** A bundled simulator answered some of its calls. */
+  simulated: boolean;
   /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
   values: unknown[];
 }
@@ -160,6 +166,10 @@ export interface GroupStatistics {
   attemptErrorReasons: Array<{ reason: string; attempts: number }>;
   /** Input, cache read and write, and output tokens of every answered call of every attempt. */
   tokens: number;
+  /** Runs of the group (any outcome) with at least one call whose prompt the server cut to its context window. */
+  promptTruncatedRuns: number;
+  /** Runs of the group (any outcome) a bundled simulator answered: all of them or none (simulated is never pooled). */
+  simulatedRuns: number;
 }
 
 export interface PassKRow {
@@ -222,6 +232,8 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     earlierErrorReasons: r.earlier_error_reasons,
     allTokens: r.all_tokens,
     allCostUsd: r.all_cost_usd,
+    promptTruncatedCalls: r.prompt_truncated_calls ?? 0,
+    simulated: r.simulated === true,
     values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
   }));
 }
@@ -426,6 +438,7 @@ function groupStatistics(
     toolCalls,
     fromTextRate: models.length === 0 || toolCalls === 0 ? null : fromText / toolCalls,
     ...attemptStatistics(runs),
+    ...provenanceCounts(runs),
   };
 }
 
@@ -452,6 +465,15 @@ function attemptStatistics(
     costUsd: runs.some((r) => r.allCostUsd === null) ? null : runs.reduce((s, r) => s + r.allCostUsd!, 0),
   };
 }
+
+/**
+ * Runs with a prompt cut to the server's window (what the model was shown is not what the prompt said), and runs a
+ * bundled simulator answered.
+ */
+const provenanceCounts = (runs: StatisticsRun[]) => ({
+  promptTruncatedRuns: runs.filter((r) => r.promptTruncatedCalls > 0).length,
+  simulatedRuns: runs.filter((r) => r.simulated).length,
+});
 
 /**
  * pass^k per group, as the sweep_pass_k view: per cell C(c,k)/C(n,k) over its observations, averaged over the
@@ -492,7 +514,8 @@ export async function sweepStatistics(
   sweepId: string,
   opts: { by?: string[]; resamples?: number; seed?: number; cells?: boolean } = {},
 ): Promise<SweepStatistics> {
-  const factors = opts.by ?? (await varyingFactors(db, sweepId));
+  // simulated and real runs are never pooled, whatever factors were asked for
+  const factors = opts.by ? await apartFromSimulated(db, sweepId, opts.by) : await varyingFactors(db, sweepId);
   const resamples = opts.resamples ?? DEFAULT_RESAMPLES;
   const seed = opts.seed ?? DEFAULT_SEED;
   const runs = await loadRuns(db, sweepId, factors);

@@ -74,6 +74,8 @@ interface ExperimentTableRow {
   stale: string | null;
   /** How and when a running experiment was interrupted on purpose (Ctrl-C, SIGTERM), else null: resumable. */
   interrupted: string | null;
+  /** A bundled simulator answered some of its model calls (migration 029). */
+  simulated: boolean;
   /** Filtered by sweep, the settings it varies; else those that differ from the defaults (run-settings.ts). */
   settings: RunSettings;
   /** The same as key=value text. */
@@ -125,7 +127,7 @@ export async function experimentTable(db: Sql, q: ExperimentTableQuery, now: Dat
               CASE WHEN s.experiment_id IS NULL THEN 0 ELSE s.cost_usd END AS cost_usd,
               to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
               to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
-              ${INTERRUPTED_SQL} AS interrupted,
+              ${INTERRUPTED_SQL} AS interrupted, e.simulated,
               count(*) OVER ()::int AS total
        FROM experiments e
        JOIN mazes m ON m.id = e.maze_id

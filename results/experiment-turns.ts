@@ -30,7 +30,7 @@ export async function loadTurns(db: Sql, experimentId: string, from: number, cou
       `SELECT turn_number, call_index, input_tokens, output_tokens, cache_read_input_tokens, cache_write_input_tokens,
               latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, prompt_estimate,
               context_window, context_trimmed, truncated, reasoning_text, reasoning_tokens, estimated_input_tokens,
-              estimate_off, reported_reasoning_tokens, image_sha256
+              estimate_off, reported_reasoning_tokens, image_sha256, prompt_truncated, simulator
        FROM llm_calls WHERE ${where} ORDER BY turn_number, call_index`,
       range,
     ),

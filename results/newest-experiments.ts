@@ -34,13 +34,15 @@ export interface NewestExperimentRow {
   completed_at: Date | null;
   /** How and when it was interrupted on purpose, while it waits for a resume (results/interrupted.ts). */
   interrupted: string | null;
+  /** A bundled simulator answered some of its model calls (migration 029). */
+  simulated: boolean;
 }
 
 // The filters and the limit pick ids from the tables first: the summary view counts every run's actions, so it is
 // joined for the rows shown only. $4 rows in all, read in pages of $6 from offset $5.
 const EXPERIMENTS_SQL = `
 WITH picked AS (
-  SELECT e.id, e.sweep_id, c.label, ${INTERRUPTED_SQL} AS interrupted
+  SELECT e.id, e.sweep_id, c.label, ${INTERRUPTED_SQL} AS interrupted, e.simulated
   FROM experiments e
   LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
   WHERE ($1::text IS NULL OR e.sweep_id = $1)
@@ -51,7 +53,7 @@ WITH picked AS (
 )
 SELECT s.experiment_id, s.agent, s.provider, s.model, p.label, p.sweep_id, s.prompt_version, s.maze_generator,
        s.maze_width, s.maze_height, s.maze_seed, s.status, s.goal_found, s.stop_reason, s.actions, s.optimal_moves,
-       s.efficiency, s.llm_calls, s.cost_usd, s.started_at, s.completed_at, p.interrupted
+       s.efficiency, s.llm_calls, s.cost_usd, s.started_at, s.completed_at, p.interrupted, p.simulated
 FROM picked p
 JOIN experiment_summary s ON s.experiment_id = p.id
 ORDER BY s.started_at DESC, s.experiment_id`;

@@ -13,6 +13,8 @@ const RUN_COLUMNS = new Map([
   ['model', 'r.model'],
   ['maze_generator', 'r.maze_generator'],
   ['maze_size', 'r.maze_size'],
+  // a bundled simulator answered the run (migration 029): never pooled with real runs (reports/factors.ts)
+  ['simulated', 'e.simulated'],
 ]);
 
 /** The factors that are run columns; every other factor is a dotted path into the run's config snapshot. */
@@ -58,6 +60,10 @@ export interface StatisticsRunRow {
   /** Tokens as `tokens`, and cost, of every attempt; cost null when any attempt's is unknown. */
   all_tokens: number;
   all_cost_usd: number | null;
+  /** Calls of the run whose prompt the server cut to its context window (migration 029). */
+  prompt_truncated_calls: number;
+  /** A bundled simulator answered some of the run's calls (migration 029). */
+  simulated: boolean;
   /** The run's value of factor i, as stored: a run column, or the setting's text in its config snapshot. */
   [factor: `f${number}`]: unknown;
 }
@@ -95,7 +101,8 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              r.cost_usd::float8 AS cost_usd, r.llm_calls::int AS llm_calls, t.tool_calls, t.from_text,
              a.attempts::int AS attempts, a.errored_attempts::int AS errored_attempts,
              a.error_reasons AS earlier_error_reasons, a.tokens::float8 AS all_tokens,
-             a.cost_usd::float8 AS all_cost_usd
+             a.cost_usd::float8 AS all_cost_usd,
+             e.prompt_truncated_calls, e.simulated
              ${columns.map((c) => `, ${c}`).join('')}
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
            JOIN sweep_attempts a ON a.sweep_id = r.sweep_id AND a.cell_index = r.cell_index AND a.repeat = r.repeat

@@ -8,10 +8,11 @@ import { pagesOf, readPaged, type PageSize } from '../lambdas/store/pages.ts';
 // analysis can count each observation once as the statistics views do. observation is the format the model was
 // shown, from the config snapshot, whether swept or not (null for runs from before the setting existed, which
 // saw rays with a JSON line). config is the whole resolved snapshot (every setting, varied or not), so an analysis
-// can group by any factor without the database.
+// can group by any factor without the database. simulated (a bundled simulator answered the run: never pool it with
+// real runs) and prompt_truncated_calls (calls whose prompt the server cut to its window) are migration 029's.
 const EXPERIMENTS_SQL = `SELECT r.sweep_id, r.cell_index, r.repeat, r.attempt, r.label, r.agent, r.model,
   r.maze_generator, r.maze_size, r.maze_seed, r.settings, e.config ->> 'observation' AS observation, e.config,
-  r.deterministic, r.independent, r.duplicate_of, s.*
+  r.deterministic, r.independent, r.duplicate_of, e.simulated, e.prompt_truncated_calls, s.*
   FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) JOIN experiments e ON e.id = r.experiment_id
   WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($2::int, $3::int) ORDER BY r.cell_index, r.repeat LIMIT $4`;
 const COUNTS_SQL = `SELECT (SELECT count(*) FROM sweep_runs WHERE sweep_id = $1)::int AS experiments,

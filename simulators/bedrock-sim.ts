@@ -89,6 +89,8 @@ export class BedrockSim extends SimServer {
     this.authorizer = opts.authorizer;
     this.account = opts.account ?? setUpSimAccount();
   }
+  protected readonly simulatorName = 'bedrock';
+
   protected defaultModels() {
     return [...SIM_DEFAULT_MODELS];
   }
@@ -143,6 +145,7 @@ export class BedrockSim extends SimServer {
     const url = await super.listen(port, host);
     const control = createServer((req, res) => {
       req.resume();
+      this.announceOn(res);
       const path = decodeURIComponent((req.url ?? '/').split('?')[0]);
       const fm = /^\/foundation-models\/([^/]+)$/.exec(path);
       const logged = { method: req.method ?? 'GET', path, headers: req.headers, body: null };

@@ -18,27 +18,24 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
 };
 
 export class OllamaSim extends SimServer {
+  protected readonly simulatorName = 'ollama';
   protected defaultModels() {
     return ['qwen2.5:7b', 'llama3.1:8b', 'llama3.2:3b'];
   }
 
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
-    if (req.method === 'GET' && req.path === '/api/version') return json(res, 200, { version: '0.12.6' });
+    if (req.method === 'GET' && req.path === '/api/version') return json(res, 200, { version: SIMULATED_VERSION });
     if (req.method === 'GET' && req.path === '/api/tags') {
       return json(res, 200, {
         models: this.models.map((name) => ({
           name,
           model: name,
           modified_at: new Date(0).toISOString(),
-          size: 4_683_087_332,
+          size: 0,
           digest: digestOf(name),
           details: {
             parent_model: '',
-            format: 'gguf',
-            family: 'sim',
-            families: ['sim'],
-            parameter_size: '7.6B',
-            quantization_level: 'Q4_K_M',
+            ...SIMULATED_DETAILS,
           },
         })),
       });
@@ -53,11 +50,7 @@ export class OllamaSim extends SimServer {
         modified_at: new Date(0).toISOString(),
         details: {
           parent_model: '',
-          format: 'gguf',
-          family: 'sim',
-          families: ['sim'],
-          parameter_size: '7.6B',
-          quantization_level: 'Q4_K_M',
+          ...SIMULATED_DETAILS,
         },
         model_info: { 'general.architecture': 'sim' },
         capabilities: ['completion', 'tools'],
@@ -182,7 +175,22 @@ export class OllamaSim extends SimServer {
   }
 }
 
-/** A model's digest as /api/tags reports it: a sha256, here of the name, so that each model has its own. */
+/**
+ * A model's digest as /api/tags reports it: here "simulated-" and a sha256 of the name (each model has its own, and
+ * none can pass for a real model's).
+ */
 export function digestOf(model: string): string {
-  return createHash('sha256').update(`sim:${model}`).digest('hex');
+  return `simulated-${createHash('sha256').update(`sim:${model}`).digest('hex')}`;
 }
+
+/** What the simulated models are, as /api/tags and /api/show give details: simulated, nothing that looks real. */
+const SIMULATED_DETAILS = {
+  format: 'simulated',
+  family: 'sim',
+  families: ['sim'],
+  parameter_size: 'simulated',
+  quantization_level: 'simulated',
+};
+
+/** The server version /api/version gives: the simulator's, never an Ollama release's. */
+export const SIMULATED_VERSION = '0.0.0-simulated';

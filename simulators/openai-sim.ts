@@ -142,6 +142,8 @@ export class OpenAISim extends SimServer {
     this.reasoningField = opts.reasoningField === undefined ? 'reasoning_content' : opts.reasoningField;
   }
 
+  protected readonly simulatorName = 'openai';
+
   protected defaultModels() {
     return ['gpt-4.1-mini', 'o4-mini', 'Qwen/Qwen2.5-7B-Instruct'];
   }
@@ -163,8 +165,8 @@ export class OpenAISim extends SimServer {
   }
 
   private modelObject(id: string) {
-    // Hugging Face ids name their owner; OpenAI's own models say "system"
-    return { id, object: 'model', created: MODEL_CREATED, owned_by: id.includes('/') ? id.split('/')[0] : 'system' };
+    // owned_by names the simulator, never a real owner (OpenAI's "system", a Hugging Face organisation)
+    return { id, object: 'model', created: MODEL_CREATED, owned_by: 'simulated' };
   }
 
   /** The 401 body when a key is required and the request's is missing or wrong; null when it may pass. */
@@ -360,7 +362,7 @@ export class OpenAISim extends SimServer {
     const id = `chatcmpl-${alnum(29)}`;
     const created = Math.floor(Date.now() / 1000);
     // constant per model, so that a client can record which backend served a seeded run
-    const fingerprint = `fp_sim${createHash('sha256').update(model).digest('hex').slice(0, 8)}`;
+    const fingerprint = `fp_simulated_${createHash('sha256').update(model).digest('hex').slice(0, 8)}`;
     const head = (object: string) => ({ id, object, created, model, system_fingerprint: fingerprint });
     const field = reasoning ? this.reasoningField : null;
     const limit = this.limits[model];

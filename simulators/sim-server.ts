@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { SimPlayer, tokensOf } from './sim-player.ts';
+import { SIMULATOR_HEADER } from '../lambdas/providers/llm/chat-model.ts';
 
 export type Fault =
   | { kind: 'status'; status: number } // 429, 500, 503...: an error reply in the service's format
@@ -47,6 +48,11 @@ export interface SimOptions {
    * finer (an ASCII map) than Ariadne's estimate assumes. Tests of the calibration set it; default 1.
    */
   tokenScale?: number;
+  /**
+   * Whether every reply names the simulator (the x-ariadne-simulator header, read by the model adapters): default
+   * true. Only tests turn it off, to stand in for a real server that speaks the same wire format.
+   */
+  announce?: boolean;
 }
 
 export interface LoggedRequest {
@@ -104,6 +110,10 @@ export abstract class SimServer {
   private closeConnections: () => void = () => undefined;
   /** HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: what the Bedrock Runtime client speaks by default. */
   protected readonly http2: boolean = false;
+  /** What the simulator calls itself on every reply (SIMULATOR_HEADER): the provider it stands in for. */
+  protected abstract readonly simulatorName: string;
+  /** SimOptions.announce; a test may turn it off between runs (the same server, now passing for a real one). */
+  announce: boolean;
 
   constructor(opts: SimOptions = {}) {
     this.models = opts.models ?? this.defaultModels();
@@ -112,6 +122,12 @@ export abstract class SimServer {
     this.always = opts.always;
     this.callsPerReply = opts.callsPerReply ?? 2;
     this.tokenScale = opts.tokenScale ?? 1;
+    this.announce = opts.announce ?? true;
+  }
+
+  /** Names the simulator on a reply not yet sent, unless announcing is off (the headers written later keep it). */
+  protected announceOn(res: { setHeader(name: string, value: string): unknown }): void {
+    if (this.announce) res.setHeader(SIMULATOR_HEADER, this.simulatorName);
   }
 
   /** A prompt's tokens as this simulated model counts them (tokenScale). */
@@ -147,6 +163,7 @@ export abstract class SimServer {
           body,
         };
         this.requests.push(logged);
+        this.announceOn(res);
         this.handle(logged, res).catch((err) => {
           if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ error: String(err) }));

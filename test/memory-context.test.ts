@@ -145,9 +145,10 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     expect((conv[0] as { text: string }).text).not.toContain('Turn 1.'); // the oldest went
   });
 
-  it('trim keeps every prompt estimate within num_ctx by dropping the oldest conversation', async () => {
+  it('trim keeps every prompt estimate within num_ctx, less the output cap, by dropping the oldest', async () => {
     const { experimentId, summary } = await run({
       memory: 'conversation',
+      max_output_tokens: 256,
       ollama: { host: sims.ollamaUrl, num_ctx: 2_048 },
     });
     expect(summary?.status).not.toBe('failed');
@@ -158,7 +159,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     expect(calls.length).toBeGreaterThan(5);
     for (const c of calls) {
       expect(c.context_window).toBe(2_048);
-      expect(c.prompt_estimate).toBeLessThanOrEqual(2_048);
+      expect(c.prompt_estimate).toBeLessThanOrEqual(2_048 - 256);
     }
     expect(calls.some((c) => c.context_trimmed > 0)).toBe(true);
   });
@@ -166,7 +167,8 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   it('refuse fails the experiment with ContextOverflowError naming the estimate, the window and the fix', async () => {
     const { summary } = (await runToEnd({
       context_policy: 'refuse',
-      ollama: { host: sims.ollamaUrl, num_ctx: 256 },
+      max_output_tokens: 64,
+      ollama: { host: sims.ollamaUrl, num_ctx: 320 },
     })) as {
       summary: { status: string; failure_reason: string };
     };
@@ -235,11 +237,19 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     // between the two passes the guard, and the server cuts the prompt, as Ollama does, to num_ctx.
     const estimate = wide[0].prompt_estimate as number;
     const reported = wide[0].prompt_tokens as number;
-    expect(reported).toBeGreaterThan(estimate + 1);
-    const numCtx = Math.floor((estimate + reported) / 2);
-    const cut = await usage((await run({ ...one, ollama: { host: sims.ollamaUrl, num_ctx: numCtx } })).experimentId);
+    // the guard keeps the output cap (16) free: the window must hold the estimate and the cap
+    const cap = 16;
+    expect(reported).toBeGreaterThan(estimate + cap + 1);
+    const numCtx = Math.floor((estimate + cap + reported) / 2);
+    const cutRun = await run({ ...one, max_output_tokens: cap, ollama: { host: sims.ollamaUrl, num_ctx: numCtx } });
+    const cut = await usage(cutRun.experimentId);
     expect(cut[0]).toMatchObject({ prompt_tokens: numCtx, context_window: numCtx, at_window: true });
     expect(Number(cut[0].window_used)).toBe(1);
+    // the call's own flag (migration 029) says the same
+    const flags = await rows('SELECT prompt_truncated FROM llm_calls WHERE experiment_id = $1 ORDER BY call_index', [
+      cutRun.experimentId,
+    ]);
+    expect(flags[0].prompt_truncated).toBe(true);
   });
 });
 

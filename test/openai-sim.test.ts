@@ -155,7 +155,7 @@ describe('the simulated model plays', () => {
     const a = await ask({ seed: 7 });
     const b = await ask({ seed: 7 });
     const q = await ask({ model: QWEN, seed: 7 });
-    expect(a.system_fingerprint).toMatch(/^fp_sim/);
+    expect(a.system_fingerprint).toMatch(/^fp_simulated_/);
     expect(b.system_fingerprint).toBe(a.system_fingerprint);
     expect(q.system_fingerprint).not.toBe(a.system_fingerprint);
     const u = a.usage!;
@@ -278,9 +278,10 @@ describe('models', () => {
     for await (const m of client.models.list()) listed.push(m);
     expect(listed.map((m) => m.id)).toEqual(['gpt-4.1-mini', 'o4-mini', QWEN]);
     for (const m of listed)
-      expect(m).toEqual({ id: m.id, object: 'model', created: expect.any(Number), owned_by: expect.any(String) });
+      // owned by no one real: the simulator names itself
+      expect(m).toEqual({ id: m.id, object: 'model', created: expect.any(Number), owned_by: 'simulated' });
     const qwen = await client.models.retrieve(QWEN);
-    expect(qwen).toMatchObject({ id: QWEN, object: 'model', owned_by: 'Qwen' });
+    expect(qwen).toMatchObject({ id: QWEN, object: 'model', owned_by: 'simulated' });
     const err = await thrown(client.models.retrieve('gpt-nope'));
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect(err.code).toBe('model_not_found');

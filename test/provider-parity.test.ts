@@ -7,7 +7,7 @@ import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
 import { bedrockInference, ollamaOptions } from '../lambdas/providers/llm/sampling.ts';
-import { digestOf } from '../simulators/ollama-sim.ts';
+import { digestOf, SIMULATED_VERSION } from '../simulators/ollama-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims.ts';
 
@@ -120,10 +120,12 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     expect(p).toMatchObject({
       provider: 'ollama',
       model: QWEN,
-      server_version: '0.12.6',
+      // the simulator says what it is: nothing in its record passes for a real model's
+      server_version: SIMULATED_VERSION,
       model_digest: digestOf(QWEN),
-      quantization_level: 'Q4_K_M',
-      parameter_size: '7.6B',
+      quantization_level: 'simulated',
+      parameter_size: 'simulated',
+      simulator: 'ollama',
       template_sha256: createHash('sha256').update(template).digest('hex'),
       seed: { sent: true, value: (await experiment(experimentId)).agent_seed },
       errors: [],

@@ -255,7 +255,11 @@ describe('a workflow prompt version, end to end against the simulated Ollama ser
     await expect(runWorkflow(WORKFLOW, { memory: 'history' })).rejects.toThrow(/plain prompt versions only/);
     // the short first steps fit; a later one, with the tools' schemas, does not: refused before it is sent
     await expect(
-      runWorkflow(WORKFLOW, { context_policy: 'refuse', ollama: { host: ollamaUrl, num_ctx: 256 } }),
+      runWorkflow(WORKFLOW, {
+        context_policy: 'refuse',
+        max_output_tokens: 64,
+        ollama: { host: ollamaUrl, num_ctx: 320 },
+      }),
     ).rejects.toThrow(/more than the 256 its context window leaves for it/);
   });
 

@@ -2,6 +2,7 @@
 import { parse } from 'yaml';
 import { agentStoryOf, type AgentStory } from '../../results/agent-story.ts';
 import { modelCallDetails, type ModelCallCounts } from '../../results/model-calls.ts';
+import { runMarksOf, type RunMarks } from '../../results/run-marks.ts';
 import type { ExperimentSummary } from '../../results/summary-row.ts';
 import { isWorkflowText } from '../../lambdas/engine/workflow/definition.ts';
 import type { Sql } from '../../lambdas/store/sql.ts';
@@ -146,10 +147,27 @@ function llmRows(
   };
 }
 
-function printSummary(s: ExperimentSummary, story: AgentStory, llm: LlmDetails | null, out: NodeJS.WritableStream) {
+function printSummary(
+  s: ExperimentSummary,
+  story: AgentStory,
+  llm: LlmDetails | null,
+  marks: RunMarks,
+  out: NodeJS.WritableStream,
+) {
   const extra = llm ? llmRows(s, llm) : null;
   const rows: Array<[string, string]> = [
     ['experiment', s.experiment_id],
+    ...(marks.simulated
+      ? [['simulated', 'yes: a bundled simulator answered its model calls, not the model named'] as [string, string]]
+      : []),
+    ...(marks.truncated_calls > 0
+      ? [
+          ['cut prompts', `${marks.truncated_calls} call(s) cut to the context window by the server`] as [
+            string,
+            string,
+          ],
+        ]
+      : []),
     [
       'status',
       `${s.status}${s.stop_reason ? ` (${s.stop_reason})` : ''}${s.failure_reason ? `: ${s.failure_reason}` : ''}`,
@@ -196,9 +214,14 @@ function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): vo
 export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean): Promise<void> {
   const story = await agentStoryOf(db, s.experiment_id, s.actions);
   const llm = s.provider === 'baseline' ? null : await llmDetailsOf(db, s);
+  const marks = (await runMarksOf(db, s.experiment_id)) ?? { simulated: false, truncated_calls: 0 };
   if (json) {
     const detail = {
       ...s,
+      // a bundled simulator answered a call; calls whose PROMPT the server cut (model_calls.truncated_calls: the
+      // replies cut by the output cap)
+      simulated: marks.simulated,
+      truncated_calls: marks.truncated_calls,
       workflow: llm?.workflow ?? null,
       // null cost with price_known false: the model has no price (unknown), never a zero cost
       price_known: llm ? llm.priced : null,
@@ -211,6 +234,6 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
     process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
     return;
   }
-  printSummary(s, story, llm, process.stdout);
+  printSummary(s, story, llm, marks, process.stdout);
   printNextCommands(s, process.stdout);
 }

@@ -1,7 +1,8 @@
 // What a Bedrock model's capability record (model-table.ts) means for an experiment's config, settled at start
-// before anything is written. A setting the model answers with a 400 is refused here, naming the field, the value,
-// the model and the fix, rather than failing at the first call. A model that thinks by default, whose maxTokens caps
-// its thinking plus its text, gets an output cap with room for that thinking unless the config sets one.
+// before anything is written (and, for Ollama, that num_ctx leaves the prompt room beside the output cap). A setting
+// the model answers with a 400 is refused here, naming the field, the value, the model and the fix, rather than
+// failing at the first call. A model that thinks by default, whose maxTokens caps its thinking plus its text, gets
+// an output cap with room for that thinking unless the config sets one.
 import { InvalidInputError } from '../engine/errors.ts';
 import type { ExperimentConfig, ExperimentConfigInput } from './experiment-config.ts';
 import { modelCapabilities } from './model-table.ts';
@@ -29,6 +30,21 @@ const SAMPLING_KEYS = [
 ] as const;
 
 /**
+ * Ollama's num_ctx holds the prompt and the reply: the context guard keeps the output cap (num_predict) free, so a
+ * cap that fills the window leaves no prompt room at all.
+ */
+function checkOllamaRoom(config: ExperimentConfig): void {
+  const cap = config.max_output_tokens;
+  if (cap !== undefined && cap >= config.ollama.num_ctx)
+    throw new InvalidInputError(
+      'config.max_output_tokens',
+      cap,
+      `config.max_output_tokens ${cap} with ollama.num_ctx ${config.ollama.num_ctx}: the reply's room is kept ` +
+        `free within num_ctx, which would leave none for the prompt; lower max_output_tokens or raise ollama.num_ctx`,
+    );
+}
+
+/**
  * `given`: the config as sent and as the parameters set it (before defaults), so that only a setting someone chose
  * is refused; the shared temperature default is then simply not sent (sampling.ts, recorded in the provenance).
  */
@@ -38,6 +54,7 @@ export function settleModelSettings(
   given: ExperimentConfigInput,
   config: ExperimentConfig,
 ): ExperimentConfig {
+  if (agent === 'ollama') checkOllamaRoom(config);
   if (agent !== 'bedrock' || !model) return config;
   // every executed action of a reply is a picture in the one user message that answers it (observations/image.ts)
   if (config.observation === 'image' && config.max_actions_per_turn > MAX_IMAGES_PER_MESSAGE)

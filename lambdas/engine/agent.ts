@@ -85,6 +85,10 @@ export interface AgentReply {
   timings?: ModelTimings | null;
   /** The output cap cut the reply (stop reason max_tokens / length). */
   truncated?: boolean | null;
+  /** The server cut the prompt to its context window (providers/llm/prompt-cut.ts). */
+  promptTruncated?: boolean | null;
+  /** The bundled simulator that answered (it announced itself); null: a server that announced none. */
+  simulator?: string | null;
   /** Reasoning the model returned (Ollama message.thinking, Bedrock reasoningContent), with its tokens estimated. */
   reasoning?: { text: string; tokens: number | null } | null;
   /** The calibrated estimate and the reported prompt tokens differ by more than 10% of the reported count. */

@@ -104,6 +104,10 @@ export interface LlmCallRecord {
   timings: ModelTimings | null;
   /** The output cap cut the reply; absent for agents that do not say. */
   truncated?: boolean;
+  /** The server cut the prompt to its context window; absent for agents that do not say. */
+  promptTruncated?: boolean;
+  /** The bundled simulator that answered the call; absent: none announced itself. */
+  simulator?: string;
   /** Reasoning the model returned: its text, and its tokens estimated from it (reportedReasoningTokens is exact). */
   reasoning?: { text: string; tokens: number | null };
   /** The calibrated estimate missed the reported prompt tokens by more than 10%; absent without both. */
@@ -153,6 +157,8 @@ export type AbandonedCall = Pick<
   | 'reportedReasoningTokens'
   | 'latencyMs'
   | 'stopReason'
+  | 'promptTruncated'
+  | 'simulator'
 > & {
   /** At the run's config.prices; null when the model has no price or the provider reported no tokens. */
   costUsd: number | null;

@@ -236,6 +236,8 @@ async function tryTurn(
         timings: reply.timings ?? null,
         // only what the agent reported: a baseline or scripted agent's record stays as it was
         ...(typeof reply.truncated === 'boolean' ? { truncated: reply.truncated } : {}),
+        ...(typeof reply.promptTruncated === 'boolean' ? { promptTruncated: reply.promptTruncated } : {}),
+        ...(reply.simulator ? { simulator: reply.simulator } : {}),
         ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
         ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
         ...(reply.images ? { images: reply.images } : {}),
@@ -363,6 +365,8 @@ async function keepAnsweredCalls(
     reportedReasoningTokens: c.reportedReasoningTokens ?? null,
     latencyMs: c.latencyMs,
     stopReason: c.stopReason,
+    promptTruncated: c.promptTruncated,
+    simulator: c.simulator,
     costUsd:
       t.price && c.inputTokens !== null
         ? tokenCostUsd(t.price, {

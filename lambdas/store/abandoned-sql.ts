@@ -24,7 +24,9 @@ WITH ins AS (
   FROM ins
 ), spend AS (
   UPDATE experiments SET spent_tokens = spent_tokens + added.tokens,
-    spent_cost_usd = spent_cost_usd + coalesce(added.cost_usd, 0), updated_at = now()
+    spent_cost_usd = spent_cost_usd + coalesce(added.cost_usd, 0), updated_at = now(),
+    -- a simulator's answers and cut prompts mark the run whether or not their turn was written
+    simulated = simulated OR $6, prompt_truncated_calls = prompt_truncated_calls + $7
   FROM added WHERE id = $1 AND added.calls > 0
   RETURNING 1
 ), totals AS (
@@ -66,6 +68,8 @@ export function recordAbandonedQuery(w: AbandonedCallsWrite): { name: string; te
       w.attempt,
       JSON.stringify(calls),
       truncateText(w.error, LIMITS['experiments.failure_reason']),
+      w.calls.some((c) => c.simulator !== undefined),
+      w.calls.filter((c) => c.promptTruncated === true).length,
     ],
   };
 }

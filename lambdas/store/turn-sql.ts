@@ -15,7 +15,8 @@ WITH advanced AS (
     goal_found = $7, agent_memory = coalesce($22::jsonb, agent_memory), updated_at = now(),
     provenance = coalesce(provenance, $25::jsonb), token_calibration = coalesce(token_calibration, $26::float8),
     price_known = coalesce($27::boolean, price_known),
-    spent_tokens = spent_tokens + $30, spent_cost_usd = spent_cost_usd + $31
+    spent_tokens = spent_tokens + $30, spent_cost_usd = spent_cost_usd + $31,
+    simulated = simulated OR $32::boolean, prompt_truncated_calls = prompt_truncated_calls + $33
   WHERE id = $1 AND turns_completed = $2 - 1 AND status = 'running'
   RETURNING id
 ), turn AS (
@@ -46,14 +47,15 @@ const LLM_CALLS_CTE = `, calls AS (
     latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, cache_read_input_tokens,
     cache_write_input_tokens, prompt_estimate, context_window, context_trimmed, total_duration_ns, load_duration_ns,
     prompt_eval_count, prompt_eval_duration_ns, eval_count, eval_duration_ns, truncated, reasoning_text,
-    reasoning_tokens, estimated_input_tokens, estimate_off, clipped, reported_reasoning_tokens, image_sha256)
+    reasoning_tokens, estimated_input_tokens, estimate_off, clipped, reported_reasoning_tokens, image_sha256,
+    prompt_truncated, simulator)
   SELECT turn.experiment_id, $2, l.c, l.f, l.i, l.o, l.l, l.s, l.x, l.t, l.r, l.w, l.kr, l.kw, l.pe, l.cw, l.ct, l.td,
     l.ld, l.pc, l.pd, l.ec, l.ed, l.tr, l.rt, l.rk, l.ei, l.eo, l.k, l.rr,
-    (SELECT array_agg(h) FROM jsonb_array_elements_text(l.im) AS h)
+    (SELECT array_agg(h) FROM jsonb_array_elements_text(l.im) AS h), l.pt, l.sim
   FROM turn, jsonb_to_recordset(\${0}::jsonb)
     AS l(c int, f int, i int, o int, l int, s text, x text, t jsonb, r jsonb, w jsonb, kr int, kw int, pe int, cw int,
       ct int, td bigint, ld bigint, pc int, pd bigint, ec int, ed bigint, tr boolean, rt text, rk int, ei int,
-      eo boolean, k jsonb, rr int, im jsonb)
+      eo boolean, k jsonb, rr int, im jsonb, pt boolean, sim text)
   RETURNING 1
 )`;
 
@@ -164,6 +166,8 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
             rk: l.reasoning?.tokens ?? null,
             ei: l.context?.calibrated ?? null,
             eo: l.estimateOff ?? null,
+            pt: l.promptTruncated ?? null,
+            sim: l.simulator ?? null,
           })),
         ).map(clipCall),
       ),
@@ -357,5 +361,8 @@ function turnParams(t: TurnWrite): SqlValue[] {
     // what the turn spent, added to the run's (its budgets: config.max_cost_usd, max_tokens)
     spentTokens(t.totals),
     t.totals.costUsd ?? 0,
+    // the run is simulated once any call is (a bundled simulator announced itself), and counts its cut prompts
+    t.llmCalls.some((l) => l.simulator !== undefined),
+    t.llmCalls.filter((l) => l.promptTruncated === true).length,
   ];
 }

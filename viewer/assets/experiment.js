@@ -76,6 +76,22 @@ function headline(d) {
   ];
   $('headline').replaceChildren(...parts);
   if (e.failure_reason) $('headline').append(el('div', { class: 'problem' }, `failed: ${e.failure_reason}`));
+  if (d.raw.simulated)
+    $('headline').append(
+      el(
+        'div',
+        { class: 'simulated why' },
+        'SIMULATED: a bundled simulator answered its model calls, not the model named',
+      ),
+    );
+  if (d.raw.prompt_truncated_calls > 0)
+    $('headline').append(
+      el(
+        'div',
+        { class: 'problem' },
+        `${d.raw.prompt_truncated_calls} model call(s) had the prompt cut to the server's context window`,
+      ),
+    );
   if (d.raw.stale) $('headline').append(el('div', { class: 'stale why' }, `STALE: ${d.raw.stale}`));
   if (d.raw.interrupted)
     $('headline').append(
@@ -332,6 +348,8 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
           (c.estimate_off ? ', estimate >10% off the reported count' : '') +
           (Array.isArray(c.retries) && c.retries.length ? `, ${c.retries.length} retried attempt(s)` : ''),
         c.truncated ? el('b', { class: 'problem' }, ' cut by the output cap') : null,
+        c.prompt_truncated ? el('b', { class: 'problem' }, " prompt cut to the server's context window") : null,
+        c.simulator ? el('b', { class: 'simulated' }, ` answered by the ${c.simulator} simulator`) : null,
       ),
       picturesView(pictures?.calls.find((p) => p.call === c.call_index)),
       // the model's reasoning (Ollama thinking, Bedrock reasoningContent, an OpenAI-compatible server's

@@ -95,6 +95,9 @@ function row(r) {
       el('span', { class: 'flag interrupted', title: r.interrupted }, ' INTERRUPTED'),
       el('div', { class: 'why' }, `${r.interrupted}; resume with: ariadne resume ${r.experiment_id}`),
     );
+  // a bundled simulator answered it, not the model named
+  if (r.simulated)
+    status.append(el('span', { class: 'flag simulated', title: 'answered by a bundled simulator' }, ' SIM'));
   if (r.failure_reason) status.title = r.failure_reason;
   const box = el('input', {
     type: 'checkbox',

@@ -152,6 +152,8 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
         prompt: row.prompt_text === null ? null : { version: row.prompt_version, text: row.prompt_text },
         stale,
         interrupted: row.interrupted,
+        simulated: row.simulated,
+        prompt_truncated_calls: row.prompt_truncated_calls,
       });
     }
     if (!running) cache.set(key, version, body);

@@ -89,7 +89,8 @@ export function registerSimCommand(program: Command): void {
     .command('sim')
     .description(
       'serve a simulated model that speaks a real wire protocol: ollama (/api/chat, /api/tags, /api/show, ' +
-        '/api/version), bedrock (POST /model/{id}/converse, HTTP/2) or openai (/v1/chat/completions, /v1/models)',
+        '/api/version), bedrock (POST /model/{id}/converse, HTTP/2) or openai (/v1/chat/completions, /v1/models); ' +
+        'every reply names the simulator (header x-ariadne-simulator), so the runs it answers are marked simulated',
     )
     .argument('<service>', 'ollama, bedrock or openai')
     .addOption(

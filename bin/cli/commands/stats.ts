@@ -14,7 +14,7 @@ import { checkFactors } from '../../../reports/factors.ts';
 import { factorRow } from '../../../reports/factor-stats.ts';
 import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
-import { paperTable } from '../../../reports/paper-table.ts';
+import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
 import { stopReasonsText } from '../../../reports/stop-reasons.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
@@ -206,6 +206,7 @@ function statsLines(
     ...wrapText(statsNote(s), width),
     ...stopLines(s.factors, s.groups).flatMap((line) => wrapText(line, width, '    ')),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
+    ...provenanceNotes(s).flatMap((n) => wrapText(n, width)),
     ...(reference ? referenceLines(reference, width) : []),
   ];
 }
@@ -262,8 +263,9 @@ export function registerStatsCommand(program: Command): void {
         .addOption(
           new Option(
             '--by <factors>',
-            'comma-separated factors: label, agent, model, maze_generator, maze_size, or any config setting ' +
-              '(observation, vision_range, ollama.num_ctx, ...)',
+            'comma-separated factors: label, agent, model, maze_generator, maze_size, simulated, or any config ' +
+              'setting (observation, vision_range, ollama.num_ctx, ...); simulated is added whenever a sweep has ' +
+              'both simulated and real model runs',
           ).argParser((v) =>
             v
               .split(',')

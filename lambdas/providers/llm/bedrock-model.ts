@@ -16,7 +16,7 @@ import {
   type Message,
   type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
-import { isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
+import { announcedSimulator, isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
 import { baseModelId, inferenceProfileOf } from '../../config/model-table.ts';
 import type { BedrockInference } from './sampling.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
@@ -123,23 +123,31 @@ export function bedrockModel(
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
       const cached = withCachePoints(model, settings.prompt_caching, [{ text: system }], bedrockTools(tools));
-      const res = await client.send(
-        new ConverseCommand({
-          modelId: model,
-          system: cached.system,
-          messages: toWire(messages, tools.length > 0),
-          ...(tools.length > 0 ? { toolConfig: { tools: cached.tools } } : {}),
-          inferenceConfig,
-          ...(reasoningBudgetTokens !== undefined
-            ? {
-                additionalModelRequestFields: {
-                  thinking: { type: 'enabled', budget_tokens: reasoningBudgetTokens },
-                },
-              }
-            : {}),
-        }),
-        { abortSignal: signal },
+      const command = new ConverseCommand({
+        modelId: model,
+        system: cached.system,
+        messages: toWire(messages, tools.length > 0),
+        ...(tools.length > 0 ? { toolConfig: { tools: cached.tools } } : {}),
+        inferenceConfig,
+        ...(reasoningBudgetTokens !== undefined
+          ? {
+              additionalModelRequestFields: {
+                thinking: { type: 'enabled', budget_tokens: reasoningBudgetTokens },
+              },
+            }
+          : {}),
+      });
+      let simulator: string | null = null;
+      // the raw response's headers, for a simulator's announcement (SIMULATOR_HEADER): a middleware of this command
+      command.middlewareStack.add(
+        (next) => async (args) => {
+          const out = await next(args);
+          simulator = announcedSimulator((out.response as { headers?: Record<string, string> }).headers);
+          return out;
+        },
+        { step: 'deserialize', name: 'ariadneSimulatorAnnouncement' },
       );
+      const res = await client.send(command, { abortSignal: signal });
       const blocks = res.output?.message?.content ?? [];
       const text = blocks.map((b) => b.text ?? '').join('');
       const reasoningBlocks = blocks.flatMap((b) =>
@@ -170,6 +178,7 @@ export function bedrockModel(
           reasoningBlocks.length > 0
             ? { text: reasoningBlocks.map((r) => r.text ?? '').join('\n'), ...(signature ? { signature } : {}) }
             : null,
+        simulator,
       };
     },
     // Nothing to ask the service: the model or profile, the Region and what is sent are what identifies the answers.

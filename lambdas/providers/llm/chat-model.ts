@@ -49,6 +49,21 @@ export interface ModelReply {
   timings?: ModelTimings | null;
   /** The reasoning the model returned; null when it returned none. */
   reasoning?: ModelReasoning | null;
+  /** The bundled simulator that answered, as it announced itself (SIMULATOR_HEADER); null or absent: none did. */
+  simulator?: string | null;
+}
+
+/**
+ * The response header by which a bundled simulator (simulators/) names itself on every reply: a real server sends
+ * none, so a run answered by a simulator is marked simulated and never pooled with real runs.
+ */
+export const SIMULATOR_HEADER = 'x-ariadne-simulator';
+
+/** The announcement in a response's headers (a Fetch Headers or a plain record, as each client gives them). */
+export function announcedSimulator(headers: Headers | Record<string, string | undefined> | undefined): string | null {
+  if (!headers) return null;
+  const value = headers instanceof Headers ? headers.get(SIMULATOR_HEADER) : headers[SIMULATOR_HEADER];
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 export interface ChatModel {

@@ -1,7 +1,7 @@
-// Before each model call: does the prompt fit the model's context window?
+// Before each model call: does the prompt, with room for the reply, fit the model's context window?
 // Ollama silently drops the start of a prompt longer than num_ctx (the system
-// prompt first), so an overflow must be caught before the call. Policy trim
-// drops the oldest carried messages (then history entries) until the estimate
+// prompt first), so an overflow must be caught before the call (one that gets through is flagged:
+// prompt-cut.ts). Policy trim drops the oldest carried messages (then history entries) until the estimate
 // fits; policy refuse throws ContextOverflowError. Estimates: token-estimate.ts, scaled by the run's calibration
 // on the provider's reported prompt tokens (calibration.ts) once it has one.
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
@@ -20,10 +20,12 @@ export class ContextOverflowError extends Error {
     readonly model: string,
     trimmedAll: boolean,
   ) {
+    // the window less the output cap kept free for the reply: a lower cap leaves the prompt more
     const fix =
-      provider === 'ollama'
+      (provider === 'ollama'
         ? 'raise config.ollama.num_ctx (the model must support it)'
-        : `set config.context_windows["${model}"] if the model's window is larger`;
+        : `set config.context_windows["${model}"] if the model's window is larger`) +
+      ', lower max_output_tokens (kept free for the reply)';
     super(
       `the prompt for ${provider} model ${model} is about ${estimate} tokens (estimated as characters / 4, ` +
         `calibrated on the provider's reported count once one came), ` +
@@ -43,13 +45,13 @@ export function contextWindow(provider: LlmAgent, model: string, config: Experim
 }
 
 /**
- * Tokens of the window kept for the reply: Bedrock's and OpenAI's output cap shares the model's window. Ollama's
- * num_ctx is guarded for the prompt alone, as before the shared cap (a reply past the window makes Ollama shift its
- * context, which the reply's done_reason and the truncation flag show).
+ * Tokens of the window kept for the reply, on every provider: the output cap shares the model's window (Bedrock's
+ * maxTokens, OpenAI's max_completion_tokens, Ollama's num_predict within num_ctx). An OpenAI-compatible server
+ * refuses a prompt that leaves no room for the cap (vLLM: a 400); Ollama would shift its context mid-reply, dropping
+ * the prompt's start. A snapshot that sent no num_predict (before the shared cap) keeps none: nothing caps its reply.
  */
 export function replyReserve(provider: LlmAgent, config: ExperimentConfig): number {
-  // an OpenAI-compatible server refuses a prompt that leaves no room for max_completion_tokens (vLLM: a 400)
-  return provider === 'ollama' ? 0 : (outputCap(provider, config) ?? 0);
+  return outputCap(provider, config) ?? 0;
 }
 
 export interface GuardTarget {

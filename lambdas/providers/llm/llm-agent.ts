@@ -29,6 +29,7 @@ import {
 import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
 import { estimatePromptTokens } from './token-estimate.ts';
 import { TokenCalibration, estimateIsOff } from './calibration.ts';
+import { promptWasCut, reportedPromptTokens } from './prompt-cut.ts';
 
 export interface LlmAgentOptions {
   model: ChatModel;
@@ -154,8 +155,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
       // Bedrock wants the reasoning back with the reply it came with, unmodified (bedrock-model.ts)
       turn.push({ role: 'assistant', text: reply.text, calls: lastFromText ? [] : calls, reasoning: reply.reasoning });
       lastCalls = calls;
-      const u = reply.usage;
-      const reported = u ? u.inputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheWriteInputTokens ?? 0) : null;
+      const reported = reportedPromptTokens(reply.usage);
       const estimateOff = estimateIsOff(sentEstimate, reported);
       calibration.observe(context.estimate, reported, context.window);
       return {
@@ -168,6 +168,8 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
         context,
         timings: reply.timings ?? null,
         truncated: reply.truncated ?? null,
+        promptTruncated: promptWasCut(context.window, reply),
+        simulator: reply.simulator ?? null,
         // neither provider reports reasoning tokens apart (both count them in the output): estimated from the text
         reasoning: reply.reasoning
           ? { text: reply.reasoning.text, tokens: scale(Math.ceil(reply.reasoning.text.length / 4)) }

@@ -9,7 +9,7 @@
 // https://docs.ollama.com/api-reference/show-model-details).
 import { createHash } from 'node:crypto';
 import { Ollama, type Message, type Tool } from 'ollama';
-import { isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
+import { announcedSimulator, isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { ModelTimings } from '../../engine/agent.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
@@ -95,12 +95,17 @@ export function ollamaModel(
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.repeat_penalty !== undefined ? { repeat_penalty: settings.repeat_penalty } : {}),
   };
-  const client = (signal: AbortSignal) =>
+  // `heard`: told of each response's simulator announcement (the client gives no headers of its own).
+  const client = (signal: AbortSignal, heard?: (simulator: string | null) => void) =>
     new Ollama({
       host: settings.host,
       headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
       // The client has no timeout of its own: every request carries the attempt's signal.
-      fetch: (input, init) => fetch(input, { ...init, signal }),
+      fetch: async (input, init) => {
+        const res = await fetch(input, { ...init, signal });
+        heard?.(announcedSimulator(res.headers));
+        return res;
+      },
     });
   return {
     provider: 'ollama',
@@ -117,8 +122,10 @@ export function ollamaModel(
       let thinking = '';
       const calls: ModelReply['calls'] = [];
       let final: OllamaFinal = {};
+      let simulator: string | null = null;
+      const heard = (s: string | null) => (simulator = s);
       if (settings.stream) {
-        for await (const part of await client(signal).chat({ ...request, stream: true })) {
+        for await (const part of await client(signal, heard).chat({ ...request, stream: true })) {
           content += part.message?.content ?? '';
           thinking += part.message?.thinking ?? '';
           for (const c of part.message?.tool_calls ?? [])
@@ -126,7 +133,7 @@ export function ollamaModel(
           if (part.done) final = part;
         }
       } else {
-        const res = await client(signal).chat({ ...request, stream: false });
+        const res = await client(signal, heard).chat({ ...request, stream: false });
         content = res.message?.content ?? '';
         thinking = res.message?.thinking ?? '';
         for (const c of res.message?.tool_calls ?? [])
@@ -146,10 +153,12 @@ export function ollamaModel(
         truncated: isTruncation(stopReason),
         timings: timingsOf(final),
         reasoning: thinking ? { text: thinking } : null,
+        simulator,
       };
     },
     async provenance(signal) {
-      const c = client(signal);
+      let simulator: string | null = null;
+      const c = client(signal, (s) => (simulator ??= s));
       const [version, tags, show] = await Promise.all([
         c.version().catch((e: unknown) => ({ error: String(e) })),
         c.list().catch((e: unknown) => ({ error: String(e), models: [] })),
@@ -178,6 +187,7 @@ export function ollamaModel(
             ? { sent: true, value: sent.seed, note: "the run's agent seed, as options.seed" }
             : { sent: false, note: 'model_seed is none (or the run predates per-repeat seeds)' },
         errors: [version, tags, show].flatMap((r) => ('error' in r ? [r.error] : [])),
+        ...(simulator ? { simulator } : {}),
       };
     },
   };

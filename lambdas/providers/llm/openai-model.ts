@@ -15,7 +15,14 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { isTruncation, type ChatMessage, type ChatModel, type ModelReply, type ModelToolCall } from './chat-model.ts';
+import {
+  announcedSimulator,
+  isTruncation,
+  type ChatMessage,
+  type ChatModel,
+  type ModelReply,
+  type ModelToolCall,
+} from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { TokenUsage } from '../../engine/agent.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
@@ -158,16 +165,21 @@ export function openaiModel(
         ...(tools.length === 0 ? { parallel_tool_calls: undefined } : {}),
       };
       let reply: ReturnType<typeof assembleStream>;
+      // withResponse(): the raw response beside the parsed one, for a simulator's announcement (SIMULATOR_HEADER)
+      let simulator: string | null;
       if (settings.stream) {
-        const stream = await client.chat.completions.create(
-          { ...body, stream: true, stream_options: { include_usage: true } },
-          { signal },
-        );
+        const { data: stream, response } = await client.chat.completions
+          .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
+          .withResponse();
+        simulator = announcedSimulator(response.headers);
         const chunks: ChatCompletionChunk[] = [];
         for await (const chunk of stream) chunks.push(chunk);
         reply = assembleStream(chunks);
       } else {
-        const res = await client.chat.completions.create({ ...body, stream: false }, { signal });
+        const { data: res, response } = await client.chat.completions
+          .create({ ...body, stream: false }, { signal })
+          .withResponse();
+        simulator = announcedSimulator(response.headers);
         const choice = res.choices[0];
         const functionCalls = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
         reply = {
@@ -191,12 +203,17 @@ export function openaiModel(
         stopReason: reply.finish,
         truncated: isTruncation(reply.finish),
         reasoning: reply.reasoning ? { text: reply.reasoning } : null,
+        simulator,
       };
     },
     async provenance(signal) {
       const listed = await client.models
         .retrieve(model, { signal })
-        .then((m) => ({ model: m as unknown as Record<string, unknown> }))
+        .withResponse()
+        .then(({ data: m, response }) => ({
+          model: m as unknown as Record<string, unknown>,
+          simulator: announcedSimulator(response.headers),
+        }))
         .catch((e: unknown) => ({ error: String(e) }));
       return {
         provider: 'openai',
@@ -215,6 +232,7 @@ export function openaiModel(
               }
             : { sent: false, note: 'model_seed is none' },
         errors: 'error' in listed ? [listed.error] : [],
+        ...('simulator' in listed && listed.simulator ? { simulator: listed.simulator } : {}),
       };
     },
   };
@@ -226,6 +244,24 @@ const FIXES: Record<number, string> = {
   403: 'the key may not use this model or endpoint; check its project and model permissions',
   404: 'check the model id with GET {base_url}/models (ariadne run checks it first) and config.openai.base_url',
 };
+
+/**
+ * A prompt past the server's window, refused rather than cut: OpenAI's code context_length_exceeded, vLLM's "This
+ * model's maximum context length is N tokens", llama.cpp's exceed_context_size_error.
+ */
+function isContextLengthError(err: { status?: number; code?: unknown; type?: unknown; message: string }): boolean {
+  return (
+    err.status === 400 &&
+    (err.code === 'context_length_exceeded' ||
+      err.type === 'exceed_context_size_error' ||
+      /maximum context length|exceeds the available context size/i.test(err.message))
+  );
+}
+
+const CONTEXT_FIX =
+  'the prompt is longer than the server\'s context window: set config.context_windows["<model>"] to the ' +
+  "server's window (vLLM --max-model-len, llama.cpp --ctx-size) so the guard trims or refuses before the call, or " +
+  'lower memory_conversation_tokens or memory_history_actions';
 
 /**
  * `ctx`: the model and base URL called, named in the message. 408, 409, 429 and 5xx are transient (OpenAI's
@@ -246,7 +282,13 @@ export function classifyOpenAIError(err: unknown, ctx?: { model: string; baseUrl
     const status = err.status;
     const where = ctx ? ` (model ${ctx.model} at ${ctx.baseUrl})` : '';
     const transient = isTransientStatus(status) || status === 409;
-    const fix = !transient && FIXES[status] ? `; fix: ${FIXES[status]}` : '';
+    const fix = transient
+      ? ''
+      : isContextLengthError(err)
+        ? `; fix: ${CONTEXT_FIX}`
+        : FIXES[status]
+          ? `; fix: ${FIXES[status]}`
+          : '';
     return { transient, status, message: `${err.code ?? err.type ?? 'error'}: ${err.message}${where}${fix}` };
   }
   const net = networkFailure(err);

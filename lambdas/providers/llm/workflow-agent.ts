@@ -11,6 +11,7 @@ import type { ToolSpec } from '../../engine/tools.ts';
 import type { PromptContext } from '../../engine/agent.ts';
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
+import { promptWasCut } from './prompt-cut.ts';
 import { estimatePromptTokens } from './token-estimate.ts';
 import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
@@ -67,7 +68,10 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         latencyMs = 0,
         stopReason: string | null = null,
         // any step's reply cut by the output cap; the steps' reasoning, in order
-        truncated = false;
+        truncated = false,
+        // any step's prompt cut to the window; the simulator that answered any step
+        promptTruncated = false,
+        simulator: string | null = null;
       const reasoning: string[] = [];
       const retries: Array<Record<string, unknown>> = [];
       // the largest prompt among the reply's calls (a workflow carries nothing to trim: it fits, or it is refused)
@@ -108,6 +112,8 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         }
         stopReason = reply.stopReason;
         truncated ||= reply.truncated === true;
+        promptTruncated ||= promptWasCut(fit.window, reply);
+        simulator ??= reply.simulator ?? null;
         if (reply.reasoning) reasoning.push(reply.reasoning.text);
         let calls = tools.length > 0 ? reply.calls : [];
         let fromText = false;
@@ -150,6 +156,8 @@ export function workflowAgent(opts: WorkflowAgentOptions): Agent {
         latencyMs,
         stopReason,
         truncated,
+        promptTruncated,
+        simulator,
         reasoning:
           reasoning.length > 0
             ? { text: reasoning.join('\n\n'), tokens: Math.ceil(reasoning.join('\n\n').length / 4) }
