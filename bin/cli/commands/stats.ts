@@ -46,7 +46,7 @@ const MEASURES: Array<Column<GroupStatistics>> = (
         const { rate, maze } = g.ifErrorsFailed;
         return g.erroredAttempts + g.wallClock === 0
           ? '-'
-          : `${formatRate(rate)} (${formatInterval(maze.low, maze.high)})`;
+          : `${formatRate(rate)} (${maze.low === null ? 'too few mazes' : formatInterval(maze.low, maze.high)})`;
       },
       drop: 10,
     },
