@@ -18,7 +18,7 @@ import { betaQuantile, studentTQuantile } from './student-t.ts';
 const Z95 = 1.959963984540054;
 
 /** Below this many mazes no maze-level interval is given: one maze says nothing of how mazes vary. */
-export const MIN_INTERVAL_MAZES = 2;
+const MIN_INTERVAL_MAZES = 2;
 /** Below this many mazes the bootstrap is not shown: few-cluster bootstraps are too narrow. */
 export const MIN_BOOTSTRAP_MAZES = 10;
 /** The fewest mazes that differ for which the two-sided sign-flip test can reach p < 0.05 (2 / 2^6 = 0.031). */

@@ -98,7 +98,7 @@ const numbers = (i: { low: number | null; high: number | null }) =>
   i.low === null || i.high === null ? '-' : `${formatNumber(i.low, 3)} - ${formatNumber(i.high, 3)}`;
 
 /** "30.1% - 95.4%, 4 mazes", or "too few mazes (1)" where no maze-level interval can be had. */
-export const mazeIntervalText = (i: { low: number | null; high: number | null; mazes: number }): string =>
+const mazeIntervalText = (i: { low: number | null; high: number | null; mazes: number }): string =>
   i.low === null ? `too few mazes (${i.mazes})` : `${formatInterval(i.low, i.high)}, ${plural(i.mazes, 'maze')}`;
 
 /** A group of reports/sweep-statistics.ts in words. */

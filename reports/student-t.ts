@@ -41,7 +41,7 @@ function betaFraction(a: number, b: number, x: number): number {
 }
 
 /** The regularized incomplete beta function I_x(a, b). */
-export function incompleteBeta(x: number, a: number, b: number): number {
+function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
@@ -49,7 +49,7 @@ export function incompleteBeta(x: number, a: number, b: number): number {
 }
 
 /** P(T <= t) for T ~ Student's t with df degrees of freedom. */
-export function studentTCdf(t: number, df: number): number {
+function studentTCdf(t: number, df: number): number {
   const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5);
   return t >= 0 ? 1 - tail : tail;
 }

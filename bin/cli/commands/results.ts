@@ -168,6 +168,7 @@ async function compare(
     await requireSweep(db, sweep);
     const { compareAgents, compareSettings } = await import('../../../reports/compare.ts');
     const { formatNumber } = await import('../../../reports/stat-format.ts');
+    const { MIN_TEST_MAZES } = await import('../../../reports/maze-inference.ts');
     const c =
       o.agent !== undefined && o.factor !== undefined
         ? await compareSettings(db, sweep, o.agent, o.factor, a, b)
@@ -190,7 +191,8 @@ async function compare(
         `  both solved ${g.bothSolved}, only ${c.a} ${g.onlyA}, only ${c.b} ${g.onlyB}, neither ${g.neither}`,
         `  sign-flip test over ${g.test.mazes} mazes (${g.test.differing} differ): p = ${formatNumber(g.test.p, 4)}` +
           `${c.groups.length > 1 ? `, Holm-adjusted p = ${formatNumber(g.test.holmP, 4)}` : ''}` +
-          ` (the smallest p ${g.test.differing} differing mazes allow: ${formatNumber(g.test.minP, 4)})`,
+          ` (the smallest p ${g.test.differing} differing mazes allow: ${formatNumber(g.test.minP, 4)}` +
+          `${g.test.differing < MIN_TEST_MAZES ? `; fewer than ${MIN_TEST_MAZES} cannot reach 0.05` : ''})`,
         `  success ${c.a} - ${c.b}: ${formatNumber(d.diff, 4)}, 95% interval ${intervalOrTooFew(d, g.mazes)}`,
         `  SPL ${c.a} - ${c.b}: ${formatNumber(g.spl.meanDiff, 4)}, ` +
           `95% interval ${intervalOrTooFew(g.spl, g.spl.mazes)}`,
