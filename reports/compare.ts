@@ -6,14 +6,7 @@
 // with a side that ended in error or still runs is left out and counted in the notes. Pairs of runs that exactly
 // repeat a deterministic pair (same trajectories) count once, and the notes say so.
 import type { Sql } from '../lambdas/store/sql.ts';
-import {
-  agentPairRows,
-  labelRuns,
-  sweepLabelCounts,
-  sweepLabels,
-  unpairedRuns,
-  type LabelRun,
-} from '../results/sweep-pairs.ts';
+import { agentPairRows, labelRuns, sweepLabelCounts, sweepLabels, type LabelRun } from '../results/sweep-pairs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { clusterBootstrap, clusterSums } from './bootstrap.ts';
 import { repeatsNote } from './repeats.ts';
@@ -214,8 +207,7 @@ export async function compareAgents(
   if (a === b) throw new InvalidInputError('b', b, 'compare two different agents');
   const [first, second] = a < b ? [a, b] : [b, a];
   const swap = first !== a;
-  const rows = await agentPairRows(db, sweep, first, second);
-  const left = await unpairedRuns(db, sweep, first, second);
+  const { rows, left } = await agentPairRows(db, sweep, first, second);
   if (rows.length === 0 && left.errors + left.running === 0)
     throw new InvalidInputError(
       'sweep',

@@ -1,7 +1,7 @@
 // A sweep's record and its runs (one row each, the latest attempt, from migration 011's sweep_runs), as the sweep
 // report lists them: read in keyset pages for the Data API's 1 MiB per response.
 import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
 
 export interface SweepRecord {
   id: string;
@@ -69,5 +69,6 @@ export function sweepRunRows(db: Sql, sweepId: string): Promise<SweepRunRow[]> {
             : [sweepId, null, null, null, null, null, limit],
         )
       ).rows,
+    sweepPageRows(db),
   );
 }
