@@ -190,6 +190,10 @@ export async function compareAgents(
   resamples = 10_000,
   seed = 1,
 ): Promise<Comparison> {
+  const [first, second] = a < b ? [a, b] : [b, a];
+  // both reads at once: each evaluates the sweep's runs; the pairs wait (unread) while the labels are checked
+  const paired = agentPairRows(db, sweep, first, second);
+  paired.catch(() => undefined);
   const counts = await sweepLabelCounts(db, sweep);
   const labels = counts.map((r) => r.label);
   if (labels.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
@@ -205,9 +209,8 @@ export async function compareAgents(
       );
   }
   if (a === b) throw new InvalidInputError('b', b, 'compare two different agents');
-  const [first, second] = a < b ? [a, b] : [b, a];
   const swap = first !== a;
-  const { rows, left } = await agentPairRows(db, sweep, first, second);
+  const { rows, left } = await paired;
   if (rows.length === 0 && left.errors + left.running === 0)
     throw new InvalidInputError(
       'sweep',
