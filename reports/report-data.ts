@@ -15,6 +15,7 @@ import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKR
 import { paperTable, type PaperTable } from './paper-table.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
 import { compareAgents, compareSettings, type Comparison } from './compare.ts';
+import { DEFAULT_RESAMPLES } from './bootstrap.ts';
 
 /** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
 interface GroupKey {
@@ -92,11 +93,16 @@ export async function loadReport(
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
-  const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
+  // the agents' pairs need only the labels (every run's, as the statistics' groups have them): read beside the
+  // statistics, as each read evaluates the sweep's runs
+  const resamples = DEFAULT_RESAMPLES;
+  const agentPairs = agentComparisons(db, sweepId, [...new Set(runs.map((r) => r.label))], resamples);
+  agentPairs.catch(() => undefined); // awaited below, after the statistics
+  const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells, resamples });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
   const [settingPairs, pairs] = await Promise.all([
     settingComparisons(db, sweepId, stats, statistics.resamples),
-    agentComparisons(db, sweepId, stats, statistics.resamples),
+    agentPairs,
   ]);
   return {
     settingPairs,
@@ -170,8 +176,8 @@ async function pairable(comparisons: Array<Promise<Comparison>>): Promise<Compar
 }
 
 /** Every two agent labels, in order, paired on the same maze, settings and repeat; those that share none left out. */
-async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[], resamples: number): Promise<Comparison[]> {
-  const labels = [...new Set(stats.map((r) => r.label))].sort();
+async function agentComparisons(db: Sql, sweepId: string, all: string[], resamples: number): Promise<Comparison[]> {
+  const labels = [...all].sort();
   // two agents on different mazes or settings: nothing to pair
   return pairable(
     labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b, resamples))),
