@@ -15,21 +15,40 @@ export interface LabelCounts {
 }
 
 /** Each agent label of the sweep with its successes and failures (runs) and observations, by label. */
-export async function sweepLabelCounts(db: Sql, sweep: string): Promise<LabelCounts[]> {
-  const { rows } = await db.query<LabelCounts>(
-    `SELECT label, count(*) FILTER (WHERE outcome_class IN ('success', 'failure')) AS runs,
-            count(*) FILTER (WHERE independent) AS independent, (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
-     FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
-    [sweep],
-  );
-  return rows;
+export function sweepLabelCounts(db: Sql, sweep: string): Promise<LabelCounts[]> {
+  return shared(db, `counts ${sweep}`, async () => {
+    const { rows } = await db.query<LabelCounts>(
+      `SELECT label, count(*) FILTER (WHERE outcome_class IN ('success', 'failure')) AS runs,
+              count(*) FILTER (WHERE independent) AS independent, (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
+       FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
+      [sweep],
+    );
+    return rows;
+  });
+}
+
+/**
+ * Reads in flight by database and key: comparisons made at once (a report's every two agents, the viewer's
+ * requests) share one read of the sweep's runs, each of which evaluates the whole sweep; a read that has ended is
+ * not kept, so none is ever stale.
+ */
+const inFlight = new WeakMap<Sql, Map<string, Promise<unknown>>>();
+
+function shared<T>(db: Sql, key: string, read: () => Promise<T>): Promise<T> {
+  const reads = inFlight.get(db) ?? new Map<string, Promise<unknown>>();
+  inFlight.set(db, reads);
+  const running = reads.get(key) as Promise<T> | undefined;
+  if (running) return running;
+  const started = read().finally(() => reads.delete(key));
+  reads.set(key, started);
+  return started;
 }
 
 /**
  * The counted pairs of labels `first` and `second` (first < second), as migration 011's sweep_run_pairs gives them
  * and in its order (by experiment_a, experiment_b), and the run pairs left out because a side ended in error or (else)
- * still runs: both from the two labels' runs read once (pair-runs.ts), not from the view, which evaluated its join of
- * the whole sweep again for each page.
+ * still runs: both from the sweep's runs read once (pair-runs.ts; one read shared by the comparisons made at once), not
+ * from the view, which evaluated its join of the whole sweep again for each page.
  */
 export async function agentPairRows(
   db: Sql,
@@ -37,11 +56,11 @@ export async function agentPairRows(
   first: string,
   second: string,
 ): Promise<{ rows: AgentPairRow[]; left: UnpairedRuns }> {
-  return agentPairs(await pairRuns(db, sweep, first, second), first, second);
+  return agentPairs(await shared(db, `runs ${sweep}`, () => pairRuns(db, sweep)), first, second);
 }
 
-/** Every run of the two labels, with its place among its label's runs by experiment id (the view's order). */
-function pairRuns(db: Sql, sweep: string, first: string, second: string): Promise<PairRun[]> {
+/** Every run of the sweep, with its place among its label's runs by experiment id (the view's order). */
+function pairRuns(db: Sql, sweep: string): Promise<PairRun[]> {
   return readPaged<PairRun>(
     async (last, limit) =>
       (
@@ -52,10 +71,10 @@ function pairRuns(db: Sql, sweep: string, first: string, second: string): Promis
                     factor_settings, coalesce(duplicate_of, experiment_id) AS observation, outcome_class, goal_found,
                     efficiency::float8 AS efficiency, identical_repeat, deterministic,
                     (row_number() OVER (PARTITION BY label ORDER BY experiment_id))::int AS id_order
-             FROM sweep_runs WHERE sweep_id = $1 AND label IN ($2, $3)
+             FROM sweep_runs WHERE sweep_id = $1
            ) r
-           WHERE (cell_index, repeat) > ($4::int, $5::int) ORDER BY cell_index, repeat LIMIT $6`,
-          [sweep, first, second, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
+           WHERE (cell_index, repeat) > ($2::int, $3::int) ORDER BY cell_index, repeat LIMIT $4`,
+          [sweep, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
         )
       ).rows,
     sweepPageRows(db),
