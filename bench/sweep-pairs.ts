@@ -116,7 +116,7 @@ export async function sweepPairsBench(): Promise<void> {
     const pairsMs = await medianMs(() => agentPairRows(db, SWEEP, 'frontier', 'random'));
     console.log(
       `  the two agents' ${fmt(after.rows.length)} pairs as compare read them before (sweep_run_pairs in pages of ` +
-        `1,000, and its self-join for the pairs left out), once: ${ms(oldMs)}; from the two labels' runs read once: ` +
+        `1,000, and its self-join for the pairs left out), once: ${ms(oldMs)}; from the sweep's runs read once: ` +
         `${ms(pairsMs)} (${fmt(oldMs / pairsMs, 0)}x faster); the same pairs: ${same ? 'yes' : 'NO'}`,
     );
 
