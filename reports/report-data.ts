@@ -15,6 +15,7 @@ import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKR
 import { paperTable, type PaperTable } from './paper-table.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
 import { compareAgents, compareSettings, type Comparison } from './compare.ts';
+import { sweepLabelCounts } from '../results/sweep-pairs.ts';
 import { DEFAULT_RESAMPLES } from './bootstrap.ts';
 
 /** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
@@ -83,26 +84,31 @@ export async function loadReport(
   sweepId: string,
   opts: { cells?: boolean; paper?: boolean } = {},
 ): Promise<ReportData> {
-  // the reads that need nothing of each other at once: the statistics' runs wait only for the factors
-  const [sweep, varying, runs] = await Promise.all([
-    sweepRecord(db, sweepId),
-    varyingFactors(db, sweepId),
-    sweepRunRows(db, sweepId),
-  ]);
+  // each read of the sweep's runs evaluates the whole sweep_runs view (its windows rank copies over the sweep), so
+  // they go side by side: the runs listed, the statistics' runs (after the factors), and the agents' pairs (after
+  // the labels: every run's, as the statistics' groups have them)
+  const resamples = DEFAULT_RESAMPLES;
+  const runsRead = sweepRunRows(db, sweepId);
+  const pairsRead = sweepLabelCounts(db, sweepId).then((counts) =>
+    agentComparisons(
+      db,
+      sweepId,
+      counts.map((c) => c.label),
+      resamples,
+    ),
+  );
+  for (const read of [runsRead, pairsRead]) read.catch(() => undefined); // awaited below
+  const [sweep, varying] = await Promise.all([sweepRecord(db, sweepId), varyingFactors(db, sweepId)]);
   if (!sweep)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
-  // the agents' pairs need only the labels (every run's, as the statistics' groups have them): read beside the
-  // statistics, as each read evaluates the sweep's runs
-  const resamples = DEFAULT_RESAMPLES;
-  const agentPairs = agentComparisons(db, sweepId, [...new Set(runs.map((r) => r.label))], resamples);
-  agentPairs.catch(() => undefined); // awaited below, after the statistics
   const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells, resamples });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
-  const [settingPairs, pairs] = await Promise.all([
+  const [settingPairs, pairs, runs] = await Promise.all([
     settingComparisons(db, sweepId, stats, statistics.resamples),
-    agentPairs,
+    pairsRead,
+    runsRead,
   ]);
   return {
     settingPairs,
