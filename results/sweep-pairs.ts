@@ -102,6 +102,11 @@ export interface LabelRun {
 
 /** Every run of the agent labelled `label` in the sweep, by cell and repeat. */
 export function labelRuns(db: Sql, sweep: string, label: string): Promise<LabelRun[]> {
+  // a report compares each varied setting's values pairwise, every comparison reading the agent's runs at once
+  return shared(db, `label ${sweep} ${label}`, () => labelRunRows(db, sweep, label));
+}
+
+function labelRunRows(db: Sql, sweep: string, label: string): Promise<LabelRun[]> {
   return readPaged<LabelRun>(
     async (last, limit) =>
       (
