@@ -61,6 +61,18 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * jsonb's `a || b` of two objects: b's keys over a's, in jsonb's order (shorter keys first, then by their bytes), so
+ * the settings read as the view gave them, key for key.
+ */
+function jsonbConcat(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const merged = { ...a, ...b };
+  const keys = Object.keys(merged).sort(
+    (x, y) => Buffer.byteLength(x) - Buffer.byteLength(y) || Buffer.compare(Buffer.from(x), Buffer.from(y)),
+  );
+  return Object.fromEntries(keys.map((k) => [k, merged[k]]));
+}
+
 const counted = (r: PairRun) => r.outcome_class === 'success' || r.outcome_class === 'failure';
 const joinKey = (r: PairRun) => `${r.maze}\u0000${r.settings_key}\u0000${r.repeat}`;
 
@@ -107,7 +119,7 @@ export function agentPairs(
         else if (a.outcome_class === 'running' || b.outcome_class === 'running') left.running++;
         continue;
       }
-      const settings = { ...a.factor_settings, ...b.factor_settings };
+      const settings = jsonbConcat(a.factor_settings, b.factor_settings);
       const key = [a.maze, canonicalJson(settings), a.observation, b.observation].join('\u0000');
       const g = groups.get(key);
       if (g) g.runPairs++;

@@ -11,6 +11,7 @@ import { frontierAgent } from '../lambdas/providers/frontier-agent.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import { ResultTooLargeError, type QueryOptions, type Sql, type SqlValue } from '../lambdas/store/sql.ts';
 import { agentPairRows } from '../results/sweep-pairs.ts';
+import { agentPairs, type PairRun } from '../results/pair-runs.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { TRANSPORTS, testDatabase, type TestDatabase } from './support/db.ts';
 
@@ -117,11 +118,40 @@ describe.each(TRANSPORTS)('agent pairs over %s', (transport) => {
       expect(view.length).toBeGreaterThan(0);
       const fast = await agentPairRows(db, SWEEP, a, b);
       expect(fast.rows).toEqual(view);
+      expect(JSON.stringify(fast.rows), 'the same keys in the same order').toBe(JSON.stringify(view));
       expect(fast.left).toEqual(left);
       // in pages of 5 rows (each page read after the one before it): the same
       expect(await agentPairRows(smallPages(db, 5), SWEEP, a, b)).toEqual(fast);
     },
   );
+
+  it('merges the two sides’ settings as jsonb’s || does, in its key order', async () => {
+    const run = (label: string, factor_settings: Record<string, unknown>): PairRun => ({
+      experiment_id: label,
+      label,
+      cell_index: 0,
+      repeat: 0,
+      maze: 'medium 9 1',
+      settings_key: '{}',
+      factor_settings,
+      observation: label,
+      outcome_class: 'success',
+      goal_found: true,
+      efficiency: 1,
+      identical_repeat: false,
+      deterministic: false,
+      id_order: 1,
+    });
+    // an Ollama model beside a Bedrock one: each has a section the other's agent is not reached by
+    const a = { ollama: { num_ctx: 4096 }, temperature: 0.5, observation: 'rays' };
+    const b = { context_windows: { m: 8 }, bedrock: { region: 'eu-west-1' }, temperature: 0 };
+    const { rows } = await db.query('SELECT $1::jsonb || $2::jsonb AS settings', [
+      JSON.stringify(a),
+      JSON.stringify(b),
+    ]);
+    const [pair] = agentPairs([run('a', a), run('b', b)], 'a', 'b').rows;
+    expect(JSON.stringify(pair.settings)).toBe(JSON.stringify(rows[0].settings));
+  });
 
   it('compares from those pairs: as many pairs and copied pairs as the view has', async () => {
     const c = await compareAgents(db, SWEEP, 'frontier-v2', 'frontier', 200);
