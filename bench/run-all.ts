@@ -22,6 +22,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   replay: async () => (await import('./replay.ts')).replayBench(),
   viewer: async () => (await import('./viewer.ts')).viewerBench(),
   summaries: async () => (await import('./summaries.ts')).summariesBench(),
+  'sweep-pairs': async () => (await import('./sweep-pairs.ts')).sweepPairsBench(),
   search: async () => (await import('./search.ts')).searchBench(),
   'cli-startup': async () => (await import('./cli-startup.ts')).cliStartupBench(),
   load: async () => (await import('./load.ts')).loadBench(),

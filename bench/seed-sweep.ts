@@ -32,7 +32,6 @@ export async function seedSweep(
 ): Promise<number> {
   const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
   const runs = Math.ceil(actions / perRun);
-  const perRunTurns = perRun / 10;
   await q(`INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, '{}', $1, $1, $2, 1)`, [
     sweep,
     runs,
@@ -53,6 +52,17 @@ export async function seedSweep(
      WHERE id = $5`,
     [sweep, runs, perRun, actions, source],
   );
+  await seedRunRows(db, sweep, actions, perRun);
+  return runs;
+}
+
+/**
+ * The turns, actions and kept totals of the runs named `${sweep}-000000`, `${sweep}-000001`, ...: `actions` action
+ * rows in runs of `perRun` (a multiple of 10), turns of 10 actions each with tokens and a cost.
+ */
+async function seedRunRows(db: Database, sweep: string, actions: number, perRun: number): Promise<void> {
+  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
+  const perRunTurns = perRun / 10;
   await q(
     `INSERT INTO turns (experiment_id, turn_number, started_at, ended_at, stop_reason, actions_executed,
        calls_refused, goal_found, actions_taken_after, tiles_seen_after, position_x_after, position_y_after,
@@ -81,5 +91,56 @@ export async function seedSweep(
      WHERE e.sweep_id = $1`,
     [sweep],
   );
+}
+
+/** Two agents' source runs and the shape of a paired sweep (seedPairedSweep). */
+export interface PairedSweep {
+  /** A finished run of each agent (its experiment row is copied): a baseline that ignores its seed goes second. */
+  sources: readonly [string, string];
+  mazes: number;
+  repeats: number;
+  /** Action rows a run (a multiple of 10). */
+  perRun: number;
+}
+
+/**
+ * A sweep of two agents on `mazes` mazes, `repeats` runs a cell: the first agent's runs each walk their own way
+ * (every third finds the goal), the second's repeat each other on a maze (one trajectory a maze, so its repeats are
+ * copies of the first, as a frontier agent's are) and find the goal on three mazes of four. Runs are numbered cell
+ * by cell, so their turns and actions are seedSweep's. Returns the number of runs.
+ */
+export async function seedPairedSweep(db: Database, sweep: string, shape: PairedSweep): Promise<number> {
+  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
+  const { sources, mazes, repeats, perRun } = shape;
+  const runs = 2 * mazes * repeats;
+  await q(`INSERT INTO sweeps (id, spec, spec_hash, spec_text, cells, repeats) VALUES ($1, '{}', $1, $1, $2, $3)`, [
+    sweep,
+    2 * mazes,
+    repeats,
+  ]);
+  // cell s * mazes + m: agent s on maze m (seed m + 1)
+  await q(
+    `INSERT INTO sweep_cells
+     SELECT $1, s * $2 + m, 'cell-' || (s * $2 + m), e.agent, e.agent, e.model, g.generator, g.width, m + 1, '{}'
+     FROM generate_series(0, 1) s, generate_series(0, $2 - 1) m, experiments e JOIN mazes g ON g.id = e.maze_id
+     WHERE e.id = ($3::text[])[s + 1]`,
+    [sweep, mazes, sources],
+  );
+  await q(
+    `INSERT INTO experiments (id, agent, provider, model, prompt_version, agent_seed, maze_id, config,
+       optimal_moves, status, goal_found, stop_reason, started_at, completed_at, position_x, position_y,
+       turns_completed, actions_taken, tiles_seen, sweep_id, sweep_cell, sweep_repeat, sweep_attempt, trajectory_hash)
+     SELECT $1 || '-' || lpad(i::text, 6, '0'), e.agent, e.provider, e.model, e.prompt_version, r, e.maze_id,
+       e.config, $4::int / 2, 'completed', ok, CASE WHEN ok THEN 'goal_found' ELSE 'max_moves' END, e.started_at,
+       e.completed_at, 1, 1, $4::int / 10, $4::int, 12, $1, cell, r, 1,
+       CASE WHEN s = 0 THEN md5($1 || i) ELSE md5($1 || m) END
+     FROM generate_series(0, $5::int - 1) i,
+       LATERAL (SELECT i / $3 AS cell, i % $3 AS r) c,
+       LATERAL (SELECT cell / $2 AS s, cell % $2 AS m) a,
+       LATERAL (SELECT CASE WHEN s = 0 THEN i % 3 = 0 ELSE m % 4 <> 0 END AS ok) o,
+       experiments e WHERE e.id = ($6::text[])[s + 1]`,
+    [sweep, mazes, repeats, perRun, runs, sources],
+  );
+  await seedRunRows(db, sweep, runs * perRun, perRun);
   return runs;
 }

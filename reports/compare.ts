@@ -7,14 +7,7 @@
 // wall clock or still runs is left out and counted in the notes. Pairs of runs that exactly repeat a deterministic
 // pair (same trajectories) count once, and the notes say so.
 import type { Sql } from '../lambdas/store/sql.ts';
-import {
-  agentPairRows,
-  labelRuns,
-  sweepLabelCounts,
-  sweepLabels,
-  unpairedRuns,
-  type LabelRun,
-} from '../results/sweep-pairs.ts';
+import { agentPairRows, labelRuns, sweepLabelCounts, sweepLabels, type LabelRun } from '../results/sweep-pairs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { clusterSums } from './bootstrap.ts';
 import { clusterMean, holm, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
@@ -205,6 +198,10 @@ const leftOutNote = (left: LeftOut) =>
       ];
 
 export async function compareAgents(db: Sql, sweep: string, a: string, b: string): Promise<Comparison> {
+  const [first, second] = a < b ? [a, b] : [b, a];
+  // both reads at once: each evaluates the sweep's runs; the pairs wait (unread) while the labels are checked
+  const paired = agentPairRows(db, sweep, first, second);
+  paired.catch(() => undefined);
   const counts = await sweepLabelCounts(db, sweep);
   const labels = counts.map((r) => r.label);
   if (labels.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
@@ -220,10 +217,8 @@ export async function compareAgents(db: Sql, sweep: string, a: string, b: string
       );
   }
   if (a === b) throw new InvalidInputError('b', b, 'compare two different agents');
-  const [first, second] = a < b ? [a, b] : [b, a];
   const swap = first !== a;
-  const rows = await agentPairRows(db, sweep, first, second);
-  const left = await unpairedRuns(db, sweep, first, second);
+  const { rows, left } = await paired;
   if (rows.length === 0 && left.errors + left.wallClock + left.running === 0)
     throw new InvalidInputError(
       'sweep',

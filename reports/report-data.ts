@@ -17,6 +17,7 @@ import { sweepPlan, type SweepPlan } from '../results/sweep-plan.ts';
 import { planLines } from './plan-text.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
 import { compareAgents, compareSettings, holmAcross, type Comparison } from './compare.ts';
+import { sweepLabelCounts } from '../results/sweep-pairs.ts';
 
 /** Where a group sits: its label, maze, and the varied settings that reach its agent (not applicable ones left out). */
 interface GroupKey {
@@ -88,11 +89,21 @@ export async function loadReport(
   sweepId: string,
   opts: { cells?: boolean; paper?: boolean } = {},
 ): Promise<ReportData> {
-  // the reads that need nothing of each other at once: the statistics' runs wait only for the factors
-  const [sweep, varying, runs, plan] = await Promise.all([
+  // each read of the sweep's runs evaluates the whole sweep_runs view (its windows rank copies over the sweep), so
+  // they go side by side: the runs listed, the statistics' runs (after the factors), and the agents' pairs (after
+  // the labels: every run's, as the statistics' groups have them)
+  const runsRead = sweepRunRows(db, sweepId);
+  const pairsRead = sweepLabelCounts(db, sweepId).then((counts) =>
+    agentComparisons(
+      db,
+      sweepId,
+      counts.map((c) => c.label),
+    ),
+  );
+  for (const read of [runsRead, pairsRead]) read.catch(() => undefined); // awaited below
+  const [sweep, varying, plan] = await Promise.all([
     sweepRecord(db, sweepId),
     varyingFactors(db, sweepId),
-    sweepRunRows(db, sweepId),
     sweepPlan(db, sweepId),
   ]);
   if (!sweep || !plan)
@@ -101,10 +112,13 @@ export async function loadReport(
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
   const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
+  const [settingComparisonsMade, agentComparisonsMade, runs] = await Promise.all([
+    settingComparisons(db, sweepId, stats),
+    pairsRead,
+    runsRead,
+  ]);
   // every paired test of the report is one family: Holm's adjustment over all of them
-  const [settingPairs, pairs] = holmAcross(
-    await Promise.all([settingComparisons(db, sweepId, stats), agentComparisons(db, sweepId, stats)]),
-  );
+  const [settingPairs, pairs] = holmAcross([settingComparisonsMade, agentComparisonsMade]);
   return {
     settingPairs,
     sweep: {
@@ -174,8 +188,8 @@ async function pairable(comparisons: Array<Promise<Comparison>>): Promise<Compar
 }
 
 /** Every two agent labels, in order, paired on the same maze, settings and repeat; those that share none left out. */
-async function agentComparisons(db: Sql, sweepId: string, stats: StatsRow[]): Promise<Comparison[]> {
-  const labels = [...new Set(stats.map((r) => r.label))].sort();
+async function agentComparisons(db: Sql, sweepId: string, all: string[]): Promise<Comparison[]> {
+  const labels = [...all].sort();
   // two agents on different mazes or settings: nothing to pair
   return pairable(labels.flatMap((a, i) => labels.slice(i + 1).map((b) => compareAgents(db, sweepId, a, b))));
 }

@@ -4,7 +4,7 @@
 // read in keyset pages (the Data API's 1 MiB a response). Which factors exist and what a value means for a run
 // (reports/factors.ts) is the statistics' business; how a factor is read from the database is here.
 import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
 
 /** Factors that are columns of sweep_runs rather than config settings, each with the column it reads. */
 const RUN_COLUMNS = new Map([
@@ -118,5 +118,6 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
           [...params, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
         )
       ).rows,
+    sweepPageRows(db),
   );
 }

@@ -1,9 +1,10 @@
 // The runs a sweep's paired comparisons count (reports/compare.ts): each agent's runs and observations, the pairs
-// of two agents on the same maze, settings and repeat (migration 011's sweep_run_pairs), the pairs left out, and
-// one agent's runs to pair by a setting's values. Read in keyset pages where they grow with the sweep (the Data
-// API's 1 MiB a response).
+// of two agents on the same maze, settings and repeat (migration 011's sweep_run_pairs, computed from the runs read
+// once: pair-runs.ts) with the pairs left out, and one agent's runs to pair by a setting's values. Read in keyset
+// pages where they grow with the sweep (the Data API's 1 MiB a response; one statement over pg: sweepPageRows).
 import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
+import { agentPairs, type AgentPairRow, type PairRun, type UnpairedRuns } from './pair-runs.ts';
 
 /** One agent label's finished runs and observations, with the sweep's repeats; the counts may arrive as text. */
 export interface LabelCounts {
@@ -14,73 +15,70 @@ export interface LabelCounts {
 }
 
 /** Each agent label of the sweep with its successes and failures (runs) and observations, by label. */
-export async function sweepLabelCounts(db: Sql, sweep: string): Promise<LabelCounts[]> {
-  const { rows } = await db.query<LabelCounts>(
-    `SELECT label, count(*) FILTER (WHERE outcome_class IN ('success', 'failure')) AS runs,
-            count(*) FILTER (WHERE independent) AS independent, (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
-     FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
-    [sweep],
-  );
-  return rows;
+export function sweepLabelCounts(db: Sql, sweep: string): Promise<LabelCounts[]> {
+  return shared(db, `counts ${sweep}`, async () => {
+    const { rows } = await db.query<LabelCounts>(
+      `SELECT label, count(*) FILTER (WHERE outcome_class IN ('success', 'failure')) AS runs,
+              count(*) FILTER (WHERE independent) AS independent, (SELECT repeats FROM sweeps WHERE id = $1) AS repeats
+       FROM sweep_runs WHERE sweep_id = $1 GROUP BY label ORDER BY label`,
+      [sweep],
+    );
+    return rows;
+  });
 }
 
-/** A counted pair of two agents' runs (a copied pair stands for run_pairs of them), side a the first label. */
-export interface AgentPairRow {
-  experiment_a: string;
-  experiment_b: string;
-  maze: string;
-  settings: Record<string, unknown>;
-  ok_a: boolean;
-  ok_b: boolean;
-  eff_a: number | null;
-  eff_b: number | null;
-  run_pairs: number;
-  identical_a: boolean;
-  identical_b: boolean;
-  model_a: boolean;
-  model_b: boolean;
+/**
+ * Reads in flight by database and key: comparisons made at once (a report's every two agents, the viewer's
+ * requests) share one read of the sweep's runs, each of which evaluates the whole sweep; a read that has ended is
+ * not kept, so none is ever stale.
+ */
+const inFlight = new WeakMap<Sql, Map<string, Promise<unknown>>>();
+
+function shared<T>(db: Sql, key: string, read: () => Promise<T>): Promise<T> {
+  const reads = inFlight.get(db) ?? new Map<string, Promise<unknown>>();
+  inFlight.set(db, reads);
+  const running = reads.get(key) as Promise<T> | undefined;
+  if (running) return running;
+  const started = read().finally(() => reads.delete(key));
+  reads.set(key, started);
+  return started;
 }
 
-/** The pairs of labels `first` and `second` (first < second, as the view orders them), by their experiments. */
-export function agentPairRows(db: Sql, sweep: string, first: string, second: string): Promise<AgentPairRow[]> {
-  return readPaged<AgentPairRow>(
-    async (last, limit) =>
-      (
-        await db.query<AgentPairRow>(
-          `SELECT experiment_a, experiment_b, maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze, settings,
-                  ok_a, ok_b, eff_a::float8 AS eff_a, eff_b::float8 AS eff_b, run_pairs::int AS run_pairs,
-                  identical_a, identical_b, model_a, model_b
-           FROM sweep_run_pairs
-           WHERE sweep_id = $1 AND label_a = $2 AND label_b = $3 AND (experiment_a, experiment_b) > ($4::text, $5::text)
-           ORDER BY experiment_a, experiment_b LIMIT $6`,
-          [sweep, first, second, last?.experiment_a ?? '', last?.experiment_b ?? '', limit],
-        )
-      ).rows,
-  );
-}
-
-/** The two labels' run pairs left out: a side ended in error, else a side hit the wall clock, else one still runs. */
-export async function unpairedRuns(
+/**
+ * The counted pairs of labels `first` and `second` (first < second), as migration 011's sweep_run_pairs gives them
+ * and in its order (by experiment_a, experiment_b), and the run pairs left out because a side ended in error or (else)
+ * still runs: both from the sweep's runs read once (pair-runs.ts; one read shared by the comparisons made at once), not
+ * from the view, which evaluated its join of the whole sweep again for each page.
+ */
+export async function agentPairRows(
   db: Sql,
   sweep: string,
   first: string,
   second: string,
-): Promise<{ errors: number; wallClock: number; running: number }> {
-  const { rows } = await db.query<{ errors: number; wall_clock: number; running: number }>(
-    `SELECT (count(*) FILTER (WHERE 'error' IN (x.outcome_class, y.outcome_class)))::int AS errors,
-            (count(*) FILTER (WHERE 'wall_clock' IN (x.outcome_class, y.outcome_class)
-                                AND 'error' NOT IN (x.outcome_class, y.outcome_class)))::int AS wall_clock,
-            (count(*) FILTER (WHERE 'running' IN (x.outcome_class, y.outcome_class)
-                                AND 'error' NOT IN (x.outcome_class, y.outcome_class)
-                                AND 'wall_clock' NOT IN (x.outcome_class, y.outcome_class)))::int AS running
-     FROM sweep_runs x JOIN sweep_runs y ON y.sweep_id = x.sweep_id AND y.label = $3
-       AND y.maze_generator = x.maze_generator AND y.maze_size = x.maze_size AND y.maze_seed = x.maze_seed
-       AND y.settings::text = x.settings::text AND y.repeat = x.repeat
-     WHERE x.sweep_id = $1 AND x.label = $2`,
-    [sweep, first, second],
+): Promise<{ rows: AgentPairRow[]; left: UnpairedRuns }> {
+  return agentPairs(await shared(db, `runs ${sweep}`, () => pairRuns(db, sweep)), first, second);
+}
+
+/** Every run of the sweep, with its place among its label's runs by experiment id (the view's order). */
+function pairRuns(db: Sql, sweep: string): Promise<PairRun[]> {
+  return readPaged<PairRun>(
+    async (last, limit) =>
+      (
+        await db.query<PairRun>(
+          `SELECT * FROM (
+             SELECT experiment_id, label, cell_index, repeat,
+                    maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze, settings::text AS settings_key,
+                    factor_settings, coalesce(duplicate_of, experiment_id) AS observation, outcome_class, goal_found,
+                    efficiency::float8 AS efficiency, identical_repeat, deterministic,
+                    (row_number() OVER (PARTITION BY label ORDER BY experiment_id))::int AS id_order
+             FROM sweep_runs WHERE sweep_id = $1
+           ) r
+           WHERE (cell_index, repeat) > ($2::int, $3::int) ORDER BY cell_index, repeat LIMIT $4`,
+          [sweep, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
+        )
+      ).rows,
+    sweepPageRows(db),
   );
-  const r = rows[0];
-  return { errors: Number(r.errors), wallClock: Number(r.wall_clock), running: Number(r.running) };
 }
 
 /** One run of an agent, as a comparison of two values of one setting pairs it. */
@@ -104,6 +102,11 @@ export interface LabelRun {
 
 /** Every run of the agent labelled `label` in the sweep, by cell and repeat. */
 export function labelRuns(db: Sql, sweep: string, label: string): Promise<LabelRun[]> {
+  // a report compares each varied setting's values pairwise, every comparison reading the agent's runs at once
+  return shared(db, `label ${sweep} ${label}`, () => labelRunRows(db, sweep, label));
+}
+
+function labelRunRows(db: Sql, sweep: string, label: string): Promise<LabelRun[]> {
   return readPaged<LabelRun>(
     async (last, limit) =>
       (
@@ -116,6 +119,7 @@ export function labelRuns(db: Sql, sweep: string, label: string): Promise<LabelR
           [sweep, label, last?.cell_index ?? -1, last?.repeat ?? -1, limit],
         )
       ).rows,
+    sweepPageRows(db),
   );
 }
 

@@ -2,7 +2,7 @@
 // cost of all its attempts from migration 028's sweep_attempts), as the sweep report lists them: read in keyset
 // pages for the Data API's 1 MiB per response.
 import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
 
 export interface SweepRecord {
   id: string;
@@ -73,5 +73,6 @@ export function sweepRunRows(db: Sql, sweepId: string): Promise<SweepRunRow[]> {
             : [sweepId, null, null, null, null, null, limit],
         )
       ).rows,
+    sweepPageRows(db),
   );
 }

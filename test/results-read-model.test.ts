@@ -353,6 +353,9 @@ const READS_ELSEWHERE: Record<string, string> = {
   'bench/viewer.ts': 'counts the rows it seeded, to report the scale it measured',
   'bench/search.ts': 'counts the rows it seeded and those naming its rare word, to report the scale it measured',
   'bench/summaries.ts': 'counts the rows it seeded, to report the scale it measured',
+  'bench/sweep-pairs.ts':
+    'reads the pairs as compare read them before (sweep_run_pairs in pages), to time the read that replaced it ' +
+    'and check that both give the same pairs; counts the rows it seeded',
   'bench/soak.ts':
     'compares each run of the chaotic sweep with the undisturbed one, and watches runs finish to time its faults',
 };

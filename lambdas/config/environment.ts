@@ -282,6 +282,12 @@ const VARIABLES = {
     meaning: 'How many actions each baseline experiment of the load benchmark takes (a whole number >= 100).',
     default: '2000',
   },
+  BENCH_PAIRED_RUNS: {
+    readBy: ['bench'],
+    setBy: 'user',
+    meaning: "How many runs the paired statistics benchmark's sweep of two baselines holds (a whole number >= 200).",
+    default: '10000',
+  },
   BENCH_SEARCH_ACTIONS: {
     readBy: ['bench'],
     setBy: 'user',

@@ -28,6 +28,8 @@ export interface QueryOptions {
 }
 
 export interface Sql {
+  /** Which transport, where the caller's reads differ by it (pages: pg has no response limit). */
+  readonly transport?: 'pg' | 'data-api';
   query<R extends object = Record<string, any>>( // eslint-disable-line @typescript-eslint/no-explicit-any -- rows
     text: string,
     values?: readonly SqlValue[],
