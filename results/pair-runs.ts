@@ -26,6 +26,26 @@ export interface PairRun {
   deterministic: boolean;
   /** Its place among its label's runs by experiment id, in the database's collation (the view's ORDER BY). */
   id_order: number;
+  /** A bundled simulator answered some of its calls; answered: a model answered any (experiments.simulated). */
+  simulated?: boolean;
+  answered?: boolean;
+}
+
+/**
+ * Runs whose label's answered runs are both simulated and real carry `simulated (label)` among their factor
+ * settings, so no comparison table pools the two (runs no model answered decide nothing): the statistics' rule.
+ */
+export function splitSimulated<
+  T extends { simulated?: boolean; answered?: boolean; factor_settings: Record<string, unknown> },
+>(runs: readonly T[], labelOf: (r: T) => string): T[] {
+  const kinds = new Map<string, Set<boolean>>();
+  for (const r of runs)
+    if (r.answered) kinds.set(labelOf(r), (kinds.get(labelOf(r)) ?? new Set()).add(r.simulated === true));
+  return runs.map((r) =>
+    kinds.get(labelOf(r))?.size === 2
+      ? { ...r, factor_settings: { ...r.factor_settings, [`simulated (${labelOf(r)})`]: r.simulated === true } }
+      : r,
+  );
 }
 
 /** A counted pair of two agents' runs (a copied pair stands for run_pairs of them), side a the first label. */

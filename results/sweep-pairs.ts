@@ -4,7 +4,7 @@
 // pages where they grow with the sweep (the Data API's 1 MiB a response; one statement over pg: sweepPageRows).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
-import { agentPairs, type AgentPairRow, type PairRun, type UnpairedRuns } from './pair-runs.ts';
+import { agentPairs, splitSimulated, type AgentPairRow, type PairRun, type UnpairedRuns } from './pair-runs.ts';
 
 /** One agent label's finished runs and observations, with the sweep's repeats; the counts may arrive as text. */
 export interface LabelCounts {
@@ -56,7 +56,12 @@ export async function agentPairRows(
   first: string,
   second: string,
 ): Promise<{ rows: AgentPairRow[]; left: UnpairedRuns }> {
-  return agentPairs(await shared(db, `runs ${sweep}`, () => pairRuns(db, sweep)), first, second);
+  const runs = await shared(db, `runs ${sweep}`, () => pairRuns(db, sweep));
+  return agentPairs(
+    splitSimulated(runs, (r) => r.label),
+    first,
+    second,
+  );
 }
 
 /** Every run of the sweep, with its place among its label's runs by experiment id (the view's order). */
@@ -69,7 +74,8 @@ function pairRuns(db: Sql, sweep: string): Promise<PairRun[]> {
              SELECT experiment_id, label, cell_index, repeat,
                     maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze, settings::text AS settings_key,
                     factor_settings, coalesce(duplicate_of, experiment_id) AS observation, outcome_class, goal_found,
-                    efficiency::float8 AS efficiency, identical_repeat, deterministic,
+                    efficiency::float8 AS efficiency, identical_repeat, deterministic, llm_calls > 0 AS answered,
+                    (SELECT e.simulated FROM experiments e WHERE e.id = experiment_id) AS simulated,
                     (row_number() OVER (PARTITION BY label ORDER BY experiment_id))::int AS id_order
              FROM sweep_runs WHERE sweep_id = $1
            ) r
@@ -98,12 +104,17 @@ export interface LabelRun {
   identical_repeat: boolean;
   deterministic: boolean;
   cell_index: number;
+  /** A model answered it, and whether a bundled simulator did (they split a comparison when a label has both). */
+  answered?: boolean;
+  simulated?: boolean;
 }
 
 /** Every run of the agent labelled `label` in the sweep, by cell and repeat. */
 export function labelRuns(db: Sql, sweep: string, label: string): Promise<LabelRun[]> {
   // a report compares each varied setting's values pairwise, every comparison reading the agent's runs at once
-  return shared(db, `label ${sweep} ${label}`, () => labelRunRows(db, sweep, label));
+  return shared(db, `label ${sweep} ${label}`, async () =>
+    splitSimulated(await labelRunRows(db, sweep, label), () => label),
+  );
 }
 
 function labelRunRows(db: Sql, sweep: string, label: string): Promise<LabelRun[]> {
@@ -113,7 +124,8 @@ function labelRunRows(db: Sql, sweep: string, label: string): Promise<LabelRun[]
         await db.query<LabelRun>(
           `SELECT experiment_id, duplicate_of, provider, maze_generator || ' ' || maze_size || ' ' || maze_seed AS maze,
                   repeat, settings, factor_settings, outcome_class, goal_found, efficiency::float8 AS efficiency,
-                  identical_repeat, deterministic, cell_index
+                  identical_repeat, deterministic, cell_index, llm_calls > 0 AS answered,
+                  (SELECT e.simulated FROM experiments e WHERE e.id = experiment_id) AS simulated
            FROM sweep_runs WHERE sweep_id = $1 AND label = $2 AND (cell_index, repeat) > ($3::int, $4::int)
            ORDER BY cell_index, repeat LIMIT $5`,
           [sweep, label, last?.cell_index ?? -1, last?.repeat ?? -1, limit],

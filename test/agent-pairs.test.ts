@@ -11,7 +11,7 @@ import { frontierAgent } from '../lambdas/providers/frontier-agent.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import { ResultTooLargeError, type QueryOptions, type Sql, type SqlValue } from '../lambdas/store/sql.ts';
 import { agentPairRows } from '../results/sweep-pairs.ts';
-import { agentPairs, type PairRun } from '../results/pair-runs.ts';
+import { agentPairs, splitSimulated, type PairRun } from '../results/pair-runs.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { TRANSPORTS, testDatabase, type TestDatabase } from './support/db.ts';
 
@@ -127,6 +127,43 @@ describe.each(TRANSPORTS)('agent pairs over %s', (transport) => {
       expect(await agentPairRows(smallPages(db, 5), SWEEP, a, b)).toEqual(fast);
     },
   );
+
+  it('never pools simulated and real runs of one label: a label with both is split by them', () => {
+    const run = (label: string, repeat: number, simulated: boolean): PairRun => ({
+      experiment_id: `${label}-${repeat}`,
+      label,
+      cell_index: 0,
+      repeat,
+      maze: 'medium 9 1',
+      settings_key: '{}',
+      factor_settings: {},
+      observation: `${label}-${repeat}`,
+      outcome_class: 'success',
+      goal_found: true,
+      efficiency: 1,
+      identical_repeat: false,
+      deterministic: false,
+      id_order: repeat,
+      answered: true,
+      simulated,
+    });
+    const mixed = [run('a', 1, true), run('a', 2, false), run('b', 1, false), run('b', 2, false)];
+    const settings = agentPairs(
+      splitSimulated(mixed, (r) => r.label),
+      'a',
+      'b',
+    ).rows.map((r) => r.settings);
+    expect(settings).toEqual([{ 'simulated (a)': true }, { 'simulated (a)': false }]);
+    // all of one kind: nothing to split
+    const real = [run('a', 1, false), run('a', 2, false), run('b', 1, false)];
+    expect(
+      agentPairs(
+        splitSimulated(real, (r) => r.label),
+        'a',
+        'b',
+      ).rows.map((r) => r.settings),
+    ).toEqual([{}]);
+  });
 
   it('merges the two sides’ settings as jsonb’s || does, in its key order', async () => {
     const run = (label: string, factor_settings: Record<string, unknown>): PairRun => ({
