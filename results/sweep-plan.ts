@@ -53,14 +53,7 @@ const PLANNED = `
 
 const MISSING = "(status IS NULL OR status = 'running')";
 
-interface Totals {
-  planned: number;
-  started: number;
-  ended: number;
-  running: number;
-  not_started: number;
-  missing_cell_count: number;
-}
+type Totals = Pick<SweepPlan, 'planned' | 'started' | 'ended' | 'running' | 'not_started' | 'missing_cell_count'>;
 
 /** The sweep against its plan; null when no sweep has that name. */
 export async function sweepPlan(db: Sql, sweepId: string): Promise<SweepPlan | null> {
