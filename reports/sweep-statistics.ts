@@ -331,8 +331,12 @@ function successIntervals(obs: StatisticsRun[], resamples: number, seed: number)
   };
 }
 
-/** Efficiency over the successes and SPL over every observation, each with its maze-level interval. */
-function pathStatistics(obs: StatisticsRun[]) {
+/**
+ * Efficiency over the successes and SPL over every observation, each with its maze-level interval. SPL is at most
+ * the success rate, so where no run succeeded (every SPL 0, no spread to estimate from) its interval is the success
+ * rate's, [0, its upper bound], not [0, 0].
+ */
+function pathStatistics(obs: StatisticsRun[], success: MazeInterval) {
   const solved = obs.filter((r) => r.outcome === 'success' && r.efficiency !== null);
   const efficiencies = solved.map((r) => r.efficiency!);
   const byEfficiency = clusterSums(
@@ -354,7 +358,8 @@ function pathStatistics(obs: StatisticsRun[]) {
     },
     spl: {
       mean: mean(obs.map(splOf)),
-      interval: mazeInterval(clusterMean(bySpl, 0, 1), bySpl.length),
+      interval:
+        solved.length === 0 && success.low !== null ? success : mazeInterval(clusterMean(bySpl, 0, 1), bySpl.length),
     },
   };
 }
@@ -422,7 +427,7 @@ function groupStatistics(
     stopReasons: countStopReasons(runs),
     success: { rate: obs.length === 0 ? null : k / obs.length, wilson: wilson(k, obs.length), ...success },
     ifErrorsFailed: ifErrorsFailed(obs, [...errors, ...wallClock]),
-    ...pathStatistics(obs),
+    ...pathStatistics(obs, success.maze),
     meanActions: mean(obs.map((r) => r.actions)),
     medianActionsToSuccess: median(wins.map((r) => r.actions)),
     invalidActionRate: actions === 0 ? null : sum(obs, (r) => r.invalidActions) / actions,

@@ -145,3 +145,22 @@ describe('a sweep with an outage inside a turn, a budget cut, cut prompts and a 
     expect(md.stdout).toMatch(/had a prompt cut to the server's context window/);
   });
 });
+
+describe('an agent that never succeeds', () => {
+  it('has an SPL of 0 whose interval is the success rate’s, not [0, 0]', async () => {
+    const never = loadSweep(
+      `sweep: honest-never
+agents: [{ agent: random }]
+mazes: { generators: [medium], sizes: [11], seeds: [1, 2, 3, 4] }
+config: { max_moves: 2 }
+repeats: 2
+`,
+      'test',
+    );
+    await runLocalSweep(never, { db });
+    const [g] = (await sweepStatistics(db, 'honest-never', { by: ['label'] })).groups;
+    expect([g.success.rate, g.spl.mean, g.mazes]).toEqual([0, 0, 4]);
+    expect(g.spl.interval).toEqual(g.success.maze);
+    expect(g.spl.interval.high).toBeGreaterThan(0);
+  });
+});
