@@ -208,12 +208,33 @@ describe('commands', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/five \| letter\n-+-\+-+\n5 +\| a\n\(1 row\)/);
     // several statements run in order on one connection (a temporary table lives there); the last one's rows print
-    const several = ariadne(['sql', 'CREATE TEMP TABLE seven AS SELECT 7 AS n; SELECT n FROM seven WHERE false']);
+    const several = ariadne([
+      'sql',
+      '--write',
+      'CREATE TEMP TABLE seven AS SELECT 7 AS n; SELECT n FROM seven WHERE false',
+    ]);
     expect(several.code).toBe(0);
     expect(several.stdout).toMatch(/^n\n-\n\(0 rows\)/m);
     const bad = ariadne(['sql', 'SELEC 1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/the query failed: syntax error at or near "SELEC"/);
+  });
+
+  it('sql reads only: a write is refused naming --write, and changes nothing; with --write it runs', () => {
+    for (const write of ['CREATE TABLE stray (n int)', "UPDATE experiments SET status = 'failed'"]) {
+      const r = ariadne(['sql', write]);
+      expect(r.code, r.stdout).toBe(2);
+      expect(r.stderr).toMatch(/ariadne sql reads: cannot execute (CREATE TABLE|UPDATE) in a read-only transaction/);
+      expect(r.stderr).toMatch(/add --write/);
+    }
+    const exists = () => ariadne(['sql', "SELECT to_regclass('stray') IS NOT NULL AS there", '--json']).stdout;
+    expect(JSON.parse(exists())).toEqual([{ there: false }]);
+    expect(ariadne(['sql', "SELECT count(*)::int AS n FROM experiments WHERE status = 'failed'"]).code).toBe(0);
+    // several statements are one read-only transaction too: the write among them is refused
+    expect(ariadne(['sql', 'SELECT 1; CREATE TABLE stray (n int)']).code).toBe(2);
+    expect(ariadne(['sql', '--write', 'CREATE TABLE stray (n int)']).code).toBe(0);
+    expect(JSON.parse(exists())).toEqual([{ there: true }]);
+    expect(ariadne(['sql', '--write', 'DROP TABLE stray']).code).toBe(0);
   });
 
   it('db serves the database until interrupted', async () => {

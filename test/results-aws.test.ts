@@ -239,6 +239,17 @@ describe('results of a deployed stack, read with --aws', () => {
     for (const [i, f] of awsFiles.entries()) expect(readFileSync(f).equals(readFileSync(localFiles[i])), f).toBe(true);
   });
 
+  it('sql --aws reads only: a write through the Data API is refused, naming --write, and changes nothing', async () => {
+    const write = await spawnAriadne(['sql', 'CREATE TABLE stray_aws (n int)', '--aws'], stack.env);
+    expect(write.code, write.stdout).toBe(2);
+    expect(write.stderr).toMatch(/ariadne sql reads: .*read-only transaction.*add --write/);
+    const there = await spawnAriadne(
+      ['sql', "SELECT to_regclass('stray_aws') IS NOT NULL AS there", '--json', '--aws'],
+      stack.env,
+    );
+    expect(JSON.parse(there.stdout)).toEqual([{ there: false }]);
+  });
+
   it('every call was a researcher call the policy allows: Data API and the stack lookup, counted', () => {
     const calls = stack.authorizer.summary().Researcher;
     expect(calls['cloudformation:DescribeStacks']).toBeGreaterThan(0);

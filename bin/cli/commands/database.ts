@@ -1,7 +1,8 @@
 // The results database: query it (ariadne sql), or serve it to other tools (ariadne db).
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import type { SqlResult } from '../../../lambdas/store/sql.ts';
+import type { SqlDatabase, SqlResult } from '../../../lambdas/store/sql.ts';
+import { sqlStateOf } from '../../../lambdas/store/sql-state.ts';
 import { splitStatements } from '../../../lambdas/store/sql-text.ts';
 import { cliDatabase } from '../database.ts';
 import { envString } from '../../../lambdas/config/environment.ts';
@@ -10,26 +11,47 @@ import { withExample } from '../help.ts';
 import { hiddenNote, renderTable, type Column } from '../table.ts';
 import { addTableOutputOptions, outputFormat, printTableOutput, type TableOutputOptions } from '../table-output.ts';
 
+/** Postgres's SQLSTATE for a write in a read-only transaction (read_only_sql_transaction). */
+const READ_ONLY_VIOLATION = '25006';
+
 /**
- * Runs the query through the SQL port, so it works over either transport. The Data API takes one statement per
- * call: several are run one by one in one transaction (as one connection would see them), and the last one's
- * rows are printed, as psql -c does.
+ * The statements in one transaction (as one connection would see them; the Data API takes one statement a call),
+ * read-only unless `write`: results are read, and a stray UPDATE must not change what a paper reports. A single
+ * statement with --write runs alone, so one that cannot run in a transaction (VACUUM) still can.
  */
-async function sql(query: string, o: ResultsSource & TableOutputOptions): Promise<void> {
+async function runStatements(
+  db: SqlDatabase,
+  query: string,
+  write: boolean,
+): Promise<SqlResult<Record<string, unknown>>> {
+  const statements = splitStatements(query);
+  if (write && statements.length <= 1) return db.query(query);
+  return db.transaction(async (tx) => {
+    if (!write) await tx.query('SET TRANSACTION READ ONLY');
+    let last: SqlResult<Record<string, unknown>> = { rows: [], rowCount: 0 };
+    for (const statement of statements) last = await tx.query(statement);
+    return last;
+  });
+}
+
+/**
+ * Runs the query through the SQL port, so it works over either transport; the last statement's rows are printed,
+ * as psql -c does.
+ */
+async function sql(query: string, o: ResultsSource & TableOutputOptions & { write?: boolean }): Promise<void> {
   outputFormat(o); // a contradiction is refused before the query runs
   await withResultsDatabase(o, async (db) => {
     let result: SqlResult<Record<string, unknown>>;
     try {
-      const statements = splitStatements(query);
-      result =
-        statements.length <= 1
-          ? await db.query(query)
-          : await db.transaction(async (tx) => {
-              let last: SqlResult<Record<string, unknown>> = { rows: [], rowCount: 0 };
-              for (const statement of statements) last = await tx.query(statement);
-              return last;
-            });
+      result = await runStatements(db, query, o.write === true);
     } catch (err) {
+      if (sqlStateOf(err)?.code === READ_ONLY_VIOLATION)
+        throw new InvalidInputError(
+          'query',
+          query,
+          `ariadne sql reads: ${(err as Error).message}; to change the database, add --write ` +
+            "(on AWS, with the administrator's credentials)",
+        );
       throw new InvalidInputError('query', query, `the query failed: ${(err as Error).message}`);
     }
     const rows = result.rows;
@@ -70,8 +92,12 @@ export function registerDatabaseCommands(program: Command): void {
     addTableOutputOptions(
       program
         .command('sql')
-        .description('run a SQL query against the results database and print the rows')
-        .argument('<query>', 'e.g. "SELECT * FROM experiment_summary ORDER BY started_at DESC LIMIT 5"'),
+        .description(
+          'run a SQL query against the results database and print the rows; read-only (in a read-only ' +
+            'transaction) unless --write',
+        )
+        .argument('<query>', 'e.g. "SELECT * FROM experiment_summary ORDER BY started_at DESC LIMIT 5"')
+        .option('--write', "allow statements that change the database (on AWS: the administrator's credentials)"),
       'rows as JSON',
     ),
   ).action(sql);
