@@ -256,6 +256,33 @@ describe('ariadne sweep --aws', () => {
     expect([...s3.requests, ...sim.requests]).toEqual([]);
   });
 
+  it("launch finds the experiment machine in the stack's outputs, as every --aws command does", async () => {
+    cfn.addStack({
+      name: 'Lab2',
+      status: 'CREATE_COMPLETE',
+      outputs: { SweepStateMachineArn: SWEEP_ARN, SweepBucketName: BUCKET, ...OTHER_OUTPUTS },
+    });
+    const env = {
+      AWS_ACCESS_KEY_ID: 'sim',
+      AWS_SECRET_ACCESS_KEY: 'sim',
+      AWS_REGION: 'eu-west-1',
+      AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint,
+    };
+    const r = await spawnAriadne(['launch', '--stack', 'Lab2', '--agent', 'frontier', '--endpoint', endpoint], env);
+    expect(r.stderr).not.toMatch(/ariadne:/);
+    expect(r.code).toBe(0);
+    expect(starts().map((q) => q.body.stateMachineArn)).toEqual([OTHER_OUTPUTS.StateMachineArn]);
+    // no such stack: said, with the stack's name, and nothing started
+    sim.requests.length = 0;
+    const none = await spawnAriadne(
+      ['launch', '--stack', 'NoSuchLab', '--agent', 'frontier', '--endpoint', endpoint],
+      env,
+    );
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/NoSuchLab/);
+    expect(starts()).toEqual([]);
+  });
+
   it("finds the sweep machine and the bucket in the stack's outputs when neither is given", async () => {
     s3.buckets.add(BUCKET);
     cfn.addStack({

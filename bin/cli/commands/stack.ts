@@ -10,7 +10,8 @@ import { outputFormat } from '../table-output.ts';
 import { csvText } from '../../../reports/csv.ts';
 
 interface LaunchOptions extends ExperimentOptions {
-  stateMachineArn: string;
+  stateMachineArn?: string;
+  stack: string;
   repeat: number;
   endpoint?: string;
   dryRun?: boolean;
@@ -24,7 +25,6 @@ async function launch(o: LaunchOptions): Promise<void> {
     import('@aws-sdk/client-sfn'),
     import('../launch.ts'),
   ]);
-  const region = regionOf(o.stateMachineArn);
   if (o.endpoint !== undefined) {
     try {
       new URL(o.endpoint);
@@ -32,6 +32,11 @@ async function launch(o: LaunchOptions): Promise<void> {
       throw new InvalidInputError('--endpoint', o.endpoint, `--endpoint "${o.endpoint}" is not a URL`);
     }
   }
+  // as every other --aws command: the stack's outputs name the experiment machine (DescribeStacks, in AWS_REGION or
+  // the profile's Region: --region is Bedrock's, a setting of the experiments)
+  const stateMachineArn =
+    o.stateMachineArn ?? (await (await import('../aws-stack.ts')).resolveStack({ stack: o.stack })).stateMachineArn;
+  const region = regionOf(stateMachineArn);
   const { request } = requestFromOptions(o);
   if (o.repeat > 1 && !o.provider && SEEDLESS_BASELINES.includes(o.agent as never))
     throw new InvalidInputError(
@@ -43,7 +48,7 @@ async function launch(o: LaunchOptions): Promise<void> {
   const requests = launchRequests(request, o.repeat);
   if (o.dryRun) {
     const calls = requests.map((r) => ({
-      stateMachineArn: o.stateMachineArn,
+      stateMachineArn,
       name: r.name,
       input: JSON.stringify(r.input),
     }));
@@ -54,7 +59,7 @@ async function launch(o: LaunchOptions): Promise<void> {
     return;
   }
   const client = new SFNClient({ region, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
-  const started = await startExecutions(client, o.stateMachineArn, requests);
+  const started = await startExecutions(client, stateMachineArn, requests);
   if (o.json) {
     process.stdout.write(`${JSON.stringify(started, null, 2)}\n`);
     return;
@@ -102,7 +107,8 @@ export function registerStackCommands(program: Command): void {
         '(validated first; named so a relaunch cannot run one twice)',
     );
   addExperimentOptions(launchCommand)
-    .requiredOption('--state-machine-arn <arn>', 'the stack output StateMachineArn')
+    .option('--stack <name>', 'the deployed stack whose output StateMachineArn names the machine', 'Ariadne')
+    .option('--state-machine-arn <arn>', "the experiment state machine (default: the stack's output StateMachineArn)")
     .addOption(
       new Option('--repeat <n>', 'how many experiments (agent seeds seed, seed+1, ...)')
         .default(1)
@@ -112,11 +118,7 @@ export function registerStackCommands(program: Command): void {
     .option('--dry-run', 'print the StartExecution requests without sending them')
     .addOption(jsonOption('the executions started (with --dry-run: the requests) as one JSON array'))
     .action(launch);
-  withExample(
-    launchCommand,
-    'ariadne launch --state-machine-arn arn:aws:states:us-east-1:123456789012:stateMachine:AriadneExperiments ' +
-      '--agent random --repeat 3 --dry-run',
-  );
+  withExample(launchCommand, 'ariadne launch --agent random --repeat 3 --dry-run');
 
   const statusCommand = program
     .command('status')
