@@ -16,7 +16,8 @@ type AwsService =
   | 'Lambda'
   | 'Bedrock'
   | 'Systems Manager'
-  | 'Service Quotas';
+  | 'Service Quotas'
+  | 'IAM';
 
 export interface AwsFact {
   readonly service: AwsService;
@@ -34,6 +35,15 @@ export interface AwsFact {
   readonly notSimulated?: string;
 }
 
+const IAM_QUOTAS = 'https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html';
+const IAM_QUOTAS_NOTE =
+  "The page's table of character quotas renders these values from a fragment the stored copy of the page elides " +
+  '(awsdocs/iam-user-guide, doc_source/reference_iam-quotas.md); the sentence is the one the IAM FAQ and many ' +
+  'copies of the page quote alike. The page says of both: "IAM does not count white space when calculating the ' +
+  'size of a policy against these quotas."';
+const RESEARCHER_POLICY_CHECK =
+  "IAM's own limit, not a behaviour of a service Ariadne calls: test/researcher-policy.test.ts checks the documents " +
+  '`ariadne policy researcher` prints against it, white space not counted';
 const EXECUTE_STATEMENT = 'https://docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_ExecuteStatement.html';
 const DATA_API_LIMITS = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api.limitations.html';
 const AUTO_PAUSE = 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless-v2-auto-pause.html';
@@ -425,6 +435,26 @@ const FACTS = {
     notSimulated:
       'a price, not a behaviour: the Bedrock simulator bills nothing; lambdas/config/model-table.ts prices each ' +
       'profile kind from it',
+  },
+  'iam.user-inline-policy-chars': {
+    service: 'IAM',
+    value: 2048,
+    unit: 'characters, white space not counted, of all the inline policies of one IAM user together',
+    page: IAM_QUOTAS,
+    quote: 'User policy size cannot exceed 2,048 characters.',
+    confirmed: false,
+    note: IAM_QUOTAS_NOTE,
+    notSimulated: RESEARCHER_POLICY_CHECK,
+  },
+  'iam.managed-policy-chars': {
+    service: 'IAM',
+    value: 6144,
+    unit: 'characters, white space not counted, of one managed policy',
+    page: IAM_QUOTAS,
+    quote: 'The size of each managed policy cannot exceed 6,144 characters.',
+    confirmed: false,
+    note: IAM_QUOTAS_NOTE,
+    notSimulated: RESEARCHER_POLICY_CHECK,
   },
   'ssm.get-parameters-by-path-max-results': {
     service: 'Systems Manager',

@@ -15,7 +15,8 @@ import { ExecuteStatementCommand, RDSDataClient } from '@aws-sdk/client-rds-data
 import { resolveStack } from '../bin/cli/aws-stack.ts';
 import { OUTPUT_KEYS, type StackOutputs } from '../lib/stack-outputs.ts';
 import { policySourceOf } from '../bin/cli/doctor/permissions.ts';
-import { researcherPolicy, type PolicyDocument } from '../lib/researcher-policy.ts';
+import { policySize, researcherPolicy, type PolicyDocument } from '../lib/researcher-policy.ts';
+import { fact } from '../aws-facts/facts.ts';
 import { templateStackOutputs, type TemplateStackOutputs } from '../bin/cli/template-stack.ts';
 import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
@@ -483,6 +484,24 @@ describe('ariadne policy researcher, a real process', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(researcherPolicy(outputs));
     expect(sim.requests.at(-1)?.params).toMatchObject({ Action: 'DescribeStacks', StackName: 'Ariadne' });
+  });
+
+  it('fits a managed policy as IAM counts it, with and without --bedrock, and says to attach it as one', async () => {
+    const managed = fact('iam.managed-policy-chars').value;
+    for (const bedrock of [false, true]) {
+      const doc = researcherPolicy(outputs, { bedrock });
+      const size = policySize(doc);
+      // IAM counts no white space: the size of the document however it is printed
+      expect(size).toBe(JSON.stringify(doc, null, 2).replace(/\s/g, '').length);
+      expect(size, `the researcher policy${bedrock ? ' --bedrock' : ''}`).toBeLessThanOrEqual(managed);
+    }
+    const r = await spawnAriadne(['policy', 'researcher'], env());
+    expect(r.code).toBe(0);
+    const size = policySize(researcherPolicy(outputs));
+    expect(r.stderr).toContain(`${size} characters as IAM counts them (a managed policy holds ${managed}`);
+    expect(r.stderr).toMatch(/aws iam create-policy --policy-name ariadne-researcher --policy-document file:\/\/FILE/);
+    expect(r.stderr).toMatch(/aws iam attach-user-policy --user-name NAME --policy-arn /);
+    expect(r.stderr).not.toMatch(/put-user-policy/);
   });
 
   it('a missing stack exits 2, a rolled-back one 3, each with its fix', async () => {

@@ -46,14 +46,23 @@ async function plannedOutputs(o: ResearcherOptions, template: string) {
 
 async function researcher(o: ResearcherOptions): Promise<void> {
   // the CloudFormation client and the policy's code, when the command runs
-  const [{ resolveStack }, { researcherPolicy }] = await Promise.all([
+  const [{ resolveStack }, { researcherPolicy, policySize }, { fact }] = await Promise.all([
     import('../aws-stack.ts'),
     import('../../../lib/researcher-policy.ts'),
+    import('../../../aws-facts/facts.ts'),
   ]);
   const fromTemplate = o.template ? await plannedOutputs(o, o.template) : undefined;
   const outputs = fromTemplate ?? (await resolveStack({ stack: o.stack, region: o.region, endpoint: o.endpoint }));
   const policy = researcherPolicy(outputs, { bedrock: o.bedrock });
-  // The document alone on stdout either way, so `> policy.json` gives a file put-user-policy takes.
+  const size = policySize(policy);
+  if (size > fact('iam.managed-policy-chars').value)
+    throw new InvalidInputError(
+      '--bedrock',
+      o.bedrock ?? false,
+      `the researcher policy is ${size} characters, over IAM's ${fact('iam.managed-policy-chars').value} for a ` +
+        'managed policy: report this as a bug of Ariadne',
+    );
+  // The document alone on stdout either way, so `> policy.json` gives a file create-policy takes.
   process.stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
   if (o.json) return;
   if (fromTemplate)
@@ -63,9 +72,12 @@ async function researcher(o: ResearcherOptions): Promise<void> {
         `bucket's runs/); after the deploy, \`policy researcher --stack ${outputs.stackName}\` names each ARN\n`,
     );
   process.stderr.write(
-    `\nthe policy for stack ${outputs.stackName} (${outputs.region}, account ${outputs.account}); attach it with\n` +
-      '  aws iam put-user-policy --user-name NAME --policy-name ariadne-researcher --policy-document file://FILE\n' +
-      'or as the inline policy of an IAM Identity Center permission set\n',
+    `\nthe policy for stack ${outputs.stackName} (${outputs.region}, account ${outputs.account}), ${size} ` +
+      `characters as IAM counts them (a managed policy holds ${fact('iam.managed-policy-chars').value}, a user's ` +
+      `inline policies ${fact('iam.user-inline-policy-chars').value} in all): make it a managed policy and attach ` +
+      'it to each researcher (or their group, with attach-group-policy):\n' +
+      '  aws iam create-policy --policy-name ariadne-researcher --policy-document file://FILE\n' +
+      '  aws iam attach-user-policy --user-name NAME --policy-arn arn:aws:iam::ACCOUNT:policy/ariadne-researcher\n',
   );
 }
 
