@@ -8,10 +8,12 @@
 // pair (same trajectories) count once, and the notes say so.
 import type { Sql } from '../lambdas/store/sql.ts';
 import { agentPairRows, labelRuns, sweepLabelCounts, sweepLabels, type LabelRun } from '../results/sweep-pairs.ts';
+import { countLeftOut, type UnpairedRuns } from '../results/pair-runs.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { clusterSums } from './bootstrap.ts';
 import { clusterMean, holm, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
 import { repeatsNote } from './repeats.ts';
+import { splOf } from './sweep-statistics.ts';
 import { settingReaches } from './setting-reach.ts';
 
 /** One comparison, within one combination of the other settings. */
@@ -68,25 +70,19 @@ export interface Comparison extends PairTable {
   groups: PairTable[];
 }
 
-/** A counted pair: its maze (the bootstrap's cluster), both outcomes, and how many run pairs it stands for. */
+/** A counted pair: its maze (the cluster of every test and interval), both outcomes, and the run pairs it stands for. */
 interface Pair {
   maze: string;
   okA: boolean;
   okB: boolean;
   effA: number | null;
   effB: number | null;
-  /** SPL of each side: optimal / max(actions, optimal) for a success, 0 for a failure. */
-  splA: number;
-  splB: number;
   runPairs: number;
   identicalA: boolean;
   identicalB: boolean;
   modelA: boolean;
   modelB: boolean;
 }
-
-/** SPL from a run's outcome and efficiency: optimal / max(actions, optimal) is min(1, optimal / actions). */
-const splOf = (ok: boolean, efficiency: number | null) => (ok && efficiency !== null ? Math.min(1, efficiency) : 0);
 
 /** Each maze's pairs and discordant counts, in the order mazes first appear. */
 function mazePairs(pairs: Pair[]): MazePairs[] {
@@ -147,7 +143,7 @@ function pairTable(settings: Record<string, unknown>, pairs: Pair[]): PairTable 
       high95: success?.high ?? null,
     },
     efficiency: { pairs: solved.length, ...meanDifference(solved, (p) => p.effA! - p.effB!) },
-    spl: meanDifference(pairs, (p) => p.splA - p.splB),
+    spl: meanDifference(pairs, (p) => splOf(p.okA, p.effA) - splOf(p.okB, p.effB)),
   };
 }
 
@@ -187,9 +183,7 @@ function copiedNote(groups: PairTable[]): string[] {
     : [];
 }
 
-type LeftOut = { errors: number; wallClock: number; running: number };
-
-const leftOutNote = (left: LeftOut) =>
+const leftOutNote = (left: UnpairedRuns) =>
   left.errors + left.wallClock + left.running === 0
     ? []
     : [
@@ -232,8 +226,6 @@ export async function compareAgents(db: Sql, sweep: string, a: string, b: string
     okB: swap ? r.ok_a : r.ok_b,
     effA: swap ? r.eff_b : r.eff_a,
     effB: swap ? r.eff_a : r.eff_b,
-    splA: splOf(swap ? r.ok_b : r.ok_a, swap ? r.eff_b : r.eff_a),
-    splB: splOf(swap ? r.ok_a : r.ok_b, swap ? r.eff_a : r.eff_b),
     runPairs: r.run_pairs,
     identicalA: swap ? r.identical_b : r.identical_a,
     identicalB: swap ? r.identical_a : r.identical_b,
@@ -313,17 +305,14 @@ export async function compareSettings(
   const without = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== factor));
   const keyOf = (r: LabelRun) => `${r.maze}|${r.repeat}|${stableJson(without(r.settings))}`;
   const sideB = new Map(runs.filter((r) => valueOf(r) === b).map((r) => [keyOf(r), r]));
-  const left: LeftOut = { errors: 0, wallClock: 0, running: 0 };
+  const left: UnpairedRuns = { errors: 0, wallClock: 0, running: 0 };
   const seen = new Map<string, Pair & { settings: Record<string, unknown> }>();
   for (const x of runs.filter((r) => valueOf(r) === a)) {
     const y = sideB.get(keyOf(x));
     if (!y) continue;
     const ok = (r: LabelRun) => r.outcome_class === 'success' || r.outcome_class === 'failure';
     if (!ok(x) || !ok(y)) {
-      const sides = [x.outcome_class, y.outcome_class];
-      if (sides.includes('error')) left.errors++;
-      else if (sides.includes('wall_clock')) left.wallClock++;
-      else left.running++;
+      countLeftOut(left, x.outcome_class, y.outcome_class);
       continue;
     }
     const settings = without(x.factor_settings);
@@ -342,8 +331,6 @@ export async function compareSettings(
         okB: y.goal_found,
         effA: x.efficiency,
         effB: y.efficiency,
-        splA: splOf(x.goal_found, x.efficiency),
-        splB: splOf(y.goal_found, y.efficiency),
         runPairs: 1,
         identicalA: x.identical_repeat,
         identicalB: y.identical_repeat,

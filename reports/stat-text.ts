@@ -94,7 +94,8 @@ export interface StatsRowText {
   cost: string;
 }
 
-const numbers = (i: { low: number | null; high: number | null }) =>
+/** A mean's interval to three decimals, "0.412 - 0.655"; '-' where there is none. */
+export const numberInterval = (i: { low: number | null; high: number | null }): string =>
   i.low === null || i.high === null ? '-' : `${formatNumber(i.low, 3)} - ${formatNumber(i.high, 3)}`;
 
 /** "30.1% - 95.4%, 4 mazes", or "too few mazes (1)" where no maze-level interval can be had. */
@@ -127,12 +128,14 @@ export function statsRowText(r: StatsRow): StatsRowText {
         ? ''
         : `${formatRate(sensitivity.rate)} (${mazeIntervalText(sensitivity.maze)})`,
     stopReasons: stopReasonsText(r.stopReasons),
-    spl: r.spl.mean === null ? '-' : `${formatNumber(r.spl.mean, 3)} (${numbers(r.spl.interval)})`,
+    spl: r.spl.mean === null ? '-' : `${formatNumber(r.spl.mean, 3)} (${numberInterval(r.spl.interval)})`,
     errorReasons: r.attemptErrorReasons
       .map((e) => (e.attempts > 1 ? `${e.reason} x${e.attempts}` : e.reason))
       .join('; '),
     efficiency:
-      r.efficiency.mean === null ? '-' : `${formatNumber(r.efficiency.mean, 3)} (${numbers(r.efficiency.interval)})`,
+      r.efficiency.mean === null
+        ? '-'
+        : `${formatNumber(r.efficiency.mean, 3)} (${numberInterval(r.efficiency.interval)})`,
     fromText: r.fromTextRate === null ? '-' : formatRate(r.fromTextRate),
     medianActionsToSuccess: formatNumber(r.medianActionsToSuccess, 1),
     invalidActionRate: formatRate(r.invalidActionRate),

@@ -6,13 +6,17 @@
 // label and every factor the sweep varies, reports/factors.ts), never pooling one of them:
 //
 //   runs       every run's latest attempt in the group, whatever its outcome
-//   n          successes + failures (every repeat, copies included); errors and running runs are not in it
-//   errors     runs ended by infrastructure (status failed), with their reasons; running: unfinished runs
+//   n          successes + failures (every repeat, copies included); errors, wall-clock stops and running runs
+//              are not in it
+//   errors     runs ended by infrastructure (status failed), with their reasons; wallClock: runs stopped by
+//              max_duration_minutes; running: unfinished runs; stopReasons: every run by how it ended
 //   independent, independentSuccesses: the observations (a deterministic copy, by trajectory, counts once)
-//   success    independentSuccesses / independent, its Wilson 95% interval, and a maze-clustered bootstrap
-//              interval (reports/bootstrap.ts); ifErrorsFailed: the same rate and Wilson interval had every
-//              error been a failed observation
-//   efficiency optimal / actions over the independent successes: mean, median, clustered bootstrap interval
+//   mazes      the mazes among the observations: the unit of replication (reports/maze-inference.ts)
+//   success    independentSuccesses / independent with its maze-level interval, Wilson's as if runs were
+//              independent, and the maze bootstrap (reports/bootstrap.ts; not drawn below MIN_BOOTSTRAP_MAZES);
+//              ifErrorsFailed: the same rate had every error and wall-clock stop been a failed observation
+//   spl        success weighted by path length over the observations, with its maze-level interval
+//   efficiency optimal / actions over the independent successes only: mean, median, maze-level interval
 //   over the observations as the sweep_stats view: mean actions, median actions to success, invalid-action rate
 //              (invalid actions / actions), loop rate (runs that entered a cell 10 or more times), tokens per run
 //              and per success; cost per success (null when any observation's cost is unknown, or no success)
@@ -21,8 +25,8 @@
 //   every attempt (attemptStatistics): running a sweep again retries its failed runs; attempts counts every attempt
 //              of the group's runs, erroredAttempts those that ended in error (retriedErrors of them in runs a later
 //              attempt finished), attemptErrorReasons their reasons; tokens and costUsd are what every answered call
-//              of every attempt spent (cache reads and writes included; costUsd null when any is unknown); and
-//              ifErrorsFailed counts a run any of whose attempts ended in error as a failure, retried or not
+//              of every attempt spent (cache reads and writes included; costUsd null when any is unknown); the
+//              sensitivity rate (ifErrorsFailed) counts a run any of whose attempts ended in error as a failure
 //   promptTruncatedRuns: runs (any outcome) with a call whose prompt the server cut to its context window
 //   simulatedRuns: runs (any outcome) a bundled simulator answered (simulated and real runs are never pooled)
 //
@@ -30,7 +34,7 @@
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql } from '../lambdas/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
-import { clusterBootstraps, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
+import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
 import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';
 import { clusterMean, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { countStopReasons, type StopReason } from './stop-reasons.ts';
@@ -51,7 +55,6 @@ interface StatisticsRun {
   stopReason: string | null;
   interrupted: boolean;
   failureReason: string | null;
-  optimalMoves: number | null;
   independent: boolean;
   deterministic: boolean;
   identicalRepeat: boolean;
@@ -214,7 +217,6 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     stopReason: r.stop_reason,
     interrupted: r.interrupted,
     failureReason: r.failure_reason,
-    optimalMoves: r.optimal_moves,
     independent: r.independent,
     deterministic: r.deterministic,
     identicalRepeat: r.identical_repeat,
@@ -302,9 +304,14 @@ const mazeInterval = (i: { low: number; high: number; mazes: number } | null, ma
   mazes,
 });
 
-/** A run's SPL: optimal / max(actions, optimal) for a success, 0 for a failure. */
-const splOf = (r: StatisticsRun) =>
-  r.outcome !== 'success' || !r.optimalMoves ? 0 : r.optimalMoves / Math.max(r.actions, r.optimalMoves);
+/**
+ * A run's SPL from its outcome and efficiency (optimal / actions, null without a success or an action): optimal /
+ * max(actions, optimal) for a success is min(1, efficiency), and a failure scores 0. The one definition, for the
+ * statistics and the paired comparisons.
+ */
+export const splOf = (goalFound: boolean, efficiency: number | null): number =>
+  goalFound && efficiency !== null ? Math.min(1, efficiency) : 0;
+const runSpl = (r: StatisticsRun) => splOf(r.outcome === 'success', r.efficiency);
 
 /** The success rate's three intervals over the observations (see GroupStatistics.success). */
 function successIntervals(obs: StatisticsRun[], resamples: number, seed: number) {
@@ -321,7 +328,7 @@ function successIntervals(obs: StatisticsRun[], resamples: number, seed: number)
       bootstrapStatus: 'too few mazes' as BootstrapStatus,
       mazes: byMaze.length,
     };
-  const drawn = clusterBootstraps([byMaze], resamples, seed)[0];
+  const drawn = clusterBootstrap(byMaze, resamples, seed);
   const collapsed = drawn !== null && drawn.low === drawn.high;
   return {
     maze,
@@ -347,7 +354,7 @@ function pathStatistics(obs: StatisticsRun[], success: MazeInterval) {
   const bySpl = clusterSums(
     obs,
     (r) => r.maze,
-    (r) => ({ num: splOf(r), den: 1 }),
+    (r) => ({ num: runSpl(r), den: 1 }),
   );
   return {
     efficiency: {
@@ -357,7 +364,7 @@ function pathStatistics(obs: StatisticsRun[], success: MazeInterval) {
       interval: mazeInterval(clusterMean(byEfficiency, 0, 1), byEfficiency.length),
     },
     spl: {
-      mean: mean(obs.map(splOf)),
+      mean: mean(obs.map(runSpl)),
       interval:
         solved.length === 0 && success.low !== null ? success : mazeInterval(clusterMean(bySpl, 0, 1), bySpl.length),
     },
@@ -396,11 +403,6 @@ function groupStatistics(
   const k = obs.filter((r) => r.outcome === 'success').length;
   const errors = runs.filter((r) => r.outcome === 'error');
   const wallClock = runs.filter((r) => r.outcome === 'wall_clock');
-  const reasons = new Map<string, number>();
-  for (const e of errors) {
-    const reason = e.failureReason ?? 'no reason recorded';
-    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-  }
   const { mazes, ...success } = successIntervals(obs, resamples, seed);
   const models = n.filter((r) => !r.deterministic);
   const toolCalls = n.reduce((s, r) => s + r.toolCalls, 0);
@@ -415,7 +417,7 @@ function groupStatistics(
     n: n.length,
     successes: n.filter((r) => r.outcome === 'success').length,
     errors: errors.length,
-    errorReasons: [...reasons].map(([reason, count]) => ({ reason, runs: count })).sort((a, b) => b.runs - a.runs),
+    errorReasons: tally(errors.map(reasonOf)).map(([reason, count]) => ({ reason, runs: count })),
     running: runs.filter((r) => r.outcome === 'running').length,
     independent: obs.length,
     independentSuccesses: k,
@@ -447,6 +449,15 @@ function groupStatistics(
   };
 }
 
+const reasonOf = (r: StatisticsRun) => r.failureReason ?? 'no reason recorded';
+
+/** Each reason with how often it occurs, most frequent first (ties in the order they first occur). */
+function tally(reasons: string[]): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  return [...counts].sort(([, a], [, b]) => b - a);
+}
+
 /** What every attempt of a group's runs did: counts, errors with their reasons, tokens and cost. */
 function attemptStatistics(
   runs: StatisticsRun[],
@@ -454,18 +465,12 @@ function attemptStatistics(
   GroupStatistics,
   'attempts' | 'erroredAttempts' | 'retriedErrors' | 'attemptErrorReasons' | 'tokens' | 'costUsd'
 > {
-  const reasons = new Map<string, number>();
-  for (const r of runs) {
-    const latest = r.outcome === 'error' ? [r.failureReason ?? 'no reason recorded'] : [];
-    for (const reason of [...r.earlierErrorReasons, ...latest]) reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
-  }
+  const reasons = runs.flatMap((r) => [...r.earlierErrorReasons, ...(r.outcome === 'error' ? [reasonOf(r)] : [])]);
   return {
     attempts: runs.reduce((s, r) => s + r.attempts, 0),
     erroredAttempts: runs.reduce((s, r) => s + r.erroredAttempts, 0),
     retriedErrors: runs.filter(counted).reduce((s, r) => s + r.earlierErrorReasons.length, 0),
-    attemptErrorReasons: [...reasons]
-      .map(([reason, attempts]) => ({ reason, attempts }))
-      .sort((a, b) => b.attempts - a.attempts),
+    attemptErrorReasons: tally(reasons).map(([reason, attempts]) => ({ reason, attempts })),
     tokens: runs.reduce((s, r) => s + r.allTokens, 0),
     costUsd: runs.some((r) => r.allCostUsd === null) ? null : runs.reduce((s, r) => s + r.allCostUsd!, 0),
   };

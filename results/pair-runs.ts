@@ -72,6 +72,14 @@ export interface UnpairedRuns {
   running: number;
 }
 
+/** Counts a pair left out under its first reason: a side in error, else stopped by the wall clock, else running. */
+export function countLeftOut(left: UnpairedRuns, a: string, b: string): void {
+  const sides = [a, b];
+  if (sides.includes('error')) left.errors++;
+  else if (sides.includes('wall_clock')) left.wallClock++;
+  else if (sides.includes('running')) left.running++;
+}
+
 /** JSON with every object's keys sorted, at every depth: equal for values jsonb holds equal. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -136,10 +144,7 @@ export function agentPairs(
     if (a.label !== first) continue;
     for (const b of seconds.get(joinKey(a)) ?? []) {
       if (!counted(a) || !counted(b)) {
-        const sides = [a.outcome_class, b.outcome_class];
-        if (sides.includes('error')) left.errors++;
-        else if (sides.includes('wall_clock')) left.wallClock++;
-        else if (sides.includes('running')) left.running++;
+        countLeftOut(left, a.outcome_class, b.outcome_class);
         continue;
       }
       const settings = jsonbConcat(a.factor_settings, b.factor_settings);

@@ -25,7 +25,7 @@ export interface StatisticsRunRow {
   cell_index: number;
   repeat: number;
   provider: string;
-  /** generator, size and seed: the cluster of the bootstrap. */
+  /** generator, size and seed: the maze, the cluster of every test and interval. */
   maze: string;
   /** wall_clock: stopped by max_duration_minutes, in no denominator (migration 027). */
   outcome_class: 'success' | 'failure' | 'error' | 'wall_clock' | 'running';
@@ -34,8 +34,6 @@ export interface StatisticsRunRow {
   stop_reason: string | null;
   interrupted: boolean;
   failure_reason: string | null;
-  /** The shortest path's moves under the run's success rule (SPL's numerator). */
-  optimal_moves: number | null;
   independent: boolean;
   deterministic: boolean;
   identical_repeat: boolean;
@@ -93,7 +91,7 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
           `SELECT r.experiment_id, r.cell_index, r.repeat, r.provider,
              r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
              r.outcome_class, r.status, r.goal_found, r.stop_reason, e.interrupted_at IS NOT NULL AS interrupted,
-             r.failure_reason, r.optimal_moves::int AS optimal_moves, r.independent, r.deterministic,
+             r.failure_reason, r.independent, r.deterministic,
              r.identical_repeat,
              r.efficiency::float8 AS efficiency, r.actions::int AS actions,
              r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,

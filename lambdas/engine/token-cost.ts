@@ -22,6 +22,20 @@ export function tokenCostUsd(price: Price, t: TokenCounts): number {
   );
 }
 
+/** Counts as a provider reports them: null where it reported none. */
+type ReportedCounts = { [K in keyof TokenCounts]: number | null };
+
+/** What reported counts cost (a count not reported costs nothing); null without a price or an input count. */
+export function reportedCostUsd(price: Price | undefined, t: ReportedCounts): number | null {
+  if (!price || t.inputTokens === null) return null;
+  return tokenCostUsd(price, {
+    inputTokens: t.inputTokens,
+    outputTokens: t.outputTokens ?? 0,
+    cacheReadInputTokens: t.cacheReadInputTokens ?? 0,
+    cacheWriteInputTokens: t.cacheWriteInputTokens ?? 0,
+  });
+}
+
 /**
  * A model's price: its own entry, else (an inference profile) its model's at the profile kind's rate (a geographic
  * profile of a model with a global one costs more: model-table.ts profileRate); undefined when unknown.

@@ -29,7 +29,7 @@ import type {
 import { ExperimentClosedError, ModelCallDeadlineError, TurnOutOfOrderError } from './errors.ts';
 import { AgentMonitor, type StuckSignal, type Transition } from './agent-monitor.ts';
 import { frontierSearch } from './frontier.ts';
-import { budgetReached, priceOf, spentTokens, tokenCostUsd, type SharedBudget } from './token-cost.ts';
+import { budgetReached, priceOf, reportedCostUsd, spentTokens, type SharedBudget } from './token-cost.ts';
 import type { ToolCall } from './tools.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
 
@@ -143,15 +143,7 @@ async function tryTurn(
   const price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
   answered.price = price;
   // What this turn has spent so far, at the run's prices (a cost budget needs a price: refused at start otherwise).
-  const turnCost = (): number =>
-    price && totals.inputTokens !== null
-      ? tokenCostUsd(price, {
-          inputTokens: totals.inputTokens,
-          outputTokens: totals.outputTokens ?? 0,
-          cacheReadInputTokens: totals.cacheReadInputTokens ?? 0,
-          cacheWriteInputTokens: totals.cacheWriteInputTokens ?? 0,
-        })
-      : 0;
+  const turnCost = (): number => reportedCostUsd(price, totals) ?? 0;
   /**
    * The run's budget, or the one it shares, spent: checked before each reply, so a run overshoots it by one reply
    * (a workflow's steps).
@@ -367,15 +359,7 @@ async function keepAnsweredCalls(
     stopReason: c.stopReason,
     promptTruncated: c.promptTruncated,
     simulator: c.simulator,
-    costUsd:
-      t.price && c.inputTokens !== null
-        ? tokenCostUsd(t.price, {
-            inputTokens: c.inputTokens,
-            outputTokens: c.outputTokens ?? 0,
-            cacheReadInputTokens: c.cacheReadInputTokens ?? 0,
-            cacheWriteInputTokens: c.cacheWriteInputTokens ?? 0,
-          })
-        : null,
+    costUsd: reportedCostUsd(t.price, c),
   }));
   const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   try {

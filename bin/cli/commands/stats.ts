@@ -17,11 +17,12 @@ import { formatCost, formatInterval, formatNumber, formatRate } from '../../../r
 import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
 import { stopReasonsText } from '../../../reports/stop-reasons.ts';
+import { numberInterval } from '../../../reports/stat-text.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
 import { planLines } from '../../../reports/plan-text.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
-// n, the success rate and its Wilson interval (--wide shows them all).
+// n, the success rate, its maze-level interval and the mazes it is over (--wide shows them all).
 const MEASURES: Array<Column<GroupStatistics>> = (
   [
     { header: 'runs', cell: (g) => g.runs, drop: 6 },
@@ -67,8 +68,8 @@ function bootstrapCell(g: GroupStatistics): string {
   return formatInterval(g.success.bootstrap.low, g.success.bootstrap.high);
 }
 
-const numberInterval = (i: { low: number | null; high: number | null }) =>
-  i.low === null || i.high === null ? '-' : `${formatNumber(i.low, 3)} - ${formatNumber(i.high, 3)}`;
+/** A group by its factors' values, "ollama:qwen | rays", for the lines under the table. */
+const groupName = (factors: string[], g: GroupStatistics) => factors.map((f) => String(g.factors[f])).join(' | ');
 
 /** Every column of the table as full values, intervals as their two bounds: one flat record per group (csv). */
 function csvRecord(g: GroupStatistics): Record<string, unknown> {
@@ -123,7 +124,7 @@ function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
     .filter((g) => g.erroredAttempts > 0)
     .map(
       (g) =>
-        `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ` +
+        `  ${groupName(factors, g)}: ` +
         (g.erroredAttempts === g.errors
           ? `${plural(g.errors, 'error')}: `
           : `${plural(g.erroredAttempts, 'attempt')} ended in error, ${g.retriedErrors} of them retried to a ` +
@@ -173,12 +174,7 @@ function statsNote(s: SweepStatistics): string {
 
 /** How each group's runs ended, e.g. "frontier | rays: goal 10, move limit 2". */
 function stopLines(factors: string[], groups: GroupStatistics[]): string[] {
-  return [
-    'how runs ended:',
-    ...groups.map(
-      (g) => `  ${factors.map((f) => String(g.factors[f])).join(' | ')}: ${stopReasonsText(g.stopReasons)}`,
-    ),
-  ];
+  return ['how runs ended:', ...groups.map((g) => `  ${groupName(factors, g)}: ${stopReasonsText(g.stopReasons)}`)];
 }
 
 /** The table, what each column counts, and the errors with their reasons, in lines that fit the layout. */
