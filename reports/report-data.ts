@@ -2,8 +2,8 @@
 // definition of a sweep's statistics (sweep-statistics.ts, over migration
 // 011's sweep_runs): per agent label, maze generator and size and every
 // setting the sweep varies that reaches the agent, the success rate with its
-// Wilson and maze-clustered bootstrap intervals, efficiency, tokens and cost,
-// errors apart; pass^k; paired comparisons of agents and of settings
+// maze-level intervals, SPL, efficiency, tokens and cost, errors and wall-clock
+// stops apart; pass^k; paired comparisons of agents and of settings
 // (compare.ts, as `ariadne compare`); the runs that
 // failed, and apart from them the runs ended by an error. The sweep and its
 // runs (one row each) are read by the read model (results/sweep-runs.ts).

@@ -8,6 +8,7 @@
 // they all failed. Copies (a deterministic agent's runs that walked the same
 // path) count once; model repeats that walked the same path are flagged.
 // Numbers are written by stat-format.ts, as the viewer writes them.
+import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { asset, escapeHtml, packageDistFile, scriptJson } from './html.ts';
 import type { ReportData } from './report-data.ts';
 import { labelRuns, repeatsNote } from './repeats.ts';
@@ -248,18 +249,23 @@ export function reportHtml(d: ReportData, replayHref: (experimentId: string) => 
   const pageData = { ...d, paper: undefined };
   const failures = d.runs.filter((r) => r.outcome_class === 'failure');
   const errors = d.runs.filter((r) => r.outcome_class === 'error');
+  const wallClock = d.runs.filter((r) => r.outcome_class === 'wall_clock');
+  const succeeded = d.runs.filter((r) => r.outcome_class === 'success').length;
   const running = d.runs.filter((r) => r.outcome_class === 'running').length;
   const intro =
     `${escapeHtml(d.sweep.description ?? '')} ${d.sweep.cells} cells x ${d.sweep.repeats} repeats; ` +
-    `${d.runs.length} runs recorded (${d.runs.length - failures.length - errors.length - running} succeeded, ` +
-    `${failures.length} failed, ${errors.length} ended by an error, ${running} running); ` +
+    `${d.runs.length} runs recorded (${succeeded} succeeded, ${failures.length} failed, ${errors.length} ended by ` +
+    `an error, ${wallClock.length} stopped by the wall clock, ${running} running); ` +
     `cost ${escapeHtml(costText(d.cost))}; created ${escapeHtml(d.sweep.created_at)}.\n` +
-    "Success is the experiment's own success rule. Success rates and their intervals (Wilson 95%) are over " +
-    'independent runs: runs of a deterministic agent that walked the same path on the same maze (same seed, ' +
-    'settings that reach it) count once. Runs ended by an error (provider, context, database) are in no ' +
-    'denominator; the column "success if errors had failed" counts each as a failure. Running runs count nowhere. ' +
-    'Each table and chart is split by every setting the sweep varies that reaches the agent. ' +
-    'Efficiency is optimal moves / actions, over successes.';
+    "Success is the experiment's own success rule. Success rates are over independent runs: runs of a " +
+    'deterministic agent that walked the same path on the same maze (same seed, settings that reach it) count ' +
+    'once. The maze is the unit of replication: every interval is taken over mazes (the number of mazes stands ' +
+    'beside it) and says "too few mazes" where one maze cannot give one. Runs ended by an error (provider, ' +
+    'context, database) or stopped by the wall clock (max_duration_minutes: the serving stack decided them) are ' +
+    'in no denominator; the column "success if errors and wall-clock stops had failed" counts each as a failure. ' +
+    'Running runs count nowhere. Each table and chart is split by every setting the sweep varies that reaches ' +
+    'the agent. SPL weighs each success by its path length and scores a failure 0; efficiency is optimal moves / ' +
+    'actions over successes only.';
   const repeats = labelRuns(d.stats.map((s) => ({ label: s.label, n: s.n, n_independent: s.independent }))).flatMap(
     (r) => repeatsNote(r, d.sweep.repeats) ?? [],
   );
@@ -282,8 +288,9 @@ ${notes(repeats, 'repeats')}
 <h2>Per agent, settings and maze</h2>
 <p class="note">n and "identical repeats" count every success and failure (copies included); success, its
 intervals, efficiency, actions and tokens count each independent run once; errors and running runs are left out of
-all of them. The bootstrap resamples whole mazes (${d.resamples} resamples, seed ${d.seed}): runs on one maze are not
-independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Tokens
+all of them. Intervals are Korn and Graubard's for a rate and cluster-robust t for a mean, over mazes; the
+bootstrap resamples whole mazes (${d.resamples} resamples, seed ${d.seed}), not drawn below ${MIN_BOOTSTRAP_MAZES}
+mazes: runs on one maze are not independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Tokens
 are input, cache reads and writes, and output. Cost is every attempt's (a sweep run again retries its failed runs),
 errors and calls of failed turns included: unknown when any run's model has no price.</p>
 ${statsTable(d.stats)}
@@ -293,18 +300,22 @@ ${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}
 <h2>Paired comparisons (same mazes, settings and repeats)</h2>
 <p class="note">Two agents on the same maze, settings and repeat; a pair with an error or a running side is left
-out. Differences are a minus b with maze-clustered bootstrap 95% intervals; a deterministic agent's copies pair
-once.</p>
+out. Differences are a minus b with maze-level 95% intervals; p is the exact sign-flip test over mazes, Holm's
+adjustment beside it over every comparison of this report; a deterministic agent's copies pair once.</p>
 ${comparisonsTable(d.pairs, 'pairs', false)}
 <h2>Paired settings (one agent, two values of a setting, same maze and repeat)</h2>
-<p class="note">Per combination of the other settings; errors and running runs pair with nothing. Differences are a
-minus b with maze-clustered bootstrap 95% intervals.</p>
+<p class="note">Per combination of the other settings; errors, wall-clock stops and running runs pair with nothing.
+Differences are a minus b with maze-level 95% intervals; p as above.</p>
 ${comparisonsTable(d.settingPairs, 'setting-pairs', true)}
 <h2>Runs that failed (${failures.length})</h2>
 ${runsTable(failures, 'failures', ['stop', stopText], replayHref)}
 <h2>Runs ended by an error (${errors.length})</h2>
 <p class="note">Not failures of the agent: left out of every rate above.</p>
 ${runsTable(errors, 'errors', ['reason', (r) => r.failure_reason ?? 'no reason recorded'], replayHref)}
+<h2>Runs stopped by the wall clock (${wallClock.length})</h2>
+<p class="note">max_duration_minutes ran out: how far a run got in its minutes depends on the serving stack, so these
+are not failures of the agent either, and are left out of every rate above.</p>
+${runsTable(wallClock, 'wall-clock', ['stop', stopText], replayHref)}
 <script id="data" type="application/json">${scriptJson(pageData)}</script>
 <script>${packageDistFile('chart.js', 'chart.umd.min.js')}</script>
 <script>${statFormatClassic()}</script>

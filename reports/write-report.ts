@@ -14,7 +14,7 @@ export async function writeReport(db: Sql, sweepId: string, out: string, maxRepl
   const replayDirName = `${basename(out).replace(/\.html?$/, '')}-replays`;
   const replayDir = join(dirname(out), replayDirName);
   const failures = data.runs
-    .filter((r) => r.outcome_class === 'failure' || r.outcome_class === 'error')
+    .filter((r) => r.outcome_class !== 'success' && r.outcome_class !== 'running')
     .slice(0, maxReplays);
   if (failures.length > 0) mkdirSync(replayDir, { recursive: true });
   const written = new Set<string>();

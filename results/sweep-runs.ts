@@ -35,7 +35,8 @@ export interface SweepRunRow {
   actions: number;
   stop_reason: string | null;
   /** success, failure, error (ended by infrastructure: in no denominator) or running (counted nowhere). */
-  outcome_class: 'success' | 'failure' | 'error' | 'running';
+  /** wall_clock: stopped by max_duration_minutes, not a navigation failure (migration 027). */
+  outcome_class: 'success' | 'failure' | 'error' | 'wall_clock' | 'running';
   failure_reason: string | null;
   /** The cell's settings that reach this run's agent: the varied factors its statistics are split by. */
   settings: Record<string, unknown>;

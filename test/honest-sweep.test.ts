@@ -8,6 +8,8 @@ import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
+import { loadReport } from '../reports/report-data.ts';
+import { reportHtml } from '../reports/report-page.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -162,5 +164,49 @@ repeats: 2
     expect([g.success.rate, g.spl.mean, g.mazes]).toEqual([0, 0, 4]);
     expect(g.spl.interval).toEqual(g.success.maze);
     expect(g.spl.interval.high).toBeGreaterThan(0);
+  });
+});
+
+describe('runs stopped by the wall clock', () => {
+  it('are counted apart, in no denominator, and named in the report, never as navigation failures', async () => {
+    // every reply takes 0.4 s and the run may take 0.6 s: it ends by the clock after a move or two
+    const slow = new OllamaSim({ models: [MODELS[0]], faults: [], always: { kind: 'slow', ms: 400 } });
+    const slowUrl = await slow.listen();
+    try {
+      const clock = loadSweep(
+        `sweep: honest-clock
+agents: [{ agent: ollama, model: "${MODELS[0]}", label: a }]
+mazes: { generators: [medium], sizes: [21], seeds: [1, 2] }
+config:
+  max_moves: 200
+  max_actions_per_turn: 1
+  max_duration_minutes: 0.01
+  success_rule: reached
+  ollama: { host: "${slowUrl}" }
+  retry: ${JSON.stringify(RETRY)}
+`,
+        'test',
+      );
+      await runLocalSweep(clock, { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } });
+    } finally {
+      await slow.close();
+    }
+    const { rows } = await db.query<{ outcome_class: string; stop_reason: string }>(
+      "SELECT outcome_class, stop_reason FROM sweep_runs WHERE sweep_id = 'honest-clock'",
+    );
+    expect(rows).toEqual([
+      { outcome_class: 'wall_clock', stop_reason: 'max_duration' },
+      { outcome_class: 'wall_clock', stop_reason: 'max_duration' },
+    ]);
+    const [g] = (await sweepStatistics(db, 'honest-clock', { by: ['label'] })).groups;
+    expect(g).toMatchObject({ runs: 2, n: 0, independent: 0, errors: 0, wallClock: 2 });
+    expect(g.stopReasons.wall_clock).toBe(2);
+    expect(g.success.rate).toBeNull();
+    // had they failed: 0 of 2, the sensitivity row
+    expect(g.ifErrorsFailed.rate).toBe(0);
+    const html = reportHtml(await loadReport(db, 'honest-clock'), () => null);
+    expect(html).toContain('2 runs recorded (0 succeeded, 0 failed, 0 ended by an error, 2 stopped by the wall clock');
+    expect(html.match(/<table id="wall-clock">[\s\S]*?<\/table>/)?.[0].match(/<tr>/g)).toHaveLength(3);
+    expect(html).toMatch(/<p id="failures">none<\/p>/);
   });
 });

@@ -14,9 +14,15 @@ let labels = [];
 let cellIntervals = new Map();
 let lastGrid = null;
 
-// a mark per outcome class; an error is not a failure of the agent
-const MARKS = { success: 'ok', failure: 'no', error: 'failed', running: 'running' };
-const WORDS = { success: 'goal found', failure: 'failed', error: 'ended by an error', running: 'running' };
+// a mark per outcome class; an error or a wall-clock stop is not a failure of the agent
+const MARKS = { success: 'ok', failure: 'no', error: 'failed', wall_clock: 'failed', running: 'running' };
+const WORDS = {
+  success: 'goal found',
+  failure: 'failed',
+  error: 'ended by an error',
+  wall_clock: 'stopped by the wall clock',
+  running: 'running',
+};
 
 /** A cell's repeats as one mark each: success, failure, error, running; linked to the run. */
 function repeats(cell, planned) {
