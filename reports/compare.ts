@@ -70,7 +70,7 @@ export interface Comparison extends PairTable {
   groups: PairTable[];
 }
 
-/** A counted pair: its maze (the cluster of every test and interval), both outcomes, and the run pairs it stands for. */
+/** A counted pair: its maze (the cluster of every test and interval), both outcomes, the run pairs it stands for. */
 interface Pair {
   maze: string;
   okA: boolean;

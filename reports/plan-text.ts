@@ -2,11 +2,10 @@
 // sweep page and the paper tables: "N of M planned runs ended", and when some did not, which cells miss which
 // repeats, the first few named and the rest summed by agent.
 import type { SweepPlan } from '../results/sweep-plan.ts';
+import { plural } from './stat-text.ts';
 
 /** Cells named in a table's notes; the rest are summed by agent. */
 const NAMED = 10;
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** Whether every planned run ended. */
 export const planComplete = (p: SweepPlan): boolean => p.ended === p.planned;

@@ -14,7 +14,8 @@ export const settingsText = (settings: unknown): string =>
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "1 error", "2 errors". */
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Which runs a rate counts: "over 4 independent runs; 1 error and 0 running left out". */
 const countedText = (r: { n_independent: unknown; errors?: unknown; running?: unknown; wallClock?: number }): string =>

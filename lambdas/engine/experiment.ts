@@ -164,10 +164,16 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
   }
 }
 
-/** A cost budget needs the model's price: without one every turn would cost 0 and the budget would never stop it. */
+/**
+ * Whether a cost budget could not count this agent's runs: a model agent whose model has no price would cost 0 each
+ * turn, so the budget would never stop it (a run's max_cost_usd, a sweep's budget: both refuse it).
+ */
+export const costUnknown = (agent: string, model: string | null | undefined, prices: ExperimentConfig['prices']) =>
+  isLlmAgent(agent) && !!model && !priceOf(prices, model);
+
+/** A cost budget needs the model's price (costUnknown). */
 function refuseUnpricedBudget(agent: string, model: string | null | undefined, config: ExperimentConfig): void {
-  if (config.max_cost_usd === undefined || !isLlmAgent(agent) || !model) return;
-  if (priceOf(config.prices, model)) return;
+  if (config.max_cost_usd === undefined || !costUnknown(agent, model, config.prices)) return;
   throw new InvalidInputError(
     'config.max_cost_usd',
     config.max_cost_usd,

@@ -3,8 +3,7 @@
 // (engine/experiment.ts).
 import { InvalidInputError } from '../engine/errors.ts';
 import { mergeConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
-import { resolveConfig } from '../engine/experiment.ts';
-import { priceOf } from '../engine/token-cost.ts';
+import { costUnknown, resolveConfig } from '../engine/experiment.ts';
 import { isLlmAgent } from '../providers/llm-agents.ts';
 import type { LoadedSweep } from './sweep-spec.ts';
 
@@ -18,8 +17,7 @@ export function refuseUnpricedSweepBudget(s: LoadedSweep, defaults?: ExperimentC
     const key = `${cell.label} ${JSON.stringify(cell.settings)}`;
     if (!isLlmAgent(cell.agent) || !cell.model || seen.has(key)) continue;
     seen.add(key);
-    const config = resolveConfig(mergeConfig(defaults, cell.config));
-    if (priceOf(config.prices, cell.model)) continue;
+    if (!costUnknown(cell.agent, cell.model, resolveConfig(mergeConfig(defaults, cell.config)).prices)) continue;
     throw new InvalidInputError(
       'budget.max_cost_usd',
       limit,

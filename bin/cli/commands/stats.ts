@@ -17,7 +17,7 @@ import { formatCost, formatInterval, formatNumber, formatRate } from '../../../r
 import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
 import { stopReasonsText } from '../../../reports/stop-reasons.ts';
-import { numberInterval } from '../../../reports/stat-text.ts';
+import { numberInterval, plural } from '../../../reports/stat-text.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
 import { planLines } from '../../../reports/plan-text.ts';
 
@@ -119,7 +119,6 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
  * attempts a retry replaced, every attempt's: "3 attempts ended in error, 1 of them retried to a finished run: ...".
  */
 function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
-  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   return groups
     .filter((g) => g.erroredAttempts > 0)
     .map(
