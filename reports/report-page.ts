@@ -287,12 +287,13 @@ ${notes(repeats, 'repeats')}
 <div class="charts"><div class="chart"><canvas id="tokens-chart"></canvas></div></div>
 <h2>Per agent, settings and maze</h2>
 <p class="note">n and "identical repeats" count every success and failure (copies included); success, its
-intervals, efficiency, actions and tokens count each independent run once; errors and running runs are left out of
-all of them. Intervals are Korn and Graubard's for a rate and cluster-robust t for a mean, over mazes; the
-bootstrap resamples whole mazes (${d.resamples} resamples, seed ${d.seed}), not drawn below ${MIN_BOOTSTRAP_MAZES}
-mazes: runs on one maze are not independent draws. "Tool calls from text": the share of a model's tool calls recovered from its reply text. Tokens
-are input, cache reads and writes, and output. Cost is every attempt's (a sweep run again retries its failed runs),
-errors and calls of failed turns included: unknown when any run's model has no price.</p>
+intervals, SPL, efficiency, actions and tokens count each independent run once; errors, wall-clock stops and running
+runs are left out of all of them. Intervals are Korn and Graubard's for a rate and cluster-robust t for a mean, over
+mazes; the bootstrap resamples whole mazes (${d.resamples} resamples, seed ${d.seed}), not drawn below
+${MIN_BOOTSTRAP_MAZES} mazes: runs on one maze are not independent draws. "Tool calls from text": the share of a
+model's tool calls recovered from its reply text. Tokens are input, cache reads and writes, and output. Cost is every
+attempt's (a sweep run again retries its failed runs), errors and calls of failed turns included: unknown when any
+run's model has no price.</p>
 ${statsTable(d.stats)}
 ${d.paper ? paperSection(d.sweep.id, d.factors, d.paper) : ''}
 <h2>pass^k over repeats</h2>
