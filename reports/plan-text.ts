@@ -2,7 +2,7 @@
 // sweep page and the paper tables: "N of M planned runs ended", and when some did not, which cells miss which
 // repeats, the first few named and the rest summed by agent.
 import type { SweepPlan } from '../results/sweep-plan.ts';
-import { plural } from './stat-text.ts';
+import { plural } from './words.ts';
 
 /** Cells named in a table's notes; the rest are summed by agent. */
 const NAMED = 10;

@@ -7,15 +7,13 @@ import type { StatsRow } from './report-data.ts';
 import type { CellStatistics } from './sweep-statistics.ts';
 import type { Comparison } from './compare.ts';
 import { stopReasonsText } from './stop-reasons.ts';
+import { plural } from './words.ts';
 
 /** A cell's settings that reach its agent, as key=value; '' when the sweep varies none. */
 export const settingsText = (settings: unknown): string =>
   Object.entries((settings ?? {}) as Record<string, unknown>)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
-
-/** "1 error", "2 errors". */
-export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Which runs a rate counts: "over 4 independent runs; 1 error and 0 running left out". */
 const countedText = (r: { n_independent: unknown; errors?: unknown; running?: unknown; wallClock?: number }): string =>

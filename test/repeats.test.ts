@@ -305,7 +305,8 @@ describe('the report, compare and export say so', () => {
     );
     expect(html.replace(/\s+/g, ' ')).toContain(
       'n and "identical repeats" count every success and failure (copies included); success, its intervals, ' +
-        'efficiency, actions and tokens count each independent run once',
+        'SPL, efficiency, actions and tokens count each independent run once; errors, wall-clock stops and running ' +
+        'runs are left out of all of them',
     );
     expect(html).toContain('<th>independent</th>');
     expect(html).toContain('<th>copies left out</th>');

@@ -17,7 +17,8 @@ import { formatCost, formatInterval, formatNumber, formatRate } from '../../../r
 import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
 import { stopReasonsText } from '../../../reports/stop-reasons.ts';
-import { numberInterval, plural } from '../../../reports/stat-text.ts';
+import { numberInterval } from '../../../reports/stat-text.ts';
+import { plural } from '../../../reports/words.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
 import { planLines } from '../../../reports/plan-text.ts';
 
