@@ -463,6 +463,19 @@ const FACTS = {
     quote: 'Valid Range: Minimum value of 1. Maximum value of 10.',
     note: "MaxResults' range as the SDK's API model gives it; the page itself was not re-read here.",
   },
+  'ssm.path-read-covers-levels-below': {
+    service: 'Systems Manager',
+    value: true,
+    page: 'https://docs.aws.amazon.com/systems-manager/latest/APIReference/API_GetParametersByPath.html',
+    quote:
+      'If a user has access to a path, then the user can access all levels of that path. For example, if a user has ' +
+      'permission to access path /a, then the user can also access /a/b. Even if a user has explicitly been denied ' +
+      'access in IAM for parameter /a/b, they can still call the GetParametersByPath API operation recursively for /a ' +
+      'and view /a/b.',
+    note:
+      'Why the API keys live under <prefix>-secrets, beside the settings and not below them: a grant to read the ' +
+      'settings by path would read every key below it (lambdas/config/secrets.ts).',
+  },
   'ssm.max-value-bytes-advanced': {
     service: 'Systems Manager',
     value: 8 * 1024,

@@ -30,6 +30,7 @@ import { FailureHandling } from './failure-handling.ts';
 import { TASKS } from '../lambdas/machine/tasks.ts';
 import { REGISTER_SWEEP_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
 import { bedrockInvokeStatements } from './bedrock.ts';
+import { SECRET_OF_PROVIDER } from '../lambdas/config/secrets.ts';
 
 export interface AriadneStackProps extends StackProps {
   /** Environment passed to every handler (added to the database settings). */
@@ -47,7 +48,7 @@ export interface AriadneStackProps extends StackProps {
    * default: per profile prefix, PROFILE_REGIONS in lib/bedrock.ts.
    */
   bedrockRegions?: string[];
-  /** The customer managed KMS key ARN of the SecureStrings under <prefix>/secrets; default: AWS managed aws/ssm. */
+  /** The customer managed KMS key ARN of the SecureStrings under <prefix>-secrets; default: AWS managed aws/ssm. */
   parametersKmsKeyArn?: string;
   /**
    * Put the database into this existing VPC (it needs isolated or private subnets in two AZs);
@@ -127,15 +128,11 @@ export class AriadneStack extends Stack {
     const bedrockModels = props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS;
     const parameters = new AriadneParameters(this, 'Parameters', prefix, bedrockModels, props.parametersKmsKeyArn);
     const functions = new HandlerFunctions(this, 'Handlers', { environment });
-    // Configuration is read where experiments start and where models are called (the OpenAI-compatible key is a
-    // SecureString under <prefix>/secrets, read with the rest); no Bedrock grant reaches the Ollama or OpenAI turns.
-    for (const state of [
-      STATES.StartExperiment,
-      STATES.InvokeOllamaAgent,
-      STATES.InvokeOpenAIAgent,
-      STATES.InvokeBedrockAgent,
-    ])
-      parameters.grantRead(functions.byState[state]);
+    // The settings are read where experiments start; each key by the one turn function that sends it, and by no
+    // other function; no Bedrock grant reaches the Ollama or OpenAI turns.
+    parameters.grantRead(functions.byState[STATES.StartExperiment]);
+    parameters.grantSecret(functions.byState[STATES.InvokeOllamaAgent], SECRET_OF_PROVIDER.ollama);
+    parameters.grantSecret(functions.byState[STATES.InvokeOpenAIAgent], SECRET_OF_PROVIDER.openai);
     for (const statement of bedrockInvokeStatements(this, bedrockModels, props.bedrockRegions))
       functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(statement);
     this.experiments = new ExperimentStateMachine(this, 'Experiments', {

@@ -1,7 +1,8 @@
 // Parameter Store defaults under one prefix, created by the stack: every
-// experiment config default and the built-in prompt versions. Secrets (the
-// Ollama API key) are SecureStrings the user creates under <prefix>/secrets/
-// (CloudFormation cannot create SecureStrings); docs/settings.md says how.
+// experiment config default and the built-in prompt versions. The API keys are
+// SecureStrings the admin puts beside the prefix, under <prefix>-secrets/
+// (`ariadne secret set`; CloudFormation cannot create SecureStrings), each read
+// by the one function that sends it (lambdas/config/secrets.ts says why).
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { StringListParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -9,6 +10,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { PROMPTS } from '../lambdas/config/prompts.ts';
 import { fact } from '../aws-facts/facts.ts';
+import { secretParameterName, type SecretName } from '../lambdas/config/secrets.ts';
 
 const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
 
@@ -50,7 +52,7 @@ export class AriadneParameters extends Construct {
     readonly prefix: string,
     /** The Bedrock models the stack grants its agent: written for `ariadne doctor --aws --bedrock` to try. */
     bedrockModels: readonly string[],
-    /** The customer managed KMS key of the SecureStrings under <prefix>/secrets, if not the AWS managed aws/ssm. */
+    /** The customer managed KMS key of the SecureStrings under <prefix>-secrets, if not the AWS managed aws/ssm. */
     private readonly secretsKeyArn?: string,
   ) {
     super(scope, id);
@@ -79,32 +81,39 @@ export class AriadneParameters extends Construct {
     });
   }
 
-  /** Read access to the prefix only, and decryption of its SecureStrings through SSM only (see below). */
+  /** A parameter's ARN from its name (/a/b -> arn:...:parameter/a/b). */
+  private parameterArn(name: string): string {
+    return Stack.of(this).formatArn({
+      service: 'ssm',
+      resource: 'parameter',
+      resourceName: name.replace(/^\//, ''),
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+  }
+
+  /** The settings: the prefix's path and what is under it, read without decryption (no setting is secret). */
   grantRead(grantee: IGrantable): void {
-    const stack = Stack.of(this);
-    const name = this.prefix.replace(/^\//, '');
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['ssm:GetParametersByPath'],
-        resources: [
-          stack.formatArn({
-            service: 'ssm',
-            resource: 'parameter',
-            resourceName: name,
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-          stack.formatArn({
-            service: 'ssm',
-            resource: 'parameter',
-            resourceName: `${name}/*`,
-            arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-          }),
-        ],
+        resources: [this.parameterArn(this.prefix), this.parameterArn(`${this.prefix}/*`)],
       }),
     );
-    // The AWS managed key aws/ssm (what `put-parameter --type SecureString` uses by default) already lets every
-    // principal of the account decrypt through SSM, and KMS never authorizes by an alias ARN ("Specifying KMS keys
-    // in IAM policy statements", AWS KMS Developer Guide): only a customer managed key needs a grant, on its key ARN.
+  }
+
+  /** One API key, by its own name, and (with a customer managed key) its decryption through SSM only. */
+  grantSecret(grantee: IGrantable, name: SecretName): void {
+    const stack = Stack.of(this);
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ssm:GetParameter'],
+        resources: [this.parameterArn(secretParameterName(this.prefix, name))],
+      }),
+    );
+    // The AWS managed key aws/ssm (what `put-parameter --type SecureString` uses by default) lets every principal of
+    // the account decrypt through SSM, so what keeps a key to its function is that no one else may get the
+    // parameter; KMS never authorizes by an alias ARN ("Specifying KMS keys in IAM policy statements", AWS KMS
+    // Developer Guide): only a customer managed key needs a grant, on its key ARN.
     if (this.secretsKeyArn)
       grantee.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({

@@ -733,15 +733,28 @@ describe('Parameter Store and least privilege', () => {
     });
   });
 
-  it('parameters are readable under the prefix only, and decryptable through SSM only', () => {
+  it('the settings are read where experiments start, undecrypted; each key by its one function', () => {
     const ssm = statements().filter((st) => [st.Action].flat().some((a: string) => a.startsWith('ssm:')));
-    // StartExperiment, InvokeOllamaAgent, InvokeOpenAIAgent (its key is a SecureString under secrets/),
-    // InvokeBedrockAgent, and RegisterSweep (the deployed max_duration_minutes)
-    expect(ssm.length).toBe(5);
-    for (const st of ssm) {
-      expect(st.Action).toBe('ssm:GetParametersByPath');
+    const byPath = ssm.filter((st) => st.Action === 'ssm:GetParametersByPath');
+    // StartExperiment, and RegisterSweep (the deployed max_duration_minutes)
+    expect(byPath.length).toBe(2);
+    for (const st of byPath)
       expect(JSON.stringify(st.Resource)).toMatch(/:parameter\/ariadne"\]\]\}.*:parameter\/ariadne\/\*/);
-    }
+    const keys = ssm.filter((st) => st.Action === 'ssm:GetParameter');
+    expect(keys.map((st) => JSON.stringify(st.Resource).match(/parameter\/([\w/-]+)/)![1]).sort()).toEqual([
+      'ariadne-secrets/ollama_api_key',
+      'ariadne-secrets/openai_api_key',
+    ]);
+    expect(ssm.length).toBe(byPath.length + keys.length);
+    const holders = (name: string) =>
+      keys
+        .filter((st) => JSON.stringify(st.Resource).includes(name))
+        .map((st) => st.roles)
+        .flat();
+    expect(JSON.stringify(holders('ollama_api_key'))).toMatch(/InvokeOllamaAgent/);
+    expect(JSON.stringify(holders('ollama_api_key'))).not.toMatch(/OpenAI|Bedrock|Baseline|StartExperiment/);
+    expect(JSON.stringify(holders('openai_api_key'))).toMatch(/InvokeOpenAIAgent/);
+    expect(JSON.stringify(holders('openai_api_key'))).not.toMatch(/Ollama|Bedrock|Baseline|StartExperiment/);
     // the default key aws/ssm lets the account decrypt through SSM; KMS never authorizes by an alias ARN
     const kms = statements().filter((st) => [st.Action].flat().includes('kms:Decrypt'));
     expect(kms).toEqual([]);
@@ -751,7 +764,9 @@ describe('Parameter Store and least privilege', () => {
     const stack = new Stack(new App(), 'Keys', { env: { account: '123456789012', region: 'eu-west-1' } });
     const key = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     const role = new Role(stack, 'Fn', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    new AriadneParameters(stack, 'Parameters', '/ariadne', [], key).grantRead(role);
+    const parameters = new AriadneParameters(stack, 'Parameters', '/ariadne', [], key);
+    parameters.grantRead(new Role(stack, 'Reader', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') }));
+    parameters.grantSecret(role, 'openai_api_key');
     const decrypt = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'))
       .flatMap((p) => p.Properties.PolicyDocument.Statement)
       .filter((st) => st.Action === 'kms:Decrypt');

@@ -1,5 +1,5 @@
 // What each Lambda handler calls must match what its function is granted (test/cdk-stack.test.ts checks the
-// grants): the baseline turn function has no SSM access, so its handler must not read Parameter Store.
+// grants): no turn function may read the settings; the Ollama and OpenAI ones may read their own key only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startExperimentHandler } from '../lambdas/handlers/start-experiment.ts';
 import { runTurnHandler } from '../lambdas/handlers/run-turn.ts';
@@ -17,36 +17,50 @@ afterAll(async () => {
   await db.drop();
 });
 
-/** Parameter Store as the baseline function's role meets it: every read is denied. */
-const denied = {
-  get: () =>
-    Promise.reject(
-      Object.assign(new Error('not authorized to perform ssm:GetParametersByPath'), {
-        name: 'AccessDeniedException',
-      }),
-    ),
-} as unknown as ParameterCache;
+/** Parameter Store as a role with no grant meets it: every read is denied, and each one is noted. */
+function deniedParameters(reads: string[]): ParameterCache {
+  const deny = (action: string, what: string) => {
+    reads.push(what);
+    return Promise.reject(
+      Object.assign(new Error(`not authorized to perform ${action}`), { name: 'AccessDeniedException' }),
+    );
+  };
+  return {
+    get: () => deny('ssm:GetParametersByPath', 'settings'),
+    secret: (name: string) => deny('ssm:GetParameter', name),
+  } as unknown as ParameterCache;
+}
 
-describe('the baseline turn function', () => {
-  it('runs a turn without reading Parameter Store (its role may not)', async () => {
+describe('the turn functions', () => {
+  it.each(['baseline', 'bedrock'] as const)('a %s turn reads nothing from Parameter Store', async (provider) => {
     const deps: HandlerDeps = { store: new PgStore(db), agents: baselineAgents, now: () => new Date() };
     const loop = await startExperimentHandler(deps)({
       request: { agent: 'frontier', maze: { generator: 'medium', size: 11, seed: 1 } },
-      executionArn: 'arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:grants-1',
+      executionArn: `arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:grants-${provider}`,
     });
-    const turn = await runTurnHandler({ ...deps, parameters: denied })(loop);
+    const reads: string[] = [];
+    const turn = await runTurnHandler({ ...deps, parameters: deniedParameters(reads) })({
+      ...loop,
+      llmProvider: provider,
+    });
     expect(turn).toMatchObject({ experimentId: loop.experimentId, turnNumber: 1, replayed: false });
     expect(turn.actionsExecuted).toBeGreaterThan(0);
+    expect(reads).toEqual([]);
   });
 
-  it('a model agent still reads them (its secrets), so a denied read fails its turn', async () => {
+  it.each([
+    ['ollama', 'ollama_api_key'],
+    ['openai', 'openai_api_key'],
+  ] as const)('an %s turn reads its own key only, so a denied read fails its turn', async (provider, key) => {
     const deps: HandlerDeps = { store: new PgStore(db), agents: baselineAgents, now: () => new Date() };
     const loop = await startExperimentHandler(deps)({
       request: { agent: 'frontier', maze: { generator: 'medium', size: 11, seed: 1 } },
-      executionArn: 'arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:grants-2',
+      executionArn: `arn:aws:states:us-east-1:123456789012:execution:AriadneExperiments:grants-${provider}`,
     });
-    await expect(runTurnHandler({ ...deps, parameters: denied })({ ...loop, llmProvider: 'ollama' })).rejects.toThrow(
-      /ssm:GetParametersByPath/,
-    );
+    const reads: string[] = [];
+    await expect(
+      runTurnHandler({ ...deps, parameters: deniedParameters(reads) })({ ...loop, llmProvider: provider }),
+    ).rejects.toThrow(/ssm:GetParameter$/);
+    expect(reads).toEqual([key]);
   });
 });

@@ -168,6 +168,7 @@ describe('RegisterSweep fits the sweep to the account before it writes anything'
         Promise.resolve([
           { name: '/ariadne/config/max_duration_minutes', value: String(MAX_DURATION_MINUTES), secure: false },
         ]),
+      readSecret: () => Promise.resolve(undefined),
     });
     const err = await registerSweepHandler(
       { ...deps(), parameters },

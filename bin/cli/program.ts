@@ -18,6 +18,7 @@ import { registerStackCommands } from './commands/stack.ts';
 import { registerDatabaseCommands } from './commands/database.ts';
 import { registerSimCommand } from './commands/sim.ts';
 import { registerPolicyCommands } from './commands/policy.ts';
+import { registerSecretCommands } from './commands/secret.ts';
 import { registerDoctorCommand } from './commands/doctor.ts';
 
 export function buildProgram(): Command {
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerWorkflowCommand(program);
   registerStackCommands(program);
   registerPolicyCommands(program);
+  registerSecretCommands(program);
   registerDoctorCommand(program);
   registerDatabaseCommands(program);
   registerSimCommand(program);

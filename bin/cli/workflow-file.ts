@@ -40,6 +40,7 @@ export function withWorkflowPrompt(
       const params = base ? await base.readAll(prefix) : [];
       return [...params, { name: `${prefix}/prompts/${name}/v0`, value: text, secure: false }];
     },
+    readSecret: (prefix, secret) => base?.readSecret(prefix, secret) ?? Promise.resolve(undefined),
   };
   return { parameters: new ParameterCache(source), version: `${name}/v0` };
 }

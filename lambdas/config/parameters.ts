@@ -4,12 +4,12 @@
 //                                     /ariadne/config/ollama/num_ctx = 32768, /ariadne/config/prices = {json},
 //                                     /ariadne/config/rate_limits = {"bedrock:<model>": {"requests_per_minute": ..}}
 //   <prefix>/prompts/<name>/v<N>      prompt texts, used as prompt_version "<name>/v<N>"
-//   <prefix>/secrets/<name>           SecureStrings (e.g. ollama_api_key): never logged, never snapshotted
 //   <prefix>/deployment/<name>        facts the stack writes about itself (bedrock_models), not settings
-// Read in one by-path call (paginated, decrypted) and kept for a TTL, so a
-// warm Lambda does not call SSM every turn. Values are validated with the
-// same zod schema as the experiment config; a bad one names its parameter.
+// Read in one by-path call (paginated, not decrypted: no setting is secret) and kept for a TTL, so a warm Lambda
+// does not call SSM every turn. Values are validated with the same zod schema as the experiment config; a bad one
+// names its parameter. The API keys live beside the prefix, each read alone (secrets.ts says why).
 import { isForbiddenKey } from './forbidden-keys.ts';
+import { secretsPath, type SecretName } from './secrets.ts';
 import { partialConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';
 
 export interface RawParameter {
@@ -21,6 +21,8 @@ export interface RawParameter {
 /** Where parameters come from: SSM in AWS, a file on a laptop, anything in tests. */
 export interface ParameterSource {
   readAll(prefix: string): Promise<RawParameter[]>;
+  /** One API key, decrypted (secrets.ts: <prefix>-secrets/<name>); undefined when none is stored. */
+  readSecret(prefix: string, name: SecretName): Promise<string | undefined>;
 }
 
 export class InvalidParameterError extends Error {
@@ -38,8 +40,6 @@ export interface ResolvedParameters {
   config: ExperimentConfigInput;
   /** Prompt texts by version name ("<name>/v<N>"). */
   prompts: Record<string, string>;
-  /** Secret values by name; keep them out of logs, errors and snapshots. */
-  secrets: Record<string, string>;
   /** What the stack wrote about the deployment, by name (e.g. bedrock_models: "id1,id2"); never a setting. */
   deployment: Record<string, string>;
 }
@@ -66,20 +66,22 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
   const config: Record<string, unknown> = {};
   const origin = new Map<string, RawParameter>();
   const prompts: Record<string, string> = {};
-  const secrets: Record<string, string> = {};
   const deployment: Record<string, string> = {};
   for (const p of params) {
     if (!p.name.startsWith(`${root}/`)) continue;
     const [section, ...rest] = p.name.slice(root.length + 1).split('/');
-    if (section === 'secrets' && rest.length === 1) {
-      secrets[rest[0]] = p.value;
-      continue;
-    }
+    if (section === 'secrets')
+      throw new InvalidParameterError(
+        p.name,
+        `${p.name}: keys no longer live under ${root}, where everyone who may read the settings could read them; ` +
+          `move it to ${secretsPath(root)}/${rest.join('/')} (on AWS: ariadne secret set ${rest.join('/')}, then ` +
+          `aws ssm delete-parameter --name ${p.name}; locally: rename the key in the parameters file)`,
+      );
     if (p.secure)
       throw new InvalidParameterError(
         p.name,
-        `${p.name} is a SecureString outside ${root}/secrets/; ` +
-          `keep secrets under ${root}/secrets/ so they stay out of snapshots`,
+        `${p.name} is a SecureString among the settings; ` +
+          `keep keys under ${secretsPath(root)}/ so they stay out of snapshots and out of the settings' readers`,
       );
     if (section === 'prompts' && rest.length === 2 && /^v\d+$/.test(rest[1])) {
       prompts[rest.join('/')] = p.value;
@@ -104,7 +106,7 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     throw new InvalidParameterError(
       p.name,
       `${p.name} is not a known Ariadne parameter; ` +
-        `use ${root}/config/<key>, ${root}/prompts/<name>/v<N>, ${root}/secrets/<name> or ${root}/deployment/<name>`,
+        `use ${root}/config/<key>, ${root}/prompts/<name>/v<N> or ${root}/deployment/<name>`,
     );
   }
   const parsed = partialConfig.safeParse(config);
@@ -119,13 +121,14 @@ export function resolveParameters(prefix: string, params: RawParameter[]): Resol
     const shown = source ? (source.secure ? '(secure value)' : JSON.stringify(source.value).slice(0, 80)) : 'nothing';
     throw new InvalidParameterError(name, `parameter ${name}: ${issue.message} (got ${shown})`);
   }
-  return { config, prompts, secrets, deployment };
+  return { config, prompts, deployment };
 }
 
 /** Loads and validates parameters, at most once per TTL. */
 export class ParameterCache {
   private cached: { at: number; value: ResolvedParameters } | null = null;
   private pending: Promise<ResolvedParameters> | null = null;
+  private readonly secrets = new Map<SecretName, { at: number; value: string | undefined }>();
   constructor(
     private readonly source: ParameterSource,
     readonly prefix = '/ariadne',
@@ -146,5 +149,14 @@ export class ParameterCache {
         this.pending = null;
       });
     return this.pending;
+  }
+
+  /** One API key, read on its own (never with the settings) and kept for the same TTL. */
+  async secret(name: SecretName): Promise<string | undefined> {
+    const hit = this.secrets.get(name);
+    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
+    const value = await this.source.readSecret(this.prefix, name);
+    this.secrets.set(name, { at: this.now(), value });
+    return value;
   }
 }

@@ -1,7 +1,9 @@
-// Parameter Store through @aws-sdk/client-ssm: one recursive, decrypted
-// GetParametersByPath, following NextToken to the last page.
-import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
+// Parameter Store through @aws-sdk/client-ssm: the settings in one recursive GetParametersByPath, following
+// NextToken to the last page, not decrypted (no setting is secret); each API key alone with GetParameter, decrypted,
+// so a function needs a grant on its own key's name only.
+import { GetParameterCommand, GetParametersByPathCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
 import type { ParameterSource, RawParameter } from './parameters.ts';
+import { secretParameterName } from './secrets.ts';
 
 export function ssmSource(client: SSMClient = new SSMClient({})): ParameterSource {
   return {
@@ -10,13 +12,7 @@ export function ssmSource(client: SSMClient = new SSMClient({})): ParameterSourc
       let token: string | undefined;
       do {
         const page = await client.send(
-          new GetParametersByPathCommand({
-            Path: prefix,
-            Recursive: true,
-            WithDecryption: true,
-            MaxResults: 10,
-            NextToken: token,
-          }),
+          new GetParametersByPathCommand({ Path: prefix, Recursive: true, MaxResults: 10, NextToken: token }),
         );
         for (const p of page.Parameters ?? []) {
           if (p.Name && p.Value !== undefined)
@@ -25,6 +21,17 @@ export function ssmSource(client: SSMClient = new SSMClient({})): ParameterSourc
         token = page.NextToken;
       } while (token);
       return out;
+    },
+    async readSecret(prefix, name) {
+      try {
+        const { Parameter } = await client.send(
+          new GetParameterCommand({ Name: secretParameterName(prefix, name), WithDecryption: true }),
+        );
+        return Parameter?.Value;
+      } catch (err) {
+        if (err instanceof ParameterNotFound) return undefined;
+        throw err;
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import { TURN_COMMIT_MARGIN_MS } from '../config/budgets.ts';
 import { loopStateSchema } from '../machine/contracts.ts';
 import { turnTimeoutSeconds } from '../machine/tasks.ts';
 import type { AgentFactory } from '../engine/agent.ts';
+import { secretOf } from '../config/secrets.ts';
 import { lambdaEntry, type HandlerDeps, type InvocationContext } from './deps.ts';
 
 export const runTurnHandler =
@@ -21,9 +22,12 @@ export const runTurnHandler =
     // is no context: the turn function's own timeout.
     const remainingMs = context?.getRemainingTimeInMillis() ?? turnTimeoutSeconds(state.llmProvider) * 1000;
     const deadline = TurnDeadline.after(remainingMs - TURN_COMMIT_MARGIN_MS);
-    // Only model agents read parameters (their secrets): the baseline turn function is granted no SSM access.
-    const secrets = state.llmProvider === 'baseline' ? undefined : (await deps.parameters?.get())?.secrets;
-    const agents: AgentFactory = secrets ? (identity) => deps.agents({ ...identity, secrets }) : deps.agents;
+    // Only the providers that send a key read one, their own (the stack grants each function its key's name only).
+    const name = secretOf(state.llmProvider);
+    const key = name && (await deps.parameters?.secret(name));
+    const agents: AgentFactory = key
+      ? (identity) => deps.agents({ ...identity, secrets: { [name]: key } })
+      : deps.agents;
     const { waits, seconds } = state.outage;
     return runTurn(state.experimentId, state.turnNumber, {
       ...deps,

@@ -1,0 +1,80 @@
+// `ariadne secret set NAME`: puts an API key where the stack's function that sends it reads it (a SecureString under
+// <prefix>-secrets, lambdas/config/secrets.ts), from standard input or a hidden prompt, so the value lands in no
+// shell history and no process list. The admin's command: no researcher policy grants ssm:PutParameter.
+import { Argument, type Command } from 'commander';
+import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import {
+  SECRET_NAMES,
+  SECRET_OF_PROVIDER,
+  secretParameterName,
+  type SecretName,
+} from '../../../lambdas/config/secrets.ts';
+import { withExample } from '../help.ts';
+import { endpointOption } from '../options.ts';
+import { readHidden, readStdin } from '../secret-input.ts';
+
+interface SecretOptions {
+  region?: string;
+  prefix: string;
+  kmsKeyId?: string;
+  endpoint?: string;
+}
+
+/** The function that reads each key (lib/ariadne-stack.ts grants it alone). */
+const READER: Record<SecretName, string> = {
+  [SECRET_OF_PROVIDER.ollama]: 'InvokeOllamaAgent',
+  [SECRET_OF_PROVIDER.openai]: 'InvokeOpenAIAgent',
+};
+
+async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
+  const parameter = secretParameterName(o.prefix, name);
+  const value = process.stdin.isTTY ? await readHidden(`${name} (not shown): `) : await readStdin();
+  if (value === '')
+    throw new InvalidInputError(
+      'NAME',
+      name,
+      `no value for ${name} was given: pipe it in (ariadne secret set ${name} < key.txt) or type it at the prompt`,
+    );
+  const { PutParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
+  const client = new SSMClient({
+    ...(o.region ? { region: o.region } : {}),
+    ...(o.endpoint ? { endpoint: o.endpoint } : {}),
+    maxAttempts: 3,
+  });
+  try {
+    const { Version } = await client.send(
+      new PutParameterCommand({
+        Name: parameter,
+        Value: value,
+        Type: 'SecureString',
+        Overwrite: true,
+        ...(o.kmsKeyId ? { KeyId: o.kmsKeyId } : {}),
+      }),
+    );
+    process.stdout.write(
+      `stored ${parameter} (SecureString, version ${Version}); only ${READER[name]} may read it, ` +
+        'from its next cold start or within a minute\n',
+    );
+  } finally {
+    client.destroy();
+  }
+}
+
+export function registerSecretCommands(program: Command): void {
+  const secret = program
+    .command('secret')
+    .description("the API keys the stack's functions send, each readable by the one function that sends it");
+  const set = secret
+    .command('set')
+    .description(
+      'store an API key as a SecureString for the deployed stack, read from standard input (or a prompt that does ' +
+        'not show it), never from the command line',
+    )
+    .addArgument(new Argument('<name>', 'which key').choices(SECRET_NAMES))
+    .option('--region <region>', 'the Region the stack is deployed in (default: AWS_REGION, then your AWS profile)')
+    .option('--prefix <path>', "the stack's parameter prefix (the keys go beside it, under PREFIX-secrets)", '/ariadne')
+    .option('--kms-key-id <id>', 'a customer managed KMS key (the stack deployed with parametersKmsKeyArn)')
+    .addOption(endpointOption('SSM endpoint override (default: $AWS_ENDPOINT_URL_SSM)'))
+    .action((name: SecretName, o: SecretOptions) => setSecret(name, o));
+  withExample(set, 'ariadne secret set openai_api_key < openai-key.txt');
+}
