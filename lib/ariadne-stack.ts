@@ -207,7 +207,12 @@ export class AriadneStack extends Stack {
     });
     new CfnOutput(this, OUTPUT_KEYS.databaseSecretArn, {
       value: database.secret.secretArn,
-      description: 'aws rds-data execute-statement --secret-arn (username and password, Secrets Manager)',
+      description:
+        "the master user's secret: the functions' and ariadne sql --write's (an admin's), never researchers'",
+    });
+    new CfnOutput(this, OUTPUT_KEYS.databaseReaderSecretArn, {
+      value: database.readerSecret.secretArn,
+      description: 'aws rds-data execute-statement --secret-arn (the read-only role researchers read results as)',
     });
     new CfnOutput(this, OUTPUT_KEYS.databaseName, {
       value: DATABASE_NAME,

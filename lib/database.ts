@@ -16,6 +16,7 @@ import {
   Credentials,
   DatabaseCluster,
   DatabaseClusterEngine,
+  DatabaseSecret,
 } from 'aws-cdk-lib/aws-rds';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Provider } from 'aws-cdk-lib/custom-resources';
@@ -23,9 +24,11 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IConstruct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
 import { LOG_RETENTION } from './observability.ts';
-import { RESULTS_DATABASE_TAG } from './resource-tags.ts';
+import { RESULTS_DATABASE_TAG, RESULTS_READER_TAG } from './resource-tags.ts';
 
 export const DATABASE_NAME = 'ariadne';
+/** The researchers' read-only role (lambdas/store/reader-role.ts), whose secret the `--aws` results commands use. */
+const READER_USERNAME = 'ariadne_reader';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
 
 /**
@@ -93,7 +96,10 @@ export interface ExperimentDatabaseProps {
 
 export class ExperimentDatabase extends Construct {
   readonly cluster: DatabaseCluster;
+  /** The master user's: the functions', which write. */
   readonly secret: ISecret;
+  /** The read-only role's: researchers', whose policy names this one only. */
+  readonly readerSecret: DatabaseSecret;
 
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
@@ -127,10 +133,14 @@ export class ExperimentDatabase extends Construct {
     Tags.of(this.cluster).add(RESULTS_DATABASE_TAG, Stack.of(this).stackName, {
       includeResourceTypes: ['AWS::RDS::DBCluster', 'AWS::SecretsManager::Secret'],
     });
+    // Researchers read as a role that may SELECT and nothing else; its password is generated here (the same rules
+    // as the master's: no quote, backslash or @) and set in Postgres by the migrations after every deploy.
+    this.readerSecret = new DatabaseSecret(this, 'ReaderSecret', { username: READER_USERNAME, dbname: DATABASE_NAME });
+    Tags.of(this.readerSecret).add(RESULTS_READER_TAG, Stack.of(this).stackName);
     // No rotation: the rotation Lambda must run in the cluster's VPC to change the password, and with
     // isolated subnets it reaches Secrets Manager only through an interface endpoint (~$7.30/month per
     // AZ), many times the stack's idle budget. The Data API reads the secret on every call.
-    if (!removeData) this.keepOnDestroy(props.vpc);
+    if (!removeData) this.keepOnDestroy(props.vpc, this.readerSecret);
 
     // onEvent only answers (PhysicalResourceId); isComplete, polled by CDK's Provider framework from right after it,
     // applies the migrations and answers IsComplete false while the database is paused or resuming, so a slow resume
@@ -146,10 +156,13 @@ export class ExperimentDatabase extends Construct {
       file: 'migrate-database.ts',
       exportName: 'isComplete',
       timeoutSeconds: 840,
-      environment: this.clientEnvironment(),
+      environment: { ...this.clientEnvironment(), DATABASE_READER_SECRET_ARN: this.readerSecret.secretArn },
       copyMigrations: true,
     });
     this.grantDataApi(migrate);
+    migrate.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.readerSecret.secretArn] }),
+    );
     const provider = new Provider(this, 'MigrationsProvider', {
       onEventHandler: start,
       isCompleteHandler: migrate,
@@ -172,7 +185,7 @@ export class ExperimentDatabase extends Construct {
    * A retained cluster keeps its network interfaces in the VPC's subnets and its security group:
    * deleting those would fail the stack's deletion, and the secret is the only way in. Keep them all.
    */
-  private keepOnDestroy(vpc: IVpc): void {
+  private keepOnDestroy(vpc: IVpc, readerSecret: IConstruct): void {
     const keep = (scope: IConstruct) => {
       for (const c of scope.node.findAll())
         if (CfnResource.isCfnResource(c)) c.applyRemovalPolicy(RemovalPolicy.RETAIN);
@@ -180,6 +193,7 @@ export class ExperimentDatabase extends Construct {
     // Its children: the writer, subnet group, security group, the generated secret and its attachment.
     keep(this.cluster);
     keep(vpc);
+    keep(readerSecret);
   }
 
   /** The Data API's coordinates: the contract of lambdas/handlers/deps.ts. */

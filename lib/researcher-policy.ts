@@ -4,7 +4,7 @@
 // checks each statement against it): a statement whose resource is of a type the action does not take never
 // matches on AWS.
 import { RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
-import { RESULTS_DATABASE_TAG } from './resource-tags.ts';
+import { RESULTS_DATABASE_TAG, RESULTS_READER_TAG } from './resource-tags.ts';
 import { isGeneratedName } from './template-values.ts';
 import type { StackOutputs } from './stack-outputs.ts';
 
@@ -48,10 +48,8 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
   // generated: "*", held to this stack's database by the tag lib/database.ts puts on both (aws:ResourceTag, which
   // rds-data's actions and GetSecretValue take), and to buckets of this account (s3:ResourceAccount: PutObject
   // takes no tag condition). After the deploy the policy names each ARN instead.
-  const ourDatabase = (arnOrName: string) =>
-    isGeneratedName(arnOrName)
-      ? { StringEquals: { [`aws:ResourceTag/${RESULTS_DATABASE_TAG}`]: stackName } }
-      : undefined;
+  const tagged = (arnOrName: string, tag: string) =>
+    isGeneratedName(arnOrName) ? { StringEquals: { [`aws:ResourceTag/${tag}`]: stackName } } : undefined;
   const bucketName = outputs.sweepBucketName;
   const statements = [
     // Resource type "stack": arn:...:stack/NAME/ID. The ID changes when the stack is deleted and deployed again,
@@ -79,15 +77,16 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
         'rds-data:RollbackTransaction',
       ],
       [outputs.databaseClusterArn],
-      ourDatabase(outputs.databaseClusterArn),
+      tagged(outputs.databaseClusterArn, RESULTS_DATABASE_TAG),
     ),
     // The Data API reads the database secret with the caller's own credentials ("Authorizing access to the Amazon
-    // RDS Data API", Aurora User Guide).
+    // RDS Data API", Aurora User Guide): the read-only role's secret, never the master user's, so whatever SQL a
+    // researcher sends runs as a role that may only SELECT (lambdas/store/reader-role.ts).
     statement(
-      'DataApiReadsDatabaseSecret',
+      'DataApiReadsAsReadOnlyRole',
       ['secretsmanager:GetSecretValue'],
-      [outputs.databaseSecretArn],
-      ourDatabase(outputs.databaseSecretArn),
+      [outputs.databaseReaderSecretArn],
+      tagged(outputs.databaseReaderSecretArn, RESULTS_READER_TAG),
     ),
     // Experiment defaults the CLI reads from Parameter Store. GetParametersByPath is authorized on the path's own
     // parameter ARN (/ariadne -> parameter/ariadne), the others on each parameter's (resource type "parameter").

@@ -5,3 +5,9 @@
  * before the deploy conditions on (aws:ResourceTag/ariadne:results-database), since their names are generated then.
  */
 export const RESULTS_DATABASE_TAG = 'ariadne:results-database';
+
+/**
+ * On the researchers' read-only database secret, with the stack's name: a researcher policy written before the deploy
+ * lets them read this secret and not the master's, which carries RESULTS_DATABASE_TAG only.
+ */
+export const RESULTS_READER_TAG = 'ariadne:results-reader';

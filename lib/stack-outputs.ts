@@ -12,6 +12,8 @@ export interface StackOutputs {
   sweepBucketName: string;
   databaseClusterArn: string;
   databaseSecretArn: string;
+  /** The read-only role's secret: what every `--aws` results command and the researcher policy use. */
+  databaseReaderSecretArn: string;
   databaseName: string;
 }
 
@@ -24,5 +26,6 @@ export const OUTPUT_KEYS: Record<OutputField, string> = {
   sweepBucketName: 'SweepBucketName',
   databaseClusterArn: 'DatabaseClusterArn',
   databaseSecretArn: 'DatabaseSecretArn',
+  databaseReaderSecretArn: 'DatabaseReaderSecretArn',
   databaseName: 'DatabaseName',
 };

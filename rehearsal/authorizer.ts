@@ -34,6 +34,8 @@ export class RequestAuthorizer implements RequestAuthorization {
   /** principal -> action -> requests that needed it (allowed and denied). */
   readonly counts = new Map<string, Map<string, number>>();
   readonly denials: Denial[] = [];
+  /** Denials a scenario provoked on purpose and checked itself: kept apart from `denials`, which fail the rehearsal. */
+  readonly expectedDenials: Denial[] = [];
   /**
    * Decisions already made: an identity-policy evaluation depends only on the principal, action, resource and
    * context, and the policies do not change during a rehearsal, so a sweep's 10,000 identical StartExecution
@@ -145,6 +147,18 @@ export class RequestAuthorizer implements RequestAuthorization {
   /** Whether the principal may make the call, without counting or recording it (S3's NoSuchKey-or-403 choice). */
   async allows(principal: string, call: AwsCall): Promise<boolean> {
     return (await this.decide(principal, call)).allowed;
+  }
+
+  /**
+   * Runs `fn`, whose requests a scenario expects to be denied: the denials they meet are moved to expectedDenials
+   * and returned for the scenario to check (the world is idle meanwhile, so every denial since `fn` began is its own).
+   */
+  async expectingDenials<T>(fn: () => Promise<T>): Promise<{ result: T; denied: Denial[] }> {
+    const before = this.denials.length;
+    const result = await fn();
+    const denied = this.denials.splice(before);
+    this.expectedDenials.push(...denied);
+    return { result, denied };
   }
 
   /** The principal of a signed request's access key, if the rehearsal handed that key out. */

@@ -7,7 +7,7 @@ import { turnPictures } from '../results/observation-pictures.ts';
 
 /** The Retry waits of the provider Tasks, shortened (PROVIDER_RETRY waits 30 s, then 60 s, on AWS). */
 const SHORT_RETRIES = { [STATES.InvokeBedrockAgent]: 50, [STATES.InvokeOllamaAgent]: 50 };
-const SECRET_KEY_PARAMETER = '/ariadne/secrets/openai_api_key';
+const SECRET_KEY_PARAMETER = '/ariadne-secrets/openai_api_key';
 /** The outage's wait, shortened (15 s on AWS for the first). */
 const SHORT_WAITS = { [STATES.OutageWait]: 50 };
 
@@ -38,8 +38,8 @@ export const PROVIDER_SCENARIOS: Record<string, Scenario> = {
     return `Ollama agent (${model} at ${world.ollamaUrl}) to the goal in ${row.actions_taken} actions, ${chats} chats`;
   },
   async openai(world) {
-    // The key as a user stores it: a SecureString under the prefix's secrets (CloudFormation cannot make one); the
-    // turn function reads it with GetParametersByPath and decryption, through its own grant, and the server refuses
+    // The key as `ariadne secret set` stores it: a SecureString beside the settings (CloudFormation cannot make one);
+    // the turn function reads it with GetParameter and decryption, through its own grant, and the server refuses
     // any other key (401), so a run that reaches the goal proves the secret came through.
     if (!world.openaiUrl)
       throw new Error('this machine has no network address but loopback, which a Lambda cannot use for a model server');

@@ -25,6 +25,8 @@ export interface RehearsalReport {
   /** function logical id -> AWS action -> calls */
   calls: Record<string, Record<string, number>>;
   denials: Denial[];
+  /** Denials scenarios provoked on purpose (a researcher's write, a key read by the wrong principal), each checked. */
+  expectedDenials: Denial[];
   violations: QuotaViolation[];
   scenarios: ScenarioResult[];
   /** What the rehearsal does not model, said in its output. */
@@ -61,6 +63,7 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
   return {
     calls,
     denials: world.authorizer.denials,
+    expectedDenials: world.authorizer.expectedDenials,
     violations: [
       ...world.violations,
       ...world.dataApi.limitHits.map((h) => ({
@@ -94,6 +97,8 @@ export function formatReport(r: RehearsalReport): string {
     );
   lines.push(`denials: ${r.denials.length} (goal 0)`);
   for (const d of r.denials) lines.push(`  ${d.principal} may not ${d.action} on ${d.resource}: ${d.explanation}`);
+  lines.push(`denials provoked on purpose and checked by their scenario: ${r.expectedDenials.length}`);
+  for (const d of r.expectedDenials) lines.push(`  ${d.principal} may not ${d.action} on ${d.resource}`);
   lines.push(`quota violations: ${r.violations.length} (goal 0)`);
   for (const v of r.violations) lines.push(`  ${v.quota}: ${v.where} is ${v.measured} ${v.unit} (limit ${v.limit})`);
   lines.push('scenarios');

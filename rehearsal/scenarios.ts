@@ -10,6 +10,8 @@ import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { sweepScenario } from './scenario-sweep.ts';
 import { lowConcurrencyScenario } from './scenario-low-concurrency.ts';
 import { researcherScenario } from './scenario-researcher.ts';
+import { readOnlyScenario } from './scenario-read-only.ts';
+import { secretsScenario } from './scenario-secrets.ts';
 import { factorsScenario } from './scenario-factors.ts';
 import { largestMazeScenario } from './scenario-largest-maze.ts';
 
@@ -111,10 +113,12 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   ...MIGRATION_SCENARIOS,
   ...SECRET_SCENARIOS,
+  secrets: secretsScenario,
   'largest-maze': largestMazeScenario,
   sweep: sweepScenario,
   'low-concurrency': lowConcurrencyScenario,
   factors: factorsScenario,
-  // last: it reads what the others ran
+  // last: they read what the others ran
   researcher: researcherScenario,
+  'researcher-read-only': readOnlyScenario,
 };

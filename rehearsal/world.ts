@@ -11,6 +11,7 @@ import { RequestAuthorizer } from './authorizer.ts';
 import type { CfnTemplate } from '../lib/template-values.ts';
 import type { Database } from '../lambdas/store/database.ts';
 import { openSqlDatabase } from '../lambdas/store/open-sql-database.ts';
+import { SecretsManagerSim } from '../simulators/secrets-manager-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
@@ -71,12 +72,16 @@ export interface World {
     s3: S3Sim;
     sfn: SfnSim;
     ollama: OllamaSim;
-    /** An OpenAI-compatible server that checks its key (the key is a SecureString under /ariadne/secrets). */
+    /** An OpenAI-compatible server that checks its key (the key is a SecureString under /ariadne-secrets). */
     openai: OpenAISim;
     /** Lambda's GetAccountSettings: the account's concurrency, settable (a new account's is low). */
     lambda: LambdaSim;
     serviceQuotas: ServiceQuotasSim;
+    /** The database's secrets: the master user's and the researchers' read-only role's. */
+    secretsManager: SecretsManagerSim;
   };
+  /** The read-only role's secret, as the stack names it and as the migrations' function reads it. */
+  reader: { arn: string; username: string };
   /** Where each AWS server listens, by the environment variable the bundles get it in (AWS_ENDPOINT_URL_S3...). */
   endpoints: Record<'AWS_ENDPOINT_URL_S3' | 'AWS_ENDPOINT_URL_SFN', string> & Record<string, string>;
   /** Where the Ollama server listens: an address of this machine that is not loopback (Lambda refuses loopback). */
@@ -161,10 +166,19 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await db.close();
     throw err;
   }
+  // The read-only role's secret, as Secrets Manager generates it; the role itself is made by the migrations' function
+  // (lambdas/store/reader-role.ts). Its name is the rehearsal's own: roles are the whole server's, not the schema's.
+  const migrateFn = assembly.functions.find((f) => 'DATABASE_READER_SECRET_ARN' in f.environment);
+  if (!migrateFn) throw new Error('no function of the template names DATABASE_READER_SECRET_ARN');
+  const reader = { arn: envOf(migrateFn).DATABASE_READER_SECRET_ARN, username: `${schema}_reader` };
+  const secretsManager = new SecretsManagerSim({ authorizer });
+  secretsManager.put(dbEnv.DATABASE_SECRET_ARN, secret);
+  secretsManager.put(reader.arn, { username: reader.username, password: randomBytes(24).toString('hex') });
   const dataApi = new RdsDataSim({
     url: opts.databaseUrl,
     schema,
     secret,
+    otherSecrets: (arn) => (arn === dbEnv.DATABASE_SECRET_ARN ? undefined : secretsManager.databaseSecret(arn)),
     clusterArn: dbEnv.DATABASE_CLUSTER_ARN,
     secretArn: dbEnv.DATABASE_SECRET_ARN,
     database: dbEnv.DATABASE_NAME,
@@ -199,10 +213,11 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     AWS_ENDPOINT_URL_SFN: await sfn.listen(),
     AWS_ENDPOINT_URL_LAMBDA: await lambda.listen(),
     AWS_ENDPOINT_URL_SERVICE_QUOTAS: await serviceQuotas.listen(),
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: await secretsManager.listen(),
   };
   const ollamaUrl = ollamaHost ? await ollama.listen(0, ollamaHost) : null;
   const openaiUrl = ollamaHost ? `${await openai.listen(0, ollamaHost)}/v1` : null;
-  const sims = { ssm, bedrock, s3, sfn, ollama, openai, lambda, serviceQuotas };
+  const sims = { ssm, bedrock, s3, sfn, ollama, openai, lambda, serviceQuotas, secretsManager };
 
   const processes = new Map<string, LambdaProcess>();
   const violations: QuotaViolation[] = [];
@@ -211,6 +226,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await dataApi.close();
     await Promise.all(Object.values(sims).map((sim) => sim.close()));
     await dropSchemaAndRole(db, schema, secret.username);
+    await dropRole(db, reader.username);
     await db.close();
   };
   // Each function's container starts at its first invocation, as on Lambda: a rehearsal of a few scenarios starts
@@ -237,6 +253,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     processes,
     db,
     dataApi,
+    reader,
     endpoints,
     sims,
     ollamaUrl,
@@ -249,6 +266,10 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
 /** Drops the rehearsal's schema, then its role (DROP OWNED: whatever else it was granted in this database). */
 async function dropSchemaAndRole(db: Database, schema: string, role: string): Promise<void> {
   await db.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await dropRole(db, role);
+}
+
+async function dropRole(db: Database, role: string): Promise<void> {
   const { rowCount } = await db.pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
   if (!rowCount) return;
   // what the role made outside its schema (pg_trgm, when it was the first to make it) stays, now the url user's:

@@ -81,6 +81,11 @@ interface Options {
    * The url's own credentials are then the admin's, which rotateSecret uses.
    */
   secret?: DatabaseSecret;
+  /**
+   * Other secrets of the cluster's users (the researchers' read-only role's): the Data API connects as whoever the
+   * secret a call names holds, read at each call as AWS reads Secrets Manager.
+   */
+  otherSecrets?: (arn: string) => DatabaseSecret | undefined;
   clusterArn?: string;
   secretArn?: string;
   database?: string;
@@ -338,6 +343,8 @@ export class RdsDataSim {
   readonly database: string;
   private pool: pg.Pool;
   private secret: DatabaseSecret | null;
+  /** Pools of the other secrets' users, by user and password. */
+  private readonly otherPools = new Map<string, pg.Pool>();
   /** Pools opened with a secret's earlier value, closing once their in-flight work is done. */
   private readonly retired: Array<Promise<void>> = [];
   private readonly transactions = new Map<string, Transaction>();
@@ -363,9 +370,20 @@ export class RdsDataSim {
     return this.secret && { ...this.secret };
   }
 
-  private openPool(): pg.Pool {
+  /** The pool that connects as the user of the secret a call names (checkTarget has checked it exists). */
+  private poolFor(secretArn: unknown): pg.Pool {
+    if (secretArn === this.secretArn || typeof secretArn !== 'string') return this.pool;
+    const secret = this.opts.otherSecrets?.(secretArn);
+    if (!secret) return this.pool;
+    const key = `${secret.username}\u0000${secret.password}`;
+    let pool = this.otherPools.get(key);
+    if (!pool) this.otherPools.set(key, (pool = this.openPool(secret)));
+    return pool;
+  }
+
+  private openPool(secret = this.secret): pg.Pool {
     const pool = new pg.Pool({
-      connectionString: this.secret ? urlWithSecret(this.opts.url, this.secret) : this.opts.url,
+      connectionString: secret ? urlWithSecret(this.opts.url, secret) : this.opts.url,
       max: 10,
       // Every value as Postgres's text, converted to Data API fields by column type.
       types: { getTypeParser: () => (v: string) => v },
@@ -453,7 +471,7 @@ export class RdsDataSim {
     for (const id of [...this.transactions.keys()]) await this.endTransaction(id, 'ROLLBACK', 'expired');
     this.server?.closeAllConnections();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
-    await Promise.all([this.pool.end(), ...this.retired]);
+    await Promise.all([this.pool.end(), ...[...this.otherPools.values()].map((p) => p.end()), ...this.retired]);
   }
 
   private async handle(req: IncomingMessage): Promise<{ status: number; payload: unknown }> {
@@ -513,7 +531,7 @@ export class RdsDataSim {
       throw new DataApiError('BadRequestException', `HttpEndpoint is not enabled for resource ${body.resourceArn}`);
     if (typeof body.secretArn !== 'string' || !body.secretArn.startsWith('arn:'))
       throw new DataApiError('BadRequestException', `Invalid secret ARN: ${body.secretArn ?? '(none)'}`);
-    if (body.secretArn !== this.secretArn)
+    if (body.secretArn !== this.secretArn && !this.opts.otherSecrets?.(body.secretArn))
       throw new DataApiError(
         'ForbiddenException',
         `Not authorized to get secret value for ${body.secretArn} or it does not exist`,
@@ -545,7 +563,13 @@ export class RdsDataSim {
       if (body.formatRecordsAs !== undefined && !['NONE', 'JSON'].includes(body.formatRecordsAs))
         throw new DataApiError('BadRequestException', `Invalid formatRecordsAs: ${String(body.formatRecordsAs)}`);
       const { text, values } = prepare(body.sql, body.parameters ?? []);
-      const result = await this.run(body.transactionId, text, values, body.continueAfterTimeout === true);
+      const result = await this.run(
+        body.transactionId,
+        text,
+        values,
+        body.continueAfterTimeout === true,
+        this.poolFor(body.secretArn),
+      );
       return this.statementResponse(result, body);
     }
     if (path === '/BatchExecute') {
@@ -554,12 +578,13 @@ export class RdsDataSim {
       const sets: any[][] = body.parameterSets ?? [];
       // Outside a transaction the batch runs in one of its own, so a failing parameter set leaves nothing behind
       // (an assumption: the API reference does not say whether a batch is atomic).
-      const own = body.transactionId === undefined ? await this.begin() : body.transactionId;
+      const pool = this.poolFor(body.secretArn);
+      const own = body.transactionId === undefined ? await this.begin(pool) : body.transactionId;
       try {
         const updateResults = [];
         for (const set of sets.length ? sets : [[]]) {
           const { text, values } = prepare(body.sql, set);
-          await this.run(own, text, values, false);
+          await this.run(own, text, values, false, pool);
           if (sets.length) updateResults.push({ generatedFields: [] });
         }
         if (body.transactionId === undefined) await this.endTransaction(own, 'COMMIT', 'committed');
@@ -572,7 +597,7 @@ export class RdsDataSim {
     }
     if (path === '/BeginTransaction') {
       this.checkTarget(body, true);
-      return { transactionId: await this.begin() };
+      return { transactionId: await this.begin(this.poolFor(body.secretArn)) };
     }
     if (path === '/CommitTransaction' || path === '/RollbackTransaction') {
       this.checkTarget(body, false);
@@ -592,8 +617,8 @@ export class RdsDataSim {
    * A client lent by the pool, heard when the server drops its connection: pg emits 'error' on it beside the failed
    * statement, and an unheard 'error' ends the process (the statement's rejection is what the caller gets).
    */
-  private async lent(): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
+  private async lent(pool = this.pool): Promise<pg.PoolClient> {
+    const client = await pool.connect();
     if (!this.heard.has(client)) {
       this.heard.add(client); // once per client: the pool lends the same ones again
       client.on('error', () => undefined);
@@ -601,8 +626,8 @@ export class RdsDataSim {
     return client;
   }
 
-  private async begin(): Promise<string> {
-    const client = await this.lent();
+  private async begin(pool = this.pool): Promise<string> {
+    const client = await this.lent(pool);
     await client.query('BEGIN');
     const id = randomBytes(48).toString('base64');
     this.transactions.set(id, { client, started: Date.now(), timer: this.expiry(id) });
@@ -657,8 +682,8 @@ export class RdsDataSim {
     }
   }
 
-  private async run(transactionId: unknown, text: string, values: unknown[], keepRunning: boolean) {
-    const client = transactionId === undefined ? await this.lent() : this.transaction(transactionId).client;
+  private async run(transactionId: unknown, text: string, values: unknown[], keepRunning: boolean, pool = this.pool) {
+    const client = transactionId === undefined ? await this.lent(pool) : this.transaction(transactionId).client;
     const limit = this.opts.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     // The extended protocol (parse/bind/execute), as a prepared statement on AWS: one statement per call, so

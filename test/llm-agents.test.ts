@@ -155,7 +155,7 @@ describe('parameters', () => {
         '/ariadne/config/vision_range: 2',
         '/ariadne/config/ollama/num_ctx: 8192',
         '/ariadne/prompts/study/v3: "Maze {width}x{height}. Find the goal; {success_text}."',
-        '/ariadne/secrets/ollama_api_key: key-from-parameters-99',
+        '/ariadne-secrets/ollama_api_key: key-from-parameters-99',
       ]);
       const parameters = new ParameterCache(fileSource(file));
       const { experimentId } = await runLocalExperiment(

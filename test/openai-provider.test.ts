@@ -222,7 +222,7 @@ describe.each(TRANSPORTS)('the openai provider over %s', (transport) => {
     const e = await experiment(refused ?? null);
     expect(e.status).toBe('failed');
     expect(e.failure_reason).toMatch(/ProviderPermanentError: openai model "gpt-4\.1-mini": 401 invalid_api_key/);
-    expect(e.failure_reason).toMatch(/fix: put the key in <prefix>\/secrets\/openai_api_key/);
+    expect(e.failure_reason).toMatch(/fix: ariadne secret set openai_api_key/);
     // permanent: asked once, not retried
     expect(chats()).toHaveLength(1);
   });

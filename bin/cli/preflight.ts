@@ -91,7 +91,7 @@ async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKe
       throw new EnvironmentError(
         'OPENAI_API_KEY',
         `the server at ${baseUrl} refused the key (401: ${err.message}); set $OPENAI_API_KEY (or ` +
-          '/ariadne/secrets/openai_api_key in the parameters) to a key it accepts',
+          '/ariadne-secrets/openai_api_key in the parameters file) to a key it accepts',
       );
     if (err instanceof OpenAI.APIError && typeof err.status === 'number')
       throw new EnvironmentError(

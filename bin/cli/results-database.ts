@@ -1,7 +1,8 @@
 // Where the results commands read: the local database (embedded, or DATABASE_URL), or with --aws a deployed
 // stack's Aurora through the RDS Data API, found from the stack's outputs (DescribeStacks) and reached over HTTPS
-// with the researcher's own AWS credentials. Both are the same Sql port, so every results command runs the same
-// SQL on either.
+// with the researcher's own AWS credentials, as the read-only role (its own secret): a researcher reads, never
+// writes. Only `ariadne sql --write` names the master user's secret, which an admin's credentials may read. Both are
+// the same Sql port, so every results command runs the same SQL on either.
 import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../lambdas/store/sql.ts';
 import { withCliDatabase } from './database.ts';
@@ -12,6 +13,8 @@ export interface ResultsSource {
   aws?: boolean;
   stack?: string;
   region?: string;
+  /** As the master user (an admin's credentials), not the read-only role: `ariadne sql --write` only. */
+  write?: boolean;
 }
 
 /** `fn` gets the stack's outputs too when the database is a deployed stack's. */
@@ -22,7 +25,7 @@ export async function withResultsDatabase<T>(
   if (!source.aws) return withCliDatabase((db) => fn(db));
   const { resolveStack } = await import('./aws-stack.ts'); // the CloudFormation client, with --aws only
   const outputs = await resolveStack({ stack: source.stack, region: source.region });
-  const db = await openSqlDatabase(stackDatabaseTarget(outputs));
+  const db = await openSqlDatabase(stackDatabaseTarget(outputs, { write: source.write }));
   process.stderr.write(
     `database: ${outputs.stackName}'s Aurora (${outputs.region}) through the RDS Data API; ` +
       'a paused cluster takes about 15 s to resume\n',
@@ -34,17 +37,21 @@ export async function withResultsDatabase<T>(
   }
 }
 
-/** A deployed stack's Aurora, through the Data API, as its outputs name it (doctor's --aws reads it too). */
-export function stackDatabaseTarget(outputs: StackOutputs): DataApiTarget {
+/**
+ * A deployed stack's Aurora, through the Data API, as its outputs name it (doctor's --aws reads it too): as the
+ * read-only role, or with `write` as the master user.
+ */
+export function stackDatabaseTarget(outputs: StackOutputs, opts: { write?: boolean } = {}): DataApiTarget {
+  const secret = opts.write ? 'databaseSecretArn' : 'databaseReaderSecretArn';
   return {
     dataApi: {
       resourceArn: outputs.databaseClusterArn,
-      secretArn: outputs.databaseSecretArn,
+      secretArn: outputs[secret],
       database: outputs.databaseName,
     },
     fields: {
       resourceArn: `${outputs.stackName}'s output DatabaseClusterArn`,
-      secretArn: `${outputs.stackName}'s output DatabaseSecretArn`,
+      secretArn: `${outputs.stackName}'s output ${opts.write ? 'DatabaseSecretArn' : 'DatabaseReaderSecretArn'}`,
       database: `${outputs.stackName}'s output DatabaseName`,
     },
   };

@@ -44,6 +44,14 @@ const VARIABLES = {
     meaning: "Set by the stack with DATABASE_CLUSTER_ARN: the Secrets Manager secret of the cluster's credentials.",
     example: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-db-AbCdEf',
   },
+  DATABASE_READER_SECRET_ARN: {
+    readBy: ['lambda'],
+    setBy: 'platform',
+    meaning:
+      "Set by the stack on the migrations' function: the secret of the researchers' read-only role, whose password " +
+      'the migrations set after every deploy.',
+    example: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-reader-AbCdEf',
+  },
   DATABASE_NAME: {
     readBy: ['lambda'],
     setBy: 'platform',
@@ -95,7 +103,7 @@ const VARIABLES = {
     setBy: 'user',
     meaning:
       'Sent as a bearer token to the OpenAI-compatible server, unless the parameters hold ' +
-      '<prefix>/secrets/openai_api_key.',
+      '<prefix>-secrets/openai_api_key.',
   },
   ARIADNE_PARAMETERS: {
     readBy: ['cli'],

@@ -4,7 +4,9 @@
 // then periodically based on the configured query interval as long as it returns false" (CDK ProviderProps), tries
 // the database once per call and answers IsComplete false while it is unavailable, so a paused Aurora that takes long
 // to resume is waited out between polls, up to the provider's totalTimeout. Deleting the stack keeps the data.
+// After the migrations, the researchers' read-only role gets its password from its own secret and SELECT on it all.
 import { migrate } from '../store/migrate.ts';
+import { grantReader, type ReaderCredentials } from '../store/reader-role.ts';
 import { DATA_API_UNAVAILABLE_NAMES } from '../store/errors.ts';
 import { databaseTargetFromEnvironment, openSqlDatabase } from '../store/open-sql-database.ts';
 import { envString } from '../config/environment.ts';
@@ -46,6 +48,8 @@ export const isComplete = async (
   const remaining = () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY;
   try {
     await migrate(waitingOutLongStatements(db, remaining), { schema: envString('DATABASE_SCHEMA') });
+    const reader = await readerCredentials();
+    if (reader) await db.transaction((tx) => grantReader(tx, reader));
     const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY version');
     return { IsComplete: true, Data: { Applied: rows.map((r) => r.name).join(',') } };
   } catch (err) {
@@ -57,6 +61,23 @@ export const isComplete = async (
     await db.close();
   }
 };
+
+/** The reader's secret (DATABASE_READER_SECRET_ARN, set by the stack), or null where there is none (a laptop). */
+async function readerCredentials(): Promise<ReaderCredentials | null> {
+  const arn = envString('DATABASE_READER_SECRET_ARN');
+  if (!arn) return null;
+  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
+  const client = new SecretsManagerClient({});
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+    const { username, password } = JSON.parse(SecretString ?? '{}') as Partial<ReaderCredentials>;
+    if (typeof username !== 'string' || typeof password !== 'string')
+      throw new Error(`the reader's secret ${arn} holds no username and password`);
+    return { username, password };
+  } finally {
+    client.destroy();
+  }
+}
 
 /**
  * The Data API without retries of its own (retryBudgetMs 0: the poll interval is the wait) and with

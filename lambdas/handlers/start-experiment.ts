@@ -30,8 +30,12 @@ function refuseLoopbackHost(provider: 'ollama' | 'openai', url: string): void {
   if (!envString('AWS_LAMBDA_FUNCTION_NAME') || !isLoopbackHost(url)) return;
   const [field, server, example] =
     provider === 'ollama'
-      ? ['ollama/host', 'no Ollama runs', 'a hosted Ollama with its key in /ariadne/secrets/ollama_api_key']
-      : ['openai/base_url', 'no model server runs', 'https://api.openai.com/v1 with /ariadne/secrets/openai_api_key'];
+      ? ['ollama/host', 'no Ollama runs', 'a hosted Ollama with its key set by ariadne secret set ollama_api_key']
+      : [
+          'openai/base_url',
+          'no model server runs',
+          'https://api.openai.com/v1 with its key set by ariadne secret set openai_api_key',
+        ];
   const setting = `config.${field.replace('/', '.')}`;
   throw new InvalidInputError(
     setting,

@@ -240,7 +240,7 @@ export function openaiModel(
 
 /** Fixes for the permanent answers a researcher can act on, by status. */
 const FIXES: Record<number, string> = {
-  401: 'put the key in <prefix>/secrets/openai_api_key (locally: $OPENAI_API_KEY or the parameters file)',
+  401: 'ariadne secret set openai_api_key (locally: $OPENAI_API_KEY or the parameters file)',
   403: 'the key may not use this model or endpoint; check its project and model permissions',
   404: 'check the model id with GET {base_url}/models (ariadne run checks it first) and config.openai.base_url',
 };
