@@ -470,8 +470,8 @@ const FACTS = {
     quote:
       'If a user has access to a path, then the user can access all levels of that path. For example, if a user has ' +
       'permission to access path /a, then the user can also access /a/b. Even if a user has explicitly been denied ' +
-      'access in IAM for parameter /a/b, they can still call the GetParametersByPath API operation recursively for /a ' +
-      'and view /a/b.',
+      'access in IAM for parameter /a/b, they can still call the GetParametersByPath API operation recursively ' +
+      'for /a and view /a/b.',
     note:
       'Why the API keys live under <prefix>-secrets, beside the settings and not below them: a grant to read the ' +
       'settings by path would read every key below it (lambdas/config/secrets.ts).',

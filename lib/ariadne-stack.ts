@@ -187,6 +187,7 @@ export class AriadneStack extends Stack {
       // every function of the stack, the custom-resource framework's too: each grants invoking itself
       functions: this.node.findAll().filter((c): c is LambdaFunction => c instanceof LambdaFunction),
       databaseSecret: database.cluster.node.findChild('Secret'),
+      readerSecret: database.readerSecret,
     });
     new CfnOutput(this, OUTPUT_KEYS.sweepStateMachineArn, {
       value: this.sweeps.stateMachine.stateMachineArn,
@@ -213,6 +214,12 @@ export class AriadneStack extends Stack {
     new CfnOutput(this, OUTPUT_KEYS.databaseReaderSecretArn, {
       value: database.readerSecret.secretArn,
       description: 'aws rds-data execute-statement --secret-arn (the read-only role researchers read results as)',
+    });
+    // an output's value may not be empty
+    new CfnOutput(this, OUTPUT_KEYS.bedrockModels, {
+      value: bedrockModels.join(',') || 'none',
+      description:
+        'the Bedrock models and profiles the agent may call (ariadne policy researcher --bedrock names them)',
     });
     new CfnOutput(this, OUTPUT_KEYS.databaseName, {
       value: DATABASE_NAME,

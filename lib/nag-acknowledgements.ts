@@ -16,6 +16,8 @@ export function acknowledgeNagFindings(
     deadLetterQueue: IConstruct;
     sweepMachine: IConstruct;
     databaseSecret: IConstruct;
+    /** The researchers' read-only role's secret: not rotated either, for the same reason. */
+    readerSecret: IConstruct;
     sweepBucket: IConstruct;
   },
 ): void {
@@ -78,13 +80,14 @@ export function acknowledgeNagFindings(
     `IAM5[Resource::${executions}${machineName(opts.sweepMachine)}/*:*]`,
     "the Distributed Map's own child executions of the sweep machine (named by Step Functions at run time)",
   );
-  ack(
-    opts.databaseSecret,
-    'SMG4',
-    'no rotation: the rotation Lambda has to run in the database VPC, whose isolated subnets reach Secrets ' +
-      'Manager only through an interface endpoint (~$7.30/month per AZ, many times the idle budget of issue 16); ' +
-      'the secret is read by the RDS Data API only, IAM-authorized, never handed to a client',
-  );
+  for (const secret of [opts.databaseSecret, opts.readerSecret])
+    ack(
+      secret,
+      'SMG4',
+      'no rotation: the rotation Lambda has to run in the database VPC, whose isolated subnets reach Secrets ' +
+        'Manager only through an interface endpoint (~$7.30/month per AZ, many times the idle budget of issue 16); ' +
+        'the secret is read by the RDS Data API only, IAM-authorized, never handed to a client',
+    );
   // The sweep bucket holds working files only: run lists the CLI uploads and the Map's results.
   const bucket = stack.getLogicalId(opts.sweepBucket.node.defaultChild as CfnElement);
   ack(

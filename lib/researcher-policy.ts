@@ -6,14 +6,15 @@
 import { RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
 import { RESULTS_DATABASE_TAG, RESULTS_READER_TAG } from './resource-tags.ts';
 import { isGeneratedName } from './template-values.ts';
-import type { StackOutputs } from './stack-outputs.ts';
+import { deployedBedrockModels, type StackOutputs } from './stack-outputs.ts';
+import { bedrockInvokeArns, profilePrefix } from './bedrock-arns.ts';
 
 interface PolicyStatement {
   Sid: string;
   Effect: 'Allow';
   Action: string[];
   Resource: string[];
-  Condition?: Record<string, Record<string, string>>;
+  Condition?: Record<string, Record<string, string | string[]>>;
 }
 
 export interface PolicyDocument {
@@ -28,8 +29,9 @@ const PARAMETER_PREFIX = '/ariadne';
 const machineName = (arn: string) => arn.split(':')[6];
 
 /**
- * The researcher's policy document. `bedrock`: also bedrock:InvokeModel on every foundation model and inference
- * profile, for the model checks `ariadne doctor` makes from the laptop (the stack's functions have their own grant).
+ * The researcher's policy document. `bedrock`: also bedrock:InvokeModel on the deployed models and profiles (the
+ * BedrockModels output), for the model checks `ariadne doctor` makes from the laptop, and no other: a researcher
+ * cannot run a model the stack was not deployed for on the account's bill.
  */
 export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolean } = {}): PolicyDocument {
   const { region, account, stackName } = outputs;
@@ -115,24 +117,42 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
     // action has a resource type (Service Authorization Reference), so "*"; both read quotas only.
     statement('SweepFitsTheAccount', ['lambda:GetAccountSettings', 'servicequotas:ListServiceQuotas'], ['*']),
   ];
-  if (opts.bedrock)
-    // Resource types "foundation-model" (no account in its ARN) and "inference-profile"; any Region: the model's
-    // Region is a parameter of the run, not of the stack.
-    statements.push(
-      statement(
-        'DoctorChecksBedrockModels',
-        ['bedrock:InvokeModel'],
-        [arn('bedrock', 'foundation-model/*', '*', ''), arn('bedrock', 'inference-profile/*', '*')],
-      ),
-      // the model's lifecycle status (the doctor warns of Legacy); GetFoundationModel's only resource type is
-      // foundation-model (Service Authorization Reference for Amazon Bedrock)
-      statement(
-        'DoctorReadsModelLifecycle',
-        ['bedrock:GetFoundationModel'],
-        [arn('bedrock', 'foundation-model/*', '*', '')],
-      ),
-    );
+  if (opts.bedrock) statements.push(...doctorBedrockStatements(outputs, partition, statement));
   return { Version: '2012-10-17', Statement: statements };
+}
+
+type StatementOf = (
+  Sid: string,
+  Action: string[],
+  Resource: string[],
+  Condition?: PolicyStatement['Condition'],
+) => PolicyStatement;
+
+/**
+ * What doctor's model checks need, for the deployed models only, with the stack's own rule (lib/bedrock-arns.ts):
+ * the models and profiles in the stack's Region, the profiles' routed models only through those profiles; and each
+ * model's lifecycle (GetFoundationModel, whose only resource type is foundation-model, any Region).
+ */
+function doctorBedrockStatements(outputs: StackOutputs, partition: string, statement: StatementOf) {
+  const ids = deployedBedrockModels(outputs);
+  if (ids.length === 0) return [];
+  const { direct, profiles, routed } = bedrockInvokeArns(ids, { partition, ...outputs });
+  const bases = [...new Set(ids.map((id) => (profilePrefix(id) ? id.slice(id.indexOf('.') + 1) : id)))];
+  return [
+    statement('DoctorChecksDeployedModels', ['bedrock:InvokeModel'], [...direct, ...profiles]),
+    ...(routed.length
+      ? [
+          statement('DoctorChecksModelsThroughProfiles', ['bedrock:InvokeModel'], routed, {
+            ArnLike: { 'bedrock:InferenceProfileArn': profiles },
+          }),
+        ]
+      : []),
+    statement(
+      'DoctorReadsModelLifecycle',
+      ['bedrock:GetFoundationModel'],
+      bases.map((id) => `arn:${partition}:bedrock:*::foundation-model/${id}`),
+    ),
+  ];
 }
 
 /** A policy's size as IAM counts it against its quotas: its characters, white space not counted. */

@@ -15,6 +15,8 @@ export interface StackOutputs {
   /** The read-only role's secret: what every `--aws` results command and the researcher policy use. */
   databaseReaderSecretArn: string;
   databaseName: string;
+  /** The Bedrock models and profiles the stack lets its agent call, comma-separated ("none" when it grants none). */
+  bedrockModels: string;
 }
 
 export type OutputField = Exclude<keyof StackOutputs, 'stackName' | 'region' | 'account'>;
@@ -28,4 +30,10 @@ export const OUTPUT_KEYS: Record<OutputField, string> = {
   databaseSecretArn: 'DatabaseSecretArn',
   databaseReaderSecretArn: 'DatabaseReaderSecretArn',
   databaseName: 'DatabaseName',
+  bedrockModels: 'BedrockModels',
 };
+
+/** The deployed model ids of the BedrockModels output. */
+export function deployedBedrockModels(outputs: Pick<StackOutputs, 'bedrockModels'>): string[] {
+  return outputs.bedrockModels.split(',').filter((id) => id !== '' && id !== 'none');
+}

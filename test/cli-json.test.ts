@@ -28,6 +28,8 @@ const cfn = new CloudFormationSim([
       SweepBucketName: 'ariadne-sweeps',
       DatabaseClusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:ariadne',
       DatabaseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-AbCdEf',
+      DatabaseReaderSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-reader-AbCdEf',
+      BedrockModels: 'global.anthropic.claude-sonnet-4-6',
       DatabaseName: 'ariadne',
     },
   },
@@ -257,10 +259,10 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
 ];
 
 describe('--json on every command that prints results', () => {
-  it('has a case for every command but the servers (db, sim, view)', () => {
+  it('has a case for every command but the servers (db, sim, view) and secret (stores a key, prints no result)', () => {
     const commands = buildProgram()
       .commands.map((c) => c.name())
-      .filter((n) => !['db', 'sim', 'view'].includes(n));
+      .filter((n) => !['db', 'sim', 'view', 'secret'].includes(n));
     expect(new Set(CASES.map(([label]) => label.split(' ')[0]))).toEqual(new Set(commands));
   });
 

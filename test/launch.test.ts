@@ -22,6 +22,8 @@ const OTHER_OUTPUTS = {
   StateMachineArn: 'arn:aws:states:eu-west-1:123456789012:stateMachine:Lab-experiments',
   DatabaseClusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:lab',
   DatabaseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:lab-AbCdEf',
+  DatabaseReaderSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:lab-reader-AbCdEf',
+  BedrockModels: 'none',
   DatabaseName: 'ariadne',
 };
 let endpoint = '';

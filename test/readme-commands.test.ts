@@ -287,6 +287,9 @@ const cloudFormation = new CloudFormationSim([
       SweepBucketName: 'ariadne-sweepsbucket-0123456789ab',
       DatabaseClusterArn: 'arn:aws:rds:eu-west-1:123456789012:cluster:ariadne-databasecluster-0123456789ab',
       DatabaseSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:Ariadne-DatabaseSecret-AbCdEf',
+      // the guide's commands read as the sim's one user (the read-only role is the rehearsal's to prove)
+      DatabaseReaderSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:Ariadne-DatabaseSecret-AbCdEf',
+      BedrockModels: 'global.anthropic.claude-sonnet-4-6',
       DatabaseName: 'ariadne',
     },
   },

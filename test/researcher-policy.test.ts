@@ -4,6 +4,7 @@
 // authorized by the same IAM evaluator as the stack's roles: everything a researcher does allowed, the same calls
 // on things outside the stack denied. resolveStack's errors and the command itself run against the CloudFormation
 // simulator.
+import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -93,7 +94,7 @@ describe('the researcher policy', () => {
           'rds-data:RollbackTransaction',
         ],
       ],
-      ['DataApiReadsDatabaseSecret', ['secretsmanager:GetSecretValue']],
+      ['DataApiReadsAsReadOnlyRole', ['secretsmanager:GetSecretValue']],
       ['ReadAriadneParameters', ['ssm:GetParameter', 'ssm:GetParameters', 'ssm:GetParametersByPath']],
       ['UploadSweepRunLists', ['s3:PutObject']],
       ['DoctorSimulatesOwnPermissions', ['iam:SimulatePrincipalPolicy']],
@@ -108,9 +109,36 @@ describe('the researcher policy', () => {
       `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/ariadne/*`,
     ]);
     expect(policy.Statement[7].Resource).toEqual([`arn:aws:s3:::${outputs.sweepBucketName}/runs/*`]);
-    const [invoke, lifecycle] = researcherPolicy(outputs, { bedrock: true }).Statement.slice(-2);
-    expect(invoke).toMatchObject({ Sid: 'DoctorChecksBedrockModels', Action: ['bedrock:InvokeModel'] });
+    // the read-only role's secret, never the master user's
+    expect(policy.Statement[5].Resource).toEqual([outputs.databaseReaderSecretArn]);
+    expect(JSON.stringify(policy)).not.toContain(outputs.databaseSecretArn);
+    const [invoke, routed, lifecycle] = researcherPolicy(outputs, { bedrock: true }).Statement.slice(-3);
+    expect(invoke).toMatchObject({ Sid: 'DoctorChecksDeployedModels', Action: ['bedrock:InvokeModel'] });
+    expect(routed).toMatchObject({ Sid: 'DoctorChecksModelsThroughProfiles', Action: ['bedrock:InvokeModel'] });
     expect(lifecycle).toMatchObject({ Sid: 'DoctorReadsModelLifecycle', Action: ['bedrock:GetFoundationModel'] });
+  });
+
+  it('--bedrock allows the deployed models and profiles only, routed models only through them', () => {
+    const [invoke, routed, lifecycle] = researcherPolicy(outputs, { bedrock: true }).Statement.slice(-3);
+    const profile = (id: string) => `arn:aws:bedrock:${REGION}:${ACCOUNT}:inference-profile/${id}`;
+    expect(invoke.Resource).toEqual(DEFAULT_BEDROCK_MODELS.map(profile));
+    expect(routed.Condition).toEqual({
+      ArnLike: { 'bedrock:InferenceProfileArn': DEFAULT_BEDROCK_MODELS.map(profile) },
+    });
+    for (const arn of [...invoke.Resource, ...routed.Resource, ...lifecycle.Resource]) expect(arn).not.toMatch(/\/\*$/);
+    const bases = DEFAULT_BEDROCK_MODELS.map((id) => id.slice(id.indexOf('.') + 1));
+    expect(routed.Resource).toEqual(
+      expect.arrayContaining(
+        bases.flatMap((id) => [
+          `arn:aws:bedrock:${REGION}::foundation-model/${id}`,
+          `arn:aws:bedrock:::foundation-model/${id}`,
+        ]),
+      ),
+    );
+    expect(lifecycle.Resource).toEqual(bases.map((id) => `arn:aws:bedrock:*::foundation-model/${id}`));
+    // a stack deployed with no Bedrock model: no Bedrock statement at all
+    const none = researcherPolicy({ ...outputs, bedrockModels: 'none' }, { bedrock: true });
+    expect(none.Statement.filter((s) => s.Action.some((a) => a.startsWith('bedrock:')))).toEqual([]);
   });
 
   it('doctor simulates the identity a caller ARN carries: a user as is, a role session as its role', () => {
@@ -127,7 +155,12 @@ describe('the researcher policy', () => {
 
   it('before the deploy: the same statements from the template, generated names "*" held by conditions', () => {
     expect(planned).toMatchObject({ stackName: 'Ariadne', region: REGION, account: ACCOUNT });
-    expect(planned.generated.sort()).toEqual(['databaseClusterArn', 'databaseSecretArn', 'sweepBucketName']);
+    expect(planned.generated.sort()).toEqual([
+      'databaseClusterArn',
+      'databaseReaderSecretArn',
+      'databaseSecretArn',
+      'sweepBucketName',
+    ]);
     // what CloudFormation does not name at deploy time is the same in both: the machines, parameters, the database
     expect(planned.stateMachineArn).toBe(outputs.stateMachineArn);
     expect(planned.sweepStateMachineArn).toBe(outputs.sweepStateMachineArn);
@@ -139,9 +172,10 @@ describe('the researcher policy', () => {
       Resource: [`arn:aws:rds:${REGION}:${ACCOUNT}:cluster:*`],
       Condition: ours,
     });
-    expect(bySid('DataApiReadsDatabaseSecret')).toMatchObject({
+    // the read-only role's secret by a tag of its own: the master user's carries only ours
+    expect(bySid('DataApiReadsAsReadOnlyRole')).toMatchObject({
       Resource: [`arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:*`],
-      Condition: ours,
+      Condition: { StringEquals: { 'aws:ResourceTag/ariadne:results-reader': 'Ariadne' } },
     });
     expect(bySid('UploadSweepRunLists')).toMatchObject({
       Resource: ['arn:aws:s3:::*/runs/*'],
@@ -250,7 +284,11 @@ describe.each([
       url: db.url,
       schema: db.schema,
       clusterArn: outputs.databaseClusterArn,
-      secretArn: outputs.databaseSecretArn,
+      // IAM is what this test is about: the sim answers as its one user for the read-only role's secret, and knows
+      // the master's too, so a refusal of it is IAM's
+      secretArn: outputs.databaseReaderSecretArn,
+      otherSecrets: (arn) =>
+        arn === outputs.databaseSecretArn ? { username: 'master', password: 'not-reached' } : undefined,
       authorizer,
     });
     for (const [name, sim] of Object.entries({ cfn, sfn, s3, ssm, data })) endpoints[name] = await sim.listen();
@@ -275,7 +313,7 @@ describe.each([
     new SSMClient({ ...client, endpoint: endpoints.ssm }).send(
       new GetParametersByPathCommand({ Path, Recursive: true }),
     );
-  const sql = (secretArn = outputs.databaseSecretArn, resourceArn = outputs.databaseClusterArn) =>
+  const sql = (secretArn = outputs.databaseReaderSecretArn, resourceArn = outputs.databaseClusterArn) =>
     new RDSDataClient({ ...client, endpoint: endpoints.data }).send(
       new ExecuteStatementCommand({
         resourceArn,
@@ -326,6 +364,8 @@ describe.each([
     await expect(parameters('/other')).rejects.toMatchObject({ name: 'AccessDeniedException' });
     const otherSecret = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:someone-elses-AbCdEf`;
     await expect(sql(otherSecret)).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    // the stack's own master secret: any SQL would run as the user that owns the tables
+    await expect(sql(outputs.databaseSecretArn)).rejects.toMatchObject({ name: 'AccessDeniedException' });
     const otherCluster = `arn:aws:rds:${REGION}:${ACCOUNT}:cluster:someone-elses`;
     await expect(sql(undefined, otherCluster)).rejects.toMatchObject({ name: 'AccessDeniedException' });
     expect(authorizer.denials.slice(before).map((d) => [d.principal, d.action, d.resource])).toEqual([
@@ -335,6 +375,7 @@ describe.each([
       [who, 's3:PutObject', `arn:aws:s3:::${outputs.sweepBucketName}/results/a.json`],
       [who, 'ssm:GetParametersByPath', `arn:aws:ssm:${REGION}:${ACCOUNT}:parameter/other`],
       [who, 'secretsmanager:GetSecretValue', otherSecret],
+      [who, 'secretsmanager:GetSecretValue', outputs.databaseSecretArn],
       [who, 'rds-data:ExecuteStatement', otherCluster],
     ]);
   });

@@ -95,6 +95,9 @@ repeats: 2
       SweepBucketName: 'ariadne-sweeps',
       DatabaseClusterArn: data.clusterArn,
       DatabaseSecretArn: data.secretArn,
+      // the read-only role is not what this test is about: reads connect as the sim's one user
+      DatabaseReaderSecretArn: data.secretArn,
+      BedrockModels: 'none',
       DatabaseName: data.database,
     },
   });

@@ -25,7 +25,10 @@ export function fileSource(path: string): ParameterSource {
   return {
     async readSecret(prefix, name) {
       const value = (await readDocument(path))[secretParameterName(prefix, name)];
-      return value === undefined || value === null ? undefined : String(value);
+      if (value === undefined || value === null) return undefined;
+      if (typeof value !== 'string' && typeof value !== 'number')
+        throw new InvalidParameterError(secretParameterName(prefix, name), `${path}: a key must be one string`);
+      return String(value);
     },
     async readAll(prefix) {
       const doc = await readDocument(path);

@@ -25,13 +25,9 @@ export function secretParameterName(prefix: string, name: SecretName): string {
   return `${secretsPath(prefix)}/${name}`;
 }
 
-/** The key a provider sends, or undefined for one that sends none (Bedrock signs with the role, baselines call none). */
+/** The key a provider sends; undefined for one that sends none (Bedrock signs with its role, baselines call none). */
 export function secretOf(provider: string): SecretName | undefined {
   return Object.hasOwn(SECRET_OF_PROVIDER, provider)
     ? SECRET_OF_PROVIDER[provider as keyof typeof SECRET_OF_PROVIDER]
     : undefined;
-}
-
-export function isSecretName(name: string): name is SecretName {
-  return (SECRET_NAMES as string[]).includes(name);
 }

@@ -16,7 +16,7 @@ export class ReaderCredentialsError extends Error {
   override readonly name = 'ReaderCredentialsError';
 }
 
-/** A string literal: quotes doubled (standard_conforming_strings is on from PostgreSQL 9.1, so backslashes are plain). */
+/** A string literal, quotes doubled (standard_conforming_strings, on since PostgreSQL 9.1: backslashes are plain). */
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
@@ -36,10 +36,9 @@ export async function grantReader(sql: Sql, reader: ReaderCredentials): Promise<
   const schema = `"${rows[0].schema.replace(/"/g, '""')}"`;
   const exists = await sql.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role]);
   if (exists.rows.length === 0) await sql.query(`CREATE ROLE ${role} LOGIN`);
-  await sql.query(
-    `ALTER ROLE ${role} WITH LOGIN PASSWORD ${literal(reader.password)}`,
-  );
-  // a second lock beside the grants: even a table the grants missed cannot be written in its sessions
+  await sql.query(`ALTER ROLE ${role} WITH LOGIN PASSWORD ${literal(reader.password)}`);
+  // a first line before the grants (a role may change its own session defaults, so the grants are the lock): a write
+  // fails as read-only (25006) before it reaches a grant check
   await sql.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
   await sql.query(`GRANT USAGE ON SCHEMA ${schema} TO ${role}`);
   await sql.query(`REVOKE CREATE ON SCHEMA ${schema} FROM ${role}`);

@@ -3,7 +3,9 @@
 // the RDS Data API server in front of a test schema, its parameters by the SSM server, and every request authorized
 // by the rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose
 // access key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
+import { randomBytes } from 'node:crypto';
 import type { StackOutputs } from '../../lib/stack-outputs.ts';
+import { grantReader } from '../../lambdas/store/reader-role.ts';
 import { researcherPolicy } from '../../lib/researcher-policy.ts';
 import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';
@@ -41,11 +43,15 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
   model.addPrincipal(modelResearcher, researcherPolicy(outputs, { bedrock: true }));
   const authorizer = new RequestAuthorizer(model);
   const cfn = stackServer(outputs, authorizer);
+  // the researchers' read-only role, as the migrations make it on AWS: the --aws commands read as it
+  const reader = { username: `${db.schema}_reader`.slice(0, 63), password: randomBytes(18).toString('hex') };
+  await db.transaction((tx) => grantReader(tx, reader));
   const data = new RdsDataSim({
     url: db.url,
     schema: db.schema,
     clusterArn: outputs.databaseClusterArn,
     secretArn: outputs.databaseSecretArn,
+    otherSecrets: (arn) => (arn === outputs.databaseReaderSecretArn ? reader : undefined),
     database: outputs.databaseName,
     authorizer,
   });
@@ -92,6 +98,8 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
       await serviceQuotas.close();
       await cfn.close();
       await data.close();
+      await db.pool.query(`DROP OWNED BY ${reader.username}`);
+      await db.pool.query(`DROP ROLE ${reader.username}`);
       await ssm.close();
       await sfn.close();
     },

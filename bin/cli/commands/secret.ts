@@ -64,6 +64,7 @@ export function registerSecretCommands(program: Command): void {
   const secret = program
     .command('secret')
     .description("the API keys the stack's functions send, each readable by the one function that sends it");
+  withExample(secret, 'ariadne secret set ollama_api_key');
   const set = secret
     .command('set')
     .description(

@@ -1,0 +1,70 @@
+// Which Bedrock ARNs invoking a list of models and inference profiles needs, free of aws-cdk-lib so the researcher
+// policy (printed by the CLI) and the stack's grant (lib/bedrock.ts) compute them alike. Per the Bedrock user guide
+// ("Prerequisites for inference profiles", "Geographic cross-Region inference", "Global cross-Region inference"),
+// invoking a profile needs bedrock:InvokeModel on the profile ARN in the source Region AND on the foundation model
+// in every Region the profile may route to; a global profile needs the model in the source Region and the
+// Region-less model ARN (arn:aws:bedrock:::foundation-model/ID).
+
+/**
+ * Default destination Regions per profile prefix: the union over the profiles of each geography in
+ * the Bedrock user guide ("Supported Regions and models for inference profiles"), so one list serves
+ * every model of that prefix. A profile whose destinations differ (AWS adds Regions over time) is
+ * served by -c bedrockRegions=... (AriadneStackProps.bedrockRegions), which replaces these lists.
+ */
+export const PROFILE_REGIONS: Record<string, readonly string[]> = {
+  us: ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'],
+  'us-gov': ['us-gov-east-1', 'us-gov-west-1'],
+  ca: ['ca-central-1', 'ca-west-1'],
+  eu: ['eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3'],
+  apac: [
+    'ap-northeast-1',
+    'ap-northeast-2',
+    'ap-northeast-3',
+    'ap-south-1',
+    'ap-south-2',
+    'ap-southeast-1',
+    'ap-southeast-2',
+    'ap-southeast-3',
+    'ap-southeast-4',
+  ],
+  jp: ['ap-northeast-1', 'ap-northeast-3'],
+  au: ['ap-southeast-2', 'ap-southeast-4'],
+  // Any commercial Region: authorized by the Region-less model ARN (and the source Region's), not a list.
+  global: [],
+};
+
+/** The profile prefix of an inference profile id ("us" of "us.anthropic..."), or undefined for a model id. */
+export function profilePrefix(id: string): string | undefined {
+  const head = id.split('.')[0];
+  return id.includes('.') && Object.hasOwn(PROFILE_REGIONS, head) ? head : undefined;
+}
+
+export interface BedrockInvokeArns {
+  /** Model ids called directly, in the source Region, and the profiles: allowed outright. */
+  direct: string[];
+  profiles: string[];
+  /** The foundation models the profiles route to: allowed only through one of `profiles` (InferenceProfileArn). */
+  routed: string[];
+}
+
+/** The ARNs for `ids` called from `region` of `account` (each may be a CDK token: they are only concatenated). */
+export function bedrockInvokeArns(
+  ids: readonly string[],
+  where: { partition: string; region: string; account: string; regions?: readonly string[] },
+): BedrockInvokeArns {
+  const model = (id: string, region: string) => `arn:${where.partition}:bedrock:${region}::foundation-model/${id}`;
+  const out: BedrockInvokeArns = { direct: [], profiles: [], routed: [] };
+  for (const id of ids) {
+    const prefix = profilePrefix(id);
+    if (prefix === undefined) {
+      out.direct.push(model(id, where.region));
+      continue;
+    }
+    out.profiles.push(`arn:${where.partition}:bedrock:${where.region}:${where.account}:inference-profile/${id}`);
+    const base = id.slice(prefix.length + 1);
+    if (prefix === 'global') out.routed.push(model(base, where.region), model(base, ''));
+    for (const region of where.regions ?? PROFILE_REGIONS[prefix]) out.routed.push(model(base, region));
+  }
+  out.routed = [...new Set(out.routed)];
+  return out;
+}
