@@ -12,7 +12,7 @@ import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_pr
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ariadneProcess, ROOT, spawnAriadne, type CliResult } from './support/cli.ts';
+import { ariadneProcess, outputOf, ROOT, type CliResult } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
@@ -265,7 +265,10 @@ const SERVERS: Record<string, RegExp> = {
 
 /** The commands that talk to a deployed stack: they get the simulated AWS account. */
 const needsAws = (args: string[]) =>
-  args[0] === 'launch' || args[0] === 'policy' || args[0] === 'status' || args.includes('--aws');
+  ['launch', 'policy', 'status', 'secret'].includes(args[0]) || args.includes('--aws');
+
+/** What a command reads from standard input, as a person would type it (`secret set` prompts for a key). */
+const typedInput = (args: string[]) => (args[0] === 'secret' ? 'sk-typed-by-the-docs-test\n' : '');
 
 // A placeholder is an upper-case name between ARN or URL separators (EXPERIMENT_ID, ...:NAME, :PORT/), or `...`.
 const PLACEHOLDER = /(^|[:/=@])[A-Z][A-Z0-9]*(_[A-Z0-9]+)*(?=$|[:/@])|\.\.\./;
@@ -467,7 +470,9 @@ function shown(cmd: Command, args: string[], r: CliResult, what: string): string
 }
 
 async function runToEnd(cmd: Command, args: string[]): Promise<void> {
-  const r = await spawnAriadne(args, envFor(cmd, args), cwd, COMMAND_TIMEOUT_MS);
+  const child = ariadneProcess(args, envFor(cmd, args), cwd, COMMAND_TIMEOUT_MS);
+  child.stdin.end(typedInput(args));
+  const r = await outputOf(child);
   const what = r.code === null ? `killed after ${COMMAND_TIMEOUT_MS / 1000} s` : `exit code ${r.code}`;
   expect(r.code, shown(cmd, args, r, what)).toBe(0);
   if (args[0] === 'launch')
