@@ -190,6 +190,7 @@ export class AriadneStack extends Stack {
       // every function of the stack, the custom-resource framework's too: each grants invoking itself
       functions: this.node.findAll().filter((c): c is LambdaFunction => c instanceof LambdaFunction),
       databaseSecret: database.cluster.node.findChild('Secret'),
+      databaseCluster: database.cluster,
     });
     new CfnOutput(this, OUTPUT_KEYS.sweepStateMachineArn, {
       value: this.sweeps.stateMachine.stateMachineArn,
@@ -234,5 +235,7 @@ export class AriadneStack extends Stack {
       },
       { priority: AspectPriority.READONLY - 1 },
     );
+    // Last: the cluster becomes protected only after every other resource exists (lib/database.ts says why).
+    database.protectWhenComplete(this);
   }
 }
