@@ -12,6 +12,7 @@ import { lowConcurrencyScenario } from './scenario-low-concurrency.ts';
 import { researcherScenario } from './scenario-researcher.ts';
 import { factorsScenario } from './scenario-factors.ts';
 import { largestMazeScenario } from './scenario-largest-maze.ts';
+import { failedFirstDeployScenario } from './scenario-failed-first-deploy.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -110,6 +111,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
   ...MIGRATION_SCENARIOS,
+  'failed-first-deploy': failedFirstDeployScenario,
   ...SECRET_SCENARIOS,
   'largest-maze': largestMazeScenario,
   sweep: sweepScenario,

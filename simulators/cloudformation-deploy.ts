@@ -31,7 +31,7 @@ const ON_STACK_DELETE: Record<string, Outcome> = {
   RetainExceptOnCreate: RETAIN_EXCEPT_ON_CREATE.otherOperations,
 };
 
-export type StackStatus =
+type StackStatus =
   | 'CREATE_IN_PROGRESS'
   | 'CREATE_COMPLETE'
   | 'ROLLBACK_IN_PROGRESS'
@@ -41,7 +41,7 @@ export type StackStatus =
   | 'DELETE_COMPLETE'
   | 'DELETE_FAILED';
 
-export type ResourceStatus =
+type ResourceStatus =
   | 'CREATE_IN_PROGRESS'
   | 'CREATE_COMPLETE'
   | 'CREATE_FAILED'
@@ -80,7 +80,7 @@ export interface StackEvent {
   reason?: string;
 }
 
-export interface StackResource {
+interface StackResource {
   logicalId: string;
   type: string;
   physicalId: string;
