@@ -222,7 +222,8 @@ export class ExperimentDatabase extends Construct {
 
   /**
    * Makes the protection the stack's last resource: it depends on every other one, so nothing can fail after the
-   * cluster is protected, and a rollback always finds it unprotected. Call once the stack holds all its resources.
+   * cluster is protected, and a failed first deploy's rollback finds it unprotected (and deletes it, with its network).
+   * Call once the stack holds all its resources.
    */
   protectWhenComplete(stack: Stack): void {
     const protection = this.deletionProtection?.node.defaultChild;
