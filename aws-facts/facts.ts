@@ -17,7 +17,9 @@ type AwsService =
   | 'Bedrock'
   | 'Systems Manager'
   | 'Service Quotas'
-  | 'IAM';
+  | 'IAM'
+  | 'RDS'
+  | 'CloudFormation';
 
 export interface AwsFact {
   readonly service: AwsService;
@@ -51,6 +53,10 @@ const SCALING_CONFIG =
   'https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ServerlessV2ScalingConfiguration.html';
 const SFN_QUOTAS = 'https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html';
 const LAMBDA_QUOTAS = 'https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html';
+const DELETION_POLICY =
+  'https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-attribute-deletionpolicy.html';
+const STACK_STATUS =
+  'https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cfn-console-view-stack-data-resources.html';
 const PROMPT_CACHING = 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html';
 
 const CLAUDE_FIELDS = ['system', 'messages', 'tools'] as const;
@@ -174,6 +180,77 @@ const FACTS = {
       'The time to resume is typically approximately 15 seconds if the instance was paused for less than 24 hours. ' +
       'If the instance is paused for longer than 24 hours, the resume time might be longer.',
     note: 'No upper bound is documented for a longer pause; the rehearsal picks its own (slow-resume-migration).',
+  },
+  'rds.delete-protected-cluster': {
+    service: 'RDS',
+    value: {
+      code: 'InvalidParameterCombination',
+      message: 'Cannot delete protected Cluster, please disable deletion protection and try again.',
+    },
+    page: 'https://docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/aurora-serverless.delete.html',
+    quote:
+      'If you try to delete a cluster that has this protection option enabled, you see the following error message. ' +
+      'An error occurred (InvalidParameterCombination) when calling the DeleteDBCluster operation: Cannot delete ' +
+      'protected Cluster, please disable deletion protection and try again.',
+    note:
+      'The page is Aurora Serverless v1\'s; API_ModifyDBCluster says the same of every DB cluster ("The database ' +
+      'can\'t be deleted when deletion protection is enabled"), and users of Serverless v2 and provisioned clusters ' +
+      'report the same code and message. The code is InvalidParameterCombination (HTTP 400), not ' +
+      "InvalidDBClusterStateFault, the code DeleteDBCluster's reference lists for a cluster in the wrong state.",
+  },
+  'rds.deletion-protection-default': {
+    service: 'RDS',
+    value: false,
+    page: 'https://docs.aws.amazon.com/AmazonRDS/latest/APIReference/API_ModifyDBCluster.html',
+    quote:
+      "Specifies whether the DB cluster has deletion protection enabled. The database can't be deleted when " +
+      "deletion protection is enabled. By default, deletion protection isn't enabled.",
+    note: "ModifyDBCluster's DeletionProtection parameter, read through the SDK's reference of the same text.",
+  },
+  'cloudformation.retain-except-on-create': {
+    service: 'CloudFormation',
+    value: { rollbackOfTheCreatingOperation: 'deleted', otherOperations: 'retained' },
+    page: DELETION_POLICY,
+    quote:
+      'RetainExceptOnCreate behaves like Retain for stack operations, except for the stack operation that initially ' +
+      'created the resource. If the stack operation that created the resource is rolled back, CloudFormation ' +
+      'deletes the resource. For all other stack operations, such as stack deletion, CloudFormation retains the ' +
+      'resource and its contents.',
+    note:
+      "Read through the CDK reference's CfnDeletionPolicy, which gives the page's option text. Retain keeps a " +
+      'resource in a rollback too: it "also preserves resources that are deleted from stacks before serving ' +
+      'traffic, such as the resources that are deleted immediately after creation during rollbacks" (What\'s New, ' +
+      '2023-07-31, "AWS CloudFormation ... RetainExceptOnCreate").',
+  },
+  'cloudformation.default-deletion-policy': {
+    service: 'CloudFormation',
+    value: 'Delete',
+    page: DELETION_POLICY,
+    quote:
+      'If a resource has no DeletionPolicy attribute, CloudFormation deletes the resource by default. ... ' +
+      'Exception: The default policy is Snapshot for AWS::RDS::DBCluster resources and for AWS::RDS::DBInstance ' +
+      "resources that don't specify the DBClusterIdentifier property.",
+    note: 'Snapshot deletes the resource too, after a snapshot; the stack sets every DeletionPolicy itself.',
+  },
+  'cloudformation.rollback-complete': {
+    service: 'CloudFormation',
+    value: { status: 'ROLLBACK_COMPLETE', allowed: 'DeleteStack' },
+    page: STACK_STATUS,
+    quote:
+      'Successful removal of one or more stacks after a failed stack creation or after an explicitly canceled stack ' +
+      'creation. Any resources that were created during the create stack action are deleted. This status exists ' +
+      'only after a failed stack creation. It signifies that all operations from the partially created stack have ' +
+      'been appropriately cleaned up. When in this state, only a delete operation can be performed.',
+    note: 'The stack status codes table (ROLLBACK_COMPLETE); a new CreateStack of its name needs it deleted first.',
+  },
+  'cloudformation.rollback-failed': {
+    service: 'CloudFormation',
+    value: 'ROLLBACK_FAILED',
+    page: STACK_STATUS,
+    quote:
+      'Unsuccessful removal of one or more stacks after a failed stack creation or after an explicitly canceled ' +
+      'stack creation. Delete the stack or view the stack events to see any associated error messages.',
+    note: 'The stack status codes table (ROLLBACK_FAILED).',
   },
   'sfn.max-payload-bytes': {
     service: 'Step Functions',

@@ -48,6 +48,7 @@ const FREE: Record<string, string> = {
   'AWS::Serverless::Application': 'the rotation function (a nested stack of a Lambda and its role): free when idle',
   'AWS::CloudFormation::CustomResource':
     'a few Lambda runs and waiter state transitions per deploy (more while a paused database resumes)',
+  'Custom::DeletionProtection': 'one Lambda run per deploy that creates or changes the cluster',
   'AWS::RDS::DBSubnetGroup': 'no charge',
   'AWS::RDS::DBProxyTargetGroup': 'part of the proxy, priced there',
   'AWS::EC2::VPC': 'no charge',

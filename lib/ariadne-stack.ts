@@ -188,6 +188,7 @@ export class AriadneStack extends Stack {
       functions: this.node.findAll().filter((c): c is LambdaFunction => c instanceof LambdaFunction),
       databaseSecret: database.cluster.node.findChild('Secret'),
       readerSecret: database.readerSecret,
+      databaseCluster: database.cluster,
     });
     new CfnOutput(this, OUTPUT_KEYS.sweepStateMachineArn, {
       value: this.sweeps.stateMachine.stateMachineArn,
@@ -243,5 +244,7 @@ export class AriadneStack extends Stack {
       },
       { priority: AspectPriority.READONLY - 1 },
     );
+    // Last: the cluster becomes protected only after every other resource exists (lib/database.ts says why).
+    database.protectWhenComplete(this);
   }
 }

@@ -3,11 +3,13 @@
 // (HTTPS, IAM-authorized): no Lambda in a VPC, no RDS Proxy, no NAT gateway.
 // Its VPC has isolated subnets only. Credentials are generated into Secrets
 // Manager; migrations are applied at every deploy through the Data API, polled
-// until a paused cluster has resumed (the custom resource provider's isComplete).
+// until a paused cluster has resumed (the custom resource provider's isComplete). The cluster is created
+// unprotected and protected by a last custom resource once everything else exists, so a failed first deploy rolls
+// back clean (see protectWhenComplete).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CfnResource, CustomResource, Duration, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
+import { CfnResource, CustomResource, Duration, Lazy, RemovalPolicy, Stack, Tags } from 'aws-cdk-lib';
 import { SubnetType, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Grant, PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import {
@@ -70,6 +72,20 @@ export const MIGRATION_POLL_INTERVAL = Duration.seconds(10);
  */
 export const MIGRATION_TOTAL_TIMEOUT = Duration.minutes(30);
 
+/** A hash of a resource as the template renders it (type, properties, policies), references left as references. */
+function templateHash(resource: CfnResource): string {
+  // _toCloudFormation is CDK's rendering of a resource into the template; not in its typings (internal)
+  const render = (resource as unknown as { _toCloudFormation?: () => unknown })._toCloudFormation;
+  if (typeof render !== 'function') throw new TemplateHashError(`${resource.node.path} has no template rendering`);
+  const rendered: unknown = Stack.of(resource).resolve(render.call(resource));
+  return createHash('sha256').update(JSON.stringify(rendered)).digest('hex');
+}
+
+/** CDK no longer renders a resource the way templateHash reads it. */
+class TemplateHashError extends Error {
+  override readonly name = 'TemplateHashError';
+}
+
 /** A hash of the SQL files: a changed or added migration makes the custom resource run again. */
 export function migrationsChecksum(): string {
   const h = createHash('sha256');
@@ -100,6 +116,8 @@ export class ExperimentDatabase extends Construct {
   readonly secret: ISecret;
   /** The read-only role's: researchers', whose policy names this one only. */
   readonly readerSecret: DatabaseSecret;
+  /** The custom resource that turns deletion protection on (not with removeData); protectWhenComplete orders it. */
+  readonly deletionProtection: CustomResource | null;
 
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
@@ -117,7 +135,9 @@ export class ExperimentDatabase extends Construct {
       vpc: props.vpc,
       vpcSubnets: { subnetType: SubnetType.PRIVATE_ISOLATED },
       storageEncrypted: true,
-      deletionProtection: !removeData,
+      // Protected only once it exists (protectWhenComplete): RDS refuses to delete a protected cluster, so a cluster
+      // created protected made a failed first deploy's rollback fail and leave it, its network and secret behind.
+      deletionProtection: false,
       iamAuthentication: true,
       backup: { retention: Duration.days(7) },
       cloudwatchLogsExports: ['postgresql'],
@@ -179,6 +199,50 @@ export class ExperimentDatabase extends Construct {
     });
     // The cluster and its writer instance (a child of the cluster construct): the Data API needs both.
     migrations.node.addDependency(this.cluster);
+    this.deletionProtection = removeData ? null : this.protection();
+  }
+
+  /**
+   * rds:ModifyDBCluster with DeletionProtection true, from our own function (lambdas/handlers/protect-database.ts),
+   * granted that action on this cluster alone (Service Authorization Reference for Amazon RDS: ModifyDBCluster's
+   * required resource type is "cluster"). Its properties carry a hash of the cluster's template: CloudFormation's
+   * update of the cluster sends the template's DeletionProtection (false) with every modification (the RDS resource
+   * provider's modifyDbClusterRequest, github.com/aws-cloudformation/aws-cloudformation-resource-providers-rds), so
+   * any change to the cluster updates this resource too, which protects it again.
+   */
+  private protection(): CustomResource {
+    const scope = new Construct(this, 'DeletionProtection');
+    const fn = handlerFunction(scope, 'ProtectFn', {
+      file: 'protect-database.ts',
+      exportName: 'handler',
+      timeoutSeconds: 60,
+    });
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['rds:ModifyDBCluster'], resources: [this.cluster.clusterArn] }));
+    const provider = new Provider(scope, 'Provider', {
+      onEventHandler: fn,
+      logGroup: new LogGroup(scope, 'ProviderLogs', { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY }),
+    });
+    const cluster = this.cluster.node.defaultChild as CfnResource;
+    return new CustomResource(scope, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::DeletionProtection',
+      properties: {
+        ClusterIdentifier: this.cluster.clusterIdentifier,
+        ClusterTemplateHash: Lazy.string({ produce: () => templateHash(cluster) }),
+      },
+    });
+  }
+
+  /**
+   * Makes the protection the stack's last resource: it depends on every other one, so nothing can fail after the
+   * cluster is protected, and a failed first deploy's rollback finds it unprotected (and deletes it, with its network).
+   * Call once the stack holds all its resources.
+   */
+  protectWhenComplete(stack: Stack): void {
+    const protection = this.deletionProtection?.node.defaultChild;
+    if (!CfnResource.isCfnResource(protection)) return;
+    for (const c of stack.node.findAll())
+      if (CfnResource.isCfnResource(c) && c !== protection) protection.node.addDependency(c);
   }
 
   /**

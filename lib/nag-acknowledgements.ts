@@ -18,6 +18,7 @@ export function acknowledgeNagFindings(
     databaseSecret: IConstruct;
     /** The researchers' read-only role's secret: not rotated either, for the same reason. */
     readerSecret: IConstruct;
+    databaseCluster: IConstruct;
     sweepBucket: IConstruct;
   },
 ): void {
@@ -88,6 +89,13 @@ export function acknowledgeNagFindings(
         'Manager only through an interface endpoint (~$7.30/month per AZ, many times the idle budget of issue 16); ' +
         'the secret is read by the RDS Data API only, IAM-authorized, never handed to a client',
     );
+  ack(
+    opts.databaseCluster,
+    'RDS10',
+    'created unprotected on purpose: RDS refuses to delete a protected cluster, so a failed first deploy could not ' +
+      "roll it back; the stack's last resource (Custom::DeletionProtection, lib/database.ts) protects it once every " +
+      'other resource exists, and protects it again after any update that touches it; removeData leaves it unprotected',
+  );
   // The sweep bucket holds working files only: run lists the CLI uploads and the Map's results.
   const bucket = stack.getLogicalId(opts.sweepBucket.node.defaultChild as CfnElement);
   ack(

@@ -1,6 +1,6 @@
-// `npm run rehearse`: the deploy rehearsal on this machine (DATABASE_URL, else
-// the embedded Postgres), its table on stdout; exit 1 on any denial, quota
-// violation or failed scenario.
+// `npm run rehearse [-- SCENARIO...]`: the deploy rehearsal on this machine
+// (DATABASE_URL, else the embedded Postgres), every scenario or those named,
+// its table on stdout; exit 1 on any denial, quota violation or failed scenario.
 import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 import { formatReport, passed, rehearse } from './rehearse.ts';
 import { envDefault, envString } from '../lambdas/config/environment.ts';
@@ -11,8 +11,10 @@ envDefault('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');
 const databaseUrl = envString('DATABASE_URL');
 const server = databaseUrl ? null : await startEmbeddedPostgres();
 try {
+  const named = process.argv.slice(2);
   const report = await rehearse({
     databaseUrl: databaseUrl ?? server!.url,
+    ...(named.length ? { scenarios: named } : {}),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${formatReport(report)}\n`);

@@ -11,6 +11,7 @@ import { SCENARIOS } from './scenarios.ts';
 import type { Denial } from '../simulators/authorization.ts';
 import { SWEEP_NOTES } from './scenario-sweep.ts';
 import { RESEARCHER_NOTES } from './scenario-researcher.ts';
+import { FAILED_FIRST_DEPLOY_NOTES } from './scenario-failed-first-deploy.ts';
 
 export { STATE_PAYLOAD_LIMIT, type RehearsalOptions } from './world.ts';
 
@@ -81,6 +82,7 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
       'CloudWatch Logs and X-Ray calls are not made by the bundles and not rehearsed',
       ...(scenarios.some((s) => s.name === 'sweep') ? SWEEP_NOTES : []),
       ...(scenarios.some((s) => s.name === 'researcher') ? RESEARCHER_NOTES : []),
+      ...(scenarios.some((s) => s.name === 'failed-first-deploy') ? FAILED_FIRST_DEPLOY_NOTES : []),
     ],
     seconds: (Date.now() - started) / 1000,
   };

@@ -14,6 +14,7 @@ import { readOnlyScenario } from './scenario-read-only.ts';
 import { secretsScenario } from './scenario-secrets.ts';
 import { factorsScenario } from './scenario-factors.ts';
 import { largestMazeScenario } from './scenario-largest-maze.ts';
+import { failedFirstDeployScenario } from './scenario-failed-first-deploy.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -112,6 +113,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     return `the paused database resumed under StartExperiment; to the goal in ${row.actions_taken} actions`;
   },
   ...MIGRATION_SCENARIOS,
+  'failed-first-deploy': failedFirstDeployScenario,
   ...SECRET_SCENARIOS,
   secrets: secretsScenario,
   'largest-maze': largestMazeScenario,

@@ -23,6 +23,7 @@ export const REHEARSAL_OPENAI_KEY = 'sk-rehearsal-openai-key';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { LambdaSim } from '../simulators/lambda-sim.ts';
+import { RdsSim } from '../simulators/rds-sim.ts';
 import { ServiceQuotasSim } from '../simulators/service-quotas-sim.ts';
 import { networkInterfaces } from 'node:os';
 import pg from 'pg';
@@ -79,6 +80,8 @@ export interface World {
     serviceQuotas: ServiceQuotasSim;
     /** The database's secrets: the master user's and the researchers' read-only role's. */
     secretsManager: SecretsManagerSim;
+    /** RDS's control plane: the clusters a simulated deploy creates (scenario-failed-first-deploy.ts). */
+    rds: RdsSim;
   };
   /** The read-only role's secret, as the stack names it and as the migrations' function reads it. */
   reader: { arn: string; username: string };
@@ -200,6 +203,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const sfn = new SfnSim({ authorizer });
   const lambda = new LambdaSim({ authorizer });
   const serviceQuotas = new ServiceQuotasSim(undefined, { authorizer });
+  const rds = new RdsSim({ authorizer, region: env.region, account: env.account });
   const ollama = new OllamaSim();
   const openai = new OpenAISim({ apiKey: REHEARSAL_OPENAI_KEY });
   const ollamaHost = reachableAddress();
@@ -214,10 +218,11 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     AWS_ENDPOINT_URL_LAMBDA: await lambda.listen(),
     AWS_ENDPOINT_URL_SERVICE_QUOTAS: await serviceQuotas.listen(),
     AWS_ENDPOINT_URL_SECRETS_MANAGER: await secretsManager.listen(),
+    AWS_ENDPOINT_URL_RDS: await rds.listen(),
   };
   const ollamaUrl = ollamaHost ? await ollama.listen(0, ollamaHost) : null;
   const openaiUrl = ollamaHost ? `${await openai.listen(0, ollamaHost)}/v1` : null;
-  const sims = { ssm, bedrock, s3, sfn, ollama, openai, lambda, serviceQuotas, secretsManager };
+  const sims = { ssm, bedrock, s3, sfn, ollama, openai, lambda, serviceQuotas, secretsManager, rds };
 
   const processes = new Map<string, LambdaProcess>();
   const violations: QuotaViolation[] = [];
@@ -379,49 +384,98 @@ function taskHandlers(world: World, definition: MachineDefinition): Partial<Reco
   return out;
 }
 
-/** The migrations custom resource as the template wires CDK's Provider framework around our two functions. */
-interface MigrationsProvider {
+/** A custom resource's provider as the template wires CDK's Provider framework around our functions. */
+export interface CustomResourceProvider {
   onEvent: LambdaProcess;
-  isComplete: LambdaProcess;
+  /** Polled after onEvent until it answers IsComplete true; absent: onEvent's answer is the resource's. */
+  isComplete?: LambdaProcess;
   /** The waiter state machine's Retry of its isComplete task: the wait between polls, and how many polls follow. */
   intervalSeconds: number;
   maxAttempts: number;
 }
 
-function migrationsProvider(world: World): MigrationsProvider {
+/** The provider whose framework function (CDK's, Handler framework.onEvent) has this logical id. */
+export function customResourceProvider(world: World, frameworkLogicalId: string): CustomResourceProvider {
   const { values } = world.model;
+  const props = values.template.Resources[frameworkLogicalId]?.Properties;
+  if (props?.Handler !== 'framework.onEvent')
+    throw new Error(`${frameworkLogicalId} is not the framework function of a CDK custom resource provider`);
   const fnOf = (ref: unknown) => {
     const id = (ref as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
     return id === undefined ? undefined : world.processes.get(id);
   };
-  for (const [id, props] of resourcesOfType(values.template, 'AWS::Lambda::Function')) {
+  // the framework function's variables in the template, not this process's environment
+  const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+  const onEvent = fnOf(variables.USER_ON_EVENT_FUNCTION_ARN);
+  if (!onEvent) throw new Error(`the provider ${frameworkLogicalId} names no onEvent function of ours`);
+  if (variables.USER_IS_COMPLETE_FUNCTION_ARN === undefined) return { onEvent, intervalSeconds: 0, maxAttempts: 0 };
+  const isComplete = fnOf(variables.USER_IS_COMPLETE_FUNCTION_ARN);
+  const waiter = (variables.WAITER_STATE_MACHINE_ARN as { Ref?: string } | undefined)?.Ref;
+  const machine = waiter ? values.template.Resources[waiter]?.Properties : undefined;
+  if (!isComplete || !waiter || !machine)
+    throw new Error(`the provider ${frameworkLogicalId} names no isComplete function of ours or no waiter`);
+  const definition = JSON.parse(
+    values.resolveString(machine.DefinitionString, `$.Resources.${waiter}.Properties.DefinitionString`),
+  ) as { States: Record<string, { Retry?: Array<{ IntervalSeconds?: number; MaxAttempts?: number }> }> };
+  const retry = definition.States['framework-isComplete-task']?.Retry?.[0];
+  if (retry?.IntervalSeconds === undefined || retry.MaxAttempts === undefined)
+    throw new Error(`the waiter ${waiter} has no Retry on framework-isComplete-task`);
+  return { onEvent, isComplete, intervalSeconds: retry.IntervalSeconds, maxAttempts: retry.MaxAttempts };
+}
+
+/** The migrations' provider: the one whose isComplete ships the migrations (MIGRATIONS_DIR). */
+function migrationsProvider(world: World): CustomResourceProvider {
+  for (const [id, props] of resourcesOfType(world.model.values.template, 'AWS::Lambda::Function')) {
     if (props.Handler !== 'framework.onEvent') continue;
-    // the framework function's variables in the template, not this process's environment
-    const variables = (props.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-    const onEvent = fnOf(variables.USER_ON_EVENT_FUNCTION_ARN);
-    const isComplete = fnOf(variables.USER_IS_COMPLETE_FUNCTION_ARN);
-    if (!onEvent || !isComplete || !('MIGRATIONS_DIR' in isComplete.fn.environment)) continue;
-    const waiter = (variables.WAITER_STATE_MACHINE_ARN as { Ref?: string } | undefined)?.Ref;
-    const machine = waiter ? values.template.Resources[waiter]?.Properties : undefined;
-    if (!waiter || !machine) throw new Error(`the migrations provider ${id} names no waiter state machine`);
-    const definition = JSON.parse(
-      values.resolveString(machine.DefinitionString, `$.Resources.${waiter}.Properties.DefinitionString`),
-    ) as { States: Record<string, { Retry?: Array<{ IntervalSeconds?: number; MaxAttempts?: number }> }> };
-    const retry = definition.States['framework-isComplete-task']?.Retry?.[0];
-    if (retry?.IntervalSeconds === undefined || retry.MaxAttempts === undefined)
-      throw new Error(`the waiter ${waiter} has no Retry on framework-isComplete-task`);
-    return { onEvent, isComplete, intervalSeconds: retry.IntervalSeconds, maxAttempts: retry.MaxAttempts };
+    const provider = customResourceProvider(world, id);
+    if (provider.isComplete && 'MIGRATIONS_DIR' in provider.isComplete.fn.environment) return provider;
   }
   throw new Error(
     'the template has no migrations provider (framework.onEvent with an isComplete that has MIGRATIONS_DIR)',
   );
 }
 
+/** A custom resource's request failed, as the framework reports it to CloudFormation. */
+class CustomResourceFailedError extends Error {
+  override readonly name = 'CustomResourceFailedError';
+}
+
 /**
- * The migrations custom resource as CloudFormation and CDK's Provider framework run it: our onEvent, then our
+ * One request to a custom resource as CloudFormation and CDK's Provider framework run it: our onEvent, then our
  * isComplete right away and again every IntervalSeconds of the template's waiter (times `waitScale`: the rehearsal
  * may shorten the waits, never their count) until it answers IsComplete true, or fails as the framework does after
- * its MaxAttempts ("Operation timed out"). Returns how many polls it took and what was applied.
+ * its MaxAttempts ("Operation timed out"). Returns the answer (PhysicalResourceId, Data) and how many polls it took.
+ */
+export async function invokeCustomResource(
+  provider: CustomResourceProvider,
+  request: { RequestType: 'Create' | 'Update' | 'Delete'; PhysicalResourceId?: string } & Record<string, unknown>,
+  opts: { waitScale?: number; what?: string } = {},
+): Promise<{ polls: number; answer: { PhysicalResourceId?: string; Data?: Record<string, string> } }> {
+  const failed = (r: { errorType: string; errorMessage: string }) =>
+    new CustomResourceFailedError(`the ${opts.what ?? 'custom resource'} failed: ${r.errorType}: ${r.errorMessage}`);
+  const started = await provider.onEvent.invoke(request);
+  if (!started.ok) throw failed(started);
+  const event = { ...request, ...(started.result as object) };
+  if (!provider.isComplete) return { polls: 0, answer: started.result as { PhysicalResourceId?: string } };
+  for (let poll = 1; poll <= 1 + provider.maxAttempts; poll++) {
+    const result = await provider.isComplete.invoke(event);
+    if (!result.ok) throw failed(result);
+    const answer = result.result as { IsComplete?: boolean; Data?: Record<string, string> };
+    if (answer.IsComplete) return { polls: poll, answer: { ...(started.result as object), Data: answer.Data } };
+    // the framework's own rule
+    if (answer.Data && Object.keys(answer.Data).length > 0)
+      throw new CustomResourceFailedError('"Data" is not allowed if "IsComplete" is "False"');
+    if (poll <= provider.maxAttempts) await sleep(provider.intervalSeconds * 1000 * (opts.waitScale ?? 1));
+  }
+  throw new CustomResourceFailedError(
+    `the ${opts.what ?? 'custom resource'} failed: Operation timed out (${1 + provider.maxAttempts} polls, ` +
+      `${provider.intervalSeconds} s apart)`,
+  );
+}
+
+/**
+ * The migrations custom resource as CloudFormation and CDK's Provider framework run it (invokeCustomResource).
+ * Returns how many polls it took and what was applied.
  */
 export async function migrate(
   world: World,
@@ -433,28 +487,9 @@ export async function migrate(
     RequestType: requestType,
     ...(requestType === 'Update' ? { PhysicalResourceId: 'ariadne-migrations' } : {}),
   };
-  const failed = (r: { errorType: string; errorMessage: string }) =>
-    new Error(`the migrations custom resource failed: ${r.errorType}: ${r.errorMessage}`);
-  const started = await provider.onEvent.invoke(request);
-  if (!started.ok) throw failed(started);
-  const event = { ...request, ...(started.result as object) };
-  for (let poll = 1; poll <= 1 + provider.maxAttempts; poll++) {
-    const result = await provider.isComplete.invoke(event);
-    if (!result.ok) throw failed(result);
-    const answer = result.result as { IsComplete?: boolean; Data?: { Applied?: string } };
-    if (answer.IsComplete)
-      return {
-        polls: poll,
-        intervalSeconds: provider.intervalSeconds,
-        applied: answer.Data?.Applied?.split(',') ?? [],
-      };
-    // the framework's own rule
-    if (answer.Data && Object.keys(answer.Data).length > 0)
-      throw new Error('"Data" is not allowed if "IsComplete" is "False"');
-    if (poll <= provider.maxAttempts) await sleep(provider.intervalSeconds * 1000 * (opts.waitScale ?? 1));
-  }
-  throw new Error(
-    `the migrations custom resource failed: Operation timed out (${1 + provider.maxAttempts} polls, ` +
-      `${provider.intervalSeconds} s apart)`,
-  );
+  const { polls, answer } = await invokeCustomResource(provider, request, {
+    waitScale: opts.waitScale,
+    what: 'migrations custom resource',
+  });
+  return { polls, intervalSeconds: provider.intervalSeconds, applied: answer.Data?.Applied?.split(',') ?? [] };
 }

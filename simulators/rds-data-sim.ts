@@ -355,6 +355,8 @@ export class RdsDataSim {
   private paused = false;
   /** This pause's resume time, when pause() was given one (else opts.resumeAfterMs). */
   private resumeMs: number | undefined;
+  /** An error every call answers while it is set (refuse): a fault a scenario injects. */
+  private refusal: { type: string; message: string } | null = null;
   private server: Server | null = null;
 
   constructor(private readonly opts: Options) {
@@ -447,6 +449,11 @@ export class RdsDataSim {
     this.resumeMs = resumeAfterMs;
   }
 
+  /** Until called with null, every authorized call answers this error (HTTP 400) instead of running. */
+  refuse(error: { type: string; message: string } | null): void {
+    this.refusal = error;
+  }
+
   get isPaused(): boolean {
     return this.paused;
   }
@@ -506,6 +513,7 @@ export class RdsDataSim {
             result.reply.status,
           );
       }
+      if (this.refusal) throw new DataApiError(this.refusal.type, this.refusal.message);
       const payload = await this.operation(path, body);
       const text = JSON.stringify(payload);
       this.peaks.responseBytes = Math.max(this.peaks.responseBytes, Buffer.byteLength(text));

@@ -81,6 +81,9 @@ function flat(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The deletion protection's function (lib/database.ts), by its logical id. */
+const PROTECT_FN = 'DatabaseDeletionProtectionProtectFn';
+
 const INVOKE_STATES: string[] = [
   STATES.InvokeBedrockAgent,
   STATES.InvokeOllamaAgent,
@@ -874,6 +877,7 @@ describe('cdk-nag', () => {
       expect([...kinds].sort()).toEqual([
         'AwsSolutions-IAM4',
         'AwsSolutions-IAM5',
+        'AwsSolutions-RDS10', // created unprotected, protected by the stack's last resource
         'AwsSolutions-S1',
         'AwsSolutions-SF1', // state machines log ERROR unless asked for ALL (issue 30)
         'AwsSolutions-SF2', // X-Ray on request only (issue 30)
@@ -893,7 +897,7 @@ describe('database', () => {
         Engine: 'aurora-postgresql',
         EngineVersion: Match.stringLikeRegexp('^17\\.'), // 17.4+: Data API; 16.3+: 0 ACUs
         StorageEncrypted: true,
-        DeletionProtection: true,
+        DeletionProtection: false, // protected once the stack is complete (below)
         DatabaseName: 'ariadne',
         EnableHttpEndpoint: true,
         BackupRetentionPeriod: 7,
@@ -948,12 +952,18 @@ describe('database', () => {
     const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
     const [attachmentId] = idsOf(template, 'AWS::SecretsManager::SecretTargetAttachment');
     const all = Object.entries(template.findResources('AWS::Lambda::Function'));
-    // + finalizer, the migrations' onEvent and isComplete, RegisterSweep, CDK's provider framework (3)
-    expect(all.length).toBe(TASK_STATES.length + 7);
+    // + finalizer, the migrations' onEvent and isComplete, RegisterSweep, the protection's function, CDK's provider
+    // framework (3 for the migrations, 1 for the protection)
+    expect(all.length).toBe(TASK_STATES.length + 9);
     for (const [id, fn] of all) {
       expect(fn.Properties.VpcConfig, id).toBeUndefined();
-      // the migrations' onEvent only answers CloudFormation: no database
-      if (fn.Properties.Handler.startsWith('framework.') || id.startsWith('DatabaseMigrateStartFn')) continue;
+      // the migrations' onEvent only answers CloudFormation, the protection calls RDS's control plane: no Data API
+      if (
+        fn.Properties.Handler.startsWith('framework.') ||
+        id.startsWith('DatabaseMigrateStartFn') ||
+        id.startsWith(PROTECT_FN)
+      )
+        continue;
       const env = fn.Properties.Environment.Variables;
       expect(env.DATABASE_NAME, id).toBe('ariadne');
       expect(flat(env.DATABASE_CLUSTER_ARN), id).toBe(
@@ -990,10 +1000,14 @@ describe('database', () => {
           ([id, fn]) =>
             !fn.Properties.Handler.startsWith('framework.') &&
             !id.startsWith('HandlersCheckProgress') &&
-            !id.startsWith('DatabaseMigrateStartFn'),
+            !id.startsWith('DatabaseMigrateStartFn') &&
+            !id.startsWith(PROTECT_FN),
         )
         .map(([, fn]) => roleOf(fn as never));
       expect(expected).toHaveLength(TASK_STATES.length + 2); // all Tasks but CheckProgress, + 3 others
+      // the protection's role may modify the cluster and nothing else (its own test below)
+      const [, protectFn] = fns.find(([id]) => id.startsWith(PROTECT_FN))!;
+      byRole.delete(roleOf(protectFn as never));
       expect([...byRole.keys()].sort()).toEqual(expected.sort());
       // the migrations also read the read-only role's secret, to set its password
       const [readerId] = idsOf(template, 'AWS::SecretsManager::Secret').filter((id) => id.includes('Reader'));
@@ -1074,7 +1088,47 @@ describe('database', () => {
     ])
       for (const id of idsOf(template, type))
         expect(resources[id].DeletionPolicy, `${type} ${id}`).toBe('RetainExceptOnCreate');
-    template.hasResourceProperties('AWS::RDS::DBCluster', { DeletionProtection: true });
+    // protected, by the stack's last resource (cdk destroy then keeps it; nothing else can delete it)
+    template.resourceCountIs('Custom::DeletionProtection', 1);
+  });
+
+  it('the cluster is created unprotected and protected by the last resource, which depends on every other', () => {
+    template.hasResourceProperties('AWS::RDS::DBCluster', { DeletionProtection: false });
+    const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
+    const [protectId] = idsOf(template, 'Custom::DeletionProtection');
+    const protect = resourcesOf(template)[protectId] as Resources[string] & { DependsOn: string[] };
+    expect(protect.Properties.ClusterIdentifier).toEqual({ Ref: clusterId });
+    // so nothing can fail after the cluster is protected: a rollback always finds it unprotected
+    expect([...protect.DependsOn].sort()).toEqual(
+      Object.keys(resourcesOf(template))
+        .filter((id) => id !== protectId)
+        .sort(),
+    );
+    // a template whose cluster changes changes the protection too: its update protects the cluster again
+    const hash = (t: Template) =>
+      Object.values(t.findResources('Custom::DeletionProtection'))[0].Properties.ClusterTemplateHash;
+    expect(hash(template)).toMatch(/^[0-9a-f]{64}$/);
+    expect(hash(variant({ databaseMaxCapacity: 8 }))).not.toBe(hash(variant({ databaseMaxCapacity: 4 })));
+    expect(hash(variant({ dashboard: true }))).toBe(hash(variant({})));
+  });
+
+  it('the protection may call rds:ModifyDBCluster on this cluster, and nothing else', () => {
+    const [clusterId] = idsOf(template, 'AWS::RDS::DBCluster');
+    const fns = Object.entries(template.findResources('AWS::Lambda::Function'));
+    const [, protectFn] = fns.find(([id]) => id.startsWith(PROTECT_FN))!;
+    expect(protectFn.Properties.Handler).toBe('index.handler');
+    const role = protectFn.Properties.Role['Fn::GetAtt'][0];
+    const statements = statementsOf(template).filter((st) => st.roles.some((r: { Ref: string }) => r.Ref === role));
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatchObject({ Effect: 'Allow', Action: 'rds:ModifyDBCluster' });
+    expect(flat(statements[0].Resource)).toBe(
+      `arn:aws:rds:us-east-1:123456789012:cluster:${JSON.stringify({ Ref: clusterId })}`,
+    );
+    // no other role may change or delete the cluster
+    const others = statementsOf(template).filter(
+      (st) => !st.roles.some((r: { Ref: string }) => r.Ref === role) && /"rds:/.test(JSON.stringify(st.Action)),
+    );
+    expect(others).toEqual([]);
   });
 
   it('retains nothing a failed first deploy created: every kept resource is RetainExceptOnCreate', () => {
@@ -1092,6 +1146,7 @@ describe('database', () => {
   it('removeData removes everything: cluster and secret deleted, no deletion protection, no final snapshot', () => {
     const removed = variant({ removeData: true });
     removed.hasResourceProperties('AWS::RDS::DBCluster', { DeletionProtection: false });
+    removed.resourceCountIs('Custom::DeletionProtection', 0);
     const resources = resourcesOf(removed);
     for (const type of ['AWS::RDS::DBCluster', 'AWS::RDS::DBInstance', 'AWS::SecretsManager::Secret'])
       for (const id of idsOf(removed, type)) expect(resources[id].DeletionPolicy, `${type} ${id}`).toBe('Delete');
@@ -1166,16 +1221,19 @@ describe('handler Lambdas', () => {
     // The custom-resource framework's functions (onEvent, isComplete, onTimeout) are CDK's own; they too must be on
     // a current runtime.
     const framework = all.filter((fn) => fn.Properties.Handler.startsWith('framework.'));
+    // the migrations' (onEvent, isComplete, onTimeout) and the deletion protection's (onEvent)
     expect(framework.map((fn) => fn.Properties.Handler).sort()).toEqual([
       'framework.isComplete',
+      'framework.onEvent',
       'framework.onEvent',
       'framework.onTimeout',
     ]);
     for (const fn of framework)
       expect(Number(/^nodejs(\d+)\.x$/.exec(fn.Properties.Runtime)?.[1])).toBeGreaterThanOrEqual(22);
     const fns = all.filter((fn) => !fn.Properties.Handler.startsWith('framework.'));
-    // one per Task state, the EventBridge finalizer, the migrations' onEvent and isComplete, RegisterSweep
-    expect(fns.length).toBe(TASK_STATES.length + 4);
+    // one per Task state, the EventBridge finalizer, the migrations' onEvent and isComplete, RegisterSweep, the
+    // deletion protection
+    expect(fns.length).toBe(TASK_STATES.length + 5);
     for (const fn of fns) {
       const p = fn.Properties;
       expect(p.VpcConfig).toBeUndefined();
@@ -1193,7 +1251,7 @@ describe('handler Lambdas', () => {
     const fns = Object.entries(traced.findResources('AWS::Lambda::Function')).filter(
       ([, fn]) => !fn.Properties.Handler.startsWith('framework.'),
     );
-    expect(fns.length).toBe(TASK_STATES.length + 4);
+    expect(fns.length).toBe(TASK_STATES.length + 5);
     for (const [id, fn] of fns) expect(fn.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
     const machines = Object.entries(traced.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) =>
       /^(Experiments|Sweeps)Machine/.test(id),

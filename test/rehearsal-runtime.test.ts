@@ -108,9 +108,11 @@ describe('rehearsal runtime: the synthesized bundles in child processes', () => 
     expect(asm.functions.map((f) => f.handler)).not.toContain('framework.onEvent');
     // the migrations function is ours (the custom resource's handler), only its provider framework is CDK's
     expect(asm.functions.some((f) => f.environment.MIGRATIONS_DIR === '/var/task/migrations')).toBe(true);
-    // the framework's three: onEvent, and the isComplete and onTimeout of its waiter (the rehearsal plays them)
+    // the migrations framework's three: onEvent, and the isComplete and onTimeout of its waiter; the deletion
+    // protection's onEvent (the rehearsal plays them)
     expect(asm.skipped.map((s) => s.handler).sort()).toEqual([
       'framework.isComplete',
+      'framework.onEvent',
       'framework.onEvent',
       'framework.onTimeout',
     ]);

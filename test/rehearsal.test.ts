@@ -64,6 +64,7 @@ describe('npm run rehearse', () => {
       ['abort', true],
       ['resume', true],
       ['slow-resume-migration', true],
+      ['failed-first-deploy', true],
       ['secret-rotation', true],
       ['largest-maze', true],
       ['sweep', true],
@@ -218,6 +219,30 @@ describe('npm run rehearse', () => {
       detail: expect.stringMatching(/Operation timed out \(5 polls, 10 s apart\)/),
     });
     expect(passed(report)).toBe(false);
+  }, 240_000);
+
+  it('a failed first deploy leaves the cluster behind when it is protected before the stack is complete', async () => {
+    const report = await rehearse({
+      databaseUrl: inject('databaseUrl'),
+      assemblyDir,
+      // the protection after the cluster alone: created beside the migrations, it protects the cluster they fail on
+      editTemplate: (template) => {
+        const [, protection] = Object.entries(template.Resources).find(
+          ([, r]) => r.Type === 'Custom::DeletionProtection',
+        )!;
+        const clusterId = Object.keys(template.Resources).find(
+          (id) => template.Resources[id].Type === 'AWS::RDS::DBCluster',
+        )!;
+        (protection as { DependsOn?: string[] }).DependsOn = [clusterId];
+      },
+      scenarios: ['failed-first-deploy'],
+    });
+    expect(report.denials).toEqual([]);
+    expect(report.scenarios[0]).toMatchObject({
+      name: 'failed-first-deploy',
+      pass: false,
+      detail: expect.stringMatching(/ended ROLLBACK_FAILED, not ROLLBACK_COMPLETE: .*Cannot delete protected Cluster/),
+    });
   }, 240_000);
 
   it('the sweep fails, naming the sweep machine, when its role may not start the experiment machine', async () => {
