@@ -88,7 +88,7 @@ describe('template values', () => {
 });
 
 describe('authorize (the synthesized template, a real IAM evaluator)', () => {
-  it('denies the baseline turn function the parameters and allows the Bedrock agent them', async () => {
+  it('denies the baseline turn function the parameters and allows StartExperiment them', async () => {
     const denied = await model.authorize({
       principal: fn('InvokeBaselineAgent'),
       action: 'ssm:GetParametersByPath',
@@ -97,17 +97,17 @@ describe('authorize (the synthesized template, a real IAM evaluator)', () => {
     expect(denied).toMatchObject({ allowed: false, principal: fn('InvokeBaselineAgent') });
     expect(denied.explanation).toMatch(/no identity-based policy .* allows ssm:GetParametersByPath/);
     const allowed = await model.authorize({
-      principal: fn('InvokeBedrockAgent'),
+      principal: fn('StartExperiment'),
       action: 'ssm:GetParametersByPath',
       resource: parameterArn('/ariadne/config'),
     });
     expect(allowed.allowed).toBe(true);
-    expect(allowed.explanation).toMatch(/^allowed by HandlersInvokeBedrockAgentFnServiceRoleDefaultPolicy/);
+    expect(allowed.explanation).toMatch(/^allowed by HandlersStartExperimentFnServiceRoleDefaultPolicy/);
     // Only its own prefix: another path is not the stack's.
     expect(
       (
         await model.authorize({
-          principal: fn('InvokeBedrockAgent'),
+          principal: fn('StartExperiment'),
           action: 'ssm:GetParametersByPath',
           resource: parameterArn('/other/config'),
         })
@@ -136,7 +136,7 @@ describe('authorize (the synthesized template, a real IAM evaluator)', () => {
   });
 
   it('knows principals by function, state machine or role, and by access key', () => {
-    const bedrock = model.principal(fn('InvokeBedrockAgent'));
+    const bedrock = model.principal(fn('StartExperiment'));
     expect(bedrock.accessKeyId).toMatch(/^AKIA[A-Z2-7]{16}$/);
     expect(model.byAccessKeyId(bedrock.accessKeyId)).toBe(bedrock);
     expect(model.principal(bedrock.roleLogicalId)).toBe(bedrock);
@@ -150,8 +150,8 @@ describe('authorize (the synthesized template, a real IAM evaluator)', () => {
 
   it('a statement removed turns an allowed call into a denial naming function, action and resource', async () => {
     const copy = structuredClone(template) as any;
-    const bedrockFn = fn('InvokeBedrockAgent', copy);
-    const policy = logicalId(copy, 'AWS::IAM::Policy', 'HandlersInvokeBedrockAgentFnServiceRoleDefaultPolicy');
+    const startFn = fn('StartExperiment', copy);
+    const policy = logicalId(copy, 'AWS::IAM::Policy', 'HandlersStartExperimentFnServiceRoleDefaultPolicy');
     const statements: any[] = copy.Resources[policy].Properties.PolicyDocument.Statement;
     const before = statements.length;
     copy.Resources[policy].Properties.PolicyDocument.Statement = statements.filter(
@@ -161,17 +161,17 @@ describe('authorize (the synthesized template, a real IAM evaluator)', () => {
     const authorizer = new RequestAuthorizer(new IamModel(copy));
     const resource = parameterArn('/ariadne/config');
     const result = await authorizer.check(
-      { authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyIdFor(bedrockFn)}/20261123/${REGION}/ssm/aws4_request` },
+      { authorization: `AWS4-HMAC-SHA256 Credential=${accessKeyIdFor(startFn)}/20261123/${REGION}/ssm/aws4_request` },
       'json-1.1',
       () => [{ action: 'ssm:GetParametersByPath', resource }],
     );
     expect(result.ok).toBe(false);
     expect(authorizer.denials).toEqual([
-      expect.objectContaining({ principal: bedrockFn, action: 'ssm:GetParametersByPath', resource }),
+      expect.objectContaining({ principal: startFn, action: 'ssm:GetParametersByPath', resource }),
     ]);
-    expect(authorizer.summary()).toEqual({ [bedrockFn]: { 'ssm:GetParametersByPath': 1 } });
+    expect(authorizer.summary()).toEqual({ [startFn]: { 'ssm:GetParametersByPath': 1 } });
     // The unmodified template allows the same call.
-    expect((await model.authorize({ principal: bedrockFn, action: 'ssm:GetParametersByPath', resource })).allowed).toBe(
+    expect((await model.authorize({ principal: startFn, action: 'ssm:GetParametersByPath', resource })).allowed).toBe(
       true,
     );
   });
@@ -245,7 +245,7 @@ describe('Bedrock inference profiles (a stack configured with one)', () => {
 });
 
 describe('the local servers with an authorizer, through the real SDK clients', () => {
-  it('SSM: AccessDeniedException for the baseline function, the parameters for the Bedrock function', async () => {
+  it('SSM: AccessDeniedException for the baseline function, the parameters for StartExperiment', async () => {
     const authorizer = new RequestAuthorizer(model);
     const sim = new SsmSim([{ name: '/ariadne/config/max_moves', value: '5000' }], { authorizer });
     const endpoint = await sim.listen();
@@ -261,7 +261,7 @@ describe('the local servers with an authorizer, through the real SDK clients', (
       );
       expect(error).toMatchObject({ name: 'AccessDeniedException', $metadata: { httpStatusCode: 400 } });
       expect((error as Error).message).toContain(`not authorized to perform: ssm:GetParametersByPath`);
-      const ok = await get(fn('InvokeBedrockAgent'));
+      const ok = await get(fn('StartExperiment'));
       expect(ok.Parameters?.map((p) => p.Value)).toEqual(['5000']);
       expect(authorizer.denials).toEqual([
         expect.objectContaining({
@@ -272,7 +272,7 @@ describe('the local servers with an authorizer, through the real SDK clients', (
       ]);
       expect(authorizer.summary()).toEqual({
         [baseline]: { 'ssm:GetParametersByPath': 1 },
-        [fn('InvokeBedrockAgent')]: { 'ssm:GetParametersByPath': 1 },
+        [fn('StartExperiment')]: { 'ssm:GetParametersByPath': 1 },
       });
       // A key the rehearsal never handed out is not a principal at all.
       await expect(get('NotAFunction')).rejects.toMatchObject({ name: 'UnrecognizedClientException' });

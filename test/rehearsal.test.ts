@@ -66,13 +66,20 @@ describe('npm run rehearse', () => {
       ['slow-resume-migration', true],
       ['failed-first-deploy', true],
       ['secret-rotation', true],
+      ['secrets', true],
       ['largest-maze', true],
       ['sweep', true],
       ['low-concurrency', true],
       ['factors', true],
       ['researcher', true],
+      ['researcher-read-only', true],
     ]);
     expect(passed(report)).toBe(true);
+    // what the scenarios provoked on purpose, each checked by its scenario: a function reading another's key, a
+    // researcher reading a key or the master secret; nothing else
+    expect(new Set(report.expectedDenials.map((d) => d.action))).toEqual(
+      new Set(['ssm:GetParameter', 'secretsmanager:GetSecretValue']),
+    );
     // the bundles really went through the servers: the turn functions wrote every turn through the Data API,
     // and the Bedrock agent's called the model through Bedrock Runtime, each call authorized
     const calls = (fn: string) => report.calls[Object.keys(report.calls).find((f) => f.includes(fn))!];
