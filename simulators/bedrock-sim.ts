@@ -30,6 +30,7 @@ import {
   setUpSimAccount,
   SIM_DEFAULT_MODELS,
   simLifecycle,
+  simLifecycleDates,
   type SimAccount,
 } from './bedrock-catalog.ts';
 
@@ -117,6 +118,7 @@ export class BedrockSim extends SimServer {
       }
     }
     const lifecycle = simLifecycle(id);
+    const dates = simLifecycleDates(id);
     if (!this.models.some((m) => simBaseModel(m) === id) || lifecycle === 'end-of-life')
       return awsError(res, 404, 'The requested model was not found.', 'ResourceNotFoundException');
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -127,7 +129,12 @@ export class BedrockSim extends SimServer {
           modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${id}`,
           providerName: id.split('.')[0],
           inferenceTypesSupported: needsProfile(id) ? ['INFERENCE_PROFILE'] : ['ON_DEMAND'],
-          modelLifecycle: { status: lifecycle === 'legacy' ? 'LEGACY' : 'ACTIVE' },
+          modelLifecycle: {
+            status: lifecycle === 'legacy' ? 'LEGACY' : 'ACTIVE',
+            // timestamps as rest-json sends them: epoch seconds
+            ...(dates.legacy ? { legacyTime: Date.parse(dates.legacy) / 1000 } : {}),
+            ...(dates.endOfLife ? { endOfLifeTime: Date.parse(dates.endOfLife) / 1000 } : {}),
+          },
         },
       }),
     );
