@@ -37,10 +37,19 @@ const LIFECYCLE_DATES: Record<string, { legacy?: string; endOfLife?: string }> =
   'anthropic.claude-sonnet-4-5-20250929-v1:0': { legacy: '2026-10-08' },
 };
 
-export const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? 'active';
+const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? 'active';
 
-export const simLifecycleDates = (id: string): { legacy?: string; endOfLife?: string } =>
-  LIFECYCLE_DATES[simBaseModel(id)] ?? {};
+/** A model's lifecycle as GetFoundationModel reports it: its state, and its dates where known (YYYY-MM-DD). */
+export interface SimModelLifecycle {
+  status: SimLifecycle;
+  legacy?: string;
+  endOfLife?: string;
+}
+
+export const simModelLifecycle = (id: string): SimModelLifecycle => ({
+  status: simLifecycle(id),
+  ...LIFECYCLE_DATES[simBaseModel(id)],
+});
 
 /** Claude 4 and later: on demand through an inference profile only. */
 export const needsProfile = (id: string): boolean =>
@@ -113,9 +122,9 @@ export function accountRefusal(
   account: SimAccount,
   modelId: string,
   callerAccessKeyId: string | undefined,
+  lifecycle: SimLifecycle = simLifecycle(modelId),
 ): [number, string, string] | null {
   const base = simBaseModel(modelId);
-  const lifecycle = simLifecycle(base);
   if (lifecycle === 'end-of-life')
     return [
       404,
