@@ -192,8 +192,9 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
   },
   // Opus 5.5, Anthropic's current Opus (its page, read 2026-11-28: $4/$20, 5-minute cache write $5, cache read
   // $0.20, 1M context, 128K output, adaptive thinking always on). AWS's model card: launched 2026-09-22, EOL no
-  // sooner than 2027-09-22, a 6-month Legacy period, Active, "adaptive thinking is always on and cannot be
-  // disabled" (read in its Japanese and Chinese copies, the English one not stored). Profiles third-party only:
+  // sooner than 2027-09-22, a 6-month Legacy period, Active, adaptive thinking always on and not to be disabled
+  // (read in its Japanese and Chinese translations; the English card was not among the stored pages found).
+  // Profiles third-party only:
   // jp. and global. listed by list-inference-profiles in ap-northeast-1 (dev.classmethod.jp/en/articles/
   // bedrock-claude-opus-5-5/, 2026-09-23). Sampling as Opus 5's (not re-read for 5.5).
   'anthropic.claude-opus-5-5': {
