@@ -58,6 +58,24 @@ const DELETION_POLICY =
 const STACK_STATUS =
   'https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cfn-console-view-stack-data-resources.html';
 const PROMPT_CACHING = 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html';
+const PROFILES_SUPPORT = 'https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html';
+const PROFILE_ROUTING =
+  'When you invoke a cross-Region inference profile in Amazon Bedrock, your request originates from a source Region ' +
+  'and is automatically routed to one of the destination Regions defined in that profile, optimizing for performance.';
+const PROFILE_UNION =
+  "The union of the destination Regions of the page's profiles of this geography, so that one list serves every " +
+  'model of the prefix (a model whose profile routes elsewhere is deployed with -c bedrockRegions=...). Read ' +
+  '2026-11-28: the stored copies of the page end before its per-profile tables, and the page now sends readers to ' +
+  "each model's card for them; the list is the one Ariadne granted before, not re-read.";
+const profileDestinations = (regions: readonly string[], note: string) => ({
+  service: 'Bedrock' as const,
+  value: regions,
+  unit: 'destination Regions of the geographic inference profiles of this prefix',
+  page: PROFILES_SUPPORT,
+  quote: PROFILE_ROUTING,
+  confirmed: false as const,
+  note,
+});
 
 const CLAUDE_FIELDS = ['system', 'messages', 'tools'] as const;
 const claude = (minTokens: number) => ({ minTokens, maxCheckpoints: 4, fields: CLAUDE_FIELDS });
@@ -512,6 +530,53 @@ const FACTS = {
     notSimulated:
       'a price, not a behaviour: the Bedrock simulator bills nothing; lambdas/config/model-table.ts prices each ' +
       'profile kind from it',
+  },
+  'bedrock.profile-destinations-us': profileDestinations(
+    ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'],
+    PROFILE_UNION,
+  ),
+  'bedrock.profile-destinations-us-gov': profileDestinations(['us-gov-east-1', 'us-gov-west-1'], PROFILE_UNION),
+  'bedrock.profile-destinations-ca': profileDestinations(['ca-central-1', 'ca-west-1'], PROFILE_UNION),
+  'bedrock.profile-destinations-eu': profileDestinations(
+    ['eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3'],
+    PROFILE_UNION,
+  ),
+  'bedrock.profile-destinations-apac': profileDestinations(
+    [
+      'ap-northeast-1',
+      'ap-northeast-2',
+      'ap-northeast-3',
+      'ap-south-1',
+      'ap-south-2',
+      'ap-southeast-1',
+      'ap-southeast-2',
+      'ap-southeast-3',
+      'ap-southeast-4',
+    ],
+    PROFILE_UNION,
+  ),
+  'bedrock.profile-destinations-jp': profileDestinations(
+    ['ap-northeast-1', 'ap-northeast-3'],
+    `${PROFILE_UNION} A third party lists the same for jp.anthropic.claude-opus-5-5 from list-inference-profiles ` +
+      '(https://dev.classmethod.jp/en/articles/bedrock-claude-opus-5-5/, 2026-09-23).',
+  ),
+  'bedrock.profile-destinations-au': profileDestinations(
+    ['ap-southeast-2', 'ap-southeast-4', 'ap-southeast-6'],
+    `${PROFILE_UNION} Auckland (ap-southeast-6) added from a third party: "AU geographic profile — routes only ` +
+      'inside the ANZ footprint: ap-southeast-6 (Auckland), ap-southeast-2 (Sydney) and ap-southeast-4 ' +
+      '(Melbourne)" (https://saipien.org/?p=7436).',
+  ),
+  'bedrock.profile-destinations-global': {
+    service: 'Bedrock',
+    value: 'all commercial Regions',
+    page: PROFILES_SUPPORT,
+    quote: 'The destination Regions for Global cross-Region inference profiles include all commercial Regions.',
+    note:
+      'Read 2026-11-28. Not a list: a global profile is authorized by the Region-less model ARN ' +
+      "(arn:aws:bedrock:::foundation-model/ID) and the source Region's model (global-cross-region-inference.html).",
+    notSimulated:
+      "iam-simulate matches no resource type to a Region-less ARN, so the rehearsal's authorizer checks a global " +
+      "profile on the source Region's model only; lib/bedrock.ts grants the Region-less ARN",
   },
   'iam.user-inline-policy-chars': {
     service: 'IAM',

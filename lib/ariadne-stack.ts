@@ -77,13 +77,14 @@ export interface AriadneStackProps extends StackProps {
   stateMachineLogLevel?: StateMachineLogLevel;
 }
 
-// Active Claude models, called through global cross-Region inference profiles: current Claude models are served
-// on demand through inference profiles, and a global profile works from any commercial source Region (Bedrock user
-// guide, "Global cross-Region inference"); both are Active on Bedrock's model lifecycle page and priced in
-// lambdas/config/model-table.ts. A study that must keep inference in one geography deploys with
-// -c bedrockModelIds=us.anthropic.claude-sonnet-4-6 (or eu., apac., jp., au.).
+// Active Claude models that offer a global cross-Region inference profile: current Claude models are served on
+// demand through inference profiles, and a global profile works from any commercial source Region (Bedrock user
+// guide, "Global cross-Region inference"). Each is Active in lambdas/config/model-table.ts (its row names the page
+// and date): Sonnet 5.5 is Anthropic's current Sonnet (Sonnet 4.6 is Legacy there since 2026-11), Haiku 4.5 is
+// Active on its AWS model card. A study that must keep inference in one geography deploys with
+// -c bedrockModelIds=us.anthropic.claude-sonnet-5-5 (or another geography's profile of a model).
 export const DEFAULT_BEDROCK_MODELS = [
-  'global.anthropic.claude-sonnet-4-6',
+  'global.anthropic.claude-sonnet-5-5',
   'global.anthropic.claude-haiku-4-5-20251001-v1:0',
 ];
 

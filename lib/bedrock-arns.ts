@@ -4,32 +4,24 @@
 // invoking a profile needs bedrock:InvokeModel on the profile ARN in the source Region AND on the foundation model
 // in every Region the profile may route to; a global profile needs the model in the source Region and the
 // Region-less model ARN (arn:aws:bedrock:::foundation-model/ID).
+import { fact } from '../aws-facts/facts.ts';
 
 /**
- * Default destination Regions per profile prefix: the union over the profiles of each geography in
- * the Bedrock user guide ("Supported Regions and models for inference profiles"), so one list serves
- * every model of that prefix. A profile whose destinations differ (AWS adds Regions over time) is
- * served by -c bedrockRegions=... (AriadneStackProps.bedrockRegions), which replaces these lists.
+ * Default destination Regions per profile prefix: one AWS fact per geography (aws-facts/facts.ts, each with its
+ * page), the union over the profiles of that geography, so one list serves every model of the prefix. A profile
+ * whose destinations differ (AWS adds Regions over time) is served by -c bedrockRegions=...
+ * (AriadneStackProps.bedrockRegions), which replaces these lists.
  */
 export const PROFILE_REGIONS: Record<string, readonly string[]> = {
-  us: ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'],
-  'us-gov': ['us-gov-east-1', 'us-gov-west-1'],
-  ca: ['ca-central-1', 'ca-west-1'],
-  eu: ['eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3'],
-  apac: [
-    'ap-northeast-1',
-    'ap-northeast-2',
-    'ap-northeast-3',
-    'ap-south-1',
-    'ap-south-2',
-    'ap-southeast-1',
-    'ap-southeast-2',
-    'ap-southeast-3',
-    'ap-southeast-4',
-  ],
-  jp: ['ap-northeast-1', 'ap-northeast-3'],
-  au: ['ap-southeast-2', 'ap-southeast-4'],
-  // Any commercial Region: authorized by the Region-less model ARN (and the source Region's), not a list.
+  us: fact('bedrock.profile-destinations-us').value,
+  'us-gov': fact('bedrock.profile-destinations-us-gov').value,
+  ca: fact('bedrock.profile-destinations-ca').value,
+  eu: fact('bedrock.profile-destinations-eu').value,
+  apac: fact('bedrock.profile-destinations-apac').value,
+  jp: fact('bedrock.profile-destinations-jp').value,
+  au: fact('bedrock.profile-destinations-au').value,
+  // Any commercial Region (bedrock.profile-destinations-global): authorized by the Region-less model ARN (and the
+  // source Region's), not a list.
   global: [],
 };
 

@@ -35,6 +35,9 @@ function defaultParameters(prefix: string): Record<string, string> {
     if (key === 'max_turns') continue;
     // derived from the observation format (off under full_map): a published true would refuse every full_map run
     if (key === 'recall_tool') continue;
+    // a default, not a choice: published, it would be a setting that every model refusing sampling parameters (the
+    // default Bedrock models among them) is refused at start for; unset, such a model is simply not sent it
+    if (key === 'temperature') continue;
     // tables keyed by model id are one JSON parameter each: a model id's ':' may not appear in a parameter name
     if (TABLES_BY_MODEL.has(key)) out[`${prefix}/config/${key}`] = JSON.stringify(value);
     else if (value && typeof value === 'object')

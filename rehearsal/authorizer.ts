@@ -4,7 +4,8 @@
 // own format, so the SDK in the calling bundle raises the exception it would raise on AWS. Every decision is
 // counted for the rehearsal's table (issue 17).
 import type { IncomingHttpHeaders } from 'node:http';
-import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
+import { profilePrefix } from '../lib/bedrock.ts';
+import { fact } from '../aws-facts/facts.ts';
 import {
   accessDeniedReply,
   invalidKeyReply,
@@ -30,6 +31,20 @@ function signatureScope(
   return m ? { accessKeyId: m[1], region: m[2], service: m[3] } : undefined;
 }
 
+/**
+ * Where AWS may route a geographic profile's request, read from AWS's facts (not from lib/bedrock.ts, which grants
+ * from them): a stack that grants fewer Regions than these is denied here, as AWS would deny it.
+ */
+const PROFILE_DESTINATIONS: Record<string, readonly string[]> = {
+  us: fact('bedrock.profile-destinations-us').value,
+  'us-gov': fact('bedrock.profile-destinations-us-gov').value,
+  ca: fact('bedrock.profile-destinations-ca').value,
+  eu: fact('bedrock.profile-destinations-eu').value,
+  apac: fact('bedrock.profile-destinations-apac').value,
+  jp: fact('bedrock.profile-destinations-jp').value,
+  au: fact('bedrock.profile-destinations-au').value,
+};
+
 export class RequestAuthorizer implements RequestAuthorization {
   /** principal -> action -> requests that needed it (allowed and denied). */
   readonly counts = new Map<string, Map<string, number>>();
@@ -45,8 +60,8 @@ export class RequestAuthorizer implements RequestAuthorization {
 
   constructor(
     readonly model: IamModel,
-    /** The Regions each inference profile prefix routes to; default lib/bedrock.ts's (what the stack grants). */
-    private readonly profileRegions: Record<string, readonly string[]> = PROFILE_REGIONS,
+    /** The Regions each inference profile prefix routes to; default AWS's facts (what the stack must grant). */
+    private readonly profileRegions: Record<string, readonly string[]> = PROFILE_DESTINATIONS,
   ) {}
 
   /**

@@ -97,7 +97,7 @@ export const NEW_ACCOUNT_SCENARIOS: Record<string, Scenario> = {
 
   async 'legacy-model'(world) {
     const bedrock = world.sims.bedrock;
-    const legacy = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
+    const legacy = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
     const admin = world.model.addPrincipal('LegacyAdministrator', ADMINISTRATOR_POLICY);
     bedrock.models.push(legacy);
     bedrock.account = { ...setUpSimAccount(), inactiveOnLegacy: true };
@@ -105,6 +105,10 @@ export const NEW_ACCOUNT_SCENARIOS: Record<string, Scenario> = {
       const checks = await doctorAs(world, admin, [legacy]);
       const lifecycle = checks.find((c) => c.check.endsWith('lifecycle'));
       check(lifecycle?.warning === true && /LEGACY/.test(lifecycle.detail), 'the doctor did not warn of Legacy');
+      check(
+        /deploy global\.anthropic\.claude-sonnet-5-5, its replacement/.test(lifecycle?.fix ?? ''),
+        `the doctor did not name the replacement: ${lifecycle?.fix ?? ''}`,
+      );
       const call = checks.find((c) => c.check === `Bedrock ${legacy}`);
       check(call?.ok === false && /choose an Active model/.test(call.fix ?? ''), 'the doctor did not refuse it');
       // the stack does not grant it: StartExperiment refuses before anything is written, naming the grant
@@ -121,7 +125,8 @@ export const NEW_ACCOUNT_SCENARIOS: Record<string, Scenario> = {
         `not refused as ungranted: ${refusal}`,
       );
       return (
-        'a Legacy model: doctor --bedrock warned (GetFoundationModel LEGACY) and its call failed with the fix; ' +
+        'a Legacy model: doctor --bedrock warned (GetFoundationModel LEGACY), naming its replacement, and its call ' +
+        'failed with the fix; ' +
         'a run on it was refused as not granted'
       );
     } finally {

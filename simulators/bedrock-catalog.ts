@@ -3,8 +3,11 @@
 //
 // Lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use Legacy
 // models and existing customers may lose access to Legacy models after 15 days of inactivity"; after the EOL date
-// "requests to this version will fail". Claude 3.5 Sonnet (20240620) and Claude 3 Haiku are past end of life; Claude
-// 3.7 Sonnet and Sonnet 4.5 are Legacy (Sonnet 4.5 since 2026-10-08).
+// "requests to this version will fail". Claude 3.5 Sonnet (20240620) and Claude 3 Haiku are past end of life, and
+// Claude 3.7 Sonnet since 2026-04-28 (reported third-party: github.com/awslabs/startups/pull/9; the stored copies
+// of the lifecycle pages end before their tables); Sonnet 4.5 is Legacy since 2026-10-08. GetFoundationModel's
+// modelLifecycle also carries legacyTime and endOfLifeTime (FoundationModelLifecycle, API reference), given here
+// where known. Opus 5.5 is Active (its model card: launched 2026-09-22).
 // Inference profiles (docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html): the Claude 4
 // generation and later are served on demand through cross-Region inference profiles; their base ids answer
 // "Invocation of model ID ... with on-demand throughput isn't supported" (reported wording).
@@ -24,11 +27,29 @@ export const simBaseModel = (id: string): string => id.replace(PROFILE, '');
 const LIFECYCLE: Record<string, SimLifecycle> = {
   'anthropic.claude-3-5-sonnet-20240620-v1:0': 'end-of-life',
   'anthropic.claude-3-haiku-20240307-v1:0': 'end-of-life',
-  'anthropic.claude-3-7-sonnet-20250219-v1:0': 'legacy',
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': 'end-of-life',
   'anthropic.claude-sonnet-4-5-20250929-v1:0': 'legacy',
 };
 
-export const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? 'active';
+/** When a model turned Legacy and reaches (or reached) its end of life, where known (YYYY-MM-DD). */
+const LIFECYCLE_DATES: Record<string, { legacy?: string; endOfLife?: string }> = {
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': { endOfLife: '2026-04-28' },
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': { legacy: '2026-10-08' },
+};
+
+const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? 'active';
+
+/** A model's lifecycle as GetFoundationModel reports it: its state, and its dates where known (YYYY-MM-DD). */
+export interface SimModelLifecycle {
+  status: SimLifecycle;
+  legacy?: string;
+  endOfLife?: string;
+}
+
+export const simModelLifecycle = (id: string): SimModelLifecycle => ({
+  status: simLifecycle(id),
+  ...LIFECYCLE_DATES[simBaseModel(id)],
+});
 
 /** Claude 4 and later: on demand through an inference profile only. */
 export const needsProfile = (id: string): boolean =>
@@ -39,12 +60,20 @@ export const SIM_DEFAULT_MODELS = [
   'anthropic.claude-sonnet-4-6',
   'anthropic.claude-haiku-4-5-20251001-v1:0',
   'anthropic.claude-opus-4-7',
+  'anthropic.claude-sonnet-5-5',
+  'anthropic.claude-opus-5-5',
+  'anthropic.claude-haiku-5-5',
   ...['us', 'eu', 'apac', 'global'].flatMap((p) => [
     `${p}.anthropic.claude-sonnet-4-6`,
     `${p}.anthropic.claude-haiku-4-5-20251001-v1:0`,
   ]),
   'global.anthropic.claude-opus-4-7',
   'us.anthropic.claude-opus-4-7',
+  'global.anthropic.claude-sonnet-5-5',
+  'us.anthropic.claude-sonnet-5-5',
+  'global.anthropic.claude-opus-5-5',
+  'jp.anthropic.claude-opus-5-5',
+  'us.anthropic.claude-haiku-5-5',
   'amazon.nova-lite-v1:0',
   'amazon.nova-pro-v1:0',
   'anthropic.claude-3-7-sonnet-20250219-v1:0',
@@ -93,9 +122,9 @@ export function accountRefusal(
   account: SimAccount,
   modelId: string,
   callerAccessKeyId: string | undefined,
+  lifecycle: SimLifecycle = simLifecycle(modelId),
 ): [number, string, string] | null {
   const base = simBaseModel(modelId);
-  const lifecycle = simLifecycle(base);
   if (lifecycle === 'end-of-life')
     return [
       404,

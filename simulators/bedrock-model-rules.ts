@@ -7,6 +7,10 @@
 //   top_p or top_k at non-default values a 400, "the same constraint was previously introduced on Claude Opus 4.7";
 //   Opus 4.8 likewise (Sonnet 5 page: "This matches Claude Opus 4.8 and Claude Opus 4.7"); Opus 5 and Sonnet 5.5
 //   think by default (their "what's new" pages); Fable 5.1 "adaptive (always on)" (Anthropic's models overview).
+// - AWS's Opus 5.5 model card (its translations): adaptive thinking always on, not to be disabled. Anthropic's
+//   Haiku 5.5 migration guide: remove temperature, top_p and top_k; thinking budgets become adaptive; select
+//   blocks by type (it thinks unasked); thinking can still be disabled (third-party: vercel/ai's Bedrock provider,
+//   2026-10-07).
 // Bedrock's message for sampling is reported third-party: "`temperature` is deprecated for this model."
 // (github.com/cline/cline/issues/10572).
 
@@ -29,7 +33,11 @@ const RULES: Array<[RegExp, ClaudeRequestRules]> = [
     { refusesSampling: true, refusesManualThinking: true, refusesDisabledThinking: false, thinksByDefault: false },
   ],
   [
-    /^anthropic\.claude-(sonnet-5|opus-5)(-\d+)?\b/,
+    /^anthropic\.claude-opus-5-5\b/,
+    { refusesSampling: true, refusesManualThinking: true, refusesDisabledThinking: true, thinksByDefault: true },
+  ],
+  [
+    /^anthropic\.claude-(sonnet-5|opus-5|haiku-5)(-\d+)?\b/,
     { refusesSampling: true, refusesManualThinking: true, refusesDisabledThinking: false, thinksByDefault: true },
   ],
   [

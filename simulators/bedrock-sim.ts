@@ -29,7 +29,8 @@ import {
   simBaseModel,
   setUpSimAccount,
   SIM_DEFAULT_MODELS,
-  simLifecycle,
+  simModelLifecycle,
+  type SimModelLifecycle,
   type SimAccount,
 } from './bedrock-catalog.ts';
 
@@ -81,6 +82,16 @@ export class BedrockSim extends SimServer {
   account: SimAccount;
 
   /**
+   * Lifecycles that differ from the catalog's, by base model id: a model AWS moves to Legacy (or past its end of
+   * life) after the catalog was written, for its calls and GetFoundationModel alike.
+   */
+  readonly lifecycles = new Map<string, SimModelLifecycle>();
+
+  private lifecycleOf(id: string): SimModelLifecycle {
+    return this.lifecycles.get(simBaseModel(id)) ?? simModelLifecycle(id);
+  }
+
+  /**
    * `authorizer`: the rehearsal's IAM check of each signed request (bedrock:InvokeModel, RequestAuthorization).
    * `account`: a new account's state (newSimAccount) instead of one already set up.
    */
@@ -116,7 +127,7 @@ export class BedrockSim extends SimServer {
         return;
       }
     }
-    const lifecycle = simLifecycle(id);
+    const { status: lifecycle, ...dates } = this.lifecycleOf(id);
     if (!this.models.some((m) => simBaseModel(m) === id) || lifecycle === 'end-of-life')
       return awsError(res, 404, 'The requested model was not found.', 'ResourceNotFoundException');
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -127,7 +138,12 @@ export class BedrockSim extends SimServer {
           modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${id}`,
           providerName: id.split('.')[0],
           inferenceTypesSupported: needsProfile(id) ? ['INFERENCE_PROFILE'] : ['ON_DEMAND'],
-          modelLifecycle: { status: lifecycle === 'legacy' ? 'LEGACY' : 'ACTIVE' },
+          modelLifecycle: {
+            status: lifecycle === 'legacy' ? 'LEGACY' : 'ACTIVE',
+            // timestamps as Bedrock's API model has them: RFC 3339 strings (the SDK refuses epoch seconds here)
+            ...(dates.legacy ? { legacyTime: new Date(dates.legacy).toISOString() } : {}),
+            ...(dates.endOfLife ? { endOfLifeTime: new Date(dates.endOfLife).toISOString() } : {}),
+          },
         },
       }),
     );
@@ -186,7 +202,7 @@ export class BedrockSim extends SimServer {
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
     // lifecycle, inference profiles and the account's model access, before any quota or model work
     const accessKey = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
-    const refused = accountRefusal(this.account, model, accessKey);
+    const refused = accountRefusal(this.account, model, accessKey, this.lifecycleOf(model).status);
     if (refused) return awsError(res, refused[0], refused[2], refused[1]);
     const body = req.body ?? {};
     const allInput = this.promptTokens(

@@ -23,8 +23,10 @@ export interface SimQuota {
 const TARGET = 'ServiceQuotasV20190624.';
 const MAX_RESULTS = fact('service-quotas.list-max-results').value;
 
-/** Quotas of the stack's two default models through global profiles, and the on-demand ones of one base model. */
+/** Quotas of the stack's default models (and earlier ones) through global profiles, and one base model's. */
 export const DEFAULT_SIM_QUOTAS: SimQuota[] = [
+  ['L-GS55T', 'Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 5.5', 2_000_000],
+  ['L-GS55R', 'Global cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 5.5', 200],
   ['L-GS46T', 'Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6', 2_000_000],
   ['L-GS46R', 'Global cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 4.6', 200],
   ['L-CS46T', 'Cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6', 1_000_000],

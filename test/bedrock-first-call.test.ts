@@ -55,6 +55,7 @@ describe('ariadne run: the Bedrock preflight, before anything is written', () =>
 
   it.each([
     ['anthropic.claude-3-5-sonnet-20240620-v1:0', 2, /reached the end of its life.*choose an Active model/],
+    ['us.anthropic.claude-3-7-sonnet-20250219-v1:0', 2, /reached the end of its life.*choose an Active model/],
     ['anthropic.claude-sonnet-4-6', 2, /on-demand throughput.*use global\.anthropic\.claude-sonnet-4-6/],
     ['anthropic.claude-nonesuch-v9', 2, /model identifier is invalid.*check the id/],
   ])('%s exits %i naming the fix', async (model, code, message) => {
@@ -80,7 +81,9 @@ describe('ariadne run: the Bedrock preflight, before anything is written', () =>
 
   it('a Legacy model the account has not used lately exits 2; an unreachable Bedrock exits 3', async () => {
     sim.account.inactiveOnLegacy = true;
-    const legacy = await run('us.anthropic.claude-3-7-sonnet-20250219-v1:0');
+    const sonnet45 = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0';
+    if (!sim.models.includes(sonnet45)) sim.models.push(sonnet45);
+    const legacy = await run(sonnet45);
     expect(legacy.code).toBe(2);
     expect(legacy.stderr).toMatch(/marked by provider as Legacy.*choose an Active model/);
     const probe = createServer();

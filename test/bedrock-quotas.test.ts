@@ -23,7 +23,7 @@ import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 
 const q = (name: string, value: number, code = name): ServiceQuota => ({ name, code, value });
-const SONNET = 'global.anthropic.claude-sonnet-4-6';
+const SONNET = 'global.anthropic.claude-sonnet-5-5';
 const HAIKU = 'global.anthropic.claude-haiku-4-5-20251001-v1:0';
 
 describe('which quotas apply to a model id', () => {
@@ -56,7 +56,7 @@ describe('which quotas apply to a model id', () => {
     expect(rateLimitOf(modelQuotas('us.anthropic.claude-sonnet-4-6', quotas))).toEqual({
       tokens_per_minute: 1_000_000,
     });
-    const global = modelQuotas(SONNET, quotas);
+    const global = modelQuotas('global.anthropic.claude-sonnet-4-6', quotas);
     expect(global.tokensPerMinute?.value).toBe(2_000_000);
     expect(rateLimitOf(global)).toEqual({ tokens_per_minute: 2_000_000 });
     // a date, ":0", a trailing v1 and "V2" are read from the id: V2 is another model than the first 3.5 Sonnet
@@ -171,7 +171,7 @@ describe('Service Quotas through the SDK client', () => {
       ['Bedrock eu.anthropic.claude-sonnet-4-6 quotas', true, false],
     ]);
     expect(checks[0].detail).toBe(
-      '2,000,000 tokens/min ("Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 4.6") ' +
+      '2,000,000 tokens/min ("Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 5.5") ' +
         'in eu-west-1, called through a global cross-Region inference profile (requests per minute are not ' +
         'enforced); sweeps default their rate_limits to these',
     );

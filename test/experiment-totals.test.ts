@@ -174,7 +174,7 @@ describe.each(TRANSPORTS)('the kept experiment summary over %s', (transport) => 
       ),
     );
     const bedrock = bedrockRunner(sims, () => db, MAZE);
-    ids.push((await bedrock('anthropic.claude-3-7-sonnet-20250219-v1:0', { max_moves: 40 })).experimentId);
+    ids.push((await bedrock('us.anthropic.claude-sonnet-4-6', { max_moves: 40 })).experimentId);
     expect(ids.every((i) => i !== null)).toBe(true);
     const [summaries, extra] = await kept(db);
     expect([summaries, extra]).toEqual(await recomputed(db));

@@ -19,12 +19,13 @@ import { UNSUPPORTED_CACHING } from '../simulators/bedrock-prompt-cache.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { parametersFile } from './support/parameters-file.ts';
 
-const SONNET_37 = 'anthropic.claude-3-7-sonnet-20250219-v1:0'; // caches system, messages and tools from 1,024 tokens
+const SONNET_46 = 'anthropic.claude-sonnet-4-6'; // caches system, messages and tools from 1,024 tokens
+const SONNET = `us.${SONNET_46}`; // on demand through an inference profile only
 // an Active model that takes no cache point (bedrock-caching.ts lists none for Meta's models)
 const NO_CACHE = 'us.meta.llama3-3-70b-instruct-v1:0';
 const NOVA_LITE = 'amazon.nova-lite-v1:0'; // caches system and messages, not tools
 const PRICES = {
-  [SONNET_37]: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 },
+  [SONNET]: { input_per_mtok: 3, output_per_mtok: 15, cache_read_per_mtok: 0.3, cache_write_per_mtok: 3.75 },
 };
 const FAST_RETRY = { max_attempts: 2, base_delay_ms: 1, max_delay_ms: 5, max_total_ms: 10_000, timeout_ms: 5_000 };
 const NO_WAIT = { [STATES.InvokeBedrockAgent]: 0 };
@@ -77,7 +78,7 @@ describe('prompt caching on, for a model that supports it', () => {
     'writes the prefix once, reads it on later calls, stores both per call and per turn, and costs them at ' +
       'their own prices',
     async () => {
-      const { experimentId, summary } = await run(SONNET_37);
+      const { experimentId, summary } = await run(SONNET);
       expect(summary).toMatchObject({ status: 'completed', goal_found: true });
       for (const req of converses()) {
         expect(req.body.system.at(-1)).toEqual({ cachePoint: { type: 'default' } });
@@ -133,7 +134,7 @@ describe('prompt caching on, for a model that supports it', () => {
   );
 
   it('below the minimum tokens per checkpoint (the short built-in prompt): nothing cached, nothing fails', async () => {
-    const { experimentId, summary } = await run(SONNET_37, {}, 'v1');
+    const { experimentId, summary } = await run(SONNET, {}, 'v1');
     expect(summary).toMatchObject({ status: 'completed' });
     expect(converses().every((r) => hasCachePoint(r.body.system))).toBe(true);
     const calls = await rows(
@@ -147,7 +148,7 @@ describe('prompt caching on, for a model that supports it', () => {
 
 describe('no cache point', () => {
   it('with prompt_caching off: none sent, no cache tokens stored, the setting is in the config snapshot', async () => {
-    const { experimentId } = await run(SONNET_37, { prompt_caching: false });
+    const { experimentId } = await run(SONNET, { prompt_caching: false });
     expect(converses().length).toBeGreaterThan(0);
     for (const r of converses())
       expect([hasCachePoint(r.body.system), hasCachePoint(r.body.toolConfig.tools)]).toEqual([false, false]);
@@ -205,7 +206,7 @@ describe('the simulator, as the service', () => {
   it('keeps a prefix for the TTL after its last use, then writes it again', async () => {
     let now = 1_000_000;
     sim.promptCache.now = () => now;
-    const model = bedrockModel(SONNET_37, {
+    const model = bedrockModel(SONNET, {
       region: 'us-east-1',
       endpoint,
       max_tokens: 100,
@@ -236,9 +237,9 @@ describe('the simulator, as the service', () => {
 
 describe('support table and prices', () => {
   it('maps inference-profile ids to their foundation model', () => {
-    expect(baseModelId(`us.${SONNET_37}`)).toBe(SONNET_37);
-    expect(baseModelId(`us-gov.${SONNET_37}`)).toBe(SONNET_37);
-    expect(promptCacheSupport(`global.${SONNET_37}`)?.minTokens).toBe(1_024);
+    expect(baseModelId(SONNET)).toBe(SONNET_46);
+    expect(baseModelId(`us-gov.${SONNET_46}`)).toBe(SONNET_46);
+    expect(promptCacheSupport(`global.${SONNET_46}`)?.minTokens).toBe(1_024);
     expect(promptCacheSupport(`eu.${NO_CACHE.slice(3)}`)).toBeNull();
   });
 

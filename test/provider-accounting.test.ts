@@ -9,6 +9,7 @@ import { MODEL_TABLE } from '../lambdas/config/model-table.ts';
 import { fact } from '../aws-facts/facts.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { TokenCalibration, estimateIsOff } from '../lambdas/providers/llm/calibration.ts';
+import { priceOf, tokenCostUsd } from '../lambdas/engine/token-cost.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
 
@@ -16,7 +17,8 @@ const sims = providerSims();
 const { ollama, bedrock } = sims;
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 const MAZE = { generator: 'medium', size: 15, seed: 3 };
-const SONNET_37 = 'anthropic.claude-3-7-sonnet-20250219-v1:0';
+const SONNET_46 = 'anthropic.claude-sonnet-4-6';
+const SONNET = `us.${SONNET_46}`; // on demand through an inference profile only
 const SONNET_45 = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 
 afterEach(() => {
@@ -51,6 +53,31 @@ describe('calibration rules', () => {
       if (e.context_window !== null) expect(DEFAULT_CONFIG.context_windows[id], id).toBe(e.context_window);
     }
     expect(MODEL_TABLE['anthropic.claude-sonnet-4-5-20250929-v1:0'].status).toBe('legacy');
+    // a Legacy row names a successor the table prices; a row past its end of life says since when, where known
+    for (const [id, e] of Object.entries(MODEL_TABLE))
+      if (e.replacement) expect(MODEL_TABLE[e.replacement]?.status, `${id} -> ${e.replacement}`).toBe('active');
+    expect(MODEL_TABLE['anthropic.claude-3-7-sonnet-20250219-v1:0']).toMatchObject({
+      status: 'end-of-life',
+      eol: '2026-04-28',
+    });
+  });
+
+  it("a model priced by the prompt's length: a request over the threshold is billed wholly at the long tier", () => {
+    const haiku = priceOf(DEFAULT_CONFIG.prices, 'us.anthropic.claude-haiku-5-5')!;
+    const request = (input: number, cacheRead: number) =>
+      tokenCostUsd(haiku, {
+        inputTokens: input,
+        outputTokens: 1_000,
+        cacheReadInputTokens: cacheRead,
+        cacheWriteInputTokens: 0,
+      });
+    // 100,000 prompt tokens: the short tier ($0.10 input, $0.01 cache read, $0.50 output per Mtok)
+    expect(request(40_000, 60_000)).toBeCloseTo((40_000 * 0.1 + 60_000 * 0.01 + 1_000 * 0.5) / 1e6, 12);
+    // one more, counted with the cache read: every token of the request at the long tier ($0.50, $0.05, $2.50)
+    expect(request(40_001, 60_000)).toBeCloseTo((40_001 * 0.5 + 60_000 * 0.05 + 1_000 * 2.5) / 1e6, 12);
+    // a geographic profile of a model with a global one costs 1 / (1 - saving) of it (Sonnet 5.5 has one)
+    const sonnet = priceOf(DEFAULT_CONFIG.prices, 'us.anthropic.claude-sonnet-5-5')!;
+    expect(sonnet.input_per_mtok).toBeCloseTo(2 / (1 - fact('bedrock.global-profile-saving').value), 12);
   });
 });
 
@@ -130,21 +157,19 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   }
 
   it('an unknown price is "unknown" (cost null, price_known false); zero price, $0 (price_known true)', async () => {
-    const unpriced = await runBedrock(SONNET_37, { prices: {} });
+    const unpriced = await runBedrock(SONNET, { prices: {} });
     expect(await experiment(unpriced.experimentId)).toMatchObject({ price_known: false });
     expect(unpriced.summary?.cost_usd).toBeNull();
-    expect(await summaryText(unpriced)).toMatch(/^cost +unknown \(no price for anthropic\.claude-3-7/m);
+    expect(await summaryText(unpriced)).toMatch(/^cost +unknown \(no price for us\.anthropic\.claude-sonnet-4-6/m);
 
-    const free = await runBedrock(SONNET_37, { prices: { [SONNET_37]: { input_per_mtok: 0, output_per_mtok: 0 } } });
+    const free = await runBedrock(SONNET, { prices: { [SONNET]: { input_per_mtok: 0, output_per_mtok: 0 } } });
     expect(await experiment(free.experimentId)).toMatchObject({ price_known: true });
     expect(free.summary?.cost_usd).toBe(0);
     expect(await summaryText(free)).toMatch(/^cost +\$0\.000000$/m);
   });
 
   it('an inference profile is priced as its model from the table', async () => {
-    const profile = `us.${SONNET_37}`;
-    if (!bedrock.models.includes(profile)) bedrock.models.push(profile);
-    const r = await runBedrock(profile, {});
+    const r = await runBedrock(SONNET, {});
     expect(await experiment(r.experimentId)).toMatchObject({ price_known: true });
     const t = (
       await db.pool.query(
@@ -153,9 +178,9 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
         [r.experimentId],
       )
     ).rows[0];
-    const e = MODEL_TABLE[SONNET_37];
+    const e = MODEL_TABLE[SONNET_46];
     expect(t.c).toBeCloseTo((t.i * e.input_per_mtok + t.o * e.output_per_mtok) / 1e6, 9);
-    expect(await summaryText(r)).toMatch(/^source +profile us\.anthropic\.claude-3-7.*, us-west-2$/m);
+    expect(await summaryText(r)).toMatch(/^source +profile us\.anthropic\.claude-sonnet-4-6.*, us-west-2$/m);
   });
 
   it("geographic and global profiles of a model with a global one: each at its own rate (AWS's saving)", async () => {

@@ -14,7 +14,7 @@ import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims
 const sims = providerSims();
 const { ollama, bedrock } = sims;
 const QWEN = 'qwen2.5:7b';
-const SONNET_37 = 'anthropic.claude-3-7-sonnet-20250219-v1:0';
+const SONNET_46 = 'anthropic.claude-sonnet-4-6';
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 const MAZE = { generator: 'medium', size: 15, seed: 3 };
 
@@ -80,7 +80,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     );
   const bedrockRun = bedrockRunner(sims, () => db, MAZE);
   const runBedrock = (config: Record<string, unknown> = {}, bedrockConfig: Record<string, unknown> = {}) =>
-    bedrockRun(SONNET_37, config, bedrockConfig);
+    bedrockRun(`us.${SONNET_46}`, config, bedrockConfig);
   const experiment = async (id: string | null) =>
     (await db.pool.query('SELECT * FROM experiments WHERE id = $1', [id])).rows[0];
   const calls = async (id: string | null) =>
@@ -135,7 +135,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
   });
 
   it('stores a provenance record for Bedrock: the inference profile, its model, the Region, and no seed', async () => {
-    const profile = `us.${SONNET_37}`;
+    const profile = `us.${SONNET_46}`;
     if (!bedrock.models.includes(profile)) bedrock.models.push(profile);
     const { experimentId } = await runLocalExperiment(
       {
@@ -148,9 +148,9 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     );
     expect((await experiment(experimentId)).provenance).toMatchObject({
       provider: 'bedrock',
-      model_id: `us.${SONNET_37}`,
-      base_model_id: SONNET_37,
-      inference_profile: `us.${SONNET_37}`,
+      model_id: `us.${SONNET_46}`,
+      base_model_id: SONNET_46,
+      inference_profile: `us.${SONNET_46}`,
       region: 'us-west-2',
       seed: { sent: false },
     });

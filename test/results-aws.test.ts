@@ -15,6 +15,7 @@ import { deployedStack, type DeployedStack } from './support/deployed-stack.ts';
 import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { accessKeyIdFor } from '../rehearsal/iam.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
+import { baseModelId } from '../lambdas/config/model-table.ts';
 
 const SWEEP = `sweep: aws-results
 agents: [{ agent: frontier }, { agent: random }]
@@ -193,6 +194,62 @@ describe('results of a deployed stack, read with --aws', () => {
         ['Researcher', 'bedrock:InvokeModel'],
       ]),
     );
+  });
+
+  it('doctor --aws --bedrock: a deployed model turned Legacy is a WARN naming its replacement and EOL', async () => {
+    const deployed = stack.ssm.parameters.find((p) => p.name.endsWith('/deployment/bedrock_models'))!;
+    const before = deployed.value;
+    const sonnet45 = 'global.anthropic.claude-sonnet-4-5-20250929-v1:0'; // Legacy on Bedrock since 2026-10-08
+    const sonnet46 = 'global.anthropic.claude-sonnet-4-6'; // Active on Bedrock, Legacy on Anthropic's page
+    const haiku = DEFAULT_BEDROCK_MODELS[1];
+    deployed.value = [sonnet45, sonnet46, haiku].join(',');
+    stack.bedrock.models.push(sonnet45, sonnet46);
+    // AWS moves Haiku 4.5 to Legacy with an end-of-life date (a scenario: the model table names no replacement)
+    stack.bedrock.lifecycles.set(baseModelId(haiku), {
+      status: 'legacy',
+      legacy: '2026-12-01',
+      endOfLife: '2027-06-01',
+    });
+    try {
+      const r = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
+      expect(r.stderr).not.toMatch(/ariadne:/);
+      expect(r.code).toBe(0);
+      const checks = JSON.parse(r.stdout) as Array<{ check: string; detail: string; fix?: string }>;
+      const lifecycle = (m: string) => checks.find((c) => c.check === `Bedrock ${m} lifecycle`);
+      const region = stack.outputs.region;
+      const sonnet55 = 'global.anthropic.claude-sonnet-5-5';
+      const moveTo =
+        `deploy ${sonnet55}, its replacement (-c bedrockModelIds=${sonnet55}), ` + 'and start new studies on it';
+      expect(lifecycle(sonnet45)).toEqual({
+        check: `Bedrock ${sonnet45} lifecycle`,
+        ok: true,
+        warning: true,
+        detail:
+          `${baseModelId(sonnet45)} is LEGACY since 2026-10-08 in ${region}, its end of life not yet announced: ` +
+          'new accounts cannot use it, and an account idle on it for 15 days loses it',
+        fix: moveTo,
+      });
+      expect(lifecycle(sonnet46)).toMatchObject({
+        warning: true,
+        detail:
+          `anthropic.claude-sonnet-4-6 is ACTIVE in ${region}, but its vendor labels it Legacy (Anthropic: ` +
+          'https://platform.claude.com/docs/en/models/sonnet-4-6/overview, read 2026-11-28): Bedrock may follow',
+        fix: moveTo,
+      });
+      expect(lifecycle(haiku)).toMatchObject({
+        warning: true,
+        detail: expect.stringMatching(/ is LEGACY since 2026-12-01 in \S+, end of life 2027-06-01: new accounts/),
+        fix: 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it',
+      });
+      // the text report marks them WARN, each with its fix under it
+      const text = await spawnAriadne(['doctor', '--aws', '--bedrock'], stack.modelResearcherEnv);
+      expect(text.stdout).toContain(`WARN  Bedrock ${sonnet45} lifecycle: `);
+      expect(text.stdout).toContain(`      fix: ${moveTo}`);
+    } finally {
+      deployed.value = before;
+      stack.bedrock.models.splice(stack.bedrock.models.indexOf(sonnet45), 2);
+      stack.bedrock.lifecycles.clear();
+    }
   });
 
   it('doctor --aws: permissions a researcher lacks are named, action and resource, by the IAM simulator', async () => {

@@ -115,7 +115,7 @@ describe('a run a simulator answered is simulated', () => {
       sims,
       () => db,
       MAZE,
-    )('anthropic.claude-3-7-sonnet-20250219-v1:0', {
+    )('us.anthropic.claude-sonnet-4-6', {
       max_moves: 12,
     });
     expect(summary(bedrock.experimentId)).toMatchObject({ simulated: true });

@@ -20,12 +20,23 @@ export const SUCCESS_RULES = ['seen', 'reached'] as const;
  * own prices; one left out is charged at input_per_mtok (the rate of input neither read from nor written to the
  * cache), so set both for a model whose pricing page lists them.
  */
+const tokenPrices = {
+  input_per_mtok: z.number().min(0).max(10_000),
+  output_per_mtok: z.number().min(0).max(10_000),
+  cache_read_per_mtok: z.number().min(0).max(10_000).optional(),
+  cache_write_per_mtok: z.number().min(0).max(10_000).optional(),
+};
 const priceSchema = z
   .object({
-    input_per_mtok: z.number().min(0).max(10_000),
-    output_per_mtok: z.number().min(0).max(10_000),
-    cache_read_per_mtok: z.number().min(0).max(10_000).optional(),
-    cache_write_per_mtok: z.number().min(0).max(10_000).optional(),
+    ...tokenPrices,
+    /**
+     * A model priced higher for long prompts: a request whose input, cache read and cache write tokens together
+     * are over above_prompt_tokens is billed wholly at these prices (the model table's, e.g. Haiku 5.5's).
+     */
+    long_prompt: z
+      .object({ above_prompt_tokens: z.number().int().min(1), ...tokenPrices })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -3,11 +3,15 @@
 // override any entry per experiment; a model that is in neither has an unknown price (its cost is null and the
 // experiment's price_known false, shown as "unknown", never as 0) and no context guard.
 //
-// Read 2026-11-25. Claude models reachable through Converse (Anthropic's "Claude on Amazon Bedrock (legacy)" page
-// lists their ARN-versioned ids: https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy)
-// are called on demand through inference profiles (us., eu., apac., jp., global. + the id): a profile id is windowed
-// as its model and priced at its own kind's rate (profileRate): this table holds the list price, which is the global
-// profile's; a geographic profile of a model that has a global one costs more (AWS: global saves about 10%).
+// Read 2026-11-25; lifecycles, replacements and the models added since re-read 2026-11-28 (each row's `read`), from
+// Anthropic's model pages (each names its lifecycle, Legacy or current, and the model to migrate to) and AWS's model
+// cards and lifecycle pages. Rows not re-read keep their values and their 2026-11-25 date. A Legacy row names its
+// `replacement`, which `doctor --aws --bedrock` offers for a deployed model Bedrock marks Legacy. Claude models
+// reachable through Converse (Anthropic's "Claude on Amazon Bedrock (legacy)" page lists their ARN-versioned ids:
+// https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy) are called on demand
+// through inference profiles (us., eu., apac., jp., global. + the id): a profile id is windowed as its model and
+// priced at its own kind's rate (profileRate): this table holds the list price, which is the global profile's; a
+// geographic profile of a model that has a global one costs more (AWS: global saves about 10%).
 
 /**
  * What a model accepts, where it differs from the Claude models before Opus 4.7 (a model without a record accepts
@@ -24,12 +28,24 @@ export interface ModelCapabilities {
   source: string;
 }
 
+/** A price tier for long prompts: a request whose prompt is over `above_prompt_tokens` is billed wholly at it. */
+interface LongPromptPrice {
+  /** Input, cache read and cache write tokens of one request together (the prompt). */
+  above_prompt_tokens: number;
+  input_per_mtok: number;
+  output_per_mtok: number;
+  cache_read_per_mtok?: number;
+  cache_write_per_mtok?: number;
+}
+
 export interface ModelEntry {
   input_per_mtok: number;
   output_per_mtok: number;
   /** Prompt-cache prices, where the source gives them (else cache tokens are charged as input). */
   cache_read_per_mtok?: number;
   cache_write_per_mtok?: number;
+  /** A model priced higher for long prompts (Haiku 5.5): the prices above are then those of a short prompt. */
+  long_prompt?: LongPromptPrice;
   /** Tokens; null where the source gives none. */
   context_window: number | null;
   /** The most output tokens one reply may have; null where the source gives none. */
@@ -40,6 +56,10 @@ export interface ModelEntry {
    */
   status: 'active' | 'legacy' | 'end-of-life';
   status_source?: string;
+  /** A Legacy (or retired) model's successor, as the vendor names it: the table's id of the model to move to. */
+  replacement?: string;
+  /** End of life on Bedrock (YYYY-MM-DD), where a source gives one; `doctor --bedrock` prefers Bedrock's own. */
+  eol?: string;
   /** Bedrock's cross-Region inference profile prefixes the sources list for the model (us., eu., global. ...). */
   profiles?: readonly string[];
   capabilities?: ModelCapabilities;
@@ -89,14 +109,18 @@ const THINKS_BY_DEFAULT: ModelCapabilities = {
   source: SONNET_5_MIGRATION,
 };
 const LIFECYCLE = 'https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html';
+const MODEL_CARD = 'https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude';
+/** Re-read on this date: the rows whose `read` it is. */
+const REREAD = '2026-11-28';
 
 /** Claude cache prices: writes 1.25x and reads 0.1x of input (Anthropic's pricing, as the Bedrock page repeats it). */
 const claudeCache = (input: number) => ({ cache_read_per_mtok: input / 10, cache_write_per_mtok: input * 1.25 });
 
 export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
   // Anthropic's Sonnet 5 page: released 2026-06-30, $2/$10, 5-minute cache write $2.50, cache read $0.20, 1M
-  // context, 128K output; labelled Legacy there (Sonnet 5.5 is Anthropic's current Sonnet). No AWS lifecycle page
-  // read for it: Bedrock keeps a model Active until it announces otherwise.
+  // context, 128K output; "Legacy. ... Although Claude Sonnet 5 is still available, you should consider migrating
+  // to Claude Sonnet 5.5" (re-read 2026-11-28). No AWS lifecycle page read for it: Bedrock keeps a model Active
+  // until it announces otherwise.
   'anthropic.claude-sonnet-5': {
     input_per_mtok: 2,
     output_per_mtok: 10,
@@ -105,9 +129,10 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     max_output_tokens: 128_000,
     status: 'legacy',
     status_source: `Anthropic: ${CLAUDE_MODELS}/sonnet-5/overview (Bedrock id: ${AWS_ADAPTIVE})`,
+    replacement: 'anthropic.claude-sonnet-5-5',
     profiles: DATELESS_PROFILES,
     capabilities: THINKS_BY_DEFAULT,
-    read: '2026-11-25',
+    read: REREAD,
     source: `${CLAUDE_MODELS}/sonnet-5/overview`,
   },
   // Anthropic's Opus 4.8 page: released 2026-05-28, $5/$25, 1M context, 128K output; Legacy there (Opus 5.5 is
@@ -120,6 +145,7 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     max_output_tokens: 128_000,
     status: 'legacy',
     status_source: `Anthropic: ${CLAUDE_MODELS}/opus-4-8/overview (Bedrock id: ${MODEL_IDS})`,
+    replacement: 'anthropic.claude-opus-5-5',
     profiles: DATELESS_PROFILES,
     capabilities: ADAPTIVE_ONLY_OPUS_4,
     read: '2026-11-25',
@@ -141,28 +167,56 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     read: '2026-11-25',
     source: 'https://platform.claude.com/docs/claude/docs/models-overview',
   },
-  // Opus 5 (Anthropic's "What's new in Claude Opus 5": thinking on by default, 1M context, 128K output; $5/$25 in
-  // the models overview). Bedrock id from AWS's adaptive-thinking page; sampling refused on Bedrock reported
-  // third-party (github.com/promptfoo/promptfoo/issues/10307).
+  // Opus 5 (Anthropic's "What's new in Claude Opus 5": thinking on by default, 1M context, 128K output; $5/$25,
+  // 5-minute cache write $6.25, cache read $0.50). Re-read 2026-11-28: "Claude Opus 5 Legacy", "Status Active
+  // (legacy)", released 2026-07-24, "Although Claude Opus 5 is still available, you should consider migrating to
+  // Claude Opus 5.5"; Anthropic retires it not sooner than 2027-07-24 on its own platforms, a date that does not
+  // bind Bedrock. Bedrock id from AWS's adaptive-thinking page; sampling refused on Bedrock reported third-party
+  // (github.com/promptfoo/promptfoo/issues/10307).
   'anthropic.claude-opus-5': {
     input_per_mtok: 5,
     output_per_mtok: 25,
     ...claudeCache(5),
     context_window: 1_000_000,
     max_output_tokens: 128_000,
-    status: 'active',
-    status_source: `Anthropic: ${CLAUDE_MODELS}/overview`,
+    status: 'legacy',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/opus-5/overview`,
+    replacement: 'anthropic.claude-opus-5-5',
     profiles: ['us'],
     capabilities: {
       ...THINKS_BY_DEFAULT,
       source: 'https://platform.claude.com/docs/en/about-claude/models/whats-new-opus-5',
     },
-    read: '2026-11-25',
-    source: `${CLAUDE_MODELS}/overview`,
+    read: REREAD,
+    source: 'https://platform.claude.com/docs/en/about-claude/models/whats-new-opus-5',
   },
-  // Sonnet 5.5 (Anthropic's Sonnet 5.5 page and migration guide: $2/$10, cache read $0.10, 1M, 128K; sampling
-  // parameters, thinking budgets and thinking "disabled" return a 400). Bedrock id third-party only
-  // (github.com/vercel/ai/releases/tag/@ai-sdk%2Famazon-bedrock@4.0.186) and the model IDs page's format.
+  // Opus 5.5, Anthropic's current Opus (its page, read 2026-11-28: $4/$20, 5-minute cache write $5, cache read
+  // $0.20, 1M context, 128K output, adaptive thinking always on). AWS's model card: launched 2026-09-22, EOL no
+  // sooner than 2027-09-22, a 6-month Legacy period, Active, adaptive thinking always on and not to be disabled
+  // (read in its Japanese and Chinese translations; the English card was not among the stored pages found).
+  // Profiles third-party only:
+  // jp. and global. listed by list-inference-profiles in ap-northeast-1 (dev.classmethod.jp/en/articles/
+  // bedrock-claude-opus-5-5/, 2026-09-23). Sampling as Opus 5's (not re-read for 5.5).
+  'anthropic.claude-opus-5-5': {
+    input_per_mtok: 4,
+    output_per_mtok: 20,
+    cache_read_per_mtok: 0.2,
+    cache_write_per_mtok: 5,
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'active',
+    status_source: `AWS: ${MODEL_CARD}-opus-5-5.html`,
+    profiles: ['global', 'jp'],
+    capabilities: { ...THINKS_BY_DEFAULT, source: `${MODEL_CARD}-opus-5-5.html` },
+    read: REREAD,
+    source: `${CLAUDE_MODELS}/opus-5-5/overview`,
+  },
+  // Sonnet 5.5, Anthropic's current Sonnet (its page and migration guide: $2/$10, cache read $0.10, 1M, 128K;
+  // sampling parameters, thinking budgets and thinking "disabled" return a 400). Re-read 2026-11-28 it is "Latest";
+  // that stored copy (a Chinese one, from before Haiku 5.5) gives cache reads at $0.20, the 2026-11-25 reading and
+  // a reseller's Bedrock list at 1.1x ($0.11, apify.com/apify/aws-bedrock-proxy) $0.10: $0.10 kept. Bedrock id
+  // third-party only (github.com/vercel/ai/releases/tag/@ai-sdk%2Famazon-bedrock@4.0.186); its global profile too
+  // (aws-samples.github.io/sample-connector-for-bedrock: "for example global.anthropic.claude-sonnet-5-5").
   'anthropic.claude-sonnet-5-5': {
     input_per_mtok: 2,
     output_per_mtok: 10,
@@ -172,10 +226,38 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     max_output_tokens: 128_000,
     status: 'active',
     status_source: `Anthropic: ${CLAUDE_MODELS}/sonnet-5-5/overview`,
-    profiles: ['us'],
+    profiles: ['global', 'us'],
     capabilities: { ...THINKS_BY_DEFAULT, source: `${CLAUDE_MODELS}/sonnet-5-5/migration-guide` },
-    read: '2026-11-25',
+    read: REREAD,
     source: `${CLAUDE_MODELS}/sonnet-5-5/overview`,
+  },
+  // Haiku 5.5, Anthropic's current Haiku (its page, read 2026-11-28; released 2026-10-07): priced by the prompt's
+  // length, "$0.10 / MTok for prompts up to 100,000 tokens, $0.50 / MTok for prompts over 100,000 tokens" input,
+  // $0.50 / $2.50 output, 5-minute cache writes $0.125 / $0.625; 1M context, 128K output. Cache reads ($0.01 /
+  // $0.05) are cut off in the stored copy: third-party (apidog.com/blog/how-to-use-claude-haiku-5-5-api/). Its
+  // migration guide: remove temperature, top_p and top_k; thinking budgets become adaptive; select blocks by type
+  // (it thinks unasked). Bedrock id and us. profile third-party only (github.com/vercel/ai/releases/tag/
+  // @ai-sdk%2Famazon-bedrock@4.0.192); no AWS model card was found stored.
+  'anthropic.claude-haiku-5-5': {
+    input_per_mtok: 0.1,
+    output_per_mtok: 0.5,
+    cache_read_per_mtok: 0.01,
+    cache_write_per_mtok: 0.125,
+    long_prompt: {
+      above_prompt_tokens: 100_000,
+      input_per_mtok: 0.5,
+      output_per_mtok: 2.5,
+      cache_read_per_mtok: 0.05,
+      cache_write_per_mtok: 0.625,
+    },
+    context_window: 1_000_000,
+    max_output_tokens: 128_000,
+    status: 'active',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/haiku-5-5/overview`,
+    profiles: ['us'],
+    capabilities: { ...THINKS_BY_DEFAULT, source: `${CLAUDE_MODELS}/haiku-5-5/migration-guide` },
+    read: REREAD,
+    source: `${CLAUDE_MODELS}/haiku-5-5/overview`,
   },
   // Fable 5.1 (Anthropic's Fable 5.1 page: $10/$50, 1M, 128K, adaptive thinking always on; cache reads cut to a
   // quarter of Fable 5's, $0.25, 0.025x of input where other Claude models are 0.1x; 5-minute writes $12.50).
@@ -193,13 +275,18 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     read: '2026-11-25',
     source: `${CLAUDE_MODELS}/fable-5-1/overview`,
   },
+  // Anthropic's Sonnet 4.6 page, re-read 2026-11-28: "Legacy. Released February 17, 2026. Although Claude Sonnet 4.6
+  // is still available, you should consider migrating to Claude Sonnet 5.5." No AWS page read gives its Bedrock
+  // lifecycle: `doctor --bedrock` reads that live.
   'anthropic.claude-sonnet-4-6': {
     input_per_mtok: 3,
     output_per_mtok: 15,
     ...claudeCache(3),
     context_window: 1_000_000,
-    status: 'active',
-    read: '2026-11-25',
+    status: 'legacy',
+    status_source: `Anthropic: ${CLAUDE_MODELS}/sonnet-4-6/overview`,
+    replacement: 'anthropic.claude-sonnet-5-5',
+    read: REREAD,
     source: `${CLAUDE_MODELS}/sonnet-4-6/overview`,
   },
   'anthropic.claude-opus-4-6-v1': {
@@ -211,34 +298,46 @@ export const MODEL_TABLE: Readonly<Record<string, ModelEntry>> = {
     read: '2026-11-25',
     source: `${CLAUDE_MODELS}/opus-4-6/overview`,
   },
+  // AWS's model card (re-read 2026-11-28, its Japanese copy): launched 2025-10-16, Active, geographic (us., eu., ...)
+  // and global inference ids. Anthropic's current Haiku is Haiku 5.5; Bedrock keeps 4.5 Active.
   'anthropic.claude-haiku-4-5-20251001-v1:0': {
     input_per_mtok: 1,
     output_per_mtok: 5,
     ...claudeCache(1),
     context_window: 200_000,
     status: 'active',
-    read: '2026-11-25',
+    status_source: `AWS: ${MODEL_CARD}-haiku-4-5.html`,
+    profiles: ['global', 'us', 'eu'],
+    read: REREAD,
     source: `${CLAUDE_MODELS}/haiku-4-5/overview`,
   },
   // Legacy on Bedrock since 2026-10-08: kept so that runs on it are priced and guarded. Its global and geographic
-  // profiles: AWS's global cross-Region inference page (the fact bedrock.global-profile-saving).
+  // profiles: AWS's global cross-Region inference page (the fact bedrock.global-profile-saving). Its replacement is
+  // Anthropic's current Sonnet (the models overview, 2026-11-28); its own page was not re-read.
   'anthropic.claude-sonnet-4-5-20250929-v1:0': {
     input_per_mtok: 3,
     output_per_mtok: 15,
     ...claudeCache(3),
     context_window: 200_000,
     status: 'legacy',
+    replacement: 'anthropic.claude-sonnet-5-5',
     profiles: ['global', 'us', 'eu'],
     read: '2026-11-25',
     source: `${CLAUDE_MODELS}/overview`,
   },
+  // Past its end of life on Bedrock since 2026-04-28, third-party only: github.com/awslabs/startups/pull/9
+  // ("Removes Claude 3.7 Sonnet which is past EOL (Apr 28, 2026)") and github.com/theopenco/llmgateway/pull/2930
+  // (its aws-bedrock mapping "deactivated on 2026-04-28"); the stored copies of AWS's lifecycle pages end before
+  // their tables (read 2026-11-28). Kept so that old runs re-priced from the table agree.
   'anthropic.claude-3-7-sonnet-20250219-v1:0': {
     input_per_mtok: 3,
     output_per_mtok: 15,
     ...claudeCache(3),
     context_window: 200_000,
-    status: 'legacy',
-    read: '2026-11-25',
+    status: 'end-of-life',
+    status_source: 'third-party: github.com/awslabs/startups/pull/9, github.com/theopenco/llmgateway/pull/2930',
+    eol: '2026-04-28',
+    read: REREAD,
     source: 'https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy',
   },
   // Past end of life (model-lifecycle page): kept only so that old runs re-priced from the table agree.
@@ -341,7 +440,10 @@ export function modelCapabilities(model: string): ModelCapabilities {
   return lookupModel(MODEL_TABLE, model)?.capabilities ?? PLAIN_CAPABILITIES;
 }
 
-type Price = Pick<ModelEntry, 'input_per_mtok' | 'output_per_mtok' | 'cache_read_per_mtok' | 'cache_write_per_mtok'>;
+type Price = Pick<
+  ModelEntry,
+  'input_per_mtok' | 'output_per_mtok' | 'cache_read_per_mtok' | 'cache_write_per_mtok' | 'long_prompt'
+>;
 
 /** The default price table (config.prices) read from MODEL_TABLE. */
 export function defaultPrices(): Record<string, Price> {
@@ -353,6 +455,7 @@ export function defaultPrices(): Record<string, Price> {
         output_per_mtok: e.output_per_mtok,
         ...(e.cache_read_per_mtok !== undefined ? { cache_read_per_mtok: e.cache_read_per_mtok } : {}),
         ...(e.cache_write_per_mtok !== undefined ? { cache_write_per_mtok: e.cache_write_per_mtok } : {}),
+        ...(e.long_prompt ? { long_prompt: { ...e.long_prompt } } : {}),
       },
     ]),
   );

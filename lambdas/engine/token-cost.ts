@@ -11,13 +11,19 @@ export interface TokenCounts {
   cacheWriteInputTokens: number;
 }
 
-/** USD; a cache price left out of the table charges those tokens as ordinary input (experiment-config.ts). */
+/**
+ * USD; a cache price left out of the table charges those tokens as ordinary input (experiment-config.ts). A model
+ * with a long-prompt tier bills a request whose prompt (input, cache reads and writes) is over its threshold wholly
+ * at that tier's prices, as its vendor does: the counts are one request's.
+ */
 export function tokenCostUsd(price: Price, t: TokenCounts): number {
+  const prompt = t.inputTokens + t.cacheReadInputTokens + t.cacheWriteInputTokens;
+  const p = price.long_prompt && prompt > price.long_prompt.above_prompt_tokens ? price.long_prompt : price;
   return (
-    (t.inputTokens * price.input_per_mtok +
-      t.outputTokens * price.output_per_mtok +
-      t.cacheReadInputTokens * (price.cache_read_per_mtok ?? price.input_per_mtok) +
-      t.cacheWriteInputTokens * (price.cache_write_per_mtok ?? price.input_per_mtok)) /
+    (t.inputTokens * p.input_per_mtok +
+      t.outputTokens * p.output_per_mtok +
+      t.cacheReadInputTokens * (p.cache_read_per_mtok ?? p.input_per_mtok) +
+      t.cacheWriteInputTokens * (p.cache_write_per_mtok ?? p.input_per_mtok)) /
     1e6
   );
 }
@@ -46,14 +52,14 @@ export function priceOf(prices: ExperimentConfig['prices'], model: string): Pric
   const base = lookupModel(prices, model);
   const { factor } = profileRate(model);
   if (!base || factor === 1) return base;
-  const times = (x: number | undefined) => (x === undefined ? undefined : x * factor);
-  return {
-    ...base,
-    input_per_mtok: base.input_per_mtok * factor,
-    output_per_mtok: base.output_per_mtok * factor,
-    ...(base.cache_read_per_mtok !== undefined ? { cache_read_per_mtok: times(base.cache_read_per_mtok) } : {}),
-    ...(base.cache_write_per_mtok !== undefined ? { cache_write_per_mtok: times(base.cache_write_per_mtok) } : {}),
-  };
+  const scaled = <P extends Omit<Price, 'long_prompt'>>(p: P): P => ({
+    ...p,
+    input_per_mtok: p.input_per_mtok * factor,
+    output_per_mtok: p.output_per_mtok * factor,
+    ...(p.cache_read_per_mtok !== undefined ? { cache_read_per_mtok: p.cache_read_per_mtok * factor } : {}),
+    ...(p.cache_write_per_mtok !== undefined ? { cache_write_per_mtok: p.cache_write_per_mtok * factor } : {}),
+  });
+  return { ...scaled(base), ...(base.long_prompt ? { long_prompt: scaled(base.long_prompt) } : {}) };
 }
 
 /** A budget (a run's config.max_cost_usd and max_tokens, a sweep's budget:), in the keys both give it. */

@@ -26,6 +26,10 @@ export interface DeployedStack {
   data: RdsDataSim;
   /** The stack's Step Functions (start executions on it to see them listed as running). */
   sfn: SfnSim;
+  /** Its parameters (change one to see the commands read it). */
+  ssm: SsmSim;
+  /** Bedrock as the researcher reaches it (its models and their lifecycles can be changed). */
+  bedrock: BedrockSim;
   /** The environment a CLI process needs to reach it as the researcher (no DATABASE_URL: --aws reads AWS). */
   env: Record<string, string | undefined>;
   /** The same, as a researcher given `ariadne policy researcher --bedrock` (for doctor --bedrock). */
@@ -90,6 +94,8 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     authorizer,
     data,
     sfn,
+    ssm,
+    bedrock,
     env,
     modelResearcherEnv: { ...env, AWS_ACCESS_KEY_ID: accessKeyIdFor(modelResearcher) },
     async close() {

@@ -2,7 +2,9 @@
 // <prefix>/deployment/bedrock_models), in the Region the parameters name:
 // 1. its lifecycle, read live (GetFoundationModel's modelLifecycle.status, ACTIVE or LEGACY; model-lifecycle page:
 //    "New customers can't use Legacy models and existing customers may lose access to Legacy models after 15 days
-//    of inactivity"): a Legacy model is a warning with the fix, a model not found a failure;
+//    of inactivity"): a Legacy model is a warning naming its replacement (the model table's, from the vendor's
+//    pages) and its end of life (Bedrock's endOfLifeTime, else the table's date), a model not found a failure; a
+//    model Bedrock still serves as Active but its vendor already labels Legacy (the table) is a warning too;
 // 2. a one-token Converse call. On a new account this call is also what activates the model: the first invocation
 //    of a third-party model starts the account's AWS Marketplace subscription when the caller may subscribe
 //    (model-access page). So the deploy guide has an administrator run `doctor --aws --bedrock` once; the
@@ -13,13 +15,41 @@ import { probeBedrockModel, throttled } from '../bedrock-probe.ts';
 import type { Check } from './check.ts';
 import { commandPrefix } from '../invocation.ts';
 import { diagnoseBedrockAccess } from '../../../lambdas/providers/llm/bedrock-access.ts';
-import { baseModelId } from '../../../lambdas/config/model-table.ts';
+import {
+  baseModelId,
+  inferenceProfileOf,
+  lookupModel,
+  MODEL_TABLE,
+  type ModelEntry,
+} from '../../../lambdas/config/model-table.ts';
 import { bedrockQuotaChecks } from '../bedrock-quotas.ts';
 
 const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>
   err.name === 'ResourceNotFoundException'
     ? `${model} is not offered in ${region}: set ${prefix}/config/bedrock/region, or deploy another model`
     : 'try again later; if it persists, see the AWS Health Dashboard for Bedrock in that Region';
+
+/**
+ * The id to deploy instead of `model`: its table row's replacement, through the same kind of profile where the table
+ * lists one for it (else a global one, else the model id); undefined when the table names none.
+ */
+function replacementOf(model: string, entry: ModelEntry | undefined): string | undefined {
+  const next = entry?.replacement;
+  if (!next) return undefined;
+  const prefix = inferenceProfileOf(model);
+  const profiles = MODEL_TABLE[next]?.profiles ?? [];
+  if (prefix && profiles.includes(prefix)) return `${prefix}.${next}`;
+  return profiles.includes('global') ? `global.${next}` : next;
+}
+
+const day = (d: Date | undefined): string | undefined => d?.toISOString().slice(0, 10);
+
+/** The fix for a model on its way out: deploy its replacement (or an Active model) and start new studies there. */
+function moveFix(replacement: string | undefined): string {
+  return replacement
+    ? `deploy ${replacement}, its replacement (-c bedrockModelIds=${replacement}), and start new studies on it`
+    : 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it';
+}
 
 /** GetFoundationModel for the model behind `model` (a profile's base model): its lifecycle check. */
 async function lifecycleCheck(model: string, region: string): Promise<Check> {
@@ -29,14 +59,33 @@ async function lifecycleCheck(model: string, region: string): Promise<Check> {
   const check = `Bedrock ${model} lifecycle`;
   try {
     const out = await client.send(new GetFoundationModelCommand({ modelIdentifier: base }));
-    const status = out.modelDetails?.modelLifecycle?.status ?? 'unknown';
-    if (status === 'LEGACY')
+    const lifecycle = out.modelDetails?.modelLifecycle;
+    const status = lifecycle?.status ?? 'unknown';
+    const entry = lookupModel(MODEL_TABLE, base);
+    const replacement = replacementOf(model, entry);
+    if (status === 'LEGACY') {
+      const since = day(lifecycle?.legacyTime);
+      const eol = day(lifecycle?.endOfLifeTime) ?? entry?.eol;
       return {
         check,
         ok: true,
         warning: true,
-        detail: `${base} is LEGACY: new accounts cannot use it, and an account idle on it for 15 days loses it`,
-        fix: 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it',
+        detail:
+          `${base} is LEGACY${since ? ` since ${since}` : ''} in ${region}, ` +
+          `${eol ? `end of life ${eol}` : 'its end of life not yet announced'}: new accounts cannot use it, and ` +
+          'an account idle on it for 15 days loses it',
+        fix: moveFix(replacement),
+      };
+    }
+    if (status === 'ACTIVE' && entry?.status === 'legacy')
+      return {
+        check,
+        ok: true,
+        warning: true,
+        detail:
+          `${base} is ACTIVE in ${region}, but its vendor labels it Legacy (${entry.status_source ?? entry.source}, ` +
+          `read ${entry.read}): Bedrock may follow`,
+        fix: moveFix(replacement),
       };
     return { check, ok: true, detail: `${base} is ${status} in ${region}` };
   } catch (err) {
