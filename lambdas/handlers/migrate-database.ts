@@ -8,6 +8,7 @@ import { migrate } from '../store/migrate.ts';
 import { DATA_API_UNAVAILABLE_NAMES } from '../store/errors.ts';
 import { databaseTargetFromEnvironment, openSqlDatabase } from '../store/open-sql-database.ts';
 import { envString } from '../config/environment.ts';
+import { withLambdaTelemetry } from './lambda-telemetry.ts';
 import {
   DatabaseUnavailableError,
   isTransientSqlState,
@@ -34,13 +35,32 @@ const PHYSICAL_ID = 'ariadne-migrations';
  */
 const STATEMENT_WAIT_RESERVE_MS = 60_000;
 
-export const handler = async (event: CustomResourceEvent): Promise<{ PhysicalResourceId: string }> =>
-  Promise.resolve({ PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID });
+export const handler = withLambdaTelemetry(
+  async (telemetry, event: CustomResourceEvent): Promise<{ PhysicalResourceId: string }> => {
+    telemetry.event('migrations requested', { requestType: event.RequestType });
+    return Promise.resolve({ PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID });
+  },
+);
 
-export const isComplete = async (
+export const isComplete = withLambdaTelemetry(
+  async (
+    telemetry,
+    event: CustomResourceEvent,
+    context?: RemainingTime,
+  ): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> => {
+    const result = await pollMigrations(event, context);
+    telemetry.event(result.IsComplete ? 'migrations applied' : 'database unavailable: polling again', {
+      requestType: event.RequestType,
+      applied: result.Data?.Applied,
+    });
+    return result;
+  },
+);
+
+async function pollMigrations(
   event: CustomResourceEvent,
   context?: RemainingTime,
-): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> => {
+): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> {
   if (event.RequestType === 'Delete') return { IsComplete: true };
   const db = await openMigrationsDatabase();
   const remaining = () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY;
@@ -56,7 +76,7 @@ export const isComplete = async (
   } finally {
     await db.close();
   }
-};
+}
 
 /**
  * The Data API without retries of its own (retryBudgetMs 0: the poll interval is the wait) and with
