@@ -12,6 +12,7 @@ import { lowConcurrencyScenario } from './scenario-low-concurrency.ts';
 import { researcherScenario } from './scenario-researcher.ts';
 import { factorsScenario } from './scenario-factors.ts';
 import { largestMazeScenario } from './scenario-largest-maze.ts';
+import { logsScenario } from './scenario-logs.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -34,6 +35,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     toGoal(row);
     return `Bedrock agent (${DEFAULT_BEDROCK_MODELS[0]}) to the goal in ${row.actions_taken} actions`;
   },
+  logs: logsScenario,
   ...PROVIDER_SCENARIOS,
   ...NEW_ACCOUNT_SCENARIOS,
   async 'continue-as-new'(world) {
