@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { SlowestFirst } from './test/support/slow-first.ts';
 
@@ -21,6 +23,11 @@ export default defineConfig({
     // On Node 20: the CLI's end-of-life line would be read as an error by the CLI tests that check stderr for
     // "ariadne:", and the AWS SDK's multi-line warning would repeat in each worker that builds a client.
     // test/node-version.test.ts clears both to see what a user sees. Spawned CLIs inherit process.env.
-    env: { ARIADNE_NO_NODE_WARNING: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // The CLIs that run experiments append log lines (bin/cli/run-log.ts): into the temp dir, not the user's data dir.
+    env: {
+      ARIADNE_NO_NODE_WARNING: '1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ARIADNE_LOG_DIR: join(tmpdir(), 'ariadne-test-logs'),
+    },
   },
 });

@@ -17,7 +17,19 @@ import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
 import { MAX_HISTORY_EVENTS } from '../lambdas/machine/history-events.ts';
 import { DEFAULT_OBSERVABILITY, LOG_RETENTION } from '../lib/observability.ts';
+import { customMetricCount } from '../lambdas/telemetry/metrics.ts';
 import { observabilityCost, type ObservedRun } from './observability-cost.ts';
+import { powertoolsTelemetry } from '../lambdas/handlers/powertools-telemetry.ts';
+
+/** What Lambda's context gives Powertools' Logger for every line (request id, function, memory, cold start). */
+const LAMBDA_CONTEXT = {
+  awsRequestId: '8f5f3b6e-1c2d-4e5f-9a0b-1c2d3e4f5a6b',
+  functionName: 'Ariadne-HandlersInvokeBaselineAgentFnE006C576-AbCdEf123456',
+  functionVersion: '$LATEST',
+  invokedFunctionArn:
+    'arn:aws:lambda:us-east-1:123456789012:function:Ariadne-HandlersInvokeBaselineAgentFnE006C576-AbCdEf123456',
+  memoryLimitInMB: '512',
+};
 
 const LOG_DAYS = Number(LOG_RETENTION);
 
@@ -32,7 +44,8 @@ const ERROR_EVENTS = new Set([
 
 /**
  * Everything written to stdout and stderr while `fn` runs, as lines: what a handler prints is what Lambda sends to
- * CloudWatch Logs (console methods write there too).
+ * CloudWatch Logs (console methods write there too). Counted, not shown: a line per turn and a metric record per
+ * invocation would bury the bench's own output.
  */
 function capturingOutput(): { lines: string[]; during<T>(fn: () => Promise<T>): Promise<T> } {
   const lines: string[] = [];
@@ -41,14 +54,16 @@ function capturingOutput(): { lines: string[]; during<T>(fn: () => Promise<T>): 
     async during(fn) {
       const streams = [process.stdout, process.stderr];
       const writes = streams.map((s) => s.write.bind(s));
-      streams.forEach((s, i) => {
+      streams.forEach((s) => {
         s.write = (chunk: string | Uint8Array, ...rest: unknown[]) => {
           lines.push(
             ...String(chunk)
               .split('\n')
               .filter((l) => l !== ''),
           );
-          return (writes[i] as (...a: unknown[]) => boolean)(chunk, ...rest);
+          const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+          done?.();
+          return true;
         };
       });
       try {
@@ -72,6 +87,8 @@ export async function costBench(): Promise<Record<string, number>> {
     const entered = new Map<string, number>();
     const handlerMs = new Map<string, number>();
     const output = capturingOutput();
+    // the functions' own telemetry, as each writes it in Lambda: their log lines and metric records are priced below
+    const telemetry = powertoolsTelemetry();
     let errorEvents = 0;
     const run = await timed(() =>
       runLocalExperiment(
@@ -83,6 +100,7 @@ export async function costBench(): Promise<Record<string, number>> {
         },
         {
           db,
+          telemetry,
           onEvent: (e) => {
             if (e.type === 'StateEntered' && e.state) entered.set(e.state.name, (entered.get(e.state.name) ?? 0) + 1);
             if (ERROR_EVENTS.has(e.type)) errorEvents++;
@@ -90,7 +108,14 @@ export async function costBench(): Promise<Record<string, number>> {
           wrap: (state, handler) => async (event) => {
             const t = performance.now();
             try {
-              return await output.during(() => handler(event));
+              return await output.during(async () => {
+                telemetry.begin(LAMBDA_CONTEXT);
+                try {
+                  return await handler(event);
+                } finally {
+                  telemetry.end();
+                }
+              });
             } finally {
               handlerMs.set(state, (handlerMs.get(state) ?? 0) + performance.now() - t);
             }
@@ -133,6 +158,7 @@ export async function costBench(): Promise<Record<string, number>> {
       errorEvents,
       invocations,
       handlerLines: output.lines,
+      awsSeconds: turns * ASSUMPTIONS.awsSecondsPerTurn,
     };
     const logs = observabilityCost(observed, DEFAULT_OBSERVABILITY);
     const allLogs = observabilityCost(observed, { ...DEFAULT_OBSERVABILITY, stateMachineLogLevel: 'ALL' });
@@ -188,8 +214,16 @@ export async function costBench(): Promise<Record<string, number>> {
         'fields (bench/observability-cost.ts):',
     );
     console.log(
-      `    handlers printed ${fmt(output.lines.length)} lines; Lambda start and report lines ` +
+      `    handlers printed ${fmt(output.lines.length)} lines (${fmt(output.lines.length / turns, 2)} per turn: ` +
+        `the turn line and its metric record), ${kb(logs.lambdaApplicationBytes)}; Lambda start and report lines ` +
         `${kb(logs.lambdaSystemBytes)} (${fmt(invocations)} invocations, system log level INFO)`,
+    );
+    const allMetricsMonth = customMetricCount() * PRICES.customMetricMonth;
+    console.log(
+      `    custom metrics (embedded metric format): ${fmt(logs.customMetrics)} sent by this run, ` +
+        `${fmt(logs.metricHours, 2)} metric-hours (${fmt(observed.awsSeconds)} s on AWS) ${usd(logs.metrics)}; ` +
+        `at most ${customMetricCount()} for the stack, $${fmt(allMetricsMonth, 2)} a month were all sent every ` +
+        'hour; none when idle',
     );
     console.log(
       `    state machines at ERROR (default): ${fmt(errorEvents)} failure events, ${kb(logs.stateMachineBytes)}; ` +
@@ -201,6 +235,7 @@ export async function costBench(): Promise<Record<string, number>> {
         `${usd(traced.xray)}, and the start and report lines carry the trace id (+${kb(traceIds)})`,
     );
     row('CloudWatch Logs (default)', logs.ingestion + logs.storage);
+    row('CloudWatch metrics (EMF)', logs.metrics);
     row('X-Ray (off by default)', logs.xray);
     console.log(
       `    ${'all-in total'.padEnd(26)} $${fmt(allIn, 6).padStart(10)}  ` +
@@ -217,6 +252,8 @@ export async function costBench(): Promise<Record<string, number>> {
       dataApiCallsPerTurn: calls.length / turns,
       total,
       logs: logs.total,
+      metrics: logs.metrics,
+      linesPerTurn: output.lines.length / turns,
       allIn,
     };
   } finally {

@@ -1,11 +1,14 @@
-// What an experiment's logs and traces cost (issue 30): CloudWatch Logs ingestion and storage for what the functions
-// and the state machines write, and X-Ray traces when tracing is on, at the stack's settings (lib/observability.ts).
-// Counts come from the run (bench/cost.ts): invocations, AWS history events, failure events, the lines the handlers
-// print. Sizes are estimated: each record is built as AWS documents its fields (below) with this stack's names and
-// the run's execution ARNs, and measured in UTF-8 bytes; AWS's own bytes may differ by a few tens per record.
+// What an experiment's logs, metrics and traces cost (issue 30): CloudWatch Logs ingestion and storage for what the
+// functions and the state machines write (the functions' turn lines and embedded metric format records among it),
+// the custom metrics those records make, and X-Ray traces when tracing is on, at the stack's settings
+// (lib/observability.ts). Counts come from the run (bench/cost.ts): invocations, AWS history events, failure events,
+// the lines the handlers print. Sizes are estimated: each record is built as AWS documents its fields (below) with
+// this stack's names and the run's execution ARNs, and measured in UTF-8 bytes; AWS's own bytes may differ by a few
+// tens per record. The handlers' own lines are measured as they print them.
 import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LAMBDA_LOG_LEVELS, LOG_RETENTION, type Observability } from '../lib/observability.ts';
-import { PRICES } from './prices.ts';
+import { HOURS_PER_MONTH, PRICES } from './prices.ts';
+import { distinctMetrics, emfMetrics } from '../lambdas/telemetry/emf-records.ts';
 
 const REQUEST_ID = '8f5f3b6e-1c2d-4e5f-9a0b-1c2d3e4f5a6b';
 const TIME = '2026-11-24T10:00:00.000Z';
@@ -45,8 +48,14 @@ export function lambdaSystemBytesPerInvocation(tracing: boolean): number {
   return bytes(start) + bytes(report);
 }
 
-/** A line the handler printed, as Lambda's JSON format wraps it (timestamp, level, requestId, message). */
+/**
+ * A line the handler printed. A JSON object (Powertools' log lines and metric records, written to stdout as they are)
+ * is kept as written: "your function code must output log events to stdout or stderr as JSON formatted objects"
+ * (Lambda Developer Guide, Log-level filtering). Any other text is wrapped by Lambda's JSON format (timestamp, level,
+ * requestId, message).
+ */
 export function lambdaApplicationBytes(line: string): number {
+  if (line.startsWith('{') && line.endsWith('}')) return Buffer.byteLength(line);
   return bytes({ timestamp: TIME, level: 'INFO', requestId: REQUEST_ID, message: line });
 }
 
@@ -88,12 +97,19 @@ export interface ObservedRun {
   invocations: number;
   /** What the handlers printed, one entry a line. */
   handlerLines: string[];
+  /** How long the run takes on AWS, in seconds: the hours its custom metrics are sent in. */
+  awsSeconds: number;
 }
 
 export interface ObservabilityCost {
   lambdaSystemBytes: number;
   lambdaApplicationBytes: number;
   stateMachineBytes: number;
+  /** The distinct custom metrics the handlers' EMF records make (namespace, name, dimension values). */
+  customMetrics: number;
+  /** Metric-hours billed: each custom metric for every hour it is sent in (a run starts within an hour). */
+  metricHours: number;
+  metrics: number;
   ingestion: number;
   storage: number;
   traces: number;
@@ -116,14 +132,22 @@ export function observabilityCost(run: ObservedRun, settings: Observability): Ob
   // One trace per execution: Step Functions passes its trace ID to every Lambda task of the execution.
   const traces = settings.tracing ? run.executionArns.length : 0;
   const xray = traces * PRICES.xrayTraceRecorded;
+  // Prorated by the hour: a run of s seconds starting at a random moment touches 1 + s/3600 clock hours on average.
+  // An upper bound for one run: runs in flight together in the same hour share their metric-hours.
+  const customMetrics = distinctMetrics(emfMetrics(run.handlerLines)).length;
+  const metricHours = customMetrics * (1 + run.awsSeconds / 3600);
+  const metrics = (metricHours / HOURS_PER_MONTH) * PRICES.customMetricMonth;
   return {
     lambdaSystemBytes,
     lambdaApplicationBytes: lambdaApplication,
     stateMachineBytes,
+    customMetrics,
+    metricHours,
+    metrics,
     ingestion,
     storage,
     traces,
     xray,
-    total: ingestion + storage + xray,
+    total: ingestion + storage + metrics + xray,
   };
 }

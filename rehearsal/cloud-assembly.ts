@@ -29,6 +29,8 @@ export interface AssemblyFunction {
   roleLogicalId: string | null;
   /** LoggingConfig.LogFormat: with JSON, Lambda also sets AWS_LAMBDA_LOG_FORMAT for the runtime. */
   logFormat: 'Text' | 'JSON';
+  /** LoggingConfig.ApplicationLogLevel (JSON only): Lambda gives it to the runtime as AWS_LAMBDA_LOG_LEVEL. */
+  applicationLogLevel: string | null;
   /** The construct path (aws:cdk:path), for messages. */
   cdkPath: string | null;
 }
@@ -189,7 +191,7 @@ function describeFunction(
   if (!handlerModuleFile(assetDir, handler))
     throw new AssetMissingError(logicalId, `asset ${assetPath} has no module for handler "${handler}"`);
   const role = props.Role as { 'Fn::GetAtt'?: [string, string] } | undefined;
-  const logging = props.LoggingConfig as { LogFormat?: string } | undefined;
+  const logging = props.LoggingConfig as { LogFormat?: string; ApplicationLogLevel?: string } | undefined;
   return {
     logicalId,
     handler,
@@ -201,6 +203,7 @@ function describeFunction(
     environment: (props.Environment as { Variables?: Record<string, CfnValue> } | undefined)?.Variables ?? {},
     roleLogicalId: role?.['Fn::GetAtt']?.[0] ?? null,
     logFormat: logging?.LogFormat === 'JSON' ? 'JSON' : 'Text',
+    applicationLogLevel: logging?.LogFormat === 'JSON' ? (logging.ApplicationLogLevel ?? null) : null,
     cdkPath: typeof meta['aws:cdk:path'] === 'string' ? meta['aws:cdk:path'] : null,
   };
 }

@@ -125,6 +125,8 @@ export class LambdaProcess {
   readonly invocations: InvocationRecord[] = [];
   /** The child's last stdout/stderr lines, for messages when something fails. */
   readonly logTail: string[] = [];
+  /** Who reads every whole line the child writes (what Lambda would send to CloudWatch Logs), as it comes. */
+  private readonly lineListeners = new Set<(line: string) => void>();
   private child: ChildProcess | null = null;
   private busy = false;
   private stopped = false;
@@ -156,6 +158,12 @@ export class LambdaProcess {
       throw new LambdaInitError(opts.fn.logicalId, init.errorType, init.errorMessage);
     }
     return p;
+  }
+
+  /** Calls `listener` with every line the containers of this function write from now on; returns the unsubscribe. */
+  onLine(listener: (line: string) => void): () => void {
+    this.lineListeners.add(listener);
+    return () => this.lineListeners.delete(listener);
   }
 
   get warm(): boolean {
@@ -296,11 +304,17 @@ export class LambdaProcess {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    for (const stream of [child.stdout, child.stderr])
+    for (const stream of [child.stdout, child.stderr]) {
+      // a chunk may end within a line: its start waits for the rest
+      let partial = '';
       stream?.setEncoding('utf8').on('data', (s: string) => {
-        this.logTail.push(...s.split('\n').filter(Boolean));
+        const lines = (partial + s).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines.filter(Boolean)) for (const listener of this.lineListeners) listener(line);
+        this.logTail.push(...lines.filter(Boolean));
         this.logTail.splice(0, Math.max(0, this.logTail.length - 200));
       });
+    }
     this.child = child;
     child.once('exit', () => {
       if (this.child === child) this.child = null;
@@ -406,6 +420,9 @@ function lambdaEnvironment(
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${functionName}`,
     AWS_LAMBDA_LOG_STREAM_NAME: `rehearsal/[$LATEST]${randomUUID().replaceAll('-', '')}`,
     ...(fn.logFormat === 'JSON' ? { AWS_LAMBDA_LOG_FORMAT: 'JSON' } : {}),
+    // "Lambda sets the application log level in the runtime using the AWS_LAMBDA_LOG_LEVEL environment variable"
+    // (Lambda Developer Guide, Log-level filtering): Powertools' Logger reads it before any other setting
+    ...(fn.applicationLogLevel ? { AWS_LAMBDA_LOG_LEVEL: fn.applicationLogLevel } : {}),
     AWS_ACCESS_KEY_ID: opts.accessKeyId,
     AWS_ACCESS_KEY: opts.accessKeyId,
     AWS_SECRET_ACCESS_KEY: opts.secretAccessKey,

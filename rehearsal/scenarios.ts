@@ -15,6 +15,7 @@ import { secretsScenario } from './scenario-secrets.ts';
 import { factorsScenario } from './scenario-factors.ts';
 import { largestMazeScenario } from './scenario-largest-maze.ts';
 import { failedFirstDeployScenario } from './scenario-failed-first-deploy.ts';
+import { logsScenario } from './scenario-logs.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -37,6 +38,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     toGoal(row);
     return `Bedrock agent (${DEFAULT_BEDROCK_MODELS[0]}) to the goal in ${row.actions_taken} actions`;
   },
+  logs: logsScenario,
   ...PROVIDER_SCENARIOS,
   ...NEW_ACCOUNT_SCENARIOS,
   async 'continue-as-new'(world) {

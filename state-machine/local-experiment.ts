@@ -15,6 +15,7 @@ import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from '
 import type { SharedBudget } from '../lambdas/engine/token-cost.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
+import type { Telemetry } from '../lambdas/telemetry/telemetry.ts';
 import { STATES } from '../lambdas/machine/states.ts';
 import { loopLimits, providerOf, type StartExecutionInput } from '../lambdas/machine/contracts.ts';
 import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
@@ -44,6 +45,8 @@ export interface LocalExperimentOptions {
   signal?: AbortSignal;
   /** A budget the run shares with the others in flight (a sweep's): its turns stop once it is reached. */
   sharedBudget?: SharedBudget;
+  /** The handlers' log lines (the CLI's log file: bin/cli/run-log.ts); default none. */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -167,6 +170,7 @@ export async function runLocalExperiment(
         parameters: opts.parameters,
         taskTokens: opts.taskTokens,
         sharedBudget: opts.sharedBudget,
+        telemetry: opts.telemetry,
       },
       executionName: opts.executionName,
       executionNames: opts.executionNames,

@@ -10,6 +10,7 @@ import type { Sql } from '../lambdas/store/sql.ts';
 import type { AgentFactory } from '../lambdas/engine/agent.ts';
 import type { ParameterCache } from '../lambdas/config/parameters.ts';
 import type { Spend, TurnSummary } from '../lambdas/engine/store.ts';
+import type { Telemetry } from '../lambdas/telemetry/telemetry.ts';
 import { resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
 import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
@@ -86,6 +87,8 @@ export interface LocalSweepOptions {
   onProgress?: (p: SweepProgress) => void;
   /** Interrupts the sweep once aborted: no run starts; the runs in flight stop after their turn, marked interrupted. */
   signal?: AbortSignal;
+  /** Every run's log lines (LocalExperimentOptions.telemetry). */
+  telemetry?: Telemetry;
 }
 
 /** What each run needs, from the latest attempt in the database, in the order they start (sweep-order.ts). */
@@ -210,6 +213,7 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
             agents: opts.agents,
             parameters: opts.parameters,
             retryIntervals: opts.retryIntervals,
+            telemetry: opts.telemetry,
             onTurn,
             onProviderWait: (w) => {
               const entry = progress.running.get(p.experimentId);

@@ -39,6 +39,8 @@ import { PROFILE_REGIONS, profilePrefix } from '../lib/bedrock.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { sharedAssembly } from './support/assembly.ts';
 import { IDLE_GOAL, idleCost } from '../bench/idle-cost.ts';
+import { THROTTLE_ALARM } from '../lib/monitoring.ts';
+import { METRIC_NAMESPACE, METRICS, PROVIDERS, SERVICE, type MetricName } from '../lambdas/telemetry/metrics.ts';
 import { dataApiFunctionEnv } from './support/data-api-env.ts';
 
 let template: Template;
@@ -841,11 +843,44 @@ describe('Parameter Store and least privilege', () => {
 
   it('alarms on failed and timed-out executions; a dashboard ($3/month) only on request', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.MetricName);
-    expect(alarms.sort()).toEqual(['ExecutionsFailed', 'ExecutionsTimedOut']);
+    expect(alarms.sort()).toEqual(['ExecutionsFailed', 'ExecutionsTimedOut', 'ExperimentsFailed', 'Throttles']);
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
     const withDashboard = variant({ dashboard: true });
     withDashboard.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
-    withDashboard.resourceCountIs('AWS::CloudWatch::Alarm', 2);
+    withDashboard.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+  });
+
+  it("alarms on the functions' own metrics: each one metric of the namespace, the service its one dimension", () => {
+    const own = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(
+      (a) => a.Properties.Namespace === METRIC_NAMESPACE,
+    );
+    const byName = Object.fromEntries(own.map((a) => [a.Properties.MetricName as string, a.Properties]));
+    for (const name of ['ExperimentsFailed', 'Throttles']) {
+      // a stack-wide metric (no Provider): one alarm, one alarm-metric, $0.10 a month
+      expect(byName[name].Dimensions).toEqual([{ Name: 'service', Value: SERVICE }]);
+      expect(METRICS[name as MetricName].byProvider).toBe(false);
+      expect(byName[name]).toMatchObject({ Statistic: 'Sum', Period: 300, TreatMissingData: 'notBreaching' });
+    }
+    expect(byName.ExperimentsFailed).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
+    expect(byName.Throttles).toMatchObject({
+      Threshold: THROTTLE_ALARM.threshold,
+      EvaluationPeriods: THROTTLE_ALARM.periods,
+    });
+  });
+
+  it('the dashboard graphs every metric the functions send, per provider where they send one per provider', () => {
+    const dashboard = Object.values(variant({ dashboard: true }).findResources('AWS::CloudWatch::Dashboard'))[0];
+    // the body is a Fn::Join of strings and tokens (the Region, function names): the tokens as placeholders
+    const parts = dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+    const body = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : 'token')).join('')) as {
+      widgets: Array<{ properties: { metrics?: unknown[][] } }>;
+    };
+    const graphed = body.widgets
+      .flatMap((w) => w.properties.metrics ?? [])
+      .filter((m) => m[0] === METRIC_NAMESPACE)
+      .map((m) => m[1]);
+    for (const [name, spec] of Object.entries(METRICS))
+      expect(graphed.filter((g) => g === name).length, name).toBe(spec.byProvider ? PROVIDERS.length : 1);
   });
 
   it('asl-validator accepts the synthesized definition', async () => {

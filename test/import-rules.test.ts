@@ -34,6 +34,12 @@ const ALLOWED_UP: Array<{ from: string; to: string; why: string }> = [];
 /** Packages the engine must not import: it runs the same in Lambda, locally and in tests. */
 const NOT_IN_ENGINE = [/^@aws-sdk\//, /^aws-lambda$/, /^@types\/aws-lambda$/];
 
+/**
+ * Packages only the Lambda glue may import: the core logs and measures through its own port (lambdas/telemetry), which
+ * the handlers implement with Powertools in Lambda, and the CLI with JSON lines.
+ */
+const ONLY_IN_HANDLERS = [/^@aws-lambda-powertools\//];
+
 const SOURCE = /\.(ts|mts|mjs|js)$/;
 
 function sources(): string[] {
@@ -147,6 +153,17 @@ describe('import rules', () => {
         packages.filter((p) => NOT_IN_ENGINE.some((re) => re.test(p))).map((p) => `${file} -> ${p}`),
       );
     expect(found).toEqual([]);
+  });
+
+  it('keeps Powertools in the Lambda handlers: the core, the CLI and the local runner never load it', () => {
+    const found = [...GRAPH]
+      .filter(([file]) => !file.startsWith('lambdas/handlers/'))
+      .flatMap(([file, { packages }]) =>
+        packages.filter((p) => ONLY_IN_HANDLERS.some((re) => re.test(p))).map((p) => `${file} -> ${p}`),
+      );
+    expect(found).toEqual([]);
+    // and it is there to keep out: the handlers do import it
+    expect([...GRAPH].some(([, { packages }]) => packages.some((p) => ONLY_IN_HANDLERS[0].test(p)))).toBe(true);
   });
 
   it('catches what it is for: a circle and an upward arrow are seen in a made-up graph', () => {

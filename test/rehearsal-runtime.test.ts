@@ -76,6 +76,7 @@ function tinyFunction(timeoutSeconds: number, environment: Record<string, string
     environment,
     roleLogicalId: null,
     logFormat: 'Text',
+    applicationLogLevel: null,
     cdkPath: null,
   };
 }
@@ -167,6 +168,39 @@ describe('rehearsal runtime: the synthesized bundles in child processes', () => 
     // a handled error leaves the container warm
     expect((await p.invoke(progressPayload(false))).ok).toBe(true);
     expect(p.coldStarts).toBe(1);
+  });
+
+  it("the bundle logs through Powertools at its LoggingConfig's level: INFO decisions, ERROR errors", async () => {
+    const fn = fnByHandlerFile(/CheckProgressFn/);
+    expect(fn).toMatchObject({ logFormat: 'JSON', applicationLogLevel: 'INFO' });
+    const p = await start(fn);
+    const lines: string[] = [];
+    p.onLine((line) => lines.push(line));
+    await p.invoke(progressPayload(false)); // another turn: its turn line says so, CheckProgress says nothing
+    await p.invoke(progressPayload(true));
+    const bad = progressPayload(false);
+    (bad.state as any).turnNumber = 0;
+    await p.invoke(bad);
+    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const [success, failed] = p.invocations.slice(1).map((i) => i.requestId);
+    expect(logged).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'progress',
+        service: 'ariadne',
+        experimentId: 'rehearsal-1',
+        state: 'CheckProgress',
+        decision: 'success',
+        function_request_id: success,
+      }),
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'invocation failed',
+        errorName: 'InvalidInputError',
+        experimentId: 'rehearsal-1',
+        function_request_id: failed,
+      }),
+    ]);
   });
 
   it('the child sees only the template environment, what Lambda sets, and PATH/HOME', async () => {

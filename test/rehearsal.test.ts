@@ -54,6 +54,7 @@ describe('npm run rehearse', () => {
     expect(report.scenarios.map((s) => [s.name, s.pass])).toEqual([
       ['baseline', true],
       ['bedrock', true],
+      ['logs', true],
       ['ollama', true],
       ['openai', true],
       ['image', true],
@@ -107,6 +108,13 @@ describe('npm run rehearse', () => {
     // the largest maze a run may name, read and written over the Data API within its row and response limits
     expect(report.scenarios.find((s) => s.name === 'largest-maze')!.detail).toMatch(
       /^a 201x201 maze \w+ after \d+ actions over the Data API: largest row [\d,]+ bytes of 65,536 \(\d+%\)/,
+    );
+    // the functions' own lines on stdout: one per turn with the experiment id, and the metric records' values
+    expect(report.scenarios.find((s) => s.name === 'logs')!.detail).toMatch(
+      new RegExp(
+        String.raw`^(\d+) turn lines for \1 turns of rehearsal-logs-\w+ \(one each, \d+ bytes a line\), ` +
+          String.raw`start and finalize lines; \d+ metric values: Turns \1, InputTokens [1-9]\d*, `,
+      ),
     );
     expect(report.notes.join('\n')).toMatch(/Distributed Map, ItemReader, ResultWriter and waitForTaskToken emulated/);
   }, 240_000);

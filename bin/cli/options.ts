@@ -57,6 +57,16 @@ export function jsonOption(description = 'print the result as JSON on stdout'): 
   return new Option('--json', description);
 }
 
+/** --verbose: the run's JSON log lines (always appended to the log file: bin/cli/run-log.ts) also go to stderr. */
+export function verboseOption(): Option {
+  return new Option(
+    '--verbose',
+    'stream the JSON log lines (one per turn, one per experiment event) to stderr as well; they are always appended ' +
+      'to ariadne-<UTC date>.jsonl in $ARIADNE_LOG_DIR (default: logs/ beside the embedded database, ' +
+      '~/.local/share/ariadne/logs)',
+  );
+}
+
 /** --endpoint: a Step Functions endpoint instead of the regional one. */
 export function endpointOption(
   description = 'Step Functions endpoint override (a simulator or a VPC endpoint)',

@@ -119,6 +119,15 @@ const VARIABLES = {
     default:
       '$XDG_DATA_HOME/ariadne/postgres, else ~/.local/share/ariadne/postgres (as root /var/lib/ariadne/postgres)',
   },
+  ARIADNE_LOG_DIR: {
+    readBy: ['cli'],
+    setBy: 'user',
+    meaning:
+      'Where run, resume and sweep append their JSON log lines (ariadne-<UTC date>.jsonl, one line per turn and ' +
+      'per experiment event, the fields the Lambda functions log); --verbose also streams them to stderr.',
+    default: "logs/ beside the embedded Postgres's data directory (~/.local/share/ariadne/logs)",
+    example: './ariadne-logs',
+  },
   ARIADNE_OUTPUT_DIR: {
     readBy: ['cli'],
     setBy: 'user',

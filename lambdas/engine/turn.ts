@@ -32,6 +32,7 @@ import { frontierSearch } from './frontier.ts';
 import { budgetReached, priceOf, reportedCostUsd, spentTokens, type SharedBudget } from './token-cost.ts';
 import type { ToolCall } from './tools.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
+import { isThrottle, type TurnUsage } from '../telemetry/telemetry.ts';
 
 export interface TurnDeps {
   store: EngineStore;
@@ -43,6 +44,8 @@ export interface TurnDeps {
   providerWait?: { waits: number; seconds: number };
   /** A budget this run shares with others (a sweep's, on this machine): charged by each reply, checked before each. */
   sharedBudget?: SharedBudget;
+  /** Told what a committed turn did, for its log line and metrics (lambdas/telemetry); a replay tells nothing. */
+  onCommitted?: (usage: TurnUsage) => void;
 }
 
 type Price = ReturnType<typeof priceOf>;
@@ -289,11 +292,12 @@ async function tryTurn(
   state.turnsCompleted = turnNumber;
   totals.llmCalls = llmCalls.length;
   if (price && totals.inputTokens !== null) totals.costUsd = turnCost();
+  const endedAt = now();
   const written = await deps.store.commitTurn({
     experimentId,
     turnNumber,
     startedAt,
-    endedAt: now(),
+    endedAt,
     stopReason,
     totals,
     llmCalls,
@@ -321,6 +325,23 @@ async function tryTurn(
       throw new ExperimentClosedError(experimentId, current.experiment.status);
     throw new TurnOutOfOrderError(experimentId, turnNumber, current.state.turnsCompleted);
   }
+  deps.onCommitted?.({
+    experimentId,
+    turn: turnNumber,
+    agent: experiment.agent,
+    model: experiment.model,
+    durationMs: endedAt.getTime() - startedAt.getTime(),
+    actions: executed,
+    llmCalls: totals.llmCalls,
+    inputTokens: totals.inputTokens,
+    outputTokens: totals.outputTokens,
+    cacheReadInputTokens: totals.cacheReadInputTokens,
+    cacheWriteInputTokens: totals.cacheWriteInputTokens,
+    costUsd: totals.costUsd,
+    throttles: llmCalls.reduce((n, c) => n + c.retries.filter(isThrottle).length, 0),
+    stopReason,
+    goalFound: state.goalFound,
+  });
   return {
     experimentId,
     turnNumber,

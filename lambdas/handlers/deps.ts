@@ -7,6 +7,8 @@ import { databaseTargetFromEnvironment, openSqlDatabase } from '../store/open-sq
 import { ParameterCache } from '../config/parameters.ts';
 import { envInteger, envString } from '../config/environment.ts';
 import type { TaskTokenNotifier } from '../engine/task-tokens.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
+import { withLambdaTelemetry } from './lambda-telemetry.ts';
 
 export interface HandlerDeps {
   store: PgStore;
@@ -18,6 +20,8 @@ export interface HandlerDeps {
   taskTokens?: TaskTokenNotifier;
   /** A sweep's budget its runs in flight share (state-machine/local-sweep.ts); absent on AWS. */
   sharedBudget?: SharedBudget;
+  /** Log lines and metrics (lambdas/telemetry); absent: nothing is said (tests). */
+  telemetry?: Telemetry;
 }
 
 /** The part of Lambda's context object a handler reads: the time its invocation has left before its timeout. */
@@ -55,11 +59,11 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
 
 /** Wraps a handler factory as a Lambda entry point; deps are created once per container. */
 export function lambdaEntry(factory: HandlerFactory): Handler {
-  return async (event, context) => {
+  return withLambdaTelemetry<unknown, InvocationContext, unknown>(async (t, event, context) => {
     cold ??= depsFromEnvironment().catch((err) => {
       cold = null;
       throw err;
     });
-    return factory(await cold)(event, context);
-  };
+    return factory({ ...(await cold), telemetry: t })(event, context);
+  });
 }

@@ -5,6 +5,7 @@ import { parseOrThrow } from '../config/zod-errors.ts';
 import { failureInputSchema, finalizeInputSchema } from '../machine/contracts.ts';
 import { failureReason } from '../machine/task-errors.ts';
 import { returnTaskToken, taskTokenIn } from '../engine/task-tokens.ts';
+import type { EventFields } from '../telemetry/telemetry.ts';
 import { lambdaEntry, type HandlerDeps } from './deps.ts';
 
 export interface FinalizeOutput {
@@ -21,7 +22,8 @@ export const finalizeSuccessHandler =
       status: 'completed',
       stopReason: 'goal_found',
     });
-    return finished(deps, s.taskToken, { experimentId: s.experimentId, status, stopReason: 'goal_found' });
+    const out = { experimentId: s.experimentId, status, stopReason: 'goal_found' };
+    return finished(deps, s.taskToken, out, { state: 'FinalizeSuccess', provider: s.llmProvider, turn: s.turnNumber });
   };
 
 export const finalizeTimeoutHandler =
@@ -32,7 +34,8 @@ export const finalizeTimeoutHandler =
       status: 'timeout',
       stopReason: s.progress.reason,
     });
-    return finished(deps, s.taskToken, { experimentId: s.experimentId, status, stopReason: s.progress.reason });
+    const out = { experimentId: s.experimentId, status, stopReason: s.progress.reason };
+    return finished(deps, s.taskToken, out, { state: 'FinalizeTimeout', provider: s.llmProvider, turn: s.turnNumber });
   };
 
 /** The halt policy: status stuck, stop_reason the detector, failure_reason what it saw. */
@@ -45,7 +48,8 @@ export const finalizeStuckHandler =
       stopReason: s.progress.reason,
       failureReason: s.progress.detail ?? null,
     });
-    return finished(deps, s.taskToken, { experimentId: s.experimentId, status, stopReason: s.progress.reason });
+    const out = { experimentId: s.experimentId, status, stopReason: s.progress.reason };
+    return finished(deps, s.taskToken, out, { state: 'FinalizeStuck', provider: s.llmProvider, turn: s.turnNumber });
   };
 
 /**
@@ -65,19 +69,29 @@ export const finalizeFailureHandler =
     // The start failed before any row was this execution's (bad input): nothing to mark.
     // The token is the loop state's, or (a start that failed) the input's or the resume's.
     const taskToken = taskTokenIn(state);
+    const errorName = (state.error as { Error?: unknown } | undefined)?.Error;
+    const where = { state: 'FinalizeFailure', errorName: typeof errorName === 'string' ? errorName : undefined };
     if (experimentId === null)
-      return finished(deps, taskToken, { experimentId: null, status: 'not_created', stopReason: 'error' });
-    const { status } = await deps.store.finalizeExperiment(experimentId, {
+      return finished(deps, taskToken, { experimentId: null, status: 'not_created', stopReason: 'error' }, where);
+    const { status, changed } = await deps.store.finalizeExperiment(experimentId, {
       status: 'failed',
       stopReason: 'error',
       failureReason: reason,
     });
-    return finished(deps, taskToken, { experimentId, status, stopReason: 'error' });
+    // counted once: a retried finalize finds the row already final
+    if (changed) deps.telemetry?.experimentFailed({ experimentId, ...where, reason: reason.slice(0, 500) });
+    return finished(deps, taskToken, { experimentId, status, stopReason: 'error' }, where);
   };
 
-/** The outcome, after it went back to the sweep waiting on this experiment (if one is). */
-async function finished(deps: HandlerDeps, taskToken: string | null, out: FinalizeOutput): Promise<FinalizeOutput> {
+/** The outcome, after it went back to the sweep waiting on this experiment (if one is), and its log line. */
+async function finished(
+  deps: HandlerDeps,
+  taskToken: string | null,
+  out: FinalizeOutput,
+  fields: EventFields,
+): Promise<FinalizeOutput> {
   await returnTaskToken(deps.taskTokens, taskToken, out);
+  deps.telemetry?.event('experiment finalized', { ...fields, ...out, sweep: taskToken !== null });
   return out;
 }
 

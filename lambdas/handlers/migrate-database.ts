@@ -10,6 +10,7 @@ import { grantReader, type ReaderCredentials } from '../store/reader-role.ts';
 import { DATA_API_UNAVAILABLE_NAMES } from '../store/errors.ts';
 import { databaseTargetFromEnvironment, openSqlDatabase } from '../store/open-sql-database.ts';
 import { envString } from '../config/environment.ts';
+import { withLambdaTelemetry } from './lambda-telemetry.ts';
 import {
   DatabaseUnavailableError,
   isTransientSqlState,
@@ -36,13 +37,32 @@ const PHYSICAL_ID = 'ariadne-migrations';
  */
 const STATEMENT_WAIT_RESERVE_MS = 60_000;
 
-export const handler = async (event: CustomResourceEvent): Promise<{ PhysicalResourceId: string }> =>
-  Promise.resolve({ PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID });
+export const handler = withLambdaTelemetry(
+  async (telemetry, event: CustomResourceEvent): Promise<{ PhysicalResourceId: string }> => {
+    telemetry.event('migrations requested', { requestType: event.RequestType });
+    return Promise.resolve({ PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID });
+  },
+);
 
-export const isComplete = async (
+export const isComplete = withLambdaTelemetry(
+  async (
+    telemetry,
+    event: CustomResourceEvent,
+    context?: RemainingTime,
+  ): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> => {
+    const result = await pollMigrations(event, context);
+    telemetry.event(result.IsComplete ? 'migrations applied' : 'database unavailable: polling again', {
+      requestType: event.RequestType,
+      applied: result.Data?.Applied,
+    });
+    return result;
+  },
+);
+
+async function pollMigrations(
   event: CustomResourceEvent,
   context?: RemainingTime,
-): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> => {
+): Promise<{ IsComplete: boolean; Data?: Record<string, string> }> {
   if (event.RequestType === 'Delete') return { IsComplete: true };
   const db = await openMigrationsDatabase();
   const remaining = () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY;
@@ -60,7 +80,7 @@ export const isComplete = async (
   } finally {
     await db.close();
   }
-};
+}
 
 /** The reader's secret (DATABASE_READER_SECRET_ARN, set by the stack), or null where there is none (a laptop). */
 async function readerCredentials(): Promise<ReaderCredentials | null> {

@@ -75,6 +75,12 @@ export const registerSweepHandler =
     );
     // no growth here: the run list was uploaded from the file before the sweep was registered
     await registerSweep(deps.store.db, loaded, { growth: false });
+    deps.telemetry?.event('sweep registered', {
+      sweepId: loaded.spec.sweep,
+      cells: loaded.cells.length,
+      runs: loaded.runs.length,
+      maxConcurrency: concurrency.maxConcurrency,
+    });
     return {
       sweepId: loaded.spec.sweep,
       cells: loaded.cells.length,

@@ -1,13 +1,13 @@
 // InvokeBaselineAgent / InvokeOllamaAgent / InvokeOpenAIAgent / InvokeBedrockAgent: one turn of
 // the agent through the shared engine, with a deadline for its model calls
-// taken from the time this invocation has left.
+// taken from the time this invocation has left; one log line for the turn.
 import { runTurn } from '../engine/turn.ts';
 import { TurnDeadline } from '../engine/turn-deadline.ts';
 import type { TurnSummary } from '../engine/store.ts';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import { TURN_COMMIT_MARGIN_MS } from '../config/budgets.ts';
 import { loopStateSchema } from '../machine/contracts.ts';
-import { turnTimeoutSeconds } from '../machine/tasks.ts';
+import { INVOKE_STATE, turnTimeoutSeconds } from '../machine/tasks.ts';
 import type { AgentFactory } from '../engine/agent.ts';
 import { secretOf } from '../config/secrets.ts';
 import { lambdaEntry, type HandlerDeps, type InvocationContext } from './deps.ts';
@@ -29,12 +29,19 @@ export const runTurnHandler =
       ? (identity) => deps.agents({ ...identity, secrets: { [name]: key } })
       : deps.agents;
     const { waits, seconds } = state.outage;
-    return runTurn(state.experimentId, state.turnNumber, {
+    const where = { state: INVOKE_STATE[state.llmProvider], provider: state.llmProvider };
+    const waited = { outageWaits: waits, outageWaitSeconds: seconds };
+    const summary = await runTurn(state.experimentId, state.turnNumber, {
       ...deps,
       agents,
       deadline,
       providerWait: { waits, seconds },
+      onCommitted: (usage) => deps.telemetry?.turn({ ...usage, ...where, ...waited, replayed: false }),
     });
+    // a retried invocation that found its turn committed: said once, counted nowhere
+    if (summary.replayed)
+      deps.telemetry?.event('turn replayed', { experimentId: state.experimentId, turn: state.turnNumber, ...where });
+    return summary;
   };
 
 export const handler = lambdaEntry(runTurnHandler);

@@ -72,6 +72,13 @@ export const startExperimentHandler =
       // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
       const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
       await deps.store.attachExecution(resume.experimentId, executionArn);
+      deps.telemetry?.event('experiment continued', {
+        experimentId: resume.experimentId,
+        turn: resume.turnNumber,
+        state: 'StartExperiment',
+        provider: resume.llmProvider,
+        executionArn,
+      });
       return {
         ...(resume as LoopState),
         taskToken: resume.taskToken ?? null,
@@ -133,6 +140,15 @@ export const startExperimentHandler =
       deps.store,
       parameters && { config: parameters.config, prompts: parameters.prompts },
     );
+    deps.telemetry?.event('experiment started', {
+      experimentId: started.experimentId,
+      state: 'StartExperiment',
+      provider: llmProvider,
+      agent: input.agent,
+      model: input.model ?? null,
+      sweepId: input.sweep?.id,
+      executionArn,
+    });
     return {
       experimentId: started.experimentId,
       llmProvider,

@@ -103,7 +103,8 @@ export const TASKS: Record<TaskState, TaskBinding> = {
 
 export const HANDLERS_DIR = new URL('../handlers/', import.meta.url);
 
-const INVOKE_STATE = {
+/** The Task state that runs each provider's turns. */
+export const INVOKE_STATE = {
   bedrock: STATES.InvokeBedrockAgent,
   ollama: STATES.InvokeOllamaAgent,
   openai: STATES.InvokeOpenAIAgent,

@@ -3,29 +3,17 @@
 // a directory that survives restarts. A server already running on that
 // directory (another ariadne process, or one left by a crash) is reused.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { homedir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import pg from 'pg';
 import { DatabaseUnreachableError } from './errors.ts';
-import { envString } from '../config/environment.ts';
+import { defaultDataDir } from './data-dir.ts';
 
 const PASSWORD = 'ariadne-local';
 const USER = 'postgres';
 const EMBEDDED_DATABASE = 'ariadne';
-
-/**
- * ARIADNE_DATA_DIR, else ~/.local/share/ariadne/postgres. As root the server
- * runs as the `postgres` user, who cannot enter /root, so root's default is
- * /var/lib/ariadne/postgres.
- */
-function defaultDataDir(): string {
-  const named = envString('ARIADNE_DATA_DIR');
-  if (named) return named;
-  if (userInfo().uid === 0) return '/var/lib/ariadne/postgres';
-  return join(envString('XDG_DATA_HOME') ?? join(homedir(), '.local', 'share'), 'ariadne', 'postgres');
-}
 
 export interface EmbeddedServer {
   url: string;

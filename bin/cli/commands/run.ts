@@ -8,7 +8,14 @@ import { LLM_AGENTS } from '../../../lambdas/providers/llm-agents.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
-import { addExperimentOptions, collectRepeated, givenOptions, jsonOption, type ExperimentOptions } from '../options.ts';
+import {
+  addExperimentOptions,
+  collectRepeated,
+  givenOptions,
+  jsonOption,
+  verboseOption,
+  type ExperimentOptions,
+} from '../options.ts';
 import { commandPrefix } from '../invocation.ts';
 import type { ExperimentSummary } from '../../../results/summary-row.ts';
 import type { LocalExperimentResult } from '../../../state-machine/local-experiment.ts';
@@ -16,6 +23,7 @@ import type { LocalExperimentResult } from '../../../state-machine/local-experim
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
   quiet?: boolean;
+  verbose?: boolean;
   workflow?: string;
   set?: string[];
 }
@@ -128,6 +136,9 @@ async function run(o: RunOptions): Promise<void> {
     `maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} ` +
       `(shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`,
   );
+  const { openRunLog } = await import('../run-log.ts');
+  const runLog = openRunLog({ verbose: o.verbose });
+  log(`log: ${runLog.path}`);
   await withCliDatabase(
     async (db) => {
       const { runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
@@ -142,9 +153,11 @@ async function run(o: RunOptions): Promise<void> {
             db,
             parameters,
             signal,
+            telemetry: runLog.telemetry,
             onTurn: (t) => {
               experimentId = t.experimentId;
-              if (!o.quiet && !o.json) progress.update(t);
+              // --verbose streams a line per turn to stderr: the redrawn progress line would overwrite them
+              if (!o.quiet && !o.json && !o.verbose) progress.update(t);
             },
           }),
         progress,
@@ -156,15 +169,18 @@ async function run(o: RunOptions): Promise<void> {
       if (summary.status === 'failed') process.exitCode = EXIT.workFailed;
     },
     { log },
-  );
+  ).finally(() => runLog.close());
 }
 
-async function resume(id: string, o: { json?: boolean }): Promise<void> {
-  const [{ localParameters }, { turnProgress }, { showSummary }] = await Promise.all([
+async function resume(id: string, o: { json?: boolean; verbose?: boolean }): Promise<void> {
+  const [{ localParameters }, { turnProgress }, { showSummary }, { openRunLog }] = await Promise.all([
     import('../local-parameters.ts'),
     import('../progress.ts'),
     import('../summary.ts'),
+    import('../run-log.ts'),
   ]);
+  const runLog = openRunLog({ verbose: o.verbose });
+  if (!o.json) process.stderr.write(`log: ${runLog.path}\n`);
   await withCliDatabase(async (db) => {
     const { resumeInput, runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
     let input;
@@ -188,8 +204,9 @@ async function resume(id: string, o: { json?: boolean }): Promise<void> {
           db,
           parameters: localParameters(),
           signal,
+          telemetry: runLog.telemetry,
           onTurn: (t) => {
-            if (!o.json) progress.update(t);
+            if (!o.json && !o.verbose) progress.update(t);
           },
           executionName: `${id}-resume-${Date.now()}`,
         }),
@@ -200,7 +217,7 @@ async function resume(id: string, o: { json?: boolean }): Promise<void> {
     progress.done();
     await showSummary(db, summary, o.json === true);
     if (summary.status === 'failed') process.exitCode = EXIT.workFailed;
-  });
+  }).finally(() => runLog.close());
 }
 
 export function registerRunCommands(program: Command): void {
@@ -210,6 +227,7 @@ export function registerRunCommands(program: Command): void {
   addExperimentOptions(runCommand)
     .addOption(jsonOption('print the summary as JSON on stdout'))
     .option('--quiet', 'no progress line')
+    .addOption(verboseOption())
     .option(
       '--workflow <file>',
       'a workflow YAML file as the prompt (LLM agents; used as prompt version "<workflow>/v0")',
@@ -232,6 +250,7 @@ export function registerRunCommands(program: Command): void {
     )
     .argument('<experiment-id>')
     .addOption(jsonOption('print the summary as JSON on stdout'))
-    .action((id: string, o: { json?: boolean }) => resume(id, o));
+    .addOption(verboseOption())
+    .action((id: string, o: { json?: boolean; verbose?: boolean }) => resume(id, o));
   withExample(resumeCommand, 'ariadne resume demo-1');
 }

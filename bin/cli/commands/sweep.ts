@@ -6,7 +6,7 @@ import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { withExample } from '../help.ts';
-import { endpointOption, intOption, jsonOption } from '../options.ts';
+import { endpointOption, intOption, jsonOption, verboseOption } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 import { envString } from '../../../lambdas/config/environment.ts';
 
@@ -20,6 +20,7 @@ interface SweepOptions {
   endpoint?: string;
   json?: boolean;
   estimate?: boolean;
+  verbose?: boolean;
 }
 
 /** Runs ended by an error are not navigation failures: counted apart, out of the success rate. */
@@ -96,6 +97,9 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     `sweep ${loaded.spec.sweep}: ${loaded.cells.length} cells x ${loaded.spec.repeats} repeats = ` +
       `${loaded.runs.length} runs, ${concurrency} at a time`,
   );
+  const { openRunLog } = await import('../run-log.ts');
+  const runLog = openRunLog({ verbose: o.verbose });
+  log(`log: ${runLog.path}`);
   await withCliDatabase(
     async (db) => {
       const { runLocalSweep } = await import('../../../state-machine/local-sweep.ts');
@@ -115,7 +119,9 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
         concurrency,
         parameters,
         signal: interruption.signal,
-        onProgress: (p) => progress.update(p),
+        telemetry: runLog.telemetry,
+        // --verbose streams log lines to stderr: the redrawn progress lines would overwrite them
+        onProgress: (p) => (o.verbose ? undefined : progress.update(p)),
       }).finally(() => interruption.dispose());
       progress.done();
       if (result.interrupted) {
@@ -162,7 +168,7 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       if (result.failed > 0 || result.budgetSpent) process.exitCode = EXIT.workFailed;
     },
     { log, poolSize: concurrency + 2 },
-  );
+  ).finally(() => runLog.close());
 }
 
 const usd = (n: number) => (n >= 1 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`);
@@ -257,6 +263,7 @@ export function registerSweepCommand(program: Command): void {
         "model in this database (else from the first prompt's size) at the sweep's prices",
     )
     .addOption(jsonOption())
+    .addOption(verboseOption())
     .action(sweep);
   withExample(sweepCommand, 'ariadne sweep examples/sweeps/example.yaml --concurrency 4');
   const statusCommand = sweepCommand
