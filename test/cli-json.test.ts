@@ -96,6 +96,15 @@ type Json = Record<string, unknown> & { files?: Array<{ path: string; bytes: num
  */
 const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
   [
+    'secret',
+    () => ['secret', '--prefix', '/lab'],
+    (j) =>
+      expect(j).toEqual([
+        { name: 'ollama_api_key', parameter: '/lab-secrets/ollama_api_key', read_by: 'InvokeOllamaAgent' },
+        { name: 'openai_api_key', parameter: '/lab-secrets/openai_api_key', read_by: 'InvokeOpenAIAgent' },
+      ]),
+  ],
+  [
     'suite',
     () => ['suite', 'show', 'ariadne-mazes/v1'],
     (j) => expect(j).toMatchObject({ suite: 'ariadne-mazes/v1', version: 1 }),
@@ -259,10 +268,10 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
 ];
 
 describe('--json on every command that prints results', () => {
-  it('has a case for every command but the servers (db, sim, view) and secret (stores a key, prints no result)', () => {
+  it('has a case for every command but the servers (db, sim, view)', () => {
     const commands = buildProgram()
       .commands.map((c) => c.name())
-      .filter((n) => !['db', 'sim', 'view', 'secret'].includes(n));
+      .filter((n) => !['db', 'sim', 'view'].includes(n));
     expect(new Set(CASES.map(([label]) => label.split(' ')[0]))).toEqual(new Set(commands));
   });
 

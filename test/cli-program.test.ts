@@ -72,6 +72,8 @@ describe('the program', () => {
         'report',
         'resume',
         'run',
+        'secret',
+        'secret set',
         'sim',
         'sql',
         'stats',

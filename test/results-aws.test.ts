@@ -211,7 +211,9 @@ describe('results of a deployed stack, read with --aws', () => {
       endOfLife: '2027-06-01',
     });
     try {
-      const r = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
+      // the researcher's --bedrock policy names the models the stack was deployed with, these
+      const env = stack.modelResearcherFor([sonnet45, sonnet46, haiku]);
+      const r = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], env);
       expect(r.stderr).not.toMatch(/ariadne:/);
       expect(r.code).toBe(0);
       const checks = JSON.parse(r.stdout) as Array<{ check: string; detail: string; fix?: string }>;
@@ -242,7 +244,7 @@ describe('results of a deployed stack, read with --aws', () => {
         fix: 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it',
       });
       // the text report marks them WARN, each with its fix under it
-      const text = await spawnAriadne(['doctor', '--aws', '--bedrock'], stack.modelResearcherEnv);
+      const text = await spawnAriadne(['doctor', '--aws', '--bedrock'], env);
       expect(text.stdout).toContain(`WARN  Bedrock ${sonnet45} lifecycle: `);
       expect(text.stdout).toContain(`      fix: ${moveTo}`);
     } finally {

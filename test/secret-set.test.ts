@@ -35,8 +35,12 @@ describe('ariadne secret set', () => {
     expect(put.map((r) => r.body)).toEqual([
       { Name: '/ariadne-secrets/openai_api_key', Value: KEY, Type: 'SecureString', Overwrite: true },
     ]);
-    const again = await secretSet(['openai_api_key', '--prefix', '/ariadne'], 'sk-rotated');
-    expect(again.stdout).toMatch(/version 2/);
+    const again = await secretSet(['openai_api_key', '--prefix', '/ariadne', '--json'], 'sk-rotated');
+    expect(JSON.parse(again.stdout)).toEqual({
+      parameter: '/ariadne-secrets/openai_api_key',
+      version: 2,
+      read_by: 'InvokeOpenAIAgent',
+    });
     expect(sim.parameters.find((p) => p.name === '/ariadne-secrets/openai_api_key')).toMatchObject({
       value: 'sk-rotated',
       type: 'SecureString',

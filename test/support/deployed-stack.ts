@@ -34,6 +34,8 @@ export interface DeployedStack {
   env: Record<string, string | undefined>;
   /** The same, as a researcher given `ariadne policy researcher --bedrock` (for doctor --bedrock). */
   modelResearcherEnv: Record<string, string | undefined>;
+  /** As a researcher given `--bedrock` for a stack deployed with these models (its BedrockModels output). */
+  modelResearcherFor(models: string[]): Record<string, string | undefined>;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,11 @@ export async function deployedStack(db: TestDatabase): Promise<DeployedStack> {
     bedrock,
     env,
     modelResearcherEnv: { ...env, AWS_ACCESS_KEY_ID: accessKeyIdFor(modelResearcher) },
+    modelResearcherFor(models) {
+      const name = `ModelResearcher${models.length}x${models.join('').length}`;
+      const policy = researcherPolicy({ ...outputs, bedrockModels: models.join(',') }, { bedrock: true });
+      return { ...env, AWS_ACCESS_KEY_ID: model.addPrincipal(name, policy) };
+    },
     async close() {
       await identity.close();
       await bedrock.close();

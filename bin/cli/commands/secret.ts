@@ -10,7 +10,7 @@ import {
   type SecretName,
 } from '../../../lambdas/config/secrets.ts';
 import { withExample } from '../help.ts';
-import { endpointOption } from '../options.ts';
+import { endpointOption, jsonOption } from '../options.ts';
 import { readHidden, readStdin } from '../secret-input.ts';
 
 interface SecretOptions {
@@ -18,6 +18,7 @@ interface SecretOptions {
   prefix: string;
   kmsKeyId?: string;
   endpoint?: string;
+  json?: boolean;
 }
 
 /** The function that reads each key (lib/ariadne-stack.ts grants it alone). */
@@ -51,6 +52,10 @@ async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
         ...(o.kmsKeyId ? { KeyId: o.kmsKeyId } : {}),
       }),
     );
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify({ parameter, version: Version, read_by: READER[name] }, null, 2)}\n`);
+      return;
+    }
     process.stdout.write(
       `stored ${parameter} (SecureString, version ${Version}); only ${READER[name]} may read it, ` +
         'from its next cold start or within a minute\n',
@@ -60,11 +65,32 @@ async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
   }
 }
 
+/** The keys, where each lives and which function reads it: what `ariadne secret` prints (no AWS call). */
+function listSecrets(o: { prefix: string; json?: boolean }): void {
+  const rows = SECRET_NAMES.map((name) => ({
+    name,
+    parameter: secretParameterName(o.prefix, name),
+    read_by: READER[name],
+  }));
+  if (o.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  for (const r of rows) process.stdout.write(`${r.name.padEnd(16)} ${r.parameter.padEnd(34)} read by ${r.read_by}\n`);
+  process.stdout.write('set one with: ariadne secret set NAME (from standard input, or a prompt that hides it)\n');
+}
+
 export function registerSecretCommands(program: Command): void {
   const secret = program
     .command('secret')
-    .description("the API keys the stack's functions send, each readable by the one function that sends it");
-  withExample(secret, 'ariadne secret set ollama_api_key');
+    .description(
+      "the API keys the stack's functions send, each readable by the one function that sends it: lists them, " +
+        'where each lives and which function reads it; secret set stores one',
+    )
+    .option('--prefix <path>', "the stack's parameter prefix (the keys go beside it, under PREFIX-secrets)", '/ariadne')
+    .addOption(jsonOption('the keys as JSON'))
+    .action((o: { prefix: string; json?: boolean }) => listSecrets(o));
+  withExample(secret, 'ariadne secret');
   const set = secret
     .command('set')
     .description(
@@ -76,6 +102,7 @@ export function registerSecretCommands(program: Command): void {
     .option('--prefix <path>', "the stack's parameter prefix (the keys go beside it, under PREFIX-secrets)", '/ariadne')
     .option('--kms-key-id <id>', 'a customer managed KMS key (the stack deployed with parametersKmsKeyArn)')
     .addOption(endpointOption('SSM endpoint override (default: $AWS_ENDPOINT_URL_SSM)'))
+    .addOption(jsonOption('the parameter, its version and the function that reads it, as JSON'))
     .action((name: SecretName, o: SecretOptions) => setSecret(name, o));
-  withExample(set, 'ariadne secret set openai_api_key < openai-key.txt');
+  withExample(set, 'ariadne secret set openai_api_key');
 }
