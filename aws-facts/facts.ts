@@ -655,6 +655,21 @@ export function fact<K extends FactKey>(key: K): (typeof FACTS)[K] {
   return FACTS[key];
 }
 
+/**
+ * Each geographic inference profile prefix's destination Regions (us, eu, ... : the bedrock.profile-destinations-*
+ * facts; the global profile routes to any commercial Region and has no list): what the stack grants and what the
+ * rehearsal's authorizer checks, both from here.
+ */
+export function geographicProfileDestinations(): Record<string, readonly string[]> {
+  const out: Record<string, readonly string[]> = {};
+  for (const key of Object.keys(FACTS) as FactKey[]) {
+    const prefix = /^bedrock\.profile-destinations-(.+)$/.exec(key)?.[1];
+    const value = FACTS[key].value;
+    if (prefix && prefix !== 'global' && Array.isArray(value)) out[prefix] = value as readonly string[];
+  }
+  return out;
+}
+
 /** Every fact with its key, in the table's order. */
 export function allFacts(): Array<{ key: FactKey } & AwsFact> {
   return (Object.keys(FACTS) as FactKey[]).map((key) => ({ key, ...FACTS[key] }));

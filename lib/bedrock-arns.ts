@@ -4,7 +4,7 @@
 // invoking a profile needs bedrock:InvokeModel on the profile ARN in the source Region AND on the foundation model
 // in every Region the profile may route to; a global profile needs the model in the source Region and the
 // Region-less model ARN (arn:aws:bedrock:::foundation-model/ID).
-import { fact } from '../aws-facts/facts.ts';
+import { geographicProfileDestinations } from '../aws-facts/facts.ts';
 
 /**
  * Default destination Regions per profile prefix: one AWS fact per geography (aws-facts/facts.ts, each with its
@@ -13,13 +13,7 @@ import { fact } from '../aws-facts/facts.ts';
  * (AriadneStackProps.bedrockRegions), which replaces these lists.
  */
 export const PROFILE_REGIONS: Record<string, readonly string[]> = {
-  us: fact('bedrock.profile-destinations-us').value,
-  'us-gov': fact('bedrock.profile-destinations-us-gov').value,
-  ca: fact('bedrock.profile-destinations-ca').value,
-  eu: fact('bedrock.profile-destinations-eu').value,
-  apac: fact('bedrock.profile-destinations-apac').value,
-  jp: fact('bedrock.profile-destinations-jp').value,
-  au: fact('bedrock.profile-destinations-au').value,
+  ...geographicProfileDestinations(),
   // Any commercial Region (bedrock.profile-destinations-global): authorized by the Region-less model ARN (and the
   // source Region's), not a list.
   global: [],
