@@ -1,5 +1,5 @@
 // Every AWS limit and behaviour Ariadne's code and its simulators rely on, each with the page it comes from and the
-// sentence it rests on (issue 30, item 10). The simulators were written with the same understanding as the code, so
+// sentence it rests on. The simulators were written with the same understanding as the code, so
 // they shared its mistakes; both now read this one table, and a fact is checked against AWS's page, not against the
 // code. This module imports nothing from the project, so the engine, the stack, the CLI and the simulators may all
 // import it. test/aws-facts.test.ts lists which simulator enforces which fact (a `fact('key')` call in
@@ -635,8 +635,9 @@ const FACTS = {
       'process for GetParameter, GetParameters, and PutParameter API calls for your AWS account and Region',
     confirmed: false,
     note:
-      'The figure 3 is AWS Support\'s, quoted in terraform-aws-github-runner issue 2944 ("the TPS for PutParameter ' +
-      'Action is only 3 TPS with standard throughput"); the quotas page (general/latest/gr/ssm.html) was not read.',
+      "The figure 3 is AWS Support's, quoted in philips-labs/terraform-aws-github-runner issue 2944 " +
+      '("the TPS for PutParameter Action is only 3 TPS with standard throughput"); the quotas page ' +
+      '(general/latest/gr/ssm.html) was not read.',
     notSimulated: 'the rehearsal does not deploy; lib/parameters.ts creates the parameters in this many chains',
   },
   'service-quotas.list-max-results': {

@@ -2,7 +2,7 @@
 // 10,000) through the local state machine on the embedded Postgres, against
 // writing the very same rows with plain batched pg inserts.
 // Also replays the run's own turn statements alone, with and without the kept totals' upserts (migration 017), to
-// price them. Targets: ratio to per turn >= 0.9 (issue 32), to bulk >= 0.3, the whole experiment under 15 s.
+// price them. Targets: ratio to per turn >= 0.9, to bulk >= 0.3, the whole experiment under 15 s.
 // BENCH_ENGINE_ACTIONS makes the experiment smaller (or larger) than 10,000 actions.
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,4 @@
-// The figures with targets (issue 32's list): each benchmark records its own as it prints it, and `npm run bench`
+// The figures with targets: each benchmark records its own as it prints it, and `npm run bench`
 // ends with all of them side by side, measured in the one run, each beside its target as a ratio.
 import { fmt } from './support.ts';
 

@@ -10,13 +10,13 @@ import { fmt } from './support.ts';
 import { customMetricCount } from '../lambdas/telemetry/metrics.ts';
 
 /**
- * $/month. Issue 16 set $1; the researchers' read-only role needs a secret of its own ($0.40: the Data API connects
+ * $/month. It was $1; the researchers' read-only role needs a secret of its own ($0.40: the Data API connects
  * only with a Secrets Manager secret), the price of researchers who cannot write, and the goal moved by that.
  */
 export const IDLE_GOAL = 1.5;
 
 /**
- * The stack before issue 16 (commit 0a7d2a8: a NAT gateway, RDS Proxy, Aurora Serverless v2 at a 0.5 ACU
+ * The stack before it was made serverless (commit 0a7d2a8: a NAT gateway, RDS Proxy, Aurora Serverless v2 at a 0.5 ACU
  * minimum, Lambdas in the VPC), resource by resource, at today's prices: printed beside the synthesized
  * stack's total for reference. Its template is gone, so its rows are kept here.
  */
@@ -227,7 +227,7 @@ export function idleCostBench(template: StackTemplate = stackTemplate()): { tota
   console.log(`  ${'total'.padEnd(width)}  ${''.padEnd(typeWidth)}  $${money(total).padStart(6)}  100.0%`);
   const before = BEFORE_ISSUE_16.reduce((n, r) => n + r.monthly, 0);
   console.log(
-    `  ${'before issue 16'.padEnd(width)}  ${'(reference)'.padEnd(typeWidth)}  $${money(before).padStart(6)}` +
+    `  ${'before serverless'.padEnd(width)}  ${'(reference)'.padEnd(typeWidth)}  $${money(before).padStart(6)}` +
       `  ${BEFORE_ISSUE_16.map((r) => `${r.resource} $${money(r.monthly)}`).join(', ')}`,
   );
   console.log(

@@ -8,7 +8,7 @@
 // Prints actions per second, the speed-up over one, turn latency (the agent
 // Task, database round trips included) at p50/p95/p99, CPU per action of Node
 // and of Postgres, and peak RSS. Targets: 32 concurrent at least 4x the
-// throughput of one; peak RSS under 400 MB (issue 32). BENCH_LOAD_ACTIONS sets the baseline experiments' size.
+// throughput of one; peak RSS under 400 MB. BENCH_LOAD_ACTIONS sets the baseline experiments' size.
 //
 // Why the CPU figures: a baseline experiment never waits on anything but the
 // CPU (Node, then Postgres, then Node...), so one of them already keeps

@@ -1,4 +1,4 @@
-// What an experiment's logs, metrics and traces cost (issue 30): CloudWatch Logs ingestion and storage for what the
+// What an experiment's logs, metrics and traces cost: CloudWatch Logs ingestion and storage for what the
 // functions and the state machines write (the functions' turn lines and embedded metric format records among it),
 // the custom metrics those records make, and X-Ray traces when tracing is on, at the stack's settings
 // (lib/observability.ts). Counts come from the run (bench/cost.ts): invocations, AWS history events, failure events,

@@ -1,4 +1,4 @@
-// The deploy rehearsal's time (issue 17): `cdk synth` with bundling, every
+// The deploy rehearsal's time: `cdk synth` with bundling, every
 // function's cold start in its own process, the migrations through the Data
 // API and each scenario. Goal: the whole scenario set in under 60 s on 2 cores.
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,4 @@
-// Issue 18's claim: the export of a sweep with 1,000,000 action rows completes over the RDS Data API (at most
+// The claim: the export of a sweep with 1,000,000 action rows completes over the RDS Data API (at most
 // 1 MiB an answer, so its reads are paged) in memory that does not grow with the rows. A sweep of BENCH_ACTIONS
 // actions (default 1,000,000; 100 runs of 10,000) and one of a tenth of that are written into an embedded Postgres
 // with generate_series, then exported as `ariadne export` does (reports/export.ts) in csv, jsonl and parquet over

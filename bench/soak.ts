@@ -1,4 +1,4 @@
-// A chaos soak (issue 33): a sweep of BENCH_SOAK_RUNS baseline runs (1,000 by default) and a companion
+// A chaos soak: a sweep of BENCH_SOAK_RUNS baseline runs (1,000 by default) and a companion
 // sweep of model runs against the Ollama simulator, through the real `ariadne sweep` command on a real
 // PostgreSQL (the embedded server, restartable). First undisturbed, then under chaos: the server restarted
 // three times (`pg_ctl restart -m fast`), the sweep process killed (SIGKILL) once and stopped (SIGTERM) once

@@ -4,7 +4,7 @@
 // experiment takes to draw and a 100,000-action one to open (navigation start to the first frame of the maze), in
 // headless Chromium, medians of 5 loads; beside them the API alone timed from Node, the bytes a live page fetches
 // for one new turn of a 1,000- and a 10,000-turn run, and the sweep grid and a transcript search on the same data.
-// Targets (issue 32): the table under 1 s, the 10,000-action draw under 150 ms, the 100,000-action open under 1 s,
+// Targets: the table under 1 s, the 10,000-action draw under 150 ms, the 100,000-action open under 1 s,
 // a live update's bytes the same at 10,000 turns as at 1,000 (and under 4 kB).
 import { availableParallelism, loadavg } from 'node:os';
 import { envInteger } from '../lambdas/config/environment.ts';

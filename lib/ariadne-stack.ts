@@ -1,5 +1,5 @@
 // The Ariadne stack: handler Lambdas, the experiment and sweep state machines,
-// and the database. Serverless for real (issue 16): nothing bills by the hour
+// and the database. Serverless for real: nothing bills by the hour
 // while no experiment runs (bench/idle-cost.ts prices the template).
 import {
   AspectPriority,

@@ -30,7 +30,7 @@ export function handlerFunction(
     timeoutSeconds: number;
     environment?: Record<string, string>;
     /**
-     * No Ariadne function runs in a VPC (issue 16: the database is reached through the Data API, so
+     * No Ariadne function runs in a VPC (the database is reached through the Data API, so
      * no NAT gateway is needed); kept only because FailureHandlingProps still forwards an optional one.
      */
     vpc?: IVpc;

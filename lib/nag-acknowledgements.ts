@@ -86,7 +86,7 @@ export function acknowledgeNagFindings(
       secret,
       'SMG4',
       'no rotation: the rotation Lambda has to run in the database VPC, whose isolated subnets reach Secrets ' +
-        'Manager only through an interface endpoint (~$7.30/month per AZ, many times the idle budget of issue 16); ' +
+        'Manager only through an interface endpoint (~$7.30/month per AZ, many times the idle budget); ' +
         'the secret is read by the RDS Data API only, IAM-authorized, never handed to a client',
     );
   ack(

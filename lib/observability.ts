@@ -1,4 +1,4 @@
-// What the stack writes about itself, and what that costs (issue 30): X-Ray tracing and the state machines' log
+// What the stack writes about itself, and what that costs: X-Ray tracing and the state machines' log
 // level are chosen once per stack (AriadneStackProps, `-c tracing=true`, `-c stateMachineLogLevel=ALL`) and read
 // here by every construct that makes a function or a state machine, so no construct needs a prop threaded to it.
 // bench/cost.ts prices what each choice writes per experiment.

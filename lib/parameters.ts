@@ -20,7 +20,7 @@ const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
  * transactions per second (TPS) that Systems Manager can process for GetParameter, GetParameters, and PutParameter
  * API calls for your AWS account and Region" (Systems Manager User Guide, parameter-store-throughput.html), and the
  * account's other users share it. 3 is PutParameter's standard throughput as AWS Support gave it
- * (terraform-aws-github-runner issue 2944: "the TPS for PutParameter Action is only 3 TPS with standard
+ * (philips-labs/terraform-aws-github-runner issue 2944: "the TPS for PutParameter Action is only 3 TPS with standard
  * throughput"); AWS's quotas page (general/latest/gr/ssm.html) was not in the corpus searched, so check it there.
  * Each creation takes CloudFormation over a second, so 3 chains stay under 3 calls a second; deleting the stack
  * follows the same chains backwards. The 43 parameters take 15 creations in a row.

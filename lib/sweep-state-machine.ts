@@ -8,7 +8,7 @@
 // experiment id: starting a sweep again is harmless, a run whose name was used
 // fails with ExecutionAlreadyExists, caught as "already run". Each iteration's
 // outcome goes to S3 (ResultWriter); results themselves stay in Postgres.
-// The sweep fits the account (issue 30, item 5): RegisterSweep reads the Lambda concurrency the account has free
+// The sweep fits the account: RegisterSweep reads the Lambda concurrency the account has free
 // and the Map takes its MaxConcurrency from what RegisterSweep allows (MaxConcurrencyPath); a sweep that could not
 // end within one Standard execution is refused there (lambdas/sweeps/sweep-capacity.ts).
 import { Duration } from 'aws-cdk-lib';

@@ -1,5 +1,5 @@
 // Resolves the CloudFormation values of a synthesized template (Ref, Fn::GetAtt, Fn::Join, Fn::Sub, ...) to the
-// concrete strings a deployment to one fixed fake account and Region would produce. The deploy rehearsal (issue 17)
+// concrete strings a deployment to one fixed fake account and Region would produce. The deploy rehearsal
 // needs ONE naming everywhere: the ARN a Lambda's environment variable names must be the ARN its IAM policy's
 // Resource names, or an allowed call would be denied (or a denied one allowed) for a reason AWS would not have.
 //

@@ -2,7 +2,7 @@
 // access key id, mapped to one function or state machine of the template), whether that principal's role may make
 // the calls the server derived from the request (iam.ts), and, if not, the AccessDenied reply in the protocol's
 // own format, so the SDK in the calling bundle raises the exception it would raise on AWS. Every decision is
-// counted for the rehearsal's table (issue 17).
+// counted for the rehearsal's table.
 import type { IncomingHttpHeaders } from 'node:http';
 import { profilePrefix } from '../lib/bedrock.ts';
 import { fact } from '../aws-facts/facts.ts';

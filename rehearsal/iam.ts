@@ -1,4 +1,4 @@
-// The IAM side of the deploy rehearsal (issue 17): who each Lambda function and state machine is (its role), what
+// The IAM side of the deploy rehearsal: who each Lambda function and state machine is (its role), what
 // its role may do (the role's policies, taken from the synthesized template, every value resolved by
 // template-values.ts) and whether one call is allowed, decided by a real IAM policy evaluator
 // (@cloud-copilot/iam-simulate's runSimulation over AWS's Service Authorization Reference data), not by

@@ -1,4 +1,4 @@
-// The deploy rehearsal (issue 17): what `cdk deploy` would upload, run the way
+// The deploy rehearsal: what `cdk deploy` would upload, run the way
 // the template wires it. Each Lambda's bundle runs in its own child process
 // with the template's environment (tokens resolved to one fake account), signs
 // its AWS calls with its own access key, and reaches local servers that speak

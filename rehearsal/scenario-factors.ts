@@ -1,4 +1,4 @@
-// The scenario "factors" (issue 19): a sweep over the experiment factors a study varies (observation format x
+// The scenario "factors": a sweep over the experiment factors a study varies (observation format x
 // memory mode) and two Bedrock models, launched and run through the stack's own bundles like any sweep, every run
 // to its end; then each run's config snapshot holds its cell's settings and `ariadne stats` (factorStats) groups
 // the runs by each factor.

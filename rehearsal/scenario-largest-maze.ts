@@ -1,4 +1,4 @@
-// The scenario "largest-maze" (issue 30 item 3): an experiment on the largest maze a run may name, through the stack's
+// The scenario "largest-maze": an experiment on the largest maze a run may name, through the stack's
 // functions, which read and write the run over the Data API; its simulator refuses a row over 64 KB and a response
 // over 1 MiB as AWS documents them (aws-facts/facts.ts), so a maze stored as one row too large would fail here. The
 // researcher scenario then replays it with --aws (the CLI's read of the same row). Reports how close it came.

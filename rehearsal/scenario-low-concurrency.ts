@@ -1,4 +1,4 @@
-// The scenario "low-concurrency" (issue 30, item 5): a sweep wider than a new account's Lambda concurrency. The
+// The scenario "low-concurrency": a sweep wider than a new account's Lambda concurrency. The
 // Lambda server answers GetAccountSettings as a new account would (10 concurrent executions, all unreserved); the
 // researcher's `ariadne sweep --aws` fits the sweep first (bin/cli/sweep-fit.ts, signed with the researcher policy's
 // key: GetAccountSettings, the deployed parameters, Bedrock's quotas from Service Quotas), then the sweep machine is

@@ -1,4 +1,4 @@
-// The scenarios of a new AWS account (issue 30): the deployed stack's first Claude call, and a Legacy model.
+// The scenarios of a new AWS account: the deployed stack's first Claude call, and a Legacy model.
 // The Bedrock simulator answers as its account state says (simulators/bedrock-catalog.ts): a new account has no
 // Anthropic use case details and no Marketplace subscription, and only an identity allowed aws-marketplace:Subscribe
 // (the administrator below, not the stack's Bedrock role) starts one with its first call. The administrator's

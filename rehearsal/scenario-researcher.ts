@@ -1,4 +1,4 @@
-// The scenario "researcher" (issue 18 in the rehearsal's world): after the other scenarios have run their
+// The scenario "researcher": after the other scenarios have run their
 // experiments and the sweep, a researcher on a laptop reads them with the CLI's --aws commands. The stack is found
 // through the CloudFormation server (the template's outputs), its database read through the world's Data API
 // server, its parameters and executions through its SSM and Step Functions servers, every request signed with the

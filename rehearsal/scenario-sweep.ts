@@ -1,4 +1,4 @@
-// The scenario "sweep" (issue 17, item 5): a sweep of 10,000 runs launched as a researcher launches one (the run
+// The scenario "sweep": a sweep of 10,000 runs launched as a researcher launches one (the run
 // list uploaded to the stack's sweep bucket, the sweep machine started with where it is), run through the
 // emulated sweep machine (sweep-machine.ts): RegisterSweep, the ItemReader, 10,000 launches under MaxConcurrency,
 // a sample of experiments run to their end, the rest stood in for, the results written. Checked against the

@@ -7,7 +7,7 @@ import { STATES } from '../lambdas/machine/states.ts';
 
 export const SECRET_SCENARIOS: Record<string, Scenario> = {
   async 'secret-rotation'(world) {
-    // Issue 17: the cluster's secret rotated mid-experiment. The Data API reads the secret on every call, so the
+    // The cluster's secret rotated mid-experiment. The Data API reads the secret on every call, so the
     // turns after the rotation connect with the new password; the experiment must not notice.
     const rotated: { done?: { afterTurn: number; previous: DatabaseSecret; current: DatabaseSecret } } = {};
     const row = await experiment(

@@ -1,4 +1,4 @@
-// The stack as a researcher's laptop finds it (issue 18): the synthesized template's outputs, resolved for the
+// The stack as a researcher's laptop finds it: the synthesized template's outputs, resolved for the
 // rehearsal's fake account, served by the CloudFormation simulator as DescribeStacks would return them. Shared by
 // the rehearsal's researcher scenario and the tests' deployed-stack harness.
 import { OUTPUT_KEYS, type StackOutputs } from '../lib/stack-outputs.ts';

@@ -1,4 +1,4 @@
-// The sweep machine, emulated from its synthesized definition (issue 17, item 2). The local interpreter
+// The sweep machine, emulated from its synthesized definition. The local interpreter
 // (aws-local-stepfunctions) runs neither a Distributed Map, nor an ItemReader or ResultWriter, nor a
 // .waitForTaskToken Task, so the rehearsal plays them, reading every value from the template's own definition
 // (Resources, Parameters, paths, JSONata Arguments, Retry, Catch, MaxConcurrencyPath, WriterConfig), never from

@@ -1,4 +1,4 @@
-// Rows to an Apache Parquet file, a page at a time, for the export (issue 18): pandas, R's arrow, DuckDB and
+// Rows to an Apache Parquet file, a page at a time, for the export: pandas, R's arrow, DuckDB and
 // Spark read it with column types, at a fraction of CSV's size. hyparquet-writer (pure JavaScript, MIT, one
 // dependency from the same authors) writes each page of rows as row groups as it comes, so memory stays that of
 // one page however many rows there are; the alternatives need WebAssembly and an Arrow table in memory

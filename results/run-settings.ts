@@ -1,4 +1,4 @@
-// The settings of a run, as a list of runs shows them (issue 31 item 5): for the runs of one sweep, the settings that
+// The settings of a run, as a list of runs shows them: for the runs of one sweep, the settings that
 // sweep varies (its cells' settings with more than one value) that reach the run's agent; for any other list, the
 // settings of its config snapshot that differ from the defaults and reach its agent. What reaches which agent is
 // migration 011's reaching_settings (reports/setting-reach.ts is the same list in TypeScript).

@@ -1,5 +1,5 @@
 // The agent monitor (phases and stuck detectors), fed the real game's
-// actions. Not yet wired into the turn engine (issue 6 continues).
+// actions. Not yet wired into the turn engine.
 import { describe, expect, it } from 'vitest';
 import { AgentMonitor, DEFAULT_THRESHOLDS, TRANSITIONS } from '../lambdas/engine/agent-monitor.ts';
 import { executeCall, initialState, type GameState } from '../lambdas/engine/game.ts';

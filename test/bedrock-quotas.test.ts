@@ -1,4 +1,4 @@
-// Bedrock's quotas from Service Quotas (issue 30, item 5): read page by page through the real SDK client from the
+// Bedrock's quotas from Service Quotas: read page by page through the real SDK client from the
 // Service Quotas simulator (AWS JSON 1.1), matched to each model id by how it is called (on demand, geographic or
 // global cross-Region profile: each has quotas of its own name, never used for another), printed by doctor
 // --bedrock, and the default of a sweep's shared rate limits where neither the file nor Parameter Store sets one.

@@ -914,8 +914,8 @@ describe('cdk-nag', () => {
         'AwsSolutions-IAM5',
         'AwsSolutions-RDS10', // created unprotected, protected by the stack's last resource
         'AwsSolutions-S1',
-        'AwsSolutions-SF1', // state machines log ERROR unless asked for ALL (issue 30)
-        'AwsSolutions-SF2', // X-Ray on request only (issue 30)
+        'AwsSolutions-SF1', // state machines log ERROR unless asked for ALL
+        'AwsSolutions-SF2', // X-Ray on request only
         'AwsSolutions-SMG4', // no secret rotation: it would need a Secrets Manager endpoint in the VPC
         'AwsSolutions-SQS3',
       ]);

@@ -1,4 +1,4 @@
-// Every maze row fits the RDS Data API (issue 30, item 3): a 201x201 maze, the largest allowed, is one row of about
+// Every maze row fits the RDS Data API: a 201x201 maze, the largest allowed, is one row of about
 // 14 KB (mazes.cells, 2 bits a cell) that reads back identically over pg and the Data API, and its replay and
 // report come out over the Data API, whose rows stop at 64 KB; a database built at migration 013 (jsonb grids) is
 // converted in place by 014 with every maze kept cell for cell and its content hash unchanged, and a maze that would

@@ -1,4 +1,4 @@
-// `ariadne doctor --aws --template cdk.out` (issue 30 item 9): the account checked before the first deploy, from the
+// `ariadne doctor --aws --template cdk.out`: the account checked before the first deploy, from the
 // synthesized stack, through the real SDK clients against the simulators of STS, SSM (the CDK bootstrap version),
 // CloudFormation, Lambda (GetAccountSettings), Bedrock and Service Quotas.
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

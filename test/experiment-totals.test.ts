@@ -1,4 +1,4 @@
-// Summaries kept, not recomputed (issue 32 item 1, migration 017): experiment_summary now reads experiment_totals,
+// Summaries kept, not recomputed (migration 017): experiment_summary now reads experiment_totals,
 // which each turn's statement advances and finalize recomputes. Here the kept row equals the old view's
 // (migration 004's, read as the reference) for every experiment, after real runs of every agent kind, while they
 // run (turn by turn, before finalize could mend anything) and when they end, over pg and the Data API; a turn rolled

@@ -1,4 +1,4 @@
-// Sweeps that grow under their name (issue 34, item 5): more seeds, repeats, agents or setting values added to a
+// Sweeps that grow under their name: more seeds, repeats, agents or setting values added to a
 // sweep that ran, its finished runs kept (not run again, their ids and cells unchanged), the new cells registered
 // after the old, the statistics over all; anything but growth refused, naming what changed; never on AWS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -97,7 +97,7 @@ describe('idle cost of a template', () => {
     expect(rows.Gateway).toBe(0);
   });
 
-  it('the issue 16 design: a writer at MinCapacity 0 with no proxy bills no compute; storage and secret remain', () => {
+  it('the serverless design: a writer at MinCapacity 0, no proxy, bills no compute; storage and secret remain', () => {
     const cost = idleCost({
       Resources: {
         Cluster: {
@@ -119,7 +119,7 @@ describe('idle cost of a template', () => {
     expect(cost.total).toBeCloseTo(0.5, 6);
   });
 
-  it('the reference rows of the stack before issue 16 price as the bench prices that design, $171.65 in all', () => {
+  it('the reference rows of the stack before serverless price as the bench prices it, $171.65 in all', () => {
     const before = Object.fromEntries(BEFORE_ISSUE_16.map((r) => [r.resource, r.monthly]));
     const old = monthly(idleCost(databaseStack(0.5)));
     expect(before['RDS Proxy (8 ACU minimum)']).toBeCloseTo(old.Proxy!, 6);

@@ -1,4 +1,4 @@
-// The image observation format (issue 34, item 2): the square in sight drawn as a PNG, sent as each provider's
+// The image observation format: the square in sight drawn as a PNG, sent as each provider's
 // image input (Ollama `images`, Converse image blocks, OpenAI image_url parts), read by the simulated vision models
 // (simulators/picture-reader.ts) to the goal; each call's pictures recorded as hashes and drawn again from the stored
 // state with the same hashes; and a sweep over observation [rays, image] x two providers, each cell its own group.

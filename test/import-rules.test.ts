@@ -1,4 +1,4 @@
-// The house's import rules (issue 31 item 2), read from the code's own imports with TypeScript's pre-processor
+// The house's import rules, read from the code's own imports with TypeScript's pre-processor
 // (static imports, re-exports and import() calls): no file imports itself through others (no circles), every
 // arrow runs down the layers below unless it is one of the named exceptions, and the engine stays free of the AWS
 // SDK and of Lambda's types. A new circle or upward arrow fails here, naming the files.

@@ -1,4 +1,4 @@
-// The OpenAI-compatible provider (issue 34, item 1) through the local runner against the OpenAI simulator: what is
+// The OpenAI-compatible provider through the local runner against the OpenAI simulator: what is
 // sent (the shared sampling, the cap as max_completion_tokens, the run's seed, reasoning_effort and
 // parallel_tool_calls only when set, nothing a reasoning model refuses), tokens exactly as the wire reported them
 // (cache reads and reasoning apart), the cost they make, the provenance record, faults retried or ending the run

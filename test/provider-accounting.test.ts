@@ -1,4 +1,4 @@
-// Token accounting and cost from what the provider reports (issue 29, points 8 and 9), over the Ollama and Bedrock
+// Token accounting and cost from what the provider reports, over the Ollama and Bedrock
 // simulators and both database transports: the estimate calibrated on the first reported prompt count and carried
 // to later turns (fresh agents), calls off by more than 10% flagged, and an unknown price told apart from zero cost.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// A model provider down for longer than a turn's retries (issue 33, item 2): the run waits with backoff and tries
+// A model provider down for longer than a turn's retries: the run waits with backoff and tries
 // the turn again (OutageWait, OutageResume), up to provider_outage_wait_minutes, then ends failed with what it
 // waited in its reason. Through the real state machine on the local runner (the Wait state's time shortened, the
 // schedule as CheckProgress chose it), the Ollama simulator answering 503 to every call meanwhile.

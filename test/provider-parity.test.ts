@@ -1,4 +1,4 @@
-// Provider parity (issue 29, points 5, 7 and 12) over both providers' simulators, through the real `ollama` and
+// Provider parity over both providers' simulators, through the real `ollama` and
 // Bedrock SDK clients and both database transports: what is sent for sampling and the output cap, per-repeat
 // seeds, truncation flagged and counted, reasoning stored, the provenance record, and strict_tool_calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

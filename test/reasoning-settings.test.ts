@@ -1,4 +1,4 @@
-// Reasoning as a setting (issue 34, item 3): each provider's own knob (OpenAI reasoning_effort, Ollama think, Bedrock
+// Reasoning as a setting: each provider's own knob (OpenAI reasoning_effort, Ollama think, Bedrock
 // reasoning_budget_tokens) swept by its dotted key like any setting, each value its own group in the statistics, the
 // reasoning stored (text where the server returns it; tokens as reported or estimated) and priced as output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

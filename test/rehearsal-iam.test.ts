@@ -1,4 +1,4 @@
-// The deploy rehearsal's authorization layer (issue 17) against the REAL synthesized template: each function's
+// The deploy rehearsal's authorization layer against the REAL synthesized template: each function's
 // role policies decide, through a real IAM evaluator, what its calls to the local AWS servers may do.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The deploy rehearsal's Lambda runtime (issue 17): the synthesized bundles,
+// The deploy rehearsal's Lambda runtime: the synthesized bundles,
 // each in its own child Node process with only the environment Lambda would
 // give it, answering invocations in Lambda's shapes (errors, timeouts, quotas).
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `ariadne policy researcher` (issue 18): the policy, generated from the synthesized stack's outputs as the
+// `ariadne policy researcher`: the policy, generated from the synthesized stack's outputs as the
 // rehearsal's fake account resolves them, is checked against AWS's Service Authorization Reference data, then
 // given to an IAM user of the rehearsal's model, whose calls through the real SDK clients to the local servers are
 // authorized by the same IAM evaluator as the stack's roles: everything a researcher does allowed, the same calls

@@ -1,4 +1,4 @@
-// The results commands with --aws (issue 18): a deployed stack found through CloudFormation, its database read
+// The results commands with --aws: a deployed stack found through CloudFormation, its database read
 // through the RDS Data API with the researcher's credentials, every call authorized against the policy
 // `ariadne policy researcher` generates: zero denials, and the same output as the local command on the same data.
 import { readFileSync } from 'node:fs';

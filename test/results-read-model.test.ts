@@ -1,4 +1,4 @@
-// The results read model (results/, issue 31 items 1 and 5): every read the CLI, the viewer and the reports share,
+// The results read model (results/): every read the CLI, the viewer and the reports share,
 // through its public functions on a real database over both transports; each run's settings (a sweep's varied
 // ones, else those that differ from the defaults); and the rules that keep it the one home of those reads.
 import { readdirSync, readFileSync, statSync } from 'node:fs';

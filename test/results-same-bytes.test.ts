@@ -1,4 +1,4 @@
-// Issue 30, item 4: every results command prints the same bytes locally (pg, to the test's Postgres) and with --aws
+// Every results command prints the same bytes locally (pg, to the test's Postgres) and with --aws
 // (the RDS Data API server in front of the same schema, found through a CloudFormation server), on a laptop whose
 // clock is far from UTC. Each command runs as a user runs it, a process of its own with TZ=Pacific/Auckland, and
 // stdout is compared byte for byte; the files a command writes too. Below that, the rows of a query over every

@@ -1,4 +1,4 @@
-// Budgets (issue 34, item 4): a run's max_tokens and max_cost_usd end it cleanly (status timeout, its own stop
+// Budgets: a run's max_tokens and max_cost_usd end it cleanly (status timeout, its own stop
 // reason) before the model call that would start past them, with every turn whole and the spend kept equal to its
 // turns'; a sweep's budget stops it starting runs and says why; a cost budget without a price is refused at start.
 import { writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The worked example of the statistics in docs/sweeps-and-statistics.md (issue 29, points 3, 4, 5, 10, 12): a 2x2
+// The worked example of the statistics in docs/sweeps-and-statistics.md: a 2x2
 // sweep, a baseline (frontier) and a model (through the Ollama simulator) x observation [rays, local_grid], three
 // mazes, two repeats. One model run ends in error (its agent fails) and one is left running (as a killed sweep
 // leaves it). Then the same runs in a database built at migration 010, upgraded in place by 011.

@@ -1,4 +1,4 @@
-// Every stored value that can grow is bounded where it is written (issue 30, item 3), so that no row is written that
+// Every stored value that can grow is bounded where it is written, so that no row is written that
 // the RDS Data API (64 KB a row) could not read back: the limits add up to less than a row per table and are
 // measured as Postgres prints the values; what a model writes (100 KB replies, reasoning, tool names and arguments)
 // is cut with a marker and the cut recorded, and every row reads back over the Data API; what the researcher asks

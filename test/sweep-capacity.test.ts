@@ -1,4 +1,4 @@
-// A sweep fits the account it runs in (issue 30, item 5): its width capped to the Lambda concurrency the account has
+// A sweep fits the account it runs in: its width capped to the Lambda concurrency the account has
 // free, its length checked against one Standard execution, both by RegisterSweep at run time (and by the CLI before:
 // test/bedrock-quotas.test.ts, test/launch.test.ts); the account read through the real Lambda SDK client from the
 // Lambda simulator's GetAccountSettings.

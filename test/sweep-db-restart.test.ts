@@ -1,4 +1,4 @@
-// The database server restarted twice under a running `ariadne sweep` (issue 33), as an administrator does for
+// The database server restarted twice under a running `ariadne sweep`, as an administrator does for
 // maintenance (`pg_ctl restart -m fast`: every session ends with "terminating connection due to administrator
 // command", and connections are refused until the server is back): the same command rides it out and exits 0, and
 // every run's actions are those of the same sweep run undisturbed. On a server of this file's own.

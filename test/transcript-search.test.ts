@@ -1,4 +1,4 @@
-// Transcript search by trigram index (issue 32, item 2): results/transcript-search.ts must give the same hits in
+// Transcript search by trigram index: results/transcript-search.ts must give the same hits in
 // the same order as the sequential scan it replaced (test/support/transcript-search-reference.ts), on text with
 // LIKE's pattern characters, backslashes, case and non-ASCII letters, over both transports; and each source's
 // filter must be one its index answers (the plan names the index).

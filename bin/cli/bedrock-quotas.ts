@@ -1,4 +1,4 @@
-// Bedrock's per-model quotas for this account and Region, read from Service Quotas (issue 30, item 5), so that a
+// Bedrock's per-model quotas for this account and Region, read from Service Quotas, so that a
 // sweep's shared rate limits (config.rate_limits) default to what the account may really send, and `ariadne doctor
 // --aws --bedrock` prints them.
 //

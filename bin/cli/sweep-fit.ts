@@ -1,4 +1,4 @@
-// `ariadne sweep FILE --aws` fits the sweep to the account before anything is uploaded (issue 30, item 5): its width
+// `ariadne sweep FILE --aws` fits the sweep to the account before anything is uploaded: its width
 // capped to the Lambda concurrency the account has free, its length checked against one Standard execution (both
 // lambdas/sweeps/sweep-capacity.ts, which RegisterSweep applies again at run time), and the shared rate limit of each
 // Bedrock model it calls defaulted, where neither the file nor Parameter Store sets one, to the account's quotas for

@@ -51,7 +51,7 @@ export interface ModelEntry {
   /** The most output tokens one reply may have; null where the source gives none. */
   max_output_tokens?: number | null;
   /**
-   * Lifecycle as of `read`: Bedrock's (model-lifecycle page, a model card; issue 30 for Sonnet 4.5), else
+   * Lifecycle as of `read`: Bedrock's (model-lifecycle page, a model card), else
    * Anthropic's own label for the model where no AWS page gave one (`status_source` says which).
    */
   status: 'active' | 'legacy' | 'end-of-life';

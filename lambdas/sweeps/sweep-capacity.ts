@@ -1,4 +1,4 @@
-// How wide and how long a sweep may run in the account it runs in (issue 30, item 5): the one arithmetic the CLI
+// How wide and how long a sweep may run in the account it runs in: the one arithmetic the CLI
 // (`ariadne sweep FILE --aws`, before anything is uploaded) and RegisterSweep (the sweep machine's first state, at
 // run time) both use.
 //

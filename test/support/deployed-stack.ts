@@ -1,4 +1,4 @@
-// A deployed stack as a researcher's laptop sees it, for the `--aws` commands (issue 18): the synthesized template's
+// A deployed stack as a researcher's laptop sees it, for the `--aws` commands: the synthesized template's
 // outputs (resolved for the rehearsal's fake account) served by the CloudFormation simulator, the stack's Aurora by
 // the RDS Data API server in front of a test schema, its parameters by the SSM server, and every request authorized
 // by the rehearsal's IAM evaluator against the policy `ariadne policy researcher` generates, given to a user whose
