@@ -4,11 +4,11 @@
 // for the tests that compare prompts with observations.
 import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
 import type { Observation } from '../lambdas/engine/agent.ts';
-import { executeCall, initialState, toSeen, visionOf, type ActionResult } from '../lambdas/engine/game.ts';
+import { executeCall, initialState, type ActionResult } from '../lambdas/engine/game.ts';
+import { observationAt } from '../lambdas/engine/observation.ts';
 import { MOVE_TOOLS } from '../lambdas/engine/tools.ts';
 import { DIRECTIONS, WALL, type Point } from '../lambdas/maze/grid.ts';
 import type { Maze } from '../lambdas/maze/maze.ts';
-import { visibleCells } from '../lambdas/maze/vision.ts';
 import {
   observationPicture,
   renderObservation,
@@ -36,19 +36,12 @@ export function shownAt(maze: Maze, config: ExperimentConfig, at: Point = maze.s
   const state = initialState(maze, config);
   state.position = { ...at };
   state.goalFound = false; // judged from this cell on, not from the start's view
-  const observation: Observation = {
+  const observation = observationAt(maze, config, state, {
     turnNumber: 1,
-    position: { ...at },
-    visible: toSeen(maze, visibleCells(maze.grid, at, visionOf(config))),
-    known: { width: maze.width, height: maze.height, cells: state.known },
-    grid: maze.grid,
     results: [],
-    actionsTaken: 0,
-    tilesSeen: state.tilesSeen,
     phase: 'exploring',
     actionsLeftInTurn: config.max_actions_per_turn,
-    config,
-  };
+  });
   const open = (Object.keys(MOVE_TOOLS) as Array<keyof typeof MOVE_TOOLS>).find((name) => {
     const { dx, dy } = DIRECTIONS[MOVE_TOOLS[name]];
     return maze.grid.inBounds(at.x + dx, at.y + dy) && maze.grid.get(at.x + dx, at.y + dy) !== WALL;

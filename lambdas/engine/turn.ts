@@ -12,10 +12,10 @@
 // were served and spent, so the run's totals and budgets count them.
 import { randomUUID } from 'node:crypto';
 import type { AgentFactory, AgentReply, Observation } from './agent.ts';
-import { cellsEntered, executeCall, refuseCall, toSeen, visionOf, type ActionResult, type GameState } from './game.ts';
+import { cellsEntered, executeCall, refuseCall, type ActionResult, type GameState } from './game.ts';
+import { observationAt } from './observation.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import { visibleCells } from '../maze/vision.ts';
 import type {
   AbandonedCall,
   EngineStore,
@@ -66,33 +66,80 @@ export async function runTurn(experimentId: string, turnNumber: number, deps: Tu
   }
 }
 
+/** One try of a turn in progress: what it loaded, and what it has done so far. */
+interface TurnInProgress {
+  experimentId: string;
+  turnNumber: number;
+  deps: TurnDeps;
+  now: () => Date;
+  startedAt: Date;
+  experiment: TurnContext['experiment'];
+  maze: Maze;
+  /** Ours to change: the store keeps no reference to it (EngineStore.loadTurnContext). */
+  state: GameState;
+  config: ExperimentConfig;
+  agent: ReturnType<AgentFactory>;
+  monitor: AgentMonitor;
+  known: Observation['known'];
+  price: Price;
+  /** What the run had spent before this turn. */
+  spent: TurnContext['spent'];
+  actions: ActionResult[];
+  llmCalls: LlmCallRecord[];
+  totals: TurnTotals;
+  transitions: RecordedTransition[];
+  signals: Array<StuckSignal & { at: Date }>;
+  halt: Halt | null;
+  executed: number;
+  lastResults: ActionResult[];
+  /** What the shared budget was charged for this turn so far. */
+  charged: { tokens: number; costUsd: number };
+}
+
+type TurnContext = Awaited<ReturnType<EngineStore['loadTurnContext']>>;
+
 async function tryTurn(
   experimentId: string,
   turnNumber: number,
   deps: TurnDeps,
   answered: Answered,
 ): Promise<TurnSummary> {
-  const now = deps.now ?? (() => new Date());
-  const {
-    experiment,
-    maze,
-    // ours to change: the store keeps no reference to it (EngineStore.loadTurnContext)
-    state,
-    agentState,
-    agentMemory,
-    spent,
-  } = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
+  const context = await deps.store.loadTurnContext(experimentId, { forTurn: turnNumber });
+  const replay = await replayed(experimentId, turnNumber, deps.store, context);
+  if (replay) return replay;
+  const turn = openTurn(experimentId, turnNumber, deps, context, answered);
+  // where the answers come from, asked once, at the first turn (the store keeps the first record it gets)
+  const provenance = turnNumber === 1 && turn.agent.provenance ? await turn.agent.provenance() : undefined;
+  const stopReason = closeTurn(turn, await playTurn(turn));
+  return commit(turn, stopReason, provenance);
+}
+
+/** A retried invocation's turn, already committed: what it wrote. Refuses a closed run or a turn out of order. */
+async function replayed(
+  experimentId: string,
+  turnNumber: number,
+  store: EngineStore,
+  { experiment, state }: TurnContext,
+): Promise<TurnSummary | null> {
   if (state.turnsCompleted >= turnNumber) {
-    // A replay (a retried invocation): return what was committed, write nothing.
-    const existing = await deps.store.findTurn(experimentId, turnNumber);
+    const existing = await store.findTurn(experimentId, turnNumber);
     if (existing) return existing;
   }
   if (experiment.status !== 'running') throw new ExperimentClosedError(experimentId, experiment.status);
   if (state.turnsCompleted !== turnNumber - 1)
     throw new TurnOutOfOrderError(experimentId, turnNumber, state.turnsCompleted);
+  return null;
+}
 
+function openTurn(
+  experimentId: string,
+  turnNumber: number,
+  deps: TurnDeps,
+  { experiment, maze, state, agentState, agentMemory, spent }: TurnContext,
+  answered: Answered,
+): TurnInProgress {
+  const now = deps.now ?? (() => new Date());
   const config = experiment.config;
-  const startedAt = now();
   const agent = deps.agents({
     experimentId,
     agent: experiment.agent,
@@ -103,258 +150,294 @@ async function tryTurn(
     memory: agentMemory ?? null,
     tokenCalibration: experiment.tokenCalibration ?? null,
   });
-  // where the answers come from, asked once, at the first turn (the store keeps the first record it gets)
-  const provenance = turnNumber === 1 && agent.provenance ? await agent.provenance() : undefined;
-  const actions: ActionResult[] = [];
-  const llmCalls: LlmCallRecord[] = answered.calls;
-  const totals: TurnTotals = {
-    llmCalls: 0,
-    inputTokens: null,
-    outputTokens: null,
-    cacheReadInputTokens: null,
-    cacheWriteInputTokens: null,
-    costUsd: null,
-    latencyMs: 0,
+  answered.price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
+  return {
+    experimentId,
+    turnNumber,
+    deps,
+    now,
+    startedAt: now(),
+    experiment,
+    maze,
+    state,
+    config,
+    agent,
+    monitor: new AgentMonitor(config.stuck_thresholds, agentState ?? undefined),
+    known: { width: maze.width, height: maze.height, cells: state.known },
+    price: answered.price,
+    spent,
+    actions: [],
+    llmCalls: answered.calls,
+    totals: {
+      llmCalls: 0,
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadInputTokens: null,
+      cacheWriteInputTokens: null,
+      costUsd: null,
+      latencyMs: 0,
+    },
+    transitions: [],
+    signals: [],
+    halt: null,
+    executed: 0,
+    lastResults: [],
+    charged: { tokens: 0, costUsd: 0 },
   };
-  let executed = 0;
-  let lastResults: ActionResult[] = [];
-  const monitor = new AgentMonitor(config.stuck_thresholds, agentState ?? undefined);
-  const transitions: RecordedTransition[] = [];
-  const signals: Array<StuckSignal & { at: Date }> = [];
-  let halt: Halt | null = null;
-  const known = { width: maze.width, height: maze.height, cells: state.known };
-  const frontierDistance = (below?: number) => frontierSearch(known, state.position, below)?.distance ?? null;
-  const watch = (seen: { transitions: Transition[]; signals: StuckSignal[] }) => {
-    const at = now();
-    for (const t of seen.transitions) transitions.push({ ...t, at });
-    for (const s of seen.signals) signals.push({ ...s, at });
-    if (config.stuck_policy === 'halt' && halt === null && seen.signals.length > 0) {
-      const { detector, detail, step } = seen.signals[0];
-      halt = { detector, detail, step };
-    }
-  };
-  const limitReached = (): TurnStopReason | null =>
-    state.goalFound
-      ? 'goal_found'
-      : halt
-        ? 'stuck'
-        : state.actionsTaken >= config.max_moves
-          ? 'max_moves'
-          : executed >= config.max_actions_per_turn
-            ? 'action_limit'
-            : null;
-  const price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
-  answered.price = price;
-  // What this turn has spent so far, at the run's prices (a cost budget needs a price: refused at start otherwise).
-  const turnCost = (): number => reportedCostUsd(price, totals) ?? 0;
-  /**
-   * The run's budget, or the one it shares, spent: checked before each reply, so a run overshoots it by one reply
-   * (a workflow's steps).
-   */
-  const budgetSpent = (): TurnStopReason | null =>
-    agent.callsModel
-      ? (budgetReached(config, {
-          tokens: (spent?.tokens ?? 0) + spentTokens(totals),
-          costUsd: (spent?.costUsd ?? 0) + turnCost(),
-        }) ??
-        deps.sharedBudget?.reached() ??
-        null)
-      : null;
-  // what the shared budget was charged for this turn so far
-  const charged = { tokens: 0, costUsd: 0 };
-  const chargeShared = () => {
-    if (!deps.sharedBudget) return;
-    const now = { tokens: spentTokens(totals), costUsd: turnCost() };
-    deps.sharedBudget.add({ tokens: now.tokens - charged.tokens, costUsd: now.costUsd - charged.costUsd });
-    Object.assign(charged, now);
-  };
-  let stopReason: TurnStopReason | null = limitReached() ?? budgetSpent(); // a finished game asks the agent nothing
-  const { deadline } = deps;
+}
+
+/** The agent asked and its calls run, reply after reply, until something ends the turn; returns what did. */
+async function playTurn(t: TurnInProgress): Promise<TurnStopReason> {
+  let stopReason = limitReached(t) ?? budgetSpent(t); // a finished game asks the agent nothing
   // What one more model call may take: its attempt's timeout (a retry starts only if it fits too: retry.ts).
-  const callMs = agent.callsModel ? config.retry.timeout_ms : 0;
-  let replies = 0;
-
-  while (stopReason === null) {
+  const callMs = t.agent.callsModel ? t.config.retry.timeout_ms : 0;
+  for (let replies = 0; stopReason === null; replies++) {
     // The turn's first call always starts (bounded by the deadline); a later one only if it can end before it.
-    if (deadline && replies > 0 && !deadline.fits(callMs)) {
-      stopReason = 'deadline';
-      break;
-    }
-    if (replies > 0 && (stopReason = budgetSpent()) !== null) break;
-    const visible = toSeen(maze, visibleCells(maze.grid, state.position, visionOf(config)));
-    const observation: Observation = {
-      turnNumber,
-      position: { ...state.position },
-      visible,
-      known,
-      grid: maze.grid,
-      results: lastResults,
-      actionsTaken: state.actionsTaken,
-      tilesSeen: state.tilesSeen,
-      phase: monitor.phase,
-      actionsLeftInTurn: config.max_actions_per_turn - executed,
-      config,
-      ...(config.stuck_policy === 'advise' ? { agentState: monitor.view(state.actionsTaken, turnNumber) } : {}),
-    };
-    let reply: AgentReply;
-    try {
-      reply = await agent.act(observation, deadline?.forCall());
-    } catch (err) {
-      // Stopped at the deadline: what the turn did is committed. With no reply yet it did nothing: the error stands.
-      if (err instanceof ModelCallDeadlineError && replies > 0) {
-        stopReason = 'deadline';
-        break;
-      }
-      throw err;
-    }
-    replies++;
-    if (agent.callsModel) {
-      llmCalls.push({
-        callIndex: llmCalls.length,
-        firstActionIndex: reply.calls.length > 0 ? actions.length : null,
-        inputTokens: reply.usage?.inputTokens ?? null,
-        outputTokens: reply.usage?.outputTokens ?? null,
-        cacheReadInputTokens: reply.usage?.cacheReadInputTokens ?? null,
-        cacheWriteInputTokens: reply.usage?.cacheWriteInputTokens ?? null,
-        reportedReasoningTokens: reply.usage?.reasoningTokens ?? null,
-        latencyMs: Math.round(reply.latencyMs ?? 0),
-        stopReason: reply.stopReason ?? null,
-        text: reply.text ?? null,
-        toolCalls: reply.calls.map((c) => ({
-          name: String(c.name),
-          arguments: c.arguments ?? null,
-          parsedFromText: c.parsedFromText === true,
-        })),
-        retries: reply.retries ?? [],
-        workflowSteps: reply.workflow?.steps ?? null,
-        context: reply.context ?? null,
-        timings: reply.timings ?? null,
-        // only what the agent reported: a baseline or scripted agent's record stays as it was
-        ...(typeof reply.truncated === 'boolean' ? { truncated: reply.truncated } : {}),
-        ...(typeof reply.promptTruncated === 'boolean' ? { promptTruncated: reply.promptTruncated } : {}),
-        ...(reply.simulator ? { simulator: reply.simulator } : {}),
-        ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
-        ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
-        ...(reply.images ? { images: reply.images } : {}),
-      });
-    }
-    if (reply.workflow) {
-      const at = now();
-      for (const m of reply.workflow.moves)
-        transitions.push({ machine: 'workflow', ...m, step: state.actionsTaken, turn: turnNumber, at });
-    }
-    if (reply.usage) {
-      totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
-      totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;
-      const { cacheReadInputTokens: read, cacheWriteInputTokens: write } = reply.usage;
-      if (read !== undefined) totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + read;
-      if (write !== undefined) totals.cacheWriteInputTokens = (totals.cacheWriteInputTokens ?? 0) + write;
-    }
-    chargeShared();
-    totals.latencyMs += reply.latencyMs ?? 0;
-    if (reply.calls.length === 0) {
-      stopReason = reply.text ? 'no_tool_calls' : 'empty_reply';
-      break;
-    }
-
-    lastResults = [];
-    reply.calls.forEach((call, k) => {
-      const ctx = { callIndex: actions.length, assistantText: k === 0 ? (reply.text ?? null) : null };
-      const ended = limitReached();
-      const result =
-        ended === null
-          ? config.strict_tool_calls === true && call.parsedFromText === true
-            ? refuseTextCall(state, maze, config, call, ctx)
-            : executeCall(state, maze, config, call, ctx)
-          : ended === 'action_limit'
-            ? refuseCall(
-                state,
-                call,
-                ctx,
-                'refused_action_limit',
-                `not executed: a turn runs at most ${config.max_actions_per_turn} actions`,
-              )
-            : refuseCall(state, call, ctx, 'refused_turn_over', `not executed: the turn ended (${ended})`);
-      if (result.executed) {
-        executed++;
-        watch(monitor.observe(result, turnNumber, frontierDistance));
-      }
-      actions.push(result);
-      lastResults.push(result);
-    });
-    stopReason = limitReached();
+    if (t.deps.deadline && replies > 0 && !t.deps.deadline.fits(callMs)) return 'deadline';
+    if (replies > 0 && (stopReason = budgetSpent(t)) !== null) return stopReason;
+    const reply = await ask(t, replies);
+    if (reply === null) return 'deadline';
+    recordReply(t, reply);
+    if (reply.calls.length === 0) return reply.text ? 'no_tool_calls' : 'empty_reply';
+    runCalls(t, reply);
+    stopReason = limitReached(t);
   }
+  return stopReason;
+}
 
-  const recorded = monitor.transitions.length;
-  const idle = monitor.endTurn(turnNumber, executed, state.actionsTaken);
-  watch({ transitions: monitor.transitions.slice(recorded), signals: idle });
-  if (halt !== null && !state.goalFound) stopReason = 'stuck';
-  state.turnsCompleted = turnNumber;
-  totals.llmCalls = llmCalls.length;
-  if (price && totals.inputTokens !== null) totals.costUsd = turnCost();
-  const endedAt = now();
+/** The agent's reply to what it sees now; null when the deadline stopped a later reply (the turn so far stands). */
+async function ask(t: TurnInProgress, replies: number): Promise<AgentReply | null> {
+  const observation = observationAt(t.maze, t.config, t.state, {
+    turnNumber: t.turnNumber,
+    results: t.lastResults,
+    phase: t.monitor.phase,
+    actionsLeftInTurn: t.config.max_actions_per_turn - t.executed,
+    ...(t.config.stuck_policy === 'advise' ? { agentState: t.monitor.view(t.state.actionsTaken, t.turnNumber) } : {}),
+  });
+  try {
+    return await t.agent.act(observation, t.deps.deadline?.forCall());
+  } catch (err) {
+    // Stopped at the deadline: what the turn did is committed. With no reply yet it did nothing: the error stands.
+    if (err instanceof ModelCallDeadlineError && replies > 0) return null;
+    throw err;
+  }
+}
+
+/** A reply's model call, its workflow's moves and its usage, kept with the turn and charged to a shared budget. */
+function recordReply(t: TurnInProgress, reply: AgentReply): void {
+  if (t.agent.callsModel) t.llmCalls.push(callRecord(reply, t.llmCalls.length, t.actions.length));
+  if (reply.workflow) {
+    const at = t.now();
+    for (const m of reply.workflow.moves)
+      t.transitions.push({ machine: 'workflow', ...m, step: t.state.actionsTaken, turn: t.turnNumber, at });
+  }
+  if (reply.usage) {
+    const { totals } = t;
+    totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
+    totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;
+    const { cacheReadInputTokens: read, cacheWriteInputTokens: write } = reply.usage;
+    if (read !== undefined) totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + read;
+    if (write !== undefined) totals.cacheWriteInputTokens = (totals.cacheWriteInputTokens ?? 0) + write;
+  }
+  chargeShared(t);
+  t.totals.latencyMs += reply.latencyMs ?? 0;
+}
+
+/** One model call as the store keeps it. */
+function callRecord(reply: AgentReply, callIndex: number, nextAction: number): LlmCallRecord {
+  return {
+    callIndex,
+    firstActionIndex: reply.calls.length > 0 ? nextAction : null,
+    inputTokens: reply.usage?.inputTokens ?? null,
+    outputTokens: reply.usage?.outputTokens ?? null,
+    cacheReadInputTokens: reply.usage?.cacheReadInputTokens ?? null,
+    cacheWriteInputTokens: reply.usage?.cacheWriteInputTokens ?? null,
+    reportedReasoningTokens: reply.usage?.reasoningTokens ?? null,
+    latencyMs: Math.round(reply.latencyMs ?? 0),
+    stopReason: reply.stopReason ?? null,
+    text: reply.text ?? null,
+    toolCalls: reply.calls.map((c) => ({
+      name: String(c.name),
+      arguments: c.arguments ?? null,
+      parsedFromText: c.parsedFromText === true,
+    })),
+    retries: reply.retries ?? [],
+    workflowSteps: reply.workflow?.steps ?? null,
+    context: reply.context ?? null,
+    timings: reply.timings ?? null,
+    // only what the agent reported: a baseline or scripted agent's record stays as it was
+    ...(typeof reply.truncated === 'boolean' ? { truncated: reply.truncated } : {}),
+    ...(typeof reply.promptTruncated === 'boolean' ? { promptTruncated: reply.promptTruncated } : {}),
+    ...(reply.simulator ? { simulator: reply.simulator } : {}),
+    ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
+    ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
+    ...(reply.images ? { images: reply.images } : {}),
+  };
+}
+
+/** The reply's calls in order: each executed while the turn lasts, refused (and logged) once it has ended. */
+function runCalls(t: TurnInProgress, reply: AgentReply): void {
+  const { state, maze, config } = t;
+  t.lastResults = [];
+  reply.calls.forEach((call, k) => {
+    const ctx = { callIndex: t.actions.length, assistantText: k === 0 ? (reply.text ?? null) : null };
+    const ended = limitReached(t);
+    const result =
+      ended === null
+        ? config.strict_tool_calls === true && call.parsedFromText === true
+          ? refuseTextCall(state, maze, config, call, ctx)
+          : executeCall(state, maze, config, call, ctx)
+        : ended === 'action_limit'
+          ? refuseCall(
+              state,
+              call,
+              ctx,
+              'refused_action_limit',
+              `not executed: a turn runs at most ${config.max_actions_per_turn} actions`,
+            )
+          : refuseCall(state, call, ctx, 'refused_turn_over', `not executed: the turn ended (${ended})`);
+    if (result.executed) {
+      t.executed++;
+      const frontierDistance = (below?: number) => frontierSearch(t.known, state.position, below)?.distance ?? null;
+      watch(t, t.monitor.observe(result, t.turnNumber, frontierDistance));
+    }
+    t.actions.push(result);
+    t.lastResults.push(result);
+  });
+}
+
+/** The monitor's transitions and signals, kept with the time they were seen; the halt policy's first signal. */
+function watch(t: TurnInProgress, seen: { transitions: Transition[]; signals: StuckSignal[] }): void {
+  const at = t.now();
+  for (const x of seen.transitions) t.transitions.push({ ...x, at });
+  for (const s of seen.signals) t.signals.push({ ...s, at });
+  if (t.config.stuck_policy === 'halt' && t.halt === null && seen.signals.length > 0) {
+    const { detector, detail, step } = seen.signals[0];
+    t.halt = { detector, detail, step };
+  }
+}
+
+/** What of the game ends the turn now, if anything. */
+function limitReached(t: TurnInProgress): TurnStopReason | null {
+  if (t.state.goalFound) return 'goal_found';
+  if (t.halt) return 'stuck';
+  if (t.state.actionsTaken >= t.config.max_moves) return 'max_moves';
+  return t.executed >= t.config.max_actions_per_turn ? 'action_limit' : null;
+}
+
+/** What this turn has spent so far, at the run's prices (a cost budget needs a price: refused at start otherwise). */
+function turnCost(t: TurnInProgress): number {
+  return reportedCostUsd(t.price, t.totals) ?? 0;
+}
+
+/**
+ * The run's budget, or the one it shares, spent: checked before each reply, so a run overshoots it by one reply
+ * (a workflow's steps).
+ */
+function budgetSpent(t: TurnInProgress): TurnStopReason | null {
+  if (!t.agent.callsModel) return null;
+  const run = budgetReached(t.config, {
+    tokens: (t.spent?.tokens ?? 0) + spentTokens(t.totals),
+    costUsd: (t.spent?.costUsd ?? 0) + turnCost(t),
+  });
+  return run ?? t.deps.sharedBudget?.reached() ?? null;
+}
+
+function chargeShared(t: TurnInProgress): void {
+  if (!t.deps.sharedBudget) return;
+  const sofar = { tokens: spentTokens(t.totals), costUsd: turnCost(t) };
+  t.deps.sharedBudget.add({ tokens: sofar.tokens - t.charged.tokens, costUsd: sofar.costUsd - t.charged.costUsd });
+  t.charged = sofar;
+}
+
+/** The turn's end: the monitor's last look, the halt policy, the totals; returns the turn's stop reason. */
+function closeTurn(t: TurnInProgress, played: TurnStopReason): TurnStopReason {
+  const recorded = t.monitor.transitions.length;
+  const idle = t.monitor.endTurn(t.turnNumber, t.executed, t.state.actionsTaken);
+  watch(t, { transitions: t.monitor.transitions.slice(recorded), signals: idle });
+  t.state.turnsCompleted = t.turnNumber;
+  t.totals.llmCalls = t.llmCalls.length;
+  if (t.price && t.totals.inputTokens !== null) t.totals.costUsd = turnCost(t);
+  return t.halt !== null && !t.state.goalFound ? 'stuck' : played;
+}
+
+/** The whole turn written at once; a lost race returns the winner's turn. Then told and summarized. */
+async function commit(
+  t: TurnInProgress,
+  stopReason: TurnStopReason,
+  /** Where the answers come from (the first turn's, else undefined). */
+  provenance: unknown,
+): Promise<TurnSummary> {
+  const { deps, state, experimentId, turnNumber } = t;
+  const endedAt = t.now();
   const written = await deps.store.commitTurn({
     experimentId,
     turnNumber,
-    startedAt,
+    startedAt: t.startedAt,
     endedAt,
     stopReason,
-    totals,
-    llmCalls,
-    actions,
+    totals: t.totals,
+    llmCalls: t.llmCalls,
+    actions: t.actions,
     stateAfter: state,
-    entered: cellsEntered(state, maze.width, actions),
-    agentStateAfter: monitor.snapshot(),
-    agentMemoryAfter: agent.memory?.(lastResults),
-    transitions,
-    signals,
-    stuckPolicy: config.stuck_policy,
-    halt,
+    entered: cellsEntered(state, t.maze.width, t.actions),
+    agentStateAfter: t.monitor.snapshot(),
+    agentMemoryAfter: t.agent.memory?.(t.lastResults),
+    transitions: t.transitions,
+    signals: t.signals,
+    stuckPolicy: t.config.stuck_policy,
+    halt: t.halt,
     provenance,
-    tokenCalibration: agent.tokenCalibration?.() ?? null,
-    priceKnown: agent.callsModel && experiment.model ? price !== undefined : null,
+    tokenCalibration: t.agent.tokenCalibration?.() ?? null,
+    priceKnown: t.agent.callsModel && t.experiment.model ? t.price !== undefined : null,
     providerWait: deps.providerWait,
   });
-  if (!written) {
-    // Another invocation of the same turn committed first: its rows are the truth.
-    const winner = await deps.store.findTurn(experimentId, turnNumber);
-    if (winner) return winner;
-    // Or the experiment moved on without us (finalized, or further along).
-    const current = await deps.store.loadTurnContext(experimentId);
-    if (current.experiment.status !== 'running')
-      throw new ExperimentClosedError(experimentId, current.experiment.status);
-    throw new TurnOutOfOrderError(experimentId, turnNumber, current.state.turnsCompleted);
-  }
-  deps.onCommitted?.({
+  if (!written) return lostRace(deps.store, experimentId, turnNumber);
+  deps.onCommitted?.(usageOf(t, stopReason, endedAt));
+  return {
     experimentId,
-    turn: turnNumber,
-    agent: experiment.agent,
-    model: experiment.model,
-    durationMs: endedAt.getTime() - startedAt.getTime(),
-    actions: executed,
+    turnNumber,
+    actionsExecuted: t.executed,
+    callsRefused: t.actions.length - t.executed,
+    stopReason,
+    goalFound: state.goalFound,
+    actionsTaken: state.actionsTaken,
+    tilesSeen: state.tilesSeen,
+    position: { ...state.position },
+    phase: t.monitor.phase,
+    halt: t.halt,
+    replayed: false,
+  };
+}
+
+/** Another invocation of the same turn committed first (its rows are the truth), or the run moved on without us. */
+async function lostRace(store: EngineStore, experimentId: string, turnNumber: number): Promise<TurnSummary> {
+  const winner = await store.findTurn(experimentId, turnNumber);
+  if (winner) return winner;
+  const current = await store.loadTurnContext(experimentId);
+  if (current.experiment.status !== 'running') throw new ExperimentClosedError(experimentId, current.experiment.status);
+  throw new TurnOutOfOrderError(experimentId, turnNumber, current.state.turnsCompleted);
+}
+
+/** What a committed turn did, for its log line and metrics. */
+function usageOf(t: TurnInProgress, stopReason: TurnStopReason, endedAt: Date): TurnUsage {
+  const { totals } = t;
+  return {
+    experimentId: t.experimentId,
+    turn: t.turnNumber,
+    agent: t.experiment.agent,
+    model: t.experiment.model,
+    durationMs: endedAt.getTime() - t.startedAt.getTime(),
+    actions: t.executed,
     llmCalls: totals.llmCalls,
     inputTokens: totals.inputTokens,
     outputTokens: totals.outputTokens,
     cacheReadInputTokens: totals.cacheReadInputTokens,
     cacheWriteInputTokens: totals.cacheWriteInputTokens,
     costUsd: totals.costUsd,
-    throttles: llmCalls.reduce((n, c) => n + c.retries.filter(isThrottle).length, 0),
+    throttles: t.llmCalls.reduce((n, c) => n + c.retries.filter(isThrottle).length, 0),
     stopReason,
-    goalFound: state.goalFound,
-  });
-  return {
-    experimentId,
-    turnNumber,
-    actionsExecuted: executed,
-    callsRefused: actions.length - executed,
-    stopReason,
-    goalFound: state.goalFound,
-    actionsTaken: state.actionsTaken,
-    tilesSeen: state.tilesSeen,
-    position: { ...state.position },
-    phase: monitor.phase,
-    halt,
-    replayed: false,
+    goalFound: t.state.goalFound,
   };
 }
 
