@@ -18,6 +18,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   providers: async () => (await import('./providers.ts')).providersBench(),
   cost: async () => (await import('./cost.ts')).costBench(),
   'idle-cost': async () => (await import('./idle-cost.ts')).idleCostBench(),
+  'function-lengths': async () => (await import('./function-lengths.ts')).functionLengthsBench(),
   detectors: async () => (await import('./detectors.ts')).detectorsBench(),
   replay: async () => (await import('./replay.ts')).replayBench(),
   viewer: async () => (await import('./viewer.ts')).viewerBench(),
