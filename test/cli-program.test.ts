@@ -12,6 +12,8 @@ import { printError } from '../bin/cli/errors.ts';
 import { EXIT_CODES_HELP } from '../bin/cli/exit-codes.ts';
 import { commandPrefix } from '../bin/cli/invocation.ts';
 import { describeFileError } from '../bin/cli/file-errors.ts';
+import { OBSERVATION_FORMATS, STUCK_POLICIES } from '../lambdas/config/experiment-config.ts';
+import { LLM_AGENTS } from '../lambdas/providers/llm-agents.ts';
 import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { MazeInputError } from '../lambdas/maze/errors.ts';
@@ -283,5 +285,22 @@ describe('the real entry', () => {
     });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(`${version}\n`);
+  });
+});
+
+describe('the choices a setting takes, as the help and the getting-started page list them', () => {
+  const runHelp = flat(helpOf(program.commands.find((c) => c.name() === 'run')!));
+  const guide = readFileSync(fileURLToPath(new URL('../docs/getting-started.md', import.meta.url)), 'utf8');
+  it.each([
+    ['--observation', OBSERVATION_FORMATS],
+    ['--stuck-policy', STUCK_POLICIES],
+    ['--provider', LLM_AGENTS],
+  ] as const)('%s: every value the schema takes', (flag, values) => {
+    const help = runHelp.slice(runHelp.indexOf(flag), runHelp.indexOf(flag) + 300);
+    const row = guide.split('\n').find((line) => line.startsWith(`| \`${flag}`)) ?? '';
+    for (const value of values) {
+      expect(help, `run --help, ${flag}`).toContain(value);
+      expect(row, `docs/getting-started.md, ${flag}`).toContain(value);
+    }
   });
 });

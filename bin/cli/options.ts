@@ -283,7 +283,7 @@ export function addExperimentOptions(cmd: Command): Command {
     .addOption(
       setting(
         '--observation <format>',
-        'what the model is shown: rays, local_grid, full_map, coordinates or json',
+        `what the model is shown: ${OBSERVATION_FORMATS.join(', ')} (image: a picture, for models that see)`,
         'observation',
         choiceOption('--observation', OBSERVATION_FORMATS),
       ),
