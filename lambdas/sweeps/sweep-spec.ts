@@ -13,7 +13,7 @@ import { isForbiddenKey } from '../config/forbidden-keys.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { experimentConfigSchema, mergeConfig, type ExperimentConfigInput } from '../config/experiment-config.ts';
-import { readYaml, YamlFileError, type YamlProblem } from '../config/yaml-paths.ts';
+import { readYaml, YamlFileError, type YamlFile, type YamlProblem } from '../config/yaml-paths.ts';
 import { checkMazeSpec, GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../maze/generators/index.ts';
 import { MazeInputError } from '../maze/errors.ts';
 import { mixSeed } from '../maze/rng.ts';
@@ -155,6 +155,10 @@ function settingsConfig(combo: Record<string, unknown>): Record<string, unknown>
 const issueKeys = (issue: z.core.$ZodIssue): string[] =>
   issue.code === 'unrecognized_keys' && issue.path.length === 0 ? issue.keys : [String(issue.path[0] ?? '')];
 
+type SweepFile = YamlFile<z.output<typeof sweepSchema>>;
+type Suite = ReturnType<typeof suiteMazes>;
+type Settings = z.output<typeof settingsSchema>;
+
 /**
  * Validates the whole file, reporting every problem at once (SweepDefinitionError), then lists its cells and runs.
  * Each check on top of the shape reads only the pieces it needs, so a problem in one piece does not hide one in
@@ -162,24 +166,58 @@ const issueKeys = (issue: z.core.$ZodIssue): string[] =>
  */
 export function loadSweep(text: string, source = 'file'): LoadedSweep {
   const file = readYaml(text, sweepSchema, (problems) => new SweepDefinitionError(problems, source));
-  const { piece, items, report } = file;
+  const suite = checkSuite(file);
+  checkMazes(file);
+  const agents = checkAgents(file);
+  const settings = file.piece(['settings'], settingsSchema);
+  const comboCount = settings ? Object.values(settings).reduce((n, values) => n * values.length, 1) : null;
+  checkSize(file, suite, comboCount);
+  const config = file.piece(['config'], configSchema);
+  if (suite) checkSuiteConfig(file, suite, { config, agents, settings });
+  if (settings && config && agents.length * (comboCount ?? 0) <= MAX_RUNS)
+    checkConfigs(file, suite, { config, agents, settings });
+  const read = file.done();
+  const spec: SweepSpec = suite
+    ? {
+        ...read,
+        mazes: { generators: suite.generators, sizes: suite.sizes, seeds: suite.seeds },
+        config: { ...suite.config, ...read.config },
+      }
+    : { ...read, mazes: read.mazes! };
+  const cells = listCells(spec);
+  return {
+    spec,
+    text,
+    // the budget is how far to go, not what is measured: a sweep keeps its name when it is raised
+    hash: createHash('sha256')
+      .update(JSON.stringify({ ...spec, budget: undefined }))
+      .digest('hex'),
+    cells,
+    runs: cells.flatMap((cell) => Array.from({ length: spec.repeats }, (_, repeat) => ({ cell, repeat: repeat + 1 }))),
+  };
+}
 
-  // a suite gives the mazes and the config its reference was made under; the file may add to that config only
+/** A suite gives the mazes and the config its reference was made under; the file may add to that config only. */
+function checkSuite({ piece, report }: SweepFile): Suite | null {
   const suiteRef = piece(['suite'], z.string().optional());
-  let suite: ReturnType<typeof suiteMazes> | null = null;
-  if (suiteRef !== undefined) {
-    if (piece(['mazes'], z.unknown()) !== undefined)
-      report(['mazes'], `give mazes or suite, not both: suite ${suiteRef} lists its own mazes`);
-    try {
-      suite = suiteMazes(suiteRef);
-    } catch (e) {
-      if (!(e instanceof InvalidInputError)) throw e;
-      report(['suite'], e.message);
-    }
-  } else if (piece(['mazes'], z.unknown()) === undefined)
-    report(['mazes'], 'required: the mazes (generators, sizes, seeds), or a suite (suite: ariadne-mazes/v1)');
+  if (suiteRef === undefined) {
+    if (piece(['mazes'], z.unknown()) === undefined)
+      report(['mazes'], 'required: the mazes (generators, sizes, seeds), or a suite (suite: ariadne-mazes/v1)');
+    return null;
+  }
+  if (piece(['mazes'], z.unknown()) !== undefined)
+    report(['mazes'], `give mazes or suite, not both: suite ${suiteRef} lists its own mazes`);
+  try {
+    return suiteMazes(suiteRef);
+  } catch (e) {
+    if (!(e instanceof InvalidInputError)) throw e;
+    report(['suite'], e.message);
+    return null;
+  }
+}
 
-  // every generator can build every size (each valid generator with each valid size)
+/** Every generator can build every size (each valid generator with each valid size). */
+function checkMazes({ items, report }: SweepFile): void {
   const sizes = items(['mazes', 'sizes'], sizeSchema);
   for (const [g, generator] of items(['mazes', 'generators'], generatorSchema))
     for (const [s, size] of sizes) {
@@ -193,7 +231,10 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
         );
       }
     }
+}
 
+/** The valid agents, each label once. */
+function checkAgents({ items, report }: SweepFile): Array<[number, z.output<typeof agentSchema>]> {
   const agents = items(['agents'], agentSchema);
   const labels = new Set<string>();
   for (const [ai, a] of agents) {
@@ -201,10 +242,11 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
     if (labels.has(label)) report(['agents', ai], `two agents share the label "${label}"; give one a "label"`);
     labels.add(label);
   }
+  return agents;
+}
 
-  // the size: counted, not listed, so that a huge product of settings is refused without being built
-  const settings = piece(['settings'], settingsSchema);
-  const comboCount = settings ? Object.values(settings).reduce((n, values) => n * values.length, 1) : null;
+/** The size: counted, not listed, so that a huge product of settings is refused without being built. */
+function checkSize({ piece, report }: SweepFile, suite: Suite | null, comboCount: number | null): void {
   const runs = [
     piece(['agents'], z.array(z.unknown())),
     suite?.generators ?? piece(['mazes', 'generators'], z.array(z.unknown())),
@@ -214,59 +256,63 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   const repeats = piece(['repeats'], repeatsSchema);
   if (runs !== null && repeats !== undefined && runs * repeats > MAX_RUNS)
     report(['repeats'], `${runs} cells x ${repeats} repeats is more than 100,000 runs`);
+}
 
-  // every config a run would get is valid: once per agent and combination of settings (not per cell: the
-  // maze does not change the config); skipped for a sweep refused for its size
-  const config = piece(['config'], configSchema);
-  if (suite) {
-    const fixed = suite.config;
-    const refuse = (where: Array<string | number>, key: string) =>
-      report(
-        [...where, key],
-        `suite ${suiteRef} fixes ${key} ${JSON.stringify(fixed[key])} (its reference scores were made under it); ` +
-          `remove ${key}, or run the mazes without the suite`,
+interface ConfigLayers {
+  config: z.output<typeof configSchema> | undefined;
+  agents: Array<[number, z.output<typeof agentSchema>]>;
+  settings: Settings | undefined;
+}
+
+/** A suite's config is fixed: the file, an agent or a swept setting may not change one of its values. */
+function checkSuiteConfig({ piece, report }: SweepFile, suite: Suite, { config, agents, settings }: ConfigLayers) {
+  const fixed = suite.config;
+  const suiteRef = piece(['suite'], z.string().optional());
+  const refuse = (where: Array<string | number>, key: string) =>
+    report(
+      [...where, key],
+      `suite ${suiteRef} fixes ${key} ${JSON.stringify(fixed[key])} (its reference scores were made under it); ` +
+        `remove ${key}, or run the mazes without the suite`,
+    );
+  for (const key of Object.keys(config ?? {}))
+    if (Object.hasOwn(fixed, key) && !isDeepStrictEqual(config![key], fixed[key])) refuse(['config'], key);
+  for (const [ai, a] of agents)
+    for (const key of Object.keys(a.config ?? {}))
+      if (Object.hasOwn(fixed, key) && !isDeepStrictEqual(a.config![key], fixed[key]))
+        refuse(['agents', ai, 'config'], key);
+  // a setting the sweep varies is never the suite's one value
+  for (const key of Object.keys(settings ?? {})) if (Object.hasOwn(fixed, key.split('.')[0])) refuse(['settings'], key);
+}
+
+/**
+ * Every config a run would get is valid: once per agent and combination of settings (not per cell: the maze does
+ * not change the config); each problem reported in the layer that set the key.
+ */
+function checkConfigs({ report }: SweepFile, suite: Suite | null, { config, agents, settings }: ConfigLayers): void {
+  for (const [ai, a] of agents)
+    for (const combo of product(settings!)) {
+      const checked = experimentConfigSchema.safeParse(
+        mergeConfig(suite?.config, config, a.config, settingsConfig(combo)),
       );
-    for (const key of Object.keys(config ?? {}))
-      if (Object.hasOwn(fixed, key) && !isDeepStrictEqual(config![key], fixed[key])) refuse(['config'], key);
-    for (const [ai, a] of agents)
-      for (const key of Object.keys(a.config ?? {}))
-        if (Object.hasOwn(fixed, key) && !isDeepStrictEqual(a.config![key], fixed[key]))
-          refuse(['agents', ai, 'config'], key);
-    // a setting the sweep varies is never the suite's one value
-    for (const key of Object.keys(settings ?? {}))
-      if (Object.hasOwn(fixed, key.split('.')[0])) refuse(['settings'], key);
-  }
-  if (settings && config && agents.length * (comboCount ?? 0) <= MAX_RUNS)
-    for (const [ai, a] of agents)
-      for (const combo of product(settings)) {
-        const checked = experimentConfigSchema.safeParse(
-          mergeConfig(suite?.config, config, a.config, settingsConfig(combo)),
-        );
-        if (checked.success) continue;
-        for (const issue of checked.error.issues)
-          for (const key of issueKeys(issue)) {
-            // reported in the layer that set the key
-            const swept = Object.keys(combo).find((k) => k === key || k.startsWith(`${key}.`));
-            const where = swept
-              ? ['settings', swept]
-              : a.config && Object.hasOwn(a.config, key)
-                ? ['agents', ai, 'config', key]
-                : ['config', key];
-            report(
-              where,
-              issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : `${key}: not a config key`,
-            );
-          }
-      }
+      if (checked.success) continue;
+      for (const issue of checked.error.issues)
+        for (const key of issueKeys(issue)) {
+          const swept = Object.keys(combo).find((k) => k === key || k.startsWith(`${key}.`));
+          const where = swept
+            ? ['settings', swept]
+            : a.config && Object.hasOwn(a.config, key)
+              ? ['agents', ai, 'config', key]
+              : ['config', key];
+          report(
+            where,
+            issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : `${key}: not a config key`,
+          );
+        }
+    }
+}
 
-  const read = file.done();
-  const spec: SweepSpec = suite
-    ? {
-        ...read,
-        mazes: { generators: suite.generators, sizes: suite.sizes, seeds: suite.seeds },
-        config: { ...suite.config, ...read.config },
-      }
-    : { ...read, mazes: read.mazes! };
+/** Every cell: agent x generator x size x seed x combination of settings, in that order. */
+function listCells(spec: SweepSpec): SweepCell[] {
   const combos = product(spec.settings);
   const cells: SweepCell[] = [];
   for (const a of spec.agents) {
@@ -292,16 +338,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
             });
           }
   }
-  return {
-    spec,
-    text,
-    // the budget is how far to go, not what is measured: a sweep keeps its name when it is raised
-    hash: createHash('sha256')
-      .update(JSON.stringify({ ...spec, budget: undefined }))
-      .digest('hex'),
-    cells,
-    runs: cells.flatMap((cell) => Array.from({ length: spec.repeats }, (_, repeat) => ({ cell, repeat: repeat + 1 }))),
-  };
+  return cells;
 }
 
 /** The experiment id of a run's attempt: stable, so a rerun finds it (at most 64 characters). */
