@@ -44,154 +44,208 @@ export interface LlmAgentOptions {
 }
 
 export function llmAgent(opts: LlmAgentOptions): Agent {
-  const { config, model } = opts;
-  const tools = offeredTools(config);
-  const carried = readMemory(opts.memory ?? null);
-  // conversation mode: the earlier turns' messages; history mode: the entries shown this turn
-  let earlier = config.memory === 'conversation' ? carried.conversation : [];
-  const shown = config.memory === 'history' ? carried.history.slice(-config.memory_history_actions) : [];
-  const seen: ActionResult[] = [];
-  let observation = '';
-  // the image format: the turn's first picture, and the pictures not yet sent in a call (recorded with the call)
-  let firstPicture: ModelImage | null = null;
-  let unsent: ModelImage[] = [];
-  const pictures = showsPictures(config.observation);
-  const turn: ChatMessage[] = []; // this turn's messages after its first (the observation)
-  let lastCalls: ModelToolCall[] = [];
-  let lastFromText = false;
-  // what a result is rendered against (vision range, known extent, the grid): the same all turn
-  let lastObs: Observation | null = null;
-  const calibration = new TokenCalibration(opts.tokenCalibration ?? null);
-  const scale = (n: number) => calibration.scale(n);
+  const chat = new ChatAgent(opts);
+  const agent: Agent = {
+    callsModel: true,
+    act: (obs, deadline) => chat.act(obs, deadline),
+    tokenCalibration: () => chat.calibration.ratio,
+  };
+  if (opts.config.memory === 'history') agent.memory = (lastResults) => chat.historyMemory(lastResults);
+  else if (opts.config.memory === 'conversation') agent.memory = (lastResults) => chat.conversationMemory(lastResults);
+  return agent;
+}
 
-  const firstMessage = (): ChatMessage => ({
-    role: 'user',
-    text: [describeHistory(shown), observation].filter(Boolean).join('\n\n'),
-    ...(firstPicture ? { images: [firstPicture] } : {}),
-  });
-  const prompt = (): ChatMessage[] => [...earlier, firstMessage(), ...turn];
-  const answer = (results: ActionResult[]): ChatMessage[] => {
-    const rs = lastCalls.map((c, i) => ({
+/** One turn's conversation with the model, and what it carries in from the turns before. */
+class ChatAgent {
+  readonly calibration: TokenCalibration;
+  private readonly config: ExperimentConfig;
+  private readonly tools: ReturnType<typeof offeredTools>;
+  private readonly carried: ReturnType<typeof readMemory>;
+  /** Conversation mode: the earlier turns' messages. */
+  private earlier: ChatMessage[];
+  /** History mode: the entries shown this turn. */
+  private readonly shown: ReturnType<typeof readMemory>['history'];
+  private readonly seen: ActionResult[] = [];
+  private observation = '';
+  private readonly pictures: boolean;
+  /** The image format: the turn's first picture, and the pictures not yet sent in a call (recorded with the call). */
+  private firstPicture: ModelImage | null = null;
+  private unsent: ModelImage[] = [];
+  /** This turn's messages after its first (the observation). */
+  private readonly turn: ChatMessage[] = [];
+  private lastCalls: ModelToolCall[] = [];
+  private lastFromText = false;
+  /** What a result is rendered against (vision range, known extent, the grid): the same all turn. */
+  private lastObs: Observation | null = null;
+
+  constructor(private readonly opts: LlmAgentOptions) {
+    this.config = opts.config;
+    this.tools = offeredTools(opts.config);
+    this.carried = readMemory(opts.memory ?? null);
+    this.earlier = opts.config.memory === 'conversation' ? this.carried.conversation : [];
+    this.shown =
+      opts.config.memory === 'history' ? this.carried.history.slice(-opts.config.memory_history_actions) : [];
+    this.pictures = showsPictures(opts.config.observation);
+    this.calibration = new TokenCalibration(opts.tokenCalibration ?? null);
+  }
+
+  private scale = (n: number) => this.calibration.scale(n);
+
+  private firstMessage(): ChatMessage {
+    return {
+      role: 'user',
+      text: [describeHistory(this.shown), this.observation].filter(Boolean).join('\n\n'),
+      ...(this.firstPicture ? { images: [this.firstPicture] } : {}),
+    };
+  }
+
+  private prompt(): ChatMessage[] {
+    return [...this.earlier, this.firstMessage(), ...this.turn];
+  }
+
+  /** The results of the last calls, as the model is answered: tool results, or text for calls written as text. */
+  private answer(results: ActionResult[]): ChatMessage[] {
+    const rs = this.lastCalls.map((c, i) => ({
       id: c.id,
       name: c.name,
-      content: renderResult(config.observation, results[i], lastObs!),
+      content: renderResult(this.config.observation, results[i], this.lastObs!),
       ok: results[i].success,
     }));
     // Calls the model wrote as text have no tool-call ids the service knows: answer them as text.
     const answered: ChatMessage[] = [
-      lastFromText
+      this.lastFromText
         ? { role: 'user', text: rs.map((r) => `${r.name}: ${r.content}`).join('\n') }
         : { role: 'tool', results: rs },
     ];
     // the image format: each executed action's picture, in a message of its own after the results
-    const shot = pictures ? resultPictures(results.slice(0, lastCalls.length), lastObs!) : [];
+    const shot = this.pictures ? resultPictures(results.slice(0, this.lastCalls.length), this.lastObs!) : [];
     if (shot.length > 0) {
       const images = shot.map((p) => p.image);
-      unsent.push(...images);
+      this.unsent.push(...images);
       answered.push({ role: 'user', text: shot.map((p) => p.caption).join('\n'), images });
     }
     return answered;
-  };
-  const trimOldest = (): number => {
-    if (earlier.length > 0) {
-      const before = earlier.length;
-      earlier = dropOldestExchange(earlier);
-      return before - earlier.length;
+  }
+
+  private trimOldest = (): number => {
+    if (this.earlier.length > 0) {
+      const before = this.earlier.length;
+      this.earlier = dropOldestExchange(this.earlier);
+      return before - this.earlier.length;
     }
-    return shown.shift() ? 1 : 0;
+    return this.shown.shift() ? 1 : 0;
   };
 
-  const agent: Agent = {
-    callsModel: true,
-    async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
-      const before = { seen: seen.length, turn: turn.length };
-      lastObs = obs;
-      if (observation === '') {
-        observation = renderObservation(config.observation, obs, config.max_moves);
-        if (pictures) {
-          firstPicture = observationPicture(obs);
-          unsent = [firstPicture];
-        }
-      } else {
-        seen.push(...obs.results);
-        turn.push(...answer(obs.results));
+  /** The observation at the turn's start; later, the results of the last reply's calls. */
+  private see(obs: Observation): void {
+    this.lastObs = obs;
+    if (this.observation === '') {
+      this.observation = renderObservation(this.config.observation, obs, this.config.max_moves);
+      if (this.pictures) {
+        this.firstPicture = observationPicture(obs);
+        this.unsent = [this.firstPicture];
       }
-      const context = fitToWindow({
-        provider: model.provider,
-        model: model.model,
-        window: contextWindow(model.provider, model.model, config),
-        reserve: replyReserve(model.provider, config),
-        policy: config.context_policy,
-        estimate: () => estimatePromptTokens(opts.system, prompt(), tools),
-        scale,
-        trimOldest,
-      });
-      const messages = prompt();
-      const sentEstimate = context.calibrated ?? context.estimate;
-      let latencyMs = 0;
-      const { value: reply, retries } = await withRetry(
-        async (signal) => {
-          const t = performance.now();
-          const r = await model.complete(opts.system, messages, tools, signal);
-          latencyMs = performance.now() - t;
-          return r;
-        },
-        { policy: opts.policy, classify: opts.classify, provider: model.provider, model: model.model, deadline },
-      ).catch((err: unknown) => {
-        // No reply (the turn's deadline came, say): the results stay unanswered, for memory() to close the exchange.
-        seen.length = before.seen;
-        turn.length = before.turn;
-        throw err;
-      });
-      const shownNow = unsent.map((i) => i.sha256);
-      unsent = [];
+    } else {
+      this.seen.push(...obs.results);
+      this.turn.push(...this.answer(obs.results));
+    }
+  }
 
-      let calls = reply.calls;
-      lastFromText = false;
-      if (calls.length === 0 && reply.text) {
-        calls = parseTextToolCalls(reply.text);
-        lastFromText = calls.length > 0;
-      }
-      // Bedrock wants the reasoning back with the reply it came with, unmodified (bedrock-model.ts)
-      turn.push({ role: 'assistant', text: reply.text, calls: lastFromText ? [] : calls, reasoning: reply.reasoning });
-      lastCalls = calls;
-      const reported = reportedPromptTokens(reply.usage);
-      const estimateOff = estimateIsOff(sentEstimate, reported);
-      calibration.observe(context.estimate, reported, context.window);
-      return {
-        calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: lastFromText })),
-        text: reply.text,
-        usage: reply.usage,
-        latencyMs,
-        stopReason: reply.stopReason,
-        retries,
-        context,
-        timings: reply.timings ?? null,
-        truncated: reply.truncated ?? null,
-        promptTruncated: promptWasCut(context.window, reply),
-        simulator: reply.simulator ?? null,
-        // neither provider reports reasoning tokens apart (both count them in the output): estimated from the text
-        reasoning: reply.reasoning
-          ? { text: reply.reasoning.text, tokens: scale(Math.ceil(reply.reasoning.text.length / 4)) }
-          : null,
-        estimateOff,
-        ...(pictures ? { images: shownNow } : {}),
-      };
-    },
-    tokenCalibration: () => calibration.ratio,
-  };
-  if (config.memory === 'history')
-    agent.memory = (lastResults) => ({
-      history: boundHistory(
-        [...carried.history, ...historyEntries([...seen, ...lastResults])].slice(-config.memory_history_actions),
-      ),
+  async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
+    const before = { seen: this.seen.length, turn: this.turn.length };
+    this.see(obs);
+    const { model } = this.opts;
+    const context = fitToWindow({
+      provider: model.provider,
+      model: model.model,
+      window: contextWindow(model.provider, model.model, this.config),
+      reserve: replyReserve(model.provider, this.config),
+      policy: this.config.context_policy,
+      estimate: () => estimatePromptTokens(this.opts.system, this.prompt(), this.tools),
+      scale: this.scale,
+      trimOldest: this.trimOldest,
     });
-  else if (config.memory === 'conversation')
-    agent.memory = (lastResults) => {
-      // The turn's last calls were executed but never answered: their results close the exchange.
-      const closing = lastCalls.length > 0 && lastResults.length === lastCalls.length ? answer(lastResults) : [];
-      const all = observation === '' ? earlier : [...earlier, firstMessage(), ...turn, ...closing];
-      return { conversation: boundConversation(all, config.memory_conversation_tokens, scale) };
+    const { reply, retries, latencyMs } = await this.call(this.prompt(), deadline).catch((err: unknown) => {
+      // No reply (the turn's deadline came, say): the results stay unanswered, for memory() to close the exchange.
+      this.seen.length = before.seen;
+      this.turn.length = before.turn;
+      throw err;
+    });
+    const shownNow = this.unsent.map((i) => i.sha256);
+    this.unsent = [];
+    const calls = this.keepReply(reply);
+    const reported = reportedPromptTokens(reply.usage);
+    const estimateOff = estimateIsOff(context.calibrated ?? context.estimate, reported);
+    this.calibration.observe(context.estimate, reported, context.window);
+    return {
+      calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: this.lastFromText })),
+      text: reply.text,
+      usage: reply.usage,
+      latencyMs,
+      stopReason: reply.stopReason,
+      retries,
+      context,
+      timings: reply.timings ?? null,
+      truncated: reply.truncated ?? null,
+      promptTruncated: promptWasCut(context.window, reply),
+      simulator: reply.simulator ?? null,
+      // neither provider reports reasoning tokens apart (both count them in the output): estimated from the text
+      reasoning: reply.reasoning
+        ? { text: reply.reasoning.text, tokens: this.scale(Math.ceil(reply.reasoning.text.length / 4)) }
+        : null,
+      estimateOff,
+      ...(this.pictures ? { images: shownNow } : {}),
     };
-  return agent;
+  }
+
+  /** One model call with its retries, timed. */
+  private async call(messages: ChatMessage[], deadline?: CallDeadline) {
+    const { model, system, policy, classify } = this.opts;
+    let latencyMs = 0;
+    const { value: reply, retries } = await withRetry(
+      async (signal) => {
+        const t = performance.now();
+        const r = await model.complete(system, messages, this.tools, signal);
+        latencyMs = performance.now() - t;
+        return r;
+      },
+      { policy, classify, provider: model.provider, model: model.model, deadline },
+    );
+    return { reply, retries, latencyMs };
+  }
+
+  /** The reply kept in the conversation; its tool calls, or the ones it wrote as text. */
+  private keepReply(reply: Awaited<ReturnType<ChatModel['complete']>>): ModelToolCall[] {
+    let calls = reply.calls;
+    this.lastFromText = false;
+    if (calls.length === 0 && reply.text) {
+      calls = parseTextToolCalls(reply.text);
+      this.lastFromText = calls.length > 0;
+    }
+    // Bedrock wants the reasoning back with the reply it came with, unmodified (bedrock-model.ts)
+    this.turn.push({
+      role: 'assistant',
+      text: reply.text,
+      calls: this.lastFromText ? [] : calls,
+      reasoning: reply.reasoning,
+    });
+    this.lastCalls = calls;
+    return calls;
+  }
+
+  historyMemory(lastResults: ActionResult[]) {
+    const entries = historyEntries([...this.seen, ...lastResults]);
+    return {
+      history: boundHistory([...this.carried.history, ...entries].slice(-this.config.memory_history_actions)),
+    };
+  }
+
+  conversationMemory(lastResults: ActionResult[]) {
+    // The turn's last calls were executed but never answered: their results close the exchange.
+    const closing =
+      this.lastCalls.length > 0 && lastResults.length === this.lastCalls.length ? this.answer(lastResults) : [];
+    const all =
+      this.observation === '' ? this.earlier : [...this.earlier, this.firstMessage(), ...this.turn, ...closing];
+    return { conversation: boundConversation(all, this.config.memory_conversation_tokens, this.scale) };
+  }
 }
