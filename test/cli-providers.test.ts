@@ -232,6 +232,20 @@ describe('LLM providers from the command line', () => {
     expect(code).toBe(0);
   });
 
+  it('ariadne sim on a busy port exits 3 naming --port and the port, without a stack trace', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const r = await ariadneAsync(['sim', 'ollama', '--port', String(port)]);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toContain(`--port ${port} is in use (EADDRINUSE)`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise((r) => busy.close(r));
+    }
+  });
+
   describe('the OpenAI-compatible provider', () => {
     let openai: OpenAISim;
     let base = '';
