@@ -40,6 +40,10 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--stuck-policy', 'panic'], /--stuck-policy "panic" is not one of: observe, advise, halt/],
     [['run', '--vision-range', '0'], /--vision-range must be a whole number from 1 to 50, got 0/],
     [
+      ['run', '--agent', 'frontier', '--observation', 'image'],
+      /config\.observation "image" is for model agents \(ollama, bedrock, openai\); the frontier baseline .*: leave/,
+    ],
+    [
       ['run', '--max-moves', '100000', '--max-turns', '5000'],
       new RegExp(
         'max_moves: 100000 can never be reached: max_turns 5000 x max_actions_per_turn 8 allow at most 40000 ' +

@@ -38,10 +38,26 @@ interface Labels {
 }
 const RUN_LABELS: Labels = { host: '--ollama-host', model: '--model' };
 
+/**
+ * Pictures for a model that cannot see them would be a run of noise: refused when the server's /api/show lists
+ * capabilities without "vision" (a server too old to list them is given the benefit of the doubt).
+ */
+function refuseBlindOllama(host: string, model: string, capabilities: string[] | undefined, labels: Labels) {
+  if (!capabilities || capabilities.includes('vision')) return;
+  throw new InvalidInputError(
+    'config.observation',
+    'image',
+    `config.observation "image": ${labels.model} "${model}" on the Ollama server at ${host} has no "vision" ` +
+      `capability (it lists: ${capabilities.join(', ') || 'none'}); use a vision model (e.g. qwen2.5vl:7b, ` +
+      'gemma3) or a text observation format (local_grid shows the same square as text)',
+  );
+}
+
 async function checkOllama(
   host: string,
   model: string,
   labels: Labels = RUN_LABELS,
+  observation?: string,
   apiKey = envString('OLLAMA_API_KEY'),
 ): Promise<void> {
   const client = new Ollama({
@@ -49,8 +65,9 @@ async function checkOllama(
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
     fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(10_000) }),
   });
+  let capabilities: string[] | undefined;
   try {
-    await client.show({ model });
+    ({ capabilities } = (await client.show({ model })) as { capabilities?: string[] });
   } catch (err) {
     const e = err as { status_code?: number; error?: string; message?: string };
     if (e.status_code === 404)
@@ -71,6 +88,7 @@ async function checkOllama(
         `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set the right ${labels.host}`,
     );
   }
+  if (observation === 'image') refuseBlindOllama(host, model, capabilities, labels);
 }
 
 /**
@@ -208,11 +226,15 @@ export async function preflightAgents(planned: PlannedAgent[], parameters?: Expe
   for (const p of planned) {
     if (p.agent === 'ollama') {
       const host = effectiveOllamaHost(p.config, parameters);
-      const key = `ollama ${host} ${p.model}`;
+      const observation = resolveConfig(mergeConfig(parameters, p.config)).observation;
+      const key = `ollama ${host} ${p.model} ${observation}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      await checkOllama(host, p.model ?? '', p.labels);
+      await checkOllama(host, p.model ?? '', p.labels, observation);
     } else if (p.agent === 'openai') {
+      // Bedrock and OpenAI-compatible models: the model table (model-table.ts) records no vision, and GET /models
+      // says nothing of it, so no model is refused "image" here; a model that cannot see is the provider's 400.
+
       const baseUrl = effectiveOpenAIBaseUrl(p.config, parameters);
       const key = `openai ${baseUrl} ${p.model}`;
       if (seen.has(key)) continue;
