@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import type { ExperimentStatus } from '../../../lambdas/engine/store.ts';
 import { newestExperiments, type NewestExperimentRow } from '../../../results/newest-experiments.ts';
+import { stopReasonsText } from '../../../results/stop-reasons.ts';
 import { newestSweeps, type SweepListRow as SweepRow } from '../../../results/sweep-list.ts';
 import { settingsOfRuns, settingsText, type RunSettings } from '../../../results/run-settings.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
@@ -86,13 +87,15 @@ function experimentColumns(rows: ExperimentRow[], wide: boolean): Column<Experim
 
 const SWEEP_COLUMNS: Column<SweepRow>[] = [
   { header: 'sweep', cell: (r) => r.sweep },
-  ...(['runs', 'done', 'succeeded', 'failed'] as const).map((k, i): Column<SweepRow> => ({
+  ...(['runs', 'done', 'succeeded', 'errors'] as const).map((k, i): Column<SweepRow> => ({
     header: k,
     cell: (r) => r[k],
     align: 'right',
-    drop: 4 - i,
+    drop: 5 - i,
   })),
   { header: 'started', cell: (r) => when(r.started) },
+  // how the runs ended, errors among them, so a wall clock or a limit is never read as a failure
+  { header: 'ended', cell: (r) => stopReasonsText(r.stop_reasons) || '-', drop: 1 },
 ];
 
 /** A listing's table, the columns it left out, and `note` (there are more rows). */
@@ -136,7 +139,7 @@ async function listSweeps(o: ListOptions): Promise<void> {
     }
     printTableOutput(o, {
       table: (layout) => tableLines(rows, SWEEP_COLUMNS, layout, note),
-      csv: () => rows.map((r) => ({ ...r })),
+      csv: () => rows.map((r) => ({ ...r, stop_reasons: stopReasonsText(r.stop_reasons) })),
       json: () => rows,
     });
   });
@@ -200,7 +203,10 @@ export function registerListCommand(program: Command): void {
             .default(20)
             .argParser(intOption('--limit', 1, 100_000)),
         )
-        .option('--sweeps', 'list the sweeps instead: name, runs, done, succeeded, failed, started'),
+        .option(
+          '--sweeps',
+          'list the sweeps instead: name, runs, done, succeeded, errors, started, how the runs ended (stop reasons)',
+        ),
       'the rows as JSON',
     ),
   ).action((o: ListOptions) => list(o));

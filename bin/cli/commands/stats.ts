@@ -16,7 +16,7 @@ import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
 import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
-import { stopReasonsText } from '../../../reports/stop-reasons.ts';
+import { stopReasonsText } from '../../../results/stop-reasons.ts';
 import { numberInterval } from '../../../reports/stat-text.ts';
 import { plural } from '../../../reports/words.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
