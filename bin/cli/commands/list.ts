@@ -38,7 +38,7 @@ function when(d: Date): string {
 // Which columns go first when a table is too wide: a higher `drop` goes first; ids and dates are never cut.
 const EXPERIMENT_COLUMNS: Column<ExperimentRow>[] = [
   { header: 'id', cell: (r) => r.experiment_id },
-  // SIM first, so a cut cell keeps it: the model named did not answer (see SIMULATED_NOTE)
+  // SIM first, so a cut cell keeps it: the model named did not answer (see simulatedNote)
   {
     header: 'agent/model',
     cell: (r) => `${r.simulated ? 'SIM ' : ''}${r.model ? `${r.agent} ${r.model}` : r.agent}`,
@@ -63,7 +63,8 @@ const EXPERIMENT_COLUMNS: Column<ExperimentRow>[] = [
   { header: 'started', cell: (r) => when(r.started_at), drop: 2 },
 ];
 
-const SIMULATED_NOTE = 'SIM: a bundled simulator (ariadne sim) answered its model calls, not the model named';
+const simulatedNote = () =>
+  `SIM: a bundled simulator (${commandPrefix()} sim) answered its model calls, not the model named`;
 
 /** The most of a run's settings the table shows (the rest cut by an ellipsis; --wide, csv and json show them whole). */
 const SETTINGS_WIDTH = 24;
@@ -174,7 +175,7 @@ async function list(o: ListOptions): Promise<void> {
         ...tableLines(rows, experimentColumns(rows, layout.wide === true), layout, note),
         // said in full under the table, as `status` says why a run is stale
         ...rows.filter((r) => r.interrupted).map((r) => `INTERRUPTED ${r.experiment_id}: ${interruptedNote(r)}`),
-        ...(rows.some((r) => r.simulated) ? [SIMULATED_NOTE] : []),
+        ...(rows.some((r) => r.simulated) ? [simulatedNote()] : []),
       ],
       csv: () => rows.map(({ settings: _object, ...r }) => ({ ...r })),
       json: () => rows,
