@@ -33,8 +33,11 @@ function rootCause(err: unknown): string {
 
 /** How the messages name the host and the model: the run's options, or a sweep file's agent. */
 interface Labels {
+  /** The setting that gives the host: an option, or a sweep file's YAML key (config.ollama.host). */
   host: string;
   model: string;
+  /** Whose host it is, when not the run's own: ` for sweep agent "qwen2.5:7b"`. */
+  of?: string;
 }
 const RUN_LABELS: Labels = { host: '--ollama-host', model: '--model' };
 
@@ -84,8 +87,8 @@ async function checkOllama(
       );
     throw new EnvironmentError(
       labels.host,
-      `cannot reach Ollama at ${labels.host} ${host} (${rootCause(err)}); ` +
-        `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set the right ${labels.host}`,
+      `cannot reach Ollama at ${labels.host} ${host}${labels.of ?? ''} (${rootCause(err)}); ` +
+        `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set ${labels.host} to the server's URL`,
     );
   }
   if (observation === 'image') refuseBlindOllama(host, model, capabilities, labels);
@@ -100,6 +103,7 @@ async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKe
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: baseUrl, apiKey: apiKey || 'none', maxRetries: 1, timeout: 10_000 });
   const host = labels === RUN_LABELS ? '--openai-base-url' : labels.host;
+  const of = labels.of ?? '';
   let ids: string[];
   try {
     ids = [];
@@ -114,13 +118,13 @@ async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKe
     if (err instanceof OpenAI.APIError && typeof err.status === 'number')
       throw new EnvironmentError(
         host,
-        `GET ${baseUrl}/models answered ${err.status} (${err.message}); an OpenAI-compatible base URL ends in /v1 ` +
-          '(e.g. http://127.0.0.1:8000/v1): check it',
+        `GET ${baseUrl}/models (${host}${of}) answered ${err.status} (${err.message}); an OpenAI-compatible ` +
+          'base URL ends in /v1 (e.g. http://127.0.0.1:8000/v1): check it',
       );
     throw new EnvironmentError(
       host,
-      `cannot reach the OpenAI-compatible server at ${host} ${baseUrl} (${rootCause(err)}); start it (vllm ` +
-        `serve MODEL, or: ${commandPrefix()} sim openai) or set the right ${host}`,
+      `cannot reach the OpenAI-compatible server at ${host} ${baseUrl}${of} (${rootCause(err)}); start it (vllm ` +
+        `serve MODEL, or: ${commandPrefix()} sim openai) or set ${host} to the server's URL`,
     );
   }
   if (!ids.includes(model))
