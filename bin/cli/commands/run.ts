@@ -159,6 +159,9 @@ async function run(o: RunOptions): Promise<void> {
               // --verbose streams a line per turn to stderr: the redrawn progress line would overwrite them
               if (!o.quiet && !o.json && !o.verbose) progress.update(t);
             },
+            onProviderWait: (w) => {
+              if (!o.quiet && !o.json) progress.providerWait(w);
+            },
           }),
         progress,
         () => experimentId,
@@ -207,6 +210,9 @@ async function resume(id: string, o: { json?: boolean; verbose?: boolean }): Pro
           telemetry: runLog.telemetry,
           onTurn: (t) => {
             if (!o.json && !o.verbose) progress.update(t);
+          },
+          onProviderWait: (w) => {
+            if (!o.json) progress.providerWait(w);
           },
           executionName: `${id}-resume-${Date.now()}`,
         }),
