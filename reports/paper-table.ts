@@ -3,7 +3,7 @@
 // excludes. The numbers are the stats command's (reports/sweep-statistics.ts), only laid out.
 import type { GroupStatistics, SweepStatistics } from './sweep-statistics.ts';
 import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
-import { STOP_REASON_WORDS, STOP_REASONS } from './stop-reasons.ts';
+import { STOP_REASON_WORDS, STOP_REASONS } from '../results/stop-reasons.ts';
 import type { SweepPlan } from '../results/sweep-plan.ts';
 import { planComplete, planLines } from './plan-text.ts';
 

@@ -6,7 +6,7 @@ import { formatCost, formatInterval, formatNumber, formatRate } from './stat-for
 import type { StatsRow } from './report-data.ts';
 import type { CellStatistics } from './sweep-statistics.ts';
 import type { Comparison } from './compare.ts';
-import { stopReasonsText } from './stop-reasons.ts';
+import { stopReasonsText } from '../results/stop-reasons.ts';
 import { plural } from './words.ts';
 
 /** A cell's settings that reach its agent, as key=value; '' when the sweep varies none. */

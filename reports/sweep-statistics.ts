@@ -37,7 +37,7 @@ import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
 import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';
 import { clusterMean, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
-import { countStopReasons, type StopReason } from './stop-reasons.ts';
+import { countStopReasons, type StopReason } from '../results/stop-reasons.ts';
 
 type OutcomeClass = 'success' | 'failure' | 'error' | 'wall_clock' | 'running';
 
@@ -117,7 +117,7 @@ export interface GroupStatistics {
   mazes: number;
   /** Runs stopped by max_duration_minutes: in no denominator, like errors (the serving stack decided them). */
   wallClock: number;
-  /** Every run of the group by how it ended (reports/stop-reasons.ts). */
+  /** Every run of the group by how it ended (results/stop-reasons.ts). */
   stopReasons: Record<StopReason, number>;
   /**
    * maze: the maze-level 95% interval (reports/maze-inference.ts mazeRate), the one to report; wilson: Wilson's

@@ -8,7 +8,7 @@
 // "length"; /api/show gives details, template and parameters but no digest, which /api/tags gives per model.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { cutAtCap, SimServer, type LoggedRequest } from './sim-server.ts';
+import { cutAtCap, SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 
@@ -17,8 +17,19 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
+export interface OllamaSimOptions extends SimOptions {
+  /** Models /api/show lists without the "vision" capability, as a text-only model (qwen2.5) is on a real server. */
+  textOnly?: string[];
+}
+
 export class OllamaSim extends SimServer {
   protected readonly simulatorName = 'ollama';
+  /** The simulated player reads pictures (picture-reader.ts), so every other model says "vision", truthfully. */
+  readonly textOnly: string[];
+  constructor(opts: OllamaSimOptions = {}) {
+    super(opts);
+    this.textOnly = opts.textOnly ?? [];
+  }
   protected defaultModels() {
     return ['qwen2.5:7b', 'llama3.1:8b', 'llama3.2:3b'];
   }
@@ -53,7 +64,7 @@ export class OllamaSim extends SimServer {
           ...SIMULATED_DETAILS,
         },
         model_info: { 'general.architecture': 'sim' },
-        capabilities: ['completion', 'tools'],
+        capabilities: ['completion', 'tools', ...(this.textOnly.includes(model) ? [] : ['vision'])],
       });
     }
     if (req.method === 'POST' && req.path === '/api/chat') return this.chat(req, res);

@@ -106,6 +106,8 @@ export abstract class SimServer {
     listen: (port: number, host: string, onListening: () => void) => unknown;
     close: (cb: () => void) => void;
     address: () => unknown;
+    once: (event: 'error', listener: (err: Error) => void) => unknown;
+    off: (event: 'error', listener: (err: Error) => void) => unknown;
   } | null = null;
   private closeConnections: () => void = () => undefined;
   /** HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: what the Bedrock Runtime client speaks by default. */
@@ -186,7 +188,14 @@ export abstract class SimServer {
       this.closeConnections = () => server.closeAllConnections();
       this.server = server;
     }
-    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
+    // a busy port (EADDRINUSE) or a refused address rejects, so the caller can say which option to change
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(port, host, () => {
+        this.server!.off('error', reject);
+        resolve();
+      });
+    });
     const url = new URL('http://localhost');
     url.hostname = host.includes(':') ? `[${host}]` : host;
     url.port = String((this.server.address() as AddressInfo).port);

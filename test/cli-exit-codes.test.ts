@@ -119,7 +119,11 @@ describe('sweeps check every model host before the first run, as run does', () =
     const before = await tableCounts(db);
     const down = await ariadne('DATABASE_URL', ['sweep', ollamaSweep('pre-down', `http://127.0.0.1:${closedPort}`)]);
     expectExit(down, 3);
-    expect(down.stderr).toMatch(/cannot reach Ollama at the Ollama host of sweep agent "qwen2\.5:7b"/);
+    expect(down.stderr).toContain(
+      `cannot reach Ollama at config.ollama.host http://127.0.0.1:${closedPort} (sweep agent "qwen2.5:7b") ` +
+        '(ECONNREFUSED); start it (ollama serve, or: ',
+    );
+    expect(down.stderr).toMatch(/ or set config\.ollama\.host to the server's URL\n/);
     const missing = await ariadne('DATABASE_URL', ['sweep', ollamaSweep('pre-missing', healthyUrl, 'mistral:7b')]);
     expectExit(missing, 2);
     expect(missing.stderr).toMatch(/sweep agent "mistral:7b": model "mistral:7b" is not on the Ollama server/);

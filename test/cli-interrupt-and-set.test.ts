@@ -1,5 +1,6 @@
 // Ctrl-C during `ariadne run` (the turn in flight commits, the run is marked interrupted, the command says how to
 // resume it), and `ariadne run --set key=value`, through the real CLI.
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
@@ -10,6 +11,7 @@ let db: TestDatabase;
 const sim = new OllamaSim();
 let proxy: HoldingProxy;
 let proxyUrl = '';
+let simUrl = '';
 /** The proxy holds the model call with this number (1-based) until it is released; 0 holds none. */
 let holdAt = 0;
 let chats = 0;
@@ -19,8 +21,9 @@ let onHeld = () => {};
 beforeAll(async () => {
   db = await testDatabase();
   // in front of the simulated model: a turn's model call can be kept in flight while the test presses Ctrl-C
+  simUrl = await sim.listen();
   proxy = await startHoldingProxy(
-    await sim.listen(),
+    simUrl,
     (path) => path === '/api/chat' && ++chats === holdAt,
     () => onHeld(),
   );
@@ -107,8 +110,26 @@ describe('Ctrl-C during ariadne run', () => {
     );
 
     holdAt = 0;
-    const resumed = await ariadneAsync(['resume', id, '--json']);
+    // resume checks the provider as run does, and may move the run to another host, recorded in its config
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const closed = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
+    await new Promise((r) => probe.close(r));
+    const down = await ariadneAsync(['resume', id, '--ollama-host', closed]);
+    expect(down.code, down.stderr).toBe(3);
+    expect(down.stderr).toMatch(new RegExp(`cannot reach Ollama at --ollama-host ${closed} \\(ECONNREFUSED\\)`));
+    const wrong = await ariadneAsync(['resume', id, '--openai-base-url', `${simUrl}/v1`]);
+    expect(wrong.code, wrong.stderr).toBe(2);
+    expect(wrong.stderr).toMatch(/--openai-base-url is for an openai run; this experiment's agent is ollama/);
+    const stored = () =>
+      db.query<{ host: string; at: Date | null }>(
+        "SELECT config #>> '{ollama,host}' AS host, interrupted_at AS at FROM experiments WHERE id = $1",
+        [id],
+      );
+    expect((await stored()).rows).toEqual([{ host: proxyUrl, at: expect.any(Date) }]); // refused: nothing changed
+    const resumed = await ariadneAsync(['resume', id, '--json', '--ollama-host', simUrl]);
     expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await stored()).rows).toEqual([{ host: simUrl, at: null }]);
     const summary = JSON.parse(resumed.stdout) as { status: string; turns: number };
     expect(summary.status).not.toBe('running');
     expect(summary.turns).toBeGreaterThan(2);

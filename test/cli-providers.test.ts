@@ -232,6 +232,60 @@ describe('LLM providers from the command line', () => {
     expect(code).toBe(0);
   });
 
+  it('--observation image for an Ollama model without "vision" in /api/show exits 2; a seeing one passes', async () => {
+    const blind = new OllamaSim({ models: ['qwen2.5:7b', 'qwen2.5vl:7b'], textOnly: ['qwen2.5:7b'] });
+    const host = await blind.listen();
+    try {
+      const before = await tableCounts(db);
+      const run = (model: string) =>
+        ariadneAsync([
+          'run',
+          '--provider',
+          'ollama',
+          '--model',
+          model,
+          '--ollama-host',
+          host,
+          '--observation',
+          'image',
+          '--maze',
+          'sparse',
+          '--size',
+          '7',
+          '--max-turns',
+          '2',
+          '--max-moves',
+          '16',
+        ]);
+      const refused = await run('qwen2.5:7b');
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(
+        `config.observation "image": --model "qwen2.5:7b" on the Ollama server at ${host} has no "vision" capability`,
+      );
+      expect(refused.stderr).toMatch(/use a vision model .* or a text observation format/);
+      expect(await tableCounts(db)).toEqual(before);
+      const seeing = await run('qwen2.5vl:7b');
+      expect(seeing.stderr).not.toContain('vision');
+      expect([0, 1], seeing.stderr).toContain(seeing.code);
+    } finally {
+      await blind.close();
+    }
+  });
+
+  it('ariadne sim on a busy port exits 3 naming --port and the port, without a stack trace', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const r = await ariadneAsync(['sim', 'ollama', '--port', String(port)]);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr).toContain(`--port ${port} is in use (EADDRINUSE)`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await new Promise((r) => busy.close(r));
+    }
+  });
+
   describe('the OpenAI-compatible provider', () => {
     let openai: OpenAISim;
     let base = '';

@@ -40,6 +40,10 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     [['run', '--stuck-policy', 'panic'], /--stuck-policy "panic" is not one of: observe, advise, halt/],
     [['run', '--vision-range', '0'], /--vision-range must be a whole number from 1 to 50, got 0/],
     [
+      ['run', '--agent', 'frontier', '--observation', 'image'],
+      /config\.observation "image" is for model agents \(ollama, bedrock, openai\); the frontier baseline .*: leave/,
+    ],
+    [
       ['run', '--max-moves', '100000', '--max-turns', '5000'],
       new RegExp(
         'max_moves: 100000 can never be reached: max_turns 5000 x max_actions_per_turn 8 allow at most 40000 ' +
@@ -396,22 +400,30 @@ describe('ariadne list', () => {
     expect(ariadne(['list', '--sweep', 'list-test', '--limit', '4']).stdout).toMatch(/\n\(4 rows\)\n$/);
   });
 
-  it('--sweeps lists the sweeps with their runs done, succeeded and failed', async () => {
-    const { rows } = await db.pool.query<{ succeeded: number }>(
-      "SELECT count(*) FILTER (WHERE goal_found)::int AS succeeded FROM experiments WHERE sweep_id = 'list-test'",
+  it('--sweeps lists the sweeps with their runs done, succeeded, errors and how they ended, apart', async () => {
+    const { rows } = await db.pool.query<{ succeeded: number; limited: number }>(
+      `SELECT count(*) FILTER (WHERE goal_found)::int AS succeeded,
+              count(*) FILTER (WHERE NOT goal_found AND status = 'timeout')::int AS limited
+       FROM experiments WHERE sweep_id = 'list-test'`,
     );
+    const { succeeded, limited } = rows[0];
+    // the random agent meets its move limit: a stop reason, never counted as an error
+    expect(limited).toBeGreaterThan(0);
     const sweeps = JSON.parse(ariadne(['list', '--sweeps', '--json']).stdout) as Array<Record<string, unknown>>;
     expect(sweeps.find((s) => s.sweep === 'list-test')).toMatchObject({
       runs: 4,
       done: 4,
-      succeeded: rows[0].succeeded,
-      failed: 0,
+      succeeded,
+      errors: 0,
+      stop_reasons: expect.objectContaining({ goal: succeeded, move_limit: limited, error: 0, outage: 0 }),
     });
-    const table = ariadne(['list', '--sweeps', '--sweep', 'list-test']);
-    expect(table.stdout).toMatch(/^sweep +\| runs \| done \| succeeded \| failed \| started$/m);
+    const table = ariadne(['list', '--sweeps', '--sweep', 'list-test', '--wide']);
+    expect(table.stdout).toMatch(/^sweep +\| runs \| done \| succeeded \| errors \| started +\| ended$/m);
+    const ended = [succeeded > 0 ? `goal ${succeeded}` : '', `move limit ${limited}`].filter(Boolean).join(', ');
     expect(table.stdout).toMatch(
-      new RegExp(`^list-test \\| +4 \\| +4 \\| +${rows[0].succeeded} \\| +0 \\| \\d{4}-`, 'm'),
+      new RegExp(`^list-test \\| +4 \\| +4 \\| +${succeeded} \\| +0 \\| \\d{4}-.* \\| ${ended}$`, 'm'),
     );
+    expect(table.stdout).not.toMatch(/failed/);
   });
 
   it('says plainly when nothing matches and how to make one (exit 0); bad filters exit 2', () => {

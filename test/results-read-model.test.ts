@@ -84,7 +84,7 @@ describe.each(TRANSPORTS)('the results read model over %s', (transport) => {
     expect((await newestExperiments(db, { agent: 'random' }, 10)).map((r) => r.experiment_id)).toEqual([solo]);
     expect(await newestExperiments(db, {}, 1)).toHaveLength(1);
     expect(await newestSweeps(db, undefined, 10)).toEqual([
-      expect.objectContaining({ sweep: 'read-model', runs: 2, done: 2, failed: 0 }),
+      expect.objectContaining({ sweep: 'read-model', runs: 2, done: 2, errors: 0 }),
     ]);
     expect(await newestSweeps(db, 'nope', 10)).toEqual([]);
   });

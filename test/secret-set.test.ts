@@ -91,3 +91,15 @@ describe('the hidden prompt', () => {
     vi.restoreAllMocks();
   });
 });
+
+describe('ariadne secret', () => {
+  // the hint's command is the one this user types: npm's script in a checkout, the installed command otherwise
+  it.each([
+    [{ npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' }, 'npm run ariadne -- secret set NAME'],
+    [{ npm_lifecycle_event: '', npm_package_name: '' }, 'ariadne secret set NAME'],
+  ])('with %j the hint says %s', async (env, hint) => {
+    const r = await outputOf(ariadneProcess(['secret'], env));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^set one with: ${hint} \\(`, 'm'));
+  });
+});

@@ -518,6 +518,11 @@ describe('sweep files', () => {
     ],
     ['an unknown key', SWEEP.replace('repeats: 5', 'repeat: 5'), /^repeat \(line 12\): Unrecognized key/],
     [
+      'pictures for a baseline',
+      SWEEP.replace('config:', 'settings:\n  observation: [rays, image]\nconfig:'),
+      /^settings\.observation \(line 10\): config\.observation "image" is for model agents .* the random baseline/,
+    ],
+    [
       'an LLM agent without a model',
       SWEEP.replace('{ agent: random }', '{ agent: ollama }'),
       /^agents\[0\]\.model \(line 3\): /,

@@ -174,6 +174,28 @@ describe('one experiment', () => {
     await page.close();
   });
 
+  it('folds a long list of stuck signals after the first few, "N more", so the turn detail stays in view', async () => {
+    const id = finished[1];
+    const { rows } = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM stuck_signals WHERE experiment_id = $1',
+      [id],
+    );
+    // the random walker keeps tripping the detectors: far more signals than a panel can show
+    expect(rows[0].n).toBeGreaterThan(10);
+    const steps = await actionsOf(id);
+    const { page, errors } = await openPage(browser, `${viewer.url}experiments/${id}?step=${steps}`);
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
+    await page.evaluate((s) => (window as any).__viewer.go(s), steps);
+    const panel = await page.$eval('#signals', (dd) => ({
+      shown: (dd.firstChild?.textContent ?? '').split('\n').length,
+      more: dd.querySelector('details.more > summary')?.textContent,
+      open: dd.querySelector('details.more')?.hasAttribute('open'),
+    }));
+    expect(panel).toEqual({ shown: 5, more: `${rows[0].n - 5} more`, open: false });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("shows a model's run: its system prompt, and each turn's calls with their tokens and latency", async () => {
     const { experimentId } = await runLocalExperiment(
       {

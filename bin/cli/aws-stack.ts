@@ -5,6 +5,7 @@ import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sd
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { EnvironmentError, NotFoundError } from './exit-codes.ts';
 import { OUTPUT_KEYS, type OutputField, type StackOutputs } from '../../lib/stack-outputs.ts';
+import { commandPrefix } from './invocation.ts';
 
 /**
  * Statuses whose outputs describe resources that exist and work ("Stack status codes", CloudFormation User Guide,
@@ -125,7 +126,8 @@ function describeError(err: AwsError, stack: string, region: string | undefined)
     return new EnvironmentError(
       'cloudformation:DescribeStacks',
       `AWS refused cloudformation:DescribeStacks on stack ${stack} (${err.message}): your IAM identity needs it; ` +
-        'an administrator can grant what researchers need with the policy `ariadne policy researcher` prints',
+        'an administrator can grant what researchers need with the policy ' +
+        `\`${commandPrefix()} policy researcher\` prints`,
     );
   return err;
 }

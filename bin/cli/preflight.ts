@@ -33,15 +33,34 @@ function rootCause(err: unknown): string {
 
 /** How the messages name the host and the model: the run's options, or a sweep file's agent. */
 interface Labels {
+  /** The setting that gives the host: an option, or a sweep file's YAML key (config.ollama.host). */
   host: string;
   model: string;
+  /** Whose host it is, when not the run's own: ` for sweep agent "qwen2.5:7b"`. */
+  of?: string;
 }
 const RUN_LABELS: Labels = { host: '--ollama-host', model: '--model' };
+
+/**
+ * Pictures for a model that cannot see them would be a run of noise: refused when the server's /api/show lists
+ * capabilities without "vision" (a server too old to list them is given the benefit of the doubt).
+ */
+function refuseBlindOllama(host: string, model: string, capabilities: string[] | undefined, labels: Labels) {
+  if (!capabilities || capabilities.includes('vision')) return;
+  throw new InvalidInputError(
+    'config.observation',
+    'image',
+    `config.observation "image": ${labels.model} "${model}" on the Ollama server at ${host} has no "vision" ` +
+      `capability (it lists: ${capabilities.join(', ') || 'none'}); use a vision model (e.g. qwen2.5vl:7b, ` +
+      'gemma3) or a text observation format (local_grid shows the same square as text)',
+  );
+}
 
 async function checkOllama(
   host: string,
   model: string,
   labels: Labels = RUN_LABELS,
+  observation?: string,
   apiKey = envString('OLLAMA_API_KEY'),
 ): Promise<void> {
   const client = new Ollama({
@@ -49,8 +68,9 @@ async function checkOllama(
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
     fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(10_000) }),
   });
+  let capabilities: string[] | undefined;
   try {
-    await client.show({ model });
+    ({ capabilities } = (await client.show({ model })) as { capabilities?: string[] });
   } catch (err) {
     const e = err as { status_code?: number; error?: string; message?: string };
     if (e.status_code === 404)
@@ -67,10 +87,11 @@ async function checkOllama(
       );
     throw new EnvironmentError(
       labels.host,
-      `cannot reach Ollama at ${labels.host} ${host} (${rootCause(err)}); ` +
-        `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set the right ${labels.host}`,
+      `cannot reach Ollama at ${labels.host} ${host}${labels.of ?? ''} (${rootCause(err)}); ` +
+        `start it (ollama serve, or: ${commandPrefix()} sim ollama) or set ${labels.host} to the server's URL`,
     );
   }
+  if (observation === 'image') refuseBlindOllama(host, model, capabilities, labels);
 }
 
 /**
@@ -82,6 +103,7 @@ async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKe
   const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: baseUrl, apiKey: apiKey || 'none', maxRetries: 1, timeout: 10_000 });
   const host = labels === RUN_LABELS ? '--openai-base-url' : labels.host;
+  const of = labels.of ?? '';
   let ids: string[];
   try {
     ids = [];
@@ -96,13 +118,13 @@ async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKe
     if (err instanceof OpenAI.APIError && typeof err.status === 'number')
       throw new EnvironmentError(
         host,
-        `GET ${baseUrl}/models answered ${err.status} (${err.message}); an OpenAI-compatible base URL ends in /v1 ` +
-          '(e.g. http://127.0.0.1:8000/v1): check it',
+        `GET ${baseUrl}/models (${host}${of}) answered ${err.status} (${err.message}); an OpenAI-compatible ` +
+          'base URL ends in /v1 (e.g. http://127.0.0.1:8000/v1): check it',
       );
     throw new EnvironmentError(
       host,
-      `cannot reach the OpenAI-compatible server at ${host} ${baseUrl} (${rootCause(err)}); start it (vllm ` +
-        `serve MODEL, or: ${commandPrefix()} sim openai) or set the right ${host}`,
+      `cannot reach the OpenAI-compatible server at ${host} ${baseUrl}${of} (${rootCause(err)}); start it (vllm ` +
+        `serve MODEL, or: ${commandPrefix()} sim openai) or set ${host} to the server's URL`,
     );
   }
   if (!ids.includes(model))
@@ -208,11 +230,15 @@ export async function preflightAgents(planned: PlannedAgent[], parameters?: Expe
   for (const p of planned) {
     if (p.agent === 'ollama') {
       const host = effectiveOllamaHost(p.config, parameters);
-      const key = `ollama ${host} ${p.model}`;
+      const observation = resolveConfig(mergeConfig(parameters, p.config)).observation;
+      const key = `ollama ${host} ${p.model} ${observation}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      await checkOllama(host, p.model ?? '', p.labels);
+      await checkOllama(host, p.model ?? '', p.labels, observation);
     } else if (p.agent === 'openai') {
+      // Bedrock and OpenAI-compatible models: the model table (model-table.ts) records no vision, and GET /models
+      // says nothing of it, so no model is refused "image" here; a model that cannot see is the provider's 400.
+
       const baseUrl = effectiveOpenAIBaseUrl(p.config, parameters);
       const key = `openai ${baseUrl} ${p.model}`;
       if (seen.has(key)) continue;

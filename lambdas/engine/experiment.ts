@@ -1,7 +1,7 @@
 // Experiment lifecycle outside the turn loop: start (resolve maze and config,
 // write the experiment once), the progress check between turns, and the
 // final status. Pure logic over a store interface; no AWS, no Lambda.
-import { isLlmAgent } from '../providers/llm-agents.ts';
+import { baselineObservationProblem, isLlmAgent } from '../providers/llm-agents.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   experimentConfigSchema,
@@ -239,6 +239,8 @@ export async function startExperiment(
   // what the model refuses is refused here, and a model that thinks by default gets room for it (model-settings.ts)
   const config = settleModelSettings(req.agent, req.model, given, resolveConfig(given));
   refuseUnpricedBudget(req.agent, req.model, config);
+  const baselineProblem = baselineObservationProblem(req.agent, config.observation);
+  if (baselineProblem) throw new InvalidInputError('config.observation', config.observation, baselineProblem);
   const maze = resolveMaze(req.maze);
   const experimentId = req.experimentId ?? (req.executionArn ? experimentIdFor(req.executionArn) : randomUUID());
   const optimal = optimalMoves(maze, config);

@@ -8,7 +8,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { suiteMazes } from '../maze/suites.ts';
 import { InvalidInputError } from '../engine/errors.ts';
-import { isLlmAgent } from '../providers/llm-agents.ts';
+import { baselineObservationProblem, isLlmAgent } from '../providers/llm-agents.ts';
 import { isForbiddenKey } from '../config/forbidden-keys.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -294,7 +294,12 @@ function checkConfigs({ report }: SweepFile, suite: Suite | null, { config, agen
       const checked = experimentConfigSchema.safeParse(
         mergeConfig(suite?.config, config, a.config, settingsConfig(combo)),
       );
-      if (checked.success) continue;
+      if (checked.success) {
+        const problem = baselineObservationProblem(a.agent, checked.data.observation);
+        const where = 'observation' in combo ? ['settings', 'observation'] : ['agents', ai, 'agent'];
+        if (problem) report(where, problem);
+        continue;
+      }
       for (const issue of checked.error.issues)
         for (const key of issueKeys(issue)) {
           const swept = Object.keys(combo).find((k) => k === key || k.startsWith(`${key}.`));

@@ -172,6 +172,19 @@ export function idLink(href, id) {
   );
 }
 
+/**
+ * Lines as text, the first `first` shown and the rest folded under "N more": hundreds of stuck signals would push
+ * everything after them off the screen.
+ */
+export function foldedLines(lines, first = 5) {
+  if (lines.length <= first + 1) return lines.join('\n');
+  const rest = lines.slice(first);
+  return [
+    lines.slice(0, first).join('\n'),
+    el('details', { class: 'more' }, el('summary', {}, `${rest.length} more`), rest.join('\n')),
+  ];
+}
+
 /** The page's query string as an object, and a way to write it back without a reload. */
 export function urlState() {
   return Object.fromEntries(new URLSearchParams(location.search));

@@ -3,7 +3,7 @@
 // tokens, latency and agent-state changes, read a window of turns at a time. While the experiment runs, new
 // turns arrive over the live stream and the view follows the newest step unless the scrubber was moved back: the
 // page asks only for the turns after the last one it holds (`?after=`) and appends them (append below).
-import { api, el, fmt, idLink, live, shown, typed, urlState } from './common.js';
+import { api, el, fmt, foldedLines, idLink, live, shown, typed, urlState } from './common.js';
 import { MazeCanvas } from './maze-canvas.js'; // served from reports/assets (shared with the replay file)
 
 performance.mark('script'); // the page's own timeline (bench/viewer.ts prints it): its script running
@@ -194,8 +194,11 @@ function draw() {
   $('action').textContent = step === 0 ? '-' : `${D.raw.tools[D.tool[step]]}: ${D.raw.outcomes[D.outcome[step]]}`;
   $('phase').textContent = D.raw.phases[D.phase[step]];
   const signals = D.raw.signals.filter((g) => g.step <= step);
-  $('signals').textContent =
-    signals.length === 0 ? 'none' : signals.map((g) => `${g.detector} at step ${g.step}: ${g.detail}`).join('\n');
+  $('signals').replaceChildren(
+    ...[
+      signals.length === 0 ? 'none' : foldedLines(signals.map((g) => `${g.detector} at step ${g.step}: ${g.detail}`)),
+    ].flat(),
+  );
   showTurn(turn === 0 ? 1 : turn);
 }
 
@@ -421,7 +424,7 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
       ),
       el('tbody', {}, actionRows),
     ),
-    changes.length ? el('pre', { class: 'changes' }, changes.join('\n')) : null,
+    changes.length ? el('pre', { class: 'changes' }, foldedLines(changes, 10)) : null,
   );
 }
 

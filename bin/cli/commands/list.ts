@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import type { ExperimentStatus } from '../../../lambdas/engine/store.ts';
 import { newestExperiments, type NewestExperimentRow } from '../../../results/newest-experiments.ts';
+import { stopReasonsText } from '../../../results/stop-reasons.ts';
 import { newestSweeps, type SweepListRow as SweepRow } from '../../../results/sweep-list.ts';
 import { settingsOfRuns, settingsText, type RunSettings } from '../../../results/run-settings.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
@@ -37,7 +38,7 @@ function when(d: Date): string {
 // Which columns go first when a table is too wide: a higher `drop` goes first; ids and dates are never cut.
 const EXPERIMENT_COLUMNS: Column<ExperimentRow>[] = [
   { header: 'id', cell: (r) => r.experiment_id },
-  // SIM first, so a cut cell keeps it: the model named did not answer (see SIMULATED_NOTE)
+  // SIM first, so a cut cell keeps it: the model named did not answer (see simulatedNote)
   {
     header: 'agent/model',
     cell: (r) => `${r.simulated ? 'SIM ' : ''}${r.model ? `${r.agent} ${r.model}` : r.agent}`,
@@ -62,7 +63,8 @@ const EXPERIMENT_COLUMNS: Column<ExperimentRow>[] = [
   { header: 'started', cell: (r) => when(r.started_at), drop: 2 },
 ];
 
-const SIMULATED_NOTE = 'SIM: a bundled simulator (ariadne sim) answered its model calls, not the model named';
+const simulatedNote = () =>
+  `SIM: a bundled simulator (${commandPrefix()} sim) answered its model calls, not the model named`;
 
 /** The most of a run's settings the table shows (the rest cut by an ellipsis; --wide, csv and json show them whole). */
 const SETTINGS_WIDTH = 24;
@@ -86,13 +88,15 @@ function experimentColumns(rows: ExperimentRow[], wide: boolean): Column<Experim
 
 const SWEEP_COLUMNS: Column<SweepRow>[] = [
   { header: 'sweep', cell: (r) => r.sweep },
-  ...(['runs', 'done', 'succeeded', 'failed'] as const).map((k, i): Column<SweepRow> => ({
+  ...(['runs', 'done', 'succeeded', 'errors'] as const).map((k, i): Column<SweepRow> => ({
     header: k,
     cell: (r) => r[k],
     align: 'right',
-    drop: 4 - i,
+    drop: 5 - i,
   })),
   { header: 'started', cell: (r) => when(r.started) },
+  // how the runs ended, errors among them, so a wall clock or a limit is never read as a failure
+  { header: 'ended', cell: (r) => stopReasonsText(r.stop_reasons) || '-', drop: 1 },
 ];
 
 /** A listing's table, the columns it left out, and `note` (there are more rows). */
@@ -136,7 +140,7 @@ async function listSweeps(o: ListOptions): Promise<void> {
     }
     printTableOutput(o, {
       table: (layout) => tableLines(rows, SWEEP_COLUMNS, layout, note),
-      csv: () => rows.map((r) => ({ ...r })),
+      csv: () => rows.map((r) => ({ ...r, stop_reasons: stopReasonsText(r.stop_reasons) })),
       json: () => rows,
     });
   });
@@ -171,7 +175,7 @@ async function list(o: ListOptions): Promise<void> {
         ...tableLines(rows, experimentColumns(rows, layout.wide === true), layout, note),
         // said in full under the table, as `status` says why a run is stale
         ...rows.filter((r) => r.interrupted).map((r) => `INTERRUPTED ${r.experiment_id}: ${interruptedNote(r)}`),
-        ...(rows.some((r) => r.simulated) ? [SIMULATED_NOTE] : []),
+        ...(rows.some((r) => r.simulated) ? [simulatedNote()] : []),
       ],
       csv: () => rows.map(({ settings: _object, ...r }) => ({ ...r })),
       json: () => rows,
@@ -200,7 +204,10 @@ export function registerListCommand(program: Command): void {
             .default(20)
             .argParser(intOption('--limit', 1, 100_000)),
         )
-        .option('--sweeps', 'list the sweeps instead: name, runs, done, succeeded, failed, started'),
+        .option(
+          '--sweeps',
+          'list the sweeps instead: name, runs, done, succeeded, errors, started, how the runs ended (stop reasons)',
+        ),
       'the rows as JSON',
     ),
   ).action((o: ListOptions) => list(o));

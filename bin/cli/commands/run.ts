@@ -19,6 +19,7 @@ import {
 import { commandPrefix } from '../invocation.ts';
 import type { ExperimentSummary } from '../../../results/summary-row.ts';
 import type { LocalExperimentResult } from '../../../state-machine/local-experiment.ts';
+import type { ResumeProviderOptions } from '../resume-provider.ts';
 
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
@@ -159,6 +160,9 @@ async function run(o: RunOptions): Promise<void> {
               // --verbose streams a line per turn to stderr: the redrawn progress line would overwrite them
               if (!o.quiet && !o.json && !o.verbose) progress.update(t);
             },
+            onProviderWait: (w) => {
+              if (!o.quiet && !o.json) progress.providerWait(w);
+            },
           }),
         progress,
         () => experimentId,
@@ -172,7 +176,7 @@ async function run(o: RunOptions): Promise<void> {
   ).finally(() => runLog.close());
 }
 
-async function resume(id: string, o: { json?: boolean; verbose?: boolean }): Promise<void> {
+async function resume(id: string, o: { json?: boolean; verbose?: boolean } & ResumeProviderOptions): Promise<void> {
   const [{ localParameters }, { turnProgress }, { showSummary }, { openRunLog }] = await Promise.all([
     import('../local-parameters.ts'),
     import('../progress.ts'),
@@ -183,6 +187,8 @@ async function resume(id: string, o: { json?: boolean; verbose?: boolean }): Pro
   if (!o.json) process.stderr.write(`log: ${runLog.path}\n`);
   await withCliDatabase(async (db) => {
     const { resumeInput, runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
+    const { prepareResume } = await import('../resume-provider.ts');
+    await prepareResume(db, id, o, (await localParameters()?.get())?.config);
     let input;
     try {
       input = await resumeInput(db, id);
@@ -207,6 +213,9 @@ async function resume(id: string, o: { json?: boolean; verbose?: boolean }): Pro
           telemetry: runLog.telemetry,
           onTurn: (t) => {
             if (!o.json && !o.verbose) progress.update(t);
+          },
+          onProviderWait: (w) => {
+            if (!o.json) progress.providerWait(w);
           },
           executionName: `${id}-resume-${Date.now()}`,
         }),
@@ -251,6 +260,16 @@ export function registerRunCommands(program: Command): void {
     .argument('<experiment-id>')
     .addOption(jsonOption('print the summary as JSON on stdout'))
     .addOption(verboseOption())
-    .action((id: string, o: { json?: boolean; verbose?: boolean }) => resume(id, o));
+    .option(
+      '--ollama-host <url>',
+      'an Ollama run: the server for the rest of the run; checked first, as run does, and recorded in the ' +
+        "experiment's stored config in place of the old host",
+    )
+    .option(
+      '--openai-base-url <url>',
+      'an OpenAI-compatible run: the server (/v1 included) for the rest of the run; checked first and recorded ' +
+        "in the experiment's stored config in place of the old one",
+    )
+    .action((id: string, o: { json?: boolean; verbose?: boolean } & ResumeProviderOptions) => resume(id, o));
   withExample(resumeCommand, 'ariadne resume demo-1');
 }

@@ -12,6 +12,7 @@ import {
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
 import { readHidden, readStdin } from '../secret-input.ts';
+import { commandPrefix } from '../invocation.ts';
 
 interface SecretOptions {
   region?: string;
@@ -34,7 +35,8 @@ async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
     throw new InvalidInputError(
       'NAME',
       name,
-      `no value for ${name} was given: pipe it in (ariadne secret set ${name} < key.txt) or type it at the prompt`,
+      `no value for ${name} was given: pipe it in (${commandPrefix()} secret set ${name} < key.txt) ` +
+        'or type it at the prompt',
     );
   const { PutParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
   const client = new SSMClient({
@@ -77,7 +79,9 @@ function listSecrets(o: { prefix: string; json?: boolean }): void {
     return;
   }
   for (const r of rows) process.stdout.write(`${r.name.padEnd(16)} ${r.parameter.padEnd(34)} read by ${r.read_by}\n`);
-  process.stdout.write('set one with: ariadne secret set NAME (from standard input, or a prompt that hides it)\n');
+  process.stdout.write(
+    `set one with: ${commandPrefix()} secret set NAME (from standard input, or a prompt that hides it)\n`,
+  );
 }
 
 export function registerSecretCommands(program: Command): void {

@@ -5,6 +5,7 @@ import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption } from '../options.ts';
+import { EnvironmentError } from '../exit-codes.ts';
 
 interface SimOptions {
   port?: number;
@@ -22,6 +23,21 @@ interface SimOptions {
 function simLimit(o: SimOptions) {
   if (o.rpm === undefined && o.tpm === undefined) return undefined;
   return { requests_per_minute: o.rpm, tokens_per_minute: o.tpm, window_seconds: o.windowSeconds ?? 60 };
+}
+
+/** Listens on `port`; a port that is taken is the environment's problem (exit 3), named with the fix. */
+async function listenOn(server: { listen(port: number): Promise<string> }, port: number, given?: number) {
+  try {
+    return await server.listen(port);
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'EADDRINUSE') throw err;
+    const which = given === undefined ? `the default port ${port}` : `--port ${port}`;
+    throw new EnvironmentError(
+      '--port',
+      `${which} is in use (EADDRINUSE): another program listens on 127.0.0.1:${port}; ` +
+        `stop it, or choose another port with --port <n> (0 picks a free one)`,
+    );
+  }
 }
 
 async function sim(service: string, o: SimOptions): Promise<void> {
@@ -58,7 +74,7 @@ async function sim(service: string, o: SimOptions): Promise<void> {
         : new (await import('../../../simulators/bedrock-sim.ts')).BedrockSim(opts);
   if (limit) for (const model of server.models) server.limits[model] = limit;
   // each service's usual port: Ollama's, a free one for Bedrock, vLLM's for OpenAI-compatible servers
-  const url = await server.listen(o.port ?? { ollama: 11434, bedrock: 8787, openai: 8000 }[kind]);
+  const url = await listenOn(server, o.port ?? { ollama: 11434, bedrock: 8787, openai: 8000 }[kind], o.port);
   process.stdout.write(`simulated ${kind} at ${url} serving ${server.models.join(', ')}\n`);
   process.stdout.write(
     kind === 'ollama'

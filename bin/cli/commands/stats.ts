@@ -16,11 +16,12 @@ import { sweepStatistics, type GroupStatistics, type SweepStatistics } from '../
 import { formatCost, formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
 import { paperTable, provenanceNotes } from '../../../reports/paper-table.ts';
 import { MIN_BOOTSTRAP_MAZES } from '../../../reports/maze-inference.ts';
-import { stopReasonsText } from '../../../reports/stop-reasons.ts';
+import { stopReasonsText } from '../../../results/stop-reasons.ts';
 import { numberInterval } from '../../../reports/stat-text.ts';
 import { plural } from '../../../reports/words.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
 import { planLines } from '../../../reports/plan-text.ts';
+import { commandPrefix } from '../invocation.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate, its maze-level interval and the mazes it is over (--wide shows them all).
@@ -147,7 +148,7 @@ function referenceLines(r: NonNullable<SuiteReference>, width: number): string[]
             `efficiency ${o.mean_efficiency?.toFixed(3) ?? '-'}`,
         )
         .join('; ') +
-      ` (ariadne suite show ${r.suite} has them by generator and size)`,
+      ` (${commandPrefix()} suite show ${r.suite} has them by generator and size)`,
     width,
   );
 }

@@ -83,8 +83,10 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       model: c.model,
       config: c.config,
       labels: {
-        host: `the ${c.agent === 'openai' ? 'server' : 'Ollama host'} of sweep agent "${c.label}"`,
+        // the YAML key, in the sweep file's config or the agent's (else the parameters or the environment give it)
+        host: c.agent === 'openai' ? 'config.openai.base_url' : 'config.ollama.host',
         model: `sweep agent "${c.label}": model`,
+        of: ` (sweep agent "${c.label}")`,
       },
     })),
     (await parameters?.get())?.config,

@@ -16,6 +16,7 @@ import { EnvironmentError, NotFoundError } from '../exit-codes.ts';
 import { isNetworkError } from '../errors.ts';
 import { plannedParameters, plannedValues, readSynthesizedStack } from '../template-stack.ts';
 import { envString } from '../../../lambdas/config/environment.ts';
+import { commandPrefix } from '../invocation.ts';
 
 export interface PlanDoctorOptions {
   /** cdk.out (or a .template.json). */
@@ -187,7 +188,7 @@ async function concurrencyCheck(region: string): Promise<Check> {
       ok: true,
       skipped: true,
       detail: `not read: ${message(err)}`,
-      fix: 'allow lambda:GetAccountSettings (ariadne policy researcher grants it) to see it here',
+      fix: `allow lambda:GetAccountSettings (${commandPrefix()} policy researcher grants it) to see it here`,
     };
   } finally {
     client.destroy();

@@ -56,7 +56,7 @@ export interface RunEnd {
 }
 
 /** How one run ended. */
-function stopReasonOf(r: RunEnd): StopReason {
+export function stopReasonOf(r: RunEnd): StopReason {
   if (r.goalFound) return 'goal';
   switch (r.status) {
     case 'running':
