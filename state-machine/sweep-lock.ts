@@ -2,7 +2,9 @@
 // sweep. That connection is dropped by a server restart or a failover, and the lock with it: the lock listens for
 // that (pg emits 'error' on a client that nobody hears otherwise, which ends the process), connects again with
 // backoff while the server is away, and takes the lock again. Until it has, no run of the sweep starts; if another
-// process took the sweep meanwhile, the lock says so and this process must stop its runs.
+// process took the sweep meanwhile, the lock says so and this process must stop its runs. The server may still hold
+// the lock for the lost session itself (it is still ending, or the server has not noticed the connection is gone):
+// that holder is this process, so it is ended and the lock taken again, not mistaken for another process.
 import pg from 'pg';
 import type { Database } from '../lambdas/store/database.ts';
 
@@ -33,7 +35,14 @@ export interface SweepLockEvents {
   onTaken?: (err: SweepLockLostError) => void;
 }
 
-const LOCK = "SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok";
+const LOCK = `SELECT pg_try_advisory_lock(hashtext('ariadne-sweep'), hashtext($1)) AS ok, pg_backend_pid() AS pid,
+  (SELECT backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()) AS started`;
+/** The session holding the lock, by pid and start (a pid alone may be reused by a later session). */
+const HOLDER = `SELECT l.pid, a.backend_start::text AS started FROM pg_locks l
+  LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+    AND l.classid = (hashtext('ariadne-sweep')::bigint & 4294967295)::oid
+    AND l.objid = (hashtext($1)::bigint & 4294967295)::oid`;
 const FIRST_WAIT_MS = 100;
 const LONGEST_WAIT_MS = 5_000;
 
@@ -42,6 +51,8 @@ export class SweepLock {
   private released = false;
   private lostAt: number | null = null;
   private waiters: Array<() => void> = [];
+  /** The server's session that holds (or held, before it was lost) the lock for this process. */
+  private session: { pid: number; started: string | null } | null = null;
 
   private constructor(
     private readonly url: string,
@@ -56,7 +67,7 @@ export class SweepLock {
     const url = db.pool.options.connectionString;
     if (!url) throw new Error('the sweep lock needs the database URL its pool was opened with');
     const lock = new SweepLock(url, `${db.schema}/${sweep}`, sweep, events);
-    if (!(await lock.connectAndTake())) throw new SweepBusyError(sweep);
+    if ((await lock.connectAndTake()) !== 'taken') throw new SweepBusyError(sweep);
     return lock;
   }
 
@@ -74,24 +85,44 @@ export class SweepLock {
     await client?.end().catch(() => undefined);
   }
 
-  /** A new connection, and the lock on it; false when another session holds the lock. */
-  private async connectAndTake(): Promise<boolean> {
+  /**
+   * A new connection, and the lock on it: 'taken'; 'busy' when another session holds the lock; 'own' when the
+   * session holding it is this process's lost one (ended here, so the next try takes the lock).
+   */
+  private async connectAndTake(): Promise<'taken' | 'busy' | 'own'> {
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 10_000 });
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('the connection holding the sweep lock closed')));
     try {
       await client.connect();
-      const { rows } = await client.query<{ ok: boolean }>(LOCK, [this.key]);
+      const { rows } = await client.query<{ ok: boolean; pid: number; started: string | null }>(LOCK, [this.key]);
       if (!rows[0].ok || this.released) {
+        const own = !rows[0].ok && !this.released && (await this.endOwnSession(client));
         await client.end().catch(() => undefined);
-        return false;
+        return own ? 'own' : 'busy';
       }
       this.client = client;
-      return true;
+      this.session = { pid: rows[0].pid, started: rows[0].started };
+      return 'taken';
     } catch (err) {
       await client.end().catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * Whether the lock's holder is this process's lost session (then it is ended: a role may end its own sessions), or
+   * nobody now; false when it is another process's.
+   */
+  private async endOwnSession(client: pg.Client): Promise<boolean> {
+    const mine = this.session;
+    if (!mine) return false;
+    const { rows } = await client.query<{ pid: number; started: string | null }>(HOLDER, [this.key]);
+    const holder = rows[0];
+    if (!holder) return true; // let go meanwhile: the next try takes it
+    if (holder.pid !== mine.pid || holder.started === null || holder.started !== mine.started) return false;
+    await client.query('SELECT pg_terminate_backend($1)', [holder.pid]).catch(() => undefined);
+    return true;
   }
 
   private lost(client: pg.Client, err: Error): void {
@@ -106,14 +137,15 @@ export class SweepLock {
     for (let wait = FIRST_WAIT_MS; !this.released; wait = Math.min(2 * wait, LONGEST_WAIT_MS)) {
       await new Promise((r) => setTimeout(r, wait));
       if (this.released) return;
-      let taken: boolean;
+      let taken: 'taken' | 'busy' | 'own';
       try {
         taken = await this.connectAndTake();
       } catch {
         continue; // the server is not back yet
       }
       if (this.released) return;
-      if (!taken) {
+      if (taken === 'own') continue;
+      if (taken === 'busy') {
         this.events.onTaken?.(new SweepLockLostError(this.sweep));
         return; // never held again: the waiters stay until release
       }

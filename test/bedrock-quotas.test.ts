@@ -21,6 +21,7 @@ import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experi
 import { InvalidInputError } from '../lambdas/engine/errors.ts';
 import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
+import { freePort } from './support/ports.ts';
 
 const q = (name: string, value: number, code = name): ServiceQuota => ({ name, code, value });
 const SONNET = 'global.anthropic.claude-sonnet-5-5';
@@ -180,7 +181,7 @@ describe('Service Quotas through the SDK client', () => {
     expect(none[0]).toMatchObject({ ok: true, warning: true, fix: expect.stringMatching(/config\.rate_limits/) });
     const unreachable = new ServiceQuotasClient({
       region: 'eu-west-1',
-      endpoint: 'http://127.0.0.1:9',
+      endpoint: `http://127.0.0.1:${await freePort()}`,
       credentials: { accessKeyId: 'AKIASIM', secretAccessKey: 'sim' },
       maxAttempts: 1,
     });

@@ -8,6 +8,7 @@ import { loadMigrations, migrate } from '../lambdas/store/migrate.ts';
 import { openDatabase, checkDatabaseUrl } from '../lambdas/store/database.ts';
 import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
+import { freePort } from './support/ports.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -55,10 +56,13 @@ describe('database configuration errors', () => {
   });
 
   it('a server that is down gives a clear error quickly, with the password masked', async () => {
+    const port = await freePort();
     const started = Date.now();
-    const err = await openDatabase({ url: 'postgres://me:hunter2@127.0.0.1:1/x' }).catch((e) => e);
+    const err = await openDatabase({ url: `postgres://me:hunter2@127.0.0.1:${port}/x` }).catch((e) => e);
     expect(err.name).toBe('DatabaseUnreachableError');
-    expect(err.message).toMatch(/cannot connect to DATABASE_URL postgres:\/\/me:\*\*\*@127\.0\.0\.1:1\/x/);
+    expect(err.message).toMatch(
+      new RegExp(`cannot connect to DATABASE_URL postgres://me:\\*\\*\\*@127\\.0\\.0\\.1:${port}/x`),
+    );
     expect(err.message).not.toContain('hunter2');
     expect(Date.now() - started).toBeLessThan(15_000);
   });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ariadneProcess, outputOf, ROOT, type CliResult } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
+import { freePort } from './support/ports.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
@@ -270,6 +271,41 @@ const needsAws = (args: string[]) =>
 /** What a command reads from standard input, as a person would type it (`secret set` prompts for a key). */
 const typedInput = (args: string[]) => (args[0] === 'secret' ? 'sk-typed-by-the-docs-test\n' : '');
 
+/**
+ * The ports the pages show: `sim`'s default for each kind, `view`'s, as the CLI has them. Each runs on a free port of
+ * this run's instead (a researcher's laptop runs Ollama on 11434, and another copy of the suite may run meanwhile);
+ * the pages keep the documented ports. A page's `--port N` and 127.0.0.1:N or localhost:N in a URL are mapped alike.
+ */
+const DOCUMENTED_PORTS: Record<string, number> = { ollama: 11434, bedrock: 8787, openai: 8000, view: 8047 };
+/** Documented port -> the free port this run uses for it, taken in beforeAll. */
+const runPorts = new Map<number, number>();
+
+function runPort(cmd: Command, documented: number): number {
+  const port = runPorts.get(documented);
+  if (port === undefined)
+    throw new Error(
+      `${cmd.file}:${cmd.line}: ${cmd.text}
+uses port ${documented}, which the docs test does not map to a free ` +
+        'one: show a documented port, or add it to DOCUMENTED_PORTS',
+    );
+  return port;
+}
+
+/** A URL's documented port (127.0.0.1:8000, localhost:11434) as this run's. */
+const withRunPorts = (cmd: Command, text: string) =>
+  text.replace(/\b(127\.0\.0\.1|localhost):(\d+)\b/g, (whole, host: string, port: string) =>
+    runPorts.has(Number(port)) ? `${host}:${runPort(cmd, Number(port))}` : whole,
+  );
+
+/** `sim KIND` and `view` serve on this run's port for the one they show (given with --port, or their default). */
+function servingPort(cmd: Command, args: string[]): string[] {
+  const documented = args[0] === 'sim' ? DOCUMENTED_PORTS[args[1]] : args[0] === 'view' ? DOCUMENTED_PORTS.view : null;
+  if (documented === null || documented === undefined) return args;
+  const at = args.indexOf('--port');
+  if (at < 0) return [...args, '--port', String(runPort(cmd, documented))];
+  return args.map((a, i) => (i === at + 1 ? String(runPort(cmd, Number(a))) : a));
+}
+
 // A placeholder is an upper-case name between ARN or URL separators (EXPERIMENT_ID, ...:NAME, :PORT/), or `...`.
 const PLACEHOLDER = /(^|[:/=@])[A-Z][A-Z0-9]*(_[A-Z0-9]+)*(?=$|[:/@])|\.\.\./;
 
@@ -374,6 +410,7 @@ const noAwsAccount = (): Record<string, string | undefined> => ({
 });
 
 function envFor(cmd: Command, args: string[]): Record<string, string | undefined> {
+  const given = Object.fromEntries(Object.entries(cmd.env).map(([k, v]) => [k, withRunPorts(cmd, v)]));
   return {
     ...noAwsAccount(),
     DATABASE_URL: db.url,
@@ -381,8 +418,10 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
     // where the CLI's default output directory would be for a user at the package root (npm sets INIT_CWD)
     ARIADNE_OUTPUT_DIR: join(cwd, 'ariadne-output'),
     INIT_CWD: cwd,
-    // the documented defaults, not this machine's settings
-    OLLAMA_HOST: undefined,
+    // the documented defaults (the servers the pages' `sim` commands start), on this run's ports; not this machine's
+    // settings
+    OLLAMA_HOST: `http://127.0.0.1:${runPort(cmd, DOCUMENTED_PORTS.ollama)}`,
+    OPENAI_BASE_URL: `http://127.0.0.1:${runPort(cmd, DOCUMENTED_PORTS.openai)}/v1`,
     OLLAMA_API_KEY: undefined,
     ARIADNE_PARAMETERS: undefined,
     ARIADNE_SWEEP_STATE_MACHINE_ARN: undefined,
@@ -403,7 +442,7 @@ function envFor(cmd: Command, args: string[]): Record<string, string | undefined
           AWS_ENDPOINT_URL_LAMBDA: lambdaUrl,
         }
       : {}),
-    ...cmd.env,
+    ...given,
   };
 }
 
@@ -428,7 +467,7 @@ function substitute(cmd: Command, args: string[]): string[] {
       out.push(arn);
       continue;
     }
-    out.push(arg);
+    out.push(withRunPorts(cmd, arg));
   }
   const left = [...out, ...Object.values(cmd.env)].filter((a) => PLACEHOLDER.test(a));
   if (left.length > 0)
@@ -437,7 +476,7 @@ function substitute(cmd: Command, args: string[]): string[] {
         '(e.g. --experiment-id demo-1 in an earlier command, then summary demo-1), or teach the test where it ' +
         'comes from',
     );
-  return out;
+  return servingPort(cmd, out);
 }
 
 /** The first line of a command as written, without its comment or continuation. */
@@ -566,6 +605,7 @@ const blocks = pages.flatMap((p) => p.blocks);
 const strayDeclarations = pages.flatMap((p) => p.strayDeclarations);
 
 beforeAll(async () => {
+  for (const port of Object.values(DOCUMENTED_PORTS)) runPorts.set(port, await freePort());
   db = await testDatabase();
   cwd = tempDir('readme');
   copyOfRepository(cwd);

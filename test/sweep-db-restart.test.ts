@@ -3,6 +3,7 @@
 // command", and connections are refused until the server is back): the same command rides it out and exits 0, and
 // every run's actions are those of the same sweep run undisturbed. On a server of this file's own.
 import { writeFileSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../lambdas/store/database.ts';
@@ -98,16 +99,67 @@ describe('a database restarted under ariadne sweep', () => {
   }, 300_000);
 });
 
+/**
+ * A TCP relay to the server for the lock's own connections, which the test can cut on the client's side only (the
+ * server keeps the session and its lock, as after a network fault it has not noticed yet), and which can hold new
+ * connections until the test lets them through (the holder cannot come back before another process takes the sweep).
+ */
+async function startRelay(url: string) {
+  const target = new URL(url);
+  const clients = new Set<Socket>();
+  let held: Array<() => void> | null = null;
+  const relay = createServer((client) => {
+    const through = () => {
+      const upstream = connect(Number(target.port), target.hostname);
+      clients.add(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => clients.delete(client));
+      client.pipe(upstream);
+      upstream.pipe(client);
+    };
+    if (held) held.push(through);
+    else through();
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const relayed = new URL(url);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String((relay.address() as { port: number }).port);
+  return {
+    url: relayed.toString(),
+    /** The client's side of every connection ends; the server's side stays open, idle. */
+    cutClients: () => {
+      for (const client of clients) {
+        client.unpipe();
+        client.destroy();
+      }
+    },
+    holdNew: () => void (held ??= []),
+    letThrough: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const through of waiting) through();
+    },
+    close: () => new Promise<void>((resolve) => relay.close(() => resolve())),
+  };
+}
+
 describe("a sweep's lock, when its connection is dropped", () => {
-  it('is taken again; and if another process took the sweep meanwhile, says so: never two at once', async () => {
+  it('is taken again, even from its own lost session; if another process took the sweep, says so', async () => {
     const db = await openDatabase({ url: server.url, schema: 'locks' });
+    const relay = await startRelay(server.url);
+    // the lock's process reaches the server through the relay; the test and "another process" directly
+    const viaRelay = await openDatabase({ url: relay.url, schema: 'locks', migrate: false });
     const events: string[] = [];
     let taken!: (err: SweepLockLostError) => void;
     const takenAway = new Promise<SweepLockLostError>((resolve) => (taken = resolve));
-    const a = await SweepLock.take(db, 'one-sweep', {
+    const a = await SweepLock.take(viaRelay, 'one-sweep', {
       onLost: (err) => events.push(`lost: ${err.message}`),
       onRetaken: () => events.push('retaken'),
-      onTaken: (err) => taken(err),
+      onTaken: (err) => {
+        events.push(`taken away: ${err.message}`);
+        taken(err);
+      },
     });
     const holder = () =>
       db.pool.query<{ pid: number }>(
@@ -115,12 +167,17 @@ describe("a sweep's lock, when its connection is dropped", () => {
            AND classid = (hashtext('ariadne-sweep')::bigint & 4294967295)::oid
            AND objid = (hashtext('locks/one-sweep')::bigint & 4294967295)::oid`,
       );
-    const dropHolder = async () => {
+    const holderPid = async () => {
       const { rows } = await holder();
       expect(rows).toHaveLength(1);
-      await db.pool.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
       return rows[0].pid;
     };
+    const dropHolder = async () => {
+      const pid = await holderPid();
+      await db.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+      return pid;
+    };
+    const retakes = () => events.filter((e) => e === 'retaken').length;
     try {
       // a second process is refused while the first holds it
       await expect(SweepLock.take(db, 'one-sweep')).rejects.toMatchObject({ name: 'SweepBusyError' });
@@ -129,17 +186,27 @@ describe("a sweep's lock, when its connection is dropped", () => {
 
       // dropped: the lock is away until it is taken again, on a new connection
       const first = await dropHolder();
-      await until(() => Promise.resolve(events.includes('retaken')), 30_000);
+      await until(() => Promise.resolve(retakes() === 1), 30_000);
       await a.held();
       expect(events[0]).toMatch(/^lost: terminating connection due to administrator command/);
-      const { rows } = await holder();
-      expect(rows).toHaveLength(1);
-      expect(rows[0].pid).not.toBe(first);
+      const second = await holderPid();
+      expect(second).not.toBe(first);
       await expect(SweepLock.take(db, 'one-sweep')).rejects.toMatchObject({ name: 'SweepBusyError' });
 
-      // dropped again, and another process takes the sweep before it is back: it does not take it too
+      // lost on the process's side only: the server's session still holds the lock, and it is this process's own,
+      // not another's: ended, and the lock taken again
+      relay.cutClients();
+      await until(() => Promise.resolve(retakes() === 2 || events.some((e) => e.startsWith('taken away'))), 30_000);
+      expect(events.slice(2)).toEqual([expect.stringMatching(/^lost: /), 'retaken']);
+      await a.held();
+      expect(await holderPid()).not.toBe(second);
+
+      // dropped again, and another process takes the sweep before the holder is back: it does not take it too
+      relay.holdNew();
       await dropHolder();
+      await until(async () => (await holder()).rows.length === 0, 30_000);
       const b = await SweepLock.take(db, 'one-sweep');
+      relay.letThrough();
       const err = await takenAway;
       expect(err).toMatchObject({ name: 'SweepLockLostError', sweep: 'one-sweep' });
       expect(err.message).toMatch(/another process took the sweep meanwhile; this process stopped its runs/);
@@ -150,6 +217,9 @@ describe("a sweep's lock, when its connection is dropped", () => {
       await b.release();
     } finally {
       await a.release();
+      relay.letThrough();
+      await viaRelay.close();
+      await relay.close();
       await db.close();
     }
   }, 60_000);
