@@ -286,10 +286,11 @@ describe('config.observation', () => {
   });
 
   it('is swept like any setting: one cell per format, each run configured with it', () => {
+    // a model agent: a baseline is refused the image format (it sees no picture)
     const sweep = loadSweep(
       `sweep: formats
 agents:
-  - { agent: random }
+  - { agent: ollama, model: qwen2.5:7b }
 mazes: { generators: [perfect], sizes: [11], seeds: [1] }
 settings: { observation: [rays, local_grid, full_map, coordinates, json, image] }
 config: { success_rule: reached }

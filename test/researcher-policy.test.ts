@@ -488,7 +488,7 @@ describe('resolveStack against the CloudFormation simulator, through the real cl
         name: 'EnvironmentError',
         what: 'cloudformation:DescribeStacks',
         message: expect.stringMatching(
-          /refused cloudformation:DescribeStacks on stack Ariadne .*ariadne policy researcher/,
+          /refused cloudformation:DescribeStacks on stack Ariadne .*ariadne (-- )?policy researcher/,
         ),
       });
     } finally {

@@ -4,6 +4,8 @@
 import { InvalidInputError } from '../../lambdas/engine/errors.ts';
 import { ollamaHostUrl, type ExperimentConfigInput } from '../../lambdas/config/experiment-config.ts';
 import type { Sql } from '../../lambdas/store/sql.ts';
+import { runningConfig } from '../../results/running-config.ts';
+import { setConfigValue } from '../../lambdas/store/config-value.ts';
 
 export interface ResumeProviderOptions {
   ollamaHost?: string;
@@ -33,21 +35,12 @@ function hostChange(agent: string, o: ResumeProviderOptions): { path: string[]; 
  * in place of the old one. An experiment that is not there or not running is left to resumeInput to refuse.
  */
 export async function prepareResume(db: Sql, id: string, o: ResumeProviderOptions, parameters?: ExperimentConfigInput) {
-  const { rows } = await db.query<{ agent: string; model: string | null; config: ExperimentConfigInput }>(
-    "SELECT agent, model, config FROM experiments WHERE id = $1 AND status = 'running'",
-    [id],
-  );
-  const e = rows[0];
+  const e = await runningConfig(db, id);
   if (!e) return;
   const change = hostChange(e.agent, o);
   const config = structuredClone(e.config) as Record<string, Record<string, unknown>>;
   if (change) config[change.path[0]] = { ...config[change.path[0]], [change.path[1]]: change.value };
   const { preflightAgents } = await import('./preflight.ts');
   await preflightAgents([{ agent: e.agent, model: e.model, config }], parameters);
-  if (change)
-    await db.query(`UPDATE experiments SET config = jsonb_set(config, $2::text[], to_jsonb($3::text)) WHERE id = $1`, [
-      id,
-      change.path,
-      change.value,
-    ]);
+  if (change) await setConfigValue(db, id, change.path, change.value);
 }
