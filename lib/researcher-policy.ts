@@ -7,7 +7,8 @@ import { RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
 import { RESULTS_DATABASE_TAG, RESULTS_READER_TAG } from './resource-tags.ts';
 import { isGeneratedName } from './template-values.ts';
 import { deployedBedrockModels, type StackOutputs } from './stack-outputs.ts';
-import { bedrockInvokeArns, profilePrefix } from './bedrock-arns.ts';
+import { bedrockInvokeArns } from './bedrock-arns.ts';
+import { baseModelId } from '../lambdas/config/model-table.ts';
 
 interface PolicyStatement {
   Sid: string;
@@ -137,7 +138,7 @@ function doctorBedrockStatements(outputs: StackOutputs, partition: string, state
   const ids = deployedBedrockModels(outputs);
   if (ids.length === 0) return [];
   const { direct, profiles, routed } = bedrockInvokeArns(ids, { partition, ...outputs });
-  const bases = [...new Set(ids.map((id) => (profilePrefix(id) ? id.slice(id.indexOf('.') + 1) : id)))];
+  const bases = [...new Set(ids.map(baseModelId))];
   return [
     statement('DoctorChecksDeployedModels', ['bedrock:InvokeModel'], [...direct, ...profiles]),
     ...(routed.length

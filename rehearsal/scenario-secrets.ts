@@ -4,7 +4,7 @@
 // is refused it.
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { researcherPolicy } from '../lib/researcher-policy.ts';
-import { SECRET_NAMES, SECRET_OF_PROVIDER, secretParameterName, type SecretName } from '../lambdas/config/secrets.ts';
+import { SECRET_NAMES, SECRET_READER, secretParameterName, type SecretName } from '../lambdas/config/secrets.ts';
 import { stackOutputsOf } from './stack-outputs.ts';
 import type { World } from './world.ts';
 
@@ -13,11 +13,8 @@ class SecretsScenarioError extends Error {
   override readonly name = 'SecretsScenarioError';
 }
 
-/** The function (the state's handler) that sends each key. */
-const OWNER: Record<SecretName, string> = {
-  [SECRET_OF_PROVIDER.ollama]: 'InvokeOllamaAgent',
-  [SECRET_OF_PROVIDER.openai]: 'InvokeOpenAIAgent',
-};
+/** The function (the state's handler) that sends each key, and alone may read it. */
+const OWNER = SECRET_READER;
 
 export async function secretsScenario(world: World): Promise<string> {
   const { model } = world;

@@ -4,12 +4,21 @@
 // settings: researchers, StartExperiment, RegisterSweep. Under /ariadne-secrets each key is read by its one function
 // with GetParameter on its own name.
 import type { LlmProvider } from '../machine/contracts.ts';
+import { INVOKE_STATE } from '../machine/tasks.ts';
 
 /** The keys Ariadne sends, by the provider that sends each. */
 export const SECRET_OF_PROVIDER = {
   ollama: 'ollama_api_key',
   openai: 'openai_api_key',
 } as const satisfies Partial<Record<LlmProvider, string>>;
+
+/** The Task state whose function sends (and alone may read) each key. */
+export const SECRET_READER = Object.fromEntries(
+  Object.entries(SECRET_OF_PROVIDER).map(([provider, name]) => [
+    name,
+    INVOKE_STATE[provider as keyof typeof INVOKE_STATE],
+  ]),
+) as Record<SecretName, string>;
 
 export type SecretName = (typeof SECRET_OF_PROVIDER)[keyof typeof SECRET_OF_PROVIDER];
 

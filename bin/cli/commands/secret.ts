@@ -3,12 +3,7 @@
 // shell history and no process list. The admin's command: no researcher policy grants ssm:PutParameter.
 import { Argument, type Command } from 'commander';
 import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import {
-  SECRET_NAMES,
-  SECRET_OF_PROVIDER,
-  secretParameterName,
-  type SecretName,
-} from '../../../lambdas/config/secrets.ts';
+import { SECRET_NAMES, SECRET_READER, secretParameterName, type SecretName } from '../../../lambdas/config/secrets.ts';
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
 import { readHidden, readStdin } from '../secret-input.ts';
@@ -21,12 +16,6 @@ interface SecretOptions {
   endpoint?: string;
   json?: boolean;
 }
-
-/** The function that reads each key (lib/ariadne-stack.ts grants it alone). */
-const READER: Record<SecretName, string> = {
-  [SECRET_OF_PROVIDER.ollama]: 'InvokeOllamaAgent',
-  [SECRET_OF_PROVIDER.openai]: 'InvokeOpenAIAgent',
-};
 
 async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
   const parameter = secretParameterName(o.prefix, name);
@@ -55,11 +44,13 @@ async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
       }),
     );
     if (o.json) {
-      process.stdout.write(`${JSON.stringify({ parameter, version: Version, read_by: READER[name] }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ parameter, version: Version, read_by: SECRET_READER[name] }, null, 2)}\n`,
+      );
       return;
     }
     process.stdout.write(
-      `stored ${parameter} (SecureString, version ${Version}); only ${READER[name]} may read it, ` +
+      `stored ${parameter} (SecureString, version ${Version}); only ${SECRET_READER[name]} may read it, ` +
         'from its next cold start or within a minute\n',
     );
   } finally {
@@ -72,7 +63,7 @@ function listSecrets(o: { prefix: string; json?: boolean }): void {
   const rows = SECRET_NAMES.map((name) => ({
     name,
     parameter: secretParameterName(o.prefix, name),
-    read_by: READER[name],
+    read_by: SECRET_READER[name],
   }));
   if (o.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

@@ -15,6 +15,7 @@
 // The figures are the facts table's (aws-facts/facts.ts), which the Bedrock simulator reads too.
 import type { SystemContentBlock, Tool } from '@aws-sdk/client-bedrock-runtime';
 import { fact } from '../../../aws-facts/facts.ts';
+import { baseModelId } from '../../config/model-table.ts';
 
 type CacheField = 'system' | 'messages' | 'tools';
 
@@ -38,10 +39,7 @@ const SUPPORT: Record<string, PromptCacheSupport> = {
   ...fact('bedrock.prompt-cache-models').value,
 };
 
-/** The foundation model behind an inference-profile id (the prefixes of lib/bedrock.ts PROFILE_REGIONS). */
-export function baseModelId(model: string): string {
-  return model.replace(/^(us|eu|apac|global|us-gov|jp|au|ca)\./, '');
-}
+export { baseModelId };
 
 export function promptCacheSupport(model: string): PromptCacheSupport | null {
   return SUPPORT[baseModelId(model)] ?? null;
