@@ -1,5 +1,5 @@
-// The suites Stryker runs against each mutant of lambdas/engine, lambdas/maze
-// and lambdas/store: the ones that check those modules' rules in-process.
+// The suites Stryker runs against each mutant of core/engine, core/maze
+// and core/store: the ones that check those modules' rules in-process.
 // Left out: the CLI, CDK, browser and end-to-end suites (they spawn processes
 // or synthesize CDK) and the provider, fault, fuzz, stuck-policy and
 // continue-as-new suites, which run whole (some 3,000-action) experiments

@@ -301,7 +301,7 @@ const FACTS = {
       '1 year. If an execution runs for more than the 1-year maximum, it will fail with a `States.Timeout` error and ' +
       'emit a `ExecutionsTimedOut` CloudWatch metric.',
     note: 'A year read as 365 days.',
-    notSimulated: 'no rehearsal runs for a year; lambdas/sweeps/sweep-capacity.ts refuses a sweep that could',
+    notSimulated: 'no rehearsal runs for a year; core/sweeps/sweep-capacity.ts refuses a sweep that could',
   },
   'sfn.max-map-run-child-executions': {
     service: 'Step Functions',
@@ -525,10 +525,10 @@ const FACTS = {
       'Read 2026-11-28. The cross-Region inference page (https://docs.aws.amazon.com/bedrock/latest/userguide/' +
       'cross-region-inference.html) gives the same in its comparison table: geographic "Standard pricing", global ' +
       '"Approximately 10% savings". The sentence names Sonnet 4.5; Ariadne applies it to every model with a global ' +
-      'profile (lambdas/config/model-table.ts). Third parties give the geographic price as 10% above the global one ' +
+      'profile (core/config/model-table.ts). Third parties give the geographic price as 10% above the global one ' +
       '(https://clauder-navi.com/en/bedrock-claude-cost/), which is a 9.1% saving: "approximately 10%" covers both.',
     notSimulated:
-      'a price, not a behaviour: the Bedrock simulator bills nothing; lambdas/config/model-table.ts prices each ' +
+      'a price, not a behaviour: the Bedrock simulator bills nothing; core/config/model-table.ts prices each ' +
       'profile kind from it',
   },
   'bedrock.profile-destinations-us': profileDestinations(
@@ -616,7 +616,7 @@ const FACTS = {
       'for /a and view /a/b.',
     note:
       'Why the API keys live under <prefix>-secrets, beside the settings and not below them: a grant to read the ' +
-      'settings by path would read every key below it (lambdas/config/secrets.ts).',
+      'settings by path would read every key below it (core/config/secrets.ts).',
   },
   'ssm.max-value-bytes-advanced': {
     service: 'Systems Manager',

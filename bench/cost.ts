@@ -8,18 +8,18 @@
 // stack's settings (bench/observability-cost.ts). Model costs are not included:
 // the random agent calls none. Target: at most 5 state transitions per turn.
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../lambdas/store/database.ts';
+import { openDatabase } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { TASKS } from '../lambdas/machine/tasks.ts';
+import { TASKS } from '../core/machine/tasks.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 import { ASSUMPTIONS, PRICES } from './prices.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { DEFAULT_AUTO_PAUSE } from '../lib/database.ts';
-import { MAX_HISTORY_EVENTS } from '../lambdas/machine/history-events.ts';
+import { MAX_HISTORY_EVENTS } from '../core/machine/history-events.ts';
 import { DEFAULT_OBSERVABILITY, LOG_RETENTION } from '../lib/observability.ts';
-import { customMetricCount } from '../lambdas/telemetry/metrics.ts';
+import { customMetricCount } from '../core/telemetry/metrics.ts';
 import { observabilityCost, type ObservedRun } from './observability-cost.ts';
-import { powertoolsTelemetry } from '../lambdas/handlers/powertools-telemetry.ts';
+import { powertoolsTelemetry } from '../functions/powertools-telemetry.ts';
 
 /** What Lambda's context gives Powertools' Logger for every line (request id, function, memory, cold start). */
 const LAMBDA_CONTEXT = {

@@ -4,13 +4,13 @@
 // so the known-route distance check runs often) and a frontier walk
 // (productive). Target: under 5 microseconds per action for the detectors.
 import { fileURLToPath } from 'node:url';
-import { AgentMonitor } from '../lambdas/engine/agent-monitor.ts';
-import { executeCall, initialState, type ActionResult } from '../lambdas/engine/game.ts';
-import { frontierSearch } from '../lambdas/engine/frontier.ts';
-import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
-import { createRng } from '../lambdas/maze/rng.ts';
-import { MOVE_TOOLS } from '../lambdas/engine/tools.ts';
+import { AgentMonitor } from '../core/engine/agent-monitor.ts';
+import { executeCall, initialState, type ActionResult } from '../core/engine/game.ts';
+import { frontierSearch } from '../core/engine/frontier.ts';
+import { experimentConfigSchema } from '../core/config/experiment-config.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
+import { createRng } from '../core/maze/rng.ts';
+import { MOVE_TOOLS } from '../core/engine/tools.ts';
 import { fmt } from './support.ts';
 
 const ACTIONS = 10_000;

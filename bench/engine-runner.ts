@@ -2,10 +2,10 @@
 // own, as `ariadne run` runs it: the bench's parent process also writes the plain rows through pg, and sharing a
 // process with that (its pg protocol code, its heap, its JIT's feedback) cost the engine 0.1 ms a turn it never
 // pays in the CLI. Forked with an IPC channel, it runs one experiment per message and answers with its time.
-import type { SqlValue } from '../lambdas/store/sql.ts';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import type { SqlValue } from '../core/store/sql.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import type { StartExecutionInput } from '../lambdas/machine/contracts.ts';
+import type { StartExecutionInput } from '../core/machine/contracts.ts';
 
 export interface RunnerRequest {
   url: string;

@@ -8,12 +8,12 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
 import { compileModule } from '../bin/compile-cli.ts';
 import type { RunnerReply, RunnerRequest } from './engine-runner.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
-import { withoutTotals } from '../lambdas/store/turn-sql.ts';
-import { envInteger } from '../lambdas/config/environment.ts';
+import { withoutTotals } from '../core/store/turn-sql.ts';
+import { envInteger } from '../core/config/environment.ts';
 import { recordFigure } from './figures.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
 

@@ -7,7 +7,18 @@ import ts from 'typescript';
 import { recordFigure } from './figures.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = ['aws-facts', 'bin', 'lambdas', 'lib', 'rehearsal', 'reports', 'results', 'simulators', 'state-machine'];
+const DIRS = [
+  'aws-facts',
+  'bin',
+  'core',
+  'functions',
+  'lib',
+  'rehearsal',
+  'reports',
+  'results',
+  'simulators',
+  'state-machine',
+];
 const TARGET_LINES = 80;
 
 interface FunctionLength {

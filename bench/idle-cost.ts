@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stackTemplate, type StackTemplate } from '../state-machine/definition.ts';
 import { ASSUMPTIONS, HOURS_PER_MONTH as H, PRICES as P } from './prices.ts';
 import { fmt } from './support.ts';
-import { customMetricCount } from '../lambdas/telemetry/metrics.ts';
+import { customMetricCount } from '../core/telemetry/metrics.ts';
 
 /**
  * $/month. It was $1; the researchers' read-only role needs a secret of its own ($0.40: the Data API connects
@@ -238,7 +238,7 @@ export function idleCostBench(template: StackTemplate = stackTemplate()): { tota
   for (const f of free) console.log(`    ${f.type} x${f.count}: ${f.reason}`);
   // not resources of the template: what the functions send while they run (bench/cost.ts prices a run's)
   console.log(
-    `    custom metrics (embedded metric format, lambdas/telemetry/metrics.ts): at most ${customMetricCount()}, ` +
+    `    custom metrics (embedded metric format, core/telemetry/metrics.ts): at most ${customMetricCount()}, ` +
       `$${P.customMetricMonth}/metric-month billed by the hour only while sent: none when no experiment runs`,
   );
   console.log("    the functions' log lines (one per turn and per experiment event): CloudWatch Logs ingestion, usage");

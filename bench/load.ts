@@ -16,14 +16,14 @@
 // keeps busy) times faster. The bench prints that ceiling beside the speed-up.
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import type { StartExecutionInput } from '../lambdas/machine/contracts.ts';
+import { STATES } from '../core/machine/states.ts';
+import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { ledgerProblems } from '../test/support/db.ts';
-import { envInteger } from '../lambdas/config/environment.ts';
+import { envInteger } from '../core/config/environment.ts';
 import { recordFigure } from './figures.ts';
 import { benchPostgres, fmt } from './support.ts';
 

@@ -48,7 +48,7 @@ export function tally(report: Report): { areas: Map<string, Counts>; files: Map<
   const files = new Map<string, Counts>();
   for (const [path, file] of Object.entries(report.files)) {
     const rel = relative(process.cwd(), path).split('\\').join('/');
-    const area = AREAS.find((a) => rel.startsWith(`lambdas/${a}/`));
+    const area = AREAS.find((a) => rel.startsWith(`core/${a}/`));
     const perFile = empty();
     for (const m of file.mutants) {
       add(perFile, m.status);
@@ -74,7 +74,7 @@ function table(rows: Array<[string, Counts]>): string {
 }
 
 export function mutationBench(options: { files?: boolean } = {}): void {
-  console.log('mutation score (Stryker over lambdas/engine, lambdas/maze, lambdas/store)');
+  console.log('mutation score (Stryker over core/engine, core/maze, core/store)');
   if (!existsSync(REPORT)) {
     console.log(`no report yet (${REPORT}): run \`npm run mutate\` to make one`);
     return;

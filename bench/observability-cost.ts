@@ -8,7 +8,7 @@
 import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LAMBDA_LOG_LEVELS, LOG_RETENTION, type Observability } from '../lib/observability.ts';
 import { HOURS_PER_MONTH, PRICES } from './prices.ts';
-import { distinctMetrics, emfMetrics } from '../lambdas/telemetry/emf-records.ts';
+import { distinctMetrics, emfMetrics } from '../core/telemetry/emf-records.ts';
 
 const REQUEST_ID = '8f5f3b6e-1c2d-4e5f-9a0b-1c2d3e4f5a6b';
 const TIME = '2026-11-24T10:00:00.000Z';
@@ -90,7 +90,7 @@ export function stateMachineBytesPerEvent(executionArn: string): number {
 export interface ObservedRun {
   /** The run's execution ARNs (continue-as-new makes several). */
   executionArns: string[];
-  /** AWS history events, all executions (lambdas/machine/history-events.ts). */
+  /** AWS history events, all executions (core/machine/history-events.ts). */
   historyEvents: number;
   /** Events an ERROR-level log keeps: failed and retried states, failed, timed-out or aborted executions. */
   errorEvents: number;

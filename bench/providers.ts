@@ -4,19 +4,19 @@
 // answer at once. Everything else (engine, local state machine, Postgres
 // commits) is overhead. Target: under 2 ms per call.
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../lambdas/store/database.ts';
+import { openDatabase } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
-import { agents } from '../lambdas/providers/agents.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import { llmAgent } from '../lambdas/providers/llm/llm-agent.ts';
-import { classifyOllamaError, ollamaModel } from '../lambdas/providers/llm/ollama-model.ts';
-import { bedrockModel, classifyBedrockError } from '../lambdas/providers/llm/bedrock-model.ts';
-import type { ChatModel } from '../lambdas/providers/llm/chat-model.ts';
+import { agents } from '../core/providers/agents.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
+import { llmAgent } from '../core/providers/llm/llm-agent.ts';
+import { classifyOllamaError, ollamaModel } from '../core/providers/llm/ollama-model.ts';
+import { bedrockModel, classifyBedrockError } from '../core/providers/llm/bedrock-model.ts';
+import type { ChatModel } from '../core/providers/llm/chat-model.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { benchPostgres, fmt, timed } from './support.ts';
-import { envDefault } from '../lambdas/config/environment.ts';
+import { envDefault } from '../core/config/environment.ts';
 
 const REPEATS = 3;
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { openDatabase } from '../lambdas/store/database.ts';
+import { openDatabase } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { loadReplay } from '../reports/replay-data.ts';
 import { replayHtml } from '../reports/replay-page.ts';

@@ -18,16 +18,16 @@ import { join } from 'node:path';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
-import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
-import { ResultTooLargeError, type Sql, type SqlDatabase, type SqlValue } from '../lambdas/store/sql.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
+import { DataApiDatabase } from '../core/store/data-api-sql.ts';
+import { ResultTooLargeError, type Sql, type SqlDatabase, type SqlValue } from '../core/store/sql.ts';
 import { exportSweep, type ExportFormat } from '../reports/export.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { benchPostgres, fmt } from './support.ts';
 import { recordFigure } from './figures.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';
-import { envInteger, envString } from '../lambdas/config/environment.ts';
+import { envInteger, envString } from '../core/config/environment.ts';
 
 const SCHEMA = 'bench_results_aws';
 const ACTIONS_PER_RUN = 10_000; // a multiple of the 10 actions a turn written below

@@ -3,7 +3,7 @@
 // few hits spread over old runs, and a word most rows hold, each by the indexed search and by the sequential scan
 // it replaced (test/support/transcript-search-reference.ts), medians of 5 after a warm-up. Target: under 100 ms.
 import { availableParallelism, loadavg } from 'node:os';
-import { envInteger } from '../lambdas/config/environment.ts';
+import { envInteger } from '../core/config/environment.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { searchTranscripts, type TranscriptSearch } from '../results/transcript-search.ts';
 import { referenceSearch } from '../test/support/transcript-search-reference.ts';

@@ -1,7 +1,7 @@
 // A large sweep written straight into the tables for benchmarks: copies of one real run's experiment row, with
 // turns and actions from generate_series, so a million action rows take seconds, not a million engine steps.
 import pg from 'pg';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
 
 /**
  * `schema` dropped and migrated afresh: with BENCH_DATABASE_URL the server outlives a bench run, and a seed that

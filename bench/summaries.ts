@@ -6,11 +6,11 @@
 // compiler and a fresh server's caches moved a median of 5 after one by half). Target: under 100 ms.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { envInteger } from '../lambdas/config/environment.ts';
+import { envInteger } from '../core/config/environment.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { benchPostgres, fmt } from './support.ts';
 import { recordFigure } from './figures.ts';
 import { freshBenchDatabase, seedSweep } from './seed-sweep.ts';

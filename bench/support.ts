@@ -2,8 +2,8 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
-import { envString } from '../lambdas/config/environment.ts';
+import { startEmbeddedPostgres } from '../core/store/embedded.ts';
+import { envString } from '../core/config/environment.ts';
 
 export async function benchPostgres() {
   const url = envString('BENCH_DATABASE_URL');

@@ -9,9 +9,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envInteger } from '../lambdas/config/environment.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
+import { envInteger } from '../core/config/environment.ts';
+import { readPaged } from '../core/store/pages.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { compareAgents } from '../reports/compare.ts';
 import { writeReport } from '../reports/write-report.ts';

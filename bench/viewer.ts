@@ -7,7 +7,7 @@
 // Targets: the table under 1 s, the 10,000-action draw under 150 ms, the 100,000-action open under 1 s,
 // a live update's bytes the same at 10,000 turns as at 1,000 (and under 4 kB).
 import { availableParallelism, loadavg } from 'node:os';
-import { envInteger } from '../lambdas/config/environment.ts';
+import { envInteger } from '../core/config/environment.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer } from '../viewer/server.ts';
 import { launchBrowser } from '../test/support/browser.ts';

@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { AriadneStack } from '../lib/ariadne-stack.ts';
 import { STATE_MACHINE_LOG_LEVELS, type StateMachineLogLevel } from '../lib/observability.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { envString } from '../lambdas/config/environment.ts';
+import { envString } from '../core/config/environment.ts';
 
 const app = new App();
 const context = (name: string) => app.node.tryGetContext(name) as string | number | boolean | undefined;

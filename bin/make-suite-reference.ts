@@ -21,10 +21,10 @@ import {
   type MazeSuite,
   type ReferenceStats,
   type SuiteDefinition,
-} from '../lambdas/maze/suites.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
-import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
+} from '../core/maze/suites.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
+import { startEmbeddedPostgres } from '../core/store/embedded.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { sweepStatistics, type GroupStatistics } from '../reports/sweep-statistics.ts';
 import { packageVersion } from './cli/invocation.ts';

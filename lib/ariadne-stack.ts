@@ -20,17 +20,17 @@ import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { AriadneParameters } from './parameters.ts';
 import { OUTPUT_KEYS } from './stack-outputs.ts';
 import { Monitoring } from './monitoring.ts';
-import { STATES, type TaskState } from '../lambdas/machine/states.ts';
+import { STATES, type TaskState } from '../core/machine/states.ts';
 import type { Construct } from 'constructs';
 import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
 import { configureObservability, LOG_RETENTION, type StateMachineLogLevel } from './observability.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
 import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
-import { TASKS } from '../lambdas/machine/tasks.ts';
-import { REGISTER_SWEEP_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
+import { TASKS } from '../core/machine/tasks.ts';
+import { REGISTER_SWEEP_TIMEOUT_SECONDS } from '../core/config/budgets.ts';
 import { bedrockInvokeStatements } from './bedrock.ts';
-import { SECRET_OF_PROVIDER } from '../lambdas/config/secrets.ts';
+import { SECRET_OF_PROVIDER } from '../core/config/secrets.ts';
 
 export interface AriadneStackProps extends StackProps {
   /** Environment passed to every handler (added to the database settings). */
@@ -79,7 +79,7 @@ export interface AriadneStackProps extends StackProps {
 
 // Active Claude models that offer a global cross-Region inference profile: current Claude models are served on
 // demand through inference profiles, and a global profile works from any commercial source Region (Bedrock user
-// guide, "Global cross-Region inference"). Each is Active in lambdas/config/model-table.ts (its row names the page
+// guide, "Global cross-Region inference"). Each is Active in core/config/model-table.ts (its row names the page
 // and date): Sonnet 5.5 is Anthropic's current Sonnet (Sonnet 4.6 is Legacy there since 2026-11), Haiku 4.5 is
 // Active on its AWS model card. A study that must keep inference in one geography deploys with
 // -c bedrockModelIds=us.anthropic.claude-sonnet-5-5 (or another geography's profile of a model).
@@ -169,7 +169,7 @@ export class AriadneStack extends Stack {
       fn.addToRolePolicy(sendTaskSuccessStatement());
     const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
     for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
-      // only the handlers that touch the database (lambdas/machine/tasks.ts; their timeouts cover its retry budget)
+      // only the handlers that touch the database (core/machine/tasks.ts; their timeouts cover its retry budget)
       if (TASKS[state].database) database.grantDataApi(fn);
     database.grantDataApi(failures.finalizer);
     database.grantDataApi(registerSweep);

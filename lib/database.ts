@@ -29,7 +29,7 @@ import { LOG_RETENTION } from './observability.ts';
 import { RESULTS_DATABASE_TAG, RESULTS_READER_TAG } from './resource-tags.ts';
 
 export const DATABASE_NAME = 'ariadne';
-/** The researchers' read-only role (lambdas/store/reader-role.ts), whose secret the `--aws` results commands use. */
+/** The researchers' read-only role (core/store/reader-role.ts), whose secret the `--aws` results commands use. */
 const READER_USERNAME = 'ariadne_reader';
 const MIGRATIONS = fileURLToPath(new URL('../migrations/', import.meta.url));
 
@@ -60,7 +60,7 @@ const DEFAULT_MAX_CAPACITY = 4;
  * How often the migrations' isComplete is polled while the cluster resumes. Aurora's auto-pause page: a resume takes
  * "typically approximately 15 seconds ... If the instance is paused for longer than 24 hours, the resume time might be
  * longer" (AuroraUserGuide/aurora-serverless-v2-auto-pause.html). Each poll tries the database once
- * (lambdas/handlers/migrate-database.ts); the wait between tries is this interval, not time inside a function.
+ * (functions/migrate-database.ts); the wait between tries is this interval, not time inside a function.
  */
 export const MIGRATION_POLL_INTERVAL = Duration.seconds(10);
 
@@ -203,7 +203,7 @@ export class ExperimentDatabase extends Construct {
   }
 
   /**
-   * rds:ModifyDBCluster with DeletionProtection true, from our own function (lambdas/handlers/protect-database.ts),
+   * rds:ModifyDBCluster with DeletionProtection true, from our own function (functions/protect-database.ts),
    * granted that action on this cluster alone (Service Authorization Reference for Amazon RDS: ModifyDBCluster's
    * required resource type is "cluster"). Its properties carry a hash of the cluster's template: CloudFormation's
    * update of the cluster sends the template's DeletionProtection (false) with every modification (the RDS resource
@@ -260,7 +260,7 @@ export class ExperimentDatabase extends Construct {
     keep(readerSecret);
   }
 
-  /** The Data API's coordinates: the contract of lambdas/handlers/deps.ts. */
+  /** The Data API's coordinates: the contract of functions/deps.ts. */
   clientEnvironment(): Record<string, string> {
     return {
       DATABASE_CLUSTER_ARN: this.cluster.clusterArn,

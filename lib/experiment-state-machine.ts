@@ -24,8 +24,8 @@ import {
   TURN_TIMEOUT_RETRY,
   type RetrySchedule,
   type TaskState,
-} from '../lambdas/machine/states.ts';
-import { turnReserveSeconds } from '../lambdas/machine/tasks.ts';
+} from '../core/machine/states.ts';
+import { turnReserveSeconds } from '../core/machine/tasks.ts';
 import { stateMachineLogs, tracingEnabled } from './observability.ts';
 
 /**

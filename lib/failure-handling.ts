@@ -11,7 +11,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { handlerFunction } from './handler-functions.ts';
-import { FINALIZE_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
+import { FINALIZE_TIMEOUT_SECONDS } from '../core/config/budgets.ts';
 
 const FINALIZED_STATUSES = ['FAILED', 'TIMED_OUT', 'ABORTED'];
 

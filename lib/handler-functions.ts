@@ -1,4 +1,4 @@
-// One Lambda per handler, bundled from lambdas/handlers by esbuild
+// One Lambda per handler, bundled from functions by esbuild
 // (NodejsFunction), on nodejs24.x / arm64 with JSON logs; X-Ray on request.
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -7,8 +7,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { SubnetType, type ISecurityGroup, type IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import type { TaskState } from '../lambdas/machine/states.ts';
-import { HANDLERS_DIR, TASKS } from '../lambdas/machine/tasks.ts';
+import type { TaskState } from '../core/machine/states.ts';
+import { HANDLERS_DIR, TASKS } from '../core/machine/tasks.ts';
 import { LAMBDA_LOG_LEVELS, lambdaTracing, LOG_RETENTION } from './observability.ts';
 
 const handlerFile = (name: string) => fileURLToPath(new URL(name, HANDLERS_DIR));
@@ -18,7 +18,7 @@ export interface HandlerFunctionsProps {
 }
 
 /**
- * Every Ariadne Lambda: esbuild-bundled ESM from lambdas/handlers, nodejs24.x
+ * Every Ariadne Lambda: esbuild-bundled ESM from functions, nodejs24.x
  * (the newest Lambda runtime), arm64, JSON logs at lib/observability.ts's levels, X-Ray when the stack traces.
  */
 export function handlerFunction(

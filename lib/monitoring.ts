@@ -1,4 +1,4 @@
-// Alarms for executions that fail or time out, and on the functions' own metrics (lambdas/telemetry/metrics.ts:
+// Alarms for executions that fail or time out, and on the functions' own metrics (core/telemetry/metrics.ts:
 // experiments that ended failed, sustained model throttling), and (on request: it bills $3/month beyond an account's
 // 3 free dashboards, triple the stack's idle budget) a small dashboard: executions, their outcomes and duration,
 // handler errors, and the experiments' turns, tokens, cost, throttles and outage waits. Each alarm bills $0.10 a
@@ -16,7 +16,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRIC_NAMESPACE, METRICS, PROVIDERS, SERVICE, type MetricName } from '../lambdas/telemetry/metrics.ts';
+import { METRIC_NAMESPACE, METRICS, PROVIDERS, SERVICE, type MetricName } from '../core/telemetry/metrics.ts';
 
 /** Throttled model calls in 5 minutes that, for 3 periods in a row, say the account's model quota is too small. */
 export const THROTTLE_ALARM = { threshold: 10, periods: 3 };

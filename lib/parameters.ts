@@ -2,15 +2,15 @@
 // experiment config default and the built-in prompt versions. The API keys are
 // SecureStrings the admin puts beside the prefix, under <prefix>-secrets/
 // (`ariadne secret set`; CloudFormation cannot create SecureStrings), each read
-// by the one function that sends it (lambdas/config/secrets.ts says why).
+// by the one function that sends it (core/config/secrets.ts says why).
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import { StringListParameter, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Construct } from 'constructs';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { PROMPTS } from '../lambdas/config/prompts.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { PROMPTS } from '../core/config/prompts.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { secretParameterName, type SecretName } from '../lambdas/config/secrets.ts';
+import { secretParameterName, type SecretName } from '../core/config/secrets.ts';
 
 const TABLES_BY_MODEL = new Set(['prices', 'rate_limits', 'context_windows']);
 

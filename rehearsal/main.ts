@@ -1,9 +1,9 @@
 // `npm run rehearse [-- SCENARIO...]`: the deploy rehearsal on this machine
 // (DATABASE_URL, else the embedded Postgres), every scenario or those named,
 // its table on stdout; exit 1 on any denial, quota violation or failed scenario.
-import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
+import { startEmbeddedPostgres } from '../core/store/embedded.ts';
 import { formatReport, passed, rehearse } from './rehearse.ts';
-import { envDefault, envString } from '../lambdas/config/environment.ts';
+import { envDefault, envString } from '../core/config/environment.ts';
 
 // Node 20 is said once by the CLI; the SDK clients here would each add their NodeVersionSupportWarning.
 envDefault('AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED', 'true');

@@ -1,7 +1,7 @@
 // Scenarios of the model providers: an Ollama server and an OpenAI-compatible one (its key a SecureString) a
 // Lambda can reach, and a Bedrock that stops answering in time, once and then for good.
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
-import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../lambdas/machine/states.ts';
+import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../core/machine/states.ts';
 import { REHEARSAL_OPENAI_KEY } from './world.ts';
 import { turnPictures } from '../results/observation-pictures.ts';
 

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { machineOf, payloadCheck, type World } from './world.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { runLocalExecution, type LocalRunOptions, type LocalRunResult } from '../state-machine/local-runner.ts';
-import type { TaskState } from '../lambdas/machine/states.ts';
-import type { Handler } from '../lambdas/handlers/deps.ts';
+import type { TaskState } from '../core/machine/states.ts';
+import type { Handler } from '../functions/deps.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 /** A scenario: what it proved, in a line; it throws when the database says otherwise. */

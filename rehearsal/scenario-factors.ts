@@ -5,7 +5,7 @@
 import type { World } from './world.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { emulateSweep } from './scenario-sweep.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { factorStats } from '../reports/factor-stats.ts';
 
 class FactorsScenarioError extends Error {

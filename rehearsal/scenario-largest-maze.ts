@@ -3,7 +3,7 @@
 // over 1 MiB as AWS documents them (aws-facts/facts.ts), so a maze stored as one row too large would fail here. The
 // researcher scenario then replays it with --aws (the CLI's read of the same row). Reports how close it came.
 import { fact } from '../aws-facts/facts.ts';
-import { MAX_SIZE } from '../lambdas/maze/generators/index.ts';
+import { MAX_SIZE } from '../core/maze/generators/index.ts';
 import { experiment } from './run-experiment.ts';
 import type { World } from './world.ts';
 

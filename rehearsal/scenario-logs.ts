@@ -4,8 +4,8 @@
 // CloudWatch would turn into metrics: one Turns per turn under the Provider dimension, the tokens and cost equal to
 // what the database holds, and no experiment id among any record's dimensions. Its result line gives the figures.
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { distinctMetrics, emfMetrics } from '../lambdas/telemetry/emf-records.ts';
-import { METRIC_NAMESPACE } from '../lambdas/telemetry/metrics.ts';
+import { distinctMetrics, emfMetrics } from '../core/telemetry/emf-records.ts';
+import { METRIC_NAMESPACE } from '../core/telemetry/metrics.ts';
 import { experiment, toGoal } from './run-experiment.ts';
 import type { World } from './world.ts';
 

@@ -8,8 +8,8 @@
 import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { fitSweepToAccount } from '../bin/cli/sweep-fit.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { sweepConcurrencyCap } from '../lambdas/sweeps/sweep-capacity.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { sweepConcurrencyCap } from '../core/sweeps/sweep-capacity.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { emulateSweep } from './scenario-sweep.ts';
 import { stackOutputsOf } from './stack-outputs.ts';
 import type { World } from './world.ts';

@@ -3,7 +3,7 @@
 // The deploy must wait it out between the Provider framework's polls, not fail one function's retry budget.
 import { migrate } from './world.ts';
 import type { Scenario } from './run-experiment.ts';
-import { DATABASE_RETRY_BUDGET_MS } from '../lambdas/config/budgets.ts';
+import { DATABASE_RETRY_BUDGET_MS } from '../core/config/budgets.ts';
 
 /** How long the paused cluster answers DatabaseResumingException here, on this machine's clock. */
 const RESUME_MS = 3_000;

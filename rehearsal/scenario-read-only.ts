@@ -7,7 +7,7 @@ import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws
 import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { runAriadne } from './ariadne-process.ts';
 import { researcherEnv, stackOutputsOf, stackServer } from './stack-outputs.ts';
-import { secretParameterName, SECRET_NAMES } from '../lambdas/config/secrets.ts';
+import { secretParameterName, SECRET_NAMES } from '../core/config/secrets.ts';
 import type { World } from './world.ts';
 
 const PRINCIPAL = 'ReadOnlyResearcher';

@@ -4,7 +4,7 @@
 // is refused it.
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { researcherPolicy } from '../lib/researcher-policy.ts';
-import { SECRET_NAMES, SECRET_READER, secretParameterName, type SecretName } from '../lambdas/config/secrets.ts';
+import { SECRET_NAMES, SECRET_READER, secretParameterName, type SecretName } from '../core/config/secrets.ts';
 import { stackOutputsOf } from './stack-outputs.ts';
 import type { World } from './world.ts';
 

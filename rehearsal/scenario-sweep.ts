@@ -5,8 +5,8 @@
 // servers' records, the results in S3 and the database.
 import { resourcesOfType, type World } from './world.ts';
 import { SweepEmulator, sweepMachineOf, type IterationResult } from './sweep-machine.ts';
-import { loadSweep, type LoadedSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { sweepLaunch } from '../lambdas/machine/sweep-machine-input.ts';
+import { loadSweep, type LoadedSweep } from '../core/sweeps/sweep-spec.ts';
+import { sweepLaunch } from '../core/machine/sweep-machine-input.ts';
 
 /** Thrown when the sweep did not do what the scenario checks. */
 class SweepScenarioError extends Error {

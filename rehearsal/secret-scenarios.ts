@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { experiment, toGoal, type Scenario } from './run-experiment.ts';
 import { urlWithSecret, type DatabaseSecret } from '../simulators/rds-data-sim.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { STATES } from '../core/machine/states.ts';
 
 export const SECRET_SCENARIOS: Record<string, Scenario> = {
   async 'secret-rotation'(world) {

@@ -12,7 +12,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 import { machineOf, payloadCheck, templateMachine, type World } from './world.ts';
 import type { LambdaProcess } from './lambda-process.ts';
 import { runExperimentMachine } from './run-experiment.ts';
-import { startRequestSchema } from '../lambdas/machine/contracts.ts';
+import { startRequestSchema } from '../core/machine/contracts.ts';
 import type { TaskOutcome } from '../simulators/sfn-sim.ts';
 import { SDK_THREADS, SfnClientWorkers } from './sfn-client-workers.ts';
 import { fact } from '../aws-facts/facts.ts';

@@ -9,8 +9,8 @@ import { LambdaProcess, MAX_SYNC_REQUEST_BYTES, MAX_SYNC_RESPONSE_BYTES, taskErr
 import { IamModel } from './iam.ts';
 import { RequestAuthorizer } from './authorizer.ts';
 import type { CfnTemplate } from '../lib/template-values.ts';
-import type { Database } from '../lambdas/store/database.ts';
-import { openSqlDatabase } from '../lambdas/store/open-sql-database.ts';
+import type { Database } from '../core/store/database.ts';
+import { openSqlDatabase } from '../core/store/open-sql-database.ts';
 import { SecretsManagerSim } from '../simulators/secrets-manager-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
@@ -28,8 +28,8 @@ import { ServiceQuotasSim } from '../simulators/service-quotas-sim.ts';
 import { networkInterfaces } from 'node:os';
 import pg from 'pg';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { TASK_STATES, type TaskState } from '../lambdas/machine/states.ts';
-import type { Handler } from '../lambdas/handlers/deps.ts';
+import { TASK_STATES, type TaskState } from '../core/machine/states.ts';
+import type { Handler } from '../functions/deps.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 /** Step Functions' limit on a state's input and output, an execution's input and a task's result. */
@@ -170,7 +170,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     throw err;
   }
   // The read-only role's secret, as Secrets Manager generates it; the role itself is made by the migrations' function
-  // (lambdas/store/reader-role.ts). Its name is the rehearsal's own: roles are the whole server's, not the schema's.
+  // (core/store/reader-role.ts). Its name is the rehearsal's own: roles are the whole server's, not the schema's.
   const migrateFn = assembly.functions.find((f) => 'DATABASE_READER_SECRET_ARN' in f.environment);
   if (!migrateFn) throw new Error('no function of the template names DATABASE_READER_SECRET_ARN');
   const reader = { arn: envOf(migrateFn).DATABASE_READER_SECRET_ARN, username: `${schema}_reader` };

@@ -7,9 +7,9 @@
 // maze is two numbers and a resample is a sum. The interval is the percentile interval: the 2.5th and 97.5th
 // percentiles of the resampled statistic (sorted[floor(0.025 B)] and sorted[ceil(0.975 B) - 1]), over the
 // resamples where it is defined (a resample that drew no success has no mean efficiency). Seeded (sfc32,
-// lambdas/maze/rng.ts): the same data and seed give the same interval. With one run per maze it is the ordinary
+// core/maze/rng.ts): the same data and seed give the same interval. With one run per maze it is the ordinary
 // bootstrap.
-import { sfc32State } from '../lambdas/maze/rng.ts';
+import { sfc32State } from '../core/maze/rng.ts';
 
 /** One maze's share of a ratio statistic: the sum of the numerator and of the denominator over its runs. */
 export interface ClusterSums {

@@ -4,7 +4,7 @@
 // (type-I error) and how often the 95% intervals cover the true value (the success rate, and the difference of two
 // agents' rates averaged over the maze population). bench/calibration.ts prints the full figures; the test suite runs
 // a smaller number of sweeps with the same code.
-import { createRng, type Rng } from '../lambdas/maze/rng.ts';
+import { createRng, type Rng } from '../core/maze/rng.ts';
 import { mazeRate, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
 
 export interface CalibrationSetting {

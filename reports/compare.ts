@@ -6,10 +6,10 @@
 // and SPL differences. Only successes and failures pair: a pair with a side that ended in error, was stopped by the
 // wall clock or still runs is left out and counted in the notes. Pairs of runs that exactly repeat a deterministic
 // pair (same trajectories) count once, and the notes say so.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { agentPairRows, labelRuns, sweepLabelCounts, sweepLabels, type LabelRun } from '../results/sweep-pairs.ts';
 import { countLeftOut, type UnpairedRuns } from '../results/pair-runs.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../core/errors.ts';
 import { clusterSums } from './bootstrap.ts';
 import { clusterMean, holm, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
 import { repeatsNote } from './repeats.ts';

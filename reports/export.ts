@@ -5,8 +5,8 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import type { Sql } from '../lambdas/store/sql.ts';
-import { readAhead } from '../lambdas/store/pages.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { readAhead } from '../core/store/pages.ts';
 import { exportCounts, exportedActions, exportedExperiments } from '../results/sweep-export.ts';
 import { csvValue } from './csv.ts';
 import { writeParquet } from './parquet-rows.ts';

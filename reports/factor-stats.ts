@@ -1,6 +1,6 @@
 // A sweep's statistics by the factors named, as flat rows (one per group: the factor values, then the counts and
 // rates of reports/sweep-statistics.ts, which defines them). For callers that want a table row per group.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { sweepStatistics, type GroupStatistics } from './sweep-statistics.ts';
 
 export interface FactorRow {

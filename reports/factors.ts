@@ -3,12 +3,12 @@
 // config (a dotted path: ollama.num_ctx), read from each run's config snapshot so a group counts what the run
 // actually used. A setting that does not reach a run's agent (reports/setting-reach.ts) is not
 // applicable to it: its value is NOT_APPLICABLE, so its runs merge instead of splitting by a value they never read.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { sweepRunConditions } from '../results/sweep-conditions.ts';
 import { RUN_FACTORS } from '../results/statistics-runs.ts';
 import { sweepMixesSimulated } from '../results/run-marks.ts';
-import { DEFAULT_CONFIG, settingPaths } from '../lambdas/config/experiment-config.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { DEFAULT_CONFIG, settingPaths } from '../core/config/experiment-config.ts';
+import { InvalidInputError } from '../core/errors.ts';
 import { settingReaches } from './setting-reach.ts';
 
 /** A setting's value for a run whose agent it does not reach. */

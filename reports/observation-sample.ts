@@ -1,21 +1,21 @@
 // What an LLM agent is shown at a given cell of a maze, built as the turn
-// engine builds it (lambdas/engine/turn.ts): the turn's observation, and the
+// engine builds it (core/engine/turn.ts): the turn's observation, and the
 // result of one action from there. For the generated documentation page and
 // for the tests that compare prompts with observations.
-import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
-import type { Observation } from '../lambdas/engine/agent.ts';
-import { executeCall, initialState, type ActionResult } from '../lambdas/engine/game.ts';
-import { observationAt } from '../lambdas/engine/observation.ts';
-import { MOVE_TOOLS } from '../lambdas/engine/tools.ts';
-import { DIRECTIONS, WALL, type Point } from '../lambdas/maze/grid.ts';
-import type { Maze } from '../lambdas/maze/maze.ts';
+import type { ExperimentConfig } from '../core/config/experiment-config.ts';
+import type { Observation } from '../core/engine/agent.ts';
+import { executeCall, initialState, type ActionResult } from '../core/engine/game.ts';
+import { observationAt } from '../core/engine/observation.ts';
+import { MOVE_TOOLS } from '../core/engine/tools.ts';
+import { DIRECTIONS, WALL, type Point } from '../core/maze/grid.ts';
+import type { Maze } from '../core/maze/maze.ts';
 import {
   observationPicture,
   renderObservation,
   renderResult,
   resultPictures,
   showsPictures,
-} from '../lambdas/providers/llm/observations/index.ts';
+} from '../core/providers/llm/observations/index.ts';
 
 export interface Shown {
   observation: Observation;

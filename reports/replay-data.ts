@@ -5,17 +5,17 @@
 // model's words where there were any. Typed arrays travel as base64, so a
 // 10,000-action run stays well under a megabyte. The summary and the logs are
 // read by the read model (results/summary-row.ts, results/replay-logs.ts).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { summaryOf } from '../results/summary-row.ts';
 import { replayLogs, replayLogsAfter, type ReplayLogs } from '../results/replay-logs.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { visibleCells } from '../lambdas/maze/vision.ts';
-import type { Maze } from '../lambdas/maze/maze.ts';
-import { b64 } from '../lambdas/maze/packed-grid.ts';
-import { visionOf } from '../lambdas/engine/game.ts';
-import { PHASES } from '../lambdas/engine/agent-monitor.ts';
-import { ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
-import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { visibleCells } from '../core/maze/vision.ts';
+import type { Maze } from '../core/maze/maze.ts';
+import { b64 } from '../core/maze/packed-grid.ts';
+import { visionOf } from '../core/engine/game.ts';
+import { PHASES } from '../core/engine/agent-monitor.ts';
+import { ExperimentNotFoundError } from '../core/errors.ts';
+import { TOOL_NAMES } from '../core/engine/tools.ts';
 
 const OUTCOMES = [
   'moved',

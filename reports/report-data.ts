@@ -7,9 +7,9 @@
 // (compare.ts, as `ariadne compare`); the runs that
 // failed, and apart from them the runs ended by an error. The sweep and its
 // runs (one row each) are read by the read model (results/sweep-runs.ts).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { sweepRecord, sweepRunRows, type SweepRunRow } from '../results/sweep-runs.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../core/errors.ts';
 import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
 import { paperTable, type PaperTable } from './paper-table.ts';

@@ -5,18 +5,18 @@
 // 10th-percentile rate (or, with no past runs, one call per full turn of actions with a tool call's worth of output);
 // high assumes every run uses all of max_moves at the 90th-percentile rate (or one call per action, each with the
 // whole output cap); typical is the median rate over the median past run's actions per optimal move.
-import type { LoadedSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
-import { optimalMoves, resolveConfig, systemPrompt } from '../lambdas/engine/experiment.ts';
-import { priceOf, tokenCostUsd } from '../lambdas/engine/token-cost.ts';
-import { offeredTools } from '../lambdas/engine/tools.ts';
-import { estimatePromptTokens } from '../lambdas/providers/llm/token-estimate.ts';
-import { isLlmAgent } from '../lambdas/providers/llm-agents.ts';
-import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
+import type { LoadedSweep } from '../core/sweeps/sweep-spec.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
+import { optimalMoves, resolveConfig, systemPrompt } from '../core/engine/experiment.ts';
+import { priceOf, tokenCostUsd } from '../core/engine/token-cost.ts';
+import { offeredTools } from '../core/engine/tools.ts';
+import { estimatePromptTokens } from '../core/providers/llm/token-estimate.ts';
+import { isLlmAgent } from '../core/providers/llm-agents.ts';
+import type { ExperimentConfig } from '../core/config/experiment-config.ts';
 import { pastRunSpend, type PastRunSpend } from '../results/spend-history.ts';
 import { latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
-import { registeredCells } from '../lambdas/store/sweep-rows.ts';
+import { registeredCells } from '../core/store/sweep-rows.ts';
 import { shownAt } from './observation-sample.ts';
 
 /** Fewer past runs than this and the rates are not read from them. */

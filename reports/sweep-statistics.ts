@@ -32,7 +32,7 @@
 //
 // Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
 // { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
 import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';

@@ -3,7 +3,7 @@
 // can move.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { loadReport } from './report-data.ts';
 import { reportHtml } from './report-page.ts';
 import { loadReplay } from './replay-data.ts';

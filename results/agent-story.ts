@@ -1,6 +1,6 @@
 // The agent's phases over a run and its stuck signals: what `ariadne summary` shows below the numbers.
-import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { readPaged } from '../core/store/pages.ts';
 
 export interface AgentStory {
   /** Consecutive stretches of one phase: from the action after `fromStep` to `toStep`. */

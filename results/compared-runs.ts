@@ -1,7 +1,7 @@
 // Two to eight experiments' numbers side by side, for the compare page: each with its maze (the page refuses runs
 // on different mazes) and its sweep cell's settings that reach its agent, so two runs of one agent under two
 // formats are never shown as one agent's.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import type { ExperimentSummary } from './summary-row.ts';
 
 /** The summary's columns the page compares (summary-row.ts), with the run's label, tokens, cost and maze. */

@@ -1,6 +1,6 @@
 // One experiment's record as its viewer page heads it: its sweep and label, when its row last changed (the version
 // the replay cache keys on), its status and its prompt, and whether a simulator answered it.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { INTERRUPTED_SQL } from './interrupted.ts';
 
 export interface ExperimentRecord {

@@ -1,7 +1,7 @@
 // The viewer's experiments table: one row per experiment, filtered and sorted in SQL and read a page at a time. It
 // reads the experiments, mazes and sweep cells, and the turns' token and cost sums, never the actions: the row
 // already counts them (actions_taken), so the list costs the same with a thousand actions or a million.
-import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
+import type { Sql, SqlValue } from '../core/store/sql.ts';
 import { staleReason } from './live-status.ts';
 import { INTERRUPTED_SQL } from './interrupted.ts';
 import { settingsOfRuns, settingsText, type RunSettings } from './run-settings.ts';

@@ -1,7 +1,7 @@
 // Each turn of one experiment as the viewer's turn panel shows it: the turn's numbers, every model call (its reply,
 // tool calls, tokens, latency, retries), every tool call and what it did, the agent-state changes and the stuck
 // signals. Read for a window of turns at a time, so a 10,000-action run's first draw waits for none of it.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 type Rows = Array<Record<string, unknown>>;
 

@@ -1,6 +1,6 @@
 // Which experiments changed since a moment: each turn updates its experiment's row, so the viewer's live feed asks
 // this every beat while a page listens.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export interface ExperimentChange {
   experiment_id: string;

@@ -1,7 +1,7 @@
 // What is running now: experiments in flight with their progress and cost so far, the ones that stopped reporting
 // flagged with the reason, and a sweep's totals. The same SQL on every transport (the Sql port).
-import type { Sql } from '../lambdas/store/sql.ts';
-import { LLM_TURN_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { LLM_TURN_TIMEOUT_SECONDS } from '../core/config/budgets.ts';
 import { INTERRUPTED_SQL } from './interrupted.ts';
 
 /**

@@ -1,7 +1,7 @@
 // What the experiments row adds to the summary for an LLM run: its prompt text (a workflow's name is in it), whether
 // its model has a price (an unknown price is "unknown", never $0), its provenance, and what its model calls did
 // (experiment_model_calls, migration 012).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export interface ModelCallCounts {
   truncated_calls: number;

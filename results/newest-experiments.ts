@@ -1,5 +1,5 @@
 // The newest experiments with their summaries (`ariadne list`): filtered by sweep, status and agent, newest first.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { offsetPaged } from './offset-pages.ts';
 import { INTERRUPTED_SQL } from './interrupted.ts';
 

@@ -2,12 +2,12 @@
 // against the hashes each model call recorded (llm_calls.image_sha256, migration 024). A call's pictures are the
 // turn's first view (call 0: the turn's start position, its vision worked out from the maze as the engine does) or
 // the views after the previous reply's executed actions (their stored position and vision), in that order.
-import type { Sql } from '../lambdas/store/sql.ts';
-import { unpackCells } from '../lambdas/maze/packed-grid.ts';
-import { visibleCells } from '../lambdas/maze/vision.ts';
-import type { SeenTile } from '../lambdas/engine/game.ts';
-import { viewPicture } from '../lambdas/providers/llm/observations/image.ts';
-import type { ViewImage } from '../lambdas/providers/llm/observations/view-image.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { unpackCells } from '../core/maze/packed-grid.ts';
+import { visibleCells } from '../core/maze/vision.ts';
+import type { SeenTile } from '../core/engine/game.ts';
+import { viewPicture } from '../core/providers/llm/observations/image.ts';
+import type { ViewImage } from '../core/providers/llm/observations/view-image.ts';
 
 interface ShownPicture {
   /** The action whose view it is (its global step); null for a turn's first view. */

@@ -1,7 +1,7 @@
 // An experiment's logs as its replay reads them, each in keyset pages (the Data API's 1 MiB per response): the
 // executed actions with their vision cones, the turns, the agent's phase changes and the stuck signals.
-import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
+import type { Sql, SqlValue } from '../core/store/sql.ts';
+import { readPaged } from '../core/store/pages.ts';
 
 interface ReplayActionRow {
   step_number: number;

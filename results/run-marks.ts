@@ -1,6 +1,6 @@
 // What a run's calls say of where its numbers come from (migration 029): whether a bundled simulator answered any of
 // its calls (simulated), and how many of its calls had their prompt cut to the server's context window.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export interface RunMarks {
   /** Any call of the run was answered by a bundled simulator (it announced itself); false for a baseline. */

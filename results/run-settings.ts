@@ -2,8 +2,8 @@
 // sweep varies (its cells' settings with more than one value) that reach the run's agent; for any other list, the
 // settings of its config snapshot that differ from the defaults and reach its agent. What reaches which agent is
 // migration 011's reaching_settings (reports/setting-reach.ts is the same list in TypeScript).
-import type { Sql } from '../lambdas/store/sql.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema } from '../core/config/experiment-config.ts';
 
 /** A run's settings by dotted path (ollama.num_ctx), each with its value. */
 export type RunSettings = Record<string, unknown>;
@@ -47,7 +47,7 @@ export async function settingsOfRuns(
 
 /** Each cell of a sweep with the settings the sweep varies that reach its agent, by cell index. */
 export async function variedSettingsOfCells(db: Sql, sweepId: string): Promise<Map<number, RunSettings>> {
-  // a cell's agent kind as experiments.provider records it (lambdas/machine/contracts.ts providerOf)
+  // a cell's agent kind as experiments.provider records it (core/machine/contracts.ts providerOf)
   const provider = "CASE WHEN c.agent IN ('ollama', 'bedrock', 'openai') THEN c.agent ELSE 'baseline' END";
   const { rows } = await db.query<{ cell_index: number; settings: RunSettings }>(
     `SELECT c.cell_index, ${varied(provider)} AS settings FROM sweep_cells c WHERE c.sweep_id = $1`,

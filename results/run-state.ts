@@ -1,9 +1,9 @@
 // What the local runners read back before they act (state-machine/local-sweep.ts, local-experiment.ts): each run of
 // a sweep's latest attempt, to plan which to start, resume, retry or skip, and one experiment's state, to resume it
 // or to count its outcome.
-import type { Sql } from '../lambdas/store/sql.ts';
-import type { ExperimentStatus } from '../lambdas/engine/store.ts';
-import type { ExperimentConfig } from '../lambdas/config/experiment-config.ts';
+import type { Sql } from '../core/store/sql.ts';
+import type { ExperimentStatus } from '../core/engine/store.ts';
+import type { ExperimentConfig } from '../core/config/experiment-config.ts';
 
 /** The latest attempt of one run (cell and repeat) of a sweep. */
 export interface SweepAttempt {

@@ -1,6 +1,6 @@
 // A running experiment's agent, model and stored config: what `ariadne resume` checks the provider against.
-import type { ExperimentConfigInput } from '../lambdas/config/experiment-config.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { ExperimentConfigInput } from '../core/config/experiment-config.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export interface RunningConfig {
   agent: string;

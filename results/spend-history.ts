@@ -1,6 +1,6 @@
 // What past runs of one model spent, for `ariadne sweep FILE --estimate` (reports/spend-estimate.ts): each ended run
 // (not failed: an error is no measure of what a run costs) with its actions, optimum and tokens by kind.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export interface PastRunSpend {
   actions_taken: number;

@@ -3,8 +3,8 @@
 // migration 028: their count, their errors, their tokens and cost), and its value of each factor asked for,
 // read in keyset pages (the Data API's 1 MiB a response). Which factors exist and what a value means for a run
 // (reports/factors.ts) is the statistics' business; how a factor is read from the database is here.
-import type { Sql, SqlValue } from '../lambdas/store/sql.ts';
-import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
+import type { Sql, SqlValue } from '../core/store/sql.ts';
+import { readPaged, sweepPageRows } from '../core/store/pages.ts';
 
 /** Factors that are columns of sweep_runs rather than config settings, each with the column it reads. */
 const RUN_COLUMNS = new Map([

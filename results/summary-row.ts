@@ -1,6 +1,6 @@
 // The experiment_summary row (migrations 001 and 004): the one declaration of its type and the one read of it by
 // experiment. Every command, page and report that shows one experiment's numbers reads them here.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 /** One row of the experiment_summary view, every column in the view's order, then abandoned_calls. */
 export interface ExperimentSummary {

@@ -1,6 +1,6 @@
 // The distinct conditions a sweep's runs ran under: each run's config snapshot with its agent's kind, label and
 // maze. The statistics find the factors a sweep varies from these (reports/factors.ts varyingFactors).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export interface RunCondition {
   config: unknown;

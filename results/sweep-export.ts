@@ -1,8 +1,8 @@
 // A sweep's experiments and actions as the export writes them, streamed in keyset pages (over either transport: a
 // page that passes the Data API's 1 MiB is read again in halves), so a sweep of millions of actions does not sit in
 // memory.
-import type { Sql } from '../lambdas/store/sql.ts';
-import { pagesOf, readPaged, type PageSize } from '../lambdas/store/pages.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { pagesOf, readPaged, type PageSize } from '../core/store/pages.ts';
 
 // deterministic, independent and duplicate_of (migration 007) say which runs are exact copies of another, so an
 // analysis can count each observation once as the statistics views do. observation is the format the model was

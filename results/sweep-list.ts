@@ -1,7 +1,7 @@
 // The sweeps, newest first (`ariadne list --sweeps`): each with its runs, how many are done and succeeded, and how
 // the others ended, by stop reason (results/stop-reasons.ts): a run that met its wall clock or move limit is not
 // an error, and an error is not a limit.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { offsetPaged } from './offset-pages.ts';
 import { STOP_REASONS, stopReasonOf, type StopReason } from './stop-reasons.ts';
 

@@ -2,8 +2,8 @@
 // of two agents on the same maze, settings and repeat (migration 011's sweep_run_pairs, computed from the runs read
 // once: pair-runs.ts) with the pairs left out, and one agent's runs to pair by a setting's values. Read in keyset
 // pages where they grow with the sweep (the Data API's 1 MiB a response; one statement over pg: sweepPageRows).
-import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { readPaged, sweepPageRows } from '../core/store/pages.ts';
 import { agentPairs, splitSimulated, type AgentPairRow, type PairRun, type UnpairedRuns } from './pair-runs.ts';
 
 /** One agent label's finished runs and observations, with the sweep's repeats; the counts may arrive as text. */

@@ -3,7 +3,7 @@
 // interrupted), so that every table of a sweep cut short says "N of M planned runs" and names what is missing.
 // Counted on the latest attempt of each run, as every statistic is; a run ended by an error has ended (the
 // statistics count it apart).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { settingsText } from './run-settings.ts';
 
 /** At most this many missing cells are listed; the rest are counted (by agent) in the summary. */

@@ -2,7 +2,7 @@
 // the latest attempt of each run by outcome class (success, failure, error: ended by infrastructure, running) and
 // its cost so far. Read from the experiments and turns tables, not the summary views, so a grid of a thousand runs
 // costs what its rows cost.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { settingsText, variedSettingsOfCells } from './run-settings.ts';
 
 /** Runs by outcome class, and what they cost so far: the priced runs' sum, and how many runs have no price. */

@@ -1,8 +1,8 @@
 // A sweep's record and its runs (one row each, the latest attempt, from migration 011's sweep_runs, with the
 // cost of all its attempts from migration 028's sweep_attempts), as the sweep report lists them: read in keyset
 // pages for the Data API's 1 MiB per response.
-import type { Sql } from '../lambdas/store/sql.ts';
-import { readPaged, sweepPageRows } from '../lambdas/store/pages.ts';
+import type { Sql } from '../core/store/sql.ts';
+import { readPaged, sweepPageRows } from '../core/store/pages.ts';
 
 export interface SweepRecord {
   id: string;

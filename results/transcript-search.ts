@@ -7,7 +7,7 @@
 // before, is not), and ILIKE on a UTF-8 database compares lower() of both sides, as strpos on lower() did.
 // A query most rows match (`move` among tool names) would read every hit to sort them, so the newest experiments
 // are asked first: when they alone hold more hits than asked for, those are the first hits of all.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 
 export const SEARCH_KINDS = ['reply', 'reasoning', 'tool', 'error'] as const;
 type SearchKind = (typeof SEARCH_KINDS)[number];

@@ -1,5 +1,5 @@
 // What the Bedrock simulator knows of models and of the account calling them, written from AWS's pages apart from
-// the project's model table (lambdas/config/model-table.ts), so that a mistake there meets AWS's behaviour here.
+// the project's model table (core/config/model-table.ts), so that a mistake there meets AWS's behaviour here.
 //
 // Lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use Legacy
 // models and existing customers may lose access to Legacy models after 15 days of inactivity"; after the EOL date
@@ -14,7 +14,7 @@
 // Model access (docs.aws.amazon.com/bedrock/latest/userguide/model-access.html): a third-party model's first
 // invocation starts the account's AWS Marketplace subscription when the caller may subscribe
 // (aws-marketplace:Subscribe, ViewSubscriptions, Unsubscribe), else AccessDeniedException; Anthropic's models
-// first need the account's use case details. The messages are those users report (lambdas/providers/llm/
+// first need the account's use case details. The messages are those users report (core/providers/llm/
 // bedrock-access.ts lists the sources).
 
 export type SimLifecycle = 'active' | 'legacy' | 'end-of-life';

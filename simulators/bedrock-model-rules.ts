@@ -1,5 +1,5 @@
 // Per-model request rules of the Claude models from Opus 4.7 on, as their own pages state them, kept apart from
-// the project's model table (lambdas/config/model-table.ts) so that a mistake there fails against these:
+// the project's model table (core/config/model-table.ts) so that a mistake there fails against these:
 // - AWS, adaptive thinking (docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html):
 //   Opus 4.7, Fable 5 and Mythos "only support adaptive thinking. Manual extended thinking (thinking.type:
 //   "enabled" with budget_tokens) and disabled thinking (thinking.type: "disabled") ... will return a 400 error".

@@ -2,7 +2,7 @@
 // observation formats (config.observation): where the agent stands and which
 // tiles it was shown. Read line by line, so that a rays line or a tool
 // result's view is placed relative to the last position read before it.
-import { DIRECTIONS, EMPTY, GOAL, WALL, type Direction, type Tile } from '../lambdas/maze/grid.ts';
+import { DIRECTIONS, EMPTY, GOAL, WALL, type Direction, type Tile } from '../core/maze/grid.ts';
 
 export interface Reading {
   /** The last position the text gave; null when it gave none. */

@@ -18,10 +18,10 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
-import type { Database } from '../lambdas/store/database.ts';
+import type { Database } from '../core/store/database.ts';
 import type { AwsCall, RequestAuthorization } from './authorization.ts';
-import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
-import { SESSION_SETTINGS } from '../lambdas/store/column-values.ts';
+import { DataApiDatabase } from '../core/store/data-api-sql.ts';
+import { SESSION_SETTINGS } from '../core/store/column-values.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 const RESPONSE_LIMIT = fact('data-api.max-response-bytes').value;

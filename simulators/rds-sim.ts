@@ -1,5 +1,5 @@
 // A local server speaking RDS's control plane (the query protocol, Version 2014-10-31) for the DB cluster calls the
-// stack makes, so lambdas/handlers/protect-database.ts runs through the real @aws-sdk/client-rds:
+// stack makes, so functions/protect-database.ts runs through the real @aws-sdk/client-rds:
 // - requests are POST / with a form-encoded body (Action=ModifyDBCluster&DBClusterIdentifier=...), SigV4;
 // - a reply is XML, <ActionResponse xmlns="http://rds.amazonaws.com/doc/2014-10-31/"><ActionResult><DBCluster>...
 //   (DescribeDBClusters: <DBClusters><DBCluster>...), errors <ErrorResponse><Error><Code>..;

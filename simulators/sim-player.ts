@@ -3,9 +3,9 @@
 // experiment shows: observation-reader.ts), keeps its own map of what it saw,
 // and walks to the goal once seen, else to the nearest unexplored tile, as a
 // model that really plays would.
-import { nextFrontierMove } from '../lambdas/providers/frontier-agent.ts';
-import { UNKNOWN } from '../lambdas/engine/game.ts';
-import { DIRECTIONS, EMPTY, WALL, type Direction } from '../lambdas/maze/grid.ts';
+import { nextFrontierMove } from '../core/providers/frontier-agent.ts';
+import { UNKNOWN } from '../core/engine/game.ts';
+import { DIRECTIONS, EMPTY, WALL, type Direction } from '../core/maze/grid.ts';
 import { isGameStart, readObservation, type Reading } from './observation-reader.ts';
 
 export class SimPlayer {

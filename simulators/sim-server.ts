@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttp2Server, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { SimPlayer, tokensOf } from './sim-player.ts';
-import { SIMULATOR_HEADER } from '../lambdas/providers/llm/chat-model.ts';
+import { SIMULATOR_HEADER } from '../core/providers/llm/chat-model.ts';
 
 export type Fault =
   | { kind: 'status'; status: number } // 429, 500, 503...: an error reply in the service's format

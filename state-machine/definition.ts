@@ -118,7 +118,7 @@ function definitionInputsHash(): string {
   const hash = createHash('sha256');
   const root = new URL('../', import.meta.url);
   // the stack, the machines' vocabulary (states, tasks, contracts), the sweep rules, and this folder
-  for (const dir of ['lib/', 'lambdas/machine/', 'lambdas/sweeps/', 'state-machine/']) {
+  for (const dir of ['lib/', 'core/machine/', 'core/sweeps/', 'state-machine/']) {
     const path = fileURLToPath(new URL(dir, root));
     for (const name of readdirSync(path)
       .filter((f) => f.endsWith('.ts'))

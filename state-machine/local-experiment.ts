@@ -1,24 +1,24 @@
 // One experiment on this machine, end to end: the synthesized state machine
 // run locally, handlers in-process, results in Postgres. Used by the CLI,
 // the tests and the benchmarks.
-import { patiently } from '../lambdas/store/retry-query.ts';
-import type { Database } from '../lambdas/store/database.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
+import { patiently } from '../core/store/retry-query.ts';
+import type { Database } from '../core/store/database.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { summaryOf, type ExperimentSummary } from '../results/summary-row.ts';
 import { experimentState } from '../results/run-state.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { agentsWith } from '../lambdas/providers/agents.ts';
-import { sqlRateLimits } from '../lambdas/store/rate-limit-sql.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import type { TurnSummary } from '../lambdas/engine/store.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { agentsWith } from '../core/providers/agents.ts';
+import { sqlRateLimits } from '../core/store/rate-limit-sql.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
+import type { TurnSummary } from '../core/engine/store.ts';
 import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from './local-runner.ts';
-import type { SharedBudget } from '../lambdas/engine/token-cost.ts';
-import type { ParameterCache } from '../lambdas/config/parameters.ts';
-import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
-import type { Telemetry } from '../lambdas/telemetry/telemetry.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { loopLimits, providerOf, type StartExecutionInput } from '../lambdas/machine/contracts.ts';
-import { ExperimentClosedError, ExperimentNotFoundError } from '../lambdas/engine/errors.ts';
+import type { SharedBudget } from '../core/engine/token-cost.ts';
+import type { ParameterCache } from '../core/config/parameters.ts';
+import type { TaskTokenNotifier } from '../core/engine/task-tokens.ts';
+import type { Telemetry } from '../core/telemetry/telemetry.ts';
+import { STATES } from '../core/machine/states.ts';
+import { loopLimits, providerOf, type StartExecutionInput } from '../core/machine/contracts.ts';
+import { ExperimentClosedError, ExperimentNotFoundError } from '../core/errors.ts';
 
 export interface LocalExperimentOptions {
   db: Database;
@@ -102,7 +102,7 @@ export interface LocalExperimentResult {
   output: unknown;
   events: number;
   executions: string[];
-  /** AWS history events per execution (lambdas/machine/history-events.ts). */
+  /** AWS history events per execution (core/machine/history-events.ts). */
   historyEvents: number[];
 }
 

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
-import { TASKS } from '../lambdas/machine/tasks.ts';
+import { TASKS } from '../core/machine/tasks.ts';
 import { HANDLER_MODULES } from './handler-modules.ts';
-import { historyEventsOf } from '../lambdas/machine/history-events.ts';
+import { historyEventsOf } from '../core/machine/history-events.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from '../lambdas/machine/states.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import type { HandlerDeps, HandlerFactory, Handler } from '../lambdas/handlers/deps.ts';
+import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from '../core/machine/states.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import type { HandlerDeps, HandlerFactory, Handler } from '../functions/deps.ts';
 
 const LOCAL_STATE_MACHINE_ARN = 'arn:aws:states:local:000000000000:stateMachine:AriadneExperiments';
 

@@ -5,22 +5,22 @@
 // one is tried again as a new attempt. One process at a time per sweep (an
 // advisory lock), so "running" always means "interrupted" here.
 import { setMaxListeners } from 'node:events';
-import type { Database } from '../lambdas/store/database.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import type { ParameterCache } from '../lambdas/config/parameters.ts';
-import type { Spend, TurnSummary } from '../lambdas/engine/store.ts';
-import type { Telemetry } from '../lambdas/telemetry/telemetry.ts';
+import type { Database } from '../core/store/database.ts';
+import type { Sql } from '../core/store/sql.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
+import type { ParameterCache } from '../core/config/parameters.ts';
+import type { Spend, TurnSummary } from '../core/engine/store.ts';
+import type { Telemetry } from '../core/telemetry/telemetry.ts';
 import { resumeInput, runLocalExperiment } from './local-experiment.ts';
-import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
-import { sweepRunOrder } from '../lambdas/sweeps/sweep-order.ts';
+import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../core/sweeps/sweep-spec.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
+import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
 import { experimentState, latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
 import type { LocalRunOptions } from './local-runner.ts';
 import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
-import { patiently } from '../lambdas/store/retry-query.ts';
-import { SharedBudget } from '../lambdas/engine/token-cost.ts';
-import { refuseUnpricedSweepBudget } from '../lambdas/sweeps/sweep-budget.ts';
+import { patiently } from '../core/store/retry-query.ts';
+import { SharedBudget } from '../core/engine/token-cost.ts';
+import { refuseUnpricedSweepBudget } from '../core/sweeps/sweep-budget.ts';
 
 type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 

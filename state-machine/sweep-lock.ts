@@ -6,7 +6,7 @@
 // the lock for the lost session itself (it is still ending, or the server has not noticed the connection is gone):
 // that holder is this process, so it is ended and the lock taken again, not mistaken for another process.
 import pg from 'pg';
-import type { Database } from '../lambdas/store/database.ts';
+import type { Database } from '../core/store/database.ts';
 
 class SweepBusyError extends Error {
   override readonly name = 'SweepBusyError';

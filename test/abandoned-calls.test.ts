@@ -3,11 +3,11 @@
 // simulator answering a set number of calls and then failing (permanently, or for an outage the run waits out).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { STATES } from '../core/machine/states.ts';
 import { showSummary } from '../bin/cli/summary.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import type { Fault } from '../simulators/sim-server.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
+import { PgStore } from '../core/store/pg-store.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY } from './support/provider-sims.ts';
 

@@ -1,12 +1,12 @@
 // The agent monitor (phases and stuck detectors), fed the real game's
 // actions. Not yet wired into the turn engine.
 import { describe, expect, it } from 'vitest';
-import { AgentMonitor, DEFAULT_THRESHOLDS, TRANSITIONS } from '../lambdas/engine/agent-monitor.ts';
-import { executeCall, initialState, type GameState } from '../lambdas/engine/game.ts';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { Grid, buildMaze, generateMaze, type Maze } from '../lambdas/maze/index.ts';
-import { nextFrontierMove } from '../lambdas/providers/frontier-agent.ts';
-import { frontierSearch } from '../lambdas/engine/frontier.ts';
+import { AgentMonitor, DEFAULT_THRESHOLDS, TRANSITIONS } from '../core/engine/agent-monitor.ts';
+import { executeCall, initialState, type GameState } from '../core/engine/game.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { Grid, buildMaze, generateMaze, type Maze } from '../core/maze/index.ts';
+import { nextFrontierMove } from '../core/providers/frontier-agent.ts';
+import { frontierSearch } from '../core/engine/frontier.ts';
 
 function game(maze: Maze) {
   const config = { ...DEFAULT_CONFIG };

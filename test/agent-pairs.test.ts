@@ -4,12 +4,12 @@
 // model-like agent whose repeats walk alike, errors (one retried to success), a run left running, a varied setting
 // and repeats; over pg and the Data API, and in pages of a few rows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { frontierAgent } from '../lambdas/providers/frontier-agent.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import { ResultTooLargeError, type QueryOptions, type Sql, type SqlValue } from '../lambdas/store/sql.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
+import { frontierAgent } from '../core/providers/frontier-agent.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
+import { ResultTooLargeError, type QueryOptions, type Sql, type SqlValue } from '../core/store/sql.ts';
 import { agentPairRows } from '../results/sweep-pairs.ts';
 import { agentPairs, splitSimulated, type PairRun } from '../results/pair-runs.ts';
 import { compareAgents } from '../reports/compare.ts';

@@ -49,7 +49,7 @@ describe('the AWS facts table', () => {
 
   it('keeps the Bedrock simulator off the project code it checks', () => {
     const sim = readFileSync(join(ROOT, 'simulators', 'bedrock-prompt-cache.ts'), 'utf8');
-    expect(sim).not.toMatch(/from '\.\.\/lambdas\//);
+    expect(sim).not.toMatch(/from '\.\.\/core\//);
   });
 
   it('is committed as docs/aws-facts.md as the script writes it now (run `npm run docs` after changing it)', () => {

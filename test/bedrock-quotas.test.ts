@@ -17,9 +17,9 @@ import { DEFAULT_SIM_QUOTAS, ServiceQuotasSim, type SimQuota } from '../simulato
 import { IamModel, accessKeyIdFor } from '../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../rehearsal/authorizer.ts';
 import type { CfnTemplate } from '../lib/template-values.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema } from '../core/config/experiment-config.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { freePort } from './support/ports.ts';
 

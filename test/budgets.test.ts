@@ -2,12 +2,12 @@
 // database's retry budget, CheckProgress never opens it, and a model call
 // with its retries fits the turn Lambda that makes it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { STATES, TASK_STATES } from '../lambdas/machine/states.ts';
-import { TASKS } from '../lambdas/machine/tasks.ts';
-import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS, MODEL_CALL_BUDGET_MS } from '../lambdas/config/budgets.ts';
-import { modelCallWorstCaseMs, DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { resolveConfig, startExperiment, type StartStore } from '../lambdas/engine/experiment.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { STATES, TASK_STATES } from '../core/machine/states.ts';
+import { TASKS } from '../core/machine/tasks.ts';
+import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS, MODEL_CALL_BUDGET_MS } from '../core/config/budgets.ts';
+import { modelCallWorstCaseMs, DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { resolveConfig, startExperiment, type StartStore } from '../core/engine/experiment.ts';
+import { InvalidInputError } from '../core/errors.ts';
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -30,7 +30,7 @@ describe('Lambda timeouts', () => {
 
   it('the CheckProgress Lambda answers with no database configured: its cold start opens none', async () => {
     for (const name of ['DATABASE_URL', 'DATABASE_SECRET_ARN', 'DATABASE_HOST']) vi.stubEnv(name, '');
-    const { handler } = await import('../lambdas/handlers/check-progress.ts');
+    const { handler } = await import('../functions/check-progress.ts');
     const state = {
       experimentId: 'e1',
       llmProvider: 'baseline',

@@ -7,7 +7,7 @@ import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { AriadneParameters, PARAMETER_CHAINS } from '../lib/parameters.ts';
 import { synthesizeTemplate, machineDefinition, type Definition } from '../state-machine/definition.ts';
 import { EXPERIMENT_MAX_LIFE, SWEEP_OBJECT_EXPIRY, SWEEP_STATES, SWEEP_TIMEOUT } from '../lib/sweep-state-machine.ts';
-import { RESULTS_PREFIX, RUNS_PREFIX } from '../lambdas/machine/sweep-machine-input.ts';
+import { RESULTS_PREFIX, RUNS_PREFIX } from '../core/machine/sweep-machine-input.ts';
 import {
   aslRetry,
   EXECUTION_ALREADY_EXISTS_ERRORS,
@@ -18,16 +18,12 @@ import {
   STATES,
   TASK_STATES,
   TRANSIENT_ERRORS,
-} from '../lambdas/machine/states.ts';
-import { TASKS, turnReserveSeconds } from '../lambdas/machine/tasks.ts';
-import {
-  DATABASE_RETRY_BUDGET_MS,
-  DATABASE_WORK_MARGIN_MS,
-  LLM_TURN_TIMEOUT_SECONDS,
-} from '../lambdas/config/budgets.ts';
-import { resolveParameters } from '../lambdas/config/parameters.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema, MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
-import { PROMPTS } from '../lambdas/config/prompts.ts';
+} from '../core/machine/states.ts';
+import { TASKS, turnReserveSeconds } from '../core/machine/tasks.ts';
+import { DATABASE_RETRY_BUDGET_MS, DATABASE_WORK_MARGIN_MS, LLM_TURN_TIMEOUT_SECONDS } from '../core/config/budgets.ts';
+import { resolveParameters } from '../core/config/parameters.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema, MAX_DURATION_MINUTES } from '../core/config/experiment-config.ts';
+import { PROMPTS } from '../core/config/prompts.ts';
 import { AriadneStack, DEFAULT_BEDROCK_MODELS, type AriadneStackProps } from '../lib/ariadne-stack.ts';
 import {
   DATA_API_ACTIONS,
@@ -40,7 +36,7 @@ import { tempDir } from './support/temp-dir.ts';
 import { sharedAssembly } from './support/assembly.ts';
 import { IDLE_GOAL, idleCost } from '../bench/idle-cost.ts';
 import { THROTTLE_ALARM } from '../lib/monitoring.ts';
-import { METRIC_NAMESPACE, METRICS, PROVIDERS, SERVICE, type MetricName } from '../lambdas/telemetry/metrics.ts';
+import { METRIC_NAMESPACE, METRICS, PROVIDERS, SERVICE, type MetricName } from '../core/telemetry/metrics.ts';
 import { dataApiFunctionEnv } from './support/data-api-env.ts';
 
 let template: Template;
@@ -320,7 +316,7 @@ describe('experiment state machine', () => {
     });
   });
 
-  it('each Task invokes a function whose timeout is the budget in lambdas/machine/tasks.ts', () => {
+  it('each Task invokes a function whose timeout is the budget in core/machine/tasks.ts', () => {
     const s = def.States as Record<string, Record<string, any>>;
     const functions = template.findResources('AWS::Lambda::Function');
     for (const name of TASK_STATES) {

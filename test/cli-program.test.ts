@@ -12,11 +12,11 @@ import { printError } from '../bin/cli/errors.ts';
 import { EXIT_CODES_HELP } from '../bin/cli/exit-codes.ts';
 import { commandPrefix } from '../bin/cli/invocation.ts';
 import { describeFileError } from '../bin/cli/file-errors.ts';
-import { OBSERVATION_FORMATS, STUCK_POLICIES } from '../lambdas/config/experiment-config.ts';
-import { LLM_AGENTS } from '../lambdas/providers/llm-agents.ts';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import { MazeInputError } from '../lambdas/maze/errors.ts';
+import { OBSERVATION_FORMATS, STUCK_POLICIES } from '../core/config/experiment-config.ts';
+import { LLM_AGENTS } from '../core/providers/llm-agents.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import { MazeInputError } from '../core/maze/errors.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -169,7 +169,7 @@ describe('the compiled CLI', () => {
     spawnSync(process.execPath, [...entry, ...args], { cwd: ROOT, encoding: 'utf8' });
 
   it("holds every command's work, its handlers included, and loads no TypeScript source at run time", () => {
-    for (const source of ['bin/cli/commands/run.ts', 'state-machine/local-runner.ts', 'lambdas/handlers/run-turn.ts'])
+    for (const source of ['bin/cli/commands/run.ts', 'state-machine/local-runner.ts', 'functions/run-turn.ts'])
       expect(inputs).toContain(source);
     const specifiers = readdirSync(dir)
       .filter((f) => f.endsWith('.js'))

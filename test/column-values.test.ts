@@ -1,9 +1,9 @@
-// The one decoding of column values both transports use (lambdas/store/column-values.ts), and where a SQLState is
-// read from (lambdas/store/sql-state.ts): a structured field first, a Data API message only when there is no field.
+// The one decoding of column values both transports use (core/store/column-values.ts), and where a SQLState is
+// read from (core/store/sql-state.ts): a structured field first, a Data API message only when there is no field.
 import { describe, expect, it } from 'vitest';
-import { decodeArray, decodeText, parseArrayLiteral, pgTextParser, typeName } from '../lambdas/store/column-values.ts';
-import { parseDatabaseErrorMessage, sqlStateOf } from '../lambdas/store/sql-state.ts';
-import { SqlError } from '../lambdas/store/data-api-sql.ts';
+import { decodeArray, decodeText, parseArrayLiteral, pgTextParser, typeName } from '../core/store/column-values.ts';
+import { parseDatabaseErrorMessage, sqlStateOf } from '../core/store/sql-state.ts';
+import { SqlError } from '../core/store/data-api-sql.ts';
 
 describe('column values', () => {
   it('timestamptz: one instant from any offset, or none; no offset is UTC (as the Data API sends it)', () => {

@@ -2,12 +2,12 @@
 // fresh executions; it must log exactly what one execution would have.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { EVENTS_PER_TURN } from '../lambdas/config/experiment-config.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { MAX_HISTORY_EVENTS } from '../lambdas/machine/history-events.ts';
-import type { TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
+import { EVENTS_PER_TURN } from '../core/config/experiment-config.ts';
+import { STATES } from '../core/machine/states.ts';
+import { MAX_HISTORY_EVENTS } from '../core/machine/history-events.ts';
+import type { TaskTokenNotifier } from '../core/engine/task-tokens.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { turnReserveSeconds } from '../lambdas/machine/tasks.ts';
+import { turnReserveSeconds } from '../core/machine/tasks.ts';
 import { experimentDefinition as def } from '../state-machine/definition.ts';
 
 let db: TestDatabase;

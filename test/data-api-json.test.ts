@@ -1,4 +1,4 @@
-// The Data API transport's JSON reads (formatRecordsAs JSON, lambdas/store/data-api-sql.ts): a SELECT seen before is
+// The Data API transport's JSON reads (formatRecordsAs JSON, core/store/data-api-sql.ts): a SELECT seen before is
 // read as formattedRecords, decoded by the column types learnt from its first `records` read. The port's values must
 // not change: every column type the migrated schema uses, with edge values, and every table and view of a schema
 // holding a real experiment, read both ways through RdsDataSim, must be deeply equal; paging and a stale shape too.
@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { DataApiDatabase } from '../lambdas/store/data-api-sql.ts';
-import { readPaged } from '../lambdas/store/pages.ts';
-import type { SqlValue } from '../lambdas/store/sql.ts';
+import { DataApiDatabase } from '../core/store/data-api-sql.ts';
+import { readPaged } from '../core/store/pages.ts';
+import type { SqlValue } from '../core/store/sql.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 
 let db: TestDatabase;

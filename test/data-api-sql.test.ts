@@ -1,4 +1,4 @@
-// The Data API transport (lambdas/store/data-api-sql.ts) against RdsDataSim, which speaks the Data API's protocol
+// The Data API transport (core/store/data-api-sql.ts) against RdsDataSim, which speaks the Data API's protocol
 // in front of real Postgres with AWS's limits: the SQL port's contract (sql.ts) must hold here as it does for pg,
 // and the Data API's own failures (auto-pause, service errors, oversized results) must come out as the port says.
 import { readdir, readFile } from 'node:fs/promises';
@@ -13,9 +13,9 @@ import {
   SqlError,
   TransactionNotFoundError,
   type DataApiOptions,
-} from '../lambdas/store/data-api-sql.ts';
-import { DatabaseUnavailableError, ResultTooLargeError, type SqlDatabase } from '../lambdas/store/sql.ts';
-import { splitStatements, toNamedParameters } from '../lambdas/store/sql-text.ts';
+} from '../core/store/data-api-sql.ts';
+import { DatabaseUnavailableError, ResultTooLargeError, type SqlDatabase } from '../core/store/sql.ts';
+import { splitStatements, toNamedParameters } from '../core/store/sql-text.ts';
 
 const MIGRATIONS = new URL('../migrations/', import.meta.url);
 const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { loadMigrations, migrate } from '../lambdas/store/migrate.ts';
-import { openDatabase, checkDatabaseUrl } from '../lambdas/store/database.ts';
-import { startEmbeddedPostgres } from '../lambdas/store/embedded.ts';
+import { loadMigrations, migrate } from '../core/store/migrate.ts';
+import { openDatabase, checkDatabaseUrl } from '../core/store/database.ts';
+import { startEmbeddedPostgres } from '../core/store/embedded.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { freePort } from './support/ports.ts';
 

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
 import { experimentDefinition } from '../state-machine/definition.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import type { TurnSummary } from '../lambdas/engine/store.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
+import { STATES } from '../core/machine/states.ts';
+import type { TurnSummary } from '../core/engine/store.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;

@@ -1,4 +1,4 @@
-// Every environment variable is read through lambdas/config/environment.ts and named in its table: this scans the
+// Every environment variable is read through core/config/environment.ts and named in its table: this scans the
 // source for `process.env.X` reads anywhere else and for variables (env.X, envString('X')) the table lacks, checks
 // that every row is read somewhere, and that docs/environment.md is the page `npm run docs` writes now.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -10,13 +10,14 @@ import {
   envString,
   environmentVariables,
   type EnvironmentVariableName,
-} from '../lambdas/config/environment.ts';
+} from '../core/config/environment.ts';
 import { ENVIRONMENT_PAGE_PATH, environmentPage } from '../bin/docs/environment-page.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const SOURCE_DIRS = [
   'bin',
-  'lambdas',
+  'core',
+  'functions',
   'lib',
   'viewer',
   'reports',
@@ -27,7 +28,7 @@ const SOURCE_DIRS = [
   'bench',
   'aws-facts',
 ];
-const READER = 'lambdas/config/environment.ts';
+const READER = 'core/config/environment.ts';
 
 /** Files that may touch process.env by name, each with why. */
 const EXCEPTIONS: Record<string, string> = {
@@ -80,11 +81,11 @@ const table = environmentVariables();
 const names = new Set<string>(table.map((v) => v.name));
 
 describe('the environment variables', () => {
-  it('are read through lambdas/config/environment.ts only (process.env by name nowhere else)', () => {
+  it('are read through core/config/environment.ts only (process.env by name nowhere else)', () => {
     const offenders = sourceFiles()
       .filter(({ file }) => file !== READER && EXCEPTIONS[file] === undefined)
       .flatMap(({ file, text }) => processEnvReads(text).map((read) => `${file}: ${read}`));
-    expect(offenders, 'read it with envString/envInteger from lambdas/config/environment.ts').toEqual([]);
+    expect(offenders, 'read it with envString/envInteger from core/config/environment.ts').toEqual([]);
   });
 
   it('are all in its table: no code names a variable the table lacks', () => {
@@ -96,7 +97,7 @@ describe('the environment variables', () => {
           .filter((name) => !names.has(name))
           .map((name) => `${file}: ${name}`),
       );
-    expect(unknown, 'add a row to lambdas/config/environment.ts (then npm run docs)').toEqual([]);
+    expect(unknown, 'add a row to core/config/environment.ts (then npm run docs)').toEqual([]);
   });
 
   it('have no dead rows: every row is read by the code (or, for the tests alone, by the tests)', () => {

@@ -10,10 +10,10 @@ import {
   startExperiment,
   systemPrompt,
   type StartStore,
-} from '../lambdas/engine/experiment.ts';
-import { Grid, buildMaze } from '../lambdas/maze/index.ts';
-import { UNKNOWN } from '../lambdas/engine/game.ts';
-import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../lambdas/config/budgets.ts';
+} from '../core/engine/experiment.ts';
+import { Grid, buildMaze } from '../core/maze/index.ts';
+import { UNKNOWN } from '../core/engine/game.ts';
+import { estimatedHistoryEvents, HISTORY_EVENT_QUOTA, HISTORY_RESERVE_EVENTS } from '../core/config/budgets.ts';
 
 const t0 = new Date('2026-01-01T00:00:00Z');
 const running = {

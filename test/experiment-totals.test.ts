@@ -5,13 +5,13 @@
 // back or committed and then retried counts once; a run resumed by another process goes on from the kept row.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { commitTurnQuery } from '../lambdas/store/turn-sql.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { commitTurnQuery } from '../core/store/turn-sql.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
+import { STATES } from '../core/machine/states.ts';
+import type { EngineStore, TurnWrite } from '../core/engine/store.ts';
 import { resumeInput, runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims.ts';

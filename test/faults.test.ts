@@ -3,14 +3,14 @@
 // uninterrupted run; a connection killed mid-turn is retried; a database that
 // is down gives a clear error, not a hang.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { commitTurnQuery } from '../lambdas/store/turn-sql.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { openDatabase } from '../lambdas/store/database.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import type { EngineStore, TurnWrite } from '../lambdas/engine/store.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { commitTurnQuery } from '../core/store/turn-sql.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
+import { openDatabase } from '../core/store/database.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
+import type { EngineStore, TurnWrite } from '../core/engine/store.ts';
 import { ledgerProblems, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
 import { resumeInput, runLocalExperiment } from '../state-machine/local-experiment.ts';

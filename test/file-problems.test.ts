@@ -4,11 +4,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
-import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
-import { registerSweepHandler } from '../lambdas/handlers/register-sweep.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { agents } from '../lambdas/providers/agents.ts';
+import { loadSweep, SweepDefinitionError } from '../core/sweeps/sweep-spec.ts';
+import { loadWorkflow, WorkflowDefinitionError } from '../core/engine/workflow/definition.ts';
+import { registerSweepHandler } from '../functions/register-sweep.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { agents } from '../core/providers/agents.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { cli } from './support/cli.ts';

@@ -1,11 +1,11 @@
 // The EventBridge finalizer, fed the event shapes Step Functions publishes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finalizeExecutionHandler } from '../lambdas/handlers/finalize-execution.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import { finalizeExecutionHandler } from '../functions/finalize-execution.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
 import { tableDump, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
-import { returnTaskToken, type TaskTokenNotifier } from '../lambdas/engine/task-tokens.ts';
+import { returnTaskToken, type TaskTokenNotifier } from '../core/engine/task-tokens.ts';
 
 let db: TestDatabase;
 let store: PgStore;

@@ -2,8 +2,8 @@
 // and length of a shortest known route to the nearest frontier (a known open
 // cell next to an unknown one), or to the goal once the goal is known.
 import { describe, expect, it } from 'vitest';
-import { frontierSearch } from '../lambdas/engine/frontier.ts';
-import { UNKNOWN } from '../lambdas/engine/game.ts';
+import { frontierSearch } from '../core/engine/frontier.ts';
+import { UNKNOWN } from '../core/engine/game.ts';
 
 /** A known map from rows of '.' open, '#' wall, 'G' goal, '?' unknown. */
 function known(rows: string[]) {

@@ -9,10 +9,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { FUNCTION_TIMEOUT_ERRORS, STATES, TURN_TIMEOUT_RETRY } from '../lambdas/machine/states.ts';
+import { FUNCTION_TIMEOUT_ERRORS, STATES, TURN_TIMEOUT_RETRY } from '../core/machine/states.ts';
 import { functionTimeout, taskError } from '../rehearsal/lambda-process.ts';
-import { LLM_TURN_TIMEOUT_SECONDS } from '../lambdas/config/budgets.ts';
-import type { Handler } from '../lambdas/handlers/deps.ts';
+import { LLM_TURN_TIMEOUT_SECONDS } from '../core/config/budgets.ts';
+import type { Handler } from '../functions/deps.ts';
 import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;

@@ -4,15 +4,15 @@
 // whole turn engine and Postgres, with the counters checked against the rows.
 import { describe, expect, it, afterAll, beforeAll } from 'vitest';
 import fc from 'fast-check';
-import { executeCall, initialState, UNKNOWN } from '../lambdas/engine/game.ts';
-import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
-import { visibleCells } from '../lambdas/maze/vision.ts';
-import { WALL } from '../lambdas/maze/grid.ts';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
+import { executeCall, initialState, UNKNOWN } from '../core/engine/game.ts';
+import { experimentConfigSchema } from '../core/config/experiment-config.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
+import { visibleCells } from '../core/maze/vision.ts';
+import { WALL } from '../core/maze/grid.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const GENERATORS = ['sparse', 'medium', 'dense', 'rooms_and_corridors', 'spiral', 'perfect', 'open_field'];

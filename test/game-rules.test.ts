@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Grid, buildMaze, type Maze } from '../lambdas/maze/index.ts';
-import { DEFAULT_CONFIG, type ExperimentConfig } from '../lambdas/config/experiment-config.ts';
-import { executeCall, initialState, type GameState } from '../lambdas/engine/game.ts';
+import { Grid, buildMaze, type Maze } from '../core/maze/index.ts';
+import { DEFAULT_CONFIG, type ExperimentConfig } from '../core/config/experiment-config.ts';
+import { executeCall, initialState, type GameState } from '../core/engine/game.ts';
 
 // x grows east, y grows south; S at (1,1).
 //   0123456

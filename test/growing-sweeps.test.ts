@@ -2,8 +2,8 @@
 // sweep that ran, its finished runs kept (not run again, their ids and cells unchanged), the new cells registered
 // after the old, the statistics over all; anything but growth refused, naming what changed; never on AWS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { factorStats } from '../reports/factor-stats.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';

@@ -1,12 +1,12 @@
 // What each Lambda handler calls must match what its function is granted (test/cdk-stack.test.ts checks the
 // grants): no turn function may read the settings; the Ollama and OpenAI ones may read their own key only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startExperimentHandler } from '../lambdas/handlers/start-experiment.ts';
-import { runTurnHandler } from '../lambdas/handlers/run-turn.ts';
-import type { HandlerDeps } from '../lambdas/handlers/deps.ts';
-import type { ParameterCache } from '../lambdas/config/parameters.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import { startExperimentHandler } from '../functions/start-experiment.ts';
+import { runTurnHandler } from '../functions/run-turn.ts';
+import type { HandlerDeps } from '../functions/deps.ts';
+import type { ParameterCache } from '../core/config/parameters.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;

@@ -5,8 +5,8 @@
 // and the paper table then say is checked against what the server answered, counted at the server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { STATES } from '../core/machine/states.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { reportHtml } from '../reports/report-page.ts';

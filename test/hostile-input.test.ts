@@ -8,11 +8,11 @@
 // everything stored or printed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { parseMazeJson } from '../lambdas/maze/maze-file.ts';
-import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
-import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
-import { resolveParameters } from '../lambdas/config/parameters.ts';
+import { STATES } from '../core/machine/states.ts';
+import { parseMazeJson } from '../core/maze/maze-file.ts';
+import { loadSweep, SweepDefinitionError } from '../core/sweeps/sweep-spec.ts';
+import { loadWorkflow, WorkflowDefinitionError } from '../core/engine/workflow/definition.ts';
+import { resolveParameters } from '../core/config/parameters.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';

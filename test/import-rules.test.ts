@@ -1,7 +1,7 @@
 // The house's import rules, read from the code's own imports with TypeScript's pre-processor
 // (static imports, re-exports and import() calls): no file imports itself through others (no circles), every
-// arrow runs down the layers below unless it is one of the named exceptions, and the engine stays free of the AWS
-// SDK and of Lambda's types. A new circle or upward arrow fails here, naming the files.
+// arrow runs down the layers below unless it is one of the named exceptions, and the core stays free of the AWS
+// SDK (but for its named adapters) and of Lambda's types. A new circle or upward arrow fails here, naming the files.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -15,8 +15,8 @@ const ROOT = join(import.meta.dirname, '..');
  */
 const LAYERS: Array<[layer: number, prefix: string]> = [
   [0, 'aws-facts/'],
-  [2, 'lambdas/handlers/'], // thin glue over the core, bundled into the functions
-  [1, 'lambdas/'], // the core: config, maze, engine, store, providers, and what the machines agree on (machine/)
+  [2, 'functions/'], // thin glue over the core, bundled into the functions
+  [1, 'core/'], // the core: config, maze, engine, store, providers, and what the machines agree on (machine/)
   [3, 'results/'], // the read model: every read of results the CLI, the viewer and the reports share
   [3, 'reports/'], // presents results: statistics, reports, replays, exports
   [3, 'lib/'], // the CDK stack
@@ -31,11 +31,22 @@ const LAYERS: Array<[layer: number, prefix: string]> = [
 /** Upward arrows that stay, each with why (the architecture page names them too). */
 const ALLOWED_UP: Array<{ from: string; to: string; why: string }> = [];
 
-/** Packages the engine must not import: it runs the same in Lambda, locally and in tests. */
-const NOT_IN_ENGINE = [/^@aws-sdk\//, /^aws-lambda$/, /^@types\/aws-lambda$/];
+/** Packages the core must not import: it runs the same in Lambda, locally and in tests. */
+const NOT_IN_CORE = [/^@aws-sdk\//, /^aws-lambda$/, /^@types\/aws-lambda$/];
 
 /**
- * Packages only the Lambda glue may import: the core logs and measures through its own port (lambdas/telemetry), which
+ * The core's adapters to AWS services, the only core files that may name the AWS SDK: each speaks one service's
+ * protocol (to AWS, or to the simulator that speaks it) behind a port of the core's own.
+ */
+const SDK_ADAPTERS: Record<string, string> = {
+  'core/providers/llm/bedrock-model.ts': 'the Bedrock provider (Converse)',
+  'core/providers/llm/bedrock-caching.ts': "the Converse request's cache points, typed by the SDK",
+  'core/config/ssm-source.ts': 'settings and secrets from Parameter Store',
+  'core/store/data-api-sql.ts': 'the store over the RDS Data API',
+};
+
+/**
+ * Packages only the Lambda glue may import: the core logs and measures through its own port (core/telemetry), which
  * the handlers implement with Powertools in Lambda, and the CLI with JSON lines.
  */
 const ONLY_IN_HANDLERS = [/^@aws-lambda-powertools\//];
@@ -146,18 +157,19 @@ describe('import rules', () => {
     expect(up).toEqual([]);
   });
 
-  it('keeps the engine free of the AWS SDK and of Lambda types', () => {
+  it('keeps the core free of the AWS SDK and of Lambda types, but for its named adapters', () => {
     const found = [...GRAPH]
-      .filter(([file]) => file.startsWith('lambdas/engine/'))
+      .filter(([file]) => file.startsWith('core/') && !(file in SDK_ADAPTERS))
       .flatMap(([file, { packages }]) =>
-        packages.filter((p) => NOT_IN_ENGINE.some((re) => re.test(p))).map((p) => `${file} -> ${p}`),
+        packages.filter((p) => NOT_IN_CORE.some((re) => re.test(p))).map((p) => `${file} -> ${p}`),
       );
     expect(found).toEqual([]);
+    for (const file of Object.keys(SDK_ADAPTERS)) expect(GRAPH.has(file), file).toBe(true);
   });
 
   it('keeps Powertools in the Lambda handlers: the core, the CLI and the local runner never load it', () => {
     const found = [...GRAPH]
-      .filter(([file]) => !file.startsWith('lambdas/handlers/'))
+      .filter(([file]) => !file.startsWith('functions/'))
       .flatMap(([file, { packages }]) =>
         packages.filter((p) => ONLY_IN_HANDLERS.some((re) => re.test(p))).map((p) => `${file} -> ${p}`),
       );
@@ -168,7 +180,7 @@ describe('import rules', () => {
 
   it('catches what it is for: a circle and an upward arrow are seen in a made-up graph', () => {
     // the same checks over a graph of two files that import each other across layers
-    const lower = 'lambdas/engine/a.ts';
+    const lower = 'core/engine/a.ts';
     const upper = 'viewer/b.ts';
     expect(layerOf(lower)! < layerOf(upper)!).toBe(true);
     const saved = new Map(GRAPH);

@@ -2,7 +2,7 @@
 // local server speaking the Step Functions JSON 1.0 protocol.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRequestSchema } from '../lambdas/machine/contracts.ts';
+import { startRequestSchema } from '../core/machine/contracts.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';

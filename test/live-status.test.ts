@@ -1,8 +1,8 @@
 // `ariadne status` and `ariadne sweep status`: what runs now, read the same way over pg and the Data API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { loadSweep, sweepRunInput } from '../core/sweeps/sweep-spec.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { statusLines } from '../reports/live-status.ts';
 import { runningExperiments, STALE_AFTER_SECONDS, sweepTotals } from '../results/live-status.ts';
 import { TRANSPORTS, testDatabase, type TestDatabase } from './support/db.ts';

@@ -1,13 +1,13 @@
 // LLM agents through the real `ollama` and Bedrock SDK clients, over HTTP,
 // against local servers that speak those services' wire protocols.
 import { createHash } from 'node:crypto';
-import { ParameterCache } from '../lambdas/config/parameters.ts';
-import { fileSource } from '../lambdas/config/file-source.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
+import { fileSource } from '../core/config/file-source.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { PROMPTS } from '../lambdas/config/prompts.ts';
-import { TOOL_NAMES } from '../lambdas/engine/tools.ts';
+import { STATES } from '../core/machine/states.ts';
+import { PROMPTS } from '../core/config/prompts.ts';
+import { TOOL_NAMES } from '../core/engine/tools.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY, providerSims } from './support/provider-sims.ts';

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
-import { HANDLERS_DIR, TASKS } from '../lambdas/machine/tasks.ts';
+import { HANDLERS_DIR, TASKS } from '../core/machine/tasks.ts';
 import { HANDLER_MODULES } from '../state-machine/handler-modules.ts';
-import type { Handler } from '../lambdas/handlers/deps.ts';
+import type { Handler } from '../functions/deps.ts';
 
 const deps = { now: () => new Date('2026-11-26T00:00:00Z') };
 // the definitions here call no Task: every Task state bound to a handler that is never reached
@@ -56,7 +56,7 @@ describe('the local runner loads each Task handler from a literal import (state-
     expect((await load())[binding.factoryExport]).toBeTypeOf('function');
   });
 
-  it('the loaders are the files in lambdas/handlers that TASKS names, and no other', () => {
+  it('the loaders are the files in functions that TASKS names, and no other', () => {
     expect(Object.keys(HANDLER_MODULES).sort()).toEqual([...new Set(Object.values(TASKS).map((b) => b.file))].sort());
     for (const file of Object.keys(HANDLER_MODULES)) expect(existsSync(new URL(file, HANDLERS_DIR))).toBe(true);
   });

@@ -6,7 +6,7 @@ import {
   MazeInputError,
   parseMazeJson,
   mazeToJson,
-} from '../lambdas/maze/index.ts';
+} from '../core/maze/index.ts';
 import { findTile, referenceBfs, referenceSees } from './support/reference.ts';
 
 const SIZES = [5, 31, 101];

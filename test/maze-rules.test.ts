@@ -26,7 +26,7 @@ import {
   UNREACHABLE,
   visibleCells,
   type Point,
-} from '../lambdas/maze/index.ts';
+} from '../core/maze/index.ts';
 import { referenceBfs, referenceSees } from './support/reference.ts';
 
 // x grows east, y grows south.

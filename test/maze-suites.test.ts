@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
 import {
   findSuite,
   listSuites,
@@ -15,9 +15,9 @@ import {
   suiteMazes,
   verifySuite,
   type MazeSuite,
-} from '../lambdas/maze/suites.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+} from '../core/maze/suites.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { suiteReference } from '../bin/make-suite-reference.ts';
 import { suiteCodeFiles, suiteCodeHash } from '../bin/suite-code.ts';
 import { ROOT, spawnAriadne } from './support/cli.ts';
@@ -205,9 +205,9 @@ describe('the reference scores', () => {
     expect(made.commit).toMatch(/^[0-9a-f]{40}$/);
     // the generators, the game's rules, the baselines and the statistics are among them
     for (const f of [
-      'lambdas/maze/generators/index.ts',
-      'lambdas/engine/game.ts',
-      'lambdas/providers/random-agent.ts',
+      'core/maze/generators/index.ts',
+      'core/engine/game.ts',
+      'core/providers/random-agent.ts',
       'reports/sweep-statistics.ts',
     ])
       expect(here.files).toContain(f);
@@ -221,10 +221,7 @@ describe('the reference scores', () => {
       writeFileSync(join(copy, f), readFileSync(join(ROOT, f)));
     }
     expect(suiteCodeHash(copy).hash).toBe(suiteCodeHash(ROOT).hash);
-    writeFileSync(
-      join(copy, 'lambdas/engine/game.ts'),
-      `${readFileSync(join(ROOT, 'lambdas/engine/game.ts'), 'utf8')}\n`,
-    );
+    writeFileSync(join(copy, 'core/engine/game.ts'), `${readFileSync(join(ROOT, 'core/engine/game.ts'), 'utf8')}\n`);
     expect(suiteCodeHash(copy).hash).not.toBe(suiteCodeHash(ROOT).hash);
   });
 

@@ -4,16 +4,16 @@
 // in a fresh Lambda), so what crosses turns can only come from the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { agents } from '../lambdas/providers/agents.ts';
-import { ContextOverflowError, contextWindow, fitToWindow } from '../lambdas/providers/llm/context-guard.ts';
-import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { estimateMessageTokens } from '../lambdas/providers/llm/token-estimate.ts';
-import type { ChatMessage } from '../lambdas/providers/llm/chat-model.ts';
+import { STATES } from '../core/machine/states.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { agents } from '../core/providers/agents.ts';
+import { ContextOverflowError, contextWindow, fitToWindow } from '../core/providers/llm/context-guard.ts';
+import { experimentConfigSchema } from '../core/config/experiment-config.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { estimateMessageTokens } from '../core/providers/llm/token-estimate.ts';
+import type { ChatMessage } from '../core/providers/llm/chat-model.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY as SHARED_RETRY, providerSims } from './support/provider-sims.ts';
 

@@ -1,4 +1,4 @@
-// The migrations custom resource (lambdas/handlers/migrate-database.ts) against the Data API server in front of a
+// The migrations custom resource (functions/migrate-database.ts) against the Data API server in front of a
 // schema of its own: a poll tries a paused cluster once and answers "not yet"; a DDL statement past the Data API's
 // statement timeout runs on (continueAfterTimeout) and is waited out in its transaction, where without it the
 // statement is cancelled and the migration fails.
@@ -30,7 +30,7 @@ const schema = `t_mig_${randomBytes(4).toString('hex')}`;
 let admin: pg.Client;
 let sim: RdsDataSim;
 let endpoint: string;
-let isComplete: typeof import('../lambdas/handlers/migrate-database.ts').isComplete;
+let isComplete: typeof import('../functions/migrate-database.ts').isComplete;
 
 beforeAll(async () => {
   admin = new pg.Client({ connectionString: inject('databaseUrl') });
@@ -41,7 +41,7 @@ beforeAll(async () => {
   Object.assign(process.env, dataApiFunctionEnv(sim, endpoint));
   delete process.env.DATABASE_URL;
   delete process.env.DATABASE_SCHEMA;
-  ({ isComplete } = await import('../lambdas/handlers/migrate-database.ts'));
+  ({ isComplete } = await import('../functions/migrate-database.ts'));
 });
 
 afterAll(async () => {
@@ -83,8 +83,8 @@ describe('the migrations custom resource', () => {
   });
 
   it('without continueAfterTimeout the same statement is cancelled at the timeout: its migration fails', async () => {
-    const { DataApiDatabase } = await import('../lambdas/store/data-api-sql.ts');
-    const { migrate } = await import('../lambdas/store/migrate.ts');
+    const { DataApiDatabase } = await import('../core/store/data-api-sql.ts');
+    const { migrate } = await import('../core/store/migrate.ts');
     const plain = new DataApiDatabase({
       resourceArn: sim.clusterArn,
       secretArn: sim.secretArn,

@@ -5,10 +5,10 @@
 // that sets a refused value is refused at start, naming the field, the value, the model and the fix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { bedrockInference } from '../lambdas/providers/llm/sampling.ts';
-import { MODEL_TABLE, modelCapabilities } from '../lambdas/config/model-table.ts';
-import { THINKING_MODEL_MAX_TOKENS } from '../lambdas/config/model-settings.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { bedrockInference } from '../core/providers/llm/sampling.ts';
+import { MODEL_TABLE, modelCapabilities } from '../core/config/model-table.ts';
+import { THINKING_MODEL_MAX_TOKENS } from '../core/config/model-settings.ts';
 import { claudeRequestRules } from '../simulators/bedrock-model-rules.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, providerSims } from './support/provider-sims.ts';

@@ -2,8 +2,8 @@
 // isolation: which action puts the agent in which phase, when each detector
 // trips and what resets it, and that its snapshot carries everything across turns.
 import { describe, expect, it } from 'vitest';
-import { ADVICE, AgentMonitor, DEFAULT_THRESHOLDS } from '../lambdas/engine/agent-monitor.ts';
-import type { Outcome } from '../lambdas/engine/game.ts';
+import { ADVICE, AgentMonitor, DEFAULT_THRESHOLDS } from '../core/engine/agent-monitor.ts';
+import type { Outcome } from '../core/engine/game.ts';
 import { actionResult } from './support/action-result.ts';
 
 let step = 0;

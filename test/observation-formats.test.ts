@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OBSERVATION_FORMATS, type ObservationFormat } from '../lambdas/config/experiment-config.ts';
+import { OBSERVATION_FORMATS, type ObservationFormat } from '../core/config/experiment-config.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { STATES } from '../core/machine/states.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { exportSweep } from '../reports/export.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';

@@ -4,36 +4,36 @@
 // every format back to the true tiles; the setting is a config key like any
 // other (validated, from Parameter Store, swept).
 import { describe, expect, it } from 'vitest';
-import { Grid } from '../lambdas/maze/grid.ts';
-import { buildMaze } from '../lambdas/maze/maze.ts';
-import { visibleCells } from '../lambdas/maze/vision.ts';
+import { Grid } from '../core/maze/grid.ts';
+import { buildMaze } from '../core/maze/maze.ts';
+import { visibleCells } from '../core/maze/vision.ts';
 import {
   experimentConfigSchema,
   OBSERVATION_FORMATS,
   type ObservationFormat,
-} from '../lambdas/config/experiment-config.ts';
-import { executeCall, initialState, toSeen, visionOf } from '../lambdas/engine/game.ts';
-import type { Observation } from '../lambdas/engine/agent.ts';
+} from '../core/config/experiment-config.ts';
+import { executeCall, initialState, toSeen, visionOf } from '../core/engine/game.ts';
+import type { Observation } from '../core/engine/agent.ts';
 import {
   observationPicture,
   renderObservation,
   renderResult,
   resultPictures,
-} from '../lambdas/providers/llm/observations/index.ts';
+} from '../core/providers/llm/observations/index.ts';
 import { withPicturesRead } from '../simulators/picture-reader.ts';
 import { isGameStart, readObservation } from '../simulators/observation-reader.ts';
-import { ParameterCache } from '../lambdas/config/parameters.ts';
-import { fileSource } from '../lambdas/config/file-source.ts';
-import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
+import { fileSource } from '../core/config/file-source.ts';
+import { loadSweep, SweepDefinitionError } from '../core/sweeps/sweep-spec.ts';
 import { parametersFile } from './support/parameters-file.ts';
 import { buildProgram } from '../bin/cli/program.ts';
 import { shownAt } from '../reports/observation-sample.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
-import { cellsSeeing } from '../lambdas/maze/vision.ts';
-import { createRng } from '../lambdas/maze/rng.ts';
-import { GOAL, WALL } from '../lambdas/maze/grid.ts';
-import { resolveConfig } from '../lambdas/engine/experiment.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
+import { cellsSeeing } from '../core/maze/vision.ts';
+import { createRng } from '../core/maze/rng.ts';
+import { GOAL, WALL } from '../core/maze/grid.ts';
+import { resolveConfig } from '../core/engine/experiment.ts';
+import { InvalidInputError } from '../core/errors.ts';
 import { requestFromOptions } from '../bin/cli/experiment-input.ts';
 import type { ExperimentOptions } from '../bin/cli/options.ts';
 

@@ -1,11 +1,11 @@
-// The one database factory (lambdas/store/open-sql-database.ts): which target the environment names, and the clear
+// The one database factory (core/store/open-sql-database.ts): which target the environment names, and the clear
 // error, naming the variable and the fix, for a target that cannot be opened.
 import { describe, expect, it } from 'vitest';
 import {
   databaseTargetFromEnvironment,
   openSqlDatabase,
   pgTargetFromEnvironment,
-} from '../lambdas/store/open-sql-database.ts';
+} from '../core/store/open-sql-database.ts';
 
 const CLUSTER = 'arn:aws:rds:eu-west-1:123456789012:cluster:ariadne';
 const SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:ariadne-db-AbCdEf';

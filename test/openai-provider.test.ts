@@ -5,7 +5,7 @@
 // with their fix, and the shared rate limits.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { STATES } from '../core/machine/states.ts';
 import { OpenAISim } from '../simulators/openai-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY } from './support/provider-sims.ts';

@@ -2,9 +2,9 @@
 // speaking the SSM JSON protocol, and the same names from a local file.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { ParameterCache, resolveParameters } from '../lambdas/config/parameters.ts';
-import { ssmSource } from '../lambdas/config/ssm-source.ts';
-import { fileSource } from '../lambdas/config/file-source.ts';
+import { ParameterCache, resolveParameters } from '../core/config/parameters.ts';
+import { ssmSource } from '../core/config/ssm-source.ts';
+import { fileSource } from '../core/config/file-source.ts';
 import { SsmSim, type SimParameter } from '../simulators/ssm-sim.ts';
 import { parametersFile } from './support/parameters-file.ts';
 

@@ -3,17 +3,17 @@
 // and costed at their own prices.
 import { BedrockRuntimeClient, ConverseCommand, type ConverseCommandInput } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ParameterCache } from '../lambdas/config/parameters.ts';
-import { fileSource } from '../lambdas/config/file-source.ts';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { offeredTools } from '../lambdas/engine/tools.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
+import { fileSource } from '../core/config/file-source.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { offeredTools } from '../core/engine/tools.ts';
 
 const TOOL_SPECS = offeredTools({ recall_tool: true });
-import { tokenCostUsd } from '../lambdas/engine/token-cost.ts';
-import { bedrockModel } from '../lambdas/providers/llm/bedrock-model.ts';
-import { PROMPT_CACHE_TTL_MS, baseModelId, promptCacheSupport } from '../lambdas/providers/llm/bedrock-caching.ts';
+import { tokenCostUsd } from '../core/engine/token-cost.ts';
+import { bedrockModel } from '../core/providers/llm/bedrock-model.ts';
+import { PROMPT_CACHE_TTL_MS, baseModelId, promptCacheSupport } from '../core/providers/llm/bedrock-caching.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { STATES } from '../core/machine/states.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { UNSUPPORTED_CACHING } from '../simulators/bedrock-prompt-cache.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';

@@ -5,14 +5,14 @@
 // read from the rendered text itself (never from a list of what a format is
 // supposed to show). Combinations that measure nothing are refused instead.
 import { describe, expect, it } from 'vitest';
-import { OBSERVATION_FORMATS, SUCCESS_RULES, type ExperimentConfig } from '../lambdas/config/experiment-config.ts';
-import { resolveConfig, systemPrompt } from '../lambdas/engine/experiment.ts';
-import { InvalidInputError } from '../lambdas/engine/errors.ts';
-import { offeredTools, TOOL_NAMES } from '../lambdas/engine/tools.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
-import { DIRECTION_NAMES, WALL } from '../lambdas/maze/grid.ts';
-import type { Maze } from '../lambdas/maze/maze.ts';
-import { AGENT_CHAR, tileChar, UNSEEN_CHAR } from '../lambdas/providers/llm/observations/common.ts';
+import { OBSERVATION_FORMATS, SUCCESS_RULES, type ExperimentConfig } from '../core/config/experiment-config.ts';
+import { resolveConfig, systemPrompt } from '../core/engine/experiment.ts';
+import { InvalidInputError } from '../core/errors.ts';
+import { offeredTools, TOOL_NAMES } from '../core/engine/tools.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
+import { DIRECTION_NAMES, WALL } from '../core/maze/grid.ts';
+import type { Maze } from '../core/maze/maze.ts';
+import { AGENT_CHAR, tileChar, UNSEEN_CHAR } from '../core/providers/llm/observations/common.ts';
 import { readObservation } from '../simulators/observation-reader.ts';
 import { shownAt } from '../reports/observation-sample.ts';
 import { withPicturesRead } from '../simulators/picture-reader.ts';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { observationFormatsPage, PAGE_PATH } from '../bin/docs/observation-formats-page.ts';
-import { OBSERVATION_FORMATS } from '../lambdas/config/experiment-config.ts';
+import { OBSERVATION_FORMATS } from '../core/config/experiment-config.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 /** The guide whose paragraph on what the model is shown links the generated page. */

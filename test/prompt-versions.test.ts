@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROMPTS } from '../lambdas/config/prompts.ts';
-import { ParameterCache } from '../lambdas/config/parameters.ts';
-import { fileSource } from '../lambdas/config/file-source.ts';
-import { OBSERVATION_FORMATS, type ExperimentConfigInput } from '../lambdas/config/experiment-config.ts';
-import { resolveConfig, systemPrompt } from '../lambdas/engine/experiment.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
+import { PROMPTS } from '../core/config/prompts.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
+import { fileSource } from '../core/config/file-source.ts';
+import { OBSERVATION_FORMATS, type ExperimentConfigInput } from '../core/config/experiment-config.ts';
+import { resolveConfig, systemPrompt } from '../core/engine/experiment.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
 import { readWorkflowFile } from '../bin/cli/workflow-file.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

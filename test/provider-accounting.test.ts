@@ -3,13 +3,13 @@
 // to later turns (fresh agents), calls off by more than 10% flagged, and an unknown price told apart from zero cost.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { STATES } from '../core/machine/states.ts';
 import { showSummary } from '../bin/cli/summary.ts';
-import { MODEL_TABLE } from '../lambdas/config/model-table.ts';
+import { MODEL_TABLE } from '../core/config/model-table.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { TokenCalibration, estimateIsOff } from '../lambdas/providers/llm/calibration.ts';
-import { priceOf, tokenCostUsd } from '../lambdas/engine/token-cost.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { TokenCalibration, estimateIsOff } from '../core/providers/llm/calibration.ts';
+import { priceOf, tokenCostUsd } from '../core/engine/token-cost.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY, providerSims } from './support/provider-sims.ts';
 

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { checkProgressHandler } from '../lambdas/handlers/check-progress.ts';
-import { outageWaitSeconds } from '../lambdas/engine/provider-outage.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { checkProgressHandler } from '../functions/check-progress.ts';
+import { outageWaitSeconds } from '../core/engine/provider-outage.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { STATES } from '../core/machine/states.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY } from './support/provider-sims.ts';

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { bedrockInference, ollamaOptions } from '../lambdas/providers/llm/sampling.ts';
+import { STATES } from '../core/machine/states.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema } from '../core/config/experiment-config.ts';
+import { bedrockInference, ollamaOptions } from '../core/providers/llm/sampling.ts';
 import { digestOf, SIMULATED_VERSION } from '../simulators/ollama-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { bedrockRunner, FAST_RETRY, providerSims } from './support/provider-sims.ts';

@@ -3,20 +3,20 @@
 // config.rate_limits gives the same limit, and is throttled without it. Also the bucket statement itself, on
 // both transports, and the config's checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { STATES } from '../core/machine/states.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
-import { bedrockModel, classifyBedrockError } from '../lambdas/providers/llm/bedrock-model.ts';
-import { classifyOllamaError, ollamaModel } from '../lambdas/providers/llm/ollama-model.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { bedrockModel, classifyBedrockError } from '../core/providers/llm/bedrock-model.ts';
+import { classifyOllamaError, ollamaModel } from '../core/providers/llm/ollama-model.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema } from '../core/config/experiment-config.ts';
 import type { LimitedRequest, SimRateLimit } from '../simulators/sim-server.ts';
-import { resolveParameters } from '../lambdas/config/parameters.ts';
-import { sqlRateLimits } from '../lambdas/store/rate-limit-sql.ts';
-import { bucketSpec, rateLimitedModel, RateLimitWaitError } from '../lambdas/providers/llm/rate-limiter.ts';
-import type { ChatModel } from '../lambdas/providers/llm/chat-model.ts';
+import { resolveParameters } from '../core/config/parameters.ts';
+import { sqlRateLimits } from '../core/store/rate-limit-sql.ts';
+import { bucketSpec, rateLimitedModel, RateLimitWaitError } from '../core/providers/llm/rate-limiter.ts';
+import type { ChatModel } from '../core/providers/llm/chat-model.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 
 const MODEL = 'qwen2.5:7b';

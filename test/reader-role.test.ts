@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grantReader, ReaderCredentialsError } from '../lambdas/store/reader-role.ts';
+import { grantReader, ReaderCredentialsError } from '../core/store/reader-role.ts';
 import { urlWithSecret } from '../simulators/rds-data-sim.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 

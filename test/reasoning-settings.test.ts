@@ -3,7 +3,7 @@
 // reasoning stored (text where the server returns it; tokens as reported or estimated) and priced as output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep, SweepDefinitionError } from '../core/sweeps/sweep-spec.ts';
 import { factorStats } from '../reports/factor-stats.ts';
 import { varyingFactors } from '../reports/factors.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatReport, passed, rehearse, STATE_PAYLOAD_LIMIT } from '../rehearsal/rehearse.ts';
 import type { CfnTemplate } from '../lib/template-values.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { STATES } from '../core/machine/states.ts';
 import { sharedAssembly } from './support/assembly.ts';
 
 let assemblyDir: string;

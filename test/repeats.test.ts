@@ -6,13 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep, sweepRunInput } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { baselineAgents, BASELINE_NAMES } from '../lambdas/providers/baselines.ts';
-import { frontierAgent } from '../lambdas/providers/frontier-agent.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
+import { baselineAgents, BASELINE_NAMES } from '../core/providers/baselines.ts';
+import { frontierAgent } from '../core/providers/frontier-agent.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { reportHtml } from '../reports/report-page.ts';
 import { compareAgents } from '../reports/compare.ts';

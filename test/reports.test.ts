@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { writeReport } from '../reports/write-report.ts';

@@ -6,8 +6,8 @@ import { relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './support/temp-dir.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { loadSweep, sweepRunInput } from '../core/sweeps/sweep-spec.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { cli, spawnAriadne } from './support/cli.ts';
@@ -15,7 +15,7 @@ import { deployedStack, type DeployedStack } from './support/deployed-stack.ts';
 import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { accessKeyIdFor } from '../rehearsal/iam.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
-import { baseModelId } from '../lambdas/config/model-table.ts';
+import { baseModelId } from '../core/config/model-table.ts';
 
 const SWEEP = `sweep: aws-results
 agents: [{ agent: frontier }, { agent: random }]

@@ -6,8 +6,8 @@ import { join, relative, resolve, dirname } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { loadSweep, sweepRunInput } from '../lambdas/sweeps/sweep-spec.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { loadSweep, sweepRunInput } from '../core/sweeps/sweep-spec.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { agentStoryOf } from '../results/agent-story.ts';
 import { comparedSummaries } from '../results/compared-runs.ts';
 import { experimentRecord } from '../results/experiment-record.ts';
@@ -26,7 +26,7 @@ import { newestSweeps } from '../results/sweep-list.ts';
 import { sweepCellRows, sweepProgress, sweepProgressList } from '../results/sweep-progress.ts';
 import { sweepRecord, sweepRunRows } from '../results/sweep-runs.ts';
 import { searchTranscripts } from '../results/transcript-search.ts';
-import { DEFAULT_CONFIG, experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
+import { DEFAULT_CONFIG, experimentConfigSchema } from '../core/config/experiment-config.ts';
 import { startViewer } from '../viewer/server.ts';
 import { TRANSPORTS, testDatabase, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
@@ -342,7 +342,7 @@ const READS_RESULTS = new RegExp(`\\b(?:FROM|JOIN)\\s+(?:${RESULTS_RELATIONS.joi
 const WRITES = /\b(?:INSERT|UPDATE|DELETE|TRUNCATE)\b/i;
 
 /**
- * Reads of the results that stay outside results/, lambdas/store (the write side's own reads) and the rehearsal
+ * Reads of the results that stay outside results/, core/store (the write side's own reads) and the rehearsal
  * (its assertion queries), each with why.
  */
 const READS_ELSEWHERE: Record<string, string> = {
@@ -387,7 +387,7 @@ describe('the read model is the one home of the reads of results', () => {
   const files = sources();
   // each file outside the read model's home with its SQL that names a results table or view, reads and writes apart
   const statements = files
-    .filter((f) => !/^(results|lambdas\/store|rehearsal)\//.test(f))
+    .filter((f) => !/^(results|core\/store|rehearsal)\//.test(f))
     .map((f) => ({ f, sql: literals(f).filter((l) => READS_RESULTS.test(l)) }))
     .filter(({ sql }) => sql.length > 0)
     .map(({ f, sql }) => ({ f, reads: sql.some((l) => !WRITES.test(l)), writes: sql.some((l) => WRITES.test(l)) }));
@@ -401,7 +401,7 @@ describe('the read model is the one home of the reads of results', () => {
     const readers = statements.filter((s) => s.reads && !READS_ELSEWHERE[s.f]).map((s) => s.f);
     expect(readers, 'move these reads into results/ (results/summary-row.ts has the row type)').toEqual([]);
     const writers = statements.filter((s) => s.writes && !WRITES_ELSEWHERE[s.f]).map((s) => s.f);
-    expect(writers, 'a write belongs to the store (lambdas/store), the registry or the migrations').toEqual([]);
+    expect(writers, 'a write belongs to the store (core/store), the registry or the migrations').toEqual([]);
   });
 
   it('keeps no exception that is no longer needed', () => {
@@ -418,13 +418,13 @@ describe('the read model is the one home of the reads of results', () => {
     expect(declaring).toEqual(['results/summary-row.ts']);
   });
 
-  it('imports only lambdas/ and aws-facts/ from the project: the reports, viewer and CLI stand on it', () => {
+  it('imports only core/ and aws-facts/ from the project: the reports, viewer and CLI stand on it', () => {
     const upward = files
       .filter((f) => f.startsWith('results/'))
       .flatMap((f) =>
         [...readFileSync(join(ROOT, f), 'utf8').matchAll(/from '(\.[^']+)'/g)]
           .map((m) => relative(ROOT, resolve(dirname(join(ROOT, f)), m[1])))
-          .filter((target) => !/^(results|lambdas|aws-facts)\//.test(target))
+          .filter((target) => !/^(results|core|aws-facts)\//.test(target))
           .map((target) => `${f} -> ${target}`),
       );
     expect(upward).toEqual([]);

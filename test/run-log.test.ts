@@ -1,6 +1,6 @@
 // The local runs' log (bin/cli/run-log.ts) through the command a user types: `ariadne run` appends one JSON line per
 // turn and one per experiment event to ariadne-<UTC date>.jsonl in ARIADNE_LOG_DIR, with the fields the Lambda
-// functions log (lambdas/telemetry); --verbose streams the same lines to stderr; a directory that cannot be written is
+// functions log (core/telemetry); --verbose streams the same lines to stderr; a directory that cannot be written is
 // refused before anything runs.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // countdown to the next try, instead of freezing on the last turn's figures.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { outageLine, turnProgress } from '../bin/cli/progress.ts';
-import type { TurnSummary } from '../lambdas/engine/store.ts';
+import type { TurnSummary } from '../core/engine/store.ts';
 
 /** A stream that records what is written, as a terminal (isTTY) or a pipe. */
 function fakeStream(isTTY: boolean) {

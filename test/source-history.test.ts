@@ -6,7 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CODE_DIRS = ['aws-facts', 'bench', 'bin', 'lambdas', 'lib', 'rehearsal', 'reports', 'results', 'simulators'];
+const CODE_DIRS = [
+  'aws-facts',
+  'bench',
+  'bin',
+  'core',
+  'functions',
+  'lib',
+  'rehearsal',
+  'reports',
+  'results',
+  'simulators',
+];
 const MORE_DIRS = ['state-machine', 'test', 'viewer'];
 const CODE = /\.(ts|mjs|js|sql)$/;
 

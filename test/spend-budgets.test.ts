@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { OpenAISim } from '../simulators/openai-sim.ts';
 import { testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY } from './support/provider-sims.ts';

@@ -19,7 +19,7 @@ import {
   type DeployTemplate,
   type Provisioner,
 } from '../simulators/cloudformation-deploy.ts';
-import { protectDatabaseHandler } from '../lambdas/handlers/protect-database.ts';
+import { protectDatabaseHandler } from '../functions/protect-database.ts';
 import { fact } from '../aws-facts/facts.ts';
 
 /** An authorizer that allows everything and keeps the calls the server derived. */

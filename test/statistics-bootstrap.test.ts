@@ -3,7 +3,7 @@
 // different sizes, its exact distribution comes from enumerating every one of the m^m equally likely resamples.
 import { describe, expect, it } from 'vitest';
 import { clusterBootstrap, clusterBootstraps, type ClusterSums } from '../reports/bootstrap.ts';
-import { createRng } from '../lambdas/maze/rng.ts';
+import { createRng } from '../core/maze/rng.ts';
 
 /** The exact percentile bounds of a discrete distribution: the smallest x with P(X <= x) >= q (q 2.5%, 97.5%). */
 function exactBounds(atoms: Array<[number, number]>): { low: number; high: number; cdf: number[] } {

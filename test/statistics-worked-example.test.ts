@@ -3,13 +3,13 @@
 // mazes, two repeats. One model run ends in error (its agent fails) and one is left running (as a killed sweep
 // leaves it). Then the same runs in a database built at migration 010, upgraded in place by 011.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { agents } from '../lambdas/providers/agents.ts';
-import type { AgentFactory } from '../lambdas/engine/agent.ts';
-import { DEFAULT_CONFIG } from '../lambdas/config/experiment-config.ts';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
-import { loadMigrations, migrate } from '../lambdas/store/migrate.ts';
+import { agents } from '../core/providers/agents.ts';
+import type { AgentFactory } from '../core/engine/agent.ts';
+import { DEFAULT_CONFIG } from '../core/config/experiment-config.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
+import { loadMigrations, migrate } from '../core/store/migrate.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { sweepStatistics, type GroupStatistics } from '../reports/sweep-statistics.ts';

@@ -5,11 +5,11 @@
 // retries).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { openDatabase } from '../lambdas/store/database.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
+import { openDatabase } from '../core/store/database.ts';
 import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;

@@ -5,9 +5,9 @@
 // for (a prompt, a config, a vision square) too large is refused before anything is written, naming the field, its
 // size, the limit and the fix; an agent memory too large is refused when the turn is written, writing nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentFactory, AgentReply } from '../lambdas/engine/agent.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { runTurn } from '../lambdas/engine/turn.ts';
+import type { AgentFactory, AgentReply } from '../core/engine/agent.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { runTurn } from '../core/engine/turn.ts';
 import {
   clipJson,
   DATA_API_ROW_BYTES,
@@ -16,14 +16,14 @@ import {
   LIMITS,
   textBytes,
   truncateText,
-} from '../lambdas/engine/stored-limits.ts';
-import { packedLength } from '../lambdas/maze/packed-grid.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { boundConversation, boundHistory, type HistoryEntry } from '../lambdas/providers/llm/memory.ts';
-import type { ChatMessage } from '../lambdas/providers/llm/chat-model.ts';
+} from '../core/store/stored-limits.ts';
+import { packedLength } from '../core/maze/packed-grid.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { boundConversation, boundHistory, type HistoryEntry } from '../core/providers/llm/memory.ts';
+import type { ChatMessage } from '../core/providers/llm/chat-model.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { loadReplay } from '../reports/replay-data.ts';
 import { loadTurns } from '../results/experiment-turns.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';

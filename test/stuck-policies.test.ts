@@ -3,17 +3,17 @@
 // machine; each detector is checked under halt, observe and advise.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { AgentMonitor, ADVICE, type Detector } from '../lambdas/engine/agent-monitor.ts';
-import { executeCall, initialState } from '../lambdas/engine/game.ts';
-import { experimentConfigSchema } from '../lambdas/config/experiment-config.ts';
-import { buildMaze, Grid } from '../lambdas/maze/index.ts';
-import { frontierSearch } from '../lambdas/engine/frontier.ts';
+import { STATES } from '../core/machine/states.ts';
+import { AgentMonitor, ADVICE, type Detector } from '../core/engine/agent-monitor.ts';
+import { executeCall, initialState } from '../core/engine/game.ts';
+import { experimentConfigSchema } from '../core/config/experiment-config.ts';
+import { buildMaze, Grid } from '../core/maze/index.ts';
+import { frontierSearch } from '../core/engine/frontier.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { runTurn } from '../lambdas/engine/turn.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { runTurn } from '../core/engine/turn.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;

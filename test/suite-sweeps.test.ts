@@ -2,9 +2,9 @@
 // the file may add to the config but not change what the suite fixes, and mazes and a suite are not both given.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
-import { generateMaze } from '../lambdas/maze/generators/index.ts';
-import { registerSweep } from '../lambdas/sweeps/sweep-registry.ts';
+import { loadSweep, SweepDefinitionError } from '../core/sweeps/sweep-spec.ts';
+import { generateMaze } from '../core/maze/generators/index.ts';
+import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
 

@@ -3,8 +3,8 @@
 // the server answered them. Through the local sweep runner, the read model and the stats command.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { STATES } from '../lambdas/machine/states.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { STATES } from '../core/machine/states.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
 import { loadReport } from '../reports/report-data.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';

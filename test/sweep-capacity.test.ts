@@ -13,15 +13,15 @@ import {
   sweepDuration,
   SWEEP_TIME_MARGIN,
   SweepTooLongError,
-} from '../lambdas/sweeps/sweep-capacity.ts';
-import { registerSweepHandler } from '../lambdas/handlers/register-sweep.ts';
-import { lambdaAccountConcurrency, AccountSettingsError } from '../lambdas/handlers/lambda-concurrency.ts';
+} from '../core/sweeps/sweep-capacity.ts';
+import { registerSweepHandler } from '../functions/register-sweep.ts';
+import { lambdaAccountConcurrency, AccountSettingsError } from '../functions/lambda-concurrency.ts';
 import { LambdaSim } from '../simulators/lambda-sim.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
-import { MAX_DURATION_MINUTES } from '../lambdas/config/experiment-config.ts';
-import { turnReserveSeconds } from '../lambdas/machine/tasks.ts';
-import { ParameterCache } from '../lambdas/config/parameters.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
+import { MAX_DURATION_MINUTES } from '../core/config/experiment-config.ts';
+import { turnReserveSeconds } from '../core/machine/tasks.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const lambda = new LambdaSim();

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../lambdas/store/database.ts';
+import { openDatabase, type Database } from '../core/store/database.ts';
 import { ariadneProcess, outputOf } from './support/cli.ts';
 import { endedRuns, ownPostgres, type OwnPostgres } from './support/own-postgres.ts';
 import { SweepLock, type SweepLockLostError } from '../state-machine/sweep-lock.ts';

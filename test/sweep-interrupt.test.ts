@@ -12,8 +12,8 @@ import { startHoldingProxy, type HoldingProxy } from './support/holding-proxy.ts
 import { tempDir } from './support/temp-dir.ts';
 import { sweepProgress } from '../bin/cli/sweep-progress.ts';
 import type { SweepProgress } from '../state-machine/local-sweep.ts';
-import { loadSweep, sweepExperimentId } from '../lambdas/sweeps/sweep-spec.ts';
-import { sweepRunOrder } from '../lambdas/sweeps/sweep-order.ts';
+import { loadSweep, sweepExperimentId } from '../core/sweeps/sweep-spec.ts';
+import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
 
 let db: TestDatabase;
 /** The same sweep, run without a stop: what every run's actions must equal. */

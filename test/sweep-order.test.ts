@@ -1,10 +1,10 @@
-// The order a sweep starts its runs in (lambdas/sweeps/sweep-order.ts): repeat-major, maze by maze in a seeded
+// The order a sweep starts its runs in (core/sweeps/sweep-order.ts): repeat-major, maze by maze in a seeded
 // shuffle, within a maze every setting with every agent, consecutive starts rotating over the agents; the same on
 // a laptop and in the AWS run list, reproducible from the sweep's name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, sweepExperimentId, type SweepRun } from '../lambdas/sweeps/sweep-spec.ts';
-import { sweepRunOrder } from '../lambdas/sweeps/sweep-order.ts';
-import { sweepLaunch } from '../lambdas/machine/sweep-machine-input.ts';
+import { loadSweep, sweepExperimentId, type SweepRun } from '../core/sweeps/sweep-spec.ts';
+import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
+import { sweepLaunch } from '../core/machine/sweep-machine-input.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 

@@ -3,8 +3,8 @@
 // read model (results/sweep-plan.ts) against what the sweep's order (sweep-order.ts) started.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
-import { sweepRunOrder } from '../lambdas/sweeps/sweep-order.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { sweepPlan } from '../results/sweep-plan.ts';
 import { loadReport } from '../reports/report-data.ts';

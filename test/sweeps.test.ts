@@ -4,10 +4,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSweep, SweepDefinitionError } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep, SweepDefinitionError } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep, type SweepProgress } from '../state-machine/local-sweep.ts';
-import { sweepLaunch } from '../lambdas/machine/sweep-machine-input.ts';
-import { startRequestSchema } from '../lambdas/machine/contracts.ts';
+import { sweepLaunch } from '../core/machine/sweep-machine-input.ts';
+import { startRequestSchema } from '../core/machine/contracts.ts';
 import { sweepProgress, sweepSummaryLine } from '../bin/cli/sweep-progress.ts';
 import { ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';

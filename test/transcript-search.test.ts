@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { SEARCH_KINDS, searchTranscripts } from '../results/transcript-search.ts';
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { TRANSPORTS, testDatabase, type TestDatabase } from './support/db.ts';
 import { referenceSearch } from './support/transcript-search-reference.ts';
 

@@ -5,14 +5,14 @@
 // reason `deadline`); the next turn goes on from there, nothing lost or
 // doubled. The turn handler takes the deadline from the Lambda context.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { TurnDeadline } from '../lambdas/engine/turn-deadline.ts';
-import { ModelCallDeadlineError } from '../lambdas/engine/errors.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { runTurnHandler } from '../lambdas/handlers/run-turn.ts';
-import { TURN_COMMIT_MARGIN_MS } from '../lambdas/config/budgets.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { agents } from '../lambdas/providers/agents.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { TurnDeadline } from '../core/engine/turn-deadline.ts';
+import { ModelCallDeadlineError } from '../core/errors.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { runTurnHandler } from '../functions/run-turn.ts';
+import { TURN_COMMIT_MARGIN_MS } from '../core/config/budgets.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { agents } from '../core/providers/agents.ts';
 import { providerSims } from './support/provider-sims.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';

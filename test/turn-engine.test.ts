@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { startExperiment } from '../lambdas/engine/experiment.ts';
-import { PgStore } from '../lambdas/store/pg-store.ts';
-import { baselineAgents } from '../lambdas/providers/baselines.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { startExperiment } from '../core/engine/experiment.ts';
+import { PgStore } from '../core/store/pg-store.ts';
+import { baselineAgents } from '../core/providers/baselines.ts';
 import { tableDump, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { scriptedAgents } from './support/scripted-agent.ts';
-import type { Observation } from '../lambdas/engine/agent.ts';
+import type { Observation } from '../core/engine/agent.ts';
 
 let db: TestDatabase;
 let store: PgStore;

@@ -2,12 +2,12 @@
 // in-memory EngineStore (the engine's own port), so each rule is checked on
 // exactly what the engine hands the store, without SQL in between.
 import { describe, expect, it } from 'vitest';
-import { runTurn } from '../lambdas/engine/turn.ts';
-import { cloneState, executeCall, initialState, refuseCall } from '../lambdas/engine/game.ts';
-import type { Agent, AgentReply, Observation } from '../lambdas/engine/agent.ts';
-import type { EngineStore, ExperimentInfo, TurnSummary, TurnWrite } from '../lambdas/engine/store.ts';
-import { experimentConfigSchema, type ExperimentConfigInput } from '../lambdas/config/experiment-config.ts';
-import { Grid, buildMaze, type Maze } from '../lambdas/maze/index.ts';
+import { runTurn } from '../core/engine/turn.ts';
+import { cloneState, executeCall, initialState, refuseCall } from '../core/engine/game.ts';
+import type { Agent, AgentReply, Observation } from '../core/engine/agent.ts';
+import type { EngineStore, ExperimentInfo, TurnSummary, TurnWrite } from '../core/engine/store.ts';
+import { experimentConfigSchema, type ExperimentConfigInput } from '../core/config/experiment-config.ts';
+import { Grid, buildMaze, type Maze } from '../core/maze/index.ts';
 
 // x grows east, y grows south; S at (0,0), a wall at (2,0), the goal far away at (8,8).
 //   012345678

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import type { RunningViewer } from '../viewer/server.ts';
 import { openPage, screenshotPath } from './support/browser.ts';
 import { viewerSession } from './support/viewer-session.ts';

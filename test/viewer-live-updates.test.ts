@@ -5,7 +5,7 @@
 // page that read a run in parts holds what one that read it whole holds.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Agent, AgentFactory } from '../lambdas/engine/agent.ts';
+import type { Agent, AgentFactory } from '../core/engine/agent.ts';
 import { loadReplay } from '../reports/replay-data.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer, type RunningViewer } from '../viewer/server.ts';

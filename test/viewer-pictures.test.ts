@@ -13,7 +13,7 @@ import { openPage } from './support/browser.ts';
 import { viewerSession } from './support/viewer-session.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY } from './support/provider-sims.ts';
-import type { ExperimentConfigInput } from '../lambdas/config/experiment-config.ts';
+import type { ExperimentConfigInput } from '../core/config/experiment-config.ts';
 
 const MAZE = { generator: 'medium', size: 11, seed: 3 };
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];

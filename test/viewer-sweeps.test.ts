@@ -5,7 +5,7 @@
 // their reasons, a row per format, and a cell's interval the same text as its statistics row, saying what it counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { loadSweep } from '../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { compareAgents } from '../reports/compare.ts';
 import type { RunningViewer } from '../viewer/server.ts';

@@ -4,8 +4,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import type { Agent, AgentFactory } from '../lambdas/engine/agent.ts';
-import { openDatabase } from '../lambdas/store/database.ts';
+import type { Agent, AgentFactory } from '../core/engine/agent.ts';
+import { openDatabase } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { startViewer, type RunningViewer } from '../viewer/server.ts';
 import { openPage, screenshotPath } from './support/browser.ts';

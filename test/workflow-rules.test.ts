@@ -8,7 +8,7 @@ import {
   loadWorkflow,
   renderWorkflowSystem,
   WorkflowDefinitionError,
-} from '../lambdas/engine/workflow/definition.ts';
+} from '../core/engine/workflow/definition.ts';
 import {
   initialMemory,
   WorkflowRunner,
@@ -16,10 +16,10 @@ import {
   type Ask,
   type StepAsk,
   type WorkflowFacts,
-} from '../lambdas/engine/workflow/runner.ts';
-import type { ActionResult, Outcome } from '../lambdas/engine/game.ts';
+} from '../core/engine/workflow/runner.ts';
+import type { ActionResult, Outcome } from '../core/engine/game.ts';
 import { actionResult } from './support/action-result.ts';
-import type { ToolCall } from '../lambdas/engine/tools.ts';
+import type { ToolCall } from '../core/engine/tools.ts';
 
 const HEAD = `workflow: t
 system: "maze {width}x{height}"

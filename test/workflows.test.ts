@@ -3,11 +3,11 @@
 // validated at load with the YAML path of every problem.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
-import { STATES } from '../lambdas/machine/states.ts';
-import { ParameterCache } from '../lambdas/config/parameters.ts';
-import { fileSource } from '../lambdas/config/file-source.ts';
-import { loadWorkflow, WorkflowDefinitionError } from '../lambdas/engine/workflow/definition.ts';
-import { WorkflowRunner, initialMemory } from '../lambdas/engine/workflow/runner.ts';
+import { STATES } from '../core/machine/states.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
+import { fileSource } from '../core/config/file-source.ts';
+import { loadWorkflow, WorkflowDefinitionError } from '../core/engine/workflow/definition.ts';
+import { WorkflowRunner, initialMemory } from '../core/engine/workflow/runner.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { BedrockSim } from '../simulators/bedrock-sim.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';

@@ -1,6 +1,6 @@
 // What the viewer's server hands every route module, in a module of its own so the routes depend on it and not
 // on the server that registers them (the server imports the routes: the arrow runs one way).
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import type { LiveFeed } from './live-feed.ts';
 
 /** What every route module gets. */

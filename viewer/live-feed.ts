@@ -1,7 +1,7 @@
 // One poller per viewer for every live page: while a page listens, it asks the database every `pollMs` which
 // experiments changed (each turn updates its experiment's row) and tells every listener. Nothing is asked while no
 // page listens, so an idle viewer on --aws lets Aurora pause.
-import type { Sql } from '../lambdas/store/sql.ts';
+import type { Sql } from '../core/store/sql.ts';
 import { experimentsChangedSince, type ExperimentChange } from '../results/live-changes.ts';
 
 type Listener = (changes: ExperimentChange[]) => void;

@@ -2,7 +2,7 @@
 // filters and sort columns come from fixed lists, numbers have bounds, free text has a length and no control
 // characters. A request that fails gets 400 naming the field, the value and what would be accepted.
 import { z } from 'zod';
-import { EXPERIMENT_ID_PATTERN, SWEEP_ID_PATTERN } from '../lambdas/machine/contracts.ts';
+import { EXPERIMENT_ID_PATTERN, SWEEP_ID_PATTERN } from '../core/machine/contracts.ts';
 
 /** A request the viewer refuses: the field, the value as sent, and the fix. */
 export class InvalidRequestError extends Error {

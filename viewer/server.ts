@@ -5,8 +5,8 @@
 // Content-Security-Policy that lets a page run only the viewer's own scripts. Every query is fixed SQL with
 // parameters: no request runs SQL of its own, and the only files served are the fixed list in assets.ts.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { SqlDatabase } from '../lambdas/store/sql.ts';
-import { ExperimentNotFoundError, InvalidInputError } from '../lambdas/engine/errors.ts';
+import type { SqlDatabase } from '../core/store/sql.ts';
+import { ExperimentNotFoundError, InvalidInputError } from '../core/errors.ts';
 import { loadAssets } from './assets.ts';
 import { LiveFeed } from './live-feed.ts';
 import { problemHtml } from './page-shell.ts';

@@ -2,7 +2,7 @@
 // them, so commands need a stack name (default Ariadne), not six ARNs pasted from the console. Every failure says
 // what to fix: credentials, a Region, the stack's name or status, a redeploy, or the caller's IAM policy.
 import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 import { EnvironmentError, NotFoundError } from './exit-codes.ts';
 import { OUTPUT_KEYS, type OutputField, type StackOutputs } from '../../lib/stack-outputs.ts';
 import { commandPrefix } from './invocation.ts';

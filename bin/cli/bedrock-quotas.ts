@@ -28,7 +28,7 @@
 // Bedrock counts some models' tokens at a higher rate than they are billed ("Some models use tokens at a higher
 // rate", quotas.html), which a limit read from a quota does not see.
 import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
-import { baseModelId, inferenceProfileOf } from '../../lambdas/config/model-table.ts';
+import { baseModelId, inferenceProfileOf } from '../../core/config/model-table.ts';
 import type { Check } from './doctor/check.ts';
 import { commandPrefix } from './invocation.ts';
 import { fact } from '../../aws-facts/facts.ts';

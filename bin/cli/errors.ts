@@ -1,12 +1,12 @@
 // The one place an error becomes a message and an exit code (see exit-codes.ts): 2 for what the user can fix
 // in the input, 3 for the environment, 1 for everything else (a failure of the work, or a bug).
 import { CommanderError } from 'commander';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { MazeInputError } from '../../lambdas/maze/errors.ts';
-import { DatabaseConfigError, DatabaseUnreachableError } from '../../lambdas/store/errors.ts';
-import { InvalidParameterError } from '../../lambdas/config/parameters.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { MazeInputError } from '../../core/maze/errors.ts';
+import { DatabaseConfigError, DatabaseUnreachableError } from '../../core/store/errors.ts';
+import { InvalidParameterError } from '../../core/config/parameters.ts';
 import { EnvironmentError, EXIT, NotFoundError, type ExitCode } from './exit-codes.ts';
-import { envString } from '../../lambdas/config/environment.ts';
+import { envString } from '../../core/config/environment.ts';
 
 /** Errors in what the user gave: options, files (mazes, sweep and workflow YAML), DATABASE_URL, parameters. */
 function isInputError(err: unknown): err is Error {

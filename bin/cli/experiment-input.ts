@@ -4,15 +4,15 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeFileError } from './file-errors.ts';
 import { userDirectory } from './output-dir.ts';
-import { generateMaze } from '../../lambdas/maze/generators/index.ts';
-import { parseMazeFile } from '../../lambdas/maze/maze-file.ts';
-import type { Maze } from '../../lambdas/maze/maze.ts';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { SEEDLESS_BASELINES } from '../../lambdas/providers/baselines.ts';
-import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
-import { ollamaHostUrl } from '../../lambdas/config/experiment-config.ts';
-import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
-import { startRequestSchema, type StartExecutionInput } from '../../lambdas/machine/contracts.ts';
+import { generateMaze } from '../../core/maze/generators/index.ts';
+import { parseMazeFile } from '../../core/maze/maze-file.ts';
+import type { Maze } from '../../core/maze/maze.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { SEEDLESS_BASELINES } from '../../core/providers/baselines.ts';
+import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../core/providers/llm-agents.ts';
+import { ollamaHostUrl } from '../../core/config/experiment-config.ts';
+import { parseOrThrow } from '../../core/config/zod-errors.ts';
+import { startRequestSchema, type StartExecutionInput } from '../../core/machine/contracts.ts';
 import { givenOptions, type ExperimentOptions, type MazeOptions } from './options.ts';
 
 export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecutionInput['maze'] } {

@@ -1,7 +1,7 @@
 // How this user runs the CLI, so every command a hint prints works as typed:
 // `npm run ariadne -- ...` in a checkout, `ariadne ...` once installed or linked.
 import { readFileSync } from 'node:fs';
-import { envString } from '../../lambdas/config/environment.ts';
+import { envString } from '../../core/config/environment.ts';
 
 // Read at runtime, so `--version` can never drift from the package.
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {

@@ -3,9 +3,9 @@
 // is named from what it runs, so launching again cannot start it twice.
 import { createHash } from 'node:crypto';
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { parseOrThrow } from '../../lambdas/config/zod-errors.ts';
-import { startRequestSchema, type StartExecutionInput } from '../../lambdas/machine/contracts.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { parseOrThrow } from '../../core/config/zod-errors.ts';
+import { startRequestSchema, type StartExecutionInput } from '../../core/machine/contracts.ts';
 import { fact } from '../../aws-facts/facts.ts';
 
 const ARN = /^arn:aws[a-z-]*:states:([a-z]{2}(-[a-z]+)+-\d):(\d{12}):stateMachine:[A-Za-z0-9_-]{1,80}$/;

@@ -2,10 +2,10 @@
 // Parameter Store, read by the commands that run experiments on this machine.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
-import { fileSource } from '../../lambdas/config/file-source.ts';
-import { envString } from '../../lambdas/config/environment.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { ParameterCache, type ParameterSource } from '../../core/config/parameters.ts';
+import { fileSource } from '../../core/config/file-source.ts';
+import { envString } from '../../core/config/environment.ts';
 
 export function localParameterSource(): ParameterSource | undefined {
   const named = envString('ARIADNE_PARAMETERS');

@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { envDefault, envString } from '../../lambdas/config/environment.ts';
+import { envDefault, envString } from '../../core/config/environment.ts';
 
 /** The AWS SDK warns below this major version; so do we. */
 const RECOMMENDED_MAJOR = 22;

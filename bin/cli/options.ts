@@ -2,18 +2,18 @@
 // the valid choices, and the option sets several commands share (the maze, the
 // experiment, --json, --endpoint).
 import { Command, Option } from 'commander';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../../lambdas/maze/generators/index.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../../core/maze/generators/index.ts';
 import {
   DEFAULT_CONFIG,
   OBSERVATION_FORMATS,
   STUCK_POLICIES,
   SUCCESS_RULES,
   type ExperimentConfig,
-} from '../../lambdas/config/experiment-config.ts';
-import { BASELINE_AGENTS, BASELINE_NAMES } from '../../lambdas/providers/baselines.ts';
-import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../lambdas/providers/llm-agents.ts';
-import { PROMPTS } from '../../lambdas/config/prompts.ts';
+} from '../../core/config/experiment-config.ts';
+import { BASELINE_AGENTS, BASELINE_NAMES } from '../../core/providers/baselines.ts';
+import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../core/providers/llm-agents.ts';
+import { PROMPTS } from '../../core/config/prompts.ts';
 
 /** commander's collector for a repeatable option (--set a=1 --set b=2). */
 export function collectRepeated(raw: string, previous: string[] = []): string[] {

@@ -5,10 +5,10 @@
 import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
 import { describeFileError, isFileError, isStorageFailure } from './file-errors.ts';
-import { envString } from '../../lambdas/config/environment.ts';
+import { envString } from '../../core/config/environment.ts';
 
 const DEFAULT_DIR = 'ariadne-output';
 

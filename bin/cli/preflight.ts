@@ -3,7 +3,7 @@
 // experiment row.
 import { createConnection } from 'node:net';
 import { Ollama } from 'ollama';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
 import { commandPrefix } from './invocation.ts';
 import {
@@ -11,10 +11,10 @@ import {
   effectiveOpenAIBaseUrl,
   mergeConfig,
   type ExperimentConfigInput,
-} from '../../lambdas/config/experiment-config.ts';
-import { resolveConfig } from '../../lambdas/engine/experiment.ts';
-import { diagnoseBedrockAccess } from '../../lambdas/providers/llm/bedrock-access.ts';
-import { envString } from '../../lambdas/config/environment.ts';
+} from '../../core/config/experiment-config.ts';
+import { resolveConfig } from '../../core/engine/experiment.ts';
+import { diagnoseBedrockAccess } from '../../core/providers/llm/bedrock-access.ts';
+import { envString } from '../../core/config/environment.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {

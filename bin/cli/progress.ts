@@ -1,7 +1,7 @@
 // A live one-line progress display on a terminal; plain periodic lines when
 // output is piped (CI logs, files), so long runs always show they are alive.
-import type { TurnSummary } from '../../lambdas/engine/store.ts';
-import { outageWaitSeconds } from '../../lambdas/engine/provider-outage.ts';
+import type { TurnSummary } from '../../core/engine/store.ts';
+import { outageWaitSeconds } from '../../core/engine/provider-outage.ts';
 
 /** What the local runner says when a run starts waiting for its provider (onProviderWait). */
 export interface ProviderWait {

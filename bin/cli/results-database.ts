@@ -4,10 +4,10 @@
 // writes. Only `ariadne sql --write` names the master user's secret, which an admin's credentials may read. Both are
 // the same Sql port, so every results command runs the same SQL on either.
 import { Option, type Command } from 'commander';
-import type { SqlDatabase } from '../../lambdas/store/sql.ts';
+import type { SqlDatabase } from '../../core/store/sql.ts';
 import { withCliDatabase } from './database.ts';
 import type { StackOutputs } from '../../lib/stack-outputs.ts';
-import { openSqlDatabase, type DataApiTarget } from '../../lambdas/store/open-sql-database.ts';
+import { openSqlDatabase, type DataApiTarget } from '../../core/store/open-sql-database.ts';
 
 export interface ResultsSource {
   aws?: boolean;

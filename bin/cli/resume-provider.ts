@@ -1,11 +1,11 @@
 // `ariadne resume` checks the model host as `run` does before going on, and may move an interrupted run to another
 // host (--ollama-host, --openai-base-url): the host changes in the experiment's stored config, so its record says
 // which host answered the rest of the run.
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { ollamaHostUrl, type ExperimentConfigInput } from '../../lambdas/config/experiment-config.ts';
-import type { Sql } from '../../lambdas/store/sql.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { ollamaHostUrl, type ExperimentConfigInput } from '../../core/config/experiment-config.ts';
+import type { Sql } from '../../core/store/sql.ts';
 import { runningConfig } from '../../results/running-config.ts';
-import { setConfigValue } from '../../lambdas/store/config-value.ts';
+import { setConfigValue } from '../../core/store/config-value.ts';
 
 export interface ResumeProviderOptions {
   ollamaHost?: string;

@@ -1,12 +1,12 @@
 // The log file of the commands that run experiments (run, resume, sweep): the JSON lines the Lambda functions write
-// to CloudWatch Logs (lambdas/telemetry), appended to <log dir>/ariadne-<UTC date>.jsonl, and with --verbose also
+// to CloudWatch Logs (core/telemetry), appended to <log dir>/ariadne-<UTC date>.jsonl, and with --verbose also
 // streamed to stderr. Each line is written at once (one write of a whole line, appended): a run that is killed keeps
 // every line it wrote, and runs in parallel interleave whole lines.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { jsonLinesTelemetry } from '../../lambdas/telemetry/json-lines.ts';
-import type { Telemetry } from '../../lambdas/telemetry/telemetry.ts';
-import { logDir } from '../../lambdas/store/data-dir.ts';
+import { jsonLinesTelemetry } from '../../core/telemetry/json-lines.ts';
+import type { Telemetry } from '../../core/telemetry/telemetry.ts';
+import { logDir } from '../../core/store/data-dir.ts';
 import { EnvironmentError } from './exit-codes.ts';
 import { describeFileError, isFileError } from './file-errors.ts';
 

@@ -1,5 +1,5 @@
 // A secret typed or piped in: read without echo from a terminal, whole from a pipe, without its final line break.
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 
 /** All of standard input, its trailing line break removed. */
 export async function readStdin(): Promise<string> {

@@ -3,10 +3,10 @@
 // scalars, both checked by the schema that checks the parameters file, so a bad one fails the same way.
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { partialConfigSchema, type ExperimentConfigInput } from '../../lambdas/config/experiment-config.ts';
-import { isForbiddenKey } from '../../lambdas/config/forbidden-keys.ts';
-import { firstProblem } from '../../lambdas/config/zod-errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { partialConfigSchema, type ExperimentConfigInput } from '../../core/config/experiment-config.ts';
+import { isForbiddenKey } from '../../core/config/forbidden-keys.ts';
+import { firstProblem } from '../../core/config/zod-errors.ts';
 
 type Schema = z.ZodType & { def: { type: string; innerType?: Schema; in?: Schema; valueType?: Schema } };
 

@@ -4,8 +4,8 @@ import { agentStoryOf, type AgentStory } from '../../results/agent-story.ts';
 import { modelCallDetails, type ModelCallCounts } from '../../results/model-calls.ts';
 import { runMarksOf, type RunMarks } from '../../results/run-marks.ts';
 import type { ExperimentSummary } from '../../results/summary-row.ts';
-import { isWorkflowText } from '../../lambdas/engine/workflow/definition.ts';
-import type { Sql } from '../../lambdas/store/sql.ts';
+import { isWorkflowText } from '../../core/engine/workflow/definition.ts';
+import type { Sql } from '../../core/store/sql.ts';
 import { commandPrefix } from './invocation.ts';
 
 const TIMELINE_SHOWN = 12;

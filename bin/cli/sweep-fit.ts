@@ -1,30 +1,30 @@
 // `ariadne sweep FILE --aws` fits the sweep to the account before anything is uploaded: its width
 // capped to the Lambda concurrency the account has free, its length checked against one Standard execution (both
-// lambdas/sweeps/sweep-capacity.ts, which RegisterSweep applies again at run time), and the shared rate limit of each
+// core/sweeps/sweep-capacity.ts, which RegisterSweep applies again at run time), and the shared rate limit of each
 // Bedrock model it calls defaulted, where neither the file nor Parameter Store sets one, to the account's quotas for
 // that model (bedrock-quotas.ts). Each decision is one line on stderr.
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 import {
   experimentConfigSchema,
   mergeConfig,
   type ExperimentConfig,
   type ExperimentConfigInput,
-} from '../../lambdas/config/experiment-config.ts';
-import { resolveParameters } from '../../lambdas/config/parameters.ts';
-import { ssmSource } from '../../lambdas/config/ssm-source.ts';
-import { rateLimitFor, type RateLimit } from '../../lambdas/providers/llm/rate-limiter.ts';
-import { lambdaAccountConcurrency, type AccountConcurrencyReader } from '../../lambdas/handlers/lambda-concurrency.ts';
+} from '../../core/config/experiment-config.ts';
+import { resolveParameters } from '../../core/config/parameters.ts';
+import { ssmSource } from '../../core/config/ssm-source.ts';
+import { rateLimitFor, type RateLimit } from '../../core/providers/llm/rate-limiter.ts';
+import { lambdaAccountConcurrency, type AccountConcurrencyReader } from '../../functions/lambda-concurrency.ts';
 import {
   durationNote,
   fitToAccount,
   SweepTooLongError,
   type ConcurrencyDecision,
   type SweepDuration,
-} from '../../lambdas/sweeps/sweep-capacity.ts';
-import type { LoadedSweep } from '../../lambdas/sweeps/sweep-spec.ts';
+} from '../../core/sweeps/sweep-capacity.ts';
+import type { LoadedSweep } from '../../core/sweeps/sweep-spec.ts';
 import { listBedrockQuotas, modelQuotas, quotaNote, rateLimitOf, type ServiceQuota } from './bedrock-quotas.ts';
 
 interface RateLimitDefault {

@@ -10,11 +10,11 @@ import { describeFileError } from './file-errors.ts';
 import { userDirectory } from './output-dir.ts';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../lambdas/sweeps/sweep-spec.ts';
-import { sweepLaunch } from '../../lambdas/machine/sweep-machine-input.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../core/sweeps/sweep-spec.ts';
+import { sweepLaunch } from '../../core/machine/sweep-machine-input.ts';
 import { regionOf } from './launch.ts';
-import { envString } from '../../lambdas/config/environment.ts';
+import { envString } from '../../core/config/environment.ts';
 
 export function readSweepFile(file: string): LoadedSweep {
   let text: string;

@@ -2,7 +2,7 @@
 // --wide (every column, none cut) and --json (kept: the same as --format json); the commands whose table goes into
 // papers (stats) also --format markdown|latex.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 import { csvText } from '../../reports/csv.ts';
 import { latexTable, markdownTable, PAPER_FORMATS, type PaperTable } from '../../reports/paper-table.ts';
 import { choiceOption, jsonOption } from './options.ts';

@@ -4,7 +4,7 @@
 // (lib/template-values.ts's wildcard mode); `generated` lists those fields.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../core/errors.ts';
 import { isGeneratedName, TemplateValues, type CfnTemplate } from '../../lib/template-values.ts';
 import { OUTPUT_KEYS, type StackOutputs } from '../../lib/stack-outputs.ts';
 import { describeFileError } from './file-errors.ts';

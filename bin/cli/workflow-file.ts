@@ -4,13 +4,9 @@
 // on top of the local parameters.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InvalidInputError } from '../../lambdas/engine/errors.ts';
-import {
-  loadWorkflow,
-  WorkflowDefinitionError,
-  type LoadedWorkflow,
-} from '../../lambdas/engine/workflow/definition.ts';
-import { ParameterCache, type ParameterSource } from '../../lambdas/config/parameters.ts';
+import { InvalidInputError } from '../../core/errors.ts';
+import { loadWorkflow, WorkflowDefinitionError, type LoadedWorkflow } from '../../core/engine/workflow/definition.ts';
+import { ParameterCache, type ParameterSource } from '../../core/config/parameters.ts';
 import { describeFileError } from './file-errors.ts';
 import { userDirectory } from './output-dir.ts';
 

@@ -4,10 +4,10 @@
 // small seeded maze, with their sizes. Sizes are characters: no tokenizer of
 // the models in use ships with the project, and characters / 4 (the context
 // guard's estimate) would be a guess presented as a count.
-import { OBSERVATION_FORMATS, type ObservationFormat } from '../../lambdas/config/experiment-config.ts';
-import { resolveConfig, systemPrompt } from '../../lambdas/engine/experiment.ts';
-import { generateMaze } from '../../lambdas/maze/generators/index.ts';
-import { renderAscii } from '../../lambdas/maze/grid.ts';
+import { OBSERVATION_FORMATS, type ObservationFormat } from '../../core/config/experiment-config.ts';
+import { resolveConfig, systemPrompt } from '../../core/engine/experiment.ts';
+import { generateMaze } from '../../core/maze/generators/index.ts';
+import { renderAscii } from '../../core/maze/grid.ts';
 import { shownAt } from '../../reports/observation-sample.ts';
 
 export const PAGE_PATH = 'docs/observation-formats.md';

@@ -1,7 +1,7 @@
 // One executed action as the turn engine records it, for suites that feed the
 // agent monitor or the workflow runner hand-made actions. Success follows the
 // outcome as in the game: only a move or a recall succeeds.
-import type { ActionResult, Outcome } from '../../lambdas/engine/game.ts';
+import type { ActionResult, Outcome } from '../../core/engine/game.ts';
 
 export function actionResult(tool: string, outcome: Outcome, over: Partial<ActionResult> = {}): ActionResult {
   return {

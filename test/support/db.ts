@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../lambdas/store/database.ts';
+import { openDatabase, type Database } from '../../core/store/database.ts';
 import { overDataApi, type RdsDataSim } from '../../simulators/rds-data-sim.ts';
 
 export type Transport = 'pg' | 'data-api';

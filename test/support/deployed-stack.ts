@@ -5,7 +5,7 @@
 // access key the CLI signs with. Denials are counted: the commands must need nothing the policy does not grant.
 import { randomBytes } from 'node:crypto';
 import type { StackOutputs } from '../../lib/stack-outputs.ts';
-import { grantReader } from '../../lambdas/store/reader-role.ts';
+import { grantReader } from '../../core/store/reader-role.ts';
 import { researcherPolicy } from '../../lib/researcher-policy.ts';
 import { IamModel, accessKeyIdFor } from '../../rehearsal/iam.ts';
 import { RequestAuthorizer } from '../../rehearsal/authorizer.ts';

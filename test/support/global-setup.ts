@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres, type EmbeddedServer } from '../../lambdas/store/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedServer } from '../../core/store/embedded.ts';
 import { compileAll } from '../../bin/compile-cli.ts';
 import { compiledPart } from '../../bin/compiled.js';
 

@@ -2,11 +2,11 @@
 // price table does not know (qwen2.5:7b on the Ollama simulator: its cost is unknown, not $0) and a model the
 // server does not have (404 on the first call: every run ends by an error, not a failure), under two observation
 // formats (a setting that reaches the models but not frontier, whose runs under both are copies).
-import { loadSweep } from '../../lambdas/sweeps/sweep-spec.ts';
+import { loadSweep } from '../../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../../state-machine/local-sweep.ts';
 import type { TestDatabase } from './db.ts';
 import { FAST_RETRY } from './provider-sims.ts';
-import { STATES } from '../../lambdas/machine/states.ts';
+import { STATES } from '../../core/machine/states.ts';
 
 const NO_WAIT = { [STATES.InvokeOllamaAgent]: 0, [STATES.InvokeBedrockAgent]: 0 };
 

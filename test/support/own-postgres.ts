@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '../../lambdas/store/embedded.ts';
-import type { Sql } from '../../lambdas/store/sql.ts';
+import { startEmbeddedPostgres } from '../../core/store/embedded.ts';
+import type { Sql } from '../../core/store/sql.ts';
 import { sweepProgress } from '../../results/sweep-progress.ts';
 
 export interface OwnPostgres {

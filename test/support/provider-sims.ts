@@ -5,7 +5,7 @@ import { OllamaSim } from '../../simulators/ollama-sim.ts';
 import { BedrockSim } from '../../simulators/bedrock-sim.ts';
 import { OpenAISim } from '../../simulators/openai-sim.ts';
 import { runLocalExperiment } from '../../state-machine/local-experiment.ts';
-import { STATES } from '../../lambdas/machine/states.ts';
+import { STATES } from '../../core/machine/states.ts';
 import type { TestDatabase } from './db.ts';
 
 export interface ProviderSims {

@@ -1,5 +1,5 @@
 // Independent reference computations for tests, written plainly over
-// grid[y][x] arrays so they share no code with lambdas/maze.
+// grid[y][x] arrays so they share no code with core/maze.
 
 export function referenceBfs(grid: number[][], start: { x: number; y: number }): Map<string, number> {
   const dist = new Map<string, number>([[`${start.x},${start.y}`, 0]]);

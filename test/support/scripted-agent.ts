@@ -1,6 +1,6 @@
 // An agent that replies from a script: each reply is a list of tool names.
 // `words`, when given, is the reply's text and every move's reasoning.
-import type { Agent, AgentFactory, Observation } from '../../lambdas/engine/agent.ts';
+import type { Agent, AgentFactory, Observation } from '../../core/engine/agent.ts';
 
 export function scriptedAgents(
   replies: string[][],

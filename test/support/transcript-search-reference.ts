@@ -1,6 +1,6 @@
 // The transcript search before its trigram index, verbatim but for its name: strpos on lower()
 // over every row. test/transcript-search.test.ts checks the indexed search against it; bench/search.ts times both.
-import type { Sql } from '../../lambdas/store/sql.ts';
+import type { Sql } from '../../core/store/sql.ts';
 import type { SearchHit } from '../../results/transcript-search.ts';
 
 /** The search before the index, verbatim but for its name: strpos on lower() over every row. */

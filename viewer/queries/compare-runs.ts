@@ -4,13 +4,13 @@
 // are refused by name: an overlaid path means nothing on another maze. Each run's varied settings come with it
 // (observation, memory, ...), so two runs of one agent under two formats are never shown as one agent's.
 import { z } from 'zod';
-import type { Sql } from '../../lambdas/store/sql.ts';
+import type { Sql } from '../../core/store/sql.ts';
 import { comparedSummaries } from '../../results/compared-runs.ts';
 import { executedPath } from '../../results/replay-logs.ts';
-import { PgStore } from '../../lambdas/store/pg-store.ts';
+import { PgStore } from '../../core/store/pg-store.ts';
 import { b64, packMaze } from '../../reports/replay-data.ts';
-import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
-import { EXPERIMENT_ID_PATTERN } from '../../lambdas/machine/contracts.ts';
+import { ExperimentNotFoundError } from '../../core/errors.ts';
+import { EXPERIMENT_ID_PATTERN } from '../../core/machine/contracts.ts';
 import { InvalidRequestError } from '../request-params.ts';
 
 const MAX_RUNS = 8;

@@ -1,7 +1,7 @@
 // The sweeps pages' data: the read model's sweep progress and factor grid (results/sweep-progress.ts), each row with
 // its cost in words. The cells' intervals come with the statistics (reports/sweep-statistics.ts, cells): counted by
 // the rules a statistics row is counted by, so the grid and the table below never disagree.
-import type { Sql } from '../../lambdas/store/sql.ts';
+import type { Sql } from '../../core/store/sql.ts';
 import { costText } from '../../reports/cost-text.ts';
 import { sweepCellRows, sweepProgress, sweepProgressList, type SweepOutcomes } from '../../results/sweep-progress.ts';
 

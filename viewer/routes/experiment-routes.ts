@@ -10,7 +10,7 @@ import { loadTurns } from '../../results/experiment-turns.ts';
 import { pageHtml } from '../page-shell.ts';
 import { escapeHtml } from '../../reports/html.ts';
 import { ReplayCache } from '../replay-cache.ts';
-import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
+import { ExperimentNotFoundError } from '../../core/errors.ts';
 import { experimentId, int, parseRequest } from '../request-params.ts';
 import { listQuery } from '../queries/experiment-list.ts';
 import { turnsQuery } from '../queries/experiment-turns.ts';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { experimentRecord } from '../../results/experiment-record.ts';
 import { turnPictures, type CallPictures } from '../../results/observation-pictures.ts';
-import { ExperimentNotFoundError } from '../../lambdas/engine/errors.ts';
+import { ExperimentNotFoundError } from '../../core/errors.ts';
 import { NotFound, type ViewerContext } from '../context.ts';
 import { experimentId, int, parseRequest } from '../request-params.ts';
 

@@ -1,11 +1,11 @@
 // The results database: query it (ariadne sql), or serve it to other tools (ariadne db).
 import type { Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import type { SqlDatabase, SqlResult } from '../../../lambdas/store/sql.ts';
-import { sqlStateOf } from '../../../lambdas/store/sql-state.ts';
-import { splitStatements } from '../../../lambdas/store/sql-text.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import type { SqlDatabase, SqlResult } from '../../../core/store/sql.ts';
+import { sqlStateOf } from '../../../core/store/sql-state.ts';
+import { splitStatements } from '../../../core/store/sql-text.ts';
 import { cliDatabase } from '../database.ts';
-import { envString } from '../../../lambdas/config/environment.ts';
+import { envString } from '../../../core/config/environment.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { withExample } from '../help.ts';
 import { hiddenNote, renderTable, type Column } from '../table.ts';

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Check } from '../doctor/check.ts';
 import { EXIT } from '../exit-codes.ts';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
 import { addResultsSourceOptions, stackDatabaseTarget, type ResultsSource } from '../results-database.ts';
@@ -21,7 +21,7 @@ async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean; templ
     if (!o.aws) throw new InvalidInputError('--template', o.template, '--template checks an AWS account: add --aws');
     checks = await doctorBeforeDeploy({ template: o.template, stack: o.stack, region: o.region, bedrock: o.bedrock });
   } else if (o.aws) {
-    const { openSqlDatabase } = await import('../../../lambdas/store/open-sql-database.ts');
+    const { openSqlDatabase } = await import('../../../core/store/open-sql-database.ts');
     checks = await doctor({
       stack: o.stack,
       region: o.region,

@@ -1,7 +1,7 @@
 // ariadne list: the stored experiments (or sweeps), newest first, so an id is never more than one command away.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import type { ExperimentStatus } from '../../../lambdas/engine/store.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import type { ExperimentStatus } from '../../../core/engine/store.ts';
 import { newestExperiments, type NewestExperimentRow } from '../../../results/newest-experiments.ts';
 import { stopReasonsText } from '../../../results/stop-reasons.ts';
 import { newestSweeps, type SweepListRow as SweepRow } from '../../../results/sweep-list.ts';

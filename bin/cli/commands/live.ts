@@ -2,7 +2,7 @@
 // database, once or redrawn in place every few seconds (--watch) until nothing runs.
 import { Option, type Command } from 'commander';
 import type { SFNClient } from '@aws-sdk/client-sfn';
-import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
+import type { SqlDatabase } from '../../../core/store/sql.ts';
 import type { StackOutputs } from '../../../lib/stack-outputs.ts';
 import { NotFoundError } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';

@@ -1,9 +1,9 @@
 // ariadne mazes and ariadne maze: the generators, and one maze as ASCII or JSON.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import { GENERATOR_NAMES, describeGenerator } from '../../../lambdas/maze/generators/index.ts';
-import { mazeToJson } from '../../../lambdas/maze/maze-file.ts';
-import { renderAscii } from '../../../lambdas/maze/grid.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import { GENERATOR_NAMES, describeGenerator } from '../../../core/maze/generators/index.ts';
+import { mazeToJson } from '../../../core/maze/maze-file.ts';
+import { renderAscii } from '../../../core/maze/grid.ts';
 import { mazeFromOptions } from '../experiment-input.ts';
 import { withExample } from '../help.ts';
 import { addMazeOptions, jsonOption, type MazeOptions } from '../options.ts';

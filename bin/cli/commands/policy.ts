@@ -4,7 +4,7 @@
 import { Argument, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
 
 interface ResearcherOptions {
   stack: string;

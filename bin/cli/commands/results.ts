@@ -1,11 +1,11 @@
 // The commands that read stored results: summary, replay, report, export, compare. Files go to the output
 // directory (see output-dir.ts) and are printed with absolute paths.
 import { Option, type Command } from 'commander';
-import type { Sql } from '../../../lambdas/store/sql.ts';
+import type { Sql } from '../../../core/store/sql.ts';
 import type { ExportProgress } from '../../../reports/export.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { NotFoundError } from '../exit-codes.ts';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
 import { isFileError } from '../file-errors.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';

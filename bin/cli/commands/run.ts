@@ -1,10 +1,10 @@
 // ariadne run and ariadne resume: one experiment through the local state
 // machine, with live progress and the summary at the end.
 import type { Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import { mergeConfig } from '../../../lambdas/config/experiment-config.ts';
-import { PROMPTS } from '../../../lambdas/config/prompts.ts';
-import { LLM_AGENTS } from '../../../lambdas/providers/llm-agents.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import { mergeConfig } from '../../../core/config/experiment-config.ts';
+import { PROMPTS } from '../../../core/config/prompts.ts';
+import { LLM_AGENTS } from '../../../core/providers/llm-agents.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
@@ -89,7 +89,7 @@ async function run(o: RunOptions): Promise<void> {
   const [{ requestFromOptions }, { localParameterSource, localParameters }, { resolveConfig }] = await Promise.all([
     import('../experiment-input.ts'),
     import('../local-parameters.ts'),
-    import('../../../lambdas/engine/experiment.ts'),
+    import('../../../core/engine/experiment.ts'),
   ]);
   const [{ preflightAgents }, { turnProgress }, { showSummary }] = await Promise.all([
     import('../preflight.ts'),

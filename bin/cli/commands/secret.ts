@@ -1,9 +1,9 @@
 // `ariadne secret set NAME`: puts an API key where the stack's function that sends it reads it (a SecureString under
-// <prefix>-secrets, lambdas/config/secrets.ts), from standard input or a hidden prompt, so the value lands in no
+// <prefix>-secrets, core/config/secrets.ts), from standard input or a hidden prompt, so the value lands in no
 // shell history and no process list. The admin's command: no researcher policy grants ssm:PutParameter.
 import { Argument, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import { SECRET_NAMES, SECRET_READER, secretParameterName, type SecretName } from '../../../lambdas/config/secrets.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import { SECRET_NAMES, SECRET_READER, secretParameterName, type SecretName } from '../../../core/config/secrets.ts';
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
 import { readHidden, readStdin } from '../secret-input.ts';

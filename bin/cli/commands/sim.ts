@@ -1,7 +1,7 @@
 // ariadne sim: a simulated model server that speaks a real wire protocol
 // (Ollama, Bedrock or OpenAI's), with faults on demand, for trying the LLM agents offline.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption } from '../options.ts';

@@ -1,8 +1,8 @@
 // The commands for a deployed stack: launch experiments with Step Functions
 // StartExecution, and show the status of one execution.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import { SEEDLESS_BASELINES } from '../../../lambdas/providers/baselines.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import { SEEDLESS_BASELINES } from '../../../core/providers/baselines.ts';
 import { withExample } from '../help.ts';
 import { addExperimentOptions, endpointOption, intOption, jsonOption, type ExperimentOptions } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';

@@ -2,7 +2,7 @@
 // --by names), from the same store as every results command (--aws included). What each column counts is said
 // under the table.
 import { sweepSuite } from '../../../results/run-state.ts';
-import { findSuite, type ReferenceStats } from '../../../lambdas/maze/suites.ts';
+import { findSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
 import { Option, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';

@@ -1,11 +1,11 @@
-// ariadne suite: the named, versioned maze suites (lambdas/maze/suites.ts): list them, show one's mazes and the
+// ariadne suite: the named, versioned maze suites (core/maze/suites.ts): list them, show one's mazes and the
 // baselines' reference scores, write the sweep that made those scores, and verify that this installation generates
 // the suite's mazes byte for byte (before its numbers on them are compared with anyone's).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
-import type { MazeSuite, ReferenceStats, RegisteredSuite } from '../../../lambdas/maze/suites.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
+import type { MazeSuite, ReferenceStats, RegisteredSuite } from '../../../core/maze/suites.ts';
 import { formatInterval, formatNumber, formatRate } from '../../../reports/stat-format.ts';
 import { EXIT } from '../exit-codes.ts';
 import { describeFileError, isFileError } from '../file-errors.ts';
@@ -17,7 +17,7 @@ import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from
 import { addTableOutputOptions, outputFormat, printTableOutput, type TableOutputOptions } from '../table-output.ts';
 
 // loaded when a suite command runs: the suites' data stays out of the CLI's start-up
-const suites = () => import('../../../lambdas/maze/suites.ts');
+const suites = () => import('../../../core/maze/suites.ts');
 
 const SUITE_ARGUMENT = 'a suite as <name>/v<version> (see ariadne suite list), or a suite file (.json)';
 

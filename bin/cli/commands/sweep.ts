@@ -1,14 +1,14 @@
 // ariadne sweep: a sweep file run locally with live progress (run it again to
 // resume), or with --aws on the stack's sweep state machine.
 import { Option, type Command } from 'commander';
-import { InvalidInputError } from '../../../lambdas/engine/errors.ts';
+import { InvalidInputError } from '../../../core/errors.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
 import { commandPrefix } from '../invocation.ts';
 import { withExample } from '../help.ts';
 import { endpointOption, intOption, jsonOption, verboseOption } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
-import { envString } from '../../../lambdas/config/environment.ts';
+import { envString } from '../../../core/config/environment.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -182,7 +182,7 @@ const rangeText = (r: Range | null, unit: (n: number) => string) =>
     : `${unit(r.low)} - ${unit(r.high)}${r.typical === null ? '' : ` (typical ${unit(r.typical)})`}`;
 
 /** --estimate: what the runs still to run may spend, before anything starts (reports/spend-estimate.ts). */
-async function estimate(loaded: import('../../../lambdas/sweeps/sweep-spec.ts').LoadedSweep, o: SweepOptions) {
+async function estimate(loaded: import('../../../core/sweeps/sweep-spec.ts').LoadedSweep, o: SweepOptions) {
   const [{ estimateSweepSpend }, { localParameters }] = await Promise.all([
     import('../../../reports/spend-estimate.ts'),
     import('../local-parameters.ts'),

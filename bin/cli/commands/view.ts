@@ -2,9 +2,9 @@
 // Ctrl-C. Live pages check for changes every --poll ms while one is open; on --aws the default is slower, and with
 // no page open nothing is asked, so Aurora can pause.
 import { Option, type Command } from 'commander';
-import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
+import type { SqlDatabase } from '../../../core/store/sql.ts';
 import { withCliDatabase } from '../database.ts';
-import { envString } from '../../../lambdas/config/environment.ts';
+import { envString } from '../../../core/config/environment.ts';
 import { EnvironmentError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
@@ -39,7 +39,7 @@ export function registerViewCommand(program: Command): void {
       );
     // locally, a pool of its own whose every transaction is read-only: the server itself refuses a write
     await withCliDatabase(async (cli) => {
-      const { openSqlDatabase } = await import('../../../lambdas/store/open-sql-database.ts');
+      const { openSqlDatabase } = await import('../../../core/store/open-sql-database.ts');
       const db = await openSqlDatabase({ url: cli.url, schema: cli.schema, readOnly: true, poolSize: 4 });
       try {
         const where = envString('DATABASE_URL') ? cli.displayUrl : 'embedded Postgres';

@@ -9,19 +9,19 @@
 //    of a third-party model starts the account's AWS Marketplace subscription when the caller may subscribe
 //    (model-access page). So the deploy guide has an administrator run `doctor --aws --bedrock` once; the
 //    subscription then serves every role of the account, and the stack's Bedrock role needs no Marketplace grant.
-// What each refusal means, and its fix, is lambdas/providers/llm/bedrock-access.ts's, shared with the Bedrock agent.
+// What each refusal means, and its fix, is core/providers/llm/bedrock-access.ts's, shared with the Bedrock agent.
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { probeBedrockModel, throttled } from '../bedrock-probe.ts';
 import type { Check } from './check.ts';
 import { commandPrefix } from '../invocation.ts';
-import { diagnoseBedrockAccess } from '../../../lambdas/providers/llm/bedrock-access.ts';
+import { diagnoseBedrockAccess } from '../../../core/providers/llm/bedrock-access.ts';
 import {
   baseModelId,
   inferenceProfileOf,
   lookupModel,
   MODEL_TABLE,
   type ModelEntry,
-} from '../../../lambdas/config/model-table.ts';
+} from '../../../core/config/model-table.ts';
 import { bedrockQuotaChecks } from '../bedrock-quotas.ts';
 
 const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>

@@ -7,15 +7,15 @@
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { LambdaClient } from '@aws-sdk/client-lambda';
-import { lambdaAccountConcurrency } from '../../../lambdas/handlers/lambda-concurrency.ts';
-import { sweepConcurrencyCap } from '../../../lambdas/sweeps/sweep-capacity.ts';
+import { lambdaAccountConcurrency } from '../../../functions/lambda-concurrency.ts';
+import { sweepConcurrencyCap } from '../../../core/sweeps/sweep-capacity.ts';
 import { resolveStack } from '../aws-stack.ts';
 import { bedrockChecks } from './bedrock.ts';
 import type { Check } from './check.ts';
 import { EnvironmentError, NotFoundError } from '../exit-codes.ts';
 import { isNetworkError } from '../errors.ts';
 import { plannedParameters, plannedValues, readSynthesizedStack } from '../template-stack.ts';
-import { envString } from '../../../lambdas/config/environment.ts';
+import { envString } from '../../../core/config/environment.ts';
 import { commandPrefix } from '../invocation.ts';
 
 export interface PlanDoctorOptions {

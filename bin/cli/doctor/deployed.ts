@@ -5,14 +5,14 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { resolveStack } from '../aws-stack.ts';
 import { type StackOutputs } from '../../../lib/stack-outputs.ts';
 import { commandPrefix } from '../invocation.ts';
-import { loadMigrations } from '../../../lambdas/store/migrate.ts';
-import { resolveParameters, type ResolvedParameters } from '../../../lambdas/config/parameters.ts';
-import { ssmSource } from '../../../lambdas/config/ssm-source.ts';
-import { experimentConfigSchema, type ExperimentConfig } from '../../../lambdas/config/experiment-config.ts';
+import { loadMigrations } from '../../../core/store/migrate.ts';
+import { resolveParameters, type ResolvedParameters } from '../../../core/config/parameters.ts';
+import { ssmSource } from '../../../core/config/ssm-source.ts';
+import { experimentConfigSchema, type ExperimentConfig } from '../../../core/config/experiment-config.ts';
 import { bedrockChecks } from './bedrock.ts';
 import type { Check } from './check.ts';
 import { permissionsCheck } from './permissions.ts';
-import type { SqlDatabase } from '../../../lambdas/store/sql.ts';
+import type { SqlDatabase } from '../../../core/store/sql.ts';
 
 export interface DoctorOptions {
   stack?: string;

@@ -1,0 +1,128 @@
+// Every agent Ariadne can run, behind one factory: the baselines and the
+// chat models. Model settings come from the experiment's config snapshot.
+import type { AgentFactory } from '../engine/agent.ts';
+import { InvalidInputError } from '../errors.ts';
+import { baselineAgents, isBaseline } from './baselines.ts';
+import { llmAgent } from './llm/llm-agent.ts';
+import { classifyOllamaError, ollamaModel } from './llm/ollama-model.ts';
+import { bedrockModel, classifyBedrockError } from './llm/bedrock-model.ts';
+import { classifyOpenAIError, openaiModel } from './llm/openai-model.ts';
+import { workflowAgent } from './llm/workflow-agent.ts';
+import { isWorkflowText, loadWorkflow } from '../engine/workflow/definition.ts';
+import type { ChatModel } from './llm/chat-model.ts';
+import { offeredTools } from '../engine/tools.ts';
+import type { Failure } from './llm/retry.ts';
+import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore } from './llm/rate-limiter.ts';
+import type { ExperimentConfig } from '../config/experiment-config.ts';
+import { bedrockInference, ollamaOptions, openaiRequest, outputCap } from './llm/sampling.ts';
+import { withProvenance } from './llm/provenance.ts';
+import { envString } from '../config/environment.ts';
+
+/** A wait for the shared rate limit that ran out is transient: backed off and retried like a 429. */
+const withRateLimitWaits =
+  (classify: (err: unknown) => Failure) =>
+  (err: unknown): Failure =>
+    err instanceof RateLimitWaitError ? { transient: true, status: 'rate-limit', message: err.message } : classify(err);
+
+/** The model as called: behind its shared rate limit when config.rate_limits has one for it. */
+function limited(model: ChatModel, config: ExperimentConfig, store: RateLimitStore | undefined): ChatModel {
+  const limit = rateLimitFor(config.rate_limits, model.provider, model.model);
+  if (!limit) return model;
+  if (!store)
+    throw new InvalidInputError(
+      'rate_limits',
+      config.rate_limits,
+      `rate_limits has a limit for ${model.provider}:${model.model}, but this run has no database to share it ` +
+        'through; run it with the store (agentsWith({ rateLimits })) or remove the limit',
+    );
+  return rateLimitedModel(model, {
+    store,
+    limit,
+    // the reply's cap (max_output_tokens) until it reports its usage; an old Ollama snapshot sent none: 1,024
+    maxOutputTokens: outputCap(model.provider, config) ?? 1024,
+    // Waiting happens inside the attempt's timeout, so the call keeps at least half of it and the whole stays within
+    // modelCallWorstCaseMs, which the config already fits in the turn's budget.
+    maxWaitMs: config.retry.timeout_ms / 2,
+  });
+}
+
+export interface AgentDeps {
+  /** The database's shared buckets for config.rate_limits; without it, a run with a limit is refused. */
+  rateLimits?: RateLimitStore;
+}
+
+export const agentsWith =
+  (deps: AgentDeps): AgentFactory =>
+  (identity) => {
+    if (isBaseline(identity.agent)) return baselineAgents(identity);
+    if (!identity.model)
+      throw new InvalidInputError('model', identity.model, `agent "${identity.agent}" needs a model`);
+    return chatAgent(identity, identity.model, deps);
+  };
+
+/** Without rate limits: for tools and tests whose configs set none. */
+export const agents: AgentFactory = agentsWith({});
+
+function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, deps: AgentDeps) {
+  const { config } = identity;
+  const system = identity.promptText ?? '';
+  const chat = (unlimited: ChatModel, baseClassify: (err: unknown) => Failure) => {
+    const model = limited(unlimited, config, deps.rateLimits);
+    const classify = withRateLimitWaits(baseClassify);
+    const common = { model, policy: config.retry, classify };
+    if (!isWorkflowText(system))
+      return withProvenance(
+        llmAgent({
+          ...common,
+          system,
+          config,
+          memory: identity.memory ?? null,
+          tokenCalibration: identity.tokenCalibration ?? null,
+        }),
+        unlimited,
+      );
+    // A workflow prompt version: stored whole at start, its system prompt already filled in.
+    const workflow = loadWorkflow(system, `"${config.prompt_version}"`);
+    const agent = workflowAgent({
+      ...common,
+      maxMoves: config.max_moves,
+      observation: config.observation,
+      config,
+      tools: offeredTools(config),
+      workflow,
+      system: workflow.definition.system,
+      memory: identity.memory ?? null,
+    });
+    return withProvenance(agent, unlimited);
+  };
+  switch (identity.agent) {
+    case 'ollama':
+      return chat(
+        ollamaModel(
+          modelName,
+          config.ollama,
+          identity.secrets?.ollama_api_key ?? envString('OLLAMA_API_KEY'),
+          ollamaOptions(config, identity.seed),
+        ),
+        classifyOllamaError,
+      );
+    case 'bedrock':
+      return chat(bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config, modelName)), (err) =>
+        classifyBedrockError(err, { model: modelName, region: config.bedrock.region }),
+      );
+    case 'openai': {
+      const baseUrl = config.openai.base_url;
+      return chat(
+        openaiModel(
+          modelName,
+          config.openai,
+          identity.secrets?.openai_api_key ?? envString('OPENAI_API_KEY'),
+          openaiRequest(config, identity.seed, modelName),
+        ),
+        (err) => classifyOpenAIError(err, { model: modelName, baseUrl }),
+      );
+    }
+    default:
+      throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);
+  }
+}

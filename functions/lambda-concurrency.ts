@@ -1,0 +1,28 @@
+// The account's Lambda concurrency in this Region, read with GetAccountSettings (GET /2016-08-19/account-settings/,
+// https://docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html: "Retrieves details about your account's
+// limits and usage in an AWS Region"; AccountLimit {ConcurrentExecutions, UnreservedConcurrentExecutions, ...}).
+// IAM: lambda:GetAccountSettings, an action with no resource type (Service Authorization Reference for AWS Lambda),
+// so it is granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's width
+// (core/sweeps/sweep-capacity.ts); the engine never imports the SDK.
+import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { AccountConcurrency } from '../core/sweeps/sweep-capacity.ts';
+
+export type AccountConcurrencyReader = () => Promise<AccountConcurrency>;
+
+/** GetAccountSettings answered without the concurrency figures. */
+export class AccountSettingsError extends Error {
+  override readonly name = 'AccountSettingsError';
+}
+
+/** The reader over a client (its Region: the caller's, or the one given to the client). */
+export function lambdaAccountConcurrency(client = new LambdaClient({ maxAttempts: 4 })): AccountConcurrencyReader {
+  return async () => {
+    const { AccountLimit: limit } = await client.send(new GetAccountSettingsCommand({}));
+    if (limit?.ConcurrentExecutions === undefined || limit.UnreservedConcurrentExecutions === undefined)
+      throw new AccountSettingsError('GetAccountSettings returned no AccountLimit concurrency');
+    return {
+      concurrentExecutions: limit.ConcurrentExecutions,
+      unreservedConcurrentExecutions: limit.UnreservedConcurrentExecutions,
+    };
+  };
+}
