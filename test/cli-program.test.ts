@@ -269,7 +269,8 @@ describe('the real entry', () => {
     expect(r.status).toBe(0);
     expect(flat(r.stdout)).toContain('--size <n> square maze side, 5-201 (default: 30)');
     expect(flat(r.stdout)).toContain(
-      '--max-moves <n> stop after this many actions (default: /ariadne/config/max_moves, else 10000)',
+      '--max-moves <n> stop after this many actions; a whole number from 1 to 1000000 ' +
+        '(default: /ariadne/config/max_moves, else 10000)',
     );
     expect(r.stdout.trimEnd()).toMatch(/\nExample:\n {2}\$ ariadne run .+$/);
   });

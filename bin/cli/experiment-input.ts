@@ -10,10 +10,10 @@ import type { Maze } from '../../core/maze/maze.ts';
 import { InvalidInputError } from '../../core/errors.ts';
 import { SEEDLESS_BASELINES } from '../../core/providers/baselines.ts';
 import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../core/providers/llm-agents.ts';
-import { ollamaHostUrl } from '../../core/config/experiment-config.ts';
+import { FLAGGED_SETTINGS, providerOf } from '../../core/config/settings-table.ts';
 import { parseOrThrow } from '../../core/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../core/machine/contracts.ts';
-import { givenOptions, type ExperimentOptions, type MazeOptions } from './options.ts';
+import { givenOptions, optionKey, type ExperimentOptions, type MazeOptions } from './options.ts';
 
 export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecutionInput['maze'] } {
   if (o.mazeFile) {
@@ -37,14 +37,30 @@ export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecu
 /** How an option key is written on the command line: mazeFile -> --maze-file. */
 const flag = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-/** The options that reach one provider's server (or two), refused for any other agent. */
-const PROVIDER_FLAGS: ReadonlyArray<[string, readonly LlmAgent[]]> = [
-  ['ollamaHost', ['ollama']],
-  ['openaiBaseUrl', ['openai']],
-  ['stream', ['ollama', 'openai']],
-  ['region', ['bedrock']],
-  ['bedrockEndpoint', ['bedrock']],
-];
+/** The options of a provider's section (ollama.host: --ollama-host), each with the providers it reaches. */
+function providerFlags(): Map<string, LlmAgent[]> {
+  const out = new Map<string, LlmAgent[]>();
+  for (const row of FLAGGED_SETTINGS) {
+    const provider = providerOf(row);
+    if (provider) out.set(optionKey(row.flag!), [...(out.get(optionKey(row.flag!)) ?? []), provider]);
+  }
+  return out;
+}
+
+/** The config the flagged settings give: only those given, a provider's only for that provider. */
+function configFromFlags(o: ExperimentOptions): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const row of FLAGGED_SETTINGS) {
+    const value = o[optionKey(row.flag!)];
+    const provider = providerOf(row);
+    if (value === undefined || (provider !== undefined && provider !== o.provider)) continue;
+    const path = row.path.split('.');
+    let node = config;
+    for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+    node[path.at(-1)!] = value;
+  }
+  return config;
+}
 
 function refuse(a: string, b: string, why: string): never {
   throw new InvalidInputError(flag(a), undefined, `${flag(a)} and ${flag(b)} contradict each other: ${why}`);
@@ -63,7 +79,7 @@ function refuseContradictions(o: ExperimentOptions, given: ReadonlySet<string>):
   const agent = o.provider ?? o.agent;
   if (o.agentSeed !== undefined && (o.provider !== undefined || SEEDLESS_BASELINES.includes(o.agent as never)))
     refuse('agentSeed', o.provider ? 'provider' : 'agent', `${agent} does not use a seed`);
-  for (const [key, providers] of PROVIDER_FLAGS)
+  for (const [key, providers] of providerFlags())
     if (given.has(key) && !providers.includes(o.provider as LlmAgent))
       refuse(
         key,
@@ -87,21 +103,7 @@ export function requestFromOptions(o: ExperimentOptions): {
 } {
   refuseContradictions(o, givenOptions(o));
   const { maze, input } = mazeFromOptions(o);
-  const config: Record<string, unknown> = Object.fromEntries(
-    Object.entries({
-      max_moves: o.maxMoves,
-      max_turns: o.maxTurns,
-      max_duration_minutes: o.maxDurationMinutes,
-      max_actions_per_turn: o.maxActionsPerTurn,
-      vision_range: o.visionRange,
-      see_through: o.seeThrough,
-      success_rule: o.successRule,
-      recall_interval: o.recallInterval,
-      max_recall_actions: o.maxRecallActions,
-      stuck_policy: o.stuckPolicy,
-      observation: o.observation,
-    }).filter(([, v]) => v !== undefined),
-  );
+  const config = configFromFlags(o);
   const agent: string = o.provider ?? o.agent;
   if (o.provider && o.model === undefined)
     throw new InvalidInputError(
@@ -111,22 +113,6 @@ export function requestFromOptions(o: ExperimentOptions): {
     );
   if (!o.provider && o.model !== undefined)
     throw new InvalidInputError('--model', o.model, `--model goes with --provider ${LLM_AGENTS.join(', --provider ')}`);
-  // Only what was given: hosts and regions left out are filled in where the experiment starts
-  // ($OLLAMA_HOST, Parameter Store, defaults), which for `launch` is AWS, not this machine.
-  const host = o.ollamaHost;
-  const ollama = { ...(host ? { host: ollamaHostUrl(host) } : {}), ...(o.stream ? { stream: true } : {}) };
-  const bedrock = {
-    ...(o.region ? { region: o.region } : {}),
-    ...(o.bedrockEndpoint ? { endpoint: o.bedrockEndpoint } : {}),
-  };
-  if (o.provider === 'ollama' && Object.keys(ollama).length > 0) config.ollama = ollama;
-  if (o.provider === 'bedrock' && Object.keys(bedrock).length > 0) config.bedrock = bedrock;
-  const openai = {
-    ...(o.openaiBaseUrl ? { base_url: o.openaiBaseUrl } : {}),
-    ...(o.stream ? { stream: true } : {}),
-  };
-  if (o.provider === 'openai' && Object.keys(openai).length > 0) config.openai = openai;
-  if (o.promptVersion !== undefined) config.prompt_version = o.promptVersion;
   const request = {
     agent,
     maze: input,

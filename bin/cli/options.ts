@@ -4,16 +4,9 @@
 import { Command, Option } from 'commander';
 import { InvalidInputError } from '../../core/errors.ts';
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../../core/maze/generators/index.ts';
-import {
-  DEFAULT_CONFIG,
-  OBSERVATION_FORMATS,
-  STUCK_POLICIES,
-  SUCCESS_RULES,
-  type ExperimentConfig,
-} from '../../core/config/experiment-config.ts';
+import { defaultText, expectedText, FLAGGED_SETTINGS, type SettingRow } from '../../core/config/settings-table.ts';
 import { BASELINE_AGENTS, BASELINE_NAMES } from '../../core/providers/baselines.ts';
 import { LLM_AGENTS, MODEL_EXAMPLES, type LlmAgent } from '../../core/providers/llm-agents.ts';
-import { PROMPTS } from '../../core/config/prompts.ts';
 
 /** commander's collector for a repeatable option (--set a=1 --set b=2). */
 export function collectRepeated(raw: string, previous: string[] = []): string[] {
@@ -28,15 +21,6 @@ export function intOption(option: string, min: number, max: number) {
     const n = Number(text);
     if (!Number.isSafeInteger(n) || n < min || n > max)
       throw new InvalidInputError(option, raw, `${option} must be a whole number from ${min} to ${max}, got ${text}`);
-    return n;
-  };
-}
-
-function numberOption(option: string, min: number, max: number) {
-  return (raw: string): number => {
-    const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-      throw new InvalidInputError(option, raw, `${option} must be a number from ${min} to ${max}, got "${raw}"`);
     return n;
   };
 }
@@ -105,56 +89,66 @@ export interface ExperimentOptions extends MazeOptions {
   agent: string;
   provider?: LlmAgent;
   model?: string;
-  ollamaHost?: string;
-  openaiBaseUrl?: string;
-  stream?: boolean;
-  region?: string;
-  bedrockEndpoint?: string;
-  promptVersion?: string;
   agentSeed?: number;
-  maxMoves?: number;
-  maxTurns?: number;
-  maxDurationMinutes?: number;
-  maxActionsPerTurn?: number;
-  visionRange?: number;
-  seeThrough?: boolean;
-  successRule?: (typeof SUCCESS_RULES)[number];
-  recallInterval?: number;
-  maxRecallActions?: number;
-  stuckPolicy?: (typeof STUCK_POLICIES)[number];
-  observation?: (typeof OBSERVATION_FORMATS)[number];
   experimentId?: string;
+  /** The settings with a flag of their own (FLAGGED_SETTINGS), by their option key (--max-moves: maxMoves). */
+  [setting: string]: unknown;
 }
 
-/** The experiment settings with an option of their own (scalars, so their default prints as it is). */
-type SettingKey = keyof Pick<
-  ExperimentConfig,
-  | 'max_moves'
-  | 'max_turns'
-  | 'max_duration_minutes'
-  | 'max_actions_per_turn'
-  | 'vision_range'
-  | 'success_rule'
-  | 'recall_interval'
-  | 'max_recall_actions'
-  | 'prompt_version'
-  | 'stuck_policy'
-  | 'observation'
->;
+/** How commander keys a flag's value in the options object: --max-moves -> maxMoves. */
+export const optionKey = (flag: string) => new Option(flag).attributeName();
+
+/** The setting rows behind one flag (--stream sets ollama.stream or openai.stream, by provider). */
+const rowsOfFlag = (flag: string) => FLAGGED_SETTINGS.filter((r) => r.flag === flag);
 
 /**
- * The help text's "(default: ...)" for a setting of the experiment config. The option itself gets no default
- * value: a value would always be sent and override the parameters file (or Parameter Store), which wins otherwise.
+ * The help text's "(default: ...)": the option itself gets no default value, since a value would always be sent and
+ * override the parameters file (or Parameter Store), which wins otherwise.
  */
-function fromParameters(key: SettingKey): string {
-  const otherwise =
-    key === 'max_turns' ? 'derived: max_moves / max_actions_per_turn, at least 5000' : String(DEFAULT_CONFIG[key]);
-  return `(default: /ariadne/config/${key}, else ${otherwise})`;
+function defaultHelp(rows: readonly SettingRow[]): string {
+  const [row] = rows;
+  const parameter = rows.map((r) => `/ariadne/config/${r.path.replace('.', '/')}`).join(' or ');
+  return `(default: ${parameter}, else ${row.env ? `$${row.env}, else ` : ''}${defaultText(row)})`;
 }
 
-/** A setting of the experiment config: parsed here, its default shown in the help, the parameters file wins. */
-function setting(flags: string, description: string, key: SettingKey, parse: (raw: string) => unknown): Option {
-  return new Option(flags, `${description} ${fromParameters(key)}`).argParser(parse);
+/** A flag's text as the value the setting's schema checks; undefined when it cannot be one. */
+function flagValue(row: SettingRow, raw: string): unknown {
+  const text = raw.trim();
+  if (row.kind === 'integer') return /^-?\d+$/.test(text) ? Number(text) : undefined;
+  if (row.kind === 'number') return text === '' ? undefined : Number(text);
+  if (row.kind === 'choice') return row.choices!.find((c) => String(c) === raw);
+  return row.fromFlag ? row.fromFlag(raw) : raw;
+}
+
+/** A setting's flag parser: the value checked by the setting's own schema, refused naming the flag and the range. */
+function settingParser(row: SettingRow) {
+  const flag = row.flag!;
+  return (raw: string): unknown => {
+    const value = flagValue(row, raw);
+    const text = raw.trim();
+    const parsed = value === undefined ? null : row.schema.safeParse(value);
+    if (parsed?.success) return value;
+    const got = typeof value === 'number' && !Number.isNaN(value) ? text : `"${raw}"`;
+    const message =
+      row.kind === 'choice'
+        ? `${flag} "${raw}" is not one of: ${row.choices!.join(', ')}`
+        : row.kind === 'integer' || row.kind === 'number'
+          ? `${flag} must be ${expectedText(row)}, got ${got}`
+          : `${flag} "${raw}": ${parsed?.error.issues[0]?.message ?? expectedText(row)}`;
+    throw new InvalidInputError(flag, raw, message);
+  };
+}
+
+/** The option of one flagged setting, its help made from the setting's description, range and default. */
+function settingOption(flag: string): Option {
+  const rows = rowsOfFlag(flag);
+  const [row] = rows;
+  const range =
+    row.kind === 'integer' || row.kind === 'number' || row.kind === 'choice' ? `; ${expectedText(row)}` : '';
+  const help = `${row.description}${range} ${defaultHelp(rows)}`;
+  if (row.kind === 'boolean') return new Option(flag, help);
+  const placeholder = row.placeholder ?? (row.kind === 'integer' || row.kind === 'number' ? 'n' : 'value');
+  return new Option(`${flag} <${placeholder}>`, help).argParser(settingParser(row));
 }
 
 /** The options each parsed command was given on its command line (not filled in by a default). */
@@ -178,7 +172,7 @@ export function addExperimentOptions(cmd: Command): Command {
     givenByOptions.set(action.opts(), new Set(given));
   });
   const agents = BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ');
-  return addMazeOptions(cmd)
+  addMazeOptions(cmd)
     .addOption(
       new Option('--agent <name>', `agent: ${agents}`)
         .default('frontier')
@@ -190,103 +184,11 @@ export function addExperimentOptions(cmd: Command): Command {
       ),
     )
     .option('--model <id>', `model name: e.g. ${LLM_AGENTS.map((p) => `${MODEL_EXAMPLES[p]} (${p})`).join(', ')}`)
-    .option(
-      '--ollama-host <url>',
-      'Ollama server (default: $OLLAMA_HOST or http://127.0.0.1:11434); hosted Ollama reads its key from ' +
-        '$OLLAMA_API_KEY',
-    )
-    .option(
-      '--openai-base-url <url>',
-      'OpenAI-compatible server, /v1 included (default: $OPENAI_BASE_URL or http://127.0.0.1:8000/v1); its key ' +
-        'is read from $OPENAI_API_KEY',
-    )
-    .option('--stream', 'ask Ollama (NDJSON) or the OpenAI-compatible server (server-sent events) to stream replies')
-    .option('--region <region>', 'AWS region for Bedrock (default: /ariadne/config/bedrock/region, else us-east-1)')
-    .option('--bedrock-endpoint <url>', 'Bedrock Runtime endpoint override (a simulator or a VPC endpoint)')
-    .addOption(
-      setting(
-        '--prompt-version <name>',
-        `system prompt version (${Object.keys(PROMPTS).join(', ')})`,
-        'prompt_version',
-        (raw) => raw,
-      ),
-    )
     .addOption(
       new Option('--agent-seed <n>', 'seed of the random agent (default: derived from the experiment id)').argParser(
         intOption('--agent-seed', 0, SEED_MAX),
       ),
-    )
-    .addOption(
-      setting('--max-moves <n>', 'stop after this many actions', 'max_moves', intOption('--max-moves', 1, 1_000_000)),
-    )
-    .addOption(
-      setting(
-        '--max-turns <n>',
-        'stop after this many turns (stops an agent that replies without acting; max_moves must fit: ' +
-          'at most max_turns x max_actions_per_turn)',
-        'max_turns',
-        intOption('--max-turns', 1, 1_000_000),
-      ),
-    )
-    .addOption(
-      setting(
-        '--max-duration-minutes <n>',
-        'stop after this long',
-        'max_duration_minutes',
-        numberOption('--max-duration-minutes', 0.01, 10080),
-      ),
-    )
-    .addOption(
-      setting(
-        '--max-actions-per-turn <n>',
-        'tool actions per turn',
-        'max_actions_per_turn',
-        intOption('--max-actions-per-turn', 1, 64),
-      ),
-    )
-    .addOption(
-      setting('--vision-range <n>', 'how far the agent sees', 'vision_range', intOption('--vision-range', 1, 50)),
-    )
-    .option('--see-through', 'see every tile within vision range, walls do not block')
-    .addOption(
-      setting(
-        '--success-rule <rule>',
-        'seen: the goal is in view; reached: the agent stands on it',
-        'success_rule',
-        choiceOption('--success-rule', SUCCESS_RULES),
-      ),
-    )
-    .addOption(
-      setting(
-        '--recall-interval <n>',
-        'actions between two recall_all calls',
-        'recall_interval',
-        intOption('--recall-interval', 0, 100_000),
-      ),
-    )
-    .addOption(
-      setting(
-        '--max-recall-actions <n>',
-        'how many recent actions recall_all covers',
-        'max_recall_actions',
-        intOption('--max-recall-actions', 1, 100_000),
-      ),
-    )
-    .addOption(
-      setting(
-        '--stuck-policy <policy>',
-        'observe: record stuck signals only; advise: tell the agent in its next prompt; halt: end the run as stuck',
-        'stuck_policy',
-        choiceOption('--stuck-policy', STUCK_POLICIES),
-      ),
-    )
-    .addOption(
-      setting(
-        '--observation <format>',
-        `what the model is shown: ${OBSERVATION_FORMATS.join(', ')} (image: a picture, for models that see)`,
-        'observation',
-        choiceOption('--observation', OBSERVATION_FORMATS),
-      ),
-    )
-    .option('--experiment-id <id>', 'experiment id (default: derived from the execution)');
+    );
+  for (const flag of new Set(FLAGGED_SETTINGS.map((r) => r.flag!))) cmd.addOption(settingOption(flag));
+  return cmd.option('--experiment-id <id>', 'experiment id (default: derived from the execution)');
 }

@@ -7,6 +7,8 @@ import { InvalidInputError } from '../../core/errors.ts';
 import { partialConfigSchema, type ExperimentConfigInput } from '../../core/config/experiment-config.ts';
 import { isForbiddenKey } from '../../core/config/forbidden-keys.ts';
 import { firstProblem } from '../../core/config/zod-errors.ts';
+import { FLAGGED_SETTINGS } from '../../core/config/settings-table.ts';
+import { optionKey } from './options.ts';
 
 type Schema = z.ZodType & { def: { type: string; innerType?: Schema; in?: Schema; valueType?: Schema } };
 
@@ -76,32 +78,13 @@ function closeKeys(key: string): string[] {
     .map(({ k }) => k);
 }
 
-/** Options with a flag of their own for a setting: given with a --set of the same setting, both are refused. */
-const FLAGS: Record<string, { option: string; flag: string }> = {
-  max_moves: { option: 'maxMoves', flag: '--max-moves' },
-  max_turns: { option: 'maxTurns', flag: '--max-turns' },
-  max_duration_minutes: { option: 'maxDurationMinutes', flag: '--max-duration-minutes' },
-  max_actions_per_turn: { option: 'maxActionsPerTurn', flag: '--max-actions-per-turn' },
-  vision_range: { option: 'visionRange', flag: '--vision-range' },
-  see_through: { option: 'seeThrough', flag: '--see-through' },
-  success_rule: { option: 'successRule', flag: '--success-rule' },
-  recall_interval: { option: 'recallInterval', flag: '--recall-interval' },
-  max_recall_actions: { option: 'maxRecallActions', flag: '--max-recall-actions' },
-  stuck_policy: { option: 'stuckPolicy', flag: '--stuck-policy' },
-  observation: { option: 'observation', flag: '--observation' },
-  prompt_version: { option: 'promptVersion', flag: '--prompt-version' },
-  'ollama.host': { option: 'ollamaHost', flag: '--ollama-host' },
-  'ollama.stream': { option: 'stream', flag: '--stream' },
-  'openai.base_url': { option: 'openaiBaseUrl', flag: '--openai-base-url' },
-  'openai.stream': { option: 'stream', flag: '--stream' },
-  'bedrock.region': { option: 'region', flag: '--region' },
-  'bedrock.endpoint': { option: 'bedrockEndpoint', flag: '--bedrock-endpoint' },
-};
+/** Settings with a flag of their own: given with a --set of the same setting, both are refused. */
+const FLAGS = FLAGGED_SETTINGS.map((r) => ({ setting: r.path, option: optionKey(r.flag!), flag: r.flag! }));
 
 /** The flag given on the command line that sets what `path` sets (the same setting, or a field of its section). */
 function flagFor(path: string[], given: ReadonlySet<string>): string | undefined {
   const key = path.join('.');
-  for (const [setting, { option, flag }] of Object.entries(FLAGS))
+  for (const { setting, option, flag } of FLAGS)
     if (given.has(option) && (setting === key || setting.startsWith(`${key}.`))) return flag;
   if (key === 'prompt_version' && given.has('workflow')) return '--workflow';
   return undefined;

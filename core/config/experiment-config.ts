@@ -10,190 +10,63 @@ import {
   TURN_EVENTS,
 } from './budgets.ts';
 import { defaultRecallTool, meaninglessCombination } from './prompt-combinations.ts';
-import { defaultContextWindows, defaultPrices } from './model-table.ts';
+import { defaultContextWindows } from './model-table.ts';
+import {
+  bedrockSchema,
+  ollamaSchema,
+  openaiSchema,
+  pricesSchema,
+  rateLimitsSchema,
+  retrySchema,
+} from './provider-settings.ts';
+import { setting } from './setting-meta.ts';
 import { envString } from './environment.ts';
 
 export const SUCCESS_RULES = ['seen', 'reached'] as const;
 
-/**
- * USD per million tokens; unknown models cost null rather than a guess. Prompt-cache reads and writes have their
- * own prices; one left out is charged at input_per_mtok (the rate of input neither read from nor written to the
- * cache), so set both for a model whose pricing page lists them.
- */
-const tokenPrices = {
-  input_per_mtok: z.number().min(0).max(10_000),
-  output_per_mtok: z.number().min(0).max(10_000),
-  cache_read_per_mtok: z.number().min(0).max(10_000).optional(),
-  cache_write_per_mtok: z.number().min(0).max(10_000).optional(),
-};
-const priceSchema = z
-  .object({
-    ...tokenPrices,
-    /**
-     * A model priced higher for long prompts: a request whose input, cache read and cache write tokens together
-     * are over above_prompt_tokens is billed wholly at these prices (the model table's, e.g. Haiku 5.5's).
-     */
-    long_prompt: z
-      .object({ above_prompt_tokens: z.number().int().min(1), ...tokenPrices })
-      .strict()
-      .optional(),
-  })
-  .strict();
+const threshold = <T extends z.ZodType>(schema: T, description: string) => setting(schema, { description });
 
-/** The model table's list prices (model-table.ts: each with its date and source page). */
-const DEFAULT_PRICES: Record<string, z.input<typeof priceSchema>> = defaultPrices();
-
-const retrySchema = z
-  .object({
-    max_attempts: z.number().int().min(1).max(20).default(5),
-    base_delay_ms: z.number().int().min(0).max(60_000).default(500),
-    max_delay_ms: z.number().int().min(0).max(600_000).default(20_000),
-    /** Give up (ProviderTransientError) once retrying has taken this long. */
-    max_total_ms: z.number().int().min(0).max(3_600_000).default(120_000),
-    timeout_ms: z.number().int().min(10).max(3_600_000).default(120_000),
-  })
-  .strict();
-
-const ollamaSchema = z
-  .object({
-    host: z.string().url().default('http://127.0.0.1:11434'),
-    num_ctx: z.number().int().min(256).max(1_048_576).default(32_768),
-    /** Overrides the shared `temperature` for Ollama; left out, the shared one is sent (provider parity). */
-    temperature: z.number().min(0).max(2).optional(),
-    /** Sent only when set (Ollama's own default is 1.1); snapshots from before parity carry the 1.4 they ran with. */
-    repeat_penalty: z.number().min(0).max(10).optional(),
-    /** Ollama's `think` request field: true, false, or a level (gpt-oss); left out, not sent (the model's default). */
-    think: z.union([z.boolean(), z.enum(['low', 'medium', 'high'])]).optional(),
-    stream: z.boolean().default(false),
-  })
-  .strict();
-
-/** Chat completions' reasoning_effort values (the openai client's Shared.ReasoningEffort, v6.49). */
-const OPENAI_REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
-
-/**
- * Any server that speaks OpenAI's chat completions (vLLM, llama.cpp's server, LM Studio, OpenAI, OpenRouter):
- * providers/llm/openai-model.ts. The key is a secret (openai_api_key, or $OPENAI_API_KEY), never a setting.
- */
-const openaiSchema = z
-  .object({
-    /** The API's base URL, /v1 included; left out, $OPENAI_BASE_URL, else a vLLM server on this machine. */
-    base_url: z.string().url().default('http://127.0.0.1:8000/v1'),
-    /** reasoning_effort, sent only when set (left out: the model's default; servers without it ignore or refuse). */
-    reasoning_effort: z.enum(OPENAI_REASONING_EFFORTS).optional(),
-    /** parallel_tool_calls, sent only when set (left out: the server's default, true on OpenAI). */
-    parallel_tool_calls: z.boolean().optional(),
-    /**
-     * Whether temperature and top_p are sent. Left out: sent, except to OpenAI's reasoning models (o1, o3, o4-mini,
-     * gpt-5...), which answer them with a 400 (sampling.ts).
-     */
-    sampling: z.boolean().optional(),
-    /** The field that carries max_output_tokens: max_completion_tokens, or max_tokens for servers without it. */
-    output_cap_field: z.enum(['max_completion_tokens', 'max_tokens']).default('max_completion_tokens'),
-    /** Server-sent events, with stream_options.include_usage so that the tokens are still reported. */
-    stream: z.boolean().default(false),
-  })
-  .strict();
-
-const bedrockSchema = z
-  .object({
-    region: z
-      .string()
-      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as us-east-1')
-      .default('us-east-1'),
-    /** Only for local simulators and VPC endpoints; empty means the regional endpoint. */
-    endpoint: z.string().url().optional(),
-    /** Overrides the shared `max_output_tokens` for Bedrock (maxTokens); left out, the shared one is sent. */
-    max_tokens: z.number().int().min(1).max(200_000).optional(),
-    /** Overrides the shared `temperature` for Bedrock; left out, the shared one is sent. */
-    temperature: z.number().min(0).max(1).optional(),
-    /**
-     * Claude's extended thinking through Converse (additionalModelRequestFields.thinking.budget_tokens, at least
-     * 1,024 and below maxTokens); left out, not asked for. Claude takes no temperature or top_p with thinking on:
-     * neither is then sent, and the provenance record says so.
-     */
-    reasoning_budget_tokens: z.number().int().min(1024).max(200_000).optional(),
-    /**
-     * Cache points after the tools and the system prompt, for models that support prompt caching
-     * (providers/llm/bedrock-caching.ts); other models never get one. Cached input is cheaper and reported apart.
-     */
-    prompt_caching: z.boolean().default(true),
-  })
-  .strict();
-
-/**
- * A provider's limit on one model, shared by every experiment running at once (providers/llm/rate-limiter.ts):
- * requests and tokens per window (a minute, as providers count; tests scale window_seconds down).
- */
-const rateLimitSchema = z
-  .object({
-    requests_per_minute: z.number().int().min(1).max(10_000_000).optional(),
-    tokens_per_minute: z.number().int().min(1).max(1_000_000_000).optional(),
-    /** The provider's counting window: 60 for real services; lower only to scale a simulated limit down. */
-    window_seconds: z.number().min(0.1).max(3_600).default(60),
-  })
-  .strict();
-
-/** "provider:model" (exact) or "provider:*" (every model of the provider not listed). */
-const RATE_LIMIT_KEY = /^(ollama|bedrock|openai):.{1,200}$/;
-
-const rateLimitsSchema = z.record(z.string(), rateLimitSchema).superRefine((limits, ctx) => {
-  for (const key of Object.keys(limits))
-    if (!RATE_LIMIT_KEY.test(key))
-      ctx.addIssue({
-        code: 'custom',
-        path: [key],
-        input: key,
-        message:
-          `"${key}" is not a rate limit key: rename it "<provider>:<model>" or "<provider>:*" with provider ` +
-          'ollama, bedrock or openai, e.g. "bedrock:amazon.nova-lite-v1:0"',
-      });
-});
-
-/** Thresholds of the stuck detectors (engine/agent-monitor.ts). */
-const stuckThresholdsSchema = z
-  .object({
-    /** The same failed move, from the same cell, this many times in a row. */
-    repeated_failed_move: z.number().int().min(2).max(1_000).default(3),
-    /** Positions A-B-A-B... over this many moves. */
-    oscillation_window: z.number().int().min(3).max(100).default(4),
-    /** Executed actions without progress (a new tile, or a new best distance to unexplored ground). */
-    no_new_tile_actions: z.number().int().min(2).max(100_000).default(20),
-    /** recall_all calls within the last `recall_window` actions. */
-    recall_spam: z.number().int().min(2).max(1_000).default(3),
-    recall_window: z.number().int().min(2).max(10_000).default(10),
-    /** Turns in a row in which the agent executed no action. */
-    idle_turns: z.number().int().min(1).max(1_000).default(3),
-    /** Entries into one cell without progress. */
-    cell_revisits: z.number().int().min(2).max(100_000).default(10),
-  })
-  .strict();
+const stuckThresholdsSchema = setting(
+  z
+    .object({
+      repeated_failed_move: threshold(
+        z.number().int().min(2).max(1_000).default(3),
+        'the same failed move, from the same cell, this many times in a row',
+      ),
+      oscillation_window: threshold(
+        z.number().int().min(3).max(100).default(4),
+        'positions A-B-A-B... over this many moves',
+      ),
+      no_new_tile_actions: threshold(
+        z.number().int().min(2).max(100_000).default(20),
+        'executed actions without progress (a new tile, or a new best distance to unexplored ground)',
+      ),
+      recall_spam: threshold(
+        z.number().int().min(2).max(1_000).default(3),
+        'recall_all calls within recall_window actions',
+      ),
+      recall_window: threshold(z.number().int().min(2).max(10_000).default(10), 'the actions recall_spam counts over'),
+      idle_turns: threshold(z.number().int().min(1).max(1_000).default(3), 'turns in a row without an executed action'),
+      cell_revisits: threshold(
+        z.number().int().min(2).max(100_000).default(10),
+        'entries into one cell without progress',
+      ),
+    })
+    .strict(),
+  { description: 'when the stuck detectors (engine/agent-monitor.ts) raise a signal' },
+);
 
 /** Context windows in tokens from the model table; an inference profile uses its model's entry. */
 const DEFAULT_CONTEXT_WINDOWS: Record<string, number> = defaultContextWindows();
 
-/**
- * What an LLM agent remembers between turns (each turn is a fresh Lambda): fresh, only the current observation;
- * history, the last memory_history_actions actions with their outcomes in the turn's first message;
- * conversation, the whole conversation carried over (stored with the experiment, bounded by tokens).
- */
 const MEMORY_MODES = ['fresh', 'history', 'conversation'] as const;
 
 /** What the context guard does with a prompt that would not fit the model's window: drop oldest, or refuse. */
 const CONTEXT_POLICIES = ['trim', 'refuse'] as const;
 
-/**
- * observe: record only (the default: measuring must not change the subject);
- * advise: tell the agent; halt: end the run as stuck.
- */
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
-/**
- * How the model is shown the maze each turn (providers/llm/observations/): the encoding alone moves a model's
- * success by tens of points in published maze studies, so it is a setting to vary, not a constant. rays (the
- * default) is plain text, what models read best; json is for simulators and models that prefer it; image draws
- * local_grid's square as a PNG picture, for vision models (observations/image.ts).
- */
+/** How the model is shown the maze each turn (providers/llm/observations/). */
 export const OBSERVATION_FORMATS = ['rays', 'local_grid', 'full_map', 'coordinates', 'json', 'image'] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
 
@@ -203,86 +76,173 @@ export const MAX_DURATION_MINUTES = 7 * 24 * 60;
 /** The fields, each checked alone; the whole config also checks how they bound each other (below). */
 const configFields = z
   .object({
-    max_moves: z.number().int().min(1).max(1_000_000).optional(), // default below: max_turns derives from it
-    max_duration_minutes: z.number().min(0.01).max(MAX_DURATION_MINUTES).default(120),
-    /**
-     * Budgets of one run (engine/turn.ts): it ends (status timeout, stop_reason max_cost_usd or max_tokens) before
-     * a model call once what it spent reached the budget. Cost in USD at config.prices (a model without a price
-     * cannot have a cost budget: refused at start); tokens as the provider reported them, input, cache reads and
-     * writes and output (reasoning included) together. Left out: no budget.
-     */
-    max_cost_usd: z.number().positive().max(1_000_000).optional(),
-    max_tokens: z.number().int().positive().max(1e12).optional(),
-    max_actions_per_turn: z.number().int().min(1).max(64).default(8),
-    // 0 would blind the agent (it sees not even the next tile; the frontier agent never moves): refused.
-    vision_range: z
-      .number()
-      .int()
-      .min(1, 'must be at least 1: with 0 the agent sees nothing, not even the tile next to it')
-      .max(50)
-      .default(3),
-    see_through: z.boolean().default(false),
-    max_recall_actions: z.number().int().min(1).max(100_000).default(50),
-    recall_interval: z.number().int().min(0).max(100_000).default(10),
-    success_rule: z.enum(SUCCESS_RULES).default('seen'),
-    /**
-     * Safety stop for agents that keep replying without acting: ends the run as timeout (max_turns). Left out,
-     * it is derived from max_moves (below), so that max_moves can always be reached.
-     */
-    max_turns: z.number().int().min(1).max(1_000_000).optional(),
-    /** History events one execution may use before it continues as new (Standard workflows stop at 25,000). */
-    history_event_budget: z.number().int().min(20).max(24_000).default(20_000),
-    /**
-     * How long a run waits, in all, for a model provider that stays unavailable through a turn's retries, trying the
-     * turn again after 15 s, 30 s, ... up to 5 min between tries, before it ends failed (engine/provider-outage.ts).
-     * 0: it ends at once. The time waited is not counted in max_duration_minutes.
-     */
-    provider_outage_wait_minutes: z.number().min(0).max(10_080).default(60),
-    prompt_version: z
-      .string()
-      .regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2')
-      // v2 describes what the chosen observation format shows (config/prompts.ts); v1 stays for old runs
-      .default('v2'),
+    max_moves: setting(z.number().int().min(1).max(1_000_000).optional(), {
+      description: 'stop after this many actions',
+      why: 'the budget of moves: a run that reaches it ends timeout',
+      flag: '--max-moves',
+    }),
+    max_duration_minutes: setting(z.number().min(0.01).max(MAX_DURATION_MINUTES).default(120), {
+      description: 'stop after this long (time waiting out a provider outage not counted)',
+      flag: '--max-duration-minutes',
+    }),
+    max_cost_usd: setting(z.number().positive().max(1_000_000).optional(), {
+      description:
+        'what one model run may spend, at prices: checked before each model reply, so a run passes it by one reply ' +
+        'at most, then ends timeout with stop_reason max_cost_usd; a model without a price is refused a cost budget',
+      why: "what each run spent is experiments.spent_cost_usd; a sweep's own budget is the budget key of its file",
+      defaultText: 'none',
+    }),
+    max_tokens: setting(z.number().int().min(1).max(1e12).optional(), {
+      description:
+        'the tokens one model run may use (input, cache reads and writes and output, reasoning included, as ' +
+        'reported); then it ends timeout with stop_reason max_tokens',
+      defaultText: 'none',
+    }),
+    max_actions_per_turn: setting(z.number().int().min(1).max(64).default(8), {
+      description: 'tool actions one model turn may take',
+      flag: '--max-actions-per-turn',
+    }),
+    vision_range: setting(
+      z
+        .number()
+        .int()
+        .min(1, 'must be at least 1: with 0 the agent sees nothing, not even the tile next to it')
+        .max(50)
+        .default(3),
+      { description: 'how far the agent sees', why: 'how much the agent sees per step', flag: '--vision-range' },
+    ),
+    see_through: setting(z.boolean().default(false), {
+      description: 'see every tile within vision range, walls do not block',
+      flag: '--see-through',
+    }),
+    max_recall_actions: setting(z.number().int().min(1).max(100_000).default(50), {
+      description: 'how many recent actions recall_all covers',
+      flag: '--max-recall-actions',
+    }),
+    recall_interval: setting(z.number().int().min(0).max(100_000).default(10), {
+      description: 'actions between two recall_all calls',
+      flag: '--recall-interval',
+    }),
+    success_rule: setting(z.enum(SUCCESS_RULES).default('seen'), {
+      description: 'seen: the goal is in view; reached: the agent stands on it',
+      why: 'the classic rule (the goal in sight) or the stricter one',
+      flag: '--success-rule',
+      placeholder: 'rule',
+    }),
+    max_turns: setting(z.number().int().min(1).max(1_000_000).optional(), {
+      description:
+        'stop after this many turns (stops an agent that replies without acting; max_moves must fit: at most ' +
+        'max_turns x max_actions_per_turn)',
+      flag: '--max-turns',
+      defaultText: 'derived: max_moves / max_actions_per_turn, at least 5000',
+    }),
+    history_event_budget: setting(z.number().int().min(20).max(24_000).default(20_000), {
+      description:
+        'history events one execution may use before it continues as new (Standard workflows stop at 25,000)',
+    }),
+    provider_outage_wait_minutes: setting(z.number().min(0).max(10_080).default(60), {
+      description:
+        "how long a run waits, in all, for a model provider still down after a turn's retries (15 s, doubling to " +
+        '5 min between tries of the same turn) before it ends failed; 0: at once. Not counted in max_duration_minutes',
+      why: 'the statistics never split by it (architecture.md, provider outages)',
+    }),
+    prompt_version: setting(
+      z
+        .string()
+        .regex(/^[a-z0-9_-]{1,40}(\/v\d{1,6})?$/, 'a prompt version such as v1 or maze/v2')
+        .default('v2'),
+      {
+        description: 'system prompt version (v2, v1, or yours under /ariadne/prompts/)',
+        why:
+          'the instructions as a factor: v2 is composed for the observation format, vision, success rule, memory and ' +
+          'tools; v1 is one text for all, as earlier runs had it',
+        flag: '--prompt-version',
+        placeholder: 'name',
+      },
+    ),
     ollama: ollamaSchema.default(ollamaSchema.parse({})),
     bedrock: bedrockSchema.default(bedrockSchema.parse({})),
     openai: openaiSchema.default(openaiSchema.parse({})),
     retry: retrySchema.default(retrySchema.parse({})),
-    prices: z.record(z.string().min(1).max(200), priceSchema).default(DEFAULT_PRICES),
-    // Provider parity: one set of sampling settings and one output cap, sent to every provider (flat keys, so that
-    // a sweep can vary them). ollama.temperature, bedrock.temperature and bedrock.max_tokens still override them.
-    /** Sampling temperature sent to every provider. */
-    temperature: z.number().min(0).max(1).default(0.2),
-    /** Nucleus sampling sent to every provider when set; left out, each provider's own default applies. */
-    top_p: z.number().min(0).max(1).optional(),
-    /** The reply's output cap on every provider (Ollama num_predict, Bedrock maxTokens, max_completion_tokens). */
-    max_output_tokens: z.number().int().min(16).max(200_000).default(1024),
-    /** per_repeat: the run's agent seed goes to APIs that take one (Ollama options.seed, OpenAI seed); none: none. */
-    model_seed: z.enum(['per_repeat', 'none']).default('per_repeat'),
-    /** true: a tool call written as JSON in the reply text is not executed but logged as invalid_arguments. */
-    strict_tool_calls: z.boolean().default(false),
-    /** Per "provider:model" (or "provider:*"); a model with no entry is not limited. */
+    prices: pricesSchema,
+    temperature: setting(z.number().min(0).max(1).default(0.2), {
+      description: 'sampling temperature sent to every provider',
+      why: 'at temperature 0 repeats may be identical',
+    }),
+    top_p: setting(z.number().min(0).max(1).optional(), {
+      description: "nucleus sampling sent to every provider when set; left out, each provider's own default",
+      defaultText: 'not sent',
+    }),
+    max_output_tokens: setting(z.number().int().min(16).max(200_000).default(1024), {
+      description: 'the reply cap on every provider (Ollama num_predict, Bedrock maxTokens, max_completion_tokens)',
+      why: 'a reply it cuts is flagged truncated',
+    }),
+    model_seed: setting(z.enum(['per_repeat', 'none']).default('per_repeat'), {
+      description: "per_repeat: the run's agent seed goes to APIs that take one (Ollama options.seed, OpenAI seed)",
+    }),
+    strict_tool_calls: setting(z.boolean().default(false), {
+      description: 'true: a tool call written as JSON in the reply text is logged as invalid_arguments, not executed',
+      why: 'execute tool calls written in reply text (lenient) or count them as invalid',
+    }),
     rate_limits: rateLimitsSchema.default({}),
-    stuck_policy: z.enum(STUCK_POLICIES).default('observe'),
+    stuck_policy: setting(z.enum(STUCK_POLICIES).default('observe'), {
+      description:
+        'observe: record stuck signals only; advise: tell the agent in its next prompt; halt: end the run as stuck',
+      why: 'watch loops only (measuring must not change the subject), tell the model, or stop the run',
+      flag: '--stuck-policy',
+      placeholder: 'policy',
+    }),
     stuck_thresholds: stuckThresholdsSchema.default(stuckThresholdsSchema.parse({})),
-    observation: z.enum(OBSERVATION_FORMATS).default('rays'),
-    // Flat keys (not a `memory` section) so that sweep `settings:` can vary each one.
-    memory: z.enum(MEMORY_MODES).default('fresh'),
-    memory_history_actions: z.number().int().min(1).max(1_000).default(20),
-    /**
-     * The carried conversation's bound. Default and most a new run may ask: 7,000 (engine/stored-limits.ts, the
-     * experiment row's 64 KB on the Data API); the schema's wider range still parses older snapshots.
-     */
-    memory_conversation_tokens: z.number().int().min(500).max(200_000).default(7_000),
-    /** Left out: on, except under full_map (config/prompt-combinations.ts says why). */
-    recall_tool: z.boolean().optional(),
-    context_policy: z.enum(CONTEXT_POLICIES).default('trim'),
-    /** Context windows (tokens) of Bedrock and OpenAI models by id: entries given add to (or replace) the defaults. */
-    context_windows: z
-      .record(z.string().min(1).max(200), z.number().int().min(256).max(10_000_000))
-      .default({})
-      .transform((given) => ({ ...DEFAULT_CONTEXT_WINDOWS, ...given })),
+    observation: setting(z.enum(OBSERVATION_FORMATS).default('rays'), {
+      description:
+        'what the model is shown each turn (image: the square in sight as a picture, for models that see; ' +
+        'docs/observation-formats.md)',
+      why: "the same model's success moves by tens of points between encodings of one maze",
+      flag: '--observation',
+      placeholder: 'format',
+    }),
+    memory: setting(z.enum(MEMORY_MODES).default('fresh'), {
+      description:
+        'what an LLM agent remembers between turns: fresh, only the observation; history, the last ' +
+        'memory_history_actions actions and outcomes; conversation, the whole conversation (bounded by tokens)',
+      why: 'do models that loop on large mazes loop for lack of memory?',
+    }),
+    memory_history_actions: setting(z.number().int().min(1).max(1_000).default(20), {
+      description: 'the actions history shows (250 at most for a new run: the stored memory holds 30 KB)',
+      why: 'how much short-term memory prevents loops',
+    }),
+    memory_conversation_tokens: setting(z.number().int().min(500).max(200_000).default(7_000), {
+      description:
+        "conversation's budget, trimmed from the oldest; 7,000 at most for a new run (the experiment row's 64 KB on " +
+        'the Data API), the wider range parses older snapshots',
+      why: 'cost and context against recall of the whole run',
+    }),
+    recall_tool: setting(z.boolean().optional(), {
+      description: 'whether the agent has the recall_all tool',
+      why: 'what recall_all adds over plain memory, or none',
+      defaultText: 'true (false under full_map: config/prompt-combinations.ts)',
+    }),
+    context_policy: setting(z.enum(CONTEXT_POLICIES).default('trim'), {
+      description:
+        "what the context guard does with a prompt over the model's window: drop the oldest memory, or refuse",
+      why: 'no result rests on a prompt seen in part',
+    }),
+    context_windows: setting(
+      z
+        .record(z.string().min(1).max(200), z.number().int().min(256).max(10_000_000))
+        .default({})
+        .transform((given) => ({ ...DEFAULT_CONTEXT_WINDOWS, ...given })),
+      {
+        description: "context windows (tokens) of Bedrock and OpenAI models by id, added to the model table's",
+        why: "the window the context guard checks a prompt against (Ollama's is ollama.num_ctx)",
+        defaultText: 'the model table',
+      },
+    ),
   })
   .strict();
+
+/** The fields of the config by key, as declared (core/config/settings-table.ts reads them as rows). */
+export const configSchemaFields: Record<string, z.ZodType> = configFields.shape;
 
 /** Some fields of a config, as StartExecution input and Parameter Store give them (merged, then checked whole). */
 export const partialConfigSchema = configFields.partial().strict();
