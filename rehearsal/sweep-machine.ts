@@ -16,6 +16,7 @@ import { startRequestSchema } from '../core/machine/contracts.ts';
 import type { TaskOutcome } from '../simulators/sfn-sim.ts';
 import { SDK_THREADS, SfnClientWorkers } from './sfn-client-workers.ts';
 import { fact } from '../aws-facts/facts.ts';
+import { EXCEEDED_TOLERANCE, mapRules, mapWidth, runSweepList } from '../state-machine/sweep-runner.ts';
 import {
   applyParameters,
   applyResultPath,
@@ -242,62 +243,53 @@ export class SweepEmulator {
       throw new StateError('States.Runtime', `the sweep machine may not describe or stop ${executionArn}`);
 
     const items = await this.readItems(stateName, state, input, report);
-    const maxConcurrency =
-      typeof state.MaxConcurrencyPath === 'string'
-        ? readPath(state.MaxConcurrencyPath, input)
-        : (state.MaxConcurrency ?? 0);
-    if (!Number.isInteger(maxConcurrency) || (maxConcurrency as number) < 0)
-      throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(maxConcurrency)} is not a count`);
-    // 0 (or none) is no limit of ours: a Distributed Map then runs up to 10,000 child workflow executions at once
-    // (Developer Guide, "Using Map state in Distributed mode",
-    // https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html).
-    const limit = (maxConcurrency as number) || fact('sfn.max-map-run-child-executions').value;
+    const rules = mapRules(stateName, state);
+    const asked =
+      typeof rules.maxConcurrency === 'number' ? rules.maxConcurrency : readPath(rules.maxConcurrency.path, input);
+    const limit = mapWidth(asked);
+    if (limit === null)
+      throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(asked)} is not a count`);
     report.maxConcurrency = limit;
 
     const mapRunId = randomUUID();
     const label = (state.Label as string | undefined) ?? stateName;
     report.mapRunArn = `arn:${partition}:states:${region}:${account}:mapRun:${this.machine.name}/${label}:${mapRunId}`;
-    const iterations = new Array<IterationResult>(items.length);
-    let next = 0;
-    let inFlight = 0;
-    report.maxInFlight = 0;
     report.startExecutionCalls = 0;
-    const worker = async () => {
-      while (next < items.length) {
-        const index = next++;
-        inFlight++;
-        report.maxInFlight = Math.max(report.maxInFlight!, inFlight);
-        try {
-          iterations[index] = await this.iteration(index, items[index], processor, label, opts, report);
-        } finally {
-          inFlight--;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    // what the sweep does with its list is the local sweep's too (sweep-runner.ts); a child here is an iteration
+    const list = await runSweepList(items, {
+      width: limit,
+      toleratedFailurePercentage: rules.toleratedFailurePercentage,
+      run: (item, index) => this.iteration(index, item, processor, label, opts, report),
+    });
+    const iterations = list.ends.filter((i) => i !== undefined);
     report.iterations = iterations;
-    // Each iteration in flight holds at most one Lambda invocation at a time (its experiment's Tasks run one after
-    // another), so the peak in flight is the sweep's Lambda concurrency: past what the account has unreserved, AWS
-    // throttles (Lambda.TooManyRequestsException). The quota is the Lambda server's account (settable: a new one).
+    report.maxInFlight = list.maxInFlight;
+    this.lambdaConcurrencyCheck(stateName, list.maxInFlight);
+    const output = await this.writeResults(state, input, report.mapRunArn, mapRunId, iterations, report);
+    if (list.halted === EXCEEDED_TOLERANCE)
+      throw new StateError(
+        'States.ExceedToleratedFailureThreshold',
+        `${list.counts.FAILED} of ${items.length} iterations failed, over the tolerated ` +
+          `${rules.toleratedFailurePercentage}%`,
+      );
+    return applyResultPath(state.ResultPath, input, output);
+  }
+
+  /**
+   * Each iteration in flight holds at most one Lambda invocation at a time (its experiment's Tasks run one after
+   * another), so the peak in flight is the sweep's Lambda concurrency: past what the account has unreserved, AWS
+   * throttles (Lambda.TooManyRequestsException). The quota is the Lambda server's account (settable: a new one).
+   */
+  private lambdaConcurrencyCheck(stateName: string, maxInFlight: number): void {
     const unreserved = this.world.sims.lambda.account.unreservedConcurrentExecutions;
-    if (report.maxInFlight > unreserved)
+    if (maxInFlight > unreserved)
       this.world.violations.push({
         quota: "Lambda concurrent executions (the account's unreserved)",
         where: `Map ${stateName}: experiments in flight, one invocation each`,
-        measured: report.maxInFlight,
+        measured: maxInFlight,
         limit: unreserved,
         unit: 'executions',
       });
-
-    const failed = iterations.filter((i) => i.status === 'FAILED').length;
-    const tolerated = Number(state.ToleratedFailurePercentage ?? 0);
-    const output = await this.writeResults(state, input, report.mapRunArn, mapRunId, iterations, report);
-    if (items.length > 0 && (failed / items.length) * 100 > tolerated)
-      throw new StateError(
-        'States.ExceedToleratedFailureThreshold',
-        `${failed} of ${items.length} iterations failed, over the tolerated ${tolerated}%`,
-      );
-    return applyResultPath(state.ResultPath, input, output);
   }
 
   /** ItemReader: s3:getObject of a JSON array, through the S3 server with the machine's key. */
