@@ -16,7 +16,14 @@ import { startRequestSchema } from '../core/machine/contracts.ts';
 import type { TaskOutcome } from '../simulators/sfn-sim.ts';
 import { SDK_THREADS, SfnClientWorkers } from './sfn-client-workers.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { EXCEEDED_TOLERANCE, mapRules, mapWidth, runSweepList } from '../state-machine/sweep-runner.ts';
+import {
+  EXCEEDED_TOLERANCE,
+  mapRules,
+  mapWidth,
+  runSweepList,
+  type SweepMapRules,
+  type SweepRunnerResult,
+} from '../state-machine/sweep-runner.ts';
 import {
   applyParameters,
   applyResultPath,
@@ -95,6 +102,30 @@ const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
 
 /** A stand-in's output: what the finalize functions send (FinalizeOutput's shape), saying it was not run. */
 const standInOutput = (name: string) => ({ experimentId: name, status: 'stood_in', stopReason: 'not run (rehearsal)' });
+
+/**
+ * The Map Run over its items: its width (MaxConcurrency, or what MaxConcurrencyPath reads) and failure tolerance from
+ * the Map state, the list run as the local sweep runs its own (sweep-runner.ts); `iterate` is one child workflow.
+ */
+export async function emulateMapRun<R extends { status: 'SUCCEEDED' | 'FAILED' }>(
+  stateName: string,
+  state: AslState,
+  input: Json,
+  items: Json[],
+  iterate: (item: Json, index: number) => Promise<R>,
+): Promise<{ width: number; rules: SweepMapRules; list: SweepRunnerResult<R> }> {
+  const rules = mapRules(stateName, state);
+  const asked =
+    typeof rules.maxConcurrency === 'number' ? rules.maxConcurrency : readPath(rules.maxConcurrency.path, input);
+  const width = mapWidth(asked);
+  if (width === null) throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(asked)} is not a count`);
+  const list = await runSweepList(items, {
+    width,
+    toleratedFailurePercentage: rules.toleratedFailurePercentage,
+    run: iterate,
+  });
+  return { width, rules, list };
+}
 
 export class SweepEmulator {
   private readonly env: World['model']['values']['env'];
@@ -243,24 +274,14 @@ export class SweepEmulator {
       throw new StateError('States.Runtime', `the sweep machine may not describe or stop ${executionArn}`);
 
     const items = await this.readItems(stateName, state, input, report);
-    const rules = mapRules(stateName, state);
-    const asked =
-      typeof rules.maxConcurrency === 'number' ? rules.maxConcurrency : readPath(rules.maxConcurrency.path, input);
-    const limit = mapWidth(asked);
-    if (limit === null)
-      throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(asked)} is not a count`);
-    report.maxConcurrency = limit;
-
     const mapRunId = randomUUID();
     const label = (state.Label as string | undefined) ?? stateName;
     report.mapRunArn = `arn:${partition}:states:${region}:${account}:mapRun:${this.machine.name}/${label}:${mapRunId}`;
     report.startExecutionCalls = 0;
-    // what the sweep does with its list is the local sweep's too (sweep-runner.ts); a child here is an iteration
-    const list = await runSweepList(items, {
-      width: limit,
-      toleratedFailurePercentage: rules.toleratedFailurePercentage,
-      run: (item, index) => this.iteration(index, item, processor, label, opts, report),
-    });
+    const { width, rules, list } = await emulateMapRun(stateName, state, input, items, (item, index) =>
+      this.iteration(index, item, processor, label, opts, report),
+    );
+    report.maxConcurrency = width;
     const iterations = list.ends.filter((i) => i !== undefined);
     report.iterations = iterations;
     report.maxInFlight = list.maxInFlight;
