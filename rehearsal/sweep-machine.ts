@@ -99,6 +99,8 @@ export interface SweepRunReport {
  */
 const ITEM_READER_MAX_FILE_BYTES = fact('sfn.item-reader-max-json-file-bytes').value;
 const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
+/** A Map with no MaxConcurrency of ours runs up to this many children at once. */
+const MAX_MAP_CHILDREN = fact('sfn.max-map-run-child-executions').value;
 
 /** A stand-in's output: what the finalize functions send (FinalizeOutput's shape), saying it was not run. */
 const standInOutput = (name: string) => ({ experimentId: name, status: 'stood_in', stopReason: 'not run (rehearsal)' });
@@ -117,7 +119,7 @@ export async function emulateMapRun<R extends { status: 'SUCCEEDED' | 'FAILED' }
   const rules = mapRules(stateName, state);
   const asked =
     typeof rules.maxConcurrency === 'number' ? rules.maxConcurrency : readPath(rules.maxConcurrency.path, input);
-  const width = mapWidth(asked);
+  const width = mapWidth(asked, MAX_MAP_CHILDREN);
   if (width === null) throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(asked)} is not a count`);
   const list = await runSweepList(items, {
     width,
