@@ -298,6 +298,8 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
     // Node's leak warning at 11 listeners would fire at every sweep wider than 10; a real leak still passes this
     setMaxListeners(4 * width + 10, signal);
     const context: SweepContext = { s, opts, progress, signal, budget };
+    // The list is the runs still to run, as the database says (planSweep); the Map's holds every run, one already
+    // run failing to start under its used name (AlreadyRun): the Map cannot read the database before it starts.
     const ran = await runSweepList(
       plan.filter((p) => p.action !== 'skip'),
       {
