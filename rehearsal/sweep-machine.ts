@@ -17,6 +17,14 @@ import type { TaskOutcome } from '../simulators/sfn-sim.ts';
 import { SDK_THREADS, SfnClientWorkers } from './sfn-client-workers.ts';
 import { fact } from '../aws-facts/facts.ts';
 import {
+  EXCEEDED_TOLERANCE,
+  mapRules,
+  mapWidth,
+  runSweepList,
+  type SweepMapRules,
+  type SweepRunnerResult,
+} from '../state-machine/sweep-runner.ts';
+import {
   applyParameters,
   applyResultPath,
   checkFields,
@@ -91,9 +99,35 @@ export interface SweepRunReport {
  */
 const ITEM_READER_MAX_FILE_BYTES = fact('sfn.item-reader-max-json-file-bytes').value;
 const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
+/** A Map with no MaxConcurrency of ours runs up to this many children at once. */
+const MAX_MAP_CHILDREN = fact('sfn.max-map-run-child-executions').value;
 
 /** A stand-in's output: what the finalize functions send (FinalizeOutput's shape), saying it was not run. */
 const standInOutput = (name: string) => ({ experimentId: name, status: 'stood_in', stopReason: 'not run (rehearsal)' });
+
+/**
+ * The Map Run over its items: its width (MaxConcurrency, or what MaxConcurrencyPath reads) and failure tolerance from
+ * the Map state, the list run as the local sweep runs its own (sweep-runner.ts); `iterate` is one child workflow.
+ */
+export async function emulateMapRun<R extends { status: 'SUCCEEDED' | 'FAILED' }>(
+  stateName: string,
+  state: AslState,
+  input: Json,
+  items: Json[],
+  iterate: (item: Json, index: number) => Promise<R>,
+): Promise<{ width: number; rules: SweepMapRules; list: SweepRunnerResult<R> }> {
+  const rules = mapRules(stateName, state);
+  const asked =
+    typeof rules.maxConcurrency === 'number' ? rules.maxConcurrency : readPath(rules.maxConcurrency.path, input);
+  const width = mapWidth(asked, MAX_MAP_CHILDREN);
+  if (width === null) throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(asked)} is not a count`);
+  const list = await runSweepList(items, {
+    width,
+    toleratedFailurePercentage: rules.toleratedFailurePercentage,
+    run: iterate,
+  });
+  return { width, rules, list };
+}
 
 export class SweepEmulator {
   private readonly env: World['model']['values']['env'];
@@ -242,62 +276,43 @@ export class SweepEmulator {
       throw new StateError('States.Runtime', `the sweep machine may not describe or stop ${executionArn}`);
 
     const items = await this.readItems(stateName, state, input, report);
-    const maxConcurrency =
-      typeof state.MaxConcurrencyPath === 'string'
-        ? readPath(state.MaxConcurrencyPath, input)
-        : (state.MaxConcurrency ?? 0);
-    if (!Number.isInteger(maxConcurrency) || (maxConcurrency as number) < 0)
-      throw new StateError('States.Runtime', `MaxConcurrency ${JSON.stringify(maxConcurrency)} is not a count`);
-    // 0 (or none) is no limit of ours: a Distributed Map then runs up to 10,000 child workflow executions at once
-    // (Developer Guide, "Using Map state in Distributed mode",
-    // https://docs.aws.amazon.com/step-functions/latest/dg/state-map-distributed.html).
-    const limit = (maxConcurrency as number) || fact('sfn.max-map-run-child-executions').value;
-    report.maxConcurrency = limit;
-
     const mapRunId = randomUUID();
     const label = (state.Label as string | undefined) ?? stateName;
     report.mapRunArn = `arn:${partition}:states:${region}:${account}:mapRun:${this.machine.name}/${label}:${mapRunId}`;
-    const iterations = new Array<IterationResult>(items.length);
-    let next = 0;
-    let inFlight = 0;
-    report.maxInFlight = 0;
     report.startExecutionCalls = 0;
-    const worker = async () => {
-      while (next < items.length) {
-        const index = next++;
-        inFlight++;
-        report.maxInFlight = Math.max(report.maxInFlight!, inFlight);
-        try {
-          iterations[index] = await this.iteration(index, items[index], processor, label, opts, report);
-        } finally {
-          inFlight--;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+    const { width, rules, list } = await emulateMapRun(stateName, state, input, items, (item, index) =>
+      this.iteration(index, item, processor, label, opts, report),
+    );
+    report.maxConcurrency = width;
+    const iterations = list.ends.filter((i) => i !== undefined);
     report.iterations = iterations;
-    // Each iteration in flight holds at most one Lambda invocation at a time (its experiment's Tasks run one after
-    // another), so the peak in flight is the sweep's Lambda concurrency: past what the account has unreserved, AWS
-    // throttles (Lambda.TooManyRequestsException). The quota is the Lambda server's account (settable: a new one).
+    report.maxInFlight = list.maxInFlight;
+    this.lambdaConcurrencyCheck(stateName, list.maxInFlight);
+    const output = await this.writeResults(state, input, report.mapRunArn, mapRunId, iterations, report);
+    if (list.halted === EXCEEDED_TOLERANCE)
+      throw new StateError(
+        'States.ExceedToleratedFailureThreshold',
+        `${list.counts.FAILED} of ${items.length} iterations failed, over the tolerated ` +
+          `${rules.toleratedFailurePercentage}%`,
+      );
+    return applyResultPath(state.ResultPath, input, output);
+  }
+
+  /**
+   * Each iteration in flight holds at most one Lambda invocation at a time (its experiment's Tasks run one after
+   * another), so the peak in flight is the sweep's Lambda concurrency: past what the account has unreserved, AWS
+   * throttles (Lambda.TooManyRequestsException). The quota is the Lambda server's account (settable: a new one).
+   */
+  private lambdaConcurrencyCheck(stateName: string, maxInFlight: number): void {
     const unreserved = this.world.sims.lambda.account.unreservedConcurrentExecutions;
-    if (report.maxInFlight > unreserved)
+    if (maxInFlight > unreserved)
       this.world.violations.push({
         quota: "Lambda concurrent executions (the account's unreserved)",
         where: `Map ${stateName}: experiments in flight, one invocation each`,
-        measured: report.maxInFlight,
+        measured: maxInFlight,
         limit: unreserved,
         unit: 'executions',
       });
-
-    const failed = iterations.filter((i) => i.status === 'FAILED').length;
-    const tolerated = Number(state.ToleratedFailurePercentage ?? 0);
-    const output = await this.writeResults(state, input, report.mapRunArn, mapRunId, iterations, report);
-    if (items.length > 0 && (failed / items.length) * 100 > tolerated)
-      throw new StateError(
-        'States.ExceedToleratedFailureThreshold',
-        `${failed} of ${items.length} iterations failed, over the tolerated ${tolerated}%`,
-      );
-    return applyResultPath(state.ResultPath, input, output);
   }
 
   /** ItemReader: s3:getObject of a JSON array, through the S3 server with the machine's key. */

@@ -12,7 +12,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 
 export type Definition = Record<string, unknown> & { StartAt: string; States: Record<string, Record<string, unknown>> };
 
-let cached: Definition | null = null;
+let cached: { Experiments: Definition; Sweeps: Definition } | null = null;
 
 /**
  * CDK is loaded here, on demand: at the top it would cost every process that runs an experiment (each CLI command)
@@ -72,7 +72,16 @@ export function machineDefinition(template: Template, construct: 'Experiments' |
  * sweep, 32 experiments at once) should not keep.
  */
 export function experimentDefinition(): Definition {
-  return (cached ??= synthesized('definition') as Definition);
+  return machines().Experiments;
+}
+
+/** The sweep machine's definition, whose Map the sweeps follow (sweep-runner.ts), synthesized with the above. */
+export function sweepDefinition(): Definition {
+  return machines().Sweeps;
+}
+
+function machines(): { Experiments: Definition; Sweeps: Definition } {
+  return (cached ??= synthesized('definition') as { Experiments: Definition; Sweeps: Definition });
 }
 
 /** The stack's resources as `cdk synth` writes them (bundling skipped), e.g. for the idle-cost bench. */

@@ -17,10 +17,21 @@ import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
 import { experimentState, latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
 import type { LocalRunOptions } from './local-runner.ts';
+import type { LocalExperimentOptions } from './local-experiment.ts';
 import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
 import { patiently } from '../core/store/retry-query.ts';
 import { SharedBudget } from '../core/engine/token-cost.ts';
 import { refuseUnpricedSweepBudget } from '../core/sweeps/sweep-budget.ts';
+import { sweepDefinition } from './definition.ts';
+import {
+  EXCEEDED_TOLERANCE,
+  mapWidth,
+  runSweepList,
+  sweepMapRules,
+  ToleratedFailuresExceededError,
+  type RunEnd,
+  type SweepRunnerResult,
+} from './sweep-runner.ts';
 
 type RunAction = 'start' | 'resume' | 'retry' | 'skip';
 
@@ -118,178 +129,241 @@ function errorName(err: unknown): string {
   return cause instanceof Error ? cause.name : 'Error';
 }
 
+/** A run's end for the sweep runner; `interrupted`: the experiment it marked interrupted (the next sweep resumes). */
+interface LocalEnd {
+  status: RunEnd;
+  action: RunAction;
+  interrupted?: string;
+}
+
+/** What the runs of one sweep share while it runs. */
+interface SweepContext {
+  s: LoadedSweep;
+  opts: LocalSweepOptions;
+  progress: SweepProgress;
+  signal: AbortSignal;
+  budget?: SharedBudget;
+}
+
+/** How one run of the sweep is started and awaited here: its experiment run in this process to its end. */
+async function runPlanned(p: PlannedRun, c: SweepContext): Promise<LocalEnd> {
+  const { opts, progress } = c;
+  const key = `${p.run.cell.key} | repeat ${p.run.repeat}`;
+  progress.running.set(p.experimentId, { key, turn: 0, actions: 0 });
+  opts.onProgress?.(progress);
+  const input =
+    p.action === 'resume'
+      ? await patiently(() => resumeInput(opts.db, p.experimentId))
+      : sweepRunInput(c.s.spec.sweep, p.run, p.attempt);
+  let status: RunEnd = 'SUCCEEDED';
+  try {
+    const result = await runLocalExperiment(input as never, experimentOptions(p, key, c));
+    const summary = result.summary ?? (await patiently(() => experimentState(opts.db, p.experimentId)));
+    if (summary?.goal_found) progress.successes++;
+  } catch (err) {
+    if ((err as Error).name === 'ExperimentInterruptedError') {
+      progress.running.delete(p.experimentId);
+      // marked interrupted, still running: the next `sweep` of the file resumes it (none when it stopped before its
+      // experiment started: then it was not started, and nothing was written)
+      const id = (err as { experimentId: string | null }).experimentId;
+      return id !== null
+        ? { status: 'STOPPED', action: p.action, interrupted: id }
+        : { status: 'NOT_STARTED', action: p.action };
+    }
+    // the experiment is finalized failed (its reason is in the database); the sweep goes on
+    status = 'FAILED';
+    progress.failed++;
+    const name = errorName(err);
+    progress.errors.set(name, (progress.errors.get(name) ?? 0) + 1);
+  }
+  progress.running.delete(p.experimentId);
+  progress.done++;
+  opts.onProgress?.(progress);
+  return { status, action: p.action };
+}
+
+/** The experiment's options: the sweep's database, agents and signal, its turns and provider waits on the live line. */
+function experimentOptions(p: PlannedRun, key: string, c: SweepContext): LocalExperimentOptions {
+  const { opts, progress } = c;
+  return {
+    db: opts.db,
+    agents: opts.agents,
+    parameters: opts.parameters,
+    retryIntervals: opts.retryIntervals,
+    telemetry: opts.telemetry,
+    onTurn: (t: TurnSummary) => {
+      progress.running.set(p.experimentId, { key, turn: t.turnNumber, actions: t.actionsTaken });
+      opts.onProgress?.(progress);
+    },
+    onProviderWait: (w) => {
+      const entry = progress.running.get(p.experimentId);
+      if (!entry) return;
+      progress.running.set(p.experimentId, {
+        key: entry.key,
+        turn: entry.turn,
+        actions: entry.actions,
+        ...(w ? { waiting: { waits: w.waits, since: w.since } } : {}),
+      });
+      opts.onProgress?.(progress);
+    },
+    waitIntervals: opts.waitIntervals,
+    signal: c.signal,
+    sharedBudget: c.budget,
+    executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
+  };
+}
+
+/** The sweep's lock as the live line sees it: since when it is away, the outages ridden out, who took it. */
+class LockWatch {
+  lostAt: number | null = null;
+  readonly outages = { count: 0, seconds: 0 };
+  taken: SweepLockLostError | null = null;
+  report = () => {};
+
+  constructor(private readonly stop: AbortController) {}
+
+  readonly callbacks = {
+    onLost: () => {
+      this.lostAt = Date.now();
+      this.report();
+    },
+    onRetaken: (ms: number) => {
+      this.lostAt = null;
+      this.outages.count++;
+      this.outages.seconds += ms / 1000;
+      this.report();
+    },
+    // another process took the sweep while this one's lock was gone with its connection: its runs stop
+    onTaken: (err: SweepLockLostError) => {
+      this.taken = err;
+      this.stop.abort(err.message);
+    },
+  };
+}
+
+/** The progress before any run starts: the runs finished before are done already. */
+function firstProgress(
+  plan: PlannedRun[],
+  planned: Record<RunAction, number>,
+  watch: LockWatch,
+  startedAt: number,
+): SweepProgress {
+  return {
+    total: plan.length,
+    skipped: planned.skip,
+    done: planned.skip,
+    successes: plan.filter((p) => p.finished?.goalFound).length,
+    failed: 0,
+    errors: new Map(),
+    running: new Map(),
+    startedAt,
+    databaseLostAt: null,
+    databaseOutages: watch.outages,
+  };
+}
+
 export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions): Promise<SweepResult> {
-  // the sweep as registered: grown, its cells at the indices the database gave them (sweep-growth.ts)
-  let s = file;
   const started = Date.now();
-  // Runs stop at their next turn on the caller's signal, or when another process took the sweep while this one's
-  // lock was gone with its connection.
+  // Runs stop at their next turn on the caller's signal, or when another process took the sweep.
   const stop = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-  const taken: { away: SweepLockLostError | null } = { away: null };
-  const outages = { count: 0, seconds: 0 };
-  let report = () => {};
-  let lostAt: number | null = null;
-  const lock = await SweepLock.take(opts.db, s.spec.sweep, {
-    onLost: () => {
-      lostAt = Date.now();
-      report();
-    },
-    onRetaken: (ms) => {
-      lostAt = null;
-      outages.count++;
-      outages.seconds += ms / 1000;
-      report();
-    },
-    onTaken: (err) => {
-      taken.away = err;
-      stop.abort(err.message);
-    },
-  });
+  const watch = new LockWatch(stop);
+  const lock = await SweepLock.take(opts.db, file.spec.sweep, watch.callbacks);
   try {
     const defaults = (await opts.parameters?.get())?.config;
     refuseUnpricedSweepBudget(file, defaults);
-    s = await patiently(() => registerSweep(opts.db, file));
+    // the sweep as registered: grown, its cells at the indices the database gave them (sweep-growth.ts)
+    const s = await patiently(() => registerSweep(opts.db, file));
     const plan = await planSweep(opts.db, s);
     const planned: Record<RunAction, number> = { start: 0, resume: 0, retry: 0, skip: 0 };
     for (const p of plan) planned[p.action]++;
-    const progress: SweepProgress = {
-      total: plan.length,
-      skipped: planned.skip,
-      done: planned.skip,
-      successes: plan.filter((p) => p.finished?.goalFound).length,
-      failed: 0,
-      errors: new Map(),
-      running: new Map(),
-      startedAt: started,
-      databaseLostAt: null,
-      databaseOutages: outages,
-    };
-    report = () => {
-      progress.databaseLostAt = lostAt;
+    const progress = firstProgress(plan, planned, watch, started);
+    watch.report = () => {
+      progress.databaseLostAt = watch.lostAt;
       opts.onProgress?.(progress);
     };
     opts.onProgress?.(progress);
-    const queue = plan.filter((p) => p.action !== 'skip');
-    const interrupted: string[] = [];
-    let stoppedBeforeStart = 0;
-    // once interrupted, no run starts: the rest stay queued, for the next `sweep` of the file; nor while the sweep's
-    // lock is away with its connection
-    let budgetSpent: SweepResult['budgetSpent'];
     // what every run of the sweep spent before, then charged reply by reply by the runs in flight (token-cost.ts)
     const budget = s.spec.budget
       ? new SharedBudget(s.spec.budget, await patiently(() => sweepSpend(opts.db, s.spec.sweep)))
       : undefined;
-    const ran: SweepResult['ran'] = { start: 0, resume: 0, retry: 0 };
-    const take = async () => {
-      await lock.held();
-      if (signal.aborted || budgetSpent) return undefined;
-      const reason = queue.length > 0 ? budget?.reached() : null;
-      if (budget && reason) {
-        budgetSpent = { reason, limit: budget.budget[reason]!, spent: budget.spent, notStarted: 0 };
-        return undefined;
-      }
-      const next = queue.shift();
-      if (next && next.action !== 'skip') ran[next.action]++;
-      return next;
-    };
-    const worker = async () => {
-      for (let next = await take(); next; next = await take()) {
-        const p = next;
-        const key = `${p.run.cell.key} | repeat ${p.run.repeat}`;
-        progress.running.set(p.experimentId, { key, turn: 0, actions: 0 });
-        opts.onProgress?.(progress);
-        const onTurn = (t: TurnSummary) => {
-          progress.running.set(p.experimentId, { key, turn: t.turnNumber, actions: t.actionsTaken });
-          opts.onProgress?.(progress);
-        };
-        const input =
-          p.action === 'resume'
-            ? await patiently(() => resumeInput(opts.db, p.experimentId))
-            : sweepRunInput(s.spec.sweep, p.run, p.attempt);
-        try {
-          const result = await runLocalExperiment(input as never, {
-            db: opts.db,
-            agents: opts.agents,
-            parameters: opts.parameters,
-            retryIntervals: opts.retryIntervals,
-            telemetry: opts.telemetry,
-            onTurn,
-            onProviderWait: (w) => {
-              const entry = progress.running.get(p.experimentId);
-              if (!entry) return;
-              progress.running.set(p.experimentId, {
-                key: entry.key,
-                turn: entry.turn,
-                actions: entry.actions,
-                ...(w ? { waiting: { waits: w.waits, since: w.since } } : {}),
-              });
-              opts.onProgress?.(progress);
-            },
-            waitIntervals: opts.waitIntervals,
-            signal,
-            sharedBudget: budget,
-            executionName: p.action === 'resume' ? `${p.experimentId}-resume-${Date.now()}` : p.experimentId,
-          });
-          const summary = result.summary ?? (await patiently(() => experimentState(opts.db, p.experimentId)));
-          if (summary?.goal_found) progress.successes++;
-        } catch (err) {
-          if ((err as Error).name === 'ExperimentInterruptedError') {
-            // marked interrupted, still running: the next `sweep` of the file resumes it
-            // (none when it stopped before its experiment started: then it was not started, and nothing was written)
-            const id = (err as { experimentId: string | null }).experimentId;
-            if (id !== null) interrupted.push(id);
-            else {
-              stoppedBeforeStart++;
-              if (p.action !== 'skip') ran[p.action]--;
-            }
-            progress.running.delete(p.experimentId);
-            continue;
-          }
-          // the experiment is finalized failed (its reason is in the database); the sweep goes on
-          progress.failed++;
-          const name = errorName(err);
-          progress.errors.set(name, (progress.errors.get(name) ?? 0) + 1);
-        }
-        progress.running.delete(p.experimentId);
-        progress.done++;
-        opts.onProgress?.(progress);
-      }
-    };
-    const concurrency = Math.max(1, opts.concurrency ?? s.spec.max_concurrency);
+    const rules = sweepMapRules(sweepDefinition());
+    // On AWS MaxConcurrencyPath reads RegisterSweep's answer: the width asked, capped to the account's free Lambda
+    // concurrency (sweep-capacity.ts). A laptop has no Lambda account to fit: the width asked is the width.
+    const width =
+      typeof rules.maxConcurrency === 'number'
+        ? mapWidth(rules.maxConcurrency)!
+        : Math.max(1, opts.concurrency ?? s.spec.max_concurrency);
     // each run in flight listens on the sweep's signal while it runs (local-runner.ts: a stop during a wait), so
     // Node's leak warning at 11 listeners would fire at every sweep wider than 10; a real leak still passes this
-    setMaxListeners(4 * concurrency + 10, signal);
-    await Promise.all(Array.from({ length: Math.min(concurrency, queue.length || 1) }, worker));
-    if (taken.away) throw taken.away;
-    // the runs in flight may have reached the budget after the last run started: then nothing was left unstarted
-    const reason = budget?.reached();
-    if (budget && reason && !budgetSpent)
-      budgetSpent = { reason, limit: budget.budget[reason]!, spent: budget.spent, notStarted: 0 };
-    // what the runs kept (their committed turns), as the database holds it
-    if (budgetSpent) budgetSpent.spent = await patiently(() => sweepSpend(opts.db, s.spec.sweep));
-    return {
-      sweep: s.spec.sweep,
-      planned,
-      ran,
-      notStarted: queue.length + stoppedBeforeStart,
-      done: progress.done,
-      successes: progress.successes,
-      failed: progress.failed,
-      seconds: (Date.now() - started) / 1000,
-      databaseOutages: outages,
-      ...(budgetSpent ? { budgetSpent: { ...budgetSpent, notStarted: queue.length } } : {}),
-      ...(opts.signal?.aborted
-        ? {
-            interrupted: {
-              // by id, not in the race of which stopped first
-              runs: interrupted.sort(),
-              notStarted: queue.length + stoppedBeforeStart,
-            },
-          }
-        : {}),
-    };
+    setMaxListeners(4 * width + 10, signal);
+    const context: SweepContext = { s, opts, progress, signal, budget };
+    // The list is the runs still to run, as the database says (planSweep); the Map's holds every run, one already
+    // run failing to start under its used name (AlreadyRun): the Map cannot read the database before it starts.
+    const ran = await runSweepList(
+      plan.filter((p) => p.action !== 'skip'),
+      {
+        width,
+        toleratedFailurePercentage: rules.toleratedFailurePercentage,
+        // Here, not on AWS, the sweep stops starting runs once interrupted or its budget spent: the Map starts every
+        // run of its list (a run's own max_cost_usd still holds), and a stop there is StopExecution of the whole.
+        // Nor does a run start while the sweep's lock is away with its connection.
+        mayStart: async () => {
+          await lock.held();
+          return signal.aborted ? 'interrupted' : (budget?.reached() ?? null);
+        },
+        run: (p) => runPlanned(p, context),
+      },
+    );
+    if (watch.taken) throw watch.taken;
+    if (ran.halted === EXCEEDED_TOLERANCE)
+      throw new ToleratedFailuresExceededError(ran.counts.FAILED, ran.ends.length, rules.toleratedFailurePercentage);
+    return await sweepResult(context, planned, ran, started, watch);
   } finally {
     await lock.release();
   }
+}
+
+/** What the sweep did, from what each run ended as; the spend as the database holds it (the runs' committed turns). */
+async function sweepResult(
+  c: SweepContext,
+  planned: Record<RunAction, number>,
+  list: SweepRunnerResult<LocalEnd>,
+  started: number,
+  watch: LockWatch,
+): Promise<SweepResult> {
+  const { s, opts, progress, budget } = c;
+  const ran: SweepResult['ran'] = { start: 0, resume: 0, retry: 0 };
+  const interrupted: string[] = [];
+  for (const end of list.ends) {
+    if (end && end.status !== 'NOT_STARTED' && end.action !== 'skip') ran[end.action]++;
+    if (end?.interrupted) interrupted.push(end.interrupted);
+  }
+  const notStarted = list.untaken + list.counts.NOT_STARTED;
+  // the budget that stopped the starts, else one the runs in flight reached after the last run started
+  const halted = list.halted === 'max_cost_usd' || list.halted === 'max_tokens' ? list.halted : null;
+  const reason = halted ?? budget?.reached();
+  const budgetSpent: SweepResult['budgetSpent'] =
+    budget && reason
+      ? {
+          reason,
+          limit: budget.budget[reason]!,
+          spent: await patiently(() => sweepSpend(opts.db, s.spec.sweep)),
+          notStarted: list.untaken,
+        }
+      : undefined;
+  return {
+    sweep: s.spec.sweep,
+    planned,
+    ran,
+    notStarted,
+    done: progress.done,
+    successes: progress.successes,
+    failed: progress.failed,
+    seconds: (Date.now() - started) / 1000,
+    databaseOutages: watch.outages,
+    ...(budgetSpent ? { budgetSpent } : {}),
+    // the interrupted runs by id, not in the race of which stopped first
+    ...(opts.signal?.aborted ? { interrupted: { runs: interrupted.sort(), notStarted } } : {}),
+  };
 }

@@ -1,10 +1,12 @@
-// Prints the experiment machine's definition (or, given `template`, the whole
+// Prints the experiment and sweep machines' definitions (or, given `template`, the whole
 // stack template) as JSON: run as a child process by synthesized() in
 // definition.ts, so the memory CDK synthesis needs (hundreds of MB) is
 // returned to the system before any experiment runs.
 import { machineDefinition, synthesizeTemplate } from './definition.ts';
 
 const template = await synthesizeTemplate();
-process.stdout.write(
-  JSON.stringify(process.argv[2] === 'template' ? template.toJSON() : machineDefinition(template, 'Experiments')),
-);
+const machines = {
+  Experiments: machineDefinition(template, 'Experiments'),
+  Sweeps: machineDefinition(template, 'Sweeps'),
+};
+process.stdout.write(JSON.stringify(process.argv[2] === 'template' ? template.toJSON() : machines));
