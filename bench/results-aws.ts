@@ -1,5 +1,5 @@
-// The claim: exporting a sweep of 1,000,000 action rows completes over the RDS Data API (aws-facts:
-// data-api.max-response-bytes, so reads are paged) in memory that does not grow with the rows. Sweeps of
+// The claim: exporting a sweep of 1,000,000 action rows completes over the RDS Data API
+// (aws-facts: data-api.max-response-bytes, so reads are paged) in memory that does not grow with the rows. Sweeps of
 // BENCH_ACTIONS actions and a tenth of that are exported as `ariadne export` does, in each format over pg and over the
 // Data API simulator, each export in a child process so its peak RSS is its own. Printed: time, rows/s, calls, pages
 // read again halved, bytes, CPU and peak memory, and the large size's peaks over the small's. Nothing is asserted.

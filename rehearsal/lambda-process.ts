@@ -1,8 +1,8 @@
 // One rehearsed Lambda execution environment: a child Node process running a function's bundled asset through
 // lambda-bootstrap.mjs with only the environment Lambda would give it, one invocation at a time over IPC (one process
-// = one warm container). The function's timeout and the synchronous payload quotas (aws-facts:
-// lambda.sync-max-request-bytes, lambda.sync-max-response-bytes) are enforced with the errors a Task would get, and a
-// killed container makes the next invocation a cold start.
+// = one warm container). The function's timeout and the synchronous payload quotas
+// (aws-facts: lambda.sync-max-request-bytes, lambda.sync-max-response-bytes) are enforced with the errors a Task would
+// get, and a killed container makes the next invocation a cold start.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';

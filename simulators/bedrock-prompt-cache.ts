@@ -1,8 +1,8 @@
-// The Bedrock simulator's prompt cache: checks a Converse request's cache points against the facts table (aws-facts:
-// bedrock.prompt-cache-*, read there and not from the project's bedrock-caching.ts, so the two cannot share a mistake)
-// and counts what the service would read and write: each checkpoint caches the prefix up to it (tools -> system ->
-// messages), the n-th needs n times the minimum (below it, no caching and no error), and a prefix lives for the TTL.
-import { tokensOf } from './sim-player.ts';
+// The Bedrock simulator's prompt cache: checks a Converse request's cache points against the facts table
+// (aws-facts: bedrock.prompt-cache-*, read there and not from the project's bedrock-caching.ts, so the two cannot
+// share a mistake) and counts what the service would read and write: each checkpoint caches the prefix up to it
+// (tools -> system -> messages), the n-th needs n times the minimum (below it, no caching and no error), and a prefix
+// lives for the TTL.
 import { simBaseModel } from './bedrock-catalog.ts';
 import { fact } from '../aws-facts/facts.ts';
 

@@ -2,7 +2,7 @@
 // dependency order, each as soon as what it depends on exists (as CloudFormation does in parallel), by a provisioner
 // where one exists (RDS simulator, custom resource handlers). A failed creation rolls back in reverse order, keeping
 // what DeletionPolicy keeps (aws-facts: cloudformation.retain-except-on-create); a failed delete ends ROLLBACK_FAILED,
-// and a ROLLBACK_COMPLETE stack must be deleted first (cloudformation.rollback-complete, rollback-failed).
+// and a ROLLBACK_COMPLETE stack must be deleted first (cloudformation.rollback-complete).
 import { fact } from '../aws-facts/facts.ts';
 import type { RdsSim } from './rds-sim.ts';
 import { RdsApiError } from './rds-sim.ts';

@@ -1,8 +1,8 @@
 // A local server speaking RDS's control plane (query protocol, Version 2014-10-31) for the DB cluster calls the stack
 // makes, so functions/protect-database.ts runs through the real @aws-sdk/client-rds: form-encoded POSTs signed with
-// SigV4, XML replies and errors; DeleteDBCluster of a protected cluster is refused (aws-facts:
-// rds.delete-protected-cluster). Clusters are created in-process for the deploy simulator (cloudformation-deploy.ts);
-// with an authorizer, each request is authorized as rds:<Action> on the cluster's ARN (resource type "cluster").
+// SigV4, XML replies and errors; DeleteDBCluster of a protected cluster is refused
+// (aws-facts: rds.delete-protected-cluster). Clusters are created in-process for the deploy simulator
+// (cloudformation-deploy.ts); with an authorizer, each request is authorized as rds:<Action> on the cluster's ARN.
 import { randomUUID } from 'node:crypto';
 import { queryErrorReply, type AwsCall, type RequestAuthorization, type RequestScope } from './authorization.ts';
 import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';

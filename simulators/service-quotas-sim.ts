@@ -1,8 +1,8 @@
 // A local server speaking Service Quotas' JSON 1.1 protocol for the two reads the CLI makes of Bedrock's quotas:
 // ListServiceQuotas (aws-facts: service-quotas.list-max-results; authorized on "*", no resource type) and
 // GetServiceQuota (NoSuchResourceException for an unknown code; authorized on the quota's ARN). Its quotas are
-// settable; by default Bedrock's for the stack's default models, named as AWS names them (aws-facts:
-// bedrock.runtime-quotas-tokens-only).
+// settable; by default Bedrock's for the stack's default models, named as AWS names them
+// (aws-facts: bedrock.runtime-quotas-tokens-only).
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { allFacts } from '../aws-facts/facts.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIRS = [
@@ -110,6 +111,11 @@ function awsDocPages(text: string): string[] {
 
 const ALL = DIRS.flatMap(files);
 
+/** Each key cited as `aws-facts: KEY` (a trailing `*` stands for every key it begins), with its file. */
+function citedFactKeys(file: string, text: string): Array<{ file: string; key: string }> {
+  return [...text.matchAll(/aws-facts: ([a-z][\w.-]*[\w*])/g)].map((m) => ({ file, key: m[1] }));
+}
+
 describe('comments say why, briefly', () => {
   it('counts a header by its comment lines, not its directives', () => {
     expect(headerLines('#!/usr/bin/env node\n// one\n// two\nimport x from "y";\n')).toBe(2);
@@ -138,5 +144,14 @@ describe('comments say why, briefly', () => {
       pages.filter((p) => !cited.some((c) => c.file === file && c.page.startsWith(p))).map((p) => `${file}: ${p}`),
     );
     expect(stale).toEqual([]);
+  });
+
+  it('every `aws-facts: KEY` citation names a fact of the table', () => {
+    const keys = allFacts().map((f) => f.key as string);
+    const known = (key: string) =>
+      key.endsWith('*') ? keys.some((k) => k.startsWith(key.slice(0, -1))) : keys.includes(key);
+    const cited = ALL.flatMap((file) => citedFactKeys(file, readFileSync(join(ROOT, file), 'utf8')));
+    expect(cited.length).toBeGreaterThan(10);
+    expect(cited.filter(({ key }) => !known(key)).map(({ file, key }) => `${file}: ${key}`)).toEqual([]);
   });
 });

@@ -67,8 +67,8 @@ const SCOPE_WORDS: Record<QuotaScope, string> = {
 
 /**
  * "<scope> (model inference | InvokeModel) (tokens | requests) per minute for <model>", lower-cased: AWS's names
- * ("Cross-Region InvokeModel tokens per minute for ${model}", "On-demand InvokeModel ...", the page of aws-facts:
- * bedrock.runtime-quotas-tokens-only) and older accounts' ("On-demand model inference tokens per minute for ...").
+ * ("Cross-Region InvokeModel tokens per minute for ${model}", "On-demand InvokeModel ...",
+ * the page of aws-facts: bedrock.runtime-quotas-tokens-only) and older accounts' ("On-demand model inference ...").
  * Only tokens per minute is a rate limit: Bedrock "no longer enforces requests-per-minute (RPM) quotas".
  */
 const QUOTA_NAME = new RegExp(

@@ -1,8 +1,8 @@
-// What one stored value may weigh, so that every row written reads back through the RDS Data API (aws-facts:
-// data-api.max-row-bytes, data-api.max-response-bytes), measured as Postgres prints the values, as the simulator does.
-// A table's growing columns plus FIXED_COLUMNS_BYTES stay under a row (test/stored-limits.test.ts). Over its limit, a
-// value the researcher chose is refused before anything is written; what a model or server wrote is cut with a marker
-// and named in `clipped` (a 100 KB reply must not fail a run); agent memory is bounded by the agent, else refused.
+// What one stored value may weigh, so that every row written reads back through the RDS Data API
+// (aws-facts: data-api.max-row-bytes, data-api.max-response-bytes), measured as Postgres prints the values, as the
+// simulator does. A table's growing columns plus FIXED_COLUMNS_BYTES stay under a row (test/stored-limits.test.ts).
+// Over its limit, a value the researcher chose is refused before anything is written; what a model or server wrote is
+// cut with a marker and named in `clipped` (a 100 KB reply must not fail a run); memory is bounded by the agent.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { InvalidInputError, ValueTooLargeError } from '../errors.ts';
 import { fact } from '../../aws-facts/facts.ts';
