@@ -3,6 +3,7 @@
 // share a mistake) and counts what the service would read and write: each checkpoint caches the prefix up to it
 // (tools -> system -> messages), the n-th needs n times the minimum (below it, no caching and no error), and a prefix
 // lives for the TTL.
+import { tokensOf } from './sim-player.ts';
 import { simBaseModel } from './bedrock-catalog.ts';
 import { fact } from '../aws-facts/facts.ts';
 
