@@ -1,6 +1,7 @@
-// The account's Lambda concurrency in this Region, read with GetAccountSettings (AccountLimit's ConcurrentExecutions
-// and UnreservedConcurrentExecutions; aws-facts: lambda.default-concurrent-executions). IAM: lambda:GetAccountSettings,
-// an action with no resource type, so granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's
+// The account's Lambda concurrency in this Region, read with GetAccountSettings
+// (docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html: AccountLimit's ConcurrentExecutions and
+// UnreservedConcurrentExecutions; aws-facts: lambda.default-concurrent-executions). IAM: lambda:GetAccountSettings, an
+// action with no resource type, so granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's
 // width (core/sweeps/sweep-capacity.ts); the engine never imports the SDK.
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { AccountConcurrency } from '../core/sweeps/sweep-capacity.ts';

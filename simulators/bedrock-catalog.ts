@@ -41,7 +41,11 @@ export const simModelLifecycle = (id: string): SimModelLifecycle => ({
   ...LIFECYCLE_DATES[simBaseModel(id)],
 });
 
-/** Claude 4 and later: on demand through an inference profile only. */
+/**
+ * Claude 4 and later: on demand through an inference profile only (inference profiles: the page of
+ * aws-facts: bedrock.profile-destinations-us); a base id answers "Invocation of model ID ... with on-demand throughput
+ * isn't supported" (reported wording).
+ */
 export const needsProfile = (id: string): boolean =>
   !PROFILE.test(id) && /^anthropic\.claude-(sonnet|opus|haiku|fable|mythos)-\d/.test(id);
 

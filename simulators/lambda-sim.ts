@@ -1,7 +1,8 @@
 // A local server for the one Lambda control-plane call Ariadne makes: GetAccountSettings (REST-JSON, GET
-// /2016-08-19/account-settings/), answering AccountLimit and AccountUsage. Its account is settable, so the
-// rehearsal can be a new account with little concurrency (aws-facts: lambda.default-concurrent-executions). SigV4
-// required; with an authorizer, each request is authorized as lambda:GetAccountSettings on "*" (no resource type).
+// /2016-08-19/account-settings/; docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html), answering
+// AccountLimit and AccountUsage. Its account is settable, so the rehearsal can be a new account with little
+// concurrency (aws-facts: lambda.default-concurrent-executions). SigV4 required; with an authorizer, each request is
+// authorized as lambda:GetAccountSettings on "*" (no resource type).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestAuthorization } from './authorization.ts';

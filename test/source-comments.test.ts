@@ -40,6 +40,22 @@ const UNFACTED_PAGES: Record<string, string[]> = {
     'bedrock/latest/userguide/model-lifecycle.html',
     'bedrock/latest/userguide/model-card-anthropic-claude',
   ],
+  // Converse's stopReason values; a reasoning block sent back with its signature
+  'core/providers/llm/bedrock-model.ts': [
+    'bedrock/latest/APIReference/API_runtime_MessageStopEvent.html',
+    'bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html',
+  ],
+  // unreserved concurrency's definition; the state machine's and a Task's TimeoutSeconds
+  'core/sweeps/sweep-capacity.ts': [
+    'lambda/latest/api/API_AccountLimit.html',
+    'step-functions/latest/dg/sfn-stuck-execution.html',
+    'step-functions/latest/dg/state-task.html',
+  ],
+  // GetAccountSettings' request and answer
+  'functions/lambda-concurrency.ts': ['lambda/latest/api/API_GetAccountSettings.html'],
+  'simulators/lambda-sim.ts': ['lambda/latest/api/API_GetAccountSettings.html'],
+  // how Bedrock names its quotas
+  'simulators/service-quotas-sim.ts': ['bedrock/latest/userguide/quotas-increase.html'],
   // Sandbox.Timedout for a timeout in the Init phase
   'core/machine/states.ts': ['lambda/latest/dg/troubleshooting-invocation.html'],
   // Marketplace subscription on first call; Legacy models refused after inactivity

@@ -1,8 +1,8 @@
-// Amazon Bedrock over @aws-sdk/client-bedrock-runtime's Converse API with a toolConfig; tool results go back as
-// toolResult blocks in a user message. The SDK's own retries are off (maxAttempts 1): ours log every retry. Claude's
-// thinking is asked through additionalModelRequestFields.thinking (aws-facts: bedrock.thinking-min-budget-tokens) and
-// its reasoning blocks are sent back unmodified. Converse has no seed: Bedrock repeats cannot be seeded, and the
-// provenance record says so.
+// Amazon Bedrock over Converse (@aws-sdk/client-bedrock-runtime) with a toolConfig; tool results go back as toolResult
+// blocks in a user message; the SDK's retries are off (ours log every retry). Converse has no seed (provenance says).
+// Wire formats: stopReason (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html);
+// reasoning sent back unmodified (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html);
+// Claude's thinking in additionalModelRequestFields.thinking (aws-facts: bedrock.thinking-min-budget-tokens).
 import {
   BedrockRuntimeClient,
   ConverseCommand,
