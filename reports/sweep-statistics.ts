@@ -366,7 +366,7 @@ function ifErrorsFailed(obs: StatisticsRun[], excluded: StatisticsRun[]) {
   };
 }
 
-/** The statistics of one group of runs (see the header for what each count includes). */
+/** The statistics of one group of runs (GroupStatistics says what each count includes). */
 function groupStatistics(
   factors: Record<string, unknown>,
   runs: StatisticsRun[],
