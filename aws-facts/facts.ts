@@ -1,13 +1,8 @@
-// Every AWS limit and behaviour Ariadne's code and its simulators rely on, each with the page it comes from and the
-// sentence it rests on. The simulators were written with the same understanding as the code, so
-// they shared its mistakes; both now read this one table, and a fact is checked against AWS's page, not against the
-// code. This module imports nothing from the project, so the engine, the stack, the CLI and the simulators may all
-// import it. test/aws-facts.test.ts lists which simulator enforces which fact (a `fact('key')` call in
-// simulators/*.ts or rehearsal/*.ts); a fact none enforces says why in `notSimulated`. docs/aws-facts.md is generated
-// from it (npm run docs).
-//
-// Quotes were checked against stored copies of AWS's pages (2026-11); a value only third parties give carries
-// `confirmed: false` and a note saying which.
+// Every AWS limit and behaviour Ariadne's code and simulators rely on, each with its page and the sentence it rests
+// on, so that a fact is checked against AWS's page, not against the code (the simulators once shared the code's
+// mistakes). Imports nothing from the project, so anything may import it. test/aws-facts.test.ts lists which simulator
+// enforces each fact (or `notSimulated` says why); docs/aws-facts.md is generated from it (npm run docs). Quotes were
+// checked against stored copies of AWS's pages (2026-11); `confirmed: false` marks values only third parties give.
 
 type AwsService =
   | 'RDS Data API'

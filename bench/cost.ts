@@ -1,12 +1,7 @@
-// State transitions and history events per turn, from the synthesized
-// definition run locally over the RDS Data API (RdsDataSim in front of the
-// bench Postgres, as the Lambdas reach Aurora), and what a 10,000-action
-// experiment costs on AWS at list prices (us-east-1, 2026: Step Functions
-// Standard $0.025 per 1,000 state transitions; Lambda arm64 $0.0000133334 per
-// GB-second and $0.20 per million requests; Data API requests and Aurora
-// ACU-seconds from bench/prices.ts), with what its logs and traces add at the
-// stack's settings (bench/observability-cost.ts). Model costs are not included:
-// the random agent calls none. Target: at most 5 state transitions per turn.
+// State transitions and history events per turn, from the synthesized definition run locally over the RDS Data API
+// (the simulator before the bench Postgres), and what a 10,000-action experiment costs on AWS at list prices
+// (bench/prices.ts), logs and traces included (bench/observability-cost.ts). Model costs are not included: the random
+// agent calls none. Target: at most 5 state transitions per turn.
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../core/store/database.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';

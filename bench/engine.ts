@@ -1,9 +1,7 @@
-// A 10,000-action experiment (random agent, 101x101 perfect maze, max_moves
-// 10,000) through the local state machine on the embedded Postgres, against
-// writing the very same rows with plain batched pg inserts.
-// Also replays the run's own turn statements alone, with and without the kept totals' upserts (migration 017), to
-// price them. Targets: ratio to per turn >= 0.9, to bulk >= 0.3, the whole experiment under 15 s.
-// BENCH_ENGINE_ACTIONS makes the experiment smaller (or larger) than 10,000 actions.
+// A 10,000-action experiment (random agent, 101x101 perfect maze) through the local state machine on the embedded
+// Postgres, against writing the same rows with plain batched pg inserts; also replays the run's turn statements with
+// and without the kept totals' upserts (migration 017) to price them. BENCH_ENGINE_ACTIONS changes the size.
+// Targets: ratio to per turn >= 0.9, to bulk >= 0.3, the whole experiment under 15 s.
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { fork } from 'node:child_process';

@@ -1,19 +1,8 @@
-// Many experiments at once against one Postgres through one pool, 1, 8 and 32
-// at a time in one process, as a local sweep runs them. Two workloads:
-//   - baseline agents (random, 2,000 actions each on a 51x51 perfect maze):
-//     pure engine + state machine + Postgres work, no waiting on anything;
-//   - model-bound agents (the real ollama client against the Ollama simulator
-//     answering after MODEL_MS, as a fast local model would): the shape of a
-//     real LLM experiment, where a turn mostly waits for the model.
-// Prints actions per second, the speed-up over one, turn latency (the agent
-// Task, database round trips included) at p50/p95/p99, CPU per action of Node
-// and of Postgres, and peak RSS. Targets: 32 concurrent at least 4x the
+// Many experiments at once (1, 8 and 32) against one Postgres through one pool, as a local sweep runs them: baseline
+// agents (pure engine and database work) and model-bound ones (the ollama client against a simulator answering after
+// MODEL_MS). Prints throughput, speed-up, turn latency percentiles, CPU per action and peak RSS; a baseline run keeps
+// about one core busy, so the speed-up's ceiling on C cores is printed beside it. Targets: 32 at once at least 4x the
 // throughput of one; peak RSS under 400 MB. BENCH_LOAD_ACTIONS sets the baseline experiments' size.
-//
-// Why the CPU figures: a baseline experiment never waits on anything but the
-// CPU (Node, then Postgres, then Node...), so one of them already keeps
-// about one core busy, and on C cores N of them can go at most C / (cores one
-// keeps busy) times faster. The bench prints that ceiling beside the speed-up.
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { openDatabase, type Database } from '../core/store/database.ts';

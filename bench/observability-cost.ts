@@ -1,10 +1,7 @@
-// What an experiment's logs, metrics and traces cost: CloudWatch Logs ingestion and storage for what the
-// functions and the state machines write (the functions' turn lines and embedded metric format records among it),
-// the custom metrics those records make, and X-Ray traces when tracing is on, at the stack's settings
-// (lib/observability.ts). Counts come from the run (bench/cost.ts): invocations, AWS history events, failure events,
-// the lines the handlers print. Sizes are estimated: each record is built as AWS documents its fields (below) with
-// this stack's names and the run's execution ARNs, and measured in UTF-8 bytes; AWS's own bytes may differ by a few
-// tens per record. The handlers' own lines are measured as they print them.
+// What an experiment's logs, metrics and traces cost: CloudWatch Logs ingestion and storage, the custom metrics of
+// the embedded metric format records, and X-Ray traces when on, at the stack's settings (lib/observability.ts), from
+// the run's counts (bench/cost.ts). Each record is built as AWS documents its fields, with this stack's names, and
+// measured in UTF-8 bytes (AWS's may differ by a few tens); the handlers' own lines are measured as printed.
 import { SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { LAMBDA_LOG_LEVELS, LOG_RETENTION, type Observability } from '../lib/observability.ts';
 import { HOURS_PER_MONTH, PRICES } from './prices.ts';

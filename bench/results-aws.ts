@@ -1,15 +1,8 @@
-// The claim: the export of a sweep with 1,000,000 action rows completes over the RDS Data API (at most
-// 1 MiB an answer, so its reads are paged) in memory that does not grow with the rows. A sweep of BENCH_ACTIONS
-// actions (default 1,000,000; 100 runs of 10,000) and one of a tenth of that are written into an embedded Postgres
-// with generate_series, then exported as `ariadne export` does (reports/export.ts) in csv, jsonl and parquet over
-// pg and over the Data API transport talking to the Data API simulator in front of the same schema.
-//
-// Each export runs in a child process of its own, so its peak RSS (VmHWM) is the export's alone: Postgres and the
-// simulator (which keeps every request it answered) stay outside it. Printed per size, transport and format: wall
-// time, rows/s, reads and Data API calls (and how many pages passed 1 MiB and were read again halved), bytes
-// written, CPU, peak RSS, peak heap and the heap left by full GCs (what is live, not garbage not yet collected);
-// then the large size's peaks over the small one's, which is what "does not grow with the rows" means, and Data
-// API time over pg time. Row counts are compared with the tables' own counts; nothing is asserted.
+// The claim: exporting a sweep of 1,000,000 action rows completes over the RDS Data API
+// (aws-facts: data-api.max-response-bytes, so reads are paged) in memory that does not grow with the rows. Sweeps of
+// BENCH_ACTIONS actions and a tenth of that are exported as `ariadne export` does, in each format over pg and over the
+// Data API simulator, each export in a child process so its peak RSS is its own. Printed: time, rows/s, calls, pages
+// read again halved, bytes, CPU and peak memory, and the large size's peaks over the small's. Nothing is asserted.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';

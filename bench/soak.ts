@@ -1,12 +1,8 @@
-// A chaos soak: a sweep of BENCH_SOAK_RUNS baseline runs (1,000 by default) and a companion
-// sweep of model runs against the Ollama simulator, through the real `ariadne sweep` command on a real
-// PostgreSQL (the embedded server, restartable). First undisturbed, then under chaos: the server restarted
-// three times (`pg_ctl restart -m fast`), the sweep process killed (SIGKILL) once and stopped (SIGTERM) once
-// and started again each time, and the model server answering storms of 429s, slow replies and a minute of
-// 503s. Prints runs lost (goal 0), runs whose action log equals the undisturbed sweep's (goal all), commands
-// needed (goal 1 per sweep, plus one after each kill or stop) and the time overhead. Chaos is triggered by
-// progress (runs finished), not by the clock, so a slower machine sees the same schedule. Nothing is
-// asserted: the figures are printed.
+// A chaos soak: BENCH_SOAK_RUNS baseline runs and a companion sweep of model runs against the Ollama simulator,
+// through the real `ariadne sweep` on a restartable embedded Postgres, first undisturbed, then with the server
+// restarted, the sweep killed and stopped, and the model server answering 429 storms, slow replies and 503s. Chaos is
+// triggered by progress, not the clock, so a slower machine sees the same schedule. Printed, not asserted: runs lost
+// (goal 0), runs equal to the undisturbed sweep's (goal all), commands needed and time overhead.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

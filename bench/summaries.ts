@@ -1,9 +1,7 @@
-// The sweep page's statistics and plots' data (reports/report-data.ts loadReport, what GET /api/sweeps/:id/report
-// sends) on a sweep of 1,000 runs and BENCH_SUMMARY_ACTIONS actions (default 1,000,000), read from the kept
-// per-experiment totals (migration 017) and, side by side on the same data, with experiment_summary recomputing
-// them from every action and turn (the view pointed at experiment_totals_recomputed, the old aggregation); over pg
-// and over the Data API (the simulator). Medians of 9 after three warm-ups (a fresh process's
-// compiler and a fresh server's caches moved a median of 5 after one by half). Target: under 100 ms.
+// The sweep page's statistics and plot data (loadReport, GET /api/sweeps/:id/report) on 1,000 runs and
+// BENCH_SUMMARY_ACTIONS actions, from the kept per-experiment totals (migration 017) and, on the same data, recomputed
+// from every action (the old aggregation), over pg and the Data API simulator. Medians of 9 after three warm-ups (one
+// warm-up moved a median of 5 by half). Target: under 100 ms.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { envInteger } from '../core/config/environment.ts';

@@ -1,11 +1,7 @@
-// A sweep's paired statistics at the scale the tool exists for: 10,000 runs of two baselines (BENCH_PAIRED_RUNS;
-// random and frontier on a hundredth as many mazes, 50 repeats each, 120 actions a run: 1.2 million actions),
-// seeded by seed-sweep.ts. Timed: `ariadne compare` (compare.ts compareAgents), `ariadne report` (write-report.ts, no
-// replays), and the viewer's sweep report and pair (GET /api/sweeps/:id/report and /pair), over pg, medians of 5
-// after a warm-up; the two agents' pairs as compare read them before (migration 011's sweep_run_pairs in keyset pages
-// of 1,000 and its self-join of sweep_runs for the pairs left out), once, beside the read that replaced it, with
-// whether both give the same pairs; a sweep-wide read of sweep_runs in keyset pages beside one statement; and compare
-// and the report over the Data API (the simulator), where pages stay. Target: under a second each.
+// A sweep's paired statistics at the scale the tool exists for: 10,000 runs of two baselines (BENCH_PAIRED_RUNS,
+// 1.2 million actions). Times `ariadne compare`, `ariadne report` and the viewer's report and pair over pg (medians of
+// 5 after a warm-up), the old read of migration 011's sweep_run_pairs beside the one that replaced it (with whether
+// both give the same pairs), and compare and the report over the Data API simulator. Target: under a second each.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

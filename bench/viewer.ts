@@ -1,11 +1,8 @@
 /// <reference lib="dom" />
-// ariadne view on a sweep of 1,000 experiments and BENCH_VIEWER_ACTIONS actions (default 1,000,000): how long the
-// experiments table takes to show (navigation start to its first rendered rows), how long one 10,000-action
-// experiment takes to draw and a 100,000-action one to open (navigation start to the first frame of the maze), in
-// headless Chromium, medians of 5 loads; beside them the API alone timed from Node, the bytes a live page fetches
-// for one new turn of a 1,000- and a 10,000-turn run, and the sweep grid and a transcript search on the same data.
-// Targets: the table under 1 s, the 10,000-action draw under 150 ms, the 100,000-action open under 1 s,
-// a live update's bytes the same at 10,000 turns as at 1,000 (and under 4 kB).
+// ariadne view on a sweep of 1,000 experiments and BENCH_VIEWER_ACTIONS actions in headless Chromium, medians of 5:
+// the experiments table's first rows, a 10,000-action draw and a 100,000-action open; beside them the API alone, the
+// bytes a live page fetches per new turn, the sweep grid and a transcript search. Targets: table under 1 s, draw under
+// 150 ms, open under 1 s, a live update's bytes the same at 10,000 turns as at 1,000 (and under 4 kB).
 import { availableParallelism, loadavg } from 'node:os';
 import { envInteger } from '../core/config/environment.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';

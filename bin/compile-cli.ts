@@ -1,10 +1,8 @@
-// npm install (the prepare script) compiles the CLI, bundled by esbuild into dist/: its start-up (bin/cli/startup.ts
-// and what it imports, dist/startup.js), so that `ariadne --help`, `--version` and usage errors answer at once, and
-// the whole command line (bin/ariadne.ts, dist/ariadne.js and the chunks its dynamic imports became), so that a
-// command runs without tsx's loader: tsx resolves and transpiles each of some 300 modules through a loader thread,
-// about half a second of CPU a process. Packages stay in node_modules. dist/ is generated, never committed;
-// bin/ariadne.js uses each part while every source it was built from is unchanged (the mtimes in dist/*.json), else
-// runs the sources under tsx.
+// npm install (the prepare script) bundles the CLI with esbuild into dist/: its start-up (dist/startup.js), so --help,
+// --version and usage errors answer at once, and the whole command line (dist/ariadne.js and its chunks), so a command
+// runs without tsx's loader (about half a second of CPU a process for some 300 modules). Packages stay in
+// node_modules; dist/ is never committed. bin/ariadne.js uses each part while its sources are unchanged (the mtimes in
+// dist/*.json), else runs the sources under tsx.
 import { statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,9 +1,7 @@
-// npm run suite-reference -- suites/<name>-v<version>.json: completes a maze suite file from its hand-written part
-// (format, name, version, description, generators, sizes, seeds, config): every maze's hash and optima, generated
-// here, and the baselines' reference scores, made from scratch: the suite's reference sweep (referenceSweepText),
-// run by runLocalSweep on a fresh embedded Postgres, counted by reports/sweep-statistics.ts. The mazes already in
-// the file must regenerate identically: a suite's mazes never change (a changed generator makes a new version).
-// test/maze-suites.test.ts makes the scores again with suiteReference and compares them with the file's.
+// npm run suite-reference -- suites/<name>-v<version>.json: completes a maze suite file from its hand-written part:
+// every maze's hash and optima, and the baselines' reference scores, made from scratch by the suite's reference sweep
+// (runLocalSweep on a fresh embedded Postgres, counted by reports/sweep-statistics.ts). Mazes already in the file
+// must regenerate identically (a changed generator makes a new version); test/maze-suites.test.ts remakes the scores.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';

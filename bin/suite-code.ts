@@ -1,10 +1,8 @@
-// The code that decides a maze suite's reference scores, and its content hash: what the suite file records beside
-// the package version, so that a change to that code without making the scores again is caught
-// (test/maze-suites.test.ts). The stated list: the maze generators and what they build on (grid, solver, vision,
-// the seeded random numbers), the game's rules (the turn, the tools, the moves, the monitor, the config's
-// defaults), the baselines, the sweep's cells (a random agent's seed is its sweep, cell index and repeat), the
-// statistics (reports/sweep-statistics.ts and the rows it reads), and every migration that defines the view
-// sweep_runs those rows come from.
+// The code that decides a maze suite's reference scores, and its content hash, recorded in the suite file so that a
+// change to that code without making the scores again is caught (test/maze-suites.test.ts). The list: the maze
+// generators and what they build on, the game's rules (turn, tools, moves, monitor, config defaults), the baselines,
+// the sweep's cells, the statistics (reports/sweep-statistics.ts and the rows it reads), and every migration behind
+// the sweep_runs view.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,9 +1,8 @@
-// The account's Lambda concurrency in this Region, read with GetAccountSettings (GET /2016-08-19/account-settings/,
-// https://docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html: "Retrieves details about your account's
-// limits and usage in an AWS Region"; AccountLimit {ConcurrentExecutions, UnreservedConcurrentExecutions, ...}).
-// IAM: lambda:GetAccountSettings, an action with no resource type (Service Authorization Reference for AWS Lambda),
-// so it is granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's width
-// (core/sweeps/sweep-capacity.ts); the engine never imports the SDK.
+// The account's Lambda concurrency in this Region, read with GetAccountSettings
+// (docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html: AccountLimit's ConcurrentExecutions and
+// UnreservedConcurrentExecutions; aws-facts: lambda.default-concurrent-executions). IAM: lambda:GetAccountSettings, an
+// action with no resource type, so granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's
+// width (core/sweeps/sweep-capacity.ts); the engine never imports the SDK.
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { AccountConcurrency } from '../core/sweeps/sweep-capacity.ts';
 

@@ -1,10 +1,8 @@
-// CloudFormation custom resource (CDK's Provider framework, lib/database.ts): applies migrations/ at deploy (create
-// and update), before any experiment can start, through the same transport as every function (the Data API on AWS).
-// `handler` is its onEvent and only answers; `isComplete`, which the framework calls "immediately after onEvent and
-// then periodically based on the configured query interval as long as it returns false" (CDK ProviderProps), tries
-// the database once per call and answers IsComplete false while it is unavailable, so a paused Aurora that takes long
-// to resume is waited out between polls, up to the provider's totalTimeout. Deleting the stack keeps the data.
-// After the migrations, the researchers' read-only role gets its password from its own secret and SELECT on it all.
+// CloudFormation custom resource (CDK's Provider framework, lib/database.ts): applies migrations/ at deploy, before
+// any experiment can start, through the same transport as every function. `handler` (onEvent) only answers;
+// `isComplete`, polled by the framework until it returns true, tries the database once per call, so a paused Aurora
+// that resumes slowly is waited out up to the provider's totalTimeout. Then the researchers' read-only role gets its
+// password from its own secret and SELECT on it all. Deleting the stack keeps the data.
 import { migrate } from '../core/store/migrate.ts';
 import { grantReader, type ReaderCredentials } from '../core/store/reader-role.ts';
 import { DATA_API_UNAVAILABLE_NAMES } from '../core/store/errors.ts';

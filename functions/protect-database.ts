@@ -1,10 +1,8 @@
 // CloudFormation custom resource (CDK's Provider framework, lib/database.ts): turns the cluster's deletion protection
-// on once everything else of the stack exists. The cluster is created unprotected, so a first deploy that fails rolls
-// back clean: RDS refuses to delete a protected cluster ("Cannot delete protected Cluster, please disable deletion
-// protection and try again.", Aurora User Guide, aurora-serverless.delete.html), which left the first deploy's cluster,
-// subnet group, security group and VPC behind in ROLLBACK_FAILED. Create and Update protect (an update that touched
-// the cluster sent the template's DeletionProtection false with it); Delete leaves the cluster as it is, kept or not
-// by its DeletionPolicy.
+// on once everything else exists. The cluster is created unprotected so a failed first deploy rolls back clean: RDS
+// refuses to delete a protected cluster (aws-facts: rds.delete-protected-cluster), which left it and its network
+// behind in ROLLBACK_FAILED. Create and Update protect (an update may send DeletionProtection false); Delete leaves the
+// cluster to its DeletionPolicy.
 import { ModifyDBClusterCommand, RDSClient } from '@aws-sdk/client-rds';
 
 interface ProtectEvent {

@@ -1,9 +1,7 @@
-// RegisterSweep (the AWS sweep machine's first state): validate the sweep
-// file it was given, fit it to the account (the Map's MaxConcurrency capped to
-// the Lambda concurrency the account has free; a sweep that could not end
-// within one Standard execution refused), and write the sweep and its cells,
-// so every child experiment can name its cell. Idempotent; a changed spec
-// under a used name is refused.
+// RegisterSweep (the AWS sweep machine's first state): validates the sweep file, fits it to the account (the Map's
+// MaxConcurrency capped to the free Lambda concurrency; a sweep that could not end within one Standard execution
+// refused), and writes the sweep and its cells so every child experiment can name its cell. Idempotent; a changed
+// spec under a used name is refused.
 import { z } from 'zod';
 import { parseOrThrow } from '../core/config/zod-errors.ts';
 import { InvalidInputError } from '../core/errors.ts';

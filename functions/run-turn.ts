@@ -17,7 +17,7 @@ export const runTurnHandler =
   async (event: unknown, context?: InvocationContext): Promise<TurnSummary> => {
     const state = parseOrThrow(loopStateSchema, event);
     // "Timeout is the maximum amount of time in seconds that a Lambda function can run" ("Configure Lambda function
-    // timeout", https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html): a turn stopped there loses
+    // timeout"; aws-facts: lambda.max-timeout-seconds): a turn stopped there loses
     // its work, so its model calls stop early enough for the commit to fit (TURN_COMMIT_MARGIN_MS). In-process there
     // is no context: the turn function's own timeout.
     const remainingMs = context?.getRemainingTimeInMillis() ?? turnTimeoutSeconds(state.llmProvider) * 1000;

@@ -1,8 +1,7 @@
-// Which Bedrock ARNs invoking a list of models and inference profiles needs, free of aws-cdk-lib so the researcher
-// policy (printed by the CLI) and the stack's grant (lib/bedrock.ts) compute them alike. Per the Bedrock user guide
-// ("Prerequisites for inference profiles", "Geographic cross-Region inference", "Global cross-Region inference"),
-// invoking a profile needs bedrock:InvokeModel on the profile ARN in the source Region AND on the foundation model
-// in every Region the profile may route to; a global profile needs the model in the source Region and the
+// Which Bedrock ARNs invoking a list of models and profiles needs, free of aws-cdk-lib so the researcher policy and
+// the stack's grant (lib/bedrock.ts) compute them alike. Per the Bedrock user guide's inference profile pages, a
+// profile needs bedrock:InvokeModel on the profile ARN in the source Region AND on the model in every Region it may
+// route to (aws-facts: bedrock.profile-destinations-*); a global profile, the model in the source Region and the
 // Region-less model ARN (arn:aws:bedrock:::foundation-model/ID).
 import { geographicProfileDestinations } from '../aws-facts/facts.ts';
 

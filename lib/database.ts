@@ -1,11 +1,7 @@
-// The experiment database in AWS: Aurora PostgreSQL Serverless v2 that scales
-// to 0 ACUs (auto-pause) when idle, reached only through the RDS Data API
-// (HTTPS, IAM-authorized): no Lambda in a VPC, no RDS Proxy, no NAT gateway.
-// Its VPC has isolated subnets only. Credentials are generated into Secrets
-// Manager; migrations are applied at every deploy through the Data API, polled
-// until a paused cluster has resumed (the custom resource provider's isComplete). The cluster is created
-// unprotected and protected by a last custom resource once everything else exists, so a failed first deploy rolls
-// back clean (see protectWhenComplete).
+// The experiment database in AWS: Aurora PostgreSQL Serverless v2 scaling to 0 ACUs when idle, reached only through
+// the RDS Data API (HTTPS, IAM-authorized): no Lambda in a VPC, no RDS Proxy, no NAT gateway; isolated subnets only.
+// Credentials live in Secrets Manager; migrations run at every deploy, polled until a paused cluster resumes. The
+// cluster is created unprotected and protected last, so a failed first deploy rolls back clean (protectWhenComplete).
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,10 +1,7 @@
-// The experiment state machine, one turn per loop:
-// StartExperiment -> ProviderRouter -> Invoke{Bedrock,Ollama,OpenAI,Baseline}Agent
-// -> CheckProgress -> ConditionCheck -> ContinueLoop | FinalizeSuccess |
-// FinalizeTimeout | FinalizeStuck (halt policy) | ContinueAsNew; every Task
-// retries transient errors and catches the rest into FinalizeFailure; a provider
-// outage loops OutageWait -> OutageResume -> ProviderRouter or ends OutageFailed.
-// JSONPath only: the local runner executes this very definition.
+// The experiment state machine, one turn per loop: StartExperiment -> ProviderRouter -> Invoke*Agent -> CheckProgress
+// -> ConditionCheck -> ContinueLoop | Finalize{Success,Timeout,Stuck} | ContinueAsNew; every Task retries transient
+// errors and catches the rest into FinalizeFailure; a provider outage loops OutageWait -> OutageResume or ends
+// OutageFailed. JSONPath only: the local runner executes this very definition.
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';

@@ -1,16 +1,8 @@
-// The sweep machine: RegisterSweep writes the sweep and its cells, then a
-// Distributed Map reads the run list from S3 (ItemReader: the input carries
-// only where it is, so any number of runs fits) and starts the experiment
-// machine once per run with startExecution.waitForTaskToken: the run's
-// iteration holds its MaxConcurrency slot until the experiment returns the
-// token at its real end, across any number of continue-as-new hops (every
-// Finalize* and the EventBridge finalizer send it). Each child is named by its
-// experiment id: starting a sweep again is harmless, a run whose name was used
-// fails with ExecutionAlreadyExists, caught as "already run". Each iteration's
-// outcome goes to S3 (ResultWriter); results themselves stay in Postgres.
-// The sweep fits the account: RegisterSweep reads the Lambda concurrency the account has free
-// and the Map takes its MaxConcurrency from what RegisterSweep allows (MaxConcurrencyPath); a sweep that could not
-// end within one Standard execution is refused there (core/sweeps/sweep-capacity.ts).
+// The sweep machine: RegisterSweep writes the sweep and cells, then a Distributed Map reads the run list from S3
+// (ItemReader: any number of runs fits) and starts the experiment machine per run with .waitForTaskToken, holding the
+// slot until the experiment returns the token at its real end, across continue-as-new hops. Children are named by
+// experiment id, so a restart is harmless (ExecutionAlreadyExists is "already run"); outcomes go to S3 (ResultWriter),
+// results stay in Postgres. MaxConcurrency comes from RegisterSweep (core/sweeps/sweep-capacity.ts).
 import { Duration } from 'aws-cdk-lib';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';

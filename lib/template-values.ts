@@ -1,19 +1,8 @@
-// Resolves the CloudFormation values of a synthesized template (Ref, Fn::GetAtt, Fn::Join, Fn::Sub, ...) to the
-// concrete strings a deployment to one fixed fake account and Region would produce. The deploy rehearsal
-// needs ONE naming everywhere: the ARN a Lambda's environment variable names must be the ARN its IAM policy's
-// Resource names, or an allowed call would be denied (or a denied one allowed) for a reason AWS would not have.
-//
-// Physical names (what Ref of a named resource returns):
-// - the resource's own name property when the template sets it (FunctionName, RoleName, StateMachineName, ...);
-// - otherwise a generated `<StackName>-<LogicalId>-<HASH>` name, as CloudFormation generates one ("Name type",
-//   CloudFormation User Guide): HASH is 12 characters of sha256(logicalId), stable across runs so names are
-//   deterministic; the logical id part is cut so the name fits the type's length limit (64 for IAM roles and
-//   Lambda functions); lower case where the service requires it (S3 buckets, RDS cluster identifiers).
-// - A Secrets Manager secret's ARN ends in "-" and six characters, as AWS appends to every secret name ("ARN of a
-//   secret", Secrets Manager User Guide); here they are derived from the name, so they are stable too.
-// With `generatedNames: 'wildcard'` (a real deployment's values before it exists: ariadne policy researcher
-// --template) a generated name is "*" instead, and a secret's ARN ends in that "*": AWS's example generated name
-// ("MyStack-MyBucket-abcdefghijk1") says what CloudFormation "might" name a resource, not a format to rely on.
+// Resolves a synthesized template's values (Ref, Fn::GetAtt, Fn::Join, Fn::Sub, ...) to the strings a deployment to
+// one fixed fake account and Region would produce, so the rehearsal has ONE naming everywhere: the ARN a Lambda's
+// environment names must be the one its policy names, or a call would be denied (or allowed) for a reason AWS would
+// not have. How physical names are generated, and the wildcard mode for `policy researcher --template`, is on the
+// naming functions.
 import { createHash } from 'node:crypto';
 
 /** The fake deployment target every value is resolved for. */
@@ -119,7 +108,13 @@ export class TemplateValues {
     return r;
   }
 
-  /** The name a resource gets: its name property if set, else the generated name (see the header). */
+  /**
+   * The name a resource gets: its name property if set, else `<StackName>-<LogicalId>-<HASH>` as CloudFormation
+   * generates one ("Name type", CloudFormation User Guide): HASH is 12 characters of sha256(logicalId), so names are
+   * stable across runs; the logical id is cut to fit the type's length limit, lower case where the service requires.
+   * In the wildcard mode (a real deployment's values before it exists) a generated name is "*": AWS's example
+   * ("MyStack-MyBucket-abcdefghijk1") says what CloudFormation "might" name a resource, not a format to rely on.
+   */
   physicalName(logicalId: string, path = '$'): string {
     const r = this.resource(logicalId, path);
     const naming = NAMING[r.Type] ?? { maxLength: 255 };
@@ -136,6 +131,7 @@ export class TemplateValues {
     return `arn:${this.env.partition}:${service}:${region}:${account}:${resource}`;
   }
 
+  /** AWS appends "-" and six characters to every secret's name ("ARN of a secret"); here derived from the name. */
   private secretArn(logicalId: string, path: string): string {
     const name = this.physicalName(logicalId, path);
     if (name === GENERATED_NAME) return this.arn('secretsmanager', `secret:${name}`);

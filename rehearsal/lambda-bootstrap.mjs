@@ -1,9 +1,7 @@
-// The child side of a rehearsed Lambda container (see lambda-process.ts): plain
-// Node, as the bundles are plain ESM. It loads the module and export named by
-// _HANDLER from LAMBDA_TASK_ROOT once (the init phase), then answers each
-// invocation sent over Node IPC, so module state survives between warm
-// invocations the way it does in a Lambda execution environment. Errors take
-// the shape the Node runtime reports: { errorType, errorMessage, trace }.
+// The child side of a rehearsed Lambda container (lambda-process.ts), plain Node as the bundles are plain ESM: it loads
+// the module and export _HANDLER names from LAMBDA_TASK_ROOT once (the init phase), then answers each invocation sent
+// over IPC, so module state survives between warm invocations as in Lambda. Errors take the Node runtime's shape:
+// { errorType, errorMessage, trace }.
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,10 +1,8 @@
-// One rehearsed Lambda execution environment: a child Node process running a
-// function's bundled asset through lambda-bootstrap.mjs, with only the
-// environment Lambda would give it. Invocations go over Node IPC, one at a
-// time (one process = one warm container); the function's timeout and the
-// 6 MB synchronous payload quotas are enforced here, with the errors a Task
-// gets for them through the lambda:invoke integration, and a killed container
-// makes the next invocation a cold start.
+// One rehearsed Lambda execution environment: a child Node process running a function's bundled asset through
+// lambda-bootstrap.mjs with only the environment Lambda would give it, one invocation at a time over IPC (one process
+// = one warm container). The function's timeout and the synchronous payload quotas
+// (aws-facts: lambda.sync-max-request-bytes, lambda.sync-max-response-bytes) are enforced with the errors a Task would
+// get, and a killed container makes the next invocation a cold start.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -359,7 +357,7 @@ export class LambdaProcess {
  * reference, Invoke, https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html), with a payload of Lambda's own
  * message and no errorType. Step Functions:
  * "Unhandled errors in Lambda are reported as Lambda.Unknown in the error output. These include out-of-memory errors
- * and function timeouts" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html).
+ * and function timeouts" (the page of aws-facts: sfn.lambda-service-exception-retry).
  * Not Sandbox.Timedout: Lambda documents that name for a timeout in the Init phase ("Lambda: Function times out
  * during Init phase (Sandbox.Timedout)", https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html).
  * The Cause is what executions record for it (core/machine/task-errors.ts).

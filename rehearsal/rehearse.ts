@@ -1,11 +1,7 @@
-// The deploy rehearsal: what `cdk deploy` would upload, run the way
-// the template wires it. Each Lambda's bundle runs in its own child process
-// with the template's environment (tokens resolved to one fake account), signs
-// its AWS calls with its own access key, and reaches local servers that speak
-// the AWS protocols and authorize every call against that function's role
-// policies from the template. The synthesized experiment machine drives the
-// Tasks; quotas are checked on the way. A denial, a quota violation or a
-// scenario whose database rows are wrong fails the rehearsal.
+// The deploy rehearsal: what `cdk deploy` would upload, run the way the template wires it. Each Lambda's bundle runs
+// in its own child process with the template's environment (one fake account), signs its AWS calls with its own key,
+// and reaches local servers that speak the AWS protocols and authorize every call against its role's policies. The
+// synthesized experiment machine drives the Tasks; a denial, a quota violation or wrong database rows fail it.
 import { migrate, startWorld, type QuotaViolation, type RehearsalOptions } from './world.ts';
 import { SCENARIOS } from './scenarios.ts';
 import type { Denial } from '../simulators/authorization.ts';

@@ -1,10 +1,7 @@
-// A first deploy whose migrations fail must leave nothing behind, and the next deploy must succeed (the deploy
-// guide's promise). The synthesized template is deployed by the CloudFormation deploy simulator with the Data API
-// refusing every call: the migrations custom resource fails, the stack rolls back to ROLLBACK_COMPLETE, and neither
-// the RDS simulator nor the account holds anything of it. Deleted (a ROLLBACK_COMPLETE stack can only be deleted)
-// and deployed again, it reaches CREATE_COMPLETE with the cluster protected. The same failure with the template's
-// old shape (the cluster created protected) must end ROLLBACK_FAILED with the cluster left, or the scenario proves
-// nothing.
+// A first deploy whose migrations fail must leave nothing behind, and the next deploy must succeed (the deploy guide's
+// promise): deployed with the Data API refusing every call, the stack rolls back to ROLLBACK_COMPLETE holding nothing;
+// deleted and deployed again, it reaches CREATE_COMPLETE with the cluster protected. The template's old shape (the
+// cluster created protected) must end ROLLBACK_FAILED with the cluster left, or the scenario proves nothing.
 import type { Scenario } from './run-experiment.ts';
 import { stackDeployments } from './stack-deploy.ts';
 import type { World } from './world.ts';

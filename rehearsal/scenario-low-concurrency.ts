@@ -1,10 +1,7 @@
-// The scenario "low-concurrency": a sweep wider than a new account's Lambda concurrency. The
-// Lambda server answers GetAccountSettings as a new account would (10 concurrent executions, all unreserved); the
-// researcher's `ariadne sweep --aws` fits the sweep first (bin/cli/sweep-fit.ts, signed with the researcher policy's
-// key: GetAccountSettings, the deployed parameters, Bedrock's quotas from Service Quotas), then the sweep machine is
-// started asking for more than the account has (as a launch by hand, or an account that shrank since, would), and
-// RegisterSweep's bundle, reading the account itself with its own grant, caps the Map: it runs capped and completes,
-// and the emulated Map counts its peak in flight against the account's concurrency (a quota of the rehearsal's).
+// The scenario "low-concurrency": a sweep wider than a new account's Lambda concurrency (the Lambda server answers as
+// a new account, 10 executions). `ariadne sweep --aws` fits the sweep with the researcher's key; the sweep machine is
+// then started asking for more than the account has, and RegisterSweep, reading the account with its own grant, caps
+// the Map: it completes, and the emulated Map checks its peak in flight against the account's concurrency.
 import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { fitSweepToAccount } from '../bin/cli/sweep-fit.ts';
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';

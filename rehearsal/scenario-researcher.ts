@@ -1,9 +1,7 @@
-// The scenario "researcher": after the other scenarios have run their
-// experiments and the sweep, a researcher on a laptop reads them with the CLI's --aws commands. The stack is found
-// through the CloudFormation server (the template's outputs), its database read through the world's Data API
-// server, its parameters and executions through its SSM and Step Functions servers, every request signed with the
-// researcher's key and authorized against the policy `ariadne policy researcher` prints. Each command must exit 0
-// with no denial, and what it reads must agree with the world's database.
+// The scenario "researcher": after the other scenarios, a researcher on a laptop reads their experiments with the
+// CLI's --aws commands, finding the stack through the CloudFormation server and every request signed with the
+// researcher's key and authorized against the policy `ariadne policy researcher` prints. Each command must exit 0 with
+// no denial, and what it reads must agree with the world's database.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

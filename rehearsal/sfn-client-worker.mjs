@@ -1,9 +1,7 @@
-// The Step Functions SDK calls of the emulated sweep machine (sweep-machine.ts), made on a worker thread: plain
-// Node ESM, as lambda-bootstrap.mjs. A Map of 10,000 iterations makes 20,000 SDK calls (StartExecution and the
-// stand-ins' SendTaskSuccess); the SDK's middleware and SigV4 signing cost about half a millisecond each, which on
-// the main thread would compete with the servers answering them. Each message names the access key to sign with
-// (a principal of the template), the command and its input; the reply is the output, or the error's name and
-// message as the SDK raised it.
+// The Step Functions SDK calls of the emulated sweep machine (sweep-machine.ts), on a worker thread in plain Node ESM:
+// a 10,000-iteration Map makes 20,000 SDK calls at about half a millisecond of middleware and signing each, which on
+// the main thread would compete with the servers answering them. Each message names the access key to sign with, the
+// command and its input; the reply is the output, or the error's name and message as the SDK raised it.
 import { Agent } from 'node:http';
 import { parentPort } from 'node:worker_threads';
 import { SendTaskFailureCommand, SendTaskSuccessCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';

@@ -1,12 +1,8 @@
-// The sweep machine, emulated from its synthesized definition. The local interpreter
-// (aws-local-stepfunctions) runs neither a Distributed Map, nor an ItemReader or ResultWriter, nor a
-// .waitForTaskToken Task, so the rehearsal plays them, reading every value from the template's own definition
-// (Resources, Parameters, paths, JSONata Arguments, Retry, Catch, MaxConcurrencyPath, WriterConfig), never from
-// our TypeScript constants. Each AWS call the service makes is made as the sweep machine's role would make it: a
-// real SDK client signed with its access key against the local servers (S3 GetObject and PutObject, Step
-// Functions StartExecution), or, where no request exists, authorized directly (RequestAuthorizer.checkServiceCalls).
-// A sample of iterations runs its experiment to the end through the experiment machine; every other iteration's
-// token is returned by a stand-in, with the key of the function that returns it on AWS.
+// The sweep machine, emulated from its synthesized definition: the local interpreter (aws-local-stepfunctions) runs
+// no Distributed Map, ItemReader, ResultWriter or .waitForTaskToken Task, so the rehearsal plays them, reading every
+// value from the template's definition, never from our constants. Each AWS call is made as the sweep machine's role
+// would make it (signed SDK calls to the local servers, else checkServiceCalls). A sample of iterations runs its
+// experiment to the end; the others' tokens are returned by stand-ins, with the key of the function that returns them.
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { machineOf, payloadCheck, templateMachine, type World } from './world.ts';
@@ -92,9 +88,8 @@ export interface SweepRunReport {
 }
 
 /**
- * The ItemReader's limit on a JSON file in S3 (AWS Step Functions Developer Guide, "ItemReader (Map)",
- * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itemreader.html, its limits on S3 data sources:
- * a file of up to 10 GB; the figure as we know it, not re-read from the page's current text). Each item also becomes
+ * The ItemReader's limit on a JSON file in S3 (aws-facts: sfn.item-reader-max-json-file-bytes: 10 GB, as we know
+ * it, not re-read from the page's current text). Each item also becomes
  * a child execution's input, which the 256 KiB payload quota bounds (checked per item with payloadCheck).
  */
 const ITEM_READER_MAX_FILE_BYTES = fact('sfn.item-reader-max-json-file-bytes').value;

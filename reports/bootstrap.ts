@@ -1,14 +1,8 @@
-// The maze-clustered bootstrap: runs on one maze are not independent draws (a hard maze fails every agent and
-// every repeat), so an interval that treats them as such is too narrow. We resample whole mazes with replacement
-// and keep every run of each maze drawn (a one-stage cluster bootstrap): resampling runs again within the drawn
-// mazes would count the within-maze spread twice and widen the interval without cause (Davison & Hinkley 1997,
-// Bootstrap Methods and their Application, section 3.8; Field & Welsh 2007, JRSS B 69:369). Every statistic here
-// is a ratio of sums over runs (successes / runs, summed efficiency / successes, summed difference / pairs), so a
-// maze is two numbers and a resample is a sum. The interval is the percentile interval: the 2.5th and 97.5th
-// percentiles of the resampled statistic (sorted[floor(0.025 B)] and sorted[ceil(0.975 B) - 1]), over the
-// resamples where it is defined (a resample that drew no success has no mean efficiency). Seeded (sfc32,
-// core/maze/rng.ts): the same data and seed give the same interval. With one run per maze it is the ordinary
-// bootstrap.
+// The maze-clustered bootstrap: runs on one maze are not independent draws, so whole mazes are resampled with
+// replacement, keeping every run of each (a one-stage cluster bootstrap; resampling runs within mazes would count
+// their spread twice: Davison & Hinkley 1997, section 3.8; Field & Welsh 2007, JRSS B 69:369). Every statistic is a
+// ratio of sums, so a maze is two numbers; the interval is the 2.5th-97.5th percentile of the resamples where it is
+// defined. Seeded (sfc32, core/maze/rng.ts): the same data and seed give the same interval.
 import { sfc32State } from '../core/maze/rng.ts';
 
 /** One maze's share of a ratio statistic: the sum of the numerator and of the denominator over its runs. */

@@ -1,9 +1,7 @@
-// Calibration by simulation of known truth: sweeps of two agents on M mazes with a strong maze effect (each maze's
-// difficulty drawn on the logit scale, so some mazes fail every repeat and some pass every one), r repeats a maze.
-// Over many simulated sweeps it counts how often the 5% sign-flip test rejects when the agents are identical
-// (type-I error) and how often the 95% intervals cover the true value (the success rate, and the difference of two
-// agents' rates averaged over the maze population). bench/calibration.ts prints the full figures; the test suite runs
-// a smaller number of sweeps with the same code.
+// Calibration by simulation of known truth: sweeps of two agents on M mazes with a strong maze effect (difficulty
+// drawn on the logit scale), r repeats a maze; counts how often the 5% sign-flip test rejects identical agents
+// (type-I error) and how often the 95% intervals cover the true rate and difference. bench/calibration.ts prints the
+// full figures; the test suite runs fewer sweeps with the same code.
 import { createRng, type Rng } from '../core/maze/rng.ts';
 import { mazeRate, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
 

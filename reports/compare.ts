@@ -1,11 +1,8 @@
-// Paired comparisons within a sweep, on the same maze and repeat, split by every other setting the sweep varies:
-// two agents (compareAgents: same cell settings), or two values of one setting for one agent (compareSettings:
-// observation rays vs full_map). Each gives the 2x2 table of outcomes and, at the level of the maze (the unit of
-// replication: reports/maze-inference.ts), the exact sign-flip test of the per-maze differences, with Holm's
-// adjustment over the comparison's tables, and 95% intervals of the success difference and of the mean efficiency
-// and SPL differences. Only successes and failures pair: a pair with a side that ended in error, was stopped by the
-// wall clock or still runs is left out and counted in the notes. Pairs of runs that exactly repeat a deterministic
-// pair (same trajectories) count once, and the notes say so.
+// Paired comparisons within a sweep, same maze and repeat, split by every other setting the sweep varies: two agents
+// (compareAgents) or two values of one setting for one agent (compareSettings). Each gives the 2x2 table and, at the
+// level of the maze (reports/maze-inference.ts), the exact sign-flip test with Holm's adjustment and 95% intervals of
+// the success, efficiency and SPL differences. Only successes and failures pair (other pairs are counted in the
+// notes), and pairs that repeat a deterministic pair's trajectories count once.
 import type { Sql } from '../core/store/sql.ts';
 import { agentPairRows, labelRuns, sweepLabelCounts, sweepLabels, type LabelRun } from '../results/sweep-pairs.ts';
 import { countLeftOut, type UnpairedRuns } from '../results/pair-runs.ts';

@@ -1,17 +1,8 @@
 // Tests and intervals taken at the level of the maze, the unit of replication: repeats on one maze are correlated
 // (a hard maze fails every agent and every repeat), so a run-level interval or McNemar's test on run pairs
 // overstates certainty. Every function here takes one entry per maze and never reports more certainty than the
-// number of mazes allows:
-//   mazeRate          a success rate's Clopper-Pearson interval on the effective sample size (the design effect
-//                     estimated from the mazes, the worst case when it cannot be), shrunk for the mazes' degrees of
-//                     freedom (Korn & Graubard 1998); it never collapses at 0% or 100%
-//   signFlipTest      the exact paired test: per-maze differences with random signs (their null distribution by
-//                     dynamic programming over the integer sums), so its p is never below 2 / 2^(mazes that differ)
-//   pairedDifference  a difference of success rates over pairs: Agresti & Min's (2005) adjusted Wald interval,
-//                     its variance times the maze design effect, with Student's t on mazes - 1 degrees of freedom
-//   clusterMean       a ratio of sums (mean efficiency, SPL): cluster-robust variance with the same t quantile
-//   holm              Holm's step-down adjustment of a family of p values
-// Their calibration (type-I error, coverage) is simulated in bench/calibration.ts and test/maze-inference.test.ts.
+// number of mazes allows; each names its method and reference. Their calibration (type-I error, coverage) is
+// simulated in bench/calibration.ts and test/maze-inference.test.ts.
 import type { ClusterSums } from './bootstrap.ts';
 import { betaQuantile, studentTQuantile } from './student-t.ts';
 

@@ -1,10 +1,7 @@
-// Everything a replay shows, read from the database and packed small: the
-// true maze, each step's position, tool, outcome and vision cone (exactly the
-// cells the agent saw, from actions.vision), when each cell first became
-// known, the agent's phase per step, stuck signals, tokens per turn, and the
-// model's words where there were any. Typed arrays travel as base64, so a
-// 10,000-action run stays well under a megabyte. The summary and the logs are
-// read by the read model (results/summary-row.ts, results/replay-logs.ts).
+// Everything a replay shows, read from the database and packed small: the true maze, each step's position, tool,
+// outcome and vision cone (actions.vision), when each cell became known, the phase per step, stuck signals, tokens
+// per turn and the model's words. Typed arrays travel as base64, so a 10,000-action run stays well under a megabyte.
+// The summary and the logs come from the read model (results/summary-row.ts, results/replay-logs.ts).
 import type { Sql } from '../core/store/sql.ts';
 import { summaryOf } from '../results/summary-row.ts';
 import { replayLogs, replayLogsAfter, type ReplayLogs } from '../results/replay-logs.ts';

@@ -1,12 +1,8 @@
-// What the sweep report shows (and the viewer's sweep page), from the one
-// definition of a sweep's statistics (sweep-statistics.ts, over migration
-// 011's sweep_runs): per agent label, maze generator and size and every
-// setting the sweep varies that reaches the agent, the success rate with its
-// maze-level intervals, SPL, efficiency, tokens and cost, errors and wall-clock
-// stops apart; pass^k; paired comparisons of agents and of settings
-// (compare.ts, as `ariadne compare`); the runs that
-// failed, and apart from them the runs ended by an error. The sweep and its
-// runs (one row each) are read by the read model (results/sweep-runs.ts).
+// What the sweep report (and the viewer's sweep page) shows, from the one definition of a sweep's statistics
+// (sweep-statistics.ts over migration 011's sweep_runs): per label, maze and every setting that reaches the agent,
+// the rates with maze-level intervals, SPL, efficiency, tokens, cost and pass^k, errors and wall-clock stops apart;
+// paired comparisons of agents and settings (compare.ts, as `ariadne compare`); the failed and the errored runs.
+// The sweep and its runs are read by the read model (results/sweep-runs.ts).
 import type { Sql } from '../core/store/sql.ts';
 import { sweepRecord, sweepRunRows, type SweepRunRow } from '../results/sweep-runs.ts';
 import { InvalidInputError } from '../core/errors.ts';

@@ -1,13 +1,8 @@
-// The sweep report as one HTML file: tables from the statistics views and
-// charts drawn by Chart.js, inlined (no network needed to open it). Every
-// table and chart is split by each setting the sweep varies that reaches the
-// agent (migration 011), never pooled. Runs that failed link to their
-// replays, written beside the report; runs ended by an error (provider,
-// database) are not failures: they are listed apart with their reasons and
-// left out of every denominator, with a row saying what the rates would be had
-// they all failed. Copies (a deterministic agent's runs that walked the same
-// path) count once; model repeats that walked the same path are flagged.
-// Numbers are written by stat-format.ts, as the viewer writes them.
+// The sweep report as one HTML file, Chart.js inlined so it opens with no network. Every table and chart is split by
+// each setting the sweep varies that reaches the agent (migration 011), never pooled; runs ended by an error are
+// listed apart and left out of every denominator (with an if-they-had-failed row); deterministic copies count once
+// and model repeats that walked the same path are flagged. Failures link to their replays, written beside the report;
+// numbers are written by stat-format.ts, as the viewer writes them.
 import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { asset, escapeHtml, packageDistFile, scriptJson } from './html.ts';
 import type { ReportData } from './report-data.ts';

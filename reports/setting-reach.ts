@@ -1,9 +1,7 @@
-// Which config settings reach which kind of agent: the one list. A baseline (provider 'baseline': random,
-// frontier) never reads the prompt, the observation format, memory or any model server's settings; an Ollama agent
-// never reads bedrock.* or openai.*, nor a Bedrock agent ollama.*. A setting that does not reach an agent is not one of
-// its factors: its statistics rows merge (frontier under five observation formats is one row) and the setting shows as
-// not applicable. Migration 011's setting_reaches(provider, setting) is the same list in SQL, for the views;
-// test/statistics-factors.test.ts checks the two agree on every setting.
+// Which config settings reach which kind of agent: the one list (a baseline reads no prompt, format, memory or
+// server setting; an Ollama agent no bedrock.* or openai.*, and so on). A setting that does not reach an agent is not
+// one of its factors: its statistics rows merge and the setting shows as not applicable. Migration 011's
+// setting_reaches(provider, setting) is the same list in SQL; test/statistics-factors.test.ts checks they agree.
 
 /** An agent's kind as experiments.provider records it. */
 export type AgentKind = 'baseline' | 'ollama' | 'bedrock' | 'openai';

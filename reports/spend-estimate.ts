@@ -1,10 +1,8 @@
-// `ariadne sweep FILE --estimate`: what the sweep's runs still to run may spend, before anything starts. Per agent
-// and observation format, from the newest ended runs of the same model under the same format in this database
-// (tokens and cost per action, re-priced at the sweep's prices, and actions per optimal move), else from the size of
-// the first prompt alone. A range, not an interval: low assumes every run walks its maze's optimum at the past runs'
-// 10th-percentile rate (or, with no past runs, one call per full turn of actions with a tool call's worth of output);
-// high assumes every run uses all of max_moves at the 90th-percentile rate (or one call per action, each with the
-// whole output cap); typical is the median rate over the median past run's actions per optimal move.
+// `ariadne sweep FILE --estimate`: what the runs still to run may spend, before anything starts, per agent and
+// observation format, from the newest ended runs of the same model and format here (per-action tokens and cost,
+// re-priced at the sweep's prices), else from the first prompt's size. A range, not an interval: low walks each
+// maze's optimum at the 10th-percentile rate, high uses all of max_moves at the 90th, typical is the median rate
+// over the median run's actions per optimal move.
 import type { LoadedSweep } from '../core/sweeps/sweep-spec.ts';
 import type { Sql } from '../core/store/sql.ts';
 import { generateMaze } from '../core/maze/generators/index.ts';

@@ -1,37 +1,8 @@
-// A sweep's statistics, defined once: `ariadne stats` and `ariadne compare` read them here, and so should the
-// report, the viewer's sweep pages and the sweep's live line. The per-run facts come from the sweep_runs view
-// (migration 011, read by results/statistics-runs.ts): each run's latest attempt, its outcome class, whether it
-// is an observation of its own (independent) and whether it repeats another repeat's trajectory
-// (identical_repeat). Everything counted from them is counted here, by the factors asked for (by default the
-// label and every factor the sweep varies, reports/factors.ts), never pooling one of them:
-//
-//   runs       every run's latest attempt in the group, whatever its outcome
-//   n          successes + failures (every repeat, copies included); errors, wall-clock stops and running runs
-//              are not in it
-//   errors     runs ended by infrastructure (status failed), with their reasons; wallClock: runs stopped by
-//              max_duration_minutes; running: unfinished runs; stopReasons: every run by how it ended
-//   independent, independentSuccesses: the observations (a deterministic copy, by trajectory, counts once)
-//   mazes      the mazes among the observations: the unit of replication (reports/maze-inference.ts)
-//   success    independentSuccesses / independent with its maze-level interval, Wilson's as if runs were
-//              independent, and the maze bootstrap (reports/bootstrap.ts; not drawn below MIN_BOOTSTRAP_MAZES);
-//              ifErrorsFailed: the same rate had every error and wall-clock stop been a failed observation
-//   spl        success weighted by path length over the observations, with its maze-level interval
-//   efficiency optimal / actions over the independent successes only: mean, median, maze-level interval
-//   over the observations as the sweep_stats view: mean actions, median actions to success, invalid-action rate
-//              (invalid actions / actions), loop rate (runs that entered a cell 10 or more times), tokens per run
-//              and per success; cost per success (null when any observation's cost is unknown, or no success)
-//   identicalRepeats: model runs whose trajectory equals another repeat's in their cell (shown "4 of 5")
-//   fromTextRate: the share of a model's tool calls recovered from its reply text (lenient parsing)
-//   every attempt (attemptStatistics): running a sweep again retries its failed runs; attempts counts every attempt
-//              of the group's runs, erroredAttempts those that ended in error (retriedErrors of them in runs a later
-//              attempt finished), attemptErrorReasons their reasons; tokens and costUsd are what every answered call
-//              of every attempt spent (cache reads and writes included; costUsd null when any is unknown); the
-//              sensitivity rate (ifErrorsFailed) counts a run any of whose attempts ended in error as a failure
-//   promptTruncatedRuns: runs (any outcome) with a call whose prompt the server cut to its context window
-//   simulatedRuns: runs (any outcome) a bundled simulator answered (simulated and real runs are never pooled)
-//
-// Call: `await sweepStatistics(db, sweepId)` (or with { by: ['label', 'observation'], resamples, seed }); with
-// { cells: true } it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
+// A sweep's statistics, defined once (`ariadne stats`, `ariadne compare`, the report, the viewer, the live line),
+// counted from the sweep_runs view's per-run facts (migration 011, results/statistics-runs.ts) by the factors asked
+// for, never pooling one: by default the label and every factor the sweep varies (reports/factors.ts). What each
+// figure counts is documented on GroupStatistics. `sweepStatistics(db, sweepId, { by, resamples, seed, cells })`;
+// with cells it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
 import type { Sql } from '../core/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
@@ -100,12 +71,16 @@ type BootstrapStatus = 'drawn' | 'too few mazes' | 'maze interval';
 export interface GroupStatistics {
   /** The group's value of each factor, by factor name. */
   factors: Record<string, unknown>;
+  /** Every run's latest attempt in the group, whatever its outcome. */
   runs: number;
+  /** Successes + failures, every repeat and copy included; errors, wall-clock stops and running runs are not. */
   n: number;
   successes: number;
+  /** Runs ended by infrastructure (status failed), with their reasons. */
   errors: number;
   errorReasons: Array<{ reason: string; runs: number }>;
   running: number;
+  /** The observations: a deterministic copy (same trajectory) counts once. */
   independent: number;
   independentSuccesses: number;
   /** n - independent: deterministic copies counted once. */
@@ -391,7 +366,7 @@ function ifErrorsFailed(obs: StatisticsRun[], excluded: StatisticsRun[]) {
   };
 }
 
-/** The statistics of one group of runs (see the header for what each count includes). */
+/** The statistics of one group of runs (GroupStatistics says what each count includes). */
 function groupStatistics(
   factors: Record<string, unknown>,
   runs: StatisticsRun[],

@@ -1,10 +1,7 @@
-// The pairs of two agents' runs, as migration 011's sweep_run_pairs view defines them, computed here from each run
-// read once: the view joins sweep_runs to itself, and a keyset page of it evaluated the join of the whole sweep
-// again (a nested loop over every two runs: 7.9 s a page at 10,000 runs). The rules are the view's, one for one:
-// two runs pair when they share maze (generator, size, seed), cell settings (as jsonb text) and repeat and both are
-// a success or a failure; a pair stands for its two observations (a copy for the run it repeats), so copies pair
-// once, counted in run_pairs; its settings are those of either side that reach it (jsonb a || b); its outcomes are
-// the observations'. Pairs come in the view's order: experiment_a, then experiment_b, in the database's collation.
+// The pairs of two agents' runs, by the rules of migration 011's sweep_run_pairs view, computed here from each run
+// read once: a keyset page of the view re-evaluated its self-join of the whole sweep (7.9 s a page at 10,000 runs).
+// Two runs pair when they share maze, cell settings (jsonb text) and repeat and both are a success or a failure;
+// copies pair once (counted in run_pairs), settings are jsonb a || b, and pairs come in the view's order.
 
 /** One run of a sweep as pairing reads it. */
 export interface PairRun {

@@ -1,12 +1,7 @@
-// Search across every transcript, answered by the database: the models' replies, the reasoning argued for each
-// move, tool names, and errors (a run's failure, a model call's retried errors, a refused tool call's message).
-// The text is matched literally and case-insensitively, and each hit comes back as a short snippet cut around the
-// match in SQL, so a response stays small on the Data API.
-// Each source's text has a trigram index on exactly its expression (migrations/018_transcript_search_index.sql):
-// `t ILIKE '%q%'` with q's pattern characters escaped is what that index answers (strpos, which this search used
-// before, is not), and ILIKE on a UTF-8 database compares lower() of both sides, as strpos on lower() did.
-// A query most rows match (`move` among tool names) would read every hit to sort them, so the newest experiments
-// are asked first: when they alone hold more hits than asked for, those are the first hits of all.
+// Search across every transcript (replies, reasoning, tool names, errors), answered by the database: matched
+// literally and case-insensitively, each hit a short snippet cut in SQL so a Data API response stays small. Each
+// source has a trigram index on exactly its expression (migration 018), which answers `t ILIKE '%q%'` with q escaped.
+// A query most rows match asks the newest experiments first: if they alone hold enough hits, those are the first.
 import type { Sql } from '../core/store/sql.ts';
 
 export const SEARCH_KINDS = ['reply', 'reasoning', 'tool', 'error'] as const;

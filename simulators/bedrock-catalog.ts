@@ -1,21 +1,8 @@
-// What the Bedrock simulator knows of models and of the account calling them, written from AWS's pages apart from
-// the project's model table (core/config/model-table.ts), so that a mistake there meets AWS's behaviour here.
-//
-// Lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use Legacy
-// models and existing customers may lose access to Legacy models after 15 days of inactivity"; after the EOL date
-// "requests to this version will fail". Claude 3.5 Sonnet (20240620) and Claude 3 Haiku are past end of life, and
-// Claude 3.7 Sonnet since 2026-04-28 (reported third-party: github.com/awslabs/startups/pull/9; the stored copies
-// of the lifecycle pages end before their tables); Sonnet 4.5 is Legacy since 2026-10-08. GetFoundationModel's
-// modelLifecycle also carries legacyTime and endOfLifeTime (FoundationModelLifecycle, API reference), given here
-// where known. Opus 5.5 is Active (its model card: launched 2026-09-22).
-// Inference profiles (docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html): the Claude 4
-// generation and later are served on demand through cross-Region inference profiles; their base ids answer
-// "Invocation of model ID ... with on-demand throughput isn't supported" (reported wording).
-// Model access (docs.aws.amazon.com/bedrock/latest/userguide/model-access.html): a third-party model's first
-// invocation starts the account's AWS Marketplace subscription when the caller may subscribe
-// (aws-marketplace:Subscribe, ViewSubscriptions, Unsubscribe), else AccessDeniedException; Anthropic's models
-// first need the account's use case details. The messages are those users report (core/providers/llm/
-// bedrock-access.ts lists the sources).
+// What the Bedrock simulator knows of models and of the account calling them, written from AWS's pages apart from the
+// project's model table (core/config/model-table.ts), so that a mistake there meets AWS's behaviour here: each model's
+// lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html, third-party reports where its tables
+// are not stored), which models are served only through inference profiles, and the first call's Marketplace
+// subscription (model-access.html); the messages are those core/providers/llm/bedrock-access.ts cites.
 
 export type SimLifecycle = 'active' | 'legacy' | 'end-of-life';
 
@@ -24,6 +11,9 @@ const PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 /** The model id behind an inference profile id (or the id itself). */
 export const simBaseModel = (id: string): string => id.replace(PROFILE, '');
 
+// Claude 3.5 Sonnet (20240620) and Claude 3 Haiku are past end of life, Claude 3.7 Sonnet since 2026-04-28 (reported
+// third-party: github.com/awslabs/startups/pull/9; the stored copies of the lifecycle pages end before their tables);
+// Sonnet 4.5 is Legacy since 2026-10-08; Opus 5.5 is Active (its model card: launched 2026-09-22).
 const LIFECYCLE: Record<string, SimLifecycle> = {
   'anthropic.claude-3-5-sonnet-20240620-v1:0': 'end-of-life',
   'anthropic.claude-3-haiku-20240307-v1:0': 'end-of-life',
@@ -51,7 +41,11 @@ export const simModelLifecycle = (id: string): SimModelLifecycle => ({
   ...LIFECYCLE_DATES[simBaseModel(id)],
 });
 
-/** Claude 4 and later: on demand through an inference profile only. */
+/**
+ * Claude 4 and later: on demand through an inference profile only (inference profiles: the page of
+ * aws-facts: bedrock.profile-destinations-us); a base id answers "Invocation of model ID ... with on-demand throughput
+ * isn't supported" (reported wording).
+ */
 export const needsProfile = (id: string): boolean =>
   !PROFILE.test(id) && /^anthropic\.claude-(sonnet|opus|haiku|fable|mythos)-\d/.test(id);
 

@@ -1,18 +1,8 @@
-// Per-model request rules of the Claude models from Opus 4.7 on, as their own pages state them, kept apart from
-// the project's model table (core/config/model-table.ts) so that a mistake there fails against these:
-// - AWS, adaptive thinking (docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html):
-//   Opus 4.7, Fable 5 and Mythos "only support adaptive thinking. Manual extended thinking (thinking.type:
-//   "enabled" with budget_tokens) and disabled thinking (thinking.type: "disabled") ... will return a 400 error".
-// - Anthropic's Sonnet 5 migration guide: adaptive thinking on by default, manual thinking a 400, temperature,
-//   top_p or top_k at non-default values a 400, "the same constraint was previously introduced on Claude Opus 4.7";
-//   Opus 4.8 likewise (Sonnet 5 page: "This matches Claude Opus 4.8 and Claude Opus 4.7"); Opus 5 and Sonnet 5.5
-//   think by default (their "what's new" pages); Fable 5.1 "adaptive (always on)" (Anthropic's models overview).
-// - AWS's Opus 5.5 model card (its translations): adaptive thinking always on, not to be disabled. Anthropic's
-//   Haiku 5.5 migration guide: remove temperature, top_p and top_k; thinking budgets become adaptive; select
-//   blocks by type (it thinks unasked); thinking can still be disabled (third-party: vercel/ai's Bedrock provider,
-//   2026-10-07).
-// Bedrock's message for sampling is reported third-party: "`temperature` is deprecated for this model."
-// (github.com/cline/cline/issues/10572).
+// Per-model request rules of the Claude models from Opus 4.7 on, as their own pages state them (AWS's adaptive
+// thinking page, docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html, and Anthropic's
+// migration guides and model cards, listed above RULES), kept apart from core/config/model-table.ts so that a mistake
+// there fails against these. The sampling message is reported third-party: "`temperature` is deprecated for this
+// model." (cline/cline issue 10572).
 
 import { simBaseModel } from './bedrock-catalog.ts';
 
@@ -27,6 +17,15 @@ export interface ClaudeRequestRules {
   thinksByDefault: boolean;
 }
 
+// - AWS's adaptive thinking page: Opus 4.7, Fable 5 and Mythos "only support adaptive thinking. Manual extended
+//   thinking (thinking.type: "enabled" with budget_tokens) and disabled thinking (thinking.type: "disabled") ...
+//   will return a 400 error".
+// - Anthropic's Sonnet 5 migration guide: adaptive thinking on by default, manual thinking a 400, temperature, top_p
+//   or top_k at non-default values a 400, as on Opus 4.7 and Opus 4.8; Opus 5 and Sonnet 5.5 think by default (their
+//   "what's new" pages); Fable 5.1 "adaptive (always on)" (Anthropic's models overview).
+// - AWS's Opus 5.5 model card: adaptive thinking always on, not to be disabled. Anthropic's Haiku 5.5 migration
+//   guide: no temperature, top_p or top_k; adaptive budgets; thinking can still be disabled (third-party: vercel/ai's
+//   Bedrock provider, 2026-10-07).
 const RULES: Array<[RegExp, ClaudeRequestRules]> = [
   [
     /^anthropic\.claude-opus-4-[78]\b/,

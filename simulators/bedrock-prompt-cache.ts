@@ -1,9 +1,8 @@
-// The Bedrock simulator's prompt cache: it checks a Converse request's cache points against the model's documented
-// limits (the facts table, aws-facts/facts.ts: read there, not from the project's bedrock-caching.ts, so a mistake in
-// the project's code is not the simulator's too) and counts what the real service would read from and write to its
-// cache. Each checkpoint caches the prefix up to it, in the order tools -> system -> messages; the n-th checkpoint
-// that counts needs n times the model's minimum (below it: no caching, no error); a prefix stays cached for the TTL
-// after its last write or hit.
+// The Bedrock simulator's prompt cache: checks a Converse request's cache points against the facts table
+// (aws-facts: bedrock.prompt-cache-*, read there and not from the project's bedrock-caching.ts, so the two cannot
+// share a mistake) and counts what the service would read and write: each checkpoint caches the prefix up to it
+// (tools -> system -> messages), the n-th needs n times the minimum (below it, no caching and no error), and a prefix
+// lives for the TTL.
 import { tokensOf } from './sim-player.ts';
 import { simBaseModel } from './bedrock-catalog.ts';
 import { fact } from '../aws-facts/facts.ts';

@@ -1,13 +1,8 @@
-// A local server speaking the Bedrock Runtime Converse API
-// (POST /model/{modelId}/converse, REST-JSON) with a simulated model that
-// plays. The real @aws-sdk/client-bedrock-runtime reaches it through
-// `endpoint` with static credentials. Errors carry x-amzn-ErrorType and a
-// {"message"} body, as the service's do. inferenceConfig.maxTokens caps the output: a reply cut by it has
-// stopReason "max_tokens" (MessageStopEvent in the API reference). additionalModelRequestFields.thinking
-// {type: "enabled", budget_tokens} (Claude's extended thinking: budget at least the minimum and below maxTokens, no
-// temperature or top_p beside it) adds a reasoningContent block {reasoningText: {text, signature}} first; a
-// reasoning block sent back must carry the signature it came with (ReasoningTextBlock). Claude models from Opus 4.7
-// on follow their own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only, some think unasked.
+// A local server speaking the Bedrock Runtime Converse API (POST /model/{modelId}/converse, REST-JSON) with a
+// simulated model that plays, reached by the real @aws-sdk/client-bedrock-runtime through `endpoint`. Errors carry
+// x-amzn-ErrorType and {"message"}; maxTokens cuts a reply to stopReason "max_tokens"; Claude's extended thinking is
+// checked (aws-facts: bedrock.thinking-min-budget-tokens) and its reasoning signature verified when sent back. Claude
+// models from Opus 4.7 on follow their own rules (bedrock-model-rules.ts).
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 
 const MAX_IMAGES = fact('bedrock.converse-max-images-per-message').value;

@@ -1,12 +1,8 @@
-// CloudFormation's stack operations, simulated over a synthesized template: CreateStack creates the resources in
-// dependency order (DependsOn, Ref, Fn::GetAtt and Fn::Sub references), each as soon as everything it depends on
-// exists, as CloudFormation does in parallel: a resource that depends on nothing more waits for nothing more. A type
-// with a provisioner is created by it (a DB cluster in the RDS simulator, a custom resource by its handler); any
-// other is recorded as existing. A failed creation rolls back in reverse dependency order, deleting what the
-// operation created unless its DeletionPolicy is Retain (RetainExceptOnCreate and Delete are deleted on the rollback
-// of the operation that created them); a delete that fails keeps it, and everything it depends on, and the stack ends
-// ROLLBACK_FAILED. A stack in ROLLBACK_COMPLETE must be deleted before its name is created again. DeleteStack keeps
-// what Retain and RetainExceptOnCreate keep. Stack and resource statuses are CloudFormation's API names.
+// CloudFormation's stack operations, simulated over a synthesized template: CreateStack creates resources in
+// dependency order, each as soon as what it depends on exists (as CloudFormation does in parallel), by a provisioner
+// where one exists (RDS simulator, custom resource handlers). A failed creation rolls back in reverse order, keeping
+// what DeletionPolicy keeps (aws-facts: cloudformation.retain-except-on-create); a failed delete ends ROLLBACK_FAILED,
+// and a ROLLBACK_COMPLETE stack must be deleted first (cloudformation.rollback-complete).
 import { fact } from '../aws-facts/facts.ts';
 import type { RdsSim } from './rds-sim.ts';
 import { RdsApiError } from './rds-sim.ts';

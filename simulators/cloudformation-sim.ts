@@ -1,13 +1,7 @@
 // A local server speaking the CloudFormation query protocol for DescribeStacks, so `ariadne policy researcher` and
-// resolveStack can be tested through the real @aws-sdk/client-cloudformation:
-// - requests are POST / with a form-encoded body (Action=DescribeStacks&Version=2010-05-15&StackName=...), SigV4;
-// - a reply is XML, DescribeStacksResponse/DescribeStacksResult/Stacks/member/... (API_DescribeStacks, CloudFormation
-//   API Reference: StackName, StackId, CreationTime, StackStatus, Outputs/member/{OutputKey,OutputValue,Description});
-// - an error is <ErrorResponse><Error><Type>Sender</Type><Code>..</Code><Message>..</Message></Error><RequestId>,
-//   HTTP 400; a stack that does not exist is ValidationError "Stack with id NAME does not exist" (API_DescribeStacks:
-//   "If the stack doesn't exist, a ValidationError is returned").
-// Given a rehearsal authorizer, each signed request is authorized as cloudformation:DescribeStacks on the stack's
-// ARN, resource type "stack" (arn:...:cloudformation:REGION:ACCOUNT:stack/NAME/ID, Service Authorization Reference).
+// resolveStack are tested through the real @aws-sdk/client-cloudformation: form-encoded POSTs with SigV4, XML replies,
+// and a missing stack as ValidationError "Stack with id NAME does not exist" (API_DescribeStacks). With an authorizer,
+// each request is authorized as cloudformation:DescribeStacks on the stack's ARN (resource type "stack").
 import { randomUUID } from 'node:crypto';
 import { queryErrorReply, type AwsCall, type RequestAuthorization, type RequestScope } from './authorization.ts';
 import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';

@@ -1,14 +1,8 @@
-// A local server speaking the query protocol of the two identity calls `ariadne doctor --aws` makes to check the
-// researcher's own permissions, so they are tested through the real @aws-sdk/client-sts and client-iam:
-// - STS GetCallerIdentity (API_GetCallerIdentity, STS API Reference): "No permissions are required to perform this
-//   operation"; the reply is GetCallerIdentityResponse/GetCallerIdentityResult/{UserId,Account,Arn}.
-// - IAM SimulatePrincipalPolicy (API_SimulatePrincipalPolicy, IAM API Reference): PolicySourceArn (a user, group or
-//   role), ActionNames.member.N, ResourceArns.member.N (default "*"); the reply lists EvaluationResults/member with
-//   EvalActionName, EvalResourceName and EvalDecision (allowed | explicitDeny | implicitDeny), IsTruncated. The
-//   caller needs iam:SimulatePrincipalPolicy on the PolicySourceArn (resource types user, group, role, Service
-//   Authorization Reference); a source that does not exist is NoSuchEntity, HTTP 404.
-// Requests are POST / form-encoded with SigV4; each operation is answered only on its own service's endpoint (the
-// credential scope names the service), as two AWS endpoints would. Decisions come from the rehearsal's IamModel.
+// A local server speaking the query protocol of the two identity calls `ariadne doctor --aws` makes, so they are
+// tested through the real @aws-sdk/client-sts and client-iam: STS GetCallerIdentity (needs no permission) and IAM
+// SimulatePrincipalPolicy (iam:SimulatePrincipalPolicy on the PolicySourceArn; an unknown source is NoSuchEntity).
+// Each operation answers only on its own service's endpoint (the SigV4 credential scope names it), as two AWS
+// endpoints would; decisions come from the rehearsal's IamModel.
 import { randomUUID } from 'node:crypto';
 import { queryErrorReply, type AwsCall, type RequestAuthorization } from './authorization.ts';
 import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';

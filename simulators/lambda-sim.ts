@@ -1,10 +1,8 @@
-// A local server for the one Lambda control-plane call Ariadne makes: GetAccountSettings (REST-JSON,
-// GET /2016-08-19/account-settings/; https://docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html),
-// answering AccountLimit {CodeSizeUnzipped, CodeSizeZipped, ConcurrentExecutions, TotalCodeSize,
-// UnreservedConcurrentExecutions} and AccountUsage {FunctionCount, TotalCodeSize}. Its account is settable, so the
-// rehearsal can be a new account with little concurrency ("New AWS accounts have reduced concurrency and memory
-// quotas", https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). SigV4 required; with an
-// authorizer, each request is authorized as lambda:GetAccountSettings on "*" (the action has no resource type).
+// A local server for the one Lambda control-plane call Ariadne makes: GetAccountSettings (REST-JSON, GET
+// /2016-08-19/account-settings/; docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html), answering
+// AccountLimit and AccountUsage. Its account is settable, so the rehearsal can be a new account with little
+// concurrency (aws-facts: lambda.default-concurrent-executions). SigV4 required; with an authorizer, each request is
+// authorized as lambda:GetAccountSettings on "*" (no resource type).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestAuthorization } from './authorization.ts';

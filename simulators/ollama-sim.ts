@@ -1,11 +1,8 @@
-// A local server speaking Ollama's HTTP API (POST /api/chat non-streaming and
-// streaming NDJSON, GET /api/tags, POST /api/show, GET /api/version), with a
-// simulated model that plays. Replies follow Ollama's documented shapes:
-// message.tool_calls[].function {name, arguments (object)}, token counts in
-// prompt_eval_count / eval_count, durations in nanoseconds. As documented
-// (https://docs.ollama.com/api/chat, .../capabilities/thinking, .../api-reference/show-model-details): `think`
-// asks for message.thinking; options.num_predict caps the output, and a reply cut by it ends with done_reason
-// "length"; /api/show gives details, template and parameters but no digest, which /api/tags gives per model.
+// A local server speaking Ollama's HTTP API (POST /api/chat plain and streamed as NDJSON, GET /api/tags, POST
+// /api/show, GET /api/version) with a simulated model that plays, in Ollama's documented shapes
+// (https://docs.ollama.com/api/chat, .../capabilities/thinking, .../api-reference/show-model-details): tool calls with
+// object arguments, prompt_eval_count / eval_count, nanosecond durations, `think`, done_reason "length" under
+// num_predict, and digests from /api/tags only.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { cutAtCap, SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';

@@ -1,24 +1,8 @@
-// A local server speaking OpenAI's Chat Completions wire protocol (POST /v1/chat/completions, non-streaming and
-// streamed as server-sent events; GET /v1/models and /v1/models/{id}), with a simulated model that plays. As vLLM,
-// llama.cpp's server or OpenAI itself answer the official `openai` client. Shapes follow the client's types, which
-// are generated from OpenAI's OpenAPI spec (node_modules/openai/resources/chat/completions/completions.d.ts:
-// ChatCompletion, ChatCompletionChunk, ChatCompletionStreamOptions; resources/completions.d.ts: CompletionUsage;
-// resources/models.d.ts: Model; core/error.d.ts: the error classes by status), and OpenAI's documentation
-// (https://platform.openai.com/docs/api-reference/chat, .../docs/guides/error-codes):
-// - tool_calls[].function.arguments is a JSON string; finish_reason "tool_calls", "stop", or "length" when
-//   max_completion_tokens (or the legacy max_tokens) cut the reply;
-// - usage.prompt_tokens INCLUDES prompt_tokens_details.cached_tokens, and usage.completion_tokens INCLUDES
-//   completion_tokens_details.reasoning_tokens;
-// - streamed, usage comes only with stream_options.include_usage: every chunk then has usage null, and one last
-//   chunk before `data: [DONE]` has empty choices and the usage;
-// - prompt caching (https://platform.openai.com/docs/guides/prompt-caching) is automatic from 1024 prompt tokens:
-//   the longest prefix seen before for the model, in steps of 128 tokens, kept 10 minutes after its last use;
-// - rate limits (https://platform.openai.com/docs/guides/rate-limits): 429 with code rate_limit_exceeded, type
-//   "requests" or "tokens", and the x-ratelimit-* headers (on every reply of a limited model);
-// - an image part costs 85 tokens, the low-detail price (https://platform.openai.com/docs/guides/images-vision): the
-//   sim does not decode images to measure them.
-// Reasoning text is not part of OpenAI's own Chat Completions API; vLLM and DeepSeek return it as reasoning_content
-// (https://docs.vllm.ai/en/latest/features/reasoning_outputs.html), OpenRouter as reasoning: `reasoningField`.
+// A local server speaking OpenAI's Chat Completions protocol (POST /v1/chat/completions, plain and streamed as
+// server-sent events; GET /v1/models[/{id}]) with a simulated model that plays, as vLLM, llama.cpp or OpenAI answer
+// the official `openai` client. Shapes follow the client's types (generated from OpenAI's OpenAPI spec) and OpenAI's
+// docs (https://platform.openai.com/docs/api-reference/chat, .../docs/guides/error-codes); the behaviours it
+// simulates, with their sources, are listed above its constants.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
@@ -41,6 +25,14 @@ export interface OpenAISimOptions extends SimOptions {
   reasoningField?: 'reasoning_content' | 'reasoning' | null;
 }
 
+// An image part costs the low-detail price (https://platform.openai.com/docs/guides/images-vision): images are not
+// decoded to measure them. Prompt caching (https://platform.openai.com/docs/guides/prompt-caching) is automatic from
+// 1024 prompt tokens: the longest prefix seen before for the model, in steps of 128, kept 10 minutes after its last
+// use. Rate limits (.../docs/guides/rate-limits): 429 rate_limit_exceeded, type "requests" or "tokens", with the
+// x-ratelimit-* headers. Usage: prompt_tokens INCLUDES cached_tokens, completion_tokens INCLUDES reasoning_tokens;
+// streamed, usage comes only with include_usage, in a last chunk with empty choices before `data: [DONE]`.
+// Reasoning text is not OpenAI's: vLLM returns reasoning_content (docs.vllm.ai/en/latest/features/
+// reasoning_outputs.html), OpenRouter reasoning (reasoningField).
 const IMAGE_TOKENS = 85;
 const CACHE_MIN_TOKENS = 1024;
 const CACHE_STEP_TOKENS = 128;

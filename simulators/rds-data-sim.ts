@@ -1,17 +1,8 @@
-// A local server speaking the RDS Data API's REST-JSON protocol (POST /Execute, /BatchExecute, /BeginTransaction,
-// /CommitTransaction, /RollbackTransaction; errors as x-amzn-ErrorType + {"message"}, with the HTTP statuses of the
-// @aws-sdk/client-rds-data model) in front of a real Postgres schema, with the limits AWS documents:
-// - "Amazon RDS Data API limitations" (AuroraUserGuide/data-api.limitations.html): responses over 1 MiB are
-//   terminated; each row of a result set must be at most 64 KB.
-// - API_BatchExecuteStatement: "the maximum size of the HTTP request submitted through the Data API is 4 MiB".
-// - API_BeginTransaction: "A transaction times out if there are no calls that use its transaction ID in three
-//   minutes ... rolled back automatically"; "A transaction can run for a maximum of 24 hours".
-// - API_ExecuteStatement: "Array parameters are not supported"; calls time out after 45 s unless
-//   continueAfterTimeout (AuroraUserGuide/data-api-timeouts.html).
-// - DatabaseResumingException: "A request was cancelled because the Aurora Serverless v2 DB instance was paused.
-//   The Data API request automatically resumes the DB instance. Wait a few seconds and try again."
-// - API_SqlParameter: typeHint JSON | UUID | TIMESTAMP (YYYY-MM-DD HH:MM:SS[.FFF]) | DATE (YYYY-MM-DD) |
-//   TIME (HH:MM:SS[.FFF]) | DECIMAL, each a stringValue sent to the database as that type.
+// A local server speaking the RDS Data API's REST-JSON protocol (/Execute, /BatchExecute, /BeginTransaction,
+// /CommitTransaction, /RollbackTransaction; errors as x-amzn-ErrorType + {"message"}) in front of a real Postgres
+// schema, enforcing the limits AWS documents (aws-facts: data-api.max-response-bytes, data-api.max-row-bytes,
+// data-api.max-request-bytes, data-api.transaction-*, data-api.statement-timeout-ms), no array parameters, typeHints,
+// and DatabaseResumingException while a paused Aurora resumes.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

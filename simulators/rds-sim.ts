@@ -1,14 +1,8 @@
-// A local server speaking RDS's control plane (the query protocol, Version 2014-10-31) for the DB cluster calls the
-// stack makes, so functions/protect-database.ts runs through the real @aws-sdk/client-rds:
-// - requests are POST / with a form-encoded body (Action=ModifyDBCluster&DBClusterIdentifier=...), SigV4;
-// - a reply is XML, <ActionResponse xmlns="http://rds.amazonaws.com/doc/2014-10-31/"><ActionResult><DBCluster>...
-//   (DescribeDBClusters: <DBClusters><DBCluster>...), errors <ErrorResponse><Error><Code>..;
-// - DeleteDBCluster of a cluster with deletion protection is refused as RDS refuses it (fact
-//   'rds.delete-protected-cluster'); an identifier that names no cluster is DBClusterNotFoundFault (404).
-// Clusters are created in-process (createCluster: what CloudFormation's AWS::RDS::DBCluster does for the stack
-// deploy simulator, cloudformation-deploy.ts); deleteCluster is DeleteDBCluster's rule for it too. Given a rehearsal
-// authorizer, each signed request is authorized as rds:<Action> on the cluster's ARN, resource type "cluster"
-// (arn:${Partition}:rds:${Region}:${Account}:cluster:${DbClusterInstanceName}, Service Authorization Reference).
+// A local server speaking RDS's control plane (query protocol, Version 2014-10-31) for the DB cluster calls the stack
+// makes, so functions/protect-database.ts runs through the real @aws-sdk/client-rds: form-encoded POSTs signed with
+// SigV4, XML replies and errors; DeleteDBCluster of a protected cluster is refused
+// (aws-facts: rds.delete-protected-cluster). Clusters are created in-process for the deploy simulator
+// (cloudformation-deploy.ts); with an authorizer, each request is authorized as rds:<Action> on the cluster's ARN.
 import { randomUUID } from 'node:crypto';
 import { queryErrorReply, type AwsCall, type RequestAuthorization, type RequestScope } from './authorization.ts';
 import { AwsQueryServer, type QueryReply } from './aws-query-server.ts';

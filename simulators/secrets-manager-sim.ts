@@ -1,9 +1,7 @@
-// A local server speaking the Secrets Manager JSON 1.1 protocol for GetSecretValue (X-Amz-Target
-// secretsmanager.GetSecretValue; API_GetSecretValue, Secrets Manager API Reference): the secret by its ARN or name,
-// answered with ARN, Name, VersionId, SecretString, VersionStages ["AWSCURRENT"] and CreatedDate; an unknown one is
-// ResourceNotFoundException "Secrets Manager can't find the specified secret.". Given a rehearsal authorizer, each
-// call is authorized as secretsmanager:GetSecretValue on the secret's ARN (resource type "Secret"). The Data API
-// simulator reads the same secrets (databaseSecret), as the Data API reads Secrets Manager on every call.
+// A local server speaking Secrets Manager's JSON 1.1 protocol for GetSecretValue (by ARN or name; an unknown secret is
+// ResourceNotFoundException). With an authorizer, each call is authorized as secretsmanager:GetSecretValue on the
+// secret's ARN. The Data API simulator reads the same secrets (databaseSecret), as the Data API reads Secrets Manager
+// on every call.
 import { randomUUID } from 'node:crypto';
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';

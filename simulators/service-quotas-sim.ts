@@ -1,13 +1,8 @@
-// A local server speaking Service Quotas' AWS JSON 1.1 protocol (X-Amz-Target ServiceQuotasV20190624.<Operation>)
-// for the two reads Ariadne's CLI makes of Bedrock's quotas:
-// - ListServiceQuotas {ServiceCode, MaxResults (1-100), NextToken} -> {Quotas: [ServiceQuota], NextToken}; "Lists the
-//   applied quota values for the specified AWS service" (API_ListServiceQuotas, Service Quotas API Reference);
-//   authorized as servicequotas:ListServiceQuotas on "*" (no resource type).
-// - GetServiceQuota {ServiceCode, QuotaCode} -> {Quota}; NoSuchResourceException for a code it does not hold;
-//   authorized as servicequotas:GetServiceQuota on arn:PARTITION:servicequotas:REGION:ACCOUNT:SERVICE/CODE (resource
-//   type "quota", condition key servicequotas:service).
-// Its quotas are settable; by default Bedrock's for the stack's default models, named as AWS names them (Request an
-// increase for Amazon Bedrock quotas, https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html).
+// A local server speaking Service Quotas' JSON 1.1 protocol for the two reads the CLI makes of Bedrock's quotas:
+// ListServiceQuotas (aws-facts: service-quotas.list-max-results; authorized on "*", no resource type) and
+// GetServiceQuota (NoSuchResourceException for an unknown code; authorized on the quota's ARN). Its quotas are
+// settable; by default Bedrock's for the stack's default models, named as AWS names them
+// (aws-facts: bedrock.runtime-quotas-tokens-only).
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorization, RequestScope } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';
@@ -23,7 +18,11 @@ export interface SimQuota {
 const TARGET = 'ServiceQuotasV20190624.';
 const MAX_RESULTS = fact('service-quotas.list-max-results').value;
 
-/** Quotas of the stack's default models (and earlier ones) through global profiles, and one base model's. */
+/**
+ * Quotas of the stack's default models (and earlier ones) through global profiles, and one base model's, named as AWS
+ * names them ("Request an increase for Amazon Bedrock quotas",
+ * docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html).
+ */
 export const DEFAULT_SIM_QUOTAS: SimQuota[] = [
   ['L-GS55T', 'Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 5.5', 2_000_000],
   ['L-GS55R', 'Global cross-Region InvokeModel requests per minute for Anthropic Claude Sonnet 5.5', 200],

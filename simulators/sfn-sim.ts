@@ -1,9 +1,7 @@
-// A local server speaking the Step Functions JSON 1.0 protocol for
-// StartExecution, DescribeExecution, SendTaskSuccess and SendTaskFailure. As
-// the service does for Standard workflows: the same name and input as an
-// existing running execution return that execution; the same name with another
-// input is ExecutionAlreadyExists. Task tokens are issued by whoever plays the
-// waiting Task (issueTaskToken) and closed by the first send.
+// A local server speaking the Step Functions JSON 1.0 protocol for StartExecution, DescribeExecution, SendTaskSuccess
+// and SendTaskFailure. As for Standard workflows: the same name and input as a running execution return it, the same
+// name with another input is ExecutionAlreadyExists. Task tokens are issued by whoever plays the waiting Task
+// (issueTaskToken) and closed by the first send.
 import { randomBytes } from 'node:crypto';
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorization } from './authorization.ts';

@@ -1,9 +1,7 @@
-// aws-local-stepfunctions evaluates each path of the definition ("$.experimentId", a Choice's Variable) by calling
-// jsonpath-plus without `new`, and jsonpath-plus hands a scalar result back by throwing its NewError and catching
-// it. The stack trace every such Error captured was about 15 µs, some 15 paths a turn: 60% of the local machine's
-// own CPU per turn (bench/engine.ts). NewError's parent is swapped for a constructor that captures none: jsonpath-plus
-// catches the object itself (reading its avoidNew and value), and nothing else sees it. Load this module before
-// running a definition; the answers are the same, only cheaper.
+// aws-local-stepfunctions evaluates each path by calling jsonpath-plus without `new`, and jsonpath-plus returns a
+// scalar by throwing and catching its NewError; capturing the stack trace cost about 15 µs, some 60% of the local
+// machine's own CPU per turn (bench/engine.ts). NewError's parent is swapped for a constructor that captures none
+// (jsonpath-plus reads only avoidNew and value). Load this before running a definition: same answers, cheaper.
 import { JSONPath } from 'jsonpath-plus';
 
 /** Builds what Error would, but without capturing a stack: `this` already has NewError's prototype (new.target). */

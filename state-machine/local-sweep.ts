@@ -1,9 +1,7 @@
-// A sweep on this machine: the experiment state machine run locally for every
-// run of the sweep, `concurrency` at a time (on AWS a Distributed Map does
-// this). Resumable: a run whose latest attempt finished is skipped, one left
-// running by a process that died is resumed where its turns stopped, a failed
-// one is tried again as a new attempt. One process at a time per sweep (an
-// advisory lock), so "running" always means "interrupted" here.
+// A sweep on this machine: the experiment state machine run locally for every run, `concurrency` at a time (a
+// Distributed Map does this on AWS). Resumable: a finished run is skipped, one left running by a dead process resumed
+// where its turns stopped, a failed one tried again as a new attempt. One process per sweep (an advisory lock), so
+// "running" here always means "interrupted".
 import { setMaxListeners } from 'node:events';
 import type { Database } from '../core/store/database.ts';
 import type { Sql } from '../core/store/sql.ts';

@@ -1,10 +1,7 @@
-// One process at a time per sweep: a session-level advisory lock, held by a connection of its own for the whole
-// sweep. That connection is dropped by a server restart or a failover, and the lock with it: the lock listens for
-// that (pg emits 'error' on a client that nobody hears otherwise, which ends the process), connects again with
-// backoff while the server is away, and takes the lock again. Until it has, no run of the sweep starts; if another
-// process took the sweep meanwhile, the lock says so and this process must stop its runs. The server may still hold
-// the lock for the lost session itself (it is still ending, or the server has not noticed the connection is gone):
-// that holder is this process, so it is ended and the lock taken again, not mistaken for another process.
+// One process at a time per sweep: a session-level advisory lock held by a connection of its own. A server restart or
+// failover drops it, so the lock listens for that (an unheard 'error' would end the process), reconnects with backoff
+// and takes the lock again; until then no run starts, and if another process took the sweep meanwhile this one stops.
+// The server may still hold the lock for the lost session, whose holder is this process: it is ended, not obeyed.
 import pg from 'pg';
 import type { Database } from '../core/store/database.ts';
 

@@ -1,11 +1,7 @@
-// A turn function Lambda stops at its timeout, as a Task invoking it through
-// arn:aws:states:::lambda:invoke sees it: Lambda.Unknown with the payload in
-// its Cause (what the rehearsal's Lambda answers, rehearsal/lambda-process.ts),
-// or Sandbox.Timedout when the runtime names it. The synthesized machine runs
-// the turn once more (nothing lost or doubled, whether or not the stopped
-// invocation had committed), and finalizes a second timeout as failed with
-// the timeout as its reason: an error of the infrastructure, not a navigation
-// failure.
+// A turn function stopped at its timeout, as a Task through lambda:invoke sees it (Lambda.Unknown with the payload in
+// its Cause, or Sandbox.Timedout): the synthesized machine runs the turn once more, nothing lost or doubled whether
+// or not the stopped invocation committed, and finalizes a second timeout as failed with the timeout as its reason,
+// an infrastructure error rather than a navigation failure.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';

@@ -1,11 +1,7 @@
-// Hostile input, as tables: every place a researcher or a caller hands
-// Ariadne data (StartExecution input, maze JSON, sweep YAML, workflow YAML,
-// parameter values, CLI options) gets wrong types, huge numbers, negative
-// sizes, 10 MB strings, SQL fragments, path traversal, control characters and
-// prototype-pollution keys. Each must be refused with an error naming the
-// field; nothing is written; nothing crashes. Then a full run with hostile
-// names and text reads them back byte for byte, and secrets stay out of
-// everything stored or printed.
+// Hostile input, as tables: every place a researcher or caller hands Ariadne data (execution input, maze JSON, sweep
+// and workflow YAML, parameters, CLI options) gets wrong types, huge numbers, 10 MB strings, SQL fragments, path
+// traversal, control characters and prototype-pollution keys; each is refused naming the field, nothing written or
+// crashed. A full run with hostile names reads them back byte for byte, and secrets stay out of everything stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../core/machine/states.ts';

@@ -1,9 +1,7 @@
-// Every combination of observation format, vision mode, success rule, memory
-// and recall_tool: the system prompt (v2, the default) is rendered next to the
-// observations and tool results of that setting on a small seeded maze, and
-// each claim the prompt makes is checked against what those texts show, as
-// read from the rendered text itself (never from a list of what a format is
-// supposed to show). Combinations that measure nothing are refused instead.
+// Every combination of observation format, vision mode, success rule, memory and recall_tool: the default system
+// prompt is rendered next to that setting's observations and tool results on a small seeded maze, and each claim it
+// makes is checked against what those texts show (never against a list of what a format should show). Combinations
+// that measure nothing are refused instead.
 import { describe, expect, it } from 'vitest';
 import { OBSERVATION_FORMATS, SUCCESS_RULES, type ExperimentConfig } from '../core/config/experiment-config.ts';
 import { resolveConfig, systemPrompt } from '../core/engine/experiment.ts';

@@ -1,13 +1,8 @@
-// Every ```sh block of README.md and of the docs/ pages runs as shown: each command, through the real CLI in a child
-// process, must exit 0, in the order of PAGES and of each page (a server a block starts keeps running for the blocks
-// after it, as a user keeps that terminal open). It is one session, one database and one working directory, so a
-// page reads what the pages before it made. A command that cannot run here is declared on its page by an HTML
-// comment on the line right before its block, with the reason:
-//   <!-- readme-test: not run (REASON) -->                            the whole block
-//   <!-- readme-test: not run: npm test (REASON); psql (REASON) -->   the commands that start with these words
-// and a declaration may not cover a command this test can run. The test reads only the shell the pages need
-// (words, '...' and "..." quotes, `\` line continuations, # comments, &&, VAR=value prefixes) and fails on
-// anything else, so an edit cannot slip past it unparsed.
+// Every ```sh block of README.md and docs/ runs as shown, through the real CLI, and must exit 0, in page order, as one
+// session (one database and directory; a server a block starts keeps running). A block that cannot run here is
+// declared by an HTML comment on the line before it: `<!-- readme-test: not run (REASON) -->`, or `not run: WORD
+// (REASON); ...` for the commands starting with WORD, and no declaration may cover a command that can run. Only the
+// shell the pages need is parsed (words, quotes, `\`, #, &&, VAR=value); anything else fails.
 import { execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,11 +1,8 @@
 /// <reference lib="dom" />
-// The sweep report and the replay viewer, opened in a real headless Chromium:
-// no console errors, charts and maze drawn (pixels and DOM) with both axes
-// labelled and a path walked by several runs drawn once, the scrubber moves the
-// agent to the chosen step, links to failure replays work; a sweep with an
-// unpriced model, a missing one and a varied observation format shows unknown
-// cost as unknown, errors apart from failures, and a row per format.
-// Screenshots go to test-output/screenshots/.
+// The sweep report and the replay viewer in a real headless Chromium: no console errors, charts and maze drawn with
+// labelled axes and shared paths drawn once, the scrubber and failure links work; a sweep with an unpriced model, a
+// missing one and a varied format shows unknown cost as unknown, errors apart and a row per format. Screenshots go
+// to test-output/screenshots/.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

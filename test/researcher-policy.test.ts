@@ -1,9 +1,7 @@
-// `ariadne policy researcher`: the policy, generated from the synthesized stack's outputs as the
-// rehearsal's fake account resolves them, is checked against AWS's Service Authorization Reference data, then
-// given to an IAM user of the rehearsal's model, whose calls through the real SDK clients to the local servers are
-// authorized by the same IAM evaluator as the stack's roles: everything a researcher does allowed, the same calls
-// on things outside the stack denied. resolveStack's errors and the command itself run against the CloudFormation
-// simulator.
+// `ariadne policy researcher`: the policy generated from the synthesized stack's outputs is checked against AWS's
+// Service Authorization Reference data, then given to a rehearsal IAM user whose calls through the real SDK clients
+// are authorized by the same evaluator as the stack's roles: everything a researcher does allowed, the same calls
+// outside the stack denied. resolveStack and the command run against the CloudFormation simulator.
 import { DEFAULT_BEDROCK_MODELS } from '../lib/ariadne-stack.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,9 +1,7 @@
-// Every results command prints the same bytes locally (pg, to the test's Postgres) and with --aws
-// (the RDS Data API server in front of the same schema, found through a CloudFormation server), on a laptop whose
-// clock is far from UTC. Each command runs as a user runs it, a process of its own with TZ=Pacific/Auckland, and
-// stdout is compared byte for byte; the files a command writes too. Below that, the rows of a query over every
-// type the schema and views use are equal through both transports, and a SQLState is read from pg's field and from
-// the Data API's message only.
+// Every results command prints the same bytes locally (pg) and with --aws (the Data API simulator in front of the same
+// schema) on a laptop far from UTC: each runs as its own process with TZ=Pacific/Auckland and stdout and written
+// files are compared byte for byte. Below that, a query over every type the schema uses returns equal rows through
+// both transports, and a SQLState is read from pg's field and from the Data API's message.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';

@@ -1,9 +1,7 @@
-// Every stored value that can grow is bounded where it is written, so that no row is written that
-// the RDS Data API (64 KB a row) could not read back: the limits add up to less than a row per table and are
-// measured as Postgres prints the values; what a model writes (100 KB replies, reasoning, tool names and arguments)
-// is cut with a marker and the cut recorded, and every row reads back over the Data API; what the researcher asks
-// for (a prompt, a config, a vision square) too large is refused before anything is written, naming the field, its
-// size, the limit and the fix; an agent memory too large is refused when the turn is written, writing nothing.
+// Every stored value that can grow is bounded where it is written, so no row exceeds aws-facts: data-api.max-row-bytes:
+// the limits add up under a row per table, measured as Postgres prints them; what a model writes is cut with a marker
+// and reads back over the Data API; what the researcher asks for too large is refused before anything is written,
+// naming field, size, limit and fix; an agent memory too large is refused when the turn is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentFactory, AgentReply } from '../core/engine/agent.ts';
 import { startExperiment } from '../core/engine/experiment.ts';

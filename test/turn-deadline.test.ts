@@ -1,9 +1,6 @@
-// A turn's deadline (engine/turn-deadline.ts), with an Ollama model whose
-// replies are slow (the simulator's slow-reply faults): the turn stops
-// starting model calls when one more would not end before the deadline, stops
-// a call still running at it, and commits what it did as a whole turn (stop
-// reason `deadline`); the next turn goes on from there, nothing lost or
-// doubled. The turn handler takes the deadline from the Lambda context.
+// A turn's deadline (engine/turn-deadline.ts) with an Ollama model whose replies are slow: the turn stops starting
+// calls that would not end before it, stops a call running at it, and commits a whole turn (stop reason `deadline`);
+// the next turn goes on, nothing lost or doubled. The handler takes the deadline from the Lambda context.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTurn } from '../core/engine/turn.ts';
 import { TurnDeadline } from '../core/engine/turn-deadline.ts';

@@ -1,9 +1,7 @@
-// `ariadne view`: a read-only web viewer over the results database, built on Fastify (a Node HTTP framework kept
-// by the OpenJS Foundation: schema-free routes with typed params, a router that never maps a URL to a file, hooks
-// for the security headers, and no dependency on Node 22). It answers GET only, binds to the loopback interface,
-// refuses a Host header other than its own (a page on another site cannot reach it by DNS rebinding), and sends a
-// Content-Security-Policy that lets a page run only the viewer's own scripts. Every query is fixed SQL with
-// parameters: no request runs SQL of its own, and the only files served are the fixed list in assets.ts.
+// `ariadne view`: a read-only web viewer over the results database, on Fastify (typed routes, a router that never
+// maps a URL to a file, hooks for security headers). It answers GET only on the loopback interface, refuses a foreign
+// Host header (DNS rebinding), and its Content-Security-Policy runs only the viewer's own scripts. Every query is
+// fixed SQL with parameters; the only files served are the fixed list in assets.ts.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { SqlDatabase } from '../core/store/sql.ts';
 import { ExperimentNotFoundError, InvalidInputError } from '../core/errors.ts';

@@ -1,32 +1,8 @@
-// Bedrock's per-model quotas for this account and Region, read from Service Quotas, so that a
-// sweep's shared rate limits (config.rate_limits) default to what the account may really send, and `ariadne doctor
-// --aws --bedrock` prints them.
-//
-// What AWS says (each read on AWS's own pages):
-// - "Inference traffic to this endpoint is governed by per-model token-based quotas. You can view these quotas in the
-//   Service Quotas console by selecting Amazon Bedrock as the service" (Quotas for the bedrock-runtime endpoint,
-//   https://docs.aws.amazon.com/bedrock/latest/userguide/quotas-runtime.html). The quotas per model are named
-//   "Cross-Region InvokeModel tokens per minute for ${model}" ("when invoked through a cross-Region inference
-//   profile"), "On-demand InvokeModel tokens per minute for ${model}" ("when invoked on-demand in a single Region"),
-//   and "Amazon Bedrock no longer enforces requests-per-minute (RPM) quotas on the bedrock-runtime endpoint" (the
-//   same page): an account may still list "... requests per minute for ${model}" quotas, but only the tokens-per-
-//   minute quota is a rate limit (aws-facts: bedrock.runtime-quotas-tokens-only). Older accounts list the same quotas
-//   as "On-demand model inference tokens per minute for ..." and "Cross-region model inference ..."; a global
-//   profile's have names of their own ("Global cross-Region ..."), so both wordings are read, any letter case.
-// - "the quotas that apply to your account might be lower than the default values ... To check the values that
-//   apply to your account, use Service Quotas" (https://docs.aws.amazon.com/bedrock/latest/userguide/quotas.html).
-// - ListServiceQuotas "Lists the applied quota values for the specified AWS service. For some quotas, only the
-//   default values are available. If the applied quota value is not available for a quota, the quota is not
-//   retrieved." (https://docs.aws.amazon.com/servicequotas/2019-06-24/apireference/API_ListServiceQuotas.html;
-//   service code "bedrock"; IAM servicequotas:ListServiceQuotas, which has no resource type, so "*").
-// So what applies to a model id depends on how it is called: a base id is on-demand in the Region it is called in; a
-// geographic profile (us., eu., apac., ...) counts against the Cross-Region quota of the Region it is called from; a
-// global profile against the Global cross-Region quota. A quota of another kind is never used in its place: a model
-// with none of its own kind listed gets no default, and says so.
-// Quotas name models by display name ("Anthropic Claude Sonnet 4.6"), not by id: the two are matched by their words
-// and numbers (dates and ":0" left out, a trailing v1 optional), and every match is printed with the quota's name.
-// Bedrock counts some models' tokens at a higher rate than they are billed ("Some models use tokens at a higher
-// rate", quotas.html), which a limit read from a quota does not see.
+// Bedrock's per-model quotas for this account and Region, read from Service Quotas (ListServiceQuotas, service code
+// "bedrock", aws-facts: service-quotas.list-max-results), so a sweep's shared rate limits default to what the account
+// may really send, and `ariadne doctor --aws --bedrock` prints them. Quotas name models by display name, matched to ids
+// by their words and numbers. Bedrock counts some models' tokens at a higher rate than it bills them ("Some models use
+// tokens at a higher rate", docs.aws.amazon.com/bedrock/latest/userguide/quotas.html), which a quota does not show.
 import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { baseModelId, inferenceProfileOf } from '../../core/config/model-table.ts';
 import type { Check } from './doctor/check.ts';
@@ -73,6 +49,11 @@ export async function listBedrockQuotas(client: ServiceQuotasClient): Promise<Se
   return out;
 }
 
+/**
+ * Which quota applies to a model id depends on how it is called: a base id is on-demand in the Region it is called
+ * in, a geographic profile (us., eu., ...) counts against the Cross-Region quota of the Region it is called from, a
+ * global profile against the Global cross-Region quota. A quota of another kind is never used in its place.
+ */
 export function quotaScopeOf(model: string): QuotaScope {
   const profile = inferenceProfileOf(model);
   return profile === null ? 'on-demand' : profile === 'global' ? 'global' : 'cross-region';
@@ -84,7 +65,12 @@ const SCOPE_WORDS: Record<QuotaScope, string> = {
   global: 'global cross-region',
 };
 
-/** "<scope> (model inference | InvokeModel) (tokens | requests) per minute for <model>", lower-cased. */
+/**
+ * "<scope> (model inference | InvokeModel) (tokens | requests) per minute for <model>", lower-cased: AWS's names
+ * ("Cross-Region InvokeModel tokens per minute for ${model}", "On-demand InvokeModel ...",
+ * the page of aws-facts: bedrock.runtime-quotas-tokens-only) and older accounts' ("On-demand model inference ...").
+ * Only tokens per minute is a rate limit: Bedrock "no longer enforces requests-per-minute (RPM) quotas".
+ */
 const QUOTA_NAME = new RegExp(
   '^(on-demand|cross-region|global cross-region) (?:model inference|invokemodel) (tokens|requests) ' +
     'per minute for (.+)$',

@@ -1,9 +1,7 @@
-// docs/observation-formats.md, generated: for each observation format (and
-// see-through vision where it shows something else) the system prompt of the
-// default prompt version, the first observation and one tool result on one
-// small seeded maze, with their sizes. Sizes are characters: no tokenizer of
-// the models in use ships with the project, and characters / 4 (the context
-// guard's estimate) would be a guess presented as a count.
+// docs/observation-formats.md, generated: for each observation format (and see-through vision where it differs) the
+// default prompt version's system prompt, the first observation and one tool result on a small seeded maze, with
+// their sizes in characters: no tokenizer of the models in use ships here, and characters / 4 would be a guess
+// presented as a count.
 import { OBSERVATION_FORMATS, type ObservationFormat } from '../../core/config/experiment-config.ts';
 import { resolveConfig, systemPrompt } from '../../core/engine/experiment.ts';
 import { generateMaze } from '../../core/maze/generators/index.ts';

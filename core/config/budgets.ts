@@ -1,9 +1,6 @@
-// Time and history budgets, each a named number with its reason, so that what
-// retries inside a function fits the function's timeout, and what a function
-// takes fits the execution that calls it. AWS references: "Configure Lambda
-// function timeout" (AWS Lambda Developer Guide), "Step Functions service
-// quotas" (AWS Step Functions Developer Guide), DatabaseResumingException
-// (RDS Data API reference); the figures are the facts table's (aws-facts/facts.ts).
+// Time and history budgets, each a named number with its reason, so that what retries inside a function fits the
+// function's timeout, and what a function takes fits the execution that calls it
+// (aws-facts: lambda.max-timeout-seconds, sfn.max-history-events; DatabaseResumingException, RDS Data API reference).
 import { fact } from '../../aws-facts/facts.ts';
 
 /** Lambda stops a function at its timeout, at most 900 seconds ("Configure Lambda function timeout"). */

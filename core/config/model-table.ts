@@ -1,17 +1,8 @@
-// The Bedrock models Ariadne knows by default: list prices and context windows, each entry with the date it was
-// read and the page it was read on. config.prices and config.context_windows start from this table and may
-// override any entry per experiment; a model that is in neither has an unknown price (its cost is null and the
-// experiment's price_known false, shown as "unknown", never as 0) and no context guard.
-//
-// Read 2026-11-25; lifecycles, replacements and the models added since re-read 2026-11-28 (each row's `read`), from
-// Anthropic's model pages (each names its lifecycle, Legacy or current, and the model to migrate to) and AWS's model
-// cards and lifecycle pages. Rows not re-read keep their values and their 2026-11-25 date. A Legacy row names its
-// `replacement`, which `doctor --aws --bedrock` offers for a deployed model Bedrock marks Legacy. Claude models
-// reachable through Converse (Anthropic's "Claude on Amazon Bedrock (legacy)" page lists their ARN-versioned ids:
-// https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock-legacy) are called on demand
-// through inference profiles (us., eu., apac., jp., global. + the id): a profile id is windowed as its model and
-// priced at its own kind's rate (profileRate): this table holds the list price, which is the global profile's; a
-// geographic profile of a model that has a global one costs more (AWS: global saves about 10%).
+// The Bedrock models Ariadne knows by default: list prices and context windows, each row with the date and page it
+// was read on (Anthropic's model pages, AWS's model cards and lifecycle pages). config.prices and
+// config.context_windows start from it; a model in neither has an unknown price (null, never 0) and no context guard.
+// A Legacy row names the `replacement` doctor offers. The list price is the global profile's; a geographic profile of
+// a model with a global one costs more (aws-facts: bedrock.global-profile-saving; profileRate).
 
 /**
  * What a model accepts, where it differs from the Claude models before Opus 4.7 (a model without a record accepts

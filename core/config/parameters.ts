@@ -1,13 +1,8 @@
-// Configuration from Parameter Store (or, locally, a file with the same
-// names), all under one prefix:
-//   <prefix>/config/<key>[/<subkey>]  experiment defaults, e.g. /ariadne/config/max_moves = 10000,
-//                                     /ariadne/config/ollama/num_ctx = 32768, /ariadne/config/prices = {json},
-//                                     /ariadne/config/rate_limits = {"bedrock:<model>": {"requests_per_minute": ..}}
-//   <prefix>/prompts/<name>/v<N>      prompt texts, used as prompt_version "<name>/v<N>"
-//   <prefix>/deployment/<name>        facts the stack writes about itself (bedrock_models), not settings
-// Read in one by-path call (paginated, not decrypted: no setting is secret) and kept for a TTL, so a warm Lambda
-// does not call SSM every turn. Values are validated with the same zod schema as the experiment config; a bad one
-// names its parameter. The API keys live beside the prefix, each read alone (secrets.ts says why).
+// Configuration from Parameter Store (locally, a file with the same names), under one prefix:
+// <prefix>/config/<key>[/<subkey>] experiment defaults, <prefix>/prompts/<name>/v<N> prompt texts, and
+// <prefix>/deployment/<name> facts the stack writes about itself. Read in one by-path call (not decrypted: no setting
+// is secret) and kept for a TTL, so a warm Lambda does not call SSM every turn; values pass the experiment config's
+// schema and a bad one names its parameter. The API keys live beside the prefix (secrets.ts says why).
 import { isForbiddenKey } from './forbidden-keys.ts';
 import { secretsPath, type SecretName } from './secrets.ts';
 import { partialConfigSchema, type ExperimentConfigInput } from './experiment-config.ts';

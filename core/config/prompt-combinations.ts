@@ -1,13 +1,8 @@
-// Settings that together would measure nothing, refused when the config is
-// checked (a run, a sweep's every cell), as a goal in view at the start is
-// refused when the maze is known (engine/experiment.ts).
-//
-// full_map shows the whole maze, goal included, from the first turn:
-// - with success_rule "seen" every run would count as found before its first action;
-// - recall_all would only repeat a part of the map the model is shown every turn. It is not offered there
-//   (recall_tool left out is off under full_map) rather than refused whenever left at its default, so that
-//   `--observation full_map` works without one more flag; recall_tool true given with full_map is refused, as
-//   every setting that contradicts another is, and the snapshot says recall_tool false: what the model had.
+// Settings that together would measure nothing, refused when the config is checked (a run, a sweep's every cell), as
+// a goal in view at the start is refused (engine/experiment.ts). full_map shows the whole maze from the first turn,
+// so success_rule "seen" would count every run as found, and recall_all would repeat what the model already sees:
+// recall_tool defaults to off under full_map (so `--observation full_map` needs no more flags), and recall_tool true
+// with it is refused.
 
 interface Combination {
   observation: string;

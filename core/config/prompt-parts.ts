@@ -1,9 +1,7 @@
-// The variables a prompt version is rendered with. v1's (width ... recall_text)
-// never change, so that old runs reproduce; v2's parts say exactly what the
-// experiment's observation format shows under its vision mode, which tools are
-// offered, when the run ends and what carries over between turns: a prompt
-// that describes another picture than the one the model gets would confound
-// the format with a wrong instruction.
+// The variables a prompt version is rendered with. v1's never change, so old runs reproduce; v2's parts say exactly
+// what the experiment's observation format shows under its vision mode, which tools are offered, when the run ends
+// and what carries over between turns: a prompt describing another picture than the model gets would confound the
+// format with a wrong instruction.
 import { CELL_PX } from './observation-pictures.ts';
 import type { ExperimentConfig } from './experiment-config.ts';
 

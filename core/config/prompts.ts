@@ -1,9 +1,7 @@
-// Versioned system prompts. A version is never edited once used in published
-// runs: add a new one instead. The text and its sha256 are stored with every
-// experiment; the stack also publishes these under <prefix>/prompts/maze/<version>.
-// v1 says the same (four rays, walls block the view) whatever the experiment
-// shows; v2 is composed of parts that describe the observation format, vision
-// mode, success rule, memory and tools of the experiment (prompt-parts.ts).
+// Versioned system prompts. A version used in published runs is never edited: add a new one. The text and its sha256
+// are stored with every experiment, and the stack publishes them under <prefix>/prompts/maze/<version>. v1 says the
+// same whatever the experiment shows; v2 is composed of parts describing the experiment's observation format, vision
+// mode, success rule, memory and tools (prompt-parts.ts).
 import { InvalidInputError } from '../errors.ts';
 
 export const PROMPTS: Record<string, string> = {

@@ -1,12 +1,8 @@
-// The agent's phase and stuck detection, as a pure function of its actions:
-// feed it every executed action (and every turn's end) in order and it keeps
-// the phase (exploring, backtracking, recalling, stuck, finishing), records
-// each transition with its step and cause, and raises a signal when a
-// detector trips. Its whole state is a small JSON snapshot persisted with
-// each turn, so it survives between turns without living in Lambda memory.
-// Progress (a new tile seen, or getting closer than ever to unexplored
-// ground) resets the detectors, so a long productive run raises nothing.
-// Every detector is O(1) per action (or O(window)): no history scans.
+// The agent's phase and stuck detection, as a pure function of its actions: fed every executed action and turn end in
+// order, it keeps the phase (exploring, backtracking, recalling, stuck, finishing), records each transition with its
+// step and cause, and raises a signal when a detector trips. Its state is a small JSON snapshot persisted with each
+// turn, so it needs no Lambda memory. Progress resets the detectors, so a productive run raises nothing; every
+// detector is O(1) (or O(window)) per action.
 import type { ActionResult } from './game.ts';
 import { DEFAULT_CONFIG, type ExperimentConfig } from '../config/experiment-config.ts';
 

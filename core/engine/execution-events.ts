@@ -1,10 +1,7 @@
-// "Step Functions Execution Status Change" events, so no experiment stays
-// 'running' after its execution died outside a Catch (timed out, aborted,
-// failed in a state with no Catch). Only the experiment's latest execution
-// counts: an earlier one that continued as new is history, not a failure.
-// A sweep waiting on the experiment gets its task token back from here too
-// (the token is stored with the experiment at start, and in the execution's input, which the event carries
-// unless the input is too large to include).
+// "Step Functions Execution Status Change" events, so no experiment stays 'running' after its execution died outside
+// a Catch (timed out, aborted, failed in a state with no Catch). Only the experiment's latest execution counts: one
+// that continued as new is history, not a failure. A sweep waiting on the experiment gets its task token back from
+// here too (stored with the experiment, and in the event's input unless too large to include).
 import { z } from 'zod';
 import { parseOrThrow } from '../config/zod-errors.ts';
 import type { ExperimentStatus } from './store.ts';

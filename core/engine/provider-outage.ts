@@ -1,9 +1,7 @@
-// A model provider down for longer than a turn's retries (ProviderTransientError: connection refused, 5xx,
-// timeouts, a storm of 429s) is an outage, not the run's failure: the experiment waits, with backoff, and tries the
-// turn again, up to provider_outage_wait_minutes of waiting (then it ends failed, an infrastructure outcome counted
-// apart from navigation). The state machine carries what was waited (OutageState) and CheckProgress decides, here:
-// arithmetic on its input and the clock, as for every other decision between turns. The time waited does not count
-// toward max_duration_minutes: an outage must not shorten the navigation a run was given.
+// A model provider down for longer than a turn's retries is an outage, not the run's failure: the experiment waits
+// with backoff and tries the turn again, up to provider_outage_wait_minutes (then it ends failed, an infrastructure
+// outcome). The machine carries what was waited (OutageState) and CheckProgress decides here, from its input and the
+// clock. Time waited does not count toward max_duration_minutes: an outage must not shorten the navigation.
 
 /** Carried in the loop state. */
 export interface OutageState {

@@ -1,9 +1,6 @@
-// A sweep's iteration waits (startExecution.waitForTaskToken) until its
-// experiment returns the task token it was started with. Every way an
-// experiment ends returns it: FinalizeSuccess/Timeout/Stuck/Failure and the
-// EventBridge finalizer. Sending is idempotent in effect: a token that is
-// already closed (sent before, or timed out) is not an error. The engine
-// knows only this interface; the Step Functions client is injected (handlers/deps.ts).
+// A sweep's iteration waits (startExecution.waitForTaskToken) until its experiment returns its task token, which every
+// way an experiment ends does (FinalizeSuccess/Timeout/Stuck/Failure and the EventBridge finalizer). Sending is
+// idempotent in effect: a closed token is not an error. The Step Functions client is injected (handlers/deps.ts).
 
 /** SendTaskSuccess, as the handlers need it. */
 export interface TaskTokenNotifier {

@@ -1,15 +1,8 @@
-// The turn engine: one turn is up to max_actions_per_turn tool actions. The
-// agent is asked, its calls run in order, results go back, until it stops
-// calling tools, the turn's actions are used up, the goal is found, or
-// max_moves is reached, or (halt policy) a stuck detector trips. The agent
-// monitor watches every executed action. With a deadline (turn-deadline.ts)
-// the turn also ends when one more model call would not end before it, or
-// when the deadline stops a call: its actions so far are then a whole turn.
-// The whole turn, with the monitor's transitions, signals and state, is
-// committed at once, keyed by (experiment, turn number), so a retried
-// invocation never doubles a row. A try of a turn that fails after the model
-// answered keeps those calls apart, marked abandoned (keepAnsweredCalls): they
-// were served and spent, so the run's totals and budgets count them.
+// The turn engine: one turn is up to max_actions_per_turn tool actions, asked of the agent and run in order until it
+// stops calling tools, the actions or max_moves run out, the goal is found, a stuck detector halts it, or the deadline
+// (turn-deadline.ts) leaves no room for one more call. The whole turn is committed at once, keyed by (experiment,
+// turn number), so a retried invocation never doubles a row; calls answered by a try that failed are kept, marked
+// abandoned (keepAnsweredCalls), because they were served and spent and the budgets must count them.
 import { randomUUID } from 'node:crypto';
 import type { AgentFactory, AgentReply, Observation } from './agent.ts';
 import { cellsEntered, executeCall, refuseCall, type ActionResult, type GameState } from './game.ts';

@@ -1,10 +1,7 @@
-// The execution history AWS would write, counted from the local engine's
-// events. A Standard execution holds at most 25,000 history events ("Step
-// Functions service quotas"); a long experiment continues as new before that,
-// and the rehearsal checks every execution against it. The local engine writes
-// one event where AWS writes several (a Lambda Task is TaskStateEntered,
-// LambdaFunctionScheduled, LambdaFunctionStarted, LambdaFunctionSucceeded and
-// TaskStateExited: HistoryEvent types in the Step Functions API reference).
+// The execution history AWS would write, counted from the local engine's events, so the rehearsal can check every
+// execution against aws-facts: sfn.max-history-events (a long experiment continues as new before it). The local engine
+// writes one event where AWS writes several (a Lambda Task is five: TaskStateEntered, LambdaFunctionScheduled,
+// LambdaFunctionStarted, LambdaFunctionSucceeded, TaskStateExited; HistoryEvent in the Step Functions API reference).
 import { fact } from '../../aws-facts/facts.ts';
 
 /** A Standard workflow's history limit (Step Functions service quotas, "Execution history"). */

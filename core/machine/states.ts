@@ -62,14 +62,14 @@ export const TRANSIENT_ERRORS = [
 
 /**
  * Lambda refusing an invocation because the account has no concurrency left. "When Lambda hits the maximum number of
- * invocations, the error is Lambda.TooManyRequestsException." ("Handle Lambda service exceptions",
- * https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html)
+ * invocations, the error is Lambda.TooManyRequestsException." ("Handle Lambda service exceptions", the page of
+ * aws-facts: sfn.lambda-service-exception-retry)
  */
 const LAMBDA_THROTTLE_ERRORS = ['Lambda.TooManyRequestsException'];
 
 /**
  * A Lambda function stopped at its timeout, by each name AWS documents for it. Step Functions' "Handle Lambda service
- * exceptions" (https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html): "Unhandled
+ * exceptions" (the page of aws-facts: sfn.lambda-service-exception-retry): "Unhandled
  * errors in Lambda are reported as Lambda.Unknown in the error output. These include out-of-memory errors and function
  * timeouts." Lambda's "Troubleshoot invocation issues"
  * (https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html) names Sandbox.Timedout for the Init

@@ -1,9 +1,7 @@
-// What a Lambda Task's failure looks like through the lambda:invoke
-// integration, and how FinalizeFailure words it as an experiment's
-// failure_reason. A function error arrives as Error (the payload's errorType)
-// and Cause (the payload); a payload without an errorType, as Lambda gives
-// for a function timeout, arrives as Lambda.Unknown with Step Functions' own
-// sentence around it.
+// What a Lambda Task's failure looks like through the lambda:invoke integration, and how FinalizeFailure words it as
+// the experiment's failure_reason. A function error arrives as Error (the payload's errorType) and Cause (the
+// payload); a payload without an errorType, as for a function timeout, arrives as Lambda.Unknown with Step Functions'
+// own sentence around it.
 import { FUNCTION_TIMEOUT_ERRORS } from './states.ts';
 
 /**

@@ -1,10 +1,8 @@
-// Named, versioned maze suites (suites/*.json): fixed generators, sizes and seeds with every maze's content hash and
-// optima, the config every run of the suite is played under, and the random and frontier baselines' reference
-// scores under it. Two labs' numbers compare only when both played the same mazes under the same rules: verifySuite
-// regenerates every maze here and compares it with the file, byte for byte (by its content hash).
-// A suite file is written by bin/make-suite-reference.ts from its hand-written part (name, version, description,
-// generators, sizes, seeds, config); its mazes never change: a changed generator makes a new version.
-// Imported, not read from disk: the sweep spec (and with it the RegisterSweep Lambda's bundle) looks suites up.
+// Named, versioned maze suites (suites/*.json): fixed generators, sizes and seeds with every maze's hash and optima,
+// the config the suite is played under, and the baselines' reference scores. Two labs' numbers compare only on the
+// same mazes under the same rules: verifySuite regenerates every maze and compares hashes. Files are completed by
+// bin/make-suite-reference.ts; their mazes never change (a changed generator makes a new version). Imported, not
+// read from disk, so the RegisterSweep bundle can look suites up.
 import { z } from 'zod';
 import ariadneMazesV1 from '../../suites/ariadne-mazes-v1.json' with { type: 'json' };
 import { experimentConfigSchema, partialConfigSchema } from '../config/experiment-config.ts';

@@ -1,28 +1,7 @@
 // One decoding of column values for both transports of the SQL port (sql.ts), so that a row reads the same through
-// pg and through the RDS Data API, and `ariadne sql --json` prints the same bytes locally and with --aws whatever
-// the laptop's time zone. Both transports hand this module the value as Postgres prints it in text form (the Data
-// API's stringValue; the text pg receives), in sessions set as SESSION_SETTINGS says. By type (pg_type.typname):
-//
-//   int2, int4, int8, oid            number (our counts and ids stay far below 2^53)
-//   float4, float8, numeric          number (numeric as the code has always read it: digits past a double's are lost)
-//   bool                             boolean
-//   json, jsonb                      the parsed value
-//   timestamptz                      a Date (its JSON: ISO 8601 in UTC, to the millisecond); infinity stays text
-//   timestamp, time                  the text Postgres prints ("2026-01-02 03:04:05.5"), never moved by a time zone
-//   date, timetz, interval           the text Postgres prints ("2026-01-02", "1 day 02:00:00")
-//   bytea                            a Buffer
-//   arrays of the above              arrays of the element's values, NULL as null
-//   anything else (text, uuid, ...)  the text
-//
-// pg's own default parsers differ from this: they make dates and timestamps without a zone into Dates at local
-// midnight or local time (shifted by the laptop's UTC offset once printed as JSON), intervals into objects, int8
-// and numeric into strings. Over the Data API, the types it lists for Aurora PostgreSQL
-// (docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api-operations.html) arrive as typed fields
-// (docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_Field.html): integers as longValue, floats as
-// doubleValue, bool as booleanValue, bytea as blobValue, arrays as arrayValue; numeric as a stringValue unless
-// ResultSetOptions.decimalReturnType says otherwise (API_ResultSetOptions.html: STRING is the default); json, date,
-// time and timestamps as stringValue, the only member of Field that can hold them. Interval is not among the listed
-// types: what arrives is taken to be the session's text for it, as for any other type.
+// pg and through the RDS Data API, and `ariadne sql --json` prints the same bytes locally and with --aws whatever the
+// laptop's time zone. Both hand this module the value as Postgres prints it in text, in sessions set as
+// SESSION_SETTINGS says; what each type becomes, and why pg's own parsers are not used, is on decodeText.
 
 /**
  * The session settings the decoding assumes: pg's pool sets them on every connection (database.ts), so that
@@ -92,7 +71,25 @@ export function arrayElementType(type: string): string | undefined {
   return type.startsWith('_') ? type.slice(1) : undefined;
 }
 
-/** A value as Postgres prints it, as the JS value both transports give for a column of `type` (typname). */
+/**
+ * A value as Postgres prints it, as the JS value both transports give for a column of `type` (typname):
+ *   int2, int4, int8, oid            number (our counts and ids stay far below 2^53)
+ *   float4, float8, numeric          number (numeric as the code has always read it: digits past a double's are lost)
+ *   bool                             boolean
+ *   json, jsonb                      the parsed value
+ *   timestamptz                      a Date (its JSON: ISO 8601 in UTC, to the millisecond); infinity stays text
+ *   timestamp, time                  the text Postgres prints ("2026-01-02 03:04:05.5"), never moved by a time zone
+ *   date, timetz, interval           the text Postgres prints ("2026-01-02", "1 day 02:00:00")
+ *   bytea                            a Buffer
+ *   arrays of the above              arrays of the element's values, NULL as null
+ *   anything else (text, uuid, ...)  the text
+ * pg's default parsers differ: zone-less dates and timestamps become Dates in local time (shifted once printed as
+ * JSON), intervals objects, int8 and numeric strings. Over the Data API the types it lists for Aurora PostgreSQL
+ * (docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api-operations.html) arrive as typed Field members
+ * (docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_Field.html): longValue, doubleValue, booleanValue,
+ * blobValue, arrayValue; numeric as stringValue (decimalReturnType STRING, the default); json, date, time and
+ * timestamps as stringValue. Interval is not listed: what arrives is taken to be the session's text for it.
+ */
 export function decodeText(type: string, text: string): unknown {
   const element = arrayElementType(type);
   if (element !== undefined) return decodeArray(element, parseArrayLiteral(text));

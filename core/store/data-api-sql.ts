@@ -196,8 +196,8 @@ const columnName = (c: ColumnMetadata | undefined, i: number) => c?.label ?? c?.
 /**
  * A value of formattedRecords as the value `decode` gives for the same column: AWS maps each column to JSON as it
  * does to a Field ("The column values are quoted strings, numeric values, or special values representing true,
- * false, or null", AuroraUserGuide/data-api-json.html; aws-facts data-api.json-values), so a string is the text a
- * stringValue holds, except bytea's, which is base64 as a blobValue is; an array is an arrayValue's list.
+ * false, or null", aws-facts: data-api.json-records-format), so a string is the text a stringValue holds, except
+ * bytea's, which is base64 as a blobValue is; an array is an arrayValue's list.
  */
 function jsonDecoder(type: string): ((value: unknown) => unknown) | null {
   if (type === 'bytea') return (v) => (typeof v === 'string' ? Buffer.from(v, 'base64') : v);

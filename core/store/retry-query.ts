@@ -1,9 +1,6 @@
-// The pg transport's retries: connection-level failures (the backend
-// terminated, a reset socket, a failover) and serialization failures are
-// retried a few times with backoff, then surface as DatabaseUnavailableError,
-// which the state machine retries. Retrying is safe because every write is
-// idempotent: a turn's commit is conditional on the turn before, so a commit
-// that did land is not applied twice.
+// The pg transport's retries: connection-level failures (backend terminated, a reset socket, a failover) and
+// serialization failures are retried a few times with backoff, then surface as DatabaseUnavailableError, which the
+// state machine retries. Safe because every write is idempotent: a turn's commit is conditional on the turn before.
 import { DatabaseUnavailableError, isTransientSqlState } from './sql.ts';
 import { sqlStateOf } from './sql-state.ts';
 

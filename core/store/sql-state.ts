@@ -1,12 +1,7 @@
 // A refused statement's SQLState, read from a structured field wherever one exists and from message text only where
-// none does. Over pg it is a field: Postgres sends every error's SQLState as the ErrorResponse's C field ("Not
-// localizable. Always present", postgresql.org/docs/current/protocol-error-fields.html) beside its severity (S, also
-// always present), and pg keeps them as the error's `code` and `severity`. Over the RDS Data API there is no field:
-// its DatabaseErrorException carries a message and nothing else (botocore's reference page for it,
-// docs.aws.amazon.com/botocore/latest/reference/services/rds-data/client/exceptions/DatabaseErrorException.html;
-// @aws-sdk/client-rds-data models no other member), so the SQLState is parsed from the message, whose wording
-// ("ERROR: <message>[\n  Position: n]; SQLState: XXXXX") AWS does not document: the fallback, and the only place
-// message text is read for one.
+// none does. Over pg it is the ErrorResponse's C field, always present (postgresql.org/docs/current/
+// protocol-error-fields.html), kept as the error's `code`. The Data API's DatabaseErrorException carries only a
+// message, so the SQLState is parsed from its undocumented wording (see parseDatabaseErrorMessage): the one fallback.
 
 /** Where a SQLState was read. */
 export type SqlStateSource = 'field' | 'message';
@@ -40,7 +35,13 @@ export interface DatabaseErrorText {
   position: number | undefined;
 }
 
-/** A Data API DatabaseErrorException's message taken apart; undefined when it does not end with a SQLState. */
+/**
+ * A Data API DatabaseErrorException's message taken apart; undefined when it does not end with a SQLState. The
+ * exception has no other member (botocore's reference page for it,
+ * docs.aws.amazon.com/botocore/latest/reference/services/rds-data/client/exceptions/DatabaseErrorException.html;
+ * @aws-sdk/client-rds-data models none), and AWS does not document the wording
+ * ("ERROR: <message>[\n  Position: n]; SQLState: XXXXX"): the only place message text is read for a SQLState.
+ */
 export function parseDatabaseErrorMessage(text: string): DatabaseErrorText | undefined {
   const state = /;\s*SQLState:\s*([0-9A-Z]{5})\s*$/.exec(text);
   if (!state) return undefined;

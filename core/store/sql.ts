@@ -1,15 +1,8 @@
-// The one seam between our SQL and a Postgres: `pg` over a socket (embedded
-// Postgres, any DATABASE_URL) or the RDS Data API over HTTPS (AWS). Both keep
-// the same contract, so the store, migrations and sweeps run unchanged on either:
-//
-// - statements use positional parameters `$1..$n`; a value is a string, a number, a boolean, null, a Date
-//   (a timestamp) or an array of strings; a parameter that must be jsonb, an array or any other type is cast
-//   in the SQL (`$3::jsonb`, `$2::text[]`), since the Data API sends a string as text;
-// - a row comes back as an object by column name, each value decoded once for both (column-values.ts): integers,
-//   numeric and floats as numbers, json and jsonb parsed, timestamptz as Dates, timestamp, date, time and interval
-//   as the text Postgres prints (in UTC sessions), bytea as Buffers, arrays as arrays, NULL as null;
-// - a transient failure (a dropped connection, a paused Aurora resuming, a serialization failure) is retried
-//   inside the transport, then surfaces as DatabaseUnavailableError, which the state machine retries.
+// The one seam between our SQL and a Postgres: `pg` over a socket (embedded Postgres, any DATABASE_URL) or the RDS
+// Data API over HTTPS (AWS), with one contract so the store, migrations and sweeps run on either: positional `$n`
+// parameters of plain types (anything else cast in the SQL, as the Data API sends strings as text); rows decoded once
+// for both (column-values.ts); a transient failure retried inside the transport, then DatabaseUnavailableError,
+// which the state machine retries.
 import { ERROR_NAMES } from '../error-names.ts';
 
 export interface SqlResult<R> {

@@ -1,18 +1,8 @@
-// What one stored value may weigh, so that every row written can be read back through the RDS Data API: "each row in
-// the result set" may be at most 64 KB, a response at most 1 MiB ("Amazon RDS Data API limitations",
-// docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api.limitations.html). The 64 KB counts the row's
-// values as Postgres prints them (simulators/rds-data-sim.ts measures the same), so sizes here are bytes of that
-// text: UTF-8 for text, jsonb's own printing for jsonb. The limits of one table's growing columns, plus
-// FIXED_COLUMNS_BYTES for the rest, stay under 64 KB (test/stored-limits.test.ts adds them up).
-//
-// Per field, what happens to a value over its limit:
-// - refused at start (ValueTooLargeError before anything is written): what the researcher wrote (the rendered
-//   prompt, the config snapshot) and what their settings make the engine log (vision): cutting them would run,
-//   or log, something other than what was asked;
-// - truncated with a marker, and the field named in the row's `clipped` column: what a model or a server wrote
-//   (reply text, reasoning, tool names and arguments, retries' errors, failure reasons). A 100 KB reply must not
-//   fail an experiment, and nothing the engine decides depends on the part cut;
-// - bounded by the agent (memory.ts drops the oldest of its memory first), else refused when written.
+// What one stored value may weigh, so that every row written reads back through the RDS Data API
+// (aws-facts: data-api.max-row-bytes, data-api.max-response-bytes), measured as Postgres prints the values, as the
+// simulator does. A table's growing columns plus FIXED_COLUMNS_BYTES stay under a row (test/stored-limits.test.ts).
+// Over its limit, a value the researcher chose is refused before anything is written; what a model or server wrote is
+// cut with a marker and named in `clipped` (a 100 KB reply must not fail a run); memory is bounded by the agent.
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { InvalidInputError, ValueTooLargeError } from '../errors.ts';
 import { fact } from '../../aws-facts/facts.ts';

@@ -1,33 +1,17 @@
-// How wide and how long a sweep may run in the account it runs in: the one arithmetic the CLI
-// (`ariadne sweep FILE --aws`, before anything is uploaded) and RegisterSweep (the sweep machine's first state, at
-// run time) both use.
-//
-// Width. Every experiment in flight holds about one Lambda invocation at a time (its Tasks run one after another),
-// so the Map's MaxConcurrency must fit the account's unreserved Lambda concurrency: GetAccountSettings'
-// AccountLimit.UnreservedConcurrentExecutions, "The maximum number of simultaneous function executions, minus the
-// capacity that's reserved for individual functions with PutFunctionConcurrency"
-// (https://docs.aws.amazon.com/lambda/latest/api/API_AccountLimit.html). The default is 1,000 concurrent executions,
-// but "New AWS accounts have reduced concurrency and memory quotas. AWS raises these quotas automatically based on
-// your usage." (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). A Map left unbounded
-// would run 10,000: "If you don't specify, Step Functions runs 10,000 parallel child workflow executions in
-// parallel." (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-orchestrate-large-scale-parallel-
-// workloads.html).
-//
-// Length. "Standard workflow executions have a maximum duration of one year and 25,000 events"
-// (https://docs.aws.amazon.com/step-functions/latest/dg/tutorial-continue-new.html), so the sweep machine's own
-// timeout ("You can set a timeout for your state machine using the TimeoutSeconds field",
-// https://docs.aws.amazon.com/step-functions/latest/dg/sfn-stuck-execution.html) is that year
-// (lib/sweep-state-machine.ts), and a sweep whose runs cannot end within it at the width it gets is refused before it
-// starts. A state-level timeout is a Task's ("If the task runs longer than the specified seconds, this state fails
-// with a States.Timeout error name", https://docs.aws.amazon.com/step-functions/latest/dg/state-task.html; from a
-// path: TimeoutSecondsPath); a Map state has neither field (asl-validator's Map schema and CDK's DistributedMap have
-// none), so the sweep's bound is checked here, not set on the Map, and each iteration keeps its own TimeoutSeconds
-// (EXPERIMENT_MAX_LIFE) for a token that never comes back: the sweep then ends within waves x that life at worst.
+// How wide and how long a sweep may run in its account: the one arithmetic the CLI (`ariadne sweep FILE --aws`,
+// before uploading) and RegisterSweep (at run time) share. Width: each experiment in flight holds about one Lambda
+// invocation, so the Map's MaxConcurrency must fit the unreserved concurrency (new accounts have far less than
+// aws-facts: lambda.default-concurrent-executions; an unbounded Map runs sfn.max-map-run-child-executions). Length:
+// the sweep must end within one Standard execution (aws-facts: sfn.max-standard-execution-seconds); see sweepDuration.
 import { DEFAULT_CONFIG } from '../config/experiment-config.ts';
 import { turnReserveSeconds } from '../machine/tasks.ts';
 import { fact } from '../../aws-facts/facts.ts';
 
-/** What GetAccountSettings says of the account's Lambda concurrency in the sweep's Region. */
+/**
+ * What GetAccountSettings says of the account's Lambda concurrency in the sweep's Region. Unreserved: "The maximum
+ * number of simultaneous function executions, minus the capacity that's reserved for individual functions with
+ * PutFunctionConcurrency" (docs.aws.amazon.com/lambda/latest/api/API_AccountLimit.html).
+ */
 export interface AccountConcurrency {
   concurrentExecutions: number;
   unreservedConcurrentExecutions: number;
@@ -129,9 +113,15 @@ function maxDurationSeconds(config: { max_duration_minutes?: unknown }, deployed
 }
 
 /**
- * How long the sweep's runs take at `maxConcurrency` at most: every wave as long as its longest run. A run whose
- * config leaves max_duration_minutes out gets `deployedMinutes` (Parameter Store's <prefix>/config/
- * max_duration_minutes, as StartExperiment will merge it), else the code default.
+ * How long the sweep's runs take at `maxConcurrency` at most: every wave as long as its longest run. The sweep
+ * machine's own TimeoutSeconds is the Standard execution's year (lib/sweep-state-machine.ts;
+ * docs.aws.amazon.com/step-functions/latest/dg/sfn-stuck-execution.html). A state-level timeout is a Task's
+ * (docs.aws.amazon.com/step-functions/latest/dg/state-task.html); a Map state has no timeout field (asl-validator's
+ * Map schema and CDK's DistributedMap have none), so a sweep that cannot end within the year at its width is refused
+ * here, and each iteration keeps its own TimeoutSeconds (EXPERIMENT_MAX_LIFE) for a token that never comes back: the
+ * sweep then ends within waves x that life at worst. A run whose config leaves max_duration_minutes out gets
+ * `deployedMinutes` (Parameter Store's <prefix>/config/max_duration_minutes, as StartExperiment will merge it), else
+ * the code default.
  */
 export function sweepDuration(
   runConfigs: ReadonlyArray<{ max_duration_minutes?: unknown }>,

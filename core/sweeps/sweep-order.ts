@@ -1,15 +1,8 @@
-// The order a sweep starts its runs in, the same on a laptop (state-machine/local-sweep.ts) and in the AWS run list
-// (machine/sweep-machine-input.ts), so that a sweep cut short (its budget, an interrupt) leaves a balanced subset
-// rather than the first agents' or mazes' cells. The rule:
-//   1. repeat-major: every cell's repeat 1 before any cell's repeat 2;
-//   2. within a repeat, maze by maze, the mazes (generator, size, seed) in a shuffle seeded by the sweep's name and
-//      the repeat: a cut leaves whole mazes, each with every agent and setting (the maze is the unit of replication,
-//      and a paired comparison needs every agent on it), plus at most one maze part done;
-//   3. within a maze, setting combination by setting combination (their order seeded the same way, rotated by one
-//      at each maze), and within a combination every agent once, their order seeded and rotated by one at each
-//      maze: consecutive starts rotate over the agents, and no agent is always first.
-// The order is a pure function of the sweep's name and its cells, so it is reproducible; a grown sweep's new cells
-// fall into it where their maze, setting and agent put them, and the runs already finished are skipped.
+// The order a sweep starts its runs in, the same locally (state-machine/local-sweep.ts) and on AWS
+// (machine/sweep-machine-input.ts), so a sweep cut short leaves a balanced subset: repeat-major; within a repeat,
+// maze by maze in a seeded shuffle (the maze is the unit of replication, so a cut leaves whole mazes); within a maze,
+// settings then agents, each order seeded and rotated by one at each maze so no agent is always first. A pure
+// function of the sweep's name and cells: reproducible, and a grown sweep's new cells fall into place.
 import { createRng, mixSeed, type Rng } from '../maze/rng.ts';
 import type { SweepRun } from './sweep-spec.ts';
 

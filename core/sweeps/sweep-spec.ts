@@ -1,10 +1,7 @@
-// A sweep: agents x maze generators x sizes x seeds x settings, each cell run
-// `repeats` times. The file is validated in full (every maze spec, every
-// config value) before anything runs, every problem reported at once, each
-// named by its YAML path and line.
-// Cells and runs are a pure function of the spec, so running a sweep again
-// finds the same experiment ids: finished runs are skipped, interrupted ones
-// resumed, failed ones tried again as a new attempt.
+// A sweep: agents x maze generators x sizes x seeds x settings, each cell run `repeats` times. The file is validated in
+// full before anything runs, every problem reported at once by its YAML path and line. Cells and runs are a pure
+// function of the spec, so running a sweep again finds the same experiment ids: finished runs are skipped,
+// interrupted ones resumed, failed ones tried again as a new attempt.
 import { isDeepStrictEqual } from 'node:util';
 import { suiteMazes } from '../maze/suites.ts';
 import { InvalidInputError } from '../errors.ts';

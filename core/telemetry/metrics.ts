@@ -1,9 +1,7 @@
-// The custom metrics the functions send in CloudWatch's embedded metric format: one table for the Lambda
-// implementation (functions/powertools-telemetry.ts), the stack's alarms and dashboard (lib/monitoring.ts), the
-// cost bench and the docs. Each distinct (name, dimension values) is a custom metric CloudWatch bills per metric-hour
-// while it is sent, so dimensions stay low-cardinality: the provider (four values) at most. The experiment id, the
-// model and the turn travel as properties of the record (searchable with Logs Insights), never as dimensions: as a
-// dimension each experiment would mint metrics of its own.
+// The custom metrics the functions send in CloudWatch's embedded metric format: one table for the Lambda side
+// (functions/powertools-telemetry.ts), the alarms and dashboard (lib/monitoring.ts), the cost bench and the docs.
+// CloudWatch bills each distinct (name, dimension values) per metric-hour, so dimensions stay low-cardinality (the
+// provider at most); experiment id, model and turn are properties of the record (Logs Insights), never dimensions.
 import type { TurnRecord } from './telemetry.ts';
 
 export const METRIC_NAMESPACE = 'Ariadne';

@@ -1,8 +1,7 @@
-// Charts of the sweep report (Chart.js), one series per agent label and setting the sweep varies (never pooled):
-// success rate vs maze size with Wilson 95% interval bars, over independent runs; efficiency of successful runs,
-// a run that walked the same path as another drawn once, larger, with its count; tokens per success. Every chart
-// labels both axes. Numbers are written by StatFormat (reports/stat-format.ts, inlined before this script by
-// report-page.ts, or set by the viewer's sweep page). Each chart is registered in window.__report for tests.
+// Charts of the sweep report (Chart.js), one series per agent label and varied setting (never pooled): success rate
+// vs maze size with Wilson 95% bars, efficiency of successful runs (a path walked by several runs drawn once, larger,
+// with its count), tokens per success; both axes labelled. Numbers are written by StatFormat (reports/stat-format.ts,
+// inlined by report-page.ts or set by the viewer). Each chart is registered in window.__report for tests.
 /* global Chart, StatFormat -- Chart.js (UMD build) and the formats are loaded before this script */
 (() => {
   'use strict';

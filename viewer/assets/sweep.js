@@ -1,9 +1,7 @@
-// One sweep: progress and cost so far, the factor grid (a row per cell: its runs by latest attempt and outcome:
-// success, failure, error, running), refreshed live when one of its runs changes; the per-agent statistics, each
-// cell's interval, the runs ended by an error and the report's plots (report.js, drawn once from the report's data
-// put in #data), read after the grid since they cost more; a paired comparison of two agents on demand. Rates,
-// intervals and costs arrive as the report writes them (reports/stat-text.ts); the plots format with the same
-// module (stat-format.js).
+// One sweep: progress and cost so far, the factor grid (a row per cell, runs by latest attempt and outcome) refreshed
+// live when a run changes; then, as they cost more, the per-agent statistics, the errored runs and the report's plots
+// (report.js, from the data in #data); a paired comparison on demand. Rates and costs arrive as the report writes
+// them (reports/stat-text.ts); the plots format with stat-format.js.
 import { api, el, fmt, idLink, live, shown, tableParts, throttled } from './common.js';
 import * as StatFormat from './stat-format.js';
 

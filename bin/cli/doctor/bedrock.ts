@@ -1,15 +1,8 @@
-// Bedrock model access from the researcher's side, per model the deployment grants (the stack writes them to
-// <prefix>/deployment/bedrock_models), in the Region the parameters name:
-// 1. its lifecycle, read live (GetFoundationModel's modelLifecycle.status, ACTIVE or LEGACY; model-lifecycle page:
-//    "New customers can't use Legacy models and existing customers may lose access to Legacy models after 15 days
-//    of inactivity"): a Legacy model is a warning naming its replacement (the model table's, from the vendor's
-//    pages) and its end of life (Bedrock's endOfLifeTime, else the table's date), a model not found a failure; a
-//    model Bedrock still serves as Active but its vendor already labels Legacy (the table) is a warning too;
-// 2. a one-token Converse call. On a new account this call is also what activates the model: the first invocation
-//    of a third-party model starts the account's AWS Marketplace subscription when the caller may subscribe
-//    (model-access page). So the deploy guide has an administrator run `doctor --aws --bedrock` once; the
-//    subscription then serves every role of the account, and the stack's Bedrock role needs no Marketplace grant.
-// What each refusal means, and its fix, is core/providers/llm/bedrock-access.ts's, shared with the Bedrock agent.
+// Bedrock model access from the researcher's side, per model the deployment grants (<prefix>/deployment/
+// bedrock_models): its lifecycle, read live (GetFoundationModel: Legacy, or Active but labelled Legacy by its vendor,
+// is a warning naming the replacement; not found, a failure), then a one-token Converse call, which on a new account
+// also starts the Marketplace subscription when the caller may subscribe: an administrator runs this once for the
+// whole account. What each refusal means is core/providers/llm/bedrock-access.ts's.
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { probeBedrockModel, throttled } from '../bedrock-probe.ts';
 import type { Check } from './check.ts';

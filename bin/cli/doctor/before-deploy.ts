@@ -1,9 +1,7 @@
-// `ariadne doctor --aws --template cdk.out`: the account checked before the first deploy, from the synthesized
-// stack, so what would fail the deploy or the first run shows while nothing exists yet: the caller's credentials and
-// account (the one the template was synthesized for, if it names one), the CDK bootstrap the deploy needs, the
-// stack's status if there is one (a ROLLBACK_COMPLETE stack only deleting helps), the account's Lambda concurrency
-// (new accounts get less), and with --bedrock each model the template grants: its lifecycle and the one-token call
-// that, run by an administrator, activates it (doctor-bedrock.ts).
+// `ariadne doctor --aws --template cdk.out`: the account checked before the first deploy, from the synthesized stack,
+// so what would fail the deploy or the first run shows while nothing exists yet: credentials and account, the CDK
+// bootstrap, an existing stack's status (ROLLBACK_COMPLETE: only deleting helps), the Lambda concurrency (new accounts
+// get less), and with --bedrock each granted model's lifecycle and activating call (doctor-bedrock.ts).
 import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { LambdaClient } from '@aws-sdk/client-lambda';

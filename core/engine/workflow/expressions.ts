@@ -1,9 +1,6 @@
-// Workflow conditions and code are CEL (Common Expression Language), through
-// @marcbachmann/cel-js: a non-Turing-complete language with no access to the
-// host (no eval, no Function, no globals, no prototype chain). Every
-// expression is parsed and type-checked against the declared variables when
-// the workflow is loaded, so a typo fails at load with its YAML path, not in
-// the middle of a run.
+// Workflow conditions and code are CEL (Common Expression Language) through @marcbachmann/cel-js: not Turing-complete,
+// no access to the host (no eval, Function, globals or prototype chain). Every expression is parsed and type-checked
+// against the declared variables when the workflow loads, so a typo fails at load with its YAML path, not mid-run.
 import { Environment } from '@marcbachmann/cel-js';
 
 export type VarType = 'int' | 'double' | 'string' | 'bool';

@@ -1,12 +1,7 @@
-// Runs a loaded workflow, one agent reply at a time. Each reply walks the
-// current state's steps from where the last one stopped: code steps set
-// variables, transition steps ask the model to pick the next state, and an
-// llm step's tool calls end the reply (the engine executes them and the next
-// reply continues with the step after). At the end of a state's steps the
-// first transition whose condition holds moves the workflow on; otherwise
-// the state's steps run again. A move the transition table does not allow
-// is refused and logged, and the workflow stays where it is. The runner's
-// memory is plain JSON, persisted with each turn.
+// Runs a loaded workflow, one agent reply at a time: each reply walks the current state's steps from where the last
+// one stopped (code steps set variables, transition steps ask the model, an llm step's tool calls end the reply), then
+// the first transition whose condition holds moves the workflow on, else the state runs again. A move the transition
+// table does not allow is refused and logged. The runner's memory is plain JSON, persisted with each turn.
 import type { ActionResult } from '../game.ts';
 import type { ToolCall } from '../tools.ts';
 import type { LoadedWorkflow, WorkflowStep } from './definition.ts';

@@ -1,29 +1,7 @@
-// What a Bedrock refusal means for the account, and the fix: the error shapes a new account, a Legacy or
-// end-of-life model, or a wrong model id meet, read from AWS's pages and, where AWS gives no wording, from the
-// messages users report. Shared by the Bedrock agent (an experiment ends with the fix as its reason, never retried
+// What a Bedrock refusal means for the account, and the fix: the errors a new account, a Legacy or end-of-life model,
+// or a wrong model id meet, in AWS's wording where AWS gives one and as users report it elsewhere (the sources are on
+// diagnoseBedrockAccess). Shared by the Bedrock agent (the experiment ends with the fix as its reason, never retried
 // as a provider fault), `ariadne doctor --aws --bedrock` and the CLI's preflight. Pure: no SDK here.
-//
-// - Model access (docs.aws.amazon.com/bedrock/latest/userguide/model-access.html): "Access to all Amazon Bedrock
-//   foundation models is enabled by default with the correct AWS Marketplace permissions"; the first invocation of
-//   a third-party model "automatically initiates the subscription process"; "If any prerequisites are missing, the
-//   subscription attempt fails, and subsequent API calls return AccessDeniedException"; the caller needs
-//   aws-marketplace:Subscribe, aws-marketplace:Unsubscribe and aws-marketplace:ViewSubscriptions; "Anthropic
-//   requires first-time customers to submit use case details before invoking a model, once per account or once per
-//   organization's management account". Reported wording: AccessDeniedException "Model access is denied due to IAM
-//   user or service role is not authorized to perform the required AWS Marketplace actions
-//   (aws-marketplace:ViewSubscriptions, aws-marketplace:Subscribe) ..."; ResourceNotFoundException "Model use case
-//   details have not been submitted for this account. Fill out the Anthropic use case details form before using the
-//   model. If you have already filled out the form, try again in 15 minutes."
-// - Model lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use
-//   Legacy models and existing customers may lose access to Legacy models after 15 days of inactivity"; after EOL
-//   "requests to this version will fail". Reported wording (github.com/awslabs/llmeter/issues/35,
-//   aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws/issues/708):
-//   ResourceNotFoundException "Access denied. This Model is marked by provider as Legacy and you have not been
-//   actively using the model in the last 15 days. Please upgrade to an active model on Amazon Bedrock" (30 days
-//   in later reports); ResourceNotFoundException "This model version has reached the end of its life."
-// - ValidationException "The provided model identifier is invalid."; "Invocation of model ID ... with on-demand
-//   throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this
-//   model." (inference profiles, docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html).
 
 type BedrockAccessProblem =
   'marketplace' | 'use-case' | 'legacy' | 'end-of-life' | 'invalid-model' | 'needs-profile' | 'not-granted';
@@ -41,7 +19,26 @@ export interface FixContext {
   command?: string;
 }
 
-/** The problem a Bedrock error names, with its fix; null for errors that are not about access (throttling, 5xx). */
+/**
+ * The problem a Bedrock error names, with its fix; null for errors that are not about access (throttling, 5xx).
+ * - Model access (docs.aws.amazon.com/bedrock/latest/userguide/model-access.html): a third-party model's first call
+ *   "automatically initiates the subscription process", and "If any prerequisites are missing, the subscription
+ *   attempt fails, and subsequent API calls return AccessDeniedException"; the caller needs aws-marketplace:Subscribe,
+ *   Unsubscribe and ViewSubscriptions; "Anthropic requires first-time customers to submit use case details". Reported
+ *   wording: AccessDeniedException "... not authorized to perform the required AWS Marketplace actions
+ *   (aws-marketplace:ViewSubscriptions, aws-marketplace:Subscribe) ..."; ResourceNotFoundException "Model use case
+ *   details have not been submitted for this account. ... try again in 15 minutes."
+ * - Model lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use
+ *   Legacy models and existing customers may lose access to Legacy models after 15 days of inactivity"; after EOL
+ *   "requests to this version will fail". Reported wording (github.com/awslabs/llmeter/issues/35,
+ *   aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws/issues/708):
+ *   ResourceNotFoundException "Access denied. This Model is marked by provider as Legacy and you have not been
+ *   actively using the model in the last 15 days. ..." (30 days in later reports); "This model version has reached
+ *   the end of its life."
+ * - ValidationException "The provided model identifier is invalid."; "Invocation of model ID ... with on-demand
+ *   throughput isn't supported. Retry your request with the ID or ARN of an inference profile that contains this
+ *   model." (inference profiles: the page of aws-facts: bedrock.profile-destinations-us).
+ */
 export function diagnoseBedrockAccess(
   err: { name?: string; message?: string },
   ctx: FixContext,

@@ -1,18 +1,8 @@
-// Bedrock prompt caching: which models take cache points, where, and from how many tokens on; and the cache
-// points a Converse request gets. Facts from the Bedrock User Guide, "Prompt caching for faster model inference"
-// (https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html, read 2026-11):
-// - a cache point is a `cachePoint: { type: 'default' }` block in `system`, `messages` or `toolConfig.tools`;
-//   checkpoints are processed tools -> system -> messages, the minimum is counted over the prefix of all three;
-// - below a checkpoint's minimum "your inference will still succeed, but your prefix will not be cached";
-// - the cache lives 5 minutes (the default TTL), reset by every hit;
-// - inputTokens then counts only the tokens neither read from nor written to the cache
-//   (total input = inputTokens + cacheReadInputTokens + cacheWriteInputTokens);
-// - the table "Supported models, Regions, and limits" below, and the older version of that table for Claude 3.5
-//   Haiku, Claude Sonnet 4, Opus 4.1 and Amazon Nova (Nova: 1K tokens, `system` and `messages` only, at most 20K
-//   tokens cached).
-// A cache point sent to a model without caching is refused with HTTP 400 "You invoked an unsupported model or your
-// request did not allow prompt caching" (reported in github.com/cline/cline/issues/2064; not in the AWS docs).
-// The figures are the facts table's (aws-facts/facts.ts), which the Bedrock simulator reads too.
+// Bedrock prompt caching: which models take cache points, where, and from how many tokens on, and the cache points a
+// Converse request gets. The figures are the facts table's (aws-facts: bedrock.prompt-cache-models and the other
+// bedrock.prompt-cache-* facts), which the Bedrock simulator reads too. With caching, inputTokens counts only tokens
+// neither read from nor written to the cache; a cache point sent to a model without caching is refused with a 400
+// (reported in github.com/cline/cline/issues/2064, not in AWS's docs).
 import type { SystemContentBlock, Tool } from '@aws-sdk/client-bedrock-runtime';
 import { fact } from '../../../aws-facts/facts.ts';
 import { baseModelId } from '../../config/model-table.ts';

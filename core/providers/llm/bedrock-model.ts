@@ -1,14 +1,8 @@
-// Amazon Bedrock over @aws-sdk/client-bedrock-runtime's Converse API with a
-// toolConfig; tool results go back as toolResult blocks in a user message.
-// The SDK's own retries are off (maxAttempts 1): ours log every retry.
-// Wire formats read in the Bedrock API reference: inferenceConfig {maxTokens, temperature, topP}; stopReason
-// end_turn | tool_use | max_tokens | stop_sequence | guardrail_intervened | content_filtered
-// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html); reasoning as
-// reasoningContent.reasoningText {text, signature}, sent back unmodified in later requests
-// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html); Claude's
-// thinking asked through additionalModelRequestFields.thinking {type: "enabled", budget_tokens}
-// (https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-extended-thinking.html). Converse has no
-// seed parameter: repeats on Bedrock cannot be seeded, and the provenance record says so.
+// Amazon Bedrock over Converse (@aws-sdk/client-bedrock-runtime) with a toolConfig; tool results go back as toolResult
+// blocks in a user message; the SDK's retries are off (ours log every retry). Converse has no seed (provenance says).
+// Wire formats: stopReason (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html);
+// reasoning sent back unmodified (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html);
+// Claude's thinking in additionalModelRequestFields.thinking (aws-facts: bedrock.thinking-min-budget-tokens).
 import {
   BedrockRuntimeClient,
   ConverseCommand,

@@ -1,9 +1,7 @@
-// Before each model call: does the prompt, with room for the reply, fit the model's context window?
-// Ollama silently drops the start of a prompt longer than num_ctx (the system
-// prompt first), so an overflow must be caught before the call (one that gets through is flagged:
-// prompt-cut.ts). Policy trim drops the oldest carried messages (then history entries) until the estimate
-// fits; policy refuse throws ContextOverflowError. Estimates: token-estimate.ts, scaled by the run's calibration
-// on the provider's reported prompt tokens (calibration.ts) once it has one.
+// Before each model call: does the prompt, with room for the reply, fit the model's context window? Ollama silently
+// drops the start of a longer prompt (the system prompt first), so overflow is caught before the call (prompt-cut.ts
+// flags one that gets through). Policy trim drops the oldest carried messages until the estimate fits; refuse throws
+// ContextOverflowError. Estimates: token-estimate.ts, scaled by the run's calibration (calibration.ts) once it has one.
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import type { PromptContext } from '../../engine/agent.ts';
 import { lookupModel } from '../../config/model-table.ts';

@@ -1,9 +1,7 @@
-// An agent backed by a chat model. Within one turn it keeps the conversation:
-// the observation, then each reply and the results of its tool calls, until
-// the engine ends the turn. Between turns (each one a fresh Lambda) it keeps
-// what config.memory says (memory.ts): nothing (fresh), the last actions
-// (history), or the conversation (conversation), through Agent.memory().
-// Before every call the context guard fits the prompt to the model's window.
+// An agent backed by a chat model. Within a turn it keeps the conversation (observation, replies, tool results)
+// until the engine ends the turn; between turns, each a fresh Lambda, it keeps what config.memory says (memory.ts:
+// nothing, the last actions, or the conversation) through Agent.memory(). Before every call the context guard fits the
+// prompt to the model's window.
 import type { Agent, AgentReply, CallDeadline, Observation } from '../../engine/agent.ts';
 import type { ActionResult } from '../../engine/game.ts';
 import { offeredTools } from '../../engine/tools.ts';

@@ -1,12 +1,7 @@
-// Ollama over the official `ollama` client: POST /api/chat with tools,
-// tool results as role "tool" messages. Works with a local server or hosted
-// Ollama (bearer API key from OLLAMA_API_KEY, never stored with the run).
-// Wire formats read in Ollama's API reference (https://docs.ollama.com/api/chat): options.seed, temperature,
-// top_p, num_predict; `think` (true, false or a level) and the reply's message.thinking
-// (https://docs.ollama.com/capabilities/thinking); done_reason "length" when num_predict cut the reply.
-// Provenance: GET /api/version (https://docs.ollama.com/api-reference/get-version), GET /api/tags (each model's
-// digest) and POST /api/show (details.quantization_level, parameter_size, template:
-// https://docs.ollama.com/api-reference/show-model-details).
+// Ollama over the official `ollama` client: POST /api/chat with tools, tool results as role "tool" messages; a local
+// server or hosted Ollama (bearer key from OLLAMA_API_KEY, never stored with the run). Wire formats as Ollama's API
+// reference gives them (https://docs.ollama.com/api/chat, .../capabilities/thinking): options.seed and sampling,
+// `think` and message.thinking, done_reason "length". Provenance from /api/version, /api/tags (digests) and /api/show.
 import { createHash } from 'node:crypto';
 import { Ollama, type Message, type Tool } from 'ollama';
 import { announcedSimulator, isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';

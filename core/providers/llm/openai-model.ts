@@ -1,12 +1,8 @@
-// Any OpenAI-compatible server (vLLM, llama.cpp's server, LM Studio, OpenAI, OpenRouter) over the official `openai`
-// client: POST {base_url}/chat/completions with tools, tool results as role "tool" messages with their
-// tool_call_id. The client's own retries are off (maxRetries 0): ours log every retry. Wire formats as the client's
-// types give them (generated from OpenAI's OpenAPI spec; https://platform.openai.com/docs/api-reference/chat):
-// tool_calls[].function.arguments is a JSON string; usage.prompt_tokens INCLUDES prompt_tokens_details.cached_tokens
-// and usage.completion_tokens INCLUDES completion_tokens_details.reasoning_tokens; finish_reason "length" when
-// max_completion_tokens cut the reply; streamed, usage comes only with stream_options.include_usage, in a last
-// chunk whose choices are empty. Reasoning text is not part of OpenAI's own API; vLLM and DeepSeek return it as
-// message.reasoning_content, OpenRouter as message.reasoning: either is kept. Provenance: GET {base_url}/models/{id}.
+// Any OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenAI, OpenRouter) over the official `openai` client:
+// chat/completions with tools, results as role "tool" messages; the client's retries are off (ours log every retry).
+// Shapes as the client's types give them: usage.prompt_tokens INCLUDES cached_tokens and completion_tokens INCLUDES
+// reasoning_tokens; streamed usage comes only with include_usage, in a last chunk with no choices. Reasoning text is
+// read from reasoning_content (vLLM, DeepSeek) or reasoning (OpenRouter). Provenance: GET {base_url}/models/{id}.
 import OpenAI from 'openai';
 import type {
   ChatCompletionChunk,

@@ -1,9 +1,7 @@
-// Retries of model calls: 429, 5xx, connection resets and timeouts are
-// retried with exponential backoff and full jitter, bounded in attempts and
-// total time, each retry recorded. Then a typed error with a stable name, so
-// the state machine's Retry/Catch match it the same way locally and in AWS.
-// Within a turn's deadline (engine/turn-deadline.ts) every attempt is also
-// stopped at the deadline, and a retry starts only if it can end before it.
+// Retries of model calls: 429, 5xx, connection resets and timeouts, with exponential backoff and full jitter, bounded
+// in attempts and total time, each recorded; then a typed error with a stable name, so the state machine's Retry and
+// Catch match it alike locally and on AWS. Within a turn's deadline (engine/turn-deadline.ts) every attempt stops at
+// the deadline, and a retry starts only if it can end before it.
 import type { CallDeadline } from '../../engine/agent.ts';
 import { ModelCallDeadlineError } from '../../errors.ts';
 import { ERROR_NAMES } from '../../error-names.ts';

@@ -1,10 +1,7 @@
-// The size of a prompt in tokens, estimated before the call, without a
-// tokenizer (each model family has its own, and none ships in a Lambda here):
-// ceil(characters / 4), the rule of thumb OpenAI and Anthropic both give for
-// English text, plus 4 tokens per message for the role and framing (OpenAI's
-// cookbook counts 3-4). Dense JSON tokenizes somewhat worse than prose, so it
-// may under-count; the tokens the provider reports are recorded with every
-// call next to the window (view context_usage), so an estimate that was off shows.
+// A prompt's size in tokens, estimated before the call without a tokenizer (each model family has its own, and none
+// ships in a Lambda here): ceil(characters / 4), the rule of thumb OpenAI and Anthropic give for English, plus 4 per
+// message for role and framing (OpenAI's cookbook counts 3-4). Dense JSON may be under-counted; the reported tokens
+// are recorded beside the window (view context_usage), so an estimate that was off shows.
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { ChatMessage } from './chat-model.ts';
 

@@ -1,11 +1,7 @@
-// An agent driven by a workflow prompt version (engine/workflow/). The
-// runner decides which step runs; this agent holds the turn's conversation
-// and makes each step's model call: the turn's observation first, then, per
-// step, the results of the previous tool calls together with the step's
-// prompt, offering only the step's tools. Several model calls may make one
-// reply; their tokens and latency are summed into it and the steps are
-// recorded with it. The runner's memory is returned to the engine, which
-// persists it with the turn.
+// An agent driven by a workflow prompt version (engine/workflow/): the runner decides which step runs; this agent
+// holds the turn's conversation and makes each step's model call (the observation first, then per step the previous
+// tool results with the step's prompt, offering only its tools). Several calls may make one reply, their tokens and
+// latency summed and the steps recorded with it; the runner's memory goes back to the engine with the turn.
 import type { Agent, AgentReply, CallDeadline, Observation, TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { PromptContext } from '../../engine/agent.ts';
