@@ -1,6 +1,6 @@
 -- Core tables: mazes, experiments, turns, actions.
 -- A turn and its actions are written in one statement keyed by
--- (experiment_id, turn_number); see core/store/turns.ts.
+-- (experiment_id, turn_number); see lambdas/store/turns.ts.
 
 CREATE TABLE mazes (
   id                      bigserial PRIMARY KEY,

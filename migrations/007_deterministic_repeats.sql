@@ -5,7 +5,7 @@
 -- observation once, while `n` and `successes` still count every run.
 
 -- The one list this needs: baseline agents whose moves do not depend on the agent seed. Sweeps give every repeat
--- its own seed, so only these collapse across repeats (frontier: core/providers/frontier-agent.ts never reads
+-- its own seed, so only these collapse across repeats (frontier: lambdas/providers/frontier-agent.ts never reads
 -- it; random: random-agent.ts draws every move from it). Which agents are deterministic at all is read from what
 -- is stored (provider 'baseline': no model call), so a new baseline is at worst counted per seed, never collapsed
 -- by mistake. test/repeats.test.ts plays every baseline with two seeds and checks this list against it.

@@ -1,7 +1,7 @@
 -- Memory modes and the context guard (issue 19). The carried conversation (config memory: conversation) and the
 -- action history (memory: history) live in experiments.agent_memory (004), written with each turn in the turn's
 -- one statement, so a retried Lambda resumes exactly what was committed; they are bounded in size by
--- memory_conversation_tokens and memory_history_actions (and a hard 1 MiB cap in core/providers/llm/memory.ts).
+-- memory_conversation_tokens and memory_history_actions (and a hard 1 MiB cap in lambdas/providers/llm/memory.ts).
 
 -- Per model call: the context guard's estimate of the prompt (tokens, chars/4), the model's context window
 -- (Ollama num_ctx, or the config.context_windows entry for Bedrock; null when unknown), and how many messages or

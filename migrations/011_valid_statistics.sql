@@ -32,7 +32,7 @@ LANGUAGE sql IMMUTABLE AS $$
   WHERE setting_reaches(provider, key)
 $$;
 
--- The trajectory: what decides the run, hashed once when the experiment ends (core/store/pg-store.ts
+-- The trajectory: what decides the run, hashed once when the experiment ends (lambdas/store/pg-store.ts
 -- finalizeExperiment) and backfilled below. The agent and model, the maze's content, and every tool call in order
 -- (turn, call) with its outcome (moved, blocked_by_wall, refused, ...), ending with whether the goal was found. Two
 -- runs with the same hash took the same path through the same maze with the same result; their words (reasoning,

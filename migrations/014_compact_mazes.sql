@@ -1,6 +1,6 @@
 -- Every maze row fits the RDS Data API (issue 30): a row of a result set may be at most 64 KB ("Amazon RDS Data API
 -- limitations", AuroraUserGuide/data-api.limitations.html), and a 201x201 maze's jsonb grid printed 121,609 bytes.
--- `cells` holds the same tiles at 2 bits a cell as base64 text (core/maze/packed-grid.ts: cell i = y * width + x
+-- `cells` holds the same tiles at 2 bits a cell as base64 text (lambdas/maze/packed-grid.ts: cell i = y * width + x
 -- at bits 2 * (i % 4) of byte i / 4): 13,468 characters at 201x201. Existing mazes are converted in place and checked
 -- cell by cell before the jsonb grid is dropped; content_hash is not touched.
 
@@ -50,7 +50,7 @@ ALTER TABLE mazes
   ADD CONSTRAINT mazes_cells_length CHECK (length(cells) = 4 * ((width * height + 11) / 12)),
   DROP COLUMN grid;
 
--- What the store cut to keep a row readable through the Data API (core/store/stored-limits.ts): each field cut,
+-- What the store cut to keep a row readable through the Data API (lambdas/engine/stored-limits.ts): each field cut,
 -- with its size in bytes before; NULL when nothing was.
 ALTER TABLE actions ADD COLUMN clipped jsonb;
 ALTER TABLE llm_calls ADD COLUMN clipped jsonb;

@@ -1,6 +1,6 @@
 -- Summaries kept, not recomputed (issue 32, item 1): experiment_summary aggregated every action and turn of every
 -- experiment at read time (1.5 s for a sweep's statistics over a million actions). What it aggregated is now
--- written: one experiment_totals row per experiment, kept current by each turn's statement (core/store/turn-sql.ts,
+-- written: one experiment_totals row per experiment, kept current by each turn's statement (lambdas/store/turn-sql.ts,
 -- from that turn's rows only) and recomputed whole from the experiment's own rows when it is finalized
 -- (pg-store.ts finalizeExperiment). The view keeps its columns, order and types and reads the row.
 -- test/experiment-totals.test.ts holds the old view's SQL and checks every kept row against it.

@@ -1,4 +1,4 @@
--- Provider outages waited out, not failed (issue 33, item 2; core/engine/provider-outage.ts): a turn whose model
+-- Provider outages waited out, not failed (issue 33, item 2; lambdas/engine/provider-outage.ts): a turn whose model
 -- stayed unavailable through its retries is tried again after waits of 15 s, 30 s, ... up to 5 min, for at most
 -- provider_outage_wait_minutes in all. Each turn records what it waited before the try that committed it.
 --   provider_waits         waits before it (0: the provider answered at the first try's retries)

@@ -1,4 +1,4 @@
--- The OpenAI-compatible provider (issue 34, item 1; core/providers/llm/openai-model.ts).
+-- The OpenAI-compatible provider (issue 34, item 1; lambdas/providers/llm/openai-model.ts).
 --
 -- Per model call:
 --   reported_reasoning_tokens  of output_tokens, the reasoning tokens as the provider reported them (OpenAI

@@ -4,7 +4,7 @@
 -- with no reply, a commit that failed): the turn is never written, so its llm_calls rows are not either (they need
 -- their turn). They are kept here instead, marked abandoned, keyed by the try of the turn that made them (attempt: a
 -- fresh id per invocation of the turn) and their order in it, so a statement retried by its transport writes them
--- once (core/store/abandoned-sql.ts). The statement that writes them adds them, in the same transaction and only
+-- once (lambdas/store/abandoned-sql.ts). The statement that writes them adds them, in the same transaction and only
 -- for the rows it inserted, to the run's spend (experiments.spent_tokens, spent_cost_usd: its budgets and its
 -- sweep's) and to its kept totals (experiment_totals: llm_calls, input_tokens, output_tokens, cost_usd, cost_known,
 -- and abandoned_calls, how many of llm_calls were abandoned), so experiment_summary, sweep_runs and every reader above

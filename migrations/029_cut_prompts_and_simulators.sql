@@ -1,4 +1,4 @@
--- Cut prompts and simulated runs (core/providers/llm/prompt-cut.ts, simulators/announce.ts).
+-- Cut prompts and simulated runs (lambdas/providers/llm/prompt-cut.ts, simulators/announce.ts).
 --
 -- Per model call:
 --   prompt_truncated  the server cut the PROMPT to its context window: the reported prompt tokens (input, cache
@@ -13,7 +13,7 @@ ALTER TABLE llm_calls
   ADD COLUMN prompt_truncated boolean,
   ADD COLUMN simulator text;
 
--- Per experiment, kept by each turn's statement (core/store/turn-sql.ts) so lists and statistics read them with
+-- Per experiment, kept by each turn's statement (lambdas/store/turn-sql.ts) so lists and statistics read them with
 -- the run:
 --   simulated               any of the run's calls was answered by a bundled simulator
 --   prompt_truncated_calls  the run's calls whose prompt was cut (llm_calls.prompt_truncated)
