@@ -12,9 +12,9 @@ import {
   Stack,
   type StackProps,
 } from 'aws-cdk-lib';
-import { FlowLogDestination, FlowLogTrafficType, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { FlowLogDestination, FlowLogTrafficType, type IVpc, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Function as LambdaFunction, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { DATABASE_NAME, ExperimentDatabase } from './database.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { AriadneParameters } from './parameters.ts';
@@ -97,29 +97,8 @@ export class AriadneStack extends Stack {
     // Before any function or state machine: each reads these when it is made.
     configureObservability(this, { tracing: props.tracing, stateMachineLogLevel: props.stateMachineLogLevel });
     const prefix = props.parameterPrefix ?? '/ariadne';
-    // Only the database lives in the VPC, and only the Data API (an AWS service) reaches it: isolated
-    // subnets, no NAT gateway, no internet gateway.
-    const vpc = props.vpcId
-      ? Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId })
-      : new Vpc(this, 'Vpc', {
-          maxAzs: 2,
-          natGateways: 0,
-          subnetConfiguration: [{ name: 'Database', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
-          flowLogs: {
-            all: {
-              trafficType: FlowLogTrafficType.REJECT,
-              // Its own group, so removeData removes it too (CDK's default group is always retained).
-              destination: FlowLogDestination.toCloudWatchLogs(
-                new LogGroup(this, 'FlowLogs', {
-                  retention: LOG_RETENTION,
-                  removalPolicy: props.removeData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
-                }),
-              ),
-            },
-          },
-        });
     const database = new ExperimentDatabase(this, 'Database', {
-      vpc,
+      vpc: this.databaseVpc(props),
       autoPause:
         props.databaseAutoPauseMinutes === undefined ? undefined : Duration.minutes(props.databaseAutoPauseMinutes),
       maxCapacity: props.databaseMaxCapacity,
@@ -128,14 +107,7 @@ export class AriadneStack extends Stack {
     const environment = { PARAMETER_PREFIX: prefix, ...database.clientEnvironment(), ...props.handlerEnvironment };
     const bedrockModels = props.bedrockModelIds ?? DEFAULT_BEDROCK_MODELS;
     const parameters = new AriadneParameters(this, 'Parameters', prefix, bedrockModels, props.parametersKmsKeyArn);
-    const functions = new HandlerFunctions(this, 'Handlers', { environment });
-    // The settings are read where experiments start; each key by the one turn function that sends it, and by no
-    // other function; no Bedrock grant reaches the Ollama or OpenAI turns.
-    parameters.grantRead(functions.byState[STATES.StartExperiment]);
-    parameters.grantSecret(functions.byState[STATES.InvokeOllamaAgent], SECRET_OF_PROVIDER.ollama);
-    parameters.grantSecret(functions.byState[STATES.InvokeOpenAIAgent], SECRET_OF_PROVIDER.openai);
-    for (const statement of bedrockInvokeStatements(this, bedrockModels, props.bedrockRegions))
-      functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(statement);
+    const functions = this.stateFunctions(environment, parameters, bedrockModels, props.bedrockRegions);
     this.experiments = new ExperimentStateMachine(this, 'Experiments', {
       functions: functions.byState,
       stateMachineName: `${this.stackName}-experiments`,
@@ -148,36 +120,19 @@ export class AriadneStack extends Stack {
       timeoutSeconds: REGISTER_SWEEP_TIMEOUT_SECONDS,
       environment,
     });
-    const sweepMachineName = `${this.stackName}-sweeps`;
     this.sweeps = new SweepStateMachine(this, 'Sweeps', {
       registerFunction: registerSweep,
       experiments: this.experiments.stateMachine,
-      stateMachineName: sweepMachineName,
+      stateMachineName: `${this.stackName}-sweeps`,
     });
     const failures = new FailureHandling(this, 'FailureHandling', {
       stateMachine: this.experiments.stateMachine,
       environment,
     });
-    // Every way an experiment ends returns a sweep's task token: the Finalize* states and the EventBridge finalizer.
-    for (const fn of [
-      functions.byState[STATES.FinalizeSuccess],
-      functions.byState[STATES.FinalizeTimeout],
-      functions.byState[STATES.FinalizeStuck],
-      functions.byState[STATES.FinalizeFailure],
-      failures.finalizer,
-    ])
-      fn.addToRolePolicy(sendTaskSuccessStatement());
-    const handlers = [...Object.values(functions.byState), failures.finalizer, registerSweep];
-    for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, (typeof handlers)[number]]>)
-      // only the handlers that touch the database (core/machine/tasks.ts; their timeouts cover its retry budget)
-      if (TASKS[state].database) database.grantDataApi(fn);
-    database.grantDataApi(failures.finalizer);
-    database.grantDataApi(registerSweep);
-    // the deployed max_duration_minutes, for a sweep's time bound (runs that do not set their own get it)
-    parameters.grantRead(registerSweep);
+    this.grantEndsAndDatabase(functions, failures, registerSweep, database, parameters);
     new Monitoring(this, 'Monitoring', {
       stateMachine: this.experiments.stateMachine,
-      functions: handlers,
+      functions: [...Object.values(functions.byState), failures.finalizer, registerSweep],
       dashboard: props.dashboard ?? false,
     });
     acknowledgeNagFindings(this, {
@@ -191,6 +146,83 @@ export class AriadneStack extends Stack {
       readerSecret: database.readerSecret,
       databaseCluster: database.cluster,
     });
+    this.outputs(database, bedrockModels);
+    this.retainOnlyWhatExists(props.removeData);
+    // Last: the cluster becomes protected only after every other resource exists (lib/database.ts says why).
+    database.protectWhenComplete(this);
+  }
+
+  /**
+   * Only the database lives in the VPC, and only the Data API (an AWS service) reaches it: isolated subnets, no NAT
+   * gateway, no internet gateway. The one given by vpcId, or a new one.
+   */
+  private databaseVpc(props: AriadneStackProps): IVpc {
+    if (props.vpcId) return Vpc.fromLookup(this, 'Vpc', { vpcId: props.vpcId });
+    return new Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'Database', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
+      flowLogs: {
+        all: {
+          trafficType: FlowLogTrafficType.REJECT,
+          // Its own group, so removeData removes it too (CDK's default group is always retained).
+          destination: FlowLogDestination.toCloudWatchLogs(
+            new LogGroup(this, 'FlowLogs', {
+              retention: LOG_RETENTION,
+              removalPolicy: props.removeData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+            }),
+          ),
+        },
+      },
+    });
+  }
+
+  /** The experiment machine's task functions, each granted the settings, secret and models it needs. */
+  private stateFunctions(
+    environment: Record<string, string>,
+    parameters: AriadneParameters,
+    bedrockModels: string[],
+    bedrockRegions: string[] | undefined,
+  ): HandlerFunctions {
+    const functions = new HandlerFunctions(this, 'Handlers', { environment });
+    // The settings are read where experiments start; each key by the one turn function that sends it, and by no
+    // other function; no Bedrock grant reaches the Ollama or OpenAI turns.
+    parameters.grantRead(functions.byState[STATES.StartExperiment]);
+    parameters.grantSecret(functions.byState[STATES.InvokeOllamaAgent], SECRET_OF_PROVIDER.ollama);
+    parameters.grantSecret(functions.byState[STATES.InvokeOpenAIAgent], SECRET_OF_PROVIDER.openai);
+    for (const statement of bedrockInvokeStatements(this, bedrockModels, bedrockRegions))
+      functions.byState[STATES.InvokeBedrockAgent].addToRolePolicy(statement);
+    return functions;
+  }
+
+  /** What the ends of an experiment and the database's users are allowed. */
+  private grantEndsAndDatabase(
+    functions: HandlerFunctions,
+    failures: FailureHandling,
+    registerSweep: IFunction,
+    database: ExperimentDatabase,
+    parameters: AriadneParameters,
+  ): void {
+    // Every way an experiment ends returns a sweep's task token: the Finalize* states and the EventBridge finalizer.
+    for (const fn of [
+      functions.byState[STATES.FinalizeSuccess],
+      functions.byState[STATES.FinalizeTimeout],
+      functions.byState[STATES.FinalizeStuck],
+      functions.byState[STATES.FinalizeFailure],
+      failures.finalizer,
+    ])
+      fn.addToRolePolicy(sendTaskSuccessStatement());
+    for (const [state, fn] of Object.entries(functions.byState) as Array<[TaskState, IFunction]>)
+      // only the handlers that touch the database (core/machine/tasks.ts; their timeouts cover its retry budget)
+      if (TASKS[state].database) database.grantDataApi(fn);
+    database.grantDataApi(failures.finalizer);
+    database.grantDataApi(registerSweep);
+    // the deployed max_duration_minutes, for a sweep's time bound (runs that do not set their own get it)
+    parameters.grantRead(registerSweep);
+  }
+
+  /** The stack's outputs: what the CLI and `aws rds-data` are given. */
+  private outputs(database: ExperimentDatabase, bedrockModels: string[]): void {
     new CfnOutput(this, OUTPUT_KEYS.sweepStateMachineArn, {
       value: this.sweeps.stateMachine.stateMachineArn,
       description: 'ariadne sweep FILE --aws --state-machine-arn',
@@ -227,8 +259,12 @@ export class AriadneStack extends Stack {
       value: DATABASE_NAME,
       description: 'aws rds-data execute-statement --database',
     });
+  }
+
+  /** removeData: nothing outlives the stack; otherwise what is kept is kept only once it exists. */
+  private retainOnlyWhatExists(removeData: boolean | undefined): void {
     // removeData means nothing outlives the stack: also the logs other constructs keep by default.
-    if (props.removeData)
+    if (removeData)
       for (const c of this.node.findAll())
         if (CfnResource.isCfnResource(c) && c.cfnOptions.deletionPolicy === CfnDeletionPolicy.RETAIN)
           c.applyRemovalPolicy(RemovalPolicy.DESTROY);
@@ -245,7 +281,5 @@ export class AriadneStack extends Stack {
       },
       { priority: AspectPriority.READONLY - 1 },
     );
-    // Last: the cluster becomes protected only after every other resource exists (lib/database.ts says why).
-    database.protectWhenComplete(this);
   }
 }

@@ -118,7 +118,28 @@ export class ExperimentDatabase extends Construct {
   constructor(scope: Construct, id: string, props: ExperimentDatabaseProps) {
     super(scope, id);
     const removeData = props.removeData ?? false;
-    this.cluster = new DatabaseCluster(this, 'Cluster', {
+    this.cluster = this.serverlessCluster(props, removeData);
+    this.secret = this.cluster.secret!;
+    // The cluster and its secret carry the stack's name under one key of ours, so a researcher policy written before
+    // the deploy (ariadne policy researcher --template), when CloudFormation has not yet generated their names, can
+    // still allow these two and no other: rds-data's and GetSecretValue's actions take aws:ResourceTag/${TagKey}
+    // (Service Authorization Reference). CloudFormation's own aws:cloudformation:* tags would not do: their
+    // "propagation ... varies by resource type" (CloudFormation User Guide, resource tagging).
+    Tags.of(this.cluster).add(RESULTS_DATABASE_TAG, Stack.of(this).stackName, {
+      includeResourceTypes: ['AWS::RDS::DBCluster', 'AWS::SecretsManager::Secret'],
+    });
+    this.readerSecret = this.readerRoleSecret();
+    // No rotation: the rotation Lambda must run in the cluster's VPC to change the password, and with
+    // isolated subnets it reaches Secrets Manager only through an interface endpoint (~$7.30/month per
+    // AZ), many times the stack's idle budget. The Data API reads the secret on every call.
+    if (!removeData) this.keepOnDestroy(props.vpc, this.readerSecret);
+    this.applyMigrations();
+    this.deletionProtection = removeData ? null : this.protection();
+  }
+
+  /** Aurora Serverless v2 PostgreSQL with the Data API, pausing at 0 ACUs. */
+  private serverlessCluster(props: ExperimentDatabaseProps, removeData: boolean): DatabaseCluster {
+    return new DatabaseCluster(this, 'Cluster', {
       // 17.5: Data API needs Aurora PostgreSQL 17.4 or higher, a minimum of 0 ACUs needs 16.3 or higher.
       engine: DatabaseClusterEngine.auroraPostgres({ version: AuroraPostgresEngineVersion.VER_17_5 }),
       credentials: Credentials.fromGeneratedSecret('ariadne'),
@@ -140,24 +161,19 @@ export class ExperimentDatabase extends Construct {
       // Published numbers come from this database: kept by default, and then kept whole (see keepOnDestroy).
       removalPolicy: removeData ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    this.secret = this.cluster.secret!;
-    // The cluster and its secret carry the stack's name under one key of ours, so a researcher policy written before
-    // the deploy (ariadne policy researcher --template), when CloudFormation has not yet generated their names, can
-    // still allow these two and no other: rds-data's and GetSecretValue's actions take aws:ResourceTag/${TagKey}
-    // (Service Authorization Reference). CloudFormation's own aws:cloudformation:* tags would not do: their
-    // "propagation ... varies by resource type" (CloudFormation User Guide, resource tagging).
-    Tags.of(this.cluster).add(RESULTS_DATABASE_TAG, Stack.of(this).stackName, {
-      includeResourceTypes: ['AWS::RDS::DBCluster', 'AWS::SecretsManager::Secret'],
-    });
+  }
+
+  /** The read-only role's secret, tagged for the researcher policy. */
+  private readerRoleSecret(): DatabaseSecret {
     // Researchers read as a role that may SELECT and nothing else; its password is generated here (the same rules
     // as the master's: no quote, backslash or @) and set in Postgres by the migrations after every deploy.
-    this.readerSecret = new DatabaseSecret(this, 'ReaderSecret', { username: READER_USERNAME, dbname: DATABASE_NAME });
-    Tags.of(this.readerSecret).add(RESULTS_READER_TAG, Stack.of(this).stackName);
-    // No rotation: the rotation Lambda must run in the cluster's VPC to change the password, and with
-    // isolated subnets it reaches Secrets Manager only through an interface endpoint (~$7.30/month per
-    // AZ), many times the stack's idle budget. The Data API reads the secret on every call.
-    if (!removeData) this.keepOnDestroy(props.vpc, this.readerSecret);
+    const readerSecret = new DatabaseSecret(this, 'ReaderSecret', { username: READER_USERNAME, dbname: DATABASE_NAME });
+    Tags.of(readerSecret).add(RESULTS_READER_TAG, Stack.of(this).stackName);
+    return readerSecret;
+  }
 
+  /** The migrations, applied after every deploy by a custom resource (and the reader's password set). */
+  private applyMigrations(): void {
     // onEvent only answers (PhysicalResourceId); isComplete, polled by CDK's Provider framework from right after it,
     // applies the migrations and answers IsComplete false while the database is paused or resuming, so a slow resume
     // is waited out between polls (queryInterval, up to totalTimeout) instead of failing one function's retry budget.
@@ -195,7 +211,6 @@ export class ExperimentDatabase extends Construct {
     });
     // The cluster and its writer instance (a child of the cluster construct): the Data API needs both.
     migrations.node.addDependency(this.cluster);
-    this.deletionProtection = removeData ? null : this.protection();
   }
 
   /**

@@ -49,49 +49,82 @@ export interface ExperimentStateMachineProps {
   stateMachineName: string;
 }
 
+/** An execution must have room for at least one turn before it hands over (continue as new on elapsed time). */
+function assertRoomForTurns(timeout: Duration): void {
+  const reserve = Math.max(...(['bedrock', 'ollama', 'openai', 'baseline'] as const).map(turnReserveSeconds));
+  if (timeout.toSeconds() <= 2 * reserve)
+    throw new Error(
+      `executionTimeout ${timeout.toSeconds()} s leaves no room for turns: one turn may take ${reserve} s; ` +
+        `give at least ${Math.ceil((2 * reserve) / 60) + 1} minutes`,
+    );
+}
+
 export class ExperimentStateMachine extends Construct {
   readonly stateMachine: sfn.StateMachine;
+  private readonly functions: Record<TaskState, IFunction>;
+  /** FinalizeFailure, then ExperimentFailed: where every caught error goes. */
+  private readonly finalizeFailure: sfn.Chain;
 
   constructor(scope: Construct, id: string, props: ExperimentStateMachineProps) {
     super(scope, id);
+    this.functions = props.functions;
     const timeout = props.executionTimeout ?? Duration.hours(3);
-    // An execution must have room for at least one turn before it hands over (continue as new on elapsed time).
-    const reserve = Math.max(...(['bedrock', 'ollama', 'openai', 'baseline'] as const).map(turnReserveSeconds));
-    if (timeout.toSeconds() <= 2 * reserve)
-      throw new Error(
-        `executionTimeout ${timeout.toSeconds()} s leaves no room for turns: one turn may take ${reserve} s; ` +
-          `give at least ${Math.ceil((2 * reserve) / 60) + 1} minutes`,
-      );
-    const task = (state: TaskState, opts: Partial<tasks.LambdaInvokeProps> = {}) => {
-      const t = new tasks.LambdaInvoke(this, state, {
-        stateName: state,
-        lambdaFunction: props.functions[state],
-        payloadResponseOnly: true,
-        retryOnServiceExceptions: false,
-        ...opts,
-      });
-      t.addRetry(retryProps(LAMBDA_RETRY));
-      // the account out of concurrency: waited out (states.ts says how long and why), never finalized as a failure
-      t.addRetry(retryProps(LAMBDA_THROTTLE_RETRY));
-      return t;
-    };
+    assertRoomForTurns(timeout);
+    this.finalizeFailure = this.failureEnd();
+    const start = this.startExperiment();
+    const checkProgress = this.checkProgress(timeout);
+    const router = this.decideAfterEachTurn(checkProgress);
+    this.routeTurnsByProvider(router, checkProgress);
+    this.stateMachine = new sfn.StateMachine(this, 'Machine', {
+      stateMachineName: props.stateMachineName,
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
+      timeout,
+      tracingEnabled: tracingEnabled(this),
+      // ERROR unless the stack asks for ALL, without inputs and outputs (lib/observability.ts says why)
+      logs: stateMachineLogs(this),
+    });
+    this.allowContinueAsNew(props.stateMachineName);
+  }
 
+  /** A Lambda task of one state, with the Lambda retries every task has. */
+  private task(state: TaskState, opts: Partial<tasks.LambdaInvokeProps> = {}): tasks.LambdaInvoke {
+    const t = new tasks.LambdaInvoke(this, state, {
+      stateName: state,
+      lambdaFunction: this.functions[state],
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: false,
+      ...opts,
+    });
+    t.addRetry(retryProps(LAMBDA_RETRY));
+    // the account out of concurrency: waited out (states.ts says how long and why), never finalized as a failure
+    t.addRetry(retryProps(LAMBDA_THROTTLE_RETRY));
+    return t;
+  }
+
+  /** Any error of the task is caught into FinalizeFailure. */
+  private caught<T extends tasks.LambdaInvoke>(t: T): T {
+    t.addCatch(this.finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+    return t;
+  }
+
+  /** FinalizeFailure, then ExperimentFailed. */
+  private failureEnd(): sfn.Chain {
     // The execution fails with the original error, so StartExecution callers see what went wrong.
     const failed = new sfn.Fail(this, STATES.ExperimentFailed, {
       stateName: STATES.ExperimentFailed,
       errorPath: '$.error.Error',
       causePath: '$.error.Cause',
     });
-    const finalizeFailure = task(STATES.FinalizeFailure, {
+    return this.task(STATES.FinalizeFailure, {
       payload: sfn.TaskInput.fromObject({ state: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
       resultPath: '$.finalized',
     }).next(failed);
-    const caught = <T extends tasks.LambdaInvoke>(t: T): T => {
-      t.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
-      return t;
-    };
+  }
 
-    const start = task(STATES.StartExperiment, {
+  /** StartExperiment, bad input ending in InputRefused. */
+  private startExperiment(): tasks.LambdaInvoke {
+    const start = this.task(STATES.StartExperiment, {
       payload: sfn.TaskInput.fromObject({
         request: sfn.JsonPath.entirePayload,
         executionArn: sfn.JsonPath.executionId,
@@ -110,20 +143,13 @@ export class ExperimentStateMachine extends Construct {
         errors: INPUT_ERRORS,
       },
     );
-    caught(start);
-    // A turn Lambda stopped at its timeout (Lambda.Unknown) runs once more, then is caught: states.ts says why.
-    // A provider still failing after those retries is an outage: CheckProgress decides (engine/provider-outage.ts)
-    // whether the run waits (OutageWait, then the same turn again) or ends failed (OutageFailed).
-    const invoke = (state: TaskState) => {
-      const t = task(state, { resultPath: '$.turn' });
-      t.addRetry(retryProps(PROVIDER_RETRY));
-      t.addRetry(retryProps(TURN_TIMEOUT_RETRY));
-      t.addCatch(checkProgress, { errors: PROVIDER_OUTAGE_ERRORS, resultPath: '$.outageError' });
-      return caught(t);
-    };
-    // The execution's clock goes along, so CheckProgress can hand over before the execution times out.
-    const checkProgress = caught(
-      task(STATES.CheckProgress, {
+    return this.caught(start);
+  }
+
+  /** CheckProgress: the execution's clock goes along, so it can hand over before the execution times out. */
+  private checkProgress(timeout: Duration): tasks.LambdaInvoke {
+    return this.caught(
+      this.task(STATES.CheckProgress, {
         payload: sfn.TaskInput.fromObject({
           state: sfn.JsonPath.entirePayload,
           execution: {
@@ -134,9 +160,16 @@ export class ExperimentStateMachine extends Construct {
         resultPath: '$.progress',
       }),
     );
-    const finalizeSuccess = caught(task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
-    const finalizeTimeout = caught(task(STATES.FinalizeTimeout, { resultPath: '$.result' }));
-    const finalizeStuck = caught(task(STATES.FinalizeStuck, { resultPath: '$.result' }));
+  }
+
+  /**
+   * ConditionCheck after CheckProgress: another turn (through the returned ProviderRouter), an end, continue as
+   * new, or an outage's wait or failure.
+   */
+  private decideAfterEachTurn(checkProgress: tasks.LambdaInvoke): sfn.Choice {
+    const finalizeSuccess = this.caught(this.task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
+    const finalizeTimeout = this.caught(this.task(STATES.FinalizeTimeout, { resultPath: '$.result' }));
+    const finalizeStuck = this.caught(this.task(STATES.FinalizeStuck, { resultPath: '$.result' }));
 
     const router = new sfn.Choice(this, STATES.ProviderRouter, { stateName: STATES.ProviderRouter });
     // The next turn's loop state, as CheckProgress built it (handlers/check-progress.ts nextLoopState): the turn's
@@ -145,6 +178,32 @@ export class ExperimentStateMachine extends Construct {
       stateName: STATES.ContinueLoop,
       inputPath: '$.progress.next',
     });
+    const { outageWait, outageResume, outageFailed } = this.outageStates();
+    const continueAsNew = this.continueAsNew();
+    // Another turn first: nearly every turn takes it, and a Choice reads its Variable once per rule it tries.
+    const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue'), continueLoop)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'stuck'), finalizeStuck)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue_as_new'), continueAsNew)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_wait'), outageWait)
+      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_outage'), outageFailed)
+      .otherwise(continueLoop);
+    // (wired in this order: the definition lists the states in the order of their transitions)
+    checkProgress.next(condition);
+    continueLoop.next(router);
+    outageWait.next(outageResume);
+    outageResume.next(router);
+    outageFailed.next(this.finalizeFailure);
+    return router;
+  }
+
+  /**
+   * The provider is out: OutageWait what CheckProgress chose, then OutageResume the same turn (back to the
+   * router); or OutageFailed once waited as long as allowed. Wired by decideAfterEachTurn.
+   */
+  private outageStates(): { outageWait: sfn.Wait; outageResume: sfn.Pass; outageFailed: sfn.Pass } {
     // The provider is out: wait what CheckProgress chose, then try the same turn again, with the waits counted.
     const outageWait = new sfn.Wait(this, STATES.OutageWait, {
       stateName: STATES.OutageWait,
@@ -161,6 +220,11 @@ export class ExperimentStateMachine extends Construct {
       parameters: { 'Error.$': '$.outageError.Error', 'Cause.$': '$.progress.detail' },
       resultPath: '$.error',
     });
+    return { outageWait, outageResume, outageFailed };
+  }
+
+  /** ContinueAsNew, then ContinuedAsNew. */
+  private continueAsNew(): sfn.CustomState {
     // Continue as new: start this same machine ($$.StateMachine.Id) at the next turn, then end this
     // execution. The name is the experiment and turn, so a retried start cannot fork the experiment: a start
     // whose name is taken (ExecutionAlreadyExists, "StartExecution" in the Step Functions API reference) means
@@ -194,47 +258,49 @@ export class ExperimentStateMachine extends Construct {
     });
     const continued = new sfn.Succeed(this, STATES.ContinuedAsNew, { stateName: STATES.ContinuedAsNew });
     continueAsNew.addCatch(continued, { errors: EXECUTION_ALREADY_EXISTS_ERRORS, resultPath: '$.continuedAs' });
-    continueAsNew.addCatch(finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
+    continueAsNew.addCatch(this.finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     continueAsNew.next(continued);
-    // Another turn first: nearly every turn takes it, and a Choice reads its Variable once per rule it tries.
-    const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue'), continueLoop)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'stuck'), finalizeStuck)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue_as_new'), continueAsNew)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_wait'), outageWait)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_outage'), outageFailed)
-      .otherwise(continueLoop);
-    checkProgress.next(condition);
-    continueLoop.next(router);
-    outageWait.next(outageResume);
-    outageResume.next(router);
-    outageFailed.next(finalizeFailure);
+    return continueAsNew;
+  }
+
+  /**
+   * A turn of one provider: a turn Lambda stopped at its timeout (Lambda.Unknown) runs once more, then is caught:
+   * states.ts says why. A provider still failing after those retries is an outage: CheckProgress decides
+   * (engine/provider-outage.ts) whether the run waits (OutageWait, then the same turn again) or ends failed
+   * (OutageFailed).
+   */
+  private turn(state: TaskState, checkProgress: tasks.LambdaInvoke): tasks.LambdaInvoke {
+    const t = this.task(state, { resultPath: '$.turn' });
+    t.addRetry(retryProps(PROVIDER_RETRY));
+    t.addRetry(retryProps(TURN_TIMEOUT_RETRY));
+    t.addCatch(checkProgress, { errors: PROVIDER_OUTAGE_ERRORS, resultPath: '$.outageError' });
+    return this.caught(t);
+  }
+
+  /** ProviderRouter: each provider's turn, then CheckProgress. */
+  private routeTurnsByProvider(router: sfn.Choice, checkProgress: tasks.LambdaInvoke): void {
     // The baseline first: its turns are the cheapest (no model call), so the rules read before it show most; a model
     // turn's one more rule is nothing beside its call.
-    const baseline = invoke(STATES.InvokeBaselineAgent).next(checkProgress);
+    const baseline = this.turn(STATES.InvokeBaselineAgent, checkProgress).next(checkProgress);
     router.when(sfn.Condition.stringEquals('$.llmProvider', 'baseline'), baseline);
     for (const [provider, state] of [
       ['bedrock', STATES.InvokeBedrockAgent],
       ['ollama', STATES.InvokeOllamaAgent],
       ['openai', STATES.InvokeOpenAIAgent],
     ] as const) {
-      router.when(sfn.Condition.stringEquals('$.llmProvider', provider), invoke(state).next(checkProgress));
+      router.when(
+        sfn.Condition.stringEquals('$.llmProvider', provider),
+        this.turn(state, checkProgress).next(checkProgress),
+      );
     }
     router.otherwise(baseline);
+  }
 
-    this.stateMachine = new sfn.StateMachine(this, 'Machine', {
-      stateMachineName: props.stateMachineName,
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
-      timeout,
-      tracingEnabled: tracingEnabled(this),
-      // ERROR unless the stack asks for ALL, without inputs and outputs (lib/observability.ts says why)
-      logs: stateMachineLogs(this),
-    });
-    // Continue as new starts this very machine. Its ARN is built from the fixed name, not referenced,
-    // which would make the role depend on the machine that depends on the role.
+  /**
+   * Continue as new starts this very machine. Its ARN is built from the fixed name, not referenced, which would
+   * make the role depend on the machine that depends on the role.
+   */
+  private allowContinueAsNew(stateMachineName: string): void {
     this.stateMachine.addToRolePolicy(
       new PolicyStatement({
         actions: ['states:StartExecution'],
@@ -242,7 +308,7 @@ export class ExperimentStateMachine extends Construct {
           Stack.of(this).formatArn({
             service: 'states',
             resource: 'stateMachine',
-            resourceName: props.stateMachineName,
+            resourceName: stateMachineName,
             arnFormat: ArnFormat.COLON_RESOURCE_NAME,
           }),
         ],

@@ -21,6 +21,26 @@ import { METRIC_NAMESPACE, METRICS, PROVIDERS, SERVICE, type MetricName } from '
 /** Throttled model calls in 5 minutes that, for 3 periods in a row, say the account's model quota is too small. */
 export const THROTTLE_ALARM = { threshold: 10, periods: 3 };
 
+const PERIOD = Duration.minutes(5);
+
+/** One of the functions' metrics: a stack-wide one has only the service dimension; a per-provider one adds Provider. */
+function ownMetric(name: MetricName, provider?: string): Metric {
+  return new Metric({
+    namespace: METRIC_NAMESPACE,
+    metricName: name,
+    dimensionsMap: provider ? { service: SERVICE, Provider: provider } : { service: SERVICE },
+    statistic: 'Sum',
+    period: PERIOD,
+  });
+}
+
+/** A metric per provider (labelled) when it has one, else the stack-wide one. */
+function perProvider(name: MetricName): IMetric[] {
+  return METRICS[name].byProvider
+    ? PROVIDERS.map((p) => ownMetric(name, p).with({ label: `${name} ${p}` }))
+    : [ownMetric(name)];
+}
+
 export class Monitoring extends Construct {
   constructor(
     scope: Construct,
@@ -28,8 +48,15 @@ export class Monitoring extends Construct {
     props: { stateMachine: StateMachine; functions: IFunction[]; dashboard?: boolean },
   ) {
     super(scope, id);
-    const m = props.stateMachine;
-    const period = Duration.minutes(5);
+    this.executionAlarms(props.stateMachine);
+    this.experimentAlarms();
+    if (!props.dashboard) return;
+    this.dashboard(props.stateMachine, props.functions);
+  }
+
+  /** The experiment machine's failed and timed-out executions. */
+  private executionAlarms(m: StateMachine): void {
+    const period = PERIOD;
     for (const [name, metric] of [
       ['ExecutionsFailed', m.metricFailed({ period })],
       ['ExecutionsTimedOut', m.metricTimedOut({ period })],
@@ -45,23 +72,16 @@ export class Monitoring extends Construct {
         treatMissingData: TreatMissingData.NOT_BREACHING,
       });
     }
-    // The functions' metrics: a stack-wide one has only the service dimension; a per-provider one adds Provider.
-    const own = (name: MetricName, provider?: string): Metric =>
-      new Metric({
-        namespace: METRIC_NAMESPACE,
-        metricName: name,
-        dimensionsMap: provider ? { service: SERVICE, Provider: provider } : { service: SERVICE },
-        statistic: 'Sum',
-        period,
-      });
-    const perProvider = (name: MetricName): IMetric[] =>
-      METRICS[name].byProvider ? PROVIDERS.map((p) => own(name, p).with({ label: `${name} ${p}` })) : [own(name)];
+  }
+
+  /** The functions' own metrics: experiments ended failed, and model calls throttled. */
+  private experimentAlarms(): void {
     // Also the runs the EventBridge finalizer fails (aborted, timed out): ExecutionsFailed does not see those.
     new Alarm(this, 'ExperimentsFailed', {
       alarmDescription:
         'Ariadne experiments ended failed: the finalize functions log "experiment failed" with the experiment id ' +
         'and the error name (Logs Insights: filter message = "experiment failed")',
-      metric: own('ExperimentsFailed'),
+      metric: ownMetric('ExperimentsFailed'),
       threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -72,13 +92,17 @@ export class Monitoring extends Construct {
         `Ariadne model calls throttled ${THROTTLE_ALARM.threshold} or more times in each of ` +
         `${THROTTLE_ALARM.periods} 5-minute periods: the model quota is too small for the runs in flight ` +
         '(lower the sweep concurrency, or raise the quota); the turn lines name provider and model',
-      metric: own('Throttles'),
+      metric: ownMetric('Throttles'),
       threshold: THROTTLE_ALARM.threshold,
       evaluationPeriods: THROTTLE_ALARM.periods,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    if (!props.dashboard) return;
+  }
+
+  /** The optional dashboard: executions, handler errors, and the turns' metrics. */
+  private dashboard(m: StateMachine, functions: IFunction[]): void {
+    const period = PERIOD;
     new Dashboard(this, 'Dashboard', {
       widgets: [
         [
@@ -96,7 +120,7 @@ export class Monitoring extends Construct {
             title: 'Execution time',
             left: [m.metricTime({ period, statistic: 'p50' }), m.metricTime({ period, statistic: 'p95' })],
           }),
-          new GraphWidget({ title: 'Handler errors', left: props.functions.map((f) => f.metricErrors({ period })) }),
+          new GraphWidget({ title: 'Handler errors', left: functions.map((f) => f.metricErrors({ period })) }),
         ],
         [
           new GraphWidget({ title: 'Turns', left: perProvider('Turns') }),

@@ -35,26 +35,37 @@ const machineName = (arn: string) => arn.split(':')[6];
  * cannot run a model the stack was not deployed for on the account's bill.
  */
 export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolean } = {}): PolicyDocument {
-  const { region, account, stackName } = outputs;
   const partition = outputs.stateMachineArn.split(':')[1];
-  const machines = [outputs.stateMachineArn, outputs.sweepStateMachineArn];
-  const arn = (service: string, resource: string, r = region, a = account) =>
-    `arn:${partition}:${service}:${r}:${a}:${resource}`;
-  const statement = (Sid: string, Action: string[], Resource: string[], Condition?: PolicyStatement['Condition']) => ({
-    Sid,
-    Effect: 'Allow' as const,
-    Action,
-    Resource,
-    ...(Condition ? { Condition } : {}),
-  });
-  // Before the deploy (outputs from the template) the cluster's, its secret's and the bucket's names are not yet
-  // generated: "*", held to this stack's database by the tag lib/database.ts puts on both (aws:ResourceTag, which
-  // rds-data's actions and GetSecretValue take), and to buckets of this account (s3:ResourceAccount: PutObject
-  // takes no tag condition). After the deploy the policy names each ARN instead.
-  const tagged = (arnOrName: string, tag: string) =>
-    isGeneratedName(arnOrName) ? { StringEquals: { [`aws:ResourceTag/${tag}`]: stackName } } : undefined;
-  const bucketName = outputs.sweepBucketName;
   const statements = [
+    ...launchStatements(outputs, partition),
+    ...resultStatements(outputs),
+    ...cliStatements(outputs, partition),
+  ];
+  if (opts.bedrock) statements.push(...doctorBedrockStatements(outputs, partition, statement));
+  return { Version: '2012-10-17', Statement: statements };
+}
+
+/** One Allow statement (its Condition only when there is one). */
+const statement: StatementOf = (Sid, Action, Resource, Condition) => ({
+  Sid,
+  Effect: 'Allow' as const,
+  Action,
+  Resource,
+  ...(Condition ? { Condition } : {}),
+});
+
+/** An ARN of the stack's partition, by default in its Region and account. */
+function arnIn(outputs: StackOutputs, partition: string) {
+  return (service: string, resource: string, r = outputs.region, a = outputs.account) =>
+    `arn:${partition}:${service}:${r}:${a}:${resource}`;
+}
+
+/** Finding the stack, and starting, listing, reading and stopping the executions of its two machines. */
+function launchStatements(outputs: StackOutputs, partition: string): PolicyStatement[] {
+  const { stackName } = outputs;
+  const machines = [outputs.stateMachineArn, outputs.sweepStateMachineArn];
+  const arn = arnIn(outputs, partition);
+  return [
     // Resource type "stack": arn:...:stack/NAME/ID. The ID changes when the stack is deleted and deployed again,
     // so any ID of this name.
     statement('FindStackOutputs', ['cloudformation:DescribeStacks'], [arn('cloudformation', `stack/${stackName}/*`)]),
@@ -69,6 +80,21 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
       ['states:DescribeExecution', 'states:StopExecution'],
       machines.map((m) => arn('states', `execution:${machineName(m)}:*`)),
     ),
+  ];
+}
+
+// Before the deploy (outputs from the template) the cluster's, its secret's and the bucket's names are not yet
+// generated: "*", held to this stack's database by the tag lib/database.ts puts on both (aws:ResourceTag, which
+// rds-data's actions and GetSecretValue take), and to buckets of this account (s3:ResourceAccount: PutObject
+// takes no tag condition). After the deploy the policy names each ARN instead.
+function taggedToStack(arnOrName: string, tag: string, stackName: string) {
+  return isGeneratedName(arnOrName) ? { StringEquals: { [`aws:ResourceTag/${tag}`]: stackName } } : undefined;
+}
+
+/** The results over the Data API, read as the read-only role. */
+function resultStatements(outputs: StackOutputs): PolicyStatement[] {
+  const tagged = (arnOrName: string, tag: string) => taggedToStack(arnOrName, tag, outputs.stackName);
+  return [
     // Results over the Data API (ariadne list/summary/report/... and aws rds-data): resource type "cluster".
     statement(
       'QueryResultsWithDataApi',
@@ -91,6 +117,15 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
       [outputs.databaseReaderSecretArn],
       tagged(outputs.databaseReaderSecretArn, RESULTS_READER_TAG),
     ),
+  ];
+}
+
+/** What the CLI reads and writes besides: the parameters, the sweep run lists, doctor's simulation, the quotas. */
+function cliStatements(outputs: StackOutputs, partition: string): PolicyStatement[] {
+  const { account } = outputs;
+  const arn = arnIn(outputs, partition);
+  const bucketName = outputs.sweepBucketName;
+  return [
     // Experiment defaults the CLI reads from Parameter Store. GetParametersByPath is authorized on the path's own
     // parameter ARN (/ariadne -> parameter/ariadne), the others on each parameter's (resource type "parameter").
     statement(
@@ -118,8 +153,6 @@ export function researcherPolicy(outputs: StackOutputs, opts: { bedrock?: boolea
     // action has a resource type (Service Authorization Reference), so "*"; both read quotas only.
     statement('SweepFitsTheAccount', ['lambda:GetAccountSettings', 'servicequotas:ListServiceQuotas'], ['*']),
   ];
-  if (opts.bedrock) statements.push(...doctorBedrockStatements(outputs, partition, statement));
-  return { Version: '2012-10-17', Statement: statements };
 }
 
 type StatementOf = (

@@ -95,10 +95,29 @@ export class SweepStateMachine extends Construct {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       lifecycleRules: [{ expiration: SWEEP_OBJECT_EXPIRY, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
     });
+    const register = this.registerSweep(props.registerFunction);
+    const map = this.runExperiments(this.runExperiment(props.experiments));
+    this.stateMachine = new sfn.StateMachine(this, 'Machine', {
+      stateMachineName: props.stateMachineName,
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(
+        register.next(map).next(new sfn.Succeed(this, SWEEP_STATES.SweepDone, { stateName: SWEEP_STATES.SweepDone })),
+      ),
+      timeout: SWEEP_TIMEOUT,
+      tracingEnabled: tracingEnabled(this),
+      logs: stateMachineLogs(this),
+    });
+    // ItemReader (Map): s3:GetObject on the run list; CDK grants nothing for a bucket named by a path.
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${RUNS_PREFIX}*`)] }),
+    );
+  }
 
+  /** RegisterSweep: records the sweep and caps its concurrency to the account's. */
+  private registerSweep(registerFunction: IFunction): tasks.LambdaInvoke {
     const register = new tasks.LambdaInvoke(this, SWEEP_STATES.RegisterSweep, {
       stateName: SWEEP_STATES.RegisterSweep,
-      lambdaFunction: props.registerFunction,
+      lambdaFunction: registerFunction,
       // the MaxConcurrency asked for, which RegisterSweep caps to the account
       payload: sfn.TaskInput.fromObject({ 'sweep.$': '$.sweep', 'maxConcurrency.$': '$.maxConcurrency' }),
       payloadResponseOnly: true,
@@ -107,13 +126,18 @@ export class SweepStateMachine extends Construct {
     });
     register.addRetry(retryProps(LAMBDA_RETRY));
     register.addRetry(retryProps(LAMBDA_THROTTLE_RETRY));
-    props.registerFunction.addToRolePolicy(accountSettingsStatement());
+    registerFunction.addToRolePolicy(accountSettingsStatement());
 
+    return register;
+  }
+
+  /** RunExperiment: one experiment execution, waited for until it hands back the task token. */
+  private runExperiment(experiments: sfn.IStateMachine): tasks.StepFunctionsStartExecution {
     // JSONata for this one state: it merges the token into the run's input, which JSONPath cannot do (the
     // experiment machine's strict input schema takes it as "taskToken"). Its IAM is states:StartExecution only.
     const run = tasks.StepFunctionsStartExecution.jsonata(this, SWEEP_STATES.RunExperiment, {
       stateName: SWEEP_STATES.RunExperiment,
-      stateMachine: props.experiments,
+      stateMachine: experiments,
       integrationPattern: sfn.IntegrationPattern.WAIT_FOR_TASK_TOKEN,
       name: '{% $states.input.name %}',
       input: sfn.TaskInput.fromText("{% $merge([$states.input.input, {'taskToken': $states.context.Task.Token}]) %}"),
@@ -130,6 +154,11 @@ export class SweepStateMachine extends Construct {
       outputs: { experimentId: '{% $states.input.name %}', status: 'already_run' },
     });
 
+    return run;
+  }
+
+  /** RunExperiments: the Distributed Map over the run list, each item through RunExperiment. */
+  private runExperiments(run: tasks.StepFunctionsStartExecution): sfn.DistributedMap {
     const map = new sfn.DistributedMap(this, SWEEP_STATES.RunExperiments, {
       stateName: SWEEP_STATES.RunExperiments,
       // where the input says (the CLI uploads there); the role may read this bucket's run lists only
@@ -151,19 +180,6 @@ export class SweepStateMachine extends Construct {
     });
     map.itemProcessor(run);
 
-    this.stateMachine = new sfn.StateMachine(this, 'Machine', {
-      stateMachineName: props.stateMachineName,
-      stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(
-        register.next(map).next(new sfn.Succeed(this, SWEEP_STATES.SweepDone, { stateName: SWEEP_STATES.SweepDone })),
-      ),
-      timeout: SWEEP_TIMEOUT,
-      tracingEnabled: tracingEnabled(this),
-      logs: stateMachineLogs(this),
-    });
-    // ItemReader (Map): s3:GetObject on the run list; CDK grants nothing for a bucket named by a path.
-    this.stateMachine.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${RUNS_PREFIX}*`)] }),
-    );
+    return map;
   }
 }

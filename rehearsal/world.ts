@@ -128,18 +128,66 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const model = new IamModel(template);
   const authorizer = new RequestAuthorizer(model);
   const values = model.values;
-  const env = values.env;
-  const envOf = (fn: AssemblyFunction) =>
-    Object.fromEntries(
-      Object.entries(fn.environment).map(([k, v]) => [
-        k,
-        values.resolveString(v, `$.Resources.${fn.logicalId}.Properties.Environment.Variables.${k}`),
-      ]),
-    );
+  const envOf = (fn: AssemblyFunction) => resolvedEnvironment(values, fn);
   const withDatabase = assembly.functions.find((f) => 'DATABASE_CLUSTER_ARN' in f.environment);
   if (!withDatabase) throw new Error('no function of the template names DATABASE_CLUSTER_ARN');
   const dbEnv = envOf(withDatabase);
+  const { db, schema, secret } = await databaseOfOwnRole(opts.databaseUrl);
+  // The read-only role's secret, as Secrets Manager generates it; the role itself is made by the migrations' function
+  // (core/store/reader-role.ts). Its name is the rehearsal's own: roles are the whole server's, not the schema's.
+  const migrateFn = assembly.functions.find((f) => 'DATABASE_READER_SECRET_ARN' in f.environment);
+  if (!migrateFn) throw new Error('no function of the template names DATABASE_READER_SECRET_ARN');
+  const reader = { arn: envOf(migrateFn).DATABASE_READER_SECRET_ARN, username: `${schema}_reader` };
+  const { dataApi, sims, endpoints, ollamaUrl, openaiUrl } = await startServers(opts, template, model, authorizer, {
+    dbEnv,
+    schema,
+    secret,
+    reader,
+  });
+  const processes = notStartedFunctions(assembly, model, envOf, endpoints);
+  const close = async () => {
+    await Promise.all([...processes.values()].map((p) => p.stop()));
+    await dataApi.close();
+    await Promise.all(Object.values(sims).map((sim) => sim.close()));
+    await dropSchemaAndRole(db, schema, secret.username);
+    await dropRole(db, reader.username);
+    await db.close();
+  };
+  return {
+    opts,
+    assembly,
+    model,
+    authorizer,
+    processes,
+    db,
+    dataApi,
+    reader,
+    endpoints,
+    sims,
+    ollamaUrl,
+    openaiUrl,
+    violations: [],
+    close,
+  };
+}
 
+/** A function's environment as the template gives it, every value resolved. */
+function resolvedEnvironment(values: IamModel['values'], fn: AssemblyFunction): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fn.environment).map(([k, v]) => [
+      k,
+      values.resolveString(v, `$.Resources.${fn.logicalId}.Properties.Environment.Variables.${k}`),
+    ]),
+  );
+}
+
+/**
+ * The rehearsal's schema, owned by a LOGIN role of its own (random name and password): the database secret's user.
+ * `db` reads as the url's own user.
+ */
+async function databaseOfOwnRole(
+  databaseUrl: string,
+): Promise<{ db: Database; schema: string; secret: { username: string; password: string } }> {
   // As on AWS, the functions reach the database as the user of the cluster's secret, not as a superuser: a LOGIN
   // role of the rehearsal's own (random name and password), owner of the rehearsal's schema, so the migrations and
   // every experiment run with its privileges and the secret can be rotated (the secret-rotation scenario). The
@@ -154,7 +202,7 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   // `db`, which the scenarios read the rows with, stays the url's own user.
   const schema = `rehearsal_${randomBytes(4).toString('hex')}`;
   const secret = { username: schema, password: randomBytes(24).toString('hex') };
-  const target = { url: opts.databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' };
+  const target = { url: databaseUrl, schema, migrate: false, poolSize: 2, field: 'DATABASE_URL' };
   const db = await openSqlDatabase(target);
   try {
     const role = escapeIdentifier(secret.username);
@@ -169,11 +217,25 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
     await db.close();
     throw err;
   }
-  // The read-only role's secret, as Secrets Manager generates it; the role itself is made by the migrations' function
-  // (core/store/reader-role.ts). Its name is the rehearsal's own: roles are the whole server's, not the schema's.
-  const migrateFn = assembly.functions.find((f) => 'DATABASE_READER_SECRET_ARN' in f.environment);
-  if (!migrateFn) throw new Error('no function of the template names DATABASE_READER_SECRET_ARN');
-  const reader = { arn: envOf(migrateFn).DATABASE_READER_SECRET_ARN, username: `${schema}_reader` };
+  return { db, schema, secret };
+}
+
+/** The local servers the bundles call, listening, with where each listens. */
+async function startServers(
+  opts: RehearsalOptions,
+  template: CfnTemplate,
+  model: IamModel,
+  authorizer: RequestAuthorizer,
+  database: {
+    dbEnv: Record<string, string>;
+    schema: string;
+    secret: { username: string; password: string };
+    reader: World['reader'];
+  },
+): Promise<Pick<World, 'dataApi' | 'sims' | 'endpoints' | 'ollamaUrl' | 'openaiUrl'>> {
+  const { dbEnv, schema, secret, reader } = database;
+  const values = model.values;
+  const env = values.env;
   const secretsManager = new SecretsManagerSim({ authorizer });
   secretsManager.put(dbEnv.DATABASE_SECRET_ARN, secret);
   secretsManager.put(reader.arn, { username: reader.username, password: randomBytes(24).toString('hex') });
@@ -223,19 +285,21 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
   const ollamaUrl = ollamaHost ? await ollama.listen(0, ollamaHost) : null;
   const openaiUrl = ollamaHost ? `${await openai.listen(0, ollamaHost)}/v1` : null;
   const sims = { ssm, bedrock, s3, sfn, ollama, openai, lambda, serviceQuotas, secretsManager, rds };
+  return { dataApi, sims, endpoints, ollamaUrl, openaiUrl };
+}
 
+/**
+ * Each function's container starts at its first invocation, as on Lambda: a rehearsal of a few scenarios starts
+ * the few functions they call (a process of 0.3-0.5 s of CPU each), not all of them.
+ */
+function notStartedFunctions(
+  assembly: CloudAssembly,
+  model: IamModel,
+  envOf: (fn: AssemblyFunction) => Record<string, string>,
+  endpoints: World['endpoints'],
+): Map<string, LambdaProcess> {
   const processes = new Map<string, LambdaProcess>();
-  const violations: QuotaViolation[] = [];
-  const close = async () => {
-    await Promise.all([...processes.values()].map((p) => p.stop()));
-    await dataApi.close();
-    await Promise.all(Object.values(sims).map((sim) => sim.close()));
-    await dropSchemaAndRole(db, schema, secret.username);
-    await dropRole(db, reader.username);
-    await db.close();
-  };
-  // Each function's container starts at its first invocation, as on Lambda: a rehearsal of a few scenarios starts
-  // the few functions they call (a process of 0.3-0.5 s of CPU each), not all of them.
+  const env = model.values.env;
   for (const fn of assembly.functions)
     processes.set(
       fn.logicalId,
@@ -246,26 +310,11 @@ export async function startWorld(opts: RehearsalOptions): Promise<World> {
         secretAccessKey: 'rehearsal-secret',
         region: env.region,
         accountId: env.account,
-        functionName: values.physicalName(fn.logicalId),
+        functionName: model.values.physicalName(fn.logicalId),
         endpoints,
       }),
     );
-  return {
-    opts,
-    assembly,
-    model,
-    authorizer,
-    processes,
-    db,
-    dataApi,
-    reader,
-    endpoints,
-    sims,
-    ollamaUrl,
-    openaiUrl,
-    violations,
-    close,
-  };
+  return processes;
 }
 
 /** Drops the rehearsal's schema, then its role (DROP OWNED: whatever else it was granted in this database). */

@@ -12,7 +12,7 @@ const MAX_IMAGE_BYTES = 3_750_000;
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
+import { SimServer, type Fault, type LoggedRequest, type ModelTurn, type SimOptions } from './sim-server.ts';
 import type { RequestAuthorization } from './authorization.ts';
 import { tokensOf } from './sim-player.ts';
 import { SimPromptCache } from './bedrock-prompt-cache.ts';
@@ -178,22 +178,13 @@ export class BedrockSim extends SimServer {
     await super.close();
   }
 
+  /** Converse: route -> authorize -> the account's refusals and quotas -> faults -> validate -> answer -> write. */
   protected async handle(req: LoggedRequest, res: ServerResponse): Promise<void> {
     const m = /^\/model\/(.+)\/converse$/.exec(req.path);
     if (req.method !== 'POST' || !m)
       return awsError(res, 404, `no route ${req.method} ${req.path}`, 'UnknownOperationException');
     const model = m[1];
-    if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
-      return awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
-    if (this.authorizer) {
-      const authorizer = this.authorizer;
-      const result = await authorizer.check(req.headers, 'rest-json', (s) => authorizer.bedrockInvokeCalls(model, s));
-      if (!result.ok) {
-        res.writeHead(result.reply.status, result.reply.headers);
-        res.end(result.reply.body);
-        return;
-      }
-    }
+    if (!(await this.authorized(req, res, model))) return;
     if (!this.models.includes(model)) return awsError(res, 400, 'The provided model identifier is invalid.');
     // lifecycle, inference profiles and the account's model access, before any quota or model work
     const accessKey = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1];
@@ -217,106 +208,90 @@ export class BedrockSim extends SimServer {
           ? 'Too many requests, please wait before trying again.'
           : 'The system encountered an unexpected error during processing. Try your request again.',
       );
-
-    // Converse's own request rules, so an adapter that breaks them fails here as it would on AWS.
-    const messages = (body.messages ?? []) as Array<{ role: string; content: Block[] }>;
-    if (messages.some((msg, i) => i > 0 && messages[i - 1].role === msg.role)) {
-      return awsError(
-        res,
-        400,
-        'A conversation must alternate between user and assistant roles. Make sure the conversation ' +
-          'alternates between user and assistant roles and try again.',
-      );
-    }
-    // Message.content (API reference): at most 20 images, each at most 3.75 MB and 8000 px a side, in user messages
-    const images = (msg: { content: Block[] }) => msg.content.filter((b) => b.image);
-    if (messages.some((msg) => images(msg).length > MAX_IMAGES))
-      return awsError(res, 400, `A message may include up to ${MAX_IMAGES} images.`);
-    if (messages.some((msg) => msg.role !== 'user' && images(msg).length > 0))
-      return awsError(res, 400, 'Images can only be included in user messages.');
-    for (const b of messages.flatMap(images)) {
-      const bytes = Buffer.from(b.image!.source.bytes, 'base64');
-      const px = bytes.length >= 24 ? Math.max(bytes.readUInt32BE(16), bytes.readUInt32BE(20)) : 0;
-      if (bytes.length > MAX_IMAGE_BYTES || px > MAX_IMAGE_PX)
-        return awsError(res, 400, `An image exceeds ${MAX_IMAGE_BYTES} bytes or ${MAX_IMAGE_PX} px a side.`);
-    }
-    if (!body.toolConfig && messages.some((msg) => msg.content.some((b) => b.toolUse || b.toolResult))) {
-      return awsError(
-        res,
-        400,
-        'The toolConfig field must be defined when using toolUse and toolResult content blocks.',
-      );
-    }
-    if (body.toolConfig && (body.toolConfig.tools ?? []).length === 0)
-      return awsError(
-        res,
-        400,
-        "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member " +
-          'must have length greater than or equal to 1',
-      );
-    const thinking = body.additionalModelRequestFields?.thinking as
-      { type?: string; budget_tokens?: number } | undefined;
+    const invalid = this.converseRequestError(model, body);
+    if (invalid) return awsError(res, 400, invalid);
+    const cache = this.promptCache.apply(model, body);
+    if ('error' in cache) return awsError(res, 400, cache.error);
     const maxTokens: number | undefined = body.inferenceConfig?.maxTokens;
-    // the newer Claude models' own rules (bedrock-model-rules.ts): sampling refused, adaptive thinking only
-    const rules = claudeRequestRules(model);
-    const violation = claudeRuleViolation(rules, body.inferenceConfig, thinking);
-    if (violation) return awsError(res, 400, violation);
-    const thinks =
-      thinking?.type === 'enabled' || thinking?.type === 'adaptive' || (!thinking && !!rules?.thinksByDefault);
-    if (thinking?.type === 'enabled') {
-      const budget = thinking.budget_tokens ?? 0;
-      if (budget < MIN_THINKING_BUDGET)
-        return awsError(
-          res,
-          400,
-          `thinking.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`,
-        );
-      if (maxTokens !== undefined && budget >= maxTokens)
-        return awsError(res, 400, '`max_tokens` must be greater than `thinking.budget_tokens`.');
-      if (body.inferenceConfig?.temperature !== undefined && body.inferenceConfig.temperature !== 1)
-        return awsError(res, 400, '`temperature` may only be set to 1 when thinking is enabled.');
-      if (body.inferenceConfig?.topP !== undefined)
-        return awsError(res, 400, '`top_p` must be unset when thinking is enabled.');
+    const { content, truncated, calls, plannedFault } = this.answer(converseTurn(model, body), body, fault);
+    // With caching, inputTokens is only the input neither read from nor written to the cache (User Guide).
+    const cacheUsage = cache.used ? { cacheReadInputTokens: cache.read, cacheWriteInputTokens: cache.write } : {};
+    const inputTokens = allInput - (cache.used ? cache.read + cache.write : 0);
+    const outputTokens = truncated ? maxTokens! : tokensOf(JSON.stringify(content));
+    admitted.tokens += outputTokens;
+    this.replies.push({ model, inputTokens, outputTokens, fault: plannedFault, ...cacheUsage });
+    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
+    res.end(
+      JSON.stringify({
+        output: { message: { role: 'assistant', content } },
+        stopReason: truncated ? 'max_tokens' : calls > 0 ? 'tool_use' : 'end_turn',
+        usage: { inputTokens, outputTokens, totalTokens: allInput + outputTokens, ...cacheUsage },
+        metrics: { latencyMs: 350 },
+      }),
+    );
+  }
+
+  /** SigV4 present and, with an authorizer, allowing bedrock:InvokeModel on the model; false once refused. */
+  private async authorized(req: LoggedRequest, res: ServerResponse, model: string): Promise<boolean> {
+    if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256')) {
+      awsError(res, 403, 'Missing Authentication Token', 'AccessDeniedException');
+      return false;
     }
+    if (this.authorizer) {
+      const authorizer = this.authorizer;
+      const result = await authorizer.check(req.headers, 'rest-json', (s) => authorizer.bedrockInvokeCalls(model, s));
+      if (!result.ok) {
+        res.writeHead(result.reply.status, result.reply.headers);
+        res.end(result.reply.body);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Converse's own request rules (a ValidationException's message, or undefined), so an adapter that breaks them
+   * fails here as it would on AWS.
+   */
+  private converseRequestError(model: string, body: LoggedRequest['body']): string | undefined {
+    const messages = (body.messages ?? []) as Array<{ role: string; content: Block[] }>;
+    if (messages.some((msg, i) => i > 0 && messages[i - 1].role === msg.role))
+      return (
+        'A conversation must alternate between user and assistant roles. Make sure the conversation ' +
+        'alternates between user and assistant roles and try again.'
+      );
+    const imageError = imageRuleViolation(messages);
+    if (imageError) return imageError;
+    if (!body.toolConfig && messages.some((msg) => msg.content.some((b) => b.toolUse || b.toolResult)))
+      return 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+    if (body.toolConfig && (body.toolConfig.tools ?? []).length === 0)
+      return (
+        "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member " +
+        'must have length greater than or equal to 1'
+      );
+    const thinkingError = thinkingRuleViolation(model, body);
+    if (thinkingError) return thinkingError;
     const unsigned = messages.some((msg) =>
       msg.content.some(
         (b) => b.reasoningContent && !this.signatures.has(b.reasoningContent.reasoningText?.signature ?? ''),
       ),
     );
-    if (unsigned) return awsError(res, 400, 'Invalid `signature` in `thinking` block.');
-    const cache = this.promptCache.apply(model, body);
-    if ('error' in cache) return awsError(res, 400, cache.error);
-    const system = (body.system ?? [])
-      .filter((b: Block) => b.text !== undefined)
-      .map((b: Block) => b.text)
-      .join('\n');
-    const texts: string[] = [];
-    for (const msg of body.messages ?? []) {
-      if (msg.role !== 'user') continue;
-      // a text block's pictures are the image blocks after it (bytes base64 on the wire), read with it
-      const blocks = msg.content as Block[];
-      blocks.forEach((b, i) => {
-        if (b.text) {
-          const after = blocks.slice(i + 1);
-          const until = after.findIndex((x) => !x.image);
-          const images = (until < 0 ? after : after.slice(0, until)).map((x) => pictureBytes(x.image!.source.bytes));
-          texts.push(withPicturesRead(b.text, images));
-        }
-        if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
-      });
-    }
-    const turn = {
-      model,
-      system,
-      texts,
-      tools: (body.toolConfig?.tools ?? [])
-        .filter((t: { toolSpec?: unknown }) => t.toolSpec)
-        .map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
-      requestChars: JSON.stringify(body).length,
-    };
+    if (unsigned) return 'Invalid `signature` in `thinking` block.';
+    return undefined;
+  }
+
+  /**
+   * The reply's content blocks: signed reasoning when the model thinks, the planned text and tool calls; cut to
+   * maxTokens (what fits is kept, reasoning first, no tool call is complete).
+   */
+  private answer(
+    turn: ModelTurn,
+    body: LoggedRequest['body'],
+    fault: Fault | null,
+  ): { content: Block[]; truncated: boolean; calls: number; plannedFault: Fault['kind'] | null } {
     const planned = this.plan(turn, fault);
-    let content: Block[] = [];
-    if (thinks) {
+    const content: Block[] = [];
+    if (thinksOn(turn.model, body)) {
       const signature = randomBytes(24).toString('base64');
       this.signatures.add(signature);
       content.push({ reasoningContent: { reasoningText: { text: this.thinkingFor(turn), signature } } });
@@ -326,39 +301,109 @@ export class BedrockSim extends SimServer {
       content.push({
         toolUse: { toolUseId: `tooluse_${randomBytes(9).toString('base64url')}`, name: c.name, input: c.arguments },
       });
-    // maxTokens caps the output: what fits is kept (reasoning first), no tool call is complete, stopReason max_tokens
-    let truncated = false;
-    if (maxTokens !== undefined && tokensOf(JSON.stringify(content)) > maxTokens) {
-      truncated = true;
-      let room = maxTokens * 4;
-      const kept: Block[] = [];
-      for (const b of content) {
-        if (room <= 0 || b.toolUse) break;
-        if (b.reasoningContent?.reasoningText) {
-          const r = b.reasoningContent.reasoningText;
-          kept.push({ reasoningContent: { reasoningText: { ...r, text: r.text.slice(0, room) } } });
-          room -= r.text.length;
-        } else if (b.text !== undefined) {
-          kept.push({ text: b.text.slice(0, room) });
-          room -= b.text.length;
-        }
-      }
-      content = kept;
-    }
-    // With caching, inputTokens is only the input neither read from nor written to the cache (User Guide).
-    const cacheUsage = cache.used ? { cacheReadInputTokens: cache.read, cacheWriteInputTokens: cache.write } : {};
-    const inputTokens = allInput - (cache.used ? cache.read + cache.write : 0);
-    const outputTokens = truncated ? maxTokens! : tokensOf(JSON.stringify(content));
-    admitted.tokens += outputTokens;
-    this.replies.push({ model, inputTokens, outputTokens, fault: planned.fault, ...cacheUsage });
-    res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': randomBytes(16).toString('hex') });
-    res.end(
-      JSON.stringify({
-        output: { message: { role: 'assistant', content } },
-        stopReason: truncated ? 'max_tokens' : planned.calls.length > 0 ? 'tool_use' : 'end_turn',
-        usage: { inputTokens, outputTokens, totalTokens: allInput + outputTokens, ...cacheUsage },
-        metrics: { latencyMs: 350 },
-      }),
-    );
+    const maxTokens: number | undefined = body.inferenceConfig?.maxTokens;
+    const truncated = maxTokens !== undefined && tokensOf(JSON.stringify(content)) > maxTokens;
+    return {
+      content: truncated ? cutToMaxTokens(content, maxTokens) : content,
+      truncated,
+      calls: planned.calls.length,
+      plannedFault: planned.fault,
+    };
   }
+}
+
+/** Message.content (API reference): at most 20 images, each at most 3.75 MB and 8000 px a side, in user messages. */
+function imageRuleViolation(messages: Array<{ role: string; content: Block[] }>): string | undefined {
+  const images = (msg: { content: Block[] }) => msg.content.filter((b) => b.image);
+  if (messages.some((msg) => images(msg).length > MAX_IMAGES))
+    return `A message may include up to ${MAX_IMAGES} images.`;
+  if (messages.some((msg) => msg.role !== 'user' && images(msg).length > 0))
+    return 'Images can only be included in user messages.';
+  for (const b of messages.flatMap(images)) {
+    const bytes = Buffer.from(b.image!.source.bytes, 'base64');
+    const px = bytes.length >= 24 ? Math.max(bytes.readUInt32BE(16), bytes.readUInt32BE(20)) : 0;
+    if (bytes.length > MAX_IMAGE_BYTES || px > MAX_IMAGE_PX)
+      return `An image exceeds ${MAX_IMAGE_BYTES} bytes or ${MAX_IMAGE_PX} px a side.`;
+  }
+  return undefined;
+}
+
+type Thinking = { type?: string; budget_tokens?: number } | undefined;
+
+/**
+ * The newer Claude models' own rules (bedrock-model-rules.ts: sampling refused, adaptive thinking only), then
+ * extended thinking's.
+ */
+function thinkingRuleViolation(model: string, body: LoggedRequest['body']): string | undefined {
+  const thinking = body.additionalModelRequestFields?.thinking as Thinking;
+  const maxTokens: number | undefined = body.inferenceConfig?.maxTokens;
+  const violation = claudeRuleViolation(claudeRequestRules(model), body.inferenceConfig, thinking);
+  if (violation) return violation;
+  if (thinking?.type !== 'enabled') return undefined;
+  const budget = thinking.budget_tokens ?? 0;
+  if (budget < MIN_THINKING_BUDGET)
+    return `thinking.budget_tokens: Input should be greater than or equal to ${MIN_THINKING_BUDGET}`;
+  if (maxTokens !== undefined && budget >= maxTokens)
+    return '`max_tokens` must be greater than `thinking.budget_tokens`.';
+  if (body.inferenceConfig?.temperature !== undefined && body.inferenceConfig.temperature !== 1)
+    return '`temperature` may only be set to 1 when thinking is enabled.';
+  if (body.inferenceConfig?.topP !== undefined) return '`top_p` must be unset when thinking is enabled.';
+  return undefined;
+}
+
+/** Whether the reply reasons: thinking asked for, or a model that thinks unless told otherwise. */
+function thinksOn(model: string, body: LoggedRequest['body']): boolean {
+  const thinking = body.additionalModelRequestFields?.thinking as Thinking;
+  const rules = claudeRequestRules(model);
+  return thinking?.type === 'enabled' || thinking?.type === 'adaptive' || (!thinking && !!rules?.thinksByDefault);
+}
+
+/** What the model reads: the system text, the user's texts (pictures read with them) and tool results, the tools. */
+function converseTurn(model: string, body: LoggedRequest['body']): ModelTurn {
+  const system = (body.system ?? [])
+    .filter((b: Block) => b.text !== undefined)
+    .map((b: Block) => b.text)
+    .join('\n');
+  const texts: string[] = [];
+  for (const msg of body.messages ?? []) {
+    if (msg.role !== 'user') continue;
+    // a text block's pictures are the image blocks after it (bytes base64 on the wire), read with it
+    const blocks = msg.content as Block[];
+    blocks.forEach((b, i) => {
+      if (b.text) {
+        const after = blocks.slice(i + 1);
+        const until = after.findIndex((x) => !x.image);
+        const images = (until < 0 ? after : after.slice(0, until)).map((x) => pictureBytes(x.image!.source.bytes));
+        texts.push(withPicturesRead(b.text, images));
+      }
+      if (b.toolResult) texts.push(b.toolResult.content.map((c) => c.text ?? '').join('\n'));
+    });
+  }
+  return {
+    model,
+    system,
+    texts,
+    tools: (body.toolConfig?.tools ?? [])
+      .filter((t: { toolSpec?: unknown }) => t.toolSpec)
+      .map((t: { toolSpec: { name: string } }) => t.toolSpec.name),
+    requestChars: JSON.stringify(body).length,
+  };
+}
+
+/** maxTokens caps the output: what fits is kept (reasoning first), no tool call is complete. */
+function cutToMaxTokens(content: Block[], maxTokens: number): Block[] {
+  let room = maxTokens * 4;
+  const kept: Block[] = [];
+  for (const b of content) {
+    if (room <= 0 || b.toolUse) break;
+    if (b.reasoningContent?.reasoningText) {
+      const r = b.reasoningContent.reasoningText;
+      kept.push({ reasoningContent: { reasoningText: { ...r, text: r.text.slice(0, room) } } });
+      room -= r.text.length;
+    } else if (b.text !== undefined) {
+      kept.push({ text: b.text.slice(0, room) });
+      room -= b.text.length;
+    }
+  }
+  return kept;
 }

@@ -5,7 +5,7 @@
 // num_predict, and digests from /api/tags only.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { cutAtCap, SimServer, type LoggedRequest, type SimOptions } from './sim-server.ts';
+import { cutAtCap, SimServer, type Fault, type LoggedRequest, type SimOptions } from './sim-server.ts';
 import { tokensOf } from './sim-player.ts';
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 
@@ -68,6 +68,7 @@ export class OllamaSim extends SimServer {
     return json(res, 404, { error: `no route ${req.method} ${req.path}` });
   }
 
+  /** /api/chat: parse -> validate (the model, the rate limits, faults) -> answer -> write. */
   private async chat(req: LoggedRequest, res: ServerResponse): Promise<void> {
     const body = req.body ?? {};
     const model: string = body.model;
@@ -88,7 +89,21 @@ export class OllamaSim extends SimServer {
             ? 'too many requests, please retry'
             : 'llama runner process has terminated: exit status 2',
       });
+    const reply = this.answer(model, body, fault);
+    // Like Ollama, a prompt longer than options.num_ctx is cut silently and counted as what was kept.
+    const numCtx: number = body.options?.num_ctx ?? 2048;
+    const promptTokens = Math.min(
+      numCtx,
+      this.promptTokens(JSON.stringify(messages) + JSON.stringify(body.tools ?? [])),
+    );
+    admitted.tokens += reply.evalTokens;
+    this.replies.push({ model, inputTokens: promptTokens, outputTokens: reply.evalTokens, fault: reply.fault });
+    this.writeChat(res, model, body.stream !== false, reply, promptTokens);
+  }
 
+  /** The model's reply: thinking when asked, the planned text and tool calls, cut at options.num_predict. */
+  private answer(model: string, body: any, fault: Fault | null): OllamaReply {
+    const messages: Array<{ role: string; content: string }> = body.messages ?? [];
     const system = messages
       .filter((m) => m.role === 'system')
       .map((m) => m.content)
@@ -105,34 +120,37 @@ export class OllamaSim extends SimServer {
       requestChars: JSON.stringify(body).length,
     };
     const planned = this.plan(turn, fault);
-    let toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
-    // Like Ollama, a prompt longer than options.num_ctx is cut silently and counted as what was kept.
-    const numCtx: number = body.options?.num_ctx ?? 2048;
-    const promptTokens = Math.min(
-      numCtx,
-      this.promptTokens(JSON.stringify(messages) + JSON.stringify(body.tools ?? [])),
-    );
+    const toolCalls = planned.calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }));
     // think: true or a level asks for the reasoning apart; false or absent, none (the sim thinks only when asked)
-    let thinking = body.think !== undefined && body.think !== false ? this.thinkingFor(turn) : '';
-    let text = planned.text;
+    const thinking = body.think !== undefined && body.think !== false ? this.thinkingFor(turn) : '';
+    const text = planned.text;
     // options.num_predict caps what is generated, thinking first
     const cut = cutAtCap(
       { reasoning: thinking, text, calls: toolCalls, tokens: tokensOf(thinking + text + JSON.stringify(toolCalls)) },
       body.options?.num_predict,
     );
-    ({ reasoning: thinking, text, calls: toolCalls } = cut);
-    const { truncated, tokens: evalTokens } = cut;
-    admitted.tokens += evalTokens;
+    return {
+      thinking: cut.reasoning,
+      text: cut.text,
+      toolCalls: cut.calls,
+      truncated: cut.truncated,
+      evalTokens: cut.tokens,
+      fault: planned.fault,
+    };
+  }
+
+  /** The reply, whole or (Ollama's default) streamed as NDJSON, with plausible durations and counts. */
+  private writeChat(res: ServerResponse, model: string, stream: boolean, reply: OllamaReply, promptTokens: number) {
+    const { thinking, text, toolCalls, evalTokens } = reply;
     // Plausible durations (ns) for a 7B model on a laptop GPU: prompt at ~1,000 tokens/s, generation at ~40.
     const promptEvalNs = promptTokens * 1_000_000;
     const evalNs = evalTokens * 25_000_000;
     const loadNs = 20_000_000;
-    this.replies.push({ model, inputTokens: promptTokens, outputTokens: evalTokens, fault: planned.fault });
     const final = {
       model,
       created_at: new Date().toISOString(),
       done: true,
-      done_reason: truncated ? 'length' : 'stop',
+      done_reason: reply.truncated ? 'length' : 'stop',
       total_duration: loadNs + promptEvalNs + evalNs + 5_000_000,
       load_duration: loadNs,
       prompt_eval_count: promptTokens,
@@ -146,7 +164,7 @@ export class OllamaSim extends SimServer {
       ...(thinking ? { thinking } : {}),
       ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
     };
-    if (body.stream === false) return json(res, 200, { ...final, message });
+    if (!stream) return json(res, 200, { ...final, message });
     // Streaming (Ollama's default): NDJSON chunks, text in pieces, tool calls in one chunk, counts on the last.
     res.writeHead(200, { 'content-type': 'application/x-ndjson' });
     const created = new Date().toISOString();
@@ -181,6 +199,16 @@ export class OllamaSim extends SimServer {
       );
     res.end(`${JSON.stringify({ ...final, message: { role: 'assistant', content: '' } })}\n`);
   }
+}
+
+/** An Ollama chat reply as answered, before it is written. */
+interface OllamaReply {
+  thinking: string;
+  text: string;
+  toolCalls: Array<{ function: { name: string; arguments: unknown } }>;
+  truncated: boolean;
+  evalTokens: number;
+  fault: Fault['kind'] | null;
 }
 
 /**

@@ -118,6 +118,17 @@ function commonPrefix(a: string, b: string): number {
 
 const countOf = (text: string, mark: string) => text.split(mark).length - 1;
 
+/** A chat reply as answered, before it is written. */
+interface ChatReply {
+  reasoning: string;
+  text: string;
+  calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  truncated: boolean;
+  completionTokens: number;
+  reasoningTokens: number;
+  fault: Fault['kind'] | null;
+}
+
 export class OpenAISim extends SimServer {
   apiKey: string | undefined;
   readonly reasoningModels: string[];
@@ -244,6 +255,7 @@ export class OpenAISim extends SimServer {
     return null;
   }
 
+  /** Chat completions: parse -> validate (the API's errors) -> rate limits and faults -> answer -> write. */
   private async chat(req: LoggedRequest, res: ServerResponse): Promise<void> {
     if (!req.body || typeof req.body !== 'object')
       return send(res, 400, invalid('We could not parse the JSON body of your request.'));
@@ -253,13 +265,45 @@ export class OpenAISim extends SimServer {
     if (!this.models.includes(model)) return send(res, 404, noSuchModel(model));
     const refused = this.badRequest(body);
     if (refused) return send(res, 400, refused);
-    const messages: any[] = body.messages;
-    const offered: string[] = (Array.isArray(body.tools) ? body.tools : [])
-      .filter((t: any) => t?.type === 'function' && typeof t.function?.name === 'string')
-      .map((t: any) => t.function.name);
+    const { promptText, promptTokens, images } = this.countedPrompt(body);
+    const admitted = this.admit(model, promptTokens);
+    if (typeof admitted === 'string') return this.rateLimited(res, model, admitted, promptTokens);
+    const fault = this.nextFault();
+    if (!(await this.transport(fault, res))) return;
+    if (fault?.kind === 'status') return this.statusFault(res, model, fault);
+    const reply = this.answer(model, body, fault);
+    const cachedTokens = this.cacheRead(model, promptText, promptTokens);
+    admitted.tokens += reply.completionTokens;
+    this.replies.push({
+      model,
+      inputTokens: promptTokens - cachedTokens,
+      outputTokens: reply.completionTokens,
+      cacheReadInputTokens: cachedTokens,
+      reasoningTokens: reply.reasoningTokens,
+      images,
+      fault: reply.fault,
+    });
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: reply.completionTokens,
+      total_tokens: promptTokens + reply.completionTokens,
+      prompt_tokens_details: { cached_tokens: cachedTokens, audio_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: reply.reasoningTokens,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
+    };
+    this.writeCompletion(res, model, body, reply, usage);
+  }
 
-    // The prompt as counted and cached: tools first (they lead the rendered prompt, so a growing conversation keeps
-    // its prefix), then the messages, each image part standing as its digest.
+  /**
+   * The prompt as counted and cached: tools first (they lead the rendered prompt, so a growing conversation keeps
+   * its prefix), then the messages, each image part standing as its digest.
+   */
+  private countedPrompt(body: any): { promptText: string; promptTokens: number; images: number } {
+    const messages: any[] = body.messages;
     let images = 0;
     const counted = messages.map((m) =>
       Array.isArray(m?.content)
@@ -278,14 +322,15 @@ export class OpenAISim extends SimServer {
         : m,
     );
     const promptText = JSON.stringify(body.tools ?? []) + JSON.stringify(counted);
-    const promptTokens = this.promptTokens(promptText) + IMAGE_TOKENS * images;
+    return { promptText, promptTokens: this.promptTokens(promptText) + IMAGE_TOKENS * images, images };
+  }
 
-    const admitted = this.admit(model, promptTokens);
-    if (typeof admitted === 'string') return this.rateLimited(res, model, admitted, promptTokens);
-    const fault = this.nextFault();
-    if (!(await this.transport(fault, res))) return;
-    if (fault?.kind === 'status') return this.statusFault(res, model, fault);
-
+  /** The model's reply: reasoning as the effort asks, the planned text and tool calls, cut at the output cap. */
+  private answer(model: string, body: any, fault: Fault | null): ChatReply {
+    const messages: any[] = body.messages;
+    const offered: string[] = (Array.isArray(body.tools) ? body.tools : [])
+      .filter((t: any) => t?.type === 'function' && typeof t.function?.name === 'string')
+      .map((t: any) => t.function.name);
     // tool_choice "none" leaves the model only words; a named function, only that one
     const choice = body.tool_choice;
     const allowed =
@@ -315,42 +360,29 @@ export class OpenAISim extends SimServer {
     // reasoning_effort asks for reasoning (none and minimal: none); reasoning models reason unasked at medium
     const effort: string | null = body.reasoning_effort ?? (this.reasoningModels.includes(model) ? 'medium' : null);
     const thought = this.thinkingFor(turn);
-    let reasoning = Array.from({ length: EFFORT_REPEATS[effort ?? ''] ?? 0 }, () => thought).join(' ');
-    let text = planned.text;
+    const reasoning = Array.from({ length: EFFORT_REPEATS[effort ?? ''] ?? 0 }, () => thought).join(' ');
+    const text = planned.text;
     // the calls as the model writes them (ids are the server's, not generated)
     const callsText = calls.length > 0 ? JSON.stringify(calls.map((c) => c.function)) : '';
     const cut = cutAtCap(
       { reasoning, text, calls, tokens: tokensOf(reasoning + text + callsText) },
       body.max_completion_tokens ?? body.max_tokens,
     );
-    ({ reasoning, text, calls } = cut);
-    const { truncated, tokens: completionTokens } = cut;
-    const reasoningTokens = reasoning ? Math.min(completionTokens, tokensOf(reasoning)) : 0;
-    const cachedTokens = this.cacheRead(model, promptText, promptTokens);
-    admitted.tokens += completionTokens;
-    this.replies.push({
-      model,
-      inputTokens: promptTokens - cachedTokens,
-      outputTokens: completionTokens,
-      cacheReadInputTokens: cachedTokens,
-      reasoningTokens,
-      images,
+    return {
+      reasoning: cut.reasoning,
+      text: cut.text,
+      calls: cut.calls,
+      truncated: cut.truncated,
+      completionTokens: cut.tokens,
+      reasoningTokens: cut.reasoning ? Math.min(cut.tokens, tokensOf(cut.reasoning)) : 0,
       fault: planned.fault,
-    });
-
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-      prompt_tokens_details: { cached_tokens: cachedTokens, audio_tokens: 0 },
-      completion_tokens_details: {
-        reasoning_tokens: reasoningTokens,
-        audio_tokens: 0,
-        accepted_prediction_tokens: 0,
-        rejected_prediction_tokens: 0,
-      },
     };
-    const finish = truncated ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop';
+  }
+
+  /** The completion, whole (chat.completion) or streamed (chat.completion.chunk events), with rate-limit headers. */
+  private writeCompletion(res: ServerResponse, model: string, body: any, reply: ChatReply, usage: object): void {
+    const { reasoning, text, calls } = reply;
+    const finish = reply.truncated ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop';
     const id = `chatcmpl-${alnum(29)}`;
     const created = Math.floor(Date.now() / 1000);
     // constant per model, so that a client can record which backend served a seeded run
