@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Installed `ariadne` command. npm install compiles the CLI into dist/ (bin/compile-cli.ts): help, --version and
-// usage errors come from its start-up, and a command that runs from the whole compiled CLI, neither with tsx's
-// loader (half a second of CPU a process). A part that is missing (npm install --ignore-scripts) or older than a
-// source it was built from is not used: the TypeScript sources (bin/ariadne.ts) run through tsx instead.
+// Installed `ariadne` command: the CLI bundled by npm install (bin/compile-cli.ts) while its sources are as it was
+// built from, else the TypeScript sources through tsx (npm install --ignore-scripts, or a source edited since).
+// The version needs none of it; Node 22+ keeps the bundle's compiled code between runs (module.enableCompileCache).
+import { readFileSync } from 'node:fs';
+import module from 'node:module';
 import { compiledPart } from './compiled.js';
 
-const startup = compiledPart('startup');
-const code = startup === undefined ? undefined : await (await import(startup)).answerWithoutActions(process.argv);
-if (code !== undefined) process.exitCode = code;
-else {
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  module.enableCompileCache?.();
   const cli = compiledPart('ariadne');
   if (cli !== undefined) await import(cli);
   else {

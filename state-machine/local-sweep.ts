@@ -9,7 +9,7 @@ import type { AgentFactory } from '../core/engine/agent.ts';
 import type { ParameterCache } from '../core/config/parameters.ts';
 import type { Spend, TurnSummary } from '../core/engine/store.ts';
 import type { Telemetry } from '../core/telemetry/telemetry.ts';
-import { resumeInput, runLocalExperiment } from './local-experiment.ts';
+import { ExperimentInterruptedError, resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../core/sweeps/sweep-spec.ts';
 import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
@@ -159,11 +159,11 @@ async function runPlanned(p: PlannedRun, c: SweepContext): Promise<LocalEnd> {
     const summary = result.summary ?? (await patiently(() => experimentState(opts.db, p.experimentId)));
     if (summary?.goal_found) progress.successes++;
   } catch (err) {
-    if ((err as Error).name === 'ExperimentInterruptedError') {
+    if (err instanceof ExperimentInterruptedError) {
       progress.running.delete(p.experimentId);
       // marked interrupted, still running: the next `sweep` of the file resumes it (none when it stopped before its
       // experiment started: then it was not started, and nothing was written)
-      const id = (err as { experimentId: string | null }).experimentId;
+      const id = err.experimentId;
       return id !== null
         ? { status: 'STOPPED', action: p.action, interrupted: id }
         : { status: 'NOT_STARTED', action: p.action };

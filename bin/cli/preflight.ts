@@ -15,6 +15,9 @@ import {
 import { resolveConfig } from '../../core/engine/experiment.ts';
 import { diagnoseBedrockAccess } from '../../core/providers/llm/bedrock-access.ts';
 import { envString } from '../../core/config/environment.ts';
+import OpenAI from 'openai';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { probeBedrockModel, throttled } from './bedrock-probe.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {
@@ -100,7 +103,6 @@ async function checkOllama(
  * list is the environment (exit 3), each with its fix.
  */
 async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKey = envString('OPENAI_API_KEY')) {
-  const { default: OpenAI } = await import('openai');
   const client = new OpenAI({ baseURL: baseUrl, apiKey: apiKey || 'none', maxRetries: 1, timeout: 10_000 });
   const host = labels === RUN_LABELS ? '--openai-base-url' : labels.host;
   const of = labels.of ?? '';
@@ -164,7 +166,6 @@ async function checkEndpoint(option: string, url: string): Promise<void> {
 
 /** Bedrock signs every call: credentials that cannot be found would fail every turn, so they are looked up first. */
 async function checkAwsCredentials(region: string): Promise<void> {
-  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
   const client = new BedrockRuntimeClient({ region });
   try {
     await client.config.credentials();
@@ -186,8 +187,6 @@ async function checkAwsCredentials(region: string): Promise<void> {
  * (exit 3). Each names its fix (bedrock-access.ts). Throttling means the model is there: not an error.
  */
 async function checkBedrockModel(model: string, region: string, endpoint: string | undefined, labels: Labels) {
-  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
-  const { probeBedrockModel, throttled } = await import('./bedrock-probe.ts');
   const client = new BedrockRuntimeClient({ region, endpoint, maxAttempts: 2 });
   try {
     await probeBedrockModel(client, model, AbortSignal.timeout(30_000));

@@ -8,6 +8,7 @@ import type { SqlDatabase } from '../../core/store/sql.ts';
 import { withCliDatabase } from './database.ts';
 import type { StackOutputs } from '../../lib/stack-outputs.ts';
 import { openSqlDatabase, type DataApiTarget } from '../../core/store/open-sql-database.ts';
+import { resolveStack } from './aws-stack.ts';
 
 export interface ResultsSource {
   aws?: boolean;
@@ -23,7 +24,6 @@ export async function withResultsDatabase<T>(
   fn: (db: SqlDatabase, stack?: StackOutputs) => Promise<T>,
 ): Promise<T> {
   if (!source.aws) return withCliDatabase((db) => fn(db));
-  const { resolveStack } = await import('./aws-stack.ts'); // the CloudFormation client, with --aws only
   const outputs = await resolveStack({ stack: source.stack, region: source.region });
   const db = await openSqlDatabase(stackDatabaseTarget(outputs, { write: source.write }));
   process.stderr.write(

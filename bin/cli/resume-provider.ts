@@ -6,6 +6,7 @@ import { ollamaHostUrl, type ExperimentConfigInput } from '../../core/config/exp
 import type { Sql } from '../../core/store/sql.ts';
 import { runningConfig } from '../../results/running-config.ts';
 import { setConfigValue } from '../../core/store/config-value.ts';
+import { preflightAgents } from './preflight.ts';
 
 export interface ResumeProviderOptions {
   ollamaHost?: string;
@@ -40,7 +41,6 @@ export async function prepareResume(db: Sql, id: string, o: ResumeProviderOption
   const change = hostChange(e.agent, o);
   const config = structuredClone(e.config) as Record<string, Record<string, unknown>>;
   if (change) config[change.path[0]] = { ...config[change.path[0]], [change.path[1]]: change.value };
-  const { preflightAgents } = await import('./preflight.ts');
   await preflightAgents([{ agent: e.agent, model: e.model, config }], parameters);
   if (change) await setConfigValue(db, id, change.path, change.value);
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../core/store/embedded.ts';
-import { compileAll } from '../../bin/compile-cli.ts';
+import { compileCli } from '../../bin/compile-cli.ts';
 import { compiledPart } from '../../bin/compiled.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -16,13 +16,13 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /**
  * The CLI tests run bin/ariadne.js, the installed entry (support/cli.ts): the CLI compiled as npm install builds it,
  * unless it is there and current. Built beside dist/ (the same depth, so the same relative paths to the sources)
- * and renamed in, each part's record of its sources last, so a CLI started meanwhile (another run) uses whole files.
+ * and renamed in, its record of its sources last, so a CLI started meanwhile (another run) uses a whole file.
  */
 async function compileCliIfStale(): Promise<void> {
-  if (compiledPart('startup') && compiledPart('ariadne')) return; // as bin/ariadne.js decides
+  if (compiledPart('ariadne')) return; // as bin/ariadne.js decides
   const building = join(ROOT, `.dist-${process.pid}`);
   try {
-    await compileAll(building);
+    await compileCli(building);
     mkdirSync(join(ROOT, 'dist'), { recursive: true });
     const files = readdirSync(building).sort((a, b) => Number(a.endsWith('.json')) - Number(b.endsWith('.json')));
     for (const file of files) renameSync(join(building, file), join(ROOT, 'dist', file));

@@ -10,18 +10,18 @@ import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
 import { addResultsSourceOptions, stackDatabaseTarget, type ResultsSource } from '../results-database.ts';
 import { withCliDatabase } from '../database.ts';
+import { doctor, localDoctor } from '../doctor/deployed.ts';
+import { doctorLines } from '../doctor/check.ts';
+import { doctorBeforeDeploy } from '../doctor/before-deploy.ts';
+import { openSqlDatabase } from '../../../core/store/open-sql-database.ts';
 
 async function run(o: ResultsSource & { json?: boolean; bedrock?: boolean; template?: string }): Promise<void> {
   // the AWS SDK clients of the checks load when the command runs, not when the CLI starts
-  const { doctor, localDoctor } = await import('../doctor/deployed.ts');
-  const { doctorLines } = await import('../doctor/check.ts');
   let checks: Check[];
   if (o.template) {
-    const { doctorBeforeDeploy } = await import('../doctor/before-deploy.ts');
     if (!o.aws) throw new InvalidInputError('--template', o.template, '--template checks an AWS account: add --aws');
     checks = await doctorBeforeDeploy({ template: o.template, stack: o.stack, region: o.region, bedrock: o.bedrock });
   } else if (o.aws) {
-    const { openSqlDatabase } = await import('../../../core/store/open-sql-database.ts');
     checks = await doctor({
       stack: o.stack,
       region: o.region,

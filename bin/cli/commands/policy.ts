@@ -5,6 +5,11 @@ import { Argument, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
 import { InvalidInputError } from '../../../core/errors.ts';
+import { resolveStack } from '../aws-stack.ts';
+import { researcherPolicy, policySize } from '../../../lib/researcher-policy.ts';
+import { fact } from '../../../aws-facts/facts.ts';
+import { readSynthesizedStack, templateStackOutputs } from '../template-stack.ts';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 
 interface ResearcherOptions {
   stack: string;
@@ -21,11 +26,9 @@ interface ResearcherOptions {
  * names one, is the caller's own (STS GetCallerIdentity, which needs no permission): who reviews it deploys it.
  */
 async function plannedOutputs(o: ResearcherOptions, template: string) {
-  const { readSynthesizedStack, templateStackOutputs } = await import('../template-stack.ts');
   const plan = { template, stack: o.stack, region: o.region, account: o.account };
   const synthesized = readSynthesizedStack(plan);
   if (o.account === undefined && synthesized.account === undefined) {
-    const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
     const region = o.region ?? synthesized.region;
     const sts = new STSClient({ ...(region ? { region } : {}), maxAttempts: 2 });
     try {
@@ -46,11 +49,6 @@ async function plannedOutputs(o: ResearcherOptions, template: string) {
 
 async function researcher(o: ResearcherOptions): Promise<void> {
   // the CloudFormation client and the policy's code, when the command runs
-  const [{ resolveStack }, { researcherPolicy, policySize }, { fact }] = await Promise.all([
-    import('../aws-stack.ts'),
-    import('../../../lib/researcher-policy.ts'),
-    import('../../../aws-facts/facts.ts'),
-  ]);
   const fromTemplate = o.template ? await plannedOutputs(o, o.template) : undefined;
   const outputs = fromTemplate ?? (await resolveStack({ stack: o.stack, region: o.region, endpoint: o.endpoint }));
   const policy = researcherPolicy(outputs, { bedrock: o.bedrock });

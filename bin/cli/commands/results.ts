@@ -21,13 +21,23 @@ import {
   writtenFile,
   type OutputTarget,
 } from '../output-dir.ts';
+import { sweepRecord } from '../../../results/sweep-runs.ts';
+import { summaryOf } from '../../../results/summary-row.ts';
+import { showSummary } from '../summary.ts';
+import { loadReplay } from '../../../reports/replay-data.ts';
+import { replayHtml } from '../../../reports/replay-page.ts';
+import { writeReport } from '../../../reports/write-report.ts';
+import { exportSweep as writeSweepExport } from '../../../reports/export.ts';
+import { compareAgents, compareSettings } from '../../../reports/compare.ts';
+import { formatNumber } from '../../../reports/stat-format.ts';
+import { MIN_TEST_MAZES } from '../../../reports/maze-inference.ts';
+import { ExperimentNotFoundError } from '../../../core/errors.ts';
 
 const noExperiment = (id: string) =>
   new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
 
 /** A NotFoundError naming the way to list sweeps, unless the sweep exists. */
 export async function requireSweep(db: Sql, sweepId: string): Promise<void> {
-  const { sweepRecord } = await import('../../../results/sweep-runs.ts');
   if ((await sweepRecord(db, sweepId)) === null)
     throw new NotFoundError(
       'sweep',
@@ -53,8 +63,6 @@ const printJson = (value: unknown) => process.stdout.write(`${JSON.stringify(val
 
 async function summary(id: string, o: ResultsSource & { json?: boolean }): Promise<void> {
   await withResultsDatabase(o, async (db) => {
-    const { summaryOf } = await import('../../../results/summary-row.ts');
-    const { showSummary } = await import('../summary.ts');
     const found = await summaryOf(db, id);
     if (!found) throw noExperiment(id);
     await showSummary(db, found, o.json === true);
@@ -65,13 +73,11 @@ async function replay(id: string, o: ResultsSource & { out?: string; json?: bool
   // checked before anything runs: a path that cannot be written fails now, not after the work
   const target = outputFile(cmd, o.out, `replay-${fileName(id)}.html`);
   await withResultsDatabase(o, async (db) => {
-    const { loadReplay } = await import('../../../reports/replay-data.ts');
-    const { replayHtml } = await import('../../../reports/replay-page.ts');
     let data;
     try {
       data = await loadReplay(db, id);
     } catch (err) {
-      if ((err as Error).name === 'ExperimentNotFoundError') throw noExperiment(id);
+      if (err instanceof ExperimentNotFoundError) throw noExperiment(id);
       throw err;
     }
     const file = writeOutput(target, replayHtml(data));
@@ -89,7 +95,6 @@ async function report(
   const target = outputFile(cmd, o.out, `report-${fileName(sweepId)}.html`);
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
-    const { writeReport } = await import('../../../reports/write-report.ts');
     const written = await writingTo(target, () => writeReport(db, sweepId, target.path, o.maxReplays));
     const reportFile = writtenFile(written.report);
     const replays = written.replayFiles.map(writtenFile);
@@ -134,12 +139,13 @@ async function exportSweep(
   const dir = outputDirectory(cmd);
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
-    const { exportSweep } = await import('../../../reports/export.ts');
     const progress = exportProgress(process.stderr);
-    const files = (await writingTo(dir, () => exportSweep(db, sweepId, o.format, dir.path, progress))).map((f) => ({
-      ...writtenFile(f.file),
-      rows: f.rows,
-    }));
+    const files = (await writingTo(dir, () => writeSweepExport(db, sweepId, o.format, dir.path, progress))).map(
+      (f) => ({
+        ...writtenFile(f.file),
+        rows: f.rows,
+      }),
+    );
     if (o.json) printJson({ sweep: sweepId, format: o.format, files });
     else for (const f of files) process.stdout.write(`${f.path}: ${f.rows} rows, ${describeSize(f.bytes)}\n`);
   });
@@ -166,9 +172,6 @@ async function compare(
     );
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweep);
-    const { compareAgents, compareSettings } = await import('../../../reports/compare.ts');
-    const { formatNumber } = await import('../../../reports/stat-format.ts');
-    const { MIN_TEST_MAZES } = await import('../../../reports/maze-inference.ts');
     const c =
       o.agent !== undefined && o.factor !== undefined
         ? await compareSettings(db, sweep, o.agent, o.factor, a, b)

@@ -1,7 +1,7 @@
 // ariadne run and ariadne resume: one experiment through the local state
 // machine, with live progress and the summary at the end.
 import type { Command } from 'commander';
-import { InvalidInputError } from '../../../core/errors.ts';
+import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../../../core/errors.ts';
 import { mergeConfig } from '../../../core/config/experiment-config.ts';
 import { PROMPTS } from '../../../core/config/prompts.ts';
 import { LLM_AGENTS } from '../../../core/providers/llm-agents.ts';
@@ -20,6 +20,24 @@ import { commandPrefix } from '../invocation.ts';
 import type { ExperimentSummary } from '../../../results/summary-row.ts';
 import type { LocalExperimentResult } from '../../../state-machine/local-experiment.ts';
 import type { ResumeProviderOptions } from '../resume-provider.ts';
+import { requestFromOptions } from '../experiment-input.ts';
+import { localParameterSource, localParameters } from '../local-parameters.ts';
+import { resolveConfig } from '../../../core/engine/experiment.ts';
+import { preflightAgents } from '../preflight.ts';
+import { turnProgress } from '../progress.ts';
+import { showSummary } from '../summary.ts';
+import { openRunLog } from '../run-log.ts';
+import { interruptible } from '../interrupt.ts';
+import { settingsFromSet } from '../set-option.ts';
+import { readWorkflowFile, withWorkflowPrompt } from '../workflow-file.ts';
+import {
+  ExperimentFailedError,
+  ExperimentInterruptedError,
+  resumeInput,
+  runLocalExperiment,
+} from '../../../state-machine/local-experiment.ts';
+import { experimentDefinition } from '../../../state-machine/definition.ts';
+import { prepareResume } from '../resume-provider.ts';
 
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
@@ -41,8 +59,7 @@ async function finishedSummary(
     if (!result.summary) throw new Error(`the experiment did not start: ${JSON.stringify(result.output)}`);
     return result.summary;
   } catch (err) {
-    const failed = err as { name?: string; summary?: ExperimentSummary | null };
-    if (failed.name === 'ExperimentFailedError' && failed.summary) return failed.summary;
+    if (err instanceof ExperimentFailedError && err.summary) return err.summary;
     throw err;
   }
 }
@@ -58,7 +75,6 @@ async function interruptibleSummary(
   progress: { done(): void },
   experimentId: () => string | null,
 ): Promise<ExperimentSummary | null> {
-  const { interruptible } = await import('../interrupt.ts');
   const resumeWith = (id: string) => `resume with: ${commandPrefix()} resume ${id}`;
   const interruption = interruptible({
     command,
@@ -73,10 +89,10 @@ async function interruptibleSummary(
   try {
     return await finishedSummary(() => run(interruption.signal));
   } catch (err) {
-    if ((err as Error).name !== 'ExperimentInterruptedError') throw err;
+    if (!(err instanceof ExperimentInterruptedError)) throw err;
     progress.done();
-    const id = (err as { experimentId: string | null }).experimentId;
-    process.stderr.write(`${(err as Error).message}${id === null ? '' : `; ${resumeWith(id)}`}\n`);
+    const id = err.experimentId;
+    process.stderr.write(`${err.message}${id === null ? '' : `; ${resumeWith(id)}`}\n`);
     process.exitCode = interruption.exitCode();
     return null;
   } finally {
@@ -85,18 +101,6 @@ async function interruptibleSummary(
 }
 
 async function run(o: RunOptions): Promise<void> {
-  // loaded when the command runs, so that --help and the other commands do not pay for them
-  const [{ requestFromOptions }, { localParameterSource, localParameters }, { resolveConfig }] = await Promise.all([
-    import('../experiment-input.ts'),
-    import('../local-parameters.ts'),
-    import('../../../core/engine/experiment.ts'),
-  ]);
-  const [{ preflightAgents }, { turnProgress }, { showSummary }] = await Promise.all([
-    import('../preflight.ts'),
-    import('../progress.ts'),
-    import('../summary.ts'),
-  ]);
-  const { settingsFromSet } = await import('../set-option.ts');
   const fromSet = settingsFromSet(o.set ?? [], givenOptions(o));
   const { maze, request, agent } = requestFromOptions(o);
   // --set is the request's config as much as the flags are: it overrides the file and is stored with the run
@@ -110,7 +114,6 @@ async function run(o: RunOptions): Promise<void> {
         o.workflow,
         `--workflow goes with --provider ${LLM_AGENTS.join(', --provider ')}`,
       );
-    const { readWorkflowFile, withWorkflowPrompt } = await import('../workflow-file.ts');
     const { text, workflow } = readWorkflowFile('--workflow', o.workflow);
     const overlay = withWorkflowPrompt(localParameterSource(), workflow.definition.workflow, text);
     parameters = overlay.parameters;
@@ -137,13 +140,10 @@ async function run(o: RunOptions): Promise<void> {
     `maze: ${maze.generator} ${maze.width}x${maze.height} seed ${maze.seed ?? '-'} ` +
       `(shortest path ${maze.shortestPath}, to sight ${maze.shortestPathToSight})`,
   );
-  const { openRunLog } = await import('../run-log.ts');
   const runLog = openRunLog({ verbose: o.verbose });
   log(`log: ${runLog.path}`);
   await withCliDatabase(
     async (db) => {
-      const { runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
-      const { experimentDefinition } = await import('../../../state-machine/definition.ts');
       experimentDefinition(); // synthesize first, so the progress rate measures the experiment only
       const progress = turnProgress(resolved.max_moves);
       let experimentId: string | null = null;
@@ -177,28 +177,19 @@ async function run(o: RunOptions): Promise<void> {
 }
 
 async function resume(id: string, o: { json?: boolean; verbose?: boolean } & ResumeProviderOptions): Promise<void> {
-  const [{ localParameters }, { turnProgress }, { showSummary }, { openRunLog }] = await Promise.all([
-    import('../local-parameters.ts'),
-    import('../progress.ts'),
-    import('../summary.ts'),
-    import('../run-log.ts'),
-  ]);
   const runLog = openRunLog({ verbose: o.verbose });
   if (!o.json) process.stderr.write(`log: ${runLog.path}\n`);
   await withCliDatabase(async (db) => {
-    const { resumeInput, runLocalExperiment } = await import('../../../state-machine/local-experiment.ts');
-    const { prepareResume } = await import('../resume-provider.ts');
     await prepareResume(db, id, o, (await localParameters()?.get())?.config);
     let input;
     try {
       input = await resumeInput(db, id);
     } catch (err) {
-      const name = (err as Error).name;
-      if (name === 'ExperimentNotFoundError' || name === 'ExperimentClosedError')
+      if (err instanceof ExperimentNotFoundError || err instanceof ExperimentClosedError)
         throw new InvalidInputError(
           'experiment-id',
           id,
-          `${(err as Error).message}; only an interrupted (running) experiment can be resumed`,
+          `${err.message}; only an interrupted (running) experiment can be resumed`,
         );
       throw err;
     }

@@ -6,6 +6,10 @@ import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
 import { choiceOption, intOption } from '../options.ts';
 import { EnvironmentError } from '../exit-codes.ts';
+import { parseFaults } from '../../../simulators/sim-server.ts';
+import { OllamaSim } from '../../../simulators/ollama-sim.ts';
+import { OpenAISim } from '../../../simulators/openai-sim.ts';
+import { BedrockSim } from '../../../simulators/bedrock-sim.ts';
 
 interface SimOptions {
   port?: number;
@@ -48,7 +52,6 @@ async function sim(service: string, o: SimOptions): Promise<void> {
       o.apiKey,
       `--api-key "${o.apiKey}" is for the openai service only (${kind} checks no key): drop it, or serve openai`,
     );
-  const { parseFaults } = await import('../../../simulators/sim-server.ts');
   const parse = (option: string, spec: string) => {
     try {
       return parseFaults(spec);
@@ -68,10 +71,10 @@ async function sim(service: string, o: SimOptions): Promise<void> {
   const limit = simLimit(o);
   const server =
     kind === 'ollama'
-      ? new (await import('../../../simulators/ollama-sim.ts')).OllamaSim(opts)
+      ? new OllamaSim(opts)
       : kind === 'openai'
-        ? new (await import('../../../simulators/openai-sim.ts')).OpenAISim({ ...opts, apiKey: o.apiKey })
-        : new (await import('../../../simulators/bedrock-sim.ts')).BedrockSim(opts);
+        ? new OpenAISim({ ...opts, apiKey: o.apiKey })
+        : new BedrockSim(opts);
   if (limit) for (const model of server.models) server.limits[model] = limit;
   // each service's usual port: Ollama's, a free one for Bedrock, vLLM's for OpenAI-compatible servers
   const url = await listenOn(server, o.port ?? { ollama: 11434, bedrock: 8787, openai: 8000 }[kind], o.port);

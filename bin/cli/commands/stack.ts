@@ -8,6 +8,10 @@ import { addExperimentOptions, endpointOption, intOption, jsonOption, type Exper
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 import { outputFormat } from '../table-output.ts';
 import { csvText } from '../../../reports/csv.ts';
+import { requestFromOptions } from '../experiment-input.ts';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { launchRequests, regionOf, startExecutions, describe as describeExecution } from '../launch.ts';
+import { resolveStack } from '../aws-stack.ts';
 
 interface LaunchOptions extends ExperimentOptions {
   stateMachineArn?: string;
@@ -19,12 +23,6 @@ interface LaunchOptions extends ExperimentOptions {
 }
 
 async function launch(o: LaunchOptions): Promise<void> {
-  // the Step Functions client and the code around it load when the command runs, not at start-up
-  const [{ requestFromOptions }, { SFNClient }, { launchRequests, regionOf, startExecutions }] = await Promise.all([
-    import('../experiment-input.ts'),
-    import('@aws-sdk/client-sfn'),
-    import('../launch.ts'),
-  ]);
   if (o.endpoint !== undefined) {
     try {
       new URL(o.endpoint);
@@ -34,8 +32,7 @@ async function launch(o: LaunchOptions): Promise<void> {
   }
   // as every other --aws command: the stack's outputs name the experiment machine (DescribeStacks, in AWS_REGION or
   // the profile's Region: --region is Bedrock's, a setting of the experiments)
-  const stateMachineArn =
-    o.stateMachineArn ?? (await (await import('../aws-stack.ts')).resolveStack({ stack: o.stack })).stateMachineArn;
+  const stateMachineArn = o.stateMachineArn ?? (await resolveStack({ stack: o.stack })).stateMachineArn;
   const region = regionOf(stateMachineArn);
   const { request } = requestFromOptions(o);
   if (o.repeat > 1 && !o.provider && SEEDLESS_BASELINES.includes(o.agent as never))
@@ -79,10 +76,6 @@ async function status(arn: string | undefined, o: LiveOptions & { endpoint?: str
       arn,
       `"${arn}" is not an execution ARN (arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME)`,
     );
-  const [{ SFNClient }, { describe: describeExecution }] = await Promise.all([
-    import('@aws-sdk/client-sfn'),
-    import('../launch.ts'),
-  ]);
   const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   const d = await describeExecution(client, arn);
   const format = outputFormat(o);

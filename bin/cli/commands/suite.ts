@@ -15,15 +15,13 @@ import { jsonOption } from '../options.ts';
 import { describeSize, outDirOption, outputFile, userDirectory, writeOutput } from '../output-dir.ts';
 import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from '../table.ts';
 import { addTableOutputOptions, outputFormat, printTableOutput, type TableOutputOptions } from '../table-output.ts';
-
-// loaded when a suite command runs: the suites' data stays out of the CLI's start-up
-const suites = () => import('../../../core/maze/suites.ts');
+import * as suites from '../../../core/maze/suites.ts';
 
 const SUITE_ARGUMENT = 'a suite as <name>/v<version> (see ariadne suite list), or a suite file (.json)';
 
 /** A known suite by name, or a suite file (a lab checking a copy it was sent): checked whole either way. */
-async function suiteOf(arg: string): Promise<RegisteredSuite> {
-  const { findSuite, parseSuite, suiteRef } = await suites();
+function suiteOf(arg: string): RegisteredSuite {
+  const { findSuite, parseSuite, suiteRef } = suites;
   if (!arg.endsWith('.json')) return findSuite(arg);
   const path = resolve(userDirectory(), arg);
   let json: unknown;
@@ -62,9 +60,9 @@ const LIST_COLUMNS: Column<ListRow>[] = [
   { header: 'description', cell: (r) => r.description, cut: true, drop: 1 },
 ];
 
-async function listCommand(o: TableOutputOptions): Promise<void> {
+function listCommand(o: TableOutputOptions): void {
   outputFormat(o);
-  const known = (await suites()).listSuites();
+  const known = suites.listSuites();
   printTableOutput(o, {
     table: (layout) => {
       const { lines, hidden } = renderTable(known.map(listRow), LIST_COLUMNS, layout);
@@ -191,7 +189,7 @@ interface ShowOptions extends TableOutputOptions {
 }
 
 /** The sweep file that made the reference scores, written for `ariadne sweep`. */
-async function writeSweep(found: RegisteredSuite, o: ShowOptions, cmd: Command): Promise<void> {
+function writeSweep(found: RegisteredSuite, o: ShowOptions, cmd: Command): void {
   if (o.format !== undefined || o.wide)
     throw new InvalidInputError(
       o.format !== undefined ? '--format' : '--wide',
@@ -200,7 +198,7 @@ async function writeSweep(found: RegisteredSuite, o: ShowOptions, cmd: Command):
     );
   const made = found.suite.reference_made_with;
   const target = outputFile(cmd, o.sweep === true ? undefined : o.sweep, `${made.sweep_name}.yaml`, '--sweep');
-  const file = writeOutput(target, (await suites()).recordedSweepText(found.suite));
+  const file = writeOutput(target, suites.recordedSweepText(found.suite));
   if (o.json) {
     process.stdout.write(`${JSON.stringify({ suite: found.ref, sweep: made.sweep_name, ...file }, null, 2)}\n`);
     return;
@@ -212,13 +210,13 @@ async function writeSweep(found: RegisteredSuite, o: ShowOptions, cmd: Command):
   );
 }
 
-async function showCommand(arg: string, o: ShowOptions, cmd: Command): Promise<void> {
+function showCommand(arg: string, o: ShowOptions, cmd: Command): void {
   if (o.outDir !== undefined && o.sweep === undefined)
     throw new InvalidInputError('--out-dir', o.outDir, '--out-dir goes with --sweep: add --sweep to write the sweep');
   if (o.sweep === undefined) outputFormat(o); // a contradiction costs nothing
-  const found = await suiteOf(arg);
+  const found = suiteOf(arg);
   if (o.sweep !== undefined) {
-    await writeSweep(found, o, cmd);
+    writeSweep(found, o, cmd);
     return;
   }
   printTableOutput(o, {
@@ -229,9 +227,9 @@ async function showCommand(arg: string, o: ShowOptions, cmd: Command): Promise<v
   });
 }
 
-async function verifyCommand(arg: string, o: { json?: boolean }): Promise<void> {
-  const found = await suiteOf(arg);
-  const mismatches = (await suites()).verifySuite(found.suite);
+function verifyCommand(arg: string, o: { json?: boolean }): void {
+  const found = suiteOf(arg);
+  const mismatches = suites.verifySuite(found.suite);
   const differing = new Set(mismatches.map((m) => m.maze)).size;
   const total = found.suite.mazes.length;
   if (mismatches.length > 0) process.exitCode = EXIT.workFailed;

@@ -9,6 +9,19 @@ import { withExample } from '../help.ts';
 import { endpointOption, intOption, jsonOption, verboseOption } from '../options.ts';
 import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 import { envString } from '../../../core/config/environment.ts';
+import { localParameters } from '../local-parameters.ts';
+import { preflightAgents } from '../preflight.ts';
+import { sweepProgress } from '../sweep-progress.ts';
+import { estimateSweepSpend } from '../../../reports/spend-estimate.ts';
+import { readSweepFile, startAwsSweep, sweepBucket } from '../sweep.ts';
+import { resolveStack } from '../aws-stack.ts';
+import { fitSweepToAccount } from '../sweep-fit.ts';
+import { regionOf } from '../launch.ts';
+import { openRunLog } from '../run-log.ts';
+import { runLocalSweep } from '../../../state-machine/local-sweep.ts';
+import { experimentDefinition } from '../../../state-machine/definition.ts';
+import { interruptible } from '../interrupt.ts';
+import type { LoadedSweep } from '../../../core/sweeps/sweep-spec.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -31,8 +44,6 @@ function errorsLine(r: { failed: number; sweep: string }): string {
 }
 
 async function sweep(file: string, o: SweepOptions): Promise<void> {
-  // loaded here, not at start-up: only this command needs the sweep machinery
-  const { readSweepFile, startAwsSweep, sweepBucket } = await import('../sweep.ts');
   const loaded = readSweepFile(file);
   if (o.estimate) return estimate(loaded, o);
   if (o.aws) {
@@ -40,7 +51,6 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     let bucketName = o.bucket ?? envString('ARIADNE_SWEEP_BUCKET');
     // as every other --aws command: the stack's outputs name the sweep machine and its bucket (DescribeStacks)
     if (!arn || bucketName === undefined) {
-      const { resolveStack } = await import('../aws-stack.ts');
       const outputs = await resolveStack({ stack: o.stack, region: o.region });
       arn ??= outputs.sweepStateMachineArn;
       bucketName ??= outputs.sweepBucketName;
@@ -49,8 +59,6 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       throw new InvalidInputError('--state-machine-arn', arn, '--aws needs the sweep state machine of the stack');
     const bucket = sweepBucket(bucketName);
     // fitted to the account before anything is uploaded: its width, its length, its Bedrock rate limits
-    const { fitSweepToAccount } = await import('../sweep-fit.ts');
-    const { regionOf } = await import('../launch.ts');
     const fit = await fitSweepToAccount(loaded, {
       region: regionOf(arn),
       requested: o.concurrency ?? loaded.spec.max_concurrency,
@@ -69,11 +77,6 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     process.stdout.write(`${o.json ? JSON.stringify({ ...started, ...fitted }) : text}\n`);
     return;
   }
-  const [{ localParameters }, { preflightAgents }, { sweepProgress }] = await Promise.all([
-    import('../local-parameters.ts'),
-    import('../preflight.ts'),
-    import('../sweep-progress.ts'),
-  ]);
   const parameters = localParameters();
   // Every distinct model host is checked before the first run, as `run` does: an unreachable host would
   // otherwise fail each of its runs after minutes of retries.
@@ -99,16 +102,12 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     `sweep ${loaded.spec.sweep}: ${loaded.cells.length} cells x ${loaded.spec.repeats} repeats = ` +
       `${loaded.runs.length} runs, ${concurrency} at a time`,
   );
-  const { openRunLog } = await import('../run-log.ts');
   const runLog = openRunLog({ verbose: o.verbose });
   log(`log: ${runLog.path}`);
   await withCliDatabase(
     async (db) => {
-      const { runLocalSweep } = await import('../../../state-machine/local-sweep.ts');
-      const { experimentDefinition } = await import('../../../state-machine/definition.ts');
       experimentDefinition();
       const progress = sweepProgress();
-      const { interruptible } = await import('../interrupt.ts');
       const again = `${commandPrefix()} sweep ${file}`;
       const interruption = interruptible({
         command: 'ariadne sweep',
@@ -182,11 +181,7 @@ const rangeText = (r: Range | null, unit: (n: number) => string) =>
     : `${unit(r.low)} - ${unit(r.high)}${r.typical === null ? '' : ` (typical ${unit(r.typical)})`}`;
 
 /** --estimate: what the runs still to run may spend, before anything starts (reports/spend-estimate.ts). */
-async function estimate(loaded: import('../../../core/sweeps/sweep-spec.ts').LoadedSweep, o: SweepOptions) {
-  const [{ estimateSweepSpend }, { localParameters }] = await Promise.all([
-    import('../../../reports/spend-estimate.ts'),
-    import('../local-parameters.ts'),
-  ]);
+async function estimate(loaded: LoadedSweep, o: SweepOptions) {
   const prompts = (await localParameters()?.get())?.prompts ?? {};
   await withCliDatabase(async (db) => {
     const e = await estimateSweepSpend(db, loaded, prompts);

@@ -9,6 +9,8 @@ import { EnvironmentError } from '../exit-codes.ts';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
+import { openSqlDatabase } from '../../../core/store/open-sql-database.ts';
+import { startViewer } from '../../../viewer/server.ts';
 
 interface ViewOptions extends ResultsSource {
   port: number;
@@ -39,7 +41,6 @@ export function registerViewCommand(program: Command): void {
       );
     // locally, a pool of its own whose every transaction is read-only: the server itself refuses a write
     await withCliDatabase(async (cli) => {
-      const { openSqlDatabase } = await import('../../../core/store/open-sql-database.ts');
       const db = await openSqlDatabase({ url: cli.url, schema: cli.schema, readOnly: true, poolSize: 4 });
       try {
         const where = envString('DATABASE_URL') ? cli.displayUrl : 'embedded Postgres';
@@ -52,7 +53,6 @@ export function registerViewCommand(program: Command): void {
 }
 
 async function serve(db: SqlDatabase, source: string, pollMs: number, port: number): Promise<void> {
-  const { startViewer } = await import('../../../viewer/server.ts'); // Fastify, when the viewer starts
   const viewer = await startViewer({ db, source, pollMs, port }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE')
       throw new EnvironmentError(

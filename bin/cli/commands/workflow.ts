@@ -2,9 +2,9 @@
 import type { Command } from 'commander';
 import { withExample } from '../help.ts';
 import { jsonOption } from '../options.ts';
+import { readWorkflowFile } from '../workflow-file.ts';
 
-async function checkWorkflow(file: string, o: { json?: boolean }): Promise<void> {
-  const { readWorkflowFile } = await import('../workflow-file.ts'); // the YAML and CEL parsers, when it runs
+function checkWorkflow(file: string, o: { json?: boolean }): void {
   const { workflow } = readWorkflowFile('workflow', file);
   const d = workflow.definition;
   if (o.json) {

@@ -16,6 +16,7 @@ import {
   type ModelEntry,
 } from '../../../core/config/model-table.ts';
 import { bedrockQuotaChecks } from '../bedrock-quotas.ts';
+import { BedrockClient, GetFoundationModelCommand } from '@aws-sdk/client-bedrock';
 
 const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>
   err.name === 'ResourceNotFoundException'
@@ -46,7 +47,6 @@ function moveFix(replacement: string | undefined): string {
 
 /** GetFoundationModel for the model behind `model` (a profile's base model): its lifecycle check. */
 async function lifecycleCheck(model: string, region: string): Promise<Check> {
-  const { BedrockClient, GetFoundationModelCommand } = await import('@aws-sdk/client-bedrock');
   const client = new BedrockClient({ region, maxAttempts: 2 });
   const base = baseModelId(model);
   const check = `Bedrock ${model} lifecycle`;
