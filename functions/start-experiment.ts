@@ -1,5 +1,6 @@
 // StartExperiment: validate the StartExecution input, write the maze and the
 // experiment (once, keyed by the execution), hand the loop its state.
+import type { z } from 'zod';
 import { startExperiment, type MazeSource } from '../core/engine/experiment.ts';
 import { NO_OUTAGE } from '../core/engine/provider-outage.ts';
 import { parseOrThrow } from '../core/config/zod-errors.ts';
@@ -68,97 +69,121 @@ export const startExperimentHandler =
   (deps: HandlerDeps) =>
   async (event: unknown): Promise<LoopState> => {
     const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
-    if (request && typeof request === 'object' && 'resume' in request) {
-      // A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn.
-      const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
-      await deps.store.attachExecution(resume.experimentId, executionArn);
-      deps.telemetry?.event('experiment continued', {
-        experimentId: resume.experimentId,
-        turn: resume.turnNumber,
-        state: 'StartExperiment',
-        provider: resume.llmProvider,
-        executionArn,
-      });
-      return {
-        ...(resume as LoopState),
-        taskToken: resume.taskToken ?? null,
-        executionStartTurn: resume.turnNumber,
-        // an outage's waits go on where they were (a hop at the same turn); none of them were in this execution
-        outage: { ...parseOrThrow(outageSchema, resume.outage, 'input.resume.outage'), here: 0 },
-      };
-    }
-    const input = parseOrThrow(startRequestSchema, request, 'input');
-    const maze: MazeSource =
-      'grid' in input.maze
-        ? { kind: 'inline', grid: input.maze.grid, start: input.maze.start }
-        : {
-            kind: 'generated',
-            spec: {
-              generator: input.maze.generator,
-              seed: input.maze.seed,
-              width: input.maze.width ?? input.maze.size!,
-              height: input.maze.height ?? input.maze.size!,
-            },
-          };
-    const llmProvider = providerOf(input.agent);
-    // Layer what was sent (validated above), not the parsed copy: zod fills in defaults, which would
-    // silently override Parameter Store.
-    const sent = (request as { config?: ExperimentConfigInput }).config;
-    let config: ExperimentConfigInput | undefined = input.promptVersion
-      ? { ...sent, prompt_version: input.promptVersion }
-      : sent;
-    // The environment supplies the Ollama host (and the OpenAI base URL) when the input names none (zod has filled in
-    // the default, so look at what was sent); either way the host lands in the snapshot.
-    const parameters = await deps.parameters?.get();
-    if (input.agent === 'bedrock') refuseUngrantedModel(input.model ?? undefined, parameters?.deployment);
-    if (input.agent === 'ollama') {
-      const host = effectiveOllamaHost(sent, parameters?.config);
-      refuseLoopbackHost('ollama', host);
-      // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
-      if (sent?.ollama?.host === undefined && parameters?.config.ollama?.host === undefined && envString('OLLAMA_HOST'))
-        config = { ...config, ollama: { ...config?.ollama, host } };
-    }
-    if (input.agent === 'openai') {
-      const baseUrl = effectiveOpenAIBaseUrl(sent, parameters?.config);
-      refuseLoopbackHost('openai', baseUrl);
-      if (sent?.openai?.base_url === undefined && parameters?.config.openai?.base_url === undefined)
-        config = { ...config, openai: { ...config?.openai, base_url: baseUrl } };
-    }
-    const started = await startExperiment(
-      {
-        experimentId: input.experimentId,
-        executionArn,
-        agent: input.agent,
-        provider: llmProvider,
-        model: input.model ?? null,
-        agentSeed: input.agentSeed,
-        maze,
-        config,
-        sweep: input.sweep,
-        taskToken: input.taskToken ?? null,
-      },
-      deps.store,
-      parameters && { config: parameters.config, prompts: parameters.prompts },
-    );
-    deps.telemetry?.event('experiment started', {
-      experimentId: started.experimentId,
-      state: 'StartExperiment',
-      provider: llmProvider,
-      agent: input.agent,
-      model: input.model ?? null,
-      sweepId: input.sweep?.id,
-      executionArn,
-    });
-    return {
-      experimentId: started.experimentId,
-      llmProvider,
-      turnNumber: 1,
-      executionStartTurn: 1,
-      startedAt: started.startedAt.toISOString(),
-      limits: loopLimits(started.config),
-      taskToken: input.taskToken ?? null,
-      outage: NO_OUTAGE,
-    };
+    if (request && typeof request === 'object' && 'resume' in request)
+      return continueExperiment(deps, request, executionArn);
+    return beginExperiment(deps, request, executionArn);
   };
+
+/** A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn. */
+async function continueExperiment(deps: HandlerDeps, request: object, executionArn: string): Promise<LoopState> {
+  const { resume } = parseOrThrow(resumeInputSchema, request, 'input');
+  await deps.store.attachExecution(resume.experimentId, executionArn);
+  deps.telemetry?.event('experiment continued', {
+    experimentId: resume.experimentId,
+    turn: resume.turnNumber,
+    state: 'StartExperiment',
+    provider: resume.llmProvider,
+    executionArn,
+  });
+  return {
+    ...(resume as LoopState),
+    taskToken: resume.taskToken ?? null,
+    executionStartTurn: resume.turnNumber,
+    // an outage's waits go on where they were (a hop at the same turn); none of them were in this execution
+    outage: { ...parseOrThrow(outageSchema, resume.outage, 'input.resume.outage'), here: 0 },
+  };
+}
+
+type StartRequest = z.output<typeof startRequestSchema>;
+type Parameters = Awaited<ReturnType<NonNullable<HandlerDeps['parameters']>['get']>>;
+
+async function beginExperiment(deps: HandlerDeps, request: unknown, executionArn: string): Promise<LoopState> {
+  const input = parseOrThrow(startRequestSchema, request, 'input');
+  const llmProvider = providerOf(input.agent);
+  const parameters = await deps.parameters?.get();
+  // Layer what was sent (validated above), not the parsed copy: zod fills in defaults, which would
+  // silently override Parameter Store.
+  const config = configToLayer(input, (request as { config?: ExperimentConfigInput }).config, parameters);
+  const started = await startExperiment(
+    {
+      experimentId: input.experimentId,
+      executionArn,
+      agent: input.agent,
+      provider: llmProvider,
+      model: input.model ?? null,
+      agentSeed: input.agentSeed,
+      maze: mazeSource(input),
+      config,
+      sweep: input.sweep,
+      taskToken: input.taskToken ?? null,
+    },
+    deps.store,
+    parameters && { config: parameters.config, prompts: parameters.prompts },
+  );
+  deps.telemetry?.event('experiment started', {
+    experimentId: started.experimentId,
+    state: 'StartExperiment',
+    provider: llmProvider,
+    agent: input.agent,
+    model: input.model ?? null,
+    sweepId: input.sweep?.id,
+    executionArn,
+  });
+  return {
+    experimentId: started.experimentId,
+    llmProvider,
+    turnNumber: 1,
+    executionStartTurn: 1,
+    startedAt: started.startedAt.toISOString(),
+    limits: loopLimits(started.config),
+    taskToken: input.taskToken ?? null,
+    outage: NO_OUTAGE,
+  };
+}
+
+function mazeSource(input: StartRequest): MazeSource {
+  return 'grid' in input.maze
+    ? { kind: 'inline', grid: input.maze.grid, start: input.maze.start }
+    : {
+        kind: 'generated',
+        spec: {
+          generator: input.maze.generator,
+          seed: input.maze.seed,
+          width: input.maze.width ?? input.maze.size!,
+          height: input.maze.height ?? input.maze.size!,
+        },
+      };
+}
+
+/**
+ * The config as sent, with the prompt version and the model server's address; refuses a model or server the
+ * deployment cannot reach.
+ */
+function configToLayer(
+  input: StartRequest,
+  sent: ExperimentConfigInput | undefined,
+  parameters: Parameters | undefined,
+): ExperimentConfigInput | undefined {
+  let config: ExperimentConfigInput | undefined = input.promptVersion
+    ? { ...sent, prompt_version: input.promptVersion }
+    : sent;
+  // The environment supplies the Ollama host (and the OpenAI base URL) when the input names none (zod has filled in
+  // the default, so look at what was sent); either way the host lands in the snapshot.
+  if (input.agent === 'bedrock') refuseUngrantedModel(input.model ?? undefined, parameters?.deployment);
+  if (input.agent === 'ollama') {
+    const host = effectiveOllamaHost(sent, parameters?.config);
+    refuseLoopbackHost('ollama', host);
+    // Only the host: mergeConfig layers sections key by key, so the other Ollama settings still come from parameters.
+    if (sent?.ollama?.host === undefined && parameters?.config.ollama?.host === undefined && envString('OLLAMA_HOST'))
+      config = { ...config, ollama: { ...config?.ollama, host } };
+  }
+  if (input.agent === 'openai') {
+    const baseUrl = effectiveOpenAIBaseUrl(sent, parameters?.config);
+    refuseLoopbackHost('openai', baseUrl);
+    if (sent?.openai?.base_url === undefined && parameters?.config.openai?.base_url === undefined)
+      config = { ...config, openai: { ...config?.openai, base_url: baseUrl } };
+  }
+  return config;
+}
 
 export const handler = lambdaEntry(startExperimentHandler);

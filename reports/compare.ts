@@ -260,6 +260,7 @@ export async function compareSettings(
   a: string,
   b: string,
 ): Promise<Comparison> {
+  const ask: Ask = { sweep, agent, factor, a, b };
   const runs = await labelRuns(db, sweep, agent);
   if (runs.length === 0) {
     const labels = await sweepLabels(db, sweep);
@@ -269,6 +270,30 @@ export async function compareSettings(
       `agent "${agent}" is not in sweep "${sweep}"; its agents are: ${labels.join(', ')}`,
     );
   }
+  refuseFactor(runs, ask);
+  refuseValues(runs, ask);
+  const { pairs, left } = pairRuns(runs, ask);
+  if (pairs.length === 0 && left.errors + left.wallClock + left.running === 0)
+    throw new InvalidInputError(
+      'sweep',
+      sweep,
+      `agent "${agent}" has no runs under ${factor} ${a} and ${b} on the same maze, repeat and other settings`,
+    );
+  const groups = tables(pairs);
+  return comparison({ sweep, a, b, agent, factor, notes: [...copiedNote(groups), ...leftOutNote(left)] }, groups);
+}
+
+/** What is compared: one agent's runs of a sweep under two values of one setting. */
+interface Ask {
+  sweep: string;
+  agent: string;
+  factor: string;
+  a: string;
+  b: string;
+}
+
+/** A factor the sweep does not vary, or that does not reach the agent, is refused naming what would do. */
+function refuseFactor(runs: LabelRun[], { sweep, agent, factor, a, b }: Ask): void {
   const swept = [...new Set(runs.flatMap((r) => Object.keys(r.settings)))].sort();
   if (!swept.includes(factor))
     throw new InvalidInputError(
@@ -283,28 +308,45 @@ export async function compareSettings(
       `"${factor}" does not reach agent "${agent}" (a ${runs[0].provider} agent): its runs under ${a} and ${b} ` +
         'are the same runs; compare a setting that reaches it',
     );
+}
+
+/** The setting's value in a run, as the command line names it. */
+function valueOf(r: LabelRun, factor: string): string {
+  const v = r.settings[factor];
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** Values the factor never takes, or the same value twice, are refused. */
+function refuseValues(runs: LabelRun[], { sweep, factor, a, b }: Ask): void {
   const values = [...new Set(runs.map((r) => JSON.stringify(r.settings[factor])))];
-  const valueOf = (r: LabelRun) => {
-    const v = r.settings[factor];
-    return typeof v === 'string' ? v : JSON.stringify(v);
-  };
   for (const [field, v] of [
     ['a', a],
     ['b', b],
   ] as const)
-    if (!runs.some((r) => valueOf(r) === v))
+    if (!runs.some((r) => valueOf(r, factor) === v))
       throw new InvalidInputError(
         field,
         v,
         `"${v}" is not a value of ${factor} in sweep "${sweep}"; its values are: ${values.join(', ')}`,
       );
   if (a === b) throw new InvalidInputError('b', b, `compare two different values of ${factor}`);
+}
+
+/** A pair with the other settings its runs share. */
+type SettingsPair = Pair & { settings: Record<string, unknown> };
+
+/**
+ * Each run under a paired with the run under b on the same maze, repeat and other settings; a pair whose runs share
+ * their observations (copied runs) counts once. Pairs with a run that did not end in success or failure are left
+ * out, counted by why.
+ */
+function pairRuns(runs: LabelRun[], { factor, a, b }: Ask): { pairs: SettingsPair[]; left: UnpairedRuns } {
   const without = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== factor));
   const keyOf = (r: LabelRun) => `${r.maze}|${r.repeat}|${stableJson(without(r.settings))}`;
-  const sideB = new Map(runs.filter((r) => valueOf(r) === b).map((r) => [keyOf(r), r]));
+  const sideB = new Map(runs.filter((r) => valueOf(r, factor) === b).map((r) => [keyOf(r), r]));
   const left: UnpairedRuns = { errors: 0, wallClock: 0, running: 0 };
-  const seen = new Map<string, Pair & { settings: Record<string, unknown> }>();
-  for (const x of runs.filter((r) => valueOf(r) === a)) {
+  const seen = new Map<string, SettingsPair>();
+  for (const x of runs.filter((r) => valueOf(r, factor) === a)) {
     const y = sideB.get(keyOf(x));
     if (!y) continue;
     const ok = (r: LabelRun) => r.outcome_class === 'success' || r.outcome_class === 'failure';
@@ -335,14 +377,7 @@ export async function compareSettings(
         modelB: !y.deterministic,
       });
   }
-  if (seen.size === 0 && left.errors + left.wallClock + left.running === 0)
-    throw new InvalidInputError(
-      'sweep',
-      sweep,
-      `agent "${agent}" has no runs under ${factor} ${a} and ${b} on the same maze, repeat and other settings`,
-    );
-  const groups = tables([...seen.values()]);
-  return comparison({ sweep, a, b, agent, factor, notes: [...copiedNote(groups), ...leftOutNote(left)] }, groups);
+  return { pairs: [...seen.values()], left };
 }
 
 /**

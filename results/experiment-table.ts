@@ -92,8 +92,31 @@ export interface ExperimentTable {
 type Row = Omit<ExperimentTableRow, 'stale' | 'settings' | 'settings_text'> & { total: number };
 
 export async function experimentTable(db: Sql, q: ExperimentTableQuery, now: Date): Promise<ExperimentTable> {
+  const [list, choices] = await Promise.all([db.query<Row>(listSql(q), listValues(q)), filterChoices(db)]);
+  const settings = await settingsOfRuns(
+    db,
+    list.rows.map((r) => r.experiment_id),
+    q.sweep,
+  );
+  return {
+    total: list.rows[0]?.total ?? (q.offset > 0 ? await countOnly(db, q) : 0),
+    rows: list.rows.map(({ total: _total, ...r }) => {
+      const s = settings.get(r.experiment_id) ?? {};
+      return {
+        ...r,
+        stale: r.status === 'running' && !r.interrupted ? staleReason(new Date(r.updated_at), now) : null,
+        settings: s,
+        settings_text: settingsText(s),
+      };
+    }),
+    choices,
+  };
+}
+
+/** The list's filters, in the order listSql reads them ($1 to $9). */
+function listValues(q: ExperimentTableQuery): SqlValue[] {
   const [generator, size, seed] = q.maze?.split(':') ?? [];
-  const values: SqlValue[] = [
+  return [
     q.sweep ?? null,
     q.model ?? null,
     generator ?? null,
@@ -104,13 +127,16 @@ export async function experimentTable(db: Sql, q: ExperimentTableQuery, now: Dat
     q.limit,
     q.offset,
   ];
+}
+
+/** One page of the runs, filtered and sorted, each with what it spent and the count of all that match. */
+function listSql(q: ExperimentTableQuery): string {
   // the sort column comes from SORTS (a fixed list), never from the request's text
   const order = `${SORTS[q.sort]} ${q.dir === 'asc' ? 'ASC' : 'DESC'} NULLS LAST, e.id`;
-  const [list, choices] = await Promise.all([
-    db.query<Row>(
-      // what the runs spent, from their kept totals (migration 017): tokens null when none were reported, cost
-      // unknown (null) when a turn called a model without a price; a baseline's turns, or none, cost nothing
-      `WITH spent AS (
+  return (
+    // what the runs spent, from their kept totals (migration 017): tokens null when none were reported, cost
+    // unknown (null) when a turn called a model without a price; a baseline's turns, or none, cost nothing
+    `WITH spent AS (
          SELECT experiment_id,
                 CASE WHEN input_tokens IS NOT NULL THEN (input_tokens + coalesce(output_tokens, 0))::float8 END
                   AS tokens,
@@ -144,37 +170,22 @@ export async function experimentTable(db: Sql, q: ExperimentTableQuery, now: Dat
               OR ($7 = 'failure' AND NOT e.goal_found AND e.status <> 'running')
               OR ($7 = 'unfinished' AND e.status = 'running'))
        ORDER BY ${order}
-       LIMIT $8 OFFSET $9`,
-      values,
-    ),
-    db.query<{ kind: string; value: string }>(
-      `SELECT DISTINCT 'sweep' AS kind, sweep_id AS value FROM experiments WHERE sweep_id IS NOT NULL
-       UNION SELECT DISTINCT 'model', coalesce(model, agent) FROM experiments
-       UNION SELECT DISTINCT 'maze', generator || ':' || width FROM mazes
-       ORDER BY 1, 2`,
-      [],
-      { name: 'viewer-list-choices' },
-    ),
-  ]);
-  const settings = await settingsOfRuns(
-    db,
-    list.rows.map((r) => r.experiment_id),
-    q.sweep,
+       LIMIT $8 OFFSET $9`
+  );
+}
+
+/** What the filters offer: every sweep, model (or agent) and maze kind there is. */
+async function filterChoices(db: Sql): Promise<ExperimentTable['choices']> {
+  const choices = await db.query<{ kind: string; value: string }>(
+    `SELECT DISTINCT 'sweep' AS kind, sweep_id AS value FROM experiments WHERE sweep_id IS NOT NULL
+     UNION SELECT DISTINCT 'model', coalesce(model, agent) FROM experiments
+     UNION SELECT DISTINCT 'maze', generator || ':' || width FROM mazes
+     ORDER BY 1, 2`,
+    [],
+    { name: 'viewer-list-choices' },
   );
   const pick = (kind: string) => choices.rows.filter((r) => r.kind === kind).map((r) => r.value);
-  return {
-    total: list.rows[0]?.total ?? (q.offset > 0 ? await countOnly(db, q) : 0),
-    rows: list.rows.map(({ total: _total, ...r }) => {
-      const s = settings.get(r.experiment_id) ?? {};
-      return {
-        ...r,
-        stale: r.status === 'running' && !r.interrupted ? staleReason(new Date(r.updated_at), now) : null,
-        settings: s,
-        settings_text: settingsText(s),
-      };
-    }),
-    choices: { sweeps: pick('sweep'), models: pick('model'), mazes: pick('maze') },
-  };
+  return { sweeps: pick('sweep'), models: pick('model'), mazes: pick('maze') };
 }
 
 /** A page past the end has no row to carry the total: ask for the first row's. */

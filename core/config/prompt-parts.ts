@@ -29,95 +29,108 @@ type Config = Pick<
 const TILES = 'Tiles: "." open, "#" wall, "G" goal.';
 const DIRECTIONS = 'for each of the four directions (north, south, east, west)';
 
+/** The words the formats share, for the config's vision range. */
+interface Wording {
+  tiles: string;
+  line: string;
+  square: string;
+  picture: string;
+}
+
 /** What a turn's first message and each tool result show, in the config's format and vision mode. */
 function observationText(c: Config): string {
   const r = c.vision_range;
   const tiles = r === 1 ? '1 tile' : `${r} tiles`;
-  const line = `the tiles in a straight line from you outwards, nearest first, up to ${tiles}`;
-  const square =
-    `every tile within ${tiles} of you in both x and y (the square around you); ` + 'walls do not block your view';
-  const picture = "north at the top; its header gives the columns' x and the rows' y";
-  switch (c.observation) {
-    case 'rays':
-      return c.see_through
-        ? [
-            `You see ${square}.`,
-            `Each turn starts with your position, ${DIRECTIONS} ${line} ("edge of the maze" means nothing lies ` +
-              'that way), and "Also in sight:" the other tiles of the square by coordinates, as open, walls and goal.',
-            'After each action, its result gives your new position and the same lines.',
-            TILES,
-          ].join('\n')
-        : [
-            `Each turn starts with your position and, ${DIRECTIONS}, ${line}: a wall blocks your view and is the ` +
-              'last tile shown; "edge of the maze" means nothing lies that way.',
-            'After each action, its result gives your new position and the same four lines.',
-            TILES,
-          ].join('\n');
-    case 'local_grid':
-      return [
-        `Each turn starts with your position and a picture of the square around you, up to ${tiles} each way ` +
-          `(cut off at the maze's edge), ${picture}.`,
-        c.see_through
-          ? 'You see every tile of the square; walls do not block your view.'
-          : `You see along the four directions (north, south, east, west) only, up to ${tiles}, and a wall blocks ` +
-            'your view: every other tile of the square shows "?".',
-        'After each action, its result gives your new position and the picture around it.',
-        `Legend: @ you, . open, # wall, G goal${c.see_through ? '' : ', ? out of sight'}.`,
-      ].join('\n');
-    case 'full_map':
-      return [
-        `Each turn starts with your position and the whole maze as a picture, ${picture}. ` +
-          'The maze does not change: only @ moves.',
-        'After each action, its result gives only whether it worked and your new position, not the picture.',
-        'Legend: @ you, . open, # wall, G goal.',
-      ].join('\n');
-    case 'coordinates':
-      return [
-        'Each turn starts with your position, the moves open from here (with the cell each leads to), the ' +
-          'blocked directions (a wall or the edge of the maze), and the cells in sight listed by coordinates: ' +
-          'open cells, walls, and the goal ("none" when none is in sight).',
-        c.see_through
-          ? `You see ${square}.`
-          : `You see along the four directions (north, south, east, west), up to ${tiles}; a wall blocks your ` +
-            'view (the wall itself is listed).',
-        'After each action, its result gives your new position and the same lists.',
-      ].join('\n');
-    case 'json': {
-      const view = c.see_through
-        ? `view: ${DIRECTIONS} ${line}, as a string ("" at the edge of the maze); also_in_sight: the other tiles ` +
-          'of the square as [x, y] lists under open, walls and goal'
-        : `view: ${DIRECTIONS} ${line}, as a string; a wall blocks your view and is the last tile shown; "" ` +
-          'means the edge of the maze';
-      const extras = [c.see_through ? 'also_in_sight' : '', c.recall_tool ? 'recalled' : '', 'goal_found']
-        .filter(Boolean)
-        .join(', ');
-      return [
-        c.see_through ? `You see ${square}.` : '',
-        'Each turn starts with one JSON line: turn, actions (taken so far), max_moves, actions_left_in_turn, ' +
-          `position [x, y], and ${view}.`,
-        'After each action, its result is one JSON line: ok, result, position, view (when the action was ' +
-          `executed), and ${extras} when they apply.`,
-        TILES,
-      ]
-        .filter(Boolean)
-        .join('\n');
-    }
-    case 'image':
-      return [
-        `Each turn starts with your position and a picture (PNG, ${CELL_PX}x${CELL_PX} pixels a tile) of the ` +
-          `square around you, up to ${tiles} each way (cut off at the maze's edge), north at the top; the text ` +
-          "before it gives the columns' x and the rows' y the picture covers. The tiles are shown only in pictures.",
-        c.see_through
-          ? 'You see every tile of the square; walls do not block your view.'
-          : `You see along the four directions (north, south, east, west) only, up to ${tiles}, and a wall blocks ` +
-            'your view: every other tile of the square is gray.',
-        'After each action, its result gives your new position; a message after the results shows, for each ' +
-          'action, a line naming it and the square it covers, then the picture around your new position.',
-        'In the pictures: black is a wall, white is open floor, green is the goal, ' +
-          `${c.see_through ? '' : 'gray is out of sight, '}and the red dot is you.`,
-      ].join('\n');
-  }
+  const w: Wording = {
+    tiles,
+    line: `the tiles in a straight line from you outwards, nearest first, up to ${tiles}`,
+    square:
+      `every tile within ${tiles} of you in both x and y (the square around you); ` + 'walls do not block your view',
+    picture: "north at the top; its header gives the columns' x and the rows' y",
+  };
+  return OBSERVATION_TEXT[c.observation](c, w);
 }
+
+const OBSERVATION_TEXT: Record<Config['observation'], (c: Config, w: Wording) => string> = {
+  rays: (c, { line, square }) =>
+    c.see_through
+      ? [
+          `You see ${square}.`,
+          `Each turn starts with your position, ${DIRECTIONS} ${line} ("edge of the maze" means nothing lies ` +
+            'that way), and "Also in sight:" the other tiles of the square by coordinates, as open, walls and goal.',
+          'After each action, its result gives your new position and the same lines.',
+          TILES,
+        ].join('\n')
+      : [
+          `Each turn starts with your position and, ${DIRECTIONS}, ${line}: a wall blocks your view and is the ` +
+            'last tile shown; "edge of the maze" means nothing lies that way.',
+          'After each action, its result gives your new position and the same four lines.',
+          TILES,
+        ].join('\n'),
+  local_grid: (c, { tiles, picture }) =>
+    [
+      `Each turn starts with your position and a picture of the square around you, up to ${tiles} each way ` +
+        `(cut off at the maze's edge), ${picture}.`,
+      c.see_through
+        ? 'You see every tile of the square; walls do not block your view.'
+        : `You see along the four directions (north, south, east, west) only, up to ${tiles}, and a wall blocks ` +
+          'your view: every other tile of the square shows "?".',
+      'After each action, its result gives your new position and the picture around it.',
+      `Legend: @ you, . open, # wall, G goal${c.see_through ? '' : ', ? out of sight'}.`,
+    ].join('\n'),
+  full_map: (_c, { picture }) =>
+    [
+      `Each turn starts with your position and the whole maze as a picture, ${picture}. ` +
+        'The maze does not change: only @ moves.',
+      'After each action, its result gives only whether it worked and your new position, not the picture.',
+      'Legend: @ you, . open, # wall, G goal.',
+    ].join('\n'),
+  coordinates: (c, { tiles, square }) =>
+    [
+      'Each turn starts with your position, the moves open from here (with the cell each leads to), the ' +
+        'blocked directions (a wall or the edge of the maze), and the cells in sight listed by coordinates: ' +
+        'open cells, walls, and the goal ("none" when none is in sight).',
+      c.see_through
+        ? `You see ${square}.`
+        : `You see along the four directions (north, south, east, west), up to ${tiles}; a wall blocks your ` +
+          'view (the wall itself is listed).',
+      'After each action, its result gives your new position and the same lists.',
+    ].join('\n'),
+  json: (c, { line, square }) => {
+    const view = c.see_through
+      ? `view: ${DIRECTIONS} ${line}, as a string ("" at the edge of the maze); also_in_sight: the other tiles ` +
+        'of the square as [x, y] lists under open, walls and goal'
+      : `view: ${DIRECTIONS} ${line}, as a string; a wall blocks your view and is the last tile shown; "" ` +
+        'means the edge of the maze';
+    const extras = [c.see_through ? 'also_in_sight' : '', c.recall_tool ? 'recalled' : '', 'goal_found']
+      .filter(Boolean)
+      .join(', ');
+    return [
+      c.see_through ? `You see ${square}.` : '',
+      'Each turn starts with one JSON line: turn, actions (taken so far), max_moves, actions_left_in_turn, ' +
+        `position [x, y], and ${view}.`,
+      'After each action, its result is one JSON line: ok, result, position, view (when the action was ' +
+        `executed), and ${extras} when they apply.`,
+      TILES,
+    ]
+      .filter(Boolean)
+      .join('\n');
+  },
+  image: (c, { tiles }) =>
+    [
+      `Each turn starts with your position and a picture (PNG, ${CELL_PX}x${CELL_PX} pixels a tile) of the ` +
+        `square around you, up to ${tiles} each way (cut off at the maze's edge), north at the top; the text ` +
+        "before it gives the columns' x and the rows' y the picture covers. The tiles are shown only in pictures.",
+      c.see_through
+        ? 'You see every tile of the square; walls do not block your view.'
+        : `You see along the four directions (north, south, east, west) only, up to ${tiles}, and a wall blocks ` +
+          'your view: every other tile of the square is gray.',
+      'After each action, its result gives your new position; a message after the results shows, for each ' +
+        'action, a line naming it and the square it covers, then the picture around your new position.',
+      'In the pictures: black is a wall, white is open floor, green is the goal, ' +
+        `${c.see_through ? '' : 'gray is out of sight, '}and the red dot is you.`,
+    ].join('\n'),
+};
 
 /** The tools offered (recall_all only with config.recall_tool) and what recall_all answers in this format. */
 function toolsText(c: Config): string {

@@ -156,22 +156,47 @@ export class AgentMonitor {
     if (!action.executed || action.step === null) return { transitions: [], signals: [] };
     const step = action.step;
     const moved = action.outcome === 'moved';
-    const failedMove = action.outcome === 'blocked_by_wall' || action.outcome === 'blocked_by_edge';
-    let progress = action.newTiles > 0;
-    if (progress) {
-      this.bestFrontierDistance = null;
-    } else if (moved) {
-      const d = frontierDistance(this.bestFrontierDistance ?? undefined);
-      // The first distance after a new tile only sets the baseline; after that, only a new best is progress.
-      if (d !== null && this.bestFrontierDistance !== null && d < this.bestFrontierDistance) progress = true;
-      if (d !== null && (this.bestFrontierDistance === null || d < this.bestFrontierDistance))
-        this.bestFrontierDistance = d;
-    }
-
+    const progress = this.madeProgress(action, moved, frontierDistance);
     if (progress) this.resetDetectors();
     else this.sinceProgress++;
 
-    // the same failed move from the same cell
+    this.watchFailedMoves(action, step, turn);
+    if (moved) this.watchMoves(action, step, turn);
+    if (this.sinceProgress >= this.thresholds.no_new_tile_actions) {
+      this.trip('no_new_tiles', step, turn, `${this.sinceProgress} actions without a new tile`);
+    }
+    if (action.tool === 'recall_all') this.watchRecalls(step, turn);
+
+    const tripped = this.signals.length > before.s;
+    const next = this.nextPhase(action, moved, progress, tripped);
+    if (next && next !== this.phase)
+      this.transition(
+        next,
+        step,
+        turn,
+        action.goalFound ? 'goal found' : tripped ? this.signals.at(-1)!.detector : action.outcome,
+      );
+    return { transitions: this.transitions.slice(before.t), signals: this.signals.slice(before.s) };
+  }
+
+  /** A new tile seen, or a move that brings the agent closer than ever since the last one to unexplored ground. */
+  private madeProgress(action: ActionResult, moved: boolean, frontierDistance: (below?: number) => number | null) {
+    if (action.newTiles > 0) {
+      this.bestFrontierDistance = null;
+      return true;
+    }
+    if (!moved) return false;
+    const d = frontierDistance(this.bestFrontierDistance ?? undefined);
+    // The first distance after a new tile only sets the baseline; after that, only a new best is progress.
+    const progress = d !== null && this.bestFrontierDistance !== null && d < this.bestFrontierDistance;
+    if (d !== null && (this.bestFrontierDistance === null || d < this.bestFrontierDistance))
+      this.bestFrontierDistance = d;
+    return progress;
+  }
+
+  /** The same failed move from the same cell. */
+  private watchFailedMoves(action: ActionResult, step: number, turn: number): void {
+    const failedMove = action.outcome === 'blocked_by_wall' || action.outcome === 'blocked_by_edge';
     if (failedMove) {
       const key = `${action.tool}@${action.from.x},${action.from.y}`;
       this.failedStreak =
@@ -185,44 +210,43 @@ export class AgentMonitor {
             `at (${action.from.x},${action.from.y}): ${action.message}`,
         );
       }
-    } else if (moved || action.tool !== this.failedStreak?.key.split('@')[0]) {
+    } else if (action.outcome === 'moved' || action.tool !== this.failedStreak?.key.split('@')[0]) {
       this.failedStreak = null;
     }
+  }
 
-    if (moved) {
-      const cell = `${action.to.x},${action.to.y}`;
-      this.positions.push(cell);
-      if (this.positions.length > this.thresholds.oscillation_window) this.positions.shift();
-      const p = this.positions;
-      if (p.length === this.thresholds.oscillation_window && p[0] !== p[1] && p.every((c, i) => c === p[i % 2])) {
-        this.trip('oscillation', step, turn, `moving back and forth between (${p[0]}) and (${p[1]})`);
-      }
-      const n = (this.visits.get(cell) ?? 0) + 1;
-      this.visits.set(cell, n);
-      if (n >= this.thresholds.cell_revisits)
-        this.trip('cell_revisits', step, turn, `entered (${cell}) ${n} times without progress`);
+  /** Back and forth between two cells, and one cell entered again and again. */
+  private watchMoves(action: ActionResult, step: number, turn: number): void {
+    const cell = `${action.to.x},${action.to.y}`;
+    this.positions.push(cell);
+    if (this.positions.length > this.thresholds.oscillation_window) this.positions.shift();
+    const p = this.positions;
+    if (p.length === this.thresholds.oscillation_window && p[0] !== p[1] && p.every((c, i) => c === p[i % 2])) {
+      this.trip('oscillation', step, turn, `moving back and forth between (${p[0]}) and (${p[1]})`);
     }
+    const n = (this.visits.get(cell) ?? 0) + 1;
+    this.visits.set(cell, n);
+    if (n >= this.thresholds.cell_revisits)
+      this.trip('cell_revisits', step, turn, `entered (${cell}) ${n} times without progress`);
+  }
 
-    if (this.sinceProgress >= this.thresholds.no_new_tile_actions) {
-      this.trip('no_new_tiles', step, turn, `${this.sinceProgress} actions without a new tile`);
+  /** recall_all called too often within the window. */
+  private watchRecalls(step: number, turn: number): void {
+    this.recentRecalls.push(step);
+    while (this.recentRecalls[0] <= step - this.thresholds.recall_window) this.recentRecalls.shift();
+    if (this.recentRecalls.length >= this.thresholds.recall_spam) {
+      this.trip(
+        'recall_spam',
+        step,
+        turn,
+        `${this.recentRecalls.length} recall_all calls in the last ${this.thresholds.recall_window} actions`,
+      );
     }
+  }
 
-    if (action.tool === 'recall_all') {
-      this.recentRecalls.push(step);
-      while (this.recentRecalls[0] <= step - this.thresholds.recall_window) this.recentRecalls.shift();
-      if (this.recentRecalls.length >= this.thresholds.recall_spam) {
-        this.trip(
-          'recall_spam',
-          step,
-          turn,
-          `${this.recentRecalls.length} recall_all calls in the last ${this.thresholds.recall_window} actions`,
-        );
-      }
-    }
-
-    // the phase this action puts the agent in
-    const tripped = this.signals.length > before.s;
-    const next: Phase | null = action.goalFound
+  /** The phase this action puts the agent in; null to stay. */
+  private nextPhase(action: ActionResult, moved: boolean, progress: boolean, tripped: boolean): Phase | null {
+    return action.goalFound
       ? 'finishing'
       : tripped
         ? 'stuck'
@@ -234,14 +258,6 @@ export class AgentMonitor {
               moved && (progress || this.phase !== 'stuck')
               ? 'backtracking'
               : null;
-    if (next && next !== this.phase)
-      this.transition(
-        next,
-        step,
-        turn,
-        action.goalFound ? 'goal found' : tripped ? this.signals.at(-1)!.detector : action.outcome,
-      );
-    return { transitions: this.transitions.slice(before.t), signals: this.signals.slice(before.s) };
   }
 
   /** Feeds the end of a turn: a turn with no executed action counts toward `idle_turns`. */

@@ -4,7 +4,15 @@ import { DIRECTIONS, GOAL, WALL, type Point, type Tile } from '../maze/grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import { visibleCells } from '../maze/vision.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
-import { isMoveTool, MOVE_TOOLS, moveArgsSchema, RECALL_TOOL, recallArgsSchema, type ToolCall } from './tools.ts';
+import {
+  isMoveTool,
+  MOVE_TOOLS,
+  moveArgsSchema,
+  RECALL_TOOL,
+  recallArgsSchema,
+  type MoveTool,
+  type ToolCall,
+} from './tools.ts';
 
 export const UNKNOWN = 255;
 
@@ -185,69 +193,17 @@ export function executeCall(
   const from = { ...state.position };
   const step = state.actionsTaken + 1;
   state.actionsTaken = step;
-  let outcome: Outcome;
-  let message: string;
-  let recalled: SeenTile[] | null = null;
   const args = call.arguments ?? {};
-
-  if (isMoveTool(call.name)) {
-    const parsed = moveArgsSchema.safeParse(args);
-    if (!parsed.success) {
-      outcome = 'invalid_arguments';
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`);
-      message = `${call.name}: ${issues.join('; ')}`;
-    } else {
-      const { dx, dy } = DIRECTIONS[MOVE_TOOLS[call.name]];
-      const nx = from.x + dx,
-        ny = from.y + dy;
-      if (!maze.grid.inBounds(nx, ny)) {
-        outcome = 'blocked_by_edge';
-        message = `cannot move ${MOVE_TOOLS[call.name]}: the edge of the maze`;
-      } else if (maze.grid.get(nx, ny) === WALL) {
-        outcome = 'blocked_by_wall';
-        message = `cannot move ${MOVE_TOOLS[call.name]}: a wall`;
-      } else {
-        state.position = { x: nx, y: ny };
-        state.entries[ny * maze.width + nx]++;
-        outcome = 'moved';
-        message = `moved ${MOVE_TOOLS[call.name]} to (${nx},${ny})`;
-      }
-    }
-  } else if (call.name === RECALL_TOOL && config.recall_tool) {
-    const parsed = recallArgsSchema.safeParse(args);
-    const since = state.lastRecallStep === null ? Infinity : step - state.lastRecallStep;
-    if (!parsed.success) {
-      outcome = 'invalid_arguments';
-      message = `${RECALL_TOOL} takes no arguments`;
-    } else if (since < config.recall_interval) {
-      outcome = 'recall_cooldown';
-      message =
-        `recall refused: last recall was ${since} actions ago; ` +
-        `wait ${config.recall_interval - since} more actions`;
-    } else {
-      const cells = new Set<number>();
-      for (const v of state.recentVision) for (const i of v) cells.add(i);
-      recalled = toSeen(
-        maze,
-        [...cells].sort((a, b) => a - b),
-      );
-      state.lastRecallStep = step;
-      outcome = 'recalled';
-      message = `recalled ${recalled.length} tiles seen in the last ${config.max_recall_actions} actions`;
-    }
-  } else {
-    outcome = 'unknown_tool';
-    message =
-      `unknown tool "${String(call.name).slice(0, 80)}"; ` +
-      `the tools are move_north, move_south, move_east, move_west${config.recall_tool ? ', recall_all' : ''}`;
-  }
-
-  const cells = visibleCells(maze.grid, state.position, visionOf(config));
-  const newTiles = learn(state, maze, cells);
-  state.recentVision.push(cells);
-  if (state.recentVision.length > config.max_recall_actions) state.recentVision.shift();
-  if (!state.goalFound && isFound(state, maze, cells, config)) state.goalFound = true;
-
+  const {
+    outcome,
+    message,
+    recalled = null,
+  } = isMoveTool(call.name)
+    ? move(state, maze, call.name, args)
+    : call.name === RECALL_TOOL && config.recall_tool
+      ? recall(state, maze, config, args, step)
+      : unknownTool(call, config);
+  const { cells, newTiles } = lookAround(state, maze, config);
   return {
     callIndex: ctx.callIndex,
     step,
@@ -267,6 +223,77 @@ export function executeCall(
     recalled,
     goalFound: state.goalFound,
   };
+}
+
+/** What one executed call did, before the agent looks around. */
+interface Executed {
+  outcome: Outcome;
+  message: string;
+  recalled?: SeenTile[];
+}
+
+/** A move: taken, or refused by the maze's edge or a wall. */
+function move(state: GameState, maze: Maze, tool: MoveTool, args: unknown): Executed {
+  const parsed = moveArgsSchema.safeParse(args);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`);
+    return { outcome: 'invalid_arguments', message: `${tool}: ${issues.join('; ')}` };
+  }
+  const { dx, dy } = DIRECTIONS[MOVE_TOOLS[tool]];
+  const nx = state.position.x + dx,
+    ny = state.position.y + dy;
+  if (!maze.grid.inBounds(nx, ny))
+    return { outcome: 'blocked_by_edge', message: `cannot move ${MOVE_TOOLS[tool]}: the edge of the maze` };
+  if (maze.grid.get(nx, ny) === WALL)
+    return { outcome: 'blocked_by_wall', message: `cannot move ${MOVE_TOOLS[tool]}: a wall` };
+  state.position = { x: nx, y: ny };
+  state.entries[ny * maze.width + nx]++;
+  return { outcome: 'moved', message: `moved ${MOVE_TOOLS[tool]} to (${nx},${ny})` };
+}
+
+/** recall_all: the tiles seen in the recall window, unless the last recall was too recent. */
+function recall(state: GameState, maze: Maze, config: ExperimentConfig, args: unknown, step: number): Executed {
+  const parsed = recallArgsSchema.safeParse(args);
+  const since = state.lastRecallStep === null ? Infinity : step - state.lastRecallStep;
+  if (!parsed.success) return { outcome: 'invalid_arguments', message: `${RECALL_TOOL} takes no arguments` };
+  if (since < config.recall_interval)
+    return {
+      outcome: 'recall_cooldown',
+      message:
+        `recall refused: last recall was ${since} actions ago; ` +
+        `wait ${config.recall_interval - since} more actions`,
+    };
+  const cells = new Set<number>();
+  for (const v of state.recentVision) for (const i of v) cells.add(i);
+  const recalled = toSeen(
+    maze,
+    [...cells].sort((a, b) => a - b),
+  );
+  state.lastRecallStep = step;
+  return {
+    outcome: 'recalled',
+    message: `recalled ${recalled.length} tiles seen in the last ${config.max_recall_actions} actions`,
+    recalled,
+  };
+}
+
+function unknownTool(call: ToolCall, config: ExperimentConfig): Executed {
+  return {
+    outcome: 'unknown_tool',
+    message:
+      `unknown tool "${String(call.name).slice(0, 80)}"; ` +
+      `the tools are move_north, move_south, move_east, move_west${config.recall_tool ? ', recall_all' : ''}`,
+  };
+}
+
+/** After every action the agent sees around it: what it learns, the recall window, the goal. */
+function lookAround(state: GameState, maze: Maze, config: ExperimentConfig) {
+  const cells = visibleCells(maze.grid, state.position, visionOf(config));
+  const newTiles = learn(state, maze, cells);
+  state.recentVision.push(cells);
+  if (state.recentVision.length > config.max_recall_actions) state.recentVision.shift();
+  if (!state.goalFound && isFound(state, maze, cells, config)) state.goalFound = true;
+  return { cells, newTiles };
 }
 
 /** A cell this turn's moves entered: how many of them entered it, and its entries in all after the turn. */

@@ -133,77 +133,81 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
     text += cte.replace(/\$\{(\d)\}/g, (_, k: string) => `$${values.length + 1 + Number(k)}`);
     values.push(...params);
   };
-  if (t.llmCalls.length > 0) {
-    part('-llm', LLM_CALLS_CTE, [
-      JSON.stringify(
-        pgSafe(
-          t.llmCalls.map((l) => ({
-            c: l.callIndex,
-            f: l.firstActionIndex,
-            i: l.inputTokens,
-            o: l.outputTokens,
-            l: l.latencyMs,
-            s: l.stopReason,
-            x: l.text,
-            t: l.toolCalls,
-            r: l.retries,
-            w: l.workflowSteps,
-            kr: l.cacheReadInputTokens,
-            kw: l.cacheWriteInputTokens,
-            rr: l.reportedReasoningTokens ?? null,
-            im: l.images ?? null,
-            pe: l.context?.estimate ?? null,
-            cw: l.context?.window ?? null,
-            ct: l.context?.trimmed ?? null,
-            td: l.timings?.totalDurationNs ?? null,
-            ld: l.timings?.loadDurationNs ?? null,
-            pc: l.timings?.promptEvalCount ?? null,
-            pd: l.timings?.promptEvalDurationNs ?? null,
-            ec: l.timings?.evalCount ?? null,
-            ed: l.timings?.evalDurationNs ?? null,
-            tr: l.truncated ?? null,
-            rt: l.reasoning?.text ?? null,
-            rk: l.reasoning?.tokens ?? null,
-            ei: l.context?.calibrated ?? null,
-            eo: l.estimateOff ?? null,
-            pt: l.promptTruncated ?? null,
-            sim: l.simulator ?? null,
-          })),
-        ).map(clipCall),
-      ),
-    ]);
-  }
-  if (t.transitions.length > 0 || t.signals.length > 0) {
-    part('-state', AGENT_STATE_CTE, [
-      JSON.stringify(
-        t.transitions.map((x, q) => ({
-          q,
-          k: x.machine ?? 'agent',
-          s: x.step,
-          f: x.from,
-          t: x.to,
-          c: new RowClipper().text('agent_state_transitions.cause', x.cause),
-          r: x.refused,
-          at: x.at,
-        })),
-      ),
-      JSON.stringify(
-        t.signals.map((x, q) => ({
-          q,
-          s: x.step,
-          d: x.detector,
-          x: new RowClipper().text('stuck_signals.detail', x.detail),
-          p: t.stuckPolicy,
-          at: x.at,
-        })),
-      ),
-    ]);
-  }
+  if (t.llmCalls.length > 0) part('-llm', LLM_CALLS_CTE, [llmCallsParam(t)]);
+  if (t.transitions.length > 0 || t.signals.length > 0) part('-state', AGENT_STATE_CTE, agentStateParams(t));
   const signals = t.transitions.length > 0 || t.signals.length > 0 ? 'signals' : NO_SIGNALS;
   const cells = loopCellsOf(t.entered);
   // the totals' parameters come last: withoutTotals drops them
   part('', TOTALS_CTE.replace('{signals}', signals), [cells.loops, cells.most]);
   return { name, text: text + COMMIT_TURN_TAIL, values };
+}
+
+/** The turn's model calls as one JSON parameter, in short keys (LLM_CALLS_CTE reads them), clipped to the columns. */
+function llmCallsParam(t: TurnWrite): string {
+  return JSON.stringify(
+    pgSafe(
+      t.llmCalls.map((l) => ({
+        c: l.callIndex,
+        f: l.firstActionIndex,
+        i: l.inputTokens,
+        o: l.outputTokens,
+        l: l.latencyMs,
+        s: l.stopReason,
+        x: l.text,
+        t: l.toolCalls,
+        r: l.retries,
+        w: l.workflowSteps,
+        kr: l.cacheReadInputTokens,
+        kw: l.cacheWriteInputTokens,
+        rr: l.reportedReasoningTokens ?? null,
+        im: l.images ?? null,
+        pe: l.context?.estimate ?? null,
+        cw: l.context?.window ?? null,
+        ct: l.context?.trimmed ?? null,
+        td: l.timings?.totalDurationNs ?? null,
+        ld: l.timings?.loadDurationNs ?? null,
+        pc: l.timings?.promptEvalCount ?? null,
+        pd: l.timings?.promptEvalDurationNs ?? null,
+        ec: l.timings?.evalCount ?? null,
+        ed: l.timings?.evalDurationNs ?? null,
+        tr: l.truncated ?? null,
+        rt: l.reasoning?.text ?? null,
+        rk: l.reasoning?.tokens ?? null,
+        ei: l.context?.calibrated ?? null,
+        eo: l.estimateOff ?? null,
+        pt: l.promptTruncated ?? null,
+        sim: l.simulator ?? null,
+      })),
+    ).map(clipCall),
+  );
+}
+
+/** The turn's phase transitions and stuck signals, as the two JSON parameters AGENT_STATE_CTE reads. */
+function agentStateParams(t: TurnWrite): [string, string] {
+  return [
+    JSON.stringify(
+      t.transitions.map((x, q) => ({
+        q,
+        k: x.machine ?? 'agent',
+        s: x.step,
+        f: x.from,
+        t: x.to,
+        c: new RowClipper().text('agent_state_transitions.cause', x.cause),
+        r: x.refused,
+        at: x.at,
+      })),
+    ),
+    JSON.stringify(
+      t.signals.map((x, q) => ({
+        q,
+        s: x.step,
+        d: x.detector,
+        x: new RowClipper().text('stuck_signals.detail', x.detail),
+        p: t.stuckPolicy,
+        at: x.at,
+      })),
+    ),
+  ];
 }
 
 /** A cell entered this many times or more is a loop cell (the MazeEval convention: migration 017's view). */

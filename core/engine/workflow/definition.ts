@@ -5,7 +5,7 @@
 // the YAML and its line, e.g. `steps[2].run_if (line 17): Unknown variable: atempts`.
 import { z } from 'zod';
 import { parseDocument } from 'yaml';
-import { readYaml, YamlFileError, type YamlProblem } from '../../config/yaml-paths.ts';
+import { readYaml, YamlFileError, type YamlFile, type YamlProblem } from '../../config/yaml-paths.ts';
 import { TOOL_NAMES } from '../tools.ts';
 import { BUILTIN_VARIABLES, Expressions, ExpressionError, typeOf, type VarType, type VarValue } from './expressions.ts';
 
@@ -140,105 +140,15 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   const cached = loadCache.get(text);
   if (cached) return cached;
   const file = readYaml(text, workflowSchema, (problems) => new WorkflowDefinitionError(problems, source));
-  const { piece, items, report } = file;
-  const steps = items(['steps'], stepSchema);
-  const transitions = items(['transitions'], transitionSchema);
-  const components = items(['components'], componentSchema);
-
-  // references: states, step names, components
-  const stateList = piece(['states'], statesSchema);
-  stateList?.forEach((s, i) => {
-    if (stateList.indexOf(s) !== i) report(['states', i], `state "${s}" is listed twice`);
-  });
-  // with no valid list of states, a reference to one cannot be judged
-  const state = (s: string | undefined, path: PropertyKey[]) => {
-    if (stateList && s !== undefined && !stateList.includes(s))
-      report(path, `"${s}" is not a state; states are: ${stateList.join(', ')}`);
+  const pieces: WorkflowPieces = {
+    file,
+    steps: file.items(['steps'], stepSchema),
+    transitions: file.items(['transitions'], transitionSchema),
+    components: file.items(['components'], componentSchema),
   };
-  state(piece(['initial_state'], name), ['initial_state']);
-  for (const [i, t] of transitions) {
-    if (t.from !== '*') state(t.from, ['transitions', i, 'from']);
-    state(t.to, ['transitions', i, 'to']);
-  }
-  const stepNames = new Set<string>();
-  for (const [i, s] of steps) {
-    if (stepNames.has(s.name)) report(['steps', i, 'name'], `step "${s.name}" is defined twice`);
-    stepNames.add(s.name);
-    const inState = s.in_state === undefined ? [] : Array.isArray(s.in_state) ? s.in_state : [s.in_state];
-    inState.forEach((x, j) =>
-      state(x, Array.isArray(s.in_state) ? ['steps', i, 'in_state', j] : ['steps', i, 'in_state']),
-    );
-    state(s.transition_to, ['steps', i, 'transition_to']);
-    if (s.type === 'transition')
-      for (const [k, to] of Object.entries(s.transition_map)) state(to, ['steps', i, 'transition_map', k]);
-  }
-  // only when every step is valid: a component naming a step that failed to load is not "not a step"
-  if (piece(['steps'], z.array(stepSchema)))
-    for (const [i, c] of components)
-      c.inject_into.forEach((stepName, j) => {
-        const target = steps.find(([, s]) => s.name === stepName)?.[1];
-        if (!target)
-          report(
-            ['components', i, 'inject_into', j],
-            `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`,
-          );
-        else if (target.type === 'code')
-          report(
-            ['components', i, 'inject_into', j],
-            `step "${stepName}" is a code step; components go into llm and transition steps`,
-          );
-      });
-
-  // variables and expressions; with invalid variables every expression would be judged against the wrong names,
-  // so they wait until the variables are valid
-  const variables = piece(['variables'], variablesSchema);
-  for (const k of Object.keys(variables ?? {}))
-    if (Object.hasOwn(BUILTIN_VARIABLES, k))
-      report(['variables', k], `"${k}" is a built-in variable; choose another name`);
-  if (variables) {
-    const types = variableTypes(variables);
-    const expressions = new Expressions(types);
-    const check = (expr: string, path: PropertyKey[], want?: VarType) => {
-      let got: string;
-      try {
-        got = expressions.check(expr);
-      } catch (e) {
-        return report(path, e instanceof ExpressionError ? e.message : String(e));
-      }
-      if (want && got !== want && !(want === 'double' && got === 'int')) report(path, `gives ${got}, expected ${want}`);
-    };
-    const placeholders = (tpl: string, path: PropertyKey[]) => {
-      for (const m of tpl.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
-        if (!Object.hasOwn(types, m[1]))
-          report(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
-      }
-    };
-    for (const [i, t] of transitions) if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool');
-    for (const [i, c] of components) placeholders(c.text, ['components', i, 'text']);
-    for (const [i, s] of steps) {
-      if (s.run_if) check(s.run_if, ['steps', i, 'run_if'], 'bool');
-      if (s.type === 'code') {
-        for (const [k, expr] of Object.entries(s.set)) {
-          if (!Object.hasOwn(variables, k))
-            report(
-              ['steps', i, 'set', k],
-              Object.hasOwn(BUILTIN_VARIABLES, k)
-                ? `"${k}" is built in and read-only`
-                : `"${k}" is not declared under variables`,
-            );
-          check(expr, ['steps', i, 'set', k], types[k]);
-        }
-      } else {
-        placeholders(s.prompt, ['steps', i, 'prompt']);
-      }
-      if (s.type === 'llm' && s.save_reply_as && types[s.save_reply_as] !== 'string') {
-        report(
-          ['steps', i, 'save_reply_as'],
-          `"${s.save_reply_as}" must be a string variable declared under variables`,
-        );
-      }
-    }
-  }
+  const stepNames = checkSteps(pieces, checkStates(pieces));
+  checkComponents(pieces, stepNames);
+  checkVariables(pieces);
 
   const wf = file.done();
   const types = variableTypes(wf.variables);
@@ -251,6 +161,137 @@ export function loadWorkflow(text: string, source = 'prompt'): LoadedWorkflow {
   if (loadCache.size > 100) loadCache.clear();
   loadCache.set(text, loaded);
   return loaded;
+}
+
+/** The workflow file and the pieces of it that parsed, each with its index. */
+interface WorkflowPieces {
+  file: YamlFile<Workflow>;
+  steps: Array<[number, WorkflowStep]>;
+  transitions: Array<[number, z.output<typeof transitionSchema>]>;
+  components: Array<[number, z.output<typeof componentSchema>]>;
+}
+
+type StateCheck = (s: string | undefined, path: PropertyKey[]) => void;
+
+/** Reports a reference to a state that is not listed; with no valid list of states, none can be judged. */
+function stateChecker({ file }: WorkflowPieces): StateCheck {
+  const stateList = file.piece(['states'], statesSchema);
+  stateList?.forEach((s, i) => {
+    if (stateList.indexOf(s) !== i) file.report(['states', i], `state "${s}" is listed twice`);
+  });
+  return (s, path) => {
+    if (stateList && s !== undefined && !stateList.includes(s))
+      file.report(path, `"${s}" is not a state; states are: ${stateList.join(', ')}`);
+  };
+}
+
+/** The states named by the initial state and the transitions; returns the check of a state reference. */
+function checkStates(pieces: WorkflowPieces): StateCheck {
+  const state = stateChecker(pieces);
+  state(pieces.file.piece(['initial_state'], name), ['initial_state']);
+  for (const [i, t] of pieces.transitions) {
+    if (t.from !== '*') state(t.from, ['transitions', i, 'from']);
+    state(t.to, ['transitions', i, 'to']);
+  }
+  return state;
+}
+
+/** Each step's name defined once, and the states it names; returns the names. */
+function checkSteps({ file, steps }: WorkflowPieces, state: StateCheck): Set<string> {
+  const stepNames = new Set<string>();
+  for (const [i, s] of steps) {
+    if (stepNames.has(s.name)) file.report(['steps', i, 'name'], `step "${s.name}" is defined twice`);
+    stepNames.add(s.name);
+    const inState = s.in_state === undefined ? [] : Array.isArray(s.in_state) ? s.in_state : [s.in_state];
+    inState.forEach((x, j) =>
+      state(x, Array.isArray(s.in_state) ? ['steps', i, 'in_state', j] : ['steps', i, 'in_state']),
+    );
+    state(s.transition_to, ['steps', i, 'transition_to']);
+    if (s.type === 'transition')
+      for (const [k, to] of Object.entries(s.transition_map)) state(to, ['steps', i, 'transition_map', k]);
+  }
+  return stepNames;
+}
+
+/** Each component goes into an llm or transition step. */
+function checkComponents({ file, steps, components }: WorkflowPieces, stepNames: Set<string>): void {
+  // only when every step is valid: a component naming a step that failed to load is not "not a step"
+  if (!file.piece(['steps'], z.array(stepSchema))) return;
+  for (const [i, c] of components)
+    c.inject_into.forEach((stepName, j) => {
+      const target = steps.find(([, s]) => s.name === stepName)?.[1];
+      if (!target)
+        file.report(
+          ['components', i, 'inject_into', j],
+          `"${stepName}" is not a step; steps are: ${[...stepNames].join(', ')}`,
+        );
+      else if (target.type === 'code')
+        file.report(
+          ['components', i, 'inject_into', j],
+          `step "${stepName}" is a code step; components go into llm and transition steps`,
+        );
+    });
+}
+
+/**
+ * Variables and expressions; with invalid variables every expression would be judged against the wrong names, so
+ * they wait until the variables are valid.
+ */
+function checkVariables(pieces: WorkflowPieces): void {
+  const { file, steps, transitions, components } = pieces;
+  const variables = file.piece(['variables'], variablesSchema);
+  for (const k of Object.keys(variables ?? {}))
+    if (Object.hasOwn(BUILTIN_VARIABLES, k))
+      file.report(['variables', k], `"${k}" is a built-in variable; choose another name`);
+  if (!variables) return;
+  const types = variableTypes(variables);
+  const { check, placeholders } = expressionCheckers(file, types);
+  for (const [i, t] of transitions) if (t.condition) check(t.condition, ['transitions', i, 'condition'], 'bool');
+  for (const [i, c] of components) placeholders(c.text, ['components', i, 'text']);
+  for (const [i, s] of steps) {
+    if (s.run_if) check(s.run_if, ['steps', i, 'run_if'], 'bool');
+    if (s.type === 'code') {
+      for (const [k, expr] of Object.entries(s.set)) {
+        if (!Object.hasOwn(variables, k))
+          file.report(
+            ['steps', i, 'set', k],
+            Object.hasOwn(BUILTIN_VARIABLES, k)
+              ? `"${k}" is built in and read-only`
+              : `"${k}" is not declared under variables`,
+          );
+        check(expr, ['steps', i, 'set', k], types[k]);
+      }
+    } else {
+      placeholders(s.prompt, ['steps', i, 'prompt']);
+    }
+    if (s.type === 'llm' && s.save_reply_as && types[s.save_reply_as] !== 'string') {
+      file.report(
+        ['steps', i, 'save_reply_as'],
+        `"${s.save_reply_as}" must be a string variable declared under variables`,
+      );
+    }
+  }
+}
+
+/** Reports an expression that does not type-check (or gives the wrong type), and a placeholder naming no variable. */
+function expressionCheckers({ report }: YamlFile<Workflow>, types: Record<string, VarType>) {
+  const expressions = new Expressions(types);
+  const check = (expr: string, path: PropertyKey[], want?: VarType) => {
+    let got: string;
+    try {
+      got = expressions.check(expr);
+    } catch (e) {
+      return report(path, e instanceof ExpressionError ? e.message : String(e));
+    }
+    if (want && got !== want && !(want === 'double' && got === 'int')) report(path, `gives ${got}, expected ${want}`);
+  };
+  const placeholders = (tpl: string, path: PropertyKey[]) => {
+    for (const m of tpl.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)) {
+      if (!Object.hasOwn(types, m[1]))
+        report(path, `{${m[1]}} is not a variable; known: ${Object.keys(types).join(', ')}`);
+    }
+  };
+  return { check, placeholders };
 }
 
 /**

@@ -7,6 +7,8 @@ import {
   BedrockRuntimeClient,
   ConverseCommand,
   type ContentBlock,
+  type ConverseCommandOutput,
+  type TokenUsage as TokenUsageWire,
   type Message,
   type Tool,
 } from '@aws-sdk/client-bedrock-runtime';
@@ -105,7 +107,6 @@ export function bedrockModel(
     maxTokens: settings.max_tokens ?? 1024,
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
   };
-  const { reasoningBudgetTokens, notSent, thinksByDefault, ...inferenceConfig } = sent;
   const client = new BedrockRuntimeClient({
     region: settings.region,
     maxAttempts: 1,
@@ -116,93 +117,124 @@ export function bedrockModel(
     provider: 'bedrock',
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
-      const cached = withCachePoints(model, settings.prompt_caching, [{ text: system }], bedrockTools(tools));
-      const command = new ConverseCommand({
-        modelId: model,
-        system: cached.system,
-        messages: toWire(messages, tools.length > 0),
-        ...(tools.length > 0 ? { toolConfig: { tools: cached.tools } } : {}),
-        inferenceConfig,
-        ...(reasoningBudgetTokens !== undefined
-          ? {
-              additionalModelRequestFields: {
-                thinking: { type: 'enabled', budget_tokens: reasoningBudgetTokens },
-              },
-            }
-          : {}),
-      });
-      let simulator: string | null = null;
-      // the raw response's headers, for a simulator's announcement (SIMULATOR_HEADER): a middleware of this command
-      command.middlewareStack.add(
-        (next) => async (args) => {
-          const out = await next(args);
-          simulator = announcedSimulator((out.response as { headers?: Record<string, string> }).headers);
-          return out;
-        },
-        { step: 'deserialize', name: 'ariadneSimulatorAnnouncement' },
-      );
+      const command = converseCommand(model, settings, sent, system, messages, tools);
+      const simulator = listenForSimulator(command);
       const res = await client.send(command, { abortSignal: signal });
-      const blocks = res.output?.message?.content ?? [];
-      const text = blocks.map((b) => b.text ?? '').join('');
-      const reasoningBlocks = blocks.flatMap((b) =>
-        b.reasoningContent?.reasoningText ? [b.reasoningContent.reasoningText] : [],
-      );
-      const signature = reasoningBlocks.find((r) => r.signature)?.signature;
-      const calls = blocks
-        .filter((b) => b.toolUse)
-        .map((b) => ({ id: b.toolUse!.toolUseId ?? '', name: b.toolUse!.name ?? '', arguments: b.toolUse!.input }));
-      const u = res.usage;
-      // inputTokens excludes what was read from or written to the cache (the User Guide's prompt caching page)
-      const usage = u
-        ? {
-            inputTokens: u.inputTokens ?? 0,
-            outputTokens: u.outputTokens ?? 0,
-            ...(u.cacheReadInputTokens !== undefined ? { cacheReadInputTokens: u.cacheReadInputTokens } : {}),
-            ...(u.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: u.cacheWriteInputTokens } : {}),
-          }
-        : null;
-      const stopReason = res.stopReason ?? null;
-      return {
-        text,
-        calls,
-        usage,
-        stopReason,
-        truncated: isTruncation(stopReason),
-        reasoning:
-          reasoningBlocks.length > 0
-            ? { text: reasoningBlocks.map((r) => r.text ?? '').join('\n'), ...(signature ? { signature } : {}) }
-            : null,
-        simulator,
-      };
+      return readReply(res, simulator());
     },
     // Nothing to ask the service: the model or profile, the Region and what is sent are what identifies the answers.
-    provenance() {
-      const profile = inferenceProfileOf(model);
-      return Promise.resolve({
-        provider: 'bedrock',
-        model_id: model,
-        base_model_id: baseModelId(model),
-        inference_profile: profile === null ? null : model,
-        region: settings.region,
-        endpoint: settings.endpoint ?? null,
-        inference_config_sent: inferenceConfig,
-        ...(reasoningBudgetTokens !== undefined
-          ? {
-              thinking_budget_tokens: reasoningBudgetTokens,
-              sampling_note: 'temperature and top_p not sent with thinking',
-            }
-          : {}),
-        // what the config holds but the model refuses, each with its reason (sampling.ts)
-        ...(notSent ? { not_sent: notSent } : {}),
-        ...(thinksByDefault
-          ? {
-              thinking: 'the model default (adaptive, no thinking field sent)',
-              max_tokens_note: `maxTokens ${inferenceConfig.maxTokens} caps thinking plus reply text`,
-            }
-          : {}),
-        seed: { sent: false, note: 'Converse takes no seed: repeats on Bedrock are not seeded' },
-      });
+    provenance: () => Promise.resolve(bedrockProvenance(model, settings, sent)),
+  };
+}
+
+/** The Converse request: cache points where the model takes them, thinking when a budget is set. */
+function converseCommand(
+  model: string,
+  settings: BedrockSettings,
+  sent: BedrockInference,
+  system: string,
+  messages: ChatMessage[],
+  tools: ToolSpec[],
+): ConverseCommand {
+  const { reasoningBudgetTokens, notSent: _notSent, thinksByDefault: _thinks, ...inferenceConfig } = sent;
+  const cached = withCachePoints(model, settings.prompt_caching, [{ text: system }], bedrockTools(tools));
+  return new ConverseCommand({
+    modelId: model,
+    system: cached.system,
+    messages: toWire(messages, tools.length > 0),
+    ...(tools.length > 0 ? { toolConfig: { tools: cached.tools } } : {}),
+    inferenceConfig,
+    ...(reasoningBudgetTokens !== undefined
+      ? {
+          additionalModelRequestFields: {
+            thinking: { type: 'enabled', budget_tokens: reasoningBudgetTokens },
+          },
+        }
+      : {}),
+  });
+}
+
+/**
+ * The simulator a reply came from, read from the raw response's headers (SIMULATOR_HEADER) by a middleware of this
+ * command; the returned function gives it once the command was sent.
+ */
+function listenForSimulator(command: ConverseCommand): () => string | null {
+  let simulator: string | null = null;
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      const out = await next(args);
+      simulator = announcedSimulator((out.response as { headers?: Record<string, string> }).headers);
+      return out;
     },
+    { step: 'deserialize', name: 'ariadneSimulatorAnnouncement' },
+  );
+  return () => simulator;
+}
+
+/** The reply's text, tool calls, reasoning (with its signature, to send back) and usage. */
+function readReply(res: ConverseCommandOutput, simulator: string | null): ModelReply {
+  const blocks = res.output?.message?.content ?? [];
+  const text = blocks.map((b) => b.text ?? '').join('');
+  const reasoningBlocks = blocks.flatMap((b) =>
+    b.reasoningContent?.reasoningText ? [b.reasoningContent.reasoningText] : [],
+  );
+  const signature = reasoningBlocks.find((r) => r.signature)?.signature;
+  const calls = blocks
+    .filter((b) => b.toolUse)
+    .map((b) => ({ id: b.toolUse!.toolUseId ?? '', name: b.toolUse!.name ?? '', arguments: b.toolUse!.input }));
+  const stopReason = res.stopReason ?? null;
+  return {
+    text,
+    calls,
+    usage: bedrockUsage(res.usage),
+    stopReason,
+    truncated: isTruncation(stopReason),
+    reasoning:
+      reasoningBlocks.length > 0
+        ? { text: reasoningBlocks.map((r) => r.text ?? '').join('\n'), ...(signature ? { signature } : {}) }
+        : null,
+    simulator,
+  };
+}
+
+function bedrockUsage(u: TokenUsageWire | undefined): ModelReply['usage'] {
+  // inputTokens excludes what was read from or written to the cache (the User Guide's prompt caching page)
+  return u
+    ? {
+        inputTokens: u.inputTokens ?? 0,
+        outputTokens: u.outputTokens ?? 0,
+        ...(u.cacheReadInputTokens !== undefined ? { cacheReadInputTokens: u.cacheReadInputTokens } : {}),
+        ...(u.cacheWriteInputTokens !== undefined ? { cacheWriteInputTokens: u.cacheWriteInputTokens } : {}),
+      }
+    : null;
+}
+
+function bedrockProvenance(model: string, settings: BedrockSettings, sent: BedrockInference) {
+  const { reasoningBudgetTokens, notSent, thinksByDefault, ...inferenceConfig } = sent;
+  const profile = inferenceProfileOf(model);
+  return {
+    provider: 'bedrock',
+    model_id: model,
+    base_model_id: baseModelId(model),
+    inference_profile: profile === null ? null : model,
+    region: settings.region,
+    endpoint: settings.endpoint ?? null,
+    inference_config_sent: inferenceConfig,
+    ...(reasoningBudgetTokens !== undefined
+      ? {
+          thinking_budget_tokens: reasoningBudgetTokens,
+          sampling_note: 'temperature and top_p not sent with thinking',
+        }
+      : {}),
+    // what the config holds but the model refuses, each with its reason (sampling.ts)
+    ...(notSent ? { not_sent: notSent } : {}),
+    ...(thinksByDefault
+      ? {
+          thinking: 'the model default (adaptive, no thinking field sent)',
+          max_tokens_note: `maxTokens ${inferenceConfig.maxTokens} caps thinking plus reply text`,
+        }
+      : {}),
+    seed: { sent: false, note: 'Converse takes no seed: repeats on Bedrock are not seeded' },
   };
 }
 

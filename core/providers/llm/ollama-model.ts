@@ -3,7 +3,7 @@
 // reference gives them (https://docs.ollama.com/api/chat, .../capabilities/thinking): options.seed and sampling,
 // `think` and message.thinking, done_reason "length". Provenance from /api/version, /api/tags (digests) and /api/show.
 import { createHash } from 'node:crypto';
-import { Ollama, type Message, type Tool } from 'ollama';
+import { Ollama, type ChatResponse, type Message, type Tool } from 'ollama';
 import { announcedSimulator, isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { ModelTimings } from '../../engine/agent.ts';
@@ -90,10 +90,33 @@ export function ollamaModel(
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.repeat_penalty !== undefined ? { repeat_penalty: settings.repeat_penalty } : {}),
   };
-  // `heard`: told of each response's simulator announcement (the client gives no headers of its own).
-  const client = (signal: AbortSignal, heard?: (simulator: string | null) => void) =>
+  const client = ollamaClient(settings.host, apiKey);
+  return {
+    provider: 'ollama',
+    model,
+    async complete(system, messages, tools, signal): Promise<ModelReply> {
+      const request = chatRequest(model, settings, sent, system, messages, tools);
+      let simulator: string | null = null;
+      const c = client(signal, (s) => (simulator = s));
+      const collected = settings.stream
+        ? await collectStream(await c.chat({ ...request, stream: true }))
+        : collectReply(await c.chat({ ...request, stream: false }));
+      return readReply(collected, simulator);
+    },
+    provenance: (signal) => ollamaProvenance(client, model, settings, sent, signal),
+  };
+}
+
+/**
+ * A client for one attempt. `heard`: told of each response's simulator announcement (the client gives no headers
+ * of its own).
+ */
+type OllamaClient = (signal: AbortSignal, heard?: (simulator: string | null) => void) => Ollama;
+
+function ollamaClient(host: string, apiKey: string | undefined): OllamaClient {
+  return (signal, heard) =>
     new Ollama({
-      host: settings.host,
+      host,
       headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
       // The client has no timeout of its own: every request carries the attempt's signal.
       fetch: async (input, init) => {
@@ -102,89 +125,113 @@ export function ollamaModel(
         return res;
       },
     });
+}
+
+function chatRequest(
+  model: string,
+  settings: OllamaSettings,
+  sent: OllamaOptions,
+  system: string,
+  messages: ChatMessage[],
+  tools: ToolSpec[],
+) {
+  return {
+    model,
+    messages: toWire(system, messages),
+    tools: ollamaTools(tools),
+    options: { num_ctx: settings.num_ctx, ...sent },
+    ...(settings.think !== undefined ? { think: settings.think } : {}),
+  };
+}
+
+/** A reply's text, thinking and tool calls, whole or gathered from its parts, with its last (done) part. */
+interface Collected {
+  content: string;
+  thinking: string;
+  calls: ModelReply['calls'];
+  final: OllamaFinal;
+}
+
+async function collectStream(parts: AsyncIterable<ChatResponse>): Promise<Collected> {
+  const got: Collected = { content: '', thinking: '', calls: [], final: {} };
+  for await (const part of parts) {
+    got.content += part.message?.content ?? '';
+    got.thinking += part.message?.thinking ?? '';
+    addCalls(got.calls, part);
+    if (part.done) got.final = part;
+  }
+  return got;
+}
+
+function collectReply(res: ChatResponse): Collected {
+  const calls: ModelReply['calls'] = [];
+  addCalls(calls, res);
+  return { content: res.message?.content ?? '', thinking: res.message?.thinking ?? '', calls, final: res };
+}
+
+/** Ollama gives its tool calls no ids: they are numbered in the order they came. */
+function addCalls(calls: ModelReply['calls'], part: ChatResponse): void {
+  for (const c of part.message?.tool_calls ?? [])
+    calls.push({ id: `call_${calls.length}`, name: c.function.name, arguments: c.function.arguments });
+}
+
+function readReply({ content, thinking, calls, final }: Collected, simulator: string | null): ModelReply {
+  const usage =
+    typeof final.prompt_eval_count === 'number' || typeof final.eval_count === 'number'
+      ? { inputTokens: final.prompt_eval_count ?? 0, outputTokens: final.eval_count ?? 0 }
+      : null;
+  const stopReason = final.done_reason ?? null;
+  return {
+    text: content,
+    calls,
+    usage,
+    stopReason,
+    truncated: isTruncation(stopReason),
+    timings: timingsOf(final),
+    reasoning: thinking ? { text: thinking } : null,
+    simulator,
+  };
+}
+
+/** The server's version, the model's digest, details and template, and what is sent. */
+async function ollamaProvenance(
+  client: OllamaClient,
+  model: string,
+  settings: OllamaSettings,
+  sent: OllamaOptions,
+  signal: AbortSignal,
+) {
+  let simulator: string | null = null;
+  const c = client(signal, (s) => (simulator ??= s));
+  const [version, tags, show] = await Promise.all([
+    c.version().catch((e: unknown) => ({ error: String(e) })),
+    c.list().catch((e: unknown) => ({ error: String(e), models: [] })),
+    c.show({ model }).catch((e: unknown) => ({ error: String(e) })),
+  ]);
+  const listed = tags.models.find((m) => m.name === model || m.model === model);
+  const details = 'details' in show ? show.details : undefined;
   return {
     provider: 'ollama',
     model,
-    async complete(system, messages, tools, signal): Promise<ModelReply> {
-      const request = {
-        model,
-        messages: toWire(system, messages),
-        tools: ollamaTools(tools),
-        options: { num_ctx: settings.num_ctx, ...sent },
-        ...(settings.think !== undefined ? { think: settings.think } : {}),
-      };
-      let content = '';
-      let thinking = '';
-      const calls: ModelReply['calls'] = [];
-      let final: OllamaFinal = {};
-      let simulator: string | null = null;
-      const heard = (s: string | null) => (simulator = s);
-      if (settings.stream) {
-        for await (const part of await client(signal, heard).chat({ ...request, stream: true })) {
-          content += part.message?.content ?? '';
-          thinking += part.message?.thinking ?? '';
-          for (const c of part.message?.tool_calls ?? [])
-            calls.push({ id: `call_${calls.length}`, name: c.function.name, arguments: c.function.arguments });
-          if (part.done) final = part;
-        }
-      } else {
-        const res = await client(signal, heard).chat({ ...request, stream: false });
-        content = res.message?.content ?? '';
-        thinking = res.message?.thinking ?? '';
-        for (const c of res.message?.tool_calls ?? [])
-          calls.push({ id: `call_${calls.length}`, name: c.function.name, arguments: c.function.arguments });
-        final = res;
-      }
-      const usage =
-        typeof final.prompt_eval_count === 'number' || typeof final.eval_count === 'number'
-          ? { inputTokens: final.prompt_eval_count ?? 0, outputTokens: final.eval_count ?? 0 }
-          : null;
-      const stopReason = final.done_reason ?? null;
-      return {
-        text: content,
-        calls,
-        usage,
-        stopReason,
-        truncated: isTruncation(stopReason),
-        timings: timingsOf(final),
-        reasoning: thinking ? { text: thinking } : null,
-        simulator,
-      };
+    server_version: 'version' in version ? version.version : null,
+    model_digest: listed?.digest ?? null,
+    quantization_level: details?.quantization_level ?? listed?.details.quantization_level ?? null,
+    parameter_size: details?.parameter_size ?? listed?.details.parameter_size ?? null,
+    family: details?.family ?? null,
+    template_sha256: 'template' in show ? createHash('sha256').update(show.template).digest('hex') : null,
+    // the model's own Modelfile parameters: what applies where Ariadne sends nothing
+    model_parameters: 'parameters' in show ? show.parameters : null,
+    options_sent: {
+      num_ctx: settings.num_ctx,
+      ...sent,
+      ...(settings.think !== undefined ? { think: settings.think } : {}),
     },
-    async provenance(signal) {
-      let simulator: string | null = null;
-      const c = client(signal, (s) => (simulator ??= s));
-      const [version, tags, show] = await Promise.all([
-        c.version().catch((e: unknown) => ({ error: String(e) })),
-        c.list().catch((e: unknown) => ({ error: String(e), models: [] })),
-        c.show({ model }).catch((e: unknown) => ({ error: String(e) })),
-      ]);
-      const listed = tags.models.find((m) => m.name === model || m.model === model);
-      const details = 'details' in show ? show.details : undefined;
-      return {
-        provider: 'ollama',
-        model,
-        server_version: 'version' in version ? version.version : null,
-        model_digest: listed?.digest ?? null,
-        quantization_level: details?.quantization_level ?? listed?.details.quantization_level ?? null,
-        parameter_size: details?.parameter_size ?? listed?.details.parameter_size ?? null,
-        family: details?.family ?? null,
-        template_sha256: 'template' in show ? createHash('sha256').update(show.template).digest('hex') : null,
-        // the model's own Modelfile parameters: what applies where Ariadne sends nothing
-        model_parameters: 'parameters' in show ? show.parameters : null,
-        options_sent: {
-          num_ctx: settings.num_ctx,
-          ...sent,
-          ...(settings.think !== undefined ? { think: settings.think } : {}),
-        },
-        seed:
-          sent.seed !== undefined
-            ? { sent: true, value: sent.seed, note: "the run's agent seed, as options.seed" }
-            : { sent: false, note: 'model_seed is none (or the run predates per-repeat seeds)' },
-        errors: [version, tags, show].flatMap((r) => ('error' in r ? [r.error] : [])),
-        ...(simulator ? { simulator } : {}),
-      };
-    },
+    seed:
+      sent.seed !== undefined
+        ? { sent: true, value: sent.seed, note: "the run's agent seed, as options.seed" }
+        : { sent: false, note: 'model_seed is none (or the run predates per-repeat seeds)' },
+    errors: [version, tags, show].flatMap((r) => ('error' in r ? [r.error] : [])),
+    ...(simulator ? { simulator } : {}),
   };
 }
 

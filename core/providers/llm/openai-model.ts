@@ -145,92 +145,129 @@ export function openaiModel(
   apiKey: string | undefined,
   request: OpenAIRequest,
 ): ChatModel {
-  const { notSent, ...sent } = request;
+  // what is sent; what is not (notSent) is for the provenance
+  const { notSent: _notSent, ...sent } = request;
   // The client refuses to start without a key; a local server that checks none takes any.
   const client = new OpenAI({ baseURL: settings.base_url, apiKey: apiKey || 'none', maxRetries: 0 });
   return {
     provider: 'openai',
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
-      const body: ChatCompletionCreateParamsBase = {
-        model,
-        messages: toWire(system, messages, tools.length > 0),
-        ...(tools.length > 0 ? { tools: openaiTools(tools) } : {}),
-        ...sent,
-        // parallel_tool_calls means nothing without tools, and servers refuse it then
-        ...(tools.length === 0 ? { parallel_tool_calls: undefined } : {}),
-      };
-      let reply: ReturnType<typeof assembleStream>;
-      // withResponse(): the raw response beside the parsed one, for a simulator's announcement (SIMULATOR_HEADER)
-      let simulator: string | null;
-      if (settings.stream) {
-        const { data: stream, response } = await client.chat.completions
-          .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
-          .withResponse();
-        simulator = announcedSimulator(response.headers);
-        const chunks: ChatCompletionChunk[] = [];
-        for await (const chunk of stream) chunks.push(chunk);
-        reply = assembleStream(chunks);
-      } else {
-        const { data: res, response } = await client.chat.completions
-          .create({ ...body, stream: false }, { signal })
-          .withResponse();
-        simulator = announcedSimulator(response.headers);
-        const choice = res.choices[0];
-        const functionCalls = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
-        reply = {
-          text: choice?.message.content ?? '',
-          reasoning: reasoningOf(choice?.message),
-          finish: choice?.finish_reason ?? null,
-          usage: res.usage ?? null,
-          calls: functionCalls.map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments })),
-        };
-      }
-      const calls: ModelToolCall[] = reply.calls.map((c, i) => ({
-        // some servers send no ids; the next request must still pair each result with its call
-        id: c.id || `call_${i}`,
-        name: c.name,
-        arguments: parsedArguments(c.args),
-      }));
-      return {
-        text: reply.text,
-        calls,
-        usage: openaiUsage(reply.usage),
-        stopReason: reply.finish,
-        truncated: isTruncation(reply.finish),
-        reasoning: reply.reasoning ? { text: reply.reasoning } : null,
-        simulator,
-      };
+      const body = completionBody(model, sent, system, messages, tools);
+      const { reply, simulator } = settings.stream
+        ? await completeStreamed(client, body, signal)
+        : await completeWhole(client, body, signal);
+      return readReply(reply, simulator);
     },
-    async provenance(signal) {
-      const listed = await client.models
-        .retrieve(model, { signal })
-        .withResponse()
-        .then(({ data: m, response }) => ({
-          model: m as unknown as Record<string, unknown>,
-          simulator: announcedSimulator(response.headers),
-        }))
-        .catch((e: unknown) => ({ error: String(e) }));
-      return {
-        provider: 'openai',
-        model,
-        base_url: settings.base_url,
-        // the server's own record of the model: OpenAI's owned_by and created; vLLM adds root and max_model_len
-        served_model: 'model' in listed ? listed.model : null,
-        request_sent: { ...sent, stream: settings.stream },
-        ...(notSent ? { not_sent: notSent } : {}),
-        seed:
-          sent.seed !== undefined
-            ? {
-                sent: true,
-                value: sent.seed,
-                note: "the run's agent seed, as `seed`: OpenAI documents determinism as best effort",
-              }
-            : { sent: false, note: 'model_seed is none' },
-        errors: 'error' in listed ? [listed.error] : [],
-        ...('simulator' in listed && listed.simulator ? { simulator: listed.simulator } : {}),
-      };
-    },
+    provenance: (signal) => openaiProvenance(client, model, settings, request, signal),
+  };
+}
+
+function completionBody(
+  model: string,
+  sent: Omit<OpenAIRequest, 'notSent'>,
+  system: string,
+  messages: ChatMessage[],
+  tools: ToolSpec[],
+): ChatCompletionCreateParamsBase {
+  return {
+    model,
+    messages: toWire(system, messages, tools.length > 0),
+    ...(tools.length > 0 ? { tools: openaiTools(tools) } : {}),
+    ...sent,
+    // parallel_tool_calls means nothing without tools, and servers refuse it then
+    ...(tools.length === 0 ? { parallel_tool_calls: undefined } : {}),
+  };
+}
+
+/** A reply as read off the wire, before its calls' arguments are parsed. */
+type WireReply = ReturnType<typeof assembleStream>;
+
+// withResponse(): the raw response beside the parsed one, for a simulator's announcement (SIMULATOR_HEADER)
+async function completeStreamed(client: OpenAI, body: ChatCompletionCreateParamsBase, signal: AbortSignal) {
+  const { data: stream, response } = await client.chat.completions
+    .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal })
+    .withResponse();
+  const simulator = announcedSimulator(response.headers);
+  const chunks: ChatCompletionChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return { reply: assembleStream(chunks), simulator };
+}
+
+async function completeWhole(
+  client: OpenAI,
+  body: ChatCompletionCreateParamsBase,
+  signal: AbortSignal,
+): Promise<{ reply: WireReply; simulator: string | null }> {
+  const { data: res, response } = await client.chat.completions
+    .create({ ...body, stream: false }, { signal })
+    .withResponse();
+  const simulator = announcedSimulator(response.headers);
+  const choice = res.choices[0];
+  const functionCalls = (choice?.message.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [c] : []));
+  const reply = {
+    text: choice?.message.content ?? '',
+    reasoning: reasoningOf(choice?.message),
+    finish: choice?.finish_reason ?? null,
+    usage: res.usage ?? null,
+    calls: functionCalls.map((c) => ({ id: c.id, name: c.function.name, args: c.function.arguments })),
+  };
+  return { reply, simulator };
+}
+
+function readReply(reply: WireReply, simulator: string | null): ModelReply {
+  const calls: ModelToolCall[] = reply.calls.map((c, i) => ({
+    // some servers send no ids; the next request must still pair each result with its call
+    id: c.id || `call_${i}`,
+    name: c.name,
+    arguments: parsedArguments(c.args),
+  }));
+  return {
+    text: reply.text,
+    calls,
+    usage: openaiUsage(reply.usage),
+    stopReason: reply.finish,
+    truncated: isTruncation(reply.finish),
+    reasoning: reply.reasoning ? { text: reply.reasoning } : null,
+    simulator,
+  };
+}
+
+/** The server's record of the model and what is sent. */
+async function openaiProvenance(
+  client: OpenAI,
+  model: string,
+  settings: OpenAISettings,
+  request: OpenAIRequest,
+  signal: AbortSignal,
+) {
+  const { notSent, ...sent } = request;
+  const listed = await client.models
+    .retrieve(model, { signal })
+    .withResponse()
+    .then(({ data: m, response }) => ({
+      model: m as unknown as Record<string, unknown>,
+      simulator: announcedSimulator(response.headers),
+    }))
+    .catch((e: unknown) => ({ error: String(e) }));
+  return {
+    provider: 'openai',
+    model,
+    base_url: settings.base_url,
+    // the server's own record of the model: OpenAI's owned_by and created; vLLM adds root and max_model_len
+    served_model: 'model' in listed ? listed.model : null,
+    request_sent: { ...sent, stream: settings.stream },
+    ...(notSent ? { not_sent: notSent } : {}),
+    seed:
+      sent.seed !== undefined
+        ? {
+            sent: true,
+            value: sent.seed,
+            note: "the run's agent seed, as `seed`: OpenAI documents determinism as best effort",
+          }
+        : { sent: false, note: 'model_seed is none' },
+    errors: 'error' in listed ? [listed.error] : [],
+    ...('simulator' in listed && listed.simulator ? { simulator: listed.simulator } : {}),
   };
 }
 

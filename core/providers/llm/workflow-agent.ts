@@ -9,13 +9,20 @@ import type { ExperimentConfig } from '../../config/experiment-config.ts';
 import { contextWindow, fitToWindow, replyReserve } from './context-guard.ts';
 import { promptWasCut } from './prompt-cut.ts';
 import { estimatePromptTokens } from './token-estimate.ts';
-import type { ChatMessage, ChatModel, ModelToolCall } from './chat-model.ts';
-import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
+import type { ChatMessage, ChatModel, ModelReply, ModelToolCall } from './chat-model.ts';
+import { withRetry, type Failure, type RetryPolicy, type RetryRecord } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
 import { renderObservation, renderResult } from './observations/index.ts';
 import type { ObservationFormat } from '../../config/experiment-config.ts';
 import type { LoadedWorkflow } from '../../engine/workflow/definition.ts';
-import { WorkflowRunner, initialMemory, type StepAsk, type WorkflowMemory } from '../../engine/workflow/runner.ts';
+import {
+  WorkflowRunner,
+  initialMemory,
+  type StepAsk,
+  type WorkflowFacts,
+  type WorkflowMemory,
+  type WorkflowReply,
+} from '../../engine/workflow/runner.ts';
 
 export interface WorkflowAgentOptions {
   workflow: LoadedWorkflow;
@@ -35,135 +42,184 @@ export interface WorkflowAgentOptions {
 }
 
 export function workflowAgent(opts: WorkflowAgentOptions): Agent {
-  const memory = (opts.memory as WorkflowMemory | null) ?? initialMemory(opts.workflow);
-  let runner = new WorkflowRunner(opts.workflow, structuredClone(memory));
-  const messages: ChatMessage[] = [];
-  let lastCalls: ModelToolCall[] = [];
-  let lastFromText = false;
+  const agent = new WorkflowAgent(opts);
   return {
     callsModel: true,
-    memory: () => runner.memory,
-    async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
-      // what a reply that never came (the turn's deadline stopped a step's call) must leave as it was
-      const before = { messages: messages.length, memory: structuredClone(runner.memory), lastCalls, lastFromText };
-      let pending: string | null =
-        messages.length === 0 ? renderObservation(opts.observation, obs, opts.maxMoves) : null;
-      if (messages.length > 0 && lastCalls.length > 0) {
-        const results = lastCalls.map((c, i) => ({
-          id: c.id,
-          name: c.name,
-          content: renderResult(opts.observation, obs.results[i], obs),
-          ok: obs.results[i].success,
-        }));
-        if (lastFromText) pending = results.map((r) => `${r.name}: ${r.content}`).join('\n');
-        else messages.push({ role: 'tool', results });
-      }
-      lastCalls = [];
-      const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-      let reported = false,
-        latencyMs = 0,
-        stopReason: string | null = null,
-        // any step's reply cut by the output cap; the steps' reasoning, in order
-        truncated = false,
-        // any step's prompt cut to the window; the simulator that answered any step
-        promptTruncated = false,
-        simulator: string | null = null;
-      const reasoning: string[] = [];
-      const retries: Array<Record<string, unknown>> = [];
-      // the largest prompt among the reply's calls (a workflow carries nothing to trim: it fits, or it is refused)
-      let context: PromptContext | null = null;
-
-      const ask = async (a: StepAsk) => {
-        messages.push({ role: 'user', text: pending ? `${pending}\n\n${a.prompt}` : a.prompt });
-        pending = null;
-        const tools = a.tools === null ? opts.tools : opts.tools.filter((t) => a.tools!.includes(t.name));
-        const fit = fitToWindow({
-          provider: opts.model.provider,
-          model: opts.model.model,
-          window: contextWindow(opts.model.provider, opts.model.model, opts.config),
-          reserve: replyReserve(opts.model.provider, opts.config),
-          policy: opts.config.context_policy,
-          estimate: () => estimatePromptTokens(opts.system, messages, tools),
-          trimOldest: () => 0,
-        });
-        if (context === null || fit.estimate > context.estimate) context = fit;
-        const t0 = performance.now();
-        const { value: reply, retries: r } = await withRetry(
-          (signal) => opts.model.complete(opts.system, messages, tools, signal),
-          {
-            policy: opts.policy,
-            classify: opts.classify,
-            provider: opts.model.provider,
-            model: opts.model.model,
-            deadline,
-          },
-        );
-        latencyMs += performance.now() - t0;
-        retries.push(...r.map((x) => ({ ...x, step: a.step })));
-        if (reply.usage) {
-          reported = true;
-          usage.inputTokens += reply.usage.inputTokens;
-          usage.outputTokens += reply.usage.outputTokens;
-          addCacheTokens(usage, reply.usage);
-        }
-        stopReason = reply.stopReason;
-        truncated ||= reply.truncated === true;
-        promptTruncated ||= promptWasCut(fit.window, reply);
-        simulator ??= reply.simulator ?? null;
-        if (reply.reasoning) reasoning.push(reply.reasoning.text);
-        let calls = tools.length > 0 ? reply.calls : [];
-        let fromText = false;
-        if (calls.length === 0 && reply.text && tools.length > 0) {
-          calls = parseTextToolCalls(reply.text);
-          fromText = calls.length > 0;
-        }
-        messages.push({ role: 'assistant', text: reply.text, calls: fromText ? [] : calls });
-        lastCalls = calls;
-        lastFromText = fromText;
-        return {
-          text: reply.text,
-          calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: fromText })),
-        };
-      };
-
-      const out = await runner
-        .reply(
-          {
-            turn: obs.turnNumber,
-            actionsTaken: obs.actionsTaken,
-            actionsLeftInTurn: obs.actionsLeftInTurn,
-            tilesSeen: obs.tilesSeen,
-            phase: obs.phase,
-            results: obs.results,
-          },
-          ask,
-        )
-        .catch((err: unknown) => {
-          // The steps this reply took are undone: the memory persisted with the turn is the last whole reply's.
-          messages.length = before.messages;
-          runner = new WorkflowRunner(opts.workflow, before.memory);
-          ({ lastCalls, lastFromText } = before);
-          throw err;
-        });
-      return {
-        calls: out.calls,
-        text: out.text,
-        usage: reported ? usage : null,
-        latencyMs,
-        stopReason,
-        truncated,
-        promptTruncated,
-        simulator,
-        reasoning:
-          reasoning.length > 0
-            ? { text: reasoning.join('\n\n'), tokens: Math.ceil(reasoning.join('\n\n').length / 4) }
-            : null,
-        retries,
-        context,
-        workflow: { steps: out.steps, moves: out.moves },
-      };
-    },
+    memory: () => agent.memory,
+    act: (obs, deadline) => agent.act(obs, deadline),
   };
+}
+
+/** The turn's conversation across the workflow's steps, and the runner that walks them. */
+class WorkflowAgent {
+  private runner: WorkflowRunner;
+  private readonly messages: ChatMessage[] = [];
+  private lastCalls: ModelToolCall[] = [];
+  private lastFromText = false;
+  /** Text for the next step's prompt to follow: the observation, or the results of calls written as text. */
+  private pending: string | null = null;
+
+  constructor(private readonly opts: WorkflowAgentOptions) {
+    const memory = (opts.memory as WorkflowMemory | null) ?? initialMemory(opts.workflow);
+    this.runner = new WorkflowRunner(opts.workflow, structuredClone(memory));
+  }
+
+  get memory(): WorkflowMemory {
+    return this.runner.memory;
+  }
+
+  async act(obs: Observation, deadline?: CallDeadline): Promise<AgentReply> {
+    // what a reply that never came (the turn's deadline stopped a step's call) must leave as it was
+    const before = {
+      messages: this.messages.length,
+      memory: structuredClone(this.runner.memory),
+      lastCalls: this.lastCalls,
+      lastFromText: this.lastFromText,
+    };
+    this.pending = this.see(obs);
+    this.lastCalls = [];
+    const tally = new ReplyTally();
+    const out = await this.runner
+      .reply(workflowFacts(obs), (a) => this.ask(a, tally, deadline))
+      .catch((err: unknown) => {
+        // The steps this reply took are undone: the memory persisted with the turn is the last whole reply's.
+        this.messages.length = before.messages;
+        this.runner = new WorkflowRunner(this.opts.workflow, before.memory);
+        ({ lastCalls: this.lastCalls, lastFromText: this.lastFromText } = before);
+        throw err;
+      });
+    return tally.reply(out);
+  }
+
+  /** The observation at the turn's start; later, the results of the last calls (as tool results, or as text). */
+  private see(obs: Observation): string | null {
+    if (this.messages.length === 0) return renderObservation(this.opts.observation, obs, this.opts.maxMoves);
+    if (this.lastCalls.length === 0) return null;
+    const results = this.lastCalls.map((c, i) => ({
+      id: c.id,
+      name: c.name,
+      content: renderResult(this.opts.observation, obs.results[i], obs),
+      ok: obs.results[i].success,
+    }));
+    if (this.lastFromText) return results.map((r) => `${r.name}: ${r.content}`).join('\n');
+    this.messages.push({ role: 'tool', results });
+    return null;
+  }
+
+  /** One step's model call: its prompt after anything pending, only its tools offered. */
+  private async ask(a: StepAsk, tally: ReplyTally, deadline?: CallDeadline) {
+    this.messages.push({ role: 'user', text: this.pending ? `${this.pending}\n\n${a.prompt}` : a.prompt });
+    this.pending = null;
+    const tools = a.tools === null ? this.opts.tools : this.opts.tools.filter((t) => a.tools!.includes(t.name));
+    const fit = this.fit(tools);
+    const t0 = performance.now();
+    const { value: reply, retries } = await withRetry(
+      (signal) => this.opts.model.complete(this.opts.system, this.messages, tools, signal),
+      {
+        policy: this.opts.policy,
+        classify: this.opts.classify,
+        provider: this.opts.model.provider,
+        model: this.opts.model.model,
+        deadline,
+      },
+    );
+    tally.add(a.step, fit, reply, retries, performance.now() - t0);
+    const { calls, fromText } = this.keepReply(reply, tools);
+    return {
+      text: reply.text,
+      calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, parsedFromText: fromText })),
+    };
+  }
+
+  /** The context guard's verdict on the prompt (a workflow carries nothing to trim: it fits, or it is refused). */
+  private fit(tools: ToolSpec[]): PromptContext {
+    const { model, config, system } = this.opts;
+    return fitToWindow({
+      provider: model.provider,
+      model: model.model,
+      window: contextWindow(model.provider, model.model, config),
+      reserve: replyReserve(model.provider, config),
+      policy: config.context_policy,
+      estimate: () => estimatePromptTokens(system, this.messages, tools),
+      trimOldest: () => 0,
+    });
+  }
+
+  /** The reply kept in the conversation; its tool calls, or the ones it wrote as text. */
+  private keepReply(reply: ModelReply, tools: ToolSpec[]): { calls: ModelToolCall[]; fromText: boolean } {
+    let calls = tools.length > 0 ? reply.calls : [];
+    let fromText = false;
+    if (calls.length === 0 && reply.text && tools.length > 0) {
+      calls = parseTextToolCalls(reply.text);
+      fromText = calls.length > 0;
+    }
+    this.messages.push({ role: 'assistant', text: reply.text, calls: fromText ? [] : calls });
+    this.lastCalls = calls;
+    this.lastFromText = fromText;
+    return { calls, fromText };
+  }
+}
+
+/** What the runner is told of the game: the observation without coordinates. */
+function workflowFacts(obs: Observation): WorkflowFacts {
+  return {
+    turn: obs.turnNumber,
+    actionsTaken: obs.actionsTaken,
+    actionsLeftInTurn: obs.actionsLeftInTurn,
+    tilesSeen: obs.tilesSeen,
+    phase: obs.phase,
+    results: obs.results,
+  };
+}
+
+/** One reply's steps summed: tokens and latency added, any step's cut or simulator kept, the reasoning in order. */
+class ReplyTally {
+  private readonly usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  private reported = false;
+  private latencyMs = 0;
+  private stopReason: string | null = null;
+  private truncated = false;
+  private promptTruncated = false;
+  private simulator: string | null = null;
+  private readonly reasoning: string[] = [];
+  private readonly retries: Array<Record<string, unknown>> = [];
+  /** The largest prompt among the reply's calls. */
+  private context: PromptContext | null = null;
+
+  add(step: string, fit: PromptContext, reply: ModelReply, retries: RetryRecord[], latencyMs: number): void {
+    if (this.context === null || fit.estimate > this.context.estimate) this.context = fit;
+    this.latencyMs += latencyMs;
+    this.retries.push(...retries.map((x) => ({ ...x, step })));
+    if (reply.usage) {
+      this.reported = true;
+      this.usage.inputTokens += reply.usage.inputTokens;
+      this.usage.outputTokens += reply.usage.outputTokens;
+      addCacheTokens(this.usage, reply.usage);
+    }
+    this.stopReason = reply.stopReason;
+    this.truncated ||= reply.truncated === true;
+    this.promptTruncated ||= promptWasCut(fit.window, reply);
+    this.simulator ??= reply.simulator ?? null;
+    if (reply.reasoning) this.reasoning.push(reply.reasoning.text);
+  }
+
+  reply(out: WorkflowReply): AgentReply {
+    const reasoning = this.reasoning.join('\n\n');
+    return {
+      calls: out.calls,
+      text: out.text,
+      usage: this.reported ? this.usage : null,
+      latencyMs: this.latencyMs,
+      stopReason: this.stopReason,
+      truncated: this.truncated,
+      promptTruncated: this.promptTruncated,
+      simulator: this.simulator,
+      reasoning: this.reasoning.length > 0 ? { text: reasoning, tokens: Math.ceil(reasoning.length / 4) } : null,
+      retries: this.retries,
+      context: this.context,
+      workflow: { steps: out.steps, moves: out.moves },
+    };
+  }
 }
 
 /** Sums a step's prompt-cache tokens into the reply's, leaving them absent while no step reported any. */
