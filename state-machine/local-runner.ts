@@ -125,12 +125,10 @@ function onHandlersClock(input: unknown, startTime: string): unknown {
   return { ...(input as object), execution: { ...execution, startTime } };
 }
 
-async function localHandlers(
-  opts: LocalRunOptions,
-  startTime: () => string,
-  stop: () => void,
-): Promise<Record<string, (input: unknown) => Promise<never>>> {
-  const out: Record<string, (input: unknown) => Promise<never>> = {};
+type TaskHandlers = Record<string, (input: unknown) => Promise<never>>;
+
+async function localHandlers(opts: LocalRunOptions, startTime: () => string, stop: () => void): Promise<TaskHandlers> {
+  const out: TaskHandlers = {};
   let stopped = false;
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
     let base = opts.taskHandlers?.[state];
@@ -167,126 +165,146 @@ async function localHandlers(
 const executionArnOf = (name: string, machineArn = LOCAL_STATE_MACHINE_ARN) =>
   `${machineArn.replace(':stateMachine:', ':execution:')}:${name}`;
 
+type Definition = { States: Record<string, { Type?: string }> };
+type StartParams = { StateMachineArn: string; Name: string; Input: unknown };
+type Execution = ReturnType<ReturnType<typeof localMachine>['run']>;
+
+/** The executions of one experiment, one after another: each continue-as-new queues the next. */
+class LocalExecutions {
+  readonly machineArn: string;
+  startTime: string;
+  abortExecution = () => {};
+  next: { name: string; input: unknown } | null;
+  readonly names: Set<string>;
+  readonly executions: string[] = [];
+  readonly historyEvents: number[] = [];
+  events = 0;
+  readonly definition: Definition;
+
+  constructor(
+    input: unknown,
+    readonly opts: LocalRunOptions,
+  ) {
+    this.machineArn = opts.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
+    this.startTime = opts.deps.now().toISOString();
+    // as StartExecution's input is, a JSON text: a Date or a class instance is what its JSON says
+    this.next = { name: opts.executionName ?? randomUUID(), input: JSON.parse(JSON.stringify(input ?? null)) };
+    this.names = opts.executionNames ?? new Set<string>();
+    this.names.add(this.next.name);
+    this.definition = (opts.definition ?? (synthesized ??= experimentDefinition())) as Definition;
+  }
+
+  /**
+   * states:startExecution on this machine, in-process: the continuation queued, answered as the service answers (a
+   * refusal is a rejection, as from the service).
+   */
+  startExecution(p: StartParams): Promise<never> {
+    const refuse = (message: string, name: string) => Promise.reject(Object.assign(new Error(message), { name }));
+    if (p.StateMachineArn !== this.machineArn)
+      return refuse(`unknown state machine ${p.StateMachineArn}`, 'StateMachineDoesNotExist');
+    // As the service: names are 1-80 of [A-Za-z0-9_-].
+    if (!/^[A-Za-z0-9_-]+$/.test(p.Name) || p.Name.length > fact('sfn.max-name-chars').value)
+      return refuse(`Invalid Name: '${p.Name}'`, 'StepFunctions.InvalidNameException');
+    // As the service: a used name is refused (ExecutionAlreadyExists), unless it is the execution this one just
+    // started with the same input (StartExecution is idempotent while that execution is open).
+    const queued = this.next;
+    const same = queued?.name === p.Name && JSON.stringify(queued.input) === JSON.stringify(p.Input);
+    if (this.names.has(p.Name) && !same)
+      return refuse(`Execution Already Exists: '${executionArnOf(p.Name, this.machineArn)}'`, EXECUTION_ALREADY_EXISTS);
+    this.names.add(p.Name);
+    this.next = { name: p.Name, input: p.Input };
+    return Promise.resolve({
+      ExecutionArn: executionArnOf(p.Name, this.machineArn),
+      StartDate: new Date().toISOString(),
+    } as never);
+  }
+
+  /** One execution started on the local engine, its ContinueAsNew Task bound to startExecution. */
+  start(current: { name: string; input: unknown }, handlers: TaskHandlers): Execution {
+    const executionArn = executionArnOf(current.name, this.machineArn);
+    this.startTime = this.opts.deps.now().toISOString();
+    this.executions.push(executionArn);
+    const continueAsNew = async (params: unknown): Promise<never> => {
+      await this.opts.onStartExecution?.(params as StartParams);
+      return this.startExecution(params as StartParams);
+    };
+    const execution = localMachine(this.definition).run(current.input as never, {
+      overrides: {
+        taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
+        ...(this.opts.retryIntervals ? { retryIntervalOverrides: this.opts.retryIntervals } : {}),
+        ...(this.opts.waitIntervals ? { waitTimeOverrides: this.opts.waitIntervals } : {}),
+      },
+      context: {
+        Execution: { Id: executionArn, Name: current.name, StartTime: this.startTime, Input: current.input as never },
+        StateMachine: { Id: this.machineArn, Name: this.machineArn.split(':').at(-1)! },
+      },
+    });
+    this.abortExecution = execution.abort;
+    return execution;
+  }
+
+  /**
+   * The execution's events read as they come (the engine queues every event until read: a long run would hold
+   * them all in memory), counted as AWS counts history events; a stop during a Wait ends the execution at once.
+   */
+  async drain(execution: Execution, isWaiting: (waiting: boolean) => void): Promise<void> {
+    const index = this.historyEvents.push(0) - 1;
+    for await (const event of execution.eventLogs) {
+      this.events++;
+      const state = 'state' in event ? event.state.name : undefined;
+      const type = state && this.definition.States[state]?.Type;
+      if (type === 'Wait') {
+        isWaiting(event.type === 'StateEntered');
+        if (event.type === 'StateEntered' && this.opts.signal?.aborted) this.abortExecution();
+      }
+      this.historyEvents[index] += historyEventsOf(event, type);
+      this.opts.onEvent?.(event);
+    }
+  }
+
+  /** The execution's output, or its failure as the caller knows it (a stop, the caller's bad input). */
+  async outcome(execution: Execution): Promise<unknown> {
+    // A stop during a wait (a provider outage's, minutes long) ends the execution now: no turn is in flight.
+    let waiting = false;
+    const stopWaiting = () => {
+      if (waiting) this.abortExecution();
+    };
+    this.opts.signal?.addEventListener('abort', stopWaiting);
+    const drained = this.drain(execution, (w) => (waiting = w));
+    try {
+      return await execution.result;
+    } catch (err) {
+      if (this.opts.signal?.aborted && (err as Error).name === 'ExecutionAbortedError')
+        throw new ExecutionStoppedError();
+      // InputRefused (a Fail state) carries StartExperiment's error name: locally that is the caller's bad input.
+      const cause = (err as Error).cause as Error | undefined;
+      if (cause && INPUT_ERRORS.includes(cause.name)) throw new InvalidInputError('input', undefined, cause.message);
+      throw err;
+    } finally {
+      this.opts.signal?.removeEventListener('abort', stopWaiting);
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+  }
+}
+
 /**
  * Executes one experiment through the state machine, following continue-as-new
  * hand-overs (each a new execution, run after the one that started it).
  * Resolves with the last execution's output or throws its failure.
  */
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
-  const machineArn = opts.stateMachineArn ?? LOCAL_STATE_MACHINE_ARN;
-  let startTime = opts.deps.now().toISOString();
-  let abortExecution = () => {};
+  const run = new LocalExecutions(input, opts);
   const handlers = await localHandlers(
     opts,
-    () => startTime,
-    () => abortExecution(),
+    () => run.startTime,
+    () => run.abortExecution(),
   );
-  // as StartExecution's input is, a JSON text: a Date or a class instance is what its JSON says
-  let next: { name: string; input: unknown } | null = {
-    name: opts.executionName ?? randomUUID(),
-    input: JSON.parse(JSON.stringify(input ?? null)) as unknown,
-  };
-  const names = opts.executionNames ?? new Set<string>();
-  names.add(next.name);
-  const executions: string[] = [];
   let output: unknown = null;
-  let events = 0;
-  const historyEvents: number[] = [];
-  const definition = (opts.definition ?? (synthesized ??= experimentDefinition())) as {
-    States: Record<string, { Type?: string }>;
-  };
-  while (next) {
-    const current: { name: string; input: unknown } = next;
-    next = null;
-    const executionArn = executionArnOf(current.name, machineArn);
-    startTime = opts.deps.now().toISOString();
-    executions.push(executionArn);
-    // states:startExecution on this machine, in-process: queue the continuation, answer as the service does.
-    // (A task handler answers with a promise: a refusal is a rejection, as from the service.)
-    const continueAsNew = async (params: unknown): Promise<never> => {
-      await opts.onStartExecution?.(params as { StateMachineArn: string; Name: string; Input: unknown });
-      return startItself(params);
-    };
-    const startItself = (params: unknown): Promise<never> => {
-      const p = params as { StateMachineArn: string; Name: string; Input: unknown };
-      if (p.StateMachineArn !== machineArn)
-        return Promise.reject(
-          Object.assign(new Error(`unknown state machine ${p.StateMachineArn}`), {
-            name: 'StateMachineDoesNotExist',
-          }),
-        );
-      // As the service: names are 1-80 of [A-Za-z0-9_-].
-      if (!/^[A-Za-z0-9_-]+$/.test(p.Name) || p.Name.length > fact('sfn.max-name-chars').value)
-        return Promise.reject(
-          Object.assign(new Error(`Invalid Name: '${p.Name}'`), { name: 'StepFunctions.InvalidNameException' }),
-        );
-      // As the service: a used name is refused (ExecutionAlreadyExists), unless it is the execution this one just
-      // started with the same input (StartExecution is idempotent while that execution is open).
-      const queued = next;
-      const same = queued?.name === p.Name && JSON.stringify(queued.input) === JSON.stringify(p.Input);
-      if (names.has(p.Name) && !same)
-        return Promise.reject(
-          Object.assign(new Error(`Execution Already Exists: '${executionArnOf(p.Name, machineArn)}'`), {
-            name: EXECUTION_ALREADY_EXISTS,
-          }),
-        );
-      names.add(p.Name);
-      next = { name: p.Name, input: p.Input };
-      return Promise.resolve({
-        ExecutionArn: executionArnOf(p.Name, machineArn),
-        StartDate: new Date().toISOString(),
-      } as never);
-    };
-    const execution = localMachine(definition).run(current.input as never, {
-      overrides: {
-        taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
-        ...(opts.retryIntervals ? { retryIntervalOverrides: opts.retryIntervals } : {}),
-        ...(opts.waitIntervals ? { waitTimeOverrides: opts.waitIntervals } : {}),
-      },
-      context: {
-        Execution: {
-          Id: executionArn,
-          Name: current.name,
-          StartTime: startTime,
-          Input: current.input as never,
-        },
-        StateMachine: { Id: machineArn, Name: machineArn.split(':').at(-1)! },
-      },
-    });
-    abortExecution = execution.abort;
-    // A stop during a wait (a provider outage's, minutes long) ends the execution now: no turn is in flight.
-    let waiting = false;
-    const stopWaiting = () => {
-      if (waiting) abortExecution();
-    };
-    opts.signal?.addEventListener('abort', stopWaiting);
-    // The engine queues every event until read: drain them, or a long run holds them all in memory.
-    const index = historyEvents.push(0) - 1;
-    const drained = (async () => {
-      for await (const event of execution.eventLogs) {
-        events++;
-        const state = 'state' in event ? event.state.name : undefined;
-        const type = state && definition.States[state]?.Type;
-        if (type === 'Wait') {
-          waiting = event.type === 'StateEntered';
-          if (waiting && opts.signal?.aborted) abortExecution();
-        }
-        historyEvents[index] += historyEventsOf(event, type);
-        opts.onEvent?.(event);
-      }
-    })();
-    try {
-      output = await execution.result;
-    } catch (err) {
-      if (opts.signal?.aborted && (err as Error).name === 'ExecutionAbortedError') throw new ExecutionStoppedError();
-      // InputRefused (a Fail state) carries StartExperiment's error name: locally that is the caller's bad input.
-      const cause = (err as Error).cause as Error | undefined;
-      if (cause && INPUT_ERRORS.includes(cause.name)) throw new InvalidInputError('input', undefined, cause.message);
-      throw err;
-    } finally {
-      opts.signal?.removeEventListener('abort', stopWaiting);
-      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 100))]);
-    }
+  while (run.next) {
+    const current = run.next;
+    run.next = null;
+    output = await run.outcome(run.start(current, handlers));
   }
+  const { executions, events, historyEvents } = run;
   return { executionArn: executions.at(-1)!, executions, output, events, historyEvents };
 }

@@ -211,7 +211,7 @@ async function compare(
   });
 }
 
-export function registerResultCommands(program: Command): void {
+function registerSummary(program: Command): void {
   const summaryCommand = addResultsSourceOptions(
     program
       .command('summary')
@@ -220,7 +220,9 @@ export function registerResultCommands(program: Command): void {
       .addOption(jsonOption('as JSON, with every stuck signal')),
   ).action(summary);
   withExample(summaryCommand, 'ariadne summary demo-1 --json');
+}
 
+function registerReplay(program: Command): void {
   const replayCommand = addResultsSourceOptions(
     program
       .command('replay')
@@ -238,7 +240,9 @@ export function registerResultCommands(program: Command): void {
       .addOption(jsonOption('the file written, as JSON')),
   ).action(replay);
   withExample(replayCommand, 'ariadne replay demo-1 --out demo-1.html');
+}
 
+function registerReport(program: Command): void {
   const reportCommand = addResultsSourceOptions(
     program
       .command('report')
@@ -261,7 +265,9 @@ export function registerResultCommands(program: Command): void {
       .addOption(jsonOption('the files written, as JSON')),
   ).action(report);
   withExample(reportCommand, 'ariadne report baselines-example --max-replays 10');
+}
 
+function registerExport(program: Command): void {
   const exportCommand = addResultsSourceOptions(
     program
       .command('export')
@@ -279,7 +285,9 @@ export function registerResultCommands(program: Command): void {
       .addOption(jsonOption('the files written, as JSON')),
   ).action(exportSweep);
   withExample(exportCommand, 'ariadne export baselines-example --format jsonl --out-dir exports');
+}
 
+function registerCompare(program: Command): void {
   const compareCommand = addResultsSourceOptions(
     program
       .command('compare')
@@ -297,4 +305,12 @@ export function registerResultCommands(program: Command): void {
       .addOption(jsonOption('as JSON')),
   ).action(compare);
   withExample(compareCommand, 'ariadne compare baselines-example random frontier');
+}
+
+export function registerResultCommands(program: Command): void {
+  registerSummary(program);
+  registerReplay(program);
+  registerReport(program);
+  registerExport(program);
+  registerCompare(program);
 }

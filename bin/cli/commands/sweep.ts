@@ -46,40 +46,46 @@ function errorsLine(r: { failed: number; sweep: string }): string {
 async function sweep(file: string, o: SweepOptions): Promise<void> {
   const loaded = readSweepFile(file);
   if (o.estimate) return estimate(loaded, o);
-  if (o.aws) {
-    let arn = o.stateMachineArn || envString('ARIADNE_SWEEP_STATE_MACHINE_ARN');
-    let bucketName = o.bucket ?? envString('ARIADNE_SWEEP_BUCKET');
-    // as every other --aws command: the stack's outputs name the sweep machine and its bucket (DescribeStacks)
-    if (!arn || bucketName === undefined) {
-      const outputs = await resolveStack({ stack: o.stack, region: o.region });
-      arn ??= outputs.sweepStateMachineArn;
-      bucketName ??= outputs.sweepBucketName;
-    }
-    if (!arn)
-      throw new InvalidInputError('--state-machine-arn', arn, '--aws needs the sweep state machine of the stack');
-    const bucket = sweepBucket(bucketName);
-    // fitted to the account before anything is uploaded: its width, its length, its Bedrock rate limits
-    const fit = await fitSweepToAccount(loaded, {
-      region: regionOf(arn),
-      requested: o.concurrency ?? loaded.spec.max_concurrency,
-    });
-    if (!o.json) for (const line of fit.lines) process.stderr.write(`${line}\n`);
-    // the sweep's budget is the local runner's: the Distributed Map starts every run of the list
-    if (!o.json && loaded.spec.budget)
-      process.stderr.write(
-        `sweep ${loaded.spec.sweep}: its budget: is enforced by the local runner only; on AWS every run starts ` +
-          "(each run's own config.max_cost_usd and max_tokens still hold)\n",
-      );
-    const target = { stateMachineArn: arn, bucket, endpoint: o.endpoint };
-    const started = await startAwsSweep(fit.sweep, target, fit.maxConcurrency);
-    const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
-    const fitted = { concurrency: fit.concurrency, duration: fit.duration, rateLimits: fit.rateLimits };
-    process.stdout.write(`${o.json ? JSON.stringify({ ...started, ...fitted }) : text}\n`);
-    return;
+  if (o.aws) return awsSweep(loaded, o);
+  return localSweep(file, loaded, o);
+}
+
+/** The sweep on the stack's sweep state machine, fitted to the account first. */
+async function awsSweep(loaded: LoadedSweep, o: SweepOptions): Promise<void> {
+  let arn = o.stateMachineArn || envString('ARIADNE_SWEEP_STATE_MACHINE_ARN');
+  let bucketName = o.bucket ?? envString('ARIADNE_SWEEP_BUCKET');
+  // as every other --aws command: the stack's outputs name the sweep machine and its bucket (DescribeStacks)
+  if (!arn || bucketName === undefined) {
+    const outputs = await resolveStack({ stack: o.stack, region: o.region });
+    arn ??= outputs.sweepStateMachineArn;
+    bucketName ??= outputs.sweepBucketName;
   }
-  const parameters = localParameters();
-  // Every distinct model host is checked before the first run, as `run` does: an unreachable host would
-  // otherwise fail each of its runs after minutes of retries.
+  if (!arn) throw new InvalidInputError('--state-machine-arn', arn, '--aws needs the sweep state machine of the stack');
+  const bucket = sweepBucket(bucketName);
+  // fitted to the account before anything is uploaded: its width, its length, its Bedrock rate limits
+  const fit = await fitSweepToAccount(loaded, {
+    region: regionOf(arn),
+    requested: o.concurrency ?? loaded.spec.max_concurrency,
+  });
+  if (!o.json) for (const line of fit.lines) process.stderr.write(`${line}\n`);
+  // the sweep's budget is the local runner's: the Distributed Map starts every run of the list
+  if (!o.json && loaded.spec.budget)
+    process.stderr.write(
+      `sweep ${loaded.spec.sweep}: its budget: is enforced by the local runner only; on AWS every run starts ` +
+        "(each run's own config.max_cost_usd and max_tokens still hold)\n",
+    );
+  const target = { stateMachineArn: arn, bucket, endpoint: o.endpoint };
+  const started = await startAwsSweep(fit.sweep, target, fit.maxConcurrency);
+  const text = `started ${started.runs} runs of sweep ${loaded.spec.sweep}: ${started.executionArn}`;
+  const fitted = { concurrency: fit.concurrency, duration: fit.duration, rateLimits: fit.rateLimits };
+  process.stdout.write(`${o.json ? JSON.stringify({ ...started, ...fitted }) : text}\n`);
+}
+
+/**
+ * Every distinct model host is checked before the first run, as `run` does: an unreachable host would otherwise
+ * fail each of its runs after minutes of retries.
+ */
+async function preflightSweep(loaded: LoadedSweep, parameters: ReturnType<typeof localParameters>): Promise<void> {
   await preflightAgents(
     loaded.cells.map((c) => ({
       agent: c.agent,
@@ -94,6 +100,14 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
     })),
     (await parameters?.get())?.config,
   );
+}
+
+type LocalSweepResult = Awaited<ReturnType<typeof runLocalSweep>>;
+
+/** The sweep run here, with live progress; run again to resume. */
+async function localSweep(file: string, loaded: LoadedSweep, o: SweepOptions): Promise<void> {
+  const parameters = localParameters();
+  await preflightSweep(loaded, parameters);
   const concurrency = o.concurrency ?? loaded.spec.max_concurrency;
   const log = (line: string) => {
     if (!o.json) process.stderr.write(`${line}\n`);
@@ -126,50 +140,57 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
       }).finally(() => interruption.dispose());
       progress.done();
       if (result.interrupted) {
-        const { runs, notStarted } = result.interrupted;
-        process.stderr.write(
-          `sweep ${result.sweep} interrupted: ${runs.length} run(s) marked interrupted (their logs kept)` +
-            `${runs.length > 0 ? `: ${runs.join(', ')}` : ''}; ${notStarted} not started; ` +
-            `${result.done} done; resume with: ${again}\n`,
-        );
-        if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+        sayInterrupted(result, again, o);
         process.exitCode = interruption.exitCode();
         return;
       }
-      if (result.budgetSpent) {
-        const b = result.budgetSpent;
-        const spent =
-          b.reason === 'max_cost_usd'
-            ? `$${b.spent.costUsd.toFixed(4)}`
-            : `${b.spent.tokens.toLocaleString('en-US')} tokens`;
-        const limit = b.reason === 'max_cost_usd' ? `$${b.limit}` : `${b.limit.toLocaleString('en-US')} tokens`;
-        process.stderr.write(
-          `sweep ${result.sweep} stopped starting runs: its runs spent ${spent}, its budget.${b.reason} is ${limit}; ` +
-            `${b.notStarted} run(s) not started (the runs in flight stopped at their next model call); raise ` +
-            `budget.${b.reason} in ${file} and run it again to go on\n`,
-        );
-        process.exitCode = EXIT.workFailed;
-      }
+      if (result.budgetSpent) sayBudgetSpent(result.budgetSpent, result.sweep, file);
       if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-      else
-        log(
-          `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.ran.start} started, ` +
-            `${result.ran.resume} resumed, ${result.ran.retry} retried, ${result.notStarted} not started; ` +
-            `${result.successes}/${result.done - result.failed} succeeded, ${errorsLine(result)}, ` +
-            `${result.seconds.toFixed(1)} s` +
-            (result.databaseOutages.count > 0
-              ? `; the database was unreachable ${result.databaseOutages.count} time(s), ` +
-                `${result.databaseOutages.seconds.toFixed(1)} s in all, waited out`
-              : '') +
-            '.\n' +
-            `next: ${commandPrefix()} report ${result.sweep}   (statistics, charts and replays, as HTML)\n` +
-            `      ${commandPrefix()} list --sweep ${result.sweep}   (its runs)\n` +
-            `      ${commandPrefix()} sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`,
-        );
+      else log(doneText(result));
       if (result.failed > 0 || result.budgetSpent) process.exitCode = EXIT.workFailed;
     },
     { log, poolSize: concurrency + 2 },
   ).finally(() => runLog.close());
+}
+
+function sayInterrupted(result: LocalSweepResult, again: string, o: SweepOptions): void {
+  const { runs, notStarted } = result.interrupted!;
+  process.stderr.write(
+    `sweep ${result.sweep} interrupted: ${runs.length} run(s) marked interrupted (their logs kept)` +
+      `${runs.length > 0 ? `: ${runs.join(', ')}` : ''}; ${notStarted} not started; ` +
+      `${result.done} done; resume with: ${again}\n`,
+  );
+  if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function sayBudgetSpent(b: NonNullable<LocalSweepResult['budgetSpent']>, sweepId: string, file: string): void {
+  const spent =
+    b.reason === 'max_cost_usd' ? `$${b.spent.costUsd.toFixed(4)}` : `${b.spent.tokens.toLocaleString('en-US')} tokens`;
+  const limit = b.reason === 'max_cost_usd' ? `$${b.limit}` : `${b.limit.toLocaleString('en-US')} tokens`;
+  process.stderr.write(
+    `sweep ${sweepId} stopped starting runs: its runs spent ${spent}, its budget.${b.reason} is ${limit}; ` +
+      `${b.notStarted} run(s) not started (the runs in flight stopped at their next model call); raise ` +
+      `budget.${b.reason} in ${file} and run it again to go on\n`,
+  );
+  process.exitCode = EXIT.workFailed;
+}
+
+/** The closing lines: what ran, how it ended, and where to look next. */
+function doneText(result: LocalSweepResult): string {
+  const outages = result.databaseOutages;
+  return (
+    `sweep ${result.sweep}: ${result.planned.skip} already done, ${result.ran.start} started, ` +
+    `${result.ran.resume} resumed, ${result.ran.retry} retried, ${result.notStarted} not started; ` +
+    `${result.successes}/${result.done - result.failed} succeeded, ${errorsLine(result)}, ` +
+    `${result.seconds.toFixed(1)} s` +
+    (outages.count > 0
+      ? `; the database was unreachable ${outages.count} time(s), ${outages.seconds.toFixed(1)} s in all, waited out`
+      : '') +
+    '.\n' +
+    `next: ${commandPrefix()} report ${result.sweep}   (statistics, charts and replays, as HTML)\n` +
+    `      ${commandPrefix()} list --sweep ${result.sweep}   (its runs)\n` +
+    `      ${commandPrefix()} sql "SELECT * FROM sweep_stats WHERE sweep_id = '${result.sweep}'"`
+  );
 }
 
 const usd = (n: number) => (n >= 1 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`);
