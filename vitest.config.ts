@@ -1,6 +1,6 @@
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { RUN_DIR } from './test/support/run-dir.ts';
 import { SlowestFirst } from './test/support/slow-first.ts';
 
 export default defineConfig({
@@ -23,11 +23,14 @@ export default defineConfig({
     // On Node 20: the CLI's end-of-life line would be read as an error by the CLI tests that check stderr for
     // "ariadne:", and the AWS SDK's multi-line warning would repeat in each worker that builds a client.
     // test/node-version.test.ts clears both to see what a user sees. Spawned CLIs inherit process.env.
-    // The CLIs that run experiments append log lines (bin/cli/run-log.ts): into the temp dir, not the user's data dir.
+    // What a CLI writes beside the user's files (log lines, a default database, the once-a-day notice) goes into
+    // this run's own directory: never the user's, never another run's.
     env: {
       ARIADNE_NO_NODE_WARNING: '1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      ARIADNE_LOG_DIR: join(tmpdir(), 'ariadne-test-logs'),
+      ARIADNE_LOG_DIR: join(RUN_DIR, 'logs'),
+      ARIADNE_DATA_DIR: join(RUN_DIR, 'postgres'),
+      XDG_CACHE_HOME: join(RUN_DIR, 'cache'),
     },
   },
 });

@@ -98,6 +98,8 @@ export interface LocalSweepOptions {
   signal?: AbortSignal;
   /** Every run's log lines (LocalExperimentOptions.telemetry). */
   telemetry?: Telemetry;
+  /** The sweep machine whose Map the runs follow (default: the stack's own, synthesized). */
+  sweepDefinition?: Parameters<typeof sweepMapRules>[0];
 }
 
 /** What each run needs, from the latest attempt in the database, in the order they start (sweep-order.ts). */
@@ -285,7 +287,7 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
     const budget = s.spec.budget
       ? new SharedBudget(s.spec.budget, await patiently(() => sweepSpend(opts.db, s.spec.sweep)))
       : undefined;
-    const rules = sweepMapRules(sweepDefinition());
+    const rules = sweepMapRules(opts.sweepDefinition ?? sweepDefinition());
     // On AWS MaxConcurrencyPath reads RegisterSweep's answer: the width asked, capped to the account's free Lambda
     // concurrency (sweep-capacity.ts). A laptop has no Lambda account to fit: the width asked is the width.
     const width =

@@ -1,7 +1,7 @@
 // What a sweep does with its run list is written once (state-machine/sweep-runner.ts), with the Map's rules read from
 // the synthesized sweep machine: the same sweep through the local sweep and through the rehearsal's emulated
 // Distributed Map starts the same runs, in the same order, as many at once, and makes the same stop decisions.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep, type LoadedSweep } from '../core/sweeps/sweep-spec.ts';
 import { sweepLaunch } from '../core/machine/sweep-machine-input.ts';
 import { agents } from '../core/providers/agents.ts';
@@ -17,18 +17,12 @@ import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const WIDTH = 3;
 const RUN = SWEEP_STATES.RunExperiments;
-/** The synthesized sweep machine, its Map's ToleratedFailurePercentage replaced when `tolerated` is set. */
-const edit = vi.hoisted(() => ({ tolerated: undefined as number | undefined }));
-vi.mock('../state-machine/definition.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../state-machine/definition.ts')>();
-  const sweepDefinition = () => {
-    const d = real.sweepDefinition();
-    if (edit.tolerated === undefined) return d;
-    const map = { ...d.States.RunExperiments, ToleratedFailurePercentage: edit.tolerated };
-    return { ...d, States: { ...d.States, RunExperiments: map } };
-  };
-  return { ...real, sweepDefinition };
-});
+/** The synthesized sweep machine with its Map's ToleratedFailurePercentage replaced. */
+function tolerating(percent: number) {
+  const d = sweepDefinition();
+  const map = { ...d.States.RunExperiments, ToleratedFailurePercentage: percent };
+  return { ...d, States: { ...d.States, RunExperiments: map } };
+}
 
 /** A sweep of 12 runs, its run list as the Map reads it (each item named by its experiment id, in the run order). */
 function sweepOf(name: string) {
@@ -53,7 +47,7 @@ max_concurrency: ${WIDTH}
 }
 
 /** The Map state, and the input its MaxConcurrencyPath reads (RegisterSweep's answer: `width`). */
-const mapState = () => sweepDefinition().States[RUN] as AslState;
+const mapState = (definition = sweepDefinition()) => definition.States[RUN] as AslState;
 const mapInput = (loaded: LoadedSweep, width: number) => ({
   ...sweepLaunch(loaded, 'bucket', width).input,
   registered: { maxConcurrency: width },
@@ -111,34 +105,31 @@ describe('one sweep runner for the laptop and the Map', () => {
 
   it('a Map that tolerates fewer failures stops starting runs after the same run in both', async () => {
     const { loaded, items, failing, agentsFailing } = sweepOf('runner-strict');
-    edit.tolerated = 10;
-    try {
-      const started: string[] = [];
-      const { list } = await emulateMapRun(RUN, mapState(), mapInput(loaded, 1), items, (item) => {
-        const { name } = item as { name: string };
-        started.push(name);
-        return Promise.resolve({ status: failing.has(name) ? ('FAILED' as const) : ('SUCCEEDED' as const) });
-      });
-      // 2 of 12 is over 10%: the second failure (the fifth run) is the last to start
-      expect(started).toEqual(items.slice(0, 5).map((i) => i.name));
-      expect(list).toMatchObject({ halted: EXCEEDED_TOLERANCE, untaken: 7, counts: { FAILED: 2, SUCCEEDED: 3 } });
+    const strict = tolerating(10);
+    const started: string[] = [];
+    const { list } = await emulateMapRun(RUN, mapState(strict), mapInput(loaded, 1), items, (item) => {
+      const { name } = item as { name: string };
+      started.push(name);
+      return Promise.resolve({ status: failing.has(name) ? ('FAILED' as const) : ('SUCCEEDED' as const) });
+    });
+    // 2 of 12 is over 10%: the second failure (the fifth run) is the last to start
+    expect(started).toEqual(items.slice(0, 5).map((i) => i.name));
+    expect(list).toMatchObject({ halted: EXCEEDED_TOLERANCE, untaken: 7, counts: { FAILED: 2, SUCCEEDED: 3 } });
 
-      // the laptop's sweep fails as the execution would, after the same five runs
-      await expect(
-        runLocalSweep(loaded, {
-          db,
-          concurrency: 1,
-          agents: agentsFailing,
-          retryIntervals: { [STATES.InvokeBaselineAgent]: 0 },
-        }),
-      ).rejects.toThrow(ToleratedFailuresExceededError);
-      const { rows } = await db.pool.query<{ id: string }>(
-        'SELECT id FROM experiments WHERE sweep_id = $1 ORDER BY started_at, id',
-        [loaded.spec.sweep],
-      );
-      expect(rows.map((r) => r.id)).toEqual(started);
-    } finally {
-      edit.tolerated = undefined;
-    }
+    // the laptop's sweep fails as the execution would, after the same five runs
+    await expect(
+      runLocalSweep(loaded, {
+        db,
+        concurrency: 1,
+        agents: agentsFailing,
+        retryIntervals: { [STATES.InvokeBaselineAgent]: 0 },
+        sweepDefinition: strict,
+      }),
+    ).rejects.toThrow(ToleratedFailuresExceededError);
+    const { rows } = await db.pool.query<{ id: string }>(
+      'SELECT id FROM experiments WHERE sweep_id = $1 ORDER BY started_at, id',
+      [loaded.spec.sweep],
+    );
+    expect(rows.map((r) => r.id)).toEqual(started);
   });
 });

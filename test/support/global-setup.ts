@@ -10,6 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../core/store/embedded.ts';
 import { compileCli } from '../../bin/compile-cli.ts';
 import { compiledPart } from '../../bin/compiled.js';
+import { RUN_DIR } from './run-dir.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -55,6 +56,8 @@ let parent: string | null = null;
 let assemblies: string | null = null;
 
 export async function setup(project: TestProject): Promise<void> {
+  mkdirSync(RUN_DIR, { recursive: true });
+  chmodSync(RUN_DIR, 0o755); // as root, the embedded server runs as "postgres", who must reach a data dir in it
   assemblies = mkdtempSync(join(tmpdir(), 'ariadne-assembly-'));
   project.provide('assemblyDir', join(assemblies, 'cdk.out'));
   const ready = Promise.all([compileCliIfStale(), synthesizeDefinition()]);
@@ -77,4 +80,5 @@ export async function teardown(): Promise<void> {
   if (assemblies) rmSync(assemblies, { recursive: true, force: true });
   await server?.stop();
   if (parent) rmSync(parent, { recursive: true, force: true });
+  rmSync(RUN_DIR, { recursive: true, force: true });
 }
