@@ -8,6 +8,8 @@ import { parseOrThrow } from '../core/config/zod-errors.ts';
 import { TURN_COMMIT_MARGIN_MS } from '../core/config/budgets.ts';
 import { loopStateSchema } from '../core/machine/contracts.ts';
 import { INVOKE_STATE, turnTimeoutSeconds } from '../core/machine/tasks.ts';
+import { providerTrySchedule } from '../core/machine/states.ts';
+import { ERROR_NAMES } from '../core/error-names.ts';
 import type { AgentFactory } from '../core/engine/agent.ts';
 import { secretOf } from '../core/config/secrets.ts';
 import { lambdaEntry, type HandlerDeps, type InvocationContext } from './deps.ts';
@@ -37,6 +39,18 @@ export const runTurnHandler =
       deadline,
       providerWait: { waits, seconds },
       onCommitted: (usage) => deps.telemetry?.turn({ ...usage, ...where, ...waited, replayed: false }),
+    }).catch(async (err: unknown) => {
+      if (err instanceof Error && err.name === ERROR_NAMES.providerTransient)
+        // for status, while the outage lasts; best effort: the turn's error decides what happens to the run
+        await deps.store
+          .recordProviderDown({
+            experimentId: state.experimentId,
+            turnNumber: state.turnNumber,
+            waits,
+            nextTrySeconds: providerTrySchedule(waits),
+          })
+          .catch(() => undefined);
+      throw err;
     });
     // a retried invocation that found its turn committed: said once, counted nowhere
     if (summary.replayed)

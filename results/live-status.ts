@@ -28,6 +28,9 @@ export interface RunningExperiment {
   stale: string | null;
   /** How and when it was interrupted on purpose (Ctrl-C, SIGTERM), if it was: resumable, and never stale. */
   interrupted: string | null;
+  /** While its provider is down (the next turn's tries failing): since when, and when the next try is due. */
+  provider_down_since: Date | null;
+  provider_next_try_at: Date | null;
 }
 
 export async function runningExperiments(db: Sql, now = new Date(), sweepId?: string): Promise<RunningExperiment[]> {
@@ -36,13 +39,26 @@ export async function runningExperiments(db: Sql, now = new Date(), sweepId?: st
             e.actions_taken AS actions, e.tiles_seen, e.goal_found, e.started_at, e.updated_at,
             e.execution_arns[cardinality(e.execution_arns)] AS execution_arn,
             (SELECT k.cost_usd FROM experiment_totals k WHERE k.experiment_id = e.id)::float8 AS cost_usd,
-            ${INTERRUPTED_SQL} AS interrupted
+            ${INTERRUPTED_SQL} AS interrupted,
+            -- the outage is over once the turn its provider failed is committed
+            CASE WHEN e.provider_down_turn = e.turns_completed + 1 THEN e.provider_down_since END
+              AS provider_down_since,
+            CASE WHEN e.provider_down_turn = e.turns_completed + 1 THEN e.provider_next_try_at END
+              AS provider_next_try_at
      FROM experiments e
      WHERE e.status = 'running' AND ($1::text IS NULL OR e.sweep_id = $1)
      ORDER BY e.started_at`,
     [sweepId ?? null],
   );
-  return rows.map((r) => ({ ...r, stale: r.interrupted ? null : staleReason(new Date(r.updated_at), now) }));
+  // a run waiting out an outage is due to show life at its next try, not before
+  const lastSign = (r: Omit<RunningExperiment, 'stale'>) =>
+    new Date(
+      Math.max(
+        new Date(r.updated_at).getTime(),
+        r.provider_next_try_at ? new Date(r.provider_next_try_at).getTime() : 0,
+      ),
+    );
+  return rows.map((r) => ({ ...r, stale: r.interrupted ? null : staleReason(lastSign(r), now) }));
 }
 
 /** Why a running experiment last updated at `updatedAt` looks stuck at `now`, or null if it does not. */

@@ -90,8 +90,12 @@ describe('compare', () => {
       expect(px).toEqual(rgb(ends[k].colour));
     }
     expect(ends[0].colour).not.toBe(ends[1].colour);
-    const heads = await page.$$eval('#runs thead th a', (as) => as.map((a) => a.textContent));
-    expect(heads).toEqual(sameMaze);
+    // each run's id whole in its title, shown as its shortest distinct prefix
+    const heads = await page.$$eval('#runs thead th a', (as) =>
+      as.map((a) => ({ title: a.getAttribute('title'), text: a.textContent })),
+    );
+    expect(heads.map((h) => h.title)).toEqual(sameMaze);
+    expect(heads.map((h) => h.text)).toEqual(sameMaze.map((id) => `${id.slice(0, 8)}\u2026`));
     // baselines call no model: their cost is known to be nothing ("unknown" is for a model without a price)
     const row = (name: string) =>
       page.$$eval(

@@ -126,6 +126,36 @@ describe('the experiments table', () => {
     await page.close();
   });
 
+  it('shows each id as its shortest distinct prefix at 1024 px, whole in its title, with a copy button', async () => {
+    const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: viewer.url });
+    const page = await context.newPage();
+    await page.goto(viewer.url);
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
+    const links = await page.$$eval('#experiments tbody td.id a.id', (as) =>
+      as.map((a) => ({ text: a.textContent ?? '', title: a.getAttribute('title') ?? '' })),
+    );
+    const ids = links.map((l) => l.title);
+    expect(ids.sort()).toEqual((await db.pool.query('SELECT id FROM experiments ORDER BY id')).rows.map((r) => r.id));
+    for (const { text, title } of links) {
+      const prefix = text.endsWith('\u2026') ? text.slice(0, -1) : text;
+      expect(title.startsWith(prefix), text).toBe(true);
+      expect(prefix.length).toBeGreaterThanOrEqual(8);
+      // no other id on the page starts with it
+      expect(ids.filter((id) => id.startsWith(prefix))).toEqual([title]);
+    }
+    // these ids are random: eight characters tell them apart
+    expect(links.some((l) => l.text.length < l.title.length)).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    // the button next to an id copies the whole id
+    const first = page.locator('#experiments tbody td.id').first();
+    await first.locator('button.copy-id').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      await first.locator('a.id').getAttribute('title'),
+    );
+    await context.close();
+  });
+
   it('sorts by a column and filters by the URL, as the API does', async () => {
     const { page, errors } = await openPage(browser, `${viewer.url}?sort=actions&dir=asc&outcome=success`);
     await page.waitForFunction(() => (window as any).__viewer?.ready);

@@ -12,7 +12,7 @@ export interface ProviderWait {
 
 const clock = (at: number) => new Date(at).toTimeString().slice(0, 5);
 
-/** "provider down since 14:02, waiting, next try in 12 s": the outage as the live line says it. */
+/** "provider down since 14:02, waiting, next try in 12 s": the outage as the live line and `status` say it. */
 export function outageLine(down: number, nextTryAt: number, now = Date.now()): string {
   const next = Math.max(0, Math.ceil((nextTryAt - now) / 1000));
   return `provider down since ${clock(down)}, waiting, next try in ${next} s`;

@@ -3,6 +3,7 @@
 // handler in the local runner.
 import { fact } from '../../aws-facts/facts.ts';
 import { ERROR_NAMES } from '../error-names.ts';
+import { outageWaitSeconds } from '../engine/provider-outage.ts';
 
 /** AWS's recommended Retry for Lambda's transient service exceptions (Step Functions best practices). */
 const AWS_LAMBDA_RETRY = fact('sfn.lambda-service-exception-retry').value;
@@ -147,6 +148,19 @@ export const PROVIDER_RETRY: RetrySchedule = {
   maxAttempts: 2,
   backoffRate: 2,
 };
+
+/**
+ * Seconds from a failed try of a turn (the provider unavailable) to the next one at the latest, by the count of failed
+ * tries at `waits` outage waits: PROVIDER_RETRY's retries (jittered below these), then the outage wait CheckProgress
+ * chooses (engine/provider-outage.ts). The last entry holds for any later try.
+ */
+export function providerTrySchedule(waits: number): number[] {
+  const retries = Array.from(
+    { length: PROVIDER_RETRY.maxAttempts },
+    (_, n) => PROVIDER_RETRY.intervalSeconds * PROVIDER_RETRY.backoffRate ** n,
+  );
+  return [...retries, outageWaitSeconds(waits)];
+}
 
 /**
  * A turn whose function Lambda stopped (at its timeout; Lambda.Unknown also covers running out of memory) runs once

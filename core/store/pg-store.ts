@@ -126,6 +126,16 @@ function experimentInfoOf(r: InfoRow): ExperimentInfo {
   };
 }
 
+/** A try of a turn that failed with its provider unavailable (migration 030). */
+export interface ProviderDownWrite {
+  experimentId: string;
+  turnNumber: number;
+  /** The outage waits before the try. */
+  waits: number;
+  /** Seconds to the next try at the latest, by the count of failed tries at these waits (the last for any later). */
+  nextTrySeconds: number[];
+}
+
 export class PgStore implements EngineStore {
   private readonly mazes = new Map<number, Maze>();
   /**
@@ -453,6 +463,25 @@ export class PgStore implements EngineStore {
     if (write.calls.length === 0) return;
     const { name, text, values } = recordAbandonedQuery(write);
     await this.query(text, values, { name });
+  }
+
+  /** Notes a try of a turn that failed with its provider unavailable, for status to show the outage while it lasts. */
+  async recordProviderDown(w: ProviderDownWrite): Promise<void> {
+    // A try of the turn at the same waits is one more of them; another turn (or none before) starts the outage anew.
+    // Only the running experiment's next turn: a try that lost the race to a commit notes nothing.
+    const tries = `CASE WHEN provider_down_turn = $2 AND provider_down_waits = $3 THEN provider_failed_tries + 1
+                   ELSE 1 END`;
+    await this.query(
+      `UPDATE experiments SET
+         provider_down_since = CASE WHEN provider_down_turn = $2 THEN provider_down_since ELSE now() END,
+         provider_failed_tries = ${tries},
+         provider_next_try_at = now() + make_interval(secs =>
+           ($4::jsonb ->> (least(${tries}, jsonb_array_length($4::jsonb)) - 1))::int),
+         provider_down_turn = $2, provider_down_waits = $3
+       WHERE id = $1 AND status = 'running' AND turns_completed = $2 - 1`,
+      [w.experimentId, w.turnNumber, w.waits, JSON.stringify(w.nextTrySeconds)],
+      { name: 'ariadne-record-provider-down' },
+    );
   }
 
   /** Records a further execution of a running experiment (continue as new); idempotent. */

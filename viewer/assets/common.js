@@ -154,22 +154,75 @@ export function when(v) {
   return el('time', { datetime: d.toISOString(), title: `${full} UTC` }, short);
 }
 
-/** A sweep run's suffix (sweepExperimentId): the part of its id that tells its runs apart. */
-const RUN_SUFFIX = /-c\d+-r\d+(?:-a\d+)?$/;
-
 /**
- * A link to an experiment or sweep by its id, on one line: the CSS cuts a long id with an ellipsis, keeping a sweep
- * run's cell and repeat at the end. Its text is the whole id (a copy takes it whole), and so is its title.
+ * A link to an experiment or sweep by its id, on one line, with a button that copies the whole id. It shows the whole
+ * id; an experiment's is shortened by shortIds once the page's ids are known. Its title is always the whole id.
  */
 export function idLink(href, id) {
   const text = String(id);
-  const tail = RUN_SUFFIX.exec(text)?.[0] ?? '';
-  return el(
-    'a',
-    { class: 'id', href, title: text },
-    el('span', { class: 'head' }, text.slice(0, text.length - tail.length)),
-    tail ? el('span', { class: 'tail' }, tail) : null,
+  const experiment = href.startsWith('/experiments/');
+  return [
+    el('a', { class: 'id', href, title: text, 'data-id': experiment ? text : null }, text),
+    // drawn by the CSS: a glyph for "copy" is missing from many fonts
+    el('button', {
+      type: 'button',
+      class: 'copy-id',
+      title: `copy ${text}`,
+      'aria-label': `copy ${text}`,
+      onclick: copyId,
+    }),
+  ];
+}
+
+/** The shortest an id is shown: a random id's first 8 characters already tell thousands apart. */
+const SHORTEST_ID = 8;
+
+const commonLength = (a, b) => {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return n;
+};
+
+/**
+ * Shows each experiment id under `root` as its shortest prefix (of at least SHORTEST_ID characters, then "…") that
+ * no other experiment id there starts with, or whole when that would save nothing: a sweep run's id differs at its
+ * end, and is shown whole. Called again after each render, since the ids on the page change.
+ */
+export function shortIds(root = document) {
+  const links = Array.from(root.querySelectorAll('a.id[data-id]'));
+  // sorted, the ids sharing the longest prefix with one are its neighbours
+  const ids = [...new Set(links.map((a) => a.dataset.id))].sort();
+  const shown = new Map(
+    ids.map((id, k) => {
+      const common = Math.max(commonLength(id, ids[k - 1] ?? ''), commonLength(id, ids[k + 1] ?? ''));
+      const n = Math.max(SHORTEST_ID, common + 1);
+      return [id, n >= id.length - 1 ? id : `${id.slice(0, n)}\u2026`];
+    }),
   );
+  for (const a of links) if (a.textContent !== shown.get(a.dataset.id)) a.textContent = shown.get(a.dataset.id);
+}
+
+/** The copy button: the whole id to the clipboard, and the button says it did (or could not) for a moment. */
+function copyId(event) {
+  const button = event.currentTarget;
+  const id = button.previousElementSibling?.title ?? '';
+  const said = (ok) => {
+    button.classList.add(ok ? 'copied' : 'not-copied');
+    setTimeout(() => button.classList.remove('copied', 'not-copied'), 1200);
+  };
+  // the Clipboard API needs a secure context (localhost is one); elsewhere, the older copy of a selection
+  if (navigator.clipboard)
+    navigator.clipboard.writeText(id).then(
+      () => said(true),
+      () => said(false),
+    );
+  else {
+    const area = el('textarea', { readonly: true, class: 'copy-source' }, id);
+    document.body.append(area);
+    area.select();
+    said(document.execCommand('copy'));
+    area.remove();
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 // Runs of one maze side by side: the maze drawn fully known, every run's path overlaid in its own colour up to
 // the step on the shared scrubber (a shorter run stops at its end), and their numbers in one table.
-import { api, el, fmt, idLink, shown, typed, urlState } from './common.js';
+import { api, el, fmt, idLink, shortIds, shown, typed, urlState } from './common.js';
 import { MazeCanvas, PATH_COLOURS } from './maze-canvas.js';
 
 const ids = urlState().ids;
@@ -109,6 +109,7 @@ async function main() {
       ),
     ),
   );
+  shortIds($('runs'));
   window.__viewer = {
     ready: true,
     paths: paths.length,

@@ -72,7 +72,7 @@ function headline(d) {
     e.input_tokens !== null ? `, ${fmt.int(e.input_tokens)} tokens in, ${fmt.int(e.output_tokens)} out` : '',
     e.cost_usd !== null ? `, ${fmt.usd(e.cost_usd)}` : '',
     d.raw.sweep_id ? ' \u00b7 sweep ' : '',
-    d.raw.sweep_id ? idLink(`/sweeps/${encodeURIComponent(d.raw.sweep_id)}`, d.raw.sweep_id) : '',
+    ...(d.raw.sweep_id ? idLink(`/sweeps/${encodeURIComponent(d.raw.sweep_id)}`, d.raw.sweep_id) : []),
   ];
   $('headline').replaceChildren(...parts);
   if (e.failure_reason) $('headline').append(el('div', { class: 'problem' }, `failed: ${e.failure_reason}`));

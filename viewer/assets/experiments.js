@@ -1,6 +1,6 @@
 // The experiments table: filters and sort in the URL (a view can be bookmarked), a page of rows from
 // /api/experiments, running rows refreshed live, stale ones flagged with the server's reason.
-import { api, el, fmt, idLink, live, setUrlState, shown, throttled, urlState, when } from './common.js';
+import { api, el, fmt, idLink, live, setUrlState, shortIds, shown, throttled, urlState, when } from './common.js';
 
 const COLUMNS = [
   ['id', 'experiment'],
@@ -139,6 +139,7 @@ async function load() {
   header();
   fillChoices(data.choices);
   table.tBodies[0].replaceChildren(...data.rows.map(row));
+  shortIds(table);
   shownIds = new Set(data.rows.map((r) => r.experiment_id));
   const last = Math.min(data.total, state.offset + data.rows.length);
   const running = data.rows.filter((r) => r.status === 'running').length;

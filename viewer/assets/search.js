@@ -1,6 +1,6 @@
 // Search across transcripts: the form's text and kind in the URL, hits from /api/search with the match marked
 // (the snippet split around it into text nodes: model text is never parsed as HTML), each linked to its step.
-import { api, el, idLink, shown, urlState } from './common.js';
+import { api, el, idLink, shortIds, shown, urlState } from './common.js';
 
 const form = document.getElementById('search');
 const state = urlState();
@@ -49,6 +49,7 @@ async function main() {
       );
     }),
   );
+  shortIds(document.getElementById('hits'));
   window.__viewer = { ready: true, hits: data.hits.length };
 }
 

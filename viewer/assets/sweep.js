@@ -2,7 +2,7 @@
 // live when a run changes; then, as they cost more, the per-agent statistics, the errored runs and the report's plots
 // (report.js, from the data in #data); a paired comparison on demand. Rates and costs arrive as the report writes
 // them (reports/stat-text.ts); the plots format with stat-format.js.
-import { api, el, fmt, idLink, live, shown, tableParts, throttled } from './common.js';
+import { api, el, fmt, idLink, live, shortIds, shown, tableParts, throttled } from './common.js';
 import * as StatFormat from './stat-format.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
@@ -183,6 +183,7 @@ function renderStats(report) {
           ),
         ),
   );
+  shortIds($('errors'));
   cellIntervals = new Map(report.cellStats.map((c) => [c.cell_index, c]));
   if (lastGrid) render(lastGrid);
 }

@@ -8,6 +8,7 @@ import { commandPrefix } from '../invocation.ts';
 import { interruptedNote } from '../interrupt.ts';
 import { intOption } from '../options.ts';
 import { blockPainter } from '../redraw.ts';
+import { outageLine } from '../progress.ts';
 import { statusLines } from '../../../reports/live-status.ts';
 import {
   minutes,
@@ -81,7 +82,15 @@ const CSV_COLUMNS: Array<keyof RunningExperiment> = [
   'execution_arn',
   'stale',
   'interrupted',
+  'provider_down_since',
+  'provider_next_try_at',
 ];
+
+/** A run waiting out a provider outage, as the live line of `ariadne run` says it; null for any other. */
+export function outageOf(r: RunningExperiment, now = Date.now()): string | null {
+  if (r.interrupted || !r.provider_down_since || !r.provider_next_try_at) return null;
+  return outageLine(new Date(r.provider_down_since).getTime(), new Date(r.provider_next_try_at).getTime(), now);
+}
 
 /** The running experiments' columns, at `now`; a stale one's reason is said under the table, in full. */
 function runningColumns(now: Date): Column<RunningExperiment>[] {
@@ -95,7 +104,10 @@ function runningColumns(now: Date): Column<RunningExperiment>[] {
     { header: 'goal', cell: (r) => (r.goal_found ? 'found' : '-'), drop: 5 },
     { header: 'running', cell: (r) => minutes(age(r)), align: 'right', drop: 2 },
     { header: 'cost', cell: (r) => (r.cost_usd ? `$${r.cost_usd.toFixed(4)}` : '-'), align: 'right', drop: 7 },
-    { header: 'stale', cell: (r) => (r.interrupted ? 'INTERRUPTED' : r.stale ? 'STALE' : '') },
+    {
+      header: 'stale',
+      cell: (r) => (r.interrupted ? 'INTERRUPTED' : r.stale ? 'STALE' : outageOf(r) ? 'WAITING' : ''),
+    },
   ];
 }
 
@@ -123,7 +135,11 @@ function liveLines(
   const interrupted = running
     .filter((r) => r.interrupted)
     .flatMap((r) => wrapText(`INTERRUPTED ${r.experiment_id}: ${interruptedNote(r)}`, layout.width, '  '));
-  return [...head, ...lines.slice(0, -1), ...hiddenNote(hidden), ...stale, ...interrupted];
+  const waiting = running.flatMap((r) => {
+    const outage = outageOf(r);
+    return outage ? wrapText(`WAITING ${r.experiment_id}: ${outage}`, layout.width, '  ') : [];
+  });
+  return [...head, ...lines.slice(0, -1), ...hiddenNote(hidden), ...stale, ...interrupted, ...waiting];
 }
 
 /** `sfn`: the deployed stack's Step Functions, one client for every redraw. */
@@ -148,7 +164,15 @@ async function show(
     const format = outputFormat(o);
     if (format === 'json') {
       process.stdout.write(
-        `${JSON.stringify({ sweep: totals, running, ...(executions && { executions }) }, null, 2)}\n`,
+        `${JSON.stringify(
+          {
+            sweep: totals,
+            running: running.map((r) => ({ ...r, outage: outageOf(r) })),
+            ...(executions && { executions }),
+          },
+          null,
+          2,
+        )}\n`,
       );
       return;
     }

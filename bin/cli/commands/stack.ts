@@ -116,7 +116,8 @@ export function registerStackCommands(program: Command): void {
   const statusCommand = program
     .command('status')
     .description(
-      'without an argument: the experiments running now, their progress and cost so far, stale ones flagged; ' +
+      'without an argument: the experiments running now, their progress and cost so far, stale ones flagged, ' +
+        'the ones waiting out a provider outage with when it began and when the next try is; ' +
         'with an execution ARN: that deployed execution (status, times, error)',
     )
     .argument('[execution-arn]');
