@@ -9,7 +9,7 @@ import { TURN_COMMIT_MARGIN_MS } from '../core/config/budgets.ts';
 import { loopStateSchema } from '../core/machine/contracts.ts';
 import { INVOKE_STATE, turnTimeoutSeconds } from '../core/machine/tasks.ts';
 import { providerTrySchedule } from '../core/machine/states.ts';
-import { ERROR_NAMES } from '../core/error-names.ts';
+import { ProviderTransientError } from '../core/providers/llm/retry.ts';
 import type { AgentFactory } from '../core/engine/agent.ts';
 import { secretOf } from '../core/config/secrets.ts';
 import { lambdaEntry, type HandlerDeps, type InvocationContext } from './deps.ts';
@@ -40,7 +40,7 @@ export const runTurnHandler =
       providerWait: { waits, seconds },
       onCommitted: (usage) => deps.telemetry?.turn({ ...usage, ...where, ...waited, replayed: false }),
     }).catch(async (err: unknown) => {
-      if (err instanceof Error && err.name === ERROR_NAMES.providerTransient)
+      if (err instanceof ProviderTransientError)
         // for status, while the outage lasts; best effort: the turn's error decides what happens to the run
         await deps.store
           .recordProviderDown({

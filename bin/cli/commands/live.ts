@@ -87,7 +87,7 @@ const CSV_COLUMNS: Array<keyof RunningExperiment> = [
 ];
 
 /** A run waiting out a provider outage, as the live line of `ariadne run` says it; null for any other. */
-export function outageOf(r: RunningExperiment, now = Date.now()): string | null {
+function outageOf(r: RunningExperiment, now = Date.now()): string | null {
   if (r.interrupted || !r.provider_down_since || !r.provider_next_try_at) return null;
   return outageLine(new Date(r.provider_down_since).getTime(), new Date(r.provider_next_try_at).getTime(), now);
 }

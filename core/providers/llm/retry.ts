@@ -18,7 +18,7 @@ abstract class ProviderError extends Error {
   }
 }
 
-class ProviderTransientError extends ProviderError {
+export class ProviderTransientError extends ProviderError {
   override readonly name = ERROR_NAMES.providerTransient;
 }
 
