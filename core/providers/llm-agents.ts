@@ -1,5 +1,5 @@
-// The providers of chat-model agents, apart from agents.ts so that the CLI's options can name them without
-// loading the model clients (the AWS SDK, ollama) at start-up.
+// The providers of chat-model agents, apart from agents.ts so that what only names them (options, contracts, the
+// baseline function's bundle) does not carry the model clients (the AWS SDK, ollama).
 export const LLM_AGENTS = ['ollama', 'bedrock', 'openai'] as const;
 export type LlmAgent = (typeof LLM_AGENTS)[number];
 

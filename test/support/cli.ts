@@ -6,10 +6,9 @@ import { expect } from 'vitest';
 import { tableCounts, type TestDatabase } from './db.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// The installed command's entry, as `ariadne` and `npm run ariadne` run it: the CLI compiled into dist/
-// (global-setup.ts compiles it as npm install does), without tsx's loader: help, --version and usage errors from its
-// start-up, every other command from the whole compiled CLI. The sources' own entry, bin/ariadne.ts, keeps its
-// tests (cli-startup, cli-program, node-version), which check both answer alike.
+// The installed command's entry, as `ariadne` and `npm run ariadne` run it: the CLI bundled into dist/ariadne.js
+// (global-setup.ts builds it as npm install does), without tsx's loader. The sources' own entry, bin/ariadne.ts,
+// keeps its tests (cli-startup, cli-program, node-version), which check both answer alike.
 const ENTRY = `${ROOT}/bin/ariadne.js`;
 
 export interface CliResult {
