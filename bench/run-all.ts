@@ -26,6 +26,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   'sweep-pairs': async () => (await import('./sweep-pairs.ts')).sweepPairsBench(),
   search: async () => (await import('./search.ts')).searchBench(),
   'cli-startup': async () => (await import('./cli-startup.ts')).cliStartupBench(),
+  'suite-time': async () => (await import('./suite-time.ts')).suiteTimeBench(),
   load: async () => (await import('./load.ts')).loadBench(),
   rehearsal: async () => (await import('./rehearsal.ts')).rehearsalBench(),
   'results-aws': async () => (await import('./results-aws.ts')).resultsAwsBench(),
