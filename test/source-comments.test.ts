@@ -1,27 +1,13 @@
 // Comments say why, briefly: a file's opening comment is at most five lines (detail goes beside the code it
 // explains, or into docs/), and an AWS rule is cited by its key in aws-facts/facts.ts, the table of AWS's pages.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { allFacts } from '../aws-facts/facts.ts';
+import { houseFiles } from './support/house-files.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = [
-  'aws-facts',
-  'bench',
-  'bin',
-  'core',
-  'functions',
-  'lib',
-  'rehearsal',
-  'reports',
-  'results',
-  'simulators',
-  'state-machine',
-  'test',
-  'viewer',
-];
 const CODE = /\.(ts|mts|mjs|js)$/;
 const MAX_HEADER_LINES = 5;
 
@@ -91,14 +77,6 @@ const UNFACTED_PAGES: Record<string, string[]> = {
   'bench/prices.ts': ['AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html'],
 };
 
-function files(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : files(path);
-    return CODE.test(e.name) ? [path] : [];
-  });
-}
-
 /** Lines of the comment a file opens with (// lines or a block comment), a #! line and tool directives not counted. */
 function headerLines(text: string): number {
   const lines = text.split('\n');
@@ -125,7 +103,7 @@ function awsDocPages(text: string): string[] {
   return [...text.matchAll(/docs\.aws\.amazon\.com\/(\S+?)(?=[\s'"`),;]|$)/g)].map((m) => m[1]);
 }
 
-const ALL = DIRS.flatMap(files);
+const ALL = houseFiles(CODE);
 
 /** Each key cited as `aws-facts: KEY` (a trailing `*` stands for every key it begins), with its file. */
 function citedFactKeys(file: string, text: string): Array<{ file: string; key: string }> {

@@ -1,34 +1,15 @@
 // The code says why, not when: no comment names an issue of this project (git log holds the history). A citation of
 // another project's issue (owner/repo issue N, a github.com link) is a source, and stays.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { houseFiles } from './support/house-files.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CODE_DIRS = [
-  'aws-facts',
-  'bench',
-  'bin',
-  'core',
-  'functions',
-  'lib',
-  'rehearsal',
-  'reports',
-  'results',
-  'simulators',
-];
-const MORE_DIRS = ['state-machine', 'test', 'viewer'];
 const CODE = /\.(ts|mjs|js|sql)$/;
-
-function files(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : files(path);
-    // this file names issues to test the rule
-    return CODE.test(e.name) && path !== join('test', 'source-history.test.ts') ? [path] : [];
-  });
-}
+// this file names issues to test the rule
+const files = () => houseFiles(CODE).filter((path) => path !== join('test', 'source-history.test.ts'));
 
 /** A mention of one of this project's issues: "issue 30", "Issue 17's", "issues 3 and 4" not after owner/repo. */
 function ownIssueMentions(text: string): number[] {
@@ -49,10 +30,8 @@ describe('history stays in git', () => {
   });
 
   it('no source names an issue of this project', () => {
-    const found = [...CODE_DIRS, ...MORE_DIRS].flatMap((dir) =>
-      files(dir).flatMap((file) =>
-        ownIssueMentions(readFileSync(join(ROOT, file), 'utf8')).map((line) => `${relative('.', file)}:${line}`),
-      ),
+    const found = files().flatMap((file) =>
+      ownIssueMentions(readFileSync(join(ROOT, file), 'utf8')).map((line) => `${relative('.', file)}:${line}`),
     );
     expect(found).toEqual([]);
   });

@@ -1,19 +1,15 @@
 // The project's own errors are classes, matched with instanceof: the CLI is one bundle (or the sources under tsx),
 // never both, so each class exists once. A comparison of an error's name with one of our class names fails here.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { houseFiles } from './support/house-files.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIRS = ['bin', 'core', 'functions', 'lib', 'reports', 'results', 'state-machine', 'viewer', 'simulators'];
 
-const sources = (dir: string): string[] =>
-  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
-  );
-
 describe('typed errors', () => {
-  const files = DIRS.flatMap(sources).map((f) => ({ f, text: readFileSync(join(ROOT, f), 'utf8') }));
+  const files = houseFiles(/\.ts$/, DIRS).map((f) => ({ f, text: readFileSync(join(ROOT, f), 'utf8') }));
   const ours = new Set(
     files.flatMap(({ text }) => [...text.matchAll(/class (\w+) extends \w*Error\b/g)].map((m) => m[1])),
   );
