@@ -220,10 +220,9 @@ budget: { max_cost_usd: 0.002 }
     expect(runs.filter((r) => r.stop_reason === 'max_cost_usd').length).toBeGreaterThanOrEqual(1);
     expect(runs.filter((r) => r.status === 'running')).toEqual([]);
     expect(result.budgetSpent!.spent.costUsd).toBeCloseTo(total, 6);
-    // the rule: at most one model call past the budget per run in flight, and within the largest run's cost
+    // the rule (docs/sweeps-and-statistics.md): at most one model call past the budget per run in flight
     expect(total).toBeGreaterThanOrEqual(0.002);
     expect(total).toBeLessThanOrEqual(0.002 + concurrency * Math.max(...calls) + 1e-9);
-    expect(total).toBeLessThanOrEqual(0.002 + Math.max(...runs.map((r) => r.cost)));
   });
 });
 
