@@ -229,7 +229,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
     const usage = (id: string | null) =>
       rows('SELECT * FROM context_usage WHERE experiment_id = $1 ORDER BY turn_number, call_index', [id]);
     // one action per turn and one turn: the turn's one call is committed whatever the window
-    const one = { max_moves: 1, max_actions_per_turn: 1 };
+    const one = { max_moves: 1, max_actions_per_turn: 1, max_turns: 1 };
     const wide = await usage((await run(one)).experimentId);
     expect(wide[0]).toMatchObject({ provider: 'ollama', context_window: 32_768, at_window: false, memory: 'fresh' });
     expect(wide[0].prompt_tokens).toBe(ollama.replies[0].inputTokens);
