@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './cli.ts';
 
-export const HOUSE_DIRS = [
+const HOUSE_DIRS = [
   'aws-facts',
   'bench',
   'bin',
