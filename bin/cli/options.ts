@@ -25,6 +25,15 @@ export function intOption(option: string, min: number, max: number) {
   };
 }
 
+function numberOption(option: string, min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidInputError(option, raw, `${option} must be a number from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+}
+
 export function choiceOption<T extends string>(option: string, choices: readonly T[]) {
   return (raw: string): T => {
     if (!(choices as readonly string[]).includes(raw)) {
@@ -111,31 +120,27 @@ function defaultHelp(rows: readonly SettingRow[]): string {
   return `(default: ${parameter}, else ${row.env ? `$${row.env}, else ` : ''}${defaultText(row)})`;
 }
 
-/** A flag's text as the value the setting's schema checks; undefined when it cannot be one. */
-function flagValue(row: SettingRow, raw: string): unknown {
-  const text = raw.trim();
-  if (row.kind === 'integer') return /^-?\d+$/.test(text) ? Number(text) : undefined;
-  if (row.kind === 'number') return text === '' ? undefined : Number(text);
-  if (row.kind === 'choice') return row.choices!.find((c) => String(c) === raw);
-  return row.fromFlag ? row.fromFlag(raw) : raw;
+/** How a setting's flag text is read: the shared number and choice parsers, which name the flag and the range. */
+function flagReader(row: SettingRow): (raw: string) => unknown {
+  const flag = row.flag!;
+  if (row.kind === 'integer') return intOption(flag, row.min!, row.max!);
+  if (row.kind === 'number') return numberOption(flag, row.min!, row.max!);
+  if (row.kind === 'choice') {
+    const read = choiceOption(flag, row.choices!.map(String));
+    return (raw) => row.choices!.find((c) => String(c) === read(raw));
+  }
+  return (raw) => (row.fromFlag ? row.fromFlag(raw) : raw);
 }
 
-/** A setting's flag parser: the value checked by the setting's own schema, refused naming the flag and the range. */
+/** A setting's flag parser: the text read as its kind reads it, then checked by the setting's own schema. */
 function settingParser(row: SettingRow) {
-  const flag = row.flag!;
+  const read = flagReader(row);
   return (raw: string): unknown => {
-    const value = flagValue(row, raw);
-    const text = raw.trim();
-    const parsed = value === undefined ? null : row.schema.safeParse(value);
-    if (parsed?.success) return value;
-    const got = typeof value === 'number' && !Number.isNaN(value) ? text : `"${raw}"`;
-    const message =
-      row.kind === 'choice'
-        ? `${flag} "${raw}" is not one of: ${row.choices!.join(', ')}`
-        : row.kind === 'integer' || row.kind === 'number'
-          ? `${flag} must be ${expectedText(row)}, got ${got}`
-          : `${flag} "${raw}": ${parsed?.error.issues[0]?.message ?? expectedText(row)}`;
-    throw new InvalidInputError(flag, raw, message);
+    const value = read(raw);
+    const parsed = row.schema.safeParse(value);
+    if (parsed.success) return value;
+    const flag = row.flag!;
+    throw new InvalidInputError(flag, raw, `${flag} "${raw}": ${parsed.error.issues[0]?.message ?? expectedText(row)}`);
   };
 }
 
