@@ -14,6 +14,7 @@ import { FLAGGED_SETTINGS, providerOf } from '../../core/config/settings-table.t
 import { parseOrThrow } from '../../core/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../core/machine/contracts.ts';
 import { givenOptions, optionKey, type ExperimentOptions, type MazeOptions } from './options.ts';
+import { setAt } from './set-option.ts';
 
 export function mazeFromOptions(o: MazeOptions): { maze: Maze; input: StartExecutionInput['maze'] } {
   if (o.mazeFile) {
@@ -54,10 +55,7 @@ function configFromFlags(o: ExperimentOptions): Record<string, unknown> {
     const value = o[optionKey(row.flag!)];
     const provider = providerOf(row);
     if (value === undefined || (provider !== undefined && provider !== o.provider)) continue;
-    const path = row.path.split('.');
-    let node = config;
-    for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
-    node[path.at(-1)!] = value;
+    setAt(config, row.path.split('.'), value);
   }
   return config;
 }

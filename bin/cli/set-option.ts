@@ -78,6 +78,13 @@ function closeKeys(key: string): string[] {
     .map(({ k }) => k);
 }
 
+/** `value` at `path` of a config being built, its sections made as needed. */
+export function setAt(config: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = config;
+  for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[path.at(-1)!] = value;
+}
+
 /** Settings with a flag of their own: given with a --set of the same setting, both are refused. */
 const FLAGS = FLAGGED_SETTINGS.map((r) => ({ setting: r.path, option: optionKey(r.flag!), flag: r.flag! }));
 
@@ -148,9 +155,7 @@ export function settingsFromSet(sets: readonly string[], given: ReadonlySet<stri
       const p = firstProblem(parsed.error, alone, '');
       throw new InvalidInputError('--set', raw, `--set ${raw}: ${p.message}`);
     }
-    let node = out;
-    for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
-    node[path.at(-1)!] = value;
+    setAt(out, path, value);
   }
   return out;
 }
