@@ -172,7 +172,6 @@ function sayBudgetSpent(b: NonNullable<LocalSweepResult['budgetSpent']>, sweepId
       `${b.notStarted} run(s) not started (the runs in flight stopped at their next model call); raise ` +
       `budget.${b.reason} in ${file} and run it again to go on\n`,
   );
-  process.exitCode = EXIT.workFailed;
 }
 
 /** The closing lines: what ran, how it ended, and where to look next. */
