@@ -93,15 +93,40 @@ const COMMON = {
   },
 } as const;
 
-/** Builds the whole CLI into `outDir`: ariadne.js and ariadne.json; returns the sources it holds. */
-export async function compileCli(outDir = DIST): Promise<string[]> {
+const packageOf = (input: string): string | undefined => /node_modules\/((@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+
+/**
+ * The packages a command evaluates before it runs: those the entry imports statically, however deep. The rest (the
+ * AWS SDK, the local Step Functions engine, Fastify, the Parquet writer) are in the file too, evaluated by the
+ * import() of the command that needs them.
+ */
+function packagesAtStart(metafile: Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const next = [entry];
+  for (let file = next.pop(); file !== undefined; file = next.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const i of metafile.inputs[file]?.imports ?? [])
+      if (i.kind !== 'dynamic-import' && !i.external) next.push(i.path);
+  }
+  return [...new Set([...seen].flatMap((f) => packageOf(f) ?? []))].sort();
+}
+
+/**
+ * Builds the whole CLI into `outDir`: ariadne.js and ariadne.json; returns the sources it holds, and the packages
+ * evaluated at every start.
+ */
+export async function compileCli(outDir = DIST): Promise<{ sources: string[]; packagesAtStart: string[] }> {
   const result = await build({
     ...COMMON,
     entryPoints: { ariadne: join(ROOT, 'bin/ariadne.ts') },
     outdir: outDir,
     plugins: [keepSourcePaths(outDir)],
   });
-  return recordSources(outDir, 'ariadne', result.metafile);
+  return {
+    sources: recordSources(outDir, 'ariadne', result.metafile),
+    packagesAtStart: packagesAtStart(result.metafile, 'bin/ariadne.ts'),
+  };
 }
 
 /**
@@ -122,7 +147,7 @@ export async function compileModule(entry: string, outDir: string): Promise<stri
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const cli = await compileCli();
-  process.stdout.write(`ariadne: the CLI compiled to ${relative(ROOT, DIST)}/ (${cli.length} sources)\n`);
+  process.stdout.write(`ariadne: the CLI compiled to ${relative(ROOT, DIST)}/ (${cli.sources.length} sources)\n`);
   // npm install is where an old Node matters most: said here every time, by the commands once a day
   const notice = nodeVersionNotice(process.version);
   if (notice) process.stderr.write(`${notice}\n`);

@@ -3,7 +3,7 @@
 // UnreservedConcurrentExecutions; aws-facts: lambda.default-concurrent-executions). IAM: lambda:GetAccountSettings, an
 // action with no resource type, so granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's
 // width (core/sweeps/sweep-capacity.ts); the engine never imports the SDK.
-import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { AccountConcurrency } from '../core/sweeps/sweep-capacity.ts';
 
 export type AccountConcurrencyReader = () => Promise<AccountConcurrency>;
@@ -14,8 +14,11 @@ export class AccountSettingsError extends Error {
 }
 
 /** The reader over a client (its Region: the caller's, or the one given to the client). */
-export function lambdaAccountConcurrency(client = new LambdaClient({ maxAttempts: 4 })): AccountConcurrencyReader {
+export function lambdaAccountConcurrency(given?: LambdaClient): AccountConcurrencyReader {
+  let client = given;
   return async () => {
+    const { GetAccountSettingsCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
+    client ??= new LambdaClient({ maxAttempts: 4 });
     const { AccountLimit: limit } = await client.send(new GetAccountSettingsCommand({}));
     if (limit?.ConcurrentExecutions === undefined || limit.UnreservedConcurrentExecutions === undefined)
       throw new AccountSettingsError('GetAccountSettings returned no AccountLimit concurrency');

@@ -3,7 +3,7 @@
 // dependency from the same authors) writes each page of rows as row groups as it comes, so memory stays that of
 // one page however many rows there are; the alternatives need WebAssembly and an Arrow table in memory
 // (parquet-wasm) or are unmaintained (parquetjs).
-import { ParquetWriter, fileWriter } from 'hyparquet-writer';
+import type { ParquetWriter } from 'hyparquet-writer';
 
 type ParquetType = 'BOOLEAN' | 'INT64' | 'DOUBLE' | 'STRING' | 'JSON' | 'TIMESTAMP';
 
@@ -54,6 +54,7 @@ export async function writeParquet(
   file: string,
   pages: AsyncIterable<Array<Record<string, unknown>>>,
 ): Promise<number> {
+  const { ParquetWriter, fileWriter } = await import('hyparquet-writer'); // loaded by the export that needs it
   let writer: ParquetWriter | null = null;
   let columns: Array<{ name: string; type: ParquetType }> = [];
   let n = 0;

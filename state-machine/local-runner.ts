@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StateMachine } from 'aws-local-stepfunctions';
+import type { StateMachine } from 'aws-local-stepfunctions';
 import { experimentDefinition } from './definition.ts';
 import { TASKS } from '../core/machine/tasks.ts';
 import { HANDLER_MODULES } from './handler-modules.ts';
@@ -87,10 +87,12 @@ const VALIDATION = { checkArn: false } as const;
  * it passed, and the next process builds the machine without validating (noValidate). A definition never validated
  * (a new one, or the marker gone) is validated as before, and a failing one leaves no marker.
  */
-function localMachine(definition?: object): StateMachine {
+async function localMachine(definition?: object): Promise<StateMachine> {
   const def = definition ?? (synthesized ??= experimentDefinition());
   let m = machines.get(def);
   if (!m) {
+    // the engine and what it brings (the Lambda client, JSONata, the ASL validator) load with the first run
+    const { StateMachine } = await import('aws-local-stepfunctions');
     const hash = createHash('sha256')
       .update(JSON.stringify([VALIDATION, def]))
       .digest('hex')
@@ -167,7 +169,7 @@ const executionArnOf = (name: string, machineArn = LOCAL_STATE_MACHINE_ARN) =>
 
 type Definition = { States: Record<string, { Type?: string }> };
 type StartParams = { StateMachineArn: string; Name: string; Input: unknown };
-type Execution = ReturnType<ReturnType<typeof localMachine>['run']>;
+type Execution = ReturnType<StateMachine['run']>;
 
 /** The executions of one experiment, one after another: each continue-as-new queues the next. */
 class LocalExecutions {
@@ -220,7 +222,7 @@ class LocalExecutions {
   }
 
   /** One execution started on the local engine, its ContinueAsNew Task bound to startExecution. */
-  start(current: { name: string; input: unknown }, handlers: TaskHandlers): Execution {
+  async start(current: { name: string; input: unknown }, handlers: TaskHandlers): Promise<Execution> {
     const executionArn = executionArnOf(current.name, this.machineArn);
     this.startTime = this.opts.deps.now().toISOString();
     this.executions.push(executionArn);
@@ -228,7 +230,7 @@ class LocalExecutions {
       await this.opts.onStartExecution?.(params as StartParams);
       return this.startExecution(params as StartParams);
     };
-    const execution = localMachine(this.definition).run(current.input as never, {
+    const execution = (await localMachine(this.definition)).run(current.input as never, {
       overrides: {
         taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
         ...(this.opts.retryIntervals ? { retryIntervalOverrides: this.opts.retryIntervals } : {}),
@@ -303,7 +305,7 @@ export async function runLocalExecution(input: unknown, opts: LocalRunOptions): 
   while (run.next) {
     const current = run.next;
     run.next = null;
-    output = await run.outcome(run.start(current, handlers));
+    output = await run.outcome(await run.start(current, handlers));
   }
   const { executions, events, historyEvents } = run;
   return { executionArn: executions.at(-1)!, executions, output, events, historyEvents };

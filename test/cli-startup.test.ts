@@ -21,9 +21,10 @@ function buildDir(prefix: string): string {
 describe('the compiled CLI', () => {
   let dir = '';
   let inputs: string[] = [];
+  let atStart: string[] = [];
   beforeAll(async () => {
     dir = buildDir('compiled-cli-');
-    inputs = await compileCli(dir);
+    ({ sources: inputs, packagesAtStart: atStart } = await compileCli(dir));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -40,6 +41,17 @@ describe('the compiled CLI', () => {
     expect(specifiers.filter((s) => /\.[cm]?ts$/.test(s))).toEqual([]);
     // the packages are inside, but for the few that must stay where npm put them
     expect(specifiers.filter((s) => !isBuiltin(s) && !s.startsWith('.') && !LEFT_OUT.test(s))).toEqual([]);
+  });
+
+  it('evaluates at start what every command needs; the AWS SDK, the local engine and Fastify wait for theirs', () => {
+    expect(atStart).toContain('commander');
+    expect(atStart).toContain('zod');
+    const lazy = /^(@aws-sdk\/|@smithy\/|aws-local-stepfunctions$|jsonata$|asl-validator$|fastify$|hyparquet-writer$)/;
+    expect(atStart.filter((p) => lazy.test(p))).toEqual([]);
+    // and they are in the file all the same, for the commands that import them
+    const text = readFileSync(join(dir, 'ariadne.js'), 'utf8');
+    for (const p of ['@aws-sdk/client-sfn', 'aws-local-stepfunctions', 'fastify', 'hyparquet-writer'])
+      expect(text, p).toContain(`node_modules/${p}/`);
   });
 
   it.each([

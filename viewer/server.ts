@@ -2,7 +2,7 @@
 // maps a URL to a file, hooks for security headers). It answers GET only on the loopback interface, refuses a foreign
 // Host header (DNS rebinding), and its Content-Security-Policy runs only the viewer's own scripts. Every query is
 // fixed SQL with parameters; the only files served are the fixed list in assets.ts.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlDatabase } from '../core/store/sql.ts';
 import { ExperimentNotFoundError, InvalidInputError } from '../core/errors.ts';
 import { loadAssets } from './assets.ts';
@@ -43,6 +43,7 @@ const SECURITY_HEADERS = {
  */
 async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string>()): Promise<FastifyInstance> {
   // forceCloseConnections: live pages hold a stream open, which must not keep close() waiting
+  const { default: Fastify } = await import('fastify'); // loaded by `view` alone of the commands
   const app = Fastify({
     logger: false,
     routerOptions: { maxParamLength: 200 },

@@ -1,7 +1,7 @@
 // A deployed stack's outputs, found with CloudFormation DescribeStacks as `aws cloudformation describe-stacks` finds
 // them, so commands need a stack name (default Ariadne), not six ARNs pasted from the console. Every failure says
 // what to fix: credentials, a Region, the stack's name or status, a redeploy, or the caller's IAM policy.
-import { CloudFormationClient, DescribeStacksCommand, type Stack } from '@aws-sdk/client-cloudformation';
+import type { Stack } from '@aws-sdk/client-cloudformation';
 import { InvalidInputError } from '../../core/errors.ts';
 import { EnvironmentError, NotFoundError } from './exit-codes.ts';
 import { OUTPUT_KEYS, type OutputField, type StackOutputs } from '../../lib/stack-outputs.ts';
@@ -55,6 +55,7 @@ export async function resolveStack({
   region,
   endpoint,
 }: ResolveStackOptions): Promise<StackOutputs> {
+  const { CloudFormationClient, DescribeStacksCommand } = await import('@aws-sdk/client-cloudformation');
   const client = new CloudFormationClient({
     ...(region ? { region } : {}),
     ...(endpoint ? { endpoint } : {}),

@@ -1,16 +1,13 @@
 // The one-token Converse call that tells whether a Bedrock model answers this caller (the preflight of `run` and
 // `sweep`, and `doctor --aws --bedrock`, which is also a new account's activation: bin/cli/doctor-bedrock.ts).
-import {
-  ConverseCommand,
-  type BedrockRuntimeClient,
-  type ConverseCommandOutput,
-} from '@aws-sdk/client-bedrock-runtime';
+import type { BedrockRuntimeClient, ConverseCommandOutput } from '@aws-sdk/client-bedrock-runtime';
 
-export function probeBedrockModel(
+export async function probeBedrockModel(
   client: BedrockRuntimeClient,
   model: string,
   abortSignal?: AbortSignal,
 ): Promise<ConverseCommandOutput> {
+  const { ConverseCommand } = await import('@aws-sdk/client-bedrock-runtime');
   return client.send(
     new ConverseCommand({
       modelId: model,

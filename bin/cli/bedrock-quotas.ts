@@ -3,7 +3,7 @@
 // may really send, and `ariadne doctor --aws --bedrock` prints them. Quotas name models by display name, matched to ids
 // by their words and numbers. Bedrock counts some models' tokens at a higher rate than it bills them ("Some models use
 // tokens at a higher rate", docs.aws.amazon.com/bedrock/latest/userguide/quotas.html), which a quota does not show.
-import { ListServiceQuotasCommand, ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
+import type { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { baseModelId, inferenceProfileOf } from '../../core/config/model-table.ts';
 import type { Check } from './doctor/check.ts';
 import { commandPrefix } from './invocation.ts';
@@ -31,6 +31,7 @@ export interface QuotaRateLimit {
 
 /** Every applied Bedrock quota of the account in the client's Region, page by page. */
 export async function listBedrockQuotas(client: ServiceQuotasClient): Promise<ServiceQuota[]> {
+  const { ListServiceQuotasCommand } = await import('@aws-sdk/client-service-quotas');
   const out: ServiceQuota[] = [];
   let NextToken: string | undefined;
   do {
@@ -130,8 +131,10 @@ export function quotaNote(q: ModelQuotas, region: string): string {
 export async function bedrockQuotaChecks(
   models: string[],
   region: string,
-  client = new ServiceQuotasClient({ region, maxAttempts: 2 }),
+  given?: ServiceQuotasClient,
 ): Promise<Check[]> {
+  const client =
+    given ?? new (await import('@aws-sdk/client-service-quotas')).ServiceQuotasClient({ region, maxAttempts: 2 });
   let quotas: ServiceQuota[];
   try {
     quotas = await listBedrockQuotas(client);

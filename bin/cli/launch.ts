@@ -2,7 +2,7 @@
 // validated with the StartExperiment schema before any call; each execution
 // is named from what it runs, so launching again cannot start it twice.
 import { createHash } from 'node:crypto';
-import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 import { InvalidInputError } from '../../core/errors.ts';
 import { parseOrThrow } from '../../core/config/zod-errors.ts';
 import { startRequestSchema, type StartExecutionInput } from '../../core/machine/contracts.ts';
@@ -59,6 +59,7 @@ export async function startExecutions(
   stateMachineArn: string,
   requests: Array<{ name: string; input: StartExecutionInput }>,
 ): Promise<Array<{ name: string; executionArn: string; already: boolean; status?: string }>> {
+  const { DescribeExecutionCommand, StartExecutionCommand } = await import('@aws-sdk/client-sfn');
   const out = [];
   for (const r of requests) {
     const arn = stateMachineArn.replace(':stateMachine:', ':execution:') + `:${r.name}`;
@@ -84,5 +85,6 @@ export async function startExecutions(
 }
 
 export async function describe(client: SFNClient, executionArn: string) {
+  const { DescribeExecutionCommand } = await import('@aws-sdk/client-sfn');
   return client.send(new DescribeExecutionCommand({ executionArn }));
 }

@@ -16,7 +16,6 @@ import { resolveConfig } from '../../core/engine/experiment.ts';
 import { diagnoseBedrockAccess } from '../../core/providers/llm/bedrock-access.ts';
 import { envString } from '../../core/config/environment.ts';
 import OpenAI from 'openai';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { probeBedrockModel, throttled } from './bedrock-probe.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
@@ -166,6 +165,7 @@ async function checkEndpoint(option: string, url: string): Promise<void> {
 
 /** Bedrock signs every call: credentials that cannot be found would fail every turn, so they are looked up first. */
 async function checkAwsCredentials(region: string): Promise<void> {
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
   const client = new BedrockRuntimeClient({ region });
   try {
     await client.config.credentials();
@@ -187,6 +187,7 @@ async function checkAwsCredentials(region: string): Promise<void> {
  * (exit 3). Each names its fix (bedrock-access.ts). Throttling means the model is there: not an error.
  */
 async function checkBedrockModel(model: string, region: string, endpoint: string | undefined, labels: Labels) {
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
   const client = new BedrockRuntimeClient({ region, endpoint, maxAttempts: 2 });
   try {
     await probeBedrockModel(client, model, AbortSignal.timeout(30_000));

@@ -3,9 +3,6 @@
 // core/sweeps/sweep-capacity.ts, which RegisterSweep applies again at run time), and the shared rate limit of each
 // Bedrock model it calls defaulted, where neither the file nor Parameter Store sets one, to the account's quotas for
 // that model (bedrock-quotas.ts). Each decision is one line on stderr.
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
-import { SSMClient } from '@aws-sdk/client-ssm';
 import { InvalidInputError } from '../../core/errors.ts';
 import {
   experimentConfigSchema,
@@ -62,6 +59,7 @@ const reason = (err: unknown) => `${(err as Error).name}: ${(err as Error).messa
 
 /** The deployed config defaults (<prefix>/config), as StartExperiment merges them under each run's config. */
 async function deployedConfig(region: string, prefix: string): Promise<ExperimentConfig> {
+  const { SSMClient } = await import('@aws-sdk/client-ssm');
   const client = new SSMClient({ region, maxAttempts: 2 });
   try {
     const raw = await ssmSource(client).readAll(`${prefix}/config`);
@@ -72,6 +70,7 @@ async function deployedConfig(region: string, prefix: string): Promise<Experimen
 }
 
 async function serviceQuotas(region: string): Promise<ServiceQuota[]> {
+  const { ServiceQuotasClient } = await import('@aws-sdk/client-service-quotas');
   const client = new ServiceQuotasClient({ region, maxAttempts: 2 });
   try {
     return await listBedrockQuotas(client);
@@ -160,7 +159,9 @@ async function defaultRateLimits(
 
 /** The sweep fitted to the account; a sweep that could not end within one Standard execution is refused (exit 2). */
 export async function fitSweepToAccount(loaded: LoadedSweep, o: FitOptions): Promise<SweepFit> {
-  const read = o.readAccount ?? lambdaAccountConcurrency(new LambdaClient({ region: o.region, maxAttempts: 2 }));
+  const lambda = async () =>
+    new (await import('@aws-sdk/client-lambda')).LambdaClient({ region: o.region, maxAttempts: 2 });
+  const read = o.readAccount ?? lambdaAccountConcurrency(await lambda());
   const account = await read().catch((err: unknown) => ({ error: reason(err) }));
   // the deployed default of a run without its own max_duration_minutes (unread: the code default counts)
   const readConfig = o.readConfig ?? (() => deployedConfig(o.region, o.parameterPrefix ?? '/ariadne'));

@@ -8,8 +8,6 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeFileError } from './file-errors.ts';
 import { userDirectory } from './output-dir.ts';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { InvalidInputError } from '../../core/errors.ts';
 import { loadSweep, SweepDefinitionError, type LoadedSweep } from '../../core/sweeps/sweep-spec.ts';
 import { sweepLaunch } from '../../core/machine/sweep-machine-input.ts';
@@ -60,6 +58,8 @@ export async function startAwsSweep(
 ) {
   const region = regionOf(target.stateMachineArn);
   const launch = sweepLaunch(sweep, target.bucket, concurrency);
+  const { PutObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
+  const { SFNClient, StartExecutionCommand } = await import('@aws-sdk/client-sfn');
   const s3 = new S3Client({ region });
   await s3.send(
     new PutObjectCommand({

@@ -1,19 +1,24 @@
 // Parameter Store through @aws-sdk/client-ssm: the settings in one recursive GetParametersByPath, following
 // NextToken to the last page, not decrypted (no setting is secret); each API key alone with GetParameter, decrypted,
 // so a function needs a grant on its own key's name only.
-import { GetParameterCommand, GetParametersByPathCommand, ParameterNotFound, SSMClient } from '@aws-sdk/client-ssm';
+import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { ParameterSource, RawParameter } from './parameters.ts';
 import { secretParameterName } from './secrets.ts';
 
-export function ssmSource(client: SSMClient = new SSMClient({})): ParameterSource {
+/** The SDK is loaded with the first read: the CLI imports this, and most of its commands never reach AWS. */
+export function ssmSource(given?: SSMClient): ParameterSource {
+  const sdk = () => import('@aws-sdk/client-ssm');
+  let made: SSMClient | undefined;
+  const client = async () => given ?? (made ??= new (await sdk()).SSMClient({}));
   return {
     async readAll(prefix) {
+      const { GetParametersByPathCommand } = await sdk();
       const out: RawParameter[] = [];
       let token: string | undefined;
       do {
-        const page = await client.send(
-          new GetParametersByPathCommand({ Path: prefix, Recursive: true, MaxResults: 10, NextToken: token }),
-        );
+        const page = await (
+          await client()
+        ).send(new GetParametersByPathCommand({ Path: prefix, Recursive: true, MaxResults: 10, NextToken: token }));
         for (const p of page.Parameters ?? []) {
           if (p.Name && p.Value !== undefined)
             out.push({ name: p.Name, value: p.Value, secure: p.Type === 'SecureString' });
@@ -23,10 +28,11 @@ export function ssmSource(client: SSMClient = new SSMClient({})): ParameterSourc
       return out;
     },
     async readSecret(prefix, name) {
+      const { GetParameterCommand, ParameterNotFound } = await sdk();
       try {
-        const { Parameter } = await client.send(
-          new GetParameterCommand({ Name: secretParameterName(prefix, name), WithDecryption: true }),
-        );
+        const { Parameter } = await (
+          await client()
+        ).send(new GetParameterCommand({ Name: secretParameterName(prefix, name), WithDecryption: true }));
         return Parameter?.Value;
       } catch (err) {
         if (err instanceof ParameterNotFound) return undefined;

@@ -2,18 +2,15 @@
 // connection and no pool. What differs from pg is made to look the same here: named parameters, typed result
 // fields decoded by their column type, and the Data API's own failures (a paused Aurora resuming, the service
 // unavailable) retried inside a time budget before they surface as DatabaseUnavailableError.
-import {
-  BeginTransactionCommand,
-  CommitTransactionCommand,
+import type {
+  ArrayValue,
+  BeginTransactionCommandOutput,
+  ColumnMetadata,
   ExecuteStatementCommand,
+  ExecuteStatementCommandOutput,
+  Field,
   RDSDataClient,
-  RollbackTransactionCommand,
-  type ArrayValue,
-  type BeginTransactionCommandOutput,
-  type ColumnMetadata,
-  type ExecuteStatementCommandOutput,
-  type Field,
-  type SqlParameter,
+  SqlParameter,
 } from '@aws-sdk/client-rds-data';
 import {
   DatabaseUnavailableError,
@@ -249,11 +246,14 @@ function fromJson<R>(formatted: string | undefined, shape: ResultShape): R[] | u
   return rows as R[];
 }
 
+/** The SDK, loaded with the first statement: the CLI's commands import this and most of them never reach AWS. */
+const rdsData = () => import('@aws-sdk/client-rds-data');
+
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class DataApiDatabase implements SqlDatabase {
   readonly transport = 'data-api' as const;
-  private readonly client: RDSDataClient;
+  private readonly client: Promise<RDSDataClient>;
   private readonly ownClient: boolean;
   private readonly budgetMs: number;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -268,7 +268,10 @@ export class DataApiDatabase implements SqlDatabase {
     // maxAttempts 1: the SDK's standard retries (3 attempts, its own backoff) would retry 5xx and throttling
     // underneath ours, tripling calls and spending time our budget cannot see; here one call is one attempt.
     // The region is the cluster's, read from its ARN (arn:aws:rds:<region>:<account>:cluster:<name>).
-    this.client = opts.client ?? new RDSDataClient({ region: opts.resourceArn.split(':')[3], maxAttempts: 1 });
+    const region = opts.resourceArn.split(':')[3];
+    this.client = opts.client
+      ? Promise.resolve(opts.client)
+      : rdsData().then((sdk) => new sdk.RDSDataClient({ region, maxAttempts: 1 }));
     this.budgetMs = opts.retryBudgetMs ?? DATABASE_RETRY_BUDGET_MS; // every database Lambda's timeout covers it
     this.sleep = opts.sleep ?? defaultSleep;
     this.continueAfterTimeout = opts.continueAfterTimeout ?? false;
@@ -291,6 +294,7 @@ export class DataApiDatabase implements SqlDatabase {
    */
   async transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T> {
     return this.withRetries('the transaction', async () => {
+      const { BeginTransactionCommand, CommitTransactionCommand, RollbackTransactionCommand } = await rdsData();
       const begun = await this.send<BeginTransactionCommandOutput>(new BeginTransactionCommand(this.target));
       const transactionId = begun.transactionId;
       if (!transactionId) throw new Error('BeginTransaction answered no transactionId');
@@ -308,14 +312,13 @@ export class DataApiDatabase implements SqlDatabase {
   }
 
   async close(): Promise<void> {
-    if (this.ownClient) this.client.destroy();
-    return Promise.resolve();
+    if (this.ownClient) (await this.client).destroy();
   }
 
   private async send<O>(command: { readonly input: object }): Promise<O> {
     try {
       // The client's send is overloaded per command; every command here is one of its own.
-      return (await this.client.send(command as ExecuteStatementCommand)) as O;
+      return (await (await this.client).send(command as ExecuteStatementCommand)) as O;
     } catch (err) {
       throw translateError(err);
     }
@@ -345,6 +348,7 @@ export class DataApiDatabase implements SqlDatabase {
       ...(transactionId ? { transactionId } : {}),
       ...(this.continueAfterTimeout ? { continueAfterTimeout: true } : {}),
     };
+    const { ExecuteStatementCommand } = await rdsData();
     const select = this.jsonRecords && SELECT.test(sql);
     const key = select ? `${parameters.map(parameterKind).join(',')}\n${sql}` : '';
     const shape = select ? this.shapes.get(key) : undefined;

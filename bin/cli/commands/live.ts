@@ -21,8 +21,7 @@ import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from
 import { addTableOutputOptions, outputFormat, tableLayout, type TableOutputOptions } from '../table-output.ts';
 import { csvText } from '../../../reports/csv.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
-import { ListExecutionsCommand, DescribeExecutionCommand } from '@aws-sdk/client-sfn';
-import { SFNClient } from '@aws-sdk/client-sfn';
+import type { SFNClient } from '@aws-sdk/client-sfn';
 
 export interface LiveOptions extends ResultsSource, TableOutputOptions {
   watch?: boolean;
@@ -40,6 +39,7 @@ async function runningExecutions(
   client: SFNClient,
   stack: StackOutputs,
 ): Promise<{ experiments: number; sweeps: number }> {
+  const { ListExecutionsCommand } = await import('@aws-sdk/client-sfn');
   const count = async (stateMachineArn: string) =>
     (await client.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING', maxResults: 1000 })))
       .executions?.length ?? 0;
@@ -52,6 +52,7 @@ async function runningExecutions(
  * (a turn stuck in its Task's retries).
  */
 async function withExecutionStatus(client: SFNClient, running: RunningExperiment[]): Promise<void> {
+  const { DescribeExecutionCommand } = await import('@aws-sdk/client-sfn');
   for (const r of running.filter((x) => x.stale && x.execution_arn)) {
     try {
       const e = await client.send(new DescribeExecutionCommand({ executionArn: r.execution_arn! }));
@@ -196,7 +197,7 @@ async function show(
 export async function liveStatus(o: LiveOptions, sweepId?: string): Promise<void> {
   await withResultsDatabase(o, async (db, stack) => {
     if (!stack) return show(db, sweepId, o);
-    const sfn = new SFNClient({ region: stack.region });
+    const sfn = new (await import('@aws-sdk/client-sfn')).SFNClient({ region: stack.region });
     try {
       await show(db, sweepId, o, { stack, sfn });
     } finally {

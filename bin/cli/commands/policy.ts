@@ -9,7 +9,6 @@ import { resolveStack } from '../aws-stack.ts';
 import { researcherPolicy, policySize } from '../../../lib/researcher-policy.ts';
 import { fact } from '../../../aws-facts/facts.ts';
 import { readSynthesizedStack, templateStackOutputs } from '../template-stack.ts';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 
 interface ResearcherOptions {
   stack: string;
@@ -30,6 +29,7 @@ async function plannedOutputs(o: ResearcherOptions, template: string) {
   const synthesized = readSynthesizedStack(plan);
   if (o.account === undefined && synthesized.account === undefined) {
     const region = o.region ?? synthesized.region;
+    const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
     const sts = new STSClient({ ...(region ? { region } : {}), maxAttempts: 2 });
     try {
       plan.account = (await sts.send(new GetCallerIdentityCommand({}))).Account;

@@ -8,7 +8,6 @@ import { withExample } from '../help.ts';
 import { endpointOption, jsonOption } from '../options.ts';
 import { readHidden, readStdin } from '../secret-input.ts';
 import { commandPrefix } from '../invocation.ts';
-import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 
 interface SecretOptions {
   region?: string;
@@ -28,6 +27,7 @@ async function setSecret(name: SecretName, o: SecretOptions): Promise<void> {
       `no value for ${name} was given: pipe it in (${commandPrefix()} secret set ${name} < key.txt) ` +
         'or type it at the prompt',
     );
+  const { PutParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
   const client = new SSMClient({
     ...(o.region ? { region: o.region } : {}),
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),

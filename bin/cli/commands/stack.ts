@@ -9,7 +9,6 @@ import { addLiveOptions, liveStatus, type LiveOptions } from './live.ts';
 import { outputFormat } from '../table-output.ts';
 import { csvText } from '../../../reports/csv.ts';
 import { requestFromOptions } from '../experiment-input.ts';
-import { SFNClient } from '@aws-sdk/client-sfn';
 import { launchRequests, regionOf, startExecutions, describe as describeExecution } from '../launch.ts';
 import { resolveStack } from '../aws-stack.ts';
 
@@ -55,6 +54,7 @@ async function launch(o: LaunchOptions): Promise<void> {
     );
     return;
   }
+  const { SFNClient } = await import('@aws-sdk/client-sfn');
   const client = new SFNClient({ region, ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   const started = await startExecutions(client, stateMachineArn, requests);
   if (o.json) {
@@ -76,6 +76,7 @@ async function status(arn: string | undefined, o: LiveOptions & { endpoint?: str
       arn,
       `"${arn}" is not an execution ARN (arn:aws:states:REGION:ACCOUNT:execution:MACHINE:NAME)`,
     );
+  const { SFNClient } = await import('@aws-sdk/client-sfn');
   const client = new SFNClient({ region: m[1], ...(o.endpoint ? { endpoint: o.endpoint } : {}) });
   const d = await describeExecution(client, arn);
   const format = outputFormat(o);

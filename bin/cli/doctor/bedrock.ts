@@ -3,7 +3,6 @@
 // is a warning naming the replacement; not found, a failure), then a one-token Converse call, which on a new account
 // also starts the Marketplace subscription when the caller may subscribe: an administrator runs this once for the
 // whole account. What each refusal means is core/providers/llm/bedrock-access.ts's.
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { probeBedrockModel, throttled } from '../bedrock-probe.ts';
 import type { Check } from './check.ts';
 import { commandPrefix } from '../invocation.ts';
@@ -16,7 +15,6 @@ import {
   type ModelEntry,
 } from '../../../core/config/model-table.ts';
 import { bedrockQuotaChecks } from '../bedrock-quotas.ts';
-import { BedrockClient, GetFoundationModelCommand } from '@aws-sdk/client-bedrock';
 
 const fallbackFix = (err: Error, model: string, region: string, prefix: string): string =>
   err.name === 'ResourceNotFoundException'
@@ -47,6 +45,7 @@ function moveFix(replacement: string | undefined): string {
 
 /** GetFoundationModel for the model behind `model` (a profile's base model): its lifecycle check. */
 async function lifecycleCheck(model: string, region: string): Promise<Check> {
+  const { BedrockClient, GetFoundationModelCommand } = await import('@aws-sdk/client-bedrock');
   const client = new BedrockClient({ region, maxAttempts: 2 });
   const base = baseModelId(model);
   const check = `Bedrock ${model} lifecycle`;
@@ -101,6 +100,7 @@ async function lifecycleCheck(model: string, region: string): Promise<Check> {
 export async function bedrockChecks(models: string[], region: string, prefix: string): Promise<Check[]> {
   if (models.length === 0)
     return [{ check: 'Bedrock models', ok: true, skipped: true, detail: 'the deployment names no Bedrock model' }];
+  const { BedrockRuntimeClient } = await import('@aws-sdk/client-bedrock-runtime');
   const client = new BedrockRuntimeClient({ region, maxAttempts: 2 });
   try {
     const checks: Check[] = [];

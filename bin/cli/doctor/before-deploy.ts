@@ -2,9 +2,6 @@
 // so what would fail the deploy or the first run shows while nothing exists yet: credentials and account, the CDK
 // bootstrap, an existing stack's status (ROLLBACK_COMPLETE: only deleting helps), the Lambda concurrency (new accounts
 // get less), and with --bedrock each granted model's lifecycle and activating call (doctor-bedrock.ts).
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { LambdaClient } from '@aws-sdk/client-lambda';
 import { lambdaAccountConcurrency } from '../../../functions/lambda-concurrency.ts';
 import { sweepConcurrencyCap } from '../../../core/sweeps/sweep-capacity.ts';
 import { resolveStack } from '../aws-stack.ts';
@@ -63,6 +60,7 @@ export async function doctorBeforeDeploy(o: PlanDoctorOptions): Promise<Check[]>
       },
     ];
 
+  const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
   const sts = new STSClient({ region, maxAttempts: 2 });
   let account: string;
   try {
@@ -120,6 +118,7 @@ async function bootstrapCheck(
 ): Promise<Check> {
   const check = 'CDK bootstrap';
   const fix = `npx cdk bootstrap aws://${account}/${region}`;
+  const { GetParameterCommand, SSMClient } = await import('@aws-sdk/client-ssm');
   const ssm = new SSMClient({ region, maxAttempts: 2 });
   try {
     const out = await ssm.send(new GetParameterCommand({ Name: bootstrap.parameter }));
@@ -164,6 +163,7 @@ async function stackCheck(stackName: string, region: string): Promise<Check> {
 /** The account's unreserved Lambda concurrency, and how wide a sweep can run in it. */
 async function concurrencyCheck(region: string): Promise<Check> {
   const check = 'Lambda concurrency';
+  const { LambdaClient } = await import('@aws-sdk/client-lambda');
   const client = new LambdaClient({ region, maxAttempts: 2 });
   try {
     const { unreservedConcurrentExecutions: free, concurrentExecutions: total } =

@@ -1,7 +1,6 @@
 // `ariadne doctor --aws`: a deployment checked from the researcher's side, one line per check, each failure
 // saying what to fix. Checks run in order and stop where a later one could only repeat an earlier failure (no
 // stack, no database to ask).
-import { SSMClient } from '@aws-sdk/client-ssm';
 import { resolveStack } from '../aws-stack.ts';
 import { type StackOutputs } from '../../../lib/stack-outputs.ts';
 import { commandPrefix } from '../invocation.ts';
@@ -121,6 +120,7 @@ async function parametersCheck(
   outputs: StackOutputs,
   prefix: string,
 ): Promise<{ check: Check; config?: ExperimentConfig; deployment?: ResolvedParameters['deployment'] }> {
+  const { SSMClient } = await import('@aws-sdk/client-ssm');
   const client = new SSMClient({ region: outputs.region, maxAttempts: 2 });
   try {
     const raw = await ssmSource(client).readAll(prefix);

@@ -2,8 +2,6 @@
 // (SimulatePrincipalPolicy) evaluates the caller's identity policies for every action `ariadne policy researcher`
 // grants, on a resource of each kind the commands use. Only the actions are simulated, so a launch is checked
 // without starting an execution. The caller is found with STS GetCallerIdentity, which needs no permission.
-import { IAMClient, SimulatePrincipalPolicyCommand } from '@aws-sdk/client-iam';
-import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import type { StackOutputs } from '../../../lib/stack-outputs.ts';
 import type { Check } from './check.ts';
 import { commandPrefix } from '../invocation.ts';
@@ -28,6 +26,8 @@ const concrete = (arn: string) => (arn === '*' ? arn : arn.replace(/\*/g, 'docto
 
 export async function permissionsCheck(outputs: StackOutputs): Promise<Check> {
   const check = 'your permissions';
+  const { GetCallerIdentityCommand, STSClient } = await import('@aws-sdk/client-sts');
+  const { IAMClient, SimulatePrincipalPolicyCommand } = await import('@aws-sdk/client-iam');
   const sts = new STSClient({ region: outputs.region, maxAttempts: 2 });
   const iam = new IAMClient({ region: outputs.region, maxAttempts: 2 });
   try {

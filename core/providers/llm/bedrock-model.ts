@@ -3,14 +3,14 @@
 // Wire formats: stopReason (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html);
 // reasoning sent back unmodified (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html);
 // Claude's thinking in additionalModelRequestFields.thinking (aws-facts: bedrock.thinking-min-budget-tokens).
-import {
+import type {
   BedrockRuntimeClient,
   ConverseCommand,
-  type ContentBlock,
-  type ConverseCommandOutput,
-  type TokenUsage as TokenUsageWire,
-  type Message,
-  type Tool,
+  ContentBlock,
+  ConverseCommandOutput,
+  TokenUsage as TokenUsageWire,
+  Message,
+  Tool,
 } from '@aws-sdk/client-bedrock-runtime';
 import { announcedSimulator, isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
 import { baseModelId, inferenceProfileOf } from '../../config/model-table.ts';
@@ -107,17 +107,19 @@ export function bedrockModel(
     maxTokens: settings.max_tokens ?? 1024,
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
   };
-  const client = new BedrockRuntimeClient({
-    region: settings.region,
-    maxAttempts: 1,
-    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-    ...(credentials ? { credentials } : {}),
-  });
+  let client: BedrockRuntimeClient | undefined;
   return {
     provider: 'bedrock',
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
-      const command = converseCommand(model, settings, sent, system, messages, tools);
+      const sdk = await bedrockRuntime();
+      client ??= new sdk.BedrockRuntimeClient({
+        region: settings.region,
+        maxAttempts: 1,
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        ...(credentials ? { credentials } : {}),
+      });
+      const command = converseCommand(sdk.ConverseCommand, model, settings, sent, { system, messages, tools });
       const simulator = listenForSimulator(command);
       const res = await client.send(command, { abortSignal: signal });
       return readReply(res, simulator());
@@ -127,18 +129,20 @@ export function bedrockModel(
   };
 }
 
+/** The SDK, loaded with the first call: the CLI imports this, and most runs never call Bedrock. */
+const bedrockRuntime = () => import('@aws-sdk/client-bedrock-runtime');
+
 /** The Converse request: cache points where the model takes them, thinking when a budget is set. */
 function converseCommand(
+  Converse: typeof ConverseCommand,
   model: string,
   settings: BedrockSettings,
   sent: BedrockInference,
-  system: string,
-  messages: ChatMessage[],
-  tools: ToolSpec[],
+  { system, messages, tools }: { system: string; messages: ChatMessage[]; tools: ToolSpec[] },
 ): ConverseCommand {
   const { reasoningBudgetTokens, notSent: _notSent, thinksByDefault: _thinks, ...inferenceConfig } = sent;
   const cached = withCachePoints(model, settings.prompt_caching, [{ text: system }], bedrockTools(tools));
-  return new ConverseCommand({
+  return new Converse({
     modelId: model,
     system: cached.system,
     messages: toWire(messages, tools.length > 0),
