@@ -14,7 +14,8 @@ type AwsService =
   | 'Service Quotas'
   | 'IAM'
   | 'RDS'
-  | 'CloudFormation';
+  | 'CloudFormation'
+  | 'CloudWatch';
 
 export interface AwsFact {
   readonly service: AwsService;
@@ -52,6 +53,8 @@ const DELETION_POLICY =
   'https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-attribute-deletionpolicy.html';
 const STACK_STATUS =
   'https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cfn-console-view-stack-data-resources.html';
+const MODEL_LIFECYCLE = 'https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html';
+const RESULT_WRITER = 'https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html';
 const PROMPT_CACHING = 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html';
 const PROFILES_SUPPORT = 'https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html';
 const PROFILE_ROUTING =
@@ -641,6 +644,283 @@ const FACTS = {
     page: 'https://docs.aws.amazon.com/servicequotas/2019-06-24/apireference/API_ListServiceQuotas.html',
     quote: 'Valid Range: Minimum value of 1. Maximum value of 100.',
     note: "MaxResults' range as the SDK's API model gives it; the page itself was not re-read here.",
+  },
+  'cloudformation.stable-stack-statuses': {
+    service: 'CloudFormation',
+    value: [
+      'CREATE_COMPLETE',
+      'UPDATE_COMPLETE',
+      'UPDATE_ROLLBACK_COMPLETE',
+      'IMPORT_COMPLETE',
+      'IMPORT_ROLLBACK_COMPLETE',
+    ],
+    page: 'https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_RollbackStack.html',
+    quote:
+      "This operation will delete a stack if it doesn't contain a last known stable state. A last known stable " +
+      'state includes any status in a *_COMPLETE. This includes the following stack statuses.',
+    note:
+      'The statuses whose outputs describe working resources. The stack status codes table (the page of ' +
+      'cloudformation.rollback-complete) adds UPDATE_COMPLETE_CLEANUP_IN_PROGRESS, the removal of old resources ' +
+      'after a successful update, its new ones in place; that row was not re-read here.',
+    notSimulated:
+      'the CloudFormation simulator reports whatever status a test gives a stack; bin/cli/aws-stack.ts reads these ' +
+      'as the statuses whose outputs it uses',
+  },
+  'cloudwatch.custom-metric-hourly-proration': {
+    service: 'CloudWatch',
+    value: 'hour',
+    unit: 'a custom metric is billed per metric-hour, and only while data is sent',
+    page: 'https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html',
+    quote:
+      'Similar to custom metrics, detailed monitoring is prorated by the hour and metered only when data is sent to ' +
+      'CloudWatch',
+    note:
+      'Quoted as bench/prices.ts had it (read 2026-11-25); the stored copies searched here did not hold the page. ' +
+      'The same page: "Embedded metrics generate costs by the number of logs ingested, number of logs archived, ' +
+      'and number of custom metrics generated".',
+    notSimulated: 'a price, not a behaviour: bench/prices.ts prorates the metric-month by the hour from it',
+  },
+  'sfn.timeout-seconds-unset': {
+    service: 'Step Functions',
+    value: 'no timeout',
+    unit: 'what a state machine or a Task without TimeoutSeconds waits',
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/sfn-stuck-execution.html',
+    quote:
+      "By default, the Amazon States Language doesn't specify timeouts for state machine definitions. Without an " +
+      'explicit timeout, Step Functions often relies solely on a response from an activity worker to know that a ' +
+      "task is complete. If something goes wrong and the TimeoutSeconds field isn't specified for an Activity or " +
+      'Task state, an execution is stuck waiting for a response that will never come.',
+    note:
+      'The same page: "You can set a timeout for your state machine using the TimeoutSeconds field in your Amazon ' +
+      'States Language definition." A state-level TimeoutSeconds is a Task\'s (state-task.html); a Map state has ' +
+      "none (asl-validator's Map schema and CDK's DistributedMap have no such field).",
+    notSimulated:
+      "the rehearsal runs the template's own TimeoutSeconds; core/sweeps/sweep-capacity.ts bounds a sweep by the " +
+      "machine's and each iteration's",
+  },
+  'sfn.distributed-map-actions': {
+    service: 'Step Functions',
+    value: {
+      stateMachine: ['states:StartExecution'],
+      execution: ['states:DescribeExecution', 'states:StopExecution'],
+    },
+    unit: 'IAM actions of the state machine role, on the machine and on its executions',
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/iam-policies-eg-dist-map.html',
+    quote:
+      'When you include a Distributed Map state in your workflows, Step Functions needs appropriate permissions to ' +
+      'allow the state machine role to invoke the StartExecution API action for the Distributed Map state.',
+    note:
+      "The actions are the example policy's that follows: states:StartExecution on the state machine, " +
+      'states:DescribeExecution and states:StopExecution on its executions. A later copy of the page ' +
+      '(docs.aws.amazon.com via rproxy.govskope.ca) lists states:DescribeExecution alone on the executions.',
+  },
+  'sfn.result-writer-files': {
+    service: 'Step Functions',
+    value: { statuses: ['FAILED', 'PENDING', 'SUCCEEDED'], file: '<STATUS>_0.json', manifest: 'manifest.json' },
+    page: RESULT_WRITER,
+    quote:
+      'Step Functions consolidates all child workflow execution data, such as execution input and output, ARN, and ' +
+      'execution status. It then exports executions with the same status to their respective files in the ' +
+      'specified Amazon S3 location.',
+    confirmed: false,
+    note:
+      "The sentence is the page's; the file names are from a third party's listing of a real export " +
+      '(hacklines.com, "AWS Step Functions Distributed Map ResultWriter Example": manifest.json naming ' +
+      "SUCCEEDED_0.json and the others with their sizes, under <Prefix>/<map run id>/), the page's own example " +
+      'not being in the stored copies.',
+  },
+  'lambda.get-account-settings-request': {
+    service: 'Lambda',
+    value: { method: 'GET', path: '/2016-08-19/account-settings/' },
+    page: 'https://docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html',
+    quote: 'GET /2016-08-19/account-settings/ HTTP/1.1',
+    note:
+      'The request syntax; it answers AccountLimit (ConcurrentExecutions, UnreservedConcurrentExecutions, code ' +
+      'sizes) and AccountUsage. Read through the copy at docs.amazonaws.cn, the same text.',
+  },
+  'lambda.unreserved-concurrency': {
+    service: 'Lambda',
+    value: 'ConcurrentExecutions less the reserved concurrency of every function',
+    page: 'https://docs.aws.amazon.com/lambda/latest/api/API_AccountLimit.html',
+    quote:
+      "The maximum number of simultaneous function executions, minus the capacity that's reserved for individual " +
+      'functions with PutFunctionConcurrency.',
+    note: 'UnreservedConcurrentExecutions; "Valid Range: Minimum value of 0."',
+    notSimulated:
+      'a definition: the Lambda simulator answers both figures as a test sets them; core/sweeps/sweep-capacity.ts ' +
+      'caps a sweep by the unreserved one',
+  },
+  'lambda.init-timeout-error': {
+    service: 'Lambda',
+    value: 'Sandbox.Timedout',
+    page: 'https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html',
+    quote: 'Lambda: Function times out during Init phase (Sandbox.Timedout)',
+    note:
+      'A heading of the page, for the Init phase only. Users report newer runtimes putting the name in an invoke ' +
+      "timeout's payload too (github.com/floci-io/floci issue 3314; not on AWS's pages).",
+    notSimulated:
+      "the rehearsal's functions do not time out in Init; core/machine/states.ts catches the name as a function " +
+      'timeout',
+  },
+  'lambda.invoke-unhandled-function-error': {
+    service: 'Lambda',
+    value: 'Unhandled',
+    page: 'https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html',
+    quote: "Unhandled - The runtime didn't handle the error. For example, the function ran out of memory or timed out.",
+    note:
+      "FunctionError (the X-Amz-Function-Error header), read through the API model's text as SDK references " +
+      'reproduce it (rusoto_lambda InvocationResponse).',
+    notSimulated:
+      'the rehearsal emulates the lambda:invoke integration, whose Task sees Lambda.Unknown (the page of ' +
+      "sfn.lambda-service-exception-retry), not Invoke's header",
+  },
+  'iam.lambda-basic-execution-role': {
+    service: 'IAM',
+    value: {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+          Resource: '*',
+        },
+      ],
+    },
+    page: 'https://docs.aws.amazon.com/aws-managed-policy/latest/reference/AWSLambdaBasicExecutionRole.html',
+    quote:
+      '{ "Version" : "2012-10-17", "Statement" : [ { "Effect" : "Allow", "Action" : [ "logs:CreateLogGroup", ' +
+      '"logs:CreateLogStream", "logs:PutLogEvents" ], "Resource" : "*" } ] }',
+    note: 'Policy version v1 (default), ARN arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole.',
+  },
+  'data-api.field-members': {
+    service: 'RDS Data API',
+    value: ['arrayValue', 'blobValue', 'booleanValue', 'doubleValue', 'isNull', 'longValue', 'stringValue'],
+    page: 'https://docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_Field.html',
+    quote: 'This data type is a UNION, so only one of the following members can be specified when used or returned.',
+    note:
+      "Which member a Postgres type arrives as is the data-api-operations page's table of Aurora PostgreSQL types " +
+      '(numeric as stringValue with the default decimalReturnType STRING; json, dates, times and timestamps as ' +
+      'stringValue); interval is not listed there.',
+  },
+  'data-api.database-error-members': {
+    service: 'RDS Data API',
+    value: ['message'],
+    page:
+      'https://docs.aws.amazon.com/botocore/latest/reference/services/rds-data/client/exceptions/' +
+      'DatabaseErrorException.html',
+    quote: "There was an error in processing the SQL statement. ... { 'message': 'string', 'Error': { ... } }",
+    note:
+      "botocore's reference gives the response's members; 'Error' is botocore's normalized copy, not the API's. " +
+      "@aws-sdk/client-rds-data models none beyond the message. AWS does not document the message's wording.",
+  },
+  'bedrock.quota-token-burndown': {
+    service: 'Bedrock',
+    value: true,
+    unit: 'some models count tokens against a quota at a higher rate than one for one',
+    page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/quotas.html',
+    quote:
+      'Model inference in Amazon Bedrock is controlled by quotas on token usage. Some models use tokens at a higher ' +
+      'rate.',
+    note: 'The rates are on "How tokens are counted in Amazon Bedrock" (quotas-token-burndown.html), not read here.',
+    notSimulated:
+      'the Bedrock simulator counts tokens one for one; a quota does not show the rate, which ' +
+      'bin/cli/bedrock-quotas.ts says where it prints one',
+  },
+  'bedrock.converse-stop-reasons': {
+    service: 'Bedrock',
+    value: [
+      'end_turn',
+      'tool_use',
+      'max_tokens',
+      'stop_sequence',
+      'guardrail_intervened',
+      'content_filtered',
+      'malformed_model_output',
+      'malformed_tool_use',
+      'model_context_window_exceeded',
+    ],
+    page: 'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html',
+    quote:
+      'Valid Values: end_turn | tool_use | max_tokens | stop_sequence | guardrail_intervened | content_filtered | ' +
+      'malformed_model_output | malformed_tool_use | model_context_window_exceeded',
+    note:
+      "Earlier copies of the page list the first six. Converse's stopReason takes the same values as the stream's " +
+      'MessageStopEvent.',
+  },
+  'bedrock.reasoning-signature-unmodified': {
+    service: 'Bedrock',
+    value: true,
+    page: 'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html',
+    quote:
+      'A token that verifies that the reasoning text was generated by the model. If you pass a reasoning block back ' +
+      'to the API in a multi-turn conversation, include the text and its signature unmodified.',
+  },
+  'bedrock.first-call-subscribes': {
+    service: 'Bedrock',
+    value: { subscription: 'started by the first call', missingPrerequisites: 'AccessDeniedException' },
+    page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/model-access.html',
+    quote:
+      'When you invoke a third-party model for the first time in your account, Amazon Bedrock automatically ' +
+      'initiates the subscription process in the background. During this setup period (up to 15 minutes), your API ' +
+      'calls may succeed temporarily while the subscription is being finalized. If any prerequisites are missing, ' +
+      'the subscription attempt fails, and subsequent API calls return AccessDeniedException.',
+    note:
+      'The prerequisites: aws-marketplace:Subscribe, aws-marketplace:Unsubscribe and ' +
+      'aws-marketplace:ViewSubscriptions ' +
+      "for the caller, Anthropic's first-time use case form, and a payment method. The last sentence was read " +
+      "through the page's translations, the English copy stored here ending within it.",
+  },
+  'bedrock.model-lifecycle-states': {
+    service: 'Bedrock',
+    value: ['Active', 'Legacy', 'End-of-Life'],
+    page: MODEL_LIFECYCLE,
+    quote:
+      'A model offered on Amazon Bedrock can be in one of these states: Active, Legacy, or End-of-Life (EOL). You ' +
+      'can see the status of offered models in the console and in the tables below.',
+    note:
+      'Models launched from 2026-09-07 have the page\'s new policy, the same three states ("Every model on Amazon ' +
+      'Bedrock has one of three states"); dates are on each model\'s card.',
+  },
+  'bedrock.legacy-inactivity-days': {
+    service: 'Bedrock',
+    value: 15,
+    unit: 'days without a call after which an existing customer may lose a Legacy model',
+    page: MODEL_LIFECYCLE,
+    quote: '(not found: the English sentence was not in the stored copies searched)',
+    confirmed: false,
+    note:
+      'The page, through its translations: new customers cannot use Legacy models and existing ones may lose access ' +
+      'through inactivity. The 15 days are from AWS\'s blog "Understanding Amazon Bedrock model lifecycle" ' +
+      '("existing ' +
+      'customers might lose access for inactive accounts if they do not call the model for a period of 15 days or ' +
+      'more") and from the error users report ("... not been actively using the model in the last 15 days"; 30 ' +
+      'days in later reports).',
+  },
+  'bedrock.foundation-model-lifecycle-status': {
+    service: 'Bedrock',
+    value: ['ACTIVE', 'LEGACY'],
+    page: 'https://docs.aws.amazon.com/bedrock/latest/APIReference/API_FoundationModelLifecycle.html',
+    quote:
+      'Specifies whether a model version is available (ACTIVE) or deprecated (LEGACY. ... ' +
+      'Valid Values: ACTIVE | LEGACY',
+    note: "GetFoundationModel's modelDetails.modelLifecycle.status; a model past its end of life has no status.",
+  },
+  'bedrock.adaptive-thinking-only-models': {
+    service: 'Bedrock',
+    value: [
+      'anthropic.claude-mythos-5',
+      'anthropic.claude-fable-5',
+      'anthropic.claude-opus-4-7',
+      'anthropic.claude-mythos-preview',
+    ],
+    page: 'https://docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html',
+    quote:
+      'Claude Mythos 5, Claude Fable 5, Claude Opus 4.7, and Claude Mythos Preview only support adaptive thinking. ' +
+      'Manual extended thinking (thinking.type: "enabled" with budget_tokens) and disabled thinking (thinking.type: ' +
+      '"disabled") are not supported on these models and will return a 400 error.',
+    note:
+      "Their model ids from the page's table. An earlier copy named Opus 4.7 and Mythos Preview only, and refused " +
+      'manual thinking alone.',
   },
 } as const satisfies Record<string, AwsFact>;
 

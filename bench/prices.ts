@@ -49,13 +49,10 @@ export const PRICES = {
   // metric-hour while data is sent. Read 2026-11-25: the metrics tier of Amazon CloudWatch pricing,
   // https://aws.amazon.com/cloudwatch/pricing/, is not in the text stored here; $0.30 as transcribed from it in
   // api-evangelist/cloudwatch (plans/cloudwatch-plans-pricing.yml, "Custom metrics - first 10,000", $0.30) and by
-  // c3x.dev/blog/aws-cloudwatch-metrics-cost. The hourly proration is AWS's: "Similar to custom metrics, detailed
-  // monitoring is prorated by the hour and metered only when data is sent to CloudWatch" and "Embedded metrics
-  // generate costs by the number of logs ingested, number of logs archived, and number of custom metrics generated"
-  // (CloudWatch User Guide, "Optimizing and reducing costs of CloudWatch metrics",
-  // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html); and "Each different
-  // value found for a dimension is treated as a separate metric and accrues charges as a separate custom metric"
-  // (CloudWatch Logs API reference, MetricTransformation).
+  // c3x.dev/blog/aws-cloudwatch-metrics-cost. The hourly proration is AWS's
+  // (aws-facts: cloudwatch.custom-metric-hourly-proration); and "Each different value found for a dimension is
+  // treated as a separate metric and accrues charges as a separate custom metric" (CloudWatch Logs API reference,
+  // MetricTransformation).
   customMetricMonth: 0.3,
   // Custom dashboard-month (free tier: 3 dashboards of up to 50 metrics per account). Read 2026-11-23:
   // Amazon CloudWatch pricing, https://aws.amazon.com/cloudwatch/pricing/, and "Amazon CloudWatch Pricing: The 10

@@ -1,8 +1,8 @@
-// The account's Lambda concurrency in this Region, read with GetAccountSettings
-// (docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html: AccountLimit's ConcurrentExecutions and
-// UnreservedConcurrentExecutions; aws-facts: lambda.default-concurrent-executions). IAM: lambda:GetAccountSettings, an
-// action with no resource type, so granted on "*". RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's
-// width (core/sweeps/sweep-capacity.ts); the engine never imports the SDK.
+// The account's Lambda concurrency in this Region (aws-facts: lambda.default-concurrent-executions), read with
+// GetAccountSettings (aws-facts: lambda.get-account-settings-request): ConcurrentExecutions and
+// UnreservedConcurrentExecutions. IAM: lambda:GetAccountSettings, an action with no resource type, so granted on "*".
+// RegisterSweep and `ariadne sweep --aws` read it to cap a sweep's width (core/sweeps/sweep-capacity.ts); the engine
+// never imports the SDK.
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { AccountConcurrency } from '../core/sweeps/sweep-capacity.ts';
 

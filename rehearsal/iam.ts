@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { getDenialReasons, getGrantReasons, runSimulation } from '@cloud-copilot/iam-simulate';
 import { TemplateValues, type CfnTemplate, type FakeEnvironment } from '../lib/template-values.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 interface PolicyDocument {
   Version?: string;
@@ -64,23 +65,14 @@ export class SimulationInputError extends Error {
 }
 
 /**
- * AWS managed policies the stack attaches, which the template names only by ARN. Their documents as AWS publishes
- * them (AWS Managed Policy Reference Guide):
- * https://docs.aws.amazon.com/aws-managed-policy/latest/reference/AWSLambdaBasicExecutionRole.html
- * The rehearsal does not simulate CloudWatch Logs (a Lambda's own logging is the runtime's, not a bundle's call),
- * so these only matter if a server ever authorizes logs:* actions.
+ * AWS managed policies the stack attaches, which the template names only by ARN, with their documents as AWS
+ * publishes them (aws-facts: iam.lambda-basic-execution-role). The rehearsal does not simulate CloudWatch Logs (a
+ * Lambda's own logging is the runtime's, not a bundle's call), so these only matter if a server ever authorizes
+ * logs:* actions.
  */
+const BASIC_EXECUTION = structuredClone(fact('iam.lambda-basic-execution-role').value);
 const KNOWN_MANAGED_POLICIES: Record<string, PolicyDocument> = {
-  'service-role/AWSLambdaBasicExecutionRole': {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Action: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:PutLogEvents'],
-        Resource: '*',
-      },
-    ],
-  },
+  'service-role/AWSLambdaBasicExecutionRole': { ...BASIC_EXECUTION, Statement: [...BASIC_EXECUTION.Statement] },
 };
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -352,14 +352,12 @@ export class LambdaProcess {
 
 /**
  * A function stopped at its timeout (Lambda kills the sandbox, so the next invocation is a cold start), as a Task
- * invoking it through arn:aws:states:::lambda:invoke sees it. Lambda's Invoke API answers FunctionError "Unhandled -
- * The runtime didn't handle the error. For example, the function ran out of memory or timed out." (Lambda API
- * reference, Invoke, https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html), with a payload of Lambda's own
- * message and no errorType. Step Functions:
- * "Unhandled errors in Lambda are reported as Lambda.Unknown in the error output. These include out-of-memory errors
- * and function timeouts" (the page of aws-facts: sfn.lambda-service-exception-retry).
- * Not Sandbox.Timedout: Lambda documents that name for a timeout in the Init phase ("Lambda: Function times out
- * during Init phase (Sandbox.Timedout)", https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html).
+ * invoking it through arn:aws:states:::lambda:invoke sees it. Lambda's Invoke answers FunctionError "Unhandled"
+ * (aws-facts: lambda.invoke-unhandled-function-error), with a payload of Lambda's own message and no errorType. Step
+ * Functions: "Unhandled errors in Lambda are reported as Lambda.Unknown in the error output. These include
+ * out-of-memory errors and function timeouts" (the page of aws-facts: sfn.lambda-service-exception-retry).
+ * Not Sandbox.Timedout: Lambda documents that name for a timeout in the Init phase
+ * (aws-facts: lambda.init-timeout-error).
  * The Cause is what executions record for it (core/machine/task-errors.ts).
  */
 export function functionTimeout(requestId: string, timeoutSeconds: number): InvokeResult {

@@ -96,6 +96,8 @@ const ITEM_READER_MAX_FILE_BYTES = fact('sfn.item-reader-max-json-file-bytes').v
 const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
 /** A Map with no MaxConcurrency of ours runs up to this many children at once. */
 const MAX_MAP_CHILDREN = fact('sfn.max-map-run-child-executions').value;
+const DIST_MAP_ACTIONS = fact('sfn.distributed-map-actions').value;
+const RESULT_FILES = fact('sfn.result-writer-files').value;
 
 /** A stand-in's output: what the finalize functions send (FinalizeOutput's shape), saying it was not run. */
 const standInOutput = (name: string) => ({ experimentId: name, status: 'stood_in', stopReason: 'not run (rehearsal)' });
@@ -258,12 +260,10 @@ export class SweepEmulator {
     if (processor.ProcessorConfig?.Mode !== 'DISTRIBUTED' || processor.ProcessorConfig.ExecutionType !== 'STANDARD')
       throw new SweepEmulationError(`Map ${stateName}: only a Distributed Map of Standard child workflows is emulated`);
     const { partition, region, account } = this.env;
-    // Step Functions starts each iteration as a child workflow execution of this machine, with its role
-    // (Developer Guide, "IAM policies for using Distributed Map states":
-    // https://docs.aws.amazon.com/step-functions/latest/dg/iam-policies-eg-dist-map.html: states:StartExecution on
-    // the state machine; states:DescribeExecution and states:StopExecution on its executions).
+    // Step Functions starts each iteration as a child workflow execution of this machine, with its role, which may
+    // start executions of the machine and describe and stop its own (aws-facts: sfn.distributed-map-actions).
     // StopExecution is what stops the Map Run's work when the execution stops or fails; authorized, not exercised.
-    const ownExecution = ['states:DescribeExecution', 'states:StopExecution'].map((action) => ({
+    const ownExecution = DIST_MAP_ACTIONS.execution.map((action) => ({
       action,
       resource: executionArn,
     }));
@@ -368,9 +368,10 @@ export class SweepEmulator {
     const childExecutionArn =
       `arn:${partition}:states:${region}:${account}:execution:${this.machine.name}/${label}:` + childName;
     const machineArn = this.machine.arn;
-    const started = await this.world.authorizer.checkServiceCalls(this.principal, [
-      { action: 'states:StartExecution', resource: machineArn },
-    ]);
+    const started = await this.world.authorizer.checkServiceCalls(
+      this.principal,
+      DIST_MAP_ACTIONS.stateMachine.map((action) => ({ action, resource: machineArn })),
+    );
     const itemName = (item as { name?: unknown }).name;
     const name = typeof itemName === 'string' ? itemName : String(index);
     const base = { index, name, childExecutionArn, input: item, startDate, sampled: opts.sample.has(index) };
@@ -559,12 +560,10 @@ export class SweepEmulator {
   }
 
   /**
-   * ResultWriter (Developer Guide, "ResultWriter (Map)",
-   * https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html): under
-   * <Prefix>/<map run id>/, one file per status with results (SUCCEEDED_0.json, FAILED_0.json, PENDING_0.json)
-   * and manifest.json naming them with their sizes. COMPACT writes a succeeded child's output alone; a failed
-   * child's result is kept whole (as NONE). JSONL: one result per line. The Map's output is then the Map Run ARN
-   * and where the manifest is.
+   * ResultWriter (aws-facts: sfn.result-writer-files): under <Prefix>/<map run id>/, one file per status with
+   * results (SUCCEEDED_0.json, FAILED_0.json, PENDING_0.json) and manifest.json naming them with their sizes.
+   * COMPACT writes a succeeded child's output alone; a failed child's result is kept whole (as NONE). JSONL: one
+   * result per line. The Map's output is then the Map Run ARN and where the manifest is.
    */
   private async writeResults(
     state: AslState,
@@ -607,7 +606,7 @@ export class SweepEmulator {
       ResultFiles: {} as Record<string, Array<{ Key: string; Size: number }>>,
     };
     const files: Array<{ key: string; status: string; lines: number }> = [];
-    for (const status of ['FAILED', 'PENDING', 'SUCCEEDED'] as const) {
+    for (const status of RESULT_FILES.statuses) {
       manifest.ResultFiles[status] = [];
       const results = iterations
         .filter((i) => i.status === status)
@@ -615,12 +614,12 @@ export class SweepEmulator {
       if (results.length === 0) continue;
       const body =
         outputType === 'JSONL' ? results.map((r) => JSON.stringify(r)).join('\n') + '\n' : JSON.stringify(results);
-      const key = `${dir}${status}_0.json`;
+      const key = `${dir}${RESULT_FILES.file.replace('<STATUS>', status)}`;
       await this.putResult(Bucket, key, body);
       manifest.ResultFiles[status].push({ Key: key, Size: Buffer.byteLength(body) });
       files.push({ key, status, lines: results.length });
     }
-    const manifestKey = `${dir}manifest.json`;
+    const manifestKey = `${dir}${RESULT_FILES.manifest}`;
     await this.putResult(Bucket, manifestKey, JSON.stringify(manifest));
     report.results = { bucket: Bucket, manifestKey, files };
     return { MapRunArn: mapRunArn, ResultWriterDetails: { Bucket, Key: manifestKey } };

@@ -1,10 +1,15 @@
 // What the Bedrock simulator knows of models and of the account calling them, written from AWS's pages apart from the
 // project's model table (core/config/model-table.ts), so that a mistake there meets AWS's behaviour here: each model's
-// lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html, third-party reports where its tables
-// are not stored), which models are served only through inference profiles, and the first call's Marketplace
-// subscription (model-access.html); the messages are those core/providers/llm/bedrock-access.ts cites.
+// lifecycle (aws-facts: bedrock.model-lifecycle-states; third-party reports where its tables are not stored), which
+// models are served only through inference profiles, and the first call's Marketplace subscription
+// (aws-facts: bedrock.first-call-subscribes); the messages are those core/providers/llm/bedrock-access.ts cites.
+import { fact } from '../aws-facts/facts.ts';
 
-export type SimLifecycle = 'active' | 'legacy' | 'end-of-life';
+const LIFECYCLE_STATES = fact('bedrock.model-lifecycle-states').value;
+export type SimLifecycle = Lowercase<(typeof LIFECYCLE_STATES)[number]>;
+const [ACTIVE] = LIFECYCLE_STATES.map((state) => state.toLowerCase() as SimLifecycle);
+const SUBSCRIPTION = fact('bedrock.first-call-subscribes').value;
+const LEGACY_INACTIVE_DAYS = fact('bedrock.legacy-inactivity-days').value;
 
 const PROFILE = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
 
@@ -27,7 +32,7 @@ const LIFECYCLE_DATES: Record<string, { legacy?: string; endOfLife?: string }> =
   'anthropic.claude-sonnet-4-5-20250929-v1:0': { legacy: '2026-10-08' },
 };
 
-const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? 'active';
+const simLifecycle = (id: string): SimLifecycle => LIFECYCLE[simBaseModel(id)] ?? ACTIVE;
 
 /** A model's lifecycle as GetFoundationModel reports it: its state, and its dates where known (YYYY-MM-DD). */
 export interface SimModelLifecycle {
@@ -130,7 +135,7 @@ export function accountRefusal(
       404,
       'ResourceNotFoundException',
       'Access denied. This Model is marked by provider as Legacy and you have not been actively using the model in ' +
-        'the last 15 days. Please upgrade to an active model on Amazon Bedrock',
+        `the last ${LEGACY_INACTIVE_DAYS} days. Please upgrade to an active model on Amazon Bedrock`,
     ];
   if (needsProfile(modelId))
     return [
@@ -154,7 +159,7 @@ export function accountRefusal(
   }
   return [
     403,
-    'AccessDeniedException',
+    SUBSCRIPTION.missingPrerequisites,
     'Model access is denied due to IAM user or service role is not authorized to perform the required AWS ' +
       'Marketplace actions (aws-marketplace:ViewSubscriptions, aws-marketplace:Subscribe) to enable access to this ' +
       'model. Refer to the Amazon Bedrock documentation for further details. Your AWS Marketplace subscription for ' +

@@ -1,10 +1,10 @@
 // Per-model request rules of the Claude models from Opus 4.7 on, as their own pages state them (AWS's adaptive
-// thinking page, docs.aws.amazon.com/bedrock/latest/userguide/claude-messages-adaptive-thinking.html, and Anthropic's
-// migration guides and model cards, listed above RULES), kept apart from core/config/model-table.ts so that a mistake
-// there fails against these. The sampling message is reported third-party: "`temperature` is deprecated for this
-// model." (cline/cline issue 10572).
+// thinking page, aws-facts: bedrock.adaptive-thinking-only-models, and Anthropic's migration guides and model cards,
+// listed above RULES), kept apart from core/config/model-table.ts so that a mistake there fails against these. The
+// sampling message is reported third-party: "`temperature` is deprecated for this model." (cline/cline issue 10572).
 
 import { simBaseModel } from './bedrock-catalog.ts';
+import { fact } from '../aws-facts/facts.ts';
 
 export interface ClaudeRequestRules {
   /** temperature / topP in inferenceConfig answered with a 400. */
@@ -17,9 +17,8 @@ export interface ClaudeRequestRules {
   thinksByDefault: boolean;
 }
 
-// - AWS's adaptive thinking page: Opus 4.7, Fable 5 and Mythos "only support adaptive thinking. Manual extended
-//   thinking (thinking.type: "enabled" with budget_tokens) and disabled thinking (thinking.type: "disabled") ...
-//   will return a 400 error".
+// - AWS's adaptive thinking page: its adaptive-only models refuse manual and disabled thinking with a 400; applied
+//   over the rows below (ADAPTIVE_ONLY).
 // - Anthropic's Sonnet 5 migration guide: adaptive thinking on by default, manual thinking a 400, temperature, top_p
 //   or top_k at non-default values a 400, as on Opus 4.7 and Opus 4.8; Opus 5 and Sonnet 5.5 think by default (their
 //   "what's new" pages); Fable 5.1 "adaptive (always on)" (Anthropic's models overview).
@@ -45,10 +44,23 @@ const RULES: Array<[RegExp, ClaudeRequestRules]> = [
   ],
 ];
 
+const NO_RULES: ClaudeRequestRules = {
+  refusesSampling: false,
+  refusesManualThinking: false,
+  refusesDisabledThinking: false,
+  thinksByDefault: false,
+};
+const ADAPTIVE_ONLY: readonly string[] = fact('bedrock.adaptive-thinking-only-models').value;
+/** A base model id is one of the page's ids, or a version of one (anthropic.claude-opus-4-7-v1:0). */
+const adaptiveOnly = (base: string) =>
+  ADAPTIVE_ONLY.some((id) => base === id || base.startsWith(`${id}-v`) || base.startsWith(`${id}:`));
+
 /** The rules for a model id or inference profile id (us.anthropic..., global.anthropic...); null: none apply. */
 export function claudeRequestRules(modelId: string): ClaudeRequestRules | null {
   const base = simBaseModel(modelId);
-  return RULES.find(([re]) => re.test(base))?.[1] ?? null;
+  const rules = RULES.find(([re]) => re.test(base))?.[1] ?? null;
+  if (!adaptiveOnly(base)) return rules;
+  return { ...(rules ?? NO_RULES), refusesManualThinking: true, refusesDisabledThinking: true };
 }
 
 /** The 400 a request breaking the model's rules gets, or null. */

@@ -1,11 +1,21 @@
 // A local server speaking the Bedrock Runtime Converse API (POST /model/{modelId}/converse, REST-JSON) with a
 // simulated model that plays, reached by the real @aws-sdk/client-bedrock-runtime through `endpoint`. Errors carry
-// x-amzn-ErrorType and {"message"}; maxTokens cuts a reply to stopReason "max_tokens"; Claude's extended thinking is
-// checked (aws-facts: bedrock.thinking-min-budget-tokens) and its reasoning signature verified when sent back. Claude
-// models from Opus 4.7 on follow their own rules (bedrock-model-rules.ts).
+// x-amzn-ErrorType and {"message"}; maxTokens cuts a reply (aws-facts: bedrock.converse-stop-reasons); Claude's
+// extended thinking is checked (aws-facts: bedrock.thinking-min-budget-tokens), its reasoning and signature verified
+// when sent back. Claude models from Opus 4.7 on follow their own rules (bedrock-model-rules.ts).
 import { pictureBytes, withPicturesRead } from './picture-reader.ts';
 
 const MAX_IMAGES = fact('bedrock.converse-max-images-per-message').value;
+const STOP_REASONS = fact('bedrock.converse-stop-reasons').value;
+type StopReason = (typeof STOP_REASONS)[number];
+/** A stop reason Converse documents: a name outside the list fails typecheck, and here if it came in by a cast. */
+const stopReason = (reason: StopReason): StopReason => {
+  if (!STOP_REASONS.includes(reason)) throw new Error(`not a Converse stopReason: ${String(reason)}`);
+  return reason;
+};
+/** Reasoning must come back as it was given, text and signature both. */
+const REASONING_UNMODIFIED = fact('bedrock.reasoning-signature-unmodified').value;
+const LIFECYCLE_STATUS = fact('bedrock.foundation-model-lifecycle-status').value;
 const MAX_IMAGE_PX = fact('bedrock.converse-max-image-px').value;
 /** 3.75 MB, as the same sentence of Message.content gives it, read as 3,750,000 bytes: the stricter reading. */
 const MAX_IMAGE_BYTES = 3_750_000;
@@ -70,8 +80,8 @@ export class BedrockSim extends SimServer {
   private readonly authorizer?: RequestAuthorization;
   /** What the service keeps between calls for prompt caching; its clock can be moved by tests. */
   readonly promptCache = new SimPromptCache();
-  /** The signatures of the reasoning this simulator gave: only those come back valid. */
-  private readonly signatures = new Set<string>();
+  /** The reasoning this simulator gave, text by signature: only those come back valid. */
+  private readonly signatures = new Map<string, string>();
 
   /** The calling account: use case, Marketplace subscriptions, Legacy access (bedrock-catalog.ts). */
   account: SimAccount;
@@ -101,10 +111,9 @@ export class BedrockSim extends SimServer {
     return [...SIM_DEFAULT_MODELS];
   }
   /**
-   * GetFoundationModel (control plane, GET /foundation-models/{modelIdentifier}; API reference
-   * docs.aws.amazon.com/bedrock/latest/APIReference/API_GetFoundationModel.html): modelLifecycle.status is ACTIVE or
-   * LEGACY (FoundationModelLifecycle); a model past its end of life, or unknown, is not found. Authorized as
-   * bedrock:GetFoundationModel on the foundation-model ARN (Service Authorization Reference).
+   * GetFoundationModel (control plane, GET /foundation-models/{modelIdentifier}): modelLifecycle.status is ACTIVE or
+   * LEGACY (aws-facts: bedrock.foundation-model-lifecycle-status); a model past its end of life, or unknown, is not
+   * found. Authorized as bedrock:GetFoundationModel on the foundation-model ARN (Service Authorization Reference).
    */
   private async getFoundationModel(req: LoggedRequest, res: ServerResponse, id: string): Promise<void> {
     if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
@@ -134,7 +143,7 @@ export class BedrockSim extends SimServer {
           providerName: id.split('.')[0],
           inferenceTypesSupported: needsProfile(id) ? ['INFERENCE_PROFILE'] : ['ON_DEMAND'],
           modelLifecycle: {
-            status: lifecycle === 'legacy' ? 'LEGACY' : 'ACTIVE',
+            status: LIFECYCLE_STATUS.find((s) => s.toLowerCase() === lifecycle),
             // timestamps as Bedrock's API model has them: RFC 3339 strings (the SDK refuses epoch seconds here)
             ...(dates.legacy ? { legacyTime: new Date(dates.legacy).toISOString() } : {}),
             ...(dates.endOfLife ? { endOfLifeTime: new Date(dates.endOfLife).toISOString() } : {}),
@@ -224,7 +233,7 @@ export class BedrockSim extends SimServer {
     res.end(
       JSON.stringify({
         output: { message: { role: 'assistant', content } },
-        stopReason: truncated ? 'max_tokens' : calls > 0 ? 'tool_use' : 'end_turn',
+        stopReason: stopReason(truncated ? 'max_tokens' : calls > 0 ? 'tool_use' : 'end_turn'),
         usage: { inputTokens, outputTokens, totalTokens: allInput + outputTokens, ...cacheUsage },
         metrics: { latencyMs: 350 },
       }),
@@ -271,10 +280,12 @@ export class BedrockSim extends SimServer {
       );
     const thinkingError = thinkingRuleViolation(model, body);
     if (thinkingError) return thinkingError;
+    const signed = (r: { text: string; signature?: string } | undefined) => {
+      const given = this.signatures.get(r?.signature ?? '');
+      return given !== undefined && (!REASONING_UNMODIFIED || given === r?.text);
+    };
     const unsigned = messages.some((msg) =>
-      msg.content.some(
-        (b) => b.reasoningContent && !this.signatures.has(b.reasoningContent.reasoningText?.signature ?? ''),
-      ),
+      msg.content.some((b) => b.reasoningContent && !signed(b.reasoningContent.reasoningText)),
     );
     if (unsigned) return 'Invalid `signature` in `thinking` block.';
     return undefined;
@@ -293,8 +304,9 @@ export class BedrockSim extends SimServer {
     const content: Block[] = [];
     if (thinksOn(turn.model, body)) {
       const signature = randomBytes(24).toString('base64');
-      this.signatures.add(signature);
-      content.push({ reasoningContent: { reasoningText: { text: this.thinkingFor(turn), signature } } });
+      const text = this.thinkingFor(turn);
+      this.signatures.set(signature, text);
+      content.push({ reasoningContent: { reasoningText: { text, signature } } });
     }
     if (planned.text) content.push({ text: planned.text });
     for (const c of planned.calls)

@@ -1,8 +1,8 @@
-// A local server for the one Lambda control-plane call Ariadne makes: GetAccountSettings (REST-JSON, GET
-// /2016-08-19/account-settings/; docs.aws.amazon.com/lambda/latest/api/API_GetAccountSettings.html), answering
-// AccountLimit and AccountUsage. Its account is settable, so the rehearsal can be a new account with little
-// concurrency (aws-facts: lambda.default-concurrent-executions). SigV4 required; with an authorizer, each request is
-// authorized as lambda:GetAccountSettings on "*" (no resource type).
+// A local server for the one Lambda control-plane call Ariadne makes: GetAccountSettings
+// (REST-JSON, aws-facts: lambda.get-account-settings-request), answering AccountLimit and AccountUsage. Its account is
+// settable, so the rehearsal can be a new account with little concurrency
+// (aws-facts: lambda.default-concurrent-executions). SigV4 required; with an authorizer, each request is authorized as
+// lambda:GetAccountSettings on "*" (no resource type).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestAuthorization } from './authorization.ts';
@@ -20,7 +20,9 @@ export const DEFAULT_LAMBDA_ACCOUNT: SimLambdaAccount = {
   unreservedConcurrentExecutions: fact('lambda.default-concurrent-executions').value,
 };
 
-const PATH = /^\/2016-08-19\/account-settings\/?$/;
+const REQUEST = fact('lambda.get-account-settings-request').value;
+/** The request's path; the SDK may leave its trailing slash off. */
+const isRequestPath = (path: string) => path.replace(/\/?$/, '/') === REQUEST.path;
 
 export class LambdaSim {
   readonly requests: Array<{ method: string; path: string; principal?: string }> = [];
@@ -49,7 +51,7 @@ export class LambdaSim {
           });
           res.end(JSON.stringify(body));
         };
-        if (req.method !== 'GET' || !PATH.test(path))
+        if (req.method !== REQUEST.method || !isRequestPath(path))
           return reply(404, { message: `no route ${req.method} ${path}` }, 'UnknownOperationException');
         if (!req.headers.authorization?.startsWith('AWS4-HMAC-SHA256'))
           return reply(403, { message: 'Missing Authentication Token' }, 'MissingAuthenticationTokenException');

@@ -37,6 +37,19 @@ class DataApiError extends Error {
   }
 }
 
+/** The members an error's body carries beside __type, where the API model lists them. */
+const ERROR_MEMBERS: Record<string, readonly string[]> = {
+  DatabaseErrorException: fact('data-api.database-error-members').value,
+};
+
+/** An error's JSON body: its type and message, and its other members unless its type has no others. */
+function errorBody(err: DataApiError): Record<string, unknown> {
+  const body: Record<string, unknown> = { message: err.message, ...err.extra };
+  const members = ERROR_MEMBERS[err.type];
+  const kept = members ? Object.entries(body).filter(([k]) => members.includes(k)) : Object.entries(body);
+  return { __type: err.type, ...Object.fromEntries(kept) };
+}
+
 interface Transaction {
   client: pg.PoolClient;
   started: number;
@@ -199,9 +212,14 @@ function translate(sql: string, names: Map<string, string>): string {
   return out;
 }
 
+const FIELD_MEMBERS: readonly string[] = fact('data-api.field-members').value;
+
 /** One Data API Field as a Postgres parameter value and the cast that gives it the type the Data API sends. */
 function parameter(p: any): { value: unknown; cast: string } {
   const v = p?.value ?? { isNull: true };
+  const members = Object.keys(v);
+  if (members.length !== 1 || !FIELD_MEMBERS.includes(members[0]))
+    throw new DataApiError('BadRequestException', `A Field has exactly one member of ${FIELD_MEMBERS.join(', ')}`);
   const hint = p?.typeHint as string | undefined;
   if (hint !== undefined && !(hint in HINT_CAST))
     throw new DataApiError('BadRequestException', `Invalid type hint: ${hint}`);
@@ -512,8 +530,7 @@ export class RdsDataSim {
         throw new DataApiError('BadRequestException', 'Database returned more than the allowed response size limit');
       return { status: 200, payload };
     } catch (err) {
-      if (err instanceof DataApiError)
-        return { status: err.status, payload: { __type: err.type, message: err.message, ...err.extra } };
+      if (err instanceof DataApiError) return { status: err.status, payload: errorBody(err) };
       if (err instanceof SyntaxError)
         return { status: 400, payload: { __type: 'BadRequestException', message: err.message } };
       return { status: 500, payload: { __type: 'InternalServerErrorException', message: String(err) } };

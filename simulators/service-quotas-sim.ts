@@ -20,8 +20,7 @@ const MAX_RESULTS = fact('service-quotas.list-max-results').value;
 
 /**
  * Quotas of the stack's default models (and earlier ones) through global profiles, and one base model's, named as AWS
- * names them ("Request an increase for Amazon Bedrock quotas",
- * docs.aws.amazon.com/bedrock/latest/userguide/quotas-increase.html).
+ * names them (the page of aws-facts: bedrock.runtime-quotas-tokens-only) and as older accounts list them.
  */
 export const DEFAULT_SIM_QUOTAS: SimQuota[] = [
   ['L-GS55T', 'Global cross-Region InvokeModel tokens per minute for Anthropic Claude Sonnet 5.5', 2_000_000],

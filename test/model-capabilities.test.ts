@@ -87,6 +87,46 @@ describe('runs over the Bedrock simulator', () => {
     ).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
+  it("the simulator refuses disabled thinking on Opus 4.7, an adaptive-only model of AWS's page", async () => {
+    const client = new BedrockRuntimeClient({ region: 'us-west-2', endpoint: sims.bedrockUrl, maxAttempts: 1 });
+    const messages = [{ role: 'user' as const, content: [{ text: 'hello' }] }];
+    const converse = (type: string) =>
+      client.send(
+        new ConverseCommand({
+          modelId: OPUS_47,
+          messages,
+          inferenceConfig: { maxTokens: 100 },
+          additionalModelRequestFields: { thinking: { type } },
+        }),
+      );
+    await expect(converse('disabled')).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(converse('adaptive')).resolves.toMatchObject({ stopReason: 'end_turn' });
+  });
+
+  it('the simulator takes reasoning back only as it gave it, text and signature', async () => {
+    const client = new BedrockRuntimeClient({ region: 'us-west-2', endpoint: sims.bedrockUrl, maxAttempts: 1 });
+    const ask = { role: 'user' as const, content: [{ text: 'hello' }] };
+    const first = await client.send(
+      new ConverseCommand({ modelId: SONNET_5, messages: [ask], inferenceConfig: { maxTokens: 4000 } }),
+    );
+    const reply = first.output!.message!;
+    const reasoning = reply.content!.find((b) => b.reasoningContent)!.reasoningContent!.reasoningText!;
+    const sendBack = (text: string) =>
+      client.send(
+        new ConverseCommand({
+          modelId: SONNET_5,
+          inferenceConfig: { maxTokens: 4000 },
+          messages: [
+            ask,
+            { role: 'assistant', content: [{ reasoningContent: { reasoningText: { ...reasoning, text } } }] },
+            { role: 'user', content: [{ text: 'and now?' }] },
+          ],
+        }),
+      );
+    await expect(sendBack(`${reasoning.text!} (edited)`)).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(sendBack(reasoning.text!)).resolves.toBeDefined();
+  });
+
   it('Sonnet 5 on shared defaults: no sampling sent, room to think, reasoning kept, the record says so', async () => {
     const { experimentId, summary } = await run(SONNET_5);
     expect(summary?.status).toBe('completed');

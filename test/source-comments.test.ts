@@ -16,65 +16,12 @@ const MAX_HEADER_LINES = 5;
  * A page not listed here fails the test; one listed but no longer cited fails it too, so the list stays current.
  */
 const UNFACTED_PAGES: Record<string, string[]> = {
-  // the stack statuses whose outputs describe working resources
-  'bin/cli/aws-stack.ts': ['AWSCloudFormation/latest/UserGuide/using-cfn-describing-stacks.html'],
-  // some models' tokens count at a higher rate than billed
-  'bin/cli/bedrock-quotas.ts': ['bedrock/latest/userguide/quotas.html'],
   // data, not comments: the model table's sources, kept with each row it prices and windows
   'core/config/model-table.ts': [
     'bedrock/latest/userguide/claude-messages-adaptive-thinking.html',
     'bedrock/latest/userguide/model-lifecycle.html',
     'bedrock/latest/userguide/model-card-anthropic-claude',
   ],
-  // Converse's stopReason values; a reasoning block sent back with its signature
-  'core/providers/llm/bedrock-model.ts': [
-    'bedrock/latest/APIReference/API_runtime_MessageStopEvent.html',
-    'bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html',
-  ],
-  // unreserved concurrency's definition; the state machine's and a Task's TimeoutSeconds
-  'core/sweeps/sweep-capacity.ts': [
-    'lambda/latest/api/API_AccountLimit.html',
-    'step-functions/latest/dg/sfn-stuck-execution.html',
-    'step-functions/latest/dg/state-task.html',
-  ],
-  // GetAccountSettings' request and answer
-  'functions/lambda-concurrency.ts': ['lambda/latest/api/API_GetAccountSettings.html'],
-  'simulators/lambda-sim.ts': ['lambda/latest/api/API_GetAccountSettings.html'],
-  // how Bedrock names its quotas
-  'simulators/service-quotas-sim.ts': ['bedrock/latest/userguide/quotas-increase.html'],
-  // Sandbox.Timedout for a timeout in the Init phase
-  'core/machine/states.ts': ['lambda/latest/dg/troubleshooting-invocation.html'],
-  // Marketplace subscription on first call; Legacy models refused after inactivity
-  'core/providers/llm/bedrock-access.ts': [
-    'bedrock/latest/userguide/model-access.html',
-    'bedrock/latest/userguide/model-lifecycle.html',
-  ],
-  // the Data API's typed Field members per Postgres type
-  'core/store/column-values.ts': [
-    'AmazonRDS/latest/AuroraUserGuide/data-api-operations.html',
-    'rdsdataservice/latest/APIReference/API_Field.html',
-  ],
-  // DatabaseErrorException carries a message only
-  'core/store/sql-state.ts': ['botocore/latest/reference/services/rds-data/client/exceptions/'],
-  // an AWS managed policy's document
-  'rehearsal/iam.ts': ['aws-managed-policy/latest/reference/AWSLambdaBasicExecutionRole.html'],
-  // Invoke's FunctionError "Unhandled"; Sandbox.Timedout
-  'rehearsal/lambda-process.ts': [
-    'lambda/latest/api/API_Invoke.html',
-    'lambda/latest/dg/troubleshooting-invocation.html',
-  ],
-  // the Distributed Map's IAM actions; ResultWriter's files
-  'rehearsal/sweep-machine.ts': [
-    'step-functions/latest/dg/iam-policies-eg-dist-map.html',
-    'step-functions/latest/dg/input-output-resultwriter.html',
-  ],
-  // model lifecycles; adaptive-thinking-only models
-  'simulators/bedrock-catalog.ts': ['bedrock/latest/userguide/model-lifecycle.html'],
-  'simulators/bedrock-model-rules.ts': ['bedrock/latest/userguide/claude-messages-adaptive-thinking.html'],
-  // GetFoundationModel's modelLifecycle
-  'simulators/bedrock-sim.ts': ['bedrock/latest/APIReference/API_GetFoundationModel.html'],
-  // CloudWatch's metric billing, a price rather than a limit
-  'bench/prices.ts': ['AmazonCloudWatch/latest/monitoring/cloudwatch_billing.html'],
 };
 
 /** Lines of the comment a file opens with (// lines or a block comment), a #! line and tool directives not counted. */

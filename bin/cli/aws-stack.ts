@@ -6,21 +6,17 @@ import { InvalidInputError } from '../../core/errors.ts';
 import { EnvironmentError, NotFoundError } from './exit-codes.ts';
 import { OUTPUT_KEYS, type OutputField, type StackOutputs } from '../../lib/stack-outputs.ts';
 import { commandPrefix } from './invocation.ts';
+import { fact } from '../../aws-facts/facts.ts';
 
 /**
- * Statuses whose outputs describe resources that exist and work ("Stack status codes", CloudFormation User Guide,
- * docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/using-cfn-describing-stacks.html):
+ * Statuses whose outputs describe resources that exist and work (aws-facts: cloudformation.stable-stack-statuses):
  * a finished create, update or import; an update rolled back to the previous working stack; the cleanup after a
  * successful update (old resources being removed, the new ones in place). Everything else is in progress, failed,
  * deleted, or ROLLBACK_COMPLETE (a first deploy that failed: only deleting it helps).
  */
-const USABLE = new Set([
-  'CREATE_COMPLETE',
-  'UPDATE_COMPLETE',
+const USABLE = new Set<string>([
+  ...fact('cloudformation.stable-stack-statuses').value,
   'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
-  'UPDATE_ROLLBACK_COMPLETE',
-  'IMPORT_COMPLETE',
-  'IMPORT_ROLLBACK_COMPLETE',
 ]);
 
 /** What to do about a stack in a status that is not usable. */

@@ -1,8 +1,8 @@
 // Bedrock's per-model quotas for this account and Region, read from Service Quotas (ListServiceQuotas, service code
 // "bedrock", aws-facts: service-quotas.list-max-results), so a sweep's shared rate limits default to what the account
 // may really send, and `ariadne doctor --aws --bedrock` prints them. Quotas name models by display name, matched to ids
-// by their words and numbers. Bedrock counts some models' tokens at a higher rate than it bills them ("Some models use
-// tokens at a higher rate", docs.aws.amazon.com/bedrock/latest/userguide/quotas.html), which a quota does not show.
+// by their words and numbers. Bedrock counts some models' tokens at a higher rate than it bills them, which a quota
+// does not show (aws-facts: bedrock.quota-token-burndown).
 import type { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { baseModelId, inferenceProfileOf } from '../../core/config/model-table.ts';
 import type { Check } from './doctor/check.ts';

@@ -72,14 +72,12 @@ const LAMBDA_THROTTLE_ERRORS = ['Lambda.TooManyRequestsException'];
  * A Lambda function stopped at its timeout, by each name AWS documents for it. Step Functions' "Handle Lambda service
  * exceptions" (the page of aws-facts: sfn.lambda-service-exception-retry): "Unhandled
  * errors in Lambda are reported as Lambda.Unknown in the error output. These include out-of-memory errors and function
- * timeouts." Lambda's "Troubleshoot invocation issues"
- * (https://docs.aws.amazon.com/lambda/latest/dg/troubleshooting-invocation.html) names Sandbox.Timedout for the Init
- * phase only: "Lambda: Function times out during Init phase (Sandbox.Timedout)". Users report newer runtimes putting it
- * in an invoke timeout's payload too (github.com/floci-io/floci issue 3314; not on AWS's pages), which the integration
- * then reports as the Error. Both mean Lambda stopped the function. (States.Timeout is a Task's own TimeoutSeconds,
- * which these Tasks do not set.)
+ * timeouts." Lambda names Sandbox.Timedout for a timeout in the Init phase (aws-facts: lambda.init-timeout-error),
+ * and users report newer runtimes putting it in an invoke timeout's payload too, which the integration then reports as
+ * the Error. Both mean Lambda stopped the function. (States.Timeout is a Task's own TimeoutSeconds, which these Tasks
+ * do not set.)
  */
-export const FUNCTION_TIMEOUT_ERRORS = ['Lambda.Unknown', 'Sandbox.Timedout'];
+export const FUNCTION_TIMEOUT_ERRORS: string[] = ['Lambda.Unknown', fact('lambda.init-timeout-error').value];
 
 /** A model that stayed unavailable through the handler's own retries (ProviderTransientError). */
 const PROVIDER_TRANSIENT_ERRORS: string[] = [ERROR_NAMES.providerTransient];

@@ -85,8 +85,7 @@ export function arrayElementType(type: string): string | undefined {
  *   anything else (text, uuid, ...)  the text
  * pg's default parsers differ: zone-less dates and timestamps become Dates in local time (shifted once printed as
  * JSON), intervals objects, int8 and numeric strings. Over the Data API the types it lists for Aurora PostgreSQL
- * (docs.aws.amazon.com/AmazonRDS/latest/AuroraUserGuide/data-api-operations.html) arrive as typed Field members
- * (docs.aws.amazon.com/rdsdataservice/latest/APIReference/API_Field.html): longValue, doubleValue, booleanValue,
+ * arrive as typed Field members (aws-facts: data-api.field-members): longValue, doubleValue, booleanValue,
  * blobValue, arrayValue; numeric as stringValue (decimalReturnType STRING, the default); json, date, time and
  * timestamps as stringValue. Interval is not listed: what arrives is taken to be the session's text for it.
  */

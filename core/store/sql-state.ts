@@ -37,9 +37,7 @@ export interface DatabaseErrorText {
 
 /**
  * A Data API DatabaseErrorException's message taken apart; undefined when it does not end with a SQLState. The
- * exception has no other member (botocore's reference page for it,
- * docs.aws.amazon.com/botocore/latest/reference/services/rds-data/client/exceptions/DatabaseErrorException.html;
- * @aws-sdk/client-rds-data models none), and AWS does not document the wording
+ * exception has no other member (aws-facts: data-api.database-error-members), and AWS does not document the wording
  * ("ERROR: <message>[\n  Position: n]; SQLState: XXXXX"): the only place message text is read for a SQLState.
  */
 export function parseDatabaseErrorMessage(text: string): DatabaseErrorText | undefined {

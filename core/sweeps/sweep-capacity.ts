@@ -8,9 +8,8 @@ import { turnReserveSeconds } from '../machine/tasks.ts';
 import { fact } from '../../aws-facts/facts.ts';
 
 /**
- * What GetAccountSettings says of the account's Lambda concurrency in the sweep's Region. Unreserved: "The maximum
- * number of simultaneous function executions, minus the capacity that's reserved for individual functions with
- * PutFunctionConcurrency" (docs.aws.amazon.com/lambda/latest/api/API_AccountLimit.html).
+ * What GetAccountSettings says of the account's Lambda concurrency in the sweep's Region; unreserved: what no function
+ * has reserved (aws-facts: lambda.unreserved-concurrency).
  */
 export interface AccountConcurrency {
   concurrentExecutions: number;
@@ -114,12 +113,11 @@ function maxDurationSeconds(config: { max_duration_minutes?: unknown }, deployed
 
 /**
  * How long the sweep's runs take at `maxConcurrency` at most: every wave as long as its longest run. The sweep
- * machine's own TimeoutSeconds is the Standard execution's year (lib/sweep-state-machine.ts;
- * docs.aws.amazon.com/step-functions/latest/dg/sfn-stuck-execution.html). A state-level timeout is a Task's
- * (docs.aws.amazon.com/step-functions/latest/dg/state-task.html); a Map state has no timeout field (asl-validator's
- * Map schema and CDK's DistributedMap have none), so a sweep that cannot end within the year at its width is refused
- * here, and each iteration keeps its own TimeoutSeconds (EXPERIMENT_MAX_LIFE) for a token that never comes back: the
- * sweep then ends within waves x that life at worst. A run whose config leaves max_duration_minutes out gets
+ * machine's own TimeoutSeconds is the Standard execution's year (lib/sweep-state-machine.ts; without one it would
+ * wait forever, aws-facts: sfn.timeout-seconds-unset). A state-level timeout is a Task's; a Map state has none, so
+ * a sweep that cannot end within the year at its width is refused here, and each iteration keeps its own
+ * TimeoutSeconds (EXPERIMENT_MAX_LIFE) for a token that never comes back: the sweep then ends within waves x that life
+ * at worst. A run whose config leaves max_duration_minutes out gets
  * `deployedMinutes` (Parameter Store's <prefix>/config/max_duration_minutes, as StartExperiment will merge it), else
  * the code default.
  */

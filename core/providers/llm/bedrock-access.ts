@@ -21,16 +21,15 @@ export interface FixContext {
 
 /**
  * The problem a Bedrock error names, with its fix; null for errors that are not about access (throttling, 5xx).
- * - Model access (docs.aws.amazon.com/bedrock/latest/userguide/model-access.html): a third-party model's first call
- *   "automatically initiates the subscription process", and "If any prerequisites are missing, the subscription
- *   attempt fails, and subsequent API calls return AccessDeniedException"; the caller needs aws-marketplace:Subscribe,
- *   Unsubscribe and ViewSubscriptions; "Anthropic requires first-time customers to submit use case details". Reported
+ * - Model access (aws-facts: bedrock.first-call-subscribes): a third-party model's first call starts its Marketplace
+ *   subscription, which fails, and calls after it with AccessDeniedException, without its prerequisites: the caller's
+ *   aws-marketplace:Subscribe, Unsubscribe and ViewSubscriptions, and Anthropic's first-time use case form. Reported
  *   wording: AccessDeniedException "... not authorized to perform the required AWS Marketplace actions
  *   (aws-marketplace:ViewSubscriptions, aws-marketplace:Subscribe) ..."; ResourceNotFoundException "Model use case
  *   details have not been submitted for this account. ... try again in 15 minutes."
- * - Model lifecycle (docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html): "New customers can't use
- *   Legacy models and existing customers may lose access to Legacy models after 15 days of inactivity"; after EOL
- *   "requests to this version will fail". Reported wording (github.com/awslabs/llmeter/issues/35,
+ * - Model lifecycle (aws-facts: bedrock.model-lifecycle-states): new customers can't use Legacy models and existing
+ *   ones may lose them after days without a call (aws-facts: bedrock.legacy-inactivity-days); after EOL requests fail.
+ *   Reported wording (github.com/awslabs/llmeter/issues/35,
  *   aws-solutions-library-samples/accelerated-intelligent-document-processing-on-aws/issues/708):
  *   ResourceNotFoundException "Access denied. This Model is marked by provider as Legacy and you have not been
  *   actively using the model in the last 15 days. ..." (30 days in later reports); "This model version has reached

@@ -1,7 +1,7 @@
 // Amazon Bedrock over Converse (@aws-sdk/client-bedrock-runtime) with a toolConfig; tool results go back as toolResult
 // blocks in a user message; the SDK's retries are off (ours log every retry). Converse has no seed (provenance says).
-// Wire formats: stopReason (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html);
-// reasoning sent back unmodified (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ReasoningTextBlock.html);
+// Wire formats: stopReason (aws-facts: bedrock.converse-stop-reasons); reasoning sent back unmodified, text and
+// signature (aws-facts: bedrock.reasoning-signature-unmodified);
 // Claude's thinking in additionalModelRequestFields.thinking (aws-facts: bedrock.thinking-min-budget-tokens).
 import type {
   BedrockRuntimeClient,
