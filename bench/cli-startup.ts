@@ -60,8 +60,9 @@ export async function cliStartupBench(): Promise<void> {
     ];
     console.log(
       `CLI start-up: whole process, medians of ${RUNS} runs paired with node -e 0 (${availableParallelism()} cores, ` +
-        `load ${fmt(loadavg()[0], 2)}); the CLI compiled from ${cli.sources.length} sources into one file, ` +
-        `${cli.packagesAtStart.length} packages evaluated at every start; list on an embedded Postgres with 3 runs`,
+        `load ${fmt(loadavg()[0], 2)}); the CLI compiled from ${cli.sources.length} sources into an entry and ` +
+        `its chunks, ${cli.packagesAtStart.length} packages evaluated at every start; list on an embedded Postgres ` +
+        'with 3 runs',
     );
     const rows = commands.map((c) => ({
       ...c,

@@ -1,7 +1,7 @@
-// npm install (the prepare script) bundles the CLI with esbuild into one file, dist/ariadne.js, its packages inside,
-// so a command starts without tsx's loader or a walk of node_modules. bin/ariadne.js runs it while its sources are as
-// they were built (their mtimes in dist/ariadne.json), else the sources under tsx. dist/ is never committed.
-import { statSync, writeFileSync } from 'node:fs';
+// npm install (the prepare script) bundles the CLI with esbuild into dist/ariadne.js and the chunks it imports, its
+// packages inside, so a command starts without tsx's loader or a walk of node_modules. bin/ariadne.js runs it while its
+// sources are as built (their mtimes in dist/ariadne.json), else the sources under tsx. dist/ is never committed.
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
@@ -97,8 +97,8 @@ const packageOf = (input: string): string | undefined => /node_modules\/((@[^/]+
 
 /**
  * The packages a command evaluates before it runs: those the entry imports statically, however deep. The rest (the
- * AWS SDK, the local Step Functions engine, Fastify, the Parquet writer) are in the file too, evaluated by the
- * import() of the command that needs them.
+ * AWS SDK, the local Step Functions engine, Fastify, the Parquet writer) are chunks of their own, read and evaluated
+ * by the import() of the command that needs them.
  */
 function packagesAtStart(metafile: Metafile, entry: string): string[] {
   const seen = new Set<string>();
@@ -112,17 +112,27 @@ function packagesAtStart(metafile: Metafile, entry: string): string[] {
   return [...new Set([...seen].flatMap((f) => packageOf(f) ?? []))].sort();
 }
 
+/** A chunk of the CLI's build: named by its content, beside the entry (so each source's relative paths hold). */
+export const isCliChunk = (file: string): boolean => /^ariadne-[A-Z0-9]+\.js$/.test(file);
+
 /**
- * Builds the whole CLI into `outDir`: ariadne.js and ariadne.json; returns the sources it holds, and the packages
- * evaluated at every start.
+ * Builds the whole CLI into `outDir`: ariadne.js, the chunks it imports and ariadne.json, removing the chunks of an
+ * earlier build. Split so that a command reads only the code it runs: compiling all of it was a third of every start.
+ * The AWS SDK's ES module builds (`module` before `main`), since a chunk of a CommonJS package gives its exports to
+ * import() as a default alone. Returns the sources the build holds, and the packages evaluated at every start.
  */
 export async function compileCli(outDir = DIST): Promise<{ sources: string[]; packagesAtStart: string[] }> {
   const result = await build({
     ...COMMON,
     entryPoints: { ariadne: join(ROOT, 'bin/ariadne.ts') },
     outdir: outDir,
+    splitting: true,
+    chunkNames: 'ariadne-[hash]',
+    mainFields: ['module', 'main'],
     plugins: [keepSourcePaths(outDir)],
   });
+  const built = new Set(Object.keys(result.metafile.outputs).map((f) => relative(outDir, resolve(ROOT, f))));
+  for (const file of readdirSync(outDir)) if (isCliChunk(file) && !built.has(file)) rmSync(join(outDir, file));
   return {
     sources: recordSources(outDir, 'ariadne', result.metafile),
     packagesAtStart: packagesAtStart(result.metafile, 'bin/ariadne.ts'),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../core/store/embedded.ts';
-import { compileCli } from '../../bin/compile-cli.ts';
+import { compileCli, isCliChunk } from '../../bin/compile-cli.ts';
 import { compiledPart } from '../../bin/compiled.js';
 import { RUN_DIR } from './run-dir.ts';
 
@@ -17,7 +17,8 @@ const ROOT = join(import.meta.dirname, '..', '..');
 /**
  * The CLI tests run bin/ariadne.js, the installed entry (support/cli.ts): the CLI compiled as npm install builds it,
  * unless it is there and current. Built beside dist/ (the same depth, so the same relative paths to the sources)
- * and renamed in, its record of its sources last, so a CLI started meanwhile (another run) uses a whole file.
+ * and renamed in: its chunks, then the entry that imports them, its record of its sources last, so a CLI started
+ * meanwhile (another run) finds whole files.
  */
 async function compileCliIfStale(): Promise<void> {
   if (compiledPart('ariadne')) return; // as bin/ariadne.js decides
@@ -25,7 +26,8 @@ async function compileCliIfStale(): Promise<void> {
   try {
     await compileCli(building);
     mkdirSync(join(ROOT, 'dist'), { recursive: true });
-    const files = readdirSync(building).sort((a, b) => Number(a.endsWith('.json')) - Number(b.endsWith('.json')));
+    const order = (file: string) => (isCliChunk(file) ? 0 : file.endsWith('.json') ? 2 : 1);
+    const files = readdirSync(building).sort((a, b) => order(a) - order(b));
     for (const file of files) renameSync(join(building, file), join(ROOT, 'dist', file));
   } finally {
     rmSync(building, { recursive: true, force: true });
