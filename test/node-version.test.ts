@@ -148,8 +148,9 @@ describe(`the real CLI on this Node (${process.version})`, () => {
         ...extra,
       }),
     );
+  // the installed entry, as a user runs it (cli-startup.test.ts checks the sources answer alike)
   const ariadne = (args: string[], extra?: Record<string, string | undefined>) =>
-    node(['--import', 'tsx', 'bin/ariadne.ts', ...args], extra);
+    node(['bin/ariadne.js', ...args], extra);
   const status = ['status', 'arn:aws:states:us-east-1:123456789012:execution:m:n', '--endpoint'];
 
   it('a bare SDK client here shows the SDK warning on Node < 22: its absence below is meaningful', async () => {

@@ -8,7 +8,7 @@ import { tableCounts, type TestDatabase } from './db.ts';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The installed command's entry, as `ariadne` and `npm run ariadne` run it: the CLI bundled into dist/ariadne.js
 // (global-setup.ts builds it as npm install does), without tsx's loader. The sources' own entry, bin/ariadne.ts,
-// keeps its tests (cli-startup, cli-program, node-version), which check both answer alike.
+// keeps its tests (cli-startup, cli-program), which check both answer alike.
 const ENTRY = `${ROOT}/bin/ariadne.js`;
 
 export interface CliResult {
