@@ -1,8 +1,7 @@
 // The order test files start in: the slowest first. On a clean clone (CI) vitest has no timings of its own and
-// starts the largest files first, so the long ones (the rehearsal, 60 s of CPU, 3 KB of text) started half way and
-// ended alone while the other worker had nothing left: 289 s for 512 s of files on two workers. The files below,
-// slowest first as CI measured them, start before the rest; the rest keep vitest's order (its timings when it has
-// them). Only the order changes: a file missing from the list, or a renamed one, runs all the same.
+// starts the largest files first, so a long one started late ends alone while the other workers have nothing left.
+// The files below, CI's 24 longest (2026-11-28) slowest first, start before the rest; the rest keep vitest's order
+// (its timings when it has them). Only the order changes: a file missing from the list, or renamed, runs all the same.
 import { basename } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -10,20 +9,27 @@ const SLOWEST = [
   'rehearsal',
   'readme-commands',
   'cli',
-  'cli-exit-codes',
-  'rate-limits',
-  'sweep-db-restart',
-  'cdk-stack',
-  'sweeps',
-  'results-same-bytes',
+  'maze-suites',
   'results-aws',
-  'cli-tables',
+  'cli-exit-codes',
+  'cdk-stack',
+  'results-same-bytes',
+  'image-observations',
+  'status-outage',
+  'sweep-db-restart',
+  'rate-limits',
   'store-data-api',
   'cli-startup',
   'cli-providers',
+  'cli-tables',
+  'openai-provider',
+  'sweeps',
+  'launch',
   'faults',
   'cli-json',
-  'launch',
+  'viewer',
+  'node-version',
+  'provider-accounting',
 ];
 
 export class SlowestFirst extends BaseSequencer {
