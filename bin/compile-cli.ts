@@ -97,8 +97,8 @@ const packageOf = (input: string): string | undefined => /node_modules\/((@[^/]+
 
 /**
  * The packages a command evaluates before it runs: those the entry imports statically, however deep. The rest (the
- * AWS SDK, the local Step Functions engine, Fastify, the Parquet writer) are chunks of their own, read and evaluated
- * by the import() of the command that needs them.
+ * AWS SDK, the OpenAI client, the local Step Functions engine, Fastify, the Parquet writer) are chunks of their own,
+ * read and evaluated by the import() of the command that needs them.
  */
 function packagesAtStart(metafile: Metafile, entry: string): string[] {
   const seen = new Set<string>();

@@ -54,7 +54,8 @@ describe('the compiled CLI', () => {
   it('evaluates at start what every command needs; the AWS SDK, the local engine and Fastify wait for theirs', () => {
     expect(atStart).toContain('commander');
     expect(atStart).toContain('zod');
-    const lazy = /^(@aws-sdk\/|@smithy\/|aws-local-stepfunctions$|jsonata$|asl-validator$|fastify$|hyparquet-writer$)/;
+    const lazy =
+      /^(@aws-sdk\/|@smithy\/|aws-local-stepfunctions$|jsonata$|asl-validator$|fastify$|hyparquet-writer$|openai$)/;
     expect(atStart.filter((p) => lazy.test(p))).toEqual([]);
     // and they are in the build all the same, for the commands that import them
     const { text } = built();

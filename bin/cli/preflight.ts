@@ -15,8 +15,8 @@ import {
 import { resolveConfig } from '../../core/engine/experiment.ts';
 import { diagnoseBedrockAccess } from '../../core/providers/llm/bedrock-access.ts';
 import { envString } from '../../core/config/environment.ts';
-import OpenAI from 'openai';
 import { probeBedrockModel, throttled } from './bedrock-probe.ts';
+import { openaiSdk } from '../../core/providers/llm/openai-model.ts';
 
 /** The innermost code or message of a chain of causes (fetch wraps the socket error). */
 function rootCause(err: unknown): string {
@@ -102,6 +102,7 @@ async function checkOllama(
  * list is the environment (exit 3), each with its fix.
  */
 async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKey = envString('OPENAI_API_KEY')) {
+  const { default: OpenAI, APIError } = await openaiSdk();
   const client = new OpenAI({ baseURL: baseUrl, apiKey: apiKey || 'none', maxRetries: 1, timeout: 10_000 });
   const host = labels === RUN_LABELS ? '--openai-base-url' : labels.host;
   const of = labels.of ?? '';
@@ -110,13 +111,13 @@ async function checkOpenAI(baseUrl: string, model: string, labels: Labels, apiKe
     ids = [];
     for await (const m of client.models.list()) ids.push(m.id);
   } catch (err) {
-    if (err instanceof OpenAI.APIError && err.status === 401)
+    if (err instanceof APIError && err.status === 401)
       throw new EnvironmentError(
         'OPENAI_API_KEY',
         `the server at ${baseUrl} refused the key (401: ${err.message}); set $OPENAI_API_KEY (or ` +
           '/ariadne-secrets/openai_api_key in the parameters file) to a key it accepts',
       );
-    if (err instanceof OpenAI.APIError && typeof err.status === 'number')
+    if (err instanceof APIError && typeof err.status === 'number')
       throw new EnvironmentError(
         host,
         `GET ${baseUrl}/models (${host}${of}) answered ${err.status} (${err.message}); an OpenAI-compatible ` +

@@ -3,7 +3,7 @@
 // Shapes as the client's types give them: usage.prompt_tokens INCLUDES cached_tokens and completion_tokens INCLUDES
 // reasoning_tokens; streamed usage comes only with include_usage, in a last chunk with no choices. Reasoning text is
 // read from reasoning_content (vLLM, DeepSeek) or reasoning (OpenRouter). Provenance: GET {base_url}/models/{id}.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
@@ -23,6 +23,10 @@ import type { ToolSpec } from '../../engine/tools.ts';
 import type { TokenUsage } from '../../engine/agent.ts';
 import { isTransientStatus, networkFailure, type Failure } from './retry.ts';
 import type { OpenAIRequest } from './sampling.ts';
+
+/** The client package, loaded with the first call: the CLI imports this module, and most runs call no such server. */
+let sdk: typeof import('openai') | undefined;
+export const openaiSdk = async (): Promise<typeof import('openai')> => (sdk ??= await import('openai'));
 
 export interface OpenAISettings {
   base_url: string;
@@ -148,18 +152,24 @@ export function openaiModel(
   // what is sent; what is not (notSent) is for the provenance
   const { notSent: _notSent, ...sent } = request;
   // The client refuses to start without a key; a local server that checks none takes any.
-  const client = new OpenAI({ baseURL: settings.base_url, apiKey: apiKey || 'none', maxRetries: 0 });
+  let client: OpenAI | undefined;
+  const connect = async () =>
+    (client ??= new (await openaiSdk()).default({
+      baseURL: settings.base_url,
+      apiKey: apiKey || 'none',
+      maxRetries: 0,
+    }));
   return {
     provider: 'openai',
     model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
       const body = completionBody(model, sent, system, messages, tools);
       const { reply, simulator } = settings.stream
-        ? await completeStreamed(client, body, signal)
-        : await completeWhole(client, body, signal);
+        ? await completeStreamed(await connect(), body, signal)
+        : await completeWhole(await connect(), body, signal);
       return readReply(reply, simulator);
     },
-    provenance: (signal) => openaiProvenance(client, model, settings, request, signal),
+    provenance: async (signal) => openaiProvenance(await connect(), model, settings, request, signal),
   };
 }
 
@@ -301,9 +311,11 @@ const CONTEXT_FIX =
  * client retries the same: 408, 409, 429 and >= 500); the rest is permanent, with the fix where there is one.
  */
 export function classifyOpenAIError(err: unknown, ctx?: { model: string; baseUrl: string }): Failure {
-  if (err instanceof OpenAI.APIUserAbortError || err instanceof OpenAI.APIConnectionTimeoutError)
+  // the client's errors, once it was loaded (before, none of them could have been thrown)
+  const api = sdk;
+  if (api && (err instanceof api.APIUserAbortError || err instanceof api.APIConnectionTimeoutError))
     return { transient: true, status: 'timeout', message: 'no reply within the timeout' };
-  if (err instanceof OpenAI.APIConnectionError)
+  if (api && err instanceof api.APIConnectionError)
     return (
       networkFailure(err.cause) ?? {
         transient: true,
@@ -311,7 +323,7 @@ export function classifyOpenAIError(err: unknown, ctx?: { model: string; baseUrl
         message: (err.cause as Error | undefined)?.message ?? err.message,
       }
     );
-  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+  if (api && err instanceof api.APIError && typeof err.status === 'number') {
     const status = err.status;
     const where = ctx ? ` (model ${ctx.model} at ${ctx.baseUrl})` : '';
     const transient = isTransientStatus(status) || status === 409;
