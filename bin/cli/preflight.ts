@@ -2,7 +2,6 @@
 // there (exit 2) or an unreachable host (exit 3) is a clear error, not a failed
 // experiment row.
 import { createConnection } from 'node:net';
-import { Ollama } from 'ollama';
 import { InvalidInputError } from '../../core/errors.ts';
 import { EnvironmentError } from './exit-codes.ts';
 import { commandPrefix } from './invocation.ts';
@@ -65,6 +64,7 @@ async function checkOllama(
   observation?: string,
   apiKey = envString('OLLAMA_API_KEY'),
 ): Promise<void> {
+  const { Ollama } = await import('ollama');
   const client = new Ollama({
     host,
     headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,

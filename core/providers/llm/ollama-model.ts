@@ -3,7 +3,7 @@
 // reference gives them (https://docs.ollama.com/api/chat, .../capabilities/thinking): options.seed and sampling,
 // `think` and message.thinking, done_reason "length". Provenance from /api/version, /api/tags (digests) and /api/show.
 import { createHash } from 'node:crypto';
-import { Ollama, type ChatResponse, type Message, type Tool } from 'ollama';
+import type { ChatResponse, Message, Ollama, Tool } from 'ollama';
 import { announcedSimulator, isTruncation, type ChatMessage, type ChatModel, type ModelReply } from './chat-model.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { ModelTimings } from '../../engine/agent.ts';
@@ -97,7 +97,7 @@ export function ollamaModel(
     async complete(system, messages, tools, signal): Promise<ModelReply> {
       const request = chatRequest(model, settings, sent, system, messages, tools);
       let simulator: string | null = null;
-      const c = client(signal, (s) => (simulator = s));
+      const c = await client(signal, (s) => (simulator = s));
       const collected = settings.stream
         ? await collectStream(await c.chat({ ...request, stream: true }))
         : collectReply(await c.chat({ ...request, stream: false }));
@@ -109,13 +109,13 @@ export function ollamaModel(
 
 /**
  * A client for one attempt. `heard`: told of each response's simulator announcement (the client gives no headers
- * of its own).
+ * of its own). The package is loaded with the first call: the CLI imports this module, most runs call no Ollama.
  */
-type OllamaClient = (signal: AbortSignal, heard?: (simulator: string | null) => void) => Ollama;
+type OllamaClient = (signal: AbortSignal, heard?: (simulator: string | null) => void) => Promise<Ollama>;
 
 function ollamaClient(host: string, apiKey: string | undefined): OllamaClient {
-  return (signal, heard) =>
-    new Ollama({
+  return async (signal, heard) =>
+    new (await import('ollama')).Ollama({
       host,
       headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
       // The client has no timeout of its own: every request carries the attempt's signal.
@@ -202,7 +202,7 @@ async function ollamaProvenance(
   signal: AbortSignal,
 ) {
   let simulator: string | null = null;
-  const c = client(signal, (s) => (simulator ??= s));
+  const c = await client(signal, (s) => (simulator ??= s));
   const [version, tags, show] = await Promise.all([
     c.version().catch((e: unknown) => ({ error: String(e) })),
     c.list().catch((e: unknown) => ({ error: String(e), models: [] })),
