@@ -1,37 +1,19 @@
 // The longest functions of the house, outside bench/: what makes a newcomer scroll. Read with TypeScript's parser
 // (every function, method, arrow function and accessor, by the lines of its body); the target is 80 lines each.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { recordFigure } from './figures.ts';
+import { HOUSE_DIRS, houseFiles, ROOT } from './house-files.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const DIRS = [
-  'aws-facts',
-  'bin',
-  'core',
-  'functions',
-  'lib',
-  'rehearsal',
-  'reports',
-  'results',
-  'simulators',
-  'state-machine',
-  'viewer',
-];
+/** The house but its benchmarks and tests. */
+const DIRS = HOUSE_DIRS.filter((dir) => dir !== 'bench' && dir !== 'test');
 export const TARGET_LINES = 80;
 
 interface FunctionLength {
   where: string;
   name: string;
   lines: number;
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourceFiles(join(dir, e.name)) : /\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
 }
 
 function nameOf(node: ts.FunctionLikeDeclaration, file: ts.SourceFile): string {
@@ -61,11 +43,9 @@ export function functionLengths(path: string, text: string): FunctionLength[] {
 
 /** Every function of the house outside bench/, the longest first. */
 export function houseFunctionLengths(): FunctionLength[] {
-  return DIRS.flatMap((dir) =>
-    sourceFiles(dir).flatMap((f) =>
-      functionLengths(relative(ROOT, join(ROOT, f)), readFileSync(join(ROOT, f), 'utf8')),
-    ),
-  ).sort((a, b) => b.lines - a.lines);
+  return houseFiles(/\.tsx?$/, DIRS)
+    .flatMap((f) => functionLengths(f, readFileSync(join(ROOT, f), 'utf8')))
+    .sort((a, b) => b.lines - a.lines);
 }
 
 export function functionLengthsBench(): void {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { allFacts } from '../aws-facts/facts.ts';
-import { houseFiles } from './support/house-files.ts';
+import { houseFiles } from '../bench/house-files.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CODE = /\.(ts|mts|mjs|js)$/;

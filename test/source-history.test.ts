@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { houseFiles } from './support/house-files.ts';
+import { houseFiles } from '../bench/house-files.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CODE = /\.(ts|mjs|js|sql)$/;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { houseFiles } from './support/house-files.ts';
+import { houseFiles } from '../bench/house-files.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIRS = ['bin', 'core', 'functions', 'lib', 'reports', 'results', 'state-machine', 'viewer', 'simulators'];

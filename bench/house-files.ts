@@ -1,10 +1,12 @@
-// The house's folders of code and the files in them, for the tests that hold a rule over all of it (comments,
-// history, typed errors). Paths are relative to the repository.
+// The house's folders of code and the files in them, for what holds a rule over all of it: the function-lengths
+// bench and the tests of comments, history and typed errors. Paths are relative to the repository.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './cli.ts';
+import { fileURLToPath } from 'node:url';
 
-const HOUSE_DIRS = [
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export const HOUSE_DIRS = [
   'aws-facts',
   'bench',
   'bin',
@@ -18,7 +20,7 @@ const HOUSE_DIRS = [
   'state-machine',
   'test',
   'viewer',
-];
+] as const;
 
 /** Every file under `dirs` whose name matches `pattern` (node_modules left out). */
 export function houseFiles(pattern: RegExp, dirs: readonly string[] = HOUSE_DIRS): string[] {
