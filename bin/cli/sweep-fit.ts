@@ -159,9 +159,11 @@ async function defaultRateLimits(
 
 /** The sweep fitted to the account; a sweep that could not end within one Standard execution is refused (exit 2). */
 export async function fitSweepToAccount(loaded: LoadedSweep, o: FitOptions): Promise<SweepFit> {
-  const lambda = async () =>
-    new (await import('@aws-sdk/client-lambda')).LambdaClient({ region: o.region, maxAttempts: 2 });
-  const read = o.readAccount ?? lambdaAccountConcurrency(await lambda());
+  const read =
+    o.readAccount ??
+    lambdaAccountConcurrency(
+      new (await import('@aws-sdk/client-lambda')).LambdaClient({ region: o.region, maxAttempts: 2 }),
+    );
   const account = await read().catch((err: unknown) => ({ error: reason(err) }));
   // the deployed default of a run without its own max_duration_minutes (unread: the code default counts)
   const readConfig = o.readConfig ?? (() => deployedConfig(o.region, o.parameterPrefix ?? '/ariadne'));

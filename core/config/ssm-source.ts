@@ -5,9 +5,11 @@ import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { ParameterSource, RawParameter } from './parameters.ts';
 import { secretParameterName } from './secrets.ts';
 
-/** The SDK is loaded with the first read: the CLI imports this, and most of its commands never reach AWS. */
+/** The SDK, loaded once, by the first read: the CLI imports this, and most of its commands never reach AWS. */
+let ssmModule: Promise<typeof import('@aws-sdk/client-ssm')> | undefined;
+const sdk = () => (ssmModule ??= import('@aws-sdk/client-ssm'));
+
 export function ssmSource(given?: SSMClient): ParameterSource {
-  const sdk = () => import('@aws-sdk/client-ssm');
   let made: SSMClient | undefined;
   const client = async () => given ?? (made ??= new (await sdk()).SSMClient({}));
   return {

@@ -246,8 +246,12 @@ function fromJson<R>(formatted: string | undefined, shape: ResultShape): R[] | u
   return rows as R[];
 }
 
-/** The SDK, loaded with the first statement: the CLI's commands import this and most of them never reach AWS. */
-const rdsData = () => import('@aws-sdk/client-rds-data');
+/**
+ * The SDK, loaded with the first statement (the CLI's commands import this and most of them never reach AWS), once:
+ * every statement after it awaits the same settled promise.
+ */
+let rdsDataModule: Promise<typeof import('@aws-sdk/client-rds-data')> | undefined;
+const rdsData = () => (rdsDataModule ??= import('@aws-sdk/client-rds-data'));
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

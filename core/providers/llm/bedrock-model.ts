@@ -129,8 +129,9 @@ export function bedrockModel(
   };
 }
 
-/** The SDK, loaded with the first call: the CLI imports this, and most runs never call Bedrock. */
-const bedrockRuntime = () => import('@aws-sdk/client-bedrock-runtime');
+/** The SDK, loaded once, by the first call: the CLI imports this, and most runs never call Bedrock. */
+let runtimeModule: Promise<typeof import('@aws-sdk/client-bedrock-runtime')> | undefined;
+const bedrockRuntime = () => (runtimeModule ??= import('@aws-sdk/client-bedrock-runtime'));
 
 /** The Converse request: cache points where the model takes them, thinking when a budget is set. */
 function converseCommand(

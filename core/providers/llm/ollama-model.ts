@@ -113,9 +113,12 @@ export function ollamaModel(
  */
 type OllamaClient = (signal: AbortSignal, heard?: (simulator: string | null) => void) => Promise<Ollama>;
 
+let ollamaModule: Promise<typeof import('ollama')> | undefined;
+const ollamaPackage = () => (ollamaModule ??= import('ollama'));
+
 function ollamaClient(host: string, apiKey: string | undefined): OllamaClient {
   return async (signal, heard) =>
-    new (await import('ollama')).Ollama({
+    new (await ollamaPackage()).Ollama({
       host,
       headers: apiKey ? { Authorization: `Bearer ${apiKey}` } : undefined,
       // The client has no timeout of its own: every request carries the attempt's signal.
