@@ -35,7 +35,7 @@ beforeEach(() => {
   sim.account = setUpSimAccount();
   sim.requests.length = 0;
 });
-const { ariadneAsync } = cli(() => db);
+const { ariadne } = cli(() => db);
 const converses = () => sim.requests.filter((r) => r.path.endsWith('/converse'));
 
 describe('the defaults', () => {
@@ -48,7 +48,7 @@ describe('the defaults', () => {
 
 describe('ariadne run: the Bedrock preflight, before anything is written', () => {
   const run = (model: string, env: Record<string, string> = {}) =>
-    ariadneAsync(['run', '--provider', 'bedrock', '--model', model, '--bedrock-endpoint', url, '--maze', 'medium'], {
+    ariadne(['run', '--provider', 'bedrock', '--model', model, '--bedrock-endpoint', url, '--maze', 'medium'], {
       ...CREDENTIALS,
       ...env,
     });
@@ -91,7 +91,7 @@ describe('ariadne run: the Bedrock preflight, before anything is written', () =>
     const port = (probe.address() as { port: number }).port;
     await new Promise((r) => probe.close(r));
     // no --bedrock-endpoint: the SDK's own endpoint, here one that refuses connections
-    const down = await ariadneAsync(['run', '--provider', 'bedrock', '--model', SONNET, '--maze', 'medium'], {
+    const down = await ariadne(['run', '--provider', 'bedrock', '--model', SONNET, '--maze', 'medium'], {
       ...CREDENTIALS,
       AWS_ENDPOINT_URL_BEDROCK_RUNTIME: `http://127.0.0.1:${port}`,
     });

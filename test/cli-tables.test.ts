@@ -129,7 +129,7 @@ describe('every table command on a database with a sweep in it', () => {
         'max_concurrency: 2',
       ].join('\n'),
     );
-    const r = ariadne(['sweep', file, '--json']);
+    const r = await ariadne(['sweep', file, '--json']);
     expect(r.code, r.stderr).toBe(0);
     // one run left running and silent for an hour: the status table flags it, its reason said under the table
     await db.pool.query(
@@ -154,16 +154,16 @@ describe('every table command on a database with a sweep in it', () => {
     ['compare', ['compare', SWEEP, 'random-walker.seeded', 'frontier']],
   ];
 
-  it.each(COMMANDS)('%s: no line over 100 characters', (_label, args) => {
-    const r = ariadne(args);
+  it.each(COMMANDS)('%s: no line over 100 characters', async (_label, args) => {
+    const r = await ariadne(args);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
   });
 
-  it('stats keeps n, the rate and its interval, and --wide shows the columns it hid', () => {
-    const compact = ariadne(['stats', SWEEP, '--resamples', '200']).stdout;
+  it('stats keeps n, the rate and its interval, and --wide shows the columns it hid', async () => {
+    const compact = (await ariadne(['stats', SWEEP, '--resamples', '200'])).stdout;
     const header = (out: string) =>
       out
         .split('\n')[1]
@@ -173,34 +173,34 @@ describe('every table command on a database with a sweep in it', () => {
     expect(header(compact)).not.toContain('from_text');
     const hidden = /^(\d+) columns hidden: --wide or --format csv shows them$/m.exec(compact);
     expect(hidden).not.toBeNull();
-    const wide = ariadne(['stats', SWEEP, '--resamples', '200', '--wide']).stdout;
+    const wide = (await ariadne(['stats', SWEEP, '--resamples', '200', '--wide'])).stdout;
     expect(header(wide)).toHaveLength(header(compact).length + Number(hidden![1]));
     expect(header(wide)).toEqual(expect.arrayContaining(['from_text', 'tokens', 'identical', 'if_errors_failed']));
     expect(wide).not.toMatch(/columns? hidden/);
   });
 
-  it('status flags the silent run in the table and says why under it', () => {
-    const out = ariadne(['status']).stdout;
+  it('status flags the silent run in the table and says why under it', async () => {
+    const out = (await ariadne(['status'])).stdout;
     expect(out).toMatch(/^1 experiment\(s\) running, 1 stale$/m);
     expect(out).toMatch(/^tables-with-a-rather-long-sweep-name-c\d+-r1 \|.*\| STALE$/m);
     expect(out).toMatch(/^STALE tables-with-.*: no turn recorded for \d+ min/m);
   });
 
-  it('--format csv: every column, parsed back to the rows --format json gives, numbers as numbers', () => {
-    const json = JSON.parse(ariadne(['list', '--sweep', SWEEP, '--format', 'json']).stdout) as Record<
+  it('--format csv: every column, parsed back to the rows --format json gives, numbers as numbers', async () => {
+    const json = JSON.parse((await ariadne(['list', '--sweep', SWEEP, '--format', 'json'])).stdout) as Record<
       string,
       unknown
     >[];
     expect(json.length).toBe(16);
     expect(typeof json[0].actions).toBe('number');
     expect(typeof json[0].maze_width).toBe('number');
-    const [head, ...body] = parseCsv(ariadne(['list', '--sweep', SWEEP, '--format', 'csv']).stdout);
+    const [head, ...body] = parseCsv((await ariadne(['list', '--sweep', SWEEP, '--format', 'csv'])).stdout);
     expect(head).toEqual(expect.arrayContaining(['experiment_id', 'label', 'actions', 'efficiency', 'started_at']));
     expect(body.map((r) => r[head.indexOf('experiment_id')])).toEqual(json.map((r) => r.experiment_id));
     expect(new Set(body.map((r) => r[head.indexOf('label')]))).toEqual(new Set(['random-walker.seeded', 'frontier']));
     expect(body.map((r) => Number(r[head.indexOf('actions')]))).toEqual(json.map((r) => r.actions));
 
-    const stats = parseCsv(ariadne(['stats', SWEEP, '--resamples', '200', '--format', 'csv']).stdout);
+    const stats = parseCsv((await ariadne(['stats', SWEEP, '--resamples', '200', '--format', 'csv'])).stdout);
     expect(stats[0]).toEqual(
       expect.arrayContaining([
         'label',
@@ -215,7 +215,7 @@ describe('every table command on a database with a sweep in it', () => {
     );
     expect(stats.slice(1).every((r) => Number.isFinite(Number(r[stats[0].indexOf('n')])))).toBe(true);
 
-    const quoted = ariadne([
+    const quoted = await ariadne([
       'sql',
       `SELECT 'a,b' AS comma, 'say "hi"' AS quote, E'two\\nlines' AS lines`,
       '--format',
@@ -227,14 +227,14 @@ describe('every table command on a database with a sweep in it', () => {
     ]);
   });
 
-  it("stats --format markdown and latex: the csv's groups and numbers, a caption, notes on what is excluded", () => {
+  it("stats --format markdown and latex: the csv's groups and numbers, a caption, what is excluded", async () => {
     const [head, ...groups] = parseCsv(
-      ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'csv']).stdout,
+      (await ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'csv'])).stdout,
     );
     const col = (r: string[], name: string) => r[head.indexOf(name)];
     const pct = (x: string) => (Number(x) * 100).toFixed(1);
 
-    const md = ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'markdown']);
+    const md = await ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'markdown']);
     expect(md.code, md.stderr).toBe(0);
     const lines = md.stdout.split('\n');
     // one run is left running (above): the caption says the sweep is incomplete
@@ -265,7 +265,7 @@ describe('every table command on a database with a sweep in it', () => {
     expect(md.stdout).toMatch(/How the runs ended: goal \d+/);
     expect(md.stdout).toMatch(/The maze is the unit of replication/);
 
-    const tex = ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'latex']);
+    const tex = await ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'latex']);
     expect(tex.code, tex.stderr).toBe(0);
     expect(tex.stdout).toContain('\\begin{tabular}{lrrrrrrrrrr}');
     expect(tex.stdout).toContain(`\\label{tab:${SWEEP}}`);
@@ -277,21 +277,21 @@ describe('every table command on a database with a sweep in it', () => {
     expect(tex.stdout).toMatch(/\\footnotesize n counts the runs that succeeded or failed/);
 
     // only the commands whose table goes into papers write one
-    const list = ariadne(['list', '--format', 'latex']);
+    const list = await ariadne(['list', '--format', 'latex']);
     expect(list.code).toBe(2);
     expect(list.stderr).toMatch(/--format "latex" is not one of: table, csv, json/);
   });
 
-  it('--json is --format json; with another --format it is refused (exit 2), naming both', () => {
-    const asJson = ariadne(['stats', SWEEP, '--resamples', '200', '--json']).stdout;
-    expect(ariadne(['stats', SWEEP, '--resamples', '200', '--format', 'json']).stdout).toBe(asJson);
+  it('--json is --format json; with another --format it is refused (exit 2), naming both', async () => {
+    const asJson = (await ariadne(['stats', SWEEP, '--resamples', '200', '--json'])).stdout;
+    expect((await ariadne(['stats', SWEEP, '--resamples', '200', '--format', 'json'])).stdout).toBe(asJson);
     const rows = (JSON.parse(asJson) as { rows: Array<Record<string, unknown>> }).rows;
     expect(typeof rows[0].n).toBe('number');
     expect(typeof rows[0].success_rate).toBe('number');
-    const both = ariadne(['list', '--json', '--format', 'csv']);
+    const both = await ariadne(['list', '--json', '--format', 'csv']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--json and --format csv contradict each other/);
-    const bad = ariadne(['mazes', '--format', 'xml']);
+    const bad = await ariadne(['mazes', '--format', 'xml']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--format "xml" is not one of: table, csv, json/);
   });

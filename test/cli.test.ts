@@ -1,4 +1,4 @@
-// The ariadne command as a user runs it: a real process, real exit codes.
+// The ariadne command as a user runs it: its output and exit codes (a process where the process itself is tested).
 import { spawn, spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -77,17 +77,17 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     );
   });
 
-  it('input files are read from the directory the user ran from (INIT_CWD under npm run), not the package root', () => {
-    const r = ariadne(['run', '--maze-file', 'malformed.json'], { INIT_CWD: dir });
+  it('input files are read from where the user ran from (INIT_CWD under npm run), not the package root', async () => {
+    const r = await ariadne(['run', '--maze-file', 'malformed.json'], { INIT_CWD: dir });
     expect(r.stderr).toMatch(/malformed\.json is not valid JSON/);
     expect(r.code).toBe(2);
-    const sweep = ariadne(['sweep', 'malformed.json'], { INIT_CWD: dir });
+    const sweep = await ariadne(['sweep', 'malformed.json'], { INIT_CWD: dir });
     expect(sweep.stderr).not.toMatch(/cannot be read/);
     expect(sweep.code).toBe(2);
   });
 
-  it('a bad DATABASE_URL names the variable and the expected form', () => {
-    const r = ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
+  it('a bad DATABASE_URL names the variable and the expected form', async () => {
+    const r = await ariadne(['run'], { DATABASE_URL: 'mysql://root@localhost/db' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       'DATABASE_URL "mysql://root@localhost/db" has scheme "mysql:"; ' +
@@ -95,16 +95,16 @@ describe('bad input: exit 2, a message naming option, value and fix, nothing wri
     );
   });
 
-  it('an unknown command or option is a usage error', () => {
-    const r = ariadne(['run', '--colour', 'blue']);
+  it('an unknown command or option is a usage error', async () => {
+    const r = await ariadne(['run', '--colour', 'blue']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown option '--colour'/);
   });
 });
 
 describe('stuck policy from the command line', () => {
-  it('--stuck-policy halt ends a looping random walk as stuck; the summary shows the phases and the signal', () => {
-    const r = ariadne([
+  it('--stuck-policy halt ends a looping random walk as stuck; the summary shows phases and signal', async () => {
+    const r = await ariadne([
       'run',
       '--agent',
       'random',
@@ -130,7 +130,7 @@ describe('stuck policy from the command line', () => {
     expect(r.stdout).toMatch(/actions per phase: exploring \d+ \(\d+%\)/);
     expect(r.stdout).toMatch(/timeline: exploring 1-\d+ > /);
     const id = /^experiment\s+(\S+)$/m.exec(r.stdout)![1];
-    const json = JSON.parse(ariadne(['summary', id, '--json']).stdout);
+    const json = JSON.parse((await ariadne(['summary', id, '--json'])).stdout);
     expect(json).toMatchObject({ status: 'stuck', stop_reason: status![1], stuck_policy: 'halt', stuck_signals: 1 });
     expect(json.signals).toMatchObject([{ detector: status![1], policy: 'halt' }]);
     expect(json.phases.at(-1).toStep).toBe(json.actions);
@@ -139,7 +139,7 @@ describe('stuck policy from the command line', () => {
 
 describe('commands', () => {
   it('run prints a summary that matches the database', async () => {
-    const r = ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '15', '--seed', '3', '--json']);
+    const r = await ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '15', '--seed', '3', '--json']);
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
@@ -151,8 +151,8 @@ describe('commands', () => {
     expect(rows[0].n).toBe(summary.actions);
   });
 
-  it('run shows progress while it works and a readable summary at the end', () => {
-    const r = ariadne([
+  it('run shows progress while it works and a readable summary at the end', async () => {
+    const r = await ariadne([
       'run',
       '--agent',
       'random',
@@ -172,9 +172,9 @@ describe('commands', () => {
     expect(r.stdout).toMatch(/^actions +40$/m);
   });
 
-  it('run takes its defaults from the parameters file; options still win', () => {
+  it('run takes its defaults from the parameters file; options still win', async () => {
     const file = parametersFile(['/ariadne/config/max_moves: 24', '/ariadne/config/max_actions_per_turn: 4']);
-    const r = ariadne(
+    const r = await ariadne(
       ['run', '--agent', 'random', '--maze', 'perfect', '--size', '41', '--max-actions-per-turn', '6', '--json'],
       { ARIADNE_PARAMETERS: file },
     );
@@ -182,63 +182,64 @@ describe('commands', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'timeout', actions: 24, turns: 4 }); // 24 moves, 6 per turn
   });
 
-  it('mazes lists every generator', () => {
-    const r = ariadne(['mazes']);
+  it('mazes lists every generator', async () => {
+    const r = await ariadne(['mazes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^name +\| sizes +\| description\n/);
     expect(r.stdout).toMatch(/\n\(13 rows\)\n$/);
     expect(r.stdout).toMatch(/^perfect +\| odd only \| recursive-backtracker maze/m);
   });
 
-  it('maze --out exports a file that run --maze-file accepts', () => {
+  it('maze --out exports a file that run --maze-file accepts', async () => {
     const file = join(dir, 'exported.json');
-    const shown = ariadne(['maze', '--maze', 'spiral', '--size', '11', '--seed', '2', '--out', file]);
+    const shown = await ariadne(['maze', '--maze', 'spiral', '--size', '11', '--seed', '2', '--out', file]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/spiral 11x11 seed 2/);
-    const r = ariadne(['run', '--maze-file', file, '--agent', 'frontier', '--json']);
+    const r = await ariadne(['run', '--maze-file', file, '--agent', 'frontier', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ maze_generator: 'imported', goal_found: true });
   });
 
-  it('--help describes run options', () => {
-    const r = ariadne(['run', '--help']);
+  it('--help describes run options', async () => {
+    const r = await ariadne(['run', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/--agent <name>/);
     expect(r.stdout).toMatch(/--maze-file <path>/);
   });
 
-  it('sql prints rows as a table; a broken query exits 2 with the database error', () => {
-    const r = ariadne(['sql', "SELECT 2 + 3 AS five, 'a' AS letter"]);
+  it('sql prints rows as a table; a broken query exits 2 with the database error', async () => {
+    const r = await ariadne(['sql', "SELECT 2 + 3 AS five, 'a' AS letter"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/five \| letter\n-+-\+-+\n5 +\| a\n\(1 row\)/);
     // several statements run in order on one connection (a temporary table lives there); the last one's rows print
-    const several = ariadne([
+    const several = await ariadne([
       'sql',
       '--write',
       'CREATE TEMP TABLE seven AS SELECT 7 AS n; SELECT n FROM seven WHERE false',
     ]);
     expect(several.code).toBe(0);
     expect(several.stdout).toMatch(/^n\n-\n\(0 rows\)/m);
-    const bad = ariadne(['sql', 'SELEC 1']);
+    const bad = await ariadne(['sql', 'SELEC 1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/the query failed: syntax error at or near "SELEC"/);
   });
 
-  it('sql reads only: a write is refused naming --write, and changes nothing; with --write it runs', () => {
+  it('sql reads only: a write is refused naming --write, and changes nothing; with --write it runs', async () => {
     for (const write of ['CREATE TABLE stray (n int)', "UPDATE experiments SET status = 'failed'"]) {
-      const r = ariadne(['sql', write]);
+      const r = await ariadne(['sql', write]);
       expect(r.code, r.stdout).toBe(2);
       expect(r.stderr).toMatch(/ariadne sql reads: cannot execute (CREATE TABLE|UPDATE) in a read-only transaction/);
       expect(r.stderr).toMatch(/add --write/);
     }
-    const exists = () => ariadne(['sql', "SELECT to_regclass('stray') IS NOT NULL AS there", '--json']).stdout;
-    expect(JSON.parse(exists())).toEqual([{ there: false }]);
-    expect(ariadne(['sql', "SELECT count(*)::int AS n FROM experiments WHERE status = 'failed'"]).code).toBe(0);
+    const exists = async () =>
+      (await ariadne(['sql', "SELECT to_regclass('stray') IS NOT NULL AS there", '--json'])).stdout;
+    expect(JSON.parse(await exists())).toEqual([{ there: false }]);
+    expect((await ariadne(['sql', "SELECT count(*)::int AS n FROM experiments WHERE status = 'failed'"])).code).toBe(0);
     // several statements are one read-only transaction too: the write among them is refused
-    expect(ariadne(['sql', 'SELECT 1; CREATE TABLE stray (n int)']).code).toBe(2);
-    expect(ariadne(['sql', '--write', 'CREATE TABLE stray (n int)']).code).toBe(0);
-    expect(JSON.parse(exists())).toEqual([{ there: true }]);
-    expect(ariadne(['sql', '--write', 'DROP TABLE stray']).code).toBe(0);
+    expect((await ariadne(['sql', 'SELECT 1; CREATE TABLE stray (n int)'])).code).toBe(2);
+    expect((await ariadne(['sql', '--write', 'CREATE TABLE stray (n int)'])).code).toBe(0);
+    expect(JSON.parse(await exists())).toEqual([{ there: true }]);
+    expect((await ariadne(['sql', '--write', 'DROP TABLE stray'])).code).toBe(0);
   });
 
   it('db serves the database until interrupted', async () => {
@@ -274,8 +275,8 @@ const VIA_NPM = { npm_lifecycle_event: 'ariadne', npm_package_name: 'ariadne' };
 describe('the summary a researcher reads', () => {
   let id = '';
 
-  it("counts a long run's stuck signals by kind in one line, and ends with the next commands to try", () => {
-    const r = ariadne(
+  it("counts a long run's stuck signals by kind in one line, and ends with the next commands to try", async () => {
+    const r = await ariadne(
       [
         'run',
         '--agent',
@@ -317,7 +318,7 @@ describe('the summary a researcher reads', () => {
     expect(r.stdout).toMatch(/^ +ariadne list +\(/m);
     expect(r.stdout).toMatch(/^ +ariadne view +\(every run in a browser/m);
 
-    const viaNpm = ariadne(['summary', id, '--json'], VIA_NPM);
+    const viaNpm = await ariadne(['summary', id, '--json'], VIA_NPM);
     expect(viaNpm.stdout).not.toMatch(/next:/);
     const json = JSON.parse(viaNpm.stdout);
     expect(json.stuck_signals).toBe(total);
@@ -327,15 +328,15 @@ describe('the summary a researcher reads', () => {
       expect(json.signals.filter((g: { detector: string }) => g.detector === detector)).toHaveLength(n as number);
   });
 
-  it('hints say `npm run ariadne --` under npm and `ariadne` otherwise', () => {
-    const viaNpm = ariadne(['summary', id], VIA_NPM);
+  it('hints say `npm run ariadne --` under npm and `ariadne` otherwise', async () => {
+    const viaNpm = await ariadne(['summary', id], VIA_NPM);
     expect(viaNpm.code).toBe(0);
     expect(viaNpm.stdout).toMatch(new RegExp(`^next: npm run ariadne -- replay ${id} +\\(`, 'm'));
     expect(viaNpm.stdout).toMatch(/^ +npm run ariadne -- list +\(/m);
-    const missing = ariadne(['summary', 'no-such-run'], VIA_NPM);
+    const missing = await ariadne(['summary', 'no-such-run'], VIA_NPM);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no experiment with id "no-such-run"; list them with: npm run ariadne -- list');
-    const installed = ariadne(['replay', 'no-such-run'], { ...INSTALLED, INIT_CWD: dir });
+    const installed = await ariadne(['replay', 'no-such-run'], { ...INSTALLED, INIT_CWD: dir });
     expect(installed.code).toBe(2);
     expect(installed.stderr).toContain('no experiment with id "no-such-run"; list them with: ariadne list');
     expect(installed.stderr).not.toMatch(/npm run/);
@@ -356,32 +357,32 @@ describe('ariadne list', () => {
     ].join('\n'),
   );
   type Row = { experiment_id: string; agent: string; status: string; sweep_id: string; started_at: string };
-  const listJson = (...args: string[]): Row[] => {
-    const r = ariadne(['list', ...args, '--json']);
+  const listJson = async (...args: string[]): Promise<Row[]> => {
+    const r = await ariadne(['list', ...args, '--json']);
     expect(r.code).toBe(0);
     return JSON.parse(r.stdout) as Row[];
   };
 
   it('lists experiments newest first, filtered by sweep, status and agent, as a table or JSON', async () => {
-    expect(ariadne(['sweep', sweepFile, '--json']).code).toBe(0);
+    expect((await ariadne(['sweep', sweepFile, '--json'])).code).toBe(0);
     const { rows: stored } = await db.pool.query<{ id: string; status: string; agent: string }>(
       "SELECT id, status, agent FROM experiments WHERE sweep_id = 'list-test' ORDER BY started_at DESC, id",
     );
     expect(stored).toHaveLength(4);
 
-    const all = listJson('--sweep', 'list-test');
+    const all = await listJson('--sweep', 'list-test');
     expect(all.map((r) => r.experiment_id)).toEqual(stored.map((r) => r.id));
     const started = all.map((r) => Date.parse(r.started_at));
     expect([...started].sort((a, b) => b - a)).toEqual(started);
     expect(new Set(all.map((r) => r.sweep_id))).toEqual(new Set(['list-test']));
 
-    const frontier = listJson('--sweep', 'list-test', '--agent', 'frontier');
+    const frontier = await listJson('--sweep', 'list-test', '--agent', 'frontier');
     expect(frontier.map((r) => r.experiment_id)).toEqual(stored.filter((r) => r.agent === 'frontier').map((r) => r.id));
-    const timeouts = listJson('--sweep', 'list-test', '--status', 'timeout');
+    const timeouts = await listJson('--sweep', 'list-test', '--status', 'timeout');
     expect(timeouts.map((r) => r.experiment_id)).toEqual(stored.filter((r) => r.status === 'timeout').map((r) => r.id));
 
     // --wide: every column whole (the 100-column table may cut the maze; test/cli-tables.test.ts fits it)
-    const table = ariadne(['list', '--sweep', 'list-test', '--limit', '3', '--wide']);
+    const table = await ariadne(['list', '--sweep', 'list-test', '--limit', '3', '--wide']);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0].split('|').map((h) => h.trim())).toEqual([
@@ -397,7 +398,7 @@ describe('ariadne list', () => {
     expect(lines[2]).toMatch(/\| medium 11x11 s1 \|/);
     expect(lines.slice(-2)).toEqual(['(3 rows)', '(showing the newest 3; --limit <n> shows more)']);
     // exactly as many as the limit: nothing more to show
-    expect(ariadne(['list', '--sweep', 'list-test', '--limit', '4']).stdout).toMatch(/\n\(4 rows\)\n$/);
+    expect((await ariadne(['list', '--sweep', 'list-test', '--limit', '4'])).stdout).toMatch(/\n\(4 rows\)\n$/);
   });
 
   it('--sweeps lists the sweeps with their runs done, succeeded, errors and how they ended, apart', async () => {
@@ -409,7 +410,7 @@ describe('ariadne list', () => {
     const { succeeded, limited } = rows[0];
     // the random agent meets its move limit: a stop reason, never counted as an error
     expect(limited).toBeGreaterThan(0);
-    const sweeps = JSON.parse(ariadne(['list', '--sweeps', '--json']).stdout) as Array<Record<string, unknown>>;
+    const sweeps = JSON.parse((await ariadne(['list', '--sweeps', '--json'])).stdout) as Array<Record<string, unknown>>;
     expect(sweeps.find((s) => s.sweep === 'list-test')).toMatchObject({
       runs: 4,
       done: 4,
@@ -417,7 +418,7 @@ describe('ariadne list', () => {
       errors: 0,
       stop_reasons: expect.objectContaining({ goal: succeeded, move_limit: limited, error: 0, outage: 0 }),
     });
-    const table = ariadne(['list', '--sweeps', '--sweep', 'list-test', '--wide']);
+    const table = await ariadne(['list', '--sweeps', '--sweep', 'list-test', '--wide']);
     expect(table.stdout).toMatch(/^sweep +\| runs \| done \| succeeded \| errors \| started +\| ended$/m);
     const ended = [succeeded > 0 ? `goal ${succeeded}` : '', `move limit ${limited}`].filter(Boolean).join(', ');
     expect(table.stdout).toMatch(
@@ -426,20 +427,20 @@ describe('ariadne list', () => {
     expect(table.stdout).not.toMatch(/failed/);
   });
 
-  it('says plainly when nothing matches and how to make one (exit 0); bad filters exit 2', () => {
-    const none = ariadne(['list', '--agent', 'nobody-at-all'], INSTALLED);
+  it('says plainly when nothing matches and how to make one (exit 0); bad filters exit 2', async () => {
+    const none = await ariadne(['list', '--agent', 'nobody-at-all'], INSTALLED);
     expect(none.code).toBe(0);
     expect(none.stdout).toBe(
       'no experiments match --agent nobody-at-all; see them all with: ariadne list, or run one with: ' +
         'ariadne run --agent frontier --maze medium --size 15\n',
     );
-    const noSweep = ariadne(['list', '--sweeps', '--sweep', 'nope'], VIA_NPM);
+    const noSweep = await ariadne(['list', '--sweeps', '--sweep', 'nope'], VIA_NPM);
     expect(noSweep.code).toBe(0);
     expect(noSweep.stdout).toMatch(/^no sweeps match --sweep nope; .* run one with: npm run ariadne -- sweep /);
-    const bad = ariadne(['list', '--status', 'lost']);
+    const bad = await ariadne(['list', '--status', 'lost']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--status "lost" is not one of: completed, timeout, failed, stuck, running/);
-    expect(ariadne(['list', '--sweeps', '--agent', 'random']).code).toBe(2);
+    expect((await ariadne(['list', '--sweeps', '--agent', 'random'])).code).toBe(2);
   });
 });
 
@@ -449,18 +450,31 @@ describe('files the CLI writes go to one output directory', () => {
   mkdirSync(user, { recursive: true });
   const printedPath = (stdout: string) => /^(\/\S+\.html) \(/m.exec(stdout)?.[1];
 
-  it('replay writes into ariadne-output/ in the directory the user ran from (INIT_CWD), printed absolute', () => {
+  it('replay writes into ariadne-output/ in the directory the user ran from (INIT_CWD), printed absolute', async () => {
     expect(
-      ariadne(['run', '--agent', 'frontier', '--maze', 'light', '--size', '11', '--experiment-id', id, '--json']).code,
+      (
+        await ariadne([
+          'run',
+          '--agent',
+          'frontier',
+          '--maze',
+          'light',
+          '--size',
+          '11',
+          '--experiment-id',
+          id,
+          '--json',
+        ])
+      ).code,
     ).toBe(0);
-    const r = ariadne(['replay', id], { INIT_CWD: user });
+    const r = await ariadne(['replay', id], { INIT_CWD: user });
     expect(r.code).toBe(0);
     const file = join(user, 'ariadne-output', `replay-${id}.html`);
     expect(printedPath(r.stdout)).toBe(file);
     expect(readFileSync(file, 'utf8')).toMatch(/^<!doctype html>/i);
   });
 
-  it("--out-dir (the command's or the program's) and ARIADNE_OUTPUT_DIR choose it; --out names a file", () => {
+  it("--out-dir (the command's or the program's) and ARIADNE_OUTPUT_DIR choose it; --out names a file", async () => {
     const cases: Array<[string[], Record<string, string>, string]> = [
       [['replay', id, '--out-dir', 'mine'], {}, join(user, 'mine', `replay-${id}.html`)],
       [['--out-dir', 'global', 'replay', id], {}, join(user, 'global', `replay-${id}.html`)],
@@ -469,7 +483,7 @@ describe('files the CLI writes go to one output directory', () => {
       [['replay', id, '--out', 'named.html'], {}, join(user, 'named.html')],
     ];
     for (const [args, env, file] of cases) {
-      const r = ariadne(args, { INIT_CWD: user, ...env });
+      const r = await ariadne(args, { INIT_CWD: user, ...env });
       expect(r.code, args.join(' ')).toBe(0);
       expect(printedPath(r.stdout)).toBe(file);
       expect(statSync(file).size).toBeGreaterThan(1000);
@@ -491,7 +505,7 @@ describe('files the CLI writes go to one output directory', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ generator: 'spiral', width: 30 });
   });
 
-  it('a path that cannot be written exits 2 naming the option and value, in words', () => {
+  it('a path that cannot be written exits 2 naming the option and value, in words', async () => {
     const aFile = join(dir, 'a-file');
     writeFileSync(aFile, 'not a directory');
     expect(existsSync('/nonexistent-parent-file')).toBe(false);
@@ -507,7 +521,7 @@ describe('files the CLI writes go to one output directory', () => {
       [['replay', id], { ARIADNE_OUTPUT_DIR: aFile }, /ARIADNE_OUTPUT_DIR ".*a-file" cannot be used/],
     ];
     for (const [args, env, message] of cases) {
-      const r = ariadne(args, env);
+      const r = await ariadne(args, env);
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.stderr).not.toMatch(/Error: E[A-Z]+/);
       expect(r.code, args.join(' ')).toBe(2);

@@ -15,7 +15,7 @@ import { LambdaSim } from '../simulators/lambda-sim.ts';
 import { ServiceQuotasSim } from '../simulators/service-quotas-sim.ts';
 import { SsmSim } from '../simulators/ssm-sim.ts';
 import { sharedAssembly } from './support/assembly.ts';
-import { spawnAriadne } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 
 const BOOTSTRAP = '/cdk-bootstrap/hnb659fds/version';
 let assembly: string;
@@ -145,10 +145,10 @@ describe('doctor --aws --template, before the first deploy', () => {
     expect(await doctorBeforeDeploy({ template: missing })).toEqual([
       expect.objectContaining({ check: 'template', ok: false, fix: 'npx cdk synth, then try again' }),
     ]);
-    const cli = await spawnAriadne(['doctor', '--aws', '--template', missing], env);
+    const cli = await ariadneInProcess(['doctor', '--aws', '--template', missing], env);
     expect(cli.code).toBe(3);
     expect(cli.stdout).toMatch(/^FAIL {2}template: .*no-such-cdk-out/m);
-    const local = await spawnAriadne(['doctor', '--template', assembly], env);
+    const local = await ariadneInProcess(['doctor', '--template', assembly], env);
     expect(local.code).toBe(2);
     expect(local.stderr).toMatch(/--template checks an AWS account: add --aws/);
   });

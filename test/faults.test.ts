@@ -248,7 +248,7 @@ describe('database faults', () => {
       ),
     );
     expect(Date.now() - started).toBeLessThan(12_000);
-    const r = cli(() => db).ariadne(['run', '--agent', 'random'], {
+    const r = await cli(() => db).ariadne(['run', '--agent', 'random'], {
       DATABASE_URL: `postgres://ariadne:secret-pw@127.0.0.1:${probe}/ariadne`,
     });
     expect(r.code).toBe(3);
@@ -293,12 +293,12 @@ describe('ariadne resume', () => {
     const id = await newExperiment('resume-me');
     await runTurn(id, 1, { store: new PgStore(db), agents: baselineAgents });
     await runTurn(id, 2, { store: new PgStore(db), agents: baselineAgents });
-    const r = cli(() => db).ariadne(['resume', id, '--json']);
+    const r = await cli(() => db).ariadne(['resume', id, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ experiment_id: id, status: 'timeout', actions: CONFIG.max_moves });
     const reference = await log('crash-reference');
     expect(await log(id)).toEqual(reference);
-    const again = cli(() => db).ariadne(['resume', id]);
+    const again = await cli(() => db).ariadne(['resume', id]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(
       'experiment resume-me is timeout; only running experiments take turns; ' +

@@ -7,7 +7,8 @@ import { SfnSim } from '../simulators/sfn-sim.ts';
 import { S3Sim } from '../simulators/s3-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 import { DEFAULT_LAMBDA_ACCOUNT, LambdaSim } from '../simulators/lambda-sim.ts';
-import { ROOT, spawnAriadne } from './support/cli.ts';
+import { ROOT } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 
 const ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:AriadneExperiments';
 const sim = new SfnSim();
@@ -47,7 +48,7 @@ beforeEach(() => {
 const starts = () => sim.requests.filter((q) => q.target === 'AWSStepFunctions.StartExecution');
 
 const ariadne = (args: string[]) =>
-  spawnAriadne(args, {
+  ariadneInProcess(args, {
     AWS_ACCESS_KEY_ID: 'sim',
     AWS_SECRET_ACCESS_KEY: 'sim',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -161,7 +162,7 @@ describe('ariadne sweep --aws', () => {
   const SWEEP_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Ariadne-sweeps';
   const BUCKET = 'ariadne-sweepsbucket-1a2b3c';
   const sweepAws = (extra: string[], env: Record<string, string> = {}) =>
-    spawnAriadne(
+    ariadneInProcess(
       [
         'sweep',
         'examples/sweeps/example.yaml',
@@ -270,13 +271,13 @@ describe('ariadne sweep --aws', () => {
       AWS_REGION: 'eu-west-1',
       AWS_ENDPOINT_URL_CLOUDFORMATION: cfnEndpoint,
     };
-    const r = await spawnAriadne(['launch', '--stack', 'Lab2', '--agent', 'frontier', '--endpoint', endpoint], env);
+    const r = await ariadneInProcess(['launch', '--stack', 'Lab2', '--agent', 'frontier', '--endpoint', endpoint], env);
     expect(r.stderr).not.toMatch(/ariadne:/);
     expect(r.code).toBe(0);
     expect(starts().map((q) => q.body.stateMachineArn)).toEqual([OTHER_OUTPUTS.StateMachineArn]);
     // no such stack: said, with the stack's name, and nothing started
     sim.requests.length = 0;
-    const none = await spawnAriadne(
+    const none = await ariadneInProcess(
       ['launch', '--stack', 'NoSuchLab', '--agent', 'frontier', '--endpoint', endpoint],
       env,
     );
@@ -292,7 +293,7 @@ describe('ariadne sweep --aws', () => {
       status: 'UPDATE_COMPLETE',
       outputs: { SweepStateMachineArn: SWEEP_ARN, SweepBucketName: BUCKET, ...OTHER_OUTPUTS },
     });
-    const r = await spawnAriadne(
+    const r = await ariadneInProcess(
       ['sweep', 'examples/sweeps/example.yaml', '--aws', '--stack', 'Lab', '--endpoint', endpoint],
       {
         AWS_ACCESS_KEY_ID: 'sim',

@@ -20,7 +20,8 @@ import { InvalidInputError } from '../core/errors.ts';
 import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { suiteReference } from '../bin/make-suite-reference.ts';
 import { suiteCodeFiles, suiteCodeHash } from '../bin/suite-code.ts';
-import { ROOT, spawnAriadne } from './support/cli.ts';
+import { ROOT } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 
@@ -238,7 +239,7 @@ describe('the reference scores', () => {
 
 describe('ariadne suite', () => {
   const user = tempDir('suites');
-  const ariadne = (args: string[]) => spawnAriadne(args, { INIT_CWD: user, ARIADNE_OUTPUT_DIR: undefined });
+  const ariadne = (args: string[]) => ariadneInProcess(args, { INIT_CWD: user, ARIADNE_OUTPUT_DIR: undefined });
 
   it('list: the suite with its mazes, as a table and as JSON', async () => {
     const table = await ariadne(['suite', 'list']);

@@ -27,7 +27,8 @@ import { SsmSim } from '../simulators/ssm-sim.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { sharedAssembly } from './support/assembly.ts';
 import { stackOutputsOf } from '../rehearsal/stack-outputs.ts';
-import { ROOT, spawnAriadne } from './support/cli.ts';
+import { ROOT } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 
 const REGION = 'eu-west-1';
@@ -518,7 +519,7 @@ describe('ariadne policy researcher, a real process', () => {
   });
 
   it('--json prints the policy for the stack the endpoint variable leads to', async () => {
-    const r = await spawnAriadne(['policy', 'researcher', '--json'], env());
+    const r = await ariadneInProcess(['policy', 'researcher', '--json'], env());
     expect(r.stderr).not.toMatch(/ariadne/); // no hint with --json (the SDK may warn about Node's version)
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(researcherPolicy(outputs));
@@ -534,7 +535,7 @@ describe('ariadne policy researcher, a real process', () => {
       expect(size).toBe(JSON.stringify(doc, null, 2).replace(/\s/g, '').length);
       expect(size, `the researcher policy${bedrock ? ' --bedrock' : ''}`).toBeLessThanOrEqual(managed);
     }
-    const r = await spawnAriadne(['policy', 'researcher'], env());
+    const r = await ariadneInProcess(['policy', 'researcher'], env());
     expect(r.code).toBe(0);
     const size = policySize(researcherPolicy(outputs));
     expect(r.stderr).toContain(`${size} characters as IAM counts them (a managed policy holds ${managed}`);
@@ -544,10 +545,10 @@ describe('ariadne policy researcher, a real process', () => {
   });
 
   it('a missing stack exits 2, a rolled-back one 3, each with its fix', async () => {
-    const missing = await spawnAriadne(['policy', 'researcher', '--stack', 'Nope'], env());
+    const missing = await ariadneInProcess(['policy', 'researcher', '--stack', 'Nope'], env());
     expect([missing.code, missing.stdout]).toEqual([2, '']);
     expect(missing.stderr).toMatch(/ariadne: no stack Nope in eu-west-1/);
-    const failed = await spawnAriadne(['policy', 'researcher', '--stack', 'Failed'], env());
+    const failed = await ariadneInProcess(['policy', 'researcher', '--stack', 'Failed'], env());
     expect([failed.code, failed.stdout]).toEqual([3, '']);
     expect(failed.stderr).toMatch(/ariadne: stack Failed is ROLLBACK_COMPLETE, .*delete-stack/);
   });

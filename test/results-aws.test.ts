@@ -10,7 +10,8 @@ import { loadSweep, sweepRunInput } from '../core/sweeps/sweep-spec.ts';
 import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
-import { cli, spawnAriadne } from './support/cli.ts';
+import { cli } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 import { deployedStack, type DeployedStack } from './support/deployed-stack.ts';
 import { researcherPolicy } from '../lib/researcher-policy.ts';
 import { accessKeyIdFor } from '../rehearsal/iam.ts';
@@ -27,7 +28,7 @@ max_concurrency: 1
 let db: TestDatabase;
 let stack: DeployedStack;
 let ids: string[];
-const { ariadneAsync } = cli(() => db);
+const { ariadne } = cli(() => db);
 
 beforeAll(async () => {
   db = await testDatabase(2);
@@ -47,9 +48,9 @@ afterAll(async () => {
 
 /** The command locally and with --aws: both exit 0; their JSON, and the denials the --aws run met. */
 async function bothWays(args: string[]) {
-  const local = await ariadneAsync([...args, '--json']);
+  const local = await ariadne([...args, '--json']);
   const before = stack.authorizer.denials.length;
-  const aws = await spawnAriadne([...args, '--json', '--aws'], stack.env);
+  const aws = await ariadneInProcess([...args, '--json', '--aws'], stack.env);
   expect(local.stderr).not.toMatch(/ariadne:/);
   expect(aws.stderr).not.toMatch(/ariadne:/);
   expect([local.code, aws.code]).toEqual([0, 0]);
@@ -70,7 +71,7 @@ describe('results of a deployed stack, read with --aws', () => {
     );
     const { local, aws } = await bothWays(['status']);
     expect(aws).toEqual({ ...(local as object), executions: { experiments: 1, sweeps: 0 } });
-    const text = await spawnAriadne(['status', '--aws'], stack.env);
+    const text = await ariadneInProcess(['status', '--aws'], stack.env);
     expect(text.stdout).toMatch(/^on AWS: 1 experiment execution\(s\) and 0 sweep execution\(s\) running$/m);
     expect(aws).toMatchObject({ running: [{ experiment_id: expect.stringMatching(/^aws-results-/) }] });
   });
@@ -102,7 +103,7 @@ describe('results of a deployed stack, read with --aws', () => {
     );
     expect(rows).toHaveLength(1);
     try {
-      const r = await spawnAriadne(['status', '--aws', '--json'], stack.env);
+      const r = await ariadneInProcess(['status', '--aws', '--json'], stack.env);
       expect(r.code).toBe(0);
       const { running } = JSON.parse(r.stdout) as { running: Array<{ stale: string; execution_arn: string }> };
       expect(running).toMatchObject([{ execution_arn: executionArn }]);
@@ -122,7 +123,7 @@ describe('results of a deployed stack, read with --aws', () => {
 
   it('doctor --aws: every check passes; a missing migration fails, saying how to fix it', async () => {
     const before = stack.authorizer.denials.length;
-    const ok = await spawnAriadne(['doctor', '--aws', '--json'], stack.env);
+    const ok = await ariadneInProcess(['doctor', '--aws', '--json'], stack.env);
     expect(ok.code).toBe(0);
     const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean }>;
     expect(checks.map((c) => [c.check, c.ok])).toEqual([
@@ -145,7 +146,7 @@ describe('results of a deployed stack, read with --aws', () => {
       'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations) RETURNING *',
     );
     try {
-      const behind = await spawnAriadne(['doctor', '--aws'], stack.env);
+      const behind = await ariadneInProcess(['doctor', '--aws'], stack.env);
       expect(behind.code).toBe(3);
       expect(behind.stdout).toMatch(/FAIL {2}migrations: at \d+, this version of Ariadne expects \d+/);
       expect(behind.stdout).toMatch(/fix: deploy this version \(npx cdk deploy\)/);
@@ -161,7 +162,7 @@ describe('results of a deployed stack, read with --aws', () => {
 
   it("doctor --aws --bedrock: each model's lifecycle and one-token call in the parameters' Region", async () => {
     const before = stack.authorizer.denials.length;
-    const ok = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
+    const ok = await ariadneInProcess(['doctor', '--aws', '--bedrock', '--json'], stack.modelResearcherEnv);
     const checks = JSON.parse(ok.stdout) as Array<{ check: string; ok: boolean; detail: string; fix?: string }>;
     const of = (m: string) => checks.filter((c) => c.check === `Bedrock ${m}` || c.check === `Bedrock ${m} lifecycle`);
     for (const m of DEFAULT_BEDROCK_MODELS) {
@@ -179,7 +180,7 @@ describe('results of a deployed stack, read with --aws', () => {
     }
     expect(stack.authorizer.denials.slice(before)).toEqual([]);
     // without the --bedrock statements the same checks are refused: each model's call fails, naming the fix
-    const refused = await spawnAriadne(['doctor', '--aws', '--bedrock'], stack.env);
+    const refused = await ariadneInProcess(['doctor', '--aws', '--bedrock'], stack.env);
     expect(refused.code).toBe(3);
     const [first] = DEFAULT_BEDROCK_MODELS;
     expect(refused.stdout).toContain(`FAIL  Bedrock ${first}: AccessDeniedException: `);
@@ -213,7 +214,7 @@ describe('results of a deployed stack, read with --aws', () => {
     try {
       // the researcher's --bedrock policy names the models the stack was deployed with, these
       const env = stack.modelResearcherFor([sonnet45, sonnet46, haiku]);
-      const r = await spawnAriadne(['doctor', '--aws', '--bedrock', '--json'], env);
+      const r = await ariadneInProcess(['doctor', '--aws', '--bedrock', '--json'], env);
       expect(r.stderr).not.toMatch(/ariadne:/);
       expect(r.code).toBe(0);
       const checks = JSON.parse(r.stdout) as Array<{ check: string; detail: string; fix?: string }>;
@@ -244,7 +245,7 @@ describe('results of a deployed stack, read with --aws', () => {
         fix: 'deploy an Active model (-c bedrockModelIds=...) and start new studies on it',
       });
       // the text report marks them WARN, each with its fix under it
-      const text = await spawnAriadne(['doctor', '--aws', '--bedrock'], env);
+      const text = await ariadneInProcess(['doctor', '--aws', '--bedrock'], env);
       expect(text.stdout).toContain(`WARN  Bedrock ${sonnet45} lifecycle: `);
       expect(text.stdout).toContain(`      fix: ${moveTo}`);
     } finally {
@@ -260,7 +261,7 @@ describe('results of a deployed stack, read with --aws', () => {
     // a researcher who may read results but not launch: the launch statement dropped
     policy.Statement = policy.Statement.filter((st) => st.Sid !== 'LaunchExperimentsAndSweeps');
     stack.authorizer.model.addPrincipal(partial, policy);
-    const r = await spawnAriadne(['doctor', '--aws'], { ...stack.env, AWS_ACCESS_KEY_ID: accessKeyIdFor(partial) });
+    const r = await ariadneInProcess(['doctor', '--aws'], { ...stack.env, AWS_ACCESS_KEY_ID: accessKeyIdFor(partial) });
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(
       new RegExp(`FAIL {2}your permissions: \\S+user/${partial} may not call 2 of \\d+: states:StartExecution on `),
@@ -289,8 +290,8 @@ describe('results of a deployed stack, read with --aws', () => {
     ['report', (dir: string) => ['report', 'aws-results', '--out-dir', dir, '--max-replays', '2']],
   ])('%s: the same files as locally', async (_label, args) => {
     const [localDir, awsDir] = [tempDir('local'), tempDir('aws')];
-    const local = await ariadneAsync([...args(localDir), '--json']);
-    const aws = await spawnAriadne([...args(awsDir), '--json', '--aws'], stack.env);
+    const local = await ariadne([...args(localDir), '--json']);
+    const aws = await ariadneInProcess([...args(awsDir), '--json', '--aws'], stack.env);
     expect([local.code, aws.code], aws.stderr).toEqual([0, 0]);
     const files = (out: string) => (JSON.parse(out) as { files: Array<{ path: string }> }).files.map((f) => f.path);
     const [localFiles, awsFiles] = [files(local.stdout), files(aws.stdout)];
@@ -299,10 +300,10 @@ describe('results of a deployed stack, read with --aws', () => {
   });
 
   it('sql --aws reads only: a write through the Data API is refused, naming --write, and changes nothing', async () => {
-    const write = await spawnAriadne(['sql', 'CREATE TABLE stray_aws (n int)', '--aws'], stack.env);
+    const write = await ariadneInProcess(['sql', 'CREATE TABLE stray_aws (n int)', '--aws'], stack.env);
     expect(write.code, write.stdout).toBe(2);
     expect(write.stderr).toMatch(/ariadne sql reads: .*read-only transaction.*add --write/);
-    const there = await spawnAriadne(
+    const there = await ariadneInProcess(
       ['sql', "SELECT to_regclass('stray_aws') IS NOT NULL AS there", '--json', '--aws'],
       stack.env,
     );

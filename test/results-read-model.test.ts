@@ -215,8 +215,8 @@ describe('the settings column of ariadne list and of the viewer', () => {
     await db.drop();
   });
 
-  it("list --sweep shows the settings the sweep varies, in 100 columns; --json each run's whole", () => {
-    const table = ariadne(['list', '--sweep', 'read-model']);
+  it("list --sweep shows the settings the sweep varies, in 100 columns; --json each run's whole", async () => {
+    const table = await ariadne(['list', '--sweep', 'read-model']);
     expect(table.code).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
     expect(lines[0].split('|').map((h) => h.trim())).toContain('settings');
@@ -228,7 +228,7 @@ describe('the settings column of ariadne list and of the viewer', () => {
         .sort(),
     ).toEqual(['vision_range=2', 'vision_range=3']);
     expect(lines.every((l) => l.length <= 100)).toBe(true);
-    const rows = JSON.parse(ariadne(['list', '--sweep', 'read-model', '--json']).stdout) as Array<
+    const rows = JSON.parse((await ariadne(['list', '--sweep', 'read-model', '--json'])).stdout) as Array<
       Record<string, unknown>
     >;
     expect(rows.map((r) => [r.experiment_id, r.settings_text]).sort()).toEqual(
@@ -236,24 +236,24 @@ describe('the settings column of ariadne list and of the viewer', () => {
     );
   });
 
-  it('list of runs from anywhere shows what differs from the defaults, cut short to fit, whole in JSON', () => {
-    const rows = JSON.parse(ariadne(['list', '--json']).stdout) as Array<Record<string, unknown>>;
+  it('list of runs from anywhere shows what differs from the defaults, cut short to fit, whole in JSON', async () => {
+    const rows = JSON.parse((await ariadne(['list', '--json'])).stdout) as Array<Record<string, unknown>>;
     expect(rows.find((r) => r.experiment_id === solo)).toMatchObject({
       settings: { max_moves: 50, see_through: true },
       settings_text: 'max_moves=50 see_through=true',
     });
-    const table = ariadne(['list', '--agent', 'random']).stdout.trimEnd().split('\n');
+    const table = (await ariadne(['list', '--agent', 'random'])).stdout.trimEnd().split('\n');
     const at = table[0].split('|').findIndex((h) => h.trim() === 'settings');
     expect(at).toBeGreaterThan(0);
     // its start and an ellipsis (24 characters at most, 16 at least, as the other columns leave room); --wide: whole
     const cell = table[2].split('|')[at].trim();
     expect(cell).toMatch(/^max_moves=50 se[a-z_]*…$/);
     expect(cell.length).toBeGreaterThanOrEqual(16);
-    const wide = ariadne(['list', '--agent', 'random', '--wide']).stdout.split('\n');
+    const wide = (await ariadne(['list', '--agent', 'random', '--wide'])).stdout.split('\n');
     expect(wide[2]).toContain('| max_moves=50 see_through=true |');
     expect(table.every((l) => l.length <= 100)).toBe(true);
     // the newest frontier run is the sweep's vision_range 3 cell: the defaults, so no settings column at all
-    const defaults = ariadne(['list', '--agent', 'frontier', '--limit', '1']).stdout.split('\n');
+    const defaults = (await ariadne(['list', '--agent', 'frontier', '--limit', '1'])).stdout.split('\n');
     expect(defaults[0]).toMatch(/^id /);
     expect(defaults[0]).not.toContain('settings');
   });

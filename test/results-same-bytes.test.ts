@@ -1,7 +1,7 @@
 // Every results command prints the same bytes locally (pg) and with --aws (the Data API simulator in front of the same
-// schema) on a laptop far from UTC: each runs as its own process with TZ=Pacific/Auckland and stdout and written
-// files are compared byte for byte. Below that, a query over every type the schema uses returns equal rows through
-// both transports, and a SQLState is read from pg's field and from the Data API's message.
+// schema) on a laptop far from UTC: each runs with TZ=Pacific/Auckland and its stdout and written files are compared
+// byte for byte. Below that, a query over every type the schema uses returns equal rows through both transports,
+// and a SQLState is read from pg's field and from the Data API's message.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RDSDataClient } from '@aws-sdk/client-rds-data';
@@ -17,7 +17,8 @@ import { DatabaseUnavailableError } from '../core/store/sql.ts';
 import { RdsDataSim } from '../simulators/rds-data-sim.ts';
 import { CloudFormationSim } from '../simulators/cloudformation-sim.ts';
 import { SfnSim } from '../simulators/sfn-sim.ts';
-import { spawnAriadne, type CliResult } from './support/cli.ts';
+import { type CliResult } from './support/cli.ts';
+import { ariadneInProcess } from './support/cli-in-process.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
 
@@ -240,7 +241,7 @@ describe('SQLState: a field where there is one, the message where there is none'
 
 /** The command locally and with --aws, at once when it writes no files. */
 async function bothWays(args: string[], sequential = false): Promise<{ local: CliResult; aws: CliResult }> {
-  const run = (env: Record<string, string | undefined>, extra: string[]) => spawnAriadne([...args, ...extra], env);
+  const run = (env: Record<string, string | undefined>, extra: string[]) => ariadneInProcess([...args, ...extra], env);
   const [local, aws] = sequential
     ? [await run(localEnv, []), await run(awsEnv, ['--aws'])]
     : await Promise.all([run(localEnv, []), run(awsEnv, ['--aws'])]);
@@ -336,7 +337,7 @@ describe(`results commands print the same bytes locally and with --aws (TZ=${TZ}
         [localEnv, []],
         [awsEnv, ['--aws']],
       ] as const) {
-        const r = await spawnAriadne([...args(dir), ...(json ? ['--json'] : []), ...extra], env);
+        const r = await ariadneInProcess([...args(dir), ...(json ? ['--json'] : []), ...extra], env);
         expect(r.code, r.stderr).toBe(0);
         // what each says it wrote: every file as JSON, the first file of each line as text
         const paths = json

@@ -33,9 +33,9 @@ const logged = (dir: string): Line[] =>
 const RUN = ['run', '--agent', 'frontier', '--maze', 'medium', '--size', '11', '--seed', '3', '--json'];
 
 describe('the log of a local run', () => {
-  it('appends a line per turn and per experiment event to the log file, with the Lambda lines fields', () => {
+  it('appends a line per turn and per experiment event to the log file, with the Lambda lines fields', async () => {
     const dir = tempDir('run-log');
-    const r = ariadne([...RUN, '--experiment-id', 'log-run'], { ARIADNE_LOG_DIR: dir });
+    const r = await ariadne([...RUN, '--experiment-id', 'log-run'], { ARIADNE_LOG_DIR: dir });
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { turns: number; actions: number };
     const lines = logged(dir);
@@ -73,19 +73,19 @@ describe('the log of a local run', () => {
     expect(linesOf(r.stderr)).toEqual([]);
   });
 
-  it('--verbose streams the same lines to stderr as they are written to the file', () => {
+  it('--verbose streams the same lines to stderr as they are written to the file', async () => {
     const dir = tempDir('run-log-verbose');
-    const r = ariadne([...RUN, '--experiment-id', 'log-verbose', '--verbose'], { ARIADNE_LOG_DIR: dir });
+    const r = await ariadne([...RUN, '--experiment-id', 'log-verbose', '--verbose'], { ARIADNE_LOG_DIR: dir });
     expect(r.code, r.stderr).toBe(0);
     const streamed = linesOf(r.stderr);
     expect(streamed.filter((l) => l.message === 'turn').length).toBe((JSON.parse(r.stdout) as { turns: number }).turns);
     expect(streamed).toEqual(logged(dir));
   });
 
-  it('a second run appends to the same day file; --json keeps stdout the summary alone', () => {
+  it('a second run appends to the same day file; --json keeps stdout the summary alone', async () => {
     const dir = tempDir('run-log-append');
     for (const id of ['append-1', 'append-2'])
-      expect(ariadne([...RUN, '--experiment-id', id], { ARIADNE_LOG_DIR: dir }).code).toBe(0);
+      expect((await ariadne([...RUN, '--experiment-id', id], { ARIADNE_LOG_DIR: dir })).code).toBe(0);
     const ids = new Set(logged(dir).map((l) => l.experimentId));
     expect([...ids].sort()).toEqual(['append-1', 'append-2']);
   });
@@ -94,7 +94,7 @@ describe('the log of a local run', () => {
     const file = join(tempDir('run-log-bad'), 'not-a-dir');
     writeFileSync(file, '');
     const before = await tableCounts(db);
-    const r = ariadne([...RUN, '--experiment-id', 'log-bad'], { ARIADNE_LOG_DIR: file });
+    const r = await ariadne([...RUN, '--experiment-id', 'log-bad'], { ARIADNE_LOG_DIR: file });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/ARIADNE_LOG_DIR/);
     expect(await tableCounts(db)).toEqual(before);

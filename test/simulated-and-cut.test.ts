@@ -60,8 +60,8 @@ const runOllama = (host: string, config: Record<string, unknown> = {}) =>
     },
     { db, retryIntervals: NO_WAIT },
   );
-const summary = (id: string | null) => {
-  const r = ariadne(['summary', String(id), '--json']);
+const summary = async (id: string | null) => {
+  const r = await ariadne(['summary', String(id), '--json']);
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout) as Record<string, unknown>;
 };
@@ -79,7 +79,7 @@ describe('a run a simulator answered is simulated', () => {
     const calls = await callsOf(experimentId);
     expect(calls.length).toBeGreaterThan(0);
     for (const c of calls) expect(c.simulator).toBe('ollama');
-    const s = summary(experimentId);
+    const s = await summary(experimentId);
     expect(s).toMatchObject({ simulated: true, truncated_calls: 0 });
     expect(s.provenance).toMatchObject({
       model_digest: digestOf(QWEN),
@@ -89,10 +89,10 @@ describe('a run a simulator answered is simulated', () => {
       simulator: 'ollama',
     });
     expect(String((s.provenance as { model_digest: string }).model_digest)).toMatch(/^simulated-/);
-    const table = ariadne(['list', '--limit', '1']).stdout;
+    const table = (await ariadne(['list', '--limit', '1'])).stdout;
     expect(table).toMatch(/\| SIM ollama/);
     expect(table).toMatch(/SIM: a bundled simulator/);
-    const listed = JSON.parse(ariadne(['list', '--limit', '1', '--format', 'json']).stdout) as unknown[];
+    const listed = JSON.parse((await ariadne(['list', '--limit', '1', '--format', 'json'])).stdout) as unknown[];
     expect(listed).toMatchObject([{ experiment_id: experimentId, simulated: true }]);
     // the viewer's run page reads the mark with the run, and each call's simulator with its turn
     const viewer = await startViewer({ db, source: 'test', pollMs: 1000 });
@@ -118,7 +118,7 @@ describe('a run a simulator answered is simulated', () => {
     )('us.anthropic.claude-sonnet-4-6', {
       max_moves: 12,
     });
-    expect(summary(bedrock.experimentId)).toMatchObject({ simulated: true });
+    expect(await summary(bedrock.experimentId)).toMatchObject({ simulated: true });
     expect(new Set((await callsOf(bedrock.experimentId)).map((c) => c.simulator))).toEqual(new Set(['bedrock']));
     for (const stream of [false, true]) {
       const run = await runLocalExperiment(
@@ -130,9 +130,10 @@ describe('a run a simulator answered is simulated', () => {
         },
         { db, retryIntervals: NO_WAIT },
       );
-      expect(summary(run.experimentId)).toMatchObject({ simulated: true });
+      expect(await summary(run.experimentId)).toMatchObject({ simulated: true });
       expect(new Set((await callsOf(run.experimentId)).map((c) => c.simulator))).toEqual(new Set(['openai']));
-      const owned = (summary(run.experimentId).provenance as { served_model: { owned_by: string } }).served_model;
+      const owned = ((await summary(run.experimentId)).provenance as { served_model: { owned_by: string } })
+        .served_model;
       expect(owned.owned_by).toBe('simulated');
     }
   });
@@ -142,9 +143,9 @@ describe('a run a simulator answered is simulated', () => {
     const calls = await callsOf(experimentId);
     expect(calls.length).toBeGreaterThan(0);
     for (const c of calls) expect(c.simulator).toBeNull();
-    expect(summary(experimentId)).toMatchObject({ simulated: false });
-    expect(ariadne(['list', '--limit', '1']).stdout).not.toMatch(/SIM/);
-    const listed = JSON.parse(ariadne(['list', '--limit', '1', '--format', 'json']).stdout) as unknown[];
+    expect(await summary(experimentId)).toMatchObject({ simulated: false });
+    expect((await ariadne(['list', '--limit', '1'])).stdout).not.toMatch(/SIM/);
+    const listed = JSON.parse((await ariadne(['list', '--limit', '1', '--format', 'json'])).stdout) as unknown[];
     expect(listed).toMatchObject([{ experiment_id: experimentId, simulated: false }]);
   });
 });
@@ -163,7 +164,7 @@ describe('a prompt cut to the context window', () => {
     for (const c of calls) expect(c.prompt_truncated).toBe(c.prompt_eval_count >= 2048);
     const cut = calls.filter((c) => c.prompt_truncated).length;
     expect(cut).toBeGreaterThan(0);
-    const s = summary(experimentId);
+    const s = await summary(experimentId);
     expect(s).toMatchObject({ truncated_calls: cut, simulated: true });
     // the output cap cut none of them: the older flag counts replies, not prompts
     expect((s.model_calls as { truncated_calls: number }).truncated_calls).toBe(0);
@@ -208,7 +209,7 @@ describe('on an OpenAI-compatible server', () => {
       });
       const cut = (await callsOf(experimentId)).filter((c) => c.prompt_truncated).length;
       expect(cut).toBeGreaterThan(0);
-      expect(summary(experimentId)).toMatchObject({ truncated_calls: cut, simulated: true });
+      expect(await summary(experimentId)).toMatchObject({ truncated_calls: cut, simulated: true });
     } finally {
       await sim.close();
     }
@@ -259,7 +260,7 @@ describe('on an OpenAI-compatible server', () => {
         [url],
       );
       expect(rows).toHaveLength(1);
-      expect(summary(rows[0].id)).toMatchObject({ simulated: false, status: 'failed' });
+      expect(await summary(rows[0].id)).toMatchObject({ simulated: false, status: 'failed' });
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
@@ -305,7 +306,7 @@ repeats: ${repeats}
     expect(notes).toMatch(/4 runs had a prompt cut to the server's context window/);
     expect(notes).toMatch(/Rows with simulated true \(2 runs\)/);
     // the default factors split the same way, and stats --json carries both counts
-    const json = JSON.parse(ariadne(['stats', 'mixed', '--json']).stdout) as {
+    const json = JSON.parse((await ariadne(['stats', 'mixed', '--json'])).stdout) as {
       factors: string[];
       groups: Array<{ promptTruncatedRuns: number; simulatedRuns: number }>;
     };

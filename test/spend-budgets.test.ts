@@ -157,10 +157,10 @@ ${budget}
   });
 
   it('ariadne sweep says why it stopped and exits 1', async () => {
-    const { ariadneAsync } = cli(() => db);
+    const { ariadne } = cli(() => db);
     const file = join(tempDir('budget-sweep'), 'sweep.yaml');
     writeFileSync(file, spec('budget: { max_tokens: 5000 }').replace('sweep: budgeted', 'sweep: budgeted-cli'));
-    const r = await ariadneAsync(['sweep', file, '--concurrency', '1']);
+    const r = await ariadne(['sweep', file, '--concurrency', '1']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       new RegExp(
@@ -281,10 +281,10 @@ budget: { max_cost_usd: 0.001 }
   });
 
   it('the command prints the range and what the budget covers, and starts nothing', async () => {
-    const { ariadneAsync } = cli(() => db);
+    const { ariadne } = cli(() => db);
     const file = join(tempDir('estimate'), 'sweep.yaml');
     writeFileSync(file, spec('estimate-cli', '1, 2'));
-    const r = await ariadneAsync(['sweep', file, '--estimate']);
+    const r = await ariadne(['sweep', file, '--estimate']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^sweep estimate-cli: 4 run\(s\) still to run; already spent 0 tokens, \$0\.0/m);
     expect(r.stdout).toMatch(/gpt-4\.1-mini \| rays \| 2 run\(s\) \| tokens [\d,]+ - [\d,]+ .*\| from \d+ past runs/);

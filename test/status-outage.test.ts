@@ -13,7 +13,7 @@ const MODEL = 'status-outage:1b';
 const sim = new OllamaSim({ models: [MODEL] });
 let db: TestDatabase;
 let simUrl = '';
-const { ariadneAsync } = cli(() => db);
+const { spawned } = cli(() => db);
 
 beforeAll(async () => {
   [db, simUrl] = await Promise.all([testDatabase(), sim.listen()]);
@@ -48,14 +48,14 @@ describe('ariadne status during a provider outage', () => {
           // the turn after the outage went through: status asks while the next turn's first reply is held
           if (t.turnNumber === 2 && !after) {
             sim.faults.push({ kind: 'slow', ms: 15_000 });
-            after = ariadneAsync(['status', '--json']);
+            after = spawned(['status', '--json']);
           }
         },
         onProviderWait: (w) => {
           if (!w || during) return;
           firstWait = Date.now();
           // however long status takes, the run waits on (a wait, a failed try, a longer wait) until it has answered
-          during = Promise.all([ariadneAsync(['status', '--json']), ariadneAsync(['status', '--wide'])]).finally(() => {
+          during = Promise.all([spawned(['status', '--json']), spawned(['status', '--wide'])]).finally(() => {
             sim.always = undefined;
           });
         },

@@ -79,8 +79,8 @@ describe('ariadne stats of a sweep on a suite', () => {
 
   it("prints the suite's reference scores beside the sweep's, and carries them in --json", async () => {
     await registerSweep(db.pool, sweep('suite: ariadne-mazes/v1\n'));
-    const { ariadneAsync } = cli(() => db);
-    const text = await ariadneAsync(['stats', 'on-the-suite']);
+    const { ariadne } = cli(() => db);
+    const text = await ariadne(['stats', 'on-the-suite']);
     expect(text.code, text.stderr).toBe(0);
     const reference = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8'))
       .reference as Record<string, { overall: { n: number; success_rate: number } }>;
@@ -91,7 +91,7 @@ describe('ariadne stats of a sweep on a suite', () => {
           `${(frontier.success_rate * 100).toFixed(1)}% \\[.*\\] n=${frontier.n}`,
       ),
     );
-    const json = await ariadneAsync(['stats', 'on-the-suite', '--json']);
+    const json = await ariadne(['stats', 'on-the-suite', '--json']);
     expect(JSON.parse(json.stdout).suite_reference).toEqual({
       suite: 'ariadne-mazes/v1',
       agents: { random: reference.random.overall, frontier },

@@ -76,18 +76,18 @@ describe('a sweep cut short', () => {
   });
 
   it('ariadne stats says "N of M planned runs" above its table, names the cells; --json carries the plan', async () => {
-    const { ariadneAsync } = cli(() => db);
-    const text = await ariadneAsync(['stats', 'cut-short', '--wide']);
+    const { ariadne } = cli(() => db);
+    const text = await ariadne(['stats', 'cut-short', '--wide']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`Incomplete: ${DONE} of 32 planned runs ended (${32 - DONE} not started)`);
     const first = expectedMissing()[0];
     expect(text.stdout).toMatch(new RegExp(`missing: cell ${first.cell} .*: repeats? ${first.repeats.join(', ')}`));
     expect(text.stdout).toMatch(/and \d+ more cells; runs not ended by agent: frontier \d+ .*random \d+/);
-    const json = await ariadneAsync(['stats', 'cut-short', '--json']);
+    const json = await ariadne(['stats', 'cut-short', '--json']);
     const plan = JSON.parse(json.stdout).plan;
     expect(plan).toMatchObject({ planned: 32, started: DONE, not_started: 32 - DONE });
     expect(plan.missing_cells).toHaveLength(expectedMissing().length);
-    const md = await ariadneAsync(['stats', 'cut-short', '--format', 'markdown']);
+    const md = await ariadne(['stats', 'cut-short', '--format', 'markdown']);
     expect(md.stdout).toContain(`(incomplete: ${DONE} of 32 planned runs).`);
     expect(md.stdout).toContain(`Incomplete: ${DONE} of 32 planned runs ended`);
   });
@@ -115,7 +115,7 @@ describe('a sweep cut short', () => {
     await runLocalSweep(loaded, { db, concurrency: 4 });
     const plan = (await sweepPlan(db.pool, 'cut-short'))!;
     expect(plan).toMatchObject({ planned: 32, ended: 32, missing_cell_count: 0, missing_cells: [] });
-    const { ariadneAsync } = cli(() => db);
-    expect((await ariadneAsync(['stats', 'cut-short'])).stdout).toContain('32 of 32 planned runs ended.');
+    const { ariadne } = cli(() => db);
+    expect((await ariadne(['stats', 'cut-short'])).stdout).toContain('32 of 32 planned runs ended.');
   });
 });

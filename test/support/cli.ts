@@ -1,9 +1,10 @@
 // The ariadne command as a user runs it, for CLI tests: a real process with
 // the test's database, real exit codes.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { tableCounts, type TestDatabase } from './db.ts';
+import { ariadneInProcess } from './cli-in-process.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The installed command's entry, as `ariadne` and `npm run ariadne` run it: the CLI bundled into dist/ariadne.js
@@ -71,28 +72,24 @@ export async function spawnAriadne(
   return { code, stdout, stderr };
 }
 
-/** The helpers for a test file; `database` gives its database, which exists only once beforeAll has run. */
+/**
+ * The helpers for a test file; `database` gives its database, which exists only once beforeAll has run. `ariadne`
+ * runs a command in this process (support/cli-in-process.ts), `spawned` in a real one: for a command that must run
+ * beside another, or whose process itself is under test.
+ */
 export function cli(database: () => TestDatabase) {
-  const ariadne = (args: string[], env: Record<string, string> = {}) => {
-    const db = database();
-    const r = spawnSync(process.execPath, [ENTRY, ...args], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-      env: { ...process.env, DATABASE_URL: db.url, DATABASE_SCHEMA: db.schema, ...env },
-    });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
-  /** Like ariadne(), without blocking this process: needed when a server in this process must answer the CLI. */
-  const ariadneAsync = (args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-    spawnAriadne(args, { DATABASE_URL: database().url, DATABASE_SCHEMA: database().schema, ...env });
+  const dbEnv = () => ({ DATABASE_URL: database().url, DATABASE_SCHEMA: database().schema });
+  const ariadne = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> =>
+    ariadneInProcess(args, { ...dbEnv(), ...env });
+  const spawned = (args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> =>
+    spawnAriadne(args, { ...dbEnv(), ...env });
   /** Bad input: exit 2, the message, and not a row written. */
   const expectInputError = async (args: string[], message: RegExp): Promise<void> => {
     const before = await tableCounts(database());
-    const r = ariadne(args);
+    const r = await ariadne(args);
     expect(r.stderr).toMatch(message);
     expect(r.code).toBe(2);
     expect(await tableCounts(database())).toEqual(before);
   };
-  return { ariadne, ariadneAsync, expectInputError };
+  return { ariadne, spawned, expectInputError };
 }

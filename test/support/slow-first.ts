@@ -1,6 +1,6 @@
 // The order test files start in: the slowest first. On a clean clone (CI) vitest has no timings of its own and
 // starts the largest files first, so a long one started late ends alone while the other workers have nothing left.
-// The files below, CI's 24 longest (2026-11-28) slowest first, start before the rest; the rest keep vitest's order
+// The files below, the suite's 24 longest (2026-11-28) slowest first, start before the rest; the rest keep vitest's order
 // (its timings when it has them). Only the order changes: a file missing from the list, or renamed, runs all the same.
 import { basename } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -8,28 +8,28 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const SLOWEST = [
   'rehearsal',
   'readme-commands',
-  'cli',
-  'maze-suites',
-  'results-aws',
-  'cli-exit-codes',
   'cdk-stack',
-  'results-same-bytes',
-  'image-observations',
+  'maze-suites',
   'status-outage',
-  'sweep-db-restart',
-  'rate-limits',
-  'store-data-api',
-  'cli-startup',
-  'cli-providers',
-  'cli-tables',
-  'openai-provider',
-  'sweeps',
-  'launch',
   'faults',
-  'cli-json',
+  'rate-limits',
+  'openai-provider',
+  'cli-startup',
   'viewer',
-  'node-version',
+  'provider-parity',
+  'store-data-api',
+  'prompt-combinations',
+  'sweep-db-restart',
+  'sweeps',
+  'spend-budgets',
   'provider-accounting',
+  'node-version',
+  'turn-deadline',
+  'llm-agents',
+  'viewer-live-updates',
+  'image-observations',
+  'sweep-order',
+  'rehearsal-runtime',
 ];
 
 export class SlowestFirst extends BaseSequencer {
