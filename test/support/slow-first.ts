@@ -1,6 +1,6 @@
 // The order test files start in: the slowest first. On a clean clone (CI) vitest has no timings of its own and
 // starts the largest files first, so a long one started late ends alone while the other workers have nothing left.
-// The files below, the suite's 24 longest (2026-11-28) slowest first, start before the rest; the rest keep vitest's order
+// The files below, the suite's 24 longest (2026-11-28), first, start before the rest; the rest keep vitest's order
 // (its timings when it has them). Only the order changes: a file missing from the list, or renamed, runs all the same.
 import { basename } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
