@@ -62,7 +62,7 @@ export function outputOf(
  * is laid over this process's environment; a key set to undefined is removed (e.g. DATABASE_URL, to use the
  * embedded database). After `timeoutMs` the child is killed (code null).
  */
-export async function spawnAriadne(
+async function spawnAriadne(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd = ROOT,
