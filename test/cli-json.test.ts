@@ -120,6 +120,11 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     (j) => expect(j).toMatchObject({ experiment_id: 'json-run', status: 'completed', goal_found: true }),
   ],
   [
+    'rerun',
+    () => ['rerun', 'json-run', '--replay', '--experiment-id', 'json-rerun'],
+    (j) => expect(j).toMatchObject({ experiment_id: 'json-rerun', status: 'completed', goal_found: true }),
+  ],
+  [
     'resume',
     () => ['resume', 'json-resume'],
     (j) => expect(j).toMatchObject({ experiment_id: 'json-resume', status: 'timeout', actions: 40 }),

@@ -6,6 +6,7 @@ import { EXIT_CODES_HELP } from './exit-codes.ts';
 import { packageVersion } from './invocation.ts';
 import { outDirOption } from './output-dir.ts';
 import { registerRunCommands } from './commands/run.ts';
+import { registerRerunCommand } from './commands/rerun.ts';
 import { registerMazeCommands } from './commands/mazes.ts';
 import { registerSuiteCommands } from './commands/suite.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   withExample(program, 'ariadne run --agent frontier --maze medium --size 30 --seed 7');
   // In the order `ariadne --help` lists them.
   registerRunCommands(program);
+  registerRerunCommand(program);
   registerMazeCommands(program);
   registerSuiteCommands(program);
   registerSweepCommand(program);

@@ -73,6 +73,19 @@ export interface ModelTimings {
   evalDurationNs: number | null;
 }
 
+/** A model call's record (providers/llm/recorded-model.ts): its request by its parts and its reply, as stored. */
+export interface ExchangeRecord {
+  requestKey: string;
+  /** The request by the hashes of its parts (providers/llm/model-request.ts). */
+  manifest: object;
+  /** Each part's canonical JSON by its hash. */
+  bodies: ReadonlyMap<string, string>;
+  reply: string;
+  replySha256: string;
+  /** Who answered: the model's server, or the record of an earlier run. */
+  answeredBy: 'model' | 'replay';
+}
+
 export interface AgentReply {
   calls: ToolCall[];
   text?: string | null;
@@ -103,6 +116,8 @@ export interface AgentReply {
     steps: ReadonlyArray<object>;
     moves: ReadonlyArray<{ from: string; to: string; cause: string; refused: boolean }>;
   };
+  /** The records of the model calls behind this reply, in order (one; a workflow's steps, several). */
+  exchanges?: ExchangeRecord[];
 }
 
 /**
@@ -144,6 +159,8 @@ interface AgentIdentity {
   memory?: unknown;
   /** The run's token calibration from an earlier turn (Agent.tokenCalibration); null before it has one. */
   tokenCalibration?: number | null;
+  /** The run's provenance as stored at its first turn (Agent.provenance); null or absent before. */
+  provenance?: unknown;
   /** Secrets for this call only (e.g. ollama_api_key): never logged or stored. */
   secrets?: Readonly<Record<string, string>>;
 }

@@ -4,7 +4,7 @@ import type { ExperimentConfig } from '../config/experiment-config.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ActionResult, CellEntered, GameState } from './game.ts';
 import type { MonitorSnapshot, Phase, StuckSignal } from './agent-monitor.ts';
-import type { ModelTimings, PromptContext } from './agent.ts';
+import type { ExchangeRecord, ModelTimings, PromptContext } from './agent.ts';
 
 export type ExperimentStatus = 'running' | 'completed' | 'timeout' | 'failed' | 'stuck';
 
@@ -19,6 +19,8 @@ export interface ExperimentInfo {
   startedAt: Date;
   /** Provider tokens per estimated token, from the run's first reported prompt count; null before one. */
   tokenCalibration?: number | null;
+  /** Where the model's answers come from, as stored at the first turn; null before. */
+  provenance?: unknown;
 }
 
 /** What a run's model calls have spent so far, as its budgets count it (config.max_cost_usd, max_tokens). */
@@ -114,6 +116,8 @@ export interface LlmCallRecord {
   estimateOff?: boolean;
   /** The image format: hashes of the pictures first sent in this call (AgentReply.images); absent otherwise. */
   images?: string[];
+  /** The flight recorder's records of the model requests behind this call (AgentReply.exchanges). */
+  exchanges?: ExchangeRecord[];
 }
 
 export interface TurnWrite {

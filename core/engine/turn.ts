@@ -142,6 +142,7 @@ function openTurn(
     promptText: experiment.promptText,
     memory: agentMemory ?? null,
     tokenCalibration: experiment.tokenCalibration ?? null,
+    provenance: experiment.provenance ?? null,
   });
   answered.price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
   return {
@@ -265,6 +266,7 @@ function callRecord(reply: AgentReply, callIndex: number, nextAction: number): L
     ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
     ...(typeof reply.estimateOff === 'boolean' ? { estimateOff: reply.estimateOff } : {}),
     ...(reply.images ? { images: reply.images } : {}),
+    ...(reply.exchanges ? { exchanges: reply.exchanges } : {}),
   };
 }
 

@@ -16,13 +16,22 @@ import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { bedrockInference, ollamaOptions, openaiRequest, outputCap } from './llm/sampling.ts';
 import { withProvenance } from './llm/provenance.ts';
+import { modelVersionOf, recordingModel, replayingModel, ReplayDivergenceError } from './llm/recorded-model.ts';
+import type { ReplayScript } from './llm/recorded-model.ts';
 import { envString } from '../config/environment.ts';
 
-/** A wait for the shared rate limit that ran out is transient: backed off and retried like a 429. */
+/**
+ * A wait for the shared rate limit that ran out is transient: backed off and retried like a 429. A replay that
+ * diverged is final: asking again asks the same thing.
+ */
 const withRateLimitWaits =
   (classify: (err: unknown) => Failure) =>
-  (err: unknown): Failure =>
-    err instanceof RateLimitWaitError ? { transient: true, status: 'rate-limit', message: err.message } : classify(err);
+  (err: unknown): Failure => {
+    if (err instanceof RateLimitWaitError) return { transient: true, status: 'rate-limit', message: err.message };
+    if (err instanceof ReplayDivergenceError)
+      return { transient: false, status: 'replay-diverged', message: err.message };
+    return classify(err);
+  };
 
 /** The model as called: behind its shared rate limit when config.rate_limits has one for it. */
 function limited(model: ChatModel, config: ExperimentConfig, store: RateLimitStore | undefined): ChatModel {
@@ -49,6 +58,8 @@ function limited(model: ChatModel, config: ExperimentConfig, store: RateLimitSto
 export interface AgentDeps {
   /** The database's shared buckets for config.rate_limits; without it, a run with a limit is refused. */
   rateLimits?: RateLimitStore;
+  /** Answer every model call from this recorded run instead of the model's server (`ariadne rerun --replay`). */
+  replay?: ReplayScript;
 }
 
 export const agentsWith =
@@ -66,8 +77,11 @@ export const agents: AgentFactory = agentsWith({});
 function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, deps: AgentDeps) {
   const { config } = identity;
   const system = identity.promptText ?? '';
-  const chat = (unlimited: ChatModel, baseClassify: (err: unknown) => Failure) => {
-    const model = limited(unlimited, config, deps.rateLimits);
+  const chat = (server: ChatModel, baseClassify: (err: unknown) => Failure, parameters: unknown) => {
+    const who = { provider: server.provider, model: server.model, parameters };
+    const stored = identity.provenance == null ? undefined : modelVersionOf(identity.provenance);
+    const unlimited = deps.replay ? replayingModel(deps.replay, who) : recordingModel(server, who, stored);
+    const model = deps.replay ? unlimited : limited(unlimited, config, deps.rateLimits);
     const classify = withRateLimitWaits(baseClassify);
     const common = { model, policy: config.retry, classify };
     if (!isWorkflowText(system))
@@ -96,31 +110,22 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
     return withProvenance(agent, unlimited);
   };
   switch (identity.agent) {
-    case 'ollama':
-      return chat(
-        ollamaModel(
-          modelName,
-          config.ollama,
-          identity.secrets?.ollama_api_key ?? envString('OLLAMA_API_KEY'),
-          ollamaOptions(config, identity.seed),
-        ),
-        classifyOllamaError,
-      );
-    case 'bedrock':
-      return chat(bedrockModel(modelName, config.bedrock, undefined, bedrockInference(config, modelName)), (err) =>
-        classifyBedrockError(err, { model: modelName, region: config.bedrock.region }),
-      );
+    case 'ollama': {
+      const options = ollamaOptions(config, identity.seed);
+      const key = identity.secrets?.ollama_api_key ?? envString('OLLAMA_API_KEY');
+      return chat(ollamaModel(modelName, config.ollama, key, options), classifyOllamaError, options);
+    }
+    case 'bedrock': {
+      const inference = bedrockInference(config, modelName);
+      const classify = (err: unknown) => classifyBedrockError(err, { model: modelName, region: config.bedrock.region });
+      return chat(bedrockModel(modelName, config.bedrock, undefined, inference), classify, inference);
+    }
     case 'openai': {
       const baseUrl = config.openai.base_url;
-      return chat(
-        openaiModel(
-          modelName,
-          config.openai,
-          identity.secrets?.openai_api_key ?? envString('OPENAI_API_KEY'),
-          openaiRequest(config, identity.seed, modelName),
-        ),
-        (err) => classifyOpenAIError(err, { model: modelName, baseUrl }),
-      );
+      const request = openaiRequest(config, identity.seed, modelName);
+      const key = identity.secrets?.openai_api_key ?? envString('OPENAI_API_KEY');
+      const classify = (err: unknown) => classifyOpenAIError(err, { model: modelName, baseUrl });
+      return chat(openaiModel(modelName, config.openai, key, request), classify, request);
     }
     default:
       throw new InvalidInputError('agent', identity.agent, `unknown agent "${identity.agent}"`);

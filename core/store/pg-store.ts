@@ -46,7 +46,7 @@ const EXCLUDED_TOTALS = TOTALS.split(', ')
 const FAILURE = 'experiments.failure_reason';
 
 const INFO_COLUMNS =
-  'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, token_calibration';
+  'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, token_calibration, provenance';
 
 // Rows as the queries below return them (bigint and numeric are parsed to numbers in database.ts; jsonb is parsed).
 
@@ -62,6 +62,7 @@ interface InfoRow {
   started_at: Date;
   maze_id: number;
   token_calibration: number | null;
+  provenance: unknown;
 }
 
 interface MazeRow {
@@ -123,6 +124,7 @@ function experimentInfoOf(r: InfoRow): ExperimentInfo {
     config: r.config,
     startedAt: r.started_at,
     tokenCalibration: r.token_calibration,
+    provenance: r.provenance,
   };
 }
 
@@ -441,6 +443,7 @@ export class PgStore implements EngineStore {
           experiment: {
             ...cached.experiment,
             tokenCalibration: cached.experiment.tokenCalibration ?? turn.tokenCalibration ?? null,
+            provenance: cached.experiment.provenance ?? turn.provenance ?? null,
           },
           state: turn.stateAfter,
           agentState: turn.agentStateAfter,

@@ -59,6 +59,25 @@ const LLM_CALLS_CTE = `, calls AS (
   RETURNING 1
 )`;
 
+// The flight recorder's rows (migration 031): the parts and replies not stored yet, the requests, and each call's
+// exchanges in order. Parts are content-addressed, so a part another run stored already is left as it is.
+const EXCHANGES_CTE = `, bodies AS (
+  INSERT INTO model_bodies (sha256, body)
+  SELECT b.h, b.b FROM turn, jsonb_to_recordset(\${0}::jsonb) AS b(h text, b text)
+  ON CONFLICT (sha256) DO NOTHING
+  RETURNING 1
+), requests AS (
+  INSERT INTO model_requests (request_key, manifest)
+  SELECT q.k, q.m FROM turn, jsonb_to_recordset(\${1}::jsonb) AS q(k text, m jsonb)
+  ON CONFLICT (request_key) DO NOTHING
+  RETURNING 1
+), exchanges AS (
+  INSERT INTO model_exchanges (experiment_id, turn_number, call_index, seq, request_key, reply_sha256, answered_by)
+  SELECT turn.experiment_id, $2, x.c, x.q, x.k, x.r, x.a
+  FROM turn, jsonb_to_recordset(\${2}::jsonb) AS x(c int, q int, k text, r text, a text)
+  RETURNING 1
+)`;
+
 const AGENT_STATE_CTE = `, transitions AS (
   INSERT INTO agent_state_transitions (experiment_id, turn_number, seq, machine, step_number, from_phase, to_phase,
     cause, refused, recorded_at)
@@ -134,6 +153,8 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
     values.push(...params);
   };
   if (t.llmCalls.length > 0) part('-llm', LLM_CALLS_CTE, [llmCallsParam(t)]);
+  if (t.llmCalls.some((l) => l.exchanges && l.exchanges.length > 0))
+    part('-recorded', EXCHANGES_CTE, exchangeParams(t));
   if (t.transitions.length > 0 || t.signals.length > 0) part('-state', AGENT_STATE_CTE, agentStateParams(t));
   const signals = t.transitions.length > 0 || t.signals.length > 0 ? 'signals' : NO_SIGNALS;
   const cells = loopCellsOf(t.entered);
@@ -180,6 +201,29 @@ function llmCallsParam(t: TurnWrite): string {
       })),
     ).map(clipCall),
   );
+}
+
+/**
+ * The turn's exchanges as the three JSON parameters EXCHANGES_CTE reads: each part and reply once, each request
+ * once, and the exchanges by call and order. Bodies are canonical JSON text (JSON escapes NUL and lone surrogates,
+ * so any text is storable) and are never clipped: a replay needs every byte.
+ */
+function exchangeParams(t: TurnWrite): [string, string, string] {
+  const bodies = new Map<string, string>();
+  const requests = new Map<string, object>();
+  const rows: Array<{ c: number; q: number; k: string; r: string; a: string }> = [];
+  for (const call of t.llmCalls)
+    (call.exchanges ?? []).forEach((x, q) => {
+      for (const [h, b] of x.bodies) bodies.set(h, b);
+      bodies.set(x.replySha256, x.reply);
+      requests.set(x.requestKey, x.manifest);
+      rows.push({ c: call.callIndex, q, k: x.requestKey, r: x.replySha256, a: x.answeredBy });
+    });
+  return [
+    JSON.stringify([...bodies].map(([h, b]) => ({ h, b }))),
+    JSON.stringify([...requests].map(([k, m]) => ({ k, m }))),
+    JSON.stringify(rows),
+  ];
 }
 
 /** The turn's phase transitions and stuck signals, as the two JSON parameters AGENT_STATE_CTE reads. */

@@ -1,6 +1,6 @@
 // One model call, provider-neutral. Adapters translate to and from the wire
 // (Ollama /api/chat, Bedrock Converse, OpenAI chat completions); the LLM agent speaks only this.
-import type { ModelTimings, TokenUsage } from '../../engine/agent.ts';
+import type { ExchangeRecord, ModelTimings, TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { LlmAgent } from '../llm-agents.ts';
 
@@ -51,6 +51,8 @@ export interface ModelReply {
   reasoning?: ModelReasoning | null;
   /** The bundled simulator that answered, as it announced itself (SIMULATOR_HEADER); null or absent: none did. */
   simulator?: string | null;
+  /** The call's record, set by the flight recorder (recorded-model.ts). */
+  exchange?: ExchangeRecord;
 }
 
 /**

@@ -193,6 +193,7 @@ class ChatAgent {
         : null,
       estimateOff,
       ...(this.pictures ? { images: shownNow } : {}),
+      ...(reply.exchange ? { exchanges: [reply.exchange] } : {}),
     };
   }
 

@@ -2,7 +2,7 @@
 // holds the turn's conversation and makes each step's model call (the observation first, then per step the previous
 // tool results with the step's prompt, offering only its tools). Several calls may make one reply, their tokens and
 // latency summed and the steps recorded with it; the runner's memory goes back to the engine with the turn.
-import type { Agent, AgentReply, CallDeadline, Observation, TokenUsage } from '../../engine/agent.ts';
+import type { Agent, AgentReply, CallDeadline, ExchangeRecord, Observation, TokenUsage } from '../../engine/agent.ts';
 import type { ToolSpec } from '../../engine/tools.ts';
 import type { PromptContext } from '../../engine/agent.ts';
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
@@ -183,6 +183,7 @@ class ReplyTally {
   private simulator: string | null = null;
   private readonly reasoning: string[] = [];
   private readonly retries: Array<Record<string, unknown>> = [];
+  private readonly exchanges: ExchangeRecord[] = [];
   /** The largest prompt among the reply's calls. */
   private context: PromptContext | null = null;
 
@@ -201,6 +202,7 @@ class ReplyTally {
     this.promptTruncated ||= promptWasCut(fit.window, reply);
     this.simulator ??= reply.simulator ?? null;
     if (reply.reasoning) this.reasoning.push(reply.reasoning.text);
+    if (reply.exchange) this.exchanges.push(reply.exchange);
   }
 
   reply(out: WorkflowReply): AgentReply {
@@ -218,6 +220,7 @@ class ReplyTally {
       retries: this.retries,
       context: this.context,
       workflow: { steps: out.steps, moves: out.moves },
+      ...(this.exchanges.length > 0 ? { exchanges: this.exchanges } : {}),
     };
   }
 }

@@ -1,0 +1,136 @@
+// The flight recorder around a chat model: each call's request (by its parts, model-request.ts) and reply go with
+// the call into the turn's log; on replay, recorded replies answer the same requests in order with no server, and
+// the first request that differs from the recorded one stops the run, naming the call and the field.
+import type { ExchangeRecord } from '../../engine/agent.ts';
+import type { ToolSpec } from '../../engine/tools.ts';
+import type { ChatMessage, ChatModel, ModelReply } from './chat-model.ts';
+import { canonicalJson, recordRequest, requestDifference, sha256, type RequestManifest } from './model-request.ts';
+import type { ModelIdentity, RecordedRequest } from './model-request.ts';
+
+/** A replayed run asked what the recorded run did not: the run stops at that call. */
+export class ReplayDivergenceError extends Error {
+  override readonly name = 'ReplayDivergenceError';
+  constructor(
+    readonly turn: number | null,
+    readonly callIndex: number | null,
+    readonly field: string,
+  ) {
+    super(
+      turn === null
+        ? `replay diverged: the recorded run made no call here (${field})`
+        : `replay diverged at turn ${turn}, call ${callIndex}: the request's ${field} differs from the recorded one`,
+    );
+  }
+}
+
+/** What the server reported of the model it serves, from a provenance record; null where it says nothing. */
+export function modelVersionOf(provenance: unknown): string | null {
+  const p = (provenance ?? {}) as { model_digest?: unknown; served_model?: { id?: unknown } | null };
+  if (typeof p.model_digest === 'string') return p.model_digest;
+  if (typeof p.served_model?.id === 'string') return p.served_model.id;
+  return null;
+}
+
+const PROVENANCE_TIMEOUT_MS = 10_000;
+
+type Who = Omit<ModelIdentity, 'version'>;
+
+/**
+ * `inner` with every call recorded. The version in each request's key is `version` when the run already has one
+ * (its stored provenance), else what the model's provenance reports, asked once and shared with the run's own
+ * provenance record (so a first turn asks the server once).
+ */
+export function recordingModel(inner: ChatModel, who: Who, version?: string | null): ChatModel {
+  let provenance: Promise<Record<string, unknown>> | undefined;
+  const ask = inner.provenance?.bind(inner);
+  const provenanceOf = ask ? (signal: AbortSignal) => (provenance ??= ask(signal)) : undefined;
+  let known: Promise<string | null> | undefined = version === undefined ? undefined : Promise.resolve(version);
+  const versionNow = () =>
+    (known ??= provenanceOf
+      ? provenanceOf(AbortSignal.timeout(PROVENANCE_TIMEOUT_MS)).then(modelVersionOf, () => null)
+      : Promise.resolve(null));
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    async complete(system, messages, tools, signal): Promise<ModelReply> {
+      const request = recordRequest({ ...who, version: await versionNow() }, system, messages, tools);
+      const reply = await inner.complete(system, messages, tools, signal);
+      return withExchange(reply, request, 'model');
+    },
+    ...(provenanceOf ? { provenance: provenanceOf } : {}),
+  };
+}
+
+/** The reply as stored: what the model answered, without the record itself. */
+function storedReply(reply: ModelReply): string {
+  const { exchange: _exchange, ...answered } = reply;
+  return canonicalJson(answered);
+}
+
+function withExchange(reply: ModelReply, request: RecordedRequest, answeredBy: ExchangeRecord['answeredBy']) {
+  const text = storedReply(reply);
+  const exchange: ExchangeRecord = {
+    requestKey: request.key,
+    manifest: request.manifest,
+    bodies: request.bodies,
+    reply: text,
+    replySha256: sha256(text),
+    answeredBy,
+  };
+  return { ...reply, exchange };
+}
+
+/** One call of the recorded run, in order. */
+export interface RecordedCall {
+  turn: number;
+  callIndex: number;
+  manifest: RequestManifest;
+  requestKey: string;
+  reply: string;
+}
+
+/** A recorded run's calls, answered in order; shared by every turn's agent of the replaying run. */
+export class ReplayScript {
+  private next = 0;
+  constructor(
+    /** The version the recorded run's server reported (its requests' keys hold it). */
+    readonly version: string | null,
+    private readonly calls: readonly RecordedCall[],
+    private readonly body: (hash: string) => string | undefined,
+    readonly provenance: Record<string, unknown> | null,
+  ) {}
+
+  /** The recorded reply to `request`, or ReplayDivergenceError naming where it differs from the recorded one. */
+  answer(request: RecordedRequest): ModelReply {
+    const expected = this.calls[this.next];
+    if (!expected) throw new ReplayDivergenceError(null, null, `the recorded run ended after ${this.next} calls`);
+    if (expected.requestKey !== request.key) {
+      const field = requestDifference(expected.manifest, request, this.body) ?? 'key';
+      throw new ReplayDivergenceError(expected.turn, expected.callIndex, field);
+    }
+    this.next++;
+    return JSON.parse(expected.reply) as ModelReply;
+  }
+
+  /** Calls of the recorded run not asked again (a replay that ended early). */
+  get unanswered(): number {
+    return this.calls.length - this.next;
+  }
+}
+
+/**
+ * A model that never calls a server: each request, made with this run's settings (`who`), is answered from
+ * `script` when it is the recorded run's request.
+ */
+export function replayingModel(script: ReplayScript, who: Who & { provider: ChatModel['provider'] }): ChatModel {
+  return {
+    provider: who.provider,
+    model: who.model,
+    complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
+      signal.throwIfAborted();
+      const request = recordRequest({ ...who, version: script.version }, system, messages, tools);
+      return Promise.resolve(withExchange(script.answer(request), request, 'replay'));
+    },
+    provenance: () => Promise.resolve({ ...(script.provenance ?? {}), replayed: true }),
+  };
+}

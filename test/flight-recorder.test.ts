@@ -1,0 +1,107 @@
+// The flight recorder: every model call of a run kept with its request (by content-addressed parts) and reply, and
+// `ariadne rerun --replay` running the run again with its model server stopped, to the same trajectory; a request
+// that differs from the recorded one (a prompt edited since) stops the replay at that call, naming the field.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenAISim } from '../simulators/openai-sim.ts';
+import { cli } from './support/cli.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
+
+let db: TestDatabase;
+const sim = new OpenAISim();
+let base = '';
+beforeAll(async () => {
+  db = await testDatabase();
+  base = `${await sim.listen()}/v1`;
+});
+afterAll(async () => {
+  await sim.close().catch(() => undefined);
+  await db.drop();
+});
+const { ariadne } = cli(() => db);
+
+const dir = tempDir('recorder');
+const parameters = join(dir, 'parameters.yaml');
+/** The local parameters with one prompt version, `lab/v1`, of the given text. */
+const prompt = (text: string) =>
+  writeFileSync(parameters, `/ariadne/prompts/lab/v1: |\n  ${text} The maze is {width}x{height}; {goal_text}\n`);
+const env = () => ({ ARIADNE_PARAMETERS: parameters });
+
+const hashOf = async (id: string) =>
+  (await db.pool.query<{ h: string }>('SELECT trajectory_hash AS h FROM experiments WHERE id = $1', [id])).rows[0]?.h;
+
+describe('a run against the OpenAI-compatible simulator, recorded and replayed', () => {
+  it('records each call: one exchange per call, the system prompt and tool schema stored once', async () => {
+    prompt('Find the goal.');
+    const args = ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', base];
+    const r = await ariadne(
+      [...args, '--prompt-version', 'lab/v1', '--maze', 'medium', '--size', '11', '--seed', '4', '--max-moves', '60'],
+      { ...env(), OPENAI_API_KEY: 'sk-test' },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const { rows: runs } = await db.pool.query<{ id: string }>("SELECT id FROM experiments WHERE agent = 'openai'");
+    expect(runs).toHaveLength(1);
+    const id = runs[0].id;
+    const { rows } = await db.pool.query<{ calls: number; exchanges: number; systems: number; tools: number }>(
+      `SELECT (SELECT count(*) FROM llm_calls WHERE experiment_id = $1)::int AS calls,
+         (SELECT count(*) FROM model_exchanges WHERE experiment_id = $1 AND answered_by = 'model')::int AS exchanges,
+         (SELECT count(DISTINCT q.manifest ->> 'system') FROM model_exchanges x
+            JOIN model_requests q USING (request_key) WHERE x.experiment_id = $1)::int AS systems,
+         (SELECT count(DISTINCT q.manifest ->> 'tools') FROM model_exchanges x
+            JOIN model_requests q USING (request_key) WHERE x.experiment_id = $1)::int AS tools`,
+      [id],
+    );
+    expect(rows[0].calls).toBeGreaterThan(1);
+    expect(rows[0]).toEqual({ calls: rows[0].calls, exchanges: rows[0].calls, systems: 1, tools: 1 });
+    const stored = await db.pool.query<{ body: string }>(
+      `SELECT b.body FROM model_bodies b WHERE b.sha256 IN (SELECT q.manifest ->> 'system' FROM model_exchanges x
+         JOIN model_requests q USING (request_key) WHERE x.experiment_id = $1)`,
+      [id],
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(JSON.parse(stored.rows[0].body)).toMatch(/^Find the goal\. The maze is 11x11;/);
+  });
+
+  it('replays with the simulator stopped: every call answered from the record, the same trajectory hash', async () => {
+    const { rows } = await db.pool.query<{ id: string }>("SELECT id FROM experiments WHERE agent = 'openai'");
+    const original = rows[0].id;
+    await sim.close();
+    const r = await ariadne(['rerun', original, '--replay', '--experiment-id', 'replayed-1', '--json'], env());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/trajectory identical/);
+    expect(await hashOf('replayed-1')).toBe(await hashOf(original));
+    const { rows: answered } = await db.pool.query<{ answered_by: string; n: number }>(
+      `SELECT answered_by, count(*)::int AS n FROM model_exchanges WHERE experiment_id = 'replayed-1'
+       GROUP BY answered_by`,
+    );
+    const calls = await db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM llm_calls WHERE experiment_id = $1',
+      [original],
+    );
+    expect(answered).toEqual([{ answered_by: 'replay', n: calls.rows[0].n }]);
+    const link = await db.pool.query("SELECT replay_of FROM experiments WHERE id = 'replayed-1'");
+    expect(link.rows).toEqual([{ replay_of: original }]);
+  });
+
+  it('stops at the first call when the prompt text changed since, naming the field', async () => {
+    const { rows } = await db.pool.query<{ id: string }>(
+      "SELECT id FROM experiments WHERE agent = 'openai' AND replay_of IS NULL",
+    );
+    prompt('Find the exit.');
+    const r = await ariadne(['rerun', rows[0].id, '--replay', '--experiment-id', 'diverged-1'], env());
+    expect(r.code).toBe(1);
+    const failed = await db.pool.query<{ status: string; failure_reason: string; actions_taken: number }>(
+      "SELECT status, failure_reason, actions_taken FROM experiments WHERE id = 'diverged-1'",
+    );
+    expect(failed.rows[0]).toMatchObject({ status: 'failed', actions_taken: 0 });
+    expect(failed.rows[0].failure_reason).toMatch(/replay diverged at turn 1, call 0: the request's system differs/);
+  });
+
+  it('refuses a run that is not there, naming it', async () => {
+    const r = await ariadne(['rerun', 'no-such-run', '--replay']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no experiment no-such-run/);
+  });
+});
