@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   calibration: async () => (await import('./calibration.ts')).calibrationBench(),
   engine: async () => (await import('./engine.ts')).engineBench(),
   providers: async () => (await import('./providers.ts')).providersBench(),
+  'flight-recorder': async () => (await import('./flight-recorder.ts')).flightRecorderBench(),
   cost: async () => (await import('./cost.ts')).costBench(),
   'idle-cost': async () => (await import('./idle-cost.ts')).idleCostBench(),
   'function-lengths': async () => (await import('./function-lengths.ts')).functionLengthsBench(),

@@ -91,3 +91,33 @@ export async function replayScript(db: Sql, id: string): Promise<ReplayScript> {
   const byHash = new Map(bodies.rows.map((b) => [b.sha256, b.body]));
   return new ReplayScript(modelVersionOf(run.provenance), calls, (h) => byHash.get(h), run.provenance);
 }
+
+/** The trajectory hashes of an original and its rerun (null while a run has none). */
+export async function trajectoryHashes(db: Sql, original: string, rerun: string) {
+  const { rows } = await db.query<{ id: string; trajectory_hash: string | null }>(
+    'SELECT id, trajectory_hash FROM experiments WHERE id = ANY($1::text[])',
+    [[original, rerun]],
+  );
+  const of = (id: string) => rows.find((r) => r.id === id)?.trajectory_hash ?? null;
+  return { original: of(original), rerun: of(rerun) };
+}
+
+/** What a run's record holds: its calls, its distinct parts and replies, and their bytes with manifests and rows. */
+export async function recordSize(db: Sql, id: string) {
+  const { rows } = await db.query<{ actions: number; calls: number; parts: number; bytes: number }>(
+    `WITH x AS (SELECT * FROM model_exchanges WHERE experiment_id = $1),
+     hashes AS (
+       SELECT reply_sha256 AS h FROM x
+       UNION SELECT jsonb_array_elements_text(q.manifest -> 'messages') FROM x JOIN model_requests q USING (request_key)
+       UNION SELECT q.manifest ->> k FROM x JOIN model_requests q USING (request_key),
+         unnest(ARRAY['parameters', 'system', 'tools']) AS k)
+     SELECT (SELECT actions_taken FROM experiments WHERE id = $1) AS actions,
+       (SELECT count(*) FROM x)::int AS calls, (SELECT count(*) FROM hashes)::int AS parts,
+       (coalesce((SELECT sum(octet_length(b.body)) FROM model_bodies b JOIN hashes ON b.sha256 = hashes.h), 0)
+        + coalesce((SELECT sum(pg_column_size(q.manifest)) FROM model_requests q
+                    WHERE q.request_key IN (SELECT request_key FROM x)), 0)
+        + coalesce((SELECT sum(pg_column_size(x.*)) FROM x), 0))::bigint AS bytes`,
+    [id],
+  );
+  return rows[0];
+}

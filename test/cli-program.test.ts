@@ -72,6 +72,7 @@ describe('the program', () => {
         'policy',
         'replay',
         'report',
+        'rerun',
         'resume',
         'run',
         'secret',

@@ -468,6 +468,11 @@ export class PgStore implements EngineStore {
     await this.query(text, values, { name });
   }
 
+  /** Names the run `replay` replays (`ariadne rerun --replay`): its trajectory must equal that run's. */
+  async linkReplay(replay: string, original: string): Promise<void> {
+    await this.query('UPDATE experiments SET replay_of = $2 WHERE id = $1', [replay, original]);
+  }
+
   /** Notes a try of a turn that failed with its provider unavailable, for status to show the outage while it lasts. */
   async recordProviderDown(w: ProviderDownWrite): Promise<void> {
     // A try of the turn at the same waits is one more of them; another turn (or none before) starts the outage anew.

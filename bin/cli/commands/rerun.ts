@@ -5,9 +5,9 @@ import type { Command } from 'commander';
 import { randomUUID } from 'node:crypto';
 import { agentsWith } from '../../../core/providers/agents.ts';
 import { sqlRateLimits } from '../../../core/store/rate-limit-sql.ts';
-import type { Sql } from '../../../core/store/sql.ts';
+import { PgStore } from '../../../core/store/pg-store.ts';
 import { ExperimentFailedError, runLocalExperiment } from '../../../state-machine/local-experiment.ts';
-import { replayScript, rerunRequest } from '../../../results/recorded-run.ts';
+import { replayScript, rerunRequest, trajectoryHashes } from '../../../results/recorded-run.ts';
 import type { ExperimentSummary } from '../../../results/summary-row.ts';
 import { withCliDatabase } from '../database.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -22,16 +22,6 @@ interface RerunOptions {
   experimentId?: string;
   json?: boolean;
   quiet?: boolean;
-}
-
-/** The trajectory hashes of the original and the rerun (null while a run has none). */
-async function trajectories(db: Sql, original: string, rerun: string) {
-  const { rows } = await db.query<{ id: string; trajectory_hash: string | null }>(
-    'SELECT id, trajectory_hash FROM experiments WHERE id = ANY($1::text[])',
-    [[original, rerun]],
-  );
-  const of = (id: string) => rows.find((r) => r.id === id)?.trajectory_hash ?? null;
-  return { original: of(original), rerun: of(rerun) };
 }
 
 async function rerun(id: string, o: RerunOptions): Promise<void> {
@@ -56,8 +46,8 @@ async function rerun(id: string, o: RerunOptions): Promise<void> {
       summary = err.summary;
     }
     progress.done();
-    if (o.replay) await db.query('UPDATE experiments SET replay_of = $1 WHERE id = $2', [id, newId]);
-    const hashes = await trajectories(db, id, newId);
+    if (o.replay) await new PgStore(db).linkReplay(newId, id);
+    const hashes = await trajectoryHashes(db, id, newId);
     if (summary) await showSummary(db, summary, o.json === true);
     const same = hashes.original !== null && hashes.original === hashes.rerun;
     process.stderr.write(

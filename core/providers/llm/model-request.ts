@@ -50,6 +50,13 @@ function messagePart(m: ChatMessage): unknown {
   return { ...m, images: m.images.map((i) => ({ sha256: i.sha256 })) };
 }
 
+/**
+ * Parts already hashed, by the object sent: an agent sends a turn's earlier messages and its tool list again with
+ * every call, as the same objects, which it never changes once sent; hashing each once keeps recording a call's cost
+ * to its new messages.
+ */
+const hashedParts = new WeakMap<object, { hash: string; text: string }>();
+
 /** The request a call makes, by its parts. */
 export function recordRequest(
   who: ModelIdentity,
@@ -64,14 +71,24 @@ export function recordRequest(
     bodies.set(hash, text);
     return hash;
   };
+  const sent = (object: object, value: () => unknown) => {
+    let known = hashedParts.get(object);
+    if (!known) {
+      const text = canonicalJson(value());
+      known = { hash: sha256(text), text };
+      hashedParts.set(object, known);
+    }
+    bodies.set(known.hash, known.text);
+    return known.hash;
+  };
   const manifest: RequestManifest = {
     provider: who.provider,
     model: who.model,
     version: who.version,
     parameters: part(who.parameters ?? null),
     system: part(system),
-    tools: part(tools),
-    messages: messages.map((m) => part(messagePart(m))),
+    tools: sent(tools, () => tools),
+    messages: messages.map((m) => sent(m, () => messagePart(m))),
   };
   return { key: sha256(canonicalJson(manifest)), manifest, bodies };
 }
