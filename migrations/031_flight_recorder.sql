@@ -27,5 +27,9 @@ CREATE TABLE model_exchanges (
 );
 CREATE INDEX model_exchanges_by_request ON model_exchanges (request_key);
 
--- A replay names the run it replays; its trajectory hash must equal that run's.
-ALTER TABLE experiments ADD COLUMN replay_of text REFERENCES experiments (id) ON DELETE SET NULL;
+-- A replay names the run it replays (its trajectory hash must equal that run's); a fork, the run it continues and
+-- the step after which it does (its steps up to that one are the parent's: ariadne fork).
+ALTER TABLE experiments
+  ADD COLUMN replay_of text REFERENCES experiments (id) ON DELETE SET NULL,
+  ADD COLUMN forked_from text REFERENCES experiments (id) ON DELETE SET NULL,
+  ADD COLUMN fork_step integer CHECK (fork_step > 0);

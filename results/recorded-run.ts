@@ -5,7 +5,8 @@ import { PgStore } from '../core/store/pg-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
-import { modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
+import { ForkPrefix, modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
+import type { PrefixCall } from '../core/providers/llm/recorded-model.ts';
 
 interface RunRow {
   agent: string;
@@ -120,4 +121,82 @@ export async function recordSize(db: Sql, id: string) {
     [id],
   );
   return rows[0];
+}
+
+interface PrefixRow {
+  reply: string;
+  seq: number;
+  first_step: number | null;
+  last_step: number | null;
+  /** Of the call's actions, how many come up to the fork's step (null when the step is not among them). */
+  up_to_step: number | null;
+  from_text: boolean;
+  workflow: boolean;
+}
+
+/**
+ * The replies of `parent` up to step `atStep`, in order, for a fork: every call before the step's, and the step's
+ * own cut after it. A reply whose calls were written as text cannot be cut (InvalidInputError naming the steps it
+ * spans), nor a workflow's (its steps are several calls).
+ */
+export async function forkPrefix(db: Sql, parent: string, atStep: number): Promise<ForkPrefix> {
+  const run = await recordedRun(db, parent);
+  const { rows } = await db.query<PrefixRow>(
+    `WITH calls AS (
+       SELECT l.turn_number, l.call_index, l.first_action_index, l.workflow_steps IS NOT NULL AS workflow,
+         lead(l.first_action_index) OVER (PARTITION BY l.turn_number ORDER BY l.call_index) AS next_first
+       FROM llm_calls l WHERE l.experiment_id = $1
+     ), spans AS (
+       SELECT c.*, min(a.step_number) AS first_step, max(a.step_number) AS last_step,
+         count(*) FILTER (WHERE a.call_index <= (SELECT s.call_index FROM actions s
+           WHERE s.experiment_id = $1 AND s.step_number = $2 AND s.turn_number = c.turn_number))::int AS up_to,
+         coalesce(bool_or(a.parsed_from_text), false) AS from_text
+       FROM calls c LEFT JOIN actions a ON a.experiment_id = $1 AND a.turn_number = c.turn_number
+         AND a.call_index >= c.first_action_index AND (c.next_first IS NULL OR a.call_index < c.next_first)
+       GROUP BY c.turn_number, c.call_index, c.first_action_index, c.workflow, c.next_first
+     )
+     SELECT b.body AS reply, x.seq, s.first_step, s.last_step, nullif(s.up_to, 0) AS up_to_step, s.from_text,
+       s.workflow
+     FROM spans s
+     JOIN model_exchanges x ON x.experiment_id = $1 AND x.turn_number = s.turn_number AND x.call_index = s.call_index
+     JOIN model_bodies b ON b.sha256 = x.reply_sha256
+     ORDER BY s.turn_number, s.call_index, x.seq`,
+    [parent, atStep],
+  );
+  const actions = Number(
+    (await db.query<{ n: number }>('SELECT actions_taken AS n FROM experiments WHERE id = $1', [parent])).rows[0]?.n ??
+      0,
+  );
+  if (atStep < 1 || atStep > actions)
+    throw new InvalidInputError('--at-step', atStep, `--at-step must be a step of ${parent}: 1 to ${actions}`);
+  if (rows.some((r) => r.workflow))
+    throw new InvalidInputError(
+      'experiment-id',
+      parent,
+      `${parent} ran a workflow prompt: a fork of it is not supported yet`,
+    );
+  return new ForkPrefix(prefixCalls(rows, atStep, run.agent));
+}
+
+/** The calls before the fork point, and the one that crosses it cut after the step. */
+function prefixCalls(rows: readonly PrefixRow[], atStep: number, agent: string): PrefixCall[] {
+  const out: PrefixCall[] = [];
+  for (const r of rows) {
+    if (r.first_step !== null && r.first_step > atStep) break;
+    if (r.last_step === null || r.last_step <= atStep) {
+      out.push({ reply: r.reply, keep: null });
+      if (r.last_step === atStep) break;
+      continue;
+    }
+    if (r.from_text)
+      throw new InvalidInputError(
+        '--at-step',
+        atStep,
+        `step ${atStep} is inside a reply of ${agent} whose calls were written as text (steps ${r.first_step} to ` +
+          `${r.last_step}): fork at step ${r.first_step! - 1} or ${r.last_step}`,
+      );
+    out.push({ reply: r.reply, keep: r.up_to_step });
+    break;
+  }
+  return out;
 }

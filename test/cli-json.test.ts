@@ -125,6 +125,11 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     (j) => expect(j).toMatchObject({ experiment_id: 'json-rerun', status: 'completed', goal_found: true }),
   ],
   [
+    'fork',
+    () => ['fork', 'json-run', '--at-step', '3', '--experiment-id', 'json-fork'],
+    (j) => expect(j).toMatchObject({ experiment_id: 'json-fork', status: 'completed', goal_found: true }),
+  ],
+  [
     'resume',
     () => ['resume', 'json-resume'],
     (j) => expect(j).toMatchObject({ experiment_id: 'json-resume', status: 'timeout', actions: 40 }),

@@ -65,6 +65,7 @@ describe('the program', () => {
         'db',
         'doctor',
         'export',
+        'fork',
         'launch',
         'list',
         'maze',

@@ -105,3 +105,96 @@ describe('a run against the OpenAI-compatible simulator, recorded and replayed',
     expect(r.stderr).toMatch(/no experiment no-such-run/);
   });
 });
+
+describe('ariadne fork: a run continued from the state after step K of another', () => {
+  const forkSim = new OpenAISim({ callsPerReply: 3 });
+  let url = '';
+  let parent = '';
+  beforeAll(async () => {
+    url = `${await forkSim.listen()}/v1`;
+    prompt('Find the goal.');
+    const run = ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', url];
+    const maze = ['--maze', 'perfect', '--size', '41', '--seed', '8', '--max-moves', '200', '--set', 'memory=history'];
+    const r = await ariadne([...run, ...maze, '--prompt-version', 'lab/v1', '--experiment-id', 'parent-200'], {
+      ...env(),
+      OPENAI_API_KEY: 'sk-test',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    parent = 'parent-200';
+  });
+  afterAll(() => forkSim.close());
+
+  /** A run's executed actions up to `step`: what it did and where it ended up. */
+  const stepsUpTo = async (id: string, step: number) =>
+    (
+      await db.pool.query(
+        `SELECT step_number, tool, outcome, to_x, to_y, new_tiles_seen FROM actions
+         WHERE experiment_id = $1 AND step_number <= $2 ORDER BY step_number`,
+        [id, step],
+      )
+    ).rows;
+  const signalsUpTo = async (id: string, step: number) =>
+    (
+      await db.pool.query(
+        'SELECT step_number, detector FROM stuck_signals WHERE experiment_id = $1 AND step_number <= $2 ORDER BY seq',
+        [id, step],
+      )
+    ).rows;
+  /** The last step of the parent's turn that holds `near`: a fork there starts its own next turn. */
+  const turnEnd = async (near: number) =>
+    (
+      await db.pool.query<{ k: number }>(
+        `SELECT max(a.step_number)::int AS k FROM actions a WHERE a.experiment_id = $1 AND a.turn_number =
+           (SELECT turn_number FROM actions WHERE experiment_id = $1 AND step_number = $2)`,
+        [parent, near],
+      )
+    ).rows[0].k;
+
+  it("at a turn's end near step 50: its steps, tiles, detectors and its next request are the parent's", async () => {
+    const k = await turnEnd(50);
+    const r = await ariadne(['fork', parent, '--at-step', String(k), '--experiment-id', 'fork-a'], {
+      ...env(),
+      OPENAI_API_KEY: 'sk-test',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`fork fork-a of parent-200 after step ${k}`);
+    const mine = await stepsUpTo('fork-a', k);
+    expect(mine).toHaveLength(k);
+    expect(mine).toEqual(await stepsUpTo(parent, k));
+    expect(await signalsUpTo('fork-a', k)).toEqual(await signalsUpTo(parent, k));
+    // the first request the fork's model answers is the parent's next one: the same memory, prompt and settings
+    const firstLive = async (id: string, answeredBy: string) =>
+      (
+        await db.pool.query<{ request_key: string }>(
+          `SELECT x.request_key FROM model_exchanges x JOIN actions a ON a.experiment_id = x.experiment_id
+             AND a.turn_number = x.turn_number
+           WHERE x.experiment_id = $1 AND x.answered_by = $2 AND a.step_number = $3 + 1
+           ORDER BY x.turn_number, x.call_index LIMIT 1`,
+          [id, answeredBy, k],
+        )
+      ).rows[0]?.request_key;
+    expect(await firstLive('fork-a', 'model')).toBe(await firstLive(parent, 'model'));
+    const link = await db.pool.query("SELECT forked_from, fork_step FROM experiments WHERE id = 'fork-a'");
+    expect(link.rows).toEqual([{ forked_from: parent, fork_step: k }]);
+  });
+
+  it("inside a reply: the reply is cut after the step, and the steps up to it are the parent's", async () => {
+    const k = (await turnEnd(50)) + 2;
+    const r = await ariadne(['fork', parent, '--at-step', String(k), '--experiment-id', 'fork-b'], {
+      ...env(),
+      OPENAI_API_KEY: 'sk-test',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await stepsUpTo('fork-b', k)).toEqual(await stepsUpTo(parent, k));
+    const replayed = await db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM model_exchanges WHERE experiment_id = 'fork-b' AND answered_by = 'replay'",
+    );
+    expect(replayed.rows[0].n).toBeGreaterThan(0);
+  });
+
+  it('refuses a step the parent never took, naming the range', async () => {
+    const r = await ariadne(['fork', parent, '--at-step', '5000'], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--at-step must be a step of parent-200: 1 to 200/);
+  });
+});

@@ -16,8 +16,9 @@ import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { bedrockInference, ollamaOptions, openaiRequest, outputCap } from './llm/sampling.ts';
 import { withProvenance } from './llm/provenance.ts';
-import { modelVersionOf, recordingModel, replayingModel, ReplayDivergenceError } from './llm/recorded-model.ts';
-import type { ReplayScript } from './llm/recorded-model.ts';
+import { forkingModel, modelVersionOf, recordingModel, replayingModel } from './llm/recorded-model.ts';
+import { ReplayDivergenceError } from './llm/recorded-model.ts';
+import type { ForkPrefix, ReplayScript } from './llm/recorded-model.ts';
 import { envString } from '../config/environment.ts';
 
 /**
@@ -60,6 +61,8 @@ export interface AgentDeps {
   rateLimits?: RateLimitStore;
   /** Answer every model call from this recorded run instead of the model's server (`ariadne rerun --replay`). */
   replay?: ReplayScript;
+  /** Answer the first calls with a parent run's replies up to the fork point, then the model (`ariadne fork`). */
+  fork?: ForkPrefix;
 }
 
 export const agentsWith =
@@ -81,7 +84,8 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
     const who = { provider: server.provider, model: server.model, parameters };
     const stored = identity.provenance == null ? undefined : modelVersionOf(identity.provenance);
     const unlimited = deps.replay ? replayingModel(deps.replay, who) : recordingModel(server, who, stored);
-    const model = deps.replay ? unlimited : limited(unlimited, config, deps.rateLimits);
+    const served = deps.replay ? unlimited : limited(unlimited, config, deps.rateLimits);
+    const model = deps.fork ? forkingModel(deps.fork, served, who) : served;
     const classify = withRateLimitWaits(baseClassify);
     const common = { model, policy: config.retry, classify };
     if (!isWorkflowText(system))

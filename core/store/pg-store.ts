@@ -473,6 +473,11 @@ export class PgStore implements EngineStore {
     await this.query('UPDATE experiments SET replay_of = $2 WHERE id = $1', [replay, original]);
   }
 
+  /** Names the run `fork` continues and the step after which it does (`ariadne fork`). */
+  async linkFork(fork: string, parent: string, step: number): Promise<void> {
+    await this.query('UPDATE experiments SET forked_from = $2, fork_step = $3 WHERE id = $1', [fork, parent, step]);
+  }
+
   /** Notes a try of a turn that failed with its provider unavailable, for status to show the outage while it lasts. */
   async recordProviderDown(w: ProviderDownWrite): Promise<void> {
     // A try of the turn at the same waits is one more of them; another turn (or none before) starts the outage anew.

@@ -134,3 +134,40 @@ export function replayingModel(script: ReplayScript, who: Who & { provider: Chat
     provenance: () => Promise.resolve({ ...(script.provenance ?? {}), replayed: true }),
   };
 }
+
+/** A call of a fork's prefix: the parent's reply, and how many of its calls to keep (null: all). */
+export interface PrefixCall {
+  reply: string;
+  keep: number | null;
+}
+
+/** The parent's replies up to the fork point, given in order to the fork's first calls. */
+export class ForkPrefix {
+  private next = 0;
+  constructor(private readonly calls: readonly PrefixCall[]) {}
+
+  take(): PrefixCall | null {
+    return this.calls[this.next++] ?? null;
+  }
+}
+
+/**
+ * A fork's model: its first calls are answered with the parent's replies up to the fork point (the reply that
+ * crosses it cut after the fork's step), whatever this run asks, so it reaches the parent's state; then `live`.
+ */
+export function forkingModel(prefix: ForkPrefix, live: ChatModel, who: Who): ChatModel {
+  return {
+    provider: live.provider,
+    model: live.model,
+    complete(system, messages, tools, signal) {
+      const next = prefix.take();
+      if (!next) return live.complete(system, messages, tools, signal);
+      const reply = JSON.parse(next.reply) as ModelReply;
+      const kept = next.keep === null ? reply : { ...reply, calls: reply.calls.slice(0, next.keep) };
+      return Promise.resolve(
+        withExchange(kept, recordRequest({ ...who, version: null }, system, messages, tools), 'replay'),
+      );
+    },
+    ...(live.provenance ? { provenance: live.provenance.bind(live) } : {}),
+  };
+}
