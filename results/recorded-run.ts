@@ -200,3 +200,79 @@ function prefixCalls(rows: readonly PrefixRow[], atStep: number, agent: string):
   }
   return out;
 }
+
+/**
+ * For `ariadne sweep FILE --replay-from SOURCE`: each run of FILE replays the run of the same repeat in SOURCE's
+ * cell of the same agent, model and maze (and, where SOURCE has several such cells, the same settings), with that
+ * run's agent seed (a seed is sent to the model), its recorded calls read once per run. A run resumed goes past the
+ * calls it already had answered.
+ */
+export class SweepReplay {
+  private readonly scripts = new Map<string, Promise<ReplayScript>>();
+  constructor(
+    private readonly db: Sql,
+    readonly source: string,
+  ) {}
+
+  /** SOURCE's run for the run of `sweep` at `cell` and `repeat`; InvalidInputError when it has none. */
+  private async counterpart(sweep: string, cell: number, repeat: number) {
+    const { rows } = await this.db.query<{ id: string | null; agent_seed: number | null; candidates: number }>(
+      `WITH me AS (
+         SELECT agent, model, maze_generator, maze_size, maze_seed, settings FROM sweep_cells
+         WHERE sweep_id = $1 AND cell_index = $2
+       ), cand AS (
+         SELECT sc.cell_index, sc.settings = me.settings AS same FROM sweep_cells sc, me
+         WHERE sc.sweep_id = $4 AND sc.agent = me.agent AND sc.model IS NOT DISTINCT FROM me.model
+           AND sc.maze_generator = me.maze_generator AND sc.maze_size = me.maze_size AND sc.maze_seed = me.maze_seed
+       ), src AS (
+         SELECT x.id, x.agent_seed FROM experiments x JOIN cand ON x.sweep_cell = cand.cell_index
+         WHERE x.sweep_id = $4 AND x.sweep_repeat = $3 AND ((SELECT count(*) FROM cand) = 1 OR cand.same)
+         ORDER BY x.sweep_attempt DESC LIMIT 1
+       )
+       SELECT (SELECT count(*) FROM cand)::int AS candidates, (SELECT id FROM src) AS id,
+         (SELECT agent_seed FROM src) AS agent_seed`,
+      [sweep, cell, repeat, this.source],
+    );
+    const r = rows[0];
+    if (!r?.id)
+      throw new InvalidInputError(
+        '--replay-from',
+        this.source,
+        `sweep ${this.source} has no run of the agent, model, maze and repeat ${repeat} of ${sweep}'s cell ${cell}` +
+          (r && r.candidates > 1 ? ` with its settings (${r.candidates} cells match otherwise)` : ''),
+      );
+    return { id: r.id, agentSeed: r.agent_seed! };
+  }
+
+  /** A new run's start input with its counterpart's agent seed. */
+  async startInput(input: StartExecutionInput): Promise<StartExecutionInput> {
+    if (!input.sweep) return input;
+    const c = await this.counterpart(input.sweep.id, input.sweep.cell, input.sweep.repeat);
+    return { ...input, agentSeed: c.agentSeed };
+  }
+
+  /** The recorded calls that answer the run `id`, past those it already had answered. */
+  scriptFor(id: string): Promise<ReplayScript> {
+    let script = this.scripts.get(id);
+    if (!script) this.scripts.set(id, (script = this.load(id)));
+    return script;
+  }
+
+  private async load(id: string): Promise<ReplayScript> {
+    const { rows } = await this.db.query<{
+      sweep_id: string;
+      sweep_cell: number;
+      sweep_repeat: number;
+      answered: number;
+    }>(
+      `SELECT sweep_id, sweep_cell, sweep_repeat,
+         (SELECT count(*) FROM model_exchanges x WHERE x.experiment_id = e.id)::int AS answered
+       FROM experiments e WHERE id = $1`,
+      [id],
+    );
+    const me = rows[0];
+    if (!me?.sweep_id) throw new InvalidInputError('--replay-from', this.source, `${id} is not a run of a sweep`);
+    const c = await this.counterpart(me.sweep_id, me.sweep_cell, me.sweep_repeat);
+    return (await replayScript(this.db, c.id)).skip(me.answered);
+  }
+}

@@ -11,6 +11,7 @@ import type { Spend, TurnSummary } from '../core/engine/store.ts';
 import type { Telemetry } from '../core/telemetry/telemetry.ts';
 import { ExperimentInterruptedError, resumeInput, runLocalExperiment } from './local-experiment.ts';
 import { sweepExperimentId, sweepRunInput, type LoadedSweep, type SweepRun } from '../core/sweeps/sweep-spec.ts';
+import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { sweepRunOrder } from '../core/sweeps/sweep-order.ts';
 import { experimentState, latestSweepAttempts, sweepSpend } from '../results/run-state.ts';
@@ -100,6 +101,8 @@ export interface LocalSweepOptions {
   telemetry?: Telemetry;
   /** The sweep machine whose Map the runs follow (default: the stack's own, synthesized). */
   sweepDefinition?: Parameters<typeof sweepMapRules>[0];
+  /** What a new run starts with, from its input as planned (a replay takes its recorded counterpart's seed). */
+  startInput?: (input: StartExecutionInput) => Promise<StartExecutionInput>;
 }
 
 /** What each run needs, from the latest attempt in the database, in the order they start (sweep-order.ts). */
@@ -145,6 +148,9 @@ interface SweepContext {
   budget?: SharedBudget;
 }
 
+const startInputOf = (opts: LocalSweepOptions) =>
+  opts.startInput ?? ((input: StartExecutionInput) => Promise.resolve(input));
+
 /** How one run of the sweep is started and awaited here: its experiment run in this process to its end. */
 async function runPlanned(p: PlannedRun, c: SweepContext): Promise<LocalEnd> {
   const { opts, progress } = c;
@@ -154,7 +160,7 @@ async function runPlanned(p: PlannedRun, c: SweepContext): Promise<LocalEnd> {
   const input =
     p.action === 'resume'
       ? await patiently(() => resumeInput(opts.db, p.experimentId))
-      : sweepRunInput(c.s.spec.sweep, p.run, p.attempt);
+      : await startInputOf(opts)(sweepRunInput(c.s.spec.sweep, p.run, p.attempt));
   let status: RunEnd = 'SUCCEEDED';
   try {
     const result = await runLocalExperiment(input as never, experimentOptions(p, key, c));

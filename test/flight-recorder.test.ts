@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAISim } from '../simulators/openai-sim.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { cli } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -196,5 +197,73 @@ describe('ariadne fork: a run continued from the state after step K of another',
     const r = await ariadne(['fork', parent, '--at-step', '5000'], env());
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--at-step must be a step of parent-200: 1 to 200/);
+  });
+});
+
+describe('ariadne sweep FILE --replay-from SWEEP: a whole sweep replayed with no model server', () => {
+  const ollama = new OllamaSim({ models: ['qwen2.5:7b'] });
+  const sweepFile = (name: string, host: string, extra = '') => {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(
+      file,
+      [
+        `sweep: ${name}`,
+        'agents: [{ agent: ollama, model: "qwen2.5:7b" }]',
+        'mazes: { generators: [medium], sizes: [9, 11], seeds: [4] }',
+        `config: { max_moves: 60, ollama: { host: "${host}" }${extra} }`,
+        'repeats: 2',
+        'max_concurrency: 2',
+      ].join('\n'),
+    );
+    return file;
+  };
+  const trajectories = async (sweep: string) =>
+    (
+      await db.pool.query<{ cell: number; repeat: number; hash: string; status: string }>(
+        `SELECT c.maze_size AS cell, e.sweep_repeat AS repeat, e.trajectory_hash AS hash, e.status
+         FROM experiments e JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
+         WHERE e.sweep_id = $1 ORDER BY 1, 2`,
+        [sweep],
+      )
+    ).rows;
+
+  it('answers each run from its counterpart: the same trajectories, every call a replay', async () => {
+    const host = await ollama.listen();
+    const first = await ariadne(['sweep', sweepFile('recorded-sweep', host), '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    await ollama.close();
+    const again = await ariadne([
+      'sweep',
+      sweepFile('replayed-sweep', host, ', stuck_policy: observe'),
+      '--replay-from',
+      'recorded-sweep',
+      '--json',
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    const recorded = await trajectories('recorded-sweep');
+    expect(recorded).toHaveLength(4);
+    expect(await trajectories('replayed-sweep')).toEqual(recorded);
+    const answered = await db.pool.query<{ answered_by: string }>(
+      `SELECT DISTINCT x.answered_by FROM model_exchanges x JOIN experiments e ON e.id = x.experiment_id
+       WHERE e.sweep_id = 'replayed-sweep'`,
+    );
+    expect(answered.rows).toEqual([{ answered_by: 'replay' }]);
+  });
+
+  it('stops each run whose requests differ (another success rule, another system prompt): named', async () => {
+    const r = await ariadne([
+      'sweep',
+      sweepFile('rescored-sweep', 'http://127.0.0.1:9', ', success_rule: reached'),
+      '--replay-from',
+      'recorded-sweep',
+      '--json',
+    ]);
+    expect(r.code).toBe(1);
+    const failed = await db.pool.query<{ failure_reason: string }>(
+      "SELECT failure_reason FROM experiments WHERE sweep_id = 'rescored-sweep'",
+    );
+    expect(failed.rows).toHaveLength(4);
+    for (const f of failed.rows)
+      expect(f.failure_reason).toMatch(/replay diverged at turn 1, call 0: the request's system/);
   });
 });

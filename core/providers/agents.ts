@@ -29,7 +29,8 @@ const withRateLimitWaits =
   (classify: (err: unknown) => Failure) =>
   (err: unknown): Failure => {
     if (err instanceof RateLimitWaitError) return { transient: true, status: 'rate-limit', message: err.message };
-    if (err instanceof ReplayDivergenceError)
+    // a replay that diverged, or has no recorded run to answer from
+    if (err instanceof ReplayDivergenceError || err instanceof InvalidInputError)
       return { transient: false, status: 'replay-diverged', message: err.message };
     return classify(err);
   };
@@ -61,6 +62,8 @@ export interface AgentDeps {
   rateLimits?: RateLimitStore;
   /** Answer every model call from this recorded run instead of the model's server (`ariadne rerun --replay`). */
   replay?: ReplayScript;
+  /** Answer every call of a run from the recorded run this gives for it (`ariadne sweep --replay-from`). */
+  replayFrom?: (experimentId: string) => Promise<ReplayScript>;
   /** Answer the first calls with a parent run's replies up to the fork point, then the model (`ariadne fork`). */
   fork?: ForkPrefix;
 }
@@ -83,8 +86,9 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
   const chat = (server: ChatModel, baseClassify: (err: unknown) => Failure, parameters: unknown) => {
     const who = { provider: server.provider, model: server.model, parameters };
     const stored = identity.provenance == null ? undefined : modelVersionOf(identity.provenance);
-    const unlimited = deps.replay ? replayingModel(deps.replay, who) : recordingModel(server, who, stored);
-    const served = deps.replay ? unlimited : limited(unlimited, config, deps.rateLimits);
+    const script = deps.replay ?? deps.replayFrom?.(identity.experimentId);
+    const unlimited = script ? replayingModel(script, who) : recordingModel(server, who, stored);
+    const served = script ? unlimited : limited(unlimited, config, deps.rateLimits);
     const model = deps.fork ? forkingModel(deps.fork, served, who) : served;
     const classify = withRateLimitWaits(baseClassify);
     const common = { model, policy: config.retry, classify };

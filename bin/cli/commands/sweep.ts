@@ -22,6 +22,9 @@ import { runLocalSweep } from '../../../state-machine/local-sweep.ts';
 import { experimentDefinition } from '../../../state-machine/definition.ts';
 import { interruptible } from '../interrupt.ts';
 import type { LoadedSweep } from '../../../core/sweeps/sweep-spec.ts';
+import { SweepReplay } from '../../../results/recorded-run.ts';
+import { agentsWith } from '../../../core/providers/agents.ts';
+import { sqlRateLimits } from '../../../core/store/rate-limit-sql.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -34,6 +37,7 @@ interface SweepOptions {
   json?: boolean;
   estimate?: boolean;
   verbose?: boolean;
+  replayFrom?: string;
 }
 
 /** Runs ended by an error are not navigation failures: counted apart, out of the success rate. */
@@ -46,6 +50,8 @@ function errorsLine(r: { failed: number; sweep: string }): string {
 async function sweep(file: string, o: SweepOptions): Promise<void> {
   const loaded = readSweepFile(file);
   if (o.estimate) return estimate(loaded, o);
+  if (o.aws && o.replayFrom !== undefined)
+    throw new InvalidInputError('--replay-from', o.replayFrom, '--replay-from runs on this machine: leave out --aws');
   if (o.aws) return awsSweep(loaded, o);
   return localSweep(file, loaded, o);
 }
@@ -107,7 +113,8 @@ type LocalSweepResult = Awaited<ReturnType<typeof runLocalSweep>>;
 /** The sweep run here, with live progress; run again to resume. */
 async function localSweep(file: string, loaded: LoadedSweep, o: SweepOptions): Promise<void> {
   const parameters = localParameters();
-  await preflightSweep(loaded, parameters);
+  // a replay asks no model server: there is none to check
+  if (o.replayFrom === undefined) await preflightSweep(loaded, parameters);
   const concurrency = o.concurrency ?? loaded.spec.max_concurrency;
   const log = (line: string) => {
     if (!o.json) process.stderr.write(`${line}\n`);
@@ -129,8 +136,15 @@ async function localSweep(file: string, loaded: LoadedSweep, o: SweepOptions): P
         atOnce: () => `the runs in flight keep the turns before their last; resume them with: ${again}`,
         say: (text) => progress.note(text),
       });
+      const replay = o.replayFrom === undefined ? undefined : new SweepReplay(db, o.replayFrom);
       const result = await runLocalSweep(loaded, {
         db,
+        ...(replay
+          ? {
+              agents: agentsWith({ rateLimits: sqlRateLimits(db), replayFrom: (id) => replay.scriptFor(id) }),
+              startInput: (input) => replay.startInput(input),
+            }
+          : {}),
         concurrency,
         parameters,
         signal: interruption.signal,
@@ -274,6 +288,11 @@ export function registerSweepCommand(program: Command): void {
         'SweepBucketName)',
     )
     .addOption(endpointOption('with --aws: Step Functions endpoint override (a simulator or a VPC endpoint)'))
+    .option(
+      '--replay-from <sweep>',
+      'answer every model call from the recorded run of sweep <sweep> with the same agent, model, maze and repeat: ' +
+        'no model server, nothing spent; a run whose requests differ from the recorded ones stops, naming the field',
+    )
     .option(
       '--estimate',
       'start nothing: print the range of tokens and cost its runs still to run may spend, from past runs of each ' +

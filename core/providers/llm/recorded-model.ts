@@ -112,9 +112,10 @@ export class ReplayScript {
     return JSON.parse(expected.reply) as ModelReply;
   }
 
-  /** Calls of the recorded run not asked again (a replay that ended early). */
-  get unanswered(): number {
-    return this.calls.length - this.next;
+  /** Goes past the first `n` calls: a run resumed after them already had them answered. */
+  skip(n: number): this {
+    this.next = n;
+    return this;
   }
 }
 
@@ -122,16 +123,20 @@ export class ReplayScript {
  * A model that never calls a server: each request, made with this run's settings (`who`), is answered from
  * `script` when it is the recorded run's request.
  */
-export function replayingModel(script: ReplayScript, who: Who & { provider: ChatModel['provider'] }): ChatModel {
+export function replayingModel(
+  script: ReplayScript | Promise<ReplayScript>,
+  who: Who & { provider: ChatModel['provider'] },
+): ChatModel {
   return {
     provider: who.provider,
     model: who.model,
-    complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
+    async complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
       signal.throwIfAborted();
-      const request = recordRequest({ ...who, version: script.version }, system, messages, tools);
-      return Promise.resolve(withExchange(script.answer(request), request, 'replay'));
+      const recorded = await script;
+      const request = recordRequest({ ...who, version: recorded.version }, system, messages, tools);
+      return withExchange(recorded.answer(request), request, 'replay');
     },
-    provenance: () => Promise.resolve({ ...(script.provenance ?? {}), replayed: true }),
+    provenance: async () => ({ ...((await script).provenance ?? {}), replayed: true }),
   };
 }
 
