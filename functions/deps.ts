@@ -40,7 +40,7 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
   const target = databaseTargetFromEnvironment();
   const db = await openSqlDatabase('dataApi' in target ? target : { ...target, poolSize: 2, migrate: false });
   const { agentsWith } = await import('../core/providers/agents.ts');
-  const { sqlRateLimits } = await import('../core/store/rate-limit-sql.ts');
+  const { sharedAgentDeps } = await import('../core/store/shared-agent-deps.ts');
   const { ssmSource } = await import('../core/config/ssm-source.ts');
   const parameters = new ParameterCache(
     ssmSource(),
@@ -50,7 +50,7 @@ async function depsFromEnvironment(): Promise<HandlerDeps> {
   const { stepFunctionsTaskTokens } = await import('./step-functions-task-tokens.ts');
   return {
     store: new PgStore(db),
-    agents: agentsWith({ rateLimits: sqlRateLimits(db) }),
+    agents: agentsWith(sharedAgentDeps(db)),
     now: () => new Date(),
     parameters,
     taskTokens: stepFunctionsTaskTokens(),

@@ -114,15 +114,24 @@ function paperNotes(s: SweepStatistics, anyCost: boolean): string[] {
   ];
 }
 
-/** What the rows rest on when it is not what they name: prompts cut to a server's window, simulated answers. */
+/**
+ * What the rows rest on when it is not what they name: prompts cut to a server's window, simulated answers, runs
+ * the cache answered.
+ */
 export function provenanceNotes(s: {
-  groups: ReadonlyArray<Pick<GroupStatistics, 'runs' | 'promptTruncatedRuns' | 'simulatedRuns'>>;
+  groups: ReadonlyArray<Pick<GroupStatistics, 'runs' | 'promptTruncatedRuns' | 'simulatedRuns' | 'cached'>>;
 }): string[] {
   const total = (f: (g: (typeof s.groups)[number]) => number) => s.groups.reduce((sum, g) => sum + f(g), 0);
   const cut = total((g) => g.promptTruncatedRuns);
   const simulated = total((g) => g.simulatedRuns);
   const runs = total((g) => g.runs);
+  const cached = total((g) => g.cached);
   const notes: string[] = [];
+  if (cached > 0)
+    notes.push(
+      `${cached} run${cached === 1 ? ' was' : 's were'} answered wholly from the cache (config.cache): a copy of ` +
+        'answers a counted run already gave, in no n and no denominator.',
+    );
   if (cut > 0)
     notes.push(
       `${cut} run${cut === 1 ? '' : 's'} had a prompt cut to the server's context window (the model was not shown ` +

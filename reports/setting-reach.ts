@@ -34,6 +34,9 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   max_output_tokens: MODELS,
   model_seed: MODELS,
   strict_tool_calls: MODELS,
+  // how answers are had, not what an agent is shown: a sweep that varies it keeps its runs apart all the same
+  cache: EVERY,
+  cache_max_age_hours: EVERY,
   observation: MODELS,
   memory: MODELS,
   memory_history_actions: MODELS,

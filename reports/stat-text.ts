@@ -16,9 +16,17 @@ export const settingsText = (settings: unknown): string =>
     .join(' ');
 
 /** Which runs a rate counts: "over 4 independent runs; 1 error and 0 running left out". */
-const countedText = (r: { n_independent: unknown; errors?: unknown; running?: unknown; wallClock?: number }): string =>
+const countedText = (r: {
+  n_independent: unknown;
+  errors?: unknown;
+  running?: unknown;
+  wallClock?: number;
+  cached?: number;
+}): string =>
   `over ${plural(Number(r.n_independent), 'independent run')}; ${plural(Number(r.errors ?? 0), 'error')}` +
-  `${r.wallClock ? `, ${plural(r.wallClock, 'wall-clock stop')}` : ''} and ${Number(r.running ?? 0)} running left out`;
+  `${r.wallClock ? `, ${plural(r.wallClock, 'wall-clock stop')}` : ''}` +
+  `${r.cached ? `, ${plural(r.cached, 'run')} answered from the cache` : ''} and ${Number(r.running ?? 0)} running ` +
+  'left out';
 
 /** "4 of 5 repeats identical": model runs that walked the same path as another repeat of their cell; '' if none. */
 const identicalText = (identical: number, of: number) =>
@@ -120,6 +128,7 @@ export function statsRowText(r: StatsRow): StatsRowText {
       errors: r.errors,
       running: r.running,
       wallClock: r.wallClock,
+      cached: r.cached,
     }),
     identical: identicalText(r.identicalRepeats, r.modelRuns),
     ifErrorsFailed:

@@ -51,6 +51,8 @@ interface StatisticsRun {
   promptTruncatedCalls: number;
   /** A bundled simulator answered some of its calls. */
   simulated: boolean;
+  /** Every model call answered by config.cache (sweep_runs.from_cache): counted nowhere. */
+  fromCache: boolean;
   /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
   values: unknown[];
 }
@@ -92,6 +94,8 @@ export interface GroupStatistics {
   mazes: number;
   /** Runs stopped by max_duration_minutes: in no denominator, like errors (the serving stack decided them). */
   wallClock: number;
+  /** Runs whose every model call config.cache answered: copies of answers already counted, in no denominator. */
+  cached: number;
   /** Every run of the group by how it ended (results/stop-reasons.ts). */
   stopReasons: Record<StopReason, number>;
   /**
@@ -211,6 +215,7 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     allCostUsd: r.all_cost_usd,
     promptTruncatedCalls: r.prompt_truncated_calls ?? 0,
     simulated: r.simulated === true,
+    fromCache: r.from_cache,
     values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
   }));
 }
@@ -270,7 +275,7 @@ function groupBy(runs: StatisticsRun[]): Array<{ values: unknown[]; runs: Statis
   return [...groups.values()].sort((a, b) => compareValues(a.values, b.values));
 }
 
-const counted = (r: StatisticsRun) => r.outcome === 'success' || r.outcome === 'failure';
+const counted = (r: StatisticsRun) => (r.outcome === 'success' || r.outcome === 'failure') && !r.fromCache;
 
 /** A maze-level interval as its fields, with the mazes (none: nulls). */
 const mazeInterval = (i: { low: number; high: number; mazes: number } | null, mazes: number): MazeInterval => ({
@@ -401,6 +406,7 @@ function groupStatistics(
     modelRuns: models.length,
     mazes,
     wallClock: wallClock.length,
+    cached: runs.filter((r) => r.fromCache).length,
     stopReasons: countStopReasons(runs),
     success: { rate: obs.length === 0 ? null : k / obs.length, wilson: wilson(k, obs.length), ...success },
     ifErrorsFailed: ifErrorsFailed(obs, [...errors, ...wallClock]),

@@ -37,6 +37,8 @@ export interface StatisticsRunRow {
   independent: boolean;
   deterministic: boolean;
   identical_repeat: boolean;
+  /** Every model call answered by config.cache: a copy of answers already counted, in no denominator. */
+  from_cache: boolean;
   efficiency: number | null;
   actions: number;
   invalid_actions: number;
@@ -92,7 +94,7 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              r.maze_generator || ' ' || r.maze_size || ' ' || r.maze_seed AS maze,
              r.outcome_class, r.status, r.goal_found, r.stop_reason, e.interrupted_at IS NOT NULL AS interrupted,
              r.failure_reason, r.independent, r.deterministic,
-             r.identical_repeat,
+             r.identical_repeat, r.from_cache,
              r.efficiency::float8 AS efficiency, r.actions::int AS actions,
              r.invalid_actions::int AS invalid_actions, r.loop_cells::int AS loop_cells, d.sweep_cell AS duplicate_cell,
              e.spent_tokens::float8 AS tokens,

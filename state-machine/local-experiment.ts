@@ -8,7 +8,7 @@ import { summaryOf, type ExperimentSummary } from '../results/summary-row.ts';
 import { experimentState } from '../results/run-state.ts';
 import { PgStore } from '../core/store/pg-store.ts';
 import { agentsWith } from '../core/providers/agents.ts';
-import { sqlRateLimits } from '../core/store/rate-limit-sql.ts';
+import { sharedAgentDeps } from '../core/store/shared-agent-deps.ts';
 import type { AgentFactory } from '../core/engine/agent.ts';
 import type { TurnSummary } from '../core/engine/store.ts';
 import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from './local-runner.ts';
@@ -165,7 +165,7 @@ export async function runLocalExperiment(
       deps: {
         store,
         // the database's buckets: rate limits are shared with every other run on it, as on AWS
-        agents: opts.agents ?? agentsWith({ rateLimits: sqlRateLimits(opts.db) }),
+        agents: opts.agents ?? agentsWith(sharedAgentDeps(opts.db)),
         now: opts.now ?? (() => new Date()),
         parameters: opts.parameters,
         taskTokens: opts.taskTokens,

@@ -267,3 +267,70 @@ describe('ariadne sweep FILE --replay-from SWEEP: a whole sweep replayed with no
       expect(f.failure_reason).toMatch(/replay diverged at turn 1, call 0: the request's system/);
   });
 });
+
+describe('config.cache: an identical request answered from the record', () => {
+  const cacheSim = new OpenAISim();
+  let url = '';
+  beforeAll(async () => {
+    url = `${await cacheSim.listen()}/v1`;
+  });
+  afterAll(() => cacheSim.close());
+  const chats = () => cacheSim.requests.filter((r) => r.path === '/v1/chat/completions').length;
+
+  it('costs nothing, keeps what the call cost then, and asks the server for nothing but its models', async () => {
+    const args = ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', url, '--cache', 'all'];
+    const maze = ['--maze', 'medium', '--size', '9', '--seed', '6', '--max-moves', '40', '--set', 'model_seed=none'];
+    const key = { OPENAI_API_KEY: 'sk-test' };
+    expect((await ariadne([...args, ...maze, '--experiment-id', 'cache-first'], key)).code).toBe(0);
+    const asked = chats();
+    expect(asked).toBeGreaterThan(0);
+    const again = await ariadne([...args, ...maze, '--experiment-id', 'cache-second'], key);
+    expect(again.code, again.stderr).toBe(0);
+    expect(chats()).toBe(asked);
+    const runs = await db.pool.query<{ id: string; spent_tokens: number; trajectory_hash: string; answered: string[] }>(
+      `SELECT e.id, e.spent_tokens::int, e.trajectory_hash,
+         (SELECT array_agg(DISTINCT answered_by) FROM model_exchanges x WHERE x.experiment_id = e.id) AS answered
+       FROM experiments e WHERE e.id IN ('cache-first', 'cache-second') ORDER BY e.id`,
+    );
+    const [first, second] = runs.rows;
+    expect(first!.answered).toEqual(['model']);
+    expect(second!.answered).toEqual(['cache']);
+    expect(first!.spent_tokens).toBeGreaterThan(0);
+    expect(second!.spent_tokens).toBe(0);
+    expect(second!.trajectory_hash).toBe(first!.trajectory_hash);
+    const calls = async (id: string) =>
+      (
+        await db.pool.query('SELECT input_tokens, output_tokens FROM llm_calls WHERE experiment_id = $1 ORDER BY 1', [
+          id,
+        ])
+      ).rows;
+    expect(await calls('cache-second')).toEqual(await calls('cache-first'));
+  });
+
+  it('in a sweep: a repeat answered wholly from the cache is never an independent observation', async () => {
+    const file = join(dir, 'cached-sweep.yaml');
+    writeFileSync(
+      file,
+      [
+        'sweep: cached-sweep',
+        'agents: [{ agent: openai, model: gpt-4.1-mini }]',
+        'mazes: { generators: [medium], sizes: [9], seeds: [7] }',
+        `config: { max_moves: 40, cache: sweep, model_seed: none, openai: { base_url: "${url}" } }`,
+        'repeats: 2',
+        'max_concurrency: 1',
+      ].join('\n'),
+    );
+    const r = await ariadne(['sweep', file, '--json'], { OPENAI_API_KEY: 'sk-test' });
+    expect(r.code, r.stderr).toBe(0);
+    // whichever repeat ran first asked the server; the other was answered from its record
+    const rows = await db.pool.query<{ from_cache: boolean; independent: boolean }>(
+      "SELECT from_cache, independent FROM sweep_runs WHERE sweep_id = 'cached-sweep' ORDER BY from_cache",
+    );
+    expect(rows.rows).toEqual([
+      { from_cache: false, independent: true },
+      { from_cache: true, independent: false },
+    ]);
+    const stats = await ariadne(['stats', 'cached-sweep', '--wide']);
+    expect(stats.stdout.replace(/\s+/g, ' ')).toContain('1 run was answered wholly from the cache (config.cache)');
+  });
+});

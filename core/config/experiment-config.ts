@@ -180,6 +180,19 @@ const configFields = z
     model_seed: setting(z.enum(['per_repeat', 'none']).default('per_repeat'), {
       description: "per_repeat: the run's agent seed goes to APIs that take one (Ollama options.seed, OpenAI seed)",
     }),
+    cache: setting(z.enum(['off', 'sweep', 'all']).default('off'), {
+      description:
+        'sweep: a model request identical to one a run of the same sweep sent (the same key: provider, model, the ' +
+        "server's version, parameters, prompt, tools, messages) is answered with that recorded reply; all: any run's; " +
+        'within cache_max_age_hours. Such a call costs nothing; a run answered wholly so is not counted as independent',
+      why: 're-run a sweep without paying again for requests already answered; off for every measured run',
+      flag: '--cache',
+      placeholder: 'scope',
+    }),
+    cache_max_age_hours: setting(z.number().int().min(1).max(8_760).default(168), {
+      description: 'how old a recorded reply may be and still answer a request under cache (hours)',
+      why: 'a served model can change under the same name: an old reply answers for an old server',
+    }),
     strict_tool_calls: setting(z.boolean().default(false), {
       description: 'true: a tool call written as JSON in the reply text is logged as invalid_arguments, not executed',
       why: 'execute tool calls written in reply text (lenient) or count them as invalid',

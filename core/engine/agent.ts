@@ -82,8 +82,8 @@ export interface ExchangeRecord {
   bodies: ReadonlyMap<string, string>;
   reply: string;
   replySha256: string;
-  /** Who answered: the model's server, or the record of an earlier run. */
-  answeredBy: 'model' | 'replay';
+  /** Who answered: the model's server, the record of the run a replay or fork repeats, or the cache (config.cache). */
+  answeredBy: 'model' | 'replay' | 'cache';
 }
 
 export interface AgentReply {

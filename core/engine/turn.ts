@@ -217,6 +217,10 @@ async function ask(t: TurnInProgress, replies: number): Promise<AgentReply | nul
   }
 }
 
+/** Every model request behind the reply was answered from a record, none by a model's server. */
+const fromRecord = (reply: AgentReply) =>
+  reply.exchanges !== undefined && reply.exchanges.length > 0 && reply.exchanges.every((x) => x.answeredBy !== 'model');
+
 /** A reply's model call, its workflow's moves and its usage, kept with the turn and charged to a shared budget. */
 function recordReply(t: TurnInProgress, reply: AgentReply): void {
   if (t.agent.callsModel) t.llmCalls.push(callRecord(reply, t.llmCalls.length, t.actions.length));
@@ -225,7 +229,11 @@ function recordReply(t: TurnInProgress, reply: AgentReply): void {
     for (const m of reply.workflow.moves)
       t.transitions.push({ machine: 'workflow', ...m, step: t.state.actionsTaken, turn: t.turnNumber, at });
   }
-  if (reply.usage) {
+  if (reply.usage && fromRecord(reply)) {
+    // answered from a record (a replay, a fork's prefix, the cache): nothing spent; its call keeps what it cost then
+    t.totals.inputTokens ??= 0;
+    t.totals.outputTokens ??= 0;
+  } else if (reply.usage) {
     const { totals } = t;
     totals.inputTokens = (totals.inputTokens ?? 0) + reply.usage.inputTokens;
     totals.outputTokens = (totals.outputTokens ?? 0) + reply.usage.outputTokens;

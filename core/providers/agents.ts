@@ -18,7 +18,7 @@ import { bedrockInference, ollamaOptions, openaiRequest, outputCap } from './llm
 import { withProvenance } from './llm/provenance.ts';
 import { forkingModel, modelVersionOf, recordingModel, replayingModel } from './llm/recorded-model.ts';
 import { ReplayDivergenceError } from './llm/recorded-model.ts';
-import type { ForkPrefix, ReplayScript } from './llm/recorded-model.ts';
+import type { CacheUse, ExchangeCache, ForkPrefix, ReplayScript } from './llm/recorded-model.ts';
 import { envString } from '../config/environment.ts';
 
 /**
@@ -57,6 +57,19 @@ function limited(model: ChatModel, config: ExperimentConfig, store: RateLimitSto
   });
 }
 
+/** config.cache's lookup for a run, or undefined when it is off. */
+function cacheUse(config: ExperimentConfig, experimentId: string, store?: ExchangeCache): CacheUse | undefined {
+  if (config.cache === 'off') return undefined;
+  if (!store)
+    throw new InvalidInputError(
+      'cache',
+      config.cache,
+      `cache "${config.cache}" answers from the runs in a database, and this run has none to ask; run it with the ` +
+        'store (agentsWith({ cache })) or leave cache off',
+    );
+  return { store, query: { scope: config.cache, maxAgeHours: config.cache_max_age_hours, experimentId } };
+}
+
 export interface AgentDeps {
   /** The database's shared buckets for config.rate_limits; without it, a run with a limit is refused. */
   rateLimits?: RateLimitStore;
@@ -66,6 +79,8 @@ export interface AgentDeps {
   replayFrom?: (experimentId: string) => Promise<ReplayScript>;
   /** Answer the first calls with a parent run's replies up to the fork point, then the model (`ariadne fork`). */
   fork?: ForkPrefix;
+  /** Where config.cache finds recorded replies; without it a run with the cache on is refused. */
+  cache?: ExchangeCache;
 }
 
 export const agentsWith =
@@ -87,7 +102,9 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
     const who = { provider: server.provider, model: server.model, parameters };
     const stored = identity.provenance == null ? undefined : modelVersionOf(identity.provenance);
     const script = deps.replay ?? deps.replayFrom?.(identity.experimentId);
-    const unlimited = script ? replayingModel(script, who) : recordingModel(server, who, stored);
+    const unlimited = script
+      ? replayingModel(script, who)
+      : recordingModel(server, who, stored, cacheUse(config, identity.experimentId, deps.cache));
     const served = script ? unlimited : limited(unlimited, config, deps.rateLimits);
     const model = deps.fork ? forkingModel(deps.fork, served, who) : served;
     const classify = withRateLimitWaits(baseClassify);

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { randomUUID } from 'node:crypto';
 import { agentsWith } from '../../../core/providers/agents.ts';
-import { sqlRateLimits } from '../../../core/store/rate-limit-sql.ts';
+import { sharedAgentDeps } from '../../../core/store/shared-agent-deps.ts';
 import { PgStore } from '../../../core/store/pg-store.ts';
 import { ExperimentFailedError, runLocalExperiment } from '../../../state-machine/local-experiment.ts';
 import { forkPrefix, replayScript, rerunRequest, trajectoryHashes } from '../../../results/recorded-run.ts';
@@ -43,7 +43,7 @@ async function runAgain(
     const { summary } = await runLocalExperiment(request, {
       db,
       parameters: localParameters(),
-      agents: agentsWith({ rateLimits: sqlRateLimits(db), ...deps }),
+      agents: agentsWith({ ...sharedAgentDeps(db), ...deps }),
       onTurn: (t) => {
         if (!o.quiet && !o.json) progress.update(t);
       },

@@ -24,7 +24,7 @@ import { interruptible } from '../interrupt.ts';
 import type { LoadedSweep } from '../../../core/sweeps/sweep-spec.ts';
 import { SweepReplay } from '../../../results/recorded-run.ts';
 import { agentsWith } from '../../../core/providers/agents.ts';
-import { sqlRateLimits } from '../../../core/store/rate-limit-sql.ts';
+import { sharedAgentDeps } from '../../../core/store/shared-agent-deps.ts';
 
 interface SweepOptions {
   concurrency?: number;
@@ -141,7 +141,7 @@ async function localSweep(file: string, loaded: LoadedSweep, o: SweepOptions): P
         db,
         ...(replay
           ? {
-              agents: agentsWith({ rateLimits: sqlRateLimits(db), replayFrom: (id) => replay.scriptFor(id) }),
+              agents: agentsWith({ ...sharedAgentDeps(db), replayFrom: (id) => replay.scriptFor(id) }),
               startInput: (input) => replay.startInput(input),
             }
           : {}),

@@ -35,12 +35,31 @@ const PROVENANCE_TIMEOUT_MS = 10_000;
 
 type Who = Omit<ModelIdentity, 'version'>;
 
+/** Where config.cache looks up recorded replies (core/store/exchange-cache-sql.ts). */
+export interface ExchangeCache {
+  /** The newest reply a model's server gave to `requestKey` within the scope and age; null when there is none. */
+  reply(requestKey: string, q: CacheQuery): Promise<string | null>;
+}
+
+export interface CacheQuery {
+  /** sweep: a run of the same sweep as `experimentId` (none when it is in no sweep); all: any run. */
+  scope: 'sweep' | 'all';
+  maxAgeHours: number;
+  experimentId: string;
+}
+
+/** The cache a recording model asks before its server, when config.cache is on. */
+export interface CacheUse {
+  store: ExchangeCache;
+  query: CacheQuery;
+}
+
 /**
  * `inner` with every call recorded. The version in each request's key is `version` when the run already has one
  * (its stored provenance), else what the model's provenance reports, asked once and shared with the run's own
- * provenance record (so a first turn asks the server once).
+ * provenance record (so a first turn asks the server once). With `cache`, a request answered before is answered so.
  */
-export function recordingModel(inner: ChatModel, who: Who, version?: string | null): ChatModel {
+export function recordingModel(inner: ChatModel, who: Who, version?: string | null, cache?: CacheUse): ChatModel {
   let provenance: Promise<Record<string, unknown>> | undefined;
   const ask = inner.provenance?.bind(inner);
   const provenanceOf = ask ? (signal: AbortSignal) => (provenance ??= ask(signal)) : undefined;
@@ -54,6 +73,8 @@ export function recordingModel(inner: ChatModel, who: Who, version?: string | nu
     model: inner.model,
     async complete(system, messages, tools, signal): Promise<ModelReply> {
       const request = recordRequest({ ...who, version: await versionNow() }, system, messages, tools);
+      const cached = cache ? await cache.store.reply(request.key, cache.query) : null;
+      if (cached !== null) return withExchange(JSON.parse(cached) as ModelReply, request, 'cache');
       const reply = await inner.complete(system, messages, tools, signal);
       return withExchange(reply, request, 'model');
     },

@@ -1,0 +1,11 @@
+// What a run's agents share through its database, locally and on AWS alike: the rate limits' token buckets and the
+// flight recorder's replies that config.cache answers from.
+import type { AgentDeps } from '../providers/agents.ts';
+import { sqlExchangeCache } from './exchange-cache-sql.ts';
+import { sqlRateLimits } from './rate-limit-sql.ts';
+import type { Sql } from './sql.ts';
+
+export const sharedAgentDeps = (db: Sql): Pick<AgentDeps, 'rateLimits' | 'cache'> => ({
+  rateLimits: sqlRateLimits(db),
+  cache: sqlExchangeCache(db),
+});
