@@ -293,11 +293,11 @@ describe('config.cache: an identical request answered from the record', () => {
        FROM experiments e WHERE e.id IN ('cache-first', 'cache-second') ORDER BY e.id`,
     );
     const [first, second] = runs.rows;
-    expect(first!.answered).toEqual(['model']);
-    expect(second!.answered).toEqual(['cache']);
-    expect(first!.spent_tokens).toBeGreaterThan(0);
-    expect(second!.spent_tokens).toBe(0);
-    expect(second!.trajectory_hash).toBe(first!.trajectory_hash);
+    expect(first.answered).toEqual(['model']);
+    expect(second.answered).toEqual(['cache']);
+    expect(first.spent_tokens).toBeGreaterThan(0);
+    expect(second.spent_tokens).toBe(0);
+    expect(second.trajectory_hash).toBe(first.trajectory_hash);
     const calls = async (id: string) =>
       (
         await db.pool.query('SELECT input_tokens, output_tokens FROM llm_calls WHERE experiment_id = $1 ORDER BY 1', [

@@ -183,8 +183,8 @@ const configFields = z
     cache: setting(z.enum(['off', 'sweep', 'all']).default('off'), {
       description:
         'sweep: a model request identical to one a run of the same sweep sent (the same key: provider, model, the ' +
-        "server's version, parameters, prompt, tools, messages) is answered with that recorded reply; all: any run's; " +
-        'within cache_max_age_hours. Such a call costs nothing; a run answered wholly so is not counted as independent',
+        "server's version, parameters, prompt, tools, messages) is answered with that recorded reply; all: any " +
+        "run's; within cache_max_age_hours. Such a call costs nothing; a run answered wholly so is not independent",
       why: 're-run a sweep without paying again for requests already answered; off for every measured run',
       flag: '--cache',
       placeholder: 'scope',
