@@ -4,6 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { OpenAISim } from '../simulators/openai-sim.ts';
+import { overDataApi } from '../simulators/rds-data-sim.ts';
+import { loadTurns } from '../results/experiment-turns.ts';
+import { runLineage } from '../results/run-lineage.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import type { RunningViewer } from '../viewer/server.ts';
 import { openPage, screenshotPath } from './support/browser.ts';
@@ -103,7 +106,9 @@ describe("an experiment's lineage", () => {
     const { page, errors } = await experimentPage(runs.fork, k);
     expect(await lineageOf(page)).toEqual([
       {
-        text: `FORK forked from ${runs.original} after step ${k} (its steps up to ${k} are the parent's)`,
+        text:
+          `FORK forked from ${runs.original} after step ${k} ` +
+          `(its steps up to ${k} are the parent's) · compare the two`,
         links: [{ text: runs.original, href: `/experiments/${runs.original}?step=${k}` }],
       },
     ]);
@@ -121,6 +126,13 @@ describe("an experiment's lineage", () => {
       await page.$eval('#turn-detail tr.fork-point', (r) => r.previousElementSibling?.getAttribute('data-step')),
     ).toBe(String(k));
     await page.screenshot({ path: screenshotPath('viewer-lineage-fork.png'), fullPage: true });
+    // the fork beside its parent: one maze, two paths
+    await page.click('#headline .lineage a.compare');
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
+    expect(await page.evaluate(() => (window as any).__viewer.paths)).toBe(2);
+    expect(new URL(page.url()).searchParams.get('ids')).toBe(`${runs.original},${runs.fork}`);
+    await page.goBack();
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
     // the fork's own turns, after the fork point: its model answered them
     await page.evaluate((s) => (window as any).__viewer.go(s), k + 1);
     await page.waitForSelector(`#turn-detail tr.current[data-step="${k + 1}"]`);
@@ -135,7 +147,7 @@ describe("an experiment's lineage", () => {
     const { page, errors } = await experimentPage(runs.replay);
     expect(await lineageOf(page)).toEqual([
       {
-        text: `REPLAY of ${runs.original} (its model calls answered from the recorded replies)`,
+        text: `REPLAY of ${runs.original} (its model calls answered from the recorded replies) · compare the two`,
         links: [{ text: runs.original, href: `/experiments/${runs.original}` }],
       },
     ]);
@@ -212,6 +224,29 @@ describe('the experiments list', () => {
     await page.screenshot({ path: screenshotPath('viewer-lineage-list.png') });
     expect(errors).toEqual([]);
     await page.close();
+  });
+});
+
+describe('over the RDS Data API (ariadne view --aws)', () => {
+  it('reads the same lineage and the same answered_by of each call as over pg', async () => {
+    const api = await overDataApi(db, { url: db.url });
+    try {
+      for (const id of [runs.original, runs.replay, runs.fork, runs.plain]) {
+        expect(await runLineage(api, id)).toEqual(await runLineage(db, id));
+        const marks = async (over: typeof db | typeof api) =>
+          (await loadTurns(over, id, 1, 20)).flatMap((t) => t.calls.map((c) => c.answered_by));
+        expect(await marks(api)).toEqual(await marks(db));
+      }
+      expect(await runLineage(api, runs.fork)).toEqual({
+        replay_of: null,
+        forked_from: runs.original,
+        fork_step: runs.forkStep,
+        replays: [],
+        forks: [],
+      });
+    } finally {
+      await api.sim.close();
+    }
   });
 });
 

@@ -116,6 +116,14 @@ const runLink = (rid, step) => idLink(`/experiments/${encodeURIComponent(rid)}${
 /** Each item, comma-separated. */
 const listed = (items) => items.flatMap((item, k) => (k === 0 ? [item] : [', ', item]).flat());
 
+/** The compare page of this run and `other` (on one maze: a replay or fork and the run it comes from). */
+const compareWith = (other) =>
+  el(
+    'a',
+    { class: 'compare', href: `/compare?ids=${encodeURIComponent(other)},${encodeURIComponent(id)}` },
+    'compare the two',
+  );
+
 /**
  * Where the run comes from (the run it replays, the run it was forked from) and what came of it (its replays and
  * forks), each run linked whole: a fork's and its parent's at the fork point. Null for a run with none.
@@ -128,14 +136,16 @@ function lineageView(lineage) {
       el('b', {}, 'REPLAY'),
       ' of ',
       runLink(lineage.replay_of),
-      ' (its model calls answered from the recorded replies)',
+      ' (its model calls answered from the recorded replies) \u00b7 ',
+      compareWith(lineage.replay_of),
     ]);
   if (lineage.forked_from)
     lines.push([
       el('b', {}, 'FORK'),
       ' forked from ',
       runLink(lineage.forked_from, lineage.fork_step),
-      ` after step ${lineage.fork_step} (its steps up to ${lineage.fork_step} are the parent's)`,
+      ` after step ${lineage.fork_step} (its steps up to ${lineage.fork_step} are the parent's) \u00b7 `,
+      compareWith(lineage.forked_from),
     ]);
   if (lineage.replays.length > 0) lines.push(['replayed as ', listed(lineage.replays.map((r) => runLink(r)))]);
   if (lineage.forks.length > 0)
