@@ -225,6 +225,24 @@ describe('the experiments list', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('fits a 1024 px screen with the marks, as the list and the pages do without them', async () => {
+    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    for (const path of ['', `experiments/${runs.fork}`, `experiments/${runs.original}`]) {
+      await page.goto(`${viewer.url}${path}`);
+      await page.waitForFunction(() => (window as any).__viewer?.ready);
+      const { scroll, client } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+      }));
+      expect(scroll, `${path || 'the list'} scrolls sideways`).toBeLessThanOrEqual(client);
+    }
+    await page.screenshot({ path: screenshotPath('viewer-lineage-1024.png') });
+    await page.goto(viewer.url);
+    await page.waitForFunction(() => (window as any).__viewer?.ready);
+    await page.screenshot({ path: screenshotPath('viewer-lineage-list-1024.png') });
+    await page.close();
+  });
 });
 
 describe('over the RDS Data API (ariadne view --aws)', () => {
