@@ -76,6 +76,10 @@ interface ExperimentTableRow {
   interrupted: string | null;
   /** A bundled simulator answered some of its model calls (migration 029). */
   simulated: boolean;
+  /** The run it replays, the run it was forked from and after which step (migration 031), else null. */
+  replay_of: string | null;
+  forked_from: string | null;
+  fork_step: number | null;
   /** Filtered by sweep, the settings it varies; else those that differ from the defaults (run-settings.ts). */
   settings: RunSettings;
   /** The same as key=value text. */
@@ -153,7 +157,7 @@ function listSql(q: ExperimentTableQuery): string {
               CASE WHEN s.experiment_id IS NULL THEN 0 ELSE s.cost_usd END AS cost_usd,
               to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
               to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
-              ${INTERRUPTED_SQL} AS interrupted, e.simulated,
+              ${INTERRUPTED_SQL} AS interrupted, e.simulated, e.replay_of, e.forked_from, e.fork_step,
               count(*) OVER ()::int AS total
        FROM experiments e
        JOIN mazes m ON m.id = e.maze_id

@@ -1,6 +1,7 @@
 // Each turn of one experiment as the viewer's turn panel shows it: the turn's numbers, every model call (its reply,
 // tool calls, tokens, latency, retries), every tool call and what it did, the agent-state changes and the stuck
-// signals. Read for a window of turns at a time, so a 10,000-action run's first draw waits for none of it.
+// signals. Read for a window of turns at a time, so a 10,000-action run's first draw waits for none of it. Each call
+// says who answered it (the flight recorder's exchanges): the model, a replay of the record, or null if unrecorded.
 import type { Sql } from '../core/store/sql.ts';
 
 type Rows = Array<Record<string, unknown>>;
@@ -30,8 +31,16 @@ export async function loadTurns(db: Sql, experimentId: string, from: number, cou
       `SELECT turn_number, call_index, input_tokens, output_tokens, cache_read_input_tokens, cache_write_input_tokens,
               latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, prompt_estimate,
               context_window, context_trimmed, truncated, reasoning_text, reasoning_tokens, estimated_input_tokens,
-              estimate_off, reported_reasoning_tokens, image_sha256, prompt_truncated, simulator
-       FROM llm_calls WHERE ${where} ORDER BY turn_number, call_index`,
+              estimate_off, reported_reasoning_tokens, image_sha256, prompt_truncated, simulator,
+              CASE WHEN x.requests = 0 THEN NULL WHEN x.replayed = 0 THEN 'model'
+                   WHEN x.replayed = x.requests THEN 'replay' ELSE 'mixed' END AS answered_by
+       FROM llm_calls l
+       LEFT JOIN LATERAL (
+         SELECT count(*)::int AS requests, (count(*) FILTER (WHERE r.answered_by = 'replay'))::int AS replayed
+         FROM model_exchanges r
+         WHERE r.experiment_id = l.experiment_id AND r.turn_number = l.turn_number AND r.call_index = l.call_index
+       ) x ON true
+       WHERE ${where} ORDER BY turn_number, call_index`,
       range,
     ),
     db.query(

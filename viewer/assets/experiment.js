@@ -29,6 +29,7 @@ let playing = false;
 const turnCache = new Map(); // turn number -> detail
 const pictureCache = new Map(); // turn number -> its calls' pictures (a run under the image format), as a promise
 const signalColour = '#dc2626';
+const forkColour = '#1b7c83';
 const NEVER = 0xffffffff;
 
 /** Per cell, the first step whose cone holds it (NEVER: none yet), as reports/replay-data.ts counts it. */
@@ -101,11 +102,74 @@ function headline(d) {
         `INTERRUPTED: ${d.raw.interrupted}; resume with: ariadne resume ${e.experiment_id}`,
       ),
     );
+  $('headline').append(...[lineageView(d.raw.lineage)].filter(Boolean));
+  forkNote(d.raw.lineage);
   if (d.raw.prompt) {
     $('prompt').hidden = false;
     $('prompt').querySelector('summary').textContent = `system prompt (${d.raw.prompt.version ?? 'custom'})`;
     $('prompt-text').textContent = d.raw.prompt.text;
   }
+}
+
+const runLink = (rid, step) => idLink(`/experiments/${encodeURIComponent(rid)}${step ? `?step=${step}` : ''}`, rid);
+
+/** Each item, comma-separated. */
+const listed = (items) => items.flatMap((item, k) => (k === 0 ? [item] : [', ', item]).flat());
+
+/** The compare page of this run and `other` (on one maze: a replay or fork and the run it comes from). */
+const compareWith = (other) =>
+  el(
+    'a',
+    { class: 'compare', href: `/compare?ids=${encodeURIComponent(other)},${encodeURIComponent(id)}` },
+    'compare the two',
+  );
+
+/**
+ * Where the run comes from (the run it replays, the run it was forked from) and what came of it (its replays and
+ * forks), each run linked whole: a fork's and its parent's at the fork point. Null for a run with none.
+ */
+function lineageView(lineage) {
+  if (!lineage) return null;
+  const lines = [];
+  if (lineage.replay_of)
+    lines.push([
+      el('b', {}, 'REPLAY'),
+      ' of ',
+      runLink(lineage.replay_of),
+      ' (its model calls answered from the recorded replies) \u00b7 ',
+      compareWith(lineage.replay_of),
+    ]);
+  if (lineage.forked_from)
+    lines.push([
+      el('b', {}, 'FORK'),
+      ' forked from ',
+      runLink(lineage.forked_from, lineage.fork_step),
+      ` after step ${lineage.fork_step} (its steps up to ${lineage.fork_step} are the parent's) \u00b7 `,
+      compareWith(lineage.forked_from),
+    ]);
+  if (lineage.replays.length > 0) lines.push(['replayed as ', listed(lineage.replays.map((r) => runLink(r)))]);
+  if (lineage.forks.length > 0)
+    lines.push([
+      'forked as ',
+      listed(lineage.forks.map((f) => [runLink(f.experiment_id, f.fork_step), ` after step ${f.fork_step}`])),
+    ]);
+  return el('div', { class: 'lineage' }, ...lines.map((l) => el('div', {}, ...l.flat())));
+}
+
+/** Under the timeline, what its fork-point mark means; only on a fork's page. */
+function forkNote(lineage) {
+  let note = $('fork-note');
+  if (!lineage?.fork_step) return note?.remove();
+  if (!note) {
+    note = el('p', { id: 'fork-note', class: 'fork-note' });
+    document.querySelector('.timeline').after(note);
+  }
+  note.replaceChildren(
+    el('span', { class: 'k fork' }),
+    `fork point: steps up to ${lineage.fork_step} are the parent's (`,
+    ...runLink(lineage.forked_from, lineage.fork_step),
+    '), the rest its own',
+  );
 }
 
 const joined = (a, b) => {
@@ -169,6 +233,14 @@ function drawTimeline() {
   const at = (s) => (total === 0 ? 0 : (s / total) * (w - 1));
   ctx.fillStyle = '#d0d7de';
   for (const t of D.raw.turns) ctx.fillRect(Math.round(at(t.firstStep - 1)), 12, 1, 10);
+  const forkStep = D.raw.lineage?.fork_step;
+  if (forkStep) {
+    // the parent's steps shaded, the fork point a bar
+    ctx.fillStyle = 'rgba(27, 124, 131, 0.15)';
+    ctx.fillRect(0, 0, Math.round(at(forkStep)), h);
+    ctx.fillStyle = forkColour;
+    ctx.fillRect(Math.round(at(forkStep)) - 1, 0, 3, h);
+  }
   ctx.fillStyle = signalColour;
   for (const g of D.raw.signals) ctx.fillRect(Math.round(at(g.step)) - 1, 0, 3, 12);
   ctx.fillStyle = '#2563eb';
@@ -314,6 +386,21 @@ const reasoningTokens = (c) =>
     ? `${fmt.int(c.reported_reasoning_tokens)} tokens, as reported`
     : `~${fmt.int(c.reasoning_tokens)} tokens, estimated`;
 
+/**
+ * Who answered a model call, when its exchanges were recorded: "replayed" when the recorded reply of the run it
+ * replays (or of the parent, up to a fork point) answered it, not the model; nothing for the model or no record.
+ */
+function answeredBy(c) {
+  if (c.answered_by !== 'replay' && c.answered_by !== 'mixed') return null;
+  const source = D.raw.lineage?.replay_of ?? D.raw.lineage?.forked_from;
+  const title = `answered from the recorded reply${source ? ` of ${source}` : ''}, not by the model`;
+  return el(
+    'b',
+    { class: 'replayed', title },
+    c.answered_by === 'replay' ? ' replayed' : ' partly replayed (some requests answered by the model)',
+  );
+}
+
 function highlight() {
   for (const r of document.querySelectorAll('#turn-detail tr.current')) r.classList.remove('current');
   document.querySelector(`#turn-detail tr[data-step="${step}"]`)?.classList.add('current');
@@ -340,7 +427,7 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
   const callViews = calls.map((c) =>
     el(
       'div',
-      { class: 'call' },
+      { class: c.answered_by === 'replay' ? 'call replayed' : 'call' },
       el(
         'div',
         { class: 'call-head' },
@@ -353,6 +440,7 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
         c.truncated ? el('b', { class: 'problem' }, ' cut by the output cap') : null,
         c.prompt_truncated ? el('b', { class: 'problem' }, " prompt cut to the server's context window") : null,
         c.simulator ? el('b', { class: 'simulated' }, ` answered by the ${c.simulator} simulator`) : null,
+        answeredBy(c),
       ),
       picturesView(pictures?.calls.find((p) => p.call === c.call_index)),
       // the model's reasoning (Ollama thinking, Bedrock reasoningContent, an OpenAI-compatible server's
@@ -384,7 +472,8 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
         : null,
     ),
   );
-  const actionRows = actions.map((a) =>
+  const forkStep = D.raw.lineage?.fork_step;
+  const actionRows = actions.flatMap((a) => [
     el(
       'tr',
       { 'data-step': a.step_number ?? '', class: a.executed ? null : 'refused' },
@@ -396,7 +485,14 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
       el('td', { class: 'n' }, a.new_tiles_seen),
       el('td', { class: 'msg' }, a.reasoning ? `${a.message}\nreasoning: ${a.reasoning}` : a.message),
     ),
-  );
+    forkStep && a.step_number === forkStep
+      ? el(
+          'tr',
+          { class: 'fork-point' },
+          el('td', { colspan: 7 }, `fork point: steps up to ${forkStep} are the parent's, the rest this run's own`),
+        )
+      : null,
+  ]);
   const changes = [
     ...transitions.map(
       (t) =>

@@ -84,6 +84,10 @@ function compareLink() {
   link.textContent = `compare ${ids.length} runs`;
 }
 
+/** A link to another run, its id shortened with the table's (shortIds), whole in its title. */
+const runLink = (rid) =>
+  el('a', { class: 'id', href: `/experiments/${encodeURIComponent(rid)}`, title: rid, 'data-id': rid }, rid);
+
 function row(r) {
   const maze = `${r.maze_generator} ${r.maze_size}x${r.maze_size}${r.maze_seed === null ? '' : ` seed ${r.maze_seed}`}`;
   const status = el('td', { class: `status ${r.status}${r.stale ? ' stale' : ''}` }, r.status);
@@ -98,6 +102,17 @@ function row(r) {
   // a bundled simulator answered it, not the model named
   if (r.simulated)
     status.append(el('span', { class: 'flag simulated', title: 'answered by a bundled simulator' }, ' SIM'));
+  // a replay or a fork (ariadne rerun --replay, ariadne fork): of which run, linked, and a fork's step
+  if (r.replay_of)
+    status.append(
+      el('span', { class: 'flag lineage', title: `a replay of ${r.replay_of}` }, ' REPLAY'),
+      el('div', { class: 'why lineage' }, 'of ', runLink(r.replay_of)),
+    );
+  if (r.forked_from)
+    status.append(
+      el('span', { class: 'flag lineage', title: `forked from ${r.forked_from} after step ${r.fork_step}` }, ' FORK'),
+      el('div', { class: 'why lineage' }, 'of ', runLink(r.forked_from), ` @${r.fork_step}`),
+    );
   if (r.failure_reason) status.title = r.failure_reason;
   const box = el('input', {
     type: 'checkbox',

@@ -7,6 +7,7 @@ import { staleReason } from '../../results/live-status.ts';
 import { experimentRecord } from '../../results/experiment-record.ts';
 import { experimentTable } from '../../results/experiment-table.ts';
 import { loadTurns } from '../../results/experiment-turns.ts';
+import { runLineage, type RunLineage } from '../../results/run-lineage.ts';
 import { pageHtml } from '../page-shell.ts';
 import { escapeHtml } from '../../reports/html.ts';
 import { ReplayCache } from '../replay-cache.ts';
@@ -93,7 +94,57 @@ const EXPERIMENT_BODY = `<h1 id="title">Experiment</h1>
 </aside>
 </div>`;
 
+/** A run's replay JSON (an object) with its lineage first; null when it has none. */
+function withLineage(body: string, lineage: RunLineage | null): string {
+  return `{"lineage":${JSON.stringify(lineage)},${body.slice(1)}`;
+}
+
+/** The replay JSON of a run as its page and the API send it: a finished run's kept by the run's last change. */
+function replayReader(ctx: ViewerContext) {
+  const cache = new ReplayCache();
+  /**
+   * The replay JSON of `id`: the turns after `after`, or the head of `head` steps, or the whole run; the last two
+   * with the run's lineage, read each time: a replay or fork made since changes it, not the run's own row.
+   */
+  const replayBody = async (id: string, after: number | undefined, head: number | undefined): Promise<string> => {
+    if (after !== undefined) return runBody(id, after, head);
+    const [body, lineage] = await Promise.all([runBody(id, after, head), runLineage(ctx.db, id)]);
+    return withLineage(body, lineage);
+  };
+  const runBody = async (id: string, after: number | undefined, head: number | undefined): Promise<string> => {
+    const row = await experimentRecord(ctx.db, id);
+    if (!row) throw new ExperimentNotFoundError(id);
+    const version = new Date(row.updated_at).toISOString();
+    const running = row.status === 'running';
+    const stale = running && !row.interrupted ? staleReason(new Date(row.updated_at), ctx.now()) : null;
+    // a finished run's answers never change: each kept by what was asked
+    const key = after !== undefined ? `${id}?after=${after}` : head !== undefined ? `${id}?head=${head}` : id;
+    let body = running ? undefined : cache.get(key, version);
+    if (body === undefined && after !== undefined) {
+      const update = await loadReplayAfter(ctx.db, id, after, { pageRows: ctx.pageRows });
+      body = JSON.stringify({ ...update, stale, interrupted: row.interrupted });
+    } else if (body === undefined) {
+      const replay = await loadReplay(ctx.db, id, { pageRows: ctx.pageRows, headSteps: head });
+      body = JSON.stringify({
+        ...replay,
+        seenAt: undefined, // the page derives it from the cones it holds (experiment.js seenFrom): a quarter of a head
+        sweep_id: row.sweep_id,
+        label: row.label,
+        prompt: row.prompt_text === null ? null : { version: row.prompt_version, text: row.prompt_text },
+        stale,
+        interrupted: row.interrupted,
+        simulated: row.simulated,
+        prompt_truncated_calls: row.prompt_truncated_calls,
+      });
+    }
+    if (!running) cache.set(key, version, body);
+    return body;
+  };
+  return replayBody;
+}
+
 export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContext): void {
+  const replayBody = replayReader(ctx);
   app.get('/', async (request, reply) => {
     parseRequest(listQuery, request.query);
     return reply
@@ -128,37 +179,6 @@ export function registerExperimentRoutes(app: FastifyInstance, ctx: ViewerContex
     );
     return reply.type('text/html; charset=utf-8').send(page);
   });
-  const cache = new ReplayCache();
-  /** The replay JSON of `id`: the turns after `after`, or the head of `head` steps, or the whole run. */
-  const replayBody = async (id: string, after: number | undefined, head: number | undefined): Promise<string> => {
-    const row = await experimentRecord(ctx.db, id);
-    if (!row) throw new ExperimentNotFoundError(id);
-    const version = new Date(row.updated_at).toISOString();
-    const running = row.status === 'running';
-    const stale = running && !row.interrupted ? staleReason(new Date(row.updated_at), ctx.now()) : null;
-    // a finished run's answers never change: each kept by what was asked
-    const key = after !== undefined ? `${id}?after=${after}` : head !== undefined ? `${id}?head=${head}` : id;
-    let body = running ? undefined : cache.get(key, version);
-    if (body === undefined && after !== undefined) {
-      const update = await loadReplayAfter(ctx.db, id, after, { pageRows: ctx.pageRows });
-      body = JSON.stringify({ ...update, stale, interrupted: row.interrupted });
-    } else if (body === undefined) {
-      const replay = await loadReplay(ctx.db, id, { pageRows: ctx.pageRows, headSteps: head });
-      body = JSON.stringify({
-        ...replay,
-        seenAt: undefined, // the page derives it from the cones it holds (experiment.js seenFrom): a quarter of a head
-        sweep_id: row.sweep_id,
-        label: row.label,
-        prompt: row.prompt_text === null ? null : { version: row.prompt_version, text: row.prompt_text },
-        stale,
-        interrupted: row.interrupted,
-        simulated: row.simulated,
-        prompt_truncated_calls: row.prompt_truncated_calls,
-      });
-    }
-    if (!running) cache.set(key, version, body);
-    return body;
-  };
   app.get('/api/experiments/:id', async (request, reply) => {
     const { id } = parseRequest(idParams, request.params);
     const { after, head } = parseRequest(replayQuery, request.query);
