@@ -35,6 +35,8 @@ ALTER TABLE experiments
   ADD COLUMN replay_of text REFERENCES experiments (id) ON DELETE SET NULL,
   ADD COLUMN forked_from text REFERENCES experiments (id) ON DELETE SET NULL,
   ADD COLUMN fork_step integer CHECK (fork_step > 0);
+CREATE INDEX experiments_replays ON experiments (replay_of) WHERE replay_of IS NOT NULL;
+CREATE INDEX experiments_forks ON experiments (forked_from) WHERE forked_from IS NOT NULL;
 
 -- A run whose every model call the cache answered (config.cache) repeats answers already counted: sweep_runs marks it
 -- from_cache and never counts it (in no denominator, never independent), as an error is not. Otherwise the view is

@@ -1,7 +1,8 @@
 // Each turn of one experiment as the viewer's turn panel shows it: the turn's numbers, every model call (its reply,
 // tool calls, tokens, latency, retries), every tool call and what it did, the agent-state changes and the stuck
 // signals. Read for a window of turns at a time, so a 10,000-action run's first draw waits for none of it. Each call
-// says who answered it (the flight recorder's exchanges): the model, a replay of the record, or null if unrecorded.
+// says who answered it (the flight recorder's exchanges): the model, a replay of the record, the cache, several of
+// them (mixed: a workflow's steps), or null if unrecorded.
 import type { Sql } from '../core/store/sql.ts';
 
 type Rows = Array<Record<string, unknown>>;
@@ -32,11 +33,10 @@ export async function loadTurns(db: Sql, experimentId: string, from: number, cou
               latency_ms, stop_reason, assistant_text, tool_calls, retries, workflow_steps, prompt_estimate,
               context_window, context_trimmed, truncated, reasoning_text, reasoning_tokens, estimated_input_tokens,
               estimate_off, reported_reasoning_tokens, image_sha256, prompt_truncated, simulator,
-              CASE WHEN x.requests = 0 THEN NULL WHEN x.replayed = 0 THEN 'model'
-                   WHEN x.replayed = x.requests THEN 'replay' ELSE 'mixed' END AS answered_by
+              CASE WHEN x.requests = 0 THEN NULL WHEN x.kinds = 1 THEN x.one ELSE 'mixed' END AS answered_by
        FROM llm_calls l
        LEFT JOIN LATERAL (
-         SELECT count(*)::int AS requests, (count(*) FILTER (WHERE r.answered_by = 'replay'))::int AS replayed
+         SELECT count(*)::int AS requests, count(DISTINCT r.answered_by)::int AS kinds, min(r.answered_by) AS one
          FROM model_exchanges r
          WHERE r.experiment_id = l.experiment_id AND r.turn_number = l.turn_number AND r.call_index = l.call_index
        ) x ON true

@@ -15,18 +15,17 @@ export interface RunLineage {
 
 /**
  * The run's lineage; null when there is no such run or it has none (no parent, no replay or fork of it). Its
- * replays and forks run on its maze (one row per maze content), so the maze's index finds them: 1-2 ms among 100,000
- * runs, 500 on its maze, where reading every run took 250 ms (replay_of and forked_from have no index).
+ * replays and forks are found by the partial indexes on replay_of and forked_from (migration 031).
  */
 export async function runLineage(db: Sql, experimentId: string): Promise<RunLineage | null> {
   const { rows } = await db.query<RunLineage>(
     `SELECT e.replay_of, e.forked_from, e.fork_step,
        coalesce((SELECT json_agg(c.id ORDER BY c.started_at, c.id) FROM experiments c
-                  WHERE c.maze_id = e.maze_id AND c.replay_of = e.id), '[]')
+                  WHERE c.replay_of = e.id), '[]')
          AS replays,
        coalesce((SELECT json_agg(json_build_object('experiment_id', c.id, 'fork_step', c.fork_step)
                                  ORDER BY c.fork_step, c.started_at, c.id)
-                 FROM experiments c WHERE c.maze_id = e.maze_id AND c.forked_from = e.id), '[]') AS forks
+                 FROM experiments c WHERE c.forked_from = e.id), '[]') AS forks
      FROM experiments e WHERE e.id = $1`,
     [experimentId],
   );

@@ -21,14 +21,14 @@ let close: (() => Promise<void>) | undefined;
 const sim = new OpenAISim();
 const { ariadne } = cli(() => db);
 /** The recorded run, its replay, its fork and the fork's step, a plain baseline run, and a run with no record. */
-const runs = { original: '', replay: '', fork: '', forkStep: 0, plain: '', unrecorded: '' };
+const runs = { original: '', replay: '', fork: '', forkStep: 0, plain: '', unrecorded: '', cached: '' };
 
 const idOf = async (sql: string, values: unknown[] = []) =>
   (await db.pool.query<{ id: string }>(sql, values)).rows[0].id;
 
 /** A run of the simulator's model on a small maze; its id. */
-async function recordedRun(base: string): Promise<string> {
-  const args = ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', base];
+async function recordedRun(base: string, ...more: string[]): Promise<string> {
+  const args = ['run', '--provider', 'openai', '--model', 'gpt-4.1-mini', '--openai-base-url', base, ...more];
   const r = await ariadne([...args, '--maze', 'medium', '--size', '11', '--seed', '4', '--max-moves', '60'], {
     OPENAI_API_KEY: 'sk-test',
   });
@@ -62,6 +62,9 @@ beforeAll(async () => {
   // a run whose calls were made before the flight recorder: no exchange rows
   runs.unrecorded = await recordedRun(base);
   await db.pool.query('DELETE FROM model_exchanges WHERE experiment_id = $1', [runs.unrecorded]);
+  // a run without a seed in its requests, then the same requests again, answered by config.cache from its record
+  await recordedRun(base, '--set', 'model_seed=none');
+  runs.cached = await recordedRun(base, '--set', 'model_seed=none', '--cache', 'all');
   const plain = await runLocalExperiment(
     { agent: 'random', agentSeed: 1, maze: { generator: 'medium', size: 11, seed: 4 }, config: { max_moves: 40 } },
     { db },
@@ -101,6 +104,15 @@ const callMarks = (page: Page) =>
   page.$$eval('#turn-detail .call-head', (heads) => heads.map((h) => h.querySelector('b.replayed')?.textContent ?? ''));
 
 describe("an experiment's lineage", () => {
+  it('a run config.cache answered marks each call cached', async () => {
+    const { page, errors } = await experimentPage(runs.cached);
+    const marks = await callMarks(page);
+    expect(marks.length).toBeGreaterThan(0);
+    expect(marks.every((m) => m === ' cached')).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('a fork links its parent at the fork step, marks the fork point and its replayed calls', async () => {
     const { forkStep: k } = runs;
     const { page, errors } = await experimentPage(runs.fork, k);

@@ -388,16 +388,19 @@ const reasoningTokens = (c) =>
 
 /**
  * Who answered a model call, when its exchanges were recorded: "replayed" when the recorded reply of the run it
- * replays (or of the parent, up to a fork point) answered it, not the model; nothing for the model or no record.
+ * replays (or of the parent, up to a fork point) answered it, "cached" when config.cache did, not the model;
+ * nothing for the model or no record.
  */
 function answeredBy(c) {
-  if (c.answered_by !== 'replay' && c.answered_by !== 'mixed') return null;
+  if (c.answered_by === null || c.answered_by === undefined || c.answered_by === 'model') return null;
+  if (c.answered_by === 'cache')
+    return el('b', { class: 'replayed', title: 'answered from the cache: a reply recorded by another run' }, ' cached');
   const source = D.raw.lineage?.replay_of ?? D.raw.lineage?.forked_from;
   const title = `answered from the recorded reply${source ? ` of ${source}` : ''}, not by the model`;
   return el(
     'b',
     { class: 'replayed', title },
-    c.answered_by === 'replay' ? ' replayed' : ' partly replayed (some requests answered by the model)',
+    c.answered_by === 'replay' ? ' replayed' : ' partly from the record (some requests answered by the model)',
   );
 }
 
@@ -427,7 +430,7 @@ function turnView({ turn, calls, actions, transitions, signals }, pictures) {
   const callViews = calls.map((c) =>
     el(
       'div',
-      { class: c.answered_by === 'replay' ? 'call replayed' : 'call' },
+      { class: c.answered_by === 'replay' || c.answered_by === 'cache' ? 'call replayed' : 'call' },
       el(
         'div',
         { class: 'call-head' },
