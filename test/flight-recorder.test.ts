@@ -82,6 +82,12 @@ describe('a run against the OpenAI-compatible simulator, recorded and replayed',
       [original],
     );
     expect(answered).toEqual([{ answered_by: 'replay', n: calls.rows[0].n }]);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      replay_of: original,
+      replayed_requests: calls.rows[0].n,
+      cached_requests: 0,
+      input_tokens: 0,
+    });
     const link = await db.pool.query("SELECT replay_of FROM experiments WHERE id = 'replayed-1'");
     expect(link.rows).toEqual([{ replay_of: original }]);
   });
@@ -159,6 +165,8 @@ describe('ariadne fork: a run continued from the state after step K of another',
     });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`fork fork-a of parent-200 after step ${k}`);
+    expect(r.stdout).toMatch(new RegExp(`fork of +parent-200 after step ${k} `));
+    expect(r.stdout).toMatch(/from the record +\d+ replayed model request\(s\): no server asked, no spend/);
     const mine = await stepsUpTo('fork-a', k);
     expect(mine).toHaveLength(k);
     expect(mine).toEqual(await stepsUpTo(parent, k));

@@ -147,6 +147,29 @@ function llmRows(
   };
 }
 
+const NO_MARKS: RunMarks = {
+  simulated: false,
+  truncated_calls: 0,
+  replayed_requests: 0,
+  cached_requests: 0,
+  replay_of: null,
+  forked_from: null,
+  fork_step: null,
+};
+
+/** What the flight recorder answered instead of a server, and the run this one repeats: none for most runs. */
+function recordRows(m: RunMarks): Array<[string, string]> {
+  const rows: Array<[string, string]> = [];
+  if (m.replay_of) rows.push(['replay of', `${m.replay_of} (its model calls answered from that run's record)`]);
+  if (m.forked_from) rows.push(['fork of', `${m.forked_from} after step ${m.fork_step} (steps up to it are its)`]);
+  const from = [
+    m.replayed_requests > 0 ? `${m.replayed_requests} replayed` : '',
+    m.cached_requests > 0 ? `${m.cached_requests} from the cache` : '',
+  ].filter(Boolean);
+  if (from.length > 0) rows.push(['from the record', `${from.join(', ')} model request(s): no server asked, no spend`]);
+  return rows;
+}
+
 function printSummary(
   s: ExperimentSummary,
   story: AgentStory,
@@ -168,6 +191,7 @@ function printSummary(
           ],
         ]
       : []),
+    ...recordRows(marks),
     [
       'status',
       `${s.status}${s.stop_reason ? ` (${s.stop_reason})` : ''}${s.failure_reason ? `: ${s.failure_reason}` : ''}`,
@@ -214,7 +238,7 @@ function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): vo
 export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean): Promise<void> {
   const story = await agentStoryOf(db, s.experiment_id, s.actions);
   const llm = s.provider === 'baseline' ? null : await llmDetailsOf(db, s);
-  const marks = (await runMarksOf(db, s.experiment_id)) ?? { simulated: false, truncated_calls: 0 };
+  const marks = (await runMarksOf(db, s.experiment_id)) ?? NO_MARKS;
   if (json) {
     const detail = {
       ...s,
@@ -222,6 +246,12 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
       // replies cut by the output cap)
       simulated: marks.simulated,
       truncated_calls: marks.truncated_calls,
+      // the flight recorder: what answered instead of a server (these calls spent nothing), and the run repeated
+      replayed_requests: marks.replayed_requests,
+      cached_requests: marks.cached_requests,
+      replay_of: marks.replay_of,
+      forked_from: marks.forked_from,
+      fork_step: marks.fork_step,
       workflow: llm?.workflow ?? null,
       // null cost with price_known false: the model has no price (unknown), never a zero cost
       price_known: llm ? llm.priced : null,
