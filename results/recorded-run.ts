@@ -276,3 +276,57 @@ export class SweepReplay {
     return (await replayScript(this.db, c.id)).skip(me.answered);
   }
 }
+
+/**
+ * A sweep of forks (`forks:` in its file): each run continues, after its cell's fork_at step, the run of sweep
+ * `from` on the same maze (in the cell `label` names, where `from` ran several agents on it) whose repeat is the
+ * fork's, cycling through `from`'s repeats. Its prefix is read once per run, past the calls a resumed run already
+ * had answered, and the run is linked to its parent as it starts.
+ */
+export class SweepForks {
+  private readonly prefixes = new Map<string, Promise<ForkPrefix>>();
+  constructor(
+    private readonly db: Sql,
+    readonly forks: { from: string; label?: string },
+  ) {}
+
+  prefixFor(id: string): Promise<ForkPrefix> {
+    let prefix = this.prefixes.get(id);
+    if (!prefix) this.prefixes.set(id, (prefix = this.load(id)));
+    return prefix;
+  }
+
+  private async load(id: string): Promise<ForkPrefix> {
+    const { rows } = await this.db.query<{ parent: string | null; at: number; sources: number; answered: number }>(
+      `WITH me AS (
+         SELECT e.id, e.sweep_repeat, c.maze_generator, c.maze_size, c.maze_seed, (c.settings ->> 'fork_at')::int AS at
+         FROM experiments e JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
+         WHERE e.id = $1
+       ), src AS (
+         SELECT sc.cell_index FROM sweep_cells sc, me
+         WHERE sc.sweep_id = $2 AND ($3::text IS NULL OR sc.label = $3) AND sc.maze_generator = me.maze_generator
+           AND sc.maze_size = me.maze_size AND sc.maze_seed = me.maze_seed
+       )
+       SELECT me.at, (SELECT count(*) FROM src)::int AS sources,
+         (SELECT count(*) FROM model_exchanges x WHERE x.experiment_id = $1)::int AS answered,
+         (SELECT x.id FROM experiments x JOIN src ON x.sweep_cell = src.cell_index
+          WHERE x.sweep_id = $2 AND x.sweep_repeat = (me.sweep_repeat - 1)
+            % (SELECT s.repeats FROM sweeps s WHERE s.id = $2) + 1
+          ORDER BY x.sweep_attempt DESC LIMIT 1) AS parent
+       FROM me`,
+      [id, this.forks.from, this.forks.label ?? null],
+    );
+    const r = rows[0];
+    if (!r?.parent || r.sources !== 1)
+      throw new InvalidInputError(
+        'forks.from',
+        this.forks.from,
+        r && r.sources > 1
+          ? `sweep ${this.forks.from} ran ${r.sources} cells on ${id}'s maze: name one with forks.label`
+          : `sweep ${this.forks.from} has no run on ${id}'s maze and repeat to fork`,
+      );
+    const prefix = await forkPrefix(this.db, r.parent, r.at);
+    await new PgStore(this.db).linkFork(id, r.parent, r.at);
+    return prefix.skip(r.answered);
+  }
+}

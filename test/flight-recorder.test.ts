@@ -342,3 +342,74 @@ describe('config.cache: an identical request answered from the record', () => {
     expect(stats.stdout.replace(/\s+/g, ' ')).toContain('1 run was answered wholly from the cache (config.cache)');
   });
 });
+
+describe('a sweep of forks: forks: { from, at } in a sweep file', () => {
+  const ollama = new OllamaSim({ models: ['qwen2.5:7b', 'llama3.2:3b'] });
+  let host = '';
+  beforeAll(async () => {
+    host = await ollama.listen();
+  });
+  afterAll(() => ollama.close());
+  const write = (name: string, lines: string[]) => {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(file, [`sweep: ${name}`, ...lines].join('\n'));
+    return file;
+  };
+
+  it('continues each source run after each step listed, and compare pairs the agents by fork point', async () => {
+    const mazes = 'mazes: { generators: [medium], sizes: [21, 25], seeds: [3] }';
+    const config = `config: { max_moves: 60, ollama: { host: "${host}" } }`;
+    const source = write('fork-source', [
+      'agents: [{ agent: ollama, model: "qwen2.5:7b" }]',
+      mazes,
+      config,
+      'repeats: 2',
+    ]);
+    expect((await ariadne(['sweep', source, '--json'])).code).toBe(0);
+    const forks = write('fork-sweep', [
+      'agents: [{ agent: ollama, model: "qwen2.5:7b" }, { agent: ollama, model: "llama3.2:3b" }]',
+      mazes,
+      config,
+      'forks: { from: fork-source, at: [5, 10] }',
+      'repeats: 2',
+    ]);
+    const r = await ariadne(['sweep', forks, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ done: 16, failed: 0 });
+    const runs = await db.pool.query<{ id: string; parent: string; k: number; at: number }>(
+      `SELECT e.id, e.forked_from AS parent, e.fork_step AS k, (c.settings ->> 'fork_at')::int AS at
+       FROM experiments e JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
+       WHERE e.sweep_id = 'fork-sweep'`,
+    );
+    expect(runs.rows).toHaveLength(16);
+    for (const run of runs.rows) {
+      expect(run.k).toBe(run.at);
+      expect(await stepsOf(run.id, run.k)).toEqual(await stepsOf(run.parent, run.k));
+    }
+    const compared = await ariadne(['compare', 'fork-sweep', 'qwen2.5:7b', 'llama3.2:3b', '--json']);
+    expect(compared.code, compared.stderr).toBe(0);
+    const groups = (
+      JSON.parse(compared.stdout) as { groups: Array<{ settings: unknown; pairs: number; mazes: number }> }
+    ).groups;
+    expect(groups.map((g) => [g.settings, g.pairs, g.mazes]).sort()).toEqual([
+      [{ fork_at: 10 }, 4, 2],
+      [{ fork_at: 5 }, 4, 2],
+    ]);
+    // a pair's two runs continue one parent: the same maze, repeat and fork point fork the same source run
+    const parents = await db.pool.query<{ parents: number }>(
+      `SELECT count(DISTINCT e.forked_from)::int AS parents
+       FROM experiments e JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
+       WHERE e.sweep_id = 'fork-sweep' GROUP BY c.maze_size, e.sweep_repeat, c.settings ->> 'fork_at'`,
+    );
+    expect(parents.rows.map((p) => p.parents)).toEqual(Array(8).fill(1));
+  });
+});
+
+const stepsOf = async (id: string, step: number) =>
+  (
+    await db.pool.query(
+      `SELECT step_number, tool, outcome, to_x, to_y FROM actions
+       WHERE experiment_id = $1 AND step_number <= $2 ORDER BY step_number`,
+      [id, step],
+    )
+  ).rows;

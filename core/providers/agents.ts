@@ -79,6 +79,8 @@ export interface AgentDeps {
   replayFrom?: (experimentId: string) => Promise<ReplayScript>;
   /** Answer the first calls with a parent run's replies up to the fork point, then the model (`ariadne fork`). */
   fork?: ForkPrefix;
+  /** The fork prefix of each run of a sweep of forks (`forks:` in a sweep file). */
+  forkFrom?: (experimentId: string) => Promise<ForkPrefix>;
   /** Where config.cache finds recorded replies; without it a run with the cache on is refused. */
   cache?: ExchangeCache;
 }
@@ -106,7 +108,8 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
       ? replayingModel(script, who)
       : recordingModel(server, who, stored, cacheUse(config, identity.experimentId, deps.cache));
     const served = script ? unlimited : limited(unlimited, config, deps.rateLimits);
-    const model = deps.fork ? forkingModel(deps.fork, served, who) : served;
+    const prefix = deps.fork ?? deps.forkFrom?.(identity.experimentId);
+    const model = prefix ? forkingModel(prefix, served, who) : served;
     const classify = withRateLimitWaits(baseClassify);
     const common = { model, policy: config.retry, classify };
     if (!isWorkflowText(system))

@@ -77,6 +77,19 @@ const sweepSchema = z
      * at start otherwise). Enforced by the local runner only: on AWS it is not. Not part of the sweep's identity:
      * raising it goes on.
      */
+    /**
+     * A sweep of forks (ariadne fork, state-machine runs it locally): each run continues the run of sweep `from` on
+     * its maze and repeat after step `at` (each step listed is a cell setting, fork_at, so the statistics and
+     * compare split and pair by it); `label` picks the source cell where `from` ran several agents on a maze.
+     */
+    forks: z
+      .object({
+        from: z.string().regex(SWEEP_ID_PATTERN, 'the name of a sweep run before'),
+        at: z.array(z.number().int().min(1).max(1_000_000)).min(1).max(20),
+        label: z.string().max(200).optional(),
+      })
+      .strict()
+      .optional(),
     budget: z
       .object({
         max_cost_usd: z.number().positive().max(10_000_000).optional(),
@@ -108,6 +121,7 @@ interface SweepCell {
   generator: string;
   size: number;
   seed: number;
+  /** The cell's settings as registered: its config's combination, and fork_at for a sweep of forks. */
   settings: Record<string, unknown>;
   config: ExperimentConfigInput;
 }
@@ -313,17 +327,20 @@ function checkConfigs({ report }: SweepFile, suite: Suite | null, { config, agen
     }
 }
 
-/** Every cell: agent x generator x size x seed x combination of settings, in that order. */
+/** Every cell: agent x generator x size x seed x combination of settings (x fork point), in that order. */
 function listCells(spec: SweepSpec): SweepCell[] {
-  const combos = product(spec.settings);
+  const forkPoints: Array<number | null> = spec.forks ? spec.forks.at : [null];
+  const combos = product(spec.settings).flatMap((settings) =>
+    forkPoints.map((at) => ({ settings, registered: at === null ? settings : { ...settings, fork_at: at } })),
+  );
   const cells: SweepCell[] = [];
   for (const a of spec.agents) {
     const label = a.label ?? a.model ?? a.agent;
     for (const generator of spec.mazes.generators)
       for (const size of spec.mazes.sizes)
         for (const seed of spec.mazes.seeds)
-          for (const settings of combos) {
-            const settingText = Object.entries(settings)
+          for (const { settings, registered } of combos) {
+            const settingText = Object.entries(registered)
               .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
               .join(' ');
             cells.push({
@@ -335,7 +352,7 @@ function listCells(spec: SweepSpec): SweepCell[] {
               generator,
               size,
               seed,
-              settings,
+              settings: registered,
               config: mergeConfig(spec.config, a.config, settingsConfig(settings)),
             });
           }

@@ -18,11 +18,12 @@ import { resolveStack } from '../aws-stack.ts';
 import { fitSweepToAccount } from '../sweep-fit.ts';
 import { regionOf } from '../launch.ts';
 import { openRunLog } from '../run-log.ts';
-import { runLocalSweep } from '../../../state-machine/local-sweep.ts';
+import { runLocalSweep, type LocalSweepOptions } from '../../../state-machine/local-sweep.ts';
+import type { Database } from '../../../core/store/database.ts';
 import { experimentDefinition } from '../../../state-machine/definition.ts';
 import { interruptible } from '../interrupt.ts';
 import type { LoadedSweep } from '../../../core/sweeps/sweep-spec.ts';
-import { SweepReplay } from '../../../results/recorded-run.ts';
+import { SweepForks, SweepReplay } from '../../../results/recorded-run.ts';
 import { agentsWith } from '../../../core/providers/agents.ts';
 import { sharedAgentDeps } from '../../../core/store/shared-agent-deps.ts';
 
@@ -52,8 +53,31 @@ async function sweep(file: string, o: SweepOptions): Promise<void> {
   if (o.estimate) return estimate(loaded, o);
   if (o.aws && o.replayFrom !== undefined)
     throw new InvalidInputError('--replay-from', o.replayFrom, '--replay-from runs on this machine: leave out --aws');
+  if (o.aws && loaded.spec.forks)
+    throw new InvalidInputError(
+      'forks',
+      loaded.spec.forks.from,
+      'a sweep of forks runs on this machine: leave out --aws',
+    );
+  if (o.replayFrom !== undefined && loaded.spec.forks)
+    throw new InvalidInputError('--replay-from', o.replayFrom, 'a sweep of forks cannot also be a replay');
   if (o.aws) return awsSweep(loaded, o);
   return localSweep(file, loaded, o);
+}
+
+/** What answers a replay's or a fork sweep's model calls from the record: the agents and each run's start input. */
+function fromRecord(db: Database, loaded: LoadedSweep, o: SweepOptions): Partial<LocalSweepOptions> {
+  if (o.replayFrom !== undefined) {
+    const replay = new SweepReplay(db, o.replayFrom);
+    return {
+      agents: agentsWith({ ...sharedAgentDeps(db), replayFrom: (id) => replay.scriptFor(id) }),
+      startInput: (input) => replay.startInput(input),
+    };
+  }
+  const forks = loaded.spec.forks;
+  if (!forks) return {};
+  const sweepForks = new SweepForks(db, forks);
+  return { agents: agentsWith({ ...sharedAgentDeps(db), forkFrom: (id) => sweepForks.prefixFor(id) }) };
 }
 
 /** The sweep on the stack's sweep state machine, fitted to the account first. */
@@ -136,15 +160,9 @@ async function localSweep(file: string, loaded: LoadedSweep, o: SweepOptions): P
         atOnce: () => `the runs in flight keep the turns before their last; resume them with: ${again}`,
         say: (text) => progress.note(text),
       });
-      const replay = o.replayFrom === undefined ? undefined : new SweepReplay(db, o.replayFrom);
       const result = await runLocalSweep(loaded, {
         db,
-        ...(replay
-          ? {
-              agents: agentsWith({ ...sharedAgentDeps(db), replayFrom: (id) => replay.scriptFor(id) }),
-              startInput: (input) => replay.startInput(input),
-            }
-          : {}),
+        ...fromRecord(db, loaded, o),
         concurrency,
         parameters,
         signal: interruption.signal,

@@ -175,24 +175,28 @@ export class ForkPrefix {
   take(): PrefixCall | null {
     return this.calls[this.next++] ?? null;
   }
+
+  /** Goes past the first `n` calls: a fork resumed after them already had them answered. */
+  skip(n: number): this {
+    this.next = n;
+    return this;
+  }
 }
 
 /**
  * A fork's model: its first calls are answered with the parent's replies up to the fork point (the reply that
  * crosses it cut after the fork's step), whatever this run asks, so it reaches the parent's state; then `live`.
  */
-export function forkingModel(prefix: ForkPrefix, live: ChatModel, who: Who): ChatModel {
+export function forkingModel(prefix: ForkPrefix | Promise<ForkPrefix>, live: ChatModel, who: Who): ChatModel {
   return {
     provider: live.provider,
     model: live.model,
-    complete(system, messages, tools, signal) {
-      const next = prefix.take();
+    async complete(system, messages, tools, signal) {
+      const next = (await prefix).take();
       if (!next) return live.complete(system, messages, tools, signal);
       const reply = JSON.parse(next.reply) as ModelReply;
       const kept = next.keep === null ? reply : { ...reply, calls: reply.calls.slice(0, next.keep) };
-      return Promise.resolve(
-        withExchange(kept, recordRequest({ ...who, version: null }, system, messages, tools), 'replay'),
-      );
+      return withExchange(kept, recordRequest({ ...who, version: null }, system, messages, tools), 'replay');
     },
     ...(live.provenance ? { provenance: live.provenance.bind(live) } : {}),
   };
