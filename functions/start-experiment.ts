@@ -116,6 +116,7 @@ async function beginExperiment(deps: HandlerDeps, request: unknown, executionArn
       config,
       sweep: input.sweep,
       taskToken: input.taskToken ?? null,
+      fork: input.fork,
     },
     deps.store,
     parameters && { config: parameters.config, prompts: parameters.prompts },

@@ -5,8 +5,8 @@ import { PgStore } from '../core/store/pg-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
-import { ForkPrefix, modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
-import type { PrefixCall } from '../core/providers/llm/recorded-model.ts';
+import { modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
+import { answeredRequests, checkForkPoint } from '../core/store/fork-prefix-sql.ts';
 
 interface RunRow {
   agent: string;
@@ -123,89 +123,11 @@ export async function recordSize(db: Sql, id: string) {
   return rows[0];
 }
 
-interface PrefixRow {
-  reply: string;
-  seq: number;
-  first_step: number | null;
-  last_step: number | null;
-  /** Of the call's actions, how many come up to the fork's step (null when the step is not among them). */
-  up_to_step: number | null;
-  from_text: boolean;
-  workflow: boolean;
-}
-
-/**
- * The replies of `parent` up to step `atStep`, in order, for a fork: every call before the step's, and the step's
- * own cut after it. A reply whose calls were written as text cannot be cut (InvalidInputError naming the steps it
- * spans), nor a workflow's (its steps are several calls).
- */
-export async function forkPrefix(db: Sql, parent: string, atStep: number): Promise<ForkPrefix> {
-  const run = await recordedRun(db, parent);
-  const { rows } = await db.query<PrefixRow>(
-    `WITH calls AS (
-       SELECT l.turn_number, l.call_index, l.first_action_index, l.workflow_steps IS NOT NULL AS workflow,
-         lead(l.first_action_index) OVER (PARTITION BY l.turn_number ORDER BY l.call_index) AS next_first
-       FROM llm_calls l WHERE l.experiment_id = $1
-     ), spans AS (
-       SELECT c.*, min(a.step_number) AS first_step, max(a.step_number) AS last_step,
-         count(*) FILTER (WHERE a.call_index <= (SELECT s.call_index FROM actions s
-           WHERE s.experiment_id = $1 AND s.step_number = $2 AND s.turn_number = c.turn_number))::int AS up_to,
-         coalesce(bool_or(a.parsed_from_text), false) AS from_text
-       FROM calls c LEFT JOIN actions a ON a.experiment_id = $1 AND a.turn_number = c.turn_number
-         AND a.call_index >= c.first_action_index AND (c.next_first IS NULL OR a.call_index < c.next_first)
-       GROUP BY c.turn_number, c.call_index, c.first_action_index, c.workflow, c.next_first
-     )
-     SELECT b.body AS reply, x.seq, s.first_step, s.last_step, nullif(s.up_to, 0) AS up_to_step, s.from_text,
-       s.workflow
-     FROM spans s
-     JOIN model_exchanges x ON x.experiment_id = $1 AND x.turn_number = s.turn_number AND x.call_index = s.call_index
-     JOIN model_bodies b ON b.sha256 = x.reply_sha256
-     ORDER BY s.turn_number, s.call_index, x.seq`,
-    [parent, atStep],
-  );
-  const actions = Number(
-    (await db.query<{ n: number }>('SELECT actions_taken AS n FROM experiments WHERE id = $1', [parent])).rows[0]?.n ??
-      0,
-  );
-  if (atStep < 1 || atStep > actions)
-    throw new InvalidInputError('--at-step', atStep, `--at-step must be a step of ${parent}: 1 to ${actions}`);
-  if (rows.some((r) => r.workflow))
-    throw new InvalidInputError(
-      'experiment-id',
-      parent,
-      `${parent} ran a workflow prompt: a fork of it is not supported yet`,
-    );
-  return new ForkPrefix(prefixCalls(rows, atStep, run.agent));
-}
-
-/** The calls before the fork point, and the one that crosses it cut after the step. */
-function prefixCalls(rows: readonly PrefixRow[], atStep: number, agent: string): PrefixCall[] {
-  const out: PrefixCall[] = [];
-  for (const r of rows) {
-    if (r.first_step !== null && r.first_step > atStep) break;
-    if (r.last_step === null || r.last_step <= atStep) {
-      out.push({ reply: r.reply, keep: null });
-      if (r.last_step === atStep) break;
-      continue;
-    }
-    if (r.from_text)
-      throw new InvalidInputError(
-        '--at-step',
-        atStep,
-        `step ${atStep} is inside a reply of ${agent} whose calls were written as text (steps ${r.first_step} to ` +
-          `${r.last_step}): fork at step ${r.first_step! - 1} or ${r.last_step}`,
-      );
-    out.push({ reply: r.reply, keep: r.up_to_step });
-    break;
-  }
-  return out;
-}
-
 /**
  * For `ariadne sweep FILE --replay-from SOURCE`: each run of FILE replays the run of the same repeat in SOURCE's
  * cell of the same agent, model and maze (and, where SOURCE has several such cells, the same settings), with that
- * run's agent seed (a seed is sent to the model), its recorded calls read once per run. A run resumed goes past the
- * calls it already had answered.
+ * run's agent seed (a seed is sent to the model), its recorded calls read once per run; each turn's cursor starts
+ * past the calls the run committed (a turn tried again, or a run resumed, asks again what was not committed).
  */
 export class SweepReplay {
   private readonly scripts = new Map<string, Promise<ReplayScript>>();
@@ -251,11 +173,11 @@ export class SweepReplay {
     return { ...input, agentSeed: c.agentSeed };
   }
 
-  /** The recorded calls that answer the run `id`, past those it already had answered. */
-  scriptFor(id: string): Promise<ReplayScript> {
+  /** The recorded calls that answer the run `id`, read once, with a cursor past those it already committed. */
+  async scriptFor(id: string): Promise<ReplayScript> {
     let script = this.scripts.get(id);
     if (!script) this.scripts.set(id, (script = this.load(id)));
-    return script;
+    return (await script).from(await answeredRequests(this.db, id));
   }
 
   private async load(id: string): Promise<ReplayScript> {
@@ -273,48 +195,40 @@ export class SweepReplay {
     const me = rows[0];
     if (!me?.sweep_id) throw new InvalidInputError('--replay-from', this.source, `${id} is not a run of a sweep`);
     const c = await this.counterpart(me.sweep_id, me.sweep_cell, me.sweep_repeat);
-    return (await replayScript(this.db, c.id)).skip(me.answered);
+    return replayScript(this.db, c.id);
   }
 }
 
 /**
  * A sweep of forks (`forks:` in its file): each run continues, after its cell's fork_at step, the run of sweep
  * `from` on the same maze (in the cell `label` names, where `from` ran several agents on it) whose repeat is the
- * fork's, cycling through `from`'s repeats. Its prefix is read once per run, past the calls a resumed run already
- * had answered, and the run is linked to its parent as it starts.
+ * fork's, cycling through `from`'s repeats. The run's start input names that run and step (StartExperiment stores
+ * them; each turn's agent reads its prefix from them: core/store/fork-prefix-sql.ts).
  */
 export class SweepForks {
-  private readonly prefixes = new Map<string, Promise<ForkPrefix>>();
   constructor(
     private readonly db: Sql,
     readonly forks: { from: string; label?: string },
   ) {}
 
-  prefixFor(id: string): Promise<ForkPrefix> {
-    let prefix = this.prefixes.get(id);
-    if (!prefix) this.prefixes.set(id, (prefix = this.load(id)));
-    return prefix;
-  }
-
-  private async load(id: string): Promise<ForkPrefix> {
-    const { rows } = await this.db.query<{ parent: string | null; at: number; sources: number; answered: number }>(
+  async startInput(input: StartExecutionInput): Promise<StartExecutionInput> {
+    if (!input.sweep) return input;
+    const { id, cell, repeat } = input.sweep;
+    const { rows } = await this.db.query<{ parent: string | null; at: number; sources: number }>(
       `WITH me AS (
-         SELECT e.id, e.sweep_repeat, c.maze_generator, c.maze_size, c.maze_seed, (c.settings ->> 'fork_at')::int AS at
-         FROM experiments e JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
-         WHERE e.id = $1
+         SELECT maze_generator, maze_size, maze_seed, (settings ->> 'fork_at')::int AS at FROM sweep_cells
+         WHERE sweep_id = $1 AND cell_index = $2
        ), src AS (
          SELECT sc.cell_index FROM sweep_cells sc, me
-         WHERE sc.sweep_id = $2 AND ($3::text IS NULL OR sc.label = $3) AND sc.maze_generator = me.maze_generator
+         WHERE sc.sweep_id = $4 AND ($5::text IS NULL OR sc.label = $5) AND sc.maze_generator = me.maze_generator
            AND sc.maze_size = me.maze_size AND sc.maze_seed = me.maze_seed
        )
        SELECT me.at, (SELECT count(*) FROM src)::int AS sources,
-         (SELECT count(*) FROM model_exchanges x WHERE x.experiment_id = $1)::int AS answered,
          (SELECT x.id FROM experiments x JOIN src ON x.sweep_cell = src.cell_index
-          WHERE x.sweep_id = $2 AND x.sweep_repeat = (me.sweep_repeat - 1)
-            % (SELECT s.repeats FROM sweeps s WHERE s.id = $2) + 1
+          WHERE x.sweep_id = $4 AND x.sweep_repeat = ($3 - 1) % (SELECT s.repeats FROM sweeps s WHERE s.id = $4) + 1
           ORDER BY x.sweep_attempt DESC LIMIT 1) AS parent
        FROM me`,
-      [id, this.forks.from, this.forks.label ?? null],
+      [id, cell, repeat, this.forks.from, this.forks.label ?? null],
     );
     const r = rows[0];
     if (!r?.parent || r.sources !== 1)
@@ -322,11 +236,11 @@ export class SweepForks {
         'forks.from',
         this.forks.from,
         r && r.sources > 1
-          ? `sweep ${this.forks.from} ran ${r.sources} cells on ${id}'s maze: name one with forks.label`
-          : `sweep ${this.forks.from} has no run on ${id}'s maze and repeat to fork`,
+          ? `sweep ${this.forks.from} ran ${r.sources} cells on the maze of ${id}'s cell ${cell}: name one with ` +
+              'forks.label'
+          : `sweep ${this.forks.from} has no run on the maze and repeat ${repeat} of ${id}'s cell ${cell} to fork`,
       );
-    const prefix = await forkPrefix(this.db, r.parent, r.at);
-    await new PgStore(this.db).linkFork(id, r.parent, r.at);
-    return prefix.skip(r.answered);
+    await checkForkPoint(this.db, r.parent, r.at);
+    return { ...input, fork: { parent: r.parent, atStep: r.at } };
   }
 }

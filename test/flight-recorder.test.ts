@@ -6,6 +6,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAISim } from '../simulators/openai-sim.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { overDataApi } from '../simulators/rds-data-sim.ts';
+import { rerunRequest } from '../results/recorded-run.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { ParameterCache } from '../core/config/parameters.ts';
+import { fileSource } from '../core/config/file-source.ts';
 import { cli } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -199,6 +204,25 @@ describe('ariadne fork: a run continued from the state after step K of another',
       "SELECT count(*)::int AS n FROM model_exchanges WHERE experiment_id = 'fork-b' AND answered_by = 'replay'",
     );
     expect(replayed.rows[0].n).toBeGreaterThan(0);
+  });
+
+  it('over the Data API, as on AWS: StartExperiment takes the fork, each turn reads its prefix', async () => {
+    const k = await turnEnd(50);
+    const api = await overDataApi(db, { url: db.url });
+    try {
+      const request = await rerunRequest(api, parent, 'fork-aws');
+      const prompts = new ParameterCache(fileSource(parameters));
+      const run = await runLocalExperiment(
+        { ...request, fork: { parent, atStep: k } },
+        { db: api, parameters: prompts },
+      );
+      expect(run.summary).toMatchObject({ experiment_id: 'fork-aws' });
+    } finally {
+      await api.sim.close();
+    }
+    expect(await stepsUpTo('fork-aws', k)).toEqual(await stepsUpTo(parent, k));
+    const link = await db.pool.query("SELECT forked_from, fork_step FROM experiments WHERE id = 'fork-aws'");
+    expect(link.rows).toEqual([{ forked_from: parent, fork_step: k }]);
   });
 
   it('refuses a step the parent never took, naming the range', async () => {

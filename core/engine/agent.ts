@@ -161,6 +161,8 @@ interface AgentIdentity {
   tokenCalibration?: number | null;
   /** The run's provenance as stored at its first turn (Agent.provenance); null or absent before. */
   provenance?: unknown;
+  /** A fork: the run it continues and after which step (its first calls are answered from that run's record). */
+  fork?: { parent: string; atStep: number } | null;
   /** Secrets for this call only (e.g. ollama_api_key): never logged or stored. */
   secrets?: Readonly<Record<string, string>>;
 }

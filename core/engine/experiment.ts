@@ -44,6 +44,14 @@ export interface StartRequest {
   sweep?: SweepRef;
   /** The AWS sweep's task token, kept with the run so any finalizer can return it (migration 015). */
   taskToken?: string | null;
+  /** A fork: the run it continues and the step after which it does (migration 031). */
+  fork?: ForkRef;
+}
+
+/** The run a fork continues, and after which of its steps. */
+interface ForkRef {
+  parent: string;
+  atStep: number;
 }
 
 /** The sweep run an experiment is. */
@@ -77,6 +85,7 @@ export interface NewExperiment {
   initialState: GameState;
   sweep?: SweepRef;
   taskToken?: string | null;
+  fork?: ForkRef;
 }
 
 export interface StartStore {
@@ -270,6 +279,7 @@ export async function startExperiment(
     initialState: state,
     sweep: req.sweep,
     taskToken: req.taskToken ?? null,
+    fork: req.fork,
   };
   const stored = await store.createExperiment(fields);
   if (stored.existing) refuseOtherSettings(experimentId, stored.existing, fields);

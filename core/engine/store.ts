@@ -21,6 +21,8 @@ export interface ExperimentInfo {
   tokenCalibration?: number | null;
   /** Where the model's answers come from, as stored at the first turn; null before. */
   provenance?: unknown;
+  /** The run a fork continues and after which step; null for any other run. */
+  fork?: { parent: string; atStep: number } | null;
 }
 
 /** What a run's model calls have spent so far, as its budgets count it (config.max_cost_usd, max_tokens). */

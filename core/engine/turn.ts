@@ -143,6 +143,7 @@ function openTurn(
     memory: agentMemory ?? null,
     tokenCalibration: experiment.tokenCalibration ?? null,
     provenance: experiment.provenance ?? null,
+    fork: experiment.fork ?? null,
   });
   answered.price = experiment.model ? priceOf(config.prices, experiment.model) : undefined;
   return {

@@ -79,6 +79,17 @@ export const startRequestSchema = z
       .optional(),
     /** Set by the sweep machine: returned with SendTaskSuccess however the experiment ends, never before. */
     taskToken: taskToken.optional(),
+    /**
+     * A fork (ariadne fork): the run whose recorded replies answer this one's first model calls, up to its step
+     * `atStep`, so it starts from that run's state there.
+     */
+    fork: z
+      .object({
+        parent: z.string().regex(EXPERIMENT_ID_PATTERN, 'an experiment id'),
+        atStep: z.number().int().min(1).max(10_000_000),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((r) => !isLlmAgent(r.agent) || (r.model !== undefined && r.model !== null), {

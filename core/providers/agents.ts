@@ -73,14 +73,13 @@ function cacheUse(config: ExperimentConfig, experimentId: string, store?: Exchan
 export interface AgentDeps {
   /** The database's shared buckets for config.rate_limits; without it, a run with a limit is refused. */
   rateLimits?: RateLimitStore;
-  /** Answer every model call from this recorded run instead of the model's server (`ariadne rerun --replay`). */
-  replay?: ReplayScript;
-  /** Answer every call of a run from the recorded run this gives for it (`ariadne sweep --replay-from`). */
+  /**
+   * Answer every call of a run from the recorded run this gives for its turn, instead of the model's server
+   * (`ariadne rerun --replay`, `ariadne sweep --replay-from`).
+   */
   replayFrom?: (experimentId: string) => Promise<ReplayScript>;
-  /** Answer the first calls with a parent run's replies up to the fork point, then the model (`ariadne fork`). */
-  fork?: ForkPrefix;
-  /** The fork prefix of each run of a sweep of forks (`forks:` in a sweep file). */
-  forkFrom?: (experimentId: string) => Promise<ForkPrefix>;
+  /** A fork's prefix for its turn: the parent's replies up to the fork point, past those it already had. */
+  forkFrom?: (experimentId: string, fork: { parent: string; atStep: number }) => Promise<ForkPrefix>;
   /** Where config.cache finds recorded replies; without it a run with the cache on is refused. */
   cache?: ExchangeCache;
 }
@@ -103,12 +102,12 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
   const chat = (server: ChatModel, baseClassify: (err: unknown) => Failure, parameters: unknown) => {
     const who = { provider: server.provider, model: server.model, parameters };
     const stored = identity.provenance == null ? undefined : modelVersionOf(identity.provenance);
-    const script = deps.replay ?? deps.replayFrom?.(identity.experimentId);
+    const script = deps.replayFrom?.(identity.experimentId);
     const unlimited = script
       ? replayingModel(script, who)
       : recordingModel(server, who, stored, cacheUse(config, identity.experimentId, deps.cache));
     const served = script ? unlimited : limited(unlimited, config, deps.rateLimits);
-    const prefix = deps.fork ?? deps.forkFrom?.(identity.experimentId);
+    const prefix = identity.fork && deps.forkFrom ? deps.forkFrom(identity.experimentId, identity.fork) : undefined;
     const model = prefix ? forkingModel(prefix, served, who) : served;
     const classify = withRateLimitWaits(baseClassify);
     const common = { model, policy: config.retry, classify };

@@ -46,7 +46,8 @@ const EXCLUDED_TOTALS = TOTALS.split(', ')
 const FAILURE = 'experiments.failure_reason';
 
 const INFO_COLUMNS =
-  'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, token_calibration, provenance';
+  'id, agent, model, prompt_text, agent_seed, status, config, started_at, maze_id, token_calibration, provenance, ' +
+  'forked_from, fork_step';
 
 // Rows as the queries below return them (bigint and numeric are parsed to numbers in database.ts; jsonb is parsed).
 
@@ -63,6 +64,8 @@ interface InfoRow {
   maze_id: number;
   token_calibration: number | null;
   provenance: unknown;
+  forked_from: string | null;
+  fork_step: number | null;
 }
 
 interface MazeRow {
@@ -125,6 +128,7 @@ function experimentInfoOf(r: InfoRow): ExperimentInfo {
     startedAt: r.started_at,
     tokenCalibration: r.token_calibration,
     provenance: r.provenance,
+    fork: r.forked_from === null ? null : { parent: r.forked_from, atStep: r.fork_step! },
   };
 }
 
@@ -261,9 +265,9 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
          agent_seed, maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen,
-         sweep_id, sweep_cell, sweep_repeat, sweep_attempt, task_token)
+         sweep_id, sweep_cell, sweep_repeat, sweep_attempt, task_token, forked_from, fork_step)
        VALUES ($1, $2::text[], $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19,
-               $20, $21)
+               $20, $21, $22, $23)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [
         e.id,
@@ -287,6 +291,8 @@ export class PgStore implements EngineStore {
         e.sweep?.repeat ?? null,
         e.sweep?.attempt ?? null,
         e.taskToken ?? null,
+        e.fork?.parent ?? null,
+        e.fork?.atStep ?? null,
       ],
     );
     if (rows.length === 1) {
@@ -299,6 +305,7 @@ export class PgStore implements EngineStore {
         status: 'running',
         config: e.config,
         startedAt: rows[0].started_at,
+        fork: e.fork ?? null,
       };
       const maze = await this.loadMaze(e.mazeId);
       this.remember({ experiment, maze, state: cloneState(s), agentState: null, agentMemory: null }, false);
@@ -471,11 +478,6 @@ export class PgStore implements EngineStore {
   /** Names the run `replay` replays (`ariadne rerun --replay`): its trajectory must equal that run's. */
   async linkReplay(replay: string, original: string): Promise<void> {
     await this.query('UPDATE experiments SET replay_of = $2 WHERE id = $1', [replay, original]);
-  }
-
-  /** Names the run `fork` continues and the step after which it does (`ariadne fork`). */
-  async linkFork(fork: string, parent: string, step: number): Promise<void> {
-    await this.query('UPDATE experiments SET forked_from = $2, fork_step = $3 WHERE id = $1', [fork, parent, step]);
   }
 
   /** Notes a try of a turn that failed with its provider unavailable, for status to show the outage while it lasts. */

@@ -8,7 +8,8 @@ import { agentsWith } from '../../../core/providers/agents.ts';
 import { sharedAgentDeps } from '../../../core/store/shared-agent-deps.ts';
 import { PgStore } from '../../../core/store/pg-store.ts';
 import { ExperimentFailedError, runLocalExperiment } from '../../../state-machine/local-experiment.ts';
-import { forkPrefix, replayScript, rerunRequest, trajectoryHashes } from '../../../results/recorded-run.ts';
+import { replayScript, rerunRequest, trajectoryHashes } from '../../../results/recorded-run.ts';
+import { answeredRequests, checkForkPoint } from '../../../core/store/fork-prefix-sql.ts';
 import { mergeConfig } from '../../../core/config/experiment-config.ts';
 import { collectRepeated } from '../options.ts';
 import { settingsFromSet } from '../set-option.ts';
@@ -64,7 +65,9 @@ async function rerun(id: string, o: RerunOptions): Promise<void> {
   await withCliDatabase(async (db) => {
     const request = await rerunRequest(db, id, newId);
     const replay = o.replay ? await replayScript(db, id) : undefined;
-    const summary = await runAgain(db, request, { replay }, o);
+    // each turn's cursor starts past the calls the rerun committed (a turn tried again asks again)
+    const replayFrom = replay ? async (run: string) => replay.from(await answeredRequests(db, run)) : undefined;
+    const summary = await runAgain(db, request, { replayFrom }, o);
     if (o.replay) await new PgStore(db).linkReplay(newId, id);
     const hashes = await trajectoryHashes(db, id, newId);
     if (summary) await showSummary(db, summary, o.json === true);
@@ -99,9 +102,9 @@ async function fork(id: string, o: ForkOptions): Promise<void> {
       request.model = o.model;
     }
     request.config = mergeConfig(request.config ?? {}, settingsFromSet(o.set ?? [], new Set()));
-    const prefix = await forkPrefix(db, id, atStep);
-    const summary = await runAgain(db, request, { fork: prefix }, o);
-    await new PgStore(db).linkFork(newId, id, atStep);
+    await checkForkPoint(db, id, atStep);
+    request.fork = { parent: id, atStep };
+    const summary = await runAgain(db, request, {}, o);
     if (summary) await showSummary(db, summary, o.json === true);
     process.stderr.write(`fork ${newId} of ${id} after step ${atStep}\n`);
     if (summary?.status === 'failed') process.exitCode = EXIT.workFailed;

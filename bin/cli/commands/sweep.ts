@@ -77,7 +77,7 @@ function fromRecord(db: Database, loaded: LoadedSweep, o: SweepOptions): Partial
   const forks = loaded.spec.forks;
   if (!forks) return {};
   const sweepForks = new SweepForks(db, forks);
-  return { agents: agentsWith({ ...sharedAgentDeps(db), forkFrom: (id) => sweepForks.prefixFor(id) }) };
+  return { startInput: (input) => sweepForks.startInput(input) };
 }
 
 /** The sweep on the stack's sweep state machine, fitted to the account first. */

@@ -133,10 +133,11 @@ export class ReplayScript {
     return JSON.parse(expected.reply) as ModelReply;
   }
 
-  /** Goes past the first `n` calls: a run resumed after them already had them answered. */
-  skip(n: number): this {
-    this.next = n;
-    return this;
+  /** The same record with a cursor of its own past the first `n` calls: a turn's, after the calls committed. */
+  from(n: number): ReplayScript {
+    const script = new ReplayScript(this.version, this.calls, this.body, this.provenance);
+    script.next = n;
+    return script;
   }
 }
 
