@@ -6,7 +6,7 @@ import { InvalidInputError } from '../core/errors.ts';
 import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
 import { modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
-import { answeredRequests, checkForkPoint } from '../core/store/fork-prefix-sql.ts';
+import { answeredRequests } from '../core/store/fork-prefix-sql.ts';
 
 interface RunRow {
   agent: string;
@@ -240,7 +240,6 @@ export class SweepForks {
               'forks.label'
           : `sweep ${this.forks.from} has no run on the maze and repeat ${repeat} of ${id}'s cell ${cell} to fork`,
       );
-    await checkForkPoint(this.db, r.parent, r.at);
     return { ...input, fork: { parent: r.parent, atStep: r.at } };
   }
 }

@@ -229,6 +229,9 @@ describe('ariadne fork: a run continued from the state after step K of another',
     const r = await ariadne(['fork', parent, '--at-step', '5000'], env());
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--at-step must be a step of parent-200: 1 to 200/);
+    // refused by StartExperiment before anything is written, as a StartExecution input would be on AWS
+    const written = await db.pool.query('SELECT id FROM experiments WHERE fork_step = 5000');
+    expect(written.rows).toEqual([]);
   });
 });
 

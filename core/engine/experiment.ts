@@ -91,6 +91,8 @@ export interface NewExperiment {
 export interface StartStore {
   /** Throws InvalidInputError unless the sweep cell exists (checked before anything is written). */
   checkSweepRun?(ref: SweepRef): Promise<void>;
+  /** Throws InvalidInputError unless the parent can be forked after that step (checked before anything is written). */
+  checkForkPoint?(fork: ForkRef): Promise<void>;
   saveMaze(maze: Maze): Promise<number>;
   /**
    * Creates the experiment unless it exists; either way, its stored start time and config, and when it existed,
@@ -262,6 +264,7 @@ export async function startExperiment(
   refuseOversizedVision(config, maze.width, maze.height);
   refuseUnstorableMemory(config);
   if (req.sweep) await store.checkSweepRun?.(req.sweep);
+  if (req.fork) await store.checkForkPoint?.(req.fork);
   const mazeId = await store.saveMaze(maze);
   const fields = {
     id: experimentId,

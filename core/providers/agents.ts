@@ -29,8 +29,7 @@ const withRateLimitWaits =
   (classify: (err: unknown) => Failure) =>
   (err: unknown): Failure => {
     if (err instanceof RateLimitWaitError) return { transient: true, status: 'rate-limit', message: err.message };
-    // a replay that diverged, or has no recorded run to answer from
-    if (err instanceof ReplayDivergenceError || err instanceof InvalidInputError)
+    if (err instanceof ReplayDivergenceError)
       return { transient: false, status: 'replay-diverged', message: err.message };
     return classify(err);
   };

@@ -104,6 +104,6 @@ export function sqlForkPrefixes(db: Sql) {
     let calls = prefixes.get(key);
     if (!calls) prefixes.set(key, (calls = prefixOf(db, fork.parent, fork.atStep)));
     calls.catch(() => prefixes.delete(key));
-    return new ForkPrefix(await calls).skip(await answeredRequests(db, experimentId));
+    return new ForkPrefix(await calls, await answeredRequests(db, experimentId));
   };
 }

@@ -3,6 +3,7 @@
 // experiment by id, a turn by (experiment_id, turn_number) in one statement.
 // Parameters the Data API would send as text are cast in the SQL (jsonb, text[]).
 import { contentHash } from '../maze/grid.ts';
+import { checkForkPoint } from './fork-prefix-sql.ts';
 import { packCells, unpackCells } from '../maze/packed-grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
@@ -180,6 +181,10 @@ export class PgStore implements EngineStore {
   private forget(id: string): void {
     this.contexts.delete(id);
     this.lent.delete(id);
+  }
+
+  async checkForkPoint(fork: { parent: string; atStep: number }): Promise<void> {
+    await checkForkPoint(this.db, fork.parent, fork.atStep);
   }
 
   async checkSweepRun(ref: SweepRef): Promise<void> {

@@ -9,7 +9,7 @@ import { sharedAgentDeps } from '../../../core/store/shared-agent-deps.ts';
 import { PgStore } from '../../../core/store/pg-store.ts';
 import { ExperimentFailedError, runLocalExperiment } from '../../../state-machine/local-experiment.ts';
 import { replayScript, rerunRequest, trajectoryHashes } from '../../../results/recorded-run.ts';
-import { answeredRequests, checkForkPoint } from '../../../core/store/fork-prefix-sql.ts';
+import { answeredRequests } from '../../../core/store/fork-prefix-sql.ts';
 import { mergeConfig } from '../../../core/config/experiment-config.ts';
 import { collectRepeated } from '../options.ts';
 import { settingsFromSet } from '../set-option.ts';
@@ -102,7 +102,6 @@ async function fork(id: string, o: ForkOptions): Promise<void> {
       request.model = o.model;
     }
     request.config = mergeConfig(request.config ?? {}, settingsFromSet(o.set ?? [], new Set()));
-    await checkForkPoint(db, id, atStep);
     request.fork = { parent: id, atStep };
     const summary = await runAgain(db, request, {}, o);
     if (summary) await showSummary(db, summary, o.json === true);

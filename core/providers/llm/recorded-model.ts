@@ -170,17 +170,14 @@ export interface PrefixCall {
 
 /** The parent's replies up to the fork point, given in order to the fork's first calls. */
 export class ForkPrefix {
-  private next = 0;
-  constructor(private readonly calls: readonly PrefixCall[]) {}
+  constructor(
+    private readonly calls: readonly PrefixCall[],
+    /** The first call not yet answered: past those the fork committed (a turn tried again asks again). */
+    private next = 0,
+  ) {}
 
   take(): PrefixCall | null {
     return this.calls[this.next++] ?? null;
-  }
-
-  /** Goes past the first `n` calls: a fork resumed after them already had them answered. */
-  skip(n: number): this {
-    this.next = n;
-    return this;
   }
 }
 
