@@ -40,11 +40,10 @@ export function cellText(c: CellStatistics): { interval: string; counted: string
   const of = c.copyOfCells.length > 0 ? `of cell ${c.copyOfCells.join(', ')} ` : '';
   const copies = c.copies === 0 ? '' : `; ${c.copies === 1 ? '1 copy' : `${c.copies} copies`} ${of}counted once`;
   const identical = identicalText(c.identicalRepeats, c.modelRuns);
+  const counted = countedText({ n_independent: c.independent, errors: c.errors, running: c.running, cached: c.cached });
   return {
     interval: formatInterval(c.success.wilson.low, c.success.wilson.high),
-    counted: `${countedText({ n_independent: c.independent, errors: c.errors, running: c.running })}${copies}${
-      identical ? `; ${identical}` : ''
-    }`,
+    counted: `${counted}${copies}${identical ? `; ${identical}` : ''}`,
   };
 }
 

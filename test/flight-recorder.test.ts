@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OpenAISim } from '../simulators/openai-sim.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
+import { sweepStatistics } from '../reports/sweep-statistics.ts';
+import { cellText } from '../reports/stat-text.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
 import { rerunRequest } from '../results/recorded-run.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
@@ -367,6 +369,9 @@ describe('config.cache: an identical request answered from the record', () => {
     ]);
     const stats = await ariadne(['stats', 'cached-sweep', '--wide']);
     expect(stats.stdout.replace(/\s+/g, ' ')).toContain('1 run was answered wholly from the cache (config.cache)');
+    // the viewer's grid cell says so too
+    const { cells } = await sweepStatistics(db, 'cached-sweep', { cells: true, resamples: 10 });
+    expect(cellText(cells![0]).counted).toContain('1 run answered from the cache');
   });
 });
 
