@@ -7,6 +7,8 @@ import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
 import { modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
 import { answeredRequests } from '../core/store/fork-prefix-sql.ts';
+import { readBodies, readManifests } from '../core/store/model-bodies-sql.ts';
+import { readPaged } from '../core/store/pages.ts';
 
 interface RunRow {
   agent: string;
@@ -59,38 +61,33 @@ export async function rerunRequest(db: Sql, id: string, newId: string): Promise<
 /** The recorded calls of `id`, in order, as a script a replaying model answers from. */
 export async function replayScript(db: Sql, id: string): Promise<ReplayScript> {
   const run = await recordedRun(db, id);
-  const { rows } = await db.query<{
-    turn_number: number;
-    call_index: number;
-    request_key: string;
-    manifest: RequestManifest;
-    reply: string;
-  }>(
-    `SELECT x.turn_number, x.call_index, x.request_key, q.manifest, b.body AS reply
-     FROM model_exchanges x
-     JOIN model_requests q ON q.request_key = x.request_key
-     JOIN model_bodies b ON b.sha256 = x.reply_sha256
-     WHERE x.experiment_id = $1 ORDER BY x.turn_number, x.call_index, x.seq`,
-    [id],
+  type Row = { turn_number: number; call_index: number; seq: number; request_key: string; reply_sha256: string };
+  const rows = await readPaged<Row>(
+    async (last, limit) =>
+      (
+        await db.query<Row>(
+          `SELECT turn_number, call_index, seq, request_key, reply_sha256 FROM model_exchanges
+           WHERE experiment_id = $1 AND (turn_number, call_index, seq) > ($2, $3, $4)
+           ORDER BY turn_number, call_index, seq LIMIT $5`,
+          [id, last?.turn_number ?? -1, last?.call_index ?? 0, last?.seq ?? 0, limit],
+        )
+      ).rows,
   );
+  const manifests = await readManifests(
+    db,
+    rows.map((r) => r.request_key),
+  );
+  const manifestOf = (key: string) => manifests.get(key) as RequestManifest;
+  const parts = new Set([...manifests.values()].flatMap((m) => [m.parameters, m.system, m.tools, ...m.messages]));
+  const bodies = await readBodies(db, [...parts, ...rows.map((r) => r.reply_sha256)]);
   const calls: RecordedCall[] = rows.map((r) => ({
     turn: r.turn_number,
     callIndex: r.call_index,
-    manifest: r.manifest,
+    manifest: manifestOf(r.request_key),
     requestKey: r.request_key,
-    reply: r.reply,
+    reply: bodies.get(r.reply_sha256) as string,
   }));
-  const parts = [
-    ...new Set(
-      rows.flatMap((r) => [r.manifest.parameters, r.manifest.system, r.manifest.tools, ...r.manifest.messages]),
-    ),
-  ];
-  const bodies = await db.query<{ sha256: string; body: string }>(
-    'SELECT sha256, body FROM model_bodies WHERE sha256 = ANY($1::text[])',
-    [parts],
-  );
-  const byHash = new Map(bodies.rows.map((b) => [b.sha256, b.body]));
-  return new ReplayScript(modelVersionOf(run.provenance), calls, (h) => byHash.get(h), run.provenance);
+  return new ReplayScript(modelVersionOf(run.provenance), calls, (h) => bodies.get(h), run.provenance);
 }
 
 /** The trajectory hashes of an original and its rerun (null while a run has none). */

@@ -9,7 +9,14 @@ import { OllamaSim } from '../simulators/ollama-sim.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
 import { cellText } from '../reports/stat-text.ts';
 import { overDataApi } from '../simulators/rds-data-sim.ts';
-import { rerunRequest } from '../results/recorded-run.ts';
+import { replayScript, rerunRequest } from '../results/recorded-run.ts';
+import { agentsWith } from '../core/providers/agents.ts';
+import { sharedAgentDeps } from '../core/store/shared-agent-deps.ts';
+import { answeredRequests } from '../core/store/fork-prefix-sql.ts';
+import type { StartExecutionInput } from '../core/machine/contracts.ts';
+import { fact } from '../aws-facts/facts.ts';
+import { bodyParts, readManifests, storedManifest } from '../core/store/model-bodies-sql.ts';
+import { sha256 } from '../core/providers/llm/model-request.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { ParameterCache } from '../core/config/parameters.ts';
 import { fileSource } from '../core/config/file-source.ts';
@@ -445,3 +452,104 @@ const stepsOf = async (id: string, step: number) =>
       [id, step],
     )
   ).rows;
+
+describe('over the Data API, within its row limits: a reply of 200 KB kept in parts', () => {
+  // a model that writes 100,000 two-byte characters once: a body no Data API row could carry whole
+  const words = 'ü'.repeat(100_000);
+  const verbose = new OllamaSim({ models: ['qwen2.5:7b'], faults: [{ kind: 'say', text: words }] });
+  let host = '';
+  beforeAll(async () => {
+    host = await verbose.listen();
+  });
+  afterAll(() => verbose.close());
+  const request = (experimentId: string, config: Record<string, unknown> = {}): StartExecutionInput => ({
+    experimentId,
+    agent: 'ollama',
+    model: 'qwen2.5:7b',
+    maze: { generator: 'medium', size: 11, seed: 4 },
+    config: { ollama: { host, num_ctx: 65_536 }, max_moves: 30, max_output_tokens: 40_000, ...config },
+  });
+  const stepsOf = async (id: string, upTo: number) =>
+    (
+      await db.pool.query(
+        `SELECT step_number, tool, outcome, to_x, to_y FROM actions
+         WHERE experiment_id = $1 AND step_number <= $2 ORDER BY step_number`,
+        [id, upTo],
+      )
+    ).rows;
+
+  it('is recorded, replayed, forked and answered from the cache, every statement through the Data API', async () => {
+    const api = await overDataApi(db, { url: db.url });
+    try {
+      await runLocalExperiment(request('verbose'), { db: api });
+      const parts = await db.pool.query<{ part: number; chars: number }>(
+        `SELECT b.part, char_length(b.body) AS chars
+         FROM model_exchanges x JOIN model_bodies b ON b.sha256 = x.reply_sha256
+         WHERE x.experiment_id = 'verbose' AND x.turn_number = 1 AND x.call_index = 0 ORDER BY b.part`,
+      );
+      expect(parts.rows.length).toBeGreaterThan(12);
+      expect(Math.max(...parts.rows.map((p) => p.chars))).toBe(8192);
+
+      // replayed over the Data API: the long reply read back whole, the same trajectory
+      const script = await replayScript(api, 'verbose');
+      const again = { ...(await rerunRequest(api, 'verbose', 'verbose-replay')), config: request('').config };
+      const replayFrom = async (run: string) => script.from(await answeredRequests(api, run));
+      await runLocalExperiment(again, { db: api, agents: agentsWith({ ...sharedAgentDeps(api), replayFrom }) });
+      expect(await hashOf('verbose-replay')).toBe(await hashOf('verbose'));
+      const texts = await db.pool.query<{ text: string }>(
+        `SELECT assistant_text AS text FROM llm_calls WHERE experiment_id = 'verbose-replay' AND turn_number = 1
+         AND call_index = 0`,
+      );
+      expect(texts.rows[0].text.startsWith('üüü')).toBe(true);
+
+      // forked after step 10: the first reply (200 KB) is among the prefix read through the Data API
+      await runLocalExperiment({ ...request('verbose-fork'), fork: { parent: 'verbose', atStep: 10 } }, { db: api });
+      expect(await stepsOf('verbose-fork', 10)).toEqual(await stepsOf('verbose', 10));
+
+      // answered from the cache: the long reply comes back from its parts
+      await runLocalExperiment(request('verbose-cached', { cache: 'all' }), { db: api });
+      expect(await hashOf('verbose-cached')).toBe(await hashOf('verbose'));
+      // the largest row served came near the limit and not past it: the parts, not the whole body
+      expect(api.sim.peaks.rowBytes).toBeGreaterThan(16_384);
+      expect(api.sim.peaks.rowBytes).toBeLessThanOrEqual(fact('data-api.max-row-bytes').value);
+    } finally {
+      await api.sim.close();
+    }
+  });
+});
+
+describe('the stored forms a Data API row can carry', () => {
+  it('cuts a body at 8,192 characters as Postgres counts them, never inside a surrogate pair', () => {
+    const text = 'a'.repeat(8191) + '😀' + 'b'.repeat(9000);
+    const parts = bodyParts(text);
+    expect(parts.join('')).toBe(text);
+    expect(parts.map((p) => [...p].length)).toEqual([8192, 8192, 808]);
+    expect(parts[0].endsWith('😀')).toBe(true);
+    expect(bodyParts('short')).toEqual(['short']);
+  });
+
+  it('keeps a manifest of 1,000 messages with its list as a body, read back as it was asked', async () => {
+    const manifest = {
+      provider: 'openai',
+      model: 'm',
+      version: null,
+      parameters: sha256('p'),
+      system: sha256('s'),
+      tools: sha256('t'),
+      messages: Array.from({ length: 1000 }, (_, i) => sha256(String(i))),
+    };
+    const bodies = new Map<string, string>();
+    const stored = storedManifest(manifest, bodies);
+    expect(stored.messages).toEqual({ body: expect.any(String) });
+    for (const [h, body] of bodies)
+      for (const [part, text] of bodyParts(body).entries())
+        await db.pool.query('INSERT INTO model_bodies (sha256, part, body) VALUES ($1, $2, $3)', [h, part, text]);
+    await db.pool.query('INSERT INTO model_requests (request_key, manifest) VALUES ($1, $2)', ['long-list', stored]);
+    const api = await overDataApi(db, { url: db.url });
+    try {
+      expect((await readManifests(api, ['long-list'])).get('long-list')).toEqual(manifest);
+    } finally {
+      await api.sim.close();
+    }
+  });
+});

@@ -3,11 +3,15 @@
 // the calls the fork already committed, so a turn tried again, here or in another Lambda, starts where it should.
 import { InvalidInputError } from '../errors.ts';
 import { ForkPrefix, type PrefixCall } from '../providers/llm/recorded-model.ts';
+import { readBodies } from './model-bodies-sql.ts';
+import { readPaged } from './pages.ts';
 import type { Sql } from './sql.ts';
 
 interface PrefixRow {
-  reply: string;
+  turn_number: number;
+  call_index: number;
   seq: number;
+  reply_sha256: string;
   first_step: number | null;
   last_step: number | null;
   /** Of the call's actions, how many come up to the fork's step (null when the step is not among them). */
@@ -17,50 +21,65 @@ interface PrefixRow {
 }
 
 /**
+ * The calls of a run that start at or before a step, in order, from a keyset ($3, $4, $5: the last row read): each
+ * with its reply's hash, the steps it made, how many of them come up to the step, and whether it can be cut.
+ */
+const PREFIX_SQL = `WITH calls AS (
+     SELECT l.turn_number, l.call_index, l.first_action_index, l.workflow_steps IS NOT NULL AS workflow,
+       lead(l.first_action_index) OVER (PARTITION BY l.turn_number ORDER BY l.call_index) AS next_first
+     FROM llm_calls l WHERE l.experiment_id = $1
+   ), spans AS (
+     SELECT c.*, min(a.step_number) AS first_step, max(a.step_number) AS last_step,
+       count(*) FILTER (WHERE a.call_index <= (SELECT s.call_index FROM actions s
+         WHERE s.experiment_id = $1 AND s.step_number = $2 AND s.turn_number = c.turn_number))::int AS up_to,
+       coalesce(bool_or(a.parsed_from_text), false) AS from_text
+     FROM calls c LEFT JOIN actions a ON a.experiment_id = $1 AND a.turn_number = c.turn_number
+       AND a.call_index >= c.first_action_index AND (c.next_first IS NULL OR a.call_index < c.next_first)
+     GROUP BY c.turn_number, c.call_index, c.first_action_index, c.workflow, c.next_first
+   )
+   SELECT s.turn_number, s.call_index, x.seq, x.reply_sha256, s.first_step, s.last_step,
+     nullif(s.up_to, 0) AS up_to_step, s.from_text, s.workflow
+   FROM spans s
+   JOIN model_exchanges x ON x.experiment_id = $1 AND x.turn_number = s.turn_number AND x.call_index = s.call_index
+   WHERE (s.first_step IS NULL OR s.first_step <= $2) AND (s.turn_number, s.call_index, x.seq) > ($3, $4, $5)
+   ORDER BY s.turn_number, s.call_index, x.seq LIMIT $6`;
+
+const after = (last: PrefixRow | undefined) => [last?.turn_number ?? -1, last?.call_index ?? 0, last?.seq ?? 0];
+
+/**
  * The replies of `parent` up to step `atStep`, in order, for a fork: every call before the step's, and the step's
  * own cut after it. A reply whose calls were written as text cannot be cut (InvalidInputError naming the steps it
  * spans), nor a workflow's (its steps are several calls).
  */
 async function prefixOf(db: Sql, parent: string, atStep: number): Promise<PrefixCall[]> {
-  const { rows } = await db.query<PrefixRow>(
-    `WITH calls AS (
-       SELECT l.turn_number, l.call_index, l.first_action_index, l.workflow_steps IS NOT NULL AS workflow,
-         lead(l.first_action_index) OVER (PARTITION BY l.turn_number ORDER BY l.call_index) AS next_first
-       FROM llm_calls l WHERE l.experiment_id = $1
-     ), spans AS (
-       SELECT c.*, min(a.step_number) AS first_step, max(a.step_number) AS last_step,
-         count(*) FILTER (WHERE a.call_index <= (SELECT s.call_index FROM actions s
-           WHERE s.experiment_id = $1 AND s.step_number = $2 AND s.turn_number = c.turn_number))::int AS up_to,
-         coalesce(bool_or(a.parsed_from_text), false) AS from_text
-       FROM calls c LEFT JOIN actions a ON a.experiment_id = $1 AND a.turn_number = c.turn_number
-         AND a.call_index >= c.first_action_index AND (c.next_first IS NULL OR a.call_index < c.next_first)
-       GROUP BY c.turn_number, c.call_index, c.first_action_index, c.workflow, c.next_first
-     )
-     SELECT b.body AS reply, x.seq, s.first_step, s.last_step, nullif(s.up_to, 0) AS up_to_step, s.from_text,
-       s.workflow
-     FROM spans s
-     JOIN model_exchanges x ON x.experiment_id = $1 AND x.turn_number = s.turn_number AND x.call_index = s.call_index
-     JOIN model_bodies b ON b.sha256 = x.reply_sha256
-     ORDER BY s.turn_number, s.call_index, x.seq`,
-    [parent, atStep],
-  );
   const actions = Number(
     (await db.query<{ n: number }>('SELECT actions_taken AS n FROM experiments WHERE id = $1', [parent])).rows[0]?.n ??
       0,
   );
   if (atStep < 1 || atStep > actions)
     throw new InvalidInputError('--at-step', atStep, `--at-step must be a step of ${parent}: 1 to ${actions}`);
+  const rows = await readPaged<PrefixRow>(
+    async (last, limit) => (await db.query<PrefixRow>(PREFIX_SQL, [parent, atStep, ...after(last), limit])).rows,
+  );
   if (rows.some((r) => r.workflow))
     throw new InvalidInputError(
       'experiment-id',
       parent,
       `${parent} ran a workflow prompt: a fork of it is not supported yet`,
     );
-  return prefixCalls(rows, atStep, parent);
+  const replies = await readBodies(
+    db,
+    rows.map((r) => r.reply_sha256),
+  );
+  return prefixCalls(
+    rows.map((r) => ({ ...r, reply: replies.get(r.reply_sha256)! })),
+    atStep,
+    parent,
+  );
 }
 
 /** The calls before the fork point, and the one that crosses it cut after the step. */
-function prefixCalls(rows: readonly PrefixRow[], atStep: number, parent: string): PrefixCall[] {
+function prefixCalls(rows: ReadonlyArray<PrefixRow & { reply: string }>, atStep: number, parent: string): PrefixCall[] {
   const out: PrefixCall[] = [];
   for (const r of rows) {
     if (r.first_step !== null && r.first_step > atStep) break;

@@ -46,6 +46,10 @@ export const LIMITS = {
   'llm_calls.stop_reason': 256,
   'agent_state_transitions.cause': 2 * KiB,
   'stuck_signals.detail': 2 * KiB,
+  // the flight recorder's rows: a body's part (8,192 characters, model-bodies-sql.ts), a request's manifest (a
+  // longer message list is stored as a body)
+  'model_bodies.body': 32 * KiB,
+  'model_requests.manifest': 48 * KiB,
   // a sweep file and its parsed form, each kept whole
   'sweeps.spec_text': 24 * KiB,
   'sweeps.spec': 24 * KiB,

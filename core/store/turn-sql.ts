@@ -7,6 +7,8 @@ import { clipJson, jsonbBytes, LIMITS } from './stored-limits.ts';
 import type { SqlValue } from './sql.ts';
 import { jsonWithinLimit, refuseOversized, RowClipper } from './clip-row.ts';
 import { spentTokens } from '../engine/token-cost.ts';
+import type { RequestManifest } from '../providers/llm/model-request.ts';
+import { bodyParts, storedManifest } from './model-bodies-sql.ts';
 
 const COMMIT_TURN_HEAD = `
 WITH advanced AS (
@@ -60,11 +62,12 @@ const LLM_CALLS_CTE = `, calls AS (
 )`;
 
 // The flight recorder's rows (migration 031): the parts and replies not stored yet, the requests, and each call's
-// exchanges in order. Parts are content-addressed, so a part another run stored already is left as it is.
+// exchanges in order. Parts are content-addressed, so a part another run stored already is left as it is; each is
+// stored in pieces a Data API row can carry (model-bodies-sql.ts).
 const EXCHANGES_CTE = `, bodies AS (
-  INSERT INTO model_bodies (sha256, body)
-  SELECT b.h, b.b FROM turn, jsonb_to_recordset(\${0}::jsonb) AS b(h text, b text)
-  ON CONFLICT (sha256) DO NOTHING
+  INSERT INTO model_bodies (sha256, part, body)
+  SELECT b.h, b.p, b.b FROM turn, jsonb_to_recordset(\${0}::jsonb) AS b(h text, p int, b text)
+  ON CONFLICT (sha256, part) DO NOTHING
   RETURNING 1
 ), requests AS (
   INSERT INTO model_requests (request_key, manifest)
@@ -216,11 +219,11 @@ function exchangeParams(t: TurnWrite): [string, string, string] {
     (call.exchanges ?? []).forEach((x, q) => {
       for (const [h, b] of x.bodies) bodies.set(h, b);
       bodies.set(x.replySha256, x.reply);
-      requests.set(x.requestKey, x.manifest);
+      requests.set(x.requestKey, storedManifest(x.manifest as RequestManifest, bodies));
       rows.push({ c: call.callIndex, q, k: x.requestKey, r: x.replySha256, a: x.answeredBy });
     });
   return [
-    JSON.stringify([...bodies].map(([h, b]) => ({ h, b }))),
+    JSON.stringify([...bodies].flatMap(([h, body]) => bodyParts(body).map((b, p) => ({ h, p, b })))),
     JSON.stringify([...requests].map(([k, m]) => ({ k, m }))),
     JSON.stringify(rows),
   ];
