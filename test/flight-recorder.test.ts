@@ -409,8 +409,7 @@ describe('a sweep of forks: forks: { from, at } in a sweep file', () => {
       'agents: [{ agent: ollama, model: "qwen2.5:7b" }, { agent: ollama, model: "llama3.2:3b" }]',
       mazes,
       config,
-      'forks: { from: fork-source, at: [5, 10] }',
-      'repeats: 2',
+      'forks: { from: fork-source, at: [5, 10], repeats: 2 }',
     ]);
     const r = await ariadne(['sweep', forks, '--json']);
     expect(r.code, r.stderr).toBe(0);
@@ -442,6 +441,18 @@ describe('a sweep of forks: forks: { from, at } in a sweep file', () => {
     );
     expect(parents.rows.map((p) => p.parents)).toEqual(Array(8).fill(1));
   });
+
+  it('takes its repeats in forks or at the top, not both', async () => {
+    const both = write('fork-both', [
+      'agents: [{ agent: ollama, model: "qwen2.5:7b" }]',
+      'mazes: { generators: [medium], sizes: [21], seeds: [3] }',
+      'forks: { from: fork-source, at: [5], repeats: 3 }',
+      'repeats: 2',
+    ]);
+    const r = await ariadne(['sweep', both]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/forks\.repeats \(line 4\): give repeats once: forks\.repeats 3 or repeats 2/);
+  });
 });
 
 const stepsOf = async (id: string, step: number) =>
@@ -469,15 +480,6 @@ describe('over the Data API, within its row limits: a reply of 200 KB kept in pa
     maze: { generator: 'medium', size: 11, seed: 4 },
     config: { ollama: { host, num_ctx: 65_536 }, max_moves: 30, max_output_tokens: 40_000, ...config },
   });
-  const stepsOf = async (id: string, upTo: number) =>
-    (
-      await db.pool.query(
-        `SELECT step_number, tool, outcome, to_x, to_y FROM actions
-         WHERE experiment_id = $1 AND step_number <= $2 ORDER BY step_number`,
-        [id, upTo],
-      )
-    ).rows;
-
   it('is recorded, replayed, forked and answered from the cache, every statement through the Data API', async () => {
     const api = await overDataApi(db, { url: db.url });
     try {

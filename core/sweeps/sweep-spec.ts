@@ -80,13 +80,15 @@ const sweepSchema = z
     /**
      * A sweep of forks (ariadne fork, state-machine runs it locally): each run continues the run of sweep `from` on
      * its maze and repeat after step `at` (each step listed is a cell setting, fork_at, so the statistics and
-     * compare split and pair by it); `label` picks the source cell where `from` ran several agents on a maze.
+     * compare split and pair by it); `label` picks the source cell where `from` ran several agents on a maze;
+     * `repeats`, the runs of each cell on each maze (the sweep's repeats, given here or there).
      */
     forks: z
       .object({
         from: z.string().regex(SWEEP_ID_PATTERN, 'the name of a sweep run before'),
         at: z.array(z.number().int().min(1).max(1_000_000)).min(1).max(20),
         label: z.string().max(200).optional(),
+        repeats: repeatsSchema.optional(),
       })
       .strict()
       .optional(),
@@ -183,6 +185,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   const settings = file.piece(['settings'], settingsSchema);
   const comboCount = settings ? Object.values(settings).reduce((n, values) => n * values.length, 1) : null;
   checkSize(file, suite, comboCount);
+  checkForkRepeats(file);
   const config = file.piece(['config'], configSchema);
   if (suite) checkSuiteConfig(file, suite, { config, agents, settings });
   if (settings && config && agents.length * (comboCount ?? 0) <= MAX_RUNS)
@@ -195,6 +198,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
         config: { ...suite.config, ...read.config },
       }
     : { ...read, mazes: read.mazes! };
+  spec.repeats = read.forks?.repeats ?? read.repeats;
   const cells = listCells(spec);
   return {
     spec,
@@ -206,6 +210,14 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
     cells,
     runs: cells.flatMap((cell) => Array.from({ length: spec.repeats }, (_, repeat) => ({ cell, repeat: repeat + 1 }))),
   };
+}
+
+/** A sweep of forks gives its repeats once: in forks, or at the top. */
+function checkForkRepeats({ piece, report }: SweepFile): void {
+  const inForks = piece(['forks', 'repeats'], z.unknown());
+  const top = piece(['repeats'], z.unknown());
+  if (inForks !== undefined && top !== undefined)
+    report(['forks', 'repeats'], `give repeats once: forks.repeats ${String(inForks)} or repeats ${String(top)}`);
 }
 
 /** A suite gives the mazes and the config its reference was made under; the file may add to that config only. */
@@ -263,8 +275,9 @@ function checkSize({ piece, report }: SweepFile, suite: Suite | null, comboCount
     suite?.generators ?? piece(['mazes', 'generators'], z.array(z.unknown())),
     suite?.sizes ?? piece(['mazes', 'sizes'], z.array(z.unknown())),
     suite?.seeds ?? piece(['mazes', 'seeds'], z.array(z.unknown())),
+    piece(['forks', 'at'], z.array(z.unknown())) ?? [null],
   ].reduce<number | null>((n, list) => (n === null || !list ? null : n * list.length), comboCount);
-  const repeats = piece(['repeats'], repeatsSchema);
+  const repeats = piece(['forks', 'repeats'], repeatsSchema.optional()) ?? piece(['repeats'], repeatsSchema);
   if (runs !== null && repeats !== undefined && runs * repeats > MAX_RUNS)
     report(['repeats'], `${runs} cells x ${repeats} repeats is more than 100,000 runs`);
 }
