@@ -217,7 +217,10 @@ function checkForkRepeats({ piece, report }: SweepFile): void {
   const inForks = piece(['forks', 'repeats'], z.unknown());
   const top = piece(['repeats'], z.unknown());
   if (inForks !== undefined && top !== undefined)
-    report(['forks', 'repeats'], `give repeats once: forks.repeats ${String(inForks)} or repeats ${String(top)}`);
+    report(
+      ['forks', 'repeats'],
+      `give repeats once: forks.repeats ${JSON.stringify(inForks)} or repeats ${JSON.stringify(top)}`,
+    );
 }
 
 /** A suite gives the mazes and the config its reference was made under; the file may add to that config only. */
