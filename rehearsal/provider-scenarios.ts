@@ -1,6 +1,6 @@
 // Scenarios of the model providers: an Ollama server and an OpenAI-compatible one (its key a SecureString) a
 // Lambda can reach, and a Bedrock that stops answering in time, once and then for good.
-import { experiment, toGoal, type Scenario } from './run-experiment.ts';
+import { experiment, runExperimentMachine, toGoal, type Scenario } from './run-experiment.ts';
 import { FUNCTION_TIMEOUT_ERRORS, PROVIDER_RETRY, STATES } from '../core/machine/states.ts';
 import { REHEARSAL_OPENAI_KEY } from './world.ts';
 import { turnPictures } from '../results/observation-pictures.ts';
@@ -79,6 +79,57 @@ export const PROVIDER_SCENARIOS: Record<string, Scenario> = {
     return (
       `OpenAI-compatible agent (${model} at ${world.openaiUrl}, streamed, key from a SecureString) to the goal in ` +
       `${row.actions_taken} actions, ${chats.length} chat completions, ${sent} tokens as the server counted them`
+    );
+  },
+  async fork(world) {
+    // StartExperiment takes a parent and a step: the fork's first turns are answered from the parent's record,
+    // read by the turn function through the Data API; then its own model. Its steps up to the fork point are the
+    // parent's, and a fork on another maze is refused before anything is written.
+    if (!world.ollamaUrl)
+      throw new Error('this machine has no network address but loopback, which a Lambda cannot use for Ollama');
+    const request = {
+      agent: 'ollama',
+      model: world.sims.ollama.models[0],
+      maze: { generator: 'perfect', size: 21, seed: 5 },
+      config: { max_moves: 60, ollama: { host: world.ollamaUrl } },
+    };
+    const parent = await experiment(world, 'fork-parent', request);
+    const atStep = Math.min(20, parent.actions_taken - 1);
+    const fork = await experiment(world, 'fork', { ...request, fork: { parent: parent.id, atStep } });
+    if (fork.status === 'failed') throw new Error(`the fork ${fork.id} failed: ${fork.failure_reason ?? '-'}`);
+    const steps = async (id: string) =>
+      JSON.stringify(
+        (
+          await world.db.pool.query(
+            `SELECT step_number, tool, outcome, to_x, to_y FROM actions WHERE experiment_id = $1 AND step_number <= $2
+             ORDER BY step_number`,
+            [id, atStep],
+          )
+        ).rows,
+      );
+    if ((await steps(fork.id)) !== (await steps(parent.id)))
+      throw new Error(`the fork ${fork.id}'s first ${atStep} steps are not ${parent.id}'s`);
+    const { rows } = await world.db.pool.query<{ forked_from: string; fork_step: number; replayed: number }>(
+      `SELECT forked_from, fork_step, (SELECT count(*)::int FROM model_exchanges x
+         WHERE x.experiment_id = e.id AND x.answered_by = 'replay') AS replayed
+       FROM experiments e WHERE e.id = $1`,
+      [fork.id],
+    );
+    if (rows[0]?.forked_from !== parent.id || rows[0].fork_step !== atStep || rows[0].replayed === 0)
+      throw new Error(`the fork ${fork.id} is not linked to ${parent.id} at ${atStep}: ${JSON.stringify(rows[0])}`);
+    const name = `rehearsal-fork-elsewhere-${parent.id.slice(-6)}`;
+    const elsewhere = { ...request, maze: { ...request.maze, seed: 6 }, fork: { parent: parent.id, atStep } };
+    const refusal = await runExperimentMachine(world, { ...elsewhere, experimentId: name }, name).then(
+      () => null,
+      (err: Error) => err,
+    );
+    const written = await world.db.pool.query('SELECT 1 FROM experiments WHERE id = $1', [name]);
+    if (!/parent's maze/.test(String(refusal)) || written.rowCount !== 0)
+      throw new Error(`a fork on another maze was not refused at start: ${String(refusal)}`);
+    return (
+      `fork of ${parent.id} after step ${atStep} started by StartExecution: the parent's steps, ` +
+      `${rows[0].replayed} calls answered from its record, ${fork.actions_taken - atStep} steps of its own; ` +
+      'a fork on another maze refused at start'
     );
   },
   async image(world) {

@@ -234,6 +234,17 @@ describe('ariadne fork: a run continued from the state after step K of another',
     expect(link.rows).toEqual([{ forked_from: parent, fork_step: k }]);
   });
 
+  it("refuses a fork on another maze than its parent's, before anything is written", async () => {
+    const request = await rerunRequest(db, parent, 'fork-elsewhere');
+    const elsewhere = { ...request, maze: { generator: 'perfect', size: 41, seed: 9 }, fork: { parent, atStep: 10 } };
+    const prompts = new ParameterCache(fileSource(parameters));
+    await expect(runLocalExperiment(elsewhere, { db, parameters: prompts })).rejects.toThrow(
+      /a fork plays on its parent's maze, and this is not parent-200's/,
+    );
+    const written = await db.pool.query("SELECT id FROM experiments WHERE id = 'fork-elsewhere'");
+    expect(written.rows).toEqual([]);
+  });
+
   it('refuses a step the parent never took, naming the range', async () => {
     const r = await ariadne(['fork', parent, '--at-step', '5000'], env());
     expect(r.code).toBe(2);

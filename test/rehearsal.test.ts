@@ -57,6 +57,7 @@ describe('npm run rehearse', () => {
       ['logs', true],
       ['ollama', true],
       ['openai', true],
+      ['fork', true],
       ['image', true],
       ['provider-timeout', true],
       ['new-account', true],

@@ -91,8 +91,11 @@ export interface NewExperiment {
 export interface StartStore {
   /** Throws InvalidInputError unless the sweep cell exists (checked before anything is written). */
   checkSweepRun?(ref: SweepRef): Promise<void>;
-  /** Throws InvalidInputError unless the parent can be forked after that step (checked before anything is written). */
-  checkForkPoint?(fork: ForkRef): Promise<void>;
+  /**
+   * Throws InvalidInputError unless the parent ran on this maze (its content hash) and can be forked after that
+   * step (checked before anything is written).
+   */
+  checkForkPoint?(fork: ForkRef, mazeHash: string): Promise<void>;
   saveMaze(maze: Maze): Promise<number>;
   /**
    * Creates the experiment unless it exists; either way, its stored start time and config, and when it existed,
@@ -264,7 +267,7 @@ export async function startExperiment(
   refuseOversizedVision(config, maze.width, maze.height);
   refuseUnstorableMemory(config);
   if (req.sweep) await store.checkSweepRun?.(req.sweep);
-  if (req.fork) await store.checkForkPoint?.(req.fork);
+  if (req.fork) await store.checkForkPoint?.(req.fork, maze.hash);
   const mazeId = await store.saveMaze(maze);
   const fields = {
     id: experimentId,

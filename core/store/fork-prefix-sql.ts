@@ -110,8 +110,23 @@ export async function answeredRequests(db: Sql, experimentId: string): Promise<n
   return rows[0]?.n ?? 0;
 }
 
-/** InvalidInputError unless `parent` can be forked after `atStep` (a step it took, in a reply that can be cut). */
-export async function checkForkPoint(db: Sql, parent: string, atStep: number): Promise<void> {
+/**
+ * InvalidInputError unless `parent` is a run on the maze of content hash `mazeHash` (its replies answer moves on that
+ * maze) that can be forked after `atStep` (a step it took, in a reply that can be cut).
+ */
+export async function checkForkPoint(db: Sql, parent: string, atStep: number, mazeHash: string): Promise<void> {
+  const { rows } = await db.query<{ maze: string }>(
+    'SELECT m.content_hash AS maze FROM experiments e JOIN mazes m ON m.id = e.maze_id WHERE e.id = $1',
+    [parent],
+  );
+  if (!rows[0]) throw new InvalidInputError('fork.parent', parent, `no experiment ${parent} to fork: see ariadne list`);
+  if (rows[0].maze !== mazeHash)
+    throw new InvalidInputError(
+      'maze',
+      mazeHash.slice(0, 12),
+      `a fork plays on its parent's maze, and this is not ${parent}'s (${rows[0].maze.slice(0, 12)}): give ` +
+        `${parent}'s maze, as ariadne fork does`,
+    );
   await prefixOf(db, parent, atStep);
 }
 

@@ -183,8 +183,8 @@ export class PgStore implements EngineStore {
     this.lent.delete(id);
   }
 
-  async checkForkPoint(fork: { parent: string; atStep: number }): Promise<void> {
-    await checkForkPoint(this.db, fork.parent, fork.atStep);
+  async checkForkPoint(fork: { parent: string; atStep: number }, mazeHash: string): Promise<void> {
+    await checkForkPoint(this.db, fork.parent, fork.atStep, mazeHash);
   }
 
   async checkSweepRun(ref: SweepRef): Promise<void> {
