@@ -18,8 +18,12 @@ import {
   type AgentReference,
   type MazeSuite,
   type ReferenceStats,
+  noiseRunSeed,
   type SuiteDefinition,
+  type SuiteMaze,
 } from '../core/maze/suites.ts';
+import { noiseFloor } from '../reports/noise-floor.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { openDatabase, type Database } from '../core/store/database.ts';
 import { startEmbeddedPostgres } from '../core/store/embedded.ts';
@@ -97,6 +101,69 @@ export async function suiteReference(suite: SuiteDefinition, db: Database): Prom
   return { random, frontier };
 }
 
+/** Runs of the random baseline on every maze that the noise floor is made from. */
+const NOISE_REPEATS = 5;
+const NOISE_RESAMPLES = 2_000;
+
+/**
+ * Each maze's NOISE_REPEATS runs of the random baseline under the suite's config, each seeded by the suite, the maze
+ * and the repeat alone (not a sweep's cell order), so one group's can be made again alone; success by maze.
+ */
+export async function suiteNoiseRuns(suite: SuiteDefinition, db: Database, mazes: readonly SuiteMaze[]) {
+  const jobs = mazes.flatMap((maze) => Array.from({ length: NOISE_REPEATS }, (_, r) => ({ maze, repeat: r + 1 })));
+  const outcomes = new Map(mazes.map((m) => [m, new Array<boolean>(NOISE_REPEATS)]));
+  let next = 0;
+  const worker = async () => {
+    for (let job = jobs[next++]; job; job = jobs[next++]) {
+      const { maze, repeat } = job;
+      const { summary } = await runLocalExperiment(
+        {
+          agent: 'random',
+          agentSeed: noiseRunSeed(suite, maze, repeat),
+          maze: { generator: maze.generator, size: maze.size, seed: maze.seed },
+          config: suite.config,
+        },
+        { db },
+      );
+      outcomes.get(maze)![repeat - 1] = summary?.goal_found === true;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return outcomes;
+}
+
+/** The suite's noise floor, overall and per generator and size, from suiteNoiseRuns on every maze. */
+export async function suiteNoiseFloor(suite: SuiteDefinition, db: Database): Promise<MazeSuite['noise_floor']> {
+  const outcomes = await suiteNoiseRuns(suite, db, suiteMazeEntries(suite));
+  const floor = (mazes: SuiteMaze[]) => {
+    const {
+      repeats: _r,
+      resamples: _n,
+      seed: _s,
+      ...f
+    } = noiseFloor(
+      mazes.map((m) => outcomes.get(m)!),
+      NOISE_RESAMPLES,
+    );
+    return f;
+  };
+  const all = [...outcomes.keys()];
+  return {
+    agent: 'random',
+    repeats: NOISE_REPEATS,
+    resamples: NOISE_RESAMPLES,
+    seed: 1,
+    overall: floor(all),
+    groups: suite.generators.flatMap((generator) =>
+      suite.sizes.map((size) => ({
+        generator,
+        size,
+        ...floor(all.filter((m) => m.generator === generator && m.size === size)),
+      })),
+    ),
+  };
+}
+
 /** A fresh embedded Postgres in a temporary directory, removed afterwards, for `fn`. */
 async function withFreshDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const parent = mkdtempSync(join(tmpdir(), 'ariadne-suite-'));
@@ -133,7 +200,9 @@ async function makeSuiteFile(path: string): Promise<void> {
       );
   }
   const started = Date.now();
-  const reference = await withFreshDatabase((db) => suiteReference(draft, db));
+  const [reference, noise] = await withFreshDatabase(
+    async (db) => [await suiteReference(draft, db), await suiteNoiseFloor(draft, db)] as const,
+  );
   const seconds = (Date.now() - started) / 1000;
   const { format: f, name, version, description, generators, sizes, seeds, config } = draft;
   const code = suiteCodeHash(ROOT);
@@ -151,6 +220,7 @@ async function makeSuiteFile(path: string): Promise<void> {
       config,
       mazes,
       reference,
+      noise_floor: noise,
       reference_made_with: {
         ariadne_version: packageVersion(),
         commit: commit.commit,
@@ -169,6 +239,10 @@ async function makeSuiteFile(path: string): Promise<void> {
   const text = await format(JSON.stringify(suite), { ...(await resolveConfig(path)), filepath: path });
   writeFileSync(path, text);
   process.stdout.write(`${source}: ${suite.mazes.length} mazes, reference made in ${seconds.toFixed(1)} s\n`);
+  const floor = suite.noise_floor.overall;
+  process.stdout.write(
+    `  noise floor (random, ${NOISE_REPEATS} runs a maze): success sd ${floor.sd}, gap95 ${floor.gap95}\n`,
+  );
   for (const agent of REFERENCE_AGENTS) {
     const o = suite.reference[agent].overall;
     process.stdout.write(

@@ -1,8 +1,8 @@
 // The code that decides a maze suite's reference scores, and its content hash, recorded in the suite file so that a
 // change to that code without making the scores again is caught (test/maze-suites.test.ts). The list: the maze
 // generators and what they build on, the game's rules (turn, tools, moves, monitor, config defaults), the baselines,
-// the sweep's cells, the statistics (reports/sweep-statistics.ts and the rows it reads), and every migration behind
-// the sweep_runs view.
+// the sweep's cells, the statistics (reports/sweep-statistics.ts and the rows it reads, the noise floor), and every
+// migration behind the sweep_runs view.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ const SUITE_CODE = [
   'core/sweeps/sweep-spec.ts',
   'reports/sweep-statistics.ts',
   'reports/bootstrap.ts',
+  'reports/noise-floor.ts',
   'results/statistics-runs.ts',
 ] as const;
 

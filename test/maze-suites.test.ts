@@ -18,7 +18,8 @@ import {
 } from '../core/maze/suites.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { loadSweep } from '../core/sweeps/sweep-spec.ts';
-import { suiteReference } from '../bin/make-suite-reference.ts';
+import { suiteNoiseRuns, suiteReference } from '../bin/make-suite-reference.ts';
+import { noiseFloor } from '../reports/noise-floor.ts';
 import { suiteCodeFiles, suiteCodeHash } from '../bin/suite-code.ts';
 import { ROOT } from './support/cli.ts';
 import { ariadneInProcess } from './support/cli-in-process.ts';
@@ -235,6 +236,29 @@ describe('the reference scores', () => {
     expect(reference.frontier.overall).toMatchObject({ n: 120, successes: 120 });
     expect(reference.random.overall.successes).toBeLessThan(60);
   }, 180_000);
+
+  it('publish a noise floor that one group made again alone reproduces, each run seeded by its maze', async () => {
+    const floor = suite.noise_floor;
+    expect(floor).toMatchObject({ agent: 'random', repeats: 5, resamples: 2000 });
+    expect(floor.groups).toHaveLength(suite.generators.length * suite.sizes.length);
+    // the smallest group of the first generator, whose random walks end soonest
+    const [generator, size] = [suite.generators[0], Math.min(...suite.sizes)];
+    const mazes = suite.mazes.filter((m) => m.generator === generator && m.size === size);
+    const runs = await suiteNoiseRuns(suite, db, mazes);
+    const made = noiseFloor(
+      mazes.map((m) => runs.get(m)!),
+      floor.resamples,
+      floor.seed,
+    );
+    const { repeats: _r, resamples: _n, seed: _s, ...figures } = made;
+    expect({ generator, size, ...figures }).toEqual(
+      floor.groups.find((g) => g.generator === generator && g.size === size),
+    );
+    // a set of runs moves: the floor is not zero where the random walk sometimes finds the goal
+    expect(figures.success_rate).toBeGreaterThan(0);
+    expect(figures.sd).toBeGreaterThan(0);
+    expect(floor.overall.gap95).toBeGreaterThan(floor.overall.sd);
+  }, 120_000);
 });
 
 describe('ariadne suite', () => {

@@ -82,8 +82,9 @@ describe('ariadne stats of a sweep on a suite', () => {
     const { ariadne } = cli(() => db);
     const text = await ariadne(['stats', 'on-the-suite']);
     expect(text.code, text.stderr).toBe(0);
-    const reference = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8'))
-      .reference as Record<string, { overall: { n: number; success_rate: number } }>;
+    const file = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8'));
+    const reference = file.reference as Record<string, { overall: { n: number; success_rate: number } }>;
+    const floor = file.noise_floor as { repeats: number; overall: { sd: number; gap95: number } };
     const frontier = reference.frontier.overall;
     expect(text.stdout.replace(/\s+/g, ' ')).toMatch(
       new RegExp(
@@ -91,10 +92,22 @@ describe('ariadne stats of a sweep on a suite', () => {
           `${(frontier.success_rate * 100).toFixed(1)}% \\[.*\\] n=${frontier.n}`,
       ),
     );
+    // the noise floor beside it: how far a set of runs of one agent moves on these mazes
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      `noise floor of suite ariadne-mazes/v1: sets of runs of the random baseline on these mazes ` +
+        `(${floor.repeats} runs a maze, one drawn per maze)`,
+    );
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      `sd ${(floor.overall.sd * 100).toFixed(1)} points` + ` (95% of sets within`,
+    );
+    expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+      `two sets differed by at most ${(floor.overall.gap95 * 100).toFixed(1)} points 95% of the time`,
+    );
     const json = await ariadne(['stats', 'on-the-suite', '--json']);
     expect(JSON.parse(json.stdout).suite_reference).toEqual({
       suite: 'ariadne-mazes/v1',
       agents: { random: reference.random.overall, frontier },
+      noise_floor: file.noise_floor,
     });
   });
 });

@@ -11,6 +11,7 @@ import { preview, valueAt } from '../config/zod-errors.ts';
 import { InvalidInputError } from '../errors.ts';
 import { checkMazeSpec, GENERATOR_NAMES, generateMaze, MAX_SIZE, MIN_SIZE } from './generators/index.ts';
 import { MazeInputError } from './errors.ts';
+import { mixSeed } from './rng.ts';
 
 /** The suites this installation knows, by their file in the repository. */
 const REGISTERED: Array<{ file: string; json: unknown }> = [
@@ -112,9 +113,33 @@ const madeWithSchema = z
   })
   .strict();
 
+const floorShape = {
+  mazes: z.number().int().min(1),
+  success_rate: proportion,
+  sd: z.number().min(0),
+  low: proportion,
+  high: proportion,
+  gap95: proportion,
+};
+/**
+ * How far the random baseline's success moves between sets of runs on these mazes (reports/noise-floor.ts): made
+ * from `repeats` runs of every maze, each seeded by the suite, the maze and the repeat (noiseRunSeed).
+ */
+const noiseFloorSchema = z
+  .object({
+    agent: z.literal('random'),
+    repeats: z.number().int().min(2),
+    resamples: z.number().int().min(100),
+    seed: z.number().int(),
+    overall: z.object(floorShape).strict(),
+    groups: z.array(z.object({ generator, size, ...floorShape }).strict()),
+  })
+  .strict();
+
 const contentsShape = {
   mazes: z.array(mazeSchema),
   reference: z.object({ random: agentReferenceSchema, frontier: agentReferenceSchema }).strict(),
+  noise_floor: noiseFloorSchema,
   reference_made_with: madeWithSchema,
 };
 
@@ -240,6 +265,7 @@ const draftSchema = z
     ...definitionShape,
     mazes: contentsShape.mazes.optional(),
     reference: z.unknown().optional(),
+    noise_floor: z.unknown().optional(),
     reference_made_with: z.unknown().optional(),
   })
   .strict()
@@ -291,6 +317,10 @@ export const suiteRef = (s: { name: string; version: number }) => `${s.name}/v${
 
 /** The sweep that makes a suite's reference scores: its name seeds the random agent's runs. */
 export const referenceSweepName = (s: { name: string; version: number }) => `${s.name}-v${s.version}-reference`;
+
+/** The random agent's seed for run `repeat` of a maze in the noise floor: the suite, the maze and the repeat alone. */
+export const noiseRunSeed = (s: { name: string; version: number }, maze: SuiteMaze, repeat: number) =>
+  mixSeed(`${s.name}-v${s.version}-noise`, maze.generator, maze.size, maze.seed, repeat);
 
 /**
  * The sweep file that makes a suite's reference scores: each baseline once on every maze, under the suite's config.

@@ -2,7 +2,8 @@
 // --by names), from the same store as every results command (--aws included). What each column counts is said
 // under the table.
 import { sweepSuite } from '../../../results/run-state.ts';
-import { findSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
+import { findSuite, type MazeSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
+import { noiseFloorText } from '../../../reports/noise-floor.ts';
 import { Option, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
@@ -135,7 +136,11 @@ function errorLines(factors: string[], groups: GroupStatistics[]): string[] {
 }
 
 /** A suite's reference scores, as lines: what a sweep on the suite's mazes and config compares with. */
-type SuiteReference = { suite: string; agents: Record<string, ReferenceStats> } | null;
+type SuiteReference = {
+  suite: string;
+  agents: Record<string, ReferenceStats>;
+  noise_floor: MazeSuite['noise_floor'];
+} | null;
 
 function referenceLines(r: NonNullable<SuiteReference>, width: number): string[] {
   const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}%`);
@@ -150,7 +155,7 @@ function referenceLines(r: NonNullable<SuiteReference>, width: number): string[]
         .join('; ') +
       ` (${commandPrefix()} suite show ${r.suite} has them by generator and size)`,
     width,
-  );
+  ).concat(wrapText(noiseFloorText(r.suite, r.noise_floor.overall, r.noise_floor.repeats), width));
 }
 
 /** What each column counts and excludes, with the sweep's bootstrap settings. */
@@ -228,6 +233,7 @@ async function stats(
           agents: Object.fromEntries(
             Object.entries(findSuite(suite).suite.reference).map(([agent, r]) => [agent, r.overall]),
           ),
+          noise_floor: findSuite(suite).suite.noise_floor,
         }
       : null;
     printTableOutput(o, {

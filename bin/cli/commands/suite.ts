@@ -1,6 +1,7 @@
 // ariadne suite: the named, versioned maze suites (core/maze/suites.ts): list them, show one's mazes and the
 // baselines' reference scores, write the sweep that made those scores, and verify that this installation generates
 // the suite's mazes byte for byte (before its numbers on them are compared with anyone's).
+import { noiseFloorText } from '../../../reports/noise-floor.ts';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -179,6 +180,8 @@ function showLines({ ref, file, suite: s }: RegisteredSuite, layout: TableLayout
         '--by label,maze_generator,maze_size.',
       width,
     ),
+    '',
+    ...wrapText(noiseFloorText(ref, s.noise_floor.overall, s.noise_floor.repeats), width),
   ];
 }
 
