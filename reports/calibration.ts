@@ -37,7 +37,7 @@ function normal(rng: Rng): number {
 }
 
 /** E over mazes of expit(base + effect + u), u ~ N(0, sd^2): by Gauss-Hermite-free midpoint quadrature on +-8 sd. */
-function populationRate(base: number, sd: number): number {
+export function populationRate(base: number, sd: number): number {
   const steps = 4000;
   let sum = 0;
   let weight = 0;
@@ -50,9 +50,14 @@ function populationRate(base: number, sd: number): number {
   return sum / weight;
 }
 
-/** One simulated sweep: per maze, a's successes and the pairs' discordant counts. */
-function simulateSweep(s: CalibrationSetting, rng: Rng): MazePairs[] & { successes?: number[] } {
-  const mazes: MazePairs[] = [];
+/** One simulated maze of a sweep: its pairs' discordant counts and agent a's successes. */
+export interface SimulatedMaze extends MazePairs {
+  successesA: number;
+}
+
+/** One simulated sweep, its mazes in the order they are run. */
+export function simulateSweep(s: CalibrationSetting, rng: Rng): SimulatedMaze[] {
+  const mazes: SimulatedMaze[] = [];
   for (let m = 0; m < s.mazes; m++) {
     const u = s.mazeSd * normal(rng);
     const [pa, pb] = [expit(s.base + s.effect + u), expit(s.base + u)];
@@ -75,7 +80,7 @@ export function calibrate(s: CalibrationSetting, sweeps: number, seed = 1): Cali
   const trueDifference = trueRate - populationRate(s.base, s.mazeSd);
   let [rejected, differenceCovered, rateCovered] = [0, 0, 0];
   for (let i = 0; i < sweeps; i++) {
-    const mazes = simulateSweep(s, rng) as Array<MazePairs & { successesA: number }>;
+    const mazes = simulateSweep(s, rng);
     if (signFlipTest(mazes.map((m) => m.onlyA - m.onlyB)).p <= 0.05) rejected++;
     const d = pairedDifference(mazes);
     if (d && d.low <= trueDifference && trueDifference <= d.high) differenceCovered++;
