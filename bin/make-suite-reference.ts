@@ -150,6 +150,7 @@ export async function suiteNoiseFloor(suite: SuiteDefinition, db: Database): Pro
   const all = [...outcomes.keys()];
   return {
     agent: 'random',
+    successes: all.map((m) => outcomes.get(m)!.filter(Boolean).length),
     repeats: NOISE_REPEATS,
     resamples: NOISE_RESAMPLES,
     seed: 1,

@@ -21,6 +21,7 @@ import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
 import { patiently } from '../core/store/retry-query.ts';
 import { SharedBudget } from '../core/engine/token-cost.ts';
 import { refuseUnpricedSweepBudget } from '../core/sweeps/sweep-budget.ts';
+import { SweepStopRule } from '../results/sweep-stop-rule.ts';
 import { sweepDefinition } from './definition.ts';
 import {
   EXCEEDED_TOLERANCE,
@@ -83,6 +84,8 @@ export interface SweepResult {
    * model call per run in flight.
    */
   budgetSpent?: { reason: 'max_cost_usd' | 'max_tokens'; limit: number; spent: Spend; notStarted: number };
+  /** The sweep's stop_when decided: what, and the runs it did not start (reports/sequential-stop.ts). */
+  stoppedWhen?: { reason: string; notStarted: number };
   /** Database outages ridden out (connections dropped, the sweep's lock taken again), and their time in all. */
   databaseOutages: { count: number; seconds: number };
 }
@@ -109,7 +112,7 @@ export interface LocalSweepOptions {
 async function planSweep(db: Sql, s: LoadedSweep): Promise<PlannedRun[]> {
   const rows = await patiently(() => latestSweepAttempts(db, s.spec.sweep));
   const latest = new Map(rows.map((r) => [`${r.sweep_cell}/${r.sweep_repeat}`, r]));
-  return sweepRunOrder(s.spec.sweep, s.runs).map((run): PlannedRun => {
+  return sweepRunOrder(s.spec.sweep, s.runs, s.spec.stop_when !== undefined).map((run): PlannedRun => {
     const r = latest.get(`${run.cell.index}/${run.repeat}`);
     if (!r) return { run, action: 'start', attempt: 1, experimentId: sweepExperimentId(s.spec.sweep, run, 1) };
     if (r.status === 'running') return { run, action: 'resume', attempt: r.sweep_attempt, experimentId: r.id };
@@ -304,6 +307,7 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
     // Node's leak warning at 11 listeners would fire at every sweep wider than 10; a real leak still passes this
     setMaxListeners(4 * width + 10, signal);
     const context: SweepContext = { s, opts, progress, signal, budget };
+    const stopRule = s.spec.stop_when ? new SweepStopRule(opts.db, s.spec.sweep) : undefined;
     // The list is the runs still to run, as the database says (planSweep); the Map's holds every run, one already
     // run failing to start under its used name (AlreadyRun): the Map cannot read the database before it starts.
     const ran = await runSweepList(
@@ -311,12 +315,13 @@ export async function runLocalSweep(file: LoadedSweep, opts: LocalSweepOptions):
       {
         width,
         toleratedFailurePercentage: rules.toleratedFailurePercentage,
-        // Here, not on AWS, the sweep stops starting runs once interrupted or its budget spent: the Map starts every
-        // run of its list (a run's own max_cost_usd still holds), and a stop there is StopExecution of the whole.
-        // Nor does a run start while the sweep's lock is away with its connection.
+        // Here, not on AWS, the sweep stops starting runs once interrupted, its budget spent or its stop_when
+        // decided: the Map starts every run of its list (a run's own max_cost_usd still holds), and a stop there is
+        // StopExecution of the whole. Nor does a run start while the sweep's lock is away with its connection.
         mayStart: async () => {
           await lock.held();
-          return signal.aborted ? 'interrupted' : (budget?.reached() ?? null);
+          if (signal.aborted) return 'interrupted';
+          return budget?.reached() ?? (stopRule ? await patiently(() => stopRule.decided(progress.done)) : null);
         },
         run: (p) => runPlanned(p, context),
       },
@@ -369,6 +374,7 @@ async function sweepResult(
     seconds: (Date.now() - started) / 1000,
     databaseOutages: watch.outages,
     ...(budgetSpent ? { budgetSpent } : {}),
+    ...(list.halted?.startsWith('stop_when') ? { stoppedWhen: { reason: list.halted, notStarted: list.untaken } } : {}),
     // the interrupted runs by id, not in the race of which stopped first
     ...(opts.signal?.aborted ? { interrupted: { runs: interrupted.sort(), notStarted } } : {}),
   };

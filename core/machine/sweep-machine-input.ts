@@ -32,7 +32,7 @@ export interface SweepLaunch {
 
 /** The runs in the order they start (sweep-order.ts): a Distributed Map starts its items in the list's order. */
 function sweepRunItems(sweep: LoadedSweep): SweepRunItem[] {
-  return sweepRunOrder(sweep.spec.sweep, sweep.runs).map((run) => {
+  return sweepRunOrder(sweep.spec.sweep, sweep.runs, sweep.spec.stop_when !== undefined).map((run) => {
     const input = sweepRunInput(sweep.spec.sweep, run, 1);
     return { name: input.experimentId!, input };
   });

@@ -133,6 +133,8 @@ const noiseFloorSchema = z
     seed: z.number().int(),
     overall: z.object(floorShape).strict(),
     groups: z.array(z.object({ generator, size, ...floorShape }).strict()),
+    /** Each maze's successes of its `repeats` runs, in the order of `mazes`: a pilot for `ariadne plan`. */
+    successes: z.array(z.number().int().min(0)),
   })
   .strict();
 

@@ -24,8 +24,18 @@ function shuffled(keys: Iterable<string>, rng: Rng): string[] {
 const rotated = <T>(items: readonly T[], by: number): T[] =>
   items.length === 0 ? [] : items.map((_, i) => items[(i + by) % items.length]);
 
-/** The runs in the order a sweep starts them (the rule above); `sweep` is the sweep's name, its seed. */
-export function sweepRunOrder<R extends SweepRun>(sweep: string, runs: readonly R[]): R[] {
+/** The mazes (`generator size seed`) in the order a sweep of that name takes them in its first repeat. */
+export function mazeOrder(sweep: string, mazes: Iterable<string>): string[] {
+  return shuffled(mazes, createRng(mixSeed(sweep, 'mazes', 1)));
+}
+
+/**
+ * The runs in the order a sweep starts them (the rule above); `sweep` is the sweep's name, its seed. `mazeMajor`
+ * (a sweep with stop_when) takes each maze's runs of every repeat together, the mazes in mazeOrder, so that a maze's
+ * difference is known as soon as possible and the mazes are judged in an order fixed before any run.
+ */
+export function sweepRunOrder<R extends SweepRun>(sweep: string, runs: readonly R[], mazeMajor = false): R[] {
+  if (mazeMajor) return mazeMajorOrder(sweep, runs);
   const byRepeat = new Map<number, R[]>();
   for (const r of runs) {
     const list = byRepeat.get(r.repeat);
@@ -59,4 +69,22 @@ export function sweepRunOrder<R extends SweepRun>(sweep: string, runs: readonly 
     });
   }
   return out;
+}
+
+/** Maze by maze in mazeOrder; within a maze, repeat by repeat in the order above. */
+function mazeMajorOrder<R extends SweepRun>(sweep: string, runs: readonly R[]): R[] {
+  const key = cellKeys(runs);
+  const ordered = sweepRunOrder(sweep, runs);
+  const rank = new Map(
+    mazeOrder(
+      sweep,
+      runs.map((r) => key(r.cell).maze),
+    ).map((m, i) => [m, i]),
+  );
+  const position = new Map(ordered.map((r, i) => [r, i]));
+  const at = (r: R) => [rank.get(key(r.cell).maze)!, r.repeat, position.get(r)!];
+  return ordered.sort((x, y) => {
+    const [a, b] = [at(x), at(y)];
+    return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+  });
 }

@@ -92,6 +92,19 @@ const sweepSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Stop starting runs once two agents' comparison is decided (reports/sequential-stop.ts): an anytime-valid
+     * confidence sequence for success(a) - success(b), over the mazes in the order the sweep runs them (each maze's
+     * runs together), looked at after every maze. The mazes listed are the most it runs. Local runner only.
+     */
+    stop_when: z
+      .object({
+        compare: z.tuple([z.string().min(1).max(200), z.string().min(1).max(200)]),
+        confidence: z.number().min(0.5).max(0.999).default(0.95),
+        min_mazes: z.number().int().min(1).max(100_000).default(6),
+      })
+      .strict()
+      .optional(),
     budget: z
       .object({
         max_cost_usd: z.number().positive().max(10_000_000).optional(),
@@ -182,6 +195,7 @@ export function loadSweep(text: string, source = 'file'): LoadedSweep {
   const suite = checkSuite(file);
   checkMazes(file);
   const agents = checkAgents(file);
+  checkStopRule(file, agents);
   const settings = file.piece(['settings'], settingsSchema);
   const comboCount = settings ? Object.values(settings).reduce((n, values) => n * values.length, 1) : null;
   checkSize(file, suite, comboCount);
@@ -269,6 +283,26 @@ function checkAgents({ items, report }: SweepFile): Array<[number, z.output<type
     labels.add(label);
   }
   return agents;
+}
+
+/** stop_when compares two of the sweep's agents on the same mazes, and the sweep varies nothing else. */
+function checkStopRule({ piece, report }: SweepFile, agents: Array<[number, z.output<typeof agentSchema>]>): void {
+  const compare = piece(['stop_when', 'compare'], z.array(z.string()).optional());
+  if (!compare) return;
+  const labels = agents.map(([, a]) => a.label ?? a.model ?? a.agent);
+  compare.forEach((label, i) => {
+    if (!labels.includes(label))
+      report(['stop_when', 'compare', i], `"${label}" is not an agent of the sweep: one of ${labels.join(', ')}`);
+  });
+  if (compare[0] === compare[1]) report(['stop_when', 'compare'], 'compare two different agents');
+  const settings = piece(['settings'], z.record(z.string(), z.array(z.unknown())).optional()) ?? {};
+  const varied = Object.entries(settings).filter(([, values]) => values.length > 1);
+  if (varied.length > 0 || piece(['forks'], z.unknown()) !== undefined)
+    report(
+      ['stop_when'],
+      `stop_when compares two agents over mazes: the sweep may vary nothing else (it varies ` +
+        `${[...varied.map(([k]) => k), ...(piece(['forks'], z.unknown()) ? ['fork_at'] : [])].join(', ')})`,
+    );
 }
 
 /** The size: counted, not listed, so that a huge product of settings is refused without being built. */

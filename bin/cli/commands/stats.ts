@@ -4,6 +4,8 @@
 import { sweepSuite } from '../../../results/run-state.ts';
 import { findSuite, type MazeSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
 import { noiseFloorText } from '../../../reports/noise-floor.ts';
+import { sequentialText } from '../../../reports/sequential-stop.ts';
+import { sweepSequentialState } from '../../../results/sweep-stop-rule.ts';
 import { Option, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
@@ -21,7 +23,7 @@ import { stopReasonsText } from '../../../results/stop-reasons.ts';
 import { numberInterval } from '../../../reports/stat-text.ts';
 import { plural } from '../../../reports/words.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
-import { planLines } from '../../../reports/plan-text.ts';
+import { planComplete, planLines } from '../../../reports/plan-text.ts';
 import { commandPrefix } from '../invocation.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
@@ -221,9 +223,10 @@ async function stats(
   outputFormat(o); // so is a contradiction
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
-    const [s, plan] = await Promise.all([
+    const [s, plan, sequential] = await Promise.all([
       sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples }),
       sweepPlan(db, sweepId),
+      sweepSequentialState(db, sweepId),
     ]);
     // a sweep on a maze suite is shown beside the suite's reference scores
     const suite = await sweepSuite(db, sweepId);
@@ -237,7 +240,10 @@ async function stats(
         }
       : null;
     printTableOutput(o, {
-      table: (layout) => statsLines(sweepId, s, layout, reference, plan!),
+      table: (layout) => [
+        ...statsLines(sweepId, s, layout, reference, plan!),
+        ...(sequential ? wrapText(sequentialText(sequential, !planComplete(plan!)), layout.width) : []),
+      ],
       csv: () => s.groups.map(csvRecord),
       // rows: one flat row per group (as before); groups and passK: everything sweep-statistics.ts defines
       json: () => ({
@@ -246,6 +252,7 @@ async function stats(
         rows: s.groups.map(factorRow),
         plan,
         ...(reference ? { suite_reference: reference } : {}),
+        ...(sequential ? { sequential } : {}),
       }),
       paper: () => ({ table: paperTable(sweepId, s, plan!), label: `tab:${sweepId}` }),
     });

@@ -98,6 +98,11 @@ async function awsSweep(loaded: LoadedSweep, o: SweepOptions): Promise<void> {
     requested: o.concurrency ?? loaded.spec.max_concurrency,
   });
   if (!o.json) for (const line of fit.lines) process.stderr.write(`${line}\n`);
+  if (!o.json && loaded.spec.stop_when)
+    process.stderr.write(
+      `sweep ${loaded.spec.sweep}: its stop_when is judged by the local runner only; on AWS every run starts ` +
+        `(in the same maze-by-maze order; ${commandPrefix()} stats still reports the confidence sequence)\n`,
+    );
   // the sweep's budget is the local runner's: the Distributed Map starts every run of the list
   if (!o.json && loaded.spec.budget)
     process.stderr.write(
@@ -177,6 +182,12 @@ async function localSweep(file: string, loaded: LoadedSweep, o: SweepOptions): P
         return;
       }
       if (result.budgetSpent) sayBudgetSpent(result.budgetSpent, result.sweep, file);
+      if (result.stoppedWhen)
+        process.stderr.write(
+          `sweep ${result.sweep} stopped starting runs: ${result.stoppedWhen.reason} (its confidence sequence ` +
+            `excludes 0); ${result.stoppedWhen.notStarted} run(s) not started; ${commandPrefix()} stats ` +
+            `${result.sweep} says what it decided and which guarantee holds\n`,
+        );
       if (o.json) process.stdout.write(`${JSON.stringify(result)}\n`);
       else log(doneText(result));
       if (result.failed > 0 || result.budgetSpent) process.exitCode = EXIT.workFailed;
