@@ -50,22 +50,33 @@ function populationRate(base: number, sd: number): number {
   return sum / weight;
 }
 
-/** One simulated sweep: per maze, a's successes and the pairs' discordant counts. */
-function simulateSweep(s: CalibrationSetting, rng: Rng): MazePairs[] & { successes?: number[] } {
-  const mazes: MazePairs[] = [];
+/** The sweep's shape: how many mazes, repeats a maze, the spread of their difficulty and the base rate (logit). */
+export type SweepShape = Pick<CalibrationSetting, 'mazes' | 'repeats' | 'mazeSd' | 'base'>;
+
+/**
+ * Outcomes of agents with these advantages (logit) on the same simulated mazes, by maze, repeat and agent: each
+ * maze's difficulty drawn once, shared by every agent and repeat (the strong maze effect the tests must survive).
+ */
+export function simulateOutcomes(s: SweepShape, effects: readonly number[], rng: Rng): boolean[][][] {
+  const mazes: boolean[][][] = [];
   for (let m = 0; m < s.mazes; m++) {
     const u = s.mazeSd * normal(rng);
-    const [pa, pb] = [expit(s.base + s.effect + u), expit(s.base + u)];
-    const maze = { pairs: s.repeats, onlyA: 0, onlyB: 0, successesA: 0 };
-    for (let r = 0; r < s.repeats; r++) {
-      const [a, b] = [rng.chance(pa), rng.chance(pb)];
-      if (a) maze.successesA++;
-      if (a && !b) maze.onlyA++;
-      if (b && !a) maze.onlyB++;
-    }
-    mazes.push(maze);
+    const ps = effects.map((e) => expit(s.base + e + u));
+    const repeats: boolean[][] = [];
+    for (let r = 0; r < s.repeats; r++) repeats.push(ps.map((p) => rng.chance(p)));
+    mazes.push(repeats);
   }
   return mazes;
+}
+
+/** One simulated sweep of a (effect) and b: per maze, a's successes and the pairs' discordant counts. */
+function simulateSweep(s: CalibrationSetting, rng: Rng): Array<MazePairs & { successesA: number }> {
+  return simulateOutcomes(s, [s.effect, 0], rng).map((repeats) => ({
+    pairs: s.repeats,
+    onlyA: repeats.filter(([a, b]) => a && !b).length,
+    onlyB: repeats.filter(([a, b]) => b && !a).length,
+    successesA: repeats.filter(([a]) => a).length,
+  }));
 }
 
 /** The figures of `sweeps` simulated sweeps under one setting, seeded. */
@@ -75,7 +86,7 @@ export function calibrate(s: CalibrationSetting, sweeps: number, seed = 1): Cali
   const trueDifference = trueRate - populationRate(s.base, s.mazeSd);
   let [rejected, differenceCovered, rateCovered] = [0, 0, 0];
   for (let i = 0; i < sweeps; i++) {
-    const mazes = simulateSweep(s, rng) as Array<MazePairs & { successesA: number }>;
+    const mazes = simulateSweep(s, rng);
     if (signFlipTest(mazes.map((m) => m.onlyA - m.onlyB)).p <= 0.05) rejected++;
     const d = pairedDifference(mazes);
     if (d && d.low <= trueDifference && trueDifference <= d.high) differenceCovered++;
