@@ -50,27 +50,38 @@ export function populationRate(base: number, sd: number): number {
   return sum / weight;
 }
 
+/** The sweep's shape: how many mazes, repeats a maze, the spread of their difficulty and the base rate (logit). */
+export type SweepShape = Pick<CalibrationSetting, 'mazes' | 'repeats' | 'mazeSd' | 'base'>;
+
+/**
+ * Outcomes of agents with these advantages (logit) on the same simulated mazes, by maze, repeat and agent: each
+ * maze's difficulty drawn once, shared by every agent and repeat (the strong maze effect the tests must survive).
+ */
+export function simulateOutcomes(s: SweepShape, effects: readonly number[], rng: Rng): boolean[][][] {
+  const mazes: boolean[][][] = [];
+  for (let m = 0; m < s.mazes; m++) {
+    const u = s.mazeSd * normal(rng);
+    const ps = effects.map((e) => expit(s.base + e + u));
+    const repeats: boolean[][] = [];
+    for (let r = 0; r < s.repeats; r++) repeats.push(ps.map((p) => rng.chance(p)));
+    mazes.push(repeats);
+  }
+  return mazes;
+}
+
 /** One simulated maze of a sweep: its pairs' discordant counts and agent a's successes. */
 export interface SimulatedMaze extends MazePairs {
   successesA: number;
 }
 
-/** One simulated sweep, its mazes in the order they are run. */
+/** One simulated sweep of a (effect) and b, its mazes in the order they are run. */
 export function simulateSweep(s: CalibrationSetting, rng: Rng): SimulatedMaze[] {
-  const mazes: SimulatedMaze[] = [];
-  for (let m = 0; m < s.mazes; m++) {
-    const u = s.mazeSd * normal(rng);
-    const [pa, pb] = [expit(s.base + s.effect + u), expit(s.base + u)];
-    const maze = { pairs: s.repeats, onlyA: 0, onlyB: 0, successesA: 0 };
-    for (let r = 0; r < s.repeats; r++) {
-      const [a, b] = [rng.chance(pa), rng.chance(pb)];
-      if (a) maze.successesA++;
-      if (a && !b) maze.onlyA++;
-      if (b && !a) maze.onlyB++;
-    }
-    mazes.push(maze);
-  }
-  return mazes;
+  return simulateOutcomes(s, [s.effect, 0], rng).map((repeats) => ({
+    pairs: s.repeats,
+    onlyA: repeats.filter(([a, b]) => a && !b).length,
+    onlyB: repeats.filter(([a, b]) => b && !a).length,
+    successesA: repeats.filter(([a]) => a).length,
+  }));
 }
 
 /** The figures of `sweeps` simulated sweeps under one setting, seeded. */

@@ -82,7 +82,7 @@ interface Pair {
 }
 
 /** Each maze's pairs and discordant counts, in the order mazes first appear. */
-function mazePairs(pairs: Pair[]): MazePairs[] {
+export function mazePairs(pairs: ReadonlyArray<Pick<Pair, 'maze' | 'okA' | 'okB'>>): MazePairs[] {
   const byMaze = new Map<string, MazePairs>();
   for (const p of pairs) {
     const m = byMaze.get(p.maze) ?? { pairs: 0, onlyA: 0, onlyB: 0 };

@@ -126,19 +126,21 @@ interface Grouped {
 
 /**
  * The pairs of labels `first` and `second` among `runs` (every run of both, any outcome), in the view's order, and
- * the run pairs left out because a side ended in error, was stopped by the wall clock or still runs.
+ * the run pairs left out because a side ended in error, was stopped by the wall clock or still runs. `only` keeps
+ * the pairs of some cells (one combination of settings) while a copy still finds the run it repeats in another.
  */
 export function agentPairs(
   runs: readonly PairRun[],
   first: string,
   second: string,
+  only: (r: PairRun) => boolean = () => true,
 ): { rows: AgentPairRow[]; left: UnpairedRuns } {
   const seconds = byJoinKey(runs, second);
   const observations = new Map(runs.filter(counted).map((r) => [r.experiment_id, r]));
   const left = { errors: 0, wallClock: 0, running: 0 };
   const groups = new Map<string, Grouped>();
   for (const a of runs) {
-    if (a.label !== first) continue;
+    if (a.label !== first || !only(a)) continue;
     for (const b of seconds.get(joinKey(a)) ?? []) {
       if (!counted(a) || !counted(b)) {
         countLeftOut(left, a.outcome_class, b.outcome_class);

@@ -56,12 +56,16 @@ export async function agentPairRows(
   first: string,
   second: string,
 ): Promise<{ rows: AgentPairRow[]; left: UnpairedRuns }> {
+  return agentPairs(await sweepPairRuns(db, sweep), first, second);
+}
+
+/**
+ * Every run of the sweep as pairing reads it (a label with simulated and real runs split: splitSimulated), read once
+ * for the comparisons made at once: all pairs of agents (reports/compare-all.ts) pair from this one read.
+ */
+export async function sweepPairRuns(db: Sql, sweep: string): Promise<PairRun[]> {
   const runs = await shared(db, `runs ${sweep}`, () => pairRuns(db, sweep));
-  return agentPairs(
-    splitSimulated(runs, (r) => r.label),
-    first,
-    second,
-  );
+  return splitSimulated(runs, (r) => r.label);
 }
 
 /** Every run of the sweep, with its place among its label's runs by experiment id (the view's order). */

@@ -215,6 +215,16 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
     (j) => expect(j).toMatchObject({ sweep: 'json-sweep', a: 'random', b: 'frontier', pairs: 2 }),
   ],
   [
+    'compare --all',
+    () => ['compare', 'json-sweep', '--all'],
+    (j) =>
+      expect(j).toMatchObject({
+        sweep: 'json-sweep',
+        agents: ['frontier', 'random'],
+        groups: [{ settings: {}, tests: 1, pairs: [{ a: 'frontier', b: 'random', pairs: 2, mazes: 1 }] }],
+      }),
+  ],
+  [
     'stats',
     () => ['stats', 'json-sweep'],
     (j) => {

@@ -152,6 +152,7 @@ describe('every table command on a database with a sweep in it', () => {
     ['mazes', ['mazes']],
     ['sql', ['sql', 'SELECT * FROM experiment_summary']],
     ['compare', ['compare', SWEEP, 'random-walker.seeded', 'frontier']],
+    ['compare --all', ['compare', SWEEP, '--all']],
   ];
 
   it.each(COMMANDS)('%s: no line over 100 characters', async (_label, args) => {

@@ -29,6 +29,8 @@ import { replayHtml } from '../../../reports/replay-page.ts';
 import { writeReport } from '../../../reports/write-report.ts';
 import { exportSweep as writeSweepExport } from '../../../reports/export.ts';
 import { compareAgents, compareSettings } from '../../../reports/compare.ts';
+import { compareAllAgents } from '../../../reports/compare-all.ts';
+import { showAllPairs } from '../compare-all.ts';
 import { formatNumber } from '../../../reports/stat-format.ts';
 import { MIN_TEST_MAZES } from '../../../reports/maze-inference.ts';
 import { ExperimentNotFoundError } from '../../../core/errors.ts';
@@ -157,12 +159,45 @@ function intervalOrTooFew(i: { low95: number | null; high95: number | null }, ma
   return `[${i.low95.toFixed(4)}, ${i.high95.toFixed(4)}] over ${mazes} maze${mazes === 1 ? '' : 's'}`;
 }
 
-async function compare(
-  sweep: string,
-  a: string,
-  b: string,
-  o: ResultsSource & { agent?: string; factor?: string; json?: boolean },
-) {
+type CompareOptions = ResultsSource & { agent?: string; factor?: string; all?: boolean; json?: boolean };
+
+/** --all takes the sweep alone; without it, two agents (or values) are needed. */
+function checkCompareArguments(a: string | undefined, b: string | undefined, o: CompareOptions): void {
+  if (o.all === true) {
+    const extra = o.agent !== undefined ? ['--agent', o.agent] : o.factor !== undefined ? ['--factor', o.factor] : [];
+    if (extra.length > 0)
+      throw new InvalidInputError(extra[0], extra[1], `--all compares every pair of agents: leave out ${extra[0]}`);
+    if (a !== undefined)
+      throw new InvalidInputError(
+        'a',
+        a,
+        `--all compares every pair of agents: give the sweep alone (${commandPrefix()} compare SWEEP --all), ` +
+          'or two agents without --all',
+      );
+    return;
+  }
+  if (a === undefined || b === undefined)
+    throw new InvalidInputError(
+      a === undefined ? 'a' : 'b',
+      '',
+      `name two agents of the sweep (${commandPrefix()} compare SWEEP A B), or compare every pair with ` +
+        `${commandPrefix()} compare SWEEP --all`,
+    );
+}
+
+async function compare(sweep: string, a: string | undefined, b: string | undefined, o: CompareOptions) {
+  checkCompareArguments(a, b, o);
+  if (o.all === true) {
+    await withResultsDatabase(o, async (db) => {
+      await requireSweep(db, sweep);
+      showAllPairs(await compareAllAgents(db, sweep), o.json === true);
+    });
+    return;
+  }
+  await compareTwo(sweep, a!, b!, o);
+}
+
+async function compareTwo(sweep: string, a: string, b: string, o: CompareOptions) {
   if ((o.agent === undefined) !== (o.factor === undefined))
     throw new InvalidInputError(
       o.agent === undefined ? '--agent' : '--factor',
@@ -295,16 +330,19 @@ function registerCompare(program: Command): void {
         'paired comparison on the same mazes and repeats, split by every other setting the sweep varies: two ' +
           'agents (same settings), or with --agent and --factor two values of one setting for one agent; the exact ' +
           'sign-flip test of the per-maze differences (Holm-adjusted over the tables) and maze-level 95% ' +
-          'intervals of the success, SPL and efficiency differences, each beside the number of mazes',
+          'intervals of the success, SPL and efficiency differences, each beside the number of mazes. With --all ' +
+          '(no a, b): every pair of agents, Holm-adjusted over the pairs of each combination of the other ' +
+          'settings, and the agents ranked in tie groups (rank = 1 + the agents significantly better)',
       )
       .argument('<sweep>')
-      .argument('<a>', 'an agent label of the sweep (with --factor: a value of the setting)')
-      .argument('<b>', 'another one')
+      .argument('[a]', 'an agent label of the sweep (with --factor: a value of the setting); none with --all')
+      .argument('[b]', 'another one')
       .option('--agent <label>', 'compare two values of a setting for this agent (with --factor)')
       .option('--factor <setting>', 'the setting whose values <a> and <b> are (e.g. observation)')
+      .option('--all', "every pair of the sweep's agents, and the agents ranked in tie groups at 5% (Holm)")
       .addOption(jsonOption('as JSON')),
   ).action(compare);
-  withExample(compareCommand, 'ariadne compare baselines-example random frontier');
+  withExample(compareCommand, 'ariadne compare baselines-example --all');
 }
 
 export function registerResultCommands(program: Command): void {
