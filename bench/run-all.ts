@@ -14,6 +14,7 @@ import { figuresTable, recordedFigures, type Figure } from './figures.ts';
 // `npm run bench -- summaries search` runs those alone (the mutation report is read only when none is named)
 const benches: Record<string, () => Promise<unknown>> = {
   calibration: async () => (await import('./calibration.ts')).calibrationBench(),
+  power: async () => (await import('./power.ts')).powerBench(),
   engine: async () => (await import('./engine.ts')).engineBench(),
   providers: async () => (await import('./providers.ts')).providersBench(),
   'flight-recorder': async () => (await import('./flight-recorder.ts')).flightRecorderBench(),
