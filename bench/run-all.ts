@@ -16,6 +16,7 @@ const benches: Record<string, () => Promise<unknown>> = {
   calibration: async () => (await import('./calibration.ts')).calibrationBench(),
   sequential: async () => (await import('./sequential.ts')).sequentialBench(),
   ranking: async () => (await import('./ranking.ts')).rankingBench(),
+  power: async () => (await import('./power.ts')).powerBench(),
   engine: async () => (await import('./engine.ts')).engineBench(),
   providers: async () => (await import('./providers.ts')).providersBench(),
   'flight-recorder': async () => (await import('./flight-recorder.ts')).flightRecorderBench(),

@@ -28,7 +28,7 @@ export interface CalibrationFigures extends CalibrationSetting {
   trueRate: number;
 }
 
-const expit = (x: number) => 1 / (1 + Math.exp(-x));
+export const expit = (x: number) => 1 / (1 + Math.exp(-x));
 
 /** A standard normal draw (Box-Muller). */
 function normal(rng: Rng): number {
@@ -36,18 +36,42 @@ function normal(rng: Rng): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
 }
 
-/** E over mazes of expit(base + effect + u), u ~ N(0, sd^2): by Gauss-Hermite-free midpoint quadrature on +-8 sd. */
-export function populationRate(base: number, sd: number): number {
-  const steps = 4000;
-  let sum = 0;
-  let weight = 0;
+/** Midpoint quadrature nodes of the standard normal on +-8 sd, with weights summing to 1 (the tails, 1e-15, cut). */
+export interface NormalNodes {
+  z: Float64Array;
+  weight: Float64Array;
+}
+
+const nodesBySteps = new Map<number, NormalNodes>();
+
+/** The nodes for `steps` midpoints, made once per number of steps. */
+export function normalNodes(steps = 4000): NormalNodes {
+  const known = nodesBySteps.get(steps);
+  if (known) return known;
+  const [z, weight] = [new Float64Array(steps), new Float64Array(steps)];
+  let total = 0;
   for (let i = 0; i < steps; i++) {
-    const z = -8 + (16 * (i + 0.5)) / steps;
-    const w = Math.exp(-0.5 * z * z);
-    sum += w * expit(base + sd * z);
-    weight += w;
+    z[i] = -8 + (16 * (i + 0.5)) / steps;
+    weight[i] = Math.exp(-0.5 * z[i] * z[i]);
+    total += weight[i];
   }
-  return sum / weight;
+  for (let i = 0; i < steps; i++) weight[i] /= total;
+  const nodes = { z, weight };
+  nodesBySteps.set(steps, nodes);
+  return nodes;
+}
+
+/** E over mazes of f(u), u ~ N(0, sd^2), by normalNodes; reports/power-plan.ts and pilot-fit.ts integrate with it. */
+export function mazeMean(f: (u: number) => number, sd: number, steps = 4000): number {
+  const { z, weight } = normalNodes(steps);
+  let sum = 0;
+  for (let i = 0; i < steps; i++) sum += weight[i] * f(sd * z[i]);
+  return sum;
+}
+
+/** E over mazes of expit(base + u), u ~ N(0, sd^2): an agent's success rate over the population of mazes. */
+export function populationRate(base: number, sd: number): number {
+  return mazeMean((u) => expit(base + u), sd);
 }
 
 /** The sweep's shape: how many mazes, repeats a maze, the spread of their difficulty and the base rate (logit). */

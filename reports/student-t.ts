@@ -3,7 +3,7 @@
 // t quantile with (mazes - 1) degrees of freedom; test/maze-inference.test.ts checks it against published tables.
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9: about 15 significant digits). */
-function lnGamma(x: number): number {
+export function lnGamma(x: number): number {
   const g = [
     0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406,
     12.507343278686905, -0.13857109526572012, 9.984369578019572e-6, 1.5056327351493116e-7,
@@ -41,7 +41,7 @@ function betaFraction(a: number, b: number, x: number): number {
 }
 
 /** The regularized incomplete beta function I_x(a, b). */
-function incompleteBeta(x: number, a: number, b: number): number {
+export function incompleteBeta(x: number, a: number, b: number): number {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
   const front = Math.exp(lnGamma(a + b) - lnGamma(a) - lnGamma(b) + a * Math.log(x) + b * Math.log(1 - x));

@@ -1,5 +1,6 @@
-// Reference formulas for the statistics views, written out here
-// independently of the SQL (migration 005) they check.
+// Reference formulas written out independently of what they check: the statistics views' SQL (migration 005), the
+// maze-level tests and the power plan's approximation (reports/).
+import { lnGamma } from '../../reports/student-t.ts';
 
 export function wilson(k: number, n: number, z = 1.959963984540054): [number, number] {
   const p = k / n,
@@ -36,4 +37,31 @@ export function signFlip(d: number[]): number {
     if (Math.abs(sum) >= observed) extreme++;
   }
   return extreme / 2 ** d.length;
+}
+
+const logBinomial = (n: number, k: number, p: number) =>
+  lnGamma(n + 1) -
+  lnGamma(k + 1) -
+  lnGamma(n - k + 1) +
+  (k > 0 ? k * Math.log(p) : 0) +
+  (n > k ? (n - k) * Math.log(1 - p) : 0);
+
+/**
+ * The exact power of the sign-flip test with one run a maze: each maze's difference is +1, -1 or 0, so the test is
+ * the exact two-sided sign test on the mazes that differ. Summed over how many differ (binomial in the mazes) and
+ * how many of those favour a: no simulation, no approximation but the quadrature of P(+1) and P(-1).
+ */
+export function signTestPower(plus: number, minus: number, mazes: number, alpha = 0.05): number {
+  const [differ, favourA] = [plus + minus, plus / (plus + minus)];
+  let power = 0;
+  for (let k = 1; k <= mazes; k++) {
+    const tails = new Float64Array(k + 2); // tails[x] = P(Bin(k, 1/2) >= x)
+    for (let x = k; x >= 0; x--) tails[x] = tails[x + 1] + Math.exp(logBinomial(k, x, 0.5));
+    let reject = 0;
+    for (let x = 0; x <= k; x++) {
+      if (2 * tails[Math.max(x, k - x)] <= alpha) reject += Math.exp(logBinomial(k, x, favourA));
+    }
+    power += Math.exp(logBinomial(mazes, k, differ)) * reject;
+  }
+  return power;
 }
