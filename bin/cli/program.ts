@@ -13,6 +13,7 @@ import { registerSweepCommand } from './commands/sweep.ts';
 import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerStatsCommand } from './commands/stats.ts';
+import { registerPlanCommand } from './commands/plan.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { registerWorkflowCommand } from './commands/workflow.ts';
 import { registerStackCommands } from './commands/stack.ts';
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerListCommand(program);
   registerResultCommands(program);
   registerStatsCommand(program);
+  registerPlanCommand(program);
   registerViewCommand(program);
   registerWorkflowCommand(program);
   registerStackCommands(program);
