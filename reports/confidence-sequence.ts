@@ -1,8 +1,10 @@
 // An anytime-valid confidence sequence for the mean per-maze difference, so a sweep can be looked at after every maze
-// and stopped once decided without inflating its error: Waudby-Smith & Ramdas's PrPl-EB (JRSS-B 86(1), 2024, Theorem
-// 2; checked against the authors' confseq, predmix.py and betting_strategies.py), and as a cross-check the closed-form
-// two-sided normal-mixture boundary of Howard, Ramdas, McAuliffe & Sekhon (Ann. Stat. 49(2), 2021; confseq's
-// TwoSidedNormalMixture). Calibrated in reports/sequential-calibration.ts; npm run bench -- sequential prints it.
+// and stopped once decided without inflating its error: Waudby-Smith & Ramdas's hedged capital sequence (JRSS-B 86(1),
+// 2024, Theorem 3; reports/hedged-capital.ts) by default, their PrPl-EB (Theorem 2; reports/prpl-eb.ts) on request, and
+// Howard et al.'s normal-mixture (Hoeffding) boundary (Ann. Stat. 49(2), 2021) as a cross-check. Calibrated in
+// reports/sequential-calibration.ts; npm run bench -- sequential prints both sequences side by side.
+import { HedgedCapital } from './hedged-capital.ts';
+import { PrplEb } from './prpl-eb.ts';
 
 export interface SequenceInterval {
   low: number;
@@ -18,71 +20,54 @@ export class DifferenceOutOfRange extends RangeError {
   }
 }
 
-/** The bets' ceiling c of Theorem 2 (the paper's and confseq's default). */
-const MAX_BET = 1 / 2;
-
-/** psi_E(l) = (-log(1 - l) - l) / 4, the paper's empirical-Bernstein function; log1p keeps small bets exact. */
-const psiE = (l: number) => (-Math.log1p(-l) - l) / 4;
+/** The sequences on offer: the hedged capital one (the default: the narrower, by the bench) and PrPl-EB. */
+export const SEQUENCE_METHODS = ['hedged', 'prpl-eb'] as const;
+export type SequenceMethod = (typeof SEQUENCE_METHODS)[number];
 
 /**
- * PrPl-EB on X = (d + 1) / 2 in [0, 1], mapped back to d = 2X - 1, and intersected with every earlier interval
+ * A sequence for X = (d + 1) / 2 in [0, 1], mapped back to d = 2X - 1, and intersected with every earlier interval
  * (the running intersection stays valid: each interval holds the mean at every time at once). An empty
  * intersection (low > high) can happen only once the mean has already escaped, the alpha event; it is kept, not
  * hidden, and decided() then says null unless both ends lie on one side of 0.
  */
 export class ConfidenceSequence {
   private t = 0;
-  /** Sum of X_i, for mu_hat_t = (1/2 + sum X_i) / (t + 1). */
-  private sumX = 0;
-  /** Sum of (X_i - mu_hat_i)^2, for sigma2_t = (1/4 + that) / (t + 1). */
-  private sumSquares = 0;
-  private sumBets = 0;
-  private sumBetX = 0;
-  /** Sum of v_i psi_E(lambda_i), v_i = 4 (X_i - mu_hat_{i-1})^2. */
-  private sumPenalty = 0;
-  private low = -1;
-  private high = 1;
-  private readonly logTwoOverAlpha: number;
+  private readonly bounds: HedgedCapital | PrplEb;
 
-  constructor(readonly alpha = 0.05) {
+  constructor(
+    readonly alpha = 0.05,
+    readonly method: SequenceMethod = 'hedged',
+  ) {
     if (!(alpha > 0 && alpha < 1)) throw new RangeError(`a confidence sequence needs 0 < alpha < 1, got ${alpha}`);
-    this.logTwoOverAlpha = Math.log(2 / alpha);
+    this.bounds = method === 'hedged' ? new HedgedCapital(alpha) : new PrplEb(alpha);
   }
 
   add(d: number): void {
     if (!(d >= -1 && d <= 1)) throw new DifferenceOutOfRange(d);
-    const x = (d + 1) / 2;
-    const t = ++this.t;
-    // the bet and the centre it is scored against use only the mazes before this one (predictable)
-    const muBefore = (1 / 2 + this.sumX) / t;
-    const sigma2Before = (1 / 4 + this.sumSquares) / t;
-    const bet = Math.min(Math.sqrt((2 * this.logTwoOverAlpha) / (sigma2Before * t * Math.log(1 + t))), MAX_BET);
-    this.sumBets += bet;
-    this.sumBetX += bet * x;
-    this.sumPenalty += 4 * (x - muBefore) ** 2 * psiE(bet);
-    this.sumX += x;
-    this.sumSquares += (x - (1 / 2 + this.sumX) / (t + 1)) ** 2;
-    const centre = this.sumBetX / this.sumBets;
-    const half = (this.logTwoOverAlpha + this.sumPenalty) / this.sumBets;
-    this.low = Math.max(this.low, 2 * (centre - half) - 1);
-    this.high = Math.min(this.high, 2 * (centre + half) - 1);
+    this.bounds.add((d + 1) / 2);
+    this.t++;
   }
 
   get interval(): SequenceInterval {
-    return { low: this.low, high: this.high, mazes: this.t };
+    return { low: 2 * this.bounds.low - 1, high: 2 * this.bounds.high - 1, mazes: this.t };
   }
 
   /** 'a' when the whole interval is above 0 (a does better), 'b' when below, null while it holds 0. */
   decided(): 'a' | 'b' | null {
-    const [above, below] = [this.low > 0, this.high < 0];
+    const { low, high } = this.interval;
+    const [above, below] = [low > 0, high < 0];
     if (above === below) return null;
     return above ? 'a' : 'b';
   }
 }
 
-/** The PrPl-EB interval after each maze of `ds`, in order. */
-export function confidenceSequence(ds: readonly number[], alpha = 0.05): SequenceInterval[] {
-  const cs = new ConfidenceSequence(alpha);
+/** The interval after each maze of `ds`, in order. */
+export function confidenceSequence(
+  ds: readonly number[],
+  alpha = 0.05,
+  method: SequenceMethod = 'hedged',
+): SequenceInterval[] {
+  const cs = new ConfidenceSequence(alpha, method);
   return ds.map((d) => {
     cs.add(d);
     return cs.interval;
@@ -110,7 +95,7 @@ export function normalMixtureRho(tOpt: number, alpha: number): number {
 /**
  * The Hoeffding (sub-Gaussian) confidence sequence for the mean of d in [-1, 1] after each maze: the mean plus or
  * minus normalMixtureBound / t, clipped to [-1, 1]; rho by default tuned for 60 mazes. Blind to the variance, so
- * wider than PrPl-EB on low-variance differences: the independent bound the tests hold PrPl-EB against.
+ * wider than either betting sequence on low-variance differences: the independent bound the tests hold both against.
  */
 export function hoeffdingSequence(
   ds: readonly number[],
