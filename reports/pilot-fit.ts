@@ -80,7 +80,8 @@ function checkCounts(field: string, counts: readonly MazeCounts[]): void {
     throw new InvalidInputError(
       field,
       `${s} of ${n}`,
-      `${field} succeeded in ${s} of ${n} runs: its rate on the logit scale is infinite; plan with a stated rate`,
+      `${field} succeeded in ${s} of ${n} runs: its rate on the logit scale is infinite; plan with a stated ` +
+        'rate (ariadne plan --base-rate)',
     );
   }
 }

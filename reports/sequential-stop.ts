@@ -109,8 +109,8 @@ export function sequentialText(s: SequentialState, stopped: boolean): string {
     : `stop_when undecided after ${s.mazes} of ${s.planned} mazes (the sequence holds 0)`;
   return (
     `${verdict}; ${now}. Guarantee: the sequence holds the true difference at every look at once with probability ` +
-    `at least ${level} (predictable plug-in empirical-Bernstein confidence sequence, Waudby-Smith and Ramdas 2024, ` +
-    'JRSS-B 86:1), so stopping when it excludes 0 keeps the error at most ' +
+    `at least ${level} (the hedged-capital betting confidence sequence of Waudby-Smith and Ramdas 2024, JRSS-B ` +
+    '86:1, Theorem 3), so stopping when it excludes 0 keeps the error at most ' +
     `${Math.round((1 - s.rule.confidence) * 100)}%. The table's other intervals and p values assume the mazes were ` +
     'fixed in advance: after a stop that looked at the data they are not valid; read the sequence.'
   );

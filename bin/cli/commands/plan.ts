@@ -90,7 +90,8 @@ async function pilotModel(db: Database, o: PlanOptions): Promise<SourcedModel> {
     mazeSd: spread,
     source:
       `fitted to pilot sweep ${o.pilot} (${baseline}${o.candidate ? ` and ${o.candidate}` : ''}, ${fit.mazes} ` +
-      `mazes; maximum likelihood, as lme4's glmer)${fit.mazeSd === null ? `; its spread cannot be told from one run a maze: ${spread} assumed` : ''}`,
+      `mazes; maximum likelihood, as lme4's glmer)` +
+      (fit.mazeSd === null ? `; its spread cannot be told from one run a maze: ${spread} assumed` : ''),
   };
 }
 
@@ -130,7 +131,7 @@ const points = (x: number) => `${(x * 100).toFixed(1)} points`;
 function modelLine(m: SourcedModel): string {
   return (
     `maze model: b succeeds on an average maze ${pct(expit(m.base))} of the time (logit ${m.base.toFixed(2)}), ` +
-    `maze difficulty spread ${m.mazeSd.toFixed(2)} logit sd; from ${m.source}`
+    `maze difficulty spread ${m.mazeSd.toFixed(2)} logit sd; ${m.source}`
   );
 }
 
