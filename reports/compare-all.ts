@@ -76,11 +76,36 @@ function rankGroup(runs: readonly PairRun[], agents: readonly string[], key: str
   return { settings, ...ranking, notes: [...ranking.notes, ...leftOutNote(inGroup)] };
 }
 
-/** Every pair of the sweep's agents tested and the agents ranked, per combination of its other settings. */
-export async function compareAllAgents(db: Sql, sweep: string, alpha = 0.05): Promise<AllPairsComparison> {
+/** The runs of `agent` relabelled by their value of `factor`, grouped by their other settings: values as agents. */
+function byValue(runs: readonly PairRun[], agent: string, factor: string): PairRun[] {
+  return runs.flatMap((r) => {
+    const settings = JSON.parse(r.settings_key) as Record<string, unknown>;
+    if (r.label !== agent || !(factor in settings)) return [];
+    const { [factor]: value, ...rest } = settings;
+    const label = `${factor}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
+    return [{ ...r, label, settings_key: JSON.stringify(rest) }];
+  });
+}
+
+/**
+ * Every pair of the sweep's agents tested and the agents ranked, per combination of its other settings; with
+ * `values` ({ agent, factor }), every pair of the values of one setting for one agent, ranked the same way.
+ */
+export async function compareAllAgents(
+  db: Sql,
+  sweep: string,
+  alpha = 0.05,
+  values?: { agent: string; factor: string },
+): Promise<AllPairsComparison> {
   const [read, counts] = await Promise.all([sweepPairRuns(db, sweep), sweepLabelCounts(db, sweep)]);
   if (read.length === 0) throw new InvalidInputError('sweep', sweep, `no runs in sweep "${sweep}"`);
-  const runs = read.map((r) => ({ ...r, label: agentOf(r) }));
+  const runs = values ? byValue(read, values.agent, values.factor) : read.map((r) => ({ ...r, label: agentOf(r) }));
+  if (values && runs.length === 0)
+    throw new InvalidInputError(
+      '--factor',
+      values.factor,
+      `sweep "${sweep}" varies no setting ${values.factor} for ${values.agent}: name one the sweep varies`,
+    );
   const agents = [...new Set(runs.map((r) => r.label))].sort();
   if (agents.length < 2)
     throw new InvalidInputError(

@@ -189,6 +189,22 @@ describe('ariadne compare SWEEP --all', () => {
     }
   });
 
+  it("--all --agent --factor: every pair of a setting's values for one agent, as compare pairs two values", async () => {
+    const r = await ariadne(['compare', SWEEP, '--all', '--agent', 'random', '--factor', 'vision_range', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const all = JSON.parse(r.stdout) as AllPairsComparison;
+    expect(all.agents).toEqual(['vision_range=1', 'vision_range=2']);
+    expect(all.groups).toHaveLength(1);
+    const [pair] = all.groups[0].pairs;
+    const two = JSON.parse(
+      (await ariadne(['compare', SWEEP, '1', '2', '--agent', 'random', '--factor', 'vision_range', '--json'])).stdout,
+    ) as { groups: TwoAgents[] };
+    expect(two.groups).toHaveLength(1);
+    expect(pair).toMatchObject({ pairs: two.groups[0].pairs, mazes: two.groups[0].mazes, p: two.groups[0].test.p });
+    // one pair: Holm changes nothing
+    expect(pair.holmP).toBe(pair.p);
+  });
+
   it('refuses --all beside two agents or --agent, and two agents missing without --all', async () => {
     const refused = async (args: string[], message: RegExp) => {
       const r = await ariadne(args);
@@ -196,7 +212,8 @@ describe('ariadne compare SWEEP --all', () => {
       expect(r.stderr).toMatch(message);
     };
     await refused(['compare', SWEEP, 'random', 'frontier', '--all'], /--all compares every pair.*give the sweep alone/);
-    await refused(['compare', SWEEP, '--all', '--agent', 'random'], /leave out --agent/);
+    await refused(['compare', SWEEP, '--all', '--agent', 'random'], /needs both --agent LABEL and --factor SETTING/);
+    await refused(['compare', SWEEP, '--all', '--agent', 'random', '--factor', 'memory'], /varies no setting memory/);
     await refused(['compare', SWEEP, 'random'], /name two agents of the sweep.*compare SWEEP --all/);
   });
 });

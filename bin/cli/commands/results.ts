@@ -164,9 +164,12 @@ type CompareOptions = ResultsSource & { agent?: string; factor?: string; all?: b
 /** --all takes the sweep alone; without it, two agents (or values) are needed. */
 function checkCompareArguments(a: string | undefined, b: string | undefined, o: CompareOptions): void {
   if (o.all === true) {
-    const extra = o.agent !== undefined ? ['--agent', o.agent] : o.factor !== undefined ? ['--factor', o.factor] : [];
-    if (extra.length > 0)
-      throw new InvalidInputError(extra[0], extra[1], `--all compares every pair of agents: leave out ${extra[0]}`);
+    if ((o.agent === undefined) !== (o.factor === undefined))
+      throw new InvalidInputError(
+        o.agent === undefined ? '--agent' : '--factor',
+        o.agent ?? o.factor,
+        '--all with a setting needs both --agent LABEL and --factor SETTING (every pair of its values)',
+      );
     if (a !== undefined)
       throw new InvalidInputError(
         'a',
@@ -190,7 +193,8 @@ async function compare(sweep: string, a: string | undefined, b: string | undefin
   if (o.all === true) {
     await withResultsDatabase(o, async (db) => {
       await requireSweep(db, sweep);
-      showAllPairs(await compareAllAgents(db, sweep), o.json === true);
+      const values = o.agent !== undefined ? { agent: o.agent, factor: o.factor! } : undefined;
+      showAllPairs(await compareAllAgents(db, sweep, 0.05, values), o.json === true);
     });
     return;
   }
@@ -339,7 +343,11 @@ function registerCompare(program: Command): void {
       .argument('[b]', 'another one')
       .option('--agent <label>', 'compare two values of a setting for this agent (with --factor)')
       .option('--factor <setting>', 'the setting whose values <a> and <b> are (e.g. observation)')
-      .option('--all', "every pair of the sweep's agents, and the agents ranked in tie groups at 5% (Holm)")
+      .option(
+        '--all',
+        "every pair of the sweep's agents (with --agent and --factor: of a setting's values for that agent), ranked " +
+          'in tie groups at 5% (Holm)',
+      )
       .addOption(jsonOption('as JSON')),
   ).action(compare);
   withExample(compareCommand, 'ariadne compare baselines-example --all');
