@@ -189,7 +189,7 @@ describe('ariadne compare SWEEP --all', () => {
     }
   });
 
-    await refused(['compare', SWEEP, '--all', '--agent', 'random', '--factor', 'memory'], /varies no setting/);
+  it("--all --agent --factor: every pair of a setting's values for one agent, as compare pairs two", async () => {
     const r = await ariadne(['compare', SWEEP, '--all', '--agent', 'random', '--factor', 'vision_range', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const all = JSON.parse(r.stdout) as AllPairsComparison;
