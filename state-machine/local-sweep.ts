@@ -21,7 +21,7 @@ import { SweepLock, type SweepLockLostError } from './sweep-lock.ts';
 import { patiently } from '../core/store/retry-query.ts';
 import { SharedBudget } from '../core/engine/token-cost.ts';
 import { refuseUnpricedSweepBudget } from '../core/sweeps/sweep-budget.ts';
-import { SweepStopRule } from '../results/sweep-stop-rule.ts';
+import { SweepStopRule } from '../reports/sweep-stop-rule.ts';
 import { sweepDefinition } from './definition.ts';
 import {
   EXCEEDED_TOLERANCE,

@@ -237,6 +237,16 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
   ],
   ['sql', () => ['sql', 'SELECT 2 + 3 AS five'], (j) => expect(j).toEqual([{ five: 5 }])],
   [
+    'plan',
+    () => ['plan', '--difference', '0.2', '--base-rate', '0.5', '--maze-sd', '1'],
+    (j) => {
+      expect(j).toMatchObject({ model: { base: 0, mazeSd: 1 } });
+      const options = (j as { options: Json[] }).options;
+      expect(options.map((o) => o.repeats)).toEqual([1, 2, 3, 5]);
+      for (const o of options) expect(o.power).toBeGreaterThanOrEqual(0.8);
+    },
+  ],
+  [
     'workflow',
     () => ['workflow', join(ROOT, 'examples', 'workflows', 'observe-plan-act.yaml')],
     (j) => expect(j).toMatchObject({ valid: true, workflow: 'observe_plan_act', states: ['observe', 'plan', 'act'] }),

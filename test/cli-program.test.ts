@@ -70,6 +70,7 @@ describe('the program', () => {
         'list',
         'maze',
         'mazes',
+        'plan',
         'policy',
         'replay',
         'report',

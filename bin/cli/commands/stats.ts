@@ -5,7 +5,7 @@ import { sweepSuite } from '../../../results/run-state.ts';
 import { findSuite, type MazeSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
 import { noiseFloorText } from '../../../reports/noise-floor.ts';
 import { sequentialText } from '../../../reports/sequential-stop.ts';
-import { sweepSequentialState } from '../../../results/sweep-stop-rule.ts';
+import { sweepSequentialState } from '../../../reports/sweep-stop-rule.ts';
 import { Option, type Command } from 'commander';
 import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
