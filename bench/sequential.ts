@@ -104,7 +104,8 @@ function recordDifference(label: string, f: SequentialFigures, goal: boolean): v
       unit,
       higherIsBetter: true,
     });
-    if (goal)
+    // the goal is the default sequence's; PrPl-EB's savings are printed in the table above, beside it
+    if (goal && method === SEQUENCE_METHODS[0])
       recordFigure({
         what: `mazes saved by stopping, ${name}, ${label} (${pts})`,
         measured: m.saved * 100,
