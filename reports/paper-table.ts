@@ -1,6 +1,7 @@
 // A sweep's statistics as a table to paste into a paper: Markdown (GitHub's pipe tables) or LaTeX (booktabs), with
 // a caption that names the sweep and its factors and notes that say what each count and interval includes and
 // excludes. The numbers are the stats command's (reports/sweep-statistics.ts), only laid out.
+import { sequentialText, type SequentialState } from './sequential-stop.ts';
 import type { GroupStatistics, SweepStatistics } from './sweep-statistics.ts';
 import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { STOP_REASON_WORDS, STOP_REASONS } from '../results/stop-reasons.ts';
@@ -34,7 +35,12 @@ const bootstrapCell = (g: GroupStatistics) =>
     : interval(g.success.bootstrap.low, g.success.bootstrap.high);
 
 /** The table: one row per group, the factors first; rates and intervals in percent. */
-export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan): PaperTable {
+export function paperTable(
+  sweepId: string,
+  s: SweepStatistics,
+  plan?: SweepPlan,
+  sequential?: SequentialState | null,
+): PaperTable {
   const excluded = (g: GroupStatistics) => g.errors + g.wallClock + g.running;
   // baselines cost nothing: the column only where some group's runs called a model (or its price is unknown)
   const anyCost = s.groups.some((g) => g.costUsd !== 0);
@@ -70,7 +76,8 @@ export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan
   return {
     caption:
       `Sweep ${sweepId}: success by ${s.factors.join(' x ')}` +
-      (plan && !planComplete(plan) ? ` (incomplete: ${plan.ended} of ${plan.planned} planned runs).` : '.'),
+      (plan && !planComplete(plan) ? ` (incomplete: ${plan.ended} of ${plan.planned} planned runs).` : '.') +
+      (sequential?.decided ? ` Stopped by its stop_when rule after ${sequential.decided.atMazes} mazes.` : ''),
     columns,
     rows,
     notes: [
@@ -78,6 +85,8 @@ export function paperTable(sweepId: string, s: SweepStatistics, plan?: SweepPlan
       ...provenanceNotes(s),
       // how much of the design the table covers (the caption says when it is incomplete): the cells it misses
       ...(plan ? planLines(plan) : []),
+      // an adaptive stop: the sequence is what holds, and the fixed-sample intervals above are not valid after it
+      ...(sequential ? [sequentialText(sequential, plan !== undefined && !planComplete(plan))] : []),
     ],
   };
 }

@@ -3,6 +3,8 @@
 // the rates with maze-level intervals, SPL, efficiency, tokens, cost and pass^k, errors and wall-clock stops apart;
 // paired comparisons of agents and settings (compare.ts, as `ariadne compare`); the failed and the errored runs.
 // The sweep and its runs are read by the read model (results/sweep-runs.ts).
+import { sequentialText } from './sequential-stop.ts';
+import { sweepSequentialState } from './sweep-stop-rule.ts';
 import type { Sql } from '../core/store/sql.ts';
 import { sweepRecord, sweepRunRows, type SweepRunRow } from '../results/sweep-runs.ts';
 import { InvalidInputError } from '../core/errors.ts';
@@ -10,7 +12,7 @@ import type { CostTotal } from './cost-text.ts';
 import { sweepStatistics, type CellStatistics, type GroupStatistics, type PassKRow } from './sweep-statistics.ts';
 import { paperTable, type PaperTable } from './paper-table.ts';
 import { sweepPlan, type SweepPlan } from '../results/sweep-plan.ts';
-import { planLines } from './plan-text.ts';
+import { planComplete, planLines } from './plan-text.ts';
 import { NOT_APPLICABLE, varyingFactors } from './factors.ts';
 import { compareAgents, compareSettings, holmAcross, type Comparison } from './compare.ts';
 import { sweepLabelCounts } from '../results/sweep-pairs.ts';
@@ -74,6 +76,8 @@ export interface ReportData {
   plan: SweepPlan;
   /** The plan in words (reports/plan-text.ts): "N of M planned runs ended", the missing cells named. */
   planLines: string[];
+  /** A sweep with stop_when: what its rule decided, the guarantee that holds (none without the rule). */
+  sequentialLines: string[];
   /** With { cells: true } (the viewer's grid): each cell counted by the same rules as a statistics row. */
   cells?: CellStatistics[];
 }
@@ -97,10 +101,11 @@ export async function loadReport(
     ),
   );
   for (const read of [runsRead, pairsRead]) read.catch(() => undefined); // awaited below
-  const [sweep, varying, plan] = await Promise.all([
+  const [sweep, varying, plan, sequential] = await Promise.all([
     sweepRecord(db, sweepId),
     varyingFactors(db, sweepId),
     sweepPlan(db, sweepId),
+    sweepSequentialState(db, sweepId),
   ]);
   if (!sweep || !plan)
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
@@ -144,8 +149,10 @@ export async function loadReport(
     },
     plan,
     planLines: planLines(plan),
+    // a sweep with stop_when: what its rule decided, the guarantee, and what the stop does to the other intervals
+    sequentialLines: sequential ? [sequentialText(sequential, !planComplete(plan))] : [],
     ...(statistics.cells ? { cells: statistics.cells } : {}),
-    ...(opts.paper ? { paper: paperTable(sweepId, statistics, plan) } : {}),
+    ...(opts.paper ? { paper: paperTable(sweepId, statistics, plan, sequential) } : {}),
   };
 }
 

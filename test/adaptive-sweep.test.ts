@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { mazeOrder, sweepRunOrder } from '../core/sweeps/sweep-order.ts';
+import { loadReport } from '../reports/report-data.ts';
+import { reportHtml } from '../reports/report-page.ts';
+import { openPage } from './support/browser.ts';
+import { viewerSession } from './support/viewer-session.ts';
 import { cli } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -81,4 +85,23 @@ describe('stop_when: a sweep that stops when its comparison is decided', () => {
     expect(text).toContain('after a stop that looked at the data they are not valid; read the sequence');
     expect(text).toMatch(/\d+ of 160 planned runs ended/);
   });
+
+  it('the paper table, the report and the viewer say it too, with the caveat on fixed-sample intervals', async () => {
+    const md = (await ariadne(['stats', 'adaptive-baselines', '--format', 'markdown'])).stdout;
+    expect(md).toMatch(/Stopped by its stop_when rule after \d+ mazes\./);
+    expect(md).toContain('after a stop that looked at the data they are not valid; read the sequence');
+    const data = await loadReport(db.pool, 'adaptive-baselines', {});
+    expect(data.sequentialLines).toHaveLength(1);
+    expect(reportHtml(data, () => null)).toMatch(/<ul class="note" id="sequential"><li>stop_when decided after \d+/);
+    const { browser, viewer, close } = await viewerSession(db);
+    try {
+      const { page, errors } = await openPage(browser, `${viewer.url}sweeps/adaptive-baselines`);
+      await page.waitForFunction(() => (window as any).__viewer?.ready);
+      await page.waitForSelector('#sequential');
+      expect(await page.textContent('#sequential')).toMatch(/stop_when decided after \d+ of 40 mazes/);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
 });

@@ -104,6 +104,8 @@ function renderStats(report) {
   $('plan').replaceChildren(
     el('p', { id: 'plan-sentence', class: missing.length > 0 ? 'incomplete' : 'complete' }, sentence),
     ...(missing.length > 0 ? [el('ul', { id: 'plan-missing' }, ...missing.map((l) => el('li', {}, l)))] : []),
+    // a sweep with stop_when: what its rule decided and which guarantee holds (reports/sequential-stop.ts)
+    ...report.sequentialLines.map((l) => el('p', { id: 'sequential', class: 'incomplete' }, l)),
   );
   const statsHead = [
     'agent',

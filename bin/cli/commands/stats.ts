@@ -254,7 +254,7 @@ async function stats(
         ...(reference ? { suite_reference: reference } : {}),
         ...(sequential ? { sequential } : {}),
       }),
-      paper: () => ({ table: paperTable(sweepId, s, plan!), label: `tab:${sweepId}` }),
+      paper: () => ({ table: paperTable(sweepId, s, plan!, sequential), label: `tab:${sweepId}` }),
     });
   });
 }
