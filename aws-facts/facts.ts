@@ -55,6 +55,12 @@ const STACK_STATUS =
   'https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cfn-console-view-stack-data-resources.html';
 const MODEL_LIFECYCLE = 'https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle.html';
 const RESULT_WRITER = 'https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html';
+const SFN_NESTED = 'https://docs.aws.amazon.com/step-functions/latest/dg/connect-stepfunctions.html';
+const SFN_GUARANTEES = 'https://docs.aws.amazon.com/step-functions/latest/dg/express-at-least-once-execution.html';
+const SFN_API = 'https://docs.aws.amazon.com/step-functions/latest/apireference';
+const NESTED_EXPRESS_NOT_BUILT =
+  'the nested Express design (inner turns in an Express child started by .sync:2) is not built yet: the cost bench ' +
+  'and the rehearsal will read it';
 const PROMPT_CACHING = 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html';
 const PROFILES_SUPPORT = 'https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html';
 const PROFILE_ROUTING =
@@ -728,6 +734,202 @@ const FACTS = {
       '(hacklines.com, "AWS Step Functions Distributed Map ResultWriter Example": manifest.json naming ' +
       "SUCCEEDED_0.json and the others with their sizes, under <Prefix>/<map run id>/), the page's own example " +
       'not being in the stored copies.',
+  },
+  'sfn.express-max-execution-seconds': {
+    service: 'Step Functions',
+    value: 5 * 60,
+    page: SFN_QUOTAS,
+    quote:
+      '5 minutes. If an execution runs for more than the 5-minute maximum, it will fail with a `States.Timeout` ' +
+      'error ' +
+      'and emit a `ExecutionsTimedOut` CloudWatch metric.',
+    note:
+      'The Express column of "Quotas related to state machine executions" (hard quotas); the task-executions table ' +
+      'gives "5 minutes — Constrained by maximum execution time." for a task and for the time a task waits in the ' +
+      'queue. choosing-workflow-type.html: "They can run for up to five minutes." What the .sync parent\'s Task ' +
+      'receives when its Express child times out (error name, cause) is not documented.',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-execution-semantics': {
+    service: 'Step Functions',
+    value: { standard: 'exactly-once', asynchronousExpress: 'at-least-once', synchronousExpress: 'at-most-once' },
+    unit: 'workflow execution guarantee of each workflow type',
+    page: SFN_GUARANTEES,
+    quote: 'Exactly-once workflow execution | At-least-once workflow execution | At-most-once workflow execution',
+    note:
+      'The first row of the "Execution guarantees" table (Standard | Asynchronous Express | Synchronous Express). ' +
+      'Its ' +
+      'Asynchronous Express column goes on: "Execution state doesn\'t persist between state transitions." and ' +
+      '"Idempotency is not automatically managed. Starting multiple workflows with the same name results in ' +
+      'concurrent executions. Can result in loss of internal workflow state if state machine logic is not ' +
+      'idempotent." An earlier copy of the page: "In rare cases, the internal state of a workflow can be lost, and ' +
+      'the workflow will be automatically restarted from beginning. You should ensure your state machine logic is ' +
+      'idempotent and should not be affected adversely by multiple concurrent executions of the same input." ' +
+      'choosing-workflow-type.html: "Express Workflows employ an at-least-once model, where an execution could ' +
+      'potentially run more than once." A child started from a Task is an asynchronous Express execution ' +
+      '(sfn.start-execution-sync-express), so a turn in it may run twice: each must be idempotent.',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.start-execution-sync-express': {
+    service: 'Step Functions',
+    value: {
+      resource: 'arn:aws:states:::states:startExecution.sync:2',
+      parentWaits: 'until the child execution completes',
+      output: { 'startExecution.sync': 'String', 'startExecution.sync:2': 'JSON' },
+      expressChild: 'asynchronous Express execution',
+    },
+    page: SFN_NESTED,
+    quote: 'Both will wait for the nested state machine to complete, but they return different `Output` formats.',
+    note:
+      'After the page\'s table "startExecution.sync | String", "startExecution.sync:2 | JSON": a child returning ' +
+      '{ "MyKey": "MyValue" } gives "Output": "{ \\"MyKey\\": \\"MyValue\\" }" with .sync and "Output": { "MyKey": ' +
+      '"MyValue" } with .sync:2, beside <other fields>. That an Express child may be waited for this way rests on ' +
+      'AWS pages that show it rather than say it: concepts-express-synchronous.html ("You can start Asynchronous ' +
+      'Express Workflows in response to an event, by a nested workflow in Step Functions, or by using the ' +
+      'StartExecution API call."), cost-opt-exp-workflows.html ("You can nest this Express workflow within the ' +
+      'Standard workflow.") and the guide\'s selective checkpointing sample, whose Standard parent starts its ' +
+      'Express child with "arn:<PARTITION>:states:::states:startExecution.sync" (awsdocs/' +
+      'aws-step-functions-developer-guide, doc_source/sample-project-express-selective-checkpointing.md, 2022). ' +
+      "How the parent learns of an Express child's end is not said: it polls DescribeExecution " +
+      '(sfn.sync-describe-execution-polling), which Express executions do not support ' +
+      '(sfn.express-describe-execution), and EventBridge carries "events from Step Functions standard workflows" ' +
+      "(eventbridge-integration.html). The Task's result counts against sfn.max-payload-bytes like any other.",
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.sync-start-execution-iam': {
+    service: 'Step Functions',
+    value: {
+      stateMachine: ['states:StartExecution'],
+      execution: ['states:DescribeExecution', 'states:StopExecution'],
+      rule: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+      ruleName: 'StepFunctionsGetEventsForStepFunctionsExecutionRule',
+    },
+    unit: 'IAM actions of the parent role: on the child machine, on its executions, on the managed EventBridge rule',
+    page: `${SFN_NESTED}#stepfunctions-iam`,
+    quote:
+      'A parent state machine determines if a child state machine has completed execution using polling and events. ' +
+      'Polling requires permission for `states:DescribeExecution` while events sent through EventBridge to Step ' +
+      'Functions require permissions for `events:PutTargets`, `events:PutRule`, and `events:DescribeRule`. If these ' +
+      'permissions are missing from your IAM role, there may be a delay before a parent state machine becomes aware ' +
+      "of the completion of the child state machine's execution.",
+    note:
+      "The page's Synchronous policy: states:StartExecution on " +
+      'arn:aws:states:<region>:<account>:stateMachine:<name>, ' +
+      'states:DescribeExecution and states:StopExecution on arn:aws:states:<region>:<account>:execution:<name>:*, ' +
+      'and the three events actions on arn:aws:events:<region>:<account>:rule/' +
+      'StepFunctionsGetEventsForStepFunctionsExecutionRule; the Asynchronous one has states:StartExecution alone. ' +
+      '"In the policy for Synchronous, note that `states:StartExecution` requires a state machine ARN whereas ' +
+      '`states:DescribeExecution` and `states:StopExecution` require an execution ARN." (stepfunctions-iam.html, ' +
+      'which ' +
+      'the brief named, now serves this page.) The page makes no exception for an Express child, though neither ' +
+      'DescribeExecution nor StopExecution supports Express executions (sfn.express-describe-execution, ' +
+      'sfn.express-stop-execution).',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.sync-describe-execution-polling': {
+    service: 'Step Functions',
+    value: {
+      sameAccount: ['EventBridge events', 'DescribeExecution polling'],
+      crossAccount: ['DescribeExecution polling'],
+    },
+    unit: 'how a startExecution.sync Task follows its child',
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-sync',
+    quote:
+      'For `.sync` invocations within the same account, Step Functions uses EventBridge events and polls the APIs ' +
+      'that you specify in the `Task` state. For cross-account `.sync` invocations, Step Functions only uses ' +
+      'polling. ' +
+      'For example, for `states:StartExecution.sync`, Step Functions performs polling on the DescribeExecution API ' +
+      'and ' +
+      'uses your assigned quota.',
+    note:
+      "The polling draws on the account's DescribeExecution bucket (service-quotas.html: bucket 300, refill 15 per " +
+      'second in US East (N. Virginia), US West (Oregon) and Europe (Ireland); 250 and 10 elsewhere), shared with ' +
+      'every other caller of DescribeExecution.',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-describe-execution': {
+    service: 'Step Functions',
+    value: 'not supported, unless a Map Run dispatched the execution',
+    unit: 'DescribeExecution of an Express execution',
+    page: `${SFN_API}/API_DescribeExecution.html`,
+    quote:
+      "Executions of an `EXPRESS` state machine aren't supported by `DescribeExecution` unless a Map Run " +
+      'dispatched them.',
+    note:
+      "Read in the page's markdown copy (API_DescribeExecution.md) and the CLI reference, which words it alike. " +
+      'DescribeStateMachineForExecution: "This API action is not supported by EXPRESS state machines."',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-stop-execution': {
+    service: 'Step Functions',
+    value: 'not supported',
+    unit: 'StopExecution of an Express execution',
+    page: `${SFN_API}/API_StopExecution.html`,
+    quote: 'This API action is not supported by `EXPRESS` state machines.',
+    note:
+      'Read in the docs.amazonaws.cn copy of the page (API_StopExecution.md) and the SDK references that carry it. ' +
+      'connect-to-resource.html: "Step Functions will make a best-effort attempt to cancel the task. For example, if ' +
+      'a Step Functions `states:startExecution.sync` task is aborted, it will call the Step Functions ' +
+      '`StopExecution` API action." For an Express child that call is one the API does not support: a parent that ' +
+      'is stopped, or times its Task out, should be assumed to leave the child running to its end or its 5 minutes.',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-history': {
+    service: 'Step Functions',
+    value: { stepFunctionsHistory: false, cloudWatchLogs: 'if logging is enabled', getExecutionHistory: false },
+    unit: "where an Express execution's history can be read",
+    page: SFN_GUARANTEES,
+    quote:
+      'Execution history is not captured by Step Functions. Logging must be enabled through Amazon CloudWatch Logs.',
+    note:
+      "The page's last row, for both Express types. service-quotas.html (execution history retention, Express): " +
+      '"To see execution history, Amazon CloudWatch Logs logging must be configured." API_GetExecutionHistory: ' +
+      '"This API action is not supported by EXPRESS state machines." (as the API reference and CLI give it).',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-integration-patterns': {
+    service: 'Step Functions',
+    value: ['Request Response'],
+    unit: 'service integration patterns an Express workflow may use (no .sync, no .waitForTaskToken)',
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/integrate-optimized.html',
+    quote: 'Express Workflows only support Request Response integrations.',
+    note:
+      'After "Standard Workflows and Express Workflows support the same integrations but not the same integration ' +
+      'patterns." and "Standard Workflows support Request Response integrations. Certain services support Run a Job ' +
+      '(.sync), or Wait for Callback (.waitForTaskToken) , and both in some cases." The guide\'s 2022 comparison ' +
+      'table: "Express Workflows do not support ' +
+      'Job-run (.sync) or Callback (.waitForTaskToken) service integration patterns." (concepts-standard-vs-express, ' +
+      'now choosing-workflow-type.html), and Express "Does not support Step Functions activities." So the Express ' +
+      'child cannot itself wait on a .sync child or a task token.',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-start-execution-bucket': {
+    service: 'Step Functions',
+    value: { bucketSize: 6_000, refillPerSecond: 6_000 },
+    unit: 'StartExecution token bucket for Express, per account and Region, every Region',
+    page: `${SFN_QUOTAS}#service-limits-api-action-throttling-general`,
+    quote:
+      'StartExecution — US East (N. Virginia), US West (Oregon), and Europe (Ireland) | 1,300 | 300 | 6,000 | 6,000',
+    note:
+      'Columns: Standard bucket, refill; Express bucket, refill. "All other regions | 800 | 150 | 6,000 | 6,000". ' +
+      'Soft quotas: "Throttling quotas are per account, per AWS Region." Which bucket a Task\'s startExecution of an ' +
+      'Express machine draws on is not said. concepts-nested-workflows.html: "The `StartExecution` API action ' +
+      'quotas can limit the number of executions that you can start. Use the `Retry` on ' +
+      '`StepFunctions.ExecutionLimitExceeded` to ensure your execution is started." A retried start may start a ' +
+      'second child (sfn.express-execution-semantics: names do not deduplicate Express executions).',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.express-redrive': {
+    service: 'Step Functions',
+    value: 'not supported',
+    unit: 'redrive of an Express execution',
+    page: SFN_QUOTAS,
+    quote: 'Redrive is not supported for Express workflows.',
+    note:
+      'The Express column of "Execution redrivable period" (Standard: 14 days). So a failed Express chunk can only ' +
+      "be run again as a new execution (by the Standard parent's Retry, or by redriving the parent, which reruns its " +
+      'failed Task): inferred, not said.',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
   },
   'lambda.get-account-settings-request': {
     service: 'Lambda',

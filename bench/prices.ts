@@ -80,6 +80,28 @@ export const PRICES = {
   // for the first billion a month), as remembered, not re-read: that page was not in the searchable corpus.
   dataApiMillionRequests: 0.35,
   dataApiRequestUnitBytes: 32 * 1024,
+  // Step Functions Standard, per state transition past the free tier (4,000 a month, not applied), retries counted.
+  // Read 2026-11-28: AWS Step Functions pricing, https://aws.amazon.com/step-functions/pricing/ ("$0.025 per 1,000
+  // state transitions"; its state transitions table: "US East (N. Virginia) | $0.0250"). bench/cost.ts still holds
+  // its own copy of this price.
+  sfnStateTransition: 0.025 / 1000,
+  // Step Functions Express, per request ("a request each time it starts executing a workflow"), no free tier. Read
+  // 2026-11-28: the same page's pricing example, "The price is $1.00 per million requests" (the page's Express table
+  // by Region is not in the stored text: the example was read in mdsite.deno.dev's copy of the page), and The AWS Step
+  // Functions Workshop's nested-Express cost page (aws-samples/the-aws-step-functions-workshop, module 13): "Execution
+  // cost = $0.000001 per request" in N. Virginia.
+  sfnExpressRequest: 1 / 1e6,
+  // Step Functions Express duration per GB-second, first 1,000 GB-hours a month ($0.06 per GB-hour; the example's next
+  // 4,000 GB-hours $0.03, beyond that $0.01642). Read 2026-11-28 in the pricing example above ("$0.06000 per GB-hour x
+  // 1,000 GB-Hours"); the Workshop's "$ 0.0000001042" per 100 ms at 64 MB is the same price.
+  sfnExpressGbSecond: 0.06 / 3600,
+  // How Express duration and memory are billed. The pricing page, read 2026-11-28: "Duration is calculated from the
+  // time your workflow begins executing until it completes or otherwise terminates, rounded up to the nearest 100ms,
+  // and the amount of memory used in the execution of your workflow, billed in 64-MB chunks." Its example estimates
+  // "Workflow memory utilized = 50 MB + state machine definition size + execution data size x Number of Parallel or
+  // Map Steps", so a small machine is billed one 64 MB chunk.
+  sfnExpressBilledDurationMs: 100,
+  sfnExpressBilledMemoryMb: 64,
 } as const;
 
 /** What the template cannot say: stated here, printed beside the rows that use them. */
