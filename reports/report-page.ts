@@ -271,8 +271,7 @@ export function reportHtml(d: ReportData, replayHref: (experimentId: string) => 
 <body>
 <h1>Sweep ${escapeHtml(d.sweep.id)}</h1>
 <p id="intro">${intro}</p>
-${notes(d.planLines, 'plan')}
-${notes(d.sequentialLines, 'sequential')}
+${notes(d.planLines, 'plan') + notes(d.sequentialLines, 'sequential')}
 ${notes(provenanceNotes({ groups: d.stats }), 'provenance')}
 ${notes(repeats, 'repeats')}
 <h2>Success rate by maze size</h2>
