@@ -73,3 +73,24 @@ export function interruptedNote(r: { experiment_id: string; sweep_id: string | n
   const sweep = r.sweep_id === null ? '' : ` (or run the file of sweep ${r.sweep_id} again: ${p} sweep FILE)`;
   return `${r.interrupted}; resume with: ${p} resume ${r.experiment_id}${sweep}`;
 }
+
+/**
+ * Serves (`serve` resolves with what to close) until the first SIGINT or SIGTERM, then closes it. Our listeners stay
+ * registered while it closes: a signal that found only a loader's listener left (tsx re-raises a signal no one else
+ * listens to) would end the process before its close, with no exit code.
+ */
+export async function serveUntilStopped(close: () => Promise<void>): Promise<void> {
+  const listeners: Array<() => void> = [];
+  await new Promise<void>((resolve) => {
+    for (const s of SIGNALS) {
+      const listener = () => resolve();
+      listeners.push(listener);
+      process.on(s, listener);
+    }
+  });
+  try {
+    await close();
+  } finally {
+    SIGNALS.forEach((s, i) => process.off(s, listeners[i]));
+  }
+}

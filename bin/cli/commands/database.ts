@@ -1,4 +1,5 @@
 // The results database: query it (ariadne sql), or serve it to other tools (ariadne db).
+import { serveUntilStopped } from '../interrupt.ts';
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../core/errors.ts';
 import type { SqlDatabase, SqlResult } from '../../../core/store/sql.ts';
@@ -80,11 +81,7 @@ async function serve(): Promise<void> {
   const db = await cliDatabase((line) => process.stderr.write(`${line}\n`));
   process.stdout.write(`DATABASE_URL=${envString('DATABASE_URL') ?? db.url}\n`);
   process.stderr.write('serving until Ctrl-C\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await db.close();
+  await serveUntilStopped(() => db.close());
 }
 
 export function registerDatabaseCommands(program: Command): void {

@@ -1,5 +1,6 @@
 // ariadne sim: a simulated model server that speaks a real wire protocol
 // (Ollama, Bedrock or OpenAI's), with faults on demand, for trying the LLM agents offline.
+import { serveUntilStopped } from '../interrupt.ts';
 import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { withExample } from '../help.ts';
@@ -95,12 +96,10 @@ async function sim(service: string, o: SimOptions): Promise<void> {
       process.stderr.write(`requests served: ${requests}, throttled: ${server.throttled.length}\n`);
     }
   }, 2000);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  await serveUntilStopped(async () => {
+    clearInterval(timer);
+    await server.close();
   });
-  clearInterval(timer);
-  await server.close();
 }
 
 export function registerSimCommand(program: Command): void {

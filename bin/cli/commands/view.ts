@@ -1,6 +1,7 @@
 // ariadne view: the web viewer (viewer/server.ts) over the same store the other results commands read, until
 // Ctrl-C. Live pages check for changes every --poll ms while one is open; on --aws the default is slower, and with
 // no page open nothing is asked, so Aurora can pause.
+import { serveUntilStopped } from '../interrupt.ts';
 import { Option, type Command } from 'commander';
 import type { SqlDatabase } from '../../../core/store/sql.ts';
 import { withCliDatabase } from '../database.ts';
@@ -64,9 +65,5 @@ async function serve(db: SqlDatabase, source: string, pollMs: number, port: numb
   });
   process.stdout.write(`${viewer.url}\n`);
   process.stderr.write('ariadne view: read-only, on this machine only; Ctrl-C stops it\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await viewer.close();
+  await serveUntilStopped(() => viewer.close());
 }
