@@ -104,6 +104,22 @@ describe('ariadne plan', () => {
     expect(plan.written!.estimate.tokens).toEqual({ low: 0, typical: expect.anything(), high: 0 });
   });
 
+  it('turned around on dollars: the mazes a budget buys at the high end of the spend estimate', async () => {
+    const args = ['--suite', 'ariadne-mazes/v1', '--base-rate', '0.5', '--generator', 'perfect', '--size', '21'];
+    const haiku = ['--compare', 'bedrock/anthropic.claude-haiku-5-5', 'random'];
+    const small = await planOf(['--budget-usd', '500', ...haiku, ...args]);
+    const large = await planOf(['--budget-usd', '2000', ...haiku, ...args]);
+    // four times the money, about four times the mazes, and a smaller detectable difference
+    expect(large.detectable!.mazes).toBeGreaterThanOrEqual(4 * small.detectable!.mazes - 3);
+    expect(large.detectable!.difference!).toBeLessThan(small.detectable!.difference!);
+    const baselines = await ariadne(['plan', '--budget-usd', '100', '--compare', 'frontier', 'random']);
+    expect(baselines.code).toBe(2);
+    expect(baselines.stderr).toMatch(/have no price to spend a budget on .*plan with --budget-runs/);
+    const tiny = await ariadne(['plan', '--budget-usd', '1', ...haiku, ...args]);
+    expect(tiny.code).toBe(2);
+    expect(tiny.stderr).toMatch(/\$1 buys 0 maze\(s\) of 1 repeat\(s\) at \$[\d.]+ a maze and repeat/);
+  });
+
   it('refuses what it cannot plan, naming the option and the fix', async () => {
     const over = await ariadne(['plan', '--difference', '1.5']);
     expect(over.code).toBe(2);

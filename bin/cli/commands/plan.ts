@@ -33,6 +33,7 @@ interface PlanOptions {
   mazeSd?: string;
   mazes?: string;
   budgetRuns?: string;
+  budgetUsd?: string;
   write?: string;
   compare?: string[];
   generator: string;
@@ -217,9 +218,45 @@ async function writeSweep(db: Database, o: PlanOptions, mazes: number, repeats: 
   return { file, sweep: name, estimate: e.total };
 }
 
+/**
+ * The mazes a budget buys: --mazes as given, --budget-runs over 2 agents x repeats, or --budget-usd over what the
+ * two --compare agents' runs would cost at the high end of `sweep --estimate`'s range (so the budget covers them).
+ */
+async function budgetMazes(db: () => Database, o: PlanOptions, repeats: number) {
+  if (o.mazes !== undefined) return { mazes: whole('--mazes', o.mazes, 2), basis: '' };
+  if (o.budgetRuns !== undefined)
+    return { mazes: Math.floor(whole('--budget-runs', o.budgetRuns, 4) / (2 * repeats)), basis: '' };
+  const usd = fraction('--budget-usd', o.budgetUsd!, 0, 1e9);
+  if (o.compare?.length !== 2)
+    throw new InvalidInputError('--compare', o.compare, '--budget-usd needs --compare A B: the agents it pays for');
+  const sample = loadSweep(sweepText(o, 'plan-budget', 1, 1), 'the plan');
+  const high = (await estimateSweepSpend(db(), sample, (await localParameters()?.get())?.prompts ?? {})).total.costUsd
+    ?.high;
+  if (!high)
+    throw new InvalidInputError(
+      '--budget-usd',
+      o.budgetUsd,
+      `the runs of ${o.compare.join(' and ')} have no price to spend a budget on (baselines cost nothing, or a ` +
+        "model's price is unknown): plan with --budget-runs",
+    );
+  // the sample is one maze, one repeat: both agents' runs, at the high end
+  const mazes = Math.floor(usd / (high * repeats));
+  if (mazes < 2)
+    throw new InvalidInputError(
+      '--budget-usd',
+      o.budgetUsd,
+      `$${usd} buys ${mazes} maze(s) of ${repeats} repeat(s) at $${high.toFixed(4)} a maze and repeat (both ` +
+        "agents' runs, the high end of sweep --estimate): a test needs 2 mazes at the least; raise the budget",
+    );
+  return {
+    mazes,
+    basis: `, $${high.toFixed(4)} a maze and repeat for both agents at the high end of sweep --estimate's range`,
+  };
+}
+
 /** `fn` with the CLI's database when the plan reads a pilot or estimates a sweep, else without opening one. */
 const withDatabaseIfNeeded = (o: PlanOptions, fn: (db: () => Database) => Promise<void>) =>
-  o.pilot || o.write
+  o.pilot || o.write || o.budgetUsd
     ? withCliDatabase((db) => fn(() => db))
     : fn(() => {
         throw new Error('no database is opened for this plan');
@@ -228,23 +265,20 @@ const withDatabaseIfNeeded = (o: PlanOptions, fn: (db: () => Database) => Promis
 async function plan(o: PlanOptions): Promise<void> {
   const [power, alpha] = [fraction('--power', o.power), fraction('--level', o.level, 0, 0.5)];
   const repeats = whole('--repeats', o.repeats, 1);
-  if (o.difference === undefined && o.mazes === undefined && o.budgetRuns === undefined)
+  if (o.difference === undefined && o.mazes === undefined && o.budgetRuns === undefined && o.budgetUsd === undefined)
     throw new InvalidInputError('--difference', undefined, 'give --difference D, or --mazes M or --budget-runs N');
   await withDatabaseIfNeeded(o, async (db) => {
     const model = await mazeModel(() => Promise.resolve(db()), o);
     const lines: string[] = [];
     const out: Record<string, unknown> = { model };
-    if (o.mazes !== undefined || o.budgetRuns !== undefined) {
-      const mazes =
-        o.mazes !== undefined
-          ? whole('--mazes', o.mazes, 2)
-          : Math.floor(whole('--budget-runs', o.budgetRuns!, 4) / (2 * repeats));
-      const d = detectableDifference({ ...model, mazes, repeats, power, alpha });
-      out.detectable = { mazes, repeats, runs: 2 * mazes * repeats, difference: d };
+    if (o.mazes !== undefined || o.budgetRuns !== undefined || o.budgetUsd !== undefined) {
+      const budget = await budgetMazes(db, o, repeats);
+      const d = detectableDifference({ ...model, mazes: budget.mazes, repeats, power, alpha });
+      out.detectable = { ...budget, repeats, runs: 2 * budget.mazes * repeats, difference: d };
       lines.push(
         modelLine(model),
-        `with ${mazes} mazes x ${repeats} repeat(s) (${2 * mazes * repeats} runs), the smallest difference in ` +
-          `success detectable with ${pct(power)} power at the ${pct(alpha)} level: ` +
+        `with ${budget.mazes} mazes x ${repeats} repeat(s) (${2 * budget.mazes * repeats} runs${budget.basis}), the ` +
+          `smallest difference in success detectable with ${pct(power)} power at the ${pct(alpha)} level: ` +
           (d === null ? 'none (too few mazes)' : points(d)),
         TEST_LINE,
       );
@@ -298,6 +332,7 @@ export function registerPlanCommand(program: Command): void {
     .option('--maze-sd <s>', `the spread of maze difficulty, logit sd (default: fitted, else ${DEFAULT_MAZE_SD})`)
     .option('--mazes <m>', 'turned around: the smallest difference this many mazes detect')
     .option('--budget-runs <n>', 'turned around: the smallest difference this many runs (2 agents) detect')
+    .option('--budget-usd <usd>', 'turned around: the smallest difference this many dollars of --compare runs detect')
     .option('--compare <agents...>', 'the two agents of the sweep to write: baselines or provider/model')
     .option('--generator <name>', 'the maze generator of the sweep to write', 'perfect')
     .option('--size <n>', 'the maze size of the sweep to write', '21')
