@@ -3,6 +3,7 @@
 // the rates with maze-level intervals, SPL, efficiency, tokens, cost and pass^k, errors and wall-clock stops apart;
 // paired comparisons of agents and settings (compare.ts, as `ariadne compare`); the failed and the errored runs.
 // The sweep and its runs are read by the read model (results/sweep-runs.ts).
+import { compareAllAgents, type AllPairsComparison } from './compare-all.ts';
 import { sequentialText } from './sequential-stop.ts';
 import { sweepSequentialState } from './sweep-stop-rule.ts';
 import type { Sql } from '../core/store/sql.ts';
@@ -78,6 +79,8 @@ export interface ReportData {
   planLines: string[];
   /** A sweep with stop_when: what its rule decided, the guarantee that holds (none without the rule). */
   sequentialLines: string[];
+  /** Every pair of agents per group of the other settings, Holm-adjusted, and the agents in tie groups; null: one. */
+  ranking: AllPairsComparison | null;
   /** With { cells: true } (the viewer's grid): each cell counted by the same rules as a statistics row. */
   cells?: CellStatistics[];
 }
@@ -93,6 +96,10 @@ export async function loadReport(
   // they go side by side: the runs listed, the statistics' runs (after the factors), and the agents' pairs (after
   // the labels: every run's, as the statistics' groups have them)
   const runsRead = sweepRunRows(db, sweepId);
+  // every pair of agents ranked in tie groups (compare --all), where the sweep has two agents or more
+  const rankingRead = sweepLabelCounts(db, sweepId).then((counts) =>
+    new Set(counts.map((c) => c.label)).size >= 2 ? compareAllAgents(db, sweepId) : null,
+  );
   const pairsRead = sweepLabelCounts(db, sweepId).then((counts) =>
     agentComparisons(
       db,
@@ -100,7 +107,7 @@ export async function loadReport(
       counts.map((c) => c.label),
     ),
   );
-  for (const read of [runsRead, pairsRead]) read.catch(() => undefined); // awaited below
+  for (const read of [runsRead, pairsRead, rankingRead]) read.catch(() => undefined); // awaited below
   const [sweep, varying, plan, sequential] = await Promise.all([
     sweepRecord(db, sweepId),
     varyingFactors(db, sweepId),
@@ -113,10 +120,11 @@ export async function loadReport(
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
   const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
-  const [settingComparisonsMade, agentComparisonsMade, runs] = await Promise.all([
+  const [settingComparisonsMade, agentComparisonsMade, runs, ranking] = await Promise.all([
     settingComparisons(db, sweepId, stats),
     pairsRead,
     runsRead,
+    rankingRead,
   ]);
   // every paired test of the report is one family: Holm's adjustment over all of them
   const [settingPairs, pairs] = holmAcross([settingComparisonsMade, agentComparisonsMade]);
@@ -148,6 +156,7 @@ export async function loadReport(
       unpriced: runs.filter((r) => !r.cost_known).length,
     },
     plan,
+    ranking,
     planLines: planLines(plan),
     // a sweep with stop_when: what its rule decided, the guarantee, and what the stop does to the other intervals
     sequentialLines: sequential ? [sequentialText(sequential, !planComplete(plan))] : [],

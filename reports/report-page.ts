@@ -11,7 +11,7 @@ import { statFormatClassic } from './stat-format-script.ts';
 import { costText } from './cost-text.ts';
 import { pairIdenticalText, settingsText, statsRowText } from './stat-text.ts';
 import type { Comparison } from './compare.ts';
-import { formatNumber } from './stat-format.ts';
+import { formatNumber, formatRate } from './stat-format.ts';
 import { latexTable, markdownTable, provenanceNotes, type PaperTable } from './paper-table.ts';
 
 const cell = (v: unknown, digits?: number) => {
@@ -29,6 +29,32 @@ function table(rows: Array<Record<string, unknown>>, columns: Array<[string, str
   return `<table id="${id}"><thead><tr>${head}</tr></thead><tbody>
 ${rows.map((r) => `<tr>${columns.map(([k, , d]) => cell(r[k], d)).join('')}</tr>`).join('\n')}
 </tbody></table>`;
+}
+
+/** The ranking of compare --all, one table per group of the other settings. */
+function rankingTables(ranking: ReportData['ranking']): string {
+  if (!ranking) return '<p class="na" id="ranking">one agent: nothing to rank</p>';
+  const rows = ranking.groups.flatMap((g) =>
+    g.ranking.map((r) => ({
+      settings: settingsText(g.settings),
+      rank: r.rank,
+      agent: r.agent,
+      success: formatRate(r.successRate),
+      interval: `${formatRate(r.low95)} to ${formatRate(r.high95)}`,
+      mazes: r.mazes,
+      tie: r.tieGroup.join(', '),
+    })),
+  );
+  const columns: Array<[string, string]> = [
+    ['settings', 'settings'],
+    ['rank', 'rank'],
+    ['agent', 'agent'],
+    ['success', 'success'],
+    ['interval', 'maze 95%'],
+    ['mazes', 'mazes'],
+    ['tie', 'tie group'],
+  ];
+  return table(rows, columns, 'ranking');
 }
 
 /** pass^k with k across: one row per agent, settings and maze. */
@@ -239,6 +265,24 @@ ${escapeHtml(factors.join(','))} --format markdown</code> or <code>--format late
 <pre>${escapeHtml(latexTable(paper, `tab:${sweepId}`))}</pre></details>`;
 }
 
+/** The paired comparisons of agents, the agents ranked in tie groups, and the paired settings. */
+function comparisonSections(d: ReportData): string {
+  return `<h2>Paired comparisons (same mazes, settings and repeats)</h2>
+<p class="note">Two agents on the same maze, settings and repeat; a pair with an error or a running side is left
+out. Differences are a minus b with maze-level 95% intervals; p is the exact sign-flip test over mazes, Holm's
+adjustment beside it over every comparison of this report; a deterministic agent's copies pair once.</p>
+${comparisonsTable(d.pairs, 'pairs', false)}
+<h2>Agents ranked (tie groups)</h2>
+<p class="note">Every pair of agents within each combination of the other settings, Holm's adjustment over that
+group's pairs; rank = 1 + the agents significantly better (Holm p at most 0.05): a tie group is what the data cannot
+separate at that level, not a proof that its agents are alike.</p>
+${rankingTables(d.ranking)}
+<h2>Paired settings (one agent, two values of a setting, same maze and repeat)</h2>
+<p class="note">Per combination of the other settings; errors, wall-clock stops and running runs pair with nothing.
+Differences are a minus b with maze-level 95% intervals; p as above.</p>
+${comparisonsTable(d.settingPairs, 'setting-pairs', true)}`;
+}
+
 export function reportHtml(d: ReportData, replayHref: (experimentId: string) => string | null): string {
   // what report.js reads: the paper table is printed in the page, not read by its script
   const pageData = { ...d, paper: undefined };
@@ -294,15 +338,7 @@ ${d.paper ? paperSection(d.sweep.id, d.factors, d.paper) : ''}
 <h2>pass^k over repeats</h2>
 ${notes(passKNotes(d.passK), 'pass-k-notes')}
 ${passKTable(d.passK)}
-<h2>Paired comparisons (same mazes, settings and repeats)</h2>
-<p class="note">Two agents on the same maze, settings and repeat; a pair with an error or a running side is left
-out. Differences are a minus b with maze-level 95% intervals; p is the exact sign-flip test over mazes, Holm's
-adjustment beside it over every comparison of this report; a deterministic agent's copies pair once.</p>
-${comparisonsTable(d.pairs, 'pairs', false)}
-<h2>Paired settings (one agent, two values of a setting, same maze and repeat)</h2>
-<p class="note">Per combination of the other settings; errors, wall-clock stops and running runs pair with nothing.
-Differences are a minus b with maze-level 95% intervals; p as above.</p>
-${comparisonsTable(d.settingPairs, 'setting-pairs', true)}
+${comparisonSections(d)}
 <h2>Runs that failed (${failures.length})</h2>
 ${runsTable(failures, 'failures', ['stop', stopText], replayHref)}
 <h2>Runs ended by an error (${errors.length})</h2>

@@ -9,6 +9,8 @@ import { outcomeCounts, rankAgents } from '../reports/agent-ranking.ts';
 import { calibrateRanking } from '../reports/ranking-calibration.ts';
 import type { AllPairsComparison } from '../reports/compare-all.ts';
 import { InvalidInputError } from '../core/errors.ts';
+import { loadReport } from '../reports/report-data.ts';
+import { reportHtml } from '../reports/report-page.ts';
 import { cli } from './support/cli.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { tempDir } from './support/temp-dir.ts';
@@ -203,6 +205,14 @@ describe('ariadne compare SWEEP --all', () => {
     expect(pair).toMatchObject({ pairs: two.groups[0].pairs, mazes: two.groups[0].mazes, p: two.groups[0].test.p });
     // one pair: Holm changes nothing
     expect(pair.holmP).toBe(pair.p);
+  });
+
+  it("the sweep's report ranks the agents in tie groups too, per setting", async () => {
+    const html = reportHtml(await loadReport(db.pool, SWEEP, {}), () => null);
+    const table = /<table id="ranking">[\s\S]*?<\/table>/.exec(html)?.[0] ?? '';
+    // per vision_range: frontier alone at rank 1, the two random walkers tied at rank 2
+    expect(table.match(/<td class="n">1<\/td><td>frontier<\/td>/g)).toHaveLength(2);
+    expect(table.match(/<td class="n">2<\/td><td>random(-b)?<\/td>.*?<td>random, random-b<\/td>/g)).toHaveLength(4);
   });
 
   it('refuses --all beside two agents or --agent, and two agents missing without --all', async () => {
