@@ -108,6 +108,13 @@ describe('a sweep cut short', () => {
     expect(await page.textContent('#plan-sentence')).toContain(`Incomplete: ${DONE} of 32 planned runs ended`);
     const items = await page.$$eval('#plan-missing li', (lis) => lis.map((li) => li.textContent));
     expect(items[0]).toContain(`missing: cell ${expectedMissing()[0].cell} `);
+    // the agents ranked per setting: both in every group, each with its tie group
+    await page.waitForSelector('#ranking-table');
+    const ranked = await page.$$eval('#ranking-table tbody tr', (trs) =>
+      trs.map((tr) => [tr.querySelector('.agent')?.textContent, tr.querySelector('.tie')?.textContent]),
+    );
+    expect(ranked.map(([agent]) => agent).sort()).toEqual(['frontier', 'frontier', 'random', 'random']);
+    for (const [agent, tie] of ranked) expect(tie).toContain(agent);
     expect(errors).toEqual([]);
   });
 

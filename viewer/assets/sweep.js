@@ -97,6 +97,41 @@ function render(data) {
   }
 }
 
+/** The agents ranked in tie groups per combination of the other settings (reports/compare-all.ts). */
+function renderRanking(ranking) {
+  if (!ranking) {
+    $('ranking').replaceChildren(el('p', { class: 'note' }, 'one agent: nothing to rank'));
+    return;
+  }
+  const pct = (x) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
+  const settings = (g) =>
+    Object.entries(g.settings)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(' ') || 'all runs';
+  const rows = ranking.groups.flatMap((g) =>
+    g.ranking.map((r) =>
+      el(
+        'tr',
+        {},
+        el('td', { class: 'settings' }, settings(g)),
+        el('td', { class: 'n rank' }, r.rank),
+        el('td', { class: 'agent' }, r.agent),
+        el('td', { class: 'n' }, pct(r.successRate)),
+        el('td', { class: 'n' }, `${pct(r.low95)} to ${pct(r.high95)}`),
+        el('td', { class: 'n' }, r.mazes),
+        el('td', { class: 'tie' }, r.tieGroup.join(', ')),
+      ),
+    ),
+  );
+  $('ranking').replaceChildren(
+    el(
+      'table',
+      { class: 'grid', id: 'ranking-table' },
+      ...tableParts(['settings', 'rank', 'agent', 'success', 'maze 95%', 'mazes', 'tie group'], rows),
+    ),
+  );
+}
+
 /** The per-agent statistics from the report's data (sweep-statistics.ts, in stat-text.ts's words). */
 function renderStats(report) {
   // "N of M planned runs ended"; cut short, the cells it misses (reports/plan-text.ts), above the table
@@ -196,6 +231,7 @@ async function loadReport() {
   const report = await shown(() => api(`/api/sweeps/${encodeURIComponent(id)}/report`));
   if (!report) return;
   renderStats(report);
+  renderRanking(report.ranking);
   if (!plotted) {
     plotted = true;
     $('data').textContent = JSON.stringify(report);

@@ -32,6 +32,11 @@ running runs left out; it comes with the statistics.</p>
 <h3>Runs ended by an error</h3>
 <p class="note">Not failures of the agent: in no denominator above; "if errors had failed" counts each as one.</p>
 <div id="errors"></div>
+<h2>Agents ranked (tie groups)</h2>
+<p class="note">Every pair of agents within each combination of the other settings, Holm's adjustment over that
+group's pairs; rank = 1 + the agents significantly better (Holm p at most 0.05). A tie group is what the data cannot
+separate at that level, not a proof that its agents are alike.</p>
+<div id="ranking"></div>
 <h2>Paired comparison</h2>
 <form id="pair" class="filters"><label>a <select name="a"></select></label>
 <label>b <select name="b"></select></label><button type="submit">compare</button></form>
