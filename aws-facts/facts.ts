@@ -748,7 +748,6 @@ const FACTS = {
       'gives "5 minutes — Constrained by maximum execution time." for a task and for the time a task waits in the ' +
       'queue. choosing-workflow-type.html: "They can run for up to five minutes." What the .sync parent\'s Task ' +
       'receives when its Express child times out (error name, cause) is not documented.',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
   },
   'sfn.express-execution-semantics': {
     service: 'Step Functions',
@@ -858,7 +857,6 @@ const FACTS = {
     note:
       "Read in the page's markdown copy (API_DescribeExecution.md) and the CLI reference, which words it alike. " +
       'DescribeStateMachineForExecution: "This API action is not supported by EXPRESS state machines."',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
   },
   'sfn.express-stop-execution': {
     service: 'Step Functions',

@@ -24,8 +24,8 @@ export abstract class AwsJsonServer {
   ) {}
 
   /** Answers one operation (target without the service prefix is the caller's business); `principal`: who signed
-   * it, when an authorizer knows. */
-  protected abstract operation(target: string, body: any, principal?: string): AwsJsonReply;
+   * it, when an authorizer knows. A promise: the reply waits (StartSyncExecution answers when its execution ends). */
+  protected abstract operation(target: string, body: any, principal?: string): AwsJsonReply | Promise<AwsJsonReply>;
 
   /** The IAM authorizations AWS makes for one operation (none: not authorized here, e.g. an unknown one). */
   protected abstract calls(target: string, body: any, scope: RequestScope): AwsCall[];
@@ -41,9 +41,9 @@ export abstract class AwsJsonServer {
         const body = text ? JSON.parse(text) : {};
         this.requests.push({ target, body, headers: req.headers });
         const signed = req.headers.authorization?.startsWith('AWS4-HMAC-SHA256');
-        const answer = (principal?: string) => {
+        const answer = async (principal?: string) => {
           const { status, payload } = signed
-            ? this.operation(target, body, principal)
+            ? await this.operation(target, body, principal)
             : this.error('MissingAuthenticationTokenException', 'Missing Authentication Token');
           res.writeHead(status, {
             'content-type': `application/x-amz-json-${this.jsonVersion}`,
@@ -51,7 +51,11 @@ export abstract class AwsJsonServer {
           });
           res.end(JSON.stringify(payload));
         };
-        if (!signed || !this.authorizer) return answer();
+        const failed = (err: unknown) => {
+          res.writeHead(500, { 'content-type': `application/x-amz-json-${this.jsonVersion}` });
+          res.end(JSON.stringify({ __type: 'InternalFailure', message: String(err) }));
+        };
+        if (!signed || !this.authorizer) return void answer().catch(failed);
         this.authorizer
           .check(req.headers, `json-${this.jsonVersion}`, (scope) => this.calls(target, body, scope))
           .then((result) => {
@@ -59,10 +63,7 @@ export abstract class AwsJsonServer {
             res.writeHead(result.reply.status, result.reply.headers);
             res.end(result.reply.body);
           })
-          .catch((err: unknown) => {
-            res.writeHead(500, { 'content-type': `application/x-amz-json-${this.jsonVersion}` });
-            res.end(JSON.stringify({ __type: 'InternalFailure', message: String(err) }));
-          });
+          .catch(failed);
       });
     });
     // a sweep sends thousands of requests on a few connections: keep them alive between requests
