@@ -929,6 +929,33 @@ const FACTS = {
       'failed Task): inferred, not said.',
     notSimulated: NESTED_EXPRESS_NOT_BUILT,
   },
+  'sfn.express-billing-increments': {
+    service: 'Step Functions',
+    value: { durationMs: 100, memoryMb: 64 },
+    unit: 'what an Express execution is billed in: duration rounded up to, memory in chunks of',
+    page: 'https://aws.amazon.com/step-functions/pricing/',
+    quote:
+      'Duration is calculated from the time your workflow begins executing until it completes or otherwise ' +
+      'terminates, rounded up to the nearest 100ms, and the amount of memory used in the execution of your workflow, ' +
+      'billed in 64-MB chunks.',
+    note:
+      'The pricing example estimates "Workflow memory utilized = 50 MB + state machine definition size + execution ' +
+      'data size x Number of Parallel or Map Steps", so a small machine is billed one 64 MB chunk.',
+  },
+  'sfn.nested-express-sync-pattern': {
+    service: 'Step Functions',
+    value: 'arn:aws:states:::aws-sdk:sfn:startSyncExecution',
+    unit: 'the Task resource a workflow starts a nested Express workflow with and waits on',
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/concepts-cross-acct-sync-pattern.html',
+    quote:
+      "For nested Express Workflows, arn:aws:states:::states:startExecution.sync isn't currently supported. Use " +
+      'arn:aws:states:::aws-sdk:sfn:startSyncExecution instead.',
+    note:
+      'A note on the page "Cross-account access for .sync integration pattern"; its wording is not limited to ' +
+      'cross-account calls. The Express child is then a Synchronous Express execution (at-most-once: ' +
+      'sfn.express-execution-semantics).',
+    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
   'lambda.get-account-settings-request': {
     service: 'Lambda',
     value: { method: 'GET', path: '/2016-08-19/account-settings/' },

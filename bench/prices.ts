@@ -2,6 +2,7 @@
 // benches (idle cost now, the redesign's estimates later). Each price names the
 // pages it was checked against and the day they were read. Account-wide free
 // tiers are noted but not applied: the account may spend them on other stacks.
+import { fact } from '../aws-facts/facts.ts';
 
 /** AWS bills monthly figures as 730 hours (365 × 24 / 12). */
 export const HOURS_PER_MONTH = 730;
@@ -95,13 +96,10 @@ export const PRICES = {
   // 4,000 GB-hours $0.03, beyond that $0.01642). Read 2026-11-28 in the pricing example above ("$0.06000 per GB-hour x
   // 1,000 GB-Hours"); the Workshop's "$ 0.0000001042" per 100 ms at 64 MB is the same price.
   sfnExpressGbSecond: 0.06 / 3600,
-  // How Express duration and memory are billed. The pricing page, read 2026-11-28: "Duration is calculated from the
-  // time your workflow begins executing until it completes or otherwise terminates, rounded up to the nearest 100ms,
-  // and the amount of memory used in the execution of your workflow, billed in 64-MB chunks." Its example estimates
-  // "Workflow memory utilized = 50 MB + state machine definition size + execution data size x Number of Parallel or
-  // Map Steps", so a small machine is billed one 64 MB chunk.
-  sfnExpressBilledDurationMs: 100,
-  sfnExpressBilledMemoryMb: 64,
+  // How Express duration and memory are billed: AWS's rule, so a fact (aws-facts: sfn.express-billing-increments),
+  // which the simulator's StartSyncExecution bills by too.
+  sfnExpressBilledDurationMs: fact('sfn.express-billing-increments').value.durationMs,
+  sfnExpressBilledMemoryMb: fact('sfn.express-billing-increments').value.memoryMb,
 } as const;
 
 /** What the template cannot say: stated here, printed beside the rows that use them. */

@@ -7,7 +7,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AwsJsonServer, type AwsJsonReply } from './aws-json-server.ts';
 import type { AwsCall, RequestAuthorization } from './authorization.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { PRICES } from '../bench/prices.ts';
+
+/** How Express executions are billed (duration rounded up, memory in chunks): StartSyncExecution's billingDetails. */
+const BILLING = fact('sfn.express-billing-increments').value;
 
 /** How a waiting Task's token was answered. */
 export type TaskOutcome =
@@ -80,14 +82,14 @@ function outputEnd(result: unknown): SyncEnd {
 }
 
 /**
- * StartSyncExecution's billingDetails, as bench/prices.ts bills Express: the duration rounded up to 100 ms, memory in
- * 64 MB chunks. The pricing example's estimate (50 MB + definition + data) stays within one chunk for any payload
- * the service accepts, so one chunk.
+ * StartSyncExecution's billingDetails, as AWS bills Express (aws-facts: sfn.express-billing-increments): the
+ * duration rounded up, memory in chunks. The pricing example's estimate (50 MB + definition + data) stays within one
+ * chunk for any payload the service accepts, so one chunk.
  */
 function expressBilling(ms: number): { billedMemoryUsedInMB: number; billedDurationInMilliseconds: number } {
-  const step = PRICES.sfnExpressBilledDurationMs;
+  const step = BILLING.durationMs;
   return {
-    billedMemoryUsedInMB: PRICES.sfnExpressBilledMemoryMb,
+    billedMemoryUsedInMB: BILLING.memoryMb,
     billedDurationInMilliseconds: Math.max(1, Math.ceil(ms / step)) * step,
   };
 }

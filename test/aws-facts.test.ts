@@ -18,9 +18,12 @@ describe('the AWS facts table', () => {
     for (const key of keys) expect(key).toMatch(/^[a-z][a-z0-9-]*\.[a-z0-9-]+$/);
   });
 
-  it('ties every fact to an AWS documentation page and a sentence, or says it is unconfirmed and why', () => {
+  it('ties every fact to an AWS documentation or pricing page and a sentence, or says why it is unconfirmed', () => {
     for (const f of facts) {
-      expect(f.page, f.key).toMatch(/^https:\/\/docs\.aws\.amazon\.com\/\S+$/);
+      // AWS's documentation, or a service's own pricing page (how AWS bills is said only there)
+      expect(f.page, f.key).toMatch(
+        /^https:\/\/(docs\.aws\.amazon\.com\/\S+|aws\.amazon\.com\/[a-z0-9-]+\/pricing\/)$/,
+      );
       expect(f.quote.trim(), f.key).not.toBe('');
       if (f.confirmed === false) expect(f.note?.trim(), `${f.key}: an unconfirmed fact says who gives it`).toBeTruthy();
     }
