@@ -125,7 +125,7 @@ function logLikelihood(ps: readonly Pattern[], base: number, effect: number, sd:
   return total;
 }
 
-const logit = (p: number) => Math.log(p / (1 - p));
+export const logit = (p: number) => Math.log(p / (1 - p));
 const pooled = (counts: readonly MazeCounts[]) =>
   counts.reduce((t, c) => t + c.successes, 0) / counts.reduce((t, c) => t + c.runs, 0);
 

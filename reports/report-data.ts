@@ -97,10 +97,11 @@ export async function loadReport(
   // the labels: every run's, as the statistics' groups have them)
   const runsRead = sweepRunRows(db, sweepId);
   // every pair of agents ranked in tie groups (compare --all), where the sweep has two agents or more
-  const rankingRead = sweepLabelCounts(db, sweepId).then((counts) =>
+  const labelCounts = sweepLabelCounts(db, sweepId);
+  const rankingRead = labelCounts.then((counts) =>
     new Set(counts.map((c) => c.label)).size >= 2 ? compareAllAgents(db, sweepId) : null,
   );
-  const pairsRead = sweepLabelCounts(db, sweepId).then((counts) =>
+  const pairsRead = labelCounts.then((counts) =>
     agentComparisons(
       db,
       sweepId,

@@ -47,11 +47,16 @@ const PREFIX_SQL = `WITH calls AS (
 const after = (last: PrefixRow | undefined) => [last?.turn_number ?? -1, last?.call_index ?? 0, last?.seq ?? 0];
 
 /**
- * The replies of `parent` up to step `atStep`, in order, for a fork: every call before the step's, and the step's
- * own cut after it. A reply whose calls were written as text cannot be cut (InvalidInputError naming the steps it
- * spans), nor a workflow's (its steps are several calls).
+ * The calls of `parent` up to step `atStep`, in order, for a fork, with how much of each reply to keep: every call
+ * before the step's, and the step's own cut after it. A reply whose calls were written as text cannot be cut
+ * (InvalidInputError naming the steps it spans), nor a workflow's (its steps are several calls). No reply is read:
+ * checking a fork point needs none.
  */
-async function prefixOf(db: Sql, parent: string, atStep: number): Promise<PrefixCall[]> {
+async function prefixRows(
+  db: Sql,
+  parent: string,
+  atStep: number,
+): Promise<Array<{ sha256: string; keep: number | null }>> {
   const actions = Number(
     (await db.query<{ n: number }>('SELECT actions_taken AS n FROM experiments WHERE id = $1', [parent])).rows[0]?.n ??
       0,
@@ -67,24 +72,26 @@ async function prefixOf(db: Sql, parent: string, atStep: number): Promise<Prefix
       parent,
       `${parent} ran a workflow prompt: a fork of it is not supported yet`,
     );
+  return prefixCalls(rows, atStep, parent);
+}
+
+/** The replies of the prefix's calls (prefixRows), the one crossing the fork point cut after the step. */
+async function prefixOf(db: Sql, parent: string, atStep: number): Promise<PrefixCall[]> {
+  const calls = await prefixRows(db, parent, atStep);
   const replies = await readBodies(
     db,
-    rows.map((r) => r.reply_sha256),
+    calls.map((c) => c.sha256),
   );
-  return prefixCalls(
-    rows.map((r) => ({ ...r, reply: replies.get(r.reply_sha256)! })),
-    atStep,
-    parent,
-  );
+  return calls.map((c) => ({ reply: replies.get(c.sha256)!, keep: c.keep }));
 }
 
 /** The calls before the fork point, and the one that crosses it cut after the step. */
-function prefixCalls(rows: ReadonlyArray<PrefixRow & { reply: string }>, atStep: number, parent: string): PrefixCall[] {
-  const out: PrefixCall[] = [];
+function prefixCalls(rows: readonly PrefixRow[], atStep: number, parent: string) {
+  const out: Array<{ sha256: string; keep: number | null }> = [];
   for (const r of rows) {
     if (r.first_step !== null && r.first_step > atStep) break;
     if (r.last_step === null || r.last_step <= atStep) {
-      out.push({ reply: r.reply, keep: null });
+      out.push({ sha256: r.reply_sha256, keep: null });
       if (r.last_step === atStep) break;
       continue;
     }
@@ -95,7 +102,7 @@ function prefixCalls(rows: ReadonlyArray<PrefixRow & { reply: string }>, atStep:
         `step ${atStep} is inside a reply of ${parent} whose calls were written as text (steps ${r.first_step} to ` +
           `${r.last_step}): fork at step ${r.first_step! - 1} or ${r.last_step}`,
       );
-    out.push({ reply: r.reply, keep: r.up_to_step });
+    out.push({ sha256: r.reply_sha256, keep: r.up_to_step });
     break;
   }
   return out;
@@ -127,7 +134,7 @@ export async function checkForkPoint(db: Sql, parent: string, atStep: number, ma
       `a fork plays on its parent's maze, and this is not ${parent}'s (${rows[0].maze.slice(0, 12)}): give ` +
         `${parent}'s maze, as ariadne fork does`,
     );
-  await prefixOf(db, parent, atStep);
+  await prefixRows(db, parent, atStep);
 }
 
 /** A fork's prefix for each of its turns, the parent's replies read once per fork point in this process. */

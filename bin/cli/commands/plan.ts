@@ -9,7 +9,8 @@ import { InvalidInputError } from '../../../core/errors.ts';
 import { findSuite } from '../../../core/maze/suites.ts';
 import { loadSweep } from '../../../core/sweeps/sweep-spec.ts';
 import type { Database } from '../../../core/store/database.ts';
-import { DEFAULT_MAZE_SD, fitPilot, type MazeCounts } from '../../../reports/pilot-fit.ts';
+import { DEFAULT_MAZE_SD, fitPilot, logit, type MazeCounts } from '../../../reports/pilot-fit.ts';
+import { expit } from '../../../reports/calibration.ts';
 import { detectableDifference, optionsTable, type MazeModel, type PlanOption } from '../../../reports/power-plan.ts';
 import { estimateSweepSpend } from '../../../reports/spend-estimate.ts';
 import { pilotCounts } from '../../../results/pilot-counts.ts';
@@ -56,9 +57,6 @@ function whole(option: string, raw: string, min: number): number {
     throw new InvalidInputError(option, raw, `${option} must be a whole number from ${min}, got "${raw}"`);
   return v;
 }
-
-const logit = (p: number) => Math.log(p / (1 - p));
-const expit = (x: number) => 1 / (1 + Math.exp(-x));
 
 interface SourcedModel extends MazeModel {
   /** Where base and mazeSd came from, in words. */
