@@ -103,7 +103,9 @@ async function firstSteps(id: string): Promise<Map<number, number>> {
 /** The turn panel's pictures once each is scrolled into sight (they load lazily) and decoded, call by call. */
 async function shownPictures(page: Page) {
   await page.waitForSelector('#turn-detail .call');
-  for (const img of await page.$$('#turn-detail .pictures img')) await img.scrollIntoViewIfNeeded();
+  // by locator, found again at each step: the panel may be drawn again meanwhile (a held handle would detach)
+  const images = page.locator('#turn-detail .pictures img');
+  for (let i = 0; i < (await images.count()); i++) await images.nth(i).scrollIntoViewIfNeeded();
   await page.waitForFunction(() =>
     Array.from(document.querySelectorAll<HTMLImageElement>('#turn-detail .pictures img')).every((i) => i.complete),
   );
