@@ -4,6 +4,7 @@ import { AriadneStack } from '../lib/ariadne-stack.ts';
 import { STATE_MACHINE_LOG_LEVELS, type StateMachineLogLevel } from '../lib/observability.ts';
 import { fact } from '../aws-facts/facts.ts';
 import { envString } from '../core/config/environment.ts';
+import { ORCHESTRATIONS, type Orchestration } from '../core/machine/states.ts';
 
 const app = new App();
 const context = (name: string) => app.node.tryGetContext(name) as string | number | boolean | undefined;
@@ -81,4 +82,7 @@ new AriadneStack(app, 'Ariadne', {
   tracing: booleanContext('tracing'),
   // -c stateMachineLogLevel=ALL: every state transition to CloudWatch Logs (default ERROR: failures only).
   stateMachineLogLevel: choiceContext<StateMachineLogLevel>('stateMachineLogLevel', STATE_MACHINE_LOG_LEVELS),
+  // -c orchestration=standard: every turn in the Standard execution's history (default nested: chunks of turns in
+  // Express executions, a tenth of the cost; docs/architecture.md).
+  orchestration: choiceContext<Orchestration>('orchestration', ORCHESTRATIONS),
 });

@@ -9,6 +9,7 @@ import { HISTORY_EVENT_QUOTA } from '../core/config/budgets.ts';
 import { parseOrThrow } from '../core/config/zod-errors.ts';
 import { progressInputSchema, progressTaskInputSchema, type LoopState } from '../core/machine/contracts.ts';
 import { turnReserveSeconds } from '../core/machine/tasks.ts';
+import { chunkStep, paceAfterTurn, type Pace } from '../core/engine/chunk-pace.ts';
 import type { HandlerDeps } from './deps.ts';
 import { withLambdaTelemetry } from './lambda-telemetry.ts';
 
@@ -28,7 +29,7 @@ function continuation(s: LoopState, sameTurn: boolean): NonNullable<Progress['co
  * than rebuild it field by field in the definition (a path each, some 10 a turn, the local machine's largest cost).
  * Only the loop's own fields go on: turn results and errors do not pile up in the payload.
  */
-function nextLoopState(s: LoopState, turnNumber: number, outage: OutageState): LoopState {
+function nextLoopState(s: LoopState, turnNumber: number, outage: OutageState, pace = s.pace): LoopState {
   return {
     experimentId: s.experimentId,
     llmProvider: s.llmProvider,
@@ -39,6 +40,8 @@ function nextLoopState(s: LoopState, turnNumber: number, outage: OutageState): L
     // a sweep's token (or null) travels with the experiment to its real end
     taskToken: s.taskToken,
     outage,
+    ...(s.clock ? { clock: s.clock } : {}),
+    ...(pace ? { pace } : {}),
   };
 }
 
@@ -69,9 +72,13 @@ export const checkProgressHandler =
 function decide(deps: Pick<HandlerDeps, 'now'>, event: unknown): { state: LoopState; result: CheckProgressResult } {
   // The machine passes { state, execution }; a machine version from before a deploy passed the state alone.
   const withClock = event !== null && typeof event === 'object' && 'execution' in event;
-  const { state: s, execution } = withClock
+  const {
+    state: s,
+    execution,
+    chunk,
+  } = withClock
     ? parseOrThrow(progressTaskInputSchema, event)
-    : { state: parseOrThrow(progressInputSchema, event), execution: undefined };
+    : { state: parseOrThrow(progressInputSchema, event), execution: undefined, chunk: undefined };
   const now = deps.now();
   const answer = (result: CheckProgressResult) => ({ state: s as LoopState, result });
   const clock: ExecutionClock | undefined = execution && {
@@ -132,7 +139,16 @@ function decide(deps: Pick<HandlerDeps, 'now'>, event: unknown): { state: LoopSt
   if (progress.decision !== 'continue') return answer(progress);
   // the next turn has waited for nothing yet; the run's and this execution's waits go on
   const outage: OutageState = { waits: 0, seconds: 0, total: s.outage.total, here: s.outage.here };
-  return answer({ ...progress, next: nextLoopState(s, s.turnNumber + 1, outage) });
+  if (!chunk) return answer({ ...progress, next: nextLoopState(s, s.turnNumber + 1, outage) });
+  return answer(inChunk(s, new Date(chunk.startTime), now, (pace) => nextLoopState(s, s.turnNumber + 1, outage, pace)));
+}
+
+/** Another turn in a chunk (an Express execution), or the chunk hands back before Express's limit. */
+function inChunk(s: LoopState, chunkStart: Date, now: Date, next: (pace: Pace) => LoopState): CheckProgressResult {
+  const pace = paceAfterTurn(s.pace, chunkStart, now);
+  const step = chunkStep(pace, chunkStart, now);
+  if (step === 'continue') return { decision: 'continue', reason: 'running', next: next(pace) };
+  return { decision: step, reason: step === 'per_turn' ? 'slow_turns' : 'chunk_time', next: next(pace) };
 }
 
 export const handler = withLambdaTelemetry((telemetry, event: unknown) =>

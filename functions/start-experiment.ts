@@ -68,10 +68,13 @@ function refuseUngrantedModel(model: string | undefined, deployment: Record<stri
 export const startExperimentHandler =
   (deps: HandlerDeps) =>
   async (event: unknown): Promise<LoopState> => {
-    const { request, executionArn } = parseOrThrow(startTaskInputSchema, event, '');
-    if (request && typeof request === 'object' && 'resume' in request)
-      return continueExperiment(deps, request, executionArn);
-    return beginExperiment(deps, request, executionArn);
+    const { request, executionArn, execution } = parseOrThrow(startTaskInputSchema, event, '');
+    const state =
+      request && typeof request === 'object' && 'resume' in request
+        ? await continueExperiment(deps, request, executionArn)
+        : await beginExperiment(deps, request, executionArn);
+    // the chunks this execution starts decide continue-as-new by its clock
+    return execution ? { ...state, clock: execution } : state;
   };
 
 /** A continuation (ContinueAsNew): the experiment exists; record this execution and go on at its turn. */

@@ -25,6 +25,7 @@ import type { Construct } from 'constructs';
 import { HandlerFunctions, handlerFunction } from './handler-functions.ts';
 import { configureObservability, LOG_RETENTION, type StateMachineLogLevel } from './observability.ts';
 import { ExperimentStateMachine } from './experiment-state-machine.ts';
+import type { Orchestration } from '../core/machine/states.ts';
 import { sendTaskSuccessStatement, SweepStateMachine } from './sweep-state-machine.ts';
 import { FailureHandling } from './failure-handling.ts';
 import { TASKS } from '../core/machine/tasks.ts';
@@ -75,6 +76,8 @@ export interface AriadneStackProps extends StackProps {
   tracing?: boolean;
   /** What the state machines log to CloudWatch Logs; default ERROR (ALL adds every state transition). */
   stateMachineLogLevel?: StateMachineLogLevel;
+  /** Turns in chunks of Express executions (default "nested") or each in the Standard history ("standard"). */
+  orchestration?: Orchestration;
 }
 
 // Active Claude models that offer a global cross-Region inference profile: current Claude models are served on
@@ -112,6 +115,7 @@ export class AriadneStack extends Stack {
       functions: functions.byState,
       stateMachineName: `${this.stackName}-experiments`,
       executionTimeout: Duration.minutes(props.executionTimeoutMinutes ?? 180),
+      orchestration: props.orchestration,
     });
     // Sweeps: RegisterSweep, then a Distributed Map of experiment executions.
     const registerSweep = handlerFunction(this, 'RegisterSweepFn', {

@@ -10,36 +10,19 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import {
   aslRetry,
+  DEFAULT_ORCHESTRATION,
   EXECUTION_ALREADY_EXISTS_ERRORS,
   INPUT_ERRORS,
-  LAMBDA_RETRY,
-  LAMBDA_THROTTLE_RETRY,
-  PROVIDER_OUTAGE_ERRORS,
-  PROVIDER_RETRY,
   SFN_START_RETRY,
   STATES,
-  TURN_TIMEOUT_RETRY,
-  type RetrySchedule,
+  type Orchestration,
   type TaskState,
 } from '../core/machine/states.ts';
 import { turnReserveSeconds } from '../core/machine/tasks.ts';
 import { stateMachineLogs, tracingEnabled } from './observability.ts';
-
-/**
- * A retry schedule of states.ts as CDK's Retry props (full jitter, so many executions' retries spread out); the
- * sweep machine's RunExperiment takes SFN_START_RETRY through it.
- * @public
- */
-export function retryProps(r: RetrySchedule): sfn.RetryProps {
-  return {
-    errors: r.errors,
-    interval: Duration.seconds(r.intervalSeconds),
-    maxAttempts: r.maxAttempts,
-    backoffRate: r.backoffRate,
-    ...(r.maxDelaySeconds === undefined ? {} : { maxDelay: Duration.seconds(r.maxDelaySeconds) }),
-    jitterStrategy: sfn.JitterType.FULL,
-  };
-}
+import { TurnStates } from './turn-states.ts';
+import { TurnChunkMachine } from './turn-chunk-machine.ts';
+import { runChunk } from './run-chunk.ts';
 
 export interface ExperimentStateMachineProps {
   functions: Record<TaskState, IFunction>;
@@ -47,6 +30,8 @@ export interface ExperimentStateMachineProps {
   executionTimeout?: Duration;
   /** A fixed name, so the machine's role can be allowed to start the machine itself (continue as new). */
   stateMachineName: string;
+  /** Turns in chunks of Express executions (default) or each in this execution's history (states.ts). */
+  orchestration?: Orchestration;
 }
 
 /** An execution must have room for at least one turn before it hands over (continue as new on elapsed time). */
@@ -61,51 +46,50 @@ function assertRoomForTurns(timeout: Duration): void {
 
 export class ExperimentStateMachine extends Construct {
   readonly stateMachine: sfn.StateMachine;
-  private readonly functions: Record<TaskState, IFunction>;
+  /** The Express turn machine the chunks run on; absent with orchestration "standard". */
+  readonly chunks?: TurnChunkMachine;
+  private readonly states: TurnStates;
   /** FinalizeFailure, then ExperimentFailed: where every caught error goes. */
   private readonly finalizeFailure: sfn.Chain;
 
   constructor(scope: Construct, id: string, props: ExperimentStateMachineProps) {
     super(scope, id);
-    this.functions = props.functions;
     const timeout = props.executionTimeout ?? Duration.hours(3);
     assertRoomForTurns(timeout);
+    this.states = new TurnStates(this, props.functions);
+    // FinalizeFailure is made first: every other state's errors go there
     this.finalizeFailure = this.failureEnd();
-    const start = this.startExperiment();
-    const checkProgress = this.checkProgress(timeout);
-    const router = this.decideAfterEachTurn(checkProgress);
-    this.routeTurnsByProvider(router, checkProgress);
+    this.states.onError = this.finalizeFailure;
+    const execution = {
+      startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
+      timeoutSeconds: timeout.toSeconds(),
+    };
+    const start = this.startExperiment(execution);
+    const checkProgress = this.states.checkProgress({ execution });
+    const router = this.states.router(checkProgress);
+    if ((props.orchestration ?? DEFAULT_ORCHESTRATION) === 'nested') {
+      this.chunks = new TurnChunkMachine(this, 'Chunks', { functions: props.functions });
+      const chunk = runChunk(this, {
+        chunks: this.chunks.stateMachine,
+        perTurn: router,
+        onError: this.finalizeFailure,
+      });
+      this.decideAfterEachTurn(checkProgress, router, chunk);
+      start.next(chunk.run);
+    } else {
+      this.decideAfterEachTurn(checkProgress, router);
+      start.next(router);
+    }
     this.stateMachine = new sfn.StateMachine(this, 'Machine', {
       stateMachineName: props.stateMachineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
-      definitionBody: sfn.DefinitionBody.fromChainable(start.next(router)),
+      definitionBody: sfn.DefinitionBody.fromChainable(start),
       timeout,
       tracingEnabled: tracingEnabled(this),
       // ERROR unless the stack asks for ALL, without inputs and outputs (lib/observability.ts says why)
       logs: stateMachineLogs(this),
     });
     this.allowContinueAsNew(props.stateMachineName);
-  }
-
-  /** A Lambda task of one state, with the Lambda retries every task has. */
-  private task(state: TaskState, opts: Partial<tasks.LambdaInvokeProps> = {}): tasks.LambdaInvoke {
-    const t = new tasks.LambdaInvoke(this, state, {
-      stateName: state,
-      lambdaFunction: this.functions[state],
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: false,
-      ...opts,
-    });
-    t.addRetry(retryProps(LAMBDA_RETRY));
-    // the account out of concurrency: waited out (states.ts says how long and why), never finalized as a failure
-    t.addRetry(retryProps(LAMBDA_THROTTLE_RETRY));
-    return t;
-  }
-
-  /** Any error of the task is caught into FinalizeFailure. */
-  private caught<T extends tasks.LambdaInvoke>(t: T): T {
-    t.addCatch(this.finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
-    return t;
   }
 
   /** FinalizeFailure, then ExperimentFailed. */
@@ -116,18 +100,24 @@ export class ExperimentStateMachine extends Construct {
       errorPath: '$.error.Error',
       causePath: '$.error.Cause',
     });
-    return this.task(STATES.FinalizeFailure, {
-      payload: sfn.TaskInput.fromObject({ state: sfn.JsonPath.entirePayload, executionArn: sfn.JsonPath.executionId }),
-      resultPath: '$.finalized',
-    }).next(failed);
+    return this.states
+      .task(STATES.FinalizeFailure, {
+        payload: sfn.TaskInput.fromObject({
+          state: sfn.JsonPath.entirePayload,
+          executionArn: sfn.JsonPath.executionId,
+        }),
+        resultPath: '$.finalized',
+      })
+      .next(failed);
   }
 
-  /** StartExperiment, bad input ending in InputRefused. */
-  private startExperiment(): tasks.LambdaInvoke {
-    const start = this.task(STATES.StartExperiment, {
+  /** StartExperiment, bad input ending in InputRefused; the execution's clock goes into the loop state. */
+  private startExperiment(execution: Record<string, unknown>): tasks.LambdaInvoke {
+    const start = this.states.task(STATES.StartExperiment, {
       payload: sfn.TaskInput.fromObject({
         request: sfn.JsonPath.entirePayload,
         executionArn: sfn.JsonPath.executionId,
+        execution,
       }),
     });
     // Bad input is refused before anything is written, whatever its shape: the error replaces the state
@@ -143,65 +133,54 @@ export class ExperimentStateMachine extends Construct {
         errors: INPUT_ERRORS,
       },
     );
-    return this.caught(start);
+    return this.states.caught(start);
   }
 
-  /** CheckProgress: the execution's clock goes along, so it can hand over before the execution times out. */
-  private checkProgress(timeout: Duration): tasks.LambdaInvoke {
-    return this.caught(
-      this.task(STATES.CheckProgress, {
-        payload: sfn.TaskInput.fromObject({
-          state: sfn.JsonPath.entirePayload,
-          execution: {
-            startTime: sfn.JsonPath.stringAt('$$.Execution.StartTime'),
-            timeoutSeconds: timeout.toSeconds(),
-          },
-        }),
-        resultPath: '$.progress',
-      }),
-    );
+  private finalize(state: TaskState): tasks.LambdaInvoke {
+    return this.states.caught(this.states.task(state, { resultPath: '$.result' }));
   }
 
   /**
-   * ConditionCheck after CheckProgress: another turn (through the returned ProviderRouter), an end, continue as
-   * new, or an outage's wait or failure.
+   * ConditionCheck after CheckProgress (and, nested, after each chunk): another turn here, another chunk, an end,
+   * continue as new, or an outage's wait or failure.
    */
-  private decideAfterEachTurn(checkProgress: tasks.LambdaInvoke): sfn.Choice {
-    const finalizeSuccess = this.caught(this.task(STATES.FinalizeSuccess, { resultPath: '$.result' }));
-    const finalizeTimeout = this.caught(this.task(STATES.FinalizeTimeout, { resultPath: '$.result' }));
-    const finalizeStuck = this.caught(this.task(STATES.FinalizeStuck, { resultPath: '$.result' }));
-
-    const router = new sfn.Choice(this, STATES.ProviderRouter, { stateName: STATES.ProviderRouter });
-    // The next turn's loop state, as CheckProgress built it (handlers/check-progress.ts nextLoopState): the turn's
-    // results and errors stay behind, so they do not pile up in the payload.
-    const continueLoop = new sfn.Pass(this, STATES.ContinueLoop, {
-      stateName: STATES.ContinueLoop,
-      inputPath: '$.progress.next',
-    });
+  private decideAfterEachTurn(
+    checkProgress: tasks.LambdaInvoke,
+    router: sfn.Choice,
+    chunk?: { run: sfn.IChainable; loop: sfn.Pass; result: sfn.INextable },
+  ): void {
+    const continueLoop = this.states.continueLoop();
     const { outageWait, outageResume, outageFailed } = this.outageStates();
-    const continueAsNew = this.continueAsNew();
+    const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck });
+    // a chunk that failed hands back its error: finalized as a failure, as a Task's here would be
+    if (chunk) condition.when(sfn.Condition.isPresent('$.error'), this.finalizeFailure);
     // Another turn first: nearly every turn takes it, and a Choice reads its Variable once per rule it tries.
-    const condition = new sfn.Choice(this, STATES.ConditionCheck, { stateName: STATES.ConditionCheck })
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue'), continueLoop)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'success'), finalizeSuccess)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'timeout'), finalizeTimeout)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'stuck'), finalizeStuck)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'continue_as_new'), continueAsNew)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_wait'), outageWait)
-      .when(sfn.Condition.stringEquals('$.progress.decision', 'provider_outage'), outageFailed)
-      .otherwise(continueLoop);
+    const on = (decision: string, next: sfn.IChainable) =>
+      condition.when(sfn.Condition.stringEquals('$.progress.decision', decision), next);
+    on('continue', continueLoop);
+    if (chunk)
+      on('hand_back', chunk.loop).when(sfn.Condition.stringEquals('$.progress.decision', 'per_turn'), continueLoop);
+    on('success', this.finalize(STATES.FinalizeSuccess));
+    on('timeout', this.finalize(STATES.FinalizeTimeout));
+    on('stuck', this.finalize(STATES.FinalizeStuck));
+    on('continue_as_new', this.continueAsNew());
+    on('provider_wait', outageWait);
+    on('provider_outage', outageFailed);
+    condition.otherwise(continueLoop);
     // (wired in this order: the definition lists the states in the order of their transitions)
     checkProgress.next(condition);
+    chunk?.result.next(condition);
+    chunk?.loop.next(chunk.run);
     continueLoop.next(router);
     outageWait.next(outageResume);
-    outageResume.next(router);
+    // the same turn again: in a new chunk when nested
+    outageResume.next(chunk ? chunk.run : router);
     outageFailed.next(this.finalizeFailure);
-    return router;
   }
 
   /**
-   * The provider is out: OutageWait what CheckProgress chose, then OutageResume the same turn (back to the
-   * router); or OutageFailed once waited as long as allowed. Wired by decideAfterEachTurn.
+   * The provider is out: OutageWait what CheckProgress chose, then OutageResume the same turn; or OutageFailed once
+   * waited as long as allowed. Wired by decideAfterEachTurn.
    */
   private outageStates(): { outageWait: sfn.Wait; outageResume: sfn.Pass; outageFailed: sfn.Pass } {
     // The provider is out: wait what CheckProgress chose, then try the same turn again, with the waits counted.
@@ -261,39 +240,6 @@ export class ExperimentStateMachine extends Construct {
     continueAsNew.addCatch(this.finalizeFailure, { errors: ['States.ALL'], resultPath: '$.error' });
     continueAsNew.next(continued);
     return continueAsNew;
-  }
-
-  /**
-   * A turn of one provider: a turn Lambda stopped at its timeout (Lambda.Unknown) runs once more, then is caught:
-   * states.ts says why. A provider still failing after those retries is an outage: CheckProgress decides
-   * (engine/provider-outage.ts) whether the run waits (OutageWait, then the same turn again) or ends failed
-   * (OutageFailed).
-   */
-  private turn(state: TaskState, checkProgress: tasks.LambdaInvoke): tasks.LambdaInvoke {
-    const t = this.task(state, { resultPath: '$.turn' });
-    t.addRetry(retryProps(PROVIDER_RETRY));
-    t.addRetry(retryProps(TURN_TIMEOUT_RETRY));
-    t.addCatch(checkProgress, { errors: PROVIDER_OUTAGE_ERRORS, resultPath: '$.outageError' });
-    return this.caught(t);
-  }
-
-  /** ProviderRouter: each provider's turn, then CheckProgress. */
-  private routeTurnsByProvider(router: sfn.Choice, checkProgress: tasks.LambdaInvoke): void {
-    // The baseline first: its turns are the cheapest (no model call), so the rules read before it show most; a model
-    // turn's one more rule is nothing beside its call.
-    const baseline = this.turn(STATES.InvokeBaselineAgent, checkProgress).next(checkProgress);
-    router.when(sfn.Condition.stringEquals('$.llmProvider', 'baseline'), baseline);
-    for (const [provider, state] of [
-      ['bedrock', STATES.InvokeBedrockAgent],
-      ['ollama', STATES.InvokeOllamaAgent],
-      ['openai', STATES.InvokeOpenAIAgent],
-    ] as const) {
-      router.when(
-        sfn.Condition.stringEquals('$.llmProvider', provider),
-        this.turn(state, checkProgress).next(checkProgress),
-      );
-    }
-    router.otherwise(baseline);
   }
 
   /**

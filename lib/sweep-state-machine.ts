@@ -18,7 +18,7 @@ import {
   LAMBDA_THROTTLE_RETRY,
   SFN_START_RETRY,
 } from '../core/machine/states.ts';
-import { retryProps } from './experiment-state-machine.ts';
+import { retryProps } from './turn-states.ts';
 import { MAX_DURATION_MINUTES } from '../core/config/experiment-config.ts';
 import { RESULTS_PREFIX, RUNS_PREFIX } from '../core/machine/sweep-machine-input.ts';
 import { STANDARD_EXECUTION_MAX_SECONDS } from '../core/sweeps/sweep-capacity.ts';

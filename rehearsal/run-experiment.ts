@@ -1,8 +1,9 @@
 // One experiment through the template's experiment machine, as a scenario runs it, and its row afterwards.
 import { randomBytes } from 'node:crypto';
 import { machineOf, payloadCheck, type World } from './world.ts';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { SFNClient, StartExecutionCommand, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { runLocalExecution, type LocalRunOptions, type LocalRunResult } from '../state-machine/local-runner.ts';
+import { asTaskResult, type ChunkRunner, type SyncExecutionResult } from '../state-machine/local-chunks.ts';
 import type { TaskState } from '../core/machine/states.ts';
 import type { Handler } from '../functions/deps.ts';
 import { fact } from '../aws-facts/facts.ts';
@@ -74,9 +75,9 @@ export async function runExperimentMachine(
   world: World,
   input: Record<string, unknown>,
   name: string,
-  opts: Pick<LocalRunOptions, 'retryIntervals' | 'waitIntervals' | 'wrap' | 'onTaskResult'> = {},
+  opts: Pick<LocalRunOptions, 'retryIntervals' | 'waitIntervals' | 'wrap' | 'onTaskResult' | 'duplicateChunks'> = {},
 ): Promise<LocalRunResult> {
-  const { logicalId, definition, arn, handlers } = machineOf(world);
+  const { logicalId, definition, arn, handlers, chunks } = machineOf(world);
   nameCheck(world, 'execution name', name);
   payloadCheck(world, 'execution input', input);
   const sfn = new SFNClient({
@@ -84,6 +85,8 @@ export async function runExperimentMachine(
     region: world.model.values.env.region,
     credentials: { accessKeyId: world.model.principal(logicalId).accessKeyId, secretAccessKey: 'rehearsal-secret' },
     maxAttempts: 1,
+    // StartSyncExecution's endpoint is sync-states.<region>: the server here answers on one address
+    disableHostPrefix: true,
   });
   try {
     const run = await runLocalExecution(input, {
@@ -92,6 +95,11 @@ export async function runExperimentMachine(
       definition,
       stateMachineArn: arn,
       executionName: name,
+      ...(chunks && {
+        chunkDefinition: chunks.definition,
+        chunkTaskHandlers: chunks.handlers,
+        onStartSyncExecution: (p, run) => startChunk(world, sfn, p, run),
+      }),
       ...opts,
       onStartExecution: async (p) => {
         nameCheck(world, 'continue-as-new execution name', p.Name);
@@ -118,6 +126,35 @@ export async function runExperimentMachine(
     return run;
   } finally {
     sfn.destroy();
+  }
+}
+
+/**
+ * RunChunk as Step Functions runs aws-sdk:sfn:startSyncExecution: the request sent to the Step Functions server signed
+ * as the experiment machine's role (states:StartSyncExecution on the turn machine), its input within the payload
+ * quota; the server runs the chunk (registered under the request's name) and answers as the API does. An error the
+ * API answers is the Task's, named as the integration names it: "Sfn." and the API's error (aws-facts:
+ * sfn.aws-sdk-error-names).
+ */
+async function startChunk(
+  world: World,
+  sfn: SFNClient,
+  params: { StateMachineArn: string; Input: string },
+  run: ChunkRunner,
+): Promise<SyncExecutionResult> {
+  const { chunks } = machineOf(world);
+  payloadCheck(world, 'chunk input', JSON.parse(params.Input));
+  const name = `chunk-${randomBytes(8).toString('hex')}`;
+  chunks!.runs.set(name, run);
+  try {
+    const answer = await sfn.send(
+      new StartSyncExecutionCommand({ stateMachineArn: params.StateMachineArn, name, input: params.Input }),
+    );
+    return asTaskResult(answer as unknown as Record<string, unknown>);
+  } catch (err) {
+    throw Object.assign(new Error((err as Error).message), { name: `Sfn.${(err as Error).name}` });
+  } finally {
+    chunks!.runs.delete(name);
   }
 }
 

@@ -3,7 +3,7 @@
 // emulated sweep machine (sweep-machine.ts): RegisterSweep, the ItemReader, 10,000 launches under MaxConcurrency,
 // a sample of experiments run to their end, the rest stood in for, the results written. Checked against the
 // servers' records, the results in S3 and the database.
-import { resourcesOfType, type World } from './world.ts';
+import { machineOf, resourcesOfType, type World } from './world.ts';
 import { SweepEmulator, sweepMachineOf, type IterationResult } from './sweep-machine.ts';
 import { loadSweep, type LoadedSweep } from '../core/sweeps/sweep-spec.ts';
 import { sweepLaunch } from '../core/machine/sweep-machine-input.ts';
@@ -80,7 +80,6 @@ export async function emulateSweep(world: World, loaded: LoadedSweep, maxConcurr
 export async function sweepScenario(world: World): Promise<string> {
   const loaded = loadSweep(SWEEP_YAML, 'the rehearsal sweep');
   check(loaded.runs.length === RUNS, `the sweep has ${loaded.runs.length} runs, not ${RUNS}`);
-  const values = world.model.values;
   // Experiments run to the end: frontier runs (deterministic, they reach the goal), spread over the list.
   const frontier = loaded.runs.flatMap((r, i) => (r.cell.agent === 'frontier' ? [i] : []));
   const sample = new Set([frontier[0], frontier[Math.floor(frontier.length / 2)], frontier.at(-1)!]);
@@ -90,11 +89,7 @@ export async function sweepScenario(world: World): Promise<string> {
   check(report.runList.bytes === Buffer.byteLength(launch.runsObject.body), 'the run list read is not the one put');
 
   // Every launch reached the Step Functions server as the sweep machine, under its own name, once.
-  const experiments = values.ref(
-    resourcesOfType(values.template, 'AWS::StepFunctions::StateMachine').find(([id]) =>
-      id.startsWith('Experiments'),
-    )![0],
-  );
+  const experiments = machineOf(world).arn;
   const names = new Set(iterations.map((i) => i.name));
   check(names.size === RUNS, `${names.size} distinct child names for ${RUNS} runs`);
   const started = [...world.sims.sfn.executions.values()].filter(

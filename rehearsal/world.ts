@@ -98,6 +98,11 @@ export interface World {
     definition: MachineDefinition;
     arn: string;
     handlers: Partial<Record<TaskState, Handler>>;
+    /**
+     * Its Express turn machine (nested orchestration), registered with the Step Functions server: a chunk's run is
+     * left in `runs` under the name its StartSyncExecution gives, and the server's run of that name takes it.
+     */
+    chunks?: ChunkMachine;
   };
   close(): Promise<void>;
 }
@@ -351,12 +356,41 @@ export function templateMachine<D>(world: World, prefix: string): { logicalId: s
   return { logicalId, arn: world.model.values.ref(logicalId), definition };
 }
 
+/** The experiment machine's Express turn machine as the rehearsal plays it. */
+interface ChunkMachine {
+  logicalId: string;
+  definition: MachineDefinition;
+  arn: string;
+  handlers: Partial<Record<TaskState, Handler>>;
+  runs: Map<string, (input: unknown) => Promise<unknown>>;
+}
+
 /** The experiment machine of the template: its definition (resolved), ARN and Task handlers, made on first use. */
 export function machineOf(world: World): NonNullable<World['machine']> {
   if (world.machine) return world.machine;
-  const { logicalId, arn, definition } = templateMachine<MachineDefinition>(world, 'Experiments');
-  world.machine = { logicalId, definition, arn, handlers: taskHandlers(world, definition) };
+  const { logicalId, arn, definition } = templateMachine<MachineDefinition>(world, 'ExperimentsMachine');
+  world.machine = {
+    logicalId,
+    definition,
+    arn,
+    handlers: taskHandlers(world, definition, logicalId, TASK_STATES),
+    chunks: definition.States.RunChunk ? chunkMachineOf(world) : undefined,
+  };
   return world.machine;
+}
+
+/** The Express turn machine, its Tasks invoked with its own role, registered with the Step Functions server. */
+function chunkMachineOf(world: World): ChunkMachine {
+  const { logicalId, arn, definition } = templateMachine<MachineDefinition>(world, 'ExperimentsChunksMachine');
+  const states = TASK_STATES.filter((s) => definition.States[s]?.Type === 'Task');
+  const runs = new Map<string, (input: unknown) => Promise<unknown>>();
+  world.sims.sfn.expressMachine(arn, (input, ctx) => {
+    const run = runs.get(ctx.name);
+    if (!run) throw new Error(`no chunk of the rehearsal is named ${ctx.name}`);
+    runs.delete(ctx.name);
+    return run(input);
+  });
+  return { logicalId, definition, arn, handlers: taskHandlers(world, definition, logicalId, states), runs };
 }
 
 /** Counts a payload over Step Functions' limit and fails the state as the service does (States.DataLimitExceeded). */
@@ -404,17 +438,30 @@ function lambdaQuotaCheck(world: World, state: string, process: LambdaProcess, e
   if (violation) world.violations.push({ where, ...violation() });
 }
 
-/** Each Task state bound to the process of the function its Resource names (the template's wiring, not ours). */
-function taskHandlers(world: World, definition: MachineDefinition): Partial<Record<TaskState, Handler>> {
+/**
+ * Each Task state bound to the process of the function its Resource names (the template's wiring, not ours), invoked
+ * as Step Functions invokes it: with the machine's role, which must allow lambda:InvokeFunction on the function
+ * ("Invoke an AWS Lambda function with Step Functions", IAM policies).
+ */
+function taskHandlers(
+  world: World,
+  definition: MachineDefinition,
+  machine: string,
+  states: readonly TaskState[],
+): Partial<Record<TaskState, Handler>> {
   const byArn = new Map(
     [...world.processes.values()].map((p) => [world.model.values.attribute(p.fn.logicalId, 'Arn'), p]),
   );
   const out: Partial<Record<TaskState, Handler>> = {};
-  for (const state of TASK_STATES) {
+  for (const state of states) {
     const resource = definition.States[state]?.Resource;
     const process = resource ? byArn.get(resource) : undefined;
     if (!process) throw new Error(`Task ${state}: its Resource ${resource ?? '(none)'} is no function of the stack`);
     const invoke: Handler = async (event) => {
+      if (
+        !(await world.authorizer.checkServiceCalls(machine, [{ action: 'lambda:InvokeFunction', resource: resource! }]))
+      )
+        throw Object.assign(new Error(`${machine} may not invoke ${resource}`), { name: 'Lambda.AWSLambdaException' });
       const result = await process.invoke(event);
       if (!result.ok) {
         lambdaQuotaCheck(world, state, process, result.errorType);

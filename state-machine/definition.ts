@@ -9,23 +9,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Template } from 'aws-cdk-lib/assertions';
+import { DEFAULT_ORCHESTRATION, type Orchestration } from '../core/machine/states.ts';
 
 export type Definition = Record<string, unknown> & { StartAt: string; States: Record<string, Record<string, unknown>> };
 
-let cached: { Experiments: Definition; Sweeps: Definition } | null = null;
+/** The stack's machines: the experiment machine, its Express turn machine (nested orchestration), the sweeps'. */
+export interface Machines {
+  Experiments: Definition;
+  ExperimentsChunks?: Definition;
+  Sweeps: Definition;
+}
+
+const cached = new Map<Orchestration, Machines>();
 
 /**
  * CDK is loaded here, on demand: at the top it would cost every process that runs an experiment (each CLI command)
  * most of a second of CPU to load aws-cdk-lib, though synthesis happens once, in a child, and is cached on disk.
  */
-export async function synthesizeTemplate(): Promise<Template> {
+export async function synthesizeTemplate(orchestration: Orchestration = DEFAULT_ORCHESTRATION): Promise<Template> {
   const [{ App }, { Template }, { AriadneStack }] = await Promise.all([
     import('aws-cdk-lib'),
     import('aws-cdk-lib/assertions'),
     import('../lib/ariadne-stack.ts'),
   ]);
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new AriadneStack(app, 'Ariadne');
+  const stack = new AriadneStack(app, 'Ariadne', { orchestration });
   return Template.fromStack(stack);
 }
 
@@ -56,7 +64,7 @@ function resolveDefinitionString(value: unknown): string {
 }
 
 /** A state machine of the template, by the logical id prefix of its construct path (e.g. "Experiments", "Sweeps"). */
-export function machineDefinition(template: Template, construct: 'Experiments' | 'Sweeps'): Definition {
+export function machineDefinition(template: Template, construct: keyof Machines): Definition {
   const machines = Object.entries(template.findResources('AWS::StepFunctions::StateMachine')).filter(([id]) =>
     id.startsWith(`${construct}Machine`),
   );
@@ -71,31 +79,38 @@ export function machineDefinition(template: Template, construct: 'Experiments' |
  * child process: CDK synthesis needs a few hundred MB that a long run (a
  * sweep, 32 experiments at once) should not keep.
  */
-export function experimentDefinition(): Definition {
-  return machines().Experiments;
+export function experimentDefinition(orchestration: Orchestration = DEFAULT_ORCHESTRATION): Definition {
+  return machines(orchestration).Experiments;
+}
+
+/** The Express turn machine the experiment machine's chunks run on (nested orchestration), synthesized with it. */
+export function chunkDefinition(orchestration: Orchestration = DEFAULT_ORCHESTRATION): Definition | undefined {
+  return machines(orchestration).ExperimentsChunks;
 }
 
 /** The sweep machine's definition, whose Map the sweeps follow (sweep-runner.ts), synthesized with the above. */
 export function sweepDefinition(): Definition {
-  return machines().Sweeps;
+  return machines(DEFAULT_ORCHESTRATION).Sweeps;
 }
 
-function machines(): { Experiments: Definition; Sweeps: Definition } {
-  return (cached ??= synthesized('definition') as { Experiments: Definition; Sweeps: Definition });
+function machines(orchestration: Orchestration): Machines {
+  let m = cached.get(orchestration);
+  if (!m) cached.set(orchestration, (m = synthesized('definition', orchestration) as Machines));
+  return m;
 }
 
 /** The stack's resources as `cdk synth` writes them (bundling skipped), e.g. for the idle-cost bench. */
 export type StackTemplate = { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
 
 /** The whole synthesized template, synthesized and cached the way experimentDefinition() is. */
-export function stackTemplate(): StackTemplate {
-  return synthesized('template') as StackTemplate;
+export function stackTemplate(orchestration: Orchestration = DEFAULT_ORCHESTRATION): StackTemplate {
+  return synthesized('template', orchestration) as StackTemplate;
 }
 
-function synthesized(kind: 'definition' | 'template'): unknown {
+function synthesized(kind: 'definition' | 'template', orchestration: Orchestration): unknown {
   // Synthesis takes seconds: the result is kept in the OS temp dir under a hash of everything it depends on
   // (the stack's sources and the aws-cdk-lib version), so the next process reads it instead.
-  const file = join(tmpdir(), `ariadne-${kind}-${definitionInputsHash()}.json`);
+  const file = join(tmpdir(), `ariadne-${kind}-${orchestration}-${definitionInputsHash()}.json`);
   if (existsSync(file)) {
     try {
       return JSON.parse(readFileSync(file, 'utf8'));
@@ -104,7 +119,7 @@ function synthesized(kind: 'definition' | 'template'): unknown {
     }
   }
   const script = fileURLToPath(new URL('./synthesize-definition.ts', import.meta.url));
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script, kind], {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script, kind, orchestration], {
     // `--import tsx` is resolved from the working directory: the package's own, wherever the CLI was started
     cwd: fileURLToPath(new URL('../', import.meta.url)),
     encoding: 'utf8',

@@ -35,6 +35,8 @@ export interface LocalExperimentOptions {
   /** SendTaskSuccess for an input's taskToken (tests); without it a token is carried along and nobody is told. */
   taskTokens?: TaskTokenNotifier;
   executionNames?: LocalRunOptions['executionNames'];
+  orchestration?: LocalRunOptions['orchestration'];
+  duplicateChunks?: LocalRunOptions['duplicateChunks'];
   /** The handlers' clock (and the executions' start times); default the real one. */
   now?: () => Date;
   /**
@@ -174,6 +176,8 @@ export async function runLocalExperiment(
       },
       executionName: opts.executionName,
       executionNames: opts.executionNames,
+      orchestration: opts.orchestration,
+      duplicateChunks: opts.duplicateChunks,
       signal: opts.signal,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,

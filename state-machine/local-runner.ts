@@ -7,12 +7,25 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StateMachine } from 'aws-local-stepfunctions';
-import { experimentDefinition } from './definition.ts';
+import { chunkDefinition, experimentDefinition } from './definition.ts';
+import {
+  runChunkOnEngine,
+  syncExecution,
+  type ChunkReport,
+  type ChunkRunner,
+  type SyncExecutionResult,
+} from './local-chunks.ts';
 import { TASKS } from '../core/machine/tasks.ts';
 import { HANDLER_MODULES } from './handler-modules.ts';
 import { historyEventsOf } from '../core/machine/history-events.ts';
 import { fact } from '../aws-facts/facts.ts';
-import { EXECUTION_ALREADY_EXISTS, INPUT_ERRORS, STATES, type TaskState } from '../core/machine/states.ts';
+import {
+  EXECUTION_ALREADY_EXISTS,
+  INPUT_ERRORS,
+  STATES,
+  type Orchestration,
+  type TaskState,
+} from '../core/machine/states.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { HandlerDeps, HandlerFactory, Handler } from '../functions/deps.ts';
 
@@ -34,13 +47,37 @@ export interface LocalRunOptions {
   onTaskResult?: (state: TaskState, output: unknown) => void;
   /** Wraps handlers, e.g. to inject faults in tests. */
   wrap?: (state: TaskState, handler: Handler) => Handler;
-  /** Every event of the local engine (StateEntered, StateExited, ...), e.g. to count state transitions. */
-  onEvent?: (event: { type: string; state?: { name: string; type: string } }) => void;
+  /**
+   * Every event of the local engine (StateEntered, StateExited, ...), e.g. to count state transitions; a chunk's
+   * (an Express execution's, billed by duration rather than by transition) come with `machine: 'chunk'`.
+   */
+  onEvent?: (event: { type: string; state?: { name: string; type: string }; machine?: 'chunk' }) => void;
   /**
    * Called before the machine starts an execution of itself (continue-as-new, states:startExecution) with the
    * parameters the service gets; a rejection is that call's failure (e.g. the deploy rehearsal's IAM check).
    */
   onStartExecution?: (params: { StateMachineArn: string; Name: string; Input: unknown }) => Promise<void>;
+  /** Which synthesized definition runs when `definition` is not given (default: the stack's default). */
+  orchestration?: Orchestration;
+  /** The Express turn machine's definition, when `definition` is another than the synthesized one and nests it. */
+  chunkDefinition?: object;
+  /** Handlers bound to the turn machine's Tasks instead of `taskHandlers` (e.g. invoked with that machine's role). */
+  chunkTaskHandlers?: Partial<Record<TaskState, Handler>>;
+  /**
+   * Called for each RunChunk (aws-sdk:sfn:startSyncExecution) with its parameters and the chunk's run; answers the
+   * Task's result. Default: the chunk runs here (e.g. the deploy rehearsal sends it through its Step Functions server).
+   */
+  onStartSyncExecution?: (
+    params: { StateMachineArn: string; Input: string },
+    run: ChunkRunner,
+  ) => Promise<SyncExecutionResult>;
+  /**
+   * A fault: chunk n (from 0) is delivered twice, as a retried start would: a second execution of it runs at the same
+   * time, and the Task gets one answer. The run ends only once every delivery has.
+   */
+  duplicateChunks?: (n: number) => boolean;
+  /** Express's limit on a chunk, in milliseconds, instead of AWS's 5 minutes (tests: a chunk that times out). */
+  expressMaxMs?: number;
   /** Milliseconds to wait before each Retry of a state, instead of the definition's intervals (tests). */
   retryIntervals?: Record<string, number>;
   /** Milliseconds a Wait state waits, by state, instead of what the definition says (tests: OutageWait). */
@@ -76,7 +113,6 @@ const STOP_BEFORE: ReadonlySet<TaskState> = new Set([
 ]);
 
 const machines = new WeakMap<object, StateMachine>();
-let synthesized: object | null = null;
 
 const VALIDATION = { checkArn: false } as const;
 
@@ -87,8 +123,7 @@ const VALIDATION = { checkArn: false } as const;
  * it passed, and the next process builds the machine without validating (noValidate). A definition never validated
  * (a new one, or the marker gone) is validated as before, and a failing one leaves no marker.
  */
-async function localMachine(definition?: object): Promise<StateMachine> {
-  const def = definition ?? (synthesized ??= experimentDefinition());
+async function localMachine(def: object): Promise<StateMachine> {
   let m = machines.get(def);
   if (!m) {
     // the engine and what it brings (the Lambda client, JSONata, the ASL validator) load with the first run
@@ -115,24 +150,37 @@ export interface LocalRunResult {
   events: number;
   /** The history events AWS would write, per execution (history-events.ts), in the order of `executions`. */
   historyEvents: number[];
+  /** Each chunk of turns (nested orchestration), in the order they ended. */
+  chunks: ChunkReport[];
 }
 
 /**
  * The local engine stamps $$.Execution.StartTime from the wall clock, whatever context it is given; the handlers
- * may run on another clock (deps.now, e.g. a test's). CheckProgress's payload gets the execution's start on theirs.
+ * may run on another clock (deps.now, e.g. a test's). A payload's `execution` (StartExperiment's, CheckProgress's) or
+ * `chunk` clock gets the execution's or the chunk's start on theirs.
  */
-function onHandlersClock(input: unknown, startTime: string): unknown {
-  const execution = (input as { execution?: unknown } | null)?.execution;
-  if (!execution || typeof execution !== 'object' || !('startTime' in execution)) return input;
-  return { ...(input as object), execution: { ...execution, startTime } };
+function onHandlersClock(input: unknown, key: 'execution' | 'chunk', startTime: string): unknown {
+  const clock = (input as Record<string, unknown> | null)?.[key];
+  if (!clock || typeof clock !== 'object' || !('startTime' in clock)) return input;
+  return { ...(input as object), [key]: { ...clock, startTime } };
 }
+
+/** The states whose payload carries the execution's clock. */
+const CLOCKED: ReadonlySet<string> = new Set([STATES.StartExperiment, STATES.CheckProgress]);
 
 type TaskHandlers = Record<string, (input: unknown) => Promise<never>>;
 
-async function localHandlers(opts: LocalRunOptions, startTime: () => string, stop: () => void): Promise<TaskHandlers> {
+/** Each Task state's handler (`only` those given: the turn machine's), stopping as LocalRunOptions.signal says. */
+async function localHandlers(
+  opts: LocalRunOptions,
+  startTime: () => string,
+  stop: () => void,
+  only?: ReadonlySet<string>,
+): Promise<TaskHandlers> {
   const out: TaskHandlers = {};
   let stopped = false;
   for (const [state, binding] of Object.entries(TASKS) as Array<[TaskState, (typeof TASKS)[TaskState]]>) {
+    if (only && !only.has(state)) continue;
     let base = opts.taskHandlers?.[state];
     if (!base) {
       const load = HANDLER_MODULES[binding.file];
@@ -155,7 +203,7 @@ async function localHandlers(opts: LocalRunOptions, startTime: () => string, sto
       // A Lambda only ever sees JSON: each handler's answer is round-tripped so local runs cannot pass Dates or
       // class instances along. A Task's input is built by the engine from JSON alone (the execution's input, made
       // JSON when the execution starts, the context's strings and earlier answers), and is cloned by it per state.
-      const payload = state === STATES.CheckProgress ? onHandlersClock(input, startTime()) : input;
+      const payload = CLOCKED.has(state) ? onHandlersClock(input, 'execution', startTime()) : input;
       const output: unknown = JSON.parse(JSON.stringify(await handler(payload)));
       opts.onTaskResult?.(state, output);
       return output as never;
@@ -182,6 +230,15 @@ class LocalExecutions {
   readonly historyEvents: number[] = [];
   events = 0;
   readonly definition: Definition;
+  /** The Express turn machine, when this machine runs its turns in chunks (RunChunk). */
+  readonly chunkMachine?: { definition: object; arn: string };
+  readonly chunks: ChunkReport[] = [];
+  /** The turn machine's Task handlers, when they are not the experiment machine's. */
+  chunkHandlers?: TaskHandlers;
+  /** Deliveries of chunks no Task waits for (duplicates): the run ends when they have. */
+  readonly pending: Promise<unknown>[] = [];
+  private readonly chunkAborts = new Set<() => void>();
+  private chunkCount = 0;
 
   constructor(
     input: unknown,
@@ -193,7 +250,83 @@ class LocalExecutions {
     this.next = { name: opts.executionName ?? randomUUID(), input: JSON.parse(JSON.stringify(input ?? null)) };
     this.names = opts.executionNames ?? new Set<string>();
     this.names.add(this.next.name);
-    this.definition = (opts.definition ?? (synthesized ??= experimentDefinition())) as Definition;
+    this.definition = (opts.definition ?? experimentDefinition(opts.orchestration)) as Definition;
+    const runChunk = this.definition.States[STATES.RunChunk] as { Parameters?: { StateMachineArn?: string } };
+    if (runChunk) {
+      const definition = opts.chunkDefinition ?? (opts.definition ? undefined : chunkDefinition(opts.orchestration));
+      const arn = runChunk.Parameters?.StateMachineArn;
+      if (!definition || !arn) throw new Error('the machine runs its turns in chunks: give its chunkDefinition too');
+      this.chunkMachine = { definition, arn };
+    }
+  }
+
+  /** Stops every chunk running (the whole run is stopped). */
+  abortChunks(): void {
+    for (const abort of this.chunkAborts) abort();
+  }
+
+  /**
+   * RunChunk: the chunk's Express execution, here or through onStartSyncExecution, answered as the AWS SDK
+   * integration answers; delivered twice when duplicateChunks says so.
+   */
+  async runChunk(params: { StateMachineArn: string; Input: string }, handlers: TaskHandlers): Promise<never> {
+    const n = this.chunkCount++;
+    if (this.opts.duplicateChunks?.(n)) this.pending.push(this.deliverChunk(params, handlers, true).catch(() => null));
+    return (await this.deliverChunk(params, handlers, false)) as never;
+  }
+
+  private async deliverChunk(
+    params: { StateMachineArn: string; Input: string },
+    handlers: TaskHandlers,
+    duplicate: boolean,
+  ): Promise<SyncExecutionResult> {
+    const report: ChunkReport = { status: 'SUCCEEDED', ms: 0, transitions: 0, turns: 0, duplicate };
+    let abort = () => {};
+    const run: ChunkRunner = (input) => this.chunkRun(input, handlers, report, (a) => (abort = a));
+    const t0 = Date.now();
+    const result = await (this.opts.onStartSyncExecution
+      ? this.opts.onStartSyncExecution(params, run)
+      : syncExecution(params, run, this.opts.expressMaxMs));
+    // stopped at the Express limit, the chunk runs no further state (its Task in flight goes on, as in Lambda)
+    if (result.Status === 'TIMED_OUT') abort();
+    report.status = result.Status as ChunkReport['status'];
+    report.ms = Date.now() - t0;
+    this.chunks.push(report);
+    return result;
+  }
+
+  /** One chunk on the local engine, its CheckProgress given the chunk's start on the handlers' clock. */
+  private async chunkRun(
+    input: unknown,
+    handlers: TaskHandlers,
+    report: ChunkReport,
+    started: (abort: () => void) => void,
+  ): Promise<unknown> {
+    const machine = this.chunkMachine!;
+    const chunkStart = this.opts.deps.now().toISOString();
+    handlers = this.chunkHandlers ?? handlers;
+    const checkProgress = handlers[STATES.CheckProgress];
+    let abort = () => {};
+    try {
+      return await runChunkOnEngine(await localMachine(machine.definition), input, {
+        handlers: {
+          ...handlers,
+          [STATES.CheckProgress]: (i) => checkProgress(onHandlersClock(i, 'chunk', chunkStart)),
+        },
+        machineArn: machine.arn,
+        retryIntervals: this.opts.retryIntervals,
+        waitIntervals: this.opts.waitIntervals,
+        onEvent: this.opts.onEvent && ((e) => this.opts.onEvent!({ ...e, machine: 'chunk' })),
+        started: (a) => {
+          abort = a;
+          this.chunkAborts.add(a);
+          started(a);
+        },
+        report,
+      });
+    } finally {
+      this.chunkAborts.delete(abort);
+    }
   }
 
   /**
@@ -232,7 +365,16 @@ class LocalExecutions {
     };
     const execution = (await localMachine(this.definition)).run(current.input as never, {
       overrides: {
-        taskResourceLocalHandlers: { ...handlers, [STATES.ContinueAsNew]: continueAsNew },
+        taskResourceLocalHandlers: {
+          ...handlers,
+          [STATES.ContinueAsNew]: continueAsNew,
+          ...(this.chunkMachine
+            ? {
+                [STATES.RunChunk]: (p: unknown) =>
+                  this.runChunk(p as { StateMachineArn: string; Input: string }, handlers),
+              }
+            : {}),
+        },
         ...(this.opts.retryIntervals ? { retryIntervalOverrides: this.opts.retryIntervals } : {}),
         ...(this.opts.waitIntervals ? { waitTimeOverrides: this.opts.waitIntervals } : {}),
       },
@@ -296,17 +438,24 @@ class LocalExecutions {
  */
 export async function runLocalExecution(input: unknown, opts: LocalRunOptions): Promise<LocalRunResult> {
   const run = new LocalExecutions(input, opts);
-  const handlers = await localHandlers(
-    opts,
-    () => run.startTime,
-    () => run.abortExecution(),
-  );
+  const stop = () => {
+    run.abortExecution();
+    run.abortChunks();
+  };
+  const handlers = await localHandlers(opts, () => run.startTime, stop);
+  if (opts.chunkTaskHandlers)
+    run.chunkHandlers = await localHandlers(
+      { ...opts, taskHandlers: opts.chunkTaskHandlers },
+      () => run.startTime,
+      stop,
+      new Set(Object.keys(opts.chunkTaskHandlers)),
+    );
   let output: unknown = null;
   while (run.next) {
     const current = run.next;
     run.next = null;
-    output = await run.outcome(await run.start(current, handlers));
+    output = await run.outcome(await run.start(current, handlers)).finally(() => Promise.all(run.pending));
   }
-  const { executions, events, historyEvents } = run;
-  return { executionArn: executions.at(-1)!, executions, output, events, historyEvents };
+  const { executions, events, historyEvents, chunks } = run;
+  return { executionArn: executions.at(-1)!, executions, output, events, historyEvents, chunks };
 }

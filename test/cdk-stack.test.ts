@@ -41,9 +41,12 @@ import { dataApiFunctionEnv } from './support/data-api-env.ts';
 
 let template: Template;
 let def: Definition;
+/** The all-Standard machine (-c orchestration=standard); nested-orchestration-stack.test.ts tests the default's. */
+let standardDef: Definition;
 beforeAll(async () => {
   template = await synthesizeTemplate();
   def = machineDefinition(template, 'Experiments');
+  standardDef = machineDefinition(await synthesizeTemplate('standard'), 'Experiments');
 });
 
 /** The stack with other props (bundling skipped, like synthesizeTemplate). */
@@ -102,10 +105,10 @@ describe('experiment state machine', () => {
   });
 
   it(
-    'loops StartExperiment -> ProviderRouter -> Invoke* -> CheckProgress -> ConditionCheck -> ' +
+    'standard: loops StartExperiment -> ProviderRouter -> Invoke* -> CheckProgress -> ConditionCheck -> ' +
       'ContinueLoop | Finalize*',
     () => {
-      const s = def.States as Record<string, Record<string, any>>;
+      const s = standardDef.States as Record<string, Record<string, any>>;
       expect(s[STATES.StartExperiment].Next).toBe(STATES.ProviderRouter);
       expect(s[STATES.ProviderRouter].Type).toBe('Choice');
       expect(s[STATES.ProviderRouter].Choices.map((c: any) => [c.Variable, c.StringEquals, c.Next])).toEqual([
@@ -290,7 +293,9 @@ describe('experiment state machine', () => {
     const timeout = def.TimeoutSeconds as number;
     const s = def.States as Record<string, Record<string, any>>;
     const retried = Object.entries(s).filter(([, st]) => st.Retry);
-    expect(retried.map(([name]) => name).sort()).toEqual([...TASK_STATES, STATES.ContinueAsNew].sort());
+    expect(retried.map(([name]) => name).sort()).toEqual(
+      [...TASK_STATES, STATES.ContinueAsNew, STATES.RunChunk].sort(),
+    );
     // Lambda's throttling is waited out for longer (the test above says why); the turn reserve below counts it
     const throttle = (r: any) => r.ErrorEquals.includes('Lambda.TooManyRequestsException');
     for (const [name, st] of retried) {

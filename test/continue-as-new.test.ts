@@ -59,7 +59,8 @@ describe('continue as new', () => {
 
   it("counts each execution's AWS history event by event, inside the budget the engine plans with", async () => {
     const budget = 5 * EVENTS_PER_TURN;
-    const run = await runLocalExperiment(experiment(budget), { db });
+    // each turn in the Standard history: the budget is planned for this, the costliest case
+    const run = await runLocalExperiment(experiment(budget), { db, orchestration: 'standard' });
     expect(run.historyEvents).toHaveLength(run.executions.length);
     expect(run.executions.length).toBeGreaterThanOrEqual(3);
     // a full execution: 5 turns of at least TURN_EVENTS each (two Lambda Tasks, two Choices, a Pass), plus the
@@ -70,6 +71,10 @@ describe('continue as new', () => {
       expect(events).toBeLessThanOrEqual(budget);
     }
     expect(Math.max(...run.historyEvents)).toBeLessThan(MAX_HISTORY_EVENTS);
+    // nested, a turn adds nothing to the Standard history: a chunk (of every turn the execution has) adds a few events
+    const nested = await runLocalExperiment(experiment(budget), { db });
+    expect(nested.executions).toHaveLength(run.executions.length);
+    for (const events of nested.historyEvents.slice(0, -1)) expect(events).toBeLessThan(5 * (EVENTS_PER_TURN - 4));
   });
 
   it('a continuation name already taken means the hop was made: the execution ends continued, not failed', async () => {

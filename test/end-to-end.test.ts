@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { runLocalExecution } from '../state-machine/local-runner.ts';
-import { experimentDefinition } from '../state-machine/definition.ts';
+import { chunkDefinition, experimentDefinition } from '../state-machine/definition.ts';
 import { PgStore } from '../core/store/pg-store.ts';
 import { startExperiment } from '../core/engine/experiment.ts';
 import { baselineAgents } from '../core/providers/baselines.ts';
@@ -22,7 +22,19 @@ describe('local execution of the synthesized state machine', () => {
   it('runs the definition CDK synthesizes, with every state of the design', () => {
     const def = experimentDefinition();
     expect(def.StartAt).toBe(STATES.StartExperiment);
-    expect(Object.keys(def.States).sort()).toEqual(Object.values(STATES).sort());
+    // nested: the turn loop's states are in both machines, ChunkDone only in the Express one
+    const chunk = chunkDefinition()!;
+    expect(chunk.StartAt).toBe(STATES.ProviderRouter);
+    const all = new Set([...Object.keys(def.States), ...Object.keys(chunk.States)]);
+    expect([...all].sort()).toEqual(Object.values(STATES).sort());
+    expect(Object.keys(def.States)).not.toContain(STATES.ChunkDone);
+    // standard: every state but the chunks' in the one machine
+    const standard = Object.keys(experimentDefinition('standard').States).sort();
+    expect(standard).toEqual(
+      Object.values(STATES)
+        .filter((s) => !s.startsWith('Chunk') && s !== 'RunChunk')
+        .sort(),
+    );
   });
 
   it('frontier finds the goal on a 30x30 medium maze; tables agree with the summary', async () => {

@@ -156,7 +156,7 @@ describe('npm run rehearse', () => {
       // the ContinueAsNew state's Name, lengthened in the experiment machine's definition
       editTemplate: (template) => {
         const machine = Object.entries(template.Resources).find(
-          ([id, r]) => id.startsWith('Experiments') && r.Type === 'AWS::StepFunctions::StateMachine',
+          ([id, r]) => id.startsWith('ExperimentsMachine') && r.Type === 'AWS::StepFunctions::StateMachine',
         )!;
         const text = JSON.stringify(machine[1].Properties!.DefinitionString);
         // CheckProgress names the next execution: the state's Name path is made to read a longer one it returns

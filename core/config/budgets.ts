@@ -71,3 +71,17 @@ export const HISTORY_RESERVE_EVENTS = 1_000;
 
 /** Events this execution has used after `turns` turns, by the estimate above (retries are in the reserve). */
 export const estimatedHistoryEvents = (turns: number): number => START_EVENTS + turns * TURN_EVENTS;
+
+/**
+ * A chunk of turns runs in an Express execution, which Step Functions stops at 5 minutes (aws-facts:
+ * sfn.express-max-execution-seconds). The chunk hands back once its elapsed time, twice its slowest turn and this
+ * margin (the hand-back's own CheckProgress and ChunkDone) would reach that limit.
+ */
+export const EXPRESS_MAX_SECONDS = fact('sfn.express-max-execution-seconds').value;
+export const CHUNK_MARGIN_SECONDS = 30;
+
+/**
+ * A turn slower than this leaves a chunk room for fewer than three turns: the run's turns then go one by one in the
+ * Standard execution, whose turn functions may run to Lambda's limit (LLM_TURN_TIMEOUT_SECONDS).
+ */
+export const PER_TURN_ABOVE_SECONDS = (EXPRESS_MAX_SECONDS - CHUNK_MARGIN_SECONDS) / 3;

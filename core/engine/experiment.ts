@@ -305,15 +305,26 @@ export const historyAfter = (turns: number, waits: number): number =>
   estimatedHistoryEvents(turns) + waits * EVENTS_PER_OUTAGE_WAIT + HISTORY_RESERVE_EVENTS;
 
 type ProgressDecision =
-  'continue' | 'success' | 'timeout' | 'stuck' | 'continue_as_new' | 'provider_wait' | 'provider_outage';
+  | 'continue'
+  | 'success'
+  | 'timeout'
+  | 'stuck'
+  | 'continue_as_new'
+  | 'provider_wait'
+  | 'provider_outage'
+  | ChunkHandBack;
+/** A chunk of turns (engine/chunk-pace.ts) ends for time: a new chunk goes on, or the turns go one at a time. */
+type ChunkHandBack = 'hand_back' | 'per_turn';
 export interface Progress {
   decision: ProgressDecision;
   /**
    * For `stuck`, the detector that tripped. For `continue_as_new`: history_budget (this execution ran its
    * turnsPerExecution), history_quota (its estimated history neared the 25,000-event quota), execution_time (one
-   * more turn might not end before the execution's timeout).
+   * more turn might not end before the execution's timeout). For `hand_back`, chunk_time; for `per_turn`, slow_turns.
    */
   reason:
+    | 'chunk_time'
+    | 'slow_turns'
     | 'goal_found'
     | 'max_moves'
     | 'max_duration'

@@ -100,10 +100,17 @@ export const startRequestSchema = z
   });
 export type StartExecutionInput = z.input<typeof startRequestSchema>;
 
+/** An execution's clock: $$.Execution.StartTime and the machine's TimeoutSeconds. */
+const executionClockSchema = z
+  .object({ startTime: z.iso.datetime({ offset: true }), timeoutSeconds: z.number().int().positive() })
+  .strict();
+
 export const startTaskInputSchema = z
   .object({
     request: z.unknown(),
     executionArn: z.string().min(1),
+    /** The Standard execution's clock, kept in the loop state for the chunks it starts (absent before they were). */
+    execution: executionClockSchema.optional(),
   })
   .strict();
 
@@ -154,6 +161,13 @@ export const loopStateSchema = z
     taskToken: taskToken.nullable().default(null),
     /** What was waited for the provider (engine/provider-outage.ts); the loop's Pass states need the key present. */
     outage: outageSchema,
+    /** The Standard execution's clock: a chunk (an Express execution) decides continue-as-new by it. */
+    clock: executionClockSchema.optional(),
+    /** When the last turn ended and the slowest turn's seconds (engine/chunk-pace.ts): what a chunk has room for. */
+    pace: z
+      .object({ at: z.iso.datetime({ offset: true }), slowestTurnSeconds: z.number().min(0) })
+      .strict()
+      .optional(),
   })
   .passthrough();
 export type LoopState = z.output<typeof loopStateSchema>;
@@ -198,9 +212,12 @@ export const progressInputSchema = loopStateSchema.extend({
 export const progressTaskInputSchema = z
   .object({
     state: progressInputSchema,
-    execution: z
-      .object({ startTime: z.iso.datetime({ offset: true }), timeoutSeconds: z.number().int().positive() })
-      .strict(),
+    execution: executionClockSchema,
+    /** In a chunk: when its Express execution started ($$.Execution.StartTime there). */
+    chunk: z
+      .object({ startTime: z.iso.datetime({ offset: true }) })
+      .strict()
+      .optional(),
   })
   .strict();
 export const finalizeInputSchema = loopStateSchema.extend({

@@ -31,7 +31,25 @@ export const STATES = {
   OutageResume: 'OutageResume',
   /** The outage outlasted provider_outage_wait_minutes: the turn's error, with what was waited, to FinalizeFailure. */
   OutageFailed: 'OutageFailed',
+  /**
+   * Nested orchestration: the Standard execution runs its turns in chunks, each a synchronous Express execution of
+   * the turn machine (RunChunk), and reads how each ended (ChunkEnded, ChunkResult); ChunkLoop starts the next.
+   * ChunkDone ends a chunk, handing its loop state back.
+   */
+  RunChunk: 'RunChunk',
+  ChunkEnded: 'ChunkEnded',
+  ChunkResult: 'ChunkResult',
+  ChunkLoop: 'ChunkLoop',
+  ChunkDone: 'ChunkDone',
 } as const;
+
+/**
+ * How the experiment machine runs its turns: `nested` (the default) in chunks of Express executions, `standard`
+ * each turn in the Standard execution's history (`cdk deploy -c orchestration=standard`). docs/architecture.md.
+ */
+export const ORCHESTRATIONS = ['nested', 'standard'] as const;
+export type Orchestration = (typeof ORCHESTRATIONS)[number];
+export const DEFAULT_ORCHESTRATION: Orchestration = 'nested';
 
 export const TASK_STATES = [
   STATES.StartExperiment,
@@ -110,6 +128,19 @@ const SFN_START_TRANSIENT_ERRORS = [
   'StepFunctions.ExecutionLimitExceeded',
   'StepFunctions.ExecutionLimitExceededException',
 ];
+
+/**
+ * What RunChunk (aws-sdk:sfn:startSyncExecution) retries: an AWS SDK integration names an error "ServiceName.ErrorName"
+ * in PascalCase (aws-facts: sfn.aws-sdk-error-names), so Step Functions' throttling and its client's own failures are
+ * these. Retrying may start a second chunk while the first still runs; a turn commits once (store/turn-sql.ts).
+ */
+export const CHUNK_START_RETRY: RetrySchedule = {
+  errors: ['Sfn.ThrottlingException', 'Sfn.SdkClientException', 'Sfn.SfnException'],
+  intervalSeconds: 1,
+  maxAttempts: 6,
+  backoffRate: 2,
+  maxDelaySeconds: 16,
+};
 
 /** A Retry schedule as ASL writes it; JitterStrategy FULL everywhere, so retries of many executions spread out. */
 export interface RetrySchedule {
