@@ -58,9 +58,9 @@ const RESULT_WRITER = 'https://docs.aws.amazon.com/step-functions/latest/dg/inpu
 const SFN_NESTED = 'https://docs.aws.amazon.com/step-functions/latest/dg/connect-stepfunctions.html';
 const SFN_GUARANTEES = 'https://docs.aws.amazon.com/step-functions/latest/dg/express-at-least-once-execution.html';
 const SFN_API = 'https://docs.aws.amazon.com/step-functions/latest/apireference';
-const NESTED_EXPRESS_NOT_BUILT =
-  'the nested Express design (inner turns in an Express child started by .sync:2) is not built yet: the cost bench ' +
-  'and the rehearsal will read it';
+const NESTED_EXPRESS_NOT_USED =
+  'the stack nests its Express turn machine with aws-sdk:sfn:startSyncExecution (sfn.nested-express-sync-pattern), ' +
+  'not startExecution.sync: what this says of the .sync pattern is not exercised';
 const PROMPT_CACHING = 'https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html';
 const PROFILES_SUPPORT = 'https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html';
 const PROFILE_ROUTING =
@@ -765,9 +765,10 @@ const FACTS = {
       'the workflow will be automatically restarted from beginning. You should ensure your state machine logic is ' +
       'idempotent and should not be affected adversely by multiple concurrent executions of the same input." ' +
       'choosing-workflow-type.html: "Express Workflows employ an at-least-once model, where an execution could ' +
-      'potentially run more than once." A child started from a Task is an asynchronous Express execution ' +
-      '(sfn.start-execution-sync-express), so a turn in it may run twice: each must be idempotent.',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+      'potentially run more than once." The stack\'s chunks are started with StartSyncExecution ' +
+      '(sfn.nested-express-sync-pattern): at-most-once each, but a retried RunChunk starts a second, and a Lambda ' +
+      "Task retried inside a chunk runs its turn again, so each turn must be idempotent (the rehearsal's " +
+      'duplicate-delivery scenario).',
   },
   'sfn.start-execution-sync-express': {
     service: 'Step Functions',
@@ -793,7 +794,7 @@ const FACTS = {
       '(sfn.sync-describe-execution-polling), which Express executions do not support ' +
       '(sfn.express-describe-execution), and EventBridge carries "events from Step Functions standard workflows" ' +
       "(eventbridge-integration.html). The Task's result counts against sfn.max-payload-bytes like any other.",
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated: NESTED_EXPRESS_NOT_USED,
   },
   'sfn.sync-start-execution-iam': {
     service: 'Step Functions',
@@ -823,7 +824,7 @@ const FACTS = {
       'the brief named, now serves this page.) The page makes no exception for an Express child, though neither ' +
       'DescribeExecution nor StopExecution supports Express executions (sfn.express-describe-execution, ' +
       'sfn.express-stop-execution).',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated: NESTED_EXPRESS_NOT_USED,
   },
   'sfn.sync-describe-execution-polling': {
     service: 'Step Functions',
@@ -844,7 +845,7 @@ const FACTS = {
       "The polling draws on the account's DescribeExecution bucket (service-quotas.html: bucket 300, refill 15 per " +
       'second in US East (N. Virginia), US West (Oregon) and Europe (Ireland); 250 and 10 elsewhere), shared with ' +
       'every other caller of DescribeExecution.',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated: NESTED_EXPRESS_NOT_USED,
   },
   'sfn.express-describe-execution': {
     service: 'Step Functions',
@@ -870,7 +871,9 @@ const FACTS = {
       'a Step Functions `states:startExecution.sync` task is aborted, it will call the Step Functions ' +
       '`StopExecution` API action." For an Express child that call is one the API does not support: a parent that ' +
       'is stopped, or times its Task out, should be assumed to leave the child running to its end or its 5 minutes.',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated:
+      'the stack never stops a chunk: RunChunk timed out leaves it to run on, and its turns go on in the Standard ' +
+      'execution (lib/run-chunk.ts); a turn commits once (test/nested-orchestration.test.ts)',
   },
   'sfn.express-history': {
     service: 'Step Functions',
@@ -883,7 +886,7 @@ const FACTS = {
       "The page's last row, for both Express types. service-quotas.html (execution history retention, Express): " +
       '"To see execution history, Amazon CloudWatch Logs logging must be configured." API_GetExecutionHistory: ' +
       '"This API action is not supported by EXPRESS state machines." (as the API reference and CLI give it).',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated: 'no simulator writes logs: test/nested-orchestration-stack.test.ts checks the turn machine logs',
   },
   'sfn.express-integration-patterns': {
     service: 'Step Functions',
@@ -899,7 +902,6 @@ const FACTS = {
       'Job-run (.sync) or Callback (.waitForTaskToken) service integration patterns." (concepts-standard-vs-express, ' +
       'now choosing-workflow-type.html), and Express "Does not support Step Functions activities." So the Express ' +
       'child cannot itself wait on a .sync child or a task token.',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
   },
   'sfn.express-start-execution-bucket': {
     service: 'Step Functions',
@@ -915,7 +917,8 @@ const FACTS = {
       'quotas can limit the number of executions that you can start. Use the `Retry` on ' +
       '`StepFunctions.ExecutionLimitExceeded` to ensure your execution is started." A retried start may start a ' +
       'second child (sfn.express-execution-semantics: names do not deduplicate Express executions).',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated:
+      'no throttling is simulated: RunChunk retries Sfn.ThrottlingException (core/machine/states.ts CHUNK_START_RETRY)',
   },
   'sfn.express-redrive': {
     service: 'Step Functions',
@@ -927,7 +930,9 @@ const FACTS = {
       'The Express column of "Execution redrivable period" (Standard: 14 days). So a failed Express chunk can only ' +
       "be run again as a new execution (by the Standard parent's Retry, or by redriving the parent, which reruns its " +
       'failed Task): inferred, not said.',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+    notSimulated:
+      'nothing redrives a chunk: one that does not succeed leaves its turns to the Standard execution ' +
+      '(lib/run-chunk.ts)',
   },
   'sfn.express-billing-increments': {
     service: 'Step Functions',
@@ -954,7 +959,39 @@ const FACTS = {
       'A note on the page "Cross-account access for .sync integration pattern"; its wording is not limited to ' +
       'cross-account calls. The Express child is then a Synchronous Express execution (at-most-once: ' +
       'sfn.express-execution-semantics).',
-    notSimulated: NESTED_EXPRESS_NOT_BUILT,
+  },
+  'sfn.aws-sdk-error-names': {
+    service: 'Step Functions',
+    value: { error: 'ServiceName.ErrorName', stepFunctionsPrefix: 'Sfn', parameters: 'PascalCase' },
+    unit: 'how an AWS SDK integration Task names the API errors it gets, and spells the API parameters',
+    page: 'https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html',
+    quote:
+      'If an AWS SDK integration encounters an error, the resulting Error field will be composed of the service name ' +
+      'and the error name, separated by a period character: `ServiceName.ErrorName`. Both the service name and error ' +
+      'name are in Pascal case.',
+    note:
+      "Read in the page's source (awsdocs/aws-step-functions-developer-guide, " +
+      'doc_source/supported-services-awssdk.md), whose table gives "AWS Step Functions | ' +
+      'arn:aws:states:::aws-sdk:sfn:[apiAction] | ... | Sfn" as the exception prefix. The same page: "The API action ' +
+      'will always be camel case, and parameter names will be Pascal case. For example, you could use Step ' +
+      'Functions\' `startSyncExecution` API action and specify the parameter `StateMachineArn`." and "Step ' +
+      "Functions can't autogenerate IAM policies for AWS SDK integrations.\" That the Task's result is the API's " +
+      "response in PascalCase too (Status, Output) is how the integrations answer in AWS's " +
+      'examples, not a sentence of this page.',
+  },
+  'sfn.start-sync-execution-iam': {
+    service: 'Step Functions',
+    value: { action: 'states:StartSyncExecution', resource: 'stateMachine' },
+    unit: 'the IAM action a caller of StartSyncExecution needs, and the resource it is granted on',
+    page: 'https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsstepfunctions.html',
+    quote: 'StartSyncExecution | Grants permission to start a Synchronous Express state machine execution',
+    note:
+      'The Service Authorization Reference lists the action with the stateMachine resource type (required). The API ' +
+      'reference (API_StartSyncExecution.html): "Starts a Synchronous Express state machine execution. ' +
+      'StartSyncExecution is not available for STANDARD workflows." A Task calling it through the AWS SDK ' +
+      'integration ' +
+      "calls it with the state machine's role, which the stack grants by hand (sfn.aws-sdk-error-names: no policy is " +
+      'generated for SDK integrations).',
   },
   'lambda.get-account-settings-request': {
     service: 'Lambda',

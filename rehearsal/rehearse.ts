@@ -74,7 +74,11 @@ export async function rehearse(opts: RehearsalOptions): Promise<RehearsalReport>
     scenarios,
     notes: [
       'Lambda runs locally: no cold-start latency, no network between services; its concurrency is counted only as ' +
-        "a sweep's experiments in flight (one invocation each) against the Lambda server's account, not per call",
+        "a sweep's experiments in flight (one invocation each) against the Lambda server's account, not per call; " +
+        'one container a function: an invocation that comes while one runs waits for it (Lambda would start another)',
+      'Express chunks run on the local engine through the Step Functions server (StartSyncExecution, IAM-checked); ' +
+        'their 5-minute limit is the wall clock, which no rehearsal chunk nears (test/nested-orchestration.test.ts ' +
+        'shortens it)',
       'CloudWatch Logs and X-Ray calls are not made by the bundles and not rehearsed',
       ...(scenarios.some((s) => s.name === 'sweep') ? SWEEP_NOTES : []),
       ...(scenarios.some((s) => s.name === 'researcher') ? RESEARCHER_NOTES : []),

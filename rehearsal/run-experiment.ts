@@ -50,6 +50,8 @@ export interface ExperimentRow {
 }
 
 const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
+/** How the AWS SDK integration names an API's errors for the Task (RunChunk's). */
+const SDK_ERRORS = fact('sfn.aws-sdk-error-names').value;
 const MAX_HISTORY_EVENTS = fact('sfn.max-history-events').value;
 
 /** Counts a name StartExecution would refuse (InvalidName: 1 to 80 of [A-Za-z0-9_-]), and fails the start so. */
@@ -152,7 +154,9 @@ async function startChunk(
     );
     return asTaskResult(answer as unknown as Record<string, unknown>);
   } catch (err) {
-    throw Object.assign(new Error((err as Error).message), { name: `Sfn.${(err as Error).name}` });
+    throw Object.assign(new Error((err as Error).message), {
+      name: `${SDK_ERRORS.stepFunctionsPrefix}.${(err as Error).name}`,
+    });
   } finally {
     chunks!.runs.delete(name);
   }

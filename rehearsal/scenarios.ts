@@ -16,6 +16,7 @@ import { factorsScenario } from './scenario-factors.ts';
 import { largestMazeScenario } from './scenario-largest-maze.ts';
 import { failedFirstDeployScenario } from './scenario-failed-first-deploy.ts';
 import { logsScenario } from './scenario-logs.ts';
+import { duplicateDeliveryScenario } from './scenario-duplicate-delivery.ts';
 
 export const SCENARIOS: Record<string, Scenario> = {
   async baseline(world) {
@@ -25,8 +26,15 @@ export const SCENARIOS: Record<string, Scenario> = {
     });
     if (row.status !== 'completed' || !row.goal_found)
       throw new Error(`experiment ${row.id} ended ${row.status}, goal found: ${row.goal_found}`);
-    return `frontier agent to the goal in ${row.actions_taken} actions`;
+    const chunks = machineOf(world).chunks;
+    if (chunks && world.sims.sfn.syncExecutions.length === 0)
+      throw new Error('the turns ran in no chunk: no StartSyncExecution reached the Step Functions server');
+    const how = chunks
+      ? `, its turns in chunks started by StartSyncExecution as the machine's role (${chunks.arn.split(':').at(-1)})`
+      : '';
+    return `frontier agent to the goal in ${row.actions_taken} actions${how}`;
   },
+  'duplicate-delivery': duplicateDeliveryScenario,
   async bedrock(world) {
     // A model of the stack's default list, with the config's defaults: as a researcher would launch it.
     const row = await experiment(world, 'bedrock', {

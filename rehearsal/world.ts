@@ -356,6 +356,23 @@ export function templateMachine<D>(world: World, prefix: string): { logicalId: s
   return { logicalId, arn: world.model.values.ref(logicalId), definition };
 }
 
+/**
+ * The nesting as AWS documents it, or the rehearsal stops: the Standard machine's RunChunk starts the Express machine
+ * with the resource AWS gives for a nested Express workflow, and the Express machine's Tasks use only the Request
+ * Response pattern (no .sync, no .waitForTaskToken).
+ */
+function nestingCheck(parent: MachineDefinition, chunk: MachineDefinition): void {
+  const resource = parent.States.RunChunk?.Resource;
+  if (resource !== fact('sfn.nested-express-sync-pattern').value)
+    throw new Error(`RunChunk's Resource is ${resource}, not ${fact('sfn.nested-express-sync-pattern').value}`);
+  const patterns = fact('sfn.express-integration-patterns').value;
+  for (const [name, state] of Object.entries(chunk.States))
+    if (state.Resource && /\.(sync(:\d+)?|waitForTaskToken)$/.test(state.Resource))
+      throw new Error(
+        `the Express machine's ${name} uses ${state.Resource}: Express allows ${patterns.join(', ')} only`,
+      );
+}
+
 /** The experiment machine's Express turn machine as the rehearsal plays it. */
 interface ChunkMachine {
   logicalId: string;
@@ -374,14 +391,15 @@ export function machineOf(world: World): NonNullable<World['machine']> {
     definition,
     arn,
     handlers: taskHandlers(world, definition, logicalId, TASK_STATES),
-    chunks: definition.States.RunChunk ? chunkMachineOf(world) : undefined,
+    chunks: definition.States.RunChunk ? chunkMachineOf(world, definition) : undefined,
   };
   return world.machine;
 }
 
 /** The Express turn machine, its Tasks invoked with its own role, registered with the Step Functions server. */
-function chunkMachineOf(world: World): ChunkMachine {
+function chunkMachineOf(world: World, parent: MachineDefinition): ChunkMachine {
   const { logicalId, arn, definition } = templateMachine<MachineDefinition>(world, 'ExperimentsChunksMachine');
+  nestingCheck(parent, definition);
   const states = TASK_STATES.filter((s) => definition.States[s]?.Type === 'Task');
   const runs = new Map<string, (input: unknown) => Promise<unknown>>();
   world.sims.sfn.expressMachine(arn, (input, ctx) => {
@@ -438,6 +456,21 @@ function lambdaQuotaCheck(world: World, state: string, process: LambdaProcess, e
   if (violation) world.violations.push({ where, ...violation() });
 }
 
+const queues = new WeakMap<LambdaProcess, Promise<unknown>>();
+
+/**
+ * A function's invocations one after another: the rehearsal runs one container a function, where Lambda would start
+ * another for an invocation that comes while one runs (two deliveries of a chunk racing).
+ */
+function oneAtATime<T>(process: LambdaProcess, invoke: () => Promise<T>): Promise<T> {
+  const next = (queues.get(process) ?? Promise.resolve()).then(invoke, invoke);
+  queues.set(
+    process,
+    next.catch(() => undefined),
+  );
+  return next;
+}
+
 /**
  * Each Task state bound to the process of the function its Resource names (the template's wiring, not ours), invoked
  * as Step Functions invokes it: with the machine's role, which must allow lambda:InvokeFunction on the function
@@ -462,7 +495,7 @@ function taskHandlers(
         !(await world.authorizer.checkServiceCalls(machine, [{ action: 'lambda:InvokeFunction', resource: resource! }]))
       )
         throw Object.assign(new Error(`${machine} may not invoke ${resource}`), { name: 'Lambda.AWSLambdaException' });
-      const result = await process.invoke(event);
+      const result = await oneAtATime(process, () => process.invoke(event));
       if (!result.ok) {
         lambdaQuotaCheck(world, state, process, result.errorType);
         throw taskError(result);

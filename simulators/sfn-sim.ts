@@ -28,6 +28,8 @@ const MAX_NAME_CHARS = fact('sfn.max-name-chars').value;
 const LIST_MAX_RESULTS = fact('sfn.list-executions-max-results').value;
 const MAX_PAYLOAD = fact('sfn.max-payload-bytes').value;
 const EXPRESS_MAX_MS = fact('sfn.express-max-execution-seconds').value * 1000;
+/** StartSyncExecution's IAM action (the Service Authorization Reference's). */
+const SYNC_IAM = fact('sfn.start-sync-execution-iam').value;
 const STATE_MACHINE_ARN = /^arn:aws:states:([a-z0-9-]+):(\d{12}):stateMachine:([A-Za-z0-9_-]+)$/;
 const NAME = /^[A-Za-z0-9_-]+$/;
 /** The tokens this sim issues: opaque, URL-safe, long like the service's (up to MAX_TOKEN_CHARS allowed). */
@@ -138,9 +140,10 @@ export class SfnSim extends AwsJsonServer {
       SendTaskHeartbeat: '*',
     };
     const arn = resource[action];
+    const iamAction = action === 'StartSyncExecution' ? SYNC_IAM.action : `states:${action}`;
     // A malformed ARN is the operation's own validation error (InvalidArn), answered after authorization passes.
     return typeof arn === 'string' && (arn === '*' || arn.startsWith('arn:'))
-      ? [{ action: `states:${action}`, resource: arn }]
+      ? [{ action: iamAction, resource: arn }]
       : [];
   }
 

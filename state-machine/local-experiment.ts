@@ -11,7 +11,7 @@ import { agentsWith } from '../core/providers/agents.ts';
 import { sharedAgentDeps } from '../core/store/shared-agent-deps.ts';
 import type { AgentFactory } from '../core/engine/agent.ts';
 import type { TurnSummary } from '../core/engine/store.ts';
-import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions } from './local-runner.ts';
+import { ExecutionStoppedError, runLocalExecution, type LocalRunOptions, type LocalRunResult } from './local-runner.ts';
 import type { SharedBudget } from '../core/engine/token-cost.ts';
 import type { ParameterCache } from '../core/config/parameters.ts';
 import type { TaskTokenNotifier } from '../core/engine/task-tokens.ts';
@@ -37,6 +37,7 @@ export interface LocalExperimentOptions {
   executionNames?: LocalRunOptions['executionNames'];
   orchestration?: LocalRunOptions['orchestration'];
   duplicateChunks?: LocalRunOptions['duplicateChunks'];
+  expressMaxMs?: LocalRunOptions['expressMaxMs'];
   /** The handlers' clock (and the executions' start times); default the real one. */
   now?: () => Date;
   /**
@@ -106,6 +107,8 @@ export interface LocalExperimentResult {
   executions: string[];
   /** AWS history events per execution (core/machine/history-events.ts). */
   historyEvents: number[];
+  /** The chunks of turns, nested orchestration's Express executions (none with orchestration "standard"). */
+  chunks: LocalRunResult['chunks'];
 }
 
 /** The experiment started and its execution failed: it is finalized failed, and its summary says why. */
@@ -178,6 +181,7 @@ export async function runLocalExperiment(
       executionNames: opts.executionNames,
       orchestration: opts.orchestration,
       duplicateChunks: opts.duplicateChunks,
+      expressMaxMs: opts.expressMaxMs,
       signal: opts.signal,
       wrap: opts.wrap,
       retryIntervals: opts.retryIntervals,
@@ -216,13 +220,14 @@ export async function runLocalExperiment(
     // (what the run left is read patiently: a database restarting is why some runs fail)
     throw new ExperimentFailedError(failed, await patiently(() => summaryOf(opts.db, failed)), err);
   }
-  const { executionArn, output, events, executions, historyEvents } = ran;
+  const { executionArn, output, events, executions, historyEvents, chunks } = ran;
   const ended: string | null = experimentId;
   return {
     experimentId,
     executionArn,
     executions,
     historyEvents,
+    chunks,
     output,
     events,
     summary: ended === null ? null : await patiently(() => summaryOf(opts.db, ended)),

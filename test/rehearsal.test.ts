@@ -53,6 +53,7 @@ describe('npm run rehearse', () => {
     expect(report.violations).toEqual([]);
     expect(report.scenarios.map((s) => [s.name, s.pass])).toEqual([
       ['baseline', true],
+      ['duplicate-delivery', true],
       ['bedrock', true],
       ['logs', true],
       ['ollama', true],
@@ -118,6 +119,13 @@ describe('npm run rehearse', () => {
       ),
     );
     expect(report.notes.join('\n')).toMatch(/Distributed Map, ItemReader, ResultWriter and waitForTaskToken emulated/);
+    // nested orchestration: every experiment's turns ran in chunks started as the experiment machine, whose role may
+    // start the turn machine synchronously; the turn machine's role invoked the turn functions
+    expect(calls('ExperimentsMachine')['states:StartSyncExecution']).toBeGreaterThan(10);
+    expect(calls('ExperimentsChunksMachine')['lambda:InvokeFunction']).toBeGreaterThan(100);
+    expect(report.scenarios.find((s) => s.name === 'duplicate-delivery')!.detail).toMatch(
+      /^(\d+) chunk deliveries \((\d+) a second Express execution .* the log equals the undisturbed run's/,
+    );
   }, 240_000);
 
   it('a missing grant and an oversized state fail it, naming the function, the action, the resource', async () => {
