@@ -38,7 +38,8 @@ const FREE: Record<string, string> = {
   'AWS::IAM::Policy': 'IAM is free',
   'AWS::Lambda::Function': 'billed per request and GB-second: nothing when not invoked',
   'AWS::Lambda::Permission': 'no charge',
-  'AWS::StepFunctions::StateMachine': 'billed per state transition: nothing when no execution runs',
+  'AWS::StepFunctions::StateMachine':
+    'billed per state transition (Standard) or per request and GB-second (Express): nothing when no execution runs',
   'AWS::Events::Rule': 'no charge per rule; events from AWS services are free',
   'AWS::SQS::Queue': 'billed per request (first 1M a month free): an idle queue without pollers makes none',
   'AWS::SQS::QueuePolicy': 'no charge',
