@@ -11,7 +11,7 @@ import { baselineAgents } from '../core/providers/baselines.ts';
 import { openDatabase } from '../core/store/database.ts';
 import type { AgentFactory } from '../core/engine/agent.ts';
 import type { EngineStore, TurnWrite } from '../core/engine/store.ts';
-import { ledgerProblems, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
+import { actionLog, ledgerProblems, testDatabase, TRANSPORTS, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
 import { resumeInput, runLocalExperiment } from '../state-machine/local-experiment.ts';
 
@@ -46,14 +46,7 @@ async function playOut(id: string, agents: AgentFactory = baselineAgents, from =
   }
 }
 
-const log = async (id: string) =>
-  (
-    await db.pool.query(
-      'SELECT turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y, ' +
-        'new_tiles_seen FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index',
-      [id],
-    )
-  ).rows;
+const log = (id: string) => actionLog(db, id);
 const counters = async (id: string) =>
   (
     await db.pool.query(

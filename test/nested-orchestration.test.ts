@@ -10,7 +10,7 @@ import {
 } from '../state-machine/local-experiment.ts';
 import { STATES } from '../core/machine/states.ts';
 import { CHUNK_MARGIN_SECONDS, EXPRESS_MAX_SECONDS, PER_TURN_ABOVE_SECONDS } from '../core/config/budgets.ts';
-import { testDatabase, type TestDatabase } from './support/db.ts';
+import { actionLog, testDatabase, type TestDatabase } from './support/db.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -28,14 +28,7 @@ const experiment = (experimentId: string) => ({
   config: { max_moves: 240, max_actions_per_turn: 6 },
 });
 
-const log = async (id: string) =>
-  (
-    await db.pool.query(
-      'SELECT turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y, new_tiles_seen ' +
-        'FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index',
-      [id],
-    )
-  ).rows;
+const log = (id: string) => actionLog(db, id);
 
 /** A clock the test moves: each turn takes `secondsPerTurn` of it. */
 function turnClock(secondsPerTurn: number): Pick<LocalExperimentOptions, 'now' | 'wrap'> {

@@ -116,3 +116,13 @@ export async function tableDump(db: Database): Promise<string> {
   }
   return out.join('\n');
 }
+
+/** An experiment's actions in order, as the tests that compare two runs' logs read them (no ids, no times). */
+export async function actionLog(db: Database, experimentId: string): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.pool.query<Record<string, unknown>>(
+    'SELECT turn_number, call_index, step_number, tool, outcome, from_x, from_y, to_x, to_y, new_tiles_seen ' +
+      'FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index',
+    [experimentId],
+  );
+  return rows;
+}
