@@ -154,6 +154,7 @@ interface Task {
   created: Date;
   repeats: number;
   suite: string | null;
+  description: string | null;
   runId: string;
 }
 
@@ -191,7 +192,14 @@ function header(log: LogFile, task: Task, displayName: string): Record<string, u
       config: { epochs: task.repeats },
       packages: { ariadne: ARIADNE_VERSION },
       metadata: {
-        ariadne: { sweep: r.sweep_id, label: r.label, agent: r.agent, provider: r.provider, model: r.model },
+        ariadne: {
+          sweep: r.sweep_id,
+          description: task.description,
+          label: r.label,
+          agent: r.agent,
+          provider: r.provider,
+          model: r.model,
+        },
       },
     },
     plan: {
@@ -216,7 +224,8 @@ function header(log: LogFile, task: Task, displayName: string): Record<string, u
 async function taskOf(db: Sql, source: ExportSource): Promise<Task> {
   if ('sweep' in source) {
     const s = (await exportedSweep(db, source.sweep))!;
-    return { name: s.id, created: s.created_at, repeats: s.repeats, suite: s.suite, runId: hash(`sweep/${s.id}`, 22) };
+    const runId = hash(`sweep/${s.id}`, 22);
+    return { name: s.id, created: s.created_at, repeats: s.repeats, suite: s.suite, description: s.description, runId };
   }
   const run = (await exportedRun(db, source.run))!;
   const sweep = run.sweep_id === null ? null : await exportedSweep(db, run.sweep_id);
@@ -225,6 +234,7 @@ async function taskOf(db: Sql, source: ExportSource): Promise<Task> {
     created: run.started_at,
     repeats: sweep?.repeats ?? 1,
     suite: sweep?.suite ?? null,
+    description: sweep?.description ?? null,
     runId: hash(`run/${run.experiment_id}`, 22),
   };
 }

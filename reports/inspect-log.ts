@@ -208,7 +208,7 @@ export function sampleSummary(sample: Record<string, unknown>): Record<string, u
     ...Object.fromEntries([...keys, ...more].map((k) => [k, sample[k]])),
     error: error?.message ?? null,
     limit: limit?.type ?? null,
-    completed: true,
+    completed: (sample.metadata as { status: string }).status !== 'running',
     message_count: (sample.messages as unknown[]).length,
   };
 }

@@ -55,16 +55,21 @@ const hex = (text: string, bytes: number) =>
     .digest('hex')
     .slice(0, bytes * 2);
 
-function value(v: string | number | boolean | string[]): AnyValue {
+/** Attributes that are fractions, a double however round their value: one key, one type, in every span. */
+const DOUBLES = new Set(['ariadne.cost_usd', 'ariadne.efficiency']);
+
+function value(key: string, v: string | number | boolean | string[]): AnyValue {
   if (Array.isArray(v)) return { arrayValue: { values: v.map((s) => ({ stringValue: s })) } };
   if (typeof v === 'string') return { stringValue: v };
   if (typeof v === 'boolean') return { boolValue: v };
-  return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+  return Number.isInteger(v) && !DOUBLES.has(key) ? { intValue: String(v) } : { doubleValue: v };
 }
 
 /** Attributes from an object, leaving out the keys whose value is null or undefined. */
 function attributes(o: Record<string, string | number | boolean | string[] | null | undefined>): KeyValue[] {
-  return Object.entries(o).flatMap(([key, v]) => (v === null || v === undefined ? [] : [{ key, value: value(v) }]));
+  return Object.entries(o).flatMap(([key, v]) =>
+    v === null || v === undefined ? [] : [{ key, value: value(key, v) }],
+  );
 }
 
 /** Unix nanoseconds as OTLP's decimal string: a Date (milliseconds) plus an offset in milliseconds. */

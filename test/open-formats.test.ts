@@ -274,15 +274,22 @@ describe('model calls as OpenTelemetry GenAI spans in OTLP JSON', () => {
     expect(basename(file.file)).toBe('formats-traces.otlp.jsonl');
     const lines = readFileSync(file.file, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(12);
+    const types = new Map<string, Set<string>>();
     for (const line of lines) {
       const request = JSON.parse(line) as Json;
       expect(encodingProblems(request)).toEqual([]);
+      for (const r of request.resourceSpans as Json[])
+        for (const span of r.scopeSpans[0].spans as Json[])
+          for (const a of span.attributes as Json[])
+            types.set(a.key, (types.get(a.key) ?? new Set()).add(Object.keys(a.value)[0]));
       const message = Request.fromObject(idsAs(request, 'bytes'));
       expect(Request.verify(message)).toBeNull();
       const decoded = Request.toObject(Request.decode(Request.encode(message).finish()), { longs: String });
       // every field survived the round trip: none unknown to the proto, none of the wrong type
       expect(idsAs(decoded, 'hex')).toEqual(request);
     }
+    // one type per attribute key, whatever the value (a cost of 0 is a double, as any other cost)
+    expect([...types].filter(([, t]) => t.size > 1)).toEqual([]);
   });
 
   it("holds each call's tokens, latency and cost, under its turn, under the run", async () => {
