@@ -19,7 +19,8 @@ import {
   type ExportedRun,
   type ExportSource,
 } from '../results/run-export.ts';
-import { inspectSample, modelNameOf, sampleSummary, type InspectUsage } from './inspect-log.ts';
+import { inspectSample, modelNameOf, sampleSummary, type InspectUsage, type RunDetail } from './inspect-log.ts';
+import { readAhead } from '../core/store/pages.ts';
 import { ZipWriter } from './zip-writer.ts';
 import type { RunProgress } from './otlp-traces.ts';
 import { ARIADNE_VERSION } from './package-version.ts';
@@ -239,6 +240,19 @@ async function taskOf(db: Sql, source: ExportSource): Promise<Task> {
   };
 }
 
+/** Each run of `source` with what its sample is made of: its turns, calls and actions, usage and record. */
+async function* detailsOf(db: Sql, source: ExportSource): AsyncIterable<RunDetail> {
+  for await (const page of runsOfSource(db, source))
+    for (const run of page) {
+      const [timeline, usage, record] = await Promise.all([
+        runTimeline(db, run.experiment_id),
+        runUsage(db, run.experiment_id),
+        recordedExchanges(db, run.experiment_id),
+      ]);
+      yield { run, timeline, usage, record };
+    }
+}
+
 /** The logs of a sweep or a run in `dir`, one per agent label and settings; each file with its samples. */
 export async function writeInspectLogs(
   db: Sql,
@@ -253,23 +267,19 @@ export async function writeInspectLogs(
   const stamp = task.created.toISOString().replace(/\.\d+Z$/, '+00:00');
   const logs = new Map<string, LogFile>();
   let done = 0;
-  for await (const page of runsOfSource(db, source))
-    for (const run of page) {
-      const key = `${run.label}\n${canonicalJson(run.settings)}`;
-      let log = logs.get(key);
-      if (!log) {
-        const id = hash(`${task.runId}/${run.label}/${canonicalJson(run.settings)}`, 22);
-        const path = join(dir, `${clean(stamp)}_${clean(task.name)}_${clean(id)}.${format}`);
-        logs.set(key, (log = new LogFile(path, format, run, task.created)));
-      }
-      const [timeline, usage, record] = await Promise.all([
-        runTimeline(db, run.experiment_id),
-        runUsage(db, run.experiment_id),
-        recordedExchanges(db, run.experiment_id),
-      ]);
-      await log.add(run, inspectSample({ run, timeline, usage, record }));
-      onProgress?.({ table: 'runs', rows: ++done, total });
+  // each run's details read while the one before it is written
+  for await (const detail of readAhead(detailsOf(db, source))) {
+    const { run } = detail;
+    const key = `${run.label}\n${canonicalJson(run.settings)}`;
+    let log = logs.get(key);
+    if (!log) {
+      const id = hash(`${task.runId}/${run.label}/${canonicalJson(run.settings)}`, 22);
+      const path = join(dir, `${clean(stamp)}_${clean(task.name)}_${clean(id)}.${format}`);
+      logs.set(key, (log = new LogFile(path, format, run, task.created)));
     }
+    await log.add(run, inspectSample(detail));
+    onProgress?.({ table: 'runs', rows: ++done, total });
+  }
   const out: Array<{ file: string; rows: number }> = [];
   for (const log of logs.values()) {
     const settings = Object.entries(log.first.settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`);

@@ -9,6 +9,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Sql } from '../core/store/sql.ts';
+import { readAhead } from '../core/store/pages.ts';
 import { ARIADNE_VERSION } from './package-version.ts';
 import {
   runsOfSource,
@@ -255,13 +256,16 @@ export async function writeOtlpTraces(
   const total = await sourceRunCount(db, source);
   const out = createWriteStream(file);
   let rows = 0;
-  for await (const page of runsOfSource(db, source))
-    for (const run of page) {
-      const { turns, calls } = await runTimeline(db, run.experiment_id);
-      const line = `${JSON.stringify(traceRequest(runSpans(run, turns, calls), ARIADNE_VERSION))}\n`;
-      if (!out.write(line)) await once(out, 'drain');
-      onProgress?.({ table: 'runs', rows: ++rows, total });
-    }
+  // each run's turns and calls read while the one before it is written
+  async function* timelines() {
+    for await (const page of runsOfSource(db, source))
+      for (const run of page) yield { run, ...(await runTimeline(db, run.experiment_id)) };
+  }
+  for await (const { run, turns, calls } of readAhead(timelines())) {
+    const line = `${JSON.stringify(traceRequest(runSpans(run, turns, calls), ARIADNE_VERSION))}\n`;
+    if (!out.write(line)) await once(out, 'drain');
+    onProgress?.({ table: 'runs', rows: ++rows, total });
+  }
   out.end();
   await once(out, 'finish');
   return [{ file, rows }];
