@@ -108,7 +108,7 @@ export function carriedOver(previous: readonly string[], next: readonly string[]
   return 0;
 }
 
-/** The conversation the recorded requests and replies hold, in order; its input (the system prompt, first message). */
+/** The conversation the recorded requests and replies hold, in order; its input (the first observation). */
 export function recordedConversation(
   exchanges: RecordedExchange[],
   body: (hash: string) => string | undefined,
@@ -132,8 +132,8 @@ export function recordedConversation(
     messages.push(assistant(last, model));
     previous = hashes;
   }
-  const firstUser = messages.findIndex((m) => m.role === 'user');
-  return { messages, input: firstUser < 0 ? [] : messages.slice(0, firstUser + 1), last };
+  const firstUser = messages.find((m) => m.role === 'user');
+  return { messages, input: firstUser ? [firstUser] : [], last };
 }
 
 /** What a run's actions did, for runs without a record: the tool results as the log holds them. */
