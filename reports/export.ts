@@ -1,7 +1,7 @@
-// A sweep's experiments and actions as CSV, JSON Lines or Parquet, for pandas, R, DuckDB.
-// Written as the read model streams them in pages (results/sweep-export.ts), so a
-// sweep of millions of actions does not sit in memory. CSV quoting per RFC 4180;
-// JSON columns stay JSON text.
+// A sweep's experiments and actions as CSV, JSON Lines or Parquet, for pandas, R, DuckDB; or a sweep or one run in
+// an open format for other tools: Inspect AI eval logs (inspect-log-file.ts) and OpenTelemetry GenAI spans as OTLP
+// JSON (otlp-traces.ts). Written as the read model streams them in pages, so a sweep of millions of actions does not
+// sit in memory. CSV quoting per RFC 4180; JSON columns stay JSON text.
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -10,19 +10,26 @@ import { readAhead } from '../core/store/pages.ts';
 import { exportCounts, exportedActions, exportedExperiments } from '../results/sweep-export.ts';
 import { csvValue } from './csv.ts';
 import { writeParquet } from './parquet-rows.ts';
+import type { ExportSource } from '../results/run-export.ts';
+import { writeInspectLogs } from './inspect-log-file.ts';
+import { writeOtlpTraces } from './otlp-traces.ts';
 
-export type ExportFormat = 'csv' | 'jsonl' | 'parquet';
+type TableFormat = 'csv' | 'jsonl' | 'parquet';
+/** Formats that take a sweep or one run: Inspect's .json and .eval logs, OTLP JSON traces. */
+export const OPEN_FORMATS = ['inspect', 'inspect-eval', 'otlp'] as const;
+export type OpenFormat = (typeof OPEN_FORMATS)[number];
+export type ExportFormat = TableFormat | OpenFormat;
 
 /** Rows written so far of one file, and how many it will hold. */
 export interface ExportProgress {
-  table: 'experiments' | 'actions';
+  table: 'experiments' | 'actions' | 'runs';
   rows: number;
   total: number;
 }
 
 async function writeRows(
   file: string,
-  format: ExportFormat,
+  format: TableFormat,
   pages: AsyncIterable<Array<Record<string, unknown>>>,
 ): Promise<number> {
   if (format === 'parquet') return writeParquet(file, pages);
@@ -56,10 +63,11 @@ export async function exportSweep(
   dir: string,
   onProgress?: (p: ExportProgress) => void,
 ): Promise<Array<{ file: string; rows: number }>> {
+  if (isOpenFormat(format)) return exportOpen(db, { sweep: sweepId }, format, dir, onProgress);
   mkdirSync(dir, { recursive: true });
   const counts = await exportCounts(db, sweepId);
   /** The pages as they pass, counted for the progress line; each next page read while this one is written. */
-  async function* counted<T>(table: ExportProgress['table'], pages: AsyncIterable<T[]>) {
+  async function* counted<T>(table: 'experiments' | 'actions', pages: AsyncIterable<T[]>) {
     let rows = 0;
     for await (const page of readAhead(pages)) {
       yield page;
@@ -79,4 +87,23 @@ export async function exportSweep(
     { file: experimentsFile, rows: experiments },
     { file: actionsFile, rows: actions },
   ];
+}
+
+export const isOpenFormat = (f: ExportFormat): f is OpenFormat => (OPEN_FORMATS as readonly string[]).includes(f);
+
+/**
+ * A sweep or one run in an open format: Inspect logs in `<name>-inspect/` under `dir` (one per agent and settings,
+ * .json or .eval), or `<name>-traces.otlp.jsonl` (a trace per run).
+ */
+export function exportOpen(
+  db: Sql,
+  source: ExportSource,
+  format: OpenFormat,
+  dir: string,
+  onProgress?: (p: ExportProgress) => void,
+): Promise<Array<{ file: string; rows: number }>> {
+  if (format === 'otlp') return writeOtlpTraces(db, source, dir, onProgress);
+  const name = ('sweep' in source ? source.sweep : source.run).replace(/[^A-Za-z0-9_.-]/g, '_');
+  const logs = join(dir, `${name}-inspect`);
+  return writeInspectLogs(db, source, format === 'inspect' ? 'json' : 'eval', logs, onProgress);
 }

@@ -1,5 +1,6 @@
 // The commands that read stored results: summary, replay, report, export, compare. Files go to the output
 // directory (see output-dir.ts) and are printed with absolute paths.
+import { dirname } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { Sql } from '../../../core/store/sql.ts';
 import type { ExportProgress } from '../../../reports/export.ts';
@@ -27,7 +28,14 @@ import { showSummary } from '../summary.ts';
 import { loadReplay } from '../../../reports/replay-data.ts';
 import { replayHtml } from '../../../reports/replay-page.ts';
 import { writeReport } from '../../../reports/write-report.ts';
-import { exportSweep as writeSweepExport } from '../../../reports/export.ts';
+import {
+  exportOpen,
+  exportSweep as writeSweepExport,
+  isOpenFormat,
+  OPEN_FORMATS,
+  type ExportFormat,
+} from '../../../reports/export.ts';
+import { exportedRun } from '../../../results/run-export.ts';
 import { compareAgents, compareSettings } from '../../../reports/compare.ts';
 import { compareAllAgents } from '../../../reports/compare-all.ts';
 import { showAllPairs } from '../compare-all.ts';
@@ -119,7 +127,7 @@ async function report(
   });
 }
 
-const EXPORT_FORMATS = ['csv', 'jsonl', 'parquet'] as const;
+const EXPORT_FORMATS = ['csv', 'jsonl', 'parquet', ...OPEN_FORMATS] as const;
 
 /** On a terminal, one line redrawn as pages arrive: the table, rows so far of how many, percent. */
 function exportProgress(stream: NodeJS.WriteStream) {
@@ -133,23 +141,54 @@ function exportProgress(stream: NodeJS.WriteStream) {
   };
 }
 
-async function exportSweep(
-  sweepId: string,
-  o: ResultsSource & { format: (typeof EXPORT_FORMATS)[number]; json?: boolean },
-  cmd: Command,
-): Promise<void> {
+/** What a file's rows are: a sample of an Inspect log, a trace, else a row. */
+const rowWord = (format: ExportFormat, n: number) =>
+  `${n} ${format === 'otlp' ? 'trace' : isOpenFormat(format) ? 'sample' : 'row'}${n === 1 ? '' : 's'}`;
+
+type ExportOptions = ResultsSource & { format: ExportFormat; run?: string; json?: boolean };
+
+/** A sweep, or one run with --run (the open formats only): never both, never neither. */
+function checkExportArguments(sweepId: string | undefined, o: ExportOptions): void {
+  if (o.run !== undefined && sweepId !== undefined)
+    throw new InvalidInputError(
+      '--run',
+      o.run,
+      `export a sweep (${commandPrefix()} export SWEEP) or one run (--run ID), not both`,
+    );
+  if (o.run === undefined && sweepId === undefined)
+    throw new InvalidInputError(
+      'sweep',
+      '',
+      `name a sweep (${commandPrefix()} export SWEEP), or one run with --run ID`,
+    );
+  if (o.run !== undefined && !isOpenFormat(o.format))
+    throw new InvalidInputError(
+      '--format',
+      o.format,
+      `one run exports as ${OPEN_FORMATS.join(', ')}; csv, jsonl and parquet export a whole sweep`,
+    );
+}
+
+async function exportSweep(sweepId: string | undefined, o: ExportOptions, cmd: Command): Promise<void> {
+  checkExportArguments(sweepId, o);
   const dir = outputDirectory(cmd);
   await withResultsDatabase(o, async (db) => {
-    await requireSweep(db, sweepId);
+    if (sweepId !== undefined) await requireSweep(db, sweepId);
+    else if ((await exportedRun(db, o.run!)) === null) throw noExperiment(o.run!);
     const progress = exportProgress(process.stderr);
-    const files = (await writingTo(dir, () => writeSweepExport(db, sweepId, o.format, dir.path, progress))).map(
-      (f) => ({
-        ...writtenFile(f.file),
-        rows: f.rows,
-      }),
-    );
-    if (o.json) printJson({ sweep: sweepId, format: o.format, files });
-    else for (const f of files) process.stdout.write(`${f.path}: ${f.rows} rows, ${describeSize(f.bytes)}\n`);
+    const write = () =>
+      sweepId !== undefined
+        ? writeSweepExport(db, sweepId, o.format, dir.path, progress)
+        : exportOpen(db, { run: o.run! }, o.format as (typeof OPEN_FORMATS)[number], dir.path, progress);
+    const files = (await writingTo(dir, write)).map((f) => ({ ...writtenFile(f.file), rows: f.rows }));
+    const what = sweepId !== undefined ? { sweep: sweepId } : { experiment_id: o.run };
+    if (o.json) {
+      printJson({ ...what, format: o.format, files });
+      return;
+    }
+    for (const f of files) process.stdout.write(`${f.path}: ${rowWord(o.format, f.rows)}, ${describeSize(f.bytes)}\n`);
+    if (o.format === 'inspect' || o.format === 'inspect-eval')
+      process.stdout.write(`open them with: inspect view --log-dir ${dirname(files[0]?.path ?? dir.path)}\n`);
   });
 }
 
@@ -312,11 +351,18 @@ function registerExport(program: Command): void {
       .command('export')
       .description(
         "export a sweep's experiments and actions as CSV, JSON Lines or Parquet (for pandas, R, DuckDB): " +
-          '<sweep>-experiments.<format> and <sweep>-actions.<format> in the output directory',
+          '<sweep>-experiments.<format> and <sweep>-actions.<format> in the output directory; or a sweep or one ' +
+          'run (--run) as Inspect AI eval logs that `inspect view` opens (<name>-inspect/, one log per agent and ' +
+          'settings) or as OpenTelemetry GenAI spans in OTLP JSON (<name>-traces.otlp.jsonl, a trace per run)',
       )
-      .argument('<sweep>')
+      .argument('[sweep]', 'the sweep (none with --run)')
+      .option('--run <experiment-id>', 'export one run instead of a sweep (inspect, inspect-eval or otlp)')
       .addOption(
-        new Option('--format <format>', 'csv, jsonl or parquet (typed columns, compressed: pandas, R arrow, DuckDB)')
+        new Option(
+          '--format <format>',
+          'csv, jsonl, parquet (typed columns, compressed: pandas, R arrow, DuckDB), inspect (Inspect AI .json ' +
+            'logs), inspect-eval (Inspect AI .eval logs) or otlp (OTLP JSON lines of GenAI spans)',
+        )
           .default('csv')
           .argParser(choiceOption('--format', EXPORT_FORMATS)),
       )

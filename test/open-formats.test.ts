@@ -1,0 +1,366 @@
+// The open formats of `ariadne export`: a sweep and one run as Inspect AI eval logs (.json and .eval), checked against
+// Inspect's own schema (test/support/inspect-schema.ts) and the layout its readers expect, and as OpenTelemetry GenAI
+// spans in OTLP JSON, checked against the JSON encoding's rules and decoded by OpenTelemetry's generated protobuf
+// code; every token, score and cost against the database; the same bytes over pg and the Data API; and the CLI.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportOpen, exportSweep } from '../reports/export.ts';
+import { carriedOver } from '../reports/inspect-messages.ts';
+import type { SqlDatabase } from '../core/store/sql.ts';
+import { overDataApi, type RdsDataSim } from '../simulators/rds-data-sim.ts';
+import { testDatabase, type TestDatabase } from './support/db.ts';
+import { tempDir } from './support/temp-dir.ts';
+import { bedrockRunner, providerSims } from './support/provider-sims.ts';
+import { runModelSweep } from './support/model-sweep.ts';
+import { inspectSchema, type Validate } from './support/inspect-schema.ts';
+import { cli } from './support/cli.ts';
+
+const sims = providerSims();
+let db: TestDatabase;
+let sim: RdsDataSim;
+let api: SqlDatabase;
+let bedrockRun = '';
+const dir = tempDir('open-formats');
+const SWEEP = 'formats';
+const MAZE = { generator: 'medium', size: 11, seed: 3 };
+
+beforeAll(async () => {
+  db = await testDatabase();
+  const over = await overDataApi(db, { url: db.url });
+  sim = over.sim;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- overDataApi binds them to its DataApiDatabase
+  api = { query: over.query, transaction: over.transaction, transport: over.transport, close: async () => {} };
+  await runModelSweep(db, SWEEP, sims.ollamaUrl);
+  // a priced model with prompt caching asked for, its conversation carried from turn to turn
+  const bedrock = bedrockRunner(sims, () => db, MAZE);
+  const config = { max_moves: 30, memory: 'conversation' };
+  bedrockRun = (await bedrock('us.anthropic.claude-sonnet-4-6', config, { prompt_caching: true })).experimentId!;
+}, 300_000);
+afterAll(async () => {
+  await sim?.close();
+  await db?.drop();
+});
+
+const schema = inspectSchema();
+const validate = (type: string): Validate => ('validator' in schema ? schema.validator(type) : () => []);
+const schemaNote = 'missing' in schema ? ` (schema check skipped: ${schema.missing})` : '';
+
+type Json = Record<string, any>; // parsed files
+
+/** The entries of a ZIP file by name, each inflated (read from its central directory, as Inspect's readers do). */
+function unzip(file: string): Map<string, string> {
+  const b = readFileSync(file);
+  const end = b.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const [count, start] = [b.readUInt16LE(end + 10), b.readUInt32LE(end + 16)];
+  const out = new Map<string, string>();
+  for (let i = 0, at = start; i < count; i++) {
+    expect(b.readUInt32LE(at)).toBe(0x02014b50);
+    const [method, size, nameLength] = [b.readUInt16LE(at + 10), b.readUInt32LE(at + 20), b.readUInt16LE(at + 28)];
+    const name = b.toString('utf8', at + 46, at + 46 + nameLength);
+    const local = b.readUInt32LE(at + 42);
+    const dataStart = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
+    expect(method).toBe(8);
+    out.set(name, inflateRawSync(b.subarray(dataStart, dataStart + size)).toString('utf8'));
+    at += 46 + nameLength + b.readUInt16LE(at + 30) + b.readUInt16LE(at + 32);
+  }
+  return out;
+}
+
+async function dbRuns(sweep: string) {
+  const { rows } = await db.pool.query(
+    `SELECT r.experiment_id, r.label, r.repeat, r.goal_found, r.actions, r.efficiency::float8 AS efficiency,
+       r.outcome_class, s.input_tokens::float8 AS input_tokens, s.output_tokens::float8 AS output_tokens,
+       s.cost_usd::float8 AS cost_usd, s.llm_calls::int AS llm_calls
+     FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) WHERE r.sweep_id = $1`,
+    [sweep],
+  );
+  return new Map(rows.map((r) => [r.experiment_id as string, r]));
+}
+
+/** Inspect's log_file_pattern (inspect_ai/log/_file.py): a .json log is listed only under such a name. */
+const LOG_FILE_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*$/;
+
+describe(`a sweep as Inspect AI eval logs${schemaNote}`, () => {
+  it('writes one .json log per agent and settings, valid against Inspect, its header before its samples', async () => {
+    const files = await exportSweep(db, SWEEP, 'inspect', dir);
+    // three agents under two observation formats: six evals of one maze, two epochs each
+    expect(files.map((f) => f.rows)).toEqual([2, 2, 2, 2, 2, 2]);
+    const runs = await dbRuns(SWEEP);
+    for (const { file } of files) {
+      expect(basename(file)).toMatch(LOG_FILE_PATTERN);
+      expect(basename(file)).toMatch(/^[^_]+_formats_[^_]+\.json$/);
+      const log = JSON.parse(readFileSync(file, 'utf8')) as Json;
+      expect(Object.keys(log).at(-1)).toBe('samples');
+      expect(validate('EvalLog')(log)).toEqual([]);
+      expect(log.eval.task).toBe(SWEEP);
+      expect(log.eval.config.epochs).toBe(2);
+      expect(log.eval.dataset.sample_ids).toEqual(['medium-11x11-s1']);
+      for (const sample of log.samples as Json[]) {
+        const row = runs.get(sample.uuid)!;
+        expect(sample.id).toBe('medium-11x11-s1');
+        expect(sample.epoch).toBe(row.repeat);
+        expect(log.eval.model).toEqual(
+          row.label === 'frontier' ? 'baseline/frontier' : expect.stringMatching(/^ollama\//),
+        );
+        if (row.outcome_class === 'error') {
+          expect(sample.scores).toBeNull();
+          expect(sample.error.message).toMatch(/404/);
+          continue;
+        }
+        expect(sample.scores.success.value).toBe(row.goal_found ? 1 : 0);
+        expect(sample.scores.actions.value).toBe(row.actions);
+        expect(sample.scores.efficiency?.value ?? null).toBe(row.efficiency);
+        const usage = Object.values(sample.model_usage as Record<string, Json>);
+        if (row.llm_calls === 0) expect(usage).toEqual([]);
+        else
+          expect(usage[0]).toMatchObject({
+            input_tokens: row.input_tokens,
+            output_tokens: row.output_tokens,
+            total_cost: row.cost_usd,
+          });
+      }
+      const success = (log.results?.scores as Json[] | undefined)?.find((s) => s.name === 'success');
+      const scored = (log.samples as Json[]).filter((s) => s.scores);
+      if (scored.length > 0)
+        expect(success!.metrics.mean.value).toBe(
+          scored.reduce((a, s) => a + (s.scores.success.value as number), 0) / scored.length,
+        );
+    }
+  });
+
+  it('tells a recorded conversation once: the system prompt, each observation, reply and result', async () => {
+    const [file] = await exportOpen(db, { run: bedrockRun }, 'inspect', join(dir, 'one'));
+    const log = JSON.parse(readFileSync(file.file, 'utf8')) as Json;
+    expect(validate('EvalLog')(log)).toEqual([]);
+    const [sample] = log.samples as Json[];
+    const messages = sample.messages as Json[];
+    const { rows } = await db.pool.query(
+      `SELECT (SELECT count(*)::int FROM llm_calls WHERE experiment_id = $1) AS calls,
+         (SELECT count(*)::int FROM turns WHERE experiment_id = $1) AS turns,
+         -- every result but those of the last reply, which the run's end left unsent
+         (SELECT count(*)::int FROM actions a WHERE experiment_id = $1 AND NOT EXISTS (
+            SELECT 1 FROM llm_calls l WHERE l.experiment_id = $1 AND l.turn_number = a.turn_number
+              AND a.call_index >= l.first_action_index
+              AND (l.turn_number, l.call_index) = (SELECT turn_number, call_index FROM llm_calls
+                WHERE experiment_id = $1 ORDER BY turn_number DESC, call_index DESC LIMIT 1))) AS actions`,
+      [bedrockRun],
+    );
+    expect(messages[0].role).toBe('system');
+    expect(sample.input).toEqual([messages[1]]);
+    expect(messages[1].role).toBe('user');
+    // a reply each call, a result each tool call the model was sent, an observation each turn: none told twice
+    // though each turn's request carried the conversation before it
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(rows[0].calls);
+    expect(messages.filter((m) => m.role === 'tool')).toHaveLength(rows[0].actions);
+    expect(messages.filter((m) => m.role === 'user').length).toBeGreaterThanOrEqual(rows[0].turns);
+    const ids = messages.flatMap((m) => (m.role === 'tool' ? [m.tool_call_id] : []));
+    expect(new Set(ids).size).toBe(ids.length);
+    const { rows: spent } = await db.pool.query(
+      `SELECT sum(cache_read_input_tokens)::int AS cache_read, sum(cache_write_input_tokens)::int AS cache_write,
+         (SELECT cost_usd::float8 FROM experiment_summary WHERE experiment_id = $1) AS cost
+       FROM llm_calls WHERE experiment_id = $1`,
+      [bedrockRun],
+    );
+    expect(Object.values(sample.model_usage as Record<string, Json>)[0]).toMatchObject({
+      input_tokens_cache_read: spent[0].cache_read,
+      input_tokens_cache_write: spent[0].cache_write,
+      total_cost: spent[0].cost,
+    });
+    expect(spent[0].cost).toBeGreaterThan(0);
+  });
+
+  it('writes the same samples as .eval logs: header.json, summaries.json and one entry per sample', async () => {
+    const json = await exportSweep(db, SWEEP, 'inspect', join(dir, 'json'));
+    const evals = await exportSweep(db, SWEEP, 'inspect-eval', join(dir, 'eval'));
+    expect(evals.map((f) => basename(f.file).replace(/\.eval$/, ''))).toEqual(
+      json.map((f) => basename(f.file).replace(/\.json$/, '')),
+    );
+    for (const [i, { file }] of evals.entries()) {
+      expect(readFileSync(file).subarray(0, 4)).toEqual(Buffer.from('PK\x03\x04', 'latin1'));
+      const entries = unzip(file);
+      const header = JSON.parse(entries.get('header.json')!) as Json;
+      const { samples, ...jsonHeader } = JSON.parse(readFileSync(json[i].file, 'utf8')) as Json;
+      expect(header).toEqual(jsonHeader);
+      expect(validate('EvalLog')(header)).toEqual([]);
+      const summaries = JSON.parse(entries.get('summaries.json')!) as Json[];
+      expect(summaries.map((s) => [s.id, s.epoch])).toEqual((samples as Json[]).map((s) => [s.id, s.epoch]));
+      for (const s of summaries) expect(validate('EvalSampleSummary')(s)).toEqual([]);
+      for (const s of samples as Json[]) {
+        const entry = JSON.parse(entries.get(`samples/${s.id}_epoch_${s.epoch}.json`)!) as Json;
+        expect(entry).toEqual(s);
+        expect(validate('EvalSample')(entry)).toEqual([]);
+      }
+    }
+  });
+
+  it.skipIf('missing' in schema)("Inspect's schema refuses a log that is not Inspect's", async () => {
+    const [{ file }] = await exportOpen(db, { run: bedrockRun }, 'inspect', join(dir, 'broken'));
+    const log = JSON.parse(readFileSync(file, 'utf8')) as Json;
+    const { task: _task, ...spec } = log.eval as Json;
+    expect(validate('EvalLog')({ ...log, eval: spec })).toEqual([expect.stringMatching(/task/)]);
+    const sample = log.samples[0] as Json;
+    const robot = { ...sample, messages: [{ role: 'robot', content: 'beep' }] };
+    expect(validate('EvalSample')(robot).length).toBeGreaterThan(0);
+    expect(validate('EvalSample')({ ...sample, epoch: '1' }).length).toBeGreaterThan(0);
+  });
+
+  it('finds what a request carries over from the one before it', () => {
+    expect(carriedOver([], ['a'])).toBe(0);
+    expect(carriedOver(['a', 'b'], ['a', 'b', 'c'])).toBe(2); // the same turn: the whole request again
+    expect(carriedOver(['a', 'b', 'c'], ['b', 'c', 'd'])).toBe(2); // the oldest message trimmed
+    expect(carriedOver(['a', 'b'], ['c', 'a'])).toBe(0); // a fresh turn
+  });
+});
+
+const require = createRequire(import.meta.url);
+// OpenTelemetry's own protobuf code for OTLP, generated from opentelemetry-proto (protobufjs static code)
+const otlp = (require('@opentelemetry/otlp-transformer/build/src/generated/root.js') as Json).opentelemetry.proto;
+const Request = otlp.collector.trace.v1.ExportTraceServiceRequest;
+
+/** OTLP JSON (hex ids) as protobufjs's JSON (bytes) and back. */
+function idsAs(value: unknown, to: 'bytes' | 'hex'): unknown {
+  if (Array.isArray(value)) return value.map((v) => idsAs(v, to));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      ['traceId', 'spanId', 'parentSpanId'].includes(k)
+        ? to === 'bytes'
+          ? Buffer.from(v as string, 'hex')
+          : Buffer.from(v as string, 'base64').toString('hex')
+        : idsAs(v, to),
+    ]),
+  );
+}
+
+/** What the OTLP JSON encoding requires of a trace, from the proto files and their JSON mapping. */
+function encodingProblems(request: Json): string[] {
+  const problems: string[] = [];
+  const spans = (request.resourceSpans as Json[]).flatMap((r) => (r.scopeSpans as Json[]).flatMap((s) => s.spans));
+  const byId = new Set(spans.map((s: Json) => s.spanId));
+  for (const s of spans as Json[]) {
+    if (!/^[0-9a-f]{32}$/.test(s.traceId) || /^0+$/.test(s.traceId)) problems.push(`traceId ${s.traceId}`);
+    if (!/^[0-9a-f]{16}$/.test(s.spanId) || /^0+$/.test(s.spanId)) problems.push(`spanId ${s.spanId}`);
+    if (s.parentSpanId !== undefined && !byId.has(s.parentSpanId)) problems.push(`${s.name}: no parent in the trace`);
+    for (const k of ['startTimeUnixNano', 'endTimeUnixNano'])
+      if (typeof s[k] !== 'string' || !/^\d+$/.test(s[k])) problems.push(`${s.name}: ${k} is not a decimal string`);
+    if (BigInt(s.endTimeUnixNano) < BigInt(s.startTimeUnixNano)) problems.push(`${s.name}: ends before it starts`);
+    if (!Number.isInteger(s.kind) || s.kind < 0 || s.kind > 5) problems.push(`${s.name}: kind ${s.kind}`);
+    if (![0, 1, 2].includes(s.status.code)) problems.push(`${s.name}: status ${s.status.code}`);
+    for (const a of s.attributes as Json[]) {
+      const [kind, ...more] = Object.keys(a.value);
+      const ok = { stringValue: 'string', boolValue: 'boolean', doubleValue: 'number', arrayValue: 'object' };
+      if (more.length > 0) problems.push(`${a.key}: more than one value`);
+      else if (
+        kind === 'intValue' ? !/^-?\d+$/.test(a.value.intValue) : typeof a.value[kind] !== ok[kind as 'boolValue']
+      )
+        problems.push(`${a.key}: ${JSON.stringify(a.value)}`);
+    }
+  }
+  if (new Set(spans.map((s: Json) => s.traceId)).size !== 1) problems.push('more than one trace');
+  return problems;
+}
+
+const attr = (span: Json, key: string) => {
+  const v = (span.attributes as Json[]).find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : v.intValue !== undefined ? Number(v.intValue) : Object.values(v)[0];
+};
+
+describe('model calls as OpenTelemetry GenAI spans in OTLP JSON', () => {
+  it("writes a trace per run, each line well encoded and decoded whole by OpenTelemetry's protobuf code", async () => {
+    const [file] = await exportSweep(db, SWEEP, 'otlp', join(dir, 'otlp'));
+    expect(basename(file.file)).toBe('formats-traces.otlp.jsonl');
+    const lines = readFileSync(file.file, 'utf8').trimEnd().split('\n');
+    expect(lines).toHaveLength(12);
+    const types = new Map<string, Set<string>>();
+    for (const line of lines) {
+      const request = JSON.parse(line) as Json;
+      expect(encodingProblems(request)).toEqual([]);
+      for (const r of request.resourceSpans as Json[])
+        for (const span of r.scopeSpans[0].spans as Json[])
+          for (const a of span.attributes as Json[])
+            types.set(a.key, (types.get(a.key) ?? new Set()).add(Object.keys(a.value)[0]));
+      const message = Request.fromObject(idsAs(request, 'bytes'));
+      expect(Request.verify(message)).toBeNull();
+      const decoded = Request.toObject(Request.decode(Request.encode(message).finish()), { longs: String });
+      // every field survived the round trip: none unknown to the proto, none of the wrong type
+      expect(idsAs(decoded, 'hex')).toEqual(request);
+    }
+    // one type per attribute key, whatever the value (a cost of 0 is a double, as any other cost)
+    expect([...types].filter(([, t]) => t.size > 1)).toEqual([]);
+  });
+
+  it("holds each call's tokens, latency and cost, under its turn, under the run", async () => {
+    const [file] = await exportOpen(db, { run: bedrockRun }, 'otlp', join(dir, 'otlp-one'));
+    const [request] = readFileSync(file.file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Json);
+    const spans = request.resourceSpans[0].scopeSpans[0].spans as Json[];
+    const { rows: calls } = await db.pool.query(
+      `SELECT turn_number, input_tokens, output_tokens, cache_read_input_tokens AS cache_read,
+         coalesce(cache_write_input_tokens, 0) AS cache_write, latency_ms
+       FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index`,
+      [bedrockRun],
+    );
+    const { rows: turns } = await db.pool.query(
+      'SELECT turn_number, cost_usd::float8 AS cost FROM turns WHERE experiment_id = $1 ORDER BY turn_number',
+      [bedrockRun],
+    );
+    const [root, ...rest] = spans;
+    const turnSpans = rest.filter((s) => s.parentSpanId === root.spanId);
+    const chats = rest.filter((s) => s.name.startsWith('chat '));
+    expect(attr(root, 'gen_ai.operation.name')).toBe('invoke_agent');
+    expect(turnSpans).toHaveLength(turns.length);
+    expect(chats).toHaveLength(calls.length);
+    for (const [i, c] of calls.entries()) {
+      const span = chats[i];
+      expect(span.kind).toBe(3);
+      expect(span.name).toBe('chat us.anthropic.claude-sonnet-4-6');
+      expect(attr(span, 'gen_ai.provider.name')).toBe('aws.bedrock');
+      expect(attr(span, 'gen_ai.usage.input_tokens')).toBe(c.input_tokens + c.cache_read + c.cache_write);
+      expect(attr(span, 'gen_ai.usage.output_tokens')).toBe(c.output_tokens);
+      expect(attr(span, 'gen_ai.usage.cache_read.input_tokens')).toBe(c.cache_read);
+      expect(BigInt(span.endTimeUnixNano) - BigInt(span.startTimeUnixNano)).toBe(BigInt(c.latency_ms) * 1_000_000n);
+      const turn = turnSpans.find((t) => attr(t, 'ariadne.turn') === c.turn_number)!;
+      expect(span.parentSpanId).toBe(turn.spanId);
+    }
+    // the calls' costs add up to each turn's
+    for (const t of turns) {
+      const turn = turnSpans.find((s) => attr(s, 'ariadne.turn') === t.turn_number)!;
+      const its = chats.filter((s) => s.parentSpanId === turn.spanId);
+      expect(its.reduce((a, s) => a + (attr(s, 'ariadne.cost_usd') as number), 0)).toBeCloseTo(t.cost, 9);
+    }
+  });
+});
+
+describe('the open formats over both transports and from the CLI', () => {
+  it.each(['inspect', 'inspect-eval', 'otlp'] as const)('%s: the same bytes over pg and the Data API', async (f) => {
+    const overPg = await exportSweep(db, SWEEP, f, join(dir, `pg-${f}`));
+    const before = sim.requests.length;
+    const overApi = await exportSweep(api, SWEEP, f, join(dir, `api-${f}`));
+    expect(sim.requests.length).toBeGreaterThan(before);
+    expect(overApi.map((x) => basename(x.file))).toEqual(overPg.map((x) => basename(x.file)));
+    for (const [i, x] of overPg.entries()) expect(readFileSync(overApi[i].file)).toEqual(readFileSync(x.file));
+  });
+
+  const { ariadne } = cli(() => db);
+  it('ariadne export --run ID --format inspect writes one log; --run takes only the open formats', async () => {
+    const out = join(dir, 'cli');
+    const r = await ariadne(['export', '--run', bedrockRun, '--format', 'inspect', '--out-dir', out, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout) as Json;
+    expect(printed).toMatchObject({ experiment_id: bedrockRun, format: 'inspect', files: [{ rows: 1 }] });
+    expect(readdirSync(join(out, `${bedrockRun}-inspect`))).toHaveLength(1);
+    const csv = await ariadne(['export', '--run', bedrockRun, '--format', 'csv', '--out-dir', out]);
+    expect(csv.code).toBe(2);
+    expect(csv.stderr).toMatch(/one run exports as inspect, inspect-eval, otlp/);
+    const both = await ariadne(['export', SWEEP, '--run', bedrockRun, '--format', 'otlp', '--out-dir', out]);
+    expect(both.code).toBe(2);
+    const none = await ariadne(['export', '--run', 'no-such-run', '--format', 'otlp', '--out-dir', out]);
+    expect(none.stderr).toMatch(/no experiment with id "no-such-run"/);
+  });
+});
