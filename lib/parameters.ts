@@ -33,7 +33,7 @@ function defaultParameters(prefix: string): Record<string, string> {
   for (const [key, value] of Object.entries(DEFAULT_CONFIG)) {
     // derived from max_moves when not set: a published default would pin it and refuse a larger max_moves
     if (key === 'max_turns') continue;
-    // derived from the observation format (off under full_map): a published true would refuse every full_map run
+    // derived from the observation format (off under full_map and adjacency): a published true would refuse their runs
     if (key === 'recall_tool') continue;
     // a default, not a choice: published, it would be a setting that every model refusing sampling parameters (the
     // default Bedrock models among them) is refused at start for; unset, such a model is simply not sent it

@@ -58,3 +58,12 @@ export async function sweepSuite(db: Sql, sweepId: string): Promise<string | nul
   );
   return rows[0]?.suite ?? null;
 }
+
+/** The spec a sweep was registered with (its file as loaded), or null for no such sweep. */
+export async function sweepSpec(db: Sql, sweepId: string): Promise<Record<string, unknown> | null> {
+  const { rows } = await db.query<{ spec: unknown }>('SELECT spec FROM sweeps WHERE id = $1', [sweepId]);
+  if (rows.length === 0) return null;
+  const spec = rows[0].spec;
+  // jsonb arrives as text through the Data API
+  return (typeof spec === 'string' ? JSON.parse(spec) : spec) as Record<string, unknown>;
+}

@@ -1,7 +1,8 @@
 // What the simulated model makes of the text the engine sent, in any of the
 // observation formats (config.observation): where the agent stands and which
-// tiles it was shown. Read line by line, so that a rays line or a tool
-// result's view is placed relative to the last position read before it.
+// tiles it was shown (adjacency: every tile, from the links between open ones).
+// Read line by line, so that a rays line or a tool result's view is placed
+// relative to the last position read before it.
 import { DIRECTIONS, EMPTY, GOAL, WALL, type Direction, type Tile } from '../core/maze/grid.ts';
 
 export interface Reading {
@@ -42,6 +43,36 @@ function jsonFacts(
   }
 }
 
+/** The adjacency format's maze: its size, its open tiles (linked, or listed as in no link) and the goal. */
+interface Graph {
+  width: number;
+  height: number;
+  open: Set<string>;
+  goal: Set<string>;
+}
+
+/** An adjacency line (its links, its open tiles in no link, its goal) read into the graph; null for another line. */
+function graphLine(line: string, graph: Graph | null): Graph | null {
+  const links = /^Links between open tiles \(x 0\.\.(\d+), y 0\.\.(\d+)\): (.*)$/.exec(line);
+  const unlinked = /^(Open tiles in no link|Goal): (.*)$/.exec(line);
+  const into = links
+    ? { width: Number(links[1]) + 1, height: Number(links[2]) + 1, open: new Set<string>(), goal: new Set<string>() }
+    : unlinked && graph;
+  if (!into) return null;
+  const cells = unlinked?.[1] === 'Goal' ? into.goal : into.open;
+  for (const m of (links?.[3] ?? unlinked![2]).matchAll(/\((\d+),(\d+)\)/g)) cells.add(`${m[1]},${m[2]}`);
+  return into;
+}
+
+/** Every tile of the graph's maze: the goal, an open tile, or a wall (a tile in no link and not listed as open). */
+function graphTiles(out: Reading, graph: Graph): void {
+  for (let y = 0; y < graph.height; y++)
+    for (let x = 0; x < graph.width; x++) {
+      const key = `${x},${y}`;
+      out.cells.push([x, y, graph.goal.has(key) ? GOAL : graph.open.has(key) ? EMPTY : WALL]);
+    }
+}
+
 export function readObservation(text: string): Reading {
   const out: Reading = { position: null, cells: [] };
   const stand = (x: number, y: number) => {
@@ -57,6 +88,8 @@ export function readObservation(text: string): Reading {
   };
   // a picture (local_grid, full_map): rows still to read, and where the next one lies
   let picture: { x0: number; y: number; left: number } | null = null;
+  // the adjacency format's maze, its tiles read out once every line naming open tiles and the goal was read
+  let graph: Graph | null = null;
   for (const line of text.split('\n')) {
     if (picture && picture.left > 0) {
       [...line].forEach((ch, k) => {
@@ -80,6 +113,11 @@ export function readObservation(text: string): Reading {
     const direction = /^(north|south|east|west): ([.#G]*)$/.exec(line);
     if (direction) {
       ray(direction[1] as Direction, direction[2]);
+      continue;
+    }
+    const read = graphLine(line, graph);
+    if (read) {
+      graph = read;
       continue;
     }
     const listed = new RegExp(`^(${Object.keys(LISTED).join('|')}): (.*)$`).exec(line);
@@ -110,6 +148,7 @@ export function readObservation(text: string): Reading {
             if (Array.isArray(cell)) out.cells.push([Number(cell[0]), Number(cell[1]), GROUPS[name]]);
     }
   }
+  if (graph) graphTiles(out, graph);
   return out;
 }
 

@@ -235,6 +235,27 @@ const CASES: Array<[string, () => string[], (json: unknown) => void]> = [
       ]);
     },
   ],
+  [
+    'replicate',
+    () => ['replicate', 'mazeeval'],
+    (j) =>
+      expect(j).toMatchObject({
+        protocol: 'mazeeval',
+        published: [{ id: 'o3-english', value: 1, source: 'einarsson2025' }],
+        sources: { einarsson2025: { arxiv: '2507.20395' } },
+      }),
+  ],
+  [
+    // a sweep that did not run the protocol: its number finds no group, and says so
+    'replicate --sweep',
+    () => ['replicate', 'mazeeval', '--sweep', 'json-sweep'],
+    (j) =>
+      expect((j as { comparison: unknown }).comparison).toMatchObject({
+        sweep: 'json-sweep',
+        differs_from_protocol: expect.arrayContaining(['agents', 'mazes.generators', 'config.observation']),
+        rows: [{ id: 'o3-english', group: null, verdict: { verdict: 'no verdict' } }],
+      }),
+  ],
   ['sql', () => ['sql', 'SELECT 2 + 3 AS five'], (j) => expect(j).toEqual([{ five: 5 }])],
   [
     'plan',

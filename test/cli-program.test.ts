@@ -74,6 +74,7 @@ describe('the program', () => {
         'policy',
         'replay',
         'report',
+        'replicate',
         'rerun',
         'resume',
         'run',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OBSERVATION_FORMATS, type ObservationFormat } from '../core/config/experiment-config.ts';
+import { showsWholeMaze } from '../core/config/prompt-combinations.ts';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../core/machine/states.ts';
 import { loadSweep } from '../core/sweeps/sweep-spec.ts';
@@ -33,6 +34,7 @@ const MARK: Record<ObservationFormat, RegExp> = {
   coordinates: /^Open cells in sight: /m,
   json: /^\{"turn":1,"actions":0,/,
   image: /^The picture shows the tiles in sight around you: columns x=/m,
+  adjacency: /^Links between open tiles \(x 0\.\.14, y 0\.\.14\): /m,
 };
 
 describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {
@@ -47,7 +49,7 @@ describe.each(OBSERVATION_FORMATS)('observation %s', (format) => {
           retry: FAST_RETRY,
           observation: format,
           // the goal is on the whole map from turn 1: "seen" would measure nothing (refused)
-          ...(format === 'full_map' ? { success_rule: 'reached' as const } : {}),
+          ...(showsWholeMaze(format) ? { success_rule: 'reached' as const } : {}),
           max_moves: 500,
           max_turns: 100,
         },

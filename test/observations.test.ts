@@ -33,6 +33,7 @@ import { cellsSeeing } from '../core/maze/vision.ts';
 import { createRng } from '../core/maze/rng.ts';
 import { GOAL, WALL } from '../core/maze/grid.ts';
 import { resolveConfig } from '../core/engine/experiment.ts';
+import { showsWholeMaze } from '../core/config/prompt-combinations.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { requestFromOptions } from '../bin/cli/experiment-input.ts';
 import type { ExperimentOptions } from '../bin/cli/options.ts';
@@ -190,6 +191,22 @@ Your view from here is in a picture after these results.`,
 You are at (3,2).
 Your view from here is in a picture after these results.`,
   },
+  adjacency: {
+    observation: `Turn 1. Actions taken so far: 0 of 100.
+You are at (2,2).
+Links between open tiles (x 0..6, y 0..4): (0,0) <--> (1,0) ; (0,0) <--> (0,1) ; (1,0) <--> (2,0) ; \
+(2,0) <--> (2,1) ; (4,0) <--> (5,0) ; (4,0) <--> (4,1) ; (5,0) <--> (6,0) ; (6,0) <--> (6,1) ; (0,1) <--> (0,2) ; \
+(2,1) <--> (2,2) ; (4,1) <--> (4,2) ; (6,1) <--> (6,2) ; (0,2) <--> (0,3) ; (2,2) <--> (3,2) ; (3,2) <--> (4,2) ; \
+(4,2) <--> (4,3) ; (6,2) <--> (6,3) ; (0,3) <--> (0,4) ; (4,3) <--> (4,4) ; (6,3) <--> (6,4) ; (0,4) <--> (1,4) ; \
+(1,4) <--> (2,4) ; (2,4) <--> (3,4) ; (3,4) <--> (4,4) ; (4,4) <--> (5,4) ; (5,4) <--> (6,4)
+Open tiles in no link: none
+Goal: (6,2)
+You may take up to 8 actions this turn.`,
+    moved: `ok: moved east to (3,2)
+You are at (3,2).`,
+    blocked: `failed: cannot move south: a wall
+You are at (3,2).`,
+  },
 };
 
 describe('each observation format on a fixed maze', () => {
@@ -271,7 +288,7 @@ describe('the simulated model reads every format', () => {
 });
 
 describe('config.observation', () => {
-  it('is one of the five formats; anything else is refused naming them', () => {
+  it('is one of the formats; anything else is refused naming them', () => {
     for (const format of OBSERVATION_FORMATS)
       expect(experimentConfigSchema.parse({ observation: format, success_rule: 'reached' }).observation).toBe(format);
     const refused = experimentConfigSchema.safeParse({ observation: 'ascii' });
@@ -292,7 +309,7 @@ describe('config.observation', () => {
 agents:
   - { agent: ollama, model: qwen2.5:7b }
 mazes: { generators: [perfect], sizes: [11], seeds: [1] }
-settings: { observation: [rays, local_grid, full_map, coordinates, json, image] }
+settings: { observation: [rays, local_grid, full_map, coordinates, json, image, adjacency] }
 config: { success_rule: reached }
 `,
       'test',
@@ -349,7 +366,7 @@ describe('every cell in sight is shown (success under "seen" never comes from a 
           observation: f,
           see_through: st,
           vision_range: 3,
-          success_rule: f === 'full_map' ? 'reached' : 'seen',
+          success_rule: showsWholeMaze(f) ? 'reached' : 'seen',
           max_moves: 100,
         });
         const rng = createRng(seed);
@@ -367,8 +384,8 @@ describe('every cell in sight is shown (success under "seen" never comes from a 
           // the image format's tiles are in its pictures, read with the text as a vision model would
           const first = read(withPicturesRead(shown.observationText, shown.pictures.observation));
           const result = read(withPicturesRead(shown.resultText, shown.pictures.result));
-          // full_map: a result gives the position only; the map it goes with is the turn's observation
-          const after = f === 'full_map' ? new Map([...first, ...result]) : result;
+          // full_map, adjacency: a result gives the position only; the maze it goes with is the turn's observation
+          const after = showsWholeMaze(f) ? new Map([...first, ...result]) : result;
           for (const [cells, position, reading] of [
             [shown.observation.visible, p, first],
             [shown.result.vision, shown.result.to, after],

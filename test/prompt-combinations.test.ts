@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { OBSERVATION_FORMATS, SUCCESS_RULES, type ExperimentConfig } from '../core/config/experiment-config.ts';
 import { resolveConfig, systemPrompt } from '../core/engine/experiment.ts';
+import { showsWholeMaze } from '../core/config/prompt-combinations.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { offeredTools, TOOL_NAMES } from '../core/engine/tools.ts';
 import { generateMaze } from '../core/maze/generators/index.ts';
@@ -162,7 +163,7 @@ const combinations = OBSERVATION_FORMATS.flatMap((observation) =>
 
 describe('the v2 prompt of every combination says what its observations show', () => {
   it.each(combinations)('%o', (input) => {
-    const refusedFor = input.observation === 'full_map' && (input.success_rule === 'seen' || input.recall_tool);
+    const refusedFor = showsWholeMaze(input.observation) && (input.success_rule === 'seen' || input.recall_tool);
     if (refusedFor) {
       // measures nothing: refused with the field, the value and the fix
       expect(() => resolveConfig(input)).toThrow(InvalidInputError);

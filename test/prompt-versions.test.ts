@@ -10,6 +10,7 @@ import { ParameterCache } from '../core/config/parameters.ts';
 import { fileSource } from '../core/config/file-source.ts';
 import { OBSERVATION_FORMATS, type ExperimentConfigInput } from '../core/config/experiment-config.ts';
 import { resolveConfig, systemPrompt } from '../core/engine/experiment.ts';
+import { showsWholeMaze } from '../core/config/prompt-combinations.ts';
 import { generateMaze } from '../core/maze/generators/index.ts';
 import { readWorkflowFile } from '../bin/cli/workflow-file.ts';
 
@@ -43,7 +44,7 @@ describe('v1 reproduces', () => {
       const config = resolveConfig({ observation, success_rule: 'reached', prompt_version: 'terse/v2' });
       const text = systemPrompt(MAZE, config, prompts);
       expect(text).not.toMatch(/[{}]/);
-      expect(text.includes('recall_all')).toBe(observation !== 'full_map');
+      expect(text.includes('recall_all')).toBe(!showsWholeMaze(observation));
     }
   });
 });

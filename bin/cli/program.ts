@@ -13,6 +13,7 @@ import { registerSweepCommand } from './commands/sweep.ts';
 import { registerListCommand } from './commands/list.ts';
 import { registerResultCommands } from './commands/results.ts';
 import { registerStatsCommand } from './commands/stats.ts';
+import { registerReplicateCommand } from './commands/replicate.ts';
 import { registerPlanCommand } from './commands/plan.ts';
 import { registerViewCommand } from './commands/view.ts';
 import { registerWorkflowCommand } from './commands/workflow.ts';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerListCommand(program);
   registerResultCommands(program);
   registerStatsCommand(program);
+  registerReplicateCommand(program);
   registerPlanCommand(program);
   registerViewCommand(program);
   registerWorkflowCommand(program);

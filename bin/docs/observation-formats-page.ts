@@ -3,6 +3,7 @@
 // their sizes in characters: no tokenizer of the models in use ships here, and characters / 4 would be a guess
 // presented as a count.
 import { OBSERVATION_FORMATS, type ObservationFormat } from '../../core/config/experiment-config.ts';
+import { showsWholeMaze } from '../../core/config/prompt-combinations.ts';
 import { resolveConfig, systemPrompt } from '../../core/engine/experiment.ts';
 import { generateMaze } from '../../core/maze/generators/index.ts';
 import { renderAscii } from '../../core/maze/grid.ts';
@@ -14,7 +15,7 @@ const SPEC = { generator: 'medium', width: 9, height: 9, seed: 2 };
 interface Sample {
   format: ObservationFormat;
   seeThrough: boolean;
-  /** see_through shows exactly the same (full_map: the whole maze either way). */
+  /** see_through shows exactly the same (full_map, adjacency: the whole maze either way). */
   sameEitherWay?: boolean;
   settings: string;
   system: string;
@@ -25,11 +26,11 @@ interface Sample {
 
 function sample(format: ObservationFormat, seeThrough: boolean): Sample {
   const maze = generateMaze(SPEC);
-  // full_map goes with success_rule reached: with "seen" the run would measure nothing (refused)
+  // full_map and adjacency go with success_rule reached: with "seen" the run would measure nothing (refused)
   const input = {
     observation: format,
     see_through: seeThrough,
-    ...(format === 'full_map' && { success_rule: 'reached' as const }),
+    ...(showsWholeMaze(format) && { success_rule: 'reached' as const }),
   };
   const config = resolveConfig(input);
   const shown = shownAt(maze, config);

@@ -67,7 +67,15 @@ const CONTEXT_POLICIES = ['trim', 'refuse'] as const;
 export const STUCK_POLICIES = ['observe', 'advise', 'halt'] as const;
 
 /** How the model is shown the maze each turn (providers/llm/observations/). */
-export const OBSERVATION_FORMATS = ['rays', 'local_grid', 'full_map', 'coordinates', 'json', 'image'] as const;
+export const OBSERVATION_FORMATS = [
+  'rays',
+  'local_grid',
+  'full_map',
+  'coordinates',
+  'json',
+  'image',
+  'adjacency',
+] as const;
 export type ObservationFormat = (typeof OBSERVATION_FORMATS)[number];
 
 /** The longest an experiment may ask to run (max_duration_minutes): a week. Sweeps wait this long for one, and more. */
@@ -209,6 +217,7 @@ const configFields = z
     observation: setting(z.enum(OBSERVATION_FORMATS).default('rays'), {
       description:
         'what the model is shown each turn (image: the square in sight as a picture, for models that see; ' +
+        'full_map and adjacency: the whole maze, as a picture or as the links between open tiles; ' +
         'docs/observation-formats.md)',
       why: "the same model's success moves by tens of points between encodings of one maze",
       flag: '--observation',
@@ -233,7 +242,7 @@ const configFields = z
     recall_tool: setting(z.boolean().optional(), {
       description: 'whether the agent has the recall_all tool',
       why: 'what recall_all adds over plain memory, or none',
-      defaultText: 'true (false under full_map: config/prompt-combinations.ts)',
+      defaultText: 'true (false under full_map and adjacency: config/prompt-combinations.ts)',
     }),
     context_policy: setting(z.enum(CONTEXT_POLICIES).default('trim'), {
       description:

@@ -85,6 +85,14 @@ const OBSERVATION_TEXT: Record<Config['observation'], (c: Config, w: Wording) =>
       'After each action, its result gives only whether it worked and your new position, not the picture.',
       'Legend: @ you, . open, # wall, G goal.',
     ].join('\n'),
+  adjacency: () =>
+    [
+      'Each turn starts with your position and the whole maze as the links between its open tiles: ' +
+        '"(x1,y1) <--> (x2,y2)" means you can move between those two neighbouring tiles. A tile in no link is a ' +
+        'wall, or an open tile that no move reaches (listed as "Open tiles in no link"). The goal tile is named. ' +
+        'The maze does not change.',
+      'After each action, its result gives only whether it worked and your new position, not the links.',
+    ].join('\n'),
   coordinates: (c, { tiles, square }) =>
     [
       'Each turn starts with your position, the moves open from here (with the cell each leads to), the ' +
@@ -169,13 +177,15 @@ function turnText(c: Config): string {
     c.stuck_policy === 'advise'
       ? 'When you seem stuck, a section "## Agent State" at the end of a turn\'s first message says so, with advice.'
       : '';
-  // full_map needs no memory to avoid revisits (the map is there); elsewhere only a memory can know them
+  // the whole-maze formats need no memory to avoid revisits (the maze is there); elsewhere only a memory can know them
   const advice =
     c.observation === 'full_map'
       ? 'Plan a short path on the map and follow it; avoid walking into walls.'
-      : c.memory === 'fresh'
-        ? 'Avoid walking into walls.'
-        : 'Explore efficiently: avoid revisiting tiles and walking into walls.';
+      : c.observation === 'adjacency'
+        ? 'Plan a short path along the links and follow it; avoid walking into walls.'
+        : c.memory === 'fresh'
+          ? 'Avoid walking into walls.'
+          : 'Explore efficiently: avoid revisiting tiles and walking into walls.';
   return [memory, advise, advice].filter(Boolean).join('\n');
 }
 

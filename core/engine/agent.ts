@@ -20,8 +20,8 @@ export interface Observation {
   visible: SeenTile[];
   known: KnownMap;
   /**
-   * The whole maze, for the full-information observation format (config.observation full_map) only: every
-   * other agent and format must go by `visible` and `known`.
+   * The whole maze, for the full-information observation formats (config.observation full_map and adjacency)
+   * only: every other agent and format must go by `visible` and `known`.
    */
   grid: Grid;
   /** Results of the calls in the agent's previous reply within this turn; empty at turn start. */

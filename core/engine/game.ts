@@ -97,9 +97,9 @@ function learn(state: GameState, maze: Maze, cells: number[]): number {
 
 /**
  * The success rule. Under "seen" any visible cell counts: every observation format shows every visible cell (rays
- * and json list the square's off-axis cells under see_through; full_map shows the whole maze and is refused with
- * "seen"; test/observations.test.ts reads each cell back), so a run is never found from a cell the model was not
- * shown, and baselines score as before.
+ * and json list the square's off-axis cells under see_through; full_map and adjacency show the whole maze and are
+ * refused with "seen"; test/observations.test.ts reads each cell back), so a run is never found from a cell the
+ * model was not shown, and baselines score as before.
  */
 function isFound(state: GameState, maze: Maze, cells: number[], config: ExperimentConfig): boolean {
   return config.success_rule === 'seen'

@@ -3,6 +3,7 @@
 import type { Observation } from '../../../engine/agent.ts';
 import type { ActionResult } from '../../../engine/game.ts';
 import type { ObservationFormat } from '../../../config/experiment-config.ts';
+import { adjacencyFormat } from './adjacency.ts';
 import { coordinatesFormat } from './coordinates.ts';
 import { fullMapFormat } from './full-map.ts';
 import { jsonFormat } from './json.ts';
@@ -25,6 +26,7 @@ const RENDERERS: Record<ObservationFormat, Renderer> = {
   coordinates: coordinatesFormat,
   json: jsonFormat,
   image: imageFormat,
+  adjacency: adjacencyFormat,
 };
 
 export function renderObservation(format: ObservationFormat, obs: Observation, maxMoves: number): string {
