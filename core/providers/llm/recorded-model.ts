@@ -119,6 +119,8 @@ export class ReplayScript {
     private readonly calls: readonly RecordedCall[],
     private readonly body: (hash: string) => string | undefined,
     readonly provenance: Record<string, unknown> | null,
+    /** The recorded run's belief probes, by the turn they followed: each reply as stored (JSON of a ModelReply). */
+    private readonly probes: ReadonlyMap<number, string> = new Map(),
   ) {}
 
   /** The recorded reply to `request`, or ReplayDivergenceError naming where it differs from the recorded one. */
@@ -133,9 +135,15 @@ export class ReplayScript {
     return JSON.parse(expected.reply) as ModelReply;
   }
 
+  /** The recorded run's answer to the belief probe after `turn`; null when it asked none there. */
+  probeAfter(turn: number): ModelReply | null {
+    const reply = this.probes.get(turn);
+    return reply === undefined ? null : (JSON.parse(reply) as ModelReply);
+  }
+
   /** The same record with a cursor of its own past the first `n` calls: a turn's, after the calls committed. */
   from(n: number): ReplayScript {
-    const script = new ReplayScript(this.version, this.calls, this.body, this.provenance);
+    const script = new ReplayScript(this.version, this.calls, this.body, this.provenance, this.probes);
     script.next = n;
     return script;
   }
@@ -159,6 +167,29 @@ export function replayingModel(
       return withExchange(recorded.answer(request), request, 'replay');
     },
     provenance: async () => ({ ...((await script).provenance ?? {}), replayed: true }),
+  };
+}
+
+/**
+ * The belief probe after `turn` of a replayed run, answered with the recorded run's answer to it (no server is
+ * asked); a run that asked none there stops the probe, never the run (engine/turn.ts keeps it as failed).
+ */
+export function replayedProbeModel(
+  script: ReplayScript | Promise<ReplayScript>,
+  who: Who & { provider: ChatModel['provider'] },
+  turn: number,
+): ChatModel {
+  return {
+    provider: who.provider,
+    model: who.model,
+    async complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
+      signal.throwIfAborted();
+      const recorded = await script;
+      const reply = recorded.probeAfter(turn);
+      if (!reply) throw new ReplayDivergenceError(null, null, `it asked no belief probe after turn ${turn}`);
+      const request = recordRequest({ ...who, version: recorded.version }, system, messages, tools);
+      return withExchange(reply, request, 'replay');
+    },
   };
 }
 
