@@ -1,7 +1,7 @@
 // Belief probes (config.belief_probe_every): the answer read tolerantly and scored against the tiles the model was
 // shown, by hand on a 5x5 maze; a run with probes takes the same steps, with the same requests, as one without;
 // malformed answers and failed probe calls are kept as such and the run goes on; the probe's tokens count.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBelief, scoreBelief, shownCells, beliefProbeQuestion } from '../core/engine/belief-probe.ts';
 import { experimentConfigSchema } from '../core/config/experiment-config.ts';
 import { Grid, buildMaze } from '../core/maze/index.ts';
@@ -15,8 +15,7 @@ import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import { agentsWith } from '../core/providers/agents.ts';
 import { replayScript, rerunRequest } from '../results/recorded-run.ts';
 import { answeredRequests } from '../core/store/fork-prefix-sql.ts';
-import { summaryOf } from '../results/summary-row.ts';
-import { showSummary } from '../bin/cli/summary.ts';
+import { summaryOutput } from './support/summary-output.ts';
 import { STATES } from '../core/machine/states.ts';
 import { actionLog, ledgerProblems, testDatabase, type TestDatabase } from './support/db.ts';
 import { FAST_RETRY } from './support/provider-sims.ts';
@@ -217,22 +216,6 @@ async function run(host: string, input: Partial<StartExecutionInput>, config: Re
   return experimentId!;
 }
 
-/** What `ariadne summary` prints for `id` (with --json: parsed by the caller). */
-async function summaryOutput(id: string, json: boolean): Promise<string> {
-  const s = await summaryOf(db, id);
-  const out: string[] = [];
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out.push(String(chunk));
-    return true;
-  });
-  try {
-    await showSummary(db, s!, json);
-  } finally {
-    spy.mockRestore();
-  }
-  return out.join('');
-}
-
 interface ProbeRow {
   turn_number: number;
   step_number: number;
@@ -327,13 +310,13 @@ describe('a run with belief probes on the Ollama simulator', () => {
     });
     expect(await ledgerProblems(db, [id])).toEqual([]);
     // what `ariadne summary` shows of it, text and --json
-    const text = await summaryOutput(id, false);
+    const text = await summaryOutput(db, id, false);
     expect(text).toMatch(/^llm calls +2 \(1 belief probe\)$/m);
     expect(text).toMatch(
       /^belief maps +1 probe: cells 0\.750 right \(walls 0\.750, open 0\.750\) of those shown\n {13}6\.0 cells /m,
     );
     expect(text).toMatch(/^ {13}6\.0 cells claimed unseen a probe; position off by 1\.00 \(1 gave one\)$/m);
-    const json = JSON.parse(await summaryOutput(id, true)) as Record<string, unknown>;
+    const json = JSON.parse(await summaryOutput(db, id, true)) as Record<string, unknown>;
     expect(json).toMatchObject({ llm_calls: 2, probe_calls: 1 });
     expect(json.belief_probes).toEqual({
       asked: 1,

@@ -149,13 +149,11 @@ export class ReplayScript {
   }
 }
 
-/**
- * A model that never calls a server: each request, made with this run's settings (`who`), is answered from
- * `script` when it is the recorded run's request.
- */
-export function replayingModel(
+/** A model that never calls a server: each request, made with this run's settings (`who`), answered from a record. */
+function answeredFromRecord(
   script: ReplayScript | Promise<ReplayScript>,
   who: Who & { provider: ChatModel['provider'] },
+  answer: (recorded: ReplayScript, request: RecordedRequest) => ModelReply,
 ): ChatModel {
   return {
     provider: who.provider,
@@ -164,8 +162,18 @@ export function replayingModel(
       signal.throwIfAborted();
       const recorded = await script;
       const request = recordRequest({ ...who, version: recorded.version }, system, messages, tools);
-      return withExchange(recorded.answer(request), request, 'replay');
+      return withExchange(answer(recorded, request), request, 'replay');
     },
+  };
+}
+
+/** Each request answered from `script` when it is the recorded run's request (answeredFromRecord). */
+export function replayingModel(
+  script: ReplayScript | Promise<ReplayScript>,
+  who: Who & { provider: ChatModel['provider'] },
+): ChatModel {
+  return {
+    ...answeredFromRecord(script, who, (recorded, request) => recorded.answer(request)),
     provenance: async () => ({ ...((await script).provenance ?? {}), replayed: true }),
   };
 }
@@ -179,18 +187,11 @@ export function replayedProbeModel(
   who: Who & { provider: ChatModel['provider'] },
   turn: number,
 ): ChatModel {
-  return {
-    provider: who.provider,
-    model: who.model,
-    async complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal) {
-      signal.throwIfAborted();
-      const recorded = await script;
-      const reply = recorded.probeAfter(turn);
-      if (!reply) throw new ReplayDivergenceError(null, null, `it asked no belief probe after turn ${turn}`);
-      const request = recordRequest({ ...who, version: recorded.version }, system, messages, tools);
-      return withExchange(reply, request, 'replay');
-    },
-  };
+  return answeredFromRecord(script, who, (recorded) => {
+    const reply = recorded.probeAfter(turn);
+    if (!reply) throw new ReplayDivergenceError(null, null, `it asked no belief probe after turn ${turn}`);
+    return reply;
+  });
 }
 
 /** A call of a fork's prefix: the parent's reply, and how many of its calls to keep (null: all). */
