@@ -51,6 +51,8 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   bedrock: ['bedrock'],
   openai: ['openai'],
   context_windows: ['bedrock', 'openai'],
+  // a question put to the model apart from its turns: a baseline is never asked one (engine/belief-probe.ts)
+  belief_probe_every: MODELS,
   // a price table and the execution's history budget change what a run costs or how it is hopped, not the run; how
   // long a run waits out its provider's outage changes what it survives, not what its agent sees or does
   prices: [],

@@ -53,6 +53,8 @@ interface StatisticsRun {
   simulated: boolean;
   /** Every model call answered by config.cache (sweep_runs.from_cache): counted nowhere. */
   fromCache: boolean;
+  /** Its belief probes' mean cell accuracy (results/statistics-runs.ts); null when it answered none. */
+  beliefAccuracy: number | null;
   /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
   values: unknown[];
 }
@@ -119,6 +121,11 @@ export interface GroupStatistics {
    * optimal) for a success and 0 for a failure, with its maze-level interval.
    */
   spl: { mean: number | null; interval: MazeInterval };
+  /**
+   * Belief probes (config.belief_probe_every): over the observations that answered one, the mean of each run's mean
+   * cell accuracy (of the cells it had been shown, a malformed answer counting 0), with its maze-level interval.
+   */
+  belief: { mean: number | null; runs: number; interval: MazeInterval };
   meanActions: number | null;
   /** Median actions of the independent successes. */
   medianActionsToSuccess: number | null;
@@ -216,6 +223,7 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     promptTruncatedCalls: r.prompt_truncated_calls ?? 0,
     simulated: r.simulated === true,
     fromCache: r.from_cache,
+    beliefAccuracy: r.belief_accuracy,
     values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
   }));
 }
@@ -351,6 +359,21 @@ function pathStatistics(obs: StatisticsRun[], success: MazeInterval) {
   };
 }
 
+/** The observations' belief probes: each run's mean cell accuracy, averaged with its maze-level interval. */
+function beliefStatistics(obs: StatisticsRun[]): GroupStatistics['belief'] {
+  const probed = obs.filter((r) => r.beliefAccuracy !== null);
+  const byMaze = clusterSums(
+    probed,
+    (r) => r.maze,
+    (r) => ({ num: r.beliefAccuracy!, den: 1 }),
+  );
+  return {
+    mean: mean(probed.map((r) => r.beliefAccuracy!)),
+    runs: probed.length,
+    interval: mazeInterval(clusterMean(byMaze, 0, 1), byMaze.length),
+  };
+}
+
 /**
  * The rate had every error and wall-clock stop been a failed observation, with both its intervals: a success counts
  * only when none of its run's attempts ended in error (retrying until a run finishes would select its successes).
@@ -411,6 +434,7 @@ function groupStatistics(
     success: { rate: obs.length === 0 ? null : k / obs.length, wilson: wilson(k, obs.length), ...success },
     ifErrorsFailed: ifErrorsFailed(obs, [...errors, ...wallClock]),
     ...pathStatistics(obs, success.maze),
+    belief: beliefStatistics(obs),
     meanActions: mean(obs.map((r) => r.actions)),
     medianActionsToSuccess: median(wins.map((r) => r.actions)),
     invalidActionRate: actions === 0 ? null : sum(obs, (r) => r.invalidActions) / actions,

@@ -5,6 +5,7 @@ import { PgStore } from '../core/store/pg-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
+import type { ModelReply } from '../core/providers/llm/chat-model.ts';
 import { modelVersionOf, ReplayScript, type RecordedCall } from '../core/providers/llm/recorded-model.ts';
 import { answeredRequests } from '../core/store/fork-prefix-sql.ts';
 import { readBodies, readManifests } from '../core/store/model-bodies-sql.ts';
@@ -87,7 +88,51 @@ export async function replayScript(db: Sql, id: string): Promise<ReplayScript> {
     requestKey: r.request_key,
     reply: bodies.get(r.reply_sha256) as string,
   }));
-  return new ReplayScript(modelVersionOf(run.provenance), calls, (h) => bodies.get(h), run.provenance);
+  const probes = await recordedProbes(db, id);
+  return new ReplayScript(modelVersionOf(run.provenance), calls, (h) => bodies.get(h), run.provenance, probes);
+}
+
+/**
+ * The answers of the belief probes `id` asked (migration 033), by the turn each followed, as the replies a replay
+ * gives its own probes: the text as stored, its tokens as reported then.
+ */
+async function recordedProbes(db: Sql, id: string): Promise<Map<number, string>> {
+  type Row = {
+    turn_number: number;
+    answer: string;
+    stop_reason: string | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cache_read_input_tokens: number | null;
+    cache_write_input_tokens: number | null;
+  };
+  const rows = await readPaged<Row>(
+    async (last, limit) =>
+      (
+        await db.query<Row>(
+          `SELECT turn_number, answer, stop_reason, input_tokens, output_tokens, cache_read_input_tokens,
+             cache_write_input_tokens
+           FROM belief_probes WHERE experiment_id = $1 AND answer IS NOT NULL AND turn_number > $2
+           ORDER BY turn_number LIMIT $3`,
+          [id, last?.turn_number ?? 0, limit],
+        )
+      ).rows,
+  );
+  return new Map(
+    rows.map((r) => {
+      const usage =
+        r.input_tokens === null
+          ? null
+          : {
+              inputTokens: r.input_tokens,
+              outputTokens: r.output_tokens ?? 0,
+              ...(r.cache_read_input_tokens === null ? {} : { cacheReadInputTokens: r.cache_read_input_tokens }),
+              ...(r.cache_write_input_tokens === null ? {} : { cacheWriteInputTokens: r.cache_write_input_tokens }),
+            };
+      const reply: ModelReply = { text: r.answer, calls: [], usage, stopReason: r.stop_reason };
+      return [r.turn_number, JSON.stringify(reply)];
+    }),
+  );
 }
 
 /** The trajectory hashes of an original and its rerun (null while a run has none). */

@@ -64,6 +64,8 @@ export interface StatisticsRunRow {
   prompt_truncated_calls: number;
   /** A bundled simulator answered some of the run's calls (migration 029). */
   simulated: boolean;
+  /** Its belief probes' mean cell accuracy, a malformed answer counting 0 (migration 033); null without one. */
+  belief_accuracy: number | null;
   /** The run's value of factor i, as stored: a run column, or the setting's text in its config snapshot. */
   [factor: `f${number}`]: unknown;
 }
@@ -102,7 +104,7 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              a.attempts::int AS attempts, a.errored_attempts::int AS errored_attempts,
              a.error_reasons AS earlier_error_reasons, a.tokens::float8 AS all_tokens,
              a.cost_usd::float8 AS all_cost_usd,
-             e.prompt_truncated_calls, e.simulated
+             e.prompt_truncated_calls, e.simulated, b.belief_accuracy
              ${columns.map((c) => `, ${c}`).join('')}
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
            JOIN sweep_attempts a ON a.sweep_id = r.sweep_id AND a.cell_index = r.cell_index AND a.repeat = r.repeat
@@ -113,6 +115,10 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
                     coalesce(CASE WHEN r.provider <> 'baseline' THEN k.text_tool_calls END, 0)::int AS from_text
              FROM (SELECT 1) one LEFT JOIN experiment_totals k ON k.experiment_id = r.experiment_id
            ) t ON true
+           LEFT JOIN LATERAL (
+             SELECT avg(p.correct_cells::float8 / nullif(p.shown_cells, 0)) AS belief_accuracy FROM belief_probes p
+             WHERE p.experiment_id = r.experiment_id AND p.status IN ('scored', 'malformed')
+           ) b ON true
            WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($${p + 1}::int, $${p + 2}::int)
            ORDER BY r.cell_index, r.repeat LIMIT $${p + 3}`,
           [...params, last?.cell_index ?? -1, last?.repeat ?? -1, limit],

@@ -2,7 +2,7 @@
 // experiment. Every command, page and report that shows one experiment's numbers reads them here.
 import type { Sql } from '../core/store/sql.ts';
 
-/** One row of the experiment_summary view, every column in the view's order, then abandoned_calls. */
+/** One row of the experiment_summary view, every column in the view's order, then abandoned_calls and probe_calls. */
 export interface ExperimentSummary {
   experiment_id: string;
   agent: string;
@@ -30,7 +30,7 @@ export interface ExperimentSummary {
   refused_calls: number;
   loop_cells: number;
   max_cell_visits: number;
-  /** Every answered model call, those of turns that failed (abandoned_calls) included. */
+  /** Every answered model call: those of turns that failed (abandoned_calls) and belief probes (probe_calls) too. */
   llm_calls: number;
   /** As the provider reported them, over every answered call; null when it reported none (and for baselines). */
   input_tokens: number | null;
@@ -47,12 +47,14 @@ export interface ExperimentSummary {
   first_stuck_step: number | null;
   /** Not in the view (experiment_totals, migration 028): calls answered in turns that then failed, kept abandoned. */
   abandoned_calls: number;
+  /** Not in the view (experiment_totals, migration 033): belief probes a model's server answered. */
+  probe_calls: number;
 }
 
 /** The summary of one experiment; null when there is none by that id. */
 export async function summaryOf(db: Sql, experimentId: string): Promise<ExperimentSummary | null> {
   const { rows } = await db.query<ExperimentSummary>(
-    `SELECT s.*, coalesce(k.abandoned_calls, 0)::int AS abandoned_calls
+    `SELECT s.*, coalesce(k.abandoned_calls, 0)::int AS abandoned_calls, coalesce(k.probe_calls, 0)::int AS probe_calls
      FROM experiment_summary s LEFT JOIN experiment_totals k ON k.experiment_id = s.experiment_id
      WHERE s.experiment_id = $1`,
     [experimentId],

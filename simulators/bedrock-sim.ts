@@ -207,7 +207,7 @@ export class BedrockSim extends SimServer {
     // Converse past a quota: HTTP 429 ThrottlingException, with the service's own messages.
     if (typeof admitted === 'string')
       return awsError(res, 429, `Too many ${admitted}, please wait before trying again.`, 'ThrottlingException');
-    const fault = this.nextFault();
+    const fault = this.faultFor(body);
     if (!(await this.transport(fault, res))) return;
     if (fault?.kind === 'status')
       return awsError(

@@ -80,7 +80,7 @@ export class OllamaSim extends SimServer {
     // What hosted Ollama (ollama.com) answers past a limit: 429 with the reason in `error`.
     if (typeof admitted === 'string')
       return json(res, 429, { error: `too many ${admitted} for model '${model}', please retry` });
-    const fault = this.nextFault();
+    const fault = this.faultFor(body);
     if (!(await this.transport(fault, res))) return;
     if (fault?.kind === 'status')
       return json(res, fault.status, {

@@ -268,7 +268,7 @@ export class OpenAISim extends SimServer {
     const { promptText, promptTokens, images } = this.countedPrompt(body);
     const admitted = this.admit(model, promptTokens);
     if (typeof admitted === 'string') return this.rateLimited(res, model, admitted, promptTokens);
-    const fault = this.nextFault();
+    const fault = this.faultFor(body);
     if (!(await this.transport(fault, res))) return;
     if (fault?.kind === 'status') return this.statusFault(res, model, fault);
     const reply = this.answer(model, body, fault);

@@ -5,7 +5,7 @@
 // model that really plays would.
 import { nextFrontierMove } from '../core/providers/frontier-agent.ts';
 import { UNKNOWN } from '../core/engine/game.ts';
-import { DIRECTIONS, EMPTY, WALL, type Direction } from '../core/maze/grid.ts';
+import { DIRECTIONS, EMPTY, GOAL, WALL, type Direction } from '../core/maze/grid.ts';
 import { isGameStart, readObservation, type Reading } from './observation-reader.ts';
 
 export class SimPlayer {
@@ -18,9 +18,7 @@ export class SimPlayer {
     texts: string[],
     callsPerReply: number,
   ): Array<{ name: string; arguments: { reasoning: string } }> {
-    const size = /(\d+)x(\d+) tiles/.exec(system);
-    const width = size ? Number(size[1]) : 201,
-      height = size ? Number(size[2]) : 201;
+    const { width, height } = sizeOf(system);
     const readings = texts.map(readObservation);
     let map = this.maps.get(session);
     if (!map || (texts.length === 1 && isGameStart(texts[0])) || map.width !== width || map.height !== height) {
@@ -47,6 +45,37 @@ export class SimPlayer {
     return calls;
   }
 
+  /**
+   * The map the player believes after `texts` (a belief probe's conversation) and where it stands: its own map, what
+   * the texts show added to a copy of it (it learns nothing from a probe), `noise` of its known cells remembered
+   * wrong (the same cells every time). Rows of the probe's legend: . # G, @ itself, ? not known.
+   */
+  believe(
+    session: string,
+    system: string,
+    texts: string[],
+    noise = 0,
+  ): { rows: string[]; position: [number, number] | null } {
+    const { width, height } = sizeOf(system);
+    const readings = texts.map(readObservation);
+    const kept = this.maps.get(session);
+    const same =
+      kept && kept.width === width && kept.height === height && !readings.some((r) => this.contradicts(kept, r));
+    const map = { width, height, cells: same ? kept.cells.slice() : new Uint8Array(width * height).fill(UNKNOWN) };
+    for (const r of readings) this.learn(map, r);
+    const position = readings.findLast((r) => r.position !== null)?.position ?? null;
+    const rows = Array.from({ length: height }, (_, y) =>
+      Array.from({ length: width }, (_, x) => {
+        if (position && position[0] === x && position[1] === y) return '@';
+        const tile = map.cells[y * width + x];
+        if (tile === UNKNOWN) return '?';
+        const wrong = tile !== GOAL && misremembered(x, y) < noise;
+        return tile === GOAL ? 'G' : (tile === WALL) !== wrong ? '#' : '.';
+      }).join(''),
+    );
+    return { rows, position };
+  }
+
   private contradicts(map: { width: number; height: number; cells: Uint8Array }, r: Reading): boolean {
     return r.cells.some(([x, y, tile]) => {
       if (x < 0 || y < 0 || x >= map.width || y >= map.height) return false;
@@ -63,6 +92,15 @@ export class SimPlayer {
     }
   }
 }
+
+/** The maze's size as the system prompt gives it ("11x11 tiles"); 201x201 when it gives none. */
+function sizeOf(system: string): { width: number; height: number } {
+  const size = /(\d+)x(\d+) tiles/.exec(system);
+  return size ? { width: Number(size[1]), height: Number(size[2]) } : { width: 201, height: 201 };
+}
+
+/** A cell's fixed draw in [0, 1): below beliefNoise, the simulated model remembers the cell wrong. */
+const misremembered = (x: number, y: number): number => ((((x * 73_856_093) ^ (y * 19_349_663)) >>> 0) % 1000) / 1000;
 
 /** Plausible token counts: about four characters a token, as most tokenizers average on English and JSON. */
 export const tokensOf = (text: string): number => Math.max(1, Math.ceil(text.length / 4));

@@ -6,6 +6,7 @@ import { createServer as createHttp2Server, type Http2Session } from 'node:http2
 import type { AddressInfo } from 'node:net';
 import { SimPlayer, tokensOf } from './sim-player.ts';
 import { SIMULATOR_HEADER } from '../core/providers/llm/chat-model.ts';
+import { BELIEF_PROBE_MARK } from '../core/engine/belief-probe.ts';
 
 export type Fault =
   | { kind: 'status'; status: number } // 429, 500, 503...: an error reply in the service's format
@@ -41,6 +42,17 @@ export interface SimOptions {
   limits?: Record<string, SimRateLimit>;
   faults?: Fault[];
   always?: Fault;
+  /**
+   * Faults for belief probes (core/engine/belief-probe.ts), one per probe request, in order; apart from `faults`, so
+   * that a run's turns meet the same faults with probes as without. Their `say`, `empty`, `text-only` and
+   * `malformed` answer a probe in words; with none, a probe is answered with the map the model has been shown.
+   */
+  probeFaults?: Fault[];
+  /**
+   * The share of the cells it was shown that the simulated model remembers wrong in a probe's map (a wall as open
+   * and open ground as a wall), the same cells every time; default 0: it remembers every one.
+   */
+  beliefNoise?: number;
   callsPerReply?: number;
   port?: number;
   /**
@@ -99,6 +111,8 @@ export abstract class SimServer {
   readonly models: string[];
   faults: Fault[];
   always: Fault | undefined;
+  probeFaults: Fault[];
+  beliefNoise: number;
   protected readonly player = new SimPlayer();
   protected readonly callsPerReply: number;
   tokenScale: number;
@@ -122,6 +136,8 @@ export abstract class SimServer {
     this.limits = { ...(opts.limits ?? {}) };
     this.faults = [...(opts.faults ?? [])];
     this.always = opts.always;
+    this.probeFaults = [...(opts.probeFaults ?? [])];
+    this.beliefNoise = opts.beliefNoise ?? 0;
     this.callsPerReply = opts.callsPerReply ?? 2;
     this.tokenScale = opts.tokenScale ?? 1;
     this.announce = opts.announce ?? true;
@@ -239,6 +255,13 @@ export abstract class SimServer {
     return this.faults.shift() ?? this.always ?? null;
   }
 
+  /** The fault for a request's body: a belief probe's from probeFaults (none past them), a turn's from nextFault. */
+  protected faultFor(body: unknown): Fault | null {
+    return JSON.stringify(body ?? null).includes(BELIEF_PROBE_MARK)
+      ? (this.probeFaults.shift() ?? null)
+      : this.nextFault();
+  }
+
   /** Applies transport faults (reset, slow); returns false when the reply must not be sent. */
   protected async transport(fault: Fault | null, res: ServerResponse): Promise<boolean> {
     if (fault?.kind === 'reset') {
@@ -252,8 +275,25 @@ export abstract class SimServer {
     return true;
   }
 
+  /**
+   * A belief probe's answer: the map the simulated model believes (what it was shown, its memory of earlier turns
+   * included, beliefNoise of it remembered wrong) and where it is; or the words a probe fault gives. It learns
+   * nothing from the probe: its next turns are what they would be without it.
+   */
+  protected probeAnswer(turn: ModelTurn, fault: Fault | null): PlannedReply {
+    const kind = fault?.kind ?? null;
+    if (fault?.kind === 'say') return { text: fault.text, calls: [], fault: kind };
+    if (kind === 'empty') return { text: '', calls: [], fault: kind };
+    if (kind === 'text-only' || kind === 'malformed')
+      return { text: 'I believe the maze is mostly long corridors; I am near the middle.', calls: [], fault: kind };
+    const { rows, position } = this.player.believe(turn.model, turn.system, turn.texts.slice(0, -1), this.beliefNoise);
+    const where = position ? `\nposition: ${position[0]},${position[1]}` : '';
+    return { text: `The maze as I believe it is:\n\`\`\`\n${rows.join('\n')}\n\`\`\`${where}`, calls: [], fault: null };
+  }
+
   /** What the simulated model answers, given the fault to play. */
   protected plan(turn: ModelTurn, fault: Fault | null): PlannedReply {
+    if (turn.texts.at(-1)?.includes(BELIEF_PROBE_MARK)) return this.probeAnswer(turn, fault);
     const kind = fault?.kind ?? null;
     if (kind === 'empty') return { text: '', calls: [], fault: kind };
     if (kind === 'text-only') return { text: 'I am thinking about where to go next.', calls: [], fault: kind };

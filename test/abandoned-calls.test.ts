@@ -1,10 +1,10 @@
 // Model calls answered in a turn that then failed: kept, marked abandoned, and counted in the run's tokens, cost,
 // budgets and summary, as the server answered them. Through the real state machine on the local runner, the Ollama
 // simulator answering a set number of calls and then failing (permanently, or for an outage the run waits out).
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLocalExperiment } from '../state-machine/local-experiment.ts';
 import { STATES } from '../core/machine/states.ts';
-import { showSummary } from '../bin/cli/summary.ts';
+import { summaryOutput } from './support/summary-output.ts';
 import { OllamaSim } from '../simulators/ollama-sim.ts';
 import type { Fault } from '../simulators/sim-server.ts';
 import { PgStore } from '../core/store/pg-store.ts';
@@ -78,22 +78,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       },
     );
 
-  async function summaryOutput(id: string, json: boolean): Promise<string> {
-    const { summaryOf } = await import('../results/summary-row.ts');
-    const s = await summaryOf(db, id);
-    const out: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-      out.push(String(chunk));
-      return true;
-    });
-    try {
-      await showSummary(db, s!, json);
-    } finally {
-      spy.mockRestore();
-    }
-    return out.join('');
-  }
-  const summaryJson = async (id: string) => JSON.parse(await summaryOutput(id, true)) as Record<string, unknown>;
+  const summaryJson = async (id: string) => JSON.parse(await summaryOutput(db, id, true)) as Record<string, unknown>;
 
   const spent = async (id: string) =>
     (
@@ -126,7 +111,7 @@ describe.each(TRANSPORTS)('over %s', (transport) => {
       output_tokens: answered.output,
     });
     expect(s.cost_usd as number).toBeCloseTo(answered.cost, 9);
-    expect(await summaryOutput(id, false)).toMatch(
+    expect(await summaryOutput(db, id, false)).toMatch(
       /^llm calls +4 \(4 answered in turns that then failed: abandoned\)$/m,
     );
     // the budgets see them: what a run's max_tokens and max_cost_usd (and its sweep's budget) read

@@ -38,8 +38,8 @@ afterAll(async () => {
 
 const PROVIDERS = ['baseline', 'ollama', 'bedrock'];
 // settings added after 020, which 011 could not know (022 lists provider_outage_wait_minutes as reaching no agent,
-// 023 the openai section as reaching openai agents only)
-const ADDED_SINCE = ['provider_outage_wait_minutes', 'openai', 'max_cost_usd', 'max_tokens'];
+// 023 the openai section as reaching openai agents only, 033 belief_probe_every as reaching no baseline)
+const ADDED_SINCE = ['provider_outage_wait_minutes', 'openai', 'max_cost_usd', 'max_tokens', 'belief_probe_every'];
 const KEYS = [
   ...LISTED_SETTINGS.filter((k) => !ADDED_SINCE.includes(k)),
   'prices',

@@ -61,7 +61,7 @@ describe.each(TRANSPORTS)('the results read model over %s', (transport) => {
     await db.drop();
   });
 
-  it("reads one experiment's summary row: every column of the view, then abandoned_calls; null for none", async () => {
+  it("reads one experiment's summary row: the view's columns, abandoned and probe calls; null for none", async () => {
     const s = (await summaryOf(db, solo))!;
     expect(s).toMatchObject({ experiment_id: solo, agent: 'random', provider: 'baseline', maze_width: 9 });
     expect(s.actions).toBeGreaterThan(0);
@@ -70,8 +70,8 @@ describe.each(TRANSPORTS)('the results read model over %s', (transport) => {
       `SELECT column_name FROM information_schema.columns
        WHERE table_name = 'experiment_summary' AND table_schema = current_schema() ORDER BY ordinal_position`,
     );
-    expect(Object.keys(s)).toEqual([...rows.map((r) => r.column_name), 'abandoned_calls']);
-    expect(s.abandoned_calls).toBe(0);
+    expect(Object.keys(s)).toEqual([...rows.map((r) => r.column_name), 'abandoned_calls', 'probe_calls']);
+    expect([s.abandoned_calls, s.probe_calls]).toEqual([0, 0]);
     expect(await summaryOf(db, 'no-such-run')).toBeNull();
   });
 

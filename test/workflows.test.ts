@@ -253,6 +253,9 @@ describe('a workflow prompt version, end to end against the simulated Ollama ser
       expect(u.prompt_estimate).toBeGreaterThan(0);
     }
     await expect(runWorkflow(WORKFLOW, { memory: 'history' })).rejects.toThrow(/plain prompt versions only/);
+    await expect(runWorkflow(WORKFLOW, { belief_probe_every: 2 })).rejects.toThrow(
+      /belief_probe_every works with plain prompt versions only/,
+    );
     // the short first steps fit; a later one, with the tools' schemas, does not: refused before it is sent
     await expect(
       runWorkflow(WORKFLOW, {

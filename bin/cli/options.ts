@@ -25,7 +25,7 @@ export function intOption(option: string, min: number, max: number) {
   };
 }
 
-function numberOption(option: string, min: number, max: number) {
+export function numberOption(option: string, min: number, max: number) {
   return (raw: string): number => {
     const n = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)

@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { agentStoryOf, type AgentStory } from '../../results/agent-story.ts';
 import { modelCallDetails, type ModelCallCounts } from '../../results/model-calls.ts';
 import { runMarksOf, type RunMarks } from '../../results/run-marks.ts';
+import { beliefProbesOf, beliefProbeTotals, type BeliefProbeTotals } from '../../results/belief-probes.ts';
 import type { ExperimentSummary } from '../../results/summary-row.ts';
 import { isWorkflowText } from '../../core/engine/workflow/definition.ts';
 import type { Sql } from '../../core/store/sql.ts';
@@ -133,7 +134,10 @@ function llmRows(
       [
         'llm calls',
         count(s.llm_calls) +
-          (s.abandoned_calls > 0 ? ` (${count(s.abandoned_calls)} answered in turns that then failed: abandoned)` : ''),
+          (s.abandoned_calls > 0
+            ? ` (${count(s.abandoned_calls)} answered in turns that then failed: abandoned)`
+            : '') +
+          (s.probe_calls > 0 ? ` (${count(s.probe_calls)} belief probe${s.probe_calls === 1 ? '' : 's'})` : ''),
       ],
       ['tokens', `${count(s.input_tokens)} input, ${count(s.output_tokens)} output`],
       ['cost', describeCost(s, llm)],
@@ -170,11 +174,31 @@ function recordRows(m: RunMarks): Array<[string, string]> {
   return rows;
 }
 
+/** The belief probes' means (results/belief-probes.ts), in two lines. */
+function probeRows(t: BeliefProbeTotals): Array<[string, string]> {
+  const f = (x: number | null, digits: number) => (x === null ? '-' : x.toFixed(digits));
+  const apart = (['malformed', 'failed', 'skipped'] as const).filter((k) => t[k] > 0).map((k) => `${t[k]} ${k}`);
+  return [
+    [
+      'belief maps',
+      `${t.asked} probe${t.asked === 1 ? '' : 's'}${apart.length > 0 ? ` (${apart.join(', ')})` : ''}: ` +
+        `cells ${f(t.cell_accuracy, 3)} right (walls ${f(t.wall_accuracy, 3)}, open ${f(t.open_accuracy, 3)}) ` +
+        'of those shown',
+    ],
+    [
+      '',
+      `${f(t.claimed_unshown, 1)} cells claimed unseen a probe; position off by ${f(t.position_error, 2)} ` +
+        `(${t.positions_given} gave one)`,
+    ],
+  ];
+}
+
 function printSummary(
   s: ExperimentSummary,
   story: AgentStory,
   llm: LlmDetails | null,
   marks: RunMarks,
+  probes: BeliefProbeTotals | null,
   out: NodeJS.WritableStream,
 ) {
   const extra = llm ? llmRows(s, llm) : null;
@@ -204,6 +228,7 @@ function printSummary(
     ['efficiency', s.efficiency === null ? '-' : Number(s.efficiency).toFixed(3)],
     ['turns', String(s.turns)],
     ...(extra ? extra.usage : []),
+    ...(probes ? probeRows(probes) : []),
     ['tiles seen', String(s.tiles_seen)],
     ['failed moves', String(s.failed_moves)],
     ['duration', `${Number(s.wall_seconds).toFixed(2)} s`],
@@ -239,6 +264,8 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
   const story = await agentStoryOf(db, s.experiment_id, s.actions);
   const llm = s.provider === 'baseline' ? null : await llmDetailsOf(db, s);
   const marks = (await runMarksOf(db, s.experiment_id)) ?? NO_MARKS;
+  const probes = s.provider === 'baseline' ? [] : await beliefProbesOf(db, s.experiment_id);
+  const probeTotals = beliefProbeTotals(probes);
   if (json) {
     const detail = {
       ...s,
@@ -260,10 +287,12 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
       signal_counts: Object.fromEntries(countSignals(story.signals)),
       phases: story.phases,
       signals: story.signals,
+      // what the model believed the maze to be, every belief_probe_every turns: null when it was never asked
+      belief_probes: probeTotals ? { ...probeTotals, probes } : null,
     };
     process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
     return;
   }
-  printSummary(s, story, llm, marks, process.stdout);
+  printSummary(s, story, llm, marks, probeTotals, process.stdout);
   printNextCommands(s, process.stdout);
 }

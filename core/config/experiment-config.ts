@@ -260,6 +260,23 @@ const configFields = z
         defaultText: 'the model table',
       },
     ),
+    belief_probe_every: setting(
+      z
+        .number({ error: 'must be a whole number of turns: 0 (off) or N, a probe every N turns' })
+        .int('must be a whole number of turns: 0 (off) or N, a probe every N turns')
+        .min(0, 'must be 0 (off) or a number of turns N: a probe every N turns')
+        .max(100_000, 'at most 100000 turns between probes')
+        .default(0),
+      {
+        description:
+          'every N turns, after its turn, a model agent is asked apart to write the maze as it believes it is, and ' +
+          'where it is; the answer is scored against the tiles it was shown (belief_probes). 0: never. It is no ' +
+          "part of the agent's conversation and takes no action; its tokens count in the run's spend and budgets",
+        why: 'what does the model believe the maze looks like: measured, not assumed',
+        flag: '--belief-probe-every',
+        placeholder: 'turns',
+      },
+    ),
   })
   .strict();
 

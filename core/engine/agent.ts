@@ -120,6 +120,19 @@ export interface AgentReply {
   exchanges?: ExchangeRecord[];
 }
 
+/** The answer to a belief probe (Agent.probe, engine/belief-probe.ts) and what its one model call took. */
+export interface ProbeReply {
+  text: string;
+  usage: TokenUsage | null;
+  latencyMs: number;
+  stopReason: string | null;
+  /** The output cap cut the answer (max_output_tokens). */
+  truncated: boolean;
+  simulator: string | null;
+  /** The model's server, or the record of the run a replay repeats (nothing spent then). */
+  answeredBy: 'model' | 'replay';
+}
+
 /**
  * The time a turn has left for the model calls of one act (turn-deadline.ts). An agent hands `signal` to its calls,
  * so a call still running at the deadline is stopped, and starts no retry `remainingMs()` cannot fit; either way it
@@ -145,6 +158,17 @@ export interface Agent {
   provenance?(): Promise<unknown>;
   /** Provider tokens per estimated token, once the run has one (persisted so a later turn starts calibrated). */
   tokenCalibration?(): number | null;
+  /**
+   * A belief probe after the turn (engine/belief-probe.ts): `question` asked after the turn's conversation and the
+   * results of its last calls, apart from it; nothing the agent keeps or carries changes. Null when the turn asked
+   * the model nothing. Absent for agents that are never asked (baselines, workflows).
+   */
+  probe?(
+    question: string,
+    turn: number,
+    lastResults: ActionResult[],
+    deadline?: CallDeadline,
+  ): Promise<ProbeReply | null>;
 }
 
 interface AgentIdentity {

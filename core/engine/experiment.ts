@@ -161,6 +161,14 @@ export function systemPrompt(maze: Maze, config: ExperimentConfig, prompts: Reco
       `config.memory "${config.memory}" works with plain prompt versions only; ` +
         `"${config.prompt_version}" is a workflow: use memory "fresh" or a plain prompt version`,
     );
+  // A workflow's conversation is its steps': a belief probe after them is not built.
+  if (config.belief_probe_every > 0)
+    throw new InvalidInputError(
+      'config.belief_probe_every',
+      config.belief_probe_every,
+      `config.belief_probe_every works with plain prompt versions only; "${config.prompt_version}" is a workflow: ` +
+        'leave belief_probe_every at 0 or use a plain prompt version',
+    );
   // A workflow's steps show the observation as text; pictures in its steps are not built.
   if (config.observation === 'image')
     throw new InvalidInputError(

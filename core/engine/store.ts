@@ -5,6 +5,7 @@ import type { Maze } from '../maze/maze.ts';
 import type { ActionResult, CellEntered, GameState } from './game.ts';
 import type { MonitorSnapshot, Phase, StuckSignal } from './agent-monitor.ts';
 import type { ExchangeRecord, ModelTimings, PromptContext } from './agent.ts';
+import type { BeliefProbeWrite } from './belief-probe.ts';
 
 export type ExperimentStatus = 'running' | 'completed' | 'timeout' | 'failed' | 'stuck';
 
@@ -150,6 +151,8 @@ export interface TurnWrite {
   priceKnown?: boolean | null;
   /** What the turn waited for its provider before it could run (engine/provider-outage.ts); none when absent. */
   providerWait?: { waits: number; seconds: number };
+  /** The belief probe after the turn (engine/belief-probe.ts), when one was due. */
+  probe?: BeliefProbeWrite;
 }
 
 /** A model call answered in a try of a turn that then failed: what it spent, as the provider reported it. */

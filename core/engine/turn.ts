@@ -26,6 +26,7 @@ import { budgetReached, priceOf, reportedCostUsd, spentTokens, type SharedBudget
 import type { ToolCall } from './tools.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
 import { isThrottle, type TurnUsage } from '../telemetry/telemetry.ts';
+import { askBeliefProbe, probeSpend, type BeliefProbeWrite } from './belief-probe.ts';
 
 export interface TurnDeps {
   store: EngineStore;
@@ -47,6 +48,8 @@ type Price = ReturnType<typeof priceOf>;
 interface Answered {
   calls: LlmCallRecord[];
   price: Price;
+  /** The belief probe after the turn, once asked. */
+  probe?: BeliefProbeWrite;
 }
 
 export async function runTurn(experimentId: string, turnNumber: number, deps: TurnDeps): Promise<TurnSummary> {
@@ -104,7 +107,28 @@ async function tryTurn(
   // where the answers come from, asked once, at the first turn (the store keeps the first record it gets)
   const provenance = turnNumber === 1 && turn.agent.provenance ? await turn.agent.provenance() : undefined;
   const stopReason = closeTurn(turn, await playTurn(turn));
-  return commit(turn, stopReason, provenance);
+  answered.probe = await probeAfter(turn);
+  return commit(turn, stopReason, provenance, answered.probe);
+}
+
+/**
+ * The belief probe due after the turn (belief-probe.ts), asked once the turn is played: apart from the agent's
+ * conversation, it changes nothing the turn did or carries. What it spent is charged to a shared budget.
+ */
+async function probeAfter(t: TurnInProgress): Promise<BeliefProbeWrite | undefined> {
+  const probe = await askBeliefProbe({
+    agent: t.agent,
+    maze: t.maze,
+    config: t.config,
+    turnNumber: t.turnNumber,
+    state: t.state,
+    lastResults: t.lastResults,
+    deadline: t.deps.deadline,
+    budgetSpent: () => budgetSpent(t),
+    price: t.price,
+  });
+  if (probe) t.deps.sharedBudget?.add(probeSpend(probe));
+  return probe;
 }
 
 /** A retried invocation's turn, already committed: what it wrote. Refuses a closed run or a turn out of order. */
@@ -371,6 +395,7 @@ async function commit(
   stopReason: TurnStopReason,
   /** Where the answers come from (the first turn's, else undefined). */
   provenance: unknown,
+  probe: BeliefProbeWrite | undefined,
 ): Promise<TurnSummary> {
   const { deps, state, experimentId, turnNumber } = t;
   const endedAt = t.now();
@@ -395,6 +420,7 @@ async function commit(
     tokenCalibration: t.agent.tokenCalibration?.() ?? null,
     priceKnown: t.agent.callsModel && t.experiment.model ? t.price !== undefined : null,
     providerWait: deps.providerWait,
+    ...(probe ? { probe } : {}),
   });
   if (!written) return lostRace(deps.store, experimentId, turnNumber);
   deps.onCommitted?.(usageOf(t, stopReason, endedAt));
@@ -455,7 +481,8 @@ async function keepAnsweredCalls(
   t: { experimentId: string; turnNumber: number } & Answered,
   err: unknown,
 ): Promise<void> {
-  if (t.calls.length === 0 || !store.recordAbandonedCalls) return;
+  const probe = t.probe?.answeredBy === 'model' ? t.probe : undefined;
+  if ((t.calls.length === 0 && !probe) || !store.recordAbandonedCalls) return;
   const calls = t.calls.map((c): AbandonedCall => ({
     callIndex: c.callIndex,
     inputTokens: c.inputTokens,
@@ -469,6 +496,8 @@ async function keepAnsweredCalls(
     simulator: c.simulator,
     costUsd: reportedCostUsd(t.price, c),
   }));
+  // the belief probe's call, answered by the server: spent, as the turn's calls were
+  if (probe) calls.push(probeCall(probe, calls.length));
   const error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   try {
     if (await store.findTurn(t.experimentId, t.turnNumber)) return;
@@ -482,6 +511,22 @@ async function keepAnsweredCalls(
   } catch {
     // the store is failing too: the turn's error, rethrown by the caller, is the one to report
   }
+}
+
+/** A belief probe's model call as an abandoned call of its turn's try, after the turn's own. */
+function probeCall(p: BeliefProbeWrite, callIndex: number): AbandonedCall {
+  return {
+    callIndex,
+    inputTokens: p.usage?.inputTokens ?? null,
+    outputTokens: p.usage?.outputTokens ?? null,
+    cacheReadInputTokens: p.usage?.cacheReadInputTokens ?? null,
+    cacheWriteInputTokens: p.usage?.cacheWriteInputTokens ?? null,
+    reportedReasoningTokens: p.usage?.reasoningTokens ?? null,
+    latencyMs: p.latencyMs,
+    stopReason: p.stopReason,
+    ...(p.simulator ? { simulator: p.simulator } : {}),
+    costUsd: p.costUsd,
+  };
 }
 
 /**

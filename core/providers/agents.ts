@@ -16,7 +16,13 @@ import { RateLimitWaitError, rateLimitedModel, rateLimitFor, type RateLimitStore
 import type { ExperimentConfig } from '../config/experiment-config.ts';
 import { bedrockInference, ollamaOptions, openaiRequest, outputCap } from './llm/sampling.ts';
 import { withProvenance } from './llm/provenance.ts';
-import { forkingModel, modelVersionOf, recordingModel, replayingModel } from './llm/recorded-model.ts';
+import {
+  forkingModel,
+  modelVersionOf,
+  recordingModel,
+  replayedProbeModel,
+  replayingModel,
+} from './llm/recorded-model.ts';
 import { ReplayDivergenceError } from './llm/recorded-model.ts';
 import type { CacheUse, ExchangeCache, ForkPrefix, ReplayScript } from './llm/recorded-model.ts';
 import { envString } from '../config/environment.ts';
@@ -95,6 +101,24 @@ export const agentsWith =
 /** Without rate limits: for tools and tests whose configs set none. */
 export const agents: AgentFactory = agentsWith({});
 
+/**
+ * Who answers a run's belief probes (engine/belief-probe.ts): the model's server behind the run's rate limit, but
+ * not through the flight recorder (a probe is no call of the turn's: a replay or fork's prefix would take it for
+ * one), the cache or a fork's prefix; in a replay, the replayed run's answer after the same turn.
+ */
+function probeModelOf(
+  server: ChatModel,
+  who: { provider: ChatModel['provider']; model: string; parameters: unknown },
+  config: ExperimentConfig,
+  deps: AgentDeps,
+  script: Promise<ReplayScript> | undefined,
+): ((turn: number) => ChatModel) | undefined {
+  if (config.belief_probe_every === 0) return undefined;
+  if (script) return (turn) => replayedProbeModel(script, who, turn);
+  const live = limited(server, config, deps.rateLimits);
+  return () => live;
+}
+
 function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, deps: AgentDeps) {
   const { config } = identity;
   const system = identity.promptText ?? '';
@@ -118,6 +142,7 @@ function chatAgent(identity: Parameters<AgentFactory>[0], modelName: string, dep
           config,
           memory: identity.memory ?? null,
           tokenCalibration: identity.tokenCalibration ?? null,
+          probeModel: probeModelOf(server, who, config, deps, script),
         }),
         unlimited,
       );

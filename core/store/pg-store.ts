@@ -26,6 +26,7 @@ import { LIMITS, refuseOversizedExperiment, truncateText } from './stored-limits
 import { commitTurnQuery } from './turn-sql.ts';
 import { recordAbandonedQuery } from './abandoned-sql.ts';
 import { spentTokens } from '../engine/token-cost.ts';
+import { probeSpend } from '../engine/belief-probe.ts';
 import type { QueryOptions, Sql, SqlResult, SqlValue } from './sql.ts';
 import { readPaged } from './pages.ts';
 
@@ -40,7 +41,7 @@ const STATE_CACHE_SIZE = 256;
 const TOTALS =
   'tool_calls, text_tool_calls, invalid_actions, failed_moves, recall_calls, refused_calls, loop_cells, ' +
   'max_cell_visits, llm_calls, input_tokens, output_tokens, cost_usd, cost_known, last_phase, stuck_signals, ' +
-  'first_stuck_detector, first_stuck_step, abandoned_calls';
+  'first_stuck_detector, first_stuck_step, abandoned_calls, probe_calls';
 const EXCLUDED_TOTALS = TOTALS.split(', ')
   .map((c) => `EXCLUDED.${c}`)
   .join(', ');
@@ -460,10 +461,10 @@ export class PgStore implements EngineStore {
           state: turn.stateAfter,
           agentState: turn.agentStateAfter,
           agentMemory: turn.agentMemoryAfter ?? cached.agentMemory,
-          // as the statement added them (turn-sql.ts)
+          // as the statement added them (turn-sql.ts), the belief probe's call included
           spent: {
-            tokens: (cached.spent?.tokens ?? 0) + spentTokens(turn.totals),
-            costUsd: (cached.spent?.costUsd ?? 0) + (turn.totals.costUsd ?? 0),
+            tokens: (cached.spent?.tokens ?? 0) + spentTokens(turn.totals) + probeSpend(turn.probe).tokens,
+            costUsd: (cached.spent?.costUsd ?? 0) + (turn.totals.costUsd ?? 0) + probeSpend(turn.probe).costUsd,
           },
         },
         false,

@@ -50,6 +50,11 @@ export const LIMITS = {
   // longer message list is stored as a body)
   'model_bodies.body': 32 * KiB,
   'model_requests.manifest': 48 * KiB,
+  // a belief probe's question, and its answer: a map of a 201x201 maze is 40,602 characters, more is cut (and was
+  // scored whole before it was stored); why it could not be scored
+  'belief_probes.prompt': 2 * KiB,
+  'belief_probes.answer': 44 * KiB,
+  'belief_probes.problem': 2 * KiB,
   // a sweep file and its parsed form, each kept whole
   'sweeps.spec_text': 24 * KiB,
   'sweeps.spec': 24 * KiB,

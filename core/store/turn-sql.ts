@@ -3,12 +3,13 @@
 // that update happened. One statement is one transaction and one round trip.
 import type { TurnWrite } from '../engine/store.ts';
 import type { CellEntered, SeenTile } from '../engine/game.ts';
-import { clipJson, jsonbBytes, LIMITS } from './stored-limits.ts';
+import { clipJson, jsonbBytes, LIMITS, truncateText } from './stored-limits.ts';
 import type { SqlValue } from './sql.ts';
 import { jsonWithinLimit, refuseOversized, RowClipper } from './clip-row.ts';
 import { spentTokens } from '../engine/token-cost.ts';
 import type { RequestManifest } from '../providers/llm/model-request.ts';
 import { bodyParts, storedManifest } from './model-bodies-sql.ts';
+import { probeSpend, type BeliefProbeWrite } from '../engine/belief-probe.ts';
 
 const COMMIT_TURN_HEAD = `
 WITH advanced AS (
@@ -81,6 +82,21 @@ const EXCHANGES_CTE = `, bodies AS (
   RETURNING 1
 )`;
 
+// The belief probe after the turn (migration 033), with the turn: a turn not written writes no probe.
+const PROBE_CTE = `, probe AS (
+  INSERT INTO belief_probes (experiment_id, turn_number, step_number, status, prompt, answer, problem, shown_cells,
+    shown_walls, shown_open, correct_cells, correct_walls, correct_open, claimed_unshown, claimed_unshown_correct,
+    believed_x, believed_y, position_x, position_y, position_error, input_tokens, output_tokens,
+    cache_read_input_tokens, cache_write_input_tokens, reported_reasoning_tokens, cost_usd, latency_ms, stop_reason,
+    answered_by, simulator)
+  SELECT turn.experiment_id, $2, p.step, p.status, p.q, p.a, p.pr, p.sc, p.sw, p.so, p.cc, p.cw, p.co, p.cu, p.cuc,
+    p.wx, p.wy, p.px, p.py, p.pe, p.i, p.o, p.kr, p.kw, p.rr, p.cost, p.l, p.s, p.ab, p.sim
+  FROM turn, jsonb_to_record(\${0}::jsonb) AS p(step int, status text, q text, a text, pr text, sc int, sw int, so int,
+    cc int, cw int, co int, cu int, cuc int, wx int, wy int, px int, py int, pe int, i int, o int, kr int, kw int,
+    rr int, cost numeric, l int, s text, ab text, sim text)
+  RETURNING input_tokens, output_tokens, cost_usd, answered_by
+)`;
+
 const AGENT_STATE_CTE = `, transitions AS (
   INSERT INTO agent_state_transitions (experiment_id, turn_number, seq, machine, step_number, from_phase, to_phase,
     cause, refused, recorded_at)
@@ -100,14 +116,18 @@ const AGENT_STATE_CTE = `, transitions AS (
 // Sums of tokens and cost stay null while every turn's is null, as sum() over the turns is. The loop cells and the
 // most entries of one cell come from the cells the turn entered ({0}, {1}: loopCellsOf below), whose entries the
 // game state counts; they were kept in experiment_cell_visits, whose upserts were most of this part's cost (migration
-// 021). {signals}: the turn's stuck signals (the signals CTE when the statement has one).
+// 021). {signals}: the turn's stuck signals (the signals CTE when the statement has one). {probe}: its belief probe
+// (the probe CTE when it has one), whose call counts with the turn's when a model's server answered it.
 const TOTALS_CTE = `, totals AS (
   INSERT INTO experiment_totals AS k (experiment_id, tool_calls, text_tool_calls, invalid_actions, failed_moves,
     recall_calls, refused_calls, loop_cells, max_cell_visits, llm_calls, input_tokens, output_tokens, cost_usd,
-    cost_known, last_phase, stuck_signals, first_stuck_detector, first_stuck_step)
+    cost_known, last_phase, stuck_signals, first_stuck_detector, first_stuck_step, probe_calls)
   SELECT turn.experiment_id, a.calls, a.from_text, a.invalid, a.failed, a.recalls, a.refused, v.loops, v.most,
-    turn.llm_calls, turn.input_tokens, turn.output_tokens, turn.cost_usd, cost_known(turn.cost_usd, turn.llm_calls),
-    turn.agent_phase, g.signals, g.first_detector, g.first_step
+    turn.llm_calls + p.calls, coalesce(turn.input_tokens + p.input_tokens, turn.input_tokens, p.input_tokens),
+    coalesce(turn.output_tokens + p.output_tokens, turn.output_tokens, p.output_tokens),
+    coalesce(turn.cost_usd + p.cost_usd, turn.cost_usd, p.cost_usd),
+    cost_known(turn.cost_usd, turn.llm_calls) AND cost_known(p.cost_usd, p.calls),
+    turn.agent_phase, g.signals, g.first_detector, g.first_step, p.calls
   FROM turn,
     (SELECT count(*) AS calls, count(*) FILTER (WHERE parsed_from_text) AS from_text,
        count(*) FILTER (WHERE outcome IN ('unknown_tool', 'invalid_arguments')) AS invalid,
@@ -118,7 +138,10 @@ const TOTALS_CTE = `, totals AS (
     (SELECT \${0}::int AS loops, \${1}::int AS most) v,
     (SELECT count(*) AS signals, (array_agg(detector ORDER BY seq))[1] AS first_detector,
        min(step_number) AS first_step
-     FROM {signals}) g
+     FROM {signals}) g,
+    (SELECT count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+       sum(cost_usd) AS cost_usd
+     FROM {probe} WHERE answered_by = 'model') p
   ON CONFLICT (experiment_id) DO UPDATE SET
     tool_calls = k.tool_calls + EXCLUDED.tool_calls,
     text_tool_calls = k.text_tool_calls + EXCLUDED.text_tool_calls,
@@ -136,11 +159,16 @@ const TOTALS_CTE = `, totals AS (
     last_phase = EXCLUDED.last_phase,
     stuck_signals = k.stuck_signals + EXCLUDED.stuck_signals,
     first_stuck_detector = coalesce(k.first_stuck_detector, EXCLUDED.first_stuck_detector),
-    first_stuck_step = least(k.first_stuck_step, EXCLUDED.first_stuck_step)
+    first_stuck_step = least(k.first_stuck_step, EXCLUDED.first_stuck_step),
+    probe_calls = k.probe_calls + EXCLUDED.probe_calls
   RETURNING 1
 )`;
 /** The turn's stuck signals for TOTALS_CTE when the statement inserts none: no rows of the same columns. */
 const NO_SIGNALS = '(SELECT NULL::int AS seq, NULL::int AS step_number, NULL::text AS detector WHERE false) none';
+/** The turn's belief probe for TOTALS_CTE when it has none. */
+const NO_PROBE =
+  '(SELECT NULL::int AS input_tokens, NULL::int AS output_tokens, NULL::numeric AS cost_usd, ' +
+  'NULL::text AS answered_by WHERE false) no_probe';
 
 const COMMIT_TURN_TAIL = `
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
@@ -159,10 +187,12 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
   if (t.llmCalls.some((l) => l.exchanges && l.exchanges.length > 0))
     part('-recorded', EXCHANGES_CTE, exchangeParams(t));
   if (t.transitions.length > 0 || t.signals.length > 0) part('-state', AGENT_STATE_CTE, agentStateParams(t));
+  if (t.probe) part('-probe', PROBE_CTE, [probeParam(t.probe)]);
   const signals = t.transitions.length > 0 || t.signals.length > 0 ? 'signals' : NO_SIGNALS;
   const cells = loopCellsOf(t.entered);
   // the totals' parameters come last: withoutTotals drops them
-  part('', TOTALS_CTE.replace('{signals}', signals), [cells.loops, cells.most]);
+  const totals = TOTALS_CTE.replace('{signals}', signals).replace('{probe}', t.probe ? 'probe' : NO_PROBE);
+  part('', totals, [cells.loops, cells.most]);
   return { name, text: text + COMMIT_TURN_TAIL, values };
 }
 
@@ -229,6 +259,42 @@ function exchangeParams(t: TurnWrite): [string, string, string] {
   ];
 }
 
+/** The belief probe as the JSON parameter PROBE_CTE reads; what the model wrote cut to fit the row. */
+function probeParam(p: BeliefProbeWrite): string {
+  const cut = new RowClipper();
+  const s = p.scores;
+  return JSON.stringify({
+    step: p.stepNumber,
+    status: p.status,
+    q: cut.text('belief_probes.prompt', p.question),
+    a: cut.text('belief_probes.answer', pgSafe(p.answer)),
+    pr: cut.text('belief_probes.problem', pgSafe(p.problem)),
+    sc: s?.shownCells ?? null,
+    sw: s?.shownWalls ?? null,
+    so: s?.shownOpen ?? null,
+    cc: s?.correctCells ?? null,
+    cw: s?.correctWalls ?? null,
+    co: s?.correctOpen ?? null,
+    cu: s?.claimedUnshown ?? null,
+    cuc: s?.claimedUnshownCorrect ?? null,
+    wx: s?.believed?.x ?? null,
+    wy: s?.believed?.y ?? null,
+    px: p.position.x,
+    py: p.position.y,
+    pe: s?.positionError ?? null,
+    i: p.usage?.inputTokens ?? null,
+    o: p.usage?.outputTokens ?? null,
+    kr: p.usage?.cacheReadInputTokens ?? null,
+    kw: p.usage?.cacheWriteInputTokens ?? null,
+    rr: p.usage?.reasoningTokens ?? null,
+    cost: p.costUsd,
+    l: p.latencyMs,
+    s: p.stopReason === null ? null : truncateText(pgSafe(p.stopReason), LIMITS['llm_calls.stop_reason']),
+    ab: p.answeredBy,
+    sim: p.simulator,
+  });
+}
+
 /** The turn's phase transitions and stuck signals, as the two JSON parameters AGENT_STATE_CTE reads. */
 function agentStateParams(t: TurnWrite): [string, string] {
   return [
@@ -282,10 +348,9 @@ function loopCellsOf(entered: readonly CellEntered[]): { loops: number; most: nu
 export function withoutTotals(q: { name: string; text: string; values: SqlValue[] }) {
   const values = q.values.slice(0, -2);
   const totals = (signals: string) =>
-    TOTALS_CTE.replace('{signals}', signals).replace(
-      /\$\{(\d)\}/g,
-      (_, k: string) => `$${values.length + 1 + Number(k)}`,
-    );
+    TOTALS_CTE.replace('{signals}', signals)
+      .replace('{probe}', NO_PROBE)
+      .replace(/\$\{(\d)\}/g, (_, k: string) => `$${values.length + 1 + Number(k)}`);
   const text = [NO_SIGNALS, 'signals'].reduce((t, s) => t.replace(totals(s), ''), q.text);
   return { name: `${q.name}-no-totals`, text, values };
 }
@@ -409,11 +474,12 @@ function turnParams(t: TurnWrite): SqlValue[] {
     t.priceKnown ?? null,
     t.providerWait?.waits ?? 0,
     t.providerWait?.seconds ?? 0,
-    // what the turn spent, added to the run's (its budgets: config.max_cost_usd, max_tokens)
-    spentTokens(t.totals),
-    t.totals.costUsd ?? 0,
+    // what the turn spent, its belief probe's call included, added to the run's (its budgets: config.max_cost_usd,
+    // max_tokens)
+    spentTokens(t.totals) + probeSpend(t.probe).tokens,
+    (t.totals.costUsd ?? 0) + probeSpend(t.probe).costUsd,
     // the run is simulated once any call is (a bundled simulator announced itself), and counts its cut prompts
-    t.llmCalls.some((l) => l.simulator !== undefined),
+    t.llmCalls.some((l) => l.simulator !== undefined) || (t.probe?.simulator ?? null) !== null,
     t.llmCalls.filter((l) => l.promptTruncated === true).length,
   ];
 }

@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import { InvalidInputError } from '../../../core/errors.ts';
 import { withExample } from '../help.ts';
 import { commandPrefix } from '../invocation.ts';
-import { choiceOption, intOption } from '../options.ts';
+import { choiceOption, intOption, numberOption } from '../options.ts';
 import { EnvironmentError } from '../exit-codes.ts';
 import { parseFaults } from '../../../simulators/sim-server.ts';
 import { OllamaSim } from '../../../simulators/ollama-sim.ts';
@@ -16,6 +16,8 @@ interface SimOptions {
   port?: number;
   faults?: string;
   always?: string;
+  probeFaults?: string;
+  beliefNoise?: number;
   models?: string;
   callsPerReply: string;
   rpm?: number;
@@ -63,6 +65,8 @@ async function sim(service: string, o: SimOptions): Promise<void> {
   const opts = {
     faults: o.faults ? parse('--faults', o.faults) : [],
     always: o.always ? parse('--always', o.always)[0] : undefined,
+    probeFaults: o.probeFaults ? parse('--probe-faults', o.probeFaults) : [],
+    beliefNoise: o.beliefNoise ?? 0,
     models: o.models
       ?.split(',')
       .map((m) => m.trim())
@@ -124,6 +128,17 @@ export function registerSimCommand(program: Command): void {
         'xN repeats (e.g. 429x2,500,text-embedded)',
     )
     .option('--always <fault>', 'misbehave on every request after --faults (e.g. 500)')
+    .option(
+      '--probe-faults <list>',
+      'misbehave on the next belief probes (config.belief_probe_every), apart from --faults: the same list, e.g. ' +
+        'text-only,500x5,say:TEXT',
+    )
+    .addOption(
+      new Option(
+        '--belief-noise <share>',
+        "the share of the cells it was shown that a probe's map gives wrong (the same cells each time); default 0",
+      ).argParser(numberOption('--belief-noise', 0, 1)),
+    )
     .option('--models <list>', 'comma-separated model names it serves (others get "not found")')
     .option('--calls-per-reply <n>', 'tool calls per reply', '2')
     .addOption(

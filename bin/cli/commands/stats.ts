@@ -68,6 +68,13 @@ const MEASURES: Array<Column<GroupStatistics>> = (
   ] satisfies Array<Column<GroupStatistics>>
 ).map((c): Column<GroupStatistics> => ({ ...c, align: 'right' }));
 
+/** Belief probes' columns, for a sweep whose runs answered some (the first a narrow table drops). */
+const BELIEF: Array<Column<GroupStatistics>> = [
+  { header: 'belief', cell: (g) => formatNumber(g.belief.mean, 3), drop: 18, align: 'right' },
+  { header: 'belief95', cell: (g) => numberInterval(g.belief.interval), drop: 19, align: 'right' },
+];
+const probed = (s: SweepStatistics) => s.groups.some((g) => g.belief.runs > 0);
+
 function bootstrapCell(g: GroupStatistics): string {
   if (g.success.bootstrapStatus === 'too few mazes') return 'too few mazes';
   return formatInterval(g.success.bootstrap.low, g.success.bootstrap.high);
@@ -116,6 +123,10 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     tokens: g.tokens,
     cost_usd: g.costUsd,
     from_text_rate: g.fromTextRate,
+    belief_accuracy: g.belief.mean,
+    belief_runs: g.belief.runs,
+    belief95_low: g.belief.interval.low,
+    belief95_high: g.belief.interval.high,
   };
 }
 
@@ -176,7 +187,11 @@ function statsNote(s: SweepStatistics): string {
     "attempt's. spl: success " +
     'weighted by path length (a failure scores 0); efficiency_of_successes: optimal / actions over successes only. ' +
     "identical: model runs whose moves equal another repeat's in their cell. from_text: tool calls recovered from " +
-    "the model's reply text. n/a: a setting that does not reach that agent."
+    "the model's reply text. n/a: a setting that does not reach that agent." +
+    (probed(s)
+      ? " belief: over the runs with belief probes, the mean of each run's mean share of the cells it had been " +
+        'shown that its probes gave right (a malformed answer 0), with its maze-level interval (belief95).'
+      : '')
   );
 }
 
@@ -198,7 +213,8 @@ function statsLines(
     cell: (g) => g.factors[f],
     cut: true,
   }));
-  const { lines, hidden } = renderTable(s.groups, [...factorColumns, ...MEASURES], layout);
+  const measures = probed(s) ? [...MEASURES, ...BELIEF] : MEASURES;
+  const { lines, hidden } = renderTable(s.groups, [...factorColumns, ...measures], layout);
   const width = layout.width;
   const errors = errorLines(s.factors, s.groups);
   return [

@@ -2,11 +2,11 @@
 // until the engine ends the turn; between turns, each a fresh Lambda, it keeps what config.memory says (memory.ts:
 // nothing, the last actions, or the conversation) through Agent.memory(). Before every call the context guard fits the
 // prompt to the model's window.
-import type { Agent, AgentReply, CallDeadline, Observation } from '../../engine/agent.ts';
+import type { Agent, AgentReply, CallDeadline, Observation, ProbeReply } from '../../engine/agent.ts';
 import type { ActionResult } from '../../engine/game.ts';
 import { offeredTools } from '../../engine/tools.ts';
 import type { ExperimentConfig } from '../../config/experiment-config.ts';
-import type { ChatMessage, ChatModel, ModelImage, ModelToolCall } from './chat-model.ts';
+import { isTruncation, type ChatMessage, type ChatModel, type ModelImage, type ModelToolCall } from './chat-model.ts';
 import { withRetry, type Failure, type RetryPolicy } from './retry.ts';
 import { parseTextToolCalls } from './text-tool-calls.ts';
 import {
@@ -39,6 +39,11 @@ export interface LlmAgentOptions {
   memory?: unknown;
   /** The run's token calibration from an earlier turn; null before the run has one. */
   tokenCalibration?: number | null;
+  /**
+   * Who answers the belief probe after `turn` (agents.ts: the model's server, past the flight recorder and a fork's
+   * prefix, or a replayed run's record); without it, `model`.
+   */
+  probeModel?: (turn: number) => ChatModel;
 }
 
 export function llmAgent(opts: LlmAgentOptions): Agent {
@@ -47,6 +52,7 @@ export function llmAgent(opts: LlmAgentOptions): Agent {
     callsModel: true,
     act: (obs, deadline) => chat.act(obs, deadline),
     tokenCalibration: () => chat.calibration.ratio,
+    probe: (question, turn, lastResults, deadline) => chat.probe(question, turn, lastResults, deadline),
   };
   if (opts.config.memory === 'history') agent.memory = (lastResults) => chat.historyMemory(lastResults);
   else if (opts.config.memory === 'conversation') agent.memory = (lastResults) => chat.conversationMemory(lastResults);
@@ -197,9 +203,42 @@ class ChatAgent {
     };
   }
 
+  /**
+   * The belief probe: the turn's conversation, the results of its last calls and `question`, sent as one call of its
+   * own. Nothing of the conversation, the pictures not yet sent or the calibration changes: the next turn and the
+   * memory carried are what they would be without it. Null when the turn asked the model nothing.
+   */
+  async probe(
+    question: string,
+    turn: number,
+    lastResults: ActionResult[],
+    deadline?: CallDeadline,
+  ): Promise<ProbeReply | null> {
+    if (this.observation === '') return null;
+    const unsent = this.unsent.slice(); // answer() adds the closing results' pictures to it
+    const messages: ChatMessage[] = [...this.prompt(), ...this.closing(lastResults), { role: 'user', text: question }];
+    this.unsent = unsent;
+    const model = this.opts.probeModel?.(turn) ?? this.opts.model;
+    const { reply, latencyMs } = await this.call(messages, deadline, model);
+    return {
+      text: reply.text,
+      usage: reply.usage,
+      latencyMs,
+      stopReason: reply.stopReason,
+      truncated: reply.truncated ?? isTruncation(reply.stopReason),
+      simulator: reply.simulator ?? null,
+      answeredBy: reply.exchange?.answeredBy === 'replay' ? 'replay' : 'model',
+    };
+  }
+
+  /** The results of the turn's last calls, executed but not yet answered (none when its last reply called none). */
+  private closing(lastResults: ActionResult[]): ChatMessage[] {
+    return this.lastCalls.length > 0 && lastResults.length === this.lastCalls.length ? this.answer(lastResults) : [];
+  }
+
   /** One model call with its retries, timed. */
-  private async call(messages: ChatMessage[], deadline?: CallDeadline) {
-    const { model, system, policy, classify } = this.opts;
+  private async call(messages: ChatMessage[], deadline?: CallDeadline, model = this.opts.model) {
+    const { system, policy, classify } = this.opts;
     let latencyMs = 0;
     const { value: reply, retries } = await withRetry(
       async (signal) => {
@@ -241,8 +280,7 @@ class ChatAgent {
 
   conversationMemory(lastResults: ActionResult[]) {
     // The turn's last calls were executed but never answered: their results close the exchange.
-    const closing =
-      this.lastCalls.length > 0 && lastResults.length === this.lastCalls.length ? this.answer(lastResults) : [];
+    const closing = this.closing(lastResults);
     const all =
       this.observation === '' ? this.earlier : [...this.earlier, this.firstMessage(), ...this.turn, ...closing];
     return { conversation: boundConversation(all, this.config.memory_conversation_tokens, this.scale) };

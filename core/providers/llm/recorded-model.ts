@@ -119,6 +119,8 @@ export class ReplayScript {
     private readonly calls: readonly RecordedCall[],
     private readonly body: (hash: string) => string | undefined,
     readonly provenance: Record<string, unknown> | null,
+    /** The recorded run's belief probes, by the turn they followed: each reply as stored (JSON of a ModelReply). */
+    private readonly probes: ReadonlyMap<number, string> = new Map(),
   ) {}
 
   /** The recorded reply to `request`, or ReplayDivergenceError naming where it differs from the recorded one. */
@@ -133,21 +135,25 @@ export class ReplayScript {
     return JSON.parse(expected.reply) as ModelReply;
   }
 
+  /** The recorded run's answer to the belief probe after `turn`; null when it asked none there. */
+  probeAfter(turn: number): ModelReply | null {
+    const reply = this.probes.get(turn);
+    return reply === undefined ? null : (JSON.parse(reply) as ModelReply);
+  }
+
   /** The same record with a cursor of its own past the first `n` calls: a turn's, after the calls committed. */
   from(n: number): ReplayScript {
-    const script = new ReplayScript(this.version, this.calls, this.body, this.provenance);
+    const script = new ReplayScript(this.version, this.calls, this.body, this.provenance, this.probes);
     script.next = n;
     return script;
   }
 }
 
-/**
- * A model that never calls a server: each request, made with this run's settings (`who`), is answered from
- * `script` when it is the recorded run's request.
- */
-export function replayingModel(
+/** A model that never calls a server: each request, made with this run's settings (`who`), answered from a record. */
+function answeredFromRecord(
   script: ReplayScript | Promise<ReplayScript>,
   who: Who & { provider: ChatModel['provider'] },
+  answer: (recorded: ReplayScript, request: RecordedRequest) => ModelReply,
 ): ChatModel {
   return {
     provider: who.provider,
@@ -156,10 +162,36 @@ export function replayingModel(
       signal.throwIfAborted();
       const recorded = await script;
       const request = recordRequest({ ...who, version: recorded.version }, system, messages, tools);
-      return withExchange(recorded.answer(request), request, 'replay');
+      return withExchange(answer(recorded, request), request, 'replay');
     },
+  };
+}
+
+/** Each request answered from `script` when it is the recorded run's request (answeredFromRecord). */
+export function replayingModel(
+  script: ReplayScript | Promise<ReplayScript>,
+  who: Who & { provider: ChatModel['provider'] },
+): ChatModel {
+  return {
+    ...answeredFromRecord(script, who, (recorded, request) => recorded.answer(request)),
     provenance: async () => ({ ...((await script).provenance ?? {}), replayed: true }),
   };
+}
+
+/**
+ * The belief probe after `turn` of a replayed run, answered with the recorded run's answer to it (no server is
+ * asked); a run that asked none there stops the probe, never the run (engine/turn.ts keeps it as failed).
+ */
+export function replayedProbeModel(
+  script: ReplayScript | Promise<ReplayScript>,
+  who: Who & { provider: ChatModel['provider'] },
+  turn: number,
+): ChatModel {
+  return answeredFromRecord(script, who, (recorded) => {
+    const reply = recorded.probeAfter(turn);
+    if (!reply) throw new ReplayDivergenceError(null, null, `it asked no belief probe after turn ${turn}`);
+    return reply;
+  });
 }
 
 /** A call of a fork's prefix: the parent's reply, and how many of its calls to keep (null: all). */
