@@ -1,7 +1,8 @@
 // A sweep's paired statistics at the scale the tool exists for: 10,000 runs of two baselines (BENCH_PAIRED_RUNS,
-// 1.2 million actions). Times `ariadne compare`, `ariadne report` and the viewer's report and pair over pg (medians of
-// 5 after a warm-up), the old read of migration 011's sweep_run_pairs beside the one that replaced it (with whether
-// both give the same pairs), and compare and the report over the Data API simulator. Target: under a second each.
+// 1.2 million actions). Times `ariadne compare`, `ariadne report` (with and without its behaviour figures, which read
+// every move) and the viewer's report and pair over pg (medians of 5 after a warm-up), the old read of sweep_run_pairs
+// beside the one that replaced it (the same pairs?), and compare and the report over the Data API simulator. Target:
+// under a second each.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,9 +133,12 @@ export async function sweepPairsBench(): Promise<void> {
         if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
         return res.json();
       };
-      const timings: Array<[string, () => Promise<unknown>, number]> = [
+      const report = (behaviour: boolean) => () => writeReport(db, SWEEP, join(out, 'report.html'), 0, { behaviour });
+      const timings: Array<[string, () => Promise<unknown>, number | null]> = [
         ['ariadne compare', () => compareAgents(db, SWEEP, 'random', 'frontier'), 24_800],
-        ['ariadne report (no replays)', () => writeReport(db, SWEEP, join(out, 'report.html'), 0), 25_600],
+        ['ariadne report (no replays, --no-behaviour)', report(false), 25_600],
+        // the behaviour figures read every move of the sweep's observations (reports/behaviour-statistics.ts)
+        ['ariadne report (no replays) with its behaviour figures', report(true), null],
         ["the viewer's sweep report", () => get(`/api/sweeps/${SWEEP}/report`), 25_400],
         ["the viewer's pair", () => get(`/api/sweeps/${SWEEP}/pair?a=random&b=frontier`), 24_800],
       ];
@@ -143,7 +147,9 @@ export async function sweepPairsBench(): Promise<void> {
         recordFigure({ what: `${what}, ${fmt(seeded)}-run sweep over pg`, measured: t, target: TARGET_MS, unit: 'ms' });
         // the issue measured these on a sweep of 10,000 runs, before this read
         const issue =
-          seeded === 10_000 ? `; the issue's before on its machine: ${ms(issueMs)} (${fmt(issueMs / t, 0)}x)` : '';
+          seeded === 10_000 && issueMs !== null
+            ? `; the issue's before on its machine: ${ms(issueMs)} (${fmt(issueMs / t, 0)}x)`
+            : '';
         console.log(`  ${what} over pg: ${ms(t)} ${against(t)}${issue}`);
       }
     } finally {
@@ -151,10 +157,13 @@ export async function sweepPairsBench(): Promise<void> {
     }
     // the Data API keeps its 1 MiB pages: each page of sweep_runs evaluates the view again
     const apiCompare = await medianMs(() => compareAgents(overApi, SWEEP, 'random', 'frontier'), 3);
-    const apiReport = await medianMs(() => writeReport(overApi, SWEEP, join(out, 'report-api.html'), 0), 3);
+    const apiReport = await medianMs(
+      () => writeReport(overApi, SWEEP, join(out, 'report-api.html'), 0, { behaviour: false }),
+      3,
+    );
     console.log(
       `  over the Data API (simulator, pages of at most 1 MiB): ariadne compare ${ms(apiCompare)} ` +
-        `${against(apiCompare)}; ariadne report ${ms(apiReport)} ${against(apiReport)}`,
+        `${against(apiCompare)}; ariadne report --no-behaviour ${ms(apiReport)} ${against(apiReport)}`,
     );
   } finally {
     rmSync(out, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { STOP_REASON_WORDS, STOP_REASONS } from '../results/stop-reasons.ts';
 import type { SweepPlan } from '../results/sweep-plan.ts';
 import { planComplete, planLines } from './plan-text.ts';
+import { PAPER_BEHAVIOUR_NOTES } from './behaviour-text.ts';
 
 export const PAPER_FORMATS = ['markdown', 'latex'] as const;
 
@@ -34,6 +35,15 @@ const bootstrapCell = (g: GroupStatistics) =>
     ? 'too few mazes'
     : interval(g.success.bootstrap.low, g.success.bootstrap.high);
 
+/** The behaviour columns (reports/behaviour-statistics.ts), where the statistics were asked for them. */
+const BEHAVIOUR_COLUMNS: Array<{ header: string; cell: (g: GroupStatistics) => string }> = [
+  { header: 'looped %', cell: (g) => pct(g.behaviour!.looped.value) },
+  { header: 'looped 95% CI', cell: (g) => interval(g.behaviour!.looped.low, g.behaviour!.looped.high) },
+  { header: 'revisit ratio', cell: (g) => fixed(g.behaviour!.revisitRatio.value, 3) },
+  { header: 'wall bumps / 100 attempts', cell: (g) => fixed(g.behaviour!.wallBumpsPer100.value, 1) },
+  { header: 'tiles vs frontier', cell: (g) => fixed(g.behaviour!.explorationEfficiency.value, 3) },
+];
+
 /** The table: one row per group, the factors first; rates and intervals in percent. */
 export function paperTable(
   sweepId: string,
@@ -44,6 +54,7 @@ export function paperTable(
   const excluded = (g: GroupStatistics) => g.errors + g.wallClock + g.running;
   // baselines cost nothing: the column only where some group's runs called a model (or its price is unknown)
   const anyCost = s.groups.some((g) => g.costUsd !== 0);
+  const behaviour = s.groups.length > 0 && s.groups.every((g) => g.behaviour) ? BEHAVIOUR_COLUMNS : [];
   const columns: PaperTable['columns'] = [
     ...s.factors.map((f) => ({ header: f, align: 'left' as const })),
     { header: 'n', align: 'right' },
@@ -57,6 +68,7 @@ export function paperTable(
     { header: 'efficiency of successes', align: 'right' },
     { header: 'actions', align: 'right' },
     ...(anyCost ? [{ header: 'cost (USD)', align: 'right' as const }] : []),
+    ...behaviour.map((c) => ({ header: c.header, align: 'right' as const })),
   ];
   const rows = s.groups.map((g) => [
     // a factor's value is a label, a number, a boolean or a setting's JSON value
@@ -72,6 +84,7 @@ export function paperTable(
     fixed(g.efficiency.mean, 3),
     fixed(g.meanActions, 1),
     ...(anyCost ? [usd(g.costUsd)] : []),
+    ...behaviour.map((c) => c.cell(g)),
   ]);
   return {
     caption:
@@ -82,6 +95,7 @@ export function paperTable(
     rows,
     notes: [
       ...paperNotes(s, anyCost),
+      ...(behaviour.length > 0 ? PAPER_BEHAVIOUR_NOTES : []),
       ...provenanceNotes(s),
       // how much of the design the table covers (the caption says when it is incomplete): the cells it misses
       ...(plan ? planLines(plan) : []),

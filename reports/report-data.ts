@@ -90,7 +90,7 @@ const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 export async function loadReport(
   db: Sql,
   sweepId: string,
-  opts: { cells?: boolean; paper?: boolean } = {},
+  opts: { cells?: boolean; paper?: boolean; behaviour?: boolean } = {},
 ): Promise<ReportData> {
   // each read of the sweep's runs evaluates the whole sweep_runs view (its windows rank copies over the sweep), so
   // they go side by side: the runs listed, the statistics' runs (after the factors), and the agents' pairs (after
@@ -119,7 +119,7 @@ export async function loadReport(
     throw new InvalidInputError('sweep', sweepId, `no sweep named "${sweepId}"; list them with: ariadne list --sweeps`);
   // the label and maze always (the charts are by maze size), then every setting the sweep varies
   const factors = [...MAZE, ...varying.filter((f) => !MAZE.includes(f))];
-  const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells });
+  const statistics = await sweepStatistics(db, sweepId, { by: factors, cells: opts.cells, behaviour: opts.behaviour });
   const stats = statistics.groups.map(({ factors: f, ...g }) => ({ ...groupKey(f), ...g }));
   const [settingComparisonsMade, agentComparisonsMade, runs, ranking] = await Promise.all([
     settingComparisons(db, sweepId, stats),

@@ -13,6 +13,7 @@ import { pairIdenticalText, settingsText, statsRowText } from './stat-text.ts';
 import type { Comparison } from './compare.ts';
 import { formatNumber, formatRate } from './stat-format.ts';
 import { latexTable, markdownTable, provenanceNotes, type PaperTable } from './paper-table.ts';
+import { behaviourSection } from './behaviour-page.ts';
 
 const cell = (v: unknown, digits?: number) => {
   if (v === null || v === undefined) return '<td class="na">-</td>';
@@ -334,6 +335,7 @@ model's tool calls recovered from its reply text. Tokens are input, cache reads 
 attempt's (a sweep run again retries its failed runs), errors and calls of failed turns included: unknown when any
 run's model has no price.</p>
 ${statsTable(d.stats)}
+${behaviourSection(d.stats)}
 ${d.paper ? paperSection(d.sweep.id, d.factors, d.paper) : ''}
 <h2>pass^k over repeats</h2>
 ${notes(passKNotes(d.passK), 'pass-k-notes')}

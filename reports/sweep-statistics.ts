@@ -1,14 +1,17 @@
 // A sweep's statistics, defined once (`ariadne stats`, `ariadne compare`, the report, the viewer, the live line),
 // counted from the sweep_runs view's per-run facts (migration 011, results/statistics-runs.ts) by the factors asked
 // for, never pooling one: by default the label and every factor the sweep varies (reports/factors.ts). What each
-// figure counts is documented on GroupStatistics. `sweepStatistics(db, sweepId, { by, resamples, seed, cells })`;
-// with cells it also counts each cell of the sweep's grid by the same rules (the viewer's factor grid).
+// figure counts is documented on GroupStatistics. Options: cells also counts each cell of the grid (the viewer's);
+// behaviour, each group's behaviour over its observations (reports/behaviour-statistics.ts: it reads every move).
 import type { Sql } from '../core/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
 import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';
 import { clusterMean, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { countStopReasons, type StopReason } from '../results/stop-reasons.ts';
+import { behaviourStatistics, type BehaviourStatistics } from './behaviour-statistics.ts';
+import { loadBehaviours } from './run-behaviours.ts';
+import type { RunBehaviour } from './behaviour.ts';
 
 type OutcomeClass = 'success' | 'failure' | 'error' | 'wall_clock' | 'running';
 
@@ -159,6 +162,8 @@ export interface GroupStatistics {
   promptTruncatedRuns: number;
   /** Runs of the group (any outcome) a bundled simulator answered: all of them or none (simulated is never pooled). */
   simulatedRuns: number;
+  /** With { behaviour: true }: how the observations moved (loops, bumps, revisits, ...), with maze-level intervals. */
+  behaviour?: BehaviourStatistics;
 }
 
 export interface PassKRow {
@@ -524,10 +529,27 @@ function passKRows(factors: Record<string, unknown>, runs: StatisticsRun[]): Pas
   return out;
 }
 
+/** Each group's behaviour over its observations, their moves read once for the sweep. */
+async function groupBehaviours(db: Sql, groups: Array<{ runs: StatisticsRun[] }>): Promise<BehaviourStatistics[]> {
+  const observations = groups.map((g) => g.runs.filter((r) => r.independent));
+  const behaviours = await loadBehaviours(
+    db,
+    observations.flat().map((r) => r.experimentId),
+  );
+  const of = (r: StatisticsRun) => ({
+    maze: r.maze,
+    success: r.outcome === 'success',
+    behaviour: behaviours.get(r.experimentId),
+  });
+  return observations.map((obs) =>
+    behaviourStatistics(obs.map(of).filter((r): r is typeof r & { behaviour: RunBehaviour } => !!r.behaviour)),
+  );
+}
+
 export async function sweepStatistics(
   db: Sql,
   sweepId: string,
-  opts: { by?: string[]; resamples?: number; seed?: number; cells?: boolean } = {},
+  opts: { by?: string[]; resamples?: number; seed?: number; cells?: boolean; behaviour?: boolean } = {},
 ): Promise<SweepStatistics> {
   // simulated and real runs are never pooled, whatever factors were asked for
   const factors = opts.by ? await apartFromSimulated(db, sweepId, opts.by) : await varyingFactors(db, sweepId);
@@ -544,6 +566,10 @@ export async function sweepStatistics(
     groups: groups.map((g) => groupStatistics(named(g.values), g.runs, resamples, seed)),
     passK: groups.flatMap((g) => passKRows(named(g.values), g.runs)),
   };
+  if (opts.behaviour) {
+    const behaviours = await groupBehaviours(db, groups);
+    statistics.groups.forEach((g, i) => (g.behaviour = behaviours[i]));
+  }
   if (opts.cells) {
     // a cell's runs share one maze: its bootstrap is none (one cluster), and its rate is the group's rules on them
     const byCell = new Map<number, StatisticsRun[]>();

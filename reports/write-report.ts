@@ -9,8 +9,15 @@ import { reportHtml } from './report-page.ts';
 import { loadReplay } from './replay-data.ts';
 import { replayHtml } from './replay-page.ts';
 
-export async function writeReport(db: Sql, sweepId: string, out: string, maxReplays: number) {
-  const data = await loadReport(db, sweepId, { paper: true });
+export async function writeReport(
+  db: Sql,
+  sweepId: string,
+  out: string,
+  maxReplays: number,
+  opts: { behaviour?: boolean } = {},
+) {
+  // the behaviour figures read every move (the viewer's sweep page, refreshed live, has none): on unless asked off
+  const data = await loadReport(db, sweepId, { paper: true, behaviour: opts.behaviour ?? true });
   const replayDirName = `${basename(out).replace(/\.html?$/, '')}-replays`;
   const replayDir = join(dirname(out), replayDirName);
   const failures = data.runs

@@ -243,9 +243,10 @@ describe('every table command on a database with a sweep in it', () => {
     const table = lines.filter((l) => l.startsWith('|'));
     expect(table[0]).toBe(
       '| label | n | independent | mazes | success % | maze-level 95% CI | maze bootstrap 95% CI | excluded | SPL | ' +
-        'efficiency of successes | actions |',
+        'efficiency of successes | actions | looped % | looped 95% CI | revisit ratio | wall bumps / 100 attempts | ' +
+        'tiles vs frontier |',
     );
-    expect(table[1]).toMatch(/^\| :--- \|( ---: \|){10}$/);
+    expect(table[1]).toMatch(/^\| :--- \|( ---: \|){15}$/);
     expect(table).toHaveLength(2 + groups.length);
     for (const g of groups) {
       const row = table.find((l) => l.startsWith(`| ${col(g, 'label')} |`))!;
@@ -259,7 +260,13 @@ describe('every table command on a database with a sweep in it', () => {
       const excluded = ['errors', 'wall_clock', 'running'].reduce((s, c) => s + Number(col(g, c)), 0);
       expect(cells[8]).toBe(String(excluded));
       expect(cells[9]).toBe(Number(col(g, 'spl')).toFixed(3));
+      // how the runs moved: the csv's behaviour columns, as the paper table rounds them
+      expect(cells[12]).toBe(pct(col(g, 'looped_rate')));
+      expect(cells[14]).toBe(Number(col(g, 'revisit_ratio')).toFixed(3));
+      expect(cells[15]).toBe(Number(col(g, 'wall_bumps_per_100')).toFixed(1));
+      expect(cells[16]).toBe(Number(col(g, 'tiles_vs_frontier')).toFixed(3));
     }
+    expect(md.stdout).toMatch(/^Looped: runs that entered some cell 10 or more times \(MazeEval's loop\)/m);
     // the run left running (above) is counted out, and said so
     expect(md.stdout).toMatch(/Excluded from every denominator: .* \(0 in all\), .* and runs still running \(1\)\./);
     expect(md.stdout).toMatch(/200 resamples, seed 1, percentile/);
@@ -268,7 +275,7 @@ describe('every table command on a database with a sweep in it', () => {
 
     const tex = await ariadne(['stats', SWEEP, '--by', 'label', '--resamples', '200', '--format', 'latex']);
     expect(tex.code, tex.stderr).toBe(0);
-    expect(tex.stdout).toContain('\\begin{tabular}{lrrrrrrrrrr}');
+    expect(tex.stdout).toContain('\\begin{tabular}{lrrrrrrrrrrrrrrr}');
     expect(tex.stdout).toContain(`\\label{tab:${SWEEP}}`);
     expect(tex.stdout).toContain(
       'label & n & independent & mazes & success \\% & maze-level 95\\% CI & maze bootstrap 95\\% CI',

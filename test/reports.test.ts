@@ -105,6 +105,9 @@ repeats: 3
       expect(await page.evaluate(inkOf(`#${id}`))).toBeGreaterThan(2_000);
     expect(await page.locator('#stats tbody tr').count()).toBe(stats.length);
     expect(await page.locator('#pairs tbody tr').count()).toBe(1);
+    // how the runs moved: a row per statistics row, with what each figure counts
+    expect(await page.locator('#behaviour tbody tr').count()).toBe(stats.length);
+    expect(await page.locator('#behaviour-notes li').count()).toBe(7);
     // the same groups for a paper: a Markdown row and a LaTeX row per row of the stats table, n as there
     const markdown = (await page.locator('#paper-markdown pre').textContent())!;
     const latex = (await page.locator('#paper-latex pre').textContent())!;
@@ -120,7 +123,9 @@ repeats: 3
         .find((c) => c[1] === row.label && c[3] === String(row.maze_size))!;
       expect(cells[4]).toBe(String(row.n));
     }
-    expect(latex).toContain('\\begin{tabular}{lllrrrrrrrrrr}');
+    // ... and its behaviour: looped % and its interval, revisit ratio, wall bumps, tiles vs frontier
+    expect(latex).toContain('\\begin{tabular}{lllrrrrrrrrrrrrrrr}');
+    expect(latex).toContain("MazeEval's loop");
     // each row is one maze: no maze-level interval can be had, and the table says so
     expect(latex).toContain('too few mazes');
     expect(latex.split('\n').filter((l) => /^ {4}(frontier|random) & /.test(l))).toHaveLength(stats.length);

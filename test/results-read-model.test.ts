@@ -18,6 +18,7 @@ import { runningExperiments, sweepTotals } from '../results/live-status.ts';
 import { modelCallDetails } from '../results/model-calls.ts';
 import { newestExperiments } from '../results/newest-experiments.ts';
 import { executedPath, replayLogs } from '../results/replay-logs.ts';
+import { behaviourRunRows, finishedCellRuns, mazesById, runTraces, xOf, yOf } from '../results/run-moves.ts';
 import { differingSettings, settingsOfRuns, settingsText } from '../results/run-settings.ts';
 import { summaryOf } from '../results/summary-row.ts';
 import { sweepRunConditions } from '../results/sweep-conditions.ts';
@@ -149,6 +150,19 @@ describe.each(TRANSPORTS)('the results read model over %s', (transport) => {
     expect(path.map((p) => [p.to_x, p.to_y])).toEqual(logs.actions.map((a) => [a.to_x, a.to_y]));
     const story = await agentStoryOf(db, solo, s.actions);
     expect(story.phases.at(-1)!.toStep).toBe(s.actions);
+    // what the behaviour analytics read: the run's packed moves, its maze and vision, a sweep cell's finished runs
+    const traces = await runTraces(db, [solo, 'no-such-run']);
+    expect(traces.get(solo)!.codes.map((c) => [xOf(c), yOf(c)])).toEqual(path.map((p) => [p.to_x, p.to_y]));
+    expect(traces.get('no-such-run')).toEqual({ codes: [], tiles: [] });
+    expect(await behaviourRunRows(db, [solo, 'no-such-run'])).toEqual([
+      expect.objectContaining({ experiment_id: solo, ended: true, vision_range: 3, see_through: true }),
+    ]);
+    const [row] = await behaviourRunRows(db, [solo]);
+    expect((await mazesById(db, [row.maze_id, row.maze_id])).get(row.maze_id)).toMatchObject({ width: 9 });
+    const cells = (await sweepCellRows(db, 'read-model')).map((c) => c.cell_index);
+    expect(await finishedCellRuns(db, 'read-model', cells[0])).toEqual([
+      { experiment_id: expect.any(String), repeat: 1 },
+    ]);
     expect(await modelCallDetails(db, 'no-such-run')).toBeNull();
   });
 

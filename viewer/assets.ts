@@ -19,6 +19,7 @@ const OWN = [
   'experiment.js',
   'sweeps.js',
   'sweep.js',
+  'heatmap.js',
   'compare.js',
   'search.js',
 ];

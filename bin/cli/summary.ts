@@ -8,6 +8,9 @@ import type { ExperimentSummary } from '../../results/summary-row.ts';
 import { isWorkflowText } from '../../core/engine/workflow/definition.ts';
 import type { Sql } from '../../core/store/sql.ts';
 import { commandPrefix } from './invocation.ts';
+import { loadBehaviours } from '../../reports/run-behaviours.ts';
+import { runBehaviourLines } from '../../reports/behaviour-text.ts';
+import type { RunBehaviour } from '../../reports/behaviour.ts';
 
 const TIMELINE_SHOWN = 12;
 
@@ -239,6 +242,12 @@ function printSummary(
   out.write(`\n${rows.map(([k, v]) => `${k.padEnd(12)} ${v}`.trimEnd()).join('\n')}\n`);
 }
 
+/** How the run moved (reports/behaviour.ts): loops, bumps, revisits, coverage, the frontier, where it stalled. */
+function printBehaviour(b: RunBehaviour, out: NodeJS.WritableStream): void {
+  const lines = runBehaviourLines(b).map((line, i) => `${(i === 0 ? 'behaviour' : '').padEnd(12)} ${line}`);
+  out.write(`${lines.join('\n')}\n`);
+}
+
 /** The commands a researcher is likely to want after reading a summary, as this user runs the CLI. */
 function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): void {
   const p = commandPrefix();
@@ -266,6 +275,7 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
   const marks = (await runMarksOf(db, s.experiment_id)) ?? NO_MARKS;
   const probes = s.provider === 'baseline' ? [] : await beliefProbesOf(db, s.experiment_id);
   const probeTotals = beliefProbeTotals(probes);
+  const behaviour = (await loadBehaviours(db, [s.experiment_id])).get(s.experiment_id) ?? null;
   if (json) {
     const detail = {
       ...s,
@@ -289,10 +299,13 @@ export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean):
       signals: story.signals,
       // what the model believed the maze to be, every belief_probe_every turns: null when it was never asked
       belief_probes: probeTotals ? { ...probeTotals, probes } : null,
+      // how it moved: loops (MazeEval's 10 entries), bumps, revisits, coverage by step, the frontier on its maze
+      behaviour,
     };
     process.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
     return;
   }
   printSummary(s, story, llm, marks, probeTotals, process.stdout);
+  if (behaviour) printBehaviour(behaviour, process.stdout);
   printNextCommands(s, process.stdout);
 }

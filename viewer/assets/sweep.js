@@ -1,9 +1,10 @@
 // One sweep: progress and cost so far, the factor grid (a row per cell, runs by latest attempt and outcome) refreshed
 // live when a run changes; then, as they cost more, the per-agent statistics, the errored runs and the report's plots
-// (report.js, from the data in #data); a paired comparison on demand. Rates and costs arrive as the report writes
-// them (reports/stat-text.ts); the plots format with stat-format.js.
+// (report.js, from the data in #data); a group's heatmap on a maze (heatmap.js) and a paired comparison, as picked.
+// Rates and costs arrive as the report writes them (reports/stat-text.ts); the plots format with stat-format.js.
 import { api, el, fmt, idLink, live, shortIds, shown, tableParts, throttled } from './common.js';
 import * as StatFormat from './stat-format.js';
+import { showHeatmap } from './heatmap.js';
 
 const id = decodeURIComponent(location.pathname.split('/').pop());
 const $ = (x) => document.getElementById(x);
@@ -225,6 +226,37 @@ function renderStats(report) {
   if (lastGrid) render(lastGrid);
 }
 
+const mazeName = (c) => `${c.maze_generator} ${c.maze_size} seed ${c.maze_seed}`;
+const groupName = (c) => (c.settings_text ? `${c.label} ${c.settings_text}` : c.label);
+
+/** The heatmap's maze and group choices from the grid, each kept as chosen while the grid refreshes. */
+function heatmapChoices(cells) {
+  const form = $('heatmap-pick');
+  for (const [name, of] of [
+    ['maze', mazeName],
+    ['group', groupName],
+  ]) {
+    const values = [...new Set(cells.map(of))];
+    const select = form.elements[name];
+    if ([...select.options].map((o) => o.value).join('\n') === values.join('\n')) continue;
+    const current = select.value;
+    select.replaceChildren(...values.map((v) => el('option', { value: v, selected: v === current }, v)));
+  }
+}
+
+/** The heatmap of the cell the chosen group has on the chosen maze (one cell: an agent and settings on a maze). */
+async function heatmap() {
+  const form = $('heatmap-pick');
+  const cell = lastGrid?.cells.find(
+    (c) => mazeName(c) === form.elements.maze.value && groupName(c) === form.elements.group.value,
+  );
+  if (cell) return showHeatmap(id, cell.cell_index);
+  $('heatmap').hidden = true;
+  $('heatmap-summary').textContent = 'this group has no cell on this maze';
+  for (const t of ['heat-visits', 'heat-stuck']) $(t).replaceChildren();
+}
+$('heatmap-pick').addEventListener('change', () => void heatmap());
+
 let plotted = false;
 /** The report's data: the statistics table, and the first time, the report's plots (report.js reads #data). */
 async function loadReport() {
@@ -246,7 +278,13 @@ async function load() {
   const data = await shown(() => api(`/api/sweeps/${encodeURIComponent(id)}`));
   if (!data) return;
   render(data);
-  window.__viewer = { ready: true, cells: data.cells.length, loads: (window.__viewer?.loads ?? 0) + 1 };
+  heatmapChoices(data.cells);
+  window.__viewer = {
+    ...window.__viewer,
+    ready: true,
+    cells: data.cells.length,
+    loads: (window.__viewer?.loads ?? 0) + 1,
+  };
 }
 
 $('pair').addEventListener('submit', async (e) => {
@@ -313,12 +351,15 @@ $('pair').addEventListener('submit', async (e) => {
 });
 
 const reload = throttled(() => void load(), 1000);
-// the statistics cost every run's summary: at most every 15 s
+// the statistics cost every run's summary, the heatmap every move of a cell's runs: each at most every 15 s
 const reloadReport = throttled(() => void loadReport(), 15_000);
+const reloadHeatmap = throttled(() => void heatmap(), 15_000);
 await load();
+void heatmap();
 void loadReport();
 live((changes) => {
   if (!changes.some((c) => c.sweep_id === id)) return;
   reload();
   reloadReport();
+  reloadHeatmap();
 }, reload);

@@ -7,12 +7,14 @@ import { loadReport } from '../../reports/report-data.ts';
 import { compareAgents } from '../../reports/compare.ts';
 import { cellText, statsRowText } from '../../reports/stat-text.ts';
 import { pageHtml } from '../page-shell.ts';
-import { parseRequest, sweepId, text } from '../request-params.ts';
+import { int, parseRequest, sweepId, text } from '../request-params.ts';
+import { cellHeatmap } from '../../reports/behaviour-heatmap.ts';
 import { listSweeps, sweepCells, sweepSummary } from '../queries/sweep-view.ts';
 import { NotFound, type ViewerContext } from '../context.ts';
 
 const idParams = z.object({ id: sweepId }).strict();
 const pairQuery = z.object({ a: text(200), b: text(200) }).strict();
+const cellQuery = z.object({ cell: int(0, 1_000_000) }).strict();
 
 const LIST_BODY = `<h1>Sweeps</h1>
 <p id="count" class="count"></p>
@@ -41,6 +43,17 @@ separate at that level, not a proof that its agents are alike.</p>
 <form id="pair" class="filters"><label>a <select name="a"></select></label>
 <label>b <select name="b"></select></label><button type="submit">compare</button></form>
 <div id="pair-result"></div>
+<h2>Where runs went (heatmap)</h2>
+<p class="note">Pick a maze and a group (an agent with its settings): its runs on that maze that ended as a success or
+a failure (a deterministic agent's copies included: they walk the same path), summed cell by cell. Each cell is
+coloured by how often a move entered it (light to dark on a log scale); a dark ring marks a cell where a run that did
+not find the goal stopped making progress (after its last step that saw a new tile or entered a new cell); the start is
+outlined in violet. Errors, wall-clock stops and running runs are left out.</p>
+<form id="heatmap-pick" class="filters"><label>maze <select name="maze"></select></label>
+<label>group <select name="group"></select></label></form>
+<p id="heatmap-summary" class="note"></p>
+<div class="heatmap"><canvas id="heatmap"></canvas><table id="heat-visits" class="grid"></table>
+<table id="heat-stuck" class="grid"></table></div>
 <h2>Plots</h2>
 <p class="note" id="plots-note">The statistics and plots read every run's summary: they come a moment after the
 grid, and refresh at most every 15 s while runs finish.</p>
@@ -92,6 +105,12 @@ export function registerSweepRoutes(app: FastifyInstance, ctx: ViewerContext): v
       statsText: report.stats.map(statsRowText),
       cellStats: (cells ?? []).map((c) => ({ cell_index: c.cell, ...cellText(c) })),
     };
+  });
+  // one cell's finished runs summed on its maze: every move of them read, so only when a maze and group are picked
+  app.get('/api/sweeps/:id/heatmap', async (request) => {
+    const { id } = parseRequest(idParams, request.params);
+    const { cell } = parseRequest(cellQuery, request.query);
+    return cellHeatmap(ctx.db, id, cell);
   });
   app.get('/api/sweeps/:id/pair', async (request) => {
     const { id } = parseRequest(idParams, request.params);

@@ -43,6 +43,11 @@ import { formatNumber } from '../../../reports/stat-format.ts';
 import { MIN_TEST_MAZES } from '../../../reports/maze-inference.ts';
 import { ExperimentNotFoundError } from '../../../core/errors.ts';
 
+/** What --no-behaviour says it skips (report, stats). */
+export const BEHAVIOUR_SKIP =
+  'leave out how the runs moved (loops, wall bumps, revisits, ...): those figures read every move of every counted ' +
+  'run, about a second a million actions over pg';
+
 const noExperiment = (id: string) =>
   new NotFoundError('experiment-id', id, `no experiment with id "${id}"; list them with: ${commandPrefix()} list`);
 
@@ -99,13 +104,15 @@ async function replay(id: string, o: ResultsSource & { out?: string; json?: bool
 
 async function report(
   sweepId: string,
-  o: ResultsSource & { out?: string; maxReplays: number; json?: boolean },
+  o: ResultsSource & { out?: string; maxReplays: number; behaviour: boolean; json?: boolean },
   cmd: Command,
 ) {
   const target = outputFile(cmd, o.out, `report-${fileName(sweepId)}.html`);
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
-    const written = await writingTo(target, () => writeReport(db, sweepId, target.path, o.maxReplays));
+    const written = await writingTo(target, () =>
+      writeReport(db, sweepId, target.path, o.maxReplays, { behaviour: o.behaviour }),
+    );
     const reportFile = writtenFile(written.report);
     const replays = written.replayFiles.map(writtenFile);
     if (o.json) {
@@ -293,7 +300,10 @@ function registerSummary(program: Command): void {
   const summaryCommand = addResultsSourceOptions(
     program
       .command('summary')
-      .description('show the summary of a stored experiment')
+      .description(
+        'show the summary of a stored experiment, with how it moved: loops, wall bumps, revisits, coverage by ' +
+          'step, exploration against the frontier baseline and where progress stopped',
+      )
       .argument('<experiment-id>')
       .addOption(jsonOption('as JSON, with every stuck signal')),
   ).action(summary);
@@ -325,8 +335,8 @@ function registerReport(program: Command): void {
     program
       .command('report')
       .description(
-        'write a self-contained HTML report of a sweep: statistics tables, charts, and replays of the runs that did ' +
-          'not succeed',
+        'write a self-contained HTML report of a sweep: statistics tables, how the runs moved (loops, wall bumps, ' +
+          'revisits, ...), charts, and replays of the runs that did not succeed',
       )
       .argument('<sweep>')
       .option(
@@ -340,6 +350,7 @@ function registerReport(program: Command): void {
           .default(50)
           .argParser(intOption('--max-replays', 0, 10_000)),
       )
+      .option('--no-behaviour', BEHAVIOUR_SKIP)
       .addOption(jsonOption('the files written, as JSON')),
   ).action(report);
   withExample(reportCommand, 'ariadne report baselines-example --max-replays 10');

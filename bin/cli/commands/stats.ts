@@ -11,7 +11,7 @@ import { withExample } from '../help.ts';
 import { intOption } from '../options.ts';
 import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from '../table.ts';
 import { addTableOutputOptions, outputFormat, printTableOutput, type TableOutputOptions } from '../table-output.ts';
-import { requireSweep } from './results.ts';
+import { BEHAVIOUR_SKIP, requireSweep } from './results.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 import { checkFactors } from '../../../reports/factors.ts';
 import { factorRow } from '../../../reports/factor-stats.ts';
@@ -25,6 +25,8 @@ import { plural } from '../../../reports/words.ts';
 import { sweepPlan, type SweepPlan } from '../../../results/sweep-plan.ts';
 import { planComplete, planLines } from '../../../reports/plan-text.ts';
 import { commandPrefix } from '../invocation.ts';
+import { BEHAVIOUR_NOTES, behaviourSentence } from '../../../reports/behaviour-text.ts';
+import type { Estimate } from '../../../reports/behaviour-statistics.ts';
 
 // The statistics as columns; a table too wide for the terminal drops the highest `drop` first, keeping the factors,
 // n, the success rate, its maze-level interval and the mazes it is over (--wide shows them all).
@@ -65,6 +67,9 @@ const MEASURES: Array<Column<GroupStatistics>> = (
     { header: 'cost', cell: (g) => formatCost(g.costUsd), drop: 5 },
     { header: 'attempts', cell: (g) => g.attempts, drop: 15 },
     { header: 'from_text', cell: (g) => (g.fromTextRate === null ? '-' : formatRate(g.fromTextRate)), drop: 14 },
+    { header: 'looped', cell: (g) => formatRate(g.behaviour?.looped.value), drop: 18 },
+    { header: 'revisits', cell: (g) => formatNumber(g.behaviour?.revisitRatio.value, 3), drop: 19 },
+    { header: 'bumps_100', cell: (g) => formatNumber(g.behaviour?.wallBumpsPer100.value, 1), drop: 20 },
   ] satisfies Array<Column<GroupStatistics>>
 ).map((c): Column<GroupStatistics> => ({ ...c, align: 'right' }));
 
@@ -127,7 +132,43 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     belief_runs: g.belief.runs,
     belief95_low: g.belief.interval.low,
     belief95_high: g.belief.interval.high,
+    ...behaviourColumns(g),
   };
+}
+
+/** A behaviour figure as csv columns: its value and its maze-level bounds. */
+const estimateColumns = (name: string, e: Estimate | undefined) => ({
+  [name]: e?.value ?? null,
+  [`${name}95_low`]: e?.low ?? null,
+  [`${name}95_high`]: e?.high ?? null,
+});
+
+/** The behaviour figures of a group as csv columns (reports/behaviour-statistics.ts). */
+function behaviourColumns(g: GroupStatistics): Record<string, unknown> {
+  const b = g.behaviour;
+  return {
+    behaviour_runs: b?.runs ?? null,
+    ...estimateColumns('looped_rate', b?.looped),
+    ...estimateColumns('revisit_ratio', b?.revisitRatio),
+    ...estimateColumns('wall_bumps_per_100', b?.wallBumpsPer100),
+    ...estimateColumns('dead_end_reentries_per_100', b?.deadEndReentriesPer100),
+    ...estimateColumns('oscillation_moves_per_100', b?.oscillationMovesPer100),
+    ...estimateColumns('tiles_vs_frontier', b?.explorationEfficiency),
+    ...estimateColumns('stalled_share_of_failures', b?.stalledShare),
+  };
+}
+
+/** How each group's runs moved, with maze-level intervals, and what each figure counts. */
+function behaviourLines(factors: string[], groups: GroupStatistics[], width: number): string[] {
+  const lines = groups.flatMap((g) =>
+    g.behaviour ? [`  ${groupName(factors, g)}: ${behaviourSentence(g.behaviour)}`] : [],
+  );
+  if (lines.length === 0) return [];
+  return [
+    'behaviour (maze-level 95% intervals, mazes):',
+    ...lines.flatMap((l) => wrapText(l, width, '    ')),
+    ...wrapText(BEHAVIOUR_NOTES.join(' '), width),
+  ];
 }
 
 /**
@@ -225,6 +266,7 @@ function statsLines(
     ...planLines(plan).flatMap((l) => wrapText(l, width, '    ')),
     ...wrapText(statsNote(s), width),
     ...stopLines(s.factors, s.groups).flatMap((line) => wrapText(line, width, '    ')),
+    ...behaviourLines(s.factors, s.groups, width),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
     ...provenanceNotes(s).flatMap((n) => wrapText(n, width)),
     ...(reference ? referenceLines(reference, width) : []),
@@ -233,14 +275,14 @@ function statsLines(
 
 async function stats(
   sweepId: string,
-  o: ResultsSource & TableOutputOptions & { by?: string[]; resamples: number },
+  o: ResultsSource & TableOutputOptions & { by?: string[]; resamples: number; behaviour: boolean },
 ): Promise<void> {
   if (o.by) checkFactors(o.by); // before opening any database: a typo costs nothing
   outputFormat(o); // so is a contradiction
   await withResultsDatabase(o, async (db) => {
     await requireSweep(db, sweepId);
     const [s, plan, sequential] = await Promise.all([
-      sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples }),
+      sweepStatistics(db, sweepId, { by: o.by, resamples: o.resamples, behaviour: o.behaviour }),
       sweepPlan(db, sweepId),
       sweepSequentialState(db, sweepId),
     ]);
@@ -282,8 +324,10 @@ export function registerStatsCommand(program: Command): void {
         .command('stats')
         .description(
           "a sweep's success (95% intervals at the level of the maze, with the number of mazes), errors and " +
-            'wall-clock stops apart, how runs ended, SPL, efficiency, actions, tokens, cost and tool calls recovered ' +
-            'from text, grouped by its factors: by default the label and every setting the sweep varies',
+            'wall-clock stops apart, how runs ended, SPL, efficiency, actions, tokens, cost, tool calls recovered ' +
+            'from text and how runs moved (loops, wall bumps, revisits, dead ends, oscillations, exploration against ' +
+            'the frontier baseline, where progress stopped), grouped by its factors: by default the label and every ' +
+            'setting the sweep varies',
         )
         .argument('<sweep>')
         .addOption(
@@ -303,7 +347,8 @@ export function registerStatsCommand(program: Command): void {
           new Option('--resamples <n>', 'bootstrap resamples')
             .default(2_000)
             .argParser(intOption('--resamples', 100, 1_000_000)),
-        ),
+        )
+        .option('--no-behaviour', BEHAVIOUR_SKIP),
       'as JSON',
       true,
     ),

@@ -1,0 +1,84 @@
+// A group's behaviour (reports/behaviour.ts per run) as figures with 95% intervals at the level of the maze, the unit
+// of replication (reports/maze-inference.ts): the share of runs that looped as a rate (Korn-Graubard), every other
+// figure as a ratio of sums over mazes (cluster-robust t on mazes - 1 df). Over the observations the success rate is
+// over (reports/sweep-statistics.ts); what each figure includes is said on BehaviourStatistics.
+import { clusterSums, type ClusterSums } from './bootstrap.ts';
+import { clusterMean, mazeRate } from './maze-inference.ts';
+import type { RunBehaviour } from './behaviour.ts';
+
+/** A figure, its maze-level 95% interval (nulls below 2 mazes), and the runs and mazes it is over. */
+export interface Estimate {
+  value: number | null;
+  low: number | null;
+  high: number | null;
+  runs: number;
+  mazes: number;
+}
+
+export interface BehaviourStatistics {
+  /** The observations with their moves read (every independent success and failure). */
+  runs: number;
+  mazes: number;
+  /** Runs that entered some cell 10 or more times (MazeEval's loop), as a share of the runs. */
+  looped: Estimate;
+  /** The mean over runs with a move of their revisits / moves taken. */
+  revisitRatio: Estimate;
+  /** Moves refused by a wall or the edge per 100 move attempts, pooled over the runs (a ratio of sums). */
+  wallBumpsPer100: Estimate;
+  /** Moves into a dead end already visited per 100 moves taken, pooled. */
+  deadEndReentriesPer100: Estimate;
+  /** Moves in oscillations (A-B-A-B, 3 moves or more) per 100 moves taken, pooled. */
+  oscillationMovesPer100: Estimate;
+  /** The mean of the runs' tiles seen / the frontier baseline's at the same step (runs with a step). */
+  explorationEfficiency: Estimate;
+  /** Over the failures: the mean share of a run's steps taken after its progress stopped (runs with a step). */
+  stalledShare: Estimate;
+}
+
+/** An observation as the behaviour statistics read it: its maze (the cluster), outcome and behaviour. */
+export interface BehaviourRun {
+  maze: string;
+  success: boolean;
+  behaviour: RunBehaviour;
+}
+
+type Sums = (b: RunBehaviour) => ClusterSums;
+
+/** Σ num / Σ den over `runs` with a denominator, with its maze-level interval (`rate`: as a proportion). */
+function estimate(runs: readonly BehaviourRun[], sums: Sums, bounds: [number, number], rate = false): Estimate {
+  const kept = runs.filter((r) => sums(r.behaviour).den > 0);
+  const byMaze = clusterSums(
+    kept,
+    (r) => r.maze,
+    (r) => sums(r.behaviour),
+  );
+  const [num, den] = byMaze.reduce(([n, d], c) => [n + c.num, d + c.den], [0, 0]);
+  const interval = rate ? mazeRate(byMaze) : clusterMean(byMaze, ...bounds);
+  return {
+    value: den === 0 ? null : num / den,
+    low: interval?.low ?? null,
+    high: interval?.high ?? null,
+    runs: kept.length,
+    mazes: byMaze.length,
+  };
+}
+
+const one = (x: number | null): ClusterSums => (x === null ? { num: 0, den: 0 } : { num: x, den: 1 });
+const per100 = (count: number, of: number): ClusterSums => ({ num: 100 * count, den: of });
+
+/** A group's behaviour figures over its observations (see BehaviourStatistics). */
+export function behaviourStatistics(runs: readonly BehaviourRun[]): BehaviourStatistics {
+  const failures = runs.filter((r) => !r.success);
+  const stalled = (b: RunBehaviour) => (b.progress && b.steps > 0 ? b.progress.stepsAfter / b.steps : null);
+  return {
+    runs: runs.length,
+    mazes: new Set(runs.map((r) => r.maze)).size,
+    looped: estimate(runs, (b) => one(b.looped ? 1 : 0), [0, 1], true),
+    revisitRatio: estimate(runs, (b) => one(b.revisitRatio), [0, 1]),
+    wallBumpsPer100: estimate(runs, (b) => per100(b.wallBumps, b.moves + b.wallBumps), [0, 100]),
+    deadEndReentriesPer100: estimate(runs, (b) => per100(b.deadEndReentries, b.moves), [0, 100]),
+    oscillationMovesPer100: estimate(runs, (b) => per100(b.oscillationMoves, b.moves), [0, 100]),
+    explorationEfficiency: estimate(runs, (b) => one(b.explorationEfficiency), [0, Infinity]),
+    stalledShare: estimate(failures, (b) => one(stalled(b)), [0, 1]),
+  };
+}
