@@ -81,7 +81,10 @@ function isDeadEnd(grid: Grid, x: number, y: number): boolean {
 /** How often each cell was entered by a move (the start is not entered at step 0), cell index y * width + x. */
 export function cellEntries(trace: RunTrace, width: number, height: number): Uint32Array {
   const entries = new Uint32Array(width * height);
-  for (const code of trace.codes) if (kindOf(code) === 'moved') entries[yOf(code) * width + xOf(code)]++;
+  for (let i = 0; i < trace.codes.length; i++) {
+    const code = trace.codes[i];
+    if (kindOf(code) === 'moved') entries[yOf(code) * width + xOf(code)]++;
+  }
   return entries;
 }
 
@@ -117,7 +120,8 @@ function walk(maze: Maze, trace: RunTrace): Walk {
   };
   let cells = 1;
   w.cellsByStep[0] = 1;
-  trace.codes.forEach((code, i) => {
+  for (let i = 0; i < trace.codes.length; i++) {
+    const code = trace.codes[i];
     const [kind, x, y] = [kindOf(code), xOf(code), yOf(code)];
     const cell = y * width + x;
     if (kind === 'blocked_by_wall' || kind === 'blocked_by_edge') w.wallBumps++;
@@ -136,7 +140,7 @@ function walk(maze: Maze, trace: RunTrace): Walk {
     }
     if (trace.tiles[i] > 0) w.lastProgress = i + 1;
     w.cellsByStep[i + 1] = cells;
-  });
+  }
   return w;
 }
 
@@ -169,7 +173,7 @@ export function oscillationsOf(path: readonly number[]): { oscillations: number;
 function tilesByStep(trace: RunTrace, atStart: number): Uint32Array {
   const tiles = new Uint32Array(trace.tiles.length + 1);
   tiles[0] = atStart;
-  trace.tiles.forEach((n, i) => (tiles[i + 1] = tiles[i] + n));
+  for (let i = 0; i < trace.tiles.length; i++) tiles[i + 1] = tiles[i] + trace.tiles[i];
   return tiles;
 }
 

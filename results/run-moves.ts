@@ -17,8 +17,8 @@ export type ActionKind = (typeof ACTION_KINDS)[number];
  * wide); `tiles` is the action's new_tiles_seen.
  */
 export interface RunTrace {
-  codes: number[];
-  tiles: number[];
+  codes: Int32Array | readonly number[];
+  tiles: Int32Array | readonly number[];
 }
 
 /** One packed action (see RunTrace), for callers that build a trace. */
@@ -93,16 +93,22 @@ export async function runTraces(db: Sql, ids: readonly string[]): Promise<Map<st
     // a chunk is 20 KB (27 KB as the Data API's base64): 30 a page stay under its 1 MiB; pg reads them at once
     db.transport === 'pg' ? 2 ** 31 - 1 : 30,
   );
-  const traces = new Map<string, RunTrace>(ids.map((id) => [id, { codes: [], tiles: [] }]));
-  for (const c of chunks) {
-    const t = traces.get(c.experiment_id)!;
-    for (let at = 0; at < c.actions.length; at += ACTION_BYTES) {
-      const step = c.actions.readInt32BE(at + 6);
-      t.codes[step - 1] = c.actions.readInt32BE(at);
-      t.tiles[step - 1] = c.actions.readInt16BE(at + 4);
+  const byRun = new Map<string, Buffer[]>(ids.map((id) => [id, []]));
+  for (const c of chunks) byRun.get(c.experiment_id)!.push(c.actions);
+  return new Map([...byRun].map(([id, parts]) => [id, unpacked(parts)]));
+}
+
+/** A run's chunks as its trace: steps 1..n, each action put at its step (typed arrays: a long sweep is millions). */
+function unpacked(parts: Buffer[]): RunTrace {
+  const n = parts.reduce((sum, b) => sum + b.length / ACTION_BYTES, 0);
+  const [codes, tiles] = [new Int32Array(n), new Int32Array(n)];
+  for (const b of parts)
+    for (let at = 0; at < b.length; at += ACTION_BYTES) {
+      const step = b.readInt32BE(at + 6);
+      codes[step - 1] = b.readInt32BE(at);
+      tiles[step - 1] = b.readInt16BE(at + 4);
     }
-  }
-  return traces;
+  return { codes, tiles };
 }
 
 /** Each maze of `ids` as the store reads it (its cells checked against its hash), read once each. */

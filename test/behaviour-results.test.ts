@@ -86,7 +86,7 @@ describe.each(TRANSPORTS)('behaviour read from what runs wrote, over %s', (trans
     const trace = (await runTraces(db, [ids.random])).get(ids.random)!;
     const path = await executedPath(db, ids.random);
     expect(trace.codes).toHaveLength(2500); // two chunks of 2,000 steps and one of 500
-    expect(trace.codes.map((c) => [xOf(c), yOf(c)])).toEqual(path.map((p) => [p.to_x, p.to_y]));
+    expect(Array.from(trace.codes, (c) => [xOf(c), yOf(c)])).toEqual(path.map((p) => [p.to_x, p.to_y]));
     const b = (await loadBehaviours(db, [ids.random])).get(ids.random)!;
     const s = (await summaryOf(db, ids.random))!;
     expect(b.steps).toBe(s.actions);
@@ -95,7 +95,7 @@ describe.each(TRANSPORTS)('behaviour read from what runs wrote, over %s', (trans
     expect(b.mostEntries).toBe(s.max_cell_visits);
     expect(b.wallBumps).toBe(s.failed_moves);
     expect(b.tilesSeen).toBe(s.tiles_seen);
-    expect(b.moves).toBe(trace.codes.filter((c) => kindOf(c) === 'moved').length);
+    expect(b.moves).toBe(Array.from(trace.codes).filter((c) => kindOf(c) === 'moved').length);
   });
 
   it("scores a frontier run 1 against the frontier baseline: it is the baseline's walk", async () => {

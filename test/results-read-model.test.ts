@@ -152,8 +152,8 @@ describe.each(TRANSPORTS)('the results read model over %s', (transport) => {
     expect(story.phases.at(-1)!.toStep).toBe(s.actions);
     // what the behaviour analytics read: the run's packed moves, its maze and vision, a sweep cell's finished runs
     const traces = await runTraces(db, [solo, 'no-such-run']);
-    expect(traces.get(solo)!.codes.map((c) => [xOf(c), yOf(c)])).toEqual(path.map((p) => [p.to_x, p.to_y]));
-    expect(traces.get('no-such-run')).toEqual({ codes: [], tiles: [] });
+    expect(Array.from(traces.get(solo)!.codes, (c) => [xOf(c), yOf(c)])).toEqual(path.map((p) => [p.to_x, p.to_y]));
+    expect(traces.get('no-such-run')).toEqual({ codes: new Int32Array(0), tiles: new Int32Array(0) });
     expect(await behaviourRunRows(db, [solo, 'no-such-run'])).toEqual([
       expect.objectContaining({ experiment_id: solo, ended: true, vision_range: 3, see_through: true }),
     ]);
