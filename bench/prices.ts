@@ -83,8 +83,7 @@ export const PRICES = {
   dataApiRequestUnitBytes: 32 * 1024,
   // Step Functions Standard, per state transition past the free tier (4,000 a month, not applied), retries counted.
   // Read 2026-11-28: AWS Step Functions pricing, https://aws.amazon.com/step-functions/pricing/ ("$0.025 per 1,000
-  // state transitions"; its state transitions table: "US East (N. Virginia) | $0.0250"). bench/cost.ts still holds
-  // its own copy of this price.
+  // state transitions"; its state transitions table: "US East (N. Virginia) | $0.0250"). bench/cost.ts prices by it.
   sfnStateTransition: 0.025 / 1000,
   // Step Functions Express, per request ("a request each time it starts executing a workflow"), no free tier. Read
   // 2026-11-28: the same page's pricing example, "The price is $1.00 per million requests" (the page's Express table
