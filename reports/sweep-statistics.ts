@@ -221,7 +221,7 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
 }
 
 /** Wilson score interval, 95% (z = 1.959964), as migration 005's wilson_low/high; none for n = 0. */
-function wilson(k: number, n: number): Interval {
+export function wilson(k: number, n: number): Interval {
   if (n === 0) return { low: null, high: null };
   const z = 1.959963984540054;
   const p = k / n;
