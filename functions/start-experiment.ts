@@ -22,6 +22,7 @@ import {
 } from '../core/config/experiment-config.ts';
 import { InvalidInputError } from '../core/errors.ts';
 import { envString } from '../core/config/environment.ts';
+import { HUMAN_AGENT, isHuman } from '../core/providers/human.ts';
 
 /**
  * In Lambda (AWS_LAMBDA_FUNCTION_NAME is set by the runtime) a loopback model server is the function itself, where
@@ -43,6 +44,20 @@ function refuseLoopbackHost(provider: 'ollama' | 'openai', url: string): void {
     url,
     `${setting} ${url} is this Lambda function itself, where ${server}; set /ariadne/config/${field} (or ` +
       `${setting} in the input) to a server the function can reach over the internet, e.g. ${example}`,
+  );
+}
+
+/**
+ * In Lambda no person sits at the keyboard: a human run would wait for moves no one can make. Refused before anything
+ * is written, naming where a person plays.
+ */
+function refuseHumanInLambda(agent: string): void {
+  if (!envString('AWS_LAMBDA_FUNCTION_NAME') || !isHuman(agent)) return;
+  throw new InvalidInputError(
+    'agent',
+    agent,
+    'agent "human" is a person at the keyboard, and a deployed stack has none: play on your machine with ' +
+      'ariadne play, or on the play page of ariadne view --play',
   );
 }
 
@@ -102,6 +117,7 @@ type Parameters = Awaited<ReturnType<NonNullable<HandlerDeps['parameters']>['get
 
 async function beginExperiment(deps: HandlerDeps, request: unknown, executionArn: string): Promise<LoopState> {
   const input = parseOrThrow(startRequestSchema, request, 'input');
+  refuseHumanInLambda(input.agent);
   const llmProvider = providerOf(input.agent);
   const parameters = await deps.parameters?.get();
   // Layer what was sent (validated above), not the parsed copy: zod fills in defaults, which would
@@ -112,7 +128,8 @@ async function beginExperiment(deps: HandlerDeps, request: unknown, executionArn
       experimentId: input.experimentId,
       executionArn,
       agent: input.agent,
-      provider: llmProvider,
+      // a person's turns run as a baseline's (no model call), but the run is recorded as a person's
+      provider: isHuman(input.agent) ? HUMAN_AGENT : llmProvider,
       model: input.model ?? null,
       agentSeed: input.agentSeed,
       maze: mazeSource(input),
@@ -120,6 +137,8 @@ async function beginExperiment(deps: HandlerDeps, request: unknown, executionArn
       sweep: input.sweep,
       taskToken: input.taskToken ?? null,
       fork: input.fork,
+      player: input.player,
+      suiteMaze: input.suiteMaze,
     },
     deps.store,
     parameters && { config: parameters.config, prompts: parameters.prompts },

@@ -1,13 +1,16 @@
 // Which config settings reach which kind of agent: the one list (a baseline reads no prompt, format, memory or
-// server setting; an Ollama agent no bedrock.* or openai.*, and so on). A setting that does not reach an agent is not
-// one of its factors: its statistics rows merge and the setting shows as not applicable. Migration 011's
-// setting_reaches(provider, setting) is the same list in SQL; test/statistics-factors.test.ts checks they agree.
+// server setting; a person is shown a model's prompt, format, memory and tools, but is sampled by no server; an Ollama
+// agent reads no bedrock.* or openai.*, and so on). A setting that does not reach an agent is not one of its factors:
+// its statistics rows merge and the setting shows as not applicable. Migration 011's setting_reaches(provider,
+// setting) is the same list in SQL (034's for 'human'); test/statistics-factors.test.ts checks they agree.
 
-/** An agent's kind as experiments.provider records it. */
-export type AgentKind = 'baseline' | 'ollama' | 'bedrock' | 'openai';
+/** An agent's kind as experiments.provider records it ('human': a person, migration 034). */
+export type AgentKind = 'baseline' | 'ollama' | 'bedrock' | 'openai' | 'human';
 
-const EVERY: readonly AgentKind[] = ['baseline', 'ollama', 'bedrock', 'openai'];
+const EVERY: readonly AgentKind[] = ['baseline', 'ollama', 'bedrock', 'openai', 'human'];
 const MODELS: readonly AgentKind[] = ['ollama', 'bedrock', 'openai'];
+/** What a model is shown, remembers and is offered: a person playing is shown the same (providers/human-agent.ts). */
+const SHOWN: readonly AgentKind[] = [...MODELS, 'human'];
 
 /**
  * By top-level config key (a nested setting, ollama.num_ctx, goes with its section). A key not listed reaches
@@ -28,7 +31,7 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   stuck_policy: EVERY,
   stuck_thresholds: EVERY,
   // what a model is shown, remembers and is offered, how it is sampled and parsed, and how its calls are retried
-  prompt_version: MODELS,
+  prompt_version: SHOWN,
   temperature: MODELS,
   top_p: MODELS,
   max_output_tokens: MODELS,
@@ -37,13 +40,13 @@ const REACHES: Record<string, readonly AgentKind[]> = {
   // how answers are had, not what an agent is shown: a sweep that varies it keeps its runs apart all the same
   cache: EVERY,
   cache_max_age_hours: EVERY,
-  observation: MODELS,
-  memory: MODELS,
-  memory_history_actions: MODELS,
-  memory_conversation_tokens: MODELS,
-  recall_tool: MODELS,
-  max_recall_actions: MODELS,
-  recall_interval: MODELS,
+  observation: SHOWN,
+  memory: SHOWN,
+  memory_history_actions: SHOWN,
+  memory_conversation_tokens: SHOWN,
+  recall_tool: SHOWN,
+  max_recall_actions: SHOWN,
+  recall_interval: SHOWN,
   context_policy: MODELS,
   retry: MODELS,
   rate_limits: MODELS,

@@ -76,6 +76,8 @@ interface ExperimentTableRow {
   interrupted: string | null;
   /** A bundled simulator answered some of its model calls (migration 029). */
   simulated: boolean;
+  /** Agent human: who played (migration 034), else null. */
+  player: string | null;
   /** The run it replays, the run it was forked from and after which step (migration 031), else null. */
   replay_of: string | null;
   forked_from: string | null;
@@ -157,14 +159,14 @@ function listSql(q: ExperimentTableQuery): string {
               CASE WHEN s.experiment_id IS NULL THEN 0 ELSE s.cost_usd END AS cost_usd,
               to_char(e.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS started_at,
               to_char(e.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
-              ${INTERRUPTED_SQL} AS interrupted, e.simulated, e.replay_of, e.forked_from, e.fork_step,
+              ${INTERRUPTED_SQL} AS interrupted, e.simulated, e.player, e.replay_of, e.forked_from, e.fork_step,
               count(*) OVER ()::int AS total
        FROM experiments e
        JOIN mazes m ON m.id = e.maze_id
        LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
        LEFT JOIN spent s ON s.experiment_id = e.id
        WHERE ($1::text IS NULL OR e.sweep_id = $1)
-         AND ($2::text IS NULL OR $2 IN (e.model, e.agent, c.label))
+         AND ($2::text IS NULL OR $2 IN (e.model, e.agent, c.label, e.player))
          AND ($3::text IS NULL OR m.generator = $3)
          AND ($4::int IS NULL OR m.width = $4)
          AND ($5::bigint IS NULL OR m.seed = $5::bigint)

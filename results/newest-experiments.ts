@@ -6,7 +6,7 @@ import { INTERRUPTED_SQL } from './interrupted.ts';
 export interface NewestExperimentsFilter {
   sweep?: string;
   status?: string;
-  /** A baseline, a provider's agent, a model or a sweep label. */
+  /** A baseline, a provider's agent, a model, a sweep label, or a player (agent human). */
   agent?: string;
 }
 
@@ -36,6 +36,8 @@ export interface NewestExperimentRow {
   interrupted: string | null;
   /** A bundled simulator answered some of its model calls (migration 029). */
   simulated: boolean;
+  /** Agent human: who played (migration 034). */
+  player: string | null;
 }
 
 // The filters and the limit pick ids from the tables first: the summary view counts every run's actions, so it is
@@ -47,13 +49,13 @@ WITH picked AS (
   LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
   WHERE ($1::text IS NULL OR e.sweep_id = $1)
     AND ($2::text IS NULL OR e.status = $2)
-    AND ($3::text IS NULL OR $3 IN (e.agent, e.model, c.label))
+    AND ($3::text IS NULL OR $3 IN (e.agent, e.model, c.label, e.player))
   ORDER BY e.started_at DESC, e.id
   LIMIT least($4::int - $5::int, $6::int) OFFSET $5
 )
 SELECT s.experiment_id, s.agent, s.provider, s.model, p.label, p.sweep_id, s.prompt_version, s.maze_generator,
        s.maze_width, s.maze_height, s.maze_seed, s.status, s.goal_found, s.stop_reason, s.actions, s.optimal_moves,
-       s.efficiency, s.llm_calls, s.cost_usd, s.started_at, s.completed_at, p.interrupted, p.simulated
+       s.efficiency, s.llm_calls, s.cost_usd, s.started_at, s.completed_at, p.interrupted, p.simulated, s.player
 FROM picked p
 JOIN experiment_summary s ON s.experiment_id = p.id
 ORDER BY s.started_at DESC, s.experiment_id`;

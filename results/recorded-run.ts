@@ -3,6 +3,7 @@
 import type { Sql } from '../core/store/sql.ts';
 import { PgStore } from '../core/store/pg-store.ts';
 import { InvalidInputError } from '../core/errors.ts';
+import { isHuman } from '../core/providers/human.ts';
 import type { StartExecutionInput } from '../core/machine/contracts.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
 import type { ModelReply } from '../core/providers/llm/chat-model.ts';
@@ -48,6 +49,13 @@ async function recordedRun(db: Sql, id: string): Promise<RunRow> {
 /** The start request that runs `id` again: its agent, model, seed, maze and stored config; a new experiment id. */
 export async function rerunRequest(db: Sql, id: string, newId: string): Promise<StartExecutionInput> {
   const run = await recordedRun(db, id);
+  if (isHuman(run.agent))
+    throw new InvalidInputError(
+      'experiment-id',
+      id,
+      `experiment ${id} is a person's game (agent human): nothing can play it again in the person's place; ` +
+        'play its maze yourself with ariadne play (--suite and --maze-index for a suite maze)',
+    );
   const maze = await new PgStore(db).loadMaze(run.maze_id);
   return {
     experimentId: newId,

@@ -1,7 +1,7 @@
 // Every way a run ends, named once: the statistics count each group's runs by it, and the tables and their notes
-// print the counts. Navigation outcomes (the goal, a move or turn limit, a stuck halt, a spent budget) are the
-// agent's; the wall clock, an outage, an error and an interruption are the infrastructure's and never count as a
-// navigation failure (migration 027 gives a wall-clock stop its own outcome class).
+// print the counts. Navigation outcomes (the goal, a move or turn limit, a stuck halt, a spent budget, a person who
+// gave up) are the agent's; the wall clock, an outage, an error and an interruption are the infrastructure's and never
+// count as a navigation failure (migration 027 gives a wall-clock stop its own outcome class).
 
 export const STOP_REASONS = [
   'goal',
@@ -10,6 +10,7 @@ export const STOP_REASONS = [
   'stuck_halt',
   'cost_budget',
   'token_budget',
+  'gave_up',
   'wall_clock',
   'outage',
   'error',
@@ -27,6 +28,7 @@ export const STOP_REASON_WORDS: Record<StopReason, string> = {
   stuck_halt: 'stuck halt',
   cost_budget: 'cost budget',
   token_budget: 'token budget',
+  gave_up: 'gave up',
   wall_clock: 'wall clock',
   outage: 'outage',
   error: 'error',
@@ -41,6 +43,8 @@ const TIMEOUTS: Record<string, StopReason> = {
   max_cost_usd: 'cost_budget',
   max_tokens: 'token_budget',
   max_duration: 'wall_clock',
+  // a person who quit (the human agent): the agent's own outcome, a failure to navigate
+  gave_up: 'gave_up',
 };
 
 /** An outage that outlasted provider_outage_wait_minutes ends the run failed with this in its reason. */

@@ -45,6 +45,11 @@ export interface ExperimentSummary {
   stuck_signals: number;
   first_stuck_detector: string | null;
   first_stuck_step: number | null;
+  /** Agent human: who played (migration 034); null for every other agent. */
+  player: string | null;
+  /** A suite maze a person played: the suite (ariadne-mazes/v1) and the maze's index in it; null otherwise. */
+  suite: string | null;
+  suite_maze: number | null;
   /** Not in the view (experiment_totals, migration 028): calls answered in turns that then failed, kept abandoned. */
   abandoned_calls: number;
   /** Not in the view (experiment_totals, migration 033): belief probes a model's server answered. */

@@ -71,6 +71,7 @@ describe('the program', () => {
         'maze',
         'mazes',
         'plan',
+        'play',
         'policy',
         'replay',
         'report',

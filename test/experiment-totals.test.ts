@@ -58,7 +58,10 @@ const kept = (db: TestDatabase) =>
        FROM experiments e LEFT JOIN experiment_totals k ON k.experiment_id = e.id`,
     ),
   ]);
-const recomputed = (db: TestDatabase) => Promise.all([rowsOf(db, REFERENCE), rowsOf(db, REFERENCE_EXTRA)]);
+// with the columns migration 034 added after the aggregates (the player and the suite maze: the experiment's own)
+const REFERENCE_NOW = `SELECT r.*, e.player, e.suite, e.suite_maze
+  FROM (${REFERENCE}) r JOIN experiments e ON e.id = r.experiment_id`;
+const recomputed = (db: TestDatabase) => Promise.all([rowsOf(db, REFERENCE_NOW), rowsOf(db, REFERENCE_EXTRA)]);
 
 class Crash extends Error {
   override readonly name = 'Crash';

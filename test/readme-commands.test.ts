@@ -263,15 +263,26 @@ const SERVERS: Record<string, RegExp> = {
 const needsAws = (args: string[]) =>
   ['launch', 'policy', 'status', 'secret'].includes(args[0]) || args.includes('--aws');
 
-/** What a command reads from standard input, as a person would type it (`secret set` prompts for a key). */
-const typedInput = (args: string[]) => (args[0] === 'secret' ? 'sk-typed-by-the-docs-test\n' : '');
+/**
+ * What a command reads from standard input, as a person would type it (`secret set` prompts for a key; `play` reads
+ * a person's moves: one who gives up at once ends the game, exit 0).
+ */
+const typedInput = (args: string[]) =>
+  args[0] === 'secret' ? 'sk-typed-by-the-docs-test\n' : args[0] === 'play' ? 'quit\n' : '';
 
 /**
  * The ports the pages show: `sim`'s default for each kind, `view`'s, as the CLI has them. Each runs on a free port of
  * this run's instead (a researcher's laptop runs Ollama on 11434, and another copy of the suite may run meanwhile);
  * the pages keep the documented ports. A page's `--port N` and 127.0.0.1:N or localhost:N in a URL are mapped alike.
  */
-const DOCUMENTED_PORTS: Record<string, number> = { ollama: 11434, bedrock: 8787, openai: 8000, view: 8047 };
+const DOCUMENTED_PORTS: Record<string, number> = {
+  ollama: 11434,
+  bedrock: 8787,
+  openai: 8000,
+  view: 8047,
+  // the viewer with its play page, beside the read-only one the viewer's page started first
+  play: 8048,
+};
 /** Documented port -> the free port this run uses for it, taken in beforeAll. */
 const runPorts = new Map<number, number>();
 

@@ -63,7 +63,7 @@ describe('the settings that reach an agent', () => {
   it('are one list, in TypeScript and SQL alike, naming every setting of the config', async () => {
     expect(Object.keys(DEFAULT_CONFIG).filter((k) => !LISTED_SETTINGS.includes(k))).toEqual([]);
     const keys = [...LISTED_SETTINGS, 'a_setting_added_later'];
-    for (const provider of ['baseline', 'ollama', 'bedrock', 'openai']) {
+    for (const provider of ['baseline', 'ollama', 'bedrock', 'openai', 'human']) {
       const sql = await rows('SELECT k, setting_reaches($1, k) AS r FROM unnest($2::text[]) AS k', [provider, keys]);
       expect(Object.fromEntries(sql.map((r) => [r.k, r.r]))).toEqual(
         Object.fromEntries(keys.map((k) => [k, settingReaches(k, provider)])),

@@ -7,6 +7,8 @@ import { generateMaze } from '../core/maze/generators/index.ts';
 import { registerSweep } from '../core/sweeps/sweep-registry.ts';
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { cli } from './support/cli.ts';
+import { pathToGoal, scriptedSeat } from './support/human-seat.ts';
+import { playLocally, playRequest } from '../state-machine/local-play.ts';
 
 const SUITE = JSON.parse(readFileSync(new URL('../suites/ariadne-mazes-v1.json', import.meta.url), 'utf8')) as {
   generators: string[];
@@ -108,6 +110,42 @@ describe('ariadne stats of a sweep on a suite', () => {
       suite: 'ariadne-mazes/v1',
       agents: { random: reference.random.overall, frontier },
       noise_floor: file.noise_floor,
+    });
+    // no person has played the suite here: no human reference
+    expect(text.stdout).not.toMatch(/human reference/);
+    expect(JSON.parse(json.stdout).suite_human_reference).toBeUndefined();
+  });
+
+  it("prints the human reference beside the baselines' once a person has played the suite's mazes", async () => {
+    const { ariadne } = cli(() => db);
+    const m = SUITE.mazes[0];
+    const maze = generateMaze({ generator: m.generator, width: m.size, height: m.size, seed: m.seed });
+    await playLocally(
+      playRequest({ maze: { suite: 'ariadne-mazes/v1', index: 0 }, player: 'ada' }),
+      scriptedSeat(pathToGoal(maze)),
+      { db },
+    );
+    await playLocally(
+      playRequest({ maze: { suite: 'ariadne-mazes/v1', index: 1 }, player: 'ada' }),
+      scriptedSeat(['quit']),
+      { db },
+    );
+    const text = await ariadne(['stats', 'on-the-suite']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.replace(/\s+/g, ' ')).toMatch(
+      new RegExp(
+        "human reference of suite ariadne-mazes/v1 \\(agent human's games on its mazes in this database, each " +
+          'maze once per player\\): ada \\(rays\\) 50\\.0% \\[.*\\] n=2, efficiency \\d\\.\\d{3}',
+      ),
+    );
+    const json = JSON.parse((await ariadne(['stats', 'on-the-suite', '--json'])).stdout);
+    expect(json.suite_human_reference.rows[0]).toMatchObject({
+      player: 'ada',
+      observation: 'rays',
+      generator: 'all',
+      n: 2,
+      successes: 1,
+      mazes: 2,
     });
   });
 });

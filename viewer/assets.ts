@@ -22,6 +22,7 @@ const OWN = [
   'heatmap.js',
   'compare.js',
   'search.js',
+  'play.js',
 ];
 /** Shared with the written report and replay: the sweep report's charts and styles, the maze drawing. */
 const REPORT = ['report.js', 'report.css', 'maze-canvas.js', 'maze-legend.css'];

@@ -2,6 +2,7 @@
 // on the server that registers them (the server imports the routes: the arrow runs one way).
 import type { Sql } from '../core/store/sql.ts';
 import type { LiveFeed } from './live-feed.ts';
+import type { PlaySessions } from './play-sessions.ts';
 
 /** What every route module gets. */
 export interface ViewerContext {
@@ -11,6 +12,8 @@ export interface ViewerContext {
   source: string;
   feed: LiveFeed;
   now: () => Date;
+  /** The games played here (ariadne view --play); absent: playing is off. */
+  play?: PlaySessions;
 }
 
 /** A page or asset that does not exist: 404 with the problem page. */

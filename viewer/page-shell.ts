@@ -8,6 +8,7 @@ const NAV: Array<[string, string]> = [
   ['/sweeps', 'Sweeps'],
   ['/compare', 'Compare'],
   ['/search', 'Search'],
+  ['/play', 'Play'],
 ];
 
 export interface PageSpec {

@@ -1,7 +1,8 @@
 // `ariadne view`: a read-only web viewer over the results database, on Fastify (typed routes, a router that never
-// maps a URL to a file, hooks for security headers). It answers GET only on the loopback interface, refuses a foreign
-// Host header (DNS rebinding), and its Content-Security-Policy runs only the viewer's own scripts. Every query is
-// fixed SQL with parameters; the only files served are the fixed list in assets.ts.
+// maps a URL to a file, hooks for security headers), on the loopback interface only; it refuses a foreign Host header
+// (DNS rebinding), its Content-Security-Policy runs only its own scripts, every query is fixed SQL with parameters,
+// and the only files served are assets.ts's list. It answers GET only, but for the play page's POST routes with
+// --play (routes/play-routes.ts: a person's games, written through the engine, refused from any other origin).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SqlDatabase } from '../core/store/sql.ts';
 import { ExperimentNotFoundError, InvalidInputError } from '../core/errors.ts';
@@ -16,6 +17,10 @@ import { registerLiveRoutes } from './routes/live-routes.ts';
 import { registerSweepRoutes } from './routes/sweep-routes.ts';
 import { registerCompareRoutes } from './routes/compare-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
+import { ForeignOriginError, registerPlayRoutes } from './routes/play-routes.ts';
+import { MoveRefusedError, PlaySessions } from './play-sessions.ts';
+import type { Database } from '../core/store/database.ts';
+import type { ParameterCache } from '../core/config/parameters.ts';
 
 export interface ViewerOptions {
   db: SqlDatabase;
@@ -25,6 +30,11 @@ export interface ViewerOptions {
   pollMs: number;
   /** The clock stale flags are judged by (tests move it). */
   now?: () => Date;
+  /**
+   * The play page's games (ariadne view --play): the writable database their runs go to and the parameters they are
+   * started with; absent, the page says playing is off.
+   */
+  play?: { db: Database; parameters?: ParameterCache };
 }
 
 const SECURITY_HEADERS = {
@@ -59,6 +69,7 @@ async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string
     source: options.source,
     feed,
     now: options.now ?? (() => new Date()),
+    ...(options.play ? { play: new PlaySessions(options.play) } : {}),
   };
 
   app.addHook('onRequest', async (request, reply) => {
@@ -78,9 +89,10 @@ async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string
   app.setNotFoundHandler(async (request, reply) =>
     sendProblem(new NotFound(`nothing at ${request.url.slice(0, 200)}`), request, reply, options.source),
   );
-  app.addHook('onClose', (_instance, done) => {
+  app.addHook('onClose', async () => {
     feed.close();
-    done();
+    // the games left: each turn in flight commits and each run is kept, interrupted, before the database closes
+    await ctx.play?.close();
   });
 
   const assets = await loadAssets();
@@ -95,6 +107,7 @@ async function buildViewer(options: ViewerOptions, allowedHosts = new Set<string
   registerSweepRoutes(app, ctx);
   registerCompareRoutes(app, ctx);
   registerSearchRoutes(app, ctx);
+  registerPlayRoutes(app, ctx);
   return app;
 }
 
@@ -134,6 +147,9 @@ async function sendProblem(err: unknown, request: FastifyRequest, reply: Fastify
 function problemOf(err: unknown): { status: number; body: { name: string; message: string; field?: string } } {
   if (err instanceof InvalidRequestError)
     return { status: 400, body: { name: err.name, message: err.message, field: err.field } };
+  // the play page: a move that is not due (a double click, a page behind the game); a write from another origin
+  if (err instanceof MoveRefusedError) return { status: 409, body: { name: err.name, message: err.message } };
+  if (err instanceof ForeignOriginError) return { status: 403, body: { name: err.name, message: err.message } };
   // InvalidInputError: a results reader's "no sweep named ..." or "no agent ... in sweep ..."
   if (err instanceof ExperimentNotFoundError || err instanceof NotFound || err instanceof InvalidInputError)
     return { status: 404, body: { name: err.name, message: err.message } };

@@ -167,15 +167,30 @@ export function givenOptions(options: object): ReadonlySet<string> {
   return givenByOptions.get(options) ?? new Set(Object.keys(options));
 }
 
-/** The options that describe one experiment, shared by run and launch. */
-export function addExperimentOptions(cmd: Command): Command {
+/** Records which options the command line gave (givenOptions). */
+function trackGivenOptions(cmd: Command): Command {
   // commander's opts() is the very object the action receives, so it keys what was given.
-  cmd.hook('preAction', (_program, action) => {
+  return cmd.hook('preAction', (_program, action) => {
     const given = action.options
       .map((o) => o.attributeName())
       .filter((key) => action.getOptionValueSource(key) === 'cli');
     givenByOptions.set(action.opts(), new Set(given));
   });
+}
+
+/**
+ * The setting flags a person's game takes (ariadne play): every flagged setting that reaches no model provider's
+ * section alone, less `skip` (settings that change nothing for a person, such as --cache).
+ */
+export function addPlaySettingOptions(cmd: Command, rows: readonly SettingRow[]): Command {
+  trackGivenOptions(cmd);
+  for (const flag of new Set(rows.map((r) => r.flag!))) cmd.addOption(settingOption(flag));
+  return cmd;
+}
+
+/** The options that describe one experiment, shared by run and launch. */
+export function addExperimentOptions(cmd: Command): Command {
+  trackGivenOptions(cmd);
   const agents = BASELINE_NAMES.map((n) => `${n} (${BASELINE_AGENTS[n]})`).join('; ');
   addMazeOptions(cmd)
     .addOption(

@@ -7,6 +7,7 @@ import { packageVersion } from './invocation.ts';
 import { outDirOption } from './output-dir.ts';
 import { registerRunCommands } from './commands/run.ts';
 import { registerRerunCommand } from './commands/rerun.ts';
+import { registerPlayCommand } from './commands/play.ts';
 import { registerMazeCommands } from './commands/mazes.ts';
 import { registerSuiteCommands } from './commands/suite.ts';
 import { registerSweepCommand } from './commands/sweep.ts';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   // In the order `ariadne --help` lists them.
   registerRunCommands(program);
   registerRerunCommand(program);
+  registerPlayCommand(program);
   registerMazeCommands(program);
   registerSuiteCommands(program);
   registerSweepCommand(program);

@@ -196,6 +196,16 @@ function probeRows(t: BeliefProbeTotals): Array<[string, string]> {
   ];
 }
 
+/** Who played a run without a model: a baseline, or a person (agent human) with the player and the suite maze. */
+function whoRows(s: ExperimentSummary): Array<[string, string]> {
+  if (s.player === null) return [['agent', s.agent]];
+  return [
+    ['agent', `${s.agent} (a person: player ${s.player})`],
+    ...(s.suite !== null ? [['suite maze', `${s.suite} maze ${s.suite_maze}`] as [string, string]] : []),
+    ['prompt', s.prompt_version ?? '-'],
+  ];
+}
+
 function printSummary(
   s: ExperimentSummary,
   story: AgentStory,
@@ -224,7 +234,7 @@ function printSummary(
       `${s.status}${s.stop_reason ? ` (${s.stop_reason})` : ''}${s.failure_reason ? `: ${s.failure_reason}` : ''}`,
     ],
     ['goal found', s.goal_found ? 'yes' : 'no'],
-    ...(extra ? extra.who : [['agent', s.agent] as [string, string]]),
+    ...(extra ? extra.who : whoRows(s)),
     ['maze', `${s.maze_generator} ${s.maze_width}x${s.maze_height} seed ${s.maze_seed ?? '-'}`],
     ['actions', String(s.actions)],
     ['optimal', String(s.optimal_moves)],
@@ -271,7 +281,8 @@ function printNextCommands(s: ExperimentSummary, out: NodeJS.WritableStream): vo
  */
 export async function showSummary(db: Sql, s: ExperimentSummary, json: boolean): Promise<void> {
   const story = await agentStoryOf(db, s.experiment_id, s.actions);
-  const llm = s.provider === 'baseline' ? null : await llmDetailsOf(db, s);
+  // a baseline and a person call no model
+  const llm = s.provider === 'baseline' || s.provider === 'human' ? null : await llmDetailsOf(db, s);
   const marks = (await runMarksOf(db, s.experiment_id)) ?? NO_MARKS;
   const probes = s.provider === 'baseline' ? [] : await beliefProbesOf(db, s.experiment_id);
   const probeTotals = beliefProbeTotals(probes);

@@ -118,6 +118,8 @@ export interface AgentReply {
   };
   /** The records of the model calls behind this reply, in order (one; a workflow's steps, several). */
   exchanges?: ExchangeRecord[];
+  /** The player gave up (the human agent, providers/human-agent.ts): the turn ends, and the run, not solved. */
+  gaveUp?: boolean;
 }
 
 /** The answer to a belief probe (Agent.probe, engine/belief-probe.ts) and what its one model call took. */

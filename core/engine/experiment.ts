@@ -2,6 +2,7 @@
 // write the experiment once), the progress check between turns, and the
 // final status. Pure logic over a store interface; no AWS, no Lambda.
 import { baselineObservationProblem, isLlmAgent } from '../providers/llm-agents.ts';
+import { isHuman } from '../providers/human.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   experimentConfigSchema,
@@ -46,6 +47,16 @@ export interface StartRequest {
   taskToken?: string | null;
   /** A fork: the run it continues and the step after which it does (migration 031). */
   fork?: ForkRef;
+  /** Agent human: who plays (migration 034). */
+  player?: string;
+  /** Agent human on a suite's maze: the suite and the maze's index in it (migration 034). */
+  suiteMaze?: SuiteMazeRef;
+}
+
+/** A maze of a suite, by the suite's ref (ariadne-mazes/v1) and the maze's index in its list. */
+interface SuiteMazeRef {
+  suite: string;
+  index: number;
 }
 
 /** The run a fork continues, and after which of its steps. */
@@ -86,6 +97,8 @@ export interface NewExperiment {
   sweep?: SweepRef;
   taskToken?: string | null;
   fork?: ForkRef;
+  player?: string;
+  suiteMaze?: SuiteMazeRef;
 }
 
 export interface StartStore {
@@ -268,7 +281,16 @@ export async function startExperiment(
   const optimal = optimalMoves(maze, config);
   if (optimal === 0) throw goalInViewAtStart(config);
   const state = initialState(maze, config);
-  const promptText = req.promptText ?? (isLlmAgent(req.agent) ? systemPrompt(maze, config, defaults?.prompts) : null);
+  // a person is shown the system prompt a model would get (providers/human-agent.ts)
+  const prompted = isLlmAgent(req.agent) || isHuman(req.agent);
+  const promptText = req.promptText ?? (prompted ? systemPrompt(maze, config, defaults?.prompts) : null);
+  if (isHuman(req.agent) && promptText !== null && isWorkflowText(promptText))
+    throw new InvalidInputError(
+      'config.prompt_version',
+      config.prompt_version,
+      `prompt version "${config.prompt_version}" is a workflow, which steers a model through steps; a person plays ` +
+        'a plain prompt version (v2, v1 or your own)',
+    );
   const promptHash = promptText ? createHash('sha256').update(promptText).digest('hex') : null;
   // every row must read back through the Data API (64 KB): what would not fit is refused before the first write
   refuseOversizedExperiment(promptText, config);
@@ -294,6 +316,8 @@ export async function startExperiment(
     sweep: req.sweep,
     taskToken: req.taskToken ?? null,
     fork: req.fork,
+    player: req.player,
+    suiteMaze: req.suiteMaze,
   };
   const stored = await store.createExperiment(fields);
   if (stored.existing) refuseOtherSettings(experimentId, stored.existing, fields);
@@ -339,6 +363,7 @@ export interface Progress {
     | 'max_turns'
     | 'max_cost_usd'
     | 'max_tokens'
+    | 'gave_up'
     | 'history_budget'
     | 'history_quota'
     | 'execution_time'
@@ -394,6 +419,8 @@ export function checkProgress(
   // its budget spent, the run ends as out of resources, as at max_moves: its own stop reason says which
   if (p.turnStopReason === 'max_cost_usd' || p.turnStopReason === 'max_tokens')
     return { decision: 'timeout', reason: p.turnStopReason };
+  // a person who gave up ends the run as the move limit would: not solved, the agent's own outcome
+  if (p.turnStopReason === 'gave_up') return { decision: 'timeout', reason: 'gave_up' };
   if (p.actionsTaken >= p.maxMoves) return { decision: 'timeout', reason: 'max_moves' };
   if (now.getTime() - p.startedAt.getTime() - outage.total * 1000 >= p.maxDurationMinutes * 60_000)
     return { decision: 'timeout', reason: 'max_duration' };

@@ -57,7 +57,9 @@ export type TurnStopReason =
   | 'deadline'
   // the run's budget was spent (config.max_cost_usd, max_tokens): no further model call
   | 'max_cost_usd'
-  | 'max_tokens';
+  | 'max_tokens'
+  // a person playing gave up (the human agent): the run ends, not solved
+  | 'gave_up';
 
 /** A transition as stored: the agent's phase, or a workflow's state (from/to are then workflow states). */
 export interface RecordedTransition {

@@ -217,6 +217,7 @@ async function playTurn(t: TurnInProgress): Promise<TurnStopReason> {
     const reply = await ask(t, replies);
     if (reply === null) return 'deadline';
     recordReply(t, reply);
+    if (reply.gaveUp) return 'gave_up';
     if (reply.calls.length === 0) return reply.text ? 'no_tool_calls' : 'empty_reply';
     runCalls(t, reply);
     stopReason = limitReached(t);

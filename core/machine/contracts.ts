@@ -7,10 +7,11 @@ import { partialConfigSchema, turnsPerExecution, type ExperimentConfig } from '.
 import { GENERATOR_NAMES, MAX_SIZE, MIN_SIZE } from '../maze/generators/index.ts';
 import { BASELINE_NAMES } from '../providers/baselines.ts';
 import { isLlmAgent, LLM_AGENTS } from '../providers/llm-agents.ts';
+import { HUMAN_AGENT, isHuman, PLAYER_HELP, PLAYER_PATTERN } from '../providers/human.ts';
 import { DETECTORS } from '../engine/agent-monitor.ts';
 import { fact } from '../../aws-facts/facts.ts';
 
-export const AGENTS = [...BASELINE_NAMES, ...LLM_AGENTS] as const;
+export const AGENTS = [...BASELINE_NAMES, ...LLM_AGENTS, HUMAN_AGENT] as const;
 const LLM_PROVIDERS = [...LLM_AGENTS, 'baseline'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 
@@ -90,6 +91,13 @@ export const startRequestSchema = z
       })
       .strict()
       .optional(),
+    /** Agent human only: who plays (experiments.player, migration 034). */
+    player: z.string().regex(PLAYER_PATTERN, PLAYER_HELP).optional(),
+    /** A maze of a suite a person plays (ariadne play --suite): the suite and the maze's index in it. */
+    suiteMaze: z
+      .object({ suite: printable(100), index: z.number().int().min(0).max(100_000) })
+      .strict()
+      .optional(),
   })
   .strict()
   .refine((r) => !isLlmAgent(r.agent) || (r.model !== undefined && r.model !== null), {
@@ -97,6 +105,18 @@ export const startRequestSchema = z
       'agent "ollama", "bedrock" and "openai" need a "model" ' +
       '(e.g. "qwen2.5:7b", "global.anthropic.claude-haiku-4-5-20251001-v1:0", "gpt-4.1-mini")',
     path: ['model'],
+  })
+  .refine((r) => isHuman(r.agent) === (r.player !== undefined), {
+    message: 'agent "human" needs a "player" (who plays), and only it takes one',
+    path: ['player'],
+  })
+  .refine((r) => r.suiteMaze === undefined || isHuman(r.agent), {
+    message: '"suiteMaze" records the suite maze a person plays: agent "human" only (a sweep names its suite)',
+    path: ['suiteMaze'],
+  })
+  .refine((r) => !isHuman(r.agent) || (r.model == null && r.sweep === undefined && r.fork === undefined), {
+    message: 'agent "human" is a person: no model, and no sweep or fork (a person plays one run at a time)',
+    path: ['agent'],
   });
 export type StartExecutionInput = z.input<typeof startRequestSchema>;
 

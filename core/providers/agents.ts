@@ -3,6 +3,7 @@
 import type { AgentFactory } from '../engine/agent.ts';
 import { InvalidInputError } from '../errors.ts';
 import { baselineAgents, isBaseline } from './baselines.ts';
+import { isHuman } from './human.ts';
 import { llmAgent } from './llm/llm-agent.ts';
 import { classifyOllamaError, ollamaModel } from './llm/ollama-model.ts';
 import { bedrockModel, classifyBedrockError } from './llm/bedrock-model.ts';
@@ -93,6 +94,13 @@ export const agentsWith =
   (deps: AgentDeps): AgentFactory =>
   (identity) => {
     if (isBaseline(identity.agent)) return baselineAgents(identity);
+    if (isHuman(identity.agent))
+      throw new InvalidInputError(
+        'agent',
+        identity.agent,
+        'agent "human" is a person, and this run has no seat for one: a person plays through ariadne play or the ' +
+          'play page of ariadne view --play (providers/human-agent.ts withHumanSeat)',
+      );
     if (!identity.model)
       throw new InvalidInputError('model', identity.model, `agent "${identity.agent}" needs a model`);
     return chatAgent(identity, identity.model, deps);

@@ -14,10 +14,10 @@ export const isLlmAgent = (agent: string): agent is LlmAgent => (LLM_AGENTS as r
 
 /**
  * Why `observation` cannot go with `agent`, or null: a baseline (frontier, random) reads the maze itself and never
- * looks at a picture, so "image" would be recorded as a format it never used.
+ * looks at a picture, so "image" would be recorded as a format it never used. A person (agent human) is shown it.
  */
 export function baselineObservationProblem(agent: string, observation: string | undefined): string | null {
-  if (isLlmAgent(agent) || observation !== 'image') return null;
+  if (isLlmAgent(agent) || agent === 'human' || observation !== 'image') return null;
   return (
     `config.observation "image" is for model agents (${LLM_AGENTS.join(', ')}); the ${agent} baseline reads ` +
     'the maze itself and sees no picture: leave observation out for it, or use a model agent'

@@ -271,9 +271,10 @@ export class PgStore implements EngineStore {
     const { rows } = await this.query<{ started_at: Date }>(
       `INSERT INTO experiments (id, execution_arns, agent, provider, model, prompt_version, prompt_hash, prompt_text,
          agent_seed, maze_id, config, optimal_moves, goal_found, position_x, position_y, tiles_seen,
-         sweep_id, sweep_cell, sweep_repeat, sweep_attempt, task_token, forked_from, fork_step)
+         sweep_id, sweep_cell, sweep_repeat, sweep_attempt, task_token, forked_from, fork_step, player, suite,
+         suite_maze)
        VALUES ($1, $2::text[], $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17, $18, $19,
-               $20, $21, $22, $23)
+               $20, $21, $22, $23, $24, $25, $26)
        ON CONFLICT (id) DO NOTHING RETURNING started_at`,
       [
         e.id,
@@ -299,6 +300,9 @@ export class PgStore implements EngineStore {
         e.taskToken ?? null,
         e.fork?.parent ?? null,
         e.fork?.atStep ?? null,
+        e.player ?? null,
+        e.suiteMaze?.suite ?? null,
+        e.suiteMaze?.index ?? null,
       ],
     );
     if (rows.length === 1) {

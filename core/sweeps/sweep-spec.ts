@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { suiteMazes } from '../maze/suites.ts';
 import { InvalidInputError } from '../errors.ts';
 import { baselineObservationProblem, isLlmAgent } from '../providers/llm-agents.ts';
+import { isHuman } from '../providers/human.ts';
 import { isForbiddenKey } from '../config/forbidden-keys.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -16,9 +17,12 @@ import { MazeInputError } from '../maze/errors.ts';
 import { mixSeed } from '../maze/rng.ts';
 import { AGENTS, SWEEP_ID_PATTERN, type StartExecutionInput } from '../machine/contracts.ts';
 
+/** The agents a sweep runs: all but a person (agent human), who plays one game at a time (ariadne play). */
+const SWEEP_AGENTS = AGENTS.filter((a) => !isHuman(a));
+
 const agentSchema = z
   .object({
-    agent: z.enum(AGENTS as unknown as [string, ...string[]]),
+    agent: z.enum(SWEEP_AGENTS as unknown as [string, ...string[]]),
     model: z.string().min(1).max(200).optional(),
     /** A label for tables and charts; default the model, else the agent. */
     label: z

@@ -63,7 +63,9 @@ function headline(d) {
   const e = d.raw.experiment;
   $('title').textContent = `Experiment ${e.experiment_id}`;
   const parts = [
-    `${d.raw.label ?? e.model ?? e.agent} (${e.agent}${e.model ? `, ${e.model}` : ''}) on ${e.maze_generator} ` +
+    // a person's game (agent human) by its player
+    `${d.raw.label ?? e.model ?? e.player ?? e.agent} ` +
+      `(${e.agent}${e.model ? `, ${e.model}` : e.player ? ', a person' : ''}) on ${e.maze_generator} ` +
       `${e.maze_width}x${e.maze_height} seed ${e.maze_seed ?? '-'}: `,
     el('b', { class: `status ${e.status}` }, e.status),
     e.stop_reason ? ` (${e.stop_reason})` : '',

@@ -130,7 +130,7 @@ function row(r) {
     el('td', { class: 'pick' }, box),
     el('td', { class: 'id' }, idLink(`/experiments/${encodeURIComponent(r.experiment_id)}`, r.experiment_id)),
     el('td', { class: 'sweep' }, r.sweep_id ? idLink(`/sweeps/${encodeURIComponent(r.sweep_id)}`, r.sweep_id) : '-'),
-    el('td', {}, r.label ?? r.model ?? r.agent),
+    el('td', {}, r.label ?? r.model ?? (r.player ? `${r.agent} ${r.player}` : r.agent)),
     el('td', { class: 'maze' }, maze),
     el('td', { class: 'settings', title: r.settings_text || null }, r.settings_text || '-'),
     status,

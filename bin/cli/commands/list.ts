@@ -41,7 +41,7 @@ const EXPERIMENT_COLUMNS: Column<ExperimentRow>[] = [
   // SIM first, so a cut cell keeps it: the model named did not answer (see simulatedNote)
   {
     header: 'agent/model',
-    cell: (r) => `${r.simulated ? 'SIM ' : ''}${r.model ? `${r.agent} ${r.model}` : r.agent}`,
+    cell: (r) => `${r.simulated ? 'SIM ' : ''}${r.agent}${r.model ? ` ${r.model}` : r.player ? ` ${r.player}` : ''}`,
     cut: true,
   },
   {
@@ -197,7 +197,8 @@ export function registerListCommand(program: Command): void {
         )
         .option(
           '--agent <label>',
-          'only this agent: a baseline (random, frontier), a provider, a model or a sweep label',
+          'only this agent: a baseline (random, frontier), a provider, a model, a sweep label, human (the games ' +
+            'people played) or a player',
         )
         .addOption(
           new Option('--limit <n>', 'show at most this many, newest first')

@@ -38,6 +38,8 @@ import {
 } from '../../../state-machine/local-experiment.ts';
 import { experimentDefinition } from '../../../state-machine/definition.ts';
 import { prepareResume } from '../resume-provider.ts';
+import { experimentState } from '../../../results/run-state.ts';
+import { HUMAN_AGENT } from '../../../core/providers/human.ts';
 
 interface RunOptions extends ExperimentOptions {
   json?: boolean;
@@ -69,13 +71,15 @@ async function finishedSummary(
  * marked interrupted, and what it left is said with the command that resumes it. Null when it was interrupted
  * (process.exitCode is then set: 130 for Ctrl-C, 143 for SIGTERM).
  */
-async function interruptibleSummary(
+export async function interruptibleSummary(
   command: string,
   run: (signal: AbortSignal) => Promise<LocalExperimentResult>,
   progress: { done(): void },
   experimentId: () => string | null,
+  /** The command that resumes a run (default `ariadne resume <id>`). */
+  resumeCommand: (id: string) => string = (id) => `${commandPrefix()} resume ${id}`,
 ): Promise<ExperimentSummary | null> {
-  const resumeWith = (id: string) => `resume with: ${commandPrefix()} resume ${id}`;
+  const resumeWith = (id: string) => `resume with: ${resumeCommand(id)}`;
   const interruption = interruptible({
     command,
     stopping: 'stopping after the turn in flight',
@@ -180,6 +184,13 @@ async function resume(id: string, o: { json?: boolean; verbose?: boolean } & Res
   const runLog = openRunLog({ verbose: o.verbose });
   if (!o.json) process.stderr.write(`log: ${runLog.path}\n`);
   await withCliDatabase(async (db) => {
+    // a person's game needs the person: its seat is ariadne play's
+    if ((await experimentState(db, id))?.agent === HUMAN_AGENT)
+      throw new InvalidInputError(
+        'experiment-id',
+        id,
+        `experiment ${id} is a person's game (agent human): resume it with ${commandPrefix()} play --resume ${id}`,
+      );
     await prepareResume(db, id, o, (await localParameters()?.get())?.config);
     let input;
     try {

@@ -3,6 +3,7 @@
 // under the table.
 import { sweepSuite } from '../../../results/run-state.ts';
 import { findSuite, type MazeSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
+import { humanReference, type HumanReference } from '../../../reports/human-reference.ts';
 import { noiseFloorText } from '../../../reports/noise-floor.ts';
 import { sequentialText } from '../../../reports/sequential-stop.ts';
 import { sweepSequentialState } from '../../../reports/sweep-stop-rule.ts';
@@ -196,8 +197,29 @@ type SuiteReference = {
   noise_floor: MazeSuite['noise_floor'];
 } | null;
 
+const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}%`);
+
+/** The suite's human reference beside its baselines': the people's games on its mazes, over all of them. */
+function humanReferenceLines(h: HumanReference, width: number): string[] {
+  const overall = h.rows.filter((r) => r.generator === 'all');
+  if (overall.length === 0) return [];
+  return wrapText(
+    `human reference of suite ${h.suite} (agent human's games on its mazes in this database, each maze once per ` +
+      'player): ' +
+      overall
+        .map(
+          (o) =>
+            `${o.player ?? 'all players'} (${o.observation}) ${pct(o.success_rate)} ` +
+            `[${pct(o.wilson95_low)}, ${pct(o.wilson95_high)}] n=${o.n}, ` +
+            `efficiency ${o.mean_efficiency?.toFixed(3) ?? '-'}`,
+        )
+        .join('; ') +
+      ` (${commandPrefix()} suite show ${h.suite} --humans has them by generator and size)`,
+    width,
+  );
+}
+
 function referenceLines(r: NonNullable<SuiteReference>, width: number): string[] {
-  const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}%`);
   return wrapText(
     `reference of suite ${r.suite} (its baselines, the same mazes and config): ` +
       Object.entries(r.agents)
@@ -248,6 +270,7 @@ function statsLines(
   layout: TableLayout,
   reference: SuiteReference,
   plan: SweepPlan,
+  humans: HumanReference | null,
 ): string[] {
   const factorColumns = s.factors.map((f): Column<GroupStatistics> => ({
     header: f,
@@ -270,6 +293,7 @@ function statsLines(
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
     ...provenanceNotes(s).flatMap((n) => wrapText(n, width)),
     ...(reference ? referenceLines(reference, width) : []),
+    ...(humans ? humanReferenceLines(humans, width) : []),
   ];
 }
 
@@ -297,9 +321,12 @@ async function stats(
           noise_floor: findSuite(suite).suite.noise_floor,
         }
       : null;
+    // and the people's games on its mazes, when there are any
+    const humans = suite ? await humanReference(db, suite, findSuite(suite).suite) : null;
+    const humansShown = humans && humans.rows.length > 0 ? humans : null;
     printTableOutput(o, {
       table: (layout) => [
-        ...statsLines(sweepId, s, layout, reference, plan!),
+        ...statsLines(sweepId, s, layout, reference, plan!, humansShown),
         ...(sequential ? wrapText(sequentialText(sequential, !planComplete(plan!)), layout.width) : []),
       ],
       csv: () => s.groups.map(csvRecord),
@@ -310,6 +337,7 @@ async function stats(
         rows: s.groups.map(factorRow),
         plan,
         ...(reference ? { suite_reference: reference } : {}),
+        ...(humansShown ? { suite_human_reference: humansShown } : {}),
         ...(sequential ? { sequential } : {}),
       }),
       paper: () => ({ table: paperTable(sweepId, s, plan!, sequential), label: `tab:${sweepId}` }),

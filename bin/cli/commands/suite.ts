@@ -17,6 +17,8 @@ import { describeSize, outDirOption, outputFile, userDirectory, writeOutput } fr
 import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from '../table.ts';
 import { addTableOutputOptions, outputFormat, printTableOutput, type TableOutputOptions } from '../table-output.ts';
 import * as suites from '../../../core/maze/suites.ts';
+import { humanReference, type HumanReference, type HumanReferenceRow } from '../../../reports/human-reference.ts';
+import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
 const SUITE_ARGUMENT = 'a suite as <name>/v<version> (see ariadne suite list), or a suite file (.json)';
 
@@ -185,10 +187,55 @@ function showLines({ ref, file, suite: s }: RegisteredSuite, layout: TableLayout
   ];
 }
 
-interface ShowOptions extends TableOutputOptions {
+interface ShowOptions extends TableOutputOptions, ResultsSource {
   /** A file name, or true for the default name in the output directory. */
   sweep?: string | true;
   outDir?: string;
+  /** The human reference from the results database (agent human's games on the suite's mazes). */
+  humans?: boolean;
+}
+
+const HUMAN_COLUMNS: Column<HumanReferenceRow>[] = (
+  [
+    { header: 'player', cell: (r) => r.player ?? 'all players' },
+    { header: 'observation', cell: (r) => r.observation },
+    { header: 'generator', cell: (r) => r.generator },
+    { header: 'size', cell: (r) => r.size },
+    { header: 'n', cell: (r) => r.n },
+    { header: 'mazes', cell: (r) => r.mazes, drop: 4 },
+    { header: 'successes', cell: (r) => r.successes, drop: 3 },
+    { header: 'success', cell: (r) => formatRate(r.success_rate) },
+    { header: 'wilson95', cell: (r) => formatInterval(r.wilson95_low, r.wilson95_high) },
+    { header: 'efficiency', cell: (r) => formatNumber(r.mean_efficiency, 3), drop: 1 },
+    { header: 'actions', cell: (r) => formatNumber(r.mean_actions, 1), drop: 2 },
+  ] satisfies Column<HumanReferenceRow>[]
+).map((c, i): Column<HumanReferenceRow> => (i < 4 ? c : { ...c, align: 'right' }));
+
+/** The human reference under the suite's, as lines: the people's games on its mazes in this database. */
+function humanLines(h: HumanReference, layout: TableLayout): string[] {
+  const { replayed, not_by_the_rules: errors, not_the_suites_maze: other } = h.left_out;
+  const p = commandPrefix();
+  const note =
+    'a maze counts once per player: the first game on it that ended by the rules of the game (a game on a maze ' +
+    `played before is practice: ${replayed} left out; ended by an error or the wall clock: ${errors}; on a maze ` +
+    `that is not the suite's: ${other}). Play one with: ${p} play --suite ${h.suite} --maze-index <n> ` +
+    `--player <id> (or the play page of ${p} view --play).`;
+  if (h.rows.length === 0)
+    return [
+      '',
+      ...wrapText(`human reference: no game of agent human on ${h.suite} in this database; ${note}`, layout.width),
+    ];
+  const table = renderTable(h.rows, HUMAN_COLUMNS, layout);
+  return [
+    '',
+    ...wrapText(
+      `human reference (agent human's games on ${h.suite} in this database, under its config):`,
+      layout.width,
+    ),
+    ...table.lines,
+    ...hiddenNote(table.hidden),
+    ...wrapText(note, layout.width),
+  ];
 }
 
 /** The sweep file that made the reference scores, written for `ariadne sweep`. */
@@ -213,21 +260,48 @@ function writeSweep(found: RegisteredSuite, o: ShowOptions, cmd: Command): void 
   );
 }
 
-function showCommand(arg: string, o: ShowOptions, cmd: Command): void {
+async function showCommand(arg: string, o: ShowOptions, cmd: Command): Promise<void> {
   if (o.outDir !== undefined && o.sweep === undefined)
     throw new InvalidInputError('--out-dir', o.outDir, '--out-dir goes with --sweep: add --sweep to write the sweep');
+  if (!o.humans && (o.aws || o.region !== undefined))
+    throw new InvalidInputError('--aws', true, '--aws, --stack and --region say where --humans reads: add --humans');
   if (o.sweep === undefined) outputFormat(o); // a contradiction costs nothing
   const found = suiteOf(arg);
   if (o.sweep !== undefined) {
+    if (o.humans) throw new InvalidInputError('--humans', true, '--sweep writes the sweep file; --humans is for show');
     writeSweep(found, o, cmd);
     return;
   }
-  printTableOutput(o, {
-    table: (layout) => showLines(found, layout),
-    csv: () =>
-      referenceRows(found.suite).map(({ agent, generator, size, ...stats }) => ({ agent, generator, size, ...stats })),
-    json: () => ({ suite: found.ref, file: found.file, ...found.suite }),
-  });
+  const print = (humans: HumanReference | null) =>
+    printTableOutput(o, {
+      table: (layout) => [...showLines(found, layout), ...(humans ? humanLines(humans, layout) : [])],
+      csv: () => [
+        ...referenceRows(found.suite).map(({ agent, generator, size, ...stats }) => ({
+          agent,
+          ...(humans ? { player: null, observation: null, mazes: stats.n } : {}),
+          generator,
+          size,
+          ...stats,
+        })),
+        ...(humans?.rows ?? []).map(({ player, observation, generator, size, mazes, ...stats }) => ({
+          agent: 'human',
+          player,
+          observation,
+          mazes,
+          generator,
+          size,
+          ...stats,
+        })),
+      ],
+      json: () => ({
+        suite: found.ref,
+        file: found.file,
+        ...found.suite,
+        ...(humans ? { human_reference: humans } : {}),
+      }),
+    });
+  if (!o.humans) return print(null);
+  await withResultsDatabase(o, async (db) => print(await humanReference(db, found.ref, found.suite)));
 }
 
 function verifyCommand(arg: string, o: { json?: boolean }): void {
@@ -288,9 +362,14 @@ export function registerSuiteCommands(program: Command): void {
         ),
       )
       .addOption(outDirOption())
-      .action(showCommand),
+      .option(
+        '--humans',
+        "add the human reference: agent human's games on the suite's mazes in the results database (ariadne " +
+          'play --suite), per player and for all, by observation format',
+      ),
     'ariadne suite show ariadne-mazes/v1',
   );
+  addResultsSourceOptions(suite.commands.find((c) => c.name() === 'show')!).action(showCommand);
 
   withExample(
     suite

@@ -69,7 +69,8 @@ export function announcedSimulator(headers: Headers | Record<string, string | un
 }
 
 export interface ChatModel {
-  readonly provider: LlmAgent;
+  /** 'human': a person answers in the model's place (providers/human-agent.ts). */
+  readonly provider: LlmAgent | 'human';
   readonly model: string;
   complete(system: string, messages: ChatMessage[], tools: ToolSpec[], signal: AbortSignal): Promise<ModelReply>;
   /**

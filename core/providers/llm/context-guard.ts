@@ -36,8 +36,10 @@ export class ContextOverflowError extends Error {
 }
 
 /** The context window of a model in tokens; null when unknown (then nothing is guarded, and the record says so). */
-export function contextWindow(provider: LlmAgent, model: string, config: ExperimentConfig): number | null {
+export function contextWindow(provider: LlmAgent | 'human', model: string, config: ExperimentConfig): number | null {
   if (provider === 'ollama') return config.ollama.num_ctx;
+  // a person reads the whole prompt, whatever its length (providers/human-agent.ts)
+  if (provider === 'human') return null;
   // an inference profile's window is its model's
   return lookupModel(config.context_windows, model) ?? null;
 }
@@ -48,7 +50,7 @@ export function contextWindow(provider: LlmAgent, model: string, config: Experim
  * refuses a prompt that leaves no room for the cap (vLLM: a 400); Ollama would shift its context mid-reply, dropping
  * the prompt's start. A snapshot that sent no num_predict (before the shared cap) keeps none: nothing caps its reply.
  */
-export function replyReserve(provider: LlmAgent, config: ExperimentConfig): number {
+export function replyReserve(provider: LlmAgent | 'human', config: ExperimentConfig): number {
   return outputCap(provider, config) ?? 0;
 }
 

@@ -135,7 +135,8 @@ export function openaiRequest(config: ExperimentConfig, agentSeed: number | null
 }
 
 /** The output tokens one reply may use at most: the context guard keeps them free, the rate limiter counts them. */
-export function outputCap(provider: LlmAgent, config: ExperimentConfig): number | null {
+export function outputCap(provider: LlmAgent | 'human', config: ExperimentConfig): number | null {
+  if (provider === 'human') return null; // a person's reply has no cap
   if (provider === 'bedrock') return bedrockInference(config).maxTokens;
   if (provider === 'openai') return config.max_output_tokens;
   return ollamaOptions(config, null).num_predict ?? null;
