@@ -67,15 +67,26 @@ export async function rerunRequest(db: Sql, id: string, newId: string): Promise<
   };
 }
 
-/** The recorded calls of `id`, in order, as a script a replaying model answers from. */
-export async function replayScript(db: Sql, id: string): Promise<ReplayScript> {
-  const run = await recordedRun(db, id);
-  type Row = { turn_number: number; call_index: number; seq: number; request_key: string; reply_sha256: string };
-  const rows = await readPaged<Row>(
+/** A row of model_exchanges: one recorded request and its reply, in the run's order. */
+export interface ExchangeRow {
+  turn_number: number;
+  call_index: number;
+  seq: number;
+  request_key: string;
+  reply_sha256: string;
+  answered_by: string;
+}
+
+/** The recorded exchanges of `id` in order, with their request manifests (read in pages: a run may have many). */
+export async function exchangeRows(
+  db: Sql,
+  id: string,
+): Promise<{ rows: ExchangeRow[]; manifests: Map<string, RequestManifest> }> {
+  const rows = await readPaged<ExchangeRow>(
     async (last, limit) =>
       (
-        await db.query<Row>(
-          `SELECT turn_number, call_index, seq, request_key, reply_sha256 FROM model_exchanges
+        await db.query<ExchangeRow>(
+          `SELECT turn_number, call_index, seq, request_key, reply_sha256, answered_by FROM model_exchanges
            WHERE experiment_id = $1 AND (turn_number, call_index, seq) > ($2, $3, $4)
            ORDER BY turn_number, call_index, seq LIMIT $5`,
           [id, last?.turn_number ?? -1, last?.call_index ?? 0, last?.seq ?? 0, limit],
@@ -86,6 +97,13 @@ export async function replayScript(db: Sql, id: string): Promise<ReplayScript> {
     db,
     rows.map((r) => r.request_key),
   );
+  return { rows, manifests };
+}
+
+/** The recorded calls of `id`, in order, as a script a replaying model answers from. */
+export async function replayScript(db: Sql, id: string): Promise<ReplayScript> {
+  const run = await recordedRun(db, id);
+  const { rows, manifests } = await exchangeRows(db, id);
   const manifestOf = (key: string) => manifests.get(key) as RequestManifest;
   const parts = new Set([...manifests.values()].flatMap((m) => [m.parameters, m.system, m.tools, ...m.messages]));
   const bodies = await readBodies(db, [...parts, ...rows.map((r) => r.reply_sha256)]);

@@ -5,7 +5,8 @@
 // keyset pages, so a long run passes the Data API's 1 MiB per response.
 import type { Sql } from '../core/store/sql.ts';
 import { pagesOf, readPaged } from '../core/store/pages.ts';
-import { readBodies, readManifests } from '../core/store/model-bodies-sql.ts';
+import { readBodies } from '../core/store/model-bodies-sql.ts';
+import { exchangeRows } from './recorded-run.ts';
 import type { RequestManifest } from '../core/providers/llm/model-request.ts';
 
 /** One run as the exports describe it. */
@@ -281,29 +282,7 @@ export async function recordedExchanges(
   db: Sql,
   experimentId: string,
 ): Promise<{ exchanges: RecordedExchange[]; body: (hash: string) => string | undefined }> {
-  type Row = {
-    turn_number: number;
-    call_index: number;
-    seq: number;
-    request_key: string;
-    reply_sha256: string;
-    answered_by: string;
-  };
-  const rows = await readPaged<Row>(
-    async (last, limit) =>
-      (
-        await db.query<Row>(
-          `SELECT turn_number, call_index, seq, request_key, reply_sha256, answered_by FROM model_exchanges
-           WHERE experiment_id = $1 AND (turn_number, call_index, seq) > ($2, $3, $4)
-           ORDER BY turn_number, call_index, seq LIMIT $5`,
-          [experimentId, last?.turn_number ?? -1, last?.call_index ?? 0, last?.seq ?? 0, limit],
-        )
-      ).rows,
-  );
-  const manifests = await readManifests(
-    db,
-    rows.map((r) => r.request_key),
-  );
+  const { rows, manifests } = await exchangeRows(db, experimentId);
   const parts = new Set([...manifests.values()].flatMap((m) => [m.system, ...m.messages]));
   const bodies = await readBodies(db, [...parts, ...rows.map((r) => r.reply_sha256)]);
   const exchanges = rows.map((r) => ({
