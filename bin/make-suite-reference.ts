@@ -2,7 +2,7 @@
 // every maze's hash and optima, and the baselines' reference scores, made from scratch by the suite's reference sweep
 // (runLocalSweep on a fresh embedded Postgres, counted by reports/sweep-statistics.ts). Mazes already in the file
 // must regenerate identically (a changed generator makes a new version); test/maze-suites.test.ts remakes the scores.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,7 @@ import { startEmbeddedPostgres } from '../core/store/embedded.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { sweepStatistics, type GroupStatistics } from '../reports/sweep-statistics.ts';
 import { packageVersion } from './cli/invocation.ts';
+import { writeSuiteFile } from './cli/suite-file.ts';
 import { userDirectory } from './cli/output-dir.ts';
 import { suiteCodeCommit, suiteCodeHash } from './suite-code.ts';
 
@@ -232,13 +233,12 @@ async function makeSuiteFile(path: string): Promise<void> {
         sweep: referenceSweepText(draft).trimEnd().split('\n'),
         command: `npm run suite-reference -- ${source}`,
       },
+      // people's scores shipped with the suite (ariadne suite record-humans) stay: its mazes have not changed
+      ...(draft.human_reference ? { human_reference: draft.human_reference } : {}),
     },
     source,
   );
-  // laid out as `prettier --check` wants it (a data file of the repository); loaded only here
-  const { format, resolveConfig } = await import('prettier');
-  const text = await format(JSON.stringify(suite), { ...(await resolveConfig(path)), filepath: path });
-  writeFileSync(path, text);
+  await writeSuiteFile(path, suite);
   process.stdout.write(`${source}: ${suite.mazes.length} mazes, reference made in ${seconds.toFixed(1)} s\n`);
   const floor = suite.noise_floor.overall;
   process.stdout.write(

@@ -1,24 +1,15 @@
 // A suite's human reference: the people's games on its mazes (ariadne play --suite, the viewer's play page), counted
 // as the baselines' reference is (core/maze/suites.ts), per player and for all, by observation format. A maze counts
-// once per player: the first game on it that ended by the rules of the game. A later game on it is practice (the
-// person has seen the maze), and one ended by an error or the wall clock is in no denominator, as in the sweep
-// statistics.
-import type { MazeSuite, ReferenceStats } from '../core/maze/suites.ts';
+// once per player: the first game on it that ended by the rules of the game. A later game on it is practice, and one
+// ended by an error or the wall clock is in no denominator. Several players on one maze are one cluster: the maze is
+// the unit of replication, so such a row's interval is the maze-level one, not Wilson's over games.
+import { findSuite, type HumanReferenceRow, type MazeSuite } from '../core/maze/suites.ts';
 import type { Sql } from '../core/store/sql.ts';
 import { humanSuiteRuns, type HumanSuiteRun } from '../results/human-runs.ts';
 import { stopReasonOf } from '../results/stop-reasons.ts';
+import { clusterSums } from './bootstrap.ts';
+import { mazeRate } from './maze-inference.ts';
 import { wilson } from './sweep-statistics.ts';
-
-/** One row: a player (or "all players") in one observation format, over all mazes or one generator and size. */
-export interface HumanReferenceRow extends ReferenceStats {
-  /** The player, or null for every player together. */
-  player: string | null;
-  observation: string;
-  generator: string;
-  size: number | 'all';
-  /** Distinct mazes the row's runs are on. */
-  mazes: number;
-}
 
 export interface HumanReference {
   suite: string;
@@ -30,16 +21,29 @@ export interface HumanReference {
 const round = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e6) / 1e6);
 const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
-function scores(runs: HumanSuiteRun[]): ReferenceStats {
+/** The success rate's 95% interval: Wilson's when each maze has one game, the maze-level one when some have more. */
+function successInterval(runs: HumanSuiteRun[], successes: number) {
+  const byMaze = clusterSums(
+    runs,
+    (r) => String(r.suite_maze),
+    (r) => ({ num: r.goal_found ? 1 : 0, den: 1 }),
+  );
+  if (byMaze.length === runs.length) return { ...wilson(successes, runs.length), interval: 'wilson' as const };
+  const m = mazeRate(byMaze);
+  return { low: m?.low ?? null, high: m?.high ?? null, interval: 'maze' as const };
+}
+
+function scores(runs: HumanSuiteRun[]) {
   const n = runs.length;
   const successes = runs.filter((r) => r.goal_found).length;
-  const w = wilson(successes, n);
+  const { low, high, interval } = successInterval(runs, successes);
   return {
     n,
     successes,
     success_rate: n === 0 ? null : round(successes / n),
-    wilson95_low: round(w.low),
-    wilson95_high: round(w.high),
+    low95: round(low),
+    high95: round(high),
+    interval,
     mean_efficiency: round(
       mean(runs.filter((r) => r.goal_found && r.efficiency !== null).map((r) => Number(r.efficiency))),
     ),
@@ -100,4 +104,22 @@ export async function humanReference(db: Sql, ref: string, suite: MazeSuite): Pr
         }
     }
   return { suite: ref, rows, left_out };
+}
+
+/** A suite's human reference as shown beside a sweep on it: shipped in the suite file, or from the database. */
+export interface SuiteHumans extends HumanReference {
+  source: 'shipped' | 'database';
+  /** When the shipped one was recorded. */
+  recorded_at?: string;
+}
+
+/** The human references of suite `ref` that have rows: the one it ships, then this database's games. */
+export async function suiteHumans(db: Sql, ref: string): Promise<SuiteHumans[]> {
+  const { suite } = findSuite(ref);
+  const shipped = suite.human_reference;
+  const database = await humanReference(db, ref, suite);
+  return [
+    ...(shipped ? [{ source: 'shipped' as const, suite: ref, ...shipped }] : []),
+    ...(database.rows.length > 0 ? [{ source: 'database' as const, ...database }] : []),
+  ];
 }

@@ -90,6 +90,7 @@ describe('the program', () => {
         'sweep status',
         'suite',
         'suite list',
+        'suite record-humans',
         'suite show',
         'suite verify',
         'view',

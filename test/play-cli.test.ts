@@ -3,6 +3,8 @@
 // local state machine as `ariadne run`, records the run as agent human with its player and every move, and ends with
 // the usual summary. Bad input goes as for a model; quit gives up; input that ends, or Ctrl-C, stops the run as `run`
 // stops (kept, interrupted, resumed by `play --resume`); the image format is refused with where to play it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, systemPrompt } from '../core/engine/experiment.ts';
 import { executeCall, initialState } from '../core/engine/game.ts';
@@ -13,6 +15,7 @@ import { renderObservation, renderResult } from '../core/providers/llm/observati
 import { testDatabase, type TestDatabase } from './support/db.ts';
 import { ariadneProcess, cli, outputOf } from './support/cli.ts';
 import { pathToGoal } from './support/human-seat.ts';
+import { tempDir } from './support/temp-dir.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -223,18 +226,43 @@ describe('ariadne play, moves piped in', () => {
     );
     const shown = await ariadne(['suite', 'show', 'ariadne-mazes/v1', '--humans', '--json']);
     expect(shown.code).toBe(0);
-    const { human_reference: h } = JSON.parse(shown.stdout);
+    const { database_human_reference: h } = JSON.parse(shown.stdout);
     // bo's second game on the maze is practice: left out
     expect(h.left_out).toEqual({ replayed: 1, not_by_the_rules: 0, not_the_suites_maze: 0 });
     const overall = (player: string | null) =>
       h.rows.find((r: { player: string | null; generator: string }) => r.player === player && r.generator === 'all');
-    expect(overall(null)).toMatchObject({ observation: 'rays', n: 2, successes: 1, success_rate: 0.5, mazes: 1 });
-    expect(overall('ada')).toMatchObject({ n: 1, successes: 1 });
-    expect(overall('bo')).toMatchObject({ n: 1, successes: 0, mean_efficiency: null });
+    // two players on one maze are one cluster: no interval over a single maze, not Wilson's over two games
+    expect(overall(null)).toMatchObject({
+      observation: 'rays',
+      n: 2,
+      successes: 1,
+      success_rate: 0.5,
+      mazes: 1,
+      interval: 'maze',
+      low95: null,
+      high95: null,
+    });
+    expect(overall('ada')).toMatchObject({ n: 1, successes: 1, interval: 'wilson', low95: 0.206549, high95: 1 });
+    expect(overall('bo')).toMatchObject({ n: 1, successes: 0, mean_efficiency: null, interval: 'wilson' });
     const table = await ariadne(['suite', 'show', 'ariadne-mazes/v1', '--humans', '--wide']);
     expect(table.stdout).toMatch(/reference scores: each baseline once on every maze/);
     expect(table.stdout).toMatch(/human reference \(agent human's games on ariadne-mazes\/v1 in this database/);
     expect(table.stdout).toMatch(/all players\s+\|\s+rays\s+\|\s+all\s+\|\s+all\s+\|\s+2\s/);
+
+    // shipped: written into a copy of the suite file, which then shows it without the database
+    const copy = join(tempDir('play-suite'), 'ariadne-mazes-v1.json');
+    const recorded = await ariadne(['suite', 'record-humans', 'ariadne-mazes/v1', '--file', copy, '--json']);
+    expect(recorded.code).toBe(0);
+    const file = JSON.parse(readFileSync(copy, 'utf8'));
+    expect(file.human_reference.rows).toEqual(h.rows);
+    expect(file.human_reference.left_out).toEqual(h.left_out);
+    expect(file.mazes).toEqual(findSuite('ariadne-mazes/v1').suite.mazes);
+    const fromFile = await ariadne(['suite', 'show', copy, '--wide']);
+    expect(fromFile.stdout).toMatch(/human reference \(shipped with the suite: recorded \d{4}-\d\d-\d\d by ariadne/);
+    expect(fromFile.stdout).toMatch(/ada\s+\|\s+rays\s+\|\s+all\s+\|\s+all\s+\|\s+1\s/);
+    const csv = await ariadne(['suite', 'show', copy, '--format', 'csv']);
+    expect(csv.stdout.split('\n')[0]).toMatch(/^reference,agent,player,observation,generator,size,mazes,n,/);
+    expect(csv.stdout).toMatch(/\nshipped,human,ada,rays,all,all,1,1,1,1,0.206549,1,wilson,/);
   });
 
   it('refuses the image format (a terminal cannot show its picture), saying where to play it', async () => {

@@ -139,13 +139,19 @@ describe('ariadne stats of a sweep on a suite', () => {
       ),
     );
     const json = JSON.parse((await ariadne(['stats', 'on-the-suite', '--json'])).stdout);
-    expect(json.suite_human_reference.rows[0]).toMatchObject({
+    expect(json.suite_human_reference).toHaveLength(1);
+    expect(json.suite_human_reference[0]).toMatchObject({ source: 'database', suite: 'ariadne-mazes/v1' });
+    // one game a maze: Wilson's interval over the 2 games
+    expect(json.suite_human_reference[0].rows[0]).toMatchObject({
       player: 'ada',
       observation: 'rays',
       generator: 'all',
       n: 2,
       successes: 1,
       mazes: 2,
+      interval: 'wilson',
+      low95: 0.094531,
+      high95: 0.905469,
     });
   });
 });

@@ -138,11 +138,48 @@ const noiseFloorSchema = z
   })
   .strict();
 
+/**
+ * People's scores on the suite's mazes (reports/human-reference.ts), shipped in the file by `ariadne suite
+ * record-humans`: a row per player and for all players, by observation format, overall (generator and size 'all')
+ * and by generator and size. `interval` says what low95/high95 are: Wilson's where each maze was played once in the
+ * row, the maze-level interval (Korn-Graubard, reports/maze-inference.ts) where a maze was played by several players.
+ */
+const humanRowSchema = z
+  .object({
+    player: z.string().nullable(),
+    observation: z.string().min(1),
+    generator: z.union([generator, z.literal('all')]),
+    size: z.union([size, z.literal('all')]),
+    mazes: z.number().int().min(0),
+    n: z.number().int().min(0),
+    successes: z.number().int().min(0),
+    success_rate: proportion.nullable(),
+    low95: proportion.nullable(),
+    high95: proportion.nullable(),
+    interval: z.enum(['wilson', 'maze']),
+    mean_efficiency: z.number().min(0).nullable(),
+    mean_actions: z.number().min(0).nullable(),
+  })
+  .strict();
+const humanReferenceSchema = z
+  .object({
+    rows: z.array(humanRowSchema),
+    /** Games not counted: a maze played again (practice), ended by an error or the wall clock, another maze. */
+    left_out: z
+      .object({ replayed: z.number().int(), not_by_the_rules: z.number().int(), not_the_suites_maze: z.number().int() })
+      .strict(),
+    recorded_at: z.iso.datetime(),
+    ariadne_version: z.string().min(1).max(40),
+    command: z.string().min(1),
+  })
+  .strict();
+
 const contentsShape = {
   mazes: z.array(mazeSchema),
   reference: z.object({ random: agentReferenceSchema, frontier: agentReferenceSchema }).strict(),
   noise_floor: noiseFloorSchema,
   reference_made_with: madeWithSchema,
+  human_reference: humanReferenceSchema.optional(),
 };
 
 export type SuiteDefinition = z.output<z.ZodObject<typeof definitionShape>>;
@@ -269,6 +306,7 @@ const draftSchema = z
     reference: z.unknown().optional(),
     noise_floor: z.unknown().optional(),
     reference_made_with: z.unknown().optional(),
+    human_reference: humanReferenceSchema.optional(),
   })
   .strict()
   .superRefine(checkDefinition);
@@ -286,6 +324,8 @@ type SuiteDraft = z.output<typeof draftSchema>;
 export type SuiteMaze = MazeSuite['mazes'][number];
 export type AgentReference = MazeSuite['reference']['random'];
 export type ReferenceStats = AgentReference['overall'];
+export type ShippedHumanReference = NonNullable<MazeSuite['human_reference']>;
+export type HumanReferenceRow = ShippedHumanReference['rows'][number];
 
 /** Every problem zod found, each with its field's path and the value given there, in one InvalidInputError. */
 function parseWith<S extends z.ZodType>(schema: S, input: unknown, source: string): z.output<S> {

@@ -3,7 +3,7 @@
 // under the table.
 import { sweepSuite } from '../../../results/run-state.ts';
 import { findSuite, type MazeSuite, type ReferenceStats } from '../../../core/maze/suites.ts';
-import { humanReference, type HumanReference } from '../../../reports/human-reference.ts';
+import { suiteHumans, type SuiteHumans } from '../../../reports/human-reference.ts';
 import { noiseFloorText } from '../../../reports/noise-floor.ts';
 import { sequentialText } from '../../../reports/sequential-stop.ts';
 import { sweepSequentialState } from '../../../reports/sweep-stop-rule.ts';
@@ -199,22 +199,26 @@ type SuiteReference = {
 
 const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}%`);
 
-/** The suite's human reference beside its baselines': the people's games on its mazes, over all of them. */
-function humanReferenceLines(h: HumanReference, width: number): string[] {
+/** A suite's human reference beside its baselines': the people's games on its mazes, over all of them. */
+function humanReferenceLines(h: SuiteHumans, width: number): string[] {
   const overall = h.rows.filter((r) => r.generator === 'all');
   if (overall.length === 0) return [];
+  const where =
+    h.source === 'database'
+      ? "agent human's games on its mazes in this database"
+      : `shipped with the suite, recorded ${h.recorded_at?.slice(0, 10)}`;
   return wrapText(
-    `human reference of suite ${h.suite} (agent human's games on its mazes in this database, each maze once per ` +
-      'player): ' +
+    `human reference of suite ${h.suite} (${where}, each maze once per player): ` +
       overall
         .map(
           (o) =>
             `${o.player ?? 'all players'} (${o.observation}) ${pct(o.success_rate)} ` +
-            `[${pct(o.wilson95_low)}, ${pct(o.wilson95_high)}] n=${o.n}, ` +
+            `[${pct(o.low95)}, ${pct(o.high95)}]${o.interval === 'maze' ? ' over mazes' : ''} n=${o.n}, ` +
             `efficiency ${o.mean_efficiency?.toFixed(3) ?? '-'}`,
         )
         .join('; ') +
-      ` (${commandPrefix()} suite show ${h.suite} --humans has them by generator and size)`,
+      ` (${commandPrefix()} suite show ${h.suite}${h.source === 'database' ? ' --humans' : ''} has them by ` +
+      'generator and size)',
     width,
   );
 }
@@ -270,7 +274,7 @@ function statsLines(
   layout: TableLayout,
   reference: SuiteReference,
   plan: SweepPlan,
-  humans: HumanReference | null,
+  humans: SuiteHumans[],
 ): string[] {
   const factorColumns = s.factors.map((f): Column<GroupStatistics> => ({
     header: f,
@@ -293,7 +297,7 @@ function statsLines(
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
     ...provenanceNotes(s).flatMap((n) => wrapText(n, width)),
     ...(reference ? referenceLines(reference, width) : []),
-    ...(humans ? humanReferenceLines(humans, width) : []),
+    ...humans.flatMap((h) => humanReferenceLines(h, width)),
   ];
 }
 
@@ -321,9 +325,8 @@ async function stats(
           noise_floor: findSuite(suite).suite.noise_floor,
         }
       : null;
-    // and the people's games on its mazes, when there are any
-    const humans = suite ? await humanReference(db, suite, findSuite(suite).suite) : null;
-    const humansShown = humans && humans.rows.length > 0 ? humans : null;
+    // and the people's games on its mazes: shipped with the suite, and in this database, when there are any
+    const humansShown = suite ? await suiteHumans(db, suite) : [];
     printTableOutput(o, {
       table: (layout) => [
         ...statsLines(sweepId, s, layout, reference, plan!, humansShown),
@@ -337,7 +340,7 @@ async function stats(
         rows: s.groups.map(factorRow),
         plan,
         ...(reference ? { suite_reference: reference } : {}),
-        ...(humansShown ? { suite_human_reference: humansShown } : {}),
+        ...(humansShown.length > 0 ? { suite_human_reference: humansShown } : {}),
         ...(sequential ? { sequential } : {}),
       }),
       paper: () => ({ table: paperTable(sweepId, s, plan!, sequential), label: `tab:${sweepId}` }),

@@ -17,7 +17,8 @@ import { describeSize, outDirOption, outputFile, userDirectory, writeOutput } fr
 import { hiddenNote, renderTable, wrapText, type Column, type TableLayout } from '../table.ts';
 import { addTableOutputOptions, outputFormat, printTableOutput, type TableOutputOptions } from '../table-output.ts';
 import * as suites from '../../../core/maze/suites.ts';
-import { humanReference, type HumanReference, type HumanReferenceRow } from '../../../reports/human-reference.ts';
+import { humanReference, type HumanReference } from '../../../reports/human-reference.ts';
+import { humanLines, registerRecordHumans } from './suite-humans.ts';
 import { addResultsSourceOptions, withResultsDatabase, type ResultsSource } from '../results-database.ts';
 
 const SUITE_ARGUMENT = 'a suite as <name>/v<version> (see ariadne suite list), or a suite file (.json)';
@@ -195,46 +196,45 @@ interface ShowOptions extends TableOutputOptions, ResultsSource {
   humans?: boolean;
 }
 
-const HUMAN_COLUMNS: Column<HumanReferenceRow>[] = (
-  [
-    { header: 'player', cell: (r) => r.player ?? 'all players' },
-    { header: 'observation', cell: (r) => r.observation },
-    { header: 'generator', cell: (r) => r.generator },
-    { header: 'size', cell: (r) => r.size },
-    { header: 'n', cell: (r) => r.n },
-    { header: 'mazes', cell: (r) => r.mazes, drop: 4 },
-    { header: 'successes', cell: (r) => r.successes, drop: 3 },
-    { header: 'success', cell: (r) => formatRate(r.success_rate) },
-    { header: 'wilson95', cell: (r) => formatInterval(r.wilson95_low, r.wilson95_high) },
-    { header: 'efficiency', cell: (r) => formatNumber(r.mean_efficiency, 3), drop: 1 },
-    { header: 'actions', cell: (r) => formatNumber(r.mean_actions, 1), drop: 2 },
-  ] satisfies Column<HumanReferenceRow>[]
-).map((c, i): Column<HumanReferenceRow> => (i < 4 ? c : { ...c, align: 'right' }));
-
-/** The human reference under the suite's, as lines: the people's games on its mazes in this database. */
-function humanLines(h: HumanReference, layout: TableLayout): string[] {
-  const { replayed, not_by_the_rules: errors, not_the_suites_maze: other } = h.left_out;
-  const p = commandPrefix();
-  const note =
-    'a maze counts once per player: the first game on it that ended by the rules of the game (a game on a maze ' +
-    `played before is practice: ${replayed} left out; ended by an error or the wall clock: ${errors}; on a maze ` +
-    `that is not the suite's: ${other}). Play one with: ${p} play --suite ${h.suite} --maze-index <n> ` +
-    `--player <id> (or the play page of ${p} view --play).`;
-  if (h.rows.length === 0)
-    return [
-      '',
-      ...wrapText(`human reference: no game of agent human on ${h.suite} in this database; ${note}`, layout.width),
-    ];
-  const table = renderTable(h.rows, HUMAN_COLUMNS, layout);
+/**
+ * The reference scores as CSV rows: the baselines', then any human reference (shipped in the file, then from the
+ * database with --humans), each row saying which; with no human row, the baselines' columns alone.
+ */
+function referenceCsv(s: MazeSuite, database: HumanReference | null) {
+  const humans = [
+    ...(s.human_reference?.rows ?? []).map((r) => ({ reference: 'shipped', ...r })),
+    ...(database?.rows ?? []).map((r) => ({ reference: 'database', ...r })),
+  ];
+  const baselines = referenceRows(s);
+  if (humans.length === 0) return baselines;
   return [
-    '',
-    ...wrapText(
-      `human reference (agent human's games on ${h.suite} in this database, under its config):`,
-      layout.width,
-    ),
-    ...table.lines,
-    ...hiddenNote(table.hidden),
-    ...wrapText(note, layout.width),
+    ...baselines.map(({ agent, generator, size, wilson95_low, wilson95_high, ...stats }) => ({
+      reference: 'baseline',
+      agent,
+      player: null,
+      observation: null,
+      generator,
+      size,
+      mazes: stats.n,
+      n: stats.n,
+      successes: stats.successes,
+      success_rate: stats.success_rate,
+      low95: wilson95_low,
+      high95: wilson95_high,
+      interval: 'wilson',
+      mean_efficiency: stats.mean_efficiency,
+      mean_actions: stats.mean_actions,
+    })),
+    ...humans.map(({ reference, player, observation, generator, size, mazes, ...stats }) => ({
+      reference,
+      agent: 'human',
+      player,
+      observation,
+      generator,
+      size,
+      mazes,
+      ...stats,
+    })),
   ];
 }
 
@@ -272,32 +272,20 @@ async function showCommand(arg: string, o: ShowOptions, cmd: Command): Promise<v
     writeSweep(found, o, cmd);
     return;
   }
+  const shipped = found.suite.human_reference;
   const print = (humans: HumanReference | null) =>
     printTableOutput(o, {
-      table: (layout) => [...showLines(found, layout), ...(humans ? humanLines(humans, layout) : [])],
-      csv: () => [
-        ...referenceRows(found.suite).map(({ agent, generator, size, ...stats }) => ({
-          agent,
-          ...(humans ? { player: null, observation: null, mazes: stats.n } : {}),
-          generator,
-          size,
-          ...stats,
-        })),
-        ...(humans?.rows ?? []).map(({ player, observation, generator, size, mazes, ...stats }) => ({
-          agent: 'human',
-          player,
-          observation,
-          mazes,
-          generator,
-          size,
-          ...stats,
-        })),
+      table: (layout) => [
+        ...showLines(found, layout),
+        ...(shipped ? humanLines(found.ref, shipped, { shipped }, layout) : []),
+        ...(humans ? humanLines(found.ref, humans, { database: true }, layout) : []),
       ],
+      csv: () => referenceCsv(found.suite, humans),
       json: () => ({
         suite: found.ref,
         file: found.file,
         ...found.suite,
-        ...(humans ? { human_reference: humans } : {}),
+        ...(humans ? { database_human_reference: humans } : {}),
       }),
     });
   if (!o.humans) return print(null);
@@ -370,6 +358,7 @@ export function registerSuiteCommands(program: Command): void {
     'ariadne suite show ariadne-mazes/v1',
   );
   addResultsSourceOptions(suite.commands.find((c) => c.name() === 'show')!).action(showCommand);
+  registerRecordHumans(suite, suiteOf);
 
   withExample(
     suite
