@@ -2,8 +2,9 @@
 // simulated sweeps per setting, two agents on 4, 8, 16 and 32 mazes with a strong maze effect (maze difficulty
 // sd 2 on the logit scale), 4 repeats a maze. Printed per number of mazes: the 5% sign-flip test's type-I error on
 // identical agents (target: at most 5% plus binomial slack, 6.6% at 1,000 sweeps), the 95% intervals' coverage of
-// the true difference and of the true rate (target: at least 93%), and the test's power on a real difference.
-import { calibrate, type CalibrationFigures } from '../reports/calibration.ts';
+// the true difference and of the true rate (target: at least 93%), and the test's power on a real difference; then
+// the behaviour figures' intervals of a share (of moves, and a mean of runs' shares) beside the plain one.
+import { calibrate, calibrateRatio, type CalibrationFigures } from '../reports/calibration.ts';
 import { recordFigure } from './figures.ts';
 
 const SWEEPS = 1_000;
@@ -60,4 +61,43 @@ export function calibrationBench(): void {
       higherIsBetter: true,
     });
   }
+  ratioBench();
+}
+
+/** The behaviour figures' shares: their intervals' coverage beside the plain cluster-robust one. */
+function ratioBench(): void {
+  console.log(
+    `\nshares (behaviour figures): ${SWEEPS} simulated sweeps per line, 4 runs a maze of 20-200 moves; coverage of ` +
+      'the 95% intervals',
+  );
+  console.log(
+    `${'maze spread'.padEnd(34)} mazes ${'truth'.padStart(8)} ${'of moves'.padStart(9)} ${'mean logit'.padStart(11)} ` +
+      `${'mean plain'.padStart(11)}`,
+  );
+  for (const mazes of [4, 8, 16, 32])
+    for (const [label, base, mazeSd] of [
+      ['moderate (logit -2, sd 1)', -2, 1],
+      ['strong (logit -3, sd 2)', -3, 2],
+      ['around 50% (logit 0, sd 0.5)', 0, 0.5],
+    ] as const) {
+      const f = calibrateRatio({ mazes, repeats: 4, mazeSd, base, minDen: 20, maxDen: 200 }, SWEEPS, mazes);
+      console.log(
+        [
+          label.padEnd(34),
+          String(mazes).padStart(5),
+          pct(f.truth).padStart(8),
+          pct(f.pooledCoverage).padStart(9),
+          pct(f.meanCoverage).padStart(11),
+          pct(f.plainCoverage).padStart(11),
+        ].join(' '),
+      );
+      if (mazeSd === 1)
+        recordFigure({
+          what: `95% coverage of a mean of shares (logit), moderate spread, ${mazes} mazes`,
+          measured: f.meanCoverage * 100,
+          target: 93,
+          unit: '%',
+          higherIsBetter: true,
+        });
+    }
 }

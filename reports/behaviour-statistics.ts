@@ -1,9 +1,10 @@
 // A group's behaviour (reports/behaviour.ts per run) as figures with 95% intervals at the level of the maze, the unit
-// of replication (reports/maze-inference.ts): the share of runs that looped as a rate (Korn-Graubard), every other
-// figure as a ratio of sums over mazes (cluster-robust t on mazes - 1 df). Over the observations the success rate is
-// over (reports/sweep-statistics.ts); what each figure includes is said on BehaviourStatistics.
+// of replication (reports/maze-inference.ts): a share of runs or of moves as a rate (Korn-Graubard), a mean of runs'
+// shares on the logit scale and exploration on the log scale (cluster-robust t on mazes - 1 df), as calibrated by
+// simulation (reports/calibration.ts calibrateRatio). Over the observations the success rate is over
+// (reports/sweep-statistics.ts); what each figure includes is said on BehaviourStatistics.
 import { clusterSums, type ClusterSums } from './bootstrap.ts';
-import { clusterMean, mazeRate } from './maze-inference.ts';
+import { clusterPositive, clusterShare, mazeRate } from './maze-inference.ts';
 import type { RunBehaviour } from './behaviour.ts';
 
 /** A figure, its maze-level 95% interval (nulls below 2 mazes), and the runs and mazes it is over. */
@@ -44,8 +45,15 @@ export interface BehaviourRun {
 
 type Sums = (b: RunBehaviour) => ClusterSums;
 
-/** Σ num / Σ den over `runs` with a denominator, with its maze-level interval (`rate`: as a proportion). */
-function estimate(runs: readonly BehaviourRun[], sums: Sums, bounds: [number, number], rate = false): Estimate {
+/**
+ * How a figure's interval is had: `rate`, a share of runs or of moves (Korn-Graubard's, as the success rate's);
+ * `share`, a mean of runs' shares (logit scale); `positive`, a mean with no upper bound (log scale).
+ */
+type Kind = 'rate' | 'share' | 'positive';
+const INTERVALS = { rate: mazeRate, share: clusterShare, positive: clusterPositive };
+
+/** Σ num / Σ den over `runs` with a denominator, times `scale`, with its maze-level interval. */
+function estimate(runs: readonly BehaviourRun[], sums: Sums, kind: Kind, scale = 1): Estimate {
   const kept = runs.filter((r) => sums(r.behaviour).den > 0);
   const byMaze = clusterSums(
     kept,
@@ -53,18 +61,18 @@ function estimate(runs: readonly BehaviourRun[], sums: Sums, bounds: [number, nu
     (r) => sums(r.behaviour),
   );
   const [num, den] = byMaze.reduce(([n, d], c) => [n + c.num, d + c.den], [0, 0]);
-  const interval = rate ? mazeRate(byMaze) : clusterMean(byMaze, ...bounds);
+  const interval = INTERVALS[kind](byMaze);
   return {
-    value: den === 0 ? null : num / den,
-    low: interval?.low ?? null,
-    high: interval?.high ?? null,
+    value: den === 0 ? null : (scale * num) / den,
+    low: interval ? scale * interval.low : null,
+    high: interval ? scale * interval.high : null,
     runs: kept.length,
     mazes: byMaze.length,
   };
 }
 
 const one = (x: number | null): ClusterSums => (x === null ? { num: 0, den: 0 } : { num: x, den: 1 });
-const per100 = (count: number, of: number): ClusterSums => ({ num: 100 * count, den: of });
+const of = (count: number, total: number): ClusterSums => ({ num: count, den: total });
 
 /** A group's behaviour figures over its observations (see BehaviourStatistics). */
 export function behaviourStatistics(runs: readonly BehaviourRun[]): BehaviourStatistics {
@@ -73,12 +81,12 @@ export function behaviourStatistics(runs: readonly BehaviourRun[]): BehaviourSta
   return {
     runs: runs.length,
     mazes: new Set(runs.map((r) => r.maze)).size,
-    looped: estimate(runs, (b) => one(b.looped ? 1 : 0), [0, 1], true),
-    revisitRatio: estimate(runs, (b) => one(b.revisitRatio), [0, 1]),
-    wallBumpsPer100: estimate(runs, (b) => per100(b.wallBumps, b.moves + b.wallBumps), [0, 100]),
-    deadEndReentriesPer100: estimate(runs, (b) => per100(b.deadEndReentries, b.moves), [0, 100]),
-    oscillationMovesPer100: estimate(runs, (b) => per100(b.oscillationMoves, b.moves), [0, 100]),
-    explorationEfficiency: estimate(runs, (b) => one(b.explorationEfficiency), [0, Infinity]),
-    stalledShare: estimate(failures, (b) => one(stalled(b)), [0, 1]),
+    looped: estimate(runs, (b) => one(b.looped ? 1 : 0), 'rate'),
+    revisitRatio: estimate(runs, (b) => one(b.revisitRatio), 'share'),
+    wallBumpsPer100: estimate(runs, (b) => of(b.wallBumps, b.moves + b.wallBumps), 'rate', 100),
+    deadEndReentriesPer100: estimate(runs, (b) => of(b.deadEndReentries, b.moves), 'rate', 100),
+    oscillationMovesPer100: estimate(runs, (b) => of(b.oscillationMoves, b.moves), 'rate', 100),
+    explorationEfficiency: estimate(runs, (b) => one(b.explorationEfficiency), 'positive'),
+    stalledShare: estimate(failures, (b) => one(stalled(b)), 'share'),
   };
 }

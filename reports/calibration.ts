@@ -3,7 +3,15 @@
 // (type-I error) and how often the 95% intervals cover the true rate and difference. bench/calibration.ts prints the
 // full figures; the test suite runs fewer sweeps with the same code.
 import { createRng, type Rng } from '../core/maze/rng.ts';
-import { mazeRate, pairedDifference, signFlipTest, type MazePairs } from './maze-inference.ts';
+import type { ClusterSums } from './bootstrap.ts';
+import {
+  clusterMean,
+  clusterShare,
+  mazeRate,
+  pairedDifference,
+  signFlipTest,
+  type MazePairs,
+} from './maze-inference.ts';
 
 export interface CalibrationSetting {
   mazes: number;
@@ -131,4 +139,64 @@ export function calibrate(s: CalibrationSetting, sweeps: number, seed = 1): Cali
     trueDifference,
     trueRate,
   };
+}
+
+/** A pooled count per unit (wall bumps per move attempt, say) on simulated mazes, and each run's share of it. */
+export interface RatioSetting extends SweepShape {
+  /** A run's denominator (its move attempts) is drawn uniformly from [minDen, maxDen], apart from the maze. */
+  minDen: number;
+  maxDen: number;
+}
+
+export interface RatioFigures extends RatioSetting {
+  sweeps: number;
+  /** The true ratio: E over mazes of the per-unit chance (denominators are independent of it). */
+  truth: number;
+  /** Share of sweeps whose 95% interval of the pooled share (sum num / sum den; mazeRate) held the truth. */
+  pooledCoverage: number;
+  /** Share of sweeps whose 95% interval of the mean of the runs' own shares (clusterShare) held the truth. */
+  meanCoverage: number;
+  /** The same mean's plain interval (clusterMean, clipped to [0, 1]: mean efficiency's). */
+  plainCoverage: number;
+}
+
+/**
+ * The coverage of the maze-level intervals of a share (reports/behaviour-statistics.ts: a share of moves by mazeRate,
+ * a mean of runs' shares by clusterShare; and clusterMean's plain interval, mean efficiency's). Each maze draws its
+ * per-unit chance expit(base + u), u ~ N(0, mazeSd^2); each of its runs draws a denominator and counts
+ * Binomial(den, chance).
+ */
+export function calibrateRatio(s: RatioSetting, sweeps: number, seed = 1): RatioFigures {
+  const rng = createRng(seed);
+  const truth = populationRate(s.base, s.mazeSd);
+  const covers = (i: { low: number; high: number } | null) => (i && i.low <= truth && truth <= i.high ? 1 : 0);
+  let [pooled, mean, plain] = [0, 0, 0];
+  for (let i = 0; i < sweeps; i++) {
+    const [sums, shares]: ClusterSums[][] = [[], []];
+    for (let m = 0; m < s.mazes; m++) {
+      const chance = expit(s.base + s.mazeSd * normal(rng));
+      const [total, share] = [
+        { num: 0, den: 0 },
+        { num: 0, den: 0 },
+      ];
+      for (let r = 0; r < s.repeats; r++) {
+        const den = s.minDen + Math.floor(rng.next() * (s.maxDen - s.minDen + 1));
+        let num = 0;
+        for (let k = 0; k < den; k++) if (rng.chance(chance)) num++;
+        [total.num, total.den, share.num, share.den] = [
+          total.num + num,
+          total.den + den,
+          share.num + num / den,
+          share.den + 1,
+        ];
+      }
+      sums.push(total);
+      shares.push(share);
+    }
+    pooled += covers(mazeRate(sums));
+    mean += covers(clusterShare(shares));
+    plain += covers(clusterMean(shares, 0, 1));
+  }
+  const [pooledCoverage, meanCoverage, plainCoverage] = [pooled, mean, plain].map((c) => c / sweeps);
+  return { ...s, sweeps, truth, pooledCoverage, meanCoverage, plainCoverage };
 }

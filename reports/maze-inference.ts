@@ -122,6 +122,33 @@ export function clusterMean(
   return { low: Math.max(floor, r - half), high: Math.min(ceiling, r + half), mazes };
 }
 
+/**
+ * clusterMean's interval for a proportion (a share of moves, a mean of runs' shares) on the logit scale, taken back:
+ * it stays within (0, 1) and leans away from the near bound, where a skewed spread of mazes leaves the plain
+ * interval short of 95% (reports/calibration.ts calibrateRatio). At 0 or 1 exactly nothing can be scaled: the plain
+ * interval, clipped to [0, 1].
+ */
+export function clusterShare(clusters: readonly ClusterSums[]): MazeInterval | null {
+  const { live, n, mazes } = clusterShape(clusters);
+  if (mazes < MIN_INTERVAL_MAZES) return null;
+  const r = live.reduce((s, c) => s + c.num, 0) / n;
+  if (r <= 0 || r >= 1) return clusterMean(clusters, 0, 1);
+  const half = (t975(mazes) * Math.sqrt(clusterVariance(live, r, n))) / (r * (1 - r));
+  const logit = Math.log(r / (1 - r));
+  const expit = (x: number) => 1 / (1 + Math.exp(-x));
+  return { low: expit(logit - half), high: expit(logit + half), mazes };
+}
+
+/** clusterMean's interval for a positive ratio (no upper bound) on the log scale, taken back; at 0, the plain one. */
+export function clusterPositive(clusters: readonly ClusterSums[]): MazeInterval | null {
+  const { live, n, mazes } = clusterShape(clusters);
+  if (mazes < MIN_INTERVAL_MAZES) return null;
+  const r = live.reduce((s, c) => s + c.num, 0) / n;
+  if (r <= 0) return clusterMean(clusters, 0);
+  const half = (t975(mazes) * Math.sqrt(clusterVariance(live, r, n))) / r;
+  return { low: r * Math.exp(-half), high: r * Math.exp(half), mazes };
+}
+
 export interface SignFlipTest {
   /** Two-sided p: the share of the 2^m sign assignments whose |sum| reaches the observed one. */
   p: number;

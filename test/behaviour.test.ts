@@ -5,7 +5,7 @@ import { parseMazeText } from '../core/maze/maze-text.ts';
 import { packAction, type ActionKind, type RunTrace } from '../results/run-moves.ts';
 import { LOOP_ENTRIES, oscillationsOf, runBehaviour, type RunBehaviour } from '../reports/behaviour.ts';
 import { behaviourStatistics } from '../reports/behaviour-statistics.ts';
-import { clusterMean, mazeRate } from '../reports/maze-inference.ts';
+import { clusterShare, mazeRate } from '../reports/maze-inference.ts';
 import { frontierWalk, type FrontierWalk } from '../reports/frontier-baseline.ts';
 
 // x = 0123456
@@ -266,40 +266,23 @@ describe("a group's behaviour, with intervals over mazes", () => {
         ]),
       ),
     );
-    expect(s.revisitRatio).toMatchObject(
-      bounds(
-        clusterMean(
-          [
-            { num: 1.3, den: 2 },
-            { num: 0.2, den: 1 },
-          ],
-          0,
-          1,
-        ),
-      ),
-    );
-    expect(s.wallBumpsPer100).toMatchObject(
-      bounds(
-        clusterMean(
-          [
-            { num: 200, den: 15 },
-            { num: 500, den: 20 },
-          ],
-          0,
-          100,
-        ),
-      ),
-    );
+    // a mean of runs' shares on the logit scale, by hand: mazes (0.6 + 0.7, 2 runs) and (0.2, 1 run): r = 1.5 / 3 =
+    // 0.5; cluster-robust variance 2/1 x ((1.3 - 1)^2 + (0.2 - 0.5)^2) / 3^2 = 0.04; t(0.975, 1 df) = 12.7062047
+    const half = (12.7062047361747 * 0.2) / (0.5 * 0.5);
+    expect(s.revisitRatio.low).toBeCloseTo(1 / (1 + Math.exp(half)), 9);
+    expect(s.revisitRatio.high).toBeCloseTo(1 / (1 + Math.exp(-half)), 9);
+    // wall bumps as a share of move attempts (2 of 15, 5 of 20), x 100
+    const bumps = mazeRate([
+      { num: 2, den: 15 },
+      { num: 5, den: 20 },
+    ])!;
+    expect(s.wallBumpsPer100).toMatchObject({ low: 100 * bumps.low, high: 100 * bumps.high });
     expect(s.stalledShare).toMatchObject(
       bounds(
-        clusterMean(
-          [
-            { num: 0.4, den: 1 },
-            { num: 0.75, den: 1 },
-          ],
-          0,
-          1,
-        ),
+        clusterShare([
+          { num: 0.4, den: 1 },
+          { num: 0.75, den: 1 },
+        ]),
       ),
     );
   });

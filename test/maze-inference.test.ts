@@ -4,8 +4,16 @@
 // scipy.stats.permutation_test with permutation_type='samples', scipy.stats.beta.ppf).
 import { describe, expect, it } from 'vitest';
 import { studentTQuantile } from '../reports/student-t.ts';
-import { clusterMean, holm, mazeRate, pairedDifference, signFlipTest } from '../reports/maze-inference.ts';
-import { calibrate } from '../reports/calibration.ts';
+import {
+  clusterMean,
+  clusterPositive,
+  clusterShare,
+  holm,
+  mazeRate,
+  pairedDifference,
+  signFlipTest,
+} from '../reports/maze-inference.ts';
+import { calibrate, calibrateRatio } from '../reports/calibration.ts';
 import { signFlip } from './support/reference-statistics.ts';
 
 describe('Student t quantiles', () => {
@@ -128,6 +136,35 @@ describe('the paired difference and cluster means', () => {
   });
 });
 
+describe('a share or a positive mean over mazes, on the logit or log scale', () => {
+  // mazes with means 0.2, 0.4, 0.6, one run each: r = 0.4, standard error 0.2 / sqrt(3), t(0.975, 2 df) = 4.302653
+  const se = 0.2 / Math.sqrt(3);
+  const three = [0.2, 0.4, 0.6].map((x) => ({ num: x, den: 1 }));
+
+  it('a share: logit(r) +- t se / (r (1 - r)), taken back, inside (0, 1) where the plain one is clipped at 0', () => {
+    const half = (4.302653 * se) / (0.4 * 0.6);
+    const r = clusterShare(three)!;
+    expect(r.low).toBeCloseTo(1 / (1 + Math.exp(-(Math.log(0.4 / 0.6) - half))), 5);
+    expect(r.high).toBeCloseTo(1 / (1 + Math.exp(-(Math.log(0.4 / 0.6) + half))), 5);
+    expect(r.low).toBeGreaterThan(0);
+    expect(r.high).toBeLessThan(1);
+  });
+
+  it('a positive mean: r exp(+- t se / r)', () => {
+    const r = clusterPositive(three)!;
+    expect(r.low).toBeCloseTo(0.4 * Math.exp((-4.302653 * se) / 0.4), 5);
+    expect(r.high).toBeCloseTo(0.4 * Math.exp((4.302653 * se) / 0.4), 5);
+  });
+
+  it('at 0 or 1 exactly, the plain interval; below 2 mazes, none', () => {
+    const zeros = [0, 0, 0].map((x) => ({ num: x, den: 1 }));
+    expect(clusterShare(zeros)).toEqual({ low: 0, high: 0, mazes: 3 });
+    expect(clusterShare([1, 1].map((x) => ({ num: x, den: 1 })))).toEqual({ low: 1, high: 1, mazes: 2 });
+    expect(clusterPositive(zeros)).toEqual({ low: 0, high: 0, mazes: 3 });
+    expect(clusterShare([{ num: 0.3, den: 1 }])).toBeNull();
+  });
+});
+
 describe("Holm's adjustment", () => {
   it("equals R's p.adjust(method = 'holm')", () => {
     // p.adjust(c(0.01, 0.04, 0.03, 0.005), 'holm') = 0.03 0.06 0.06 0.02
@@ -155,5 +192,21 @@ describe('calibration by simulation (a fast version of npm run bench calibration
   it('the test has power where the mazes allow it', () => {
     const clear = calibrate({ mazes: 32, repeats: 4, mazeSd: 2, effect: 2, base: 0 }, 200, 9);
     expect(clear.rejected).toBeGreaterThan(0.8);
+  });
+
+  // the behaviour figures' shares: a share of moves (mazeRate) and a mean of runs' shares (clusterShare), runs of
+  // 20 to 200 moves, 4 a maze, the per-move chance skewed over mazes (logit sd 1 around 12%)
+  const shares = (mazes: number, base: number, mazeSd: number, seed: number) =>
+    calibrateRatio({ mazes, repeats: 4, mazeSd, base, minDen: 20, maxDen: 200 }, sweeps, seed);
+  for (const mazes of [8, 16, 32])
+    it(`${mazes} mazes: the intervals of a share of moves and of a mean of runs' shares cover`, () => {
+      const f = shares(mazes, -2, 1, mazes);
+      expect(f.pooledCoverage).toBeGreaterThanOrEqual(0.91);
+      expect(f.meanCoverage).toBeGreaterThanOrEqual(0.91);
+    });
+
+  it('where mazes differ strongly, the logit scale covers better than the plain interval', () => {
+    const f = shares(8, -3, 2, 8);
+    expect(f.meanCoverage - f.plainCoverage).toBeGreaterThan(0.03);
   });
 });
