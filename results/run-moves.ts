@@ -1,11 +1,13 @@
 // What the behaviour analytics (reports/behaviour.ts) read of runs: each run's maze, vision and outcome, and its
 // executed actions in step order packed small (where each ended, what kind of action it was, the new tiles it saw),
-// in chunks of steps so a row stays under the Data API's 64 KB and a page under its 1 MiB; a sweep cell's finished
-// runs for the viewer's heatmap. Mazes come from the store (core/store/pg-store.ts loadMaze, checked by their hash).
+// in chunks of steps so a row stays under the Data API's 64 KB and a page under its 1 MiB: a finished run's as
+// finalize packed them (run_traces), a running run's from its actions; a sweep cell's finished runs for the heatmap.
+// Mazes come from the store (core/store/pg-store.ts loadMaze, checked by their hash).
 import type { Sql } from '../core/store/sql.ts';
 import { PgStore } from '../core/store/pg-store.ts';
 import type { Maze } from '../core/maze/maze.ts';
 import { readPaged } from '../core/store/pages.ts';
+import { TRACE_CHUNK_STEPS } from '../core/store/stored-limits.ts';
 
 /** The kinds of executed action the analytics tell apart: a move taken, a move refused, anything else. */
 const ACTION_KINDS = ['moved', 'blocked_by_wall', 'blocked_by_edge', 'other'] as const;
@@ -40,9 +42,6 @@ export interface BehaviourRunRow {
   success_rule: string;
 }
 
-/** Steps packed into one row: 2,000 actions are 20 KB, under a third of a Data API row. */
-const CHUNK_STEPS = 2000;
-
 /** Each run of `ids` (in id order) with its maze, vision and outcome; runs that do not exist are left out. */
 export function behaviourRunRows(db: Sql, ids: readonly string[]): Promise<BehaviourRunRow[]> {
   return readPaged<BehaviourRunRow>(
@@ -69,30 +68,54 @@ interface TraceChunk {
 /** Bytes an action takes in a TraceChunk. */
 const ACTION_BYTES = 10;
 
-/**
- * The executed actions of each run of `ids`, packed (RunTrace); a run with none has an empty trace. Each chunk's
- * actions come as binary in no particular order (no sort in the database), each placed by its step number.
- */
-export async function runTraces(db: Sql, ids: readonly string[]): Promise<Map<string, RunTrace>> {
-  const chunks = await readPaged<TraceChunk>(
+/** The chunks of a page: 20 KB each (27 KB as the Data API's base64), 30 stay under its 1 MiB; pg reads at once. */
+const pageChunks = (db: Sql) => (db.transport === 'pg' ? 2 ** 31 - 1 : 30);
+
+/** The packed chunks finalize wrote (migration 035) for the runs of `ids` that have ended. */
+function packedChunks(db: Sql, ids: readonly string[]): Promise<TraceChunk[]> {
+  return readPaged<TraceChunk>(
+    async (last, limit) =>
+      (
+        await db.query<TraceChunk>(
+          `SELECT experiment_id, chunk, actions FROM run_traces
+           WHERE experiment_id = ANY($1::text[]) AND (experiment_id, chunk) > ($2::text, $3::int)
+           ORDER BY experiment_id, chunk LIMIT $4`,
+          [ids, last?.experiment_id ?? '', last?.chunk ?? -1, limit],
+        )
+      ).rows,
+    pageChunks(db),
+  );
+}
+
+/** The same chunks packed from the actions of runs finalize has not packed (running ones), as migration 035 packs. */
+function actionChunks(db: Sql, ids: readonly string[]): Promise<TraceChunk[]> {
+  return readPaged<TraceChunk>(
     async (last, limit) =>
       (
         await db.query<TraceChunk>(
           `SELECT experiment_id, (step_number - 1) / $2 AS chunk,
-             string_agg(int4send((CASE outcome WHEN 'moved' THEN 0 WHEN 'blocked_by_wall' THEN 1
-                          WHEN 'blocked_by_edge' THEN 2 ELSE 3 END) * 1048576 + to_y * 1024 + to_x)
-                        || int2send(least(new_tiles_seen, 32767)::int2) || int4send(step_number), ''::bytea) AS actions
+             string_agg(packed_action(outcome, to_x, to_y, new_tiles_seen, step_number), ''::bytea) AS actions
            FROM actions
            WHERE experiment_id = ANY($1::text[]) AND step_number IS NOT NULL
              AND (experiment_id, (step_number - 1) / $2) > ($3::text, $4::int)
            GROUP BY experiment_id, (step_number - 1) / $2
            ORDER BY experiment_id, (step_number - 1) / $2 LIMIT $5`,
-          [ids, CHUNK_STEPS, last?.experiment_id ?? '', last?.chunk ?? -1, limit],
+          [ids, TRACE_CHUNK_STEPS, last?.experiment_id ?? '', last?.chunk ?? -1, limit],
         )
       ).rows,
-    // a chunk is 20 KB (27 KB as the Data API's base64): 30 a page stay under its 1 MiB; pg reads them at once
-    db.transport === 'pg' ? 2 ** 31 - 1 : 30,
+    pageChunks(db),
   );
+}
+
+/**
+ * The executed actions of each run of `ids`, packed (RunTrace); a run with none has an empty trace. Each chunk's
+ * actions come in no particular order, each placed by its step number.
+ */
+export async function runTraces(db: Sql, ids: readonly string[]): Promise<Map<string, RunTrace>> {
+  const packed = await packedChunks(db, ids);
+  const have = new Set(packed.map((c) => c.experiment_id));
+  const rest = ids.filter((id) => !have.has(id));
+  const chunks = rest.length > 0 ? [...packed, ...(await actionChunks(db, rest))] : packed;
   const byRun = new Map<string, Buffer[]>(ids.map((id) => [id, []]));
   for (const c of chunks) byRun.get(c.experiment_id)!.push(c.actions);
   return new Map([...byRun].map(([id, parts]) => [id, unpacked(parts)]));

@@ -98,6 +98,31 @@ describe.each(TRANSPORTS)('behaviour read from what runs wrote, over %s', (trans
     expect(b.moves).toBe(Array.from(trace.codes).filter((c) => kindOf(c) === 'moved').length);
   });
 
+  it('reads a finished run as finalize packed it, and the same from its actions while none is packed', async () => {
+    const chunks = await db.pool.query<{ chunk: number; bytes: number }>(
+      'SELECT chunk, length(actions) AS bytes FROM run_traces WHERE experiment_id = $1 ORDER BY chunk',
+      [ids.random],
+    );
+    expect(chunks.rows).toEqual([
+      { chunk: 0, bytes: 20_000 },
+      { chunk: 1, bytes: 5_000 },
+    ]);
+    const packed = await runTraces(db, [ids.random, ids.scripted]);
+    // as a running run is read: its packed rows gone, from its actions
+    await db.pool.query('DELETE FROM run_traces WHERE experiment_id = $1', [ids.random]);
+    const fromActions = await runTraces(db, [ids.random, ids.scripted]);
+    expect(Array.from(fromActions.get(ids.random)!.codes)).toEqual(Array.from(packed.get(ids.random)!.codes));
+    expect(Array.from(fromActions.get(ids.random)!.tiles)).toEqual(Array.from(packed.get(ids.random)!.tiles));
+    expect(Array.from(fromActions.get(ids.scripted)!.codes)).toEqual(Array.from(packed.get(ids.scripted)!.codes));
+    // migration 035 packs the runs that finished before it as finalize does: its INSERT, run again on this database
+    const migration = readFileSync(join(import.meta.dirname, '..', 'migrations', '035_run_traces.sql'), 'utf8');
+    await db.pool.query('DELETE FROM run_traces');
+    await db.pool.query(migration.slice(migration.indexOf('INSERT INTO run_traces')));
+    const backfilled = await runTraces(db, [ids.random, ids.scripted]);
+    for (const id of [ids.random, ids.scripted])
+      expect(Array.from(backfilled.get(id)!.codes)).toEqual(Array.from(packed.get(id)!.codes));
+  });
+
   it("scores a frontier run 1 against the frontier baseline: it is the baseline's walk", async () => {
     const b = (await loadBehaviours(db, [ids.frontier])).get(ids.frontier)!;
     const s = (await summaryOf(db, ids.frontier))!;

@@ -22,7 +22,7 @@ import type {
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../errors.ts';
 import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
-import { LIMITS, refuseOversizedExperiment, truncateText } from './stored-limits.ts';
+import { LIMITS, refuseOversizedExperiment, TRACE_CHUNK_STEPS, truncateText } from './stored-limits.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import { recordAbandonedQuery } from './abandoned-sql.ts';
 import { spentTokens } from '../engine/token-cost.ts';
@@ -549,7 +549,7 @@ export class PgStore implements EngineStore {
     this.forget(id);
     // the trajectory hash (migration 011) marks runs that did the same thing, for the statistics' copies; the kept
     // totals (migration 017) are recomputed whole from the run's own rows, in the same statement, so a finished
-    // run's summary is its log's
+    // run's summary is its log's; its moves are packed for the sweep-wide readers (migration 035)
     const { rows } = await this.query<{ status: ExperimentStatus }>(
       `WITH done AS (
          UPDATE experiments SET status = $2, stop_reason = $3, failure_reason = $4,
@@ -560,6 +560,14 @@ export class PgStore implements EngineStore {
          INSERT INTO experiment_totals (experiment_id, ${TOTALS})
          SELECT experiment_id, ${TOTALS} FROM experiment_totals_recomputed WHERE experiment_id IN (SELECT id FROM done)
          ON CONFLICT (experiment_id) DO UPDATE SET (${TOTALS}) = (${EXCLUDED_TOTALS})
+         RETURNING 1
+       ), trace AS (
+         INSERT INTO run_traces (experiment_id, chunk, actions)
+         SELECT experiment_id, (step_number - 1) / ${TRACE_CHUNK_STEPS},
+                string_agg(packed_action(outcome, to_x, to_y, new_tiles_seen, step_number), ''::bytea)
+         FROM actions WHERE experiment_id IN (SELECT id FROM done) AND step_number IS NOT NULL
+         GROUP BY experiment_id, (step_number - 1) / ${TRACE_CHUNK_STEPS}
+         ON CONFLICT (experiment_id, chunk) DO UPDATE SET actions = EXCLUDED.actions
          RETURNING 1
        )
        SELECT status FROM done`,

@@ -15,6 +15,9 @@ export const DATA_API_ROW_BYTES = fact('data-api.max-row-bytes').value;
 export const FIXED_COLUMNS_BYTES = 8 * KiB;
 
 /** The limit of each growing column, by table.column; every other column of these tables is bounded by its kind. */
+/** Steps a run_traces row packs (migration 035): 10 bytes each, 20,000 bytes a row. */
+export const TRACE_CHUNK_STEPS = 2000;
+
 export const LIMITS = {
   // Parameter Store's largest value is 8 KB (advanced tier), what rendering fills in is numbers: 10 KiB is room
   'experiments.prompt_text': 10 * KiB,
@@ -37,6 +40,8 @@ export const LIMITS = {
   'actions.vision': 12 * KiB,
   // a recall returns what the logged visions of the actions before it show: only what fits is kept
   'actions.recalled': 12 * KiB,
+  // a finished run's moves packed (migration 035), printed as hex: 2 characters a byte and "\\x"
+  'run_traces.actions': 2 * 10 * TRACE_CHUNK_STEPS + 2,
   // the whole reply and its thinking, a few thousand tokens each; more is cut
   'llm_calls.assistant_text': 16 * KiB,
   'llm_calls.reasoning_text': 16 * KiB,
