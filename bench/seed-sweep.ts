@@ -84,11 +84,20 @@ async function seedRunRows(db: Database, sweep: string, actions: number, perRun:
      FROM generate_series(1, $4::int) s`,
     [sweep, perRun, cone, actions],
   );
-  // the kept totals (migration 017) as the turns' statements and finalize would have written them
+  // the kept totals (migration 017) and packed moves (migration 035) as the turns' statements and finalize write them
   await q(
     `INSERT INTO experiment_totals
      SELECT r.* FROM experiment_totals_recomputed r JOIN experiments e ON e.id = r.experiment_id
      WHERE e.sweep_id = $1`,
+    [sweep],
+  );
+  await q(
+    `INSERT INTO run_traces (experiment_id, chunk, actions)
+     SELECT a.experiment_id, (a.step_number - 1) / 2000,
+            string_agg(packed_action(a.outcome, a.to_x, a.to_y, a.new_tiles_seen, a.step_number), ''::bytea)
+     FROM actions a JOIN experiments e ON e.id = a.experiment_id
+     WHERE e.sweep_id = $1 AND e.status <> 'running' AND a.step_number IS NOT NULL
+     GROUP BY a.experiment_id, (a.step_number - 1) / 2000`,
     [sweep],
   );
 }
