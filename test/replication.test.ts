@@ -15,40 +15,27 @@ import {
 } from '../reports/protocols.ts';
 import {
   compareNumbers,
+  EQUIVALENCE_MARGIN,
   newcombeDifference,
   replicationVerdict,
   specDifferences,
   type OurRate,
 } from '../reports/replication.ts';
-import type { GroupStatistics } from '../reports/sweep-statistics.ts';
+import { mazeRate } from '../reports/maze-inference.ts';
+import { wilson, type GroupStatistics } from '../reports/sweep-statistics.ts';
 import { ariadneInProcess } from './support/cli-in-process.ts';
 
 const ours = (rate: number, low: number, high: number, mazes = 20): OurRate => ({ rate, low, high, mazes });
 
-describe('the verdict on a published number without its n: their value inside our maze interval', () => {
-  it('inside: consistent', () => {
-    expect(replicationVerdict({ value: 0.5 }, ours(0.55, 0.4, 0.6))).toMatchObject({
-      verdict: 'consistent',
-      test: 'inside our interval',
-      inside: true,
-      difference: null,
-    });
-  });
-
-  it('outside, above or below: not consistent', () => {
-    expect(replicationVerdict({ value: 0.9 }, ours(0.55, 0.4, 0.6))).toMatchObject({
-      verdict: 'not consistent',
-      inside: false,
-    });
-    expect(replicationVerdict({ value: 0.39 }, ours(0.55, 0.4, 0.6)).verdict).toBe('not consistent');
-  });
-
-  it('on either end of the interval: consistent (both ends belong to it)', () => {
-    expect(replicationVerdict({ value: 0.4 }, ours(0.55, 0.4, 0.6)).verdict).toBe('consistent');
-    expect(replicationVerdict({ value: 0.6 }, ours(0.55, 0.4, 0.6)).verdict).toBe('consistent');
-    // MazeEval's "perfect navigation": 100% against an interval that reaches 100%
-    expect(replicationVerdict({ value: 1 }, ours(1, 0.83, 1)).verdict).toBe('consistent');
-    expect(replicationVerdict({ value: 1 }, ours(0.9, 0.7, 0.98)).verdict).toBe('not consistent');
+describe('the verdict without their n: no interval for theirs, so no test', () => {
+  it('inside our interval or outside it: inconclusive, saying which and why', () => {
+    const inside = replicationVerdict({ value: 0.5 }, ours(0.55, 0.4, 0.6));
+    expect(inside).toMatchObject({ verdict: 'inconclusive', test: 'no n of theirs', inside: true, difference: null });
+    expect(inside.reason).toMatch(/no interval for theirs can be computed.*inside our maze-level 95% interval/);
+    // MazeEval's "perfect navigation": 100% outside ours is no difference shown, their sampling error unknown
+    const outside = replicationVerdict({ value: 1 }, ours(0.9, 0.7, 0.98));
+    expect(outside).toMatchObject({ verdict: 'inconclusive', inside: false, ruledOutBeyond: null });
+    expect(outside.reason).toMatch(/outside our maze-level/);
   });
 
   it('no interval of ours (fewer than 2 mazes, or none): no verdict, and why', () => {
@@ -61,46 +48,73 @@ describe('the verdict on a published number without its n: their value inside ou
   });
 });
 
-describe("the verdict with their n: Newcombe's interval for ours - theirs holds 0", () => {
-  it('their 80/100 against our 50% [30%, 70%]: the difference excludes 0', () => {
+describe('the verdict with their n: the interval of ours - theirs against 0 and the equivalence margin', () => {
+  it('their 80/100 against our 50% [30%, 70%]: the difference excludes 0, differs', () => {
     const v = replicationVerdict({ value: 0.8, successes: 80, n: 100 }, ours(0.5, 0.3, 0.7));
-    expect(v).toMatchObject({ verdict: 'not consistent', test: 'difference of proportions', inside: false });
+    expect(v).toMatchObject({ verdict: 'differs', test: 'difference of proportions', inside: false });
     // Wilson's 95% interval of 80/100 is [71.1%, 86.7%]; the difference's upper end -0.3 + sqrt(0.2^2 + 0.0888^2)
     expect(v.theirs!.low).toBeCloseTo(0.7112, 4);
     expect(v.theirs!.high).toBeCloseTo(0.8666, 4);
     expect(v.difference!.estimate).toBeCloseTo(-0.3, 12);
     expect(v.difference!.high).toBeCloseTo(-0.3 + Math.hypot(0.2, 0.8 - 0.7112), 3);
-    expect(v.reason).toMatch(/ours - theirs = -30\.0%.*80\/100.*excludes 0/);
+    expect(v.reason).toMatch(/ours - theirs = -30\.0 points.*80\/100.*excludes 0$/);
   });
 
-  it('their 14/20, outside our interval, is consistent: their own sampling error is counted', () => {
+  it('the same rates agree or not by how precise both are: a difference that holds 0 is not agreement', () => {
+    // 51% against 50%: over 1000 of theirs and a narrow interval of ours, within +-10 points
+    const precise = replicationVerdict({ value: 0.5, successes: 500, n: 1000 }, ours(0.51, 0.47, 0.55, 400));
+    expect(precise.verdict).toBe('consistent');
+    expect(precise.difference!.low).toBeGreaterThan(-EQUIVALENCE_MARGIN);
+    expect(precise.difference!.high).toBeLessThan(EQUIVALENCE_MARGIN);
+    expect(precise.reason).toMatch(/within \+-10\.0 points: differences beyond 6\.\d points are ruled out/);
+    // the same rates over 20 of theirs and 10 mazes of ours: the interval holds 0 but reaches far past the margin
+    const few = replicationVerdict({ value: 0.5, successes: 10, n: 20 }, ours(0.51, 0.2, 0.8, 10));
+    expect(few.difference!.low).toBeLessThan(0);
+    expect(few.difference!.high).toBeGreaterThan(0);
+    expect(few.verdict).toBe('inconclusive');
+    expect(few.ruledOutBeyond).toBeGreaterThan(0.3);
+    expect(few.reason).toContain(
+      `holds 0 but reaches ${(few.ruledOutBeyond! * 100).toFixed(1)} points, past the +-10.0`,
+    );
+  });
+
+  it('the margin decides consistent from inconclusive; the bound is the farther end of the interval', () => {
+    const at = (margin: number) =>
+      replicationVerdict({ value: 0.5, successes: 500, n: 1000 }, ours(0.51, 0.47, 0.55), margin);
+    const bound = at(0.1).ruledOutBeyond!;
+    expect(bound).toBe(Math.max(-at(0.1).difference!.low, at(0.1).difference!.high));
+    expect(at(bound).verdict).toBe('consistent');
+    expect(at(bound - 0.001).verdict).toBe('inconclusive');
+  });
+
+  it('a difference shown but smaller than the margin: differs, saying it is below the margin', () => {
+    const v = replicationVerdict({ value: 0.5, successes: 5000, n: 10000 }, ours(0.53, 0.52, 0.54));
+    expect(v.difference!.low).toBeGreaterThan(0);
+    expect(v.verdict).toBe('differs');
+    expect(v.reason).toMatch(/excludes 0, though it lies within \+-10\.0 points/);
+  });
+
+  it('their 14/20, outside our interval, is not a difference: their own sampling error is counted', () => {
     const v = replicationVerdict({ value: 0.7, n: 20 }, ours(0.5, 0.4, 0.6));
     expect(v.inside).toBe(false);
-    expect(v.verdict).toBe('consistent');
-    expect(v.difference!.low).toBeLessThan(0);
-    expect(v.difference!.high).toBeGreaterThan(0);
-    // the same value over 100 runs is no longer
-    expect(replicationVerdict({ value: 0.7, n: 100 }, ours(0.5, 0.4, 0.6)).verdict).toBe('not consistent');
+    expect(v.verdict).toBe('inconclusive');
+    // the same value over 100 runs is
+    expect(replicationVerdict({ value: 0.7, n: 100 }, ours(0.5, 0.4, 0.6)).verdict).toBe('differs');
   });
 
-  it('their value inside our interval: consistent', () => {
-    expect(replicationVerdict({ value: 0.5, successes: 25, n: 50 }, ours(0.55, 0.4, 0.7))).toMatchObject({
-      verdict: 'consistent',
-      inside: true,
-    });
-  });
-
-  it('an end of the difference at exactly 0: consistent (both ends belong to it); just past it: not', () => {
+  it('an end of the difference at exactly 0 holds 0 (both ends belong to it); just past it: differs', () => {
     // their 0/10 (Wilson low 0) against ours 0% [0%, 0%]: the upper end is 0 - 0 + sqrt(0^2 + 0^2) = 0
     const edge = replicationVerdict({ value: 0, n: 10 }, ours(0, 0, 0));
     expect(edge.difference!.high).toBe(0);
-    expect(edge.verdict).toBe('consistent');
+    expect(edge.verdict).toBe('inconclusive');
     // their 1/10: the upper end is -(their Wilson low) < 0
-    expect(replicationVerdict({ value: 0.1, n: 10 }, ours(0, 0, 0)).verdict).toBe('not consistent');
-    // and at the top: their 10/10 against ours 100% [100%, 100%]: the lower end is exactly 0
-    const top = replicationVerdict({ value: 1, n: 10 }, ours(1, 1, 1));
-    expect(top.difference!.low).toBe(0);
-    expect(top.verdict).toBe('consistent');
+    expect(replicationVerdict({ value: 0.1, n: 10 }, ours(0, 0, 0)).verdict).toBe('differs');
+  });
+
+  it('an n not from the source is used, and the reason says where it came from', () => {
+    const v = replicationVerdict({ value: 0.34, n: 50, nSource: 'their configuration' }, ours(0.3, 0.2, 0.4));
+    expect(v.test).toBe('difference of proportions');
+    expect(v.reason).toMatch(/17\/50.*their n is not the source's: their configuration$/);
   });
 
   it("Newcombe's square-and-add, on dyadic numbers (exact): each side adds the two rates' own half-widths", () => {
@@ -109,6 +123,14 @@ describe("the verdict with their n: Newcombe's interval for ours - theirs holds 
       low: -0.625 - Math.sqrt(0.125 ** 2 + 0.125 ** 2),
       high: 0,
     });
+  });
+
+  it("Newcombe's (1998) published example, method 10: 56/70 - 48/80 is 0.2 with 95% interval [0.0524, 0.3339]", () => {
+    const [a, b] = [wilson(56, 70), wilson(48, 80)] as Array<{ low: number; high: number }>;
+    const d = newcombeDifference(56 / 70, a, 48 / 80, b);
+    expect(d.estimate).toBeCloseTo(0.2, 12);
+    expect(d.low).toBeCloseTo(0.0524, 4);
+    expect(d.high).toBeCloseTo(0.3339, 4);
   });
 });
 
@@ -156,7 +178,28 @@ describe('compareNumbers: each published number beside the group its selector na
       ['o3', { label: 'o3' }, 30, 30],
     ]);
     expect(rows[0].verdict).toEqual(replicationVerdict({ value: 0.34, n: 50 }, rows[0].ours));
-    expect(rows[1].verdict.test).toBe('inside our interval');
+    expect(rows[1].verdict.test).toBe('no n of theirs');
+  });
+
+  it('ours is the maze-level interval: ten mazes of five alike repeats are worth ten mazes, not fifty runs', () => {
+    // five mazes solved every time, five failed every time: 25 of 50 runs, but ten independent units
+    const clusters = Array.from({ length: 10 }, (_, i) => ({ num: i < 5 ? 5 : 0, den: 5 }));
+    const maze = mazeRate(clusters)!;
+    const runLevel = wilson(25, 50) as { low: number; high: number };
+    expect(maze.high - maze.low).toBeGreaterThan(1.5 * (runLevel.high - runLevel.low));
+    const g = {
+      factors: { label: 'o3' },
+      independent: 50,
+      independentSuccesses: 25,
+      mazes: 10,
+      simulatedRuns: 0,
+      success: { rate: 0.5, wilson: runLevel, maze },
+    } as unknown as GroupStatistics;
+    const [row] = compareNumbers([{ ...published[1], value: 0.8, n: 100 }], () => [g]);
+    expect(row.ours).toMatchObject({ low: maze.low, high: maze.high, mazes: 10, runs: 50 });
+    // their 80/100: counted as fifty independent runs ours would differ; counted as ten mazes it cannot tell
+    expect(replicationVerdict({ value: 0.8, n: 100 }, { ...row.ours, ...runLevel }).verdict).toBe('differs');
+    expect(row.verdict.verdict).toBe('inconclusive');
   });
 
   it('a selector no group matches is one row without a verdict, saying so', () => {

@@ -15,7 +15,12 @@ import {
   type Protocol,
   type PublishedNumber,
 } from '../../../reports/protocols.ts';
-import { compareNumbers, specDifferences, type ComparisonRow } from '../../../reports/replication.ts';
+import {
+  compareNumbers,
+  EQUIVALENCE_MARGIN,
+  specDifferences,
+  type ComparisonRow,
+} from '../../../reports/replication.ts';
 import { sweepStatistics, type GroupStatistics } from '../../../reports/sweep-statistics.ts';
 import { formatInterval, formatRate } from '../../../reports/stat-format.ts';
 import { sweepSpec } from '../../../results/run-state.ts';
@@ -64,8 +69,14 @@ function citation(s: Protocol['sources'][string]): string {
     .join(', ');
 }
 
-const theirText = (p: { value: number; successes?: number; n?: number }) =>
-  `${formatRate(p.value)}${p.n === undefined ? '' : ` (${p.successes ?? Math.round(p.value * p.n)}/${p.n})`}`;
+/** Their rate, with k/n when an n is known ("n?": an n not from the number's source). */
+const theirText = (p: { value: number; successes?: number; n?: number }, assumedN: boolean) =>
+  p.n === undefined
+    ? formatRate(p.value)
+    : `${formatRate(p.value)} (${p.successes ?? Math.round(p.value * p.n)}/${p.n}${assumedN ? ' n?' : ''})`;
+/** ours - theirs's interval in percentage points. */
+const differenceText = ({ difference: d }: ComparisonRow['verdict']) =>
+  d ? `${(d.low * 100).toFixed(1)} to ${(d.high * 100).toFixed(1)}` : '-';
 const selectorText = (o: Record<string, unknown>) =>
   Object.entries(o)
     .map(([k, v]) => `${k}=${String(v)}`)
@@ -73,17 +84,18 @@ const selectorText = (o: Record<string, unknown>) =>
 
 const NUMBER_COLUMNS: Column<PublishedNumber>[] = [
   { header: 'number', cell: (p) => p.id },
-  { header: 'theirs', cell: (p) => theirText(p), align: 'right' },
+  { header: 'theirs', cell: (p) => theirText(p, p.n_source !== undefined), align: 'right' },
   { header: 'ours_from', cell: (p) => selectorText(p.ours), cut: true },
   { header: 'source', cell: (p) => p.source, drop: 1 },
 ];
 
 const COMPARISON_COLUMNS: Column<ComparisonRow>[] = [
   { header: 'number', cell: (r) => r.id },
-  { header: 'theirs', cell: (r) => theirText(r.theirs), align: 'right' },
+  { header: 'theirs', cell: (r) => theirText(r.theirs, r.theirs.nSource !== undefined), align: 'right' },
   { header: 'ours', cell: (r) => `${formatRate(r.ours.rate)} (${r.ours.successes}/${r.ours.runs})`, align: 'right' },
   { header: 'maze95', cell: (r) => formatInterval(r.ours.low, r.ours.high), align: 'right' },
   { header: 'mazes', cell: (r) => r.ours.mazes, align: 'right' },
+  { header: 'diff95_pts', cell: (r) => differenceText(r.verdict), align: 'right' },
   { header: 'verdict', cell: (r) => r.verdict.verdict },
   { header: 'test', cell: (r) => r.verdict.test, drop: 1 },
 ];
@@ -167,6 +179,7 @@ function comparisonLines(
 ): string[] {
   const { lines, hidden } = renderTable(rows, COMPARISON_COLUMNS, layout);
   const width = layout.width;
+  const margin = (EQUIVALENCE_MARGIN * 100).toFixed(0);
   return [
     ...headerLines(p, width),
     '',
@@ -175,9 +188,11 @@ function comparisonLines(
     ...hiddenNote(hidden),
     ...wrapText(
       'ours: success rate (successes/independent runs) of the group the number names, maze95 its interval at the ' +
-        "level of the maze (the unit of replication). verdict: with their n, Newcombe's interval for ours - theirs " +
-        '(our maze interval, their Wilson interval) holds 0; without it, their value lies inside maze95; each at ' +
-        '95%, not corrected for the several numbers.',
+        'level of the maze (the unit of replication). diff95_pts: ours - theirs in percentage points, 95% ' +
+        "(Newcombe's square-and-add: our maze interval, their Wilson interval of k/n; n?: an n not from the " +
+        `source). verdict: differs when it excludes 0; consistent when it lies within +-${margin} points; ` +
+        'inconclusive when it holds 0 but is wider than that, or when they give no n (no interval for theirs can ' +
+        'be computed). Each at 95%, not corrected for the several numbers.',
       width,
     ),
     ...rows.flatMap((r) =>
@@ -219,6 +234,7 @@ async function compare(argument: string, p: Protocol, sweepId: string, o: Option
           theirs: r.theirs.value,
           their_successes: r.theirs.successes ?? null,
           their_n: r.theirs.n ?? null,
+          their_n_source: r.theirs.nSource ?? null,
           ours: r.ours.rate,
           our_successes: r.ours.successes,
           our_runs: r.ours.runs,
@@ -230,6 +246,7 @@ async function compare(argument: string, p: Protocol, sweepId: string, o: Option
           difference: r.verdict.difference?.estimate ?? null,
           difference95_low: r.verdict.difference?.low ?? null,
           difference95_high: r.verdict.difference?.high ?? null,
+          margin: r.verdict.margin,
           simulated_runs: r.ours.simulatedRuns,
         })),
       json: () => ({
