@@ -7,7 +7,7 @@ import type { Sql } from '../core/store/sql.ts';
 import { statisticsRunRows } from '../results/statistics-runs.ts';
 import { clusterBootstrap, clusterSums, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap.ts';
 import { apartFromSimulated, checkFactors, factorValue, varyingFactors } from './factors.ts';
-import { clusterMean, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
+import { clusterMean, clusterShare, mazeRate, MIN_BOOTSTRAP_MAZES } from './maze-inference.ts';
 import { countStopReasons, type StopReason } from '../results/stop-reasons.ts';
 import { behaviourStatistics, type BehaviourStatistics } from './behaviour-statistics.ts';
 import { loadBehaviours } from './run-behaviours.ts';
@@ -58,6 +58,8 @@ interface StatisticsRun {
   fromCache: boolean;
   /** Its belief probes' mean cell accuracy (results/statistics-runs.ts); null when it answered none. */
   beliefAccuracy: number | null;
+  /** Its belief probes answered (scored or malformed), malformed among them, and unanswered (failed, skipped). */
+  beliefProbes: { answered: number; malformed: number; unanswered: number };
   /** The run's value of each factor, in the order asked (NOT_APPLICABLE where a setting does not reach it). */
   values: unknown[];
 }
@@ -126,9 +128,18 @@ export interface GroupStatistics {
   spl: { mean: number | null; interval: MazeInterval };
   /**
    * Belief probes (config.belief_probe_every): over the observations that answered one, the mean of each run's mean
-   * cell accuracy (of the cells it had been shown, a malformed answer counting 0), with its maze-level interval.
+   * cell accuracy (of the cells it had been shown; each run weighs the same, and each answered probe the same within
+   * its run; a malformed answer counts 0), with its maze-level interval on the logit scale (clusterShare). What it
+   * leaves out is counted: probes that failed or were skipped (no answer), and the observations probed that answered
+   * none (`unansweredRuns`).
    */
-  belief: { mean: number | null; runs: number; interval: MazeInterval };
+  belief: {
+    mean: number | null;
+    runs: number;
+    interval: MazeInterval;
+    probes: { answered: number; malformed: number; unanswered: number };
+    unansweredRuns: number;
+  };
   meanActions: number | null;
   /** Median actions of the independent successes. */
   medianActionsToSuccess: number | null;
@@ -229,6 +240,7 @@ async function loadRuns(db: Sql, sweepId: string, factors: string[]): Promise<St
     simulated: r.simulated === true,
     fromCache: r.from_cache,
     beliefAccuracy: r.belief_accuracy,
+    beliefProbes: { answered: r.belief_answered, malformed: r.belief_malformed, unanswered: r.belief_unanswered },
     values: factors.map((f, i) => factorValue(f, r[`f${i}`], r.provider)),
   }));
 }
@@ -364,7 +376,10 @@ function pathStatistics(obs: StatisticsRun[], success: MazeInterval) {
   };
 }
 
-/** The observations' belief probes: each run's mean cell accuracy, averaged with its maze-level interval. */
+/**
+ * The observations' belief probes: each run's mean cell accuracy, averaged with its maze-level interval (a mean of
+ * runs' shares: clusterShare, as the behaviour shares), and the probes and runs the mean leaves out, counted.
+ */
 function beliefStatistics(obs: StatisticsRun[]): GroupStatistics['belief'] {
   const probed = obs.filter((r) => r.beliefAccuracy !== null);
   const byMaze = clusterSums(
@@ -372,10 +387,13 @@ function beliefStatistics(obs: StatisticsRun[]): GroupStatistics['belief'] {
     (r) => r.maze,
     (r) => ({ num: r.beliefAccuracy!, den: 1 }),
   );
+  const total = (k: keyof StatisticsRun['beliefProbes']) => obs.reduce((n, r) => n + r.beliefProbes[k], 0);
   return {
     mean: mean(probed.map((r) => r.beliefAccuracy!)),
     runs: probed.length,
-    interval: mazeInterval(clusterMean(byMaze, 0, 1), byMaze.length),
+    interval: mazeInterval(clusterShare(byMaze), byMaze.length),
+    probes: { answered: total('answered'), malformed: total('malformed'), unanswered: total('unanswered') },
+    unansweredRuns: obs.filter((r) => r.beliefAccuracy === null && r.beliefProbes.unanswered > 0).length,
   };
 }
 

@@ -1,6 +1,6 @@
 // A run's belief probes (migration 033, core/engine/belief-probe.ts) as `ariadne summary` shows them: each probe's
-// scores, and their means. A malformed answer counts (it claims no cell: accuracy 0); a failed or skipped probe has
-// no answer and counts only as asked.
+// scores, and their means over the answered probes, each weighing the same. A malformed answer counts (it claims no
+// cell: accuracy 0); a failed or skipped probe has no answer and counts only as asked, in no mean.
 import type { Sql } from '../core/store/sql.ts';
 import { readPaged } from '../core/store/pages.ts';
 
@@ -26,11 +26,13 @@ export interface BeliefProbeTotals {
   malformed: number;
   failed: number;
   skipped: number;
-  /** Over the scored and malformed probes. */
+  /** Scored and malformed: the probes the means are over (failed and skipped ones are in none). */
+  answered: number;
+  /** Over the answered probes, a malformed one counting 0. */
   cell_accuracy: number | null;
   wall_accuracy: number | null;
   open_accuracy: number | null;
-  /** Cells claimed that the model was never shown, per probe. */
+  /** Cells claimed that the model was never shown, per answered probe (a malformed one claims none). */
   claimed_unshown: number | null;
   /** Over the probes that gave a position, and how many did. */
   position_error: number | null;
@@ -75,6 +77,7 @@ export function beliefProbeTotals(probes: readonly BeliefProbeScores[]): BeliefP
     malformed: count('malformed'),
     failed: count('failed'),
     skipped: count('skipped'),
+    answered: answered.length,
     cell_accuracy: mean(answered.map((p) => p.cell_accuracy)),
     wall_accuracy: mean(answered.map((p) => p.wall_accuracy)),
     open_accuracy: mean(answered.map((p) => p.open_accuracy)),

@@ -64,8 +64,16 @@ export interface StatisticsRunRow {
   prompt_truncated_calls: number;
   /** A bundled simulator answered some of the run's calls (migration 029). */
   simulated: boolean;
-  /** Its belief probes' mean cell accuracy, a malformed answer counting 0 (migration 033); null without one. */
+  /**
+   * Its belief probes' mean cell accuracy, each answered probe (scored or malformed) weighing the same and a
+   * malformed answer counting 0 (migration 033); null when none was answered.
+   */
   belief_accuracy: number | null;
+  /** Its belief probes: answered (scored or malformed), malformed among them, and asked but unanswered. */
+  belief_answered: number;
+  belief_malformed: number;
+  /** Failed or skipped: no answer, so in no mean. */
+  belief_unanswered: number;
   /** The run's value of factor i, as stored: a run column, or the setting's text in its config snapshot. */
   [factor: `f${number}`]: unknown;
 }
@@ -104,7 +112,8 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              a.attempts::int AS attempts, a.errored_attempts::int AS errored_attempts,
              a.error_reasons AS earlier_error_reasons, a.tokens::float8 AS all_tokens,
              a.cost_usd::float8 AS all_cost_usd,
-             e.prompt_truncated_calls, e.simulated, b.belief_accuracy
+             e.prompt_truncated_calls, e.simulated, b.belief_accuracy, b.belief_answered, b.belief_malformed,
+             b.belief_unanswered
              ${columns.map((c) => `, ${c}`).join('')}
            FROM sweep_runs r JOIN experiments e ON e.id = r.experiment_id
            JOIN sweep_attempts a ON a.sweep_id = r.sweep_id AND a.cell_index = r.cell_index AND a.repeat = r.repeat
@@ -116,8 +125,13 @@ export function statisticsRunRows(db: Sql, sweepId: string, factors: readonly st
              FROM (SELECT 1) one LEFT JOIN experiment_totals k ON k.experiment_id = r.experiment_id
            ) t ON true
            LEFT JOIN LATERAL (
-             SELECT avg(p.correct_cells::float8 / nullif(p.shown_cells, 0)) AS belief_accuracy FROM belief_probes p
-             WHERE p.experiment_id = r.experiment_id AND p.status IN ('scored', 'malformed')
+             -- the mean over the answered probes; the failed and skipped ones are counted, in no mean
+             SELECT avg(p.correct_cells::float8 / nullif(p.shown_cells, 0))
+                      FILTER (WHERE p.status IN ('scored', 'malformed')) AS belief_accuracy,
+                    count(*) FILTER (WHERE p.status IN ('scored', 'malformed'))::int AS belief_answered,
+                    count(*) FILTER (WHERE p.status = 'malformed')::int AS belief_malformed,
+                    count(*) FILTER (WHERE p.status IN ('failed', 'skipped'))::int AS belief_unanswered
+             FROM belief_probes p WHERE p.experiment_id = r.experiment_id
            ) b ON true
            WHERE r.sweep_id = $1 AND (r.cell_index, r.repeat) > ($${p + 1}::int, $${p + 2}::int)
            ORDER BY r.cell_index, r.repeat LIMIT $${p + 3}`,

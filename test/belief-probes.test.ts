@@ -29,6 +29,7 @@ import { cli } from './support/cli.ts';
 import { loadSweep } from '../core/sweeps/sweep-spec.ts';
 import { runLocalSweep } from '../state-machine/local-sweep.ts';
 import { sweepStatistics } from '../reports/sweep-statistics.ts';
+import { clusterShare } from '../reports/maze-inference.ts';
 
 //   01234
 // 0 #####
@@ -140,9 +141,21 @@ describe('an answer read and scored', () => {
     });
   });
 
-  it('counts every cell as shown under full_map, which shows the whole maze', () => {
-    const s = scoreBelief(null, MAZE, shownCells({ observation: 'full_map' }, SHOWN), { x: 2, y: 1 });
-    expect([s.shownCells, s.shownWalls, s.shownOpen]).toEqual([25, 17, 8]);
+  it('counts every cell as shown under full_map and adjacency (the whole maze), elsewhere what was seen', () => {
+    const counts = (observation: 'full_map' | 'adjacency' | 'local_grid' | 'image') => {
+      const s = scoreBelief(null, MAZE, shownCells({ observation }, SHOWN), { x: 2, y: 1 });
+      return [s.shownCells, s.shownWalls, s.shownOpen];
+    };
+    expect(counts('full_map')).toEqual([25, 17, 8]);
+    expect(counts('adjacency')).toEqual([25, 17, 8]);
+    expect(counts('local_grid')).toEqual([8, 4, 4]);
+    expect(counts('image')).toEqual([8, 4, 4]);
+  });
+
+  it('reads a position only from two numbers apart: "position: 12" gives none', () => {
+    expect(positionOf('#####\nposition: 12')).toBeNull();
+    expect(positionOf('#####\nposition: 10 3')).toEqual({ x: 10, y: 3 });
+    expect(positionOf('#####\nposition: 10;3')).toEqual({ x: 10, y: 3 });
   });
 
   it("asks in the prompts' legend, with the maze's size", () => {
@@ -316,6 +329,7 @@ describe('a run with belief probes on the Ollama simulator', () => {
       /^belief maps +1 probe: cells 0\.750 right \(walls 0\.750, open 0\.750\) of those shown\n {13}6\.0 cells /m,
     );
     expect(text).toMatch(/^ {13}6\.0 cells claimed unseen a probe; position off by 1\.00 \(1 gave one\)$/m);
+    expect(text).toMatch(/^ {13}means of the 1 answered, each the same weight$/m);
     const json = JSON.parse(await summaryOutput(db, id, true)) as Record<string, unknown>;
     expect(json).toMatchObject({ llm_calls: 2, probe_calls: 1 });
     expect(json.belief_probes).toEqual({
@@ -324,6 +338,7 @@ describe('a run with belief probes on the Ollama simulator', () => {
       malformed: 0,
       failed: 0,
       skipped: 0,
+      answered: 1,
       cell_accuracy: 0.75,
       wall_accuracy: 0.75,
       open_accuracy: 0.75,
@@ -362,6 +377,36 @@ describe('a run with belief probes on the Ollama simulator', () => {
         answer: 'The maze as I believe it is:\n```\n?##??\n#.@.?\n?.#??\n?????\n?????\n```\nposition: 2,1',
       }),
     ]);
+  });
+});
+
+describe("a noisy simulator's answer", () => {
+  it('is scored by hand: the cells it misremembers (--belief-noise) are wrong, walls and open apart', async () => {
+    // at noise 0.2 the simulator misremembers (1,0) and (2,0) (walls, given as open) and (1,1) and (3,1) (open, given
+    // as walls) of the eight cells shown; never the cell it stands on
+    const { host } = await simulator({ faults: [{ kind: 'script', calls: ['move_east'] }], beliefNoise: 0.2 });
+    const id = await run(
+      host,
+      { maze: { grid: ROWS, start: { x: 1, y: 1 } } },
+      { ...HAND_CONFIG, belief_probe_every: 1 },
+    );
+    expect(await probesOf(id)).toEqual([
+      expect.objectContaining({
+        status: 'scored',
+        answer: 'The maze as I believe it is:\n```\n?..??\n##@#?\n?.#??\n?????\n?????\n```\nposition: 2,1',
+        shown_cells: 8,
+        shown_walls: 4,
+        shown_open: 4,
+        correct_cells: 4,
+        correct_walls: 2,
+        correct_open: 2,
+        claimed_unshown: 0,
+        position_error: 0,
+      }),
+    ]);
+    expect((await summaryOutput(db, id, false)).match(/^belief maps .*$/m)?.[0]).toMatch(
+      /cells 0\.500 right \(walls 0\.500, open 0\.500\)/,
+    );
   });
 });
 
@@ -448,6 +493,9 @@ describe('a probe never changes the run', () => {
     { memory: 'history' },
     { memory: 'conversation' },
     { memory: 'conversation', observation: 'image' },
+    // the whole maze shown: every cell scored, as the simulator (which reads every tile) believes it
+    { memory: 'fresh', observation: 'adjacency', success_rule: 'reached', max_actions_per_turn: 3 },
+    { memory: 'fresh', observation: 'full_map', success_rule: 'reached', max_actions_per_turn: 3 },
   ];
   it.each(SETTINGS)(
     '%o: the same turns, requests and trajectory hash with a probe every turn as without',
@@ -471,8 +519,29 @@ describe('a probe never changes the run', () => {
       // the simulated model's belief is what it was shown
       for (const p of probes)
         expect([p.correct_cells, p.claimed_unshown, p.position_error]).toEqual([p.shown_cells, 0, 0]);
+      if (c.observation === 'adjacency' || c.observation === 'full_map')
+        expect(probes.every((p) => p.shown_cells === 121)).toBe(true);
     },
   );
+
+  it('answers wrong (--belief-noise) without changing a turn: the same requests and trajectory hash', async () => {
+    const plain = await simulator();
+    const noisy = await simulator({ beliefNoise: 0.3 });
+    const without = await run(plain.host, {}, { max_moves: 40 });
+    const withProbes = await run(noisy.host, {}, { max_moves: 40, belief_probe_every: 1 });
+    expect(await hashOf(withProbes)).toBe(await hashOf(without));
+    expect(turnRequests(noisy.sim)).toEqual(turnRequests(plain.sim));
+    const probes = await probesOf(withProbes);
+    expect(probes.length).toBeGreaterThan(2);
+    expect(probes.every((p) => p.status === 'scored')).toBe(true);
+    const [wrong, shown] = [
+      probes.reduce((n, p) => n + p.shown_cells! - p.correct_cells!, 0),
+      probes.reduce((n, p) => n + p.shown_cells!, 0),
+    ];
+    // about the noise's share of the cells it was shown remembered wrong (each cell's draw is fixed)
+    expect(wrong / shown).toBeGreaterThan(0.1);
+    expect(wrong / shown).toBeLessThan(0.5);
+  });
 
   it('keeps malformed answers and failed probe calls as such: the run goes on as it would without', async () => {
     const plain = await simulator();
@@ -495,6 +564,21 @@ describe('a probe never changes the run', () => {
     expect(probes[0]).toMatchObject({ correct_cells: 0, claimed_unshown: 0, position_error: null });
     expect(probes[0].shown_cells).toBeGreaterThan(0);
     expect(probes[1]).toMatchObject({ answer: null, shown_cells: null, input_tokens: null, answered_by: null });
+    // the summary's mean is over the answered probes, the two malformed ones as 0, the failed one left out
+    const answered = probes.filter((p) => p.answer !== null);
+    const json = JSON.parse(await summaryOutput(db, id, true)) as { belief_probes: { cell_accuracy: number } };
+    const accuracy = answered.reduce((sum, p) => sum + p.correct_cells! / p.shown_cells!, 0) / answered.length;
+    expect(json.belief_probes.cell_accuracy).toBeCloseTo(accuracy, 12);
+    // the summary says what its means are over: the malformed answers in them as 0, the failed call in none
+    const text = await summaryOutput(db, id, false);
+    expect(text).toMatch(new RegExp(`^belief maps +${probes.length} probes \\(2 malformed, 1 failed\\): `, 'm'));
+    expect(text).toMatch(
+      new RegExp(
+        `^ {13}means of the ${probes.length - 1} answered, each the same weight, a malformed one scoring 0; ` +
+          'the 1 failed or skipped left out$',
+        'm',
+      ),
+    );
     const { rows } = await db.pool.query('SELECT status, failure_reason FROM experiments WHERE id = $1', [id]);
     expect(rows[0]).toMatchObject({ status: expect.not.stringMatching(/failed/) as unknown, failure_reason: null });
     expect(await ledgerProblems(db, [id])).toEqual([]);
@@ -550,8 +634,12 @@ describe('belief probes in a sweep and through the command line', () => {
   const { ariadne, expectInputError } = cli(() => db);
   const SWEEP = 'probed-sweep';
 
-  it('`stats` gives the mean cell accuracy per group, with its interval over the mazes', async () => {
-    const { host } = await simulator({ beliefNoise: 0.15 });
+  it('`stats` gives the mean cell accuracy per group over the mazes, counting what it leaves out', async () => {
+    // one answer malformed (in the mean, as 0) and one call refused (400: no answer, in no mean, counted)
+    const { host } = await simulator({
+      beliefNoise: 0.15,
+      probeFaults: [{ kind: 'text-only' }, { kind: 'status', status: 400 }],
+    });
     const text = `sweep: ${SWEEP}
 agents:
   - { agent: ollama, model: "${MODEL}" }
@@ -560,29 +648,61 @@ config: { max_moves: 24, belief_probe_every: 2, ollama: { host: "${host}" }, ret
 repeats: 2
 `;
     await runLocalSweep(loadSweep(text, 'test'), { db, concurrency: 2 });
-    // each run's mean accuracy over its probes, by maze, computed here from the rows
-    const { rows } = await db.pool.query<{ maze: number; accuracy: number }>(
-      `SELECT e.maze_id AS maze, avg(p.correct_cells::float8 / p.shown_cells) AS accuracy
+    // each run's mean accuracy over its answered probes, by maze, computed here from the rows
+    const { rows } = await db.pool.query<{
+      maze: number;
+      accuracy: number | null;
+      answered: number;
+      malformed: number;
+      unanswered: number;
+    }>(
+      `SELECT e.maze_id AS maze,
+         avg(p.correct_cells::float8 / p.shown_cells) FILTER (WHERE p.answer IS NOT NULL) AS accuracy,
+         count(*) FILTER (WHERE p.answer IS NOT NULL)::int AS answered,
+         count(*) FILTER (WHERE p.status = 'malformed')::int AS malformed,
+         count(*) FILTER (WHERE p.answer IS NULL)::int AS unanswered
        FROM belief_probes p JOIN experiments e ON e.id = p.experiment_id WHERE e.sweep_id = $1
        GROUP BY e.id, e.maze_id`,
       [SWEEP],
     );
     expect(rows).toHaveLength(6);
-    expect(new Set(rows.map((r) => r.maze)).size).toBe(3);
-    const mean = rows.reduce((s, r) => s + r.accuracy, 0) / rows.length;
+    const total = (k: 'answered' | 'malformed' | 'unanswered') => rows.reduce((n, r) => n + r[k], 0);
+    expect([total('malformed'), total('unanswered')]).toEqual([1, 1]);
+    const answered = rows.filter((r) => r.accuracy !== null);
+    const mean = answered.reduce((s, r) => s + r.accuracy!, 0) / answered.length;
     expect(mean).toBeLessThan(1); // the noise: some cells remembered wrong
     const s = await sweepStatistics(db, SWEEP);
     const [group] = s.groups;
-    expect(group.belief.runs).toBe(6);
+    expect(group.belief).toMatchObject({
+      runs: answered.length,
+      probes: { answered: total('answered'), malformed: 1, unanswered: 1 },
+      unansweredRuns: rows.length - answered.length,
+    });
     expect(group.belief.mean).toBeCloseTo(mean, 12);
-    expect(group.belief.interval.mazes).toBe(3);
-    expect(group.belief.interval.low!).toBeLessThanOrEqual(mean);
-    expect(group.belief.interval.high!).toBeGreaterThanOrEqual(mean);
+    // a mean of runs' shares, one cluster per maze: clusterShare's interval on the logit scale
+    const byMaze = new Map<number, { num: number; den: number }>();
+    for (const r of answered) {
+      const c = byMaze.get(r.maze) ?? { num: 0, den: 0 };
+      byMaze.set(r.maze, { num: c.num + r.accuracy!, den: c.den + 1 });
+    }
+    const interval = clusterShare([...byMaze.values()])!;
+    expect(group.belief.interval.mazes).toBe(byMaze.size);
+    expect(group.belief.interval.low).toBeCloseTo(interval.low, 12);
+    expect(group.belief.interval.high).toBeCloseTo(interval.high, 12);
     const r = await ariadne(['stats', SWEEP, '--wide']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\| belief \| +belief95$/m);
     expect(r.stdout).toContain(`${mean.toFixed(3)}`);
-    expect(r.stdout.replace(/\s+/g, ' ')).toContain("belief: over the runs with belief probes, the mean of each run's");
+    const flat = r.stdout.replace(/\s+/g, ' ');
+    expect(flat).toContain("belief: over the runs with an answered belief probe, the mean of each run's");
+    const left = [
+      '1 failed or skipped',
+      ...(answered.length < rows.length ? [`${rows.length - answered.length} run with no answered probe`] : []),
+    ];
+    expect(flat).toContain(
+      `belief probes: ${MODEL}: ${total('answered')} answered (1 malformed, scored 0) in ${answered.length} runs; ` +
+        `left out: ${left.join(', ')}`,
+    );
   });
 
   it('refuses a bad --belief-probe-every or belief_probe_every, before writing anything', async () => {

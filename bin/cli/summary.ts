@@ -177,10 +177,14 @@ function recordRows(m: RunMarks): Array<[string, string]> {
   return rows;
 }
 
-/** The belief probes' means (results/belief-probes.ts), in two lines. */
+/**
+ * The belief probes' means (results/belief-probes.ts), in three lines: what they are over is said, a malformed
+ * answer counting 0, a failed or skipped probe in no mean.
+ */
 function probeRows(t: BeliefProbeTotals): Array<[string, string]> {
   const f = (x: number | null, digits: number) => (x === null ? '-' : x.toFixed(digits));
   const apart = (['malformed', 'failed', 'skipped'] as const).filter((k) => t[k] > 0).map((k) => `${t[k]} ${k}`);
+  const unanswered = t.failed + t.skipped;
   return [
     [
       'belief maps',
@@ -192,6 +196,12 @@ function probeRows(t: BeliefProbeTotals): Array<[string, string]> {
       '',
       `${f(t.claimed_unshown, 1)} cells claimed unseen a probe; position off by ${f(t.position_error, 2)} ` +
         `(${t.positions_given} gave one)`,
+    ],
+    [
+      '',
+      `means of the ${t.answered} answered, each the same weight` +
+        (t.malformed > 0 ? ', a malformed one scoring 0' : '') +
+        (unanswered > 0 ? `; the ${unanswered} failed or skipped left out` : ''),
     ],
   ];
 }

@@ -4,6 +4,7 @@
 import { EMPTY, GOAL, WALL, type Point } from '../maze/grid.ts';
 import type { Maze } from '../maze/maze.ts';
 import type { ExperimentConfig } from '../config/experiment-config.ts';
+import { showsWholeMaze } from '../config/prompt-combinations.ts';
 import { UNKNOWN, type ActionResult, type GameState } from './game.ts';
 import type { Agent, ProbeReply, TokenUsage } from './agent.ts';
 import type { TurnDeadline } from './turn-deadline.ts';
@@ -73,11 +74,15 @@ function largestBlock(lines: string[]): string[] {
 
 const cellsOf = (rows: string[]) => rows.reduce((n, r) => n + r.length, 0);
 
-/** The last "position: x,y" the answer gives (x=3, y=4 and (3, 4) forms too); null when it gives none. */
+/**
+ * "position: x,y" (x=3, y=4 and (3, 4) forms too): the two numbers apart, by a comma, a semicolon or a space, so
+ * "position: 12" is not read as (1,2).
+ */
+const POSITION = /position\s*(?:is|:|=)?\s*[([]?\s*(?:x\s*[=:]\s*)?(-?\d+)(?:\s*[,;]\s*|\s+)(?:y\s*[=:]\s*)?(-?\d+)/gi;
+
+/** The last position the answer gives; null when it gives none. */
 function positionLine(text: string): Point | null {
-  const found = [
-    ...text.matchAll(/position\s*(?:is|:|=)?\s*[([]?\s*(?:x\s*[=:]\s*)?(-?\d+)\s*[,;]?\s*(?:y\s*[=:]\s*)?(-?\d+)/gi),
-  ].at(-1);
+  const found = [...text.matchAll(POSITION)].at(-1);
   return found ? { x: Number(found[1]), y: Number(found[2]) } : null;
 }
 
@@ -130,10 +135,11 @@ function claimRight(claim: string, tile: number): boolean {
 
 /**
  * The tiles the model was shown: every cell in sight at the start and after each action (GameState.known, what
- * recall_all and a resumed run rebuild from the logged visions); the whole maze where the format shows it (full_map).
+ * recall_all and a resumed run rebuild from the logged visions); the whole maze where the format shows it every turn
+ * (full_map as a picture, adjacency as the links between open tiles: every other cell a wall).
  */
 export function shownCells(config: Pick<ExperimentConfig, 'observation'>, known: Uint8Array): (i: number) => boolean {
-  return config.observation === 'full_map' ? () => true : (i) => known[i] !== UNKNOWN;
+  return showsWholeMaze(config.observation) ? () => true : (i) => known[i] !== UNKNOWN;
 }
 
 /** A parsed answer (or none: a malformed one, which claims no cell) scored against what was shown. */

@@ -133,6 +133,10 @@ function csvRecord(g: GroupStatistics): Record<string, unknown> {
     belief_runs: g.belief.runs,
     belief95_low: g.belief.interval.low,
     belief95_high: g.belief.interval.high,
+    belief_probes_answered: g.belief.probes.answered,
+    belief_probes_malformed: g.belief.probes.malformed,
+    belief_probes_unanswered: g.belief.probes.unanswered,
+    belief_unanswered_runs: g.belief.unansweredRuns,
     ...behaviourColumns(g),
   };
 }
@@ -256,10 +260,35 @@ function statsNote(s: SweepStatistics): string {
     "identical: model runs whose moves equal another repeat's in their cell. from_text: tool calls recovered from " +
     "the model's reply text. n/a: a setting that does not reach that agent." +
     (probed(s)
-      ? " belief: over the runs with belief probes, the mean of each run's mean share of the cells it had been " +
-        'shown that its probes gave right (a malformed answer 0), with its maze-level interval (belief95).'
+      ? " belief: over the runs with an answered belief probe, the mean of each run's mean share of the cells it had " +
+        'been shown that its probes gave right (each run weighs the same, each answered probe the same within its ' +
+        'run; a malformed answer counts 0), with its maze-level interval (belief95, logit scale). Probes that ' +
+        'failed or were skipped have no answer and are in no mean: "belief probes" below counts them.'
       : '')
   );
+}
+
+/**
+ * What each group's belief mean is over and what it leaves out, e.g. "ollama:qwen | rays: 40 answered (3 malformed,
+ * scored 0) in 6 runs; left out: 2 failed or skipped".
+ */
+function beliefLines(factors: string[], groups: GroupStatistics[]): string[] {
+  const lines = groups
+    .filter((g) => g.belief.probes.answered + g.belief.probes.unanswered > 0)
+    .map((g) => {
+      const b = g.belief;
+      const left = [
+        b.probes.unanswered > 0 ? `${b.probes.unanswered} failed or skipped` : '',
+        b.unansweredRuns > 0 ? `${plural(b.unansweredRuns, 'run')} with no answered probe` : '',
+      ].filter(Boolean);
+      return (
+        `  ${groupName(factors, g)}: ${b.probes.answered} answered` +
+        (b.probes.malformed > 0 ? ` (${b.probes.malformed} malformed, scored 0)` : '') +
+        ` in ${plural(b.runs, 'run')}` +
+        (left.length > 0 ? `; left out: ${left.join(', ')}` : '')
+      );
+    });
+  return lines.length === 0 ? [] : ['belief probes:', ...lines];
 }
 
 /** How each group's runs ended, e.g. "frontier | rays: goal 10, move limit 2". */
@@ -293,6 +322,7 @@ function statsLines(
     ...planLines(plan).flatMap((l) => wrapText(l, width, '    ')),
     ...wrapText(statsNote(s), width),
     ...stopLines(s.factors, s.groups).flatMap((line) => wrapText(line, width, '    ')),
+    ...beliefLines(s.factors, s.groups).flatMap((line) => wrapText(line, width, '    ')),
     ...behaviourLines(s.factors, s.groups, width),
     ...(errors.length > 0 ? ['errors:', ...errors.flatMap((e) => wrapText(e, width, '    '))] : []),
     ...provenanceNotes(s).flatMap((n) => wrapText(n, width)),
