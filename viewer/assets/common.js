@@ -52,7 +52,17 @@ export async function api(path, params = {}) {
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const url = q.size > 0 ? `${path}?${q}` : path;
   // no extra headers: a request the page preloaded is taken only by a fetch that asks the same way
-  const res = await fetch(url);
+  return jsonOf(await fetch(url));
+}
+
+/** POST JSON to /api/...; a refusal throws with the server's reason and status. */
+export async function post(path, body) {
+  const headers = { 'content-type': 'application/json' };
+  return jsonOf(await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) }));
+}
+
+/** A response's JSON body; a refusal throws with the server's reason and status. */
+async function jsonOf(res) {
   const body = await res.json().catch(() => null);
   if (!res.ok) {
     const err = new Error(body?.error?.message ?? `${res.status} ${res.statusText}`);

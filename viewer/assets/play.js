@@ -1,7 +1,7 @@
 // The play page (ariadne view --play): a person starts a game as agent human and plays it by buttons, arrow keys or
 // typed commands. What the page shows is what a model is sent, as the server's entries carry it (the system prompt,
 // each turn's first message, each tool result, each picture of the image format), drawn as text, never as HTML.
-import { api, el, idLink, problem, setUrlState, shown, urlState } from './common.js';
+import { api, el, idLink, post, problem, setUrlState, shown, urlState } from './common.js';
 
 const form = document.getElementById('start');
 const game = document.getElementById('game');
@@ -11,22 +11,6 @@ const typed = document.getElementById('typed');
 
 /** The game as the page holds it: its id, how many entries it has drawn, and whether a move is in flight. */
 const state = { id: null, seen: 0, status: null, busy: false };
-
-/** POST JSON to /api/...; a refusal throws with the server's reason and status. */
-async function post(path, body) {
-  const res = await fetch(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => null);
-  if (!res.ok) {
-    const err = new Error(data?.error?.message ?? `${res.status} ${res.statusText}`);
-    err.status = res.status;
-    throw err;
-  }
-  return data;
-}
 
 /** One entry, as an element: a model's text in a <pre>, exactly as sent. */
 function entryElement(e) {
