@@ -1,7 +1,9 @@
 // A sweep (or one run) as Inspect AI eval logs that `inspect view` opens: one log per agent and settings of the sweep
 // (Inspect's eval is one task on one model), its runs the samples, in Inspect's .json (one JSON document, the header
-// before the samples, as Inspect's header reader needs) or .eval (a ZIP: header.json, summaries.json and one
-// samples/<id>_epoch_<n>.json each). Samples are written as the runs are read, so a sweep never sits in memory.
+// before the samples, as Inspect's header reader needs) or .eval (a ZIP: header.json, summaries.json, one
+// samples/<id>_epoch_<n>.json each, and _journal/start.json, which other readers of .eval files take the eval from).
+// Samples are written as the runs are read, so a sweep never sits in memory. The results are over the runs the
+// statistics count, their standard errors over mazes (repeats on one maze are not independent draws).
 import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import { canonicalJson } from '../core/providers/llm/model-request.ts';
 import {
   exportedRun,
   exportedSweep,
+  fromCache,
   recordedExchanges,
   runsOfSource,
   runTimeline,
@@ -19,7 +22,10 @@ import {
   type ExportedRun,
   type ExportSource,
 } from '../results/run-export.ts';
-import { inspectSample, modelNameOf, sampleSummary, type InspectUsage, type RunDetail } from './inspect-log.ts';
+import { inspectSample, modelNameOf, sampleSummary } from './inspect-log.ts';
+import type { InspectUsage, RunDetail } from './inspect-log.ts';
+import { clusterStandardError } from './maze-inference.ts';
+import type { ClusterSums } from './bootstrap.ts';
 import { readAhead } from '../core/store/pages.ts';
 import { ZipWriter } from './zip-writer.ts';
 import type { RunProgress } from './otlp-traces.ts';
@@ -32,22 +38,57 @@ const hash = (text: string, chars: number) => createHash('sha256').update(text).
 /** Inspect's file-name component: no _, /, : or + (inspect_ai._util.file.clean_filename_component). */
 const clean = (s: string) => s.replace(/[_/:+]/g, '-');
 
-interface Tally {
-  n: number;
-  sum: number;
-  squares: number;
+/** What a log says of its runs beside their samples: how many a simulator answered, the cache, and so on. */
+interface Provenance {
+  simulated_runs: number;
+  cached_runs: number;
+  replays: number;
+  forks: number;
+  wall_clock_runs: number;
+  error_runs: number;
+  prompt_truncated_calls: number;
+  abandoned_calls: number;
+  /** Runs the results leave out: errors, wall-clock stops, running, cache-answered, copies of a run in this log. */
+  not_counted: number;
 }
+
+/** The observation a run is: its own, or the deterministic run it repeats exactly (sweep_runs' duplicate_of). */
+const observationOf = (run: ExportedRun): string => run.duplicate_of ?? run.experiment_id;
+
+/**
+ * Counted as the statistics count a run: a success or failure (not an error, a wall-clock stop or a run still
+ * running), not answered by the cache, and an observation not yet in this log (a deterministic run's copies once).
+ */
+const countedIn = (run: ExportedRun, observations: ReadonlySet<string>): boolean =>
+  (run.outcome_class === 'success' || run.outcome_class === 'failure') &&
+  !fromCache(run) &&
+  !observations.has(observationOf(run));
 
 /** One eval log: the runs of one agent label and settings, and what its header sums over them. */
 class LogFile {
   readonly ids = new Set<string>();
+  readonly observations = new Set<string>();
   samples = 0;
   scored = 0;
+  errors = 0;
+  firstError: string | null = null;
   running = false;
   started: Date | null = null;
   completed: Date | null = null;
   readonly usage: Record<string, InspectUsage> = {};
-  readonly tallies = new Map<string, Tally>();
+  /** Per score, per maze: the counted runs' sum and count. */
+  readonly tallies = new Map<string, Map<string, ClusterSums>>();
+  readonly provenance: Provenance = {
+    simulated_runs: 0,
+    cached_runs: 0,
+    replays: 0,
+    forks: 0,
+    wall_clock_runs: 0,
+    error_runs: 0,
+    prompt_truncated_calls: 0,
+    abandoned_calls: 0,
+    not_counted: 0,
+  };
   readonly summaries: Array<Record<string, unknown>> = [];
   private readonly json: ReturnType<typeof createWriteStream> | null;
   private readonly zip: ZipWriter | null;
@@ -70,10 +111,11 @@ class LogFile {
     if (run.completed_at && (!this.completed || run.completed_at > this.completed)) this.completed = run.completed_at;
     const scores = sample.scores as Record<string, { value: number }> | null;
     if (scores) this.scored++;
-    for (const [name, s] of Object.entries(scores ?? {})) {
-      const t = this.tallies.get(name) ?? { n: 0, sum: 0, squares: 0 };
-      this.tallies.set(name, { n: t.n + 1, sum: t.sum + s.value, squares: t.squares + s.value * s.value });
-    }
+    if (countedIn(run, this.observations)) {
+      this.tally(sample.id as string, scores ?? {});
+      this.observations.add(observationOf(run));
+    } else this.provenance.not_counted++;
+    this.note(run, sample);
     for (const [model, u] of Object.entries(sample.model_usage as Record<string, InspectUsage>))
       addUsage(this.usage, model, u);
     const text = JSON.stringify(sample);
@@ -83,9 +125,35 @@ class LogFile {
     } else if (!this.json!.write(`${this.samples > 1 ? ',' : ''}${text}`)) await once(this.json!, 'drain');
   }
 
+  private tally(maze: string, scores: Record<string, { value: number }>): void {
+    for (const [name, s] of Object.entries(scores)) {
+      const mazes = this.tallies.get(name) ?? new Map<string, ClusterSums>();
+      const t = mazes.get(maze) ?? { num: 0, den: 0 };
+      mazes.set(maze, { num: t.num + s.value, den: t.den + 1 });
+      this.tallies.set(name, mazes);
+    }
+  }
+
+  private note(run: ExportedRun, sample: Record<string, unknown>): void {
+    const p = this.provenance;
+    if (run.simulated) p.simulated_runs++;
+    if (fromCache(run)) p.cached_runs++;
+    if (run.replay_of !== null) p.replays++;
+    if (run.forked_from !== null) p.forks++;
+    if (run.outcome_class === 'wall_clock') p.wall_clock_runs++;
+    if (run.outcome_class === 'error') p.error_runs++;
+    p.prompt_truncated_calls += run.prompt_truncated_calls;
+    p.abandoned_calls += run.abandoned_calls;
+    const error = sample.error as { message: string } | null;
+    if (error) this.errors++;
+    this.firstError ??= error?.message ?? null;
+  }
+
   /** Writes the header (and, for .json, the samples after it). */
   async finish(header: Record<string, unknown>): Promise<void> {
     if (this.zip) {
+      const { version, eval: spec, plan } = header;
+      await this.zip.add('_journal/start.json', JSON.stringify({ version, eval: spec, plan }));
       await this.zip.add('summaries.json', JSON.stringify(this.summaries));
       await this.zip.add('header.json', JSON.stringify(header));
       await this.zip.close();
@@ -131,24 +199,45 @@ function generateConfig(config: Record<string, unknown>): Record<string, number>
   );
 }
 
-/** The mean and its standard error over the scored samples, as Inspect's mean() and stderr() metrics. */
+/** What the results' metrics are over, for the log's reader (EvalScore.metadata). */
+const OVER =
+  'runs as the statistics count them: successes and failures, not errors, wall-clock stops, runs still running, ' +
+  'runs the cache answered, nor copies of a deterministic run already in this log; the standard error is ' +
+  'over mazes (cluster-robust: repeats on one maze are not independent), none below two mazes';
+
+/** Per score: the mean over the counted runs (success's as Inspect's accuracy) and its standard error over mazes. */
 function resultsOf(log: LogFile) {
-  const metric = (name: string, value: number) => ({ name, value, params: {} });
-  const scores = [...log.tallies].map(([name, t]) => {
-    const mean = t.sum / t.n;
-    const variance = t.n > 1 ? Math.max(0, (t.squares - t.n * mean * mean) / (t.n - 1)) : 0;
-    return {
-      name,
-      scorer: name,
-      reducer: null,
-      scored_samples: t.n,
-      unscored_samples: log.samples - t.n,
-      params: {},
-      metrics: { mean: metric('mean', mean), stderr: metric('stderr', Math.sqrt(variance / t.n)) },
-    };
+  const scores = [...log.tallies].flatMap(([name, mazes]) => {
+    const r = clusterStandardError([...mazes.values()]);
+    if (!r) return [];
+    const mean = { name: name === 'success' ? 'accuracy' : 'mean', value: r.value, params: {} };
+    const stderr = { name: 'stderr', value: r.stderr, params: {}, metadata: { over: 'mazes', mazes: r.mazes } };
+    return [
+      {
+        name,
+        scorer: name,
+        reducer: null,
+        scored_samples: r.n,
+        unscored_samples: log.samples - r.n,
+        params: {},
+        metrics: { [mean.name]: mean, ...(r.stderr === null ? {} : { stderr }) },
+        metadata: { over: OVER, runs: r.n, mazes: r.mazes },
+      },
+    ];
   });
   return { total_samples: log.samples, completed_samples: log.scored, scores };
 }
+
+const NO_TRACE = { traceback: '', traceback_ansi: '' };
+
+/** Tags the log list shows: runs a bundled simulator or the cache answered, replays and forks. */
+const tagsOf = (p: Provenance): string[] =>
+  [
+    ['simulated', p.simulated_runs],
+    ['cached', p.cached_runs],
+    ['replay', p.replays],
+    ['fork', p.forks],
+  ].flatMap(([tag, n]) => (n === 0 ? [] : [tag as string]));
 
 interface Task {
   name: string;
@@ -165,9 +254,11 @@ function header(log: LogFile, task: Task, displayName: string): Record<string, u
   const { prices: _prices, ...config } = r.config;
   const gen = generateConfig(r.config);
   const taskId = hash(`${task.runId}/${r.label}/${canonicalJson(r.settings)}`, 22);
+  const failed = !log.running && log.samples > 0 && log.errors === log.samples;
   return {
     version: 2,
-    status: log.running ? 'started' : 'success',
+    // every run ended by an error: the eval failed, as Inspect says of one (each sample keeps its own error)
+    status: log.running ? 'started' : failed ? 'error' : 'success',
     eval: {
       eval_id: hash(`eval/${taskId}`, 22),
       run_id: task.runId,
@@ -200,6 +291,7 @@ function header(log: LogFile, task: Task, displayName: string): Record<string, u
           agent: r.agent,
           provider: r.provider,
           model: r.model,
+          ...log.provenance,
         },
       },
     },
@@ -216,8 +308,9 @@ function header(log: LogFile, task: Task, displayName: string): Record<string, u
       role_usage: {},
       connection_limit_history: [],
     },
+    ...(failed ? { error: { message: `every run ended by an error; the first: ${log.firstError}`, ...NO_TRACE } } : {}),
     invalidated: false,
-    tags: [],
+    tags: tagsOf(log.provenance),
     metadata: {},
   };
 }

@@ -2,7 +2,8 @@
 // its epoch, the conversation as recorded as its messages, success, efficiency and actions as its scores, the tokens
 // of every answered call as its model usage. inspect-log-file.ts gathers the samples of one agent and settings into
 // an eval log (EvalLog) and writes it as Inspect's .json or .eval; docs/data-model.md says what maps to what.
-import type { ExportedRun, RecordedExchange, RunUsage, runTimeline } from '../results/run-export.ts';
+import { fromCache, type ExportedRun, type RecordedExchange, type RunUsage } from '../results/run-export.ts';
+import type { runTimeline } from '../results/run-export.ts';
 import {
   loggedConversation,
   recordedConversation,
@@ -126,22 +127,35 @@ function metadataOf(run: ExportedRun): Record<string, unknown> {
     tiles_seen: run.tiles_seen,
     llm_calls: run.llm_calls,
     cost_usd: run.cost_usd,
-    simulated: run.simulated,
     agent_seed: run.agent_seed,
+    // what the numbers rest on: a simulator, answers not the model's, cut prompts, calls no turn kept
+    simulated: run.simulated,
+    from_cache: fromCache(run),
+    recorded_requests: run.recorded_requests,
+    replayed_requests: run.replayed_requests,
+    cached_requests: run.cached_requests,
+    replay_of: run.replay_of,
+    forked_from: run.forked_from,
+    fork_step: run.fork_step,
+    prompt_truncated_calls: run.prompt_truncated_calls,
+    abandoned_calls: run.abandoned_calls,
   };
 }
 
-/** The conversation: as the flight recorder kept it, else as the model calls and actions logged it. */
+/** The conversation: as the flight recorder kept it (every logged call recorded), else as the log tells it. */
 function conversationOf(d: RunDetail): {
   messages: InspectMessage[];
   input: InspectMessage[];
   last: RecordedReply | null;
 } {
   const model = d.run.model;
-  if (d.record.exchanges.length > 0 && d.record.exchanges.length >= d.run.llm_calls)
-    return recordedConversation(d.record.exchanges, d.record.body, model);
-  const messages = loggedConversation(d.timeline.calls, d.timeline.actions, model);
-  const call = d.timeline.calls.at(-1);
+  const { calls, actions } = d.timeline;
+  // abandoned calls have no record (nor a logged call): the record is whole when it holds every logged call
+  const recorded = new Set(d.record.exchanges.map((x) => `${x.turn}/${x.callIndex}`));
+  if (d.record.exchanges.length > 0 && calls.every((c) => recorded.has(`${c.turn_number}/${c.call_index}`)))
+    return recordedConversation(d.record.exchanges, d.record.body, model, calls);
+  const messages = loggedConversation(calls, actions, model);
+  const call = calls.at(-1);
   return {
     messages,
     input: [],
@@ -149,10 +163,21 @@ function conversationOf(d: RunDetail): {
   };
 }
 
-/** A run stopped by its wall-clock limit hit Inspect's time limit (in seconds). */
-function limitOf(run: ExportedRun): { type: 'time'; limit: number } | null {
-  const minutes = Number(run.config.max_duration_minutes);
-  return run.stop_reason === 'max_duration' && Number.isFinite(minutes) ? { type: 'time', limit: minutes * 60 } : null;
+/** The run's own limits that stop it, as Inspect's limit types: [stop reason, config key, type, to Inspect's unit]. */
+const LIMITS = [
+  ['max_duration', 'max_duration_minutes', 'time', 60],
+  ['max_turns', 'max_turns', 'turn', 1],
+  ['max_tokens', 'max_tokens', 'token', 1],
+  ['max_cost_usd', 'max_cost_usd', 'cost', 1],
+  ['max_moves', 'max_moves', 'custom', 1],
+] as const;
+
+/** The limit that stopped the run, if one did: the wall clock (seconds), turns, tokens, cost, or moves (custom). */
+function limitOf(run: ExportedRun): { type: string; limit: number } | null {
+  const hit = LIMITS.find(([reason]) => run.stop_reason === reason);
+  if (!hit || run.outcome_class === 'success') return null;
+  const value = Number(run.config[hit[1]]);
+  return Number.isFinite(value) ? { type: hit[2], limit: value * hit[3] } : null;
 }
 
 /** The task the sample poses, when the record holds no first message: the maze, its start and its goal. */

@@ -2,7 +2,8 @@
 // flight recorder's requests and replies: each request's messages after those the previous request already held
 // (within a turn a request repeats the one before it; a turn carrying the conversation repeats its tail), then the
 // reply. A run recorded before the flight recorder, or a baseline, is told from its model calls' text and its
-// actions instead. Pictures are named by their hash, not embedded.
+// actions instead. Pictures are named by their hash, not embedded. A reply's metadata says what was not a model's
+// plain answer: a replayed or cached one, a bundled simulator's, a prompt or a reply cut.
 import type { ExportedAction, ExportedCall, RecordedExchange } from '../results/run-export.ts';
 
 /** Inspect's ChatMessage (inspect_ai.model: ChatMessageSystem, -User, -Assistant, -Tool), as serialized. */
@@ -15,6 +16,7 @@ export type InspectMessage =
       tool_calls: InspectToolCall[] | null;
       model: string | null;
       source: 'generate';
+      metadata?: ReplyNote;
     }
   | {
       role: 'tool';
@@ -54,6 +56,20 @@ export interface RecordedReply {
   reasoning?: { text: string; signature?: string } | null;
 }
 
+/** What an assistant message's metadata says of its reply; absent for a model's own answer, whole and uncut. */
+type ReplyNote = Record<string, string | boolean>;
+
+/** The note of a reply: who answered it (replay, cache) when not the model, the simulator, the cuts. */
+function replyNote(call: ExportedCall | undefined, answeredBy: string | null): ReplyNote | null {
+  const note: ReplyNote = {
+    ...(answeredBy && answeredBy !== 'model' ? { answered_by: answeredBy } : {}),
+    ...(call?.simulator ? { simulator: call.simulator } : {}),
+    ...(call?.prompt_truncated ? { prompt_truncated: true } : {}),
+    ...(call?.truncated ? { output_truncated: true } : {}),
+  };
+  return Object.keys(note).length > 0 ? note : null;
+}
+
 /** Tool arguments are an object in Inspect; anything else (a string the model wrote) is kept under `value`. */
 const argumentsOf = (a: unknown): Record<string, unknown> =>
   a !== null && typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : { value: a };
@@ -66,6 +82,7 @@ const toolCalls = (calls: RecordedCall[]): InspectToolCall[] | null =>
 function assistant(
   m: { text: string; calls: RecordedCall[]; reasoning?: RecordedReply['reasoning'] },
   model: string | null,
+  note: ReplyNote | null = null,
 ): InspectMessage {
   const reasoning: InspectContent[] = m.reasoning
     ? [
@@ -78,7 +95,14 @@ function assistant(
       ]
     : [];
   const content = reasoning.length > 0 ? [...reasoning, { type: 'text' as const, text: m.text }] : m.text;
-  return { role: 'assistant', content, tool_calls: toolCalls(m.calls), model, source: 'generate' };
+  const message = {
+    role: 'assistant' as const,
+    content,
+    tool_calls: toolCalls(m.calls),
+    model,
+    source: 'generate' as const,
+  };
+  return note ? { ...message, metadata: note } : message;
 }
 
 /** One recorded message as Inspect's messages (a tool message holds every result of a reply: one message each). */
@@ -108,13 +132,18 @@ export function carriedOver(previous: readonly string[], next: readonly string[]
   return 0;
 }
 
-/** The conversation the recorded requests and replies hold, in order; its input (the first observation). */
+/**
+ * The conversation the recorded requests and replies hold, in order; its input (the first observation). `calls`, the
+ * run's model calls, note each reply.
+ */
 export function recordedConversation(
   exchanges: RecordedExchange[],
   body: (hash: string) => string | undefined,
   model: string | null,
+  calls: ExportedCall[],
 ): { messages: InspectMessage[]; input: InspectMessage[]; last: RecordedReply | null } {
   const messages: InspectMessage[] = [];
+  const callOf = new Map(calls.map((c) => [`${c.turn_number}/${c.call_index}`, c]));
   const parsed = <T>(hash: string): T => JSON.parse(body(hash) ?? 'null') as T;
   let [previous, system, last] = [[] as string[], '', null as RecordedReply | null];
   for (const x of exchanges) {
@@ -129,7 +158,7 @@ export function recordedConversation(
     if (k > 0 && fresh[0]?.role === 'assistant') fresh = fresh.slice(1);
     messages.push(...fresh.flatMap((m) => converted(m, model)));
     last = JSON.parse(x.reply) as RecordedReply;
-    messages.push(assistant(last, model));
+    messages.push(assistant(last, model, replyNote(callOf.get(`${x.turn}/${x.callIndex}`), x.answeredBy)));
     previous = hashes;
   }
   const firstUser = messages.find((m) => m.role === 'user');
@@ -167,13 +196,15 @@ export function loggedConversation(
   for (const turn of turns) {
     const its = actions.filter((a) => a.turn_number === turn);
     const replies = calls.filter((c) => c.turn_number === turn);
-    const spans = replies.length > 0 ? replies : [{ first_action_index: 0, assistant_text: '' }];
+    const spans: Array<Pick<ExportedCall, 'first_action_index' | 'assistant_text'> & { call?: ExportedCall }> =
+      replies.length > 0 ? replies.map((c) => ({ ...c, call: c })) : [{ first_action_index: 0, assistant_text: '' }];
     spans.forEach((c, i) => {
       const from = c.first_action_index ?? Infinity;
       const to = spans[i + 1]?.first_action_index ?? Infinity;
       const made = its.filter((a) => a.call_index >= from && a.call_index < to);
       const calls = made.map((a) => ({ id: id(a), name: a.tool, arguments: a.arguments }));
-      out.push(assistant({ text: c.assistant_text ?? '', calls }, model), ...actionResults(made, id));
+      const note = c.call ? replyNote(c.call, c.call.answered_by) : null;
+      out.push(assistant({ text: c.assistant_text ?? '', calls }, model, note), ...actionResults(made, id));
     });
   }
   return out;

@@ -106,6 +106,22 @@ export function pairedDifference(mazes: readonly MazePairs[]): RateInterval | nu
 }
 
 /**
+ * sum(num) / sum(den) over mazes and its cluster-robust standard error (clusterMean's), for a log whose metrics
+ * another tool reads as a value and a standard error (Inspect's stderr). With as many runs on each maze it is the
+ * standard error of the mazes' own means, as Inspect gives for epochs reduced by their mean. stderr null below
+ * MIN_INTERVAL_MAZES mazes: one maze says nothing of how mazes vary. null without data.
+ */
+export function clusterStandardError(
+  clusters: readonly ClusterSums[],
+): { value: number; stderr: number | null; mazes: number; n: number } | null {
+  const { live, n, mazes } = clusterShape(clusters);
+  if (mazes === 0) return null;
+  const value = live.reduce((s, c) => s + c.num, 0) / n;
+  const stderr = mazes < MIN_INTERVAL_MAZES ? null : Math.sqrt(clusterVariance(live, value, n));
+  return { value, stderr, mazes, n };
+}
+
+/**
  * The 95% interval of sum(num) / sum(den) over mazes (mean efficiency, SPL, a mean difference): the ratio's
  * cluster-robust variance with Student's t on mazes - 1 degrees of freedom, clipped to [floor, ceiling]. null below
  * MIN_INTERVAL_MAZES mazes with data.

@@ -2,7 +2,8 @@
 // OpenTelemetry GenAI spans): a sweep's runs (the latest attempt of each, as its statistics count them) or one run,
 // each with its maze, summary and config snapshot; and, one run at a time, its turns, its model calls with their
 // token counts, its actions and the flight recorder's requests and replies (migration 031). Every read goes in
-// keyset pages, so a long run passes the Data API's 1 MiB per response.
+// keyset pages, so a long run passes the Data API's 1 MiB per response. Each run also says what its numbers rest on
+// (migrations 028, 029, 031): a simulator, replayed or cached answers, cut prompts, calls its failed turns abandoned.
 import type { Sql } from '../core/store/sql.ts';
 import { pagesOf, readPaged } from '../core/store/pages.ts';
 import { readBodies } from '../core/store/model-bodies-sql.ts';
@@ -58,8 +59,24 @@ export interface ExportedRun {
   goal_y: number;
   config: Record<string, unknown>;
   agent_seed: number | null;
+  /** Any call answered by a bundled simulator (it announced itself). */
   simulated: boolean;
+  /** Calls whose prompt the server cut to its context window. */
+  prompt_truncated_calls: number;
+  /** Calls answered in a try of a turn that then failed: in the run's tokens and cost, in no turn. */
+  abandoned_calls: number;
+  /** Model requests the flight recorder kept, those a recorded run answered (replay, fork) and the cache's. */
+  recorded_requests: number;
+  replayed_requests: number;
+  cached_requests: number;
+  replay_of: string | null;
+  forked_from: string | null;
+  fork_step: number | null;
 }
+
+/** Every model request answered by the cache (config.cache): answers already counted, as sweep_runs' from_cache. */
+export const fromCache = (run: ExportedRun): boolean =>
+  run.recorded_requests > 0 && run.cached_requests === run.recorded_requests;
 
 // The run's columns over experiments e, experiment_summary s and mazes m; the sweep's (cell, repeat, label, settings,
 // outcome class, copies) come from sweep_runs r and sweep_cells c where the run has them.
@@ -74,11 +91,17 @@ const RUN_COLUMNS = `e.id AS experiment_id, e.sweep_id, e.sweep_cell AS cell_ind
   s.turns, s.tiles_seen, s.llm_calls, s.input_tokens, s.output_tokens, s.cost_usd::float8 AS cost_usd,
   s.started_at, s.completed_at, s.wall_seconds::float8 AS wall_seconds,
   m.generator AS maze_generator, m.width AS maze_width, m.height AS maze_height, m.seed AS maze_seed,
-  m.content_hash AS maze_hash, m.start_x, m.start_y, m.goal_x, m.goal_y, e.config, e.agent_seed, e.simulated`;
+  m.content_hash AS maze_hash, m.start_x, m.start_y, m.goal_x, m.goal_y, e.config, e.agent_seed, e.simulated,
+  e.prompt_truncated_calls, e.replay_of, e.forked_from, e.fork_step, x.recorded_requests, x.replayed_requests,
+  x.cached_requests, (SELECT count(*)::int FROM abandoned_llm_calls a WHERE a.experiment_id = e.id) AS abandoned_calls`;
 
 const RUN_FROM = `FROM experiments e JOIN experiment_summary s ON s.experiment_id = e.id
   JOIN mazes m ON m.id = e.maze_id
-  LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell`;
+  LEFT JOIN sweep_cells c ON c.sweep_id = e.sweep_id AND c.cell_index = e.sweep_cell
+  CROSS JOIN LATERAL (SELECT count(*)::int AS recorded_requests,
+      (count(*) FILTER (WHERE answered_by = 'replay'))::int AS replayed_requests,
+      (count(*) FILTER (WHERE answered_by = 'cache'))::int AS cached_requests
+    FROM model_exchanges WHERE experiment_id = e.id) x`;
 
 const SWEEP_RUNS_SQL = `SELECT ${RUN_COLUMNS} ${RUN_FROM}
   JOIN sweep_runs r ON r.experiment_id = e.id
@@ -180,8 +203,31 @@ export interface ExportedCall {
   assistant_text: string | null;
   /** The waits before the reply: [{attempt, status, error, delay_ms}]. */
   retries: Array<{ delay_ms?: number }>;
+  /** The reply cut by its output cap. */
   truncated: boolean | null;
+  /** The prompt cut to the server's context window; null where unknown. */
+  prompt_truncated: boolean | null;
   simulator: string | null;
+  /** Who answered its requests (model, replay, cache; several joined by commas); null before the recorder. */
+  answered_by: string | null;
+}
+
+/** A call answered in a try of a turn that then failed (abandoned_llm_calls): counted, in no turn. */
+export interface AbandonedCall {
+  turn_number: number;
+  attempt: string;
+  call_index: number;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_write_input_tokens: number | null;
+  reported_reasoning_tokens: number | null;
+  cost_usd: number | null;
+  latency_ms: number;
+  stop_reason: string | null;
+  /** What ended the try. */
+  error: string | null;
+  recorded_at: Date;
 }
 
 export interface ExportedAction {
@@ -195,11 +241,11 @@ export interface ExportedAction {
   message: string | null;
 }
 
-/** A run's turns, model calls and actions, each in order. */
+/** A run's turns, model calls and actions, each in order, and the calls its failed turns abandoned. */
 export async function runTimeline(
   db: Sql,
   experimentId: string,
-): Promise<{ turns: ExportedTurn[]; calls: ExportedCall[]; actions: ExportedAction[] }> {
+): Promise<{ turns: ExportedTurn[]; calls: ExportedCall[]; actions: ExportedAction[]; abandoned: AbandonedCall[] }> {
   const turns = readPaged<ExportedTurn>(
     async (last, limit) =>
       (
@@ -219,8 +265,11 @@ export async function runTimeline(
         await db.query<ExportedCall>(
           `SELECT turn_number, call_index, first_action_index, input_tokens, output_tokens, cache_read_input_tokens,
              cache_write_input_tokens, reported_reasoning_tokens, latency_ms, stop_reason, assistant_text, retries,
-             truncated, simulator
-           FROM llm_calls WHERE experiment_id = $1 AND (turn_number, call_index) > ($2, $3)
+             truncated, prompt_truncated, simulator,
+             (SELECT string_agg(DISTINCT x.answered_by, ',' ORDER BY x.answered_by) FROM model_exchanges x
+              WHERE x.experiment_id = l.experiment_id AND (x.turn_number, x.call_index) = (l.turn_number, l.call_index))
+               AS answered_by
+           FROM llm_calls l WHERE experiment_id = $1 AND (turn_number, call_index) > ($2, $3)
            ORDER BY turn_number, call_index LIMIT $4`,
           [experimentId, ...after(last), limit],
         )
@@ -237,8 +286,25 @@ export async function runTimeline(
         )
       ).rows,
   );
-  const [t, c, a] = await Promise.all([turns, calls, actions]);
-  return { turns: t, calls: c, actions: a };
+  const [t, c, a, x] = await Promise.all([turns, calls, actions, abandonedCalls(db, experimentId)]);
+  return { turns: t, calls: c, actions: a, abandoned: x };
+}
+
+/** The run's abandoned calls by turn, try and order in it (each carries when it was written). */
+function abandonedCalls(db: Sql, experimentId: string): Promise<AbandonedCall[]> {
+  return readPaged<AbandonedCall>(
+    async (last, limit) =>
+      (
+        await db.query<AbandonedCall>(
+          `SELECT turn_number, attempt, call_index, input_tokens, output_tokens, cache_read_input_tokens,
+             cache_write_input_tokens, reported_reasoning_tokens, cost_usd::float8 AS cost_usd, latency_ms,
+             stop_reason, error, recorded_at
+           FROM abandoned_llm_calls WHERE experiment_id = $1 AND (turn_number, attempt, call_index) > ($2, $3, $4)
+           ORDER BY turn_number, attempt, call_index LIMIT $5`,
+          [experimentId, last?.turn_number ?? -1, last?.attempt ?? '', last?.call_index ?? -1, limit],
+        )
+      ).rows,
+  );
 }
 
 /** A run's token counts per model, over every answered call: committed and abandoned (migration 028). */

@@ -8,6 +8,7 @@ import {
   clusterMean,
   clusterPositive,
   clusterShare,
+  clusterStandardError,
   holm,
   mazeRate,
   pairedDifference,
@@ -133,6 +134,22 @@ describe('the paired difference and cluster means', () => {
         1,
       )!.low,
     ).toBe(0);
+  });
+});
+
+describe('the standard error over mazes, as a log gives it beside a mean', () => {
+  it("with as many runs on each maze, is the standard error of the mazes' means (Inspect's epochs reduced)", () => {
+    // three mazes, two runs each: successes 2, 1, 0 (maze means 1, 0.5, 0); sd of the means 0.5, so 0.5 / sqrt(3)
+    const r = clusterStandardError([2, 1, 0].map((k) => ({ num: k, den: 2 })))!;
+    expect(r).toMatchObject({ value: 0.5, mazes: 3, n: 6 });
+    expect(r.stderr).toBeCloseTo(0.5 / Math.sqrt(3), 12);
+    // the same six runs taken as independent: sqrt(p(1-p) / (n-1)) = 0.2236, narrower than the mazes allow
+    expect(r.stderr!).toBeGreaterThan(Math.sqrt((0.5 * 0.5) / 5));
+  });
+
+  it('gives none for one maze, however many runs, and nothing without runs', () => {
+    expect(clusterStandardError([{ num: 3, den: 10 }])).toEqual({ value: 0.3, stderr: null, mazes: 1, n: 10 });
+    expect(clusterStandardError([{ num: 0, den: 0 }])).toBeNull();
   });
 });
 

@@ -1,7 +1,8 @@
 // The open formats of `ariadne export`: a sweep and one run as Inspect AI eval logs (.json and .eval), checked against
 // Inspect's own schema (test/support/inspect-schema.ts) and the layout its readers expect, and as OpenTelemetry GenAI
 // spans in OTLP JSON, checked against the JSON encoding's rules and decoded by OpenTelemetry's generated protobuf
-// code; every token, score and cost against the database; the same bytes over pg and the Data API; and the CLI.
+// code; every token, score and cost against the database, the standard errors over mazes; what a simulator, a
+// replay, a failed turn or a limit did, shown; the same bytes over pg and the Data API; and the CLI.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
@@ -18,6 +19,13 @@ import { runModelSweep } from './support/model-sweep.ts';
 import { inspectSchema, type Validate } from './support/inspect-schema.ts';
 import { inspectShape } from './support/inspect-log-shape.ts';
 import { cli } from './support/cli.ts';
+import { FAST_RETRY } from './support/provider-sims.ts';
+import { OllamaSim } from '../simulators/ollama-sim.ts';
+import type { Fault } from '../simulators/sim-server.ts';
+import { loadSweep } from '../core/sweeps/sweep-spec.ts';
+import { runLocalSweep } from '../state-machine/local-sweep.ts';
+import { runLocalExperiment } from '../state-machine/local-experiment.ts';
+import { STATES } from '../core/machine/states.ts';
 
 const sims = providerSims();
 let db: TestDatabase;
@@ -27,6 +35,47 @@ let bedrockRun = '';
 const dir = tempDir('open-formats');
 const SWEEP = 'formats';
 const MAZE = { generator: 'medium', size: 11, seed: 3 };
+/** Baselines on three mazes, two repeats: frontier's repeats are copies, random's are not. */
+const SPREAD = 'spread';
+
+/** Answers `limit` chat calls, then fails each with a 400: the calls of the failed turn are abandoned. */
+class AnswersThenFails extends OllamaSim {
+  limit = Infinity;
+  protected override nextFault(): Fault | null {
+    return this.replies.length >= this.limit ? { kind: 'status', status: 400 } : super.nextFault();
+  }
+}
+const failing = new AnswersThenFails({ models: ['abandon:1b'] });
+let abandonedRun = '';
+
+/** A run whose first turn's model answers 3 calls and then fails: an error, its 3 calls abandoned. */
+async function runAbandoning(): Promise<string> {
+  failing.limit = 3;
+  const host = await failing.listen();
+  const run = runLocalExperiment(
+    {
+      agent: 'ollama',
+      model: 'abandon:1b',
+      maze: MAZE,
+      config: { ollama: { host }, retry: FAST_RETRY, max_actions_per_turn: 30, max_moves: 30 },
+    },
+    { db, retryIntervals: { [STATES.InvokeOllamaAgent]: 0 } },
+  );
+  return run.then(
+    () => expect.unreachable('the run fails'),
+    (e: { experimentId: string }) => e.experimentId,
+  );
+}
+
+async function runSpread(): Promise<void> {
+  const spec = `sweep: ${SPREAD}
+agents: [{ agent: frontier }, { agent: random }]
+mazes: { generators: [medium], sizes: [7], seeds: [1, 2, 3] }
+config: { max_moves: 30 }
+repeats: 2
+`;
+  await runLocalSweep(loadSweep(spec, 'test'), { db, concurrency: 2 });
+}
 
 beforeAll(async () => {
   db = await testDatabase();
@@ -39,8 +88,11 @@ beforeAll(async () => {
   const bedrock = bedrockRunner(sims, () => db, MAZE);
   const config = { max_moves: 30, memory: 'conversation' };
   bedrockRun = (await bedrock('us.anthropic.claude-sonnet-4-6', config, { prompt_caching: true })).experimentId!;
+  abandonedRun = await runAbandoning();
+  await runSpread();
 }, 300_000);
 afterAll(async () => {
+  await failing.close();
   await sim?.close();
   await db?.drop();
 });
@@ -76,9 +128,10 @@ function unzip(file: string): Map<string, string> {
 async function dbRuns(sweep: string) {
   const { rows } = await db.pool.query(
     `SELECT r.experiment_id, r.label, r.repeat, r.goal_found, r.actions, r.efficiency::float8 AS efficiency,
-       r.outcome_class, s.input_tokens::float8 AS input_tokens, s.output_tokens::float8 AS output_tokens,
-       s.cost_usd::float8 AS cost_usd, s.llm_calls::int AS llm_calls
-     FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) WHERE r.sweep_id = $1`,
+       r.outcome_class, r.stop_reason, r.maze_seed, e.simulated, s.input_tokens::float8 AS input_tokens,
+       s.output_tokens::float8 AS output_tokens, s.cost_usd::float8 AS cost_usd, s.llm_calls::int AS llm_calls
+     FROM sweep_runs r JOIN experiment_summary s USING (experiment_id) JOIN experiments e ON e.id = r.experiment_id
+     WHERE r.sweep_id = $1`,
     [sweep],
   );
   return new Map(rows.map((r) => [r.experiment_id as string, r]));
@@ -114,6 +167,10 @@ describe(`a sweep as Inspect AI eval logs${schemaNote}`, () => {
           expect(sample.error.message).toMatch(/404/);
           continue;
         }
+        // every run here ran out of moves (max_moves 12): the limit that stopped it
+        expect(row.stop_reason).toBe('max_moves');
+        expect(sample.limit).toEqual({ type: 'custom', limit: 12 });
+        expect(sample.metadata.simulated).toBe(row.simulated);
         expect(sample.scores.success.value).toBe(row.goal_found ? 1 : 0);
         expect(sample.scores.actions.value).toBe(row.actions);
         expect(sample.scores.efficiency?.value ?? null).toBe(row.efficiency);
@@ -126,12 +183,52 @@ describe(`a sweep as Inspect AI eval logs${schemaNote}`, () => {
             total_cost: row.cost_usd,
           });
       }
-      const success = (log.results?.scores as Json[] | undefined)?.find((s) => s.name === 'success');
-      const scored = (log.samples as Json[]).filter((s) => s.scores);
-      if (scored.length > 0)
-        expect(success!.metrics.mean.value).toBe(
-          scored.reduce((a, s) => a + (s.scores.success.value as number), 0) / scored.length,
-        );
+      const rows = (log.samples as Json[]).map((x) => runs.get(x.uuid)!);
+      const simulated = rows.filter((r) => r.simulated).length;
+      expect(log.tags).toEqual(simulated > 0 ? ['simulated'] : []);
+      expect(log.eval.metadata.ariadne.simulated_runs).toBe(simulated);
+      const scored = (log.samples as Json[]).filter((x) => x.scores);
+      if (scored.length === 0) {
+        // the missing model: every run an error, so the eval failed, as Inspect says of one
+        expect(log.status).toBe('error');
+        expect(log.error.message).toMatch(/every run ended by an error; the first: .*404/);
+        expect(log.results).toBeNull();
+        continue;
+      }
+      expect(log.status).toBe('success');
+      const success = (log.results.scores as Json[]).find((x) => x.name === 'success')!;
+      expect(success.metrics.accuracy.value).toBe(rows.filter((r) => r.goal_found).length / rows.length);
+      // one maze says nothing of how mazes vary: no standard error, however many epochs
+      expect(success.metrics.stderr).toBeUndefined();
+      expect(success.metadata.mazes).toBe(1);
+      // frontier's repeats are one observation (a copy counted once), a model's two
+      expect(success.scored_samples).toBe(log.eval.model === 'baseline/frontier' ? 1 : 2);
+    }
+  });
+
+  it('gives each score its standard error over mazes, as Inspect does for epochs reduced by their mean', async () => {
+    const files = await exportSweep(db, SPREAD, 'inspect', join(dir, 'spread'));
+    const runs = await dbRuns(SPREAD);
+    expect(files).toHaveLength(2);
+    for (const { file } of files) {
+      const log = JSON.parse(readFileSync(file, 'utf8')) as Json;
+      expect(validate('EvalLog')(log)).toEqual([]);
+      const rows = (log.samples as Json[]).map((x) => runs.get(x.uuid)!);
+      for (const name of ['success', 'actions']) {
+        // each maze's mean over its epochs, then their mean and sample standard deviation / sqrt(mazes)
+        const value = (r: Json) => (name === 'success' ? (r.goal_found ? 1 : 0) : (r.actions as number));
+        const byMaze = [1, 2, 3].map((seed) => rows.filter((r) => r.maze_seed === seed).map(value));
+        const means = byMaze.map((xs) => xs.reduce((a, x) => a + x, 0) / xs.length);
+        const grand = means.reduce((a, x) => a + x, 0) / 3;
+        const sd = Math.sqrt(means.reduce((a, x) => a + (x - grand) ** 2, 0) / 2);
+        const score = (log.results.scores as Json[]).find((x) => x.name === name)!;
+        const metric = score.metrics[name === 'success' ? 'accuracy' : 'mean'];
+        expect(metric.value).toBeCloseTo(grand, 12);
+        expect(score.metrics.stderr.value).toBeCloseTo(sd / Math.sqrt(3), 12);
+        expect(score.metrics.stderr.metadata).toEqual({ over: 'mazes', mazes: 3 });
+        // frontier plays a maze the same each time: its second repeats are copies, counted once
+        expect(score.scored_samples).toBe(log.eval.solver === 'frontier' ? 3 : 6);
+      }
     }
   });
 
@@ -154,6 +251,15 @@ describe(`a sweep as Inspect AI eval logs${schemaNote}`, () => {
     );
     expect(messages[0].role).toBe('system');
     expect(sample.input).toEqual([messages[1]]);
+    // each reply says the bundled simulator answered it, as its call does
+    const { rows: answered } = await db.pool.query(
+      'SELECT simulator FROM llm_calls WHERE experiment_id = $1 ORDER BY turn_number, call_index',
+      [bedrockRun],
+    );
+    expect(answered[0].simulator).toBe('bedrock');
+    expect(messages.filter((m) => m.role === 'assistant').map((m) => m.metadata?.simulator ?? null)).toEqual(
+      answered.map((r) => r.simulator),
+    );
     expect(messages[1].role).toBe('user');
     // a reply each call, a result each tool call the model was sent, an observation each turn: none told twice
     // though each turn's request carried the conversation before it
@@ -188,6 +294,14 @@ describe(`a sweep as Inspect AI eval logs${schemaNote}`, () => {
       const header = JSON.parse(entries.get('header.json')!) as Json;
       const { samples, ...jsonHeader } = JSON.parse(readFileSync(json[i].file, 'utf8')) as Json;
       expect(header).toEqual(jsonHeader);
+      // the start journal, whence other readers of .eval files (and Inspect's, without a header) take the eval
+      expect(JSON.parse(entries.get('_journal/start.json')!)).toEqual({
+        version: header.version,
+        eval: header.eval,
+        plan: header.plan,
+      });
+      const others = [...entries.keys()].filter((n) => !n.startsWith('samples/')).sort();
+      expect(others).toEqual(['_journal/start.json', 'header.json', 'summaries.json']);
       expect(validate('EvalLog')(header)).toEqual([]);
       const summaries = JSON.parse(entries.get('summaries.json')!) as Json[];
       expect(summaries.map((s) => [s.id, s.epoch])).toEqual((samples as Json[]).map((s) => [s.id, s.epoch]));
@@ -333,12 +447,87 @@ describe('model calls as OpenTelemetry GenAI spans in OTLP JSON', () => {
       const turn = turnSpans.find((t) => attr(t, 'ariadne.turn') === c.turn_number)!;
       expect(span.parentSpanId).toBe(turn.spanId);
     }
+    // each action an execute_tool span under its turn, after the call that made it
+    const { rows: actions } = await db.pool.query(
+      'SELECT turn_number, tool FROM actions WHERE experiment_id = $1 ORDER BY turn_number, call_index',
+      [bedrockRun],
+    );
+    const tools = rest.filter((s) => attr(s, 'gen_ai.operation.name') === 'execute_tool');
+    expect(tools.map((s) => [attr(s, 'ariadne.turn'), attr(s, 'gen_ai.tool.name')])).toEqual(
+      actions.map((a) => [a.turn_number, a.tool]),
+    );
+    for (const t of tools) {
+      expect(t.name).toBe(`execute_tool ${attr(t, 'gen_ai.tool.name') as string}`);
+      expect(t.parentSpanId).toBe(turnSpans.find((s) => attr(s, 'ariadne.turn') === attr(t, 'ariadne.turn'))!.spanId);
+    }
+    expect(attr(root, 'ariadne.simulated')).toBe(true);
     // the calls' costs add up to each turn's
     for (const t of turns) {
       const turn = turnSpans.find((s) => attr(s, 'ariadne.turn') === t.turn_number)!;
       const its = chats.filter((s) => s.parentSpanId === turn.spanId);
       expect(its.reduce((a, s) => a + (attr(s, 'ariadne.cost_usd') as number), 0)).toBeCloseTo(t.cost, 9);
     }
+  });
+});
+
+/** The spans of a run's trace, exported on its own. */
+async function traceOf(run: string, where: string): Promise<Json[]> {
+  const [file] = await exportOpen(db, { run }, 'otlp', join(dir, where));
+  const request = JSON.parse(readFileSync(file.file, 'utf8')) as Json;
+  expect(encodingProblems(request)).toEqual([]);
+  return request.resourceSpans[0].scopeSpans[0].spans as Json[];
+}
+
+/** The sample of a run's Inspect log, exported on its own, with the log's header. */
+async function sampleOf(run: string, where: string): Promise<{ log: Json; sample: Json }> {
+  const [file] = await exportOpen(db, { run }, 'inspect', join(dir, where));
+  const log = JSON.parse(readFileSync(file.file, 'utf8')) as Json;
+  expect(validate('EvalLog')(log)).toEqual([]);
+  return { log, sample: log.samples[0] as Json };
+}
+
+describe('what was spent, stopped or not answered by a model, shown in both formats', () => {
+  it('a turn that failed after 3 answers: an error sample with their tokens, and each as a chat span', async () => {
+    const served = failing.replies.filter((r) => !r.fault);
+    expect(served).toHaveLength(3);
+    const [input, output] = [
+      served.reduce((a, r) => a + r.inputTokens, 0),
+      served.reduce((a, r) => a + r.outputTokens, 0),
+    ];
+    const { log, sample } = await sampleOf(abandonedRun, 'abandoned');
+    expect(log.status).toBe('error');
+    expect(sample.scores).toBeNull();
+    expect(sample.error.message).toMatch(/400/);
+    expect(sample.metadata.abandoned_calls).toBe(3);
+    expect(sample.model_usage['ollama/abandon:1b']).toMatchObject({ input_tokens: input, output_tokens: output });
+    const [root, ...spans] = await traceOf(abandonedRun, 'abandoned-otlp');
+    expect(root.status.code).toBe(2);
+    expect(attr(root, 'gen_ai.usage.input_tokens')).toBe(input);
+    expect(attr(root, 'gen_ai.usage.output_tokens')).toBe(output);
+    const abandoned = spans.filter((s) => attr(s, 'ariadne.abandoned') === true);
+    expect(abandoned).toHaveLength(3);
+    for (const s of abandoned) {
+      expect(s.parentSpanId).toBe(root.spanId);
+      expect(attr(s, 'gen_ai.operation.name')).toBe('chat');
+      expect(attr(s, 'ariadne.abandoned.error')).toMatch(/400/);
+    }
+    expect(abandoned.reduce((a, s) => a + (attr(s, 'gen_ai.usage.input_tokens') as number), 0)).toBe(input);
+  });
+
+  const { ariadne } = cli(() => db);
+  it('a replay: each reply answered by the record, the run it replays named, the log tagged', async () => {
+    const r = await ariadne(['rerun', bedrockRun, '--replay', '--experiment-id', 'formats-replay', '--quiet']);
+    expect(r.code, r.stderr).toBe(0);
+    const { log, sample } = await sampleOf('formats-replay', 'replay');
+    expect(log.tags).toContain('replay');
+    expect(sample.metadata).toMatchObject({ replay_of: bedrockRun, from_cache: false });
+    const replies = (sample.messages as Json[]).filter((m) => m.role === 'assistant');
+    expect(replies.length).toBeGreaterThan(0);
+    expect(replies.map((m) => m.metadata?.answered_by)).toEqual(replies.map(() => 'replay'));
+    const [root, ...spans] = await traceOf('formats-replay', 'replay-otlp');
+    expect(attr(root, 'ariadne.replay_of')).toBe(bedrockRun);
+    const chats = spans.filter((s) => attr(s, 'gen_ai.operation.name') === 'chat');
+    expect(chats.map((s) => attr(s, 'ariadne.answered_by'))).toEqual(replies.map(() => 'replay'));
   });
 });
 
