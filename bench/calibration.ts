@@ -1,9 +1,8 @@
-// The calibration of the maze-level statistics (reports/maze-inference.ts) by simulation of known truth: 1,000
-// simulated sweeps per setting, two agents on 4, 8, 16 and 32 mazes with a strong maze effect (maze difficulty
-// sd 2 on the logit scale), 4 repeats a maze. Printed per number of mazes: the 5% sign-flip test's type-I error on
-// identical agents (target: at most 5% plus binomial slack, 6.6% at 1,000 sweeps), the 95% intervals' coverage of
-// the true difference and of the true rate (target: at least 93%), and the test's power on a real difference; then
-// the behaviour figures' intervals of a share (of moves, and a mean of runs' shares) beside the plain one.
+// The maze-level statistics (reports/maze-inference.ts) calibrated by simulating known truth: 1,000 sweeps a
+// setting, two agents on 4 to 32 mazes of strongly varying difficulty (logit sd 2), 4 repeats a maze. Printed: the
+// 5% sign-flip test's type-I error (target <= 6.6% with binomial slack), the 95% intervals' coverage of the true
+// difference and rate (target >= 93%), the test's power; then the behaviour figures' intervals of a share beside
+// the plain one.
 import { calibrate, calibrateRatio, type CalibrationFigures } from '../reports/calibration.ts';
 import { recordFigure } from './figures.ts';
 

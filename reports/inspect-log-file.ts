@@ -1,9 +1,8 @@
-// A sweep (or one run) as Inspect AI eval logs that `inspect view` opens: one log per agent and settings of the sweep
-// (Inspect's eval is one task on one model), its runs the samples, in Inspect's .json (one JSON document, the header
-// before the samples, as Inspect's header reader needs) or .eval (a ZIP: header.json, summaries.json, one
-// samples/<id>_epoch_<n>.json each, and _journal/start.json, which other readers of .eval files take the eval from).
-// Samples are written as the runs are read, so a sweep never sits in memory. The results are over the runs the
-// statistics count, their standard errors over mazes (repeats on one maze are not independent draws).
+// A sweep (or one run) as Inspect AI eval logs for `inspect view`: a log per agent and settings (Inspect's eval is
+// one task on one model), its runs the samples, as .json (the header before the samples, as Inspect's header reader
+// needs) or .eval (a ZIP: header.json, summaries.json, samples/<id>_epoch_<n>.json, _journal/start.json). Samples
+// are written as the runs are read, so a sweep never sits in memory. Results are over the runs the statistics
+// count, their standard errors over mazes (repeats on one maze are not independent draws).
 import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';

@@ -1,9 +1,7 @@
-// A run's model conversation as Inspect AI chat messages (system, user, assistant with tool calls, tool), from the
-// flight recorder's requests and replies: each request's messages after those the previous request already held
-// (within a turn a request repeats the one before it; a turn carrying the conversation repeats its tail), then the
-// reply. A run recorded before the flight recorder, or a baseline, is told from its model calls' text and its
-// actions instead. Pictures are named by their hash, not embedded. A reply's metadata says what was not a model's
-// plain answer: a replayed or cached one, a bundled simulator's, a prompt or a reply cut.
+// A run's model conversation as Inspect AI chat messages, from the flight recorder's requests and replies: each
+// request's messages after those the previous request already held, then the reply. A run recorded before the
+// recorder, or a baseline, is told from its model calls' text and its actions. Pictures are named by their hash.
+// A reply's metadata says what was not a model's plain answer: replayed, cached, a bundled simulator's, or cut.
 import type { ExportedAction, ExportedCall, RecordedExchange } from '../results/run-export.ts';
 
 /** Inspect's ChatMessage (inspect_ai.model: ChatMessageSystem, -User, -Assistant, -Tool), as serialized. */

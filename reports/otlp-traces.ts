@@ -1,8 +1,7 @@
-// A run's model calls as OpenTelemetry spans (GenAI semantic conventions, as @opentelemetry/semantic-conventions
-// 1.45 names them), in OTLP's JSON encoding: one trace per run, its root an invoke_agent span, a span per turn under
-// it, and under its turn a chat span per model call and an execute_tool span per action; a call whose turn then failed
-// (abandoned) is a chat span under the root. A sweep is a JSON Lines file of one ExportTraceServiceRequest per run
-// (the OTLP file exporter's form; each line can be POSTed to a collector's /v1/traces as is). Ids are derived from
+// A run's model calls as OpenTelemetry spans (GenAI semantic conventions as @opentelemetry/semantic-conventions 1.45
+// names them), OTLP JSON: a trace per run, its root invoke_agent, a span per turn, under it a chat span per call and
+// an execute_tool span per action; a call its failed turn abandoned is a chat span under the root. A sweep is JSON
+// Lines, one ExportTraceServiceRequest per run (each line can be POSTed to a collector's /v1/traces). Ids derive from
 // the experiment id, so an export is the same twice.
 import { createHash } from 'node:crypto';
 import type { ExperimentConfig } from '../core/config/experiment-config.ts';

@@ -1,9 +1,8 @@
-// What the open-format exports read (reports/inspect-log.ts: Inspect AI eval logs; reports/otlp-traces.ts:
-// OpenTelemetry GenAI spans): a sweep's runs (the latest attempt of each, as its statistics count them) or one run,
-// each with its maze, summary and config snapshot; and, one run at a time, its turns, its model calls with their
-// token counts, its actions and the flight recorder's requests and replies (migration 031). Every read goes in
-// keyset pages, so a long run passes the Data API's 1 MiB per response. Each run also says what its numbers rest on
-// (migrations 028, 029, 031): a simulator, replayed or cached answers, cut prompts, calls its failed turns abandoned.
+// What the open-format exports read (reports/inspect-log.ts, reports/otlp-traces.ts): a sweep's runs (the latest
+// attempt of each, as its statistics count them) or one run, with its maze, summary and config; then, a run at a
+// time, its turns, model calls, actions and recorded requests and replies, in keyset pages (a long run passes the
+// Data API's 1 MiB a response); and what its numbers rest on: a simulator, replayed or cached answers, cut prompts,
+// calls its failed turns abandoned (migrations 028, 029, 031).
 import type { Sql } from '../core/store/sql.ts';
 import { pagesOf, readPaged } from '../core/store/pages.ts';
 import { readBodies } from '../core/store/model-bodies-sql.ts';
