@@ -139,9 +139,7 @@ const TOTALS_CTE = `, totals AS (
     (SELECT count(*) AS signals, (array_agg(detector ORDER BY seq))[1] AS first_detector,
        min(step_number) AS first_step
      FROM {signals}) g,
-    (SELECT count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-       sum(cost_usd) AS cost_usd
-     FROM {probe} WHERE answered_by = 'model') p
+    {probe} p
   ON CONFLICT (experiment_id) DO UPDATE SET
     tool_calls = k.tool_calls + EXCLUDED.tool_calls,
     text_tool_calls = k.text_tool_calls + EXCLUDED.text_tool_calls,
@@ -165,10 +163,12 @@ const TOTALS_CTE = `, totals AS (
 )`;
 /** The turn's stuck signals for TOTALS_CTE when the statement inserts none: no rows of the same columns. */
 const NO_SIGNALS = '(SELECT NULL::int AS seq, NULL::int AS step_number, NULL::text AS detector WHERE false) none';
-/** The turn's belief probe for TOTALS_CTE when it has none. */
+/** The turn's belief probe's spend for TOTALS_CTE: the probe CTE's call when a model's server answered it. */
+const PROBE_SPEND = `(SELECT count(*) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+  sum(cost_usd) AS cost_usd FROM probe WHERE answered_by = 'model')`;
+/** The same when the turn has no probe: nothing, without a query. */
 const NO_PROBE =
-  '(SELECT NULL::int AS input_tokens, NULL::int AS output_tokens, NULL::numeric AS cost_usd, ' +
-  'NULL::text AS answered_by WHERE false) no_probe';
+  '(SELECT 0::bigint AS calls, NULL::bigint AS input_tokens, NULL::bigint AS output_tokens, NULL::numeric AS cost_usd)';
 
 const COMMIT_TURN_TAIL = `
 SELECT (SELECT count(*) FROM turn)::int AS written, (SELECT count(*) FROM acts)::int AS actions`;
@@ -191,7 +191,7 @@ export function commitTurnQuery(t: TurnWrite): { name: string; text: string; val
   const signals = t.transitions.length > 0 || t.signals.length > 0 ? 'signals' : NO_SIGNALS;
   const cells = loopCellsOf(t.entered);
   // the totals' parameters come last: withoutTotals drops them
-  const totals = TOTALS_CTE.replace('{signals}', signals).replace('{probe}', t.probe ? 'probe' : NO_PROBE);
+  const totals = TOTALS_CTE.replace('{signals}', signals).replace('{probe}', t.probe ? PROBE_SPEND : NO_PROBE);
   part('', totals, [cells.loops, cells.most]);
   return { name, text: text + COMMIT_TURN_TAIL, values };
 }
