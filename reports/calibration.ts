@@ -7,6 +7,7 @@ import type { ClusterSums } from './bootstrap.ts';
 import {
   clusterMean,
   clusterShare,
+  expit,
   mazeRate,
   pairedDifference,
   signFlipTest,
@@ -35,8 +36,6 @@ export interface CalibrationFigures extends CalibrationSetting {
   trueDifference: number;
   trueRate: number;
 }
-
-export const expit = (x: number) => 1 / (1 + Math.exp(-x));
 
 /** A standard normal draw (Box-Muller). */
 function normal(rng: Rng): number {

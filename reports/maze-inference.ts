@@ -29,6 +29,9 @@ export interface RateInterval extends MazeInterval {
   effectiveN: number;
 }
 
+/** The logistic function: a logit back to a proportion. */
+export const expit = (x: number) => 1 / (1 + Math.exp(-x));
+
 const t975 = (mazes: number) => studentTQuantile(0.975, mazes - 1);
 const clamp = (x: number, low: number, high: number) => Math.min(high, Math.max(low, x));
 
@@ -151,7 +154,6 @@ export function clusterShare(clusters: readonly ClusterSums[]): MazeInterval | n
   if (r <= 0 || r >= 1) return clusterMean(clusters, 0, 1);
   const half = (t975(mazes) * Math.sqrt(clusterVariance(live, r, n))) / (r * (1 - r));
   const logit = Math.log(r / (1 - r));
-  const expit = (x: number) => 1 / (1 + Math.exp(-x));
   return { low: expit(logit - half), high: expit(logit + half), mazes };
 }
 

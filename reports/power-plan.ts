@@ -4,7 +4,8 @@
 // critical value moved half a lattice step for the sign-flip sum's discreteness; reports/power-calibration.ts
 // (npm run bench -- power) shows how close. Pure: no I/O.
 import { InvalidInputError } from '../core/errors.ts';
-import { expit, mazeMean, populationRate } from './calibration.ts';
+import { mazeMean, populationRate } from './calibration.ts';
+import { expit } from './maze-inference.ts';
 import { noncentralTCdf } from './noncentral-t.ts';
 import { studentTQuantile } from './student-t.ts';
 

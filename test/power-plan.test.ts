@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../core/errors.ts';
 import { createRng } from '../core/maze/rng.ts';
-import { expit, mazeMean, populationRate, simulateSweep } from '../reports/calibration.ts';
+import { mazeMean, populationRate, simulateSweep } from '../reports/calibration.ts';
+import { expit } from '../reports/maze-inference.ts';
 import { noncentralTCdf, normalCdf } from '../reports/noncentral-t.ts';
 import { DEFAULT_MAZE_SD, fitPilot, MAX_FIT_MAZE_SD, type MazeCounts } from '../reports/pilot-fit.ts';
 import { calibratePower } from '../reports/power-calibration.ts';

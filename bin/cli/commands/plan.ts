@@ -10,7 +10,7 @@ import { findSuite } from '../../../core/maze/suites.ts';
 import { loadSweep } from '../../../core/sweeps/sweep-spec.ts';
 import type { Database } from '../../../core/store/database.ts';
 import { DEFAULT_MAZE_SD, fitPilot, logit, type MazeCounts } from '../../../reports/pilot-fit.ts';
-import { expit } from '../../../reports/calibration.ts';
+import { expit } from '../../../reports/maze-inference.ts';
 import { detectableDifference, optionsTable, type MazeModel, type PlanOption } from '../../../reports/power-plan.ts';
 import { estimateSweepSpend } from '../../../reports/spend-estimate.ts';
 import { pilotCounts } from '../../../results/pilot-counts.ts';
