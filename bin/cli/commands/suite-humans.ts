@@ -102,11 +102,13 @@ async function recordCommand(found: RegisteredSuite, o: RecordOptions): Promise<
   };
   await writeSuiteFile(path, suites.parseSuite({ ...found.suite, human_reference: shipped }, path));
   const players = new Set(h.rows.map((r) => r.player).filter((p) => p !== null)).size;
-  const games = h.rows.filter((r) => r.generator === 'all' && r.player === null).reduce((n, r) => n + r.n, 0);
+  // each format's overall row for every player together (one player alone has only his own)
+  const overall = h.rows.filter((r) => r.generator === 'all' && (players === 1 || r.player === null));
+  const games = overall.reduce((n, r) => n + r.n, 0);
   if (o.json) process.stdout.write(`${JSON.stringify({ suite: found.ref, file: path, human_reference: shipped })}\n`);
   else
     process.stdout.write(
-      `${path}: the human reference of ${found.ref} (${players || 1} player(s), ${games || h.rows[0].n} game(s) ` +
+      `${path}: the human reference of ${found.ref} (${players} player(s), ${games} game(s) ` +
         `counted) written beside its baselines'; ${commandPrefix()} suite show ${found.ref} shows it\n`,
     );
 }
