@@ -93,11 +93,9 @@ async function seedRunRows(db: Database, sweep: string, actions: number, perRun:
   );
   await q(
     `INSERT INTO run_traces (experiment_id, chunk, actions)
-     SELECT a.experiment_id, (a.step_number - 1) / 2000,
-            string_agg(packed_action(a.outcome, a.to_x, a.to_y, a.new_tiles_seen, a.step_number), ''::bytea)
-     FROM actions a JOIN experiments e ON e.id = a.experiment_id
-     WHERE e.sweep_id = $1 AND e.status <> 'running' AND a.step_number IS NOT NULL
-     GROUP BY a.experiment_id, (a.step_number - 1) / 2000`,
+     SELECT c.experiment_id, c.chunk, c.actions
+     FROM run_trace_chunks c JOIN experiments e ON e.id = c.experiment_id
+     WHERE e.sweep_id = $1 AND e.status <> 'running'`,
     [sweep],
   );
 }

@@ -7,7 +7,6 @@ import type { Sql } from '../core/store/sql.ts';
 import { PgStore } from '../core/store/pg-store.ts';
 import type { Maze } from '../core/maze/maze.ts';
 import { readPaged } from '../core/store/pages.ts';
-import { TRACE_CHUNK_STEPS } from '../core/store/stored-limits.ts';
 
 /** The kinds of executed action the analytics tell apart: a move taken, a move refused, anything else. */
 const ACTION_KINDS = ['moved', 'blocked_by_wall', 'blocked_by_edge', 'other'] as const;
@@ -71,36 +70,19 @@ const ACTION_BYTES = 10;
 /** The chunks of a page: 20 KB each (27 KB as the Data API's base64), 30 stay under its 1 MiB; pg reads at once. */
 const pageChunks = (db: Sql) => (db.transport === 'pg' ? 2 ** 31 - 1 : 30);
 
-/** The packed chunks finalize wrote (migration 035) for the runs of `ids` that have ended. */
-function packedChunks(db: Sql, ids: readonly string[]): Promise<TraceChunk[]> {
+/**
+ * The packed chunks of the runs of `ids` (migration 035): `run_traces`, as finalize stored a finished run's, or
+ * `run_trace_chunks`, the same packed from a run's actions as they stand (a running run's).
+ */
+function traceChunks(db: Sql, from: 'run_traces' | 'run_trace_chunks', ids: readonly string[]): Promise<TraceChunk[]> {
   return readPaged<TraceChunk>(
     async (last, limit) =>
       (
         await db.query<TraceChunk>(
-          `SELECT experiment_id, chunk, actions FROM run_traces
+          `SELECT experiment_id, chunk, actions FROM ${from}
            WHERE experiment_id = ANY($1::text[]) AND (experiment_id, chunk) > ($2::text, $3::int)
            ORDER BY experiment_id, chunk LIMIT $4`,
           [ids, last?.experiment_id ?? '', last?.chunk ?? -1, limit],
-        )
-      ).rows,
-    pageChunks(db),
-  );
-}
-
-/** The same chunks packed from the actions of runs finalize has not packed (running ones), as migration 035 packs. */
-function actionChunks(db: Sql, ids: readonly string[]): Promise<TraceChunk[]> {
-  return readPaged<TraceChunk>(
-    async (last, limit) =>
-      (
-        await db.query<TraceChunk>(
-          `SELECT experiment_id, (step_number - 1) / $2 AS chunk,
-             string_agg(packed_action(outcome, to_x, to_y, new_tiles_seen, step_number), ''::bytea) AS actions
-           FROM actions
-           WHERE experiment_id = ANY($1::text[]) AND step_number IS NOT NULL
-             AND (experiment_id, (step_number - 1) / $2) > ($3::text, $4::int)
-           GROUP BY experiment_id, (step_number - 1) / $2
-           ORDER BY experiment_id, (step_number - 1) / $2 LIMIT $5`,
-          [ids, TRACE_CHUNK_STEPS, last?.experiment_id ?? '', last?.chunk ?? -1, limit],
         )
       ).rows,
     pageChunks(db),
@@ -112,10 +94,10 @@ function actionChunks(db: Sql, ids: readonly string[]): Promise<TraceChunk[]> {
  * actions come in no particular order, each placed by its step number.
  */
 export async function runTraces(db: Sql, ids: readonly string[]): Promise<Map<string, RunTrace>> {
-  const packed = await packedChunks(db, ids);
+  const packed = await traceChunks(db, 'run_traces', ids);
   const have = new Set(packed.map((c) => c.experiment_id));
   const rest = ids.filter((id) => !have.has(id));
-  const chunks = rest.length > 0 ? [...packed, ...(await actionChunks(db, rest))] : packed;
+  const chunks = rest.length > 0 ? [...packed, ...(await traceChunks(db, 'run_trace_chunks', rest))] : packed;
   const byRun = new Map<string, Buffer[]>(ids.map((id) => [id, []]));
   for (const c of chunks) byRun.get(c.experiment_id)!.push(c.actions);
   return new Map([...byRun].map(([id, parts]) => [id, unpacked(parts)]));

@@ -22,7 +22,7 @@ import type {
 import { ExperimentClosedError, ExperimentNotFoundError, InvalidInputError } from '../errors.ts';
 import type { NewExperiment, StartStore, SweepRef } from '../engine/experiment.ts';
 import type { MonitorSnapshot, Phase } from '../engine/agent-monitor.ts';
-import { LIMITS, refuseOversizedExperiment, TRACE_CHUNK_STEPS, truncateText } from './stored-limits.ts';
+import { LIMITS, refuseOversizedExperiment, truncateText } from './stored-limits.ts';
 import { commitTurnQuery } from './turn-sql.ts';
 import { recordAbandonedQuery } from './abandoned-sql.ts';
 import { spentTokens } from '../engine/token-cost.ts';
@@ -562,11 +562,10 @@ export class PgStore implements EngineStore {
          ON CONFLICT (experiment_id) DO UPDATE SET (${TOTALS}) = (${EXCLUDED_TOTALS})
          RETURNING 1
        ), trace AS (
+         -- experiment_id = $1, not IN (done): a qual with a subquery would not reach inside the view's grouping
          INSERT INTO run_traces (experiment_id, chunk, actions)
-         SELECT experiment_id, (step_number - 1) / ${TRACE_CHUNK_STEPS},
-                string_agg(packed_action(outcome, to_x, to_y, new_tiles_seen, step_number), ''::bytea)
-         FROM actions WHERE experiment_id IN (SELECT id FROM done) AND step_number IS NOT NULL
-         GROUP BY experiment_id, (step_number - 1) / ${TRACE_CHUNK_STEPS}
+         SELECT experiment_id, chunk, actions FROM run_trace_chunks
+         WHERE experiment_id = $1 AND EXISTS (SELECT 1 FROM done)
          ON CONFLICT (experiment_id, chunk) DO UPDATE SET actions = EXCLUDED.actions
          RETURNING 1
        )

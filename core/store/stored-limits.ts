@@ -15,8 +15,8 @@ export const DATA_API_ROW_BYTES = fact('data-api.max-row-bytes').value;
 export const FIXED_COLUMNS_BYTES = 8 * KiB;
 
 /** The limit of each growing column, by table.column; every other column of these tables is bounded by its kind. */
-/** Steps a run_traces row packs (migration 035): 10 bytes each, 20,000 bytes a row. */
-export const TRACE_CHUNK_STEPS = 2000;
+/** Steps a run_traces row packs (migration 035's run_trace_chunks groups by them): 10 bytes each. */
+const TRACE_CHUNK_STEPS = 2000;
 
 export const LIMITS = {
   // Parameter Store's largest value is 8 KB (advanced tier), what rendering fills in is numbers: 10 KiB is room
