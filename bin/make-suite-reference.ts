@@ -13,6 +13,7 @@ import {
   referenceSweepName,
   referenceSweepText,
   suiteMazeEntries,
+  suiteNumber,
   suiteRef,
   verifySuite,
   type AgentReference,
@@ -39,9 +40,6 @@ const ROOT = resolve(import.meta.dirname, '..');
 /** Runs at once (the baselines' runs are independent; how many at a time changes no run). */
 const CONCURRENCY = 8;
 
-/** Six decimals: the sums behind a mean may add up in another order on another day, never this far apart. */
-const round = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e6) / 1e6);
-
 /** A group's scores; refused unless every run ended by the game's rules and counts as an observation of its own. */
 function stats(what: string, g: GroupStatistics | undefined): ReferenceStats {
   if (!g) throw new Error(`${what}: no runs`);
@@ -53,11 +51,11 @@ function stats(what: string, g: GroupStatistics | undefined): ReferenceStats {
   return {
     n: g.n,
     successes: g.successes,
-    success_rate: round(g.success.rate),
-    wilson95_low: round(g.success.wilson.low),
-    wilson95_high: round(g.success.wilson.high),
-    mean_efficiency: round(g.efficiency.mean),
-    mean_actions: round(g.meanActions),
+    success_rate: suiteNumber(g.success.rate),
+    wilson95_low: suiteNumber(g.success.wilson.low),
+    wilson95_high: suiteNumber(g.success.wilson.high),
+    mean_efficiency: suiteNumber(g.efficiency.mean),
+    mean_actions: suiteNumber(g.meanActions),
   };
 }
 

@@ -3,7 +3,7 @@
 // once per player: the first game on it that ended by the rules of the game. A later game on it is practice, and one
 // ended by an error or the wall clock is in no denominator. Several players on one maze are one cluster: the maze is
 // the unit of replication, so such a row's interval is the maze-level one, not Wilson's over games.
-import { findSuite, type HumanReferenceRow, type MazeSuite } from '../core/maze/suites.ts';
+import { findSuite, suiteNumber, type HumanReferenceRow, type MazeSuite } from '../core/maze/suites.ts';
 import type { Sql } from '../core/store/sql.ts';
 import { humanSuiteRuns, type HumanSuiteRun } from '../results/human-runs.ts';
 import { stopReasonOf } from '../results/stop-reasons.ts';
@@ -18,7 +18,6 @@ export interface HumanReference {
   left_out: { replayed: number; not_by_the_rules: number; not_the_suites_maze: number };
 }
 
-const round = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e6) / 1e6);
 const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /** The success rate's 95% interval: Wilson's when each maze has one game, the maze-level one when some have more. */
@@ -40,14 +39,14 @@ function scores(runs: HumanSuiteRun[]) {
   return {
     n,
     successes,
-    success_rate: n === 0 ? null : round(successes / n),
-    low95: round(low),
-    high95: round(high),
+    success_rate: n === 0 ? null : suiteNumber(successes / n),
+    low95: suiteNumber(low),
+    high95: suiteNumber(high),
     interval,
-    mean_efficiency: round(
+    mean_efficiency: suiteNumber(
       mean(runs.filter((r) => r.goal_found && r.efficiency !== null).map((r) => Number(r.efficiency))),
     ),
-    mean_actions: round(mean(runs.map((r) => r.actions))),
+    mean_actions: suiteNumber(mean(runs.map((r) => r.actions))),
   };
 }
 

@@ -3,6 +3,7 @@
 // only run-to-run luck is in it), and a gap compares two different runs per maze. A gain smaller than the gap's 95%
 // bound is within what running the same agent twice gives; an agent nearer 50% per maze varies more than this one.
 import { createRng, type Rng } from '../core/maze/rng.ts';
+import { suiteNumber } from '../core/maze/suites.ts';
 
 export interface NoiseFloor {
   /** Runs per maze the floor was made from, and the resampling (seeded, so it is made again exactly). */
@@ -18,8 +19,6 @@ export interface NoiseFloor {
   /** 95% of the gaps between two repeat sets (different runs on each maze) are at most this, in success rate. */
   gap95: number;
 }
-
-const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** The q-quantile of sorted values (type 7, R's default: linear between order statistics). */
 function quantile(sorted: readonly number[], q: number): number {
@@ -69,11 +68,11 @@ export function noiseFloor(mazes: ReadonlyArray<readonly boolean[]>, resamples =
     resamples,
     seed,
     mazes: mazes.length,
-    success_rate: round(all.filter(Boolean).length / all.length),
-    sd: round(sd),
-    low: round(quantile(rates, 0.025)),
-    high: round(quantile(rates, 0.975)),
-    gap95: round(quantile(gaps, 0.95)),
+    success_rate: suiteNumber(all.filter(Boolean).length / all.length),
+    sd: suiteNumber(sd),
+    low: suiteNumber(quantile(rates, 0.025)),
+    high: suiteNumber(quantile(rates, 0.975)),
+    gap95: suiteNumber(quantile(gaps, 0.95)),
   };
 }
 

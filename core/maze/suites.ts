@@ -354,6 +354,14 @@ export function parseSuiteDraft(input: unknown, source: string): SuiteDraft {
   return parseWith(draftSchema, input, source);
 }
 
+/**
+ * A number as a suite file keeps it, to six decimals: the sums behind a mean may add up in another order on another
+ * day, never this far apart. Null stays null.
+ */
+export function suiteNumber<T extends number | null>(x: T): T {
+  return (x === null ? null : Math.round(x * 1e6) / 1e6) as T;
+}
+
 /** How a suite is named: `<name>/v<version>`, e.g. ariadne-mazes/v1. */
 export const suiteRef = (s: { name: string; version: number }) => `${s.name}/v${s.version}`;
 
