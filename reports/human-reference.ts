@@ -9,7 +9,7 @@ import { humanSuiteRuns, type HumanSuiteRun } from '../results/human-runs.ts';
 import { stopReasonOf } from '../results/stop-reasons.ts';
 import { clusterSums } from './bootstrap.ts';
 import { mazeRate } from './maze-inference.ts';
-import { wilson } from './sweep-statistics.ts';
+import { mean, wilson } from './sweep-statistics.ts';
 
 export interface HumanReference {
   suite: string;
@@ -17,8 +17,6 @@ export interface HumanReference {
   /** Games not counted, by why: practice (a maze played again), an error or wall-clock stop, another maze. */
   left_out: { replayed: number; not_by_the_rules: number; not_the_suites_maze: number };
 }
-
-const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /** The success rate's 95% interval: Wilson's when each maze has one game, the maze-level one when some have more. */
 function successInterval(runs: HumanSuiteRun[], successes: number) {

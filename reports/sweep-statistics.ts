@@ -263,7 +263,8 @@ function allKSucceed(c: number, n: number, k: number): number {
   return Math.max(0, p);
 }
 
-const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+/** The mean of `xs`; null for none. */
+export const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
 function median(xs: number[]): number | null {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
